@@ -1,0 +1,351 @@
+/*
+ * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+const char *cli_prog = "profdb";
+
+void cli_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: warning: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+const char *cli_db_path(const char *opt)
+{
+	const char *env = getenv("PROFSVC_DB");
+
+	if (opt && *opt)
+		return opt;
+	if (env && *env)
+		return env;
+	return PROFSVC_DEFAULT_DB;
+}
+
+int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)
+{
+	struct store_open_opts o = {.mode = mode};
+	char err[512];
+
+	if (store_open(s, path, &o, err, sizeof(err)) != 0) {
+		cli_err("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
+{
+	uint64_t v;
+
+	if (strcmp(arg, "latest") == 0) {
+		if (store_latest_run(s, run_id) != 0) {
+			cli_err("%s", store_errmsg(s));
+			return -1;
+		}
+		return 0;
+	}
+	if (cli_parse_u64(arg, &v) != 0 || v == 0 || v > INT64_MAX) {
+		cli_err("'%s' is not a run id (a number from 'profdb query runs', or 'latest')", arg);
+		return -1;
+	}
+	*run_id = (int64_t)v;
+	return 0;
+}
+
+void cli_format_time(int64_t us, char *buf, size_t len)
+{
+	time_t t = (time_t)(us / 1000000);
+	struct tm tm;
+
+	if (us <= 0 || !gmtime_r(&t, &tm)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void cli_format_duration(int64_t us, char *buf, size_t len)
+{
+	if (us < 0)
+		us = 0;
+	int64_t s = us / 1000000;
+	if (s < 60)
+		snprintf(buf, len, "%lld.%llds", (long long)s, (long long)(us / 100000 % 10));
+	else if (s < 3600)
+		snprintf(buf, len, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+	else if (s < 86400)
+		snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+	else
+		snprintf(buf, len, "%lldd%02lldh", (long long)(s / 86400), (long long)(s / 3600 % 24));
+}
+
+int cli_parse_time(const char *s, int64_t now_us, int64_t *out)
+{
+	struct tm tm;
+	char *end;
+	int n = 0;
+
+	/* An age: digits and one unit. */
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end != s && errno == 0 && v >= 0 && end[0] && !end[1] && *s != '-' && *s != '+' &&
+	    end - s < 10) {
+		long long mul = end[0] == 's' ? 1 : end[0] == 'm' ? 60 : end[0] == 'h' ? 3600
+		              : end[0] == 'd' ? 86400 : end[0] == 'w' ? 604800 : 0;
+		if (mul) {
+			*out = now_us - v * mul * 1000000;
+			return 0;
+		}
+	}
+	memset(&tm, 0, sizeof(tm));
+	if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
+		return -1;
+	const char *rest = s + n;
+	if (*rest == 'T' || *rest == ' ') {
+		int m = 0;
+		if (sscanf(rest + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2)
+			return -1;
+		rest += 1 + m;
+		if (*rest == ':') {
+			if (sscanf(rest + 1, "%2d%n", &tm.tm_sec, &m) != 1)
+				return -1;
+			rest += 1 + m;
+		}
+	}
+	if (*rest == 'Z')
+		rest++;
+	if (*rest || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60 || tm.tm_year < 1970)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	time_t t = timegm(&tm);
+	if (t == (time_t)-1)
+		return -1;
+	*out = (int64_t)t * 1000000;
+	return 0;
+}
+
+/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
+static int utf8_len(const unsigned char *p)
+{
+	if (p[0] < 0x80)
+		return 1;
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (!n)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	/* Reject overlongs and surrogates. */
+	if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
+		return 0;
+	if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
+		return 0;
+	return n;
+}
+
+void cli_print_safe(FILE *f, const char *s, int width)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int col = 0;
+
+	while (*p && (width <= 0 || col < width)) {
+		int n = utf8_len(p);
+		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+			fputc(*p, f);
+			col++;
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			col++;
+			p += n;
+		} else {
+			if (width > 0 && col + 4 > width)
+				break;
+			fprintf(f, *p == '\\' ? "\\\\" : "\\x%02x", *p);
+			col += *p == '\\' ? 2 : 4;
+			p++;
+		}
+	}
+	if (width > 0)
+		for (; col < width; col++)
+			fputc(' ', f);
+}
+
+void cli_print_json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	while (*p) {
+		int n = utf8_len(p);
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+		} else if (*p == '"' || *p == '\\') {
+			fputc('\\', f);
+			fputc(*p++, f);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fputc(*p++, f);
+		}
+	}
+	fputc('"', f);
+}
+
+void cli_safe_filename(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 1 < len && o < 64; s++) {
+		unsigned char c = (unsigned char)*s;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		         c == '-' || c == '_' || (c == '.' && o > 0);
+		out[o++] = ok ? (char)c : '_';
+	}
+	out[o] = '\0';
+	if (o == 0)
+		snprintf(out, len, "run");
+}
+
+int outfile_open(struct outfile *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		o->is_stdout = 1;
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	size_t len = strlen(path) + 16;
+	o->path = strdup(path);
+	o->tmp = malloc(len);
+	if (!o->path || !o->tmp) {
+		cli_err("out of memory");
+		outfile_abort(o);
+		return -1;
+	}
+	snprintf(o->tmp, len, "%s.tmp.XXXXXX", path);
+	o->fd = mkstemp(o->tmp);
+	if (o->fd < 0) {
+		cli_err("cannot create %s: %s", path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		outfile_abort(o);
+		return -1;
+	}
+	/* mkstemp makes 0600; an export is an ordinary file of the user's. */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(o->fd, 0666 & ~um) != 0) {
+		/* not fatal: the file is merely more private */
+	}
+	return 0;
+}
+
+int outfile_write(struct outfile *o, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = write(o->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			cli_err("writing %s: %s", o->is_stdout ? "standard output" : o->path,
+			        strerror(errno));
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int outfile_commit(struct outfile *o)
+{
+	int rc = 0;
+
+	if (o->is_stdout) {
+		o->fd = -1;
+		return 0;
+	}
+	if (fsync(o->fd) != 0 && errno != EINVAL) {
+		cli_err("writing %s: %s", o->path, strerror(errno));
+		rc = -1;
+	}
+	if (close(o->fd) != 0 && !rc) {
+		cli_err("writing %s: %s", o->path, strerror(errno));
+		rc = -1;
+	}
+	o->fd = -1;
+	if (!rc && rename(o->tmp, o->path) != 0) {
+		cli_err("cannot create %s: %s", o->path, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return rc;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (!o->is_stdout && o->fd >= 0)
+		close(o->fd);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	o->fd = -1;
+}

@@ -1,0 +1,248 @@
+/*
+ * cmd_export.c - `profdb export` (the .prof/.hp files, exactly as
+ * convert-profile would have extracted them) and `profdb export-disk` (the
+ * raw image a raw-disk backend would have held).  Both read one consistent
+ * snapshot and never leave a half-written output file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../store/store_export.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--salvage]\n"
+	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
+	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
+	"  as NAME-RUN.prof and NAME-RUN.hp.\n";
+
+static const char usage_disk[] = "usage: profdb export-disk RUN VDEV FILE\n"
+                                 "  VDEV is xvdp1, xvdp2 (or prof, hp)\n";
+
+static int out_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	static const uint8_t zeros[65536];
+	struct outfile *o = ctx;
+
+	(void)off;
+	if (data)
+		return outfile_write(o, data, len) ? 1 : 0;
+	while (len > 0) {
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+		if (outfile_write(o, zeros, n))
+			return 1;
+		len -= n;
+	}
+	return 0;
+}
+
+struct target {
+	enum store_role role;
+	const char *path;  /* explicit, or NULL for the default name */
+	int explicit;
+};
+
+/* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do. */
+static int export_one(struct store *s, const struct store_run *run, const struct target *t,
+                      const char *dir, int salvage, FILE *info)
+{
+	const char *ext = t->role == STORE_ROLE_PROF ? "prof" : "hp";
+	struct store_device_info dev;
+	struct store_extract_report rep;
+	struct outfile o;
+	char def[4096], safe[80];
+	const char *path = t->path;
+	int rc;
+
+	if (store_find_device(s, run->run_id, ext, &dev) != 0) {
+		if (!t->explicit)
+			return 2;
+		cli_err("run %lld has no .%s device (%s)", (long long)run->run_id, ext,
+		        t->role == STORE_ROLE_PROF ? "xvdp1" : "xvdp2");
+		return 1;
+	}
+	if (!path) {
+		cli_safe_filename(run->name, safe, sizeof(safe));
+		snprintf(def, sizeof(def), "%s/%s-%lld.%s", dir, safe, (long long)run->run_id, ext);
+		path = def;
+	}
+	if (outfile_open(&o, path) != 0)
+		return 1;
+	rc = store_extract_profile(s, &dev, salvage, out_cb, &o, &rep);
+	if (rc != 0) {
+		outfile_abort(&o);
+		/* A profile the guest never wrote is not an error unless asked for. */
+		if (rc == STORE_ECORRUPT && rep.header == STATUS_BLOCK_EMPTY && !t->explicit &&
+		    !salvage) {
+			cli_warn("%s", store_errmsg(s));
+			return 2;
+		}
+		if (rc < 0)
+			cli_err("%s", store_errmsg(s));
+		else
+			cli_err("export of %s from run %lld stopped; %s left untouched", dev.vdev,
+			        (long long)run->run_id, path);
+		return 1;
+	}
+	if (outfile_commit(&o) != 0)
+		return 1;
+	if (rep.how == STORE_EXTRACT_UNCLOSED)
+		cli_warn("%s of run %lld: profile not cleanly closed (the guest did not close it); "
+		         "exported the %llu bytes its status block records",
+		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size);
+	else if (rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT)
+		cli_warn("%s of run %lld salvaged: %s", dev.vdev, (long long)run->run_id, rep.note);
+	if (strcmp(path, "-") != 0)
+		fprintf(info, "run %lld %s -> %s (%llu bytes)\n", (long long)run->run_id, dev.vdev,
+		        path, (unsigned long long)rep.size);
+	return 0;
+}
+
+int cmd_export(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"prof", required_argument, NULL, 'p'}, {"hp", required_argument, NULL, 'H'},
+		{"salvage", no_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct target t[2] = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}};
+	const char *dir = NULL;
+	struct store_run run;
+	struct store *s;
+	struct stat st;
+	int64_t id;
+	int salvage = 0, c, failed = 0, to_stdout = 0;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			t[0].path = optarg;
+			t[0].explicit = 1;
+			break;
+		case 'H':
+			t[1].path = optarg;
+			t[1].explicit = 1;
+			break;
+		case 'o':
+			dir = optarg;
+			break;
+		case 's':
+			salvage = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (t[0].path && t[1].path && strcmp(t[0].path, "-") == 0 && strcmp(t[1].path, "-") == 0) {
+		cli_err("--prof and --hp cannot both go to standard output");
+		return EXIT_USAGE;
+	}
+	if (t[0].path && t[1].path && strcmp(t[0].path, t[1].path) == 0) {
+		cli_err("--prof and --hp name the same file '%s'", t[0].path);
+		return EXIT_USAGE;
+	}
+	to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
+	/* Files not named go to DIR, or when nothing is named, to the cwd. */
+	if (dir || (!t[0].explicit && !t[1].explicit)) {
+		if (!dir)
+			dir = ".";
+		if (stat(dir, &st) != 0) {
+			cli_err("-o %s: %s", dir, strerror(errno));
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			cli_err("-o %s: not a directory", dir);
+			return 1;
+		}
+	} else {
+		/* Only the named files. */
+		for (int i = 0; i < 2; i++)
+			if (!t[i].explicit)
+				t[i].role = (enum store_role)-1;
+	}
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	if (cli_resolve_run(s, argv[optind], &id) != 0) {
+		store_close(s);
+		return 1;
+	}
+	if (store_read_begin(s) != 0 || store_get_run(s, id, &run) != 0) {
+		cli_err("%s", store_errmsg(s));
+		store_close(s);
+		return 1;
+	}
+	int exported = 0;
+	for (int i = 0; i < 2; i++) {
+		if ((int)t[i].role < 0)
+			continue;
+		int r = export_one(s, &run, &t[i], dir, salvage, to_stdout ? stderr : stdout);
+		failed |= r == 1;
+		exported += r == 0;
+	}
+	if (!failed && !exported) {
+		cli_err("run %lld has no profile to export", (long long)id);
+		failed = 1;
+	}
+	store_close(s);
+	return failed ? 1 : 0;
+}
+
+int cmd_export_disk(const char *db, int argc, char **argv)
+{
+	struct store_device_info dev;
+	struct outfile o;
+	struct store *s;
+	int64_t id;
+	int rc = 1;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_disk, stdout);
+		return 0;
+	}
+	if (argc != 4) {
+		fputs(usage_disk, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[3], "-") == 0) {
+		cli_err("a disk image must be a seekable file, not standard output");
+		return EXIT_USAGE;
+	}
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	if (cli_resolve_run(s, argv[1], &id) != 0)
+		goto out;
+	if (store_read_begin(s) != 0 || store_find_device(s, id, argv[2], &dev) != 0) {
+		cli_err("%s", store_errmsg(s));
+		goto out;
+	}
+	if (outfile_open(&o, argv[3]) != 0)
+		goto out;
+	if (store_export_disk(s, &dev, o.fd) != 0) {
+		cli_err("%s: %s", argv[3], store_errmsg(s));
+		outfile_abort(&o);
+		goto out;
+	}
+	if (outfile_commit(&o) != 0)
+		goto out;
+	printf("run %lld %s -> %s (%llu bytes, sparse)\n", (long long)id, dev.vdev, argv[3],
+	       (unsigned long long)dev.capacity_sectors * STORE_SECTOR_SIZE);
+	rc = 0;
+out:
+	store_close(s);
+	return rc;
+}

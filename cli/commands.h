@@ -1,0 +1,16 @@
+/*
+ * commands.h - the profdb subcommands.  Each takes the resolved database
+ * path and its own argv (argv[0] is the command name) and returns the exit
+ * status: 0 ok, 1 error (already reported), 2 usage.
+ */
+#ifndef PROFSVC_COMMANDS_H
+#define PROFSVC_COMMANDS_H
+
+int cmd_query(const char *db, int argc, char **argv);
+int cmd_show(const char *db, int argc, char **argv);
+int cmd_export(const char *db, int argc, char **argv);
+int cmd_export_disk(const char *db, int argc, char **argv);
+int cmd_import_disk(const char *db, int argc, char **argv);
+int cmd_check(const char *db, int argc, char **argv);
+
+#endif

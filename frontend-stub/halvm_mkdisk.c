@@ -1,0 +1,155 @@
+/*
+ * halvm_mkdisk.c - `halvm-mkdisk`: the raw disk image a raw-disk backend
+ * would hold after a HaLVM guest wrote a profile to it (the old way:
+ * `dd ... seek=64M` and `disk = ["prof.disk,raw,xvdp1,rw"]`).  Used by the
+ * demo (old images to import) and by tests as the reference disk.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "halvm_writer.h"
+
+static const char usage[] =
+	"usage: halvm-mkdisk [--size BYTES] [--word-size 8|4] [--crash-at BYTES] [--hp|--prof]\n"
+	"                    PROFILE DISK\n"
+	"Writes PROFILE to the raw image DISK exactly as a HaLVM guest would\n"
+	"(status block in sector 0, data from sector 1).  --size defaults to 64 MiB;\n"
+	"--crash-at stops the guest dead after that many bytes (no close).\n";
+
+struct disk {
+	int fd;
+	uint64_t size;
+};
+
+static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
+{
+	struct disk *d = ctx;
+	size_t len = (size_t)nsect * HALVM_SECTOR_SIZE;
+
+	if ((sector + nsect) * HALVM_SECTOR_SIZE > d->size) {
+		fprintf(stderr, "halvm-mkdisk: the profile does not fit the disk (--size): the "
+		                "guest would print 'PROFILING: Block write failed!'\n");
+		return -1;
+	}
+	if (pwrite(d->fd, data, len, (off_t)(sector * HALVM_SECTOR_SIZE)) != (ssize_t)len) {
+		fprintf(stderr, "halvm-mkdisk: write: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		v <<= 10, end++;
+	else if (*end == 'M')
+		v <<= 20, end++;
+	else if (*end == 'G')
+		v <<= 30, end++;
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"size", required_argument, NULL, 's'},   {"word-size", required_argument, NULL, 'w'},
+		{"crash-at", required_argument, NULL, 'c'}, {"hp", no_argument, NULL, 'H'},
+		{"prof", no_argument, NULL, 'P'},         {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct disk d = {.fd = -1, .size = 64u << 20};
+	uint64_t crash = UINT64_MAX;
+	int ws = 8, is_hp = -1, c;
+
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_size(optarg, &d.size) || d.size < 1024 || d.size % 512) {
+				fprintf(stderr, "halvm-mkdisk: --size must be a multiple of 512, at least 1K\n");
+				return 2;
+			}
+			break;
+		case 'w':
+			ws = atoi(optarg);
+			if (ws != 4 && ws != 8) {
+				fprintf(stderr, "halvm-mkdisk: --word-size is 8 or 4\n");
+				return 2;
+			}
+			break;
+		case 'c':
+			if (parse_size(optarg, &crash)) {
+				fprintf(stderr, "halvm-mkdisk: bad --crash-at\n");
+				return 2;
+			}
+			break;
+		case 'H':
+			is_hp = 1;
+			break;
+		case 'P':
+			is_hp = 0;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *src = argv[optind], *dst = argv[optind + 1];
+	if (is_hp < 0) {
+		size_t n = strlen(src);
+		is_hp = n > 3 && strcmp(src + n - 3, ".hp") == 0;
+	}
+	FILE *f = fopen(src, "rb");
+	if (!f) {
+		fprintf(stderr, "halvm-mkdisk: %s: %s\n", src, strerror(errno));
+		return 1;
+	}
+	size_t cap = 1 << 20, len = 0, n;
+	uint8_t *buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += n;
+		if (len == cap)
+			buf = realloc(buf, cap *= 2);
+	}
+	fclose(f);
+	if (!buf) {
+		fprintf(stderr, "halvm-mkdisk: out of memory\n");
+		return 1;
+	}
+	d.fd = open(dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (d.fd < 0 || ftruncate(d.fd, (off_t)d.size) != 0) {
+		fprintf(stderr, "halvm-mkdisk: %s: %s\n", dst, strerror(errno));
+		return 1;
+	}
+	struct halvm_writer w;
+	halvm_writer_init(&w, ws, submit, &d);
+	int rc = halvm_writer_replay(&w, buf, len, is_hp, crash);
+	free(buf);
+	if (close(d.fd) != 0 || rc != 0) {
+		unlink(dst);
+		return 1;
+	}
+	return 0;
+}

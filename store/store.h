@@ -1,0 +1,227 @@
+/*
+ * store.h - the profsvc store: a SQLite catalogue of runs and the disk data
+ * of their devices.  Used by profile-backend (writer) and profdb (reader).
+ * Nothing here knows about Xen.
+ *
+ * Model
+ *   run     one guest boot (domid, name, uuid, start/end, state)
+ *   device  one virtual disk of a run (xvdp1 = .prof, xvdp2 = .hp, else raw)
+ *   data    a device behaves exactly like a disk: sector-addressed,
+ *           last write wins, never-written sectors read as zeros.
+ *
+ * Writing
+ *   A writer groups any number of requests, from any number of devices,
+ *   into one batch (one SQLite transaction).  Nothing in a batch is durable
+ *   or visible to readers until store_batch_commit() returns 0; if it fails,
+ *   none of the batch is.  A request (store_write with all its segments) is
+ *   therefore atomic.  The backend acknowledges a guest request only after
+ *   the commit of its batch.
+ *
+ * Errors
+ *   Functions return 0 or a negative STORE_E* code; store_errmsg() then
+ *   names the problem (and, where there is one, the fix).
+ */
+#ifndef PROFSVC_STORE_H
+#define PROFSVC_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define STORE_SECTOR_SIZE 512u
+/* The schema version this build creates and understands. */
+#define STORE_SCHEMA_VERSION 1
+
+enum store_err {
+	STORE_OK = 0,
+	STORE_EIO = -1,         /* I/O or unexpected SQLite failure */
+	STORE_ENOSPC = -2,      /* disk full: the batch was not committed */
+	STORE_ELOCKED = -3,     /* another writer owns the database */
+	STORE_ECORRUPT = -4,    /* damaged database or data */
+	STORE_ENEWER = -5,      /* schema newer than this build */
+	STORE_ENOTDB = -6,      /* not a profsvc database */
+	STORE_EREADONLY = -7,   /* database or directory not writable */
+	STORE_ENOTFOUND = -8,   /* no such run/device/file */
+	STORE_EINVAL = -9,      /* bad argument (range, size, state) */
+	STORE_ENOMEM = -10,
+	STORE_EBUSY = -11,      /* a reader or writer held a lock too long */
+	STORE_EPERM = -12,      /* permission denied */
+};
+
+enum store_open_mode {
+	STORE_READ,      /* read-only snapshot reader (profdb queries) */
+	STORE_WRITE,     /* short-lived writer (profdb import-disk); creates */
+	STORE_OWNER,     /* the long-lived writer (profile-backend); exclusive */
+};
+
+enum store_durability {
+	STORE_DURABLE_PROCESS, /* survives a crash of the process (default) */
+	STORE_DURABLE_POWER,   /* survives power loss: fsync before commit returns */
+};
+
+enum store_run_state { STORE_RUN_RUNNING, STORE_RUN_COMPLETE, STORE_RUN_CRASHED };
+
+enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP };
+
+/* What the last status block written to sector 0 said. */
+enum store_status {
+	STORE_STATUS_NONE,    /* sector 0 never written */
+	STORE_STATUS_OK,      /* valid block: size and closed are meaningful */
+	STORE_STATUS_CORRUPT, /* written but the XOR copies disagree */
+};
+
+struct store;
+struct store_device;
+
+struct store_open_opts {
+	enum store_open_mode mode;
+	enum store_durability durability;
+	int busy_timeout_ms; /* 0: default (5000) */
+};
+
+/* Opens (and for writers creates and migrates) the store at path.  On
+ * failure returns a STORE_E* code and writes a one-line message to err. */
+int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
+               char *err, size_t errlen);
+void store_close(struct store *s);
+const char *store_errmsg(const struct store *s);
+const char *store_path(const struct store *s);
+
+/* ---- runs ----------------------------------------------------------------- */
+
+#define STORE_NAME_MAX 256 /* domain names are cut (not refused) at this */
+
+struct store_run {
+	int64_t run_id;
+	int32_t domid;                 /* -1 when unknown (imported) */
+	char name[STORE_NAME_MAX];
+	char uuid[40];
+	int64_t started_us;            /* UTC microseconds since the epoch */
+	int64_t ended_us;              /* 0 while running */
+	enum store_run_state state;
+	char host[STORE_NAME_MAX];
+	char backend_version[64];
+	char source[16];               /* "capture" or "import" */
+	/* Filled by store_list_runs / store_get_run from the devices: */
+	int64_t prof_bytes;            /* -1: no valid status block */
+	int64_t hp_bytes;
+	int ndevices;
+};
+
+int store_run_begin(struct store *s, struct store_run *run); /* sets run_id */
+int store_run_end(struct store *s, int64_t run_id, enum store_run_state state,
+                  int64_t ended_us);
+int store_get_run(struct store *s, int64_t run_id, struct store_run *out);
+/* The newest run, or STORE_ENOTFOUND. */
+int store_latest_run(struct store *s, int64_t *run_id);
+/* Runs still marked running (for a restarted backend to reconcile). */
+int store_list_running(struct store *s, int64_t **ids, size_t *n);
+
+struct store_run_filter {
+	int state;              /* -1: any, else enum store_run_state */
+	const char *name_glob;  /* NULL: any (SQLite GLOB syntax) */
+	int64_t since_us;       /* 0: any; runs started at or after */
+	int64_t limit;          /* 0: no limit; else the newest N */
+};
+typedef int (*store_run_cb)(void *ctx, const struct store_run *run);
+int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb,
+                    void *ctx);
+
+/* ---- devices -------------------------------------------------------------- */
+
+struct store_device_info {
+	int64_t device_id;
+	int64_t run_id;
+	char vdev[32];                 /* "xvdp1" */
+	int32_t devid;                 /* 51953 */
+	enum store_role role;
+	uint64_t capacity_sectors;
+	/* counters (committed values) */
+	int64_t write_requests, write_bytes;
+	int64_t read_requests, read_bytes;
+	int64_t flush_requests, discard_requests, errors;
+	uint64_t written_end_sector;   /* highest written sector + 1 */
+	/* decoded status block (profile roles only) */
+	enum store_status status;
+	int64_t file_size;
+	int closed;
+	int word_size;                 /* 8 or 4; 0 when status != OK */
+	int64_t status_updated_us;
+};
+
+/* Role from the vdev name: xvdp1 -> prof, xvdp2 -> hp, else raw. */
+enum store_role store_role_for_vdev(const char *vdev);
+const char *store_role_name(enum store_role r);
+const char *store_run_state_name(enum store_run_state st);
+int store_run_state_parse(const char *s, enum store_run_state *out);
+
+/* Largest capacity the store can address (sectors). */
+uint64_t store_max_capacity(void);
+
+/* Adds a device to a run and returns a handle for writing.  Not batched:
+ * it commits at once (devices are rare, data is not). */
+int store_device_create(struct store *s, int64_t run_id, const char *vdev, int32_t devid,
+                        uint64_t capacity_sectors, struct store_device **out);
+/* A handle to an existing device (a restarted backend, or a reader). */
+int store_device_open(struct store *s, int64_t device_id, struct store_device **out);
+void store_device_release(struct store_device *d);
+int64_t store_device_id(const struct store_device *d);
+/* Current view of the device: committed values plus the open batch. */
+void store_device_get_info(const struct store_device *d, struct store_device_info *out);
+
+typedef int (*store_device_cb)(void *ctx, const struct store_device_info *dev);
+int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx);
+/* Finds a device of a run by vdev name ("xvdp1") or role name ("prof"). */
+int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
+                      struct store_device_info *out);
+
+/* ---- batches and data ----------------------------------------------------- */
+
+/* One contiguous piece of a request: nsect whole sectors at an absolute
+ * sector of the device. */
+struct store_segment {
+	uint64_t sector;
+	uint32_t nsect;
+	const void *data; /* nsect * 512 bytes */
+};
+
+int store_batch_begin(struct store *s);
+/* Commits the batch.  On failure (STORE_ENOSPC, STORE_EIO) nothing of the
+ * batch is stored and the batch is closed. */
+int store_batch_commit(struct store *s);
+void store_batch_abort(struct store *s);
+int store_in_batch(const struct store *s);
+
+/* A write request: all segments, applied in order, atomically with the
+ * rest of the batch.  Must be called inside a batch.  STORE_EINVAL (a
+ * segment beyond capacity) leaves the batch usable; any other error means
+ * the batch must be aborted. */
+int store_write(struct store_device *d, const struct store_segment *segs, unsigned nsegs);
+/* Reads nsect sectors (sees the open batch's writes). */
+int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *buf);
+/* Makes a sector range read as zeros (inside a batch). */
+int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect);
+/* Counts a flush request / an error response against the device (batched). */
+void store_note_flush(struct store_device *d);
+void store_note_error(struct store_device *d);
+
+/* ---- read transactions ---------------------------------------------------- */
+
+/* A consistent snapshot for a sequence of reads (profdb). Nestable no. */
+int store_read_begin(struct store *s);
+void store_read_end(struct store *s);
+
+/* Calls cb for each stored piece of [byte_off, byte_off+len) in order;
+ * holes are passed with data == NULL (they read as zeros).  Used by export. */
+typedef int (*store_range_cb)(void *ctx, uint64_t byte_off, const void *data, size_t len);
+int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
+                     store_range_cb cb, void *ctx);
+
+/* ---- maintenance ---------------------------------------------------------- */
+
+/* PRAGMA integrity_check + foreign_key_check; 0 when clean. */
+int store_check_integrity(struct store *s, char *report, size_t len);
+/* Time helpers: UTC microseconds since the epoch. */
+int64_t store_now_us(void);
+
+#endif

@@ -1,0 +1,553 @@
+/*
+ * store_catalog.c - the run catalogue: runs, devices, and device handles.
+ * Every statement binds its parameters; guest-controlled strings (domain
+ * names, uuids) never become SQL text.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+static const char *const role_names[] = {"raw", "prof", "hp"};
+static const char *const state_names[] = {"running", "complete", "crashed"};
+
+const char *store_role_name(enum store_role r)
+{
+	return (unsigned)r < 3 ? role_names[r] : "raw";
+}
+
+const char *store_run_state_name(enum store_run_state st)
+{
+	return (unsigned)st < 3 ? state_names[st] : "unknown";
+}
+
+int store_run_state_parse(const char *s, enum store_run_state *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, state_names[i]) == 0) {
+			*out = (enum store_run_state)i;
+			return 0;
+		}
+	return STORE_EINVAL;
+}
+
+static enum store_role parse_role(const char *s)
+{
+	for (int i = 0; i < 3; i++)
+		if (s && strcmp(s, role_names[i]) == 0)
+			return (enum store_role)i;
+	return STORE_ROLE_RAW;
+}
+
+enum store_role store_role_for_vdev(const char *vdev)
+{
+	if (strcmp(vdev, "xvdp1") == 0)
+		return STORE_ROLE_PROF;
+	if (strcmp(vdev, "xvdp2") == 0)
+		return STORE_ROLE_HP;
+	return STORE_ROLE_RAW;
+}
+
+uint64_t store_max_capacity(void)
+{
+	/* 2^32 chunks per device (the chunk number's share of the key). */
+	return (uint64_t)STORE_CHUNK_SECTORS << 32;
+}
+
+static void copy_text(char *dst, size_t len, const unsigned char *src)
+{
+	snprintf(dst, len, "%s", src ? (const char *)src : "");
+}
+
+/* Copies at most len-1 bytes without cutting a UTF-8 sequence in half. */
+static void copy_bounded(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+int store_run_begin(struct store *s, struct store_run *run)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(s->db,
+	                        "INSERT INTO runs(domid, name, uuid, started_us, state, host, "
+	                        "backend_version, source) VALUES (?1, ?2, ?3, ?4, 'running', ?5, "
+	                        "?6, ?7)",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "creating a run");
+	copy_bounded(run->name, sizeof(run->name), run->name);
+	sqlite3_bind_int(st, 1, run->domid);
+	sqlite3_bind_text(st, 2, run->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, run->uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, run->started_us ? run->started_us : store_now_us());
+	sqlite3_bind_text(st, 5, run->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, run->backend_version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, run->source[0] ? run->source : "capture", -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "creating a run");
+	run->run_id = sqlite3_last_insert_rowid(s->db);
+	run->state = STORE_RUN_RUNNING;
+	return 0;
+}
+
+/* Trims each device's last chunk to the end of the written data: a finished
+ * run keeps no padding (see store_internal.h), and incremental vacuum gives
+ * the freed pages back to the filesystem. */
+static int trim_run_devices(struct store *s, int64_t run_id)
+{
+	sqlite3_stmt *sel, *upd;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT device_id, written_end_sector FROM devices "
+	                       "WHERE run_id = ?1 AND written_end_sector > 0",
+	                       -1, &sel, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "finishing a run");
+	if (sqlite3_prepare_v2(s->db,
+	                       "UPDATE chunks SET data = substr(data, 1, ?2) "
+	                       "WHERE key = ?1 AND length(data) > ?2",
+	                       -1, &upd, NULL) != SQLITE_OK) {
+		sqlite3_finalize(sel);
+		return store_sqlite_fail(s, "finishing a run");
+	}
+	sqlite3_bind_int64(sel, 1, run_id);
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(sel, 0);
+		uint64_t end = (uint64_t)sqlite3_column_int64(sel, 1);
+		uint64_t chunk = (end - 1) / STORE_CHUNK_SECTORS;
+		uint64_t keep = (end - chunk * STORE_CHUNK_SECTORS) * STORE_SECTOR_SIZE;
+		sqlite3_bind_int64(upd, 1, store_chunk_key(dev, chunk));
+		sqlite3_bind_int64(upd, 2, (int64_t)keep);
+		if (sqlite3_step(upd) != SQLITE_DONE) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+		sqlite3_reset(upd);
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "finishing a run");
+	if (sqlite3_exec(s->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "finishing a run");
+	return 0;
+}
+
+int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, int64_t ended_us)
+{
+	sqlite3_stmt *st;
+	int rc, own = !s->in_batch;
+
+	if (state == STORE_RUN_RUNNING)
+		return store_fail(s, STORE_EINVAL, "a run cannot end in state running");
+	if (own && (rc = store_batch_begin(s)))
+		return rc;
+	store_blob_release(s); /* the trim rewrites chunk rows */
+	rc = sqlite3_prepare_v2(s->db, "UPDATE runs SET state = ?2, ended_us = ?3 WHERE run_id = ?1",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "ending a run");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, store_run_state_name(state), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, ended_us ? ended_us : store_now_us());
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rc = store_sqlite_fail(s, "ending a run");
+		goto out;
+	}
+	if (sqlite3_changes(s->db) != 1) {
+		rc = store_fail(s, STORE_ENOTFOUND, "no run %lld", (long long)run_id);
+		goto out;
+	}
+	/* The trim reads written_end_sector: bring the rows up to date. */
+	if (!(rc = store_flush_device_rows(s)))
+		rc = trim_run_devices(s, run_id);
+out:
+	if (own) {
+		if (rc)
+			store_batch_abort(s);
+		else
+			rc = store_batch_commit(s);
+	}
+	return rc;
+}
+
+#define RUN_COLUMNS                                                                          \
+	"r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, r.state, r.host, "      \
+	"r.backend_version, r.source, "                                                       \
+	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
+	"  WHERE run_id = r.run_id AND role = 'prof' ORDER BY device_id LIMIT 1), "           \
+	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
+	"  WHERE run_id = r.run_id AND role = 'hp' ORDER BY device_id LIMIT 1), "             \
+	"(SELECT count(*) FROM devices WHERE run_id = r.run_id)"
+
+static void load_run(sqlite3_stmt *st, struct store_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->domid = sqlite3_column_int(st, 1);
+	copy_text(r->name, sizeof(r->name), sqlite3_column_text(st, 2));
+	copy_text(r->uuid, sizeof(r->uuid), sqlite3_column_text(st, 3));
+	r->started_us = sqlite3_column_int64(st, 4);
+	r->ended_us = sqlite3_column_int64(st, 5);
+	enum store_run_state state = STORE_RUN_CRASHED;
+	store_run_state_parse((const char *)sqlite3_column_text(st, 6), &state);
+	r->state = state;
+	copy_text(r->host, sizeof(r->host), sqlite3_column_text(st, 7));
+	copy_text(r->backend_version, sizeof(r->backend_version), sqlite3_column_text(st, 8));
+	copy_text(r->source, sizeof(r->source), sqlite3_column_text(st, 9));
+	r->prof_bytes = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
+	r->hp_bytes = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
+	r->ndevices = sqlite3_column_int(st, 12);
+}
+
+int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.run_id = ?1", -1,
+	                       &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "reading a run");
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		load_run(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return store_fail(s, STORE_ENOTFOUND,
+		                  "no run %lld in %s ('profdb query runs' lists them)",
+		                  (long long)run_id, s->path);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(s, "reading a run");
+	return 0;
+}
+
+int store_latest_run(struct store *s, int64_t *run_id)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT max(run_id) FROM runs", -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "finding the latest run");
+	rc = sqlite3_step(st);
+	int null = rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL;
+	if (rc == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(s, "finding the latest run");
+	if (null)
+		return store_fail(s, STORE_ENOTFOUND, "no runs in %s yet", s->path);
+	return 0;
+}
+
+int store_list_running(struct store *s, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT run_id FROM runs WHERE state = 'running' ORDER BY run_id",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "listing running runs");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			int64_t *grown = realloc(*ids, cap * sizeof(**ids));
+			if (!grown) {
+				sqlite3_finalize(st);
+				free(*ids);
+				*ids = NULL;
+				*n = 0;
+				return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
+			}
+			*ids = grown;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return store_sqlite_fail(s, "listing running runs");
+	}
+	return 0;
+}
+
+int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, cbrc = 0;
+
+	/* The newest `limit` runs, shown oldest first like a log. */
+	rc = sqlite3_prepare_v2(s->db,
+	                        "SELECT * FROM (SELECT " RUN_COLUMNS " FROM runs r"
+	                        " WHERE (?1 IS NULL OR r.state = ?1)"
+	                        "   AND (?2 IS NULL OR r.name GLOB ?2)"
+	                        "   AND (?3 IS NULL OR r.started_us >= ?3)"
+	                        " ORDER BY r.run_id DESC LIMIT ?4) ORDER BY 1",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "listing runs");
+	if (f && f->state >= 0)
+		sqlite3_bind_text(st, 1, store_run_state_name((enum store_run_state)f->state), -1,
+		                  SQLITE_STATIC);
+	if (f && f->name_glob)
+		sqlite3_bind_text(st, 2, f->name_glob, -1, SQLITE_STATIC);
+	if (f && f->since_us)
+		sqlite3_bind_int64(st, 3, f->since_us);
+	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run r;
+		load_run(st, &r);
+		if ((cbrc = cb(ctx, &r)) != 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (cbrc)
+		return cbrc;
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "listing runs");
+	return 0;
+}
+
+/* ---- devices -------------------------------------------------------------- */
+
+static void load_device(sqlite3_stmt *st, struct store_device_info *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->device_id = sqlite3_column_int64(st, 0);
+	d->run_id = sqlite3_column_int64(st, 1);
+	copy_text(d->vdev, sizeof(d->vdev), sqlite3_column_text(st, 2));
+	d->devid = sqlite3_column_int(st, 3);
+	d->role = parse_role((const char *)sqlite3_column_text(st, 4));
+	d->capacity_sectors = (uint64_t)sqlite3_column_int64(st, 5);
+	d->write_requests = sqlite3_column_int64(st, 6);
+	d->write_bytes = sqlite3_column_int64(st, 7);
+	d->read_requests = sqlite3_column_int64(st, 8);
+	d->read_bytes = sqlite3_column_int64(st, 9);
+	d->flush_requests = sqlite3_column_int64(st, 10);
+	d->discard_requests = sqlite3_column_int64(st, 11);
+	d->errors = sqlite3_column_int64(st, 12);
+	d->written_end_sector = (uint64_t)sqlite3_column_int64(st, 13);
+	const char *status = (const char *)sqlite3_column_text(st, 14);
+	d->status = !status || strcmp(status, "none") == 0 ? STORE_STATUS_NONE
+	            : strcmp(status, "ok") == 0           ? STORE_STATUS_OK
+	                                                  : STORE_STATUS_CORRUPT;
+	d->file_size = sqlite3_column_int64(st, 15);
+	d->closed = sqlite3_column_int(st, 16);
+	d->word_size = sqlite3_column_int(st, 17);
+	d->status_updated_us = sqlite3_column_int64(st, 18);
+}
+
+#define DEVICE_COLUMNS                                                                       \
+	"device_id, run_id, vdev, devid, role, capacity_sectors, write_requests, write_bytes, " \
+	"read_requests, read_bytes, flush_requests, discard_requests, errors, "               \
+	"written_end_sector, status, file_size, closed, word_size, status_updated_us"
+
+int store_device_load(struct store *s, int64_t device_id, struct store_device_info *info)
+{
+	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_SELECT);
+	int rc;
+
+	if (!st)
+		return STORE_EIO;
+	sqlite3_bind_int64(st, 1, device_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		load_device(st, info);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE)
+		return store_fail(s, STORE_ENOTFOUND, "no device %lld", (long long)device_id);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(s, "reading a device");
+	return 0;
+}
+
+static int new_handle(struct store *s, const struct store_device_info *info,
+                      struct store_device **out)
+{
+	struct store_device *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
+	d->s = s;
+	d->committed = *info;
+	d->pending = *info;
+	d->next = s->devices;
+	if (s->devices)
+		s->devices->prev = d;
+	s->devices = d;
+	*out = d;
+	return 0;
+}
+
+int store_device_create(struct store *s, int64_t run_id, const char *vdev, int32_t devid,
+                        uint64_t capacity_sectors, struct store_device **out)
+{
+	struct store_device_info info;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if (capacity_sectors == 0 || capacity_sectors > store_max_capacity())
+		return store_fail(s, STORE_EINVAL,
+		                  "capacity of %llu sectors is out of range (1 to %llu)",
+		                  (unsigned long long)capacity_sectors,
+		                  (unsigned long long)store_max_capacity());
+	if (strlen(vdev) == 0 || strlen(vdev) >= sizeof(info.vdev))
+		return store_fail(s, STORE_EINVAL, "bad vdev name '%s'", vdev);
+	rc = sqlite3_prepare_v2(s->db,
+	                        "INSERT INTO devices(run_id, vdev, devid, role, capacity_sectors) "
+	                        "VALUES (?1, ?2, ?3, ?4, ?5)",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "adding a device");
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, vdev, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 3, devid);
+	sqlite3_bind_text(st, 4, store_role_name(store_role_for_vdev(vdev)), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, (int64_t)capacity_sectors);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
+			return store_fail(s, STORE_ENOTFOUND, "no run %lld", (long long)run_id);
+		if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+			return store_fail(s, STORE_EINVAL, "run %lld already has a device %s",
+			                  (long long)run_id, vdev);
+		return store_sqlite_fail(s, "adding a device");
+	}
+	int64_t id = sqlite3_last_insert_rowid(s->db);
+	if (id > STORE_MAX_DEVICE_ID)
+		return store_fail(s, STORE_EINVAL, "device ids exhausted");
+	if ((rc = store_device_load(s, id, &info)))
+		return rc;
+	return new_handle(s, &info, out);
+}
+
+int store_device_open(struct store *s, int64_t device_id, struct store_device **out)
+{
+	struct store_device_info info;
+	int rc;
+
+	*out = NULL;
+	if ((rc = store_device_load(s, device_id, &info)))
+		return rc;
+	return new_handle(s, &info, out);
+}
+
+void store_device_release(struct store_device *d)
+{
+	struct store *s;
+
+	if (!d)
+		return;
+	s = d->s;
+	if (d->dirty) {
+		/* Unlink from the batch's dirty list; its changes still commit
+		 * or roll back with the batch, only the handle goes. */
+		for (struct store_device **p = &s->dirty; *p; p = &(*p)->next_dirty)
+			if (*p == d) {
+				*p = d->next_dirty;
+				break;
+			}
+		if (s->in_batch) {
+			/* Write the counters now so the batch still carries them. */
+			sqlite3_stmt *st = store_stmt(s, ST_DEVICE_UPDATE);
+			if (st) {
+				store_device_bind_update(st, &d->pending);
+				sqlite3_step(st);
+				sqlite3_reset(st);
+			}
+		}
+	}
+	if (d->prev)
+		d->prev->next = d->next;
+	else
+		s->devices = d->next;
+	if (d->next)
+		d->next->prev = d->prev;
+	free(d);
+}
+
+int64_t store_device_id(const struct store_device *d)
+{
+	return d->committed.device_id;
+}
+
+void store_device_get_info(const struct store_device *d, struct store_device_info *out)
+{
+	*out = d->pending;
+}
+
+int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, cbrc = 0;
+
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT " DEVICE_COLUMNS " FROM devices WHERE run_id = ?1 "
+	                       "ORDER BY devid, device_id",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "listing devices");
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_device_info d;
+		load_device(st, &d);
+		if ((cbrc = cb(ctx, &d)) != 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (cbrc)
+		return cbrc;
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "listing devices");
+	return 0;
+}
+
+int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
+                      struct store_device_info *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT " DEVICE_COLUMNS " FROM devices WHERE run_id = ?1 AND "
+	                       "(vdev = ?2 OR role = ?2) ORDER BY vdev = ?2 DESC, device_id LIMIT 1",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "finding a device");
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, vdev_or_role, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		load_device(st, out);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return store_fail(s, STORE_ENOTFOUND, "run %lld has no device %s", (long long)run_id,
+		                  vdev_or_role);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(s, "finding a device");
+	return 0;
+}

@@ -1,0 +1,544 @@
+/*
+ * store_data.c - device data: batches (one SQLite transaction each), writes
+ * into 64 KiB chunks, reads, discards, snapshot reads, and the status-block
+ * decoding that makes a run's progress visible while it runs.
+ *
+ * A write to an existing chunk goes through sqlite3_blob_write(), which
+ * rewrites only the overflow pages under the written bytes; a write that
+ * creates a chunk inserts it whole (zeros around the data).  Counters and
+ * the decoded status block are kept per device in memory during a batch and
+ * written once per device at commit, so a batch of N requests costs N data
+ * writes plus one small UPDATE per device, not N.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "status_block.h"
+#include "store_internal.h"
+
+/* ---- batches -------------------------------------------------------------- */
+
+int store_in_batch(const struct store *s)
+{
+	return s->in_batch;
+}
+
+int store_batch_begin(struct store *s)
+{
+	if (s->mode == STORE_READ)
+		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
+	if (s->in_batch)
+		return store_fail(s, STORE_EINVAL, "a batch is already open");
+	if (s->in_read)
+		store_read_end(s);
+	/* IMMEDIATE: take the write lock now, so a commit never has to
+	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "starting a batch");
+	s->in_batch = 1;
+	return 0;
+}
+
+static const char *status_name(enum store_status st)
+{
+	return st == STORE_STATUS_OK ? "ok" : st == STORE_STATUS_CORRUPT ? "corrupt" : "none";
+}
+
+void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *d)
+{
+	sqlite3_bind_int64(st, 1, d->device_id);
+	sqlite3_bind_int64(st, 2, d->write_requests);
+	sqlite3_bind_int64(st, 3, d->write_bytes);
+	sqlite3_bind_int64(st, 4, d->read_requests);
+	sqlite3_bind_int64(st, 5, d->read_bytes);
+	sqlite3_bind_int64(st, 6, d->flush_requests);
+	sqlite3_bind_int64(st, 7, d->discard_requests);
+	sqlite3_bind_int64(st, 8, d->errors);
+	sqlite3_bind_int64(st, 9, (int64_t)d->written_end_sector);
+	sqlite3_bind_text(st, 10, status_name(d->status), -1, SQLITE_STATIC);
+	if (d->status == STORE_STATUS_NONE) {
+		sqlite3_bind_null(st, 11);
+		sqlite3_bind_null(st, 12);
+		sqlite3_bind_null(st, 13);
+		sqlite3_bind_null(st, 14);
+	} else {
+		sqlite3_bind_int64(st, 11, d->file_size);
+		sqlite3_bind_int(st, 12, d->closed);
+		sqlite3_bind_int(st, 13, d->word_size);
+		sqlite3_bind_int64(st, 14, d->status_updated_us);
+	}
+}
+
+static void mark_dirty(struct store_device *d)
+{
+	if (!d->dirty) {
+		d->dirty = 1;
+		d->next_dirty = d->s->dirty;
+		d->s->dirty = d;
+	}
+}
+
+static void drop_dirty(struct store *s, int keep_pending)
+{
+	while (s->dirty) {
+		struct store_device *d = s->dirty;
+		s->dirty = d->next_dirty;
+		d->dirty = 0;
+		d->next_dirty = NULL;
+		if (keep_pending)
+			d->committed = d->pending;
+		else
+			d->pending = d->committed;
+	}
+}
+
+int store_flush_device_rows(struct store *s)
+{
+	for (struct store_device *d = s->dirty; d; d = d->next_dirty) {
+		sqlite3_stmt *st = store_stmt(s, ST_DEVICE_UPDATE);
+		if (!st)
+			return STORE_EIO;
+		store_device_bind_update(st, &d->pending);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_fail(s, "updating device counters");
+	}
+	return 0;
+}
+
+int store_batch_commit(struct store *s)
+{
+	int rc;
+
+	if (!s->in_batch)
+		return store_fail(s, STORE_EINVAL, "no batch is open");
+	store_blob_release(s);
+	rc = store_flush_device_rows(s);
+	if (!rc && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = store_sqlite_fail(s, "committing a batch");
+	if (rc) {
+		/* A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY);
+		 * roll back so the batch is entirely not stored. */
+		if (!sqlite3_get_autocommit(s->db))
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		drop_dirty(s, 0);
+	} else {
+		drop_dirty(s, 1);
+	}
+	s->in_batch = 0;
+	return rc;
+}
+
+void store_batch_abort(struct store *s)
+{
+	if (!s->in_batch)
+		return;
+	store_blob_release(s);
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	drop_dirty(s, 0);
+	s->in_batch = 0;
+}
+
+/* ---- chunk I/O ------------------------------------------------------------- */
+
+/* Points s->blob at chunk key; SQLITE_OK, or SQLITE_ERROR when the row does
+ * not exist (any other code is a real failure).  Sets s->blob_len. */
+static int blob_seek(struct store *s, int64_t key, int writable)
+{
+	int rc;
+
+	if (s->blob && s->blob_writable >= writable) {
+		rc = sqlite3_blob_reopen(s->blob, key);
+		if (rc != SQLITE_OK) {
+			/* A failed reopen aborts the handle for good. */
+			store_blob_release(s);
+			if (rc != SQLITE_ERROR && rc != SQLITE_ABORT)
+				return rc;
+			rc = SQLITE_ERROR;
+		}
+	} else {
+		store_blob_release(s);
+		rc = sqlite3_blob_open(s->db, "main", "chunks", "data", key, writable, &s->blob);
+		if (rc != SQLITE_OK) {
+			s->blob = NULL;
+			return rc;
+		}
+		s->blob_writable = writable;
+	}
+	if (rc != SQLITE_OK)
+		return rc;
+	s->blob_len = sqlite3_blob_bytes(s->blob);
+	if (s->blob_len <= 0 || s->blob_len > (int)STORE_CHUNK_BYTES ||
+	    s->blob_len % (int)STORE_SECTOR_SIZE) {
+		store_blob_release(s);
+		return SQLITE_CORRUPT;
+	}
+	return SQLITE_OK;
+}
+
+static int blob_fail(struct store *s, int rc, const char *what, int64_t key)
+{
+	if (rc == SQLITE_CORRUPT)
+		return store_fail(s, STORE_ECORRUPT,
+		                  "%s: chunk %lld of device %lld has an impossible size; the "
+		                  "database is damaged",
+		                  what, (long long)(key & 0xffffffffLL), (long long)(key >> 32));
+	return store_sqlite_fail(s, what);
+}
+
+/* Stores a whole chunk image (new row, or a rewrite of a short one). */
+static int chunk_put(struct store *s, enum store_stmt_id id, int64_t key, const void *row)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	store_blob_release(s); /* an UPDATE would expire it anyway */
+	st = store_stmt(s, id);
+	if (!st)
+		return STORE_EIO;
+	sqlite3_bind_int64(st, 1, key);
+	sqlite3_bind_blob(st, 2, row, (int)STORE_CHUNK_BYTES, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "writing data");
+	return 0;
+}
+
+/* Writes len bytes at byte offset off of a device; data == NULL writes
+ * zeros.  With create == 0 a missing chunk is left missing and a short one
+ * is not extended (zeros there already read as zeros). */
+static int chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t *data,
+                       size_t len, int create)
+{
+	static const uint8_t zeros[STORE_CHUNK_BYTES];
+
+	while (len > 0) {
+		uint64_t chunk = off / STORE_CHUNK_BYTES;
+		size_t in = (size_t)(off % STORE_CHUNK_BYTES);
+		size_t n = len < STORE_CHUNK_BYTES - in ? len : STORE_CHUNK_BYTES - in;
+		const uint8_t *src = data ? data : zeros;
+		int64_t key = store_chunk_key(dev, chunk);
+		int rc = blob_seek(s, key, 1);
+
+		if (rc == SQLITE_OK && in + n <= (size_t)s->blob_len) {
+			rc = sqlite3_blob_write(s->blob, src, (int)n, (int)in);
+			if (rc != SQLITE_OK) {
+				store_blob_release(s);
+				return blob_fail(s, rc, "writing data", key);
+			}
+		} else if (rc == SQLITE_OK) {
+			/* A trimmed chunk written past its stored end. */
+			size_t have = (size_t)s->blob_len;
+			if (!create) {
+				/* Zeros: past the end they are zeros already. */
+				if (in < have && (rc = sqlite3_blob_write(s->blob, zeros, (int)(have - in),
+				                                          (int)in)) != SQLITE_OK) {
+					store_blob_release(s);
+					return blob_fail(s, rc, "writing data", key);
+				}
+			} else {
+				/* Rewrite it whole, full-size again. */
+				rc = sqlite3_blob_read(s->blob, s->scratch, (int)have, 0);
+				if (rc != SQLITE_OK) {
+					store_blob_release(s);
+					return blob_fail(s, rc, "reading data", key);
+				}
+				memset(s->scratch + have, 0, STORE_CHUNK_BYTES - have);
+				memcpy(s->scratch + in, src, n);
+				if ((rc = chunk_put(s, ST_CHUNK_UPDATE, key, s->scratch)))
+					return rc;
+			}
+		} else if (rc == SQLITE_ERROR) {
+			if (create) {
+				const void *row = src;
+				if (n != STORE_CHUNK_BYTES) {
+					memset(s->scratch, 0, STORE_CHUNK_BYTES);
+					memcpy(s->scratch + in, src, n);
+					row = s->scratch;
+				}
+				if ((rc = chunk_put(s, ST_CHUNK_INSERT, key, row)))
+					return rc;
+			}
+		} else {
+			return blob_fail(s, rc, "writing data", key);
+		}
+		off += n;
+		len -= n;
+		if (data)
+			data += n;
+	}
+	return 0;
+}
+
+/* Reads len bytes at byte offset off; holes read as zeros. */
+static int chunk_read(struct store *s, int64_t dev, uint64_t off, uint8_t *buf, size_t len)
+{
+	/* Outside a batch a writable handle would start a write transaction. */
+	int writable = s->in_batch;
+
+	while (len > 0) {
+		uint64_t chunk = off / STORE_CHUNK_BYTES;
+		size_t in = (size_t)(off % STORE_CHUNK_BYTES);
+		size_t n = len < STORE_CHUNK_BYTES - in ? len : STORE_CHUNK_BYTES - in;
+		int64_t key = store_chunk_key(dev, chunk);
+		int rc = blob_seek(s, key, writable);
+		size_t stored = 0;
+
+		if (rc == SQLITE_OK) {
+			stored = in < (size_t)s->blob_len ? (size_t)s->blob_len - in : 0;
+			stored = stored < n ? stored : n;
+			if (stored && (rc = sqlite3_blob_read(s->blob, buf, (int)stored, (int)in))) {
+				store_blob_release(s);
+				return blob_fail(s, rc, "reading data", key);
+			}
+		} else if (rc != SQLITE_ERROR) {
+			return blob_fail(s, rc, "reading data", key);
+		}
+		memset(buf + stored, 0, n - stored);
+		off += n;
+		len -= n;
+		buf += n;
+	}
+	return 0;
+}
+
+/* ---- requests -------------------------------------------------------------- */
+
+static int check_range(struct store_device *d, uint64_t sector, uint64_t nsect)
+{
+	uint64_t cap = d->pending.capacity_sectors;
+
+	if (nsect == 0 || sector >= cap || nsect > cap - sector)
+		return store_fail(d->s, STORE_EINVAL,
+		                  "sectors %llu+%llu are outside device %lld (%llu sectors)",
+		                  (unsigned long long)sector, (unsigned long long)nsect,
+		                  (long long)d->pending.device_id, (unsigned long long)cap);
+	return 0;
+}
+
+static void note_status_block(struct store_device *d, const uint8_t *sector0)
+{
+	struct status_block sb;
+	struct store_device_info *p = &d->pending;
+
+	switch (status_block_decode(sector0, &sb)) {
+	case STATUS_BLOCK_VALID:
+		p->status = STORE_STATUS_OK;
+		p->file_size = sb.size > INT64_MAX ? INT64_MAX : (int64_t)sb.size;
+		p->closed = sb.closed != 0;
+		p->word_size = sb.word_size;
+		break;
+	case STATUS_BLOCK_EMPTY:
+	case STATUS_BLOCK_CORRUPT:
+		p->status = STORE_STATUS_CORRUPT;
+		p->file_size = 0;
+		p->closed = 0;
+		p->word_size = 0;
+		break;
+	}
+	p->status_updated_us = store_now_us();
+}
+
+int store_write(struct store_device *d, const struct store_segment *segs, unsigned nsegs)
+{
+	struct store *s = d->s;
+	uint64_t bytes = 0, end = d->pending.written_end_sector;
+	const uint8_t *sector0 = NULL;
+	int rc;
+
+	if (!s->in_batch)
+		return store_fail(s, STORE_EINVAL, "store_write outside a batch");
+	if (nsegs == 0)
+		return store_fail(s, STORE_EINVAL, "a write needs at least one segment");
+	/* Validate the whole request before touching anything. */
+	for (unsigned i = 0; i < nsegs; i++) {
+		if ((rc = check_range(d, segs[i].sector, segs[i].nsect)))
+			return rc;
+		bytes += (uint64_t)segs[i].nsect * STORE_SECTOR_SIZE;
+		if (segs[i].sector + segs[i].nsect > end)
+			end = segs[i].sector + segs[i].nsect;
+		if (segs[i].sector == 0)
+			sector0 = segs[i].data; /* the last write of sector 0 wins */
+	}
+	for (unsigned i = 0; i < nsegs; i++) {
+		rc = chunk_write(s, d->pending.device_id, segs[i].sector * STORE_SECTOR_SIZE,
+		                 segs[i].data, (size_t)segs[i].nsect * STORE_SECTOR_SIZE, 1);
+		if (rc)
+			return rc;
+	}
+	d->pending.write_requests++;
+	d->pending.write_bytes += (int64_t)bytes;
+	d->pending.written_end_sector = end;
+	if (sector0 && d->pending.role != STORE_ROLE_RAW)
+		note_status_block(d, sector0);
+	mark_dirty(d);
+	return 0;
+}
+
+int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *buf)
+{
+	struct store *s = d->s;
+	int rc;
+
+	if ((rc = check_range(d, sector, nsect)))
+		return rc;
+	rc = chunk_read(s, d->pending.device_id, sector * STORE_SECTOR_SIZE, buf,
+	                (size_t)nsect * STORE_SECTOR_SIZE);
+	if (!s->in_batch && !s->in_read)
+		store_blob_release(s); /* do not pin a snapshot between calls */
+	if (rc)
+		return rc;
+	d->pending.read_requests++;
+	d->pending.read_bytes += (int64_t)nsect * STORE_SECTOR_SIZE;
+	if (s->in_batch)
+		mark_dirty(d);
+	else
+		d->committed.read_requests++, d->committed.read_bytes += (int64_t)nsect * STORE_SECTOR_SIZE;
+	return 0;
+}
+
+int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
+{
+	static const uint8_t zero_sector[STORE_SECTOR_SIZE];
+	struct store *s = d->s;
+	int64_t dev = d->pending.device_id;
+	uint64_t first, last;
+	int rc;
+
+	if (!s->in_batch)
+		return store_fail(s, STORE_EINVAL, "store_discard outside a batch");
+	if ((rc = check_range(d, sector, nsect)))
+		return rc;
+	first = (sector + STORE_CHUNK_SECTORS - 1) / STORE_CHUNK_SECTORS;
+	last = (sector + nsect) / STORE_CHUNK_SECTORS; /* exclusive */
+	if (first >= last) {
+		/* Entirely inside one chunk (or two partial ones). */
+		rc = chunk_write(s, dev, sector * STORE_SECTOR_SIZE, NULL, nsect * STORE_SECTOR_SIZE,
+		                 0);
+	} else {
+		uint64_t head = first * STORE_CHUNK_SECTORS - sector;
+		uint64_t tail = sector + nsect - last * STORE_CHUNK_SECTORS;
+		rc = head ? chunk_write(s, dev, sector * STORE_SECTOR_SIZE, NULL,
+		                        head * STORE_SECTOR_SIZE, 0)
+		          : 0;
+		if (!rc && tail)
+			rc = chunk_write(s, dev, last * STORE_CHUNK_BYTES, NULL, tail * STORE_SECTOR_SIZE,
+			                 0);
+		if (!rc) {
+			sqlite3_stmt *st = store_stmt(s, ST_CHUNK_DELETE_RANGE);
+			store_blob_release(s); /* a DELETE may hit the handle's row */
+			if (!st)
+				return STORE_EIO;
+			sqlite3_bind_int64(st, 1, store_chunk_key(dev, first));
+			sqlite3_bind_int64(st, 2, store_chunk_key(dev, last - 1));
+			if (sqlite3_step(st) != SQLITE_DONE)
+				rc = store_sqlite_fail(s, "discarding data");
+			sqlite3_reset(st);
+		}
+	}
+	if (rc)
+		return rc;
+	d->pending.discard_requests++;
+	if (sector == 0 && d->pending.role != STORE_ROLE_RAW)
+		note_status_block(d, zero_sector); /* sector 0 now reads as zeros */
+	mark_dirty(d);
+	return 0;
+}
+
+void store_note_flush(struct store_device *d)
+{
+	d->pending.flush_requests++;
+	if (d->s->in_batch)
+		mark_dirty(d);
+	else
+		d->committed.flush_requests++;
+}
+
+void store_note_error(struct store_device *d)
+{
+	d->pending.errors++;
+	if (d->s->in_batch)
+		mark_dirty(d);
+	else
+		d->committed.errors++;
+}
+
+/* ---- snapshot reads ----------------------------------------------------------- */
+
+int store_read_begin(struct store *s)
+{
+	if (s->in_batch || s->in_read)
+		return 0; /* already inside a transaction: its view is consistent */
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "starting a read");
+	/* BEGIN is deferred: touch the schema so the snapshot starts now. */
+	if (sqlite3_exec(s->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = store_sqlite_fail(s, "starting a read");
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	s->in_read = 1;
+	return 0;
+}
+
+void store_read_end(struct store *s)
+{
+	if (!s->in_read)
+		return;
+	store_blob_release(s);
+	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	s->in_read = 0;
+}
+
+int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
+                     store_range_cb cb, void *ctx)
+{
+	sqlite3_stmt *st;
+	uint64_t pos = byte_off, end = byte_off + len;
+	int rc = 0, step;
+
+	if (len == 0)
+		return 0;
+	if (end < byte_off)
+		return store_fail(s, STORE_EINVAL, "read range overflows");
+	store_blob_release(s);
+	st = store_stmt(s, ST_CHUNK_SELECT_RANGE);
+	if (!st)
+		return STORE_EIO;
+	sqlite3_bind_int64(st, 1, store_chunk_key(device_id, byte_off / STORE_CHUNK_BYTES));
+	sqlite3_bind_int64(st, 2, store_chunk_key(device_id, (end - 1) / STORE_CHUNK_BYTES));
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t chunk = (uint64_t)sqlite3_column_int64(st, 0) & 0xffffffffu;
+		uint64_t cstart = chunk * STORE_CHUNK_BYTES;
+		const uint8_t *data = sqlite3_column_blob(st, 1);
+		int bytes = sqlite3_column_bytes(st, 1);
+
+		if (bytes <= 0 || bytes > (int)STORE_CHUNK_BYTES || bytes % (int)STORE_SECTOR_SIZE ||
+		    !data) {
+			rc = store_fail(s, STORE_ECORRUPT,
+			                "chunk %llu of device %lld holds %d bytes (not 1..%u whole "
+			                "sectors); the database is damaged",
+			                (unsigned long long)chunk, (long long)device_id, bytes,
+			                STORE_CHUNK_BYTES);
+			break;
+		}
+		if (cstart > pos && (rc = cb(ctx, pos, NULL, (size_t)(cstart - pos))))
+			break;
+		uint64_t from = cstart > pos ? cstart : pos;
+		uint64_t cend = cstart + (uint64_t)bytes; /* the rest of the chunk is zeros */
+		uint64_t to = cend < end ? cend : end;
+		if (from < to && (rc = cb(ctx, from, data + (from - cstart), (size_t)(to - from))))
+			break;
+		pos = from < to ? to : from;
+	}
+	if (!rc && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = store_sqlite_fail(s, "reading data");
+	sqlite3_reset(st);
+	if (!rc && pos < end)
+		rc = cb(ctx, pos, NULL, (size_t)(end - pos));
+	return rc;
+}

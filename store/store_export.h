@@ -1,0 +1,47 @@
+/*
+ * store_export.h - getting profiles and disk images out of the store, and
+ * old raw disk images in.  No files are named here: callers pass
+ * descriptors or callbacks, so the CLI owns temp-file-and-rename.
+ */
+#ifndef PROFSVC_STORE_EXPORT_H
+#define PROFSVC_STORE_EXPORT_H
+
+#include "status_block.h"
+#include "store.h"
+
+enum store_extract_how {
+	STORE_EXTRACT_CLEAN,     /* valid status block, closed */
+	STORE_EXTRACT_UNCLOSED,  /* valid status block, not closed (convert-profile warns) */
+	STORE_EXTRACT_MAJORITY,  /* salvaged: most XOR copies agreed */
+	STORE_EXTRACT_EXTENT,    /* salvaged: no usable block, bytes up to the last written data */
+};
+
+struct store_extract_report {
+	enum status_block_result header; /* what sector 0 held */
+	enum store_extract_how how;
+	uint64_t size;                   /* bytes produced */
+	int votes, copies;               /* for STORE_EXTRACT_MAJORITY */
+	char note[256];                  /* one line saying what was done, for salvage */
+};
+
+/*
+ * Produces exactly the bytes convert-profile would extract from the
+ * device's raw image: `size` bytes from byte 512, size from the status block.
+ * A corrupt or empty status block, or a size beyond the device, is refused
+ * (STORE_ECORRUPT, message in store_errmsg) unless salvage is set.  The
+ * output callback gets the bytes in order (data == NULL: that many zeros).
+ * Call inside store_read_begin() for a consistent snapshot.
+ */
+int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
+                          store_range_cb out, void *ctx, struct store_extract_report *rep);
+
+/* Writes a sparse raw image (capacity_sectors * 512 bytes) of the device to
+ * fd, which must be an empty regular file. */
+int store_export_disk(struct store *s, const struct store_device_info *dev, int fd);
+
+/* Copies the raw image in fd (size bytes) into the device.  Opens and
+ * commits its own batches unless one is open.  Holes and all-zero chunks
+ * are skipped. */
+int store_import_disk(struct store_device *d, int fd, uint64_t size);
+
+#endif

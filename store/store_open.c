@@ -1,0 +1,387 @@
+/*
+ * store_open.c - opening and closing a store: file creation with root-only
+ * permissions, the single-owner lock, connection pragmas, schema checks,
+ * and mapping SQLite errors to messages a user can act on.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store_internal.h"
+
+int store_fail(struct store *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int store_sqlite_fail(struct store *s, const char *what)
+{
+	int rc = sqlite3_errcode(s->db);
+	int sys = sqlite3_system_errno(s->db);
+	const char *msg = sqlite3_errmsg(s->db);
+
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return store_fail(s, STORE_ENOSPC,
+		                  "%s: the filesystem holding %s is full; free space and retry", what,
+		                  s->path);
+	case SQLITE_IOERR:
+		if (sys == ENOSPC || sys == EDQUOT)
+			return store_fail(s, STORE_ENOSPC,
+			                  "%s: no space left for %s (%s); free space and retry", what,
+			                  s->path, strerror(sys));
+		return store_fail(s, STORE_EIO, "%s: I/O error on %s: %s%s%s", what, s->path, msg,
+		                  sys ? ": " : "", sys ? strerror(sys) : "");
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return store_fail(s, STORE_EBUSY, "%s: %s is locked by another process; retry", what,
+		                  s->path);
+	case SQLITE_READONLY:
+		return store_fail(s, STORE_EREADONLY,
+		                  "%s: %s is read-only (check the file's and its directory's permissions)",
+		                  what, s->path);
+	case SQLITE_CORRUPT:
+		return store_fail(s, STORE_ECORRUPT,
+		                  "%s: %s is damaged (%s); run 'profdb check' and restore from a backup",
+		                  what, s->path, msg);
+	case SQLITE_NOTADB:
+		return store_fail(s, STORE_ENOTDB, "%s: %s is not a profsvc database", what, s->path);
+	case SQLITE_NOMEM:
+		return store_fail(s, STORE_ENOMEM, "%s: out of memory", what);
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return store_fail(s, STORE_EPERM, "%s: permission denied on %s", what, s->path);
+	case SQLITE_CANTOPEN:
+		return store_fail(s, STORE_EIO, "%s: cannot open %s: %s", what, s->path,
+		                  sys ? strerror(sys) : msg);
+	default:
+		return store_fail(s, STORE_EIO, "%s: %s (SQLite error %d)", what, msg, rc);
+	}
+}
+
+const char *store_errmsg(const struct store *s)
+{
+	return s->errmsg;
+}
+
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
+int64_t store_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char *const stmt_sql[ST__COUNT] = {
+	[ST_CHUNK_INSERT] = "INSERT INTO chunks(key, data) VALUES (?1, ?2)",
+	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2 WHERE key = ?1",
+	[ST_CHUNK_DELETE_RANGE] = "DELETE FROM chunks WHERE key BETWEEN ?1 AND ?2",
+	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data FROM chunks WHERE key BETWEEN ?1 AND ?2 "
+	                          "ORDER BY key",
+	[ST_DEVICE_UPDATE] =
+		"UPDATE devices SET write_requests = ?2, write_bytes = ?3, read_requests = ?4, "
+		"read_bytes = ?5, flush_requests = ?6, discard_requests = ?7, errors = ?8, "
+		"written_end_sector = ?9, status = ?10, file_size = ?11, closed = ?12, "
+		"word_size = ?13, status_updated_us = ?14 WHERE device_id = ?1",
+	[ST_DEVICE_SELECT] =
+		"SELECT device_id, run_id, vdev, devid, role, capacity_sectors, write_requests, "
+		"write_bytes, read_requests, read_bytes, flush_requests, discard_requests, errors, "
+		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
+		"FROM devices WHERE device_id = ?1",
+};
+
+sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
+{
+	if (!s->stmt[id]) {
+		if (sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id],
+		                       NULL) != SQLITE_OK) {
+			store_sqlite_fail(s, "preparing a statement");
+			return NULL;
+		}
+	}
+	sqlite3_reset(s->stmt[id]);
+	sqlite3_clear_bindings(s->stmt[id]);
+	return s->stmt[id];
+}
+
+void store_blob_release(struct store *s)
+{
+	if (s->blob) {
+		sqlite3_blob_close(s->blob);
+		s->blob = NULL;
+	}
+}
+
+static int exec_sql(struct store *s, const char *sql, const char *what)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, what);
+	return 0;
+}
+
+/* Creates the database file (and its directory) root-only before SQLite
+ * does, so it never exists with the process umask's permissions. */
+static int create_db_file(struct store *s)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (stat(s->path, &st) == 0)
+		return 0;
+	if (strlen(s->path) >= sizeof(dir))
+		return store_fail(s, STORE_EINVAL, "database path too long: %s", s->path);
+	strcpy(dir, s->path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (stat(dir, &st) != 0) {
+			/* Only the last component: we do not invent directory trees. */
+			if (mkdir(dir, 0750) != 0)
+				return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
+				                  "cannot create directory %s for the database: %s", dir,
+				                  strerror(errno));
+		}
+	}
+	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EEXIST)
+		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
+		                  "cannot create database %s: %s", s->path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* The owner lock lives in <realpath>.lock, not on the database file: a
+ * second descriptor on the database would, when closed, drop SQLite's own
+ * POSIX locks (they are per process, per file). */
+static int take_owner_lock(struct store *s)
+{
+	char real[PATH_MAX], lock[PATH_MAX + 8], pid[32];
+
+	if (!realpath(s->path, real))
+		return store_fail(s, STORE_EIO, "cannot resolve %s: %s", s->path, strerror(errno));
+	snprintf(lock, sizeof(lock), "%s.lock", real);
+	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (s->lock_fd < 0)
+		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
+		                  "cannot create lock file %s: %s", lock, strerror(errno));
+	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = pread(s->lock_fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		close(s->lock_fd);
+		s->lock_fd = -1;
+		return store_fail(s, STORE_ELOCKED,
+		                  "database %s is already owned by another writer (pid %s); only one "
+		                  "profile-backend may write a database: stop it or use another --db",
+		                  s->path, pid[0] ? pid : "unknown");
+	}
+	int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(s->lock_fd, 0) != 0 || pwrite(s->lock_fd, pid, (size_t)len, 0) != len) {
+		/* The lock is what matters; the pid is only for the message. */
+	}
+	return 0;
+}
+
+static int configure_connection(struct store *s, int busy_ms)
+{
+	char sql[256];
+	int rc;
+
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, busy_ms);
+	/* Reads of exported data go through mmap: no syscall per page. */
+	if ((rc = exec_sql(s, "PRAGMA mmap_size = 268435456", "configuring the database")))
+		return rc;
+	if ((rc = exec_sql(s, "PRAGMA foreign_keys = ON", "configuring the database")))
+		return rc;
+	if (s->mode == STORE_READ)
+		return exec_sql(s, "PRAGMA query_only = ON", "configuring the database");
+	/*
+	 * WAL: readers keep a consistent snapshot while the backend commits.
+	 * synchronous: NORMAL never corrupts the database on power loss and
+	 * keeps every commit once the process is gone (the data is in the OS);
+	 * FULL additionally fsyncs the WAL before a commit returns, which is
+	 * what --durability power promises.
+	 */
+	/* auto_vacuum first: it only takes on a database with no pages yet,
+	 * and switching to WAL already writes page 1.  A no-op later on. */
+	snprintf(sql, sizeof(sql),
+	         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; "
+	         "PRAGMA cache_size = -16384",
+	         s->durability == STORE_DURABLE_POWER ? "FULL" : "NORMAL");
+	return exec_sql(s, sql, "configuring the database");
+}
+
+int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
+               char *err, size_t errlen)
+{
+	struct store_open_opts def = {.mode = STORE_READ};
+	struct store *s;
+	struct stat st;
+	int rc, flags, version;
+
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->path = strdup(path)) || !(s->scratch = malloc(STORE_CHUNK_BYTES))) {
+		if (s) {
+			free(s->path);
+			free(s);
+		}
+		snprintf(err, errlen, "out of memory opening %s", path);
+		return STORE_ENOMEM;
+	}
+	s->mode = opts->mode;
+	s->durability = opts->durability;
+	s->lock_fd = -1;
+
+	if (s->mode == STORE_READ) {
+		if (stat(path, &st) != 0) {
+			rc = store_fail(s, errno == EACCES ? STORE_EPERM : STORE_ENOTFOUND,
+			                errno == EACCES ? "cannot open database %s: permission denied "
+			                                  "(the store is root-only: run as root)"
+			                                : "no database at %s (start profile-backend or "
+			                                  "run 'profdb import-disk' first, or pass --db)",
+			                path);
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+			goto fail;
+		}
+		if (access(path, R_OK) != 0) {
+			rc = store_fail(s, STORE_EPERM,
+			                "cannot read database %s: %s (the store is root-only: run as root)",
+			                path, strerror(errno));
+			goto fail;
+		}
+		flags = SQLITE_OPEN_READONLY;
+	} else {
+		if ((rc = create_db_file(s)))
+			goto fail;
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+			goto fail;
+		}
+		flags = SQLITE_OPEN_READWRITE;
+	}
+	if (s->mode == STORE_OWNER && (rc = take_owner_lock(s)))
+		goto fail;
+
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = s->db ? store_sqlite_fail(s, "opening the database")
+		           : store_fail(s, STORE_ENOMEM, "out of memory opening %s", path);
+		goto fail;
+	}
+	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1) {
+		rc = store_fail(s, STORE_EREADONLY,
+		                "database %s is read-only: make it writable (chmod u+w) or use another "
+		                "--db",
+		                path);
+		goto fail;
+	}
+	if ((rc = configure_connection(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms
+	                                                            : 5000)))
+		goto fail;
+	if ((rc = store_schema_check(s, &version)))
+		goto fail;
+	if (version < STORE_SCHEMA_VERSION) {
+		if (s->mode == STORE_READ) {
+			rc = version == 0
+				     ? store_fail(s, STORE_ENOTFOUND,
+				                  "database %s is empty (nothing has been captured or "
+				                  "imported yet)",
+				                  path)
+				     : store_fail(s, STORE_EINVAL,
+				                  "database %s has schema version %d, older than this "
+				                  "profdb's %d; start profile-backend (or run 'profdb "
+				                  "import-disk') once to upgrade it",
+				                  path, version, STORE_SCHEMA_VERSION);
+			goto fail;
+		}
+		if ((rc = store_schema_migrate(s)))
+			goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", s->errmsg);
+	store_close(s);
+	return rc;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->in_batch)
+		store_batch_abort(s);
+	if (s->in_read)
+		store_read_end(s);
+	while (s->devices)
+		store_device_release(s->devices);
+	store_blob_release(s);
+	for (int i = 0; i < ST__COUNT; i++)
+		sqlite3_finalize(s->stmt[i]);
+	if (s->db)
+		sqlite3_close(s->db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd); /* releases the owner lock */
+	free(s->scratch);
+	free(s->path);
+	free(s);
+}
+
+int store_check_integrity(struct store *s, char *report, size_t len)
+{
+	sqlite3_stmt *st;
+	int bad = 0;
+	size_t used = 0;
+
+	report[0] = '\0';
+	static const char *const checks[] = {"PRAGMA integrity_check", "PRAGMA foreign_key_check"};
+	for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
+		if (sqlite3_prepare_v2(s->db, checks[c], -1, &st, NULL) != SQLITE_OK)
+			return store_sqlite_fail(s, "checking integrity");
+		int rc;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *row = (const char *)sqlite3_column_text(st, 0);
+			if (c == 0 && row && strcmp(row, "ok") == 0)
+				continue;
+			bad = 1;
+			if (used + 2 < len)
+				used += (size_t)snprintf(report + used, len - used, "%s%s: %s",
+				                         used ? "; " : "", c ? "foreign key" : "integrity",
+				                         row ? row : "violation");
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_fail(s, "checking integrity");
+	}
+	if (!bad)
+		snprintf(report, len, "ok");
+	return bad ? STORE_ECORRUPT : 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * store_schema.c - the store's SQL schema and its forward migrations.
+ *
+ * PRAGMA user_version is the schema version; PRAGMA application_id marks the
+ * file as a profsvc store so that some other SQLite file is never mistaken
+ * for one (or migrated!).  Migrations only ever go forward, one version per
+ * transaction; a database newer than this build is refused untouched.
+ * To change the schema: append a step to `migrations` and bump
+ * STORE_SCHEMA_VERSION in store.h.  Never edit a released step.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+/* "PROF" */
+#define STORE_APPLICATION_ID 0x50524f46
+
+static const char *const migrations[] = {
+	/* 0 -> 1: the initial schema. */
+	"CREATE TABLE meta ("
+	"  key   TEXT PRIMARY KEY,"
+	"  value TEXT NOT NULL"
+	") WITHOUT ROWID;"
+	/* AUTOINCREMENT: a run id, once shown to a user, never names another run. */
+	"CREATE TABLE runs ("
+	"  run_id          INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  domid           INTEGER NOT NULL,"
+	"  name            TEXT NOT NULL,"
+	"  uuid            TEXT NOT NULL DEFAULT '',"
+	"  started_us      INTEGER NOT NULL,"
+	"  ended_us        INTEGER,"
+	"  state           TEXT NOT NULL CHECK (state IN ('running', 'complete', 'crashed')),"
+	"  host            TEXT NOT NULL DEFAULT '',"
+	"  backend_version TEXT NOT NULL DEFAULT '',"
+	"  source          TEXT NOT NULL DEFAULT 'capture' CHECK (source IN ('capture', 'import'))"
+	");"
+	"CREATE INDEX runs_by_started ON runs(started_us);"
+	"CREATE INDEX runs_running ON runs(state) WHERE state = 'running';"
+	"CREATE TABLE devices ("
+	"  device_id          INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id             INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	"  vdev               TEXT NOT NULL,"
+	"  devid              INTEGER NOT NULL,"
+	"  role               TEXT NOT NULL CHECK (role IN ('prof', 'hp', 'raw')),"
+	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
+	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
+	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
+	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
+	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
+	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
+	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
+	"  errors             INTEGER NOT NULL DEFAULT 0,"
+	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
+	"  status             TEXT NOT NULL DEFAULT 'none' CHECK (status IN ('none', 'ok', 'corrupt')),"
+	"  file_size          INTEGER,"
+	"  closed             INTEGER,"
+	"  word_size          INTEGER,"
+	"  status_updated_us  INTEGER,"
+	"  UNIQUE (run_id, vdev)"
+	");"
+	/* key = device_id << 32 | chunk number; see store_internal.h. */
+	"CREATE TABLE chunks ("
+	"  key  INTEGER PRIMARY KEY,"
+	"  data BLOB NOT NULL"
+	");"
+	/* The chunk key is derived, so a foreign key cannot express the
+	 * cascade; this trigger does, as one rowid range delete. */
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
+	"END;",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,
+               "one migration step per schema version");
+
+static int pragma_int(struct store *s, const char *sql, int *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "reading the database header");
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "reading the database header");
+	return 0;
+}
+
+int store_schema_check(struct store *s, int *version)
+{
+	int app, tables, rc;
+
+	if ((rc = pragma_int(s, "PRAGMA application_id", &app)) ||
+	    (rc = pragma_int(s, "PRAGMA user_version", version)) ||
+	    (rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables)))
+		return rc;
+	if (app != STORE_APPLICATION_ID && (app != 0 || tables != 0 || *version != 0))
+		return store_fail(s, STORE_ENOTDB,
+		                  "%s is an SQLite database but not a profsvc store (application_id "
+		                  "%#x); refusing to touch it",
+		                  s->path, (unsigned)app);
+	if (*version > STORE_SCHEMA_VERSION)
+		return store_fail(s, STORE_ENEWER,
+		                  "database %s has schema version %d, newer than this profsvc "
+		                  "(version %s understands up to %d): upgrade profsvc",
+		                  s->path, *version, PACKAGE_VERSION, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+int store_schema_migrate(struct store *s)
+{
+	char sql[128];
+	int version, rc;
+
+	for (;;) {
+		if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+			return store_sqlite_fail(s, "upgrading the schema");
+		/* Re-read inside the write lock: another process may have
+		 * migrated while we waited. */
+		if ((rc = store_schema_check(s, &version)))
+			goto rollback;
+		if (version >= STORE_SCHEMA_VERSION)
+			break;
+		if (sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK) {
+			rc = store_sqlite_fail(s, "upgrading the schema");
+			goto rollback;
+		}
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA application_id = %d",
+		         version + 1, STORE_APPLICATION_ID);
+		if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+		    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+			rc = store_sqlite_fail(s, "upgrading the schema");
+			goto rollback;
+		}
+	}
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "upgrading the schema");
+	return 0;
+rollback:
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/*
+ * testutil.h - helpers shared by the C tests: checks that count failures,
+ * a seeded PRNG (seed printed, PROFSVC_SEED overrides), scratch
+ * directories, fixture files.
+ */
+#ifndef PROFSVC_TESTUTIL_H
+#define PROFSVC_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+extern int tu_failures;
+
+void tu_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define CHECK(cond, ...)                                                   \
+	do {                                                               \
+		if (!(cond))                                               \
+			tu_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);   \
+	} while (0)
+/* Stops the test at once (a setup step failed). */
+#define REQUIRE(cond, ...)                                                 \
+	do {                                                               \
+		if (!(cond)) {                                             \
+			tu_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);   \
+			tu_abort();                                        \
+		}                                                          \
+	} while (0)
+void tu_abort(void) __attribute__((noreturn));
+
+/* Prints the summary; returns the exit status for main. */
+int tu_finish(const char *name);
+
+/* splitmix64 */
+uint64_t tu_rand(uint64_t *state);
+uint64_t tu_rand_below(uint64_t *state, uint64_t n);
+/* PROFSVC_SEED, else the given default; printed either way. */
+uint64_t tu_seed(uint64_t dflt);
+
+/* A fresh directory, removed by tu_finish unless PROFSVC_KEEP is set. */
+const char *tu_tmpdir(void);
+/* tu_tmpdir()/name */
+char *tu_path(const char *name);
+
+uint8_t *tu_read_file(const char *path, size_t *len);
+int tu_write_file(const char *path, const void *data, size_t len);
+/* $TOP_SRCDIR (set by make check), else "." */
+const char *tu_srcdir(void);
+const char *tu_builddir(void);
+
+/* Opens a store or aborts the test. */
+struct store *tu_open_store(const char *path, enum store_open_mode mode);
+
+/* The fixture profiles in tests/data/ghc: NULL-terminated list of paths. */
+char **tu_fixture_list(void);
+void tu_free_list(char **list);
+
+#endif
