@@ -187,6 +187,23 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
+int cli_safe_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int col = 0;
+
+	while (*p) {
+		int n = utf8_len(p);
+		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\')
+			col++, p++;
+		else if (n > 1)
+			col++, p += n;
+		else
+			col += *p++ == '\\' ? 2 : 4;
+	}
+	return col;
+}
+
 void cli_print_safe(FILE *f, const char *s, int width)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -244,14 +261,20 @@ void cli_safe_filename(const char *s, char *out, size_t len)
 {
 	size_t o = 0;
 
+	/* Letters, digits, '-', '_'; a '.' only right after a letter or digit
+	 * (so never "..", never a leading dot); everything else is '_', and
+	 * runs of '_' collapse. */
 	for (; *s && o + 1 < len && o < 64; s++) {
 		unsigned char c = (unsigned char)*s;
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		         c == '-' || c == '_' || (c == '.' && o > 0);
-		out[o++] = ok ? (char)c : '_';
+		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		int prev_alnum = o > 0 && out[o - 1] != '_' && out[o - 1] != '-' && out[o - 1] != '.';
+		char ch = alnum || c == '-' ? (char)c : c == '.' && prev_alnum ? '.' : '_';
+		if (ch == '_' && o > 0 && out[o - 1] == '_')
+			continue;
+		out[o++] = ch;
 	}
 	out[o] = '\0';
-	if (o == 0)
+	if (o == 0 || strcmp(out, "_") == 0)
 		snprintf(out, len, "run");
 }
 

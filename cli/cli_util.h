@@ -38,6 +38,8 @@ int cli_parse_time(const char *s, int64_t now_us, int64_t *out);
 
 /* Guest strings in a terminal: non-printable bytes become \xNN. */
 void cli_print_safe(FILE *f, const char *s, int width);
+/* Columns cli_print_safe needs for s. */
+int cli_safe_width(const char *s);
 /* Guest strings in JSON: a valid JSON string literal (invalid UTF-8 bytes
  * become U+FFFD). */
 void cli_print_json_string(FILE *f, const char *s);

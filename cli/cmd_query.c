@@ -58,7 +58,7 @@ static void print_table(const struct rows *rows, int64_t now)
 	char t[32], d[32];
 
 	for (size_t i = 0; i < rows->n; i++) {
-		int len = (int)strlen(rows->v[i].name);
+		int len = cli_safe_width(rows->v[i].name);
 		namew = len > namew ? len : namew;
 	}
 	namew = namew > 32 ? 32 : namew;

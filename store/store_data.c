@@ -32,9 +32,7 @@ int store_batch_begin(struct store *s)
 		return store_fail(s, STORE_EINVAL, "a batch is already open");
 	if (s->in_read)
 		store_read_end(s);
-	/* IMMEDIATE: take the write lock now, so a commit never has to
-	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
-	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (store_exec_stmt(s, ST_BEGIN) != SQLITE_OK)
 		return store_sqlite_fail(s, "starting a batch");
 	s->in_batch = 1;
 	return 0;
@@ -116,7 +114,7 @@ int store_batch_commit(struct store *s)
 		return store_fail(s, STORE_EINVAL, "no batch is open");
 	store_blob_release(s);
 	rc = store_flush_device_rows(s);
-	if (!rc && sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+	if (!rc && store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
 		rc = store_sqlite_fail(s, "committing a batch");
 	if (rc) {
 		/* A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY);

@@ -47,6 +47,8 @@ enum store_stmt_id {
 	ST_CHUNK_SELECT_RANGE,
 	ST_DEVICE_UPDATE,
 	ST_DEVICE_SELECT,
+	ST_BEGIN,
+	ST_COMMIT,
 	ST__COUNT
 };
 
@@ -74,6 +76,7 @@ struct store {
 	struct store_device *dirty;    /* devices changed by the open batch */
 	struct store_device *devices;  /* every live handle */
 	uint8_t *scratch;              /* one chunk, for building new rows */
+	struct store_checkpointer *checkpointer; /* STORE_OWNER only */
 	char errmsg[512];
 };
 
@@ -87,6 +90,12 @@ int store_sqlite_fail(struct store *s, const char *what);
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id);
 /* Closes the cached blob handle (before COMMIT, DELETE, reads by SELECT). */
 void store_blob_release(struct store *s);
+
+/* The owner's background WAL checkpointer (store_checkpoint.c). */
+int store_checkpointer_start(struct store *s);
+void store_checkpointer_stop(struct store *s);
+/* Runs a cached one-step statement (BEGIN, COMMIT); SQLite result code. */
+int store_exec_stmt(struct store *s, enum store_stmt_id id);
 
 /* Schema: applies forward migrations up to STORE_SCHEMA_VERSION. */
 int store_schema_migrate(struct store *s);

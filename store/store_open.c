@@ -108,6 +108,10 @@ static const char *const stmt_sql[ST__COUNT] = {
 		"write_bytes, read_requests, read_bytes, flush_requests, discard_requests, errors, "
 		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
 		"FROM devices WHERE device_id = ?1",
+	/* IMMEDIATE: take the write lock at once, so a commit never has to
+	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
 };
 
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
@@ -122,6 +126,18 @@ sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
 	sqlite3_reset(s->stmt[id]);
 	sqlite3_clear_bindings(s->stmt[id]);
 	return s->stmt[id];
+}
+
+int store_exec_stmt(struct store *s, enum store_stmt_id id)
+{
+	sqlite3_stmt *st = store_stmt(s, id);
+	int rc;
+
+	if (!st)
+		return SQLITE_ERROR;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
 void store_blob_release(struct store *s)
@@ -204,9 +220,9 @@ static int take_owner_lock(struct store *s)
 	return 0;
 }
 
-static int configure_connection(struct store *s, int busy_ms)
+/* Settings that write nothing: safe before we know whose file this is. */
+static int configure_reader(struct store *s, int busy_ms)
 {
-	char sql[256];
 	int rc;
 
 	sqlite3_extended_result_codes(s->db, 1);
@@ -218,18 +234,27 @@ static int configure_connection(struct store *s, int busy_ms)
 		return rc;
 	if (s->mode == STORE_READ)
 		return exec_sql(s, "PRAGMA query_only = ON", "configuring the database");
+	return 0;
+}
+
+/* Writer settings; these write to the file, so only once it is known to be
+ * ours (or empty). */
+static int configure_writer(struct store *s)
+{
+	char sql[256];
+
 	/*
+	 * auto_vacuum first: it only takes on a database with no pages yet,
+	 * and switching to WAL already writes page 1.  A no-op later on.
 	 * WAL: readers keep a consistent snapshot while the backend commits.
 	 * synchronous: NORMAL never corrupts the database on power loss and
 	 * keeps every commit once the process is gone (the data is in the OS);
 	 * FULL additionally fsyncs the WAL before a commit returns, which is
 	 * what --durability power promises.
 	 */
-	/* auto_vacuum first: it only takes on a database with no pages yet,
-	 * and switching to WAL already writes page 1.  A no-op later on. */
 	snprintf(sql, sizeof(sql),
-	         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; "
-	         "PRAGMA cache_size = -16384",
+	         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
+	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384",
 	         s->durability == STORE_DURABLE_POWER ? "FULL" : "NORMAL");
 	return exec_sql(s, sql, "configuring the database");
 }
@@ -303,10 +328,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		                path);
 		goto fail;
 	}
-	if ((rc = configure_connection(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms
-	                                                            : 5000)))
+	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000)))
 		goto fail;
 	if ((rc = store_schema_check(s, &version)))
+		goto fail;
+	if (s->mode != STORE_READ && (rc = configure_writer(s)))
 		goto fail;
 	if (version < STORE_SCHEMA_VERSION) {
 		if (s->mode == STORE_READ) {
@@ -325,6 +351,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		if ((rc = store_schema_migrate(s)))
 			goto fail;
 	}
+	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -344,6 +372,7 @@ void store_close(struct store *s)
 	while (s->devices)
 		store_device_release(s->devices);
 	store_blob_release(s);
+	store_checkpointer_stop(s);
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
 	if (s->db)

@@ -1,2 +1,193 @@
-#!/bin/sh
-exit 77
+#!/usr/bin/env bash
+# test_cli.sh - profdb end to end, as a user runs it: import-disk of raw
+# images made by the HaLVM writer model, query/show/export/export-disk,
+# round trips byte for byte, and every kind of bad input: exit status 0/1/2,
+# one clear line, no half-written output, guest names that try to escape.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+PROFDB="$B/profdb"
+MKDISK="$B/frontend-stub/halvm-mkdisk"
+FIX="$S/tests/data/ghc"
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-cli.XXXXXX")
+MNT=""
+cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+export PROFSVC_DB="$T/p.db"
+fails=0
+pass=0
+
+ok()   { pass=$((pass + 1)); }
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# expect STATUS WORDS -- CMD...: runs CMD, checks its exit status and that
+# stderr contains WORDS (when not empty)
+expect() {
+	local want=$1 words=$2; shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	if [ "$got" != "$want" ]; then
+		fail "'$*' exited $got, want $want; stderr: $(head -3 "$T/err")"
+	elif [ -n "$words" ] && ! grep -qi -- "$words" "$T/err"; then
+		fail "'$*' stderr lacks '$words': $(cat "$T/err")"
+	else
+		ok
+	fi
+}
+same() { if cmp -s "$1" "$2"; then ok; else fail "$1 and $2 differ"; fi; }
+
+P="$FIX/leak/leak-p-hc.prof"
+H="$FIX/leak/leak-p-hc.hp"
+"$MKDISK" "$P" "$T/prof.disk" && "$MKDISK" "$H" "$T/hp.disk" || { echo "mkdisk failed"; exit 99; }
+
+# --- nothing there yet ---------------------------------------------------------
+expect 1 "no database at" -- "$PROFDB" query runs
+expect 2 "" -- "$PROFDB"
+expect 2 "unknown command" -- "$PROFDB" frobnicate
+expect 0 "" -- "$PROFDB" --help
+expect 0 "" -- "$PROFDB" --version
+
+# --- import, query, show ---------------------------------------------------------
+expect 0 "" -- "$PROFDB" import-disk --name leak "$T/prof.disk" "$T/hp.disk"
+grep -q "imported run 1 (leak)" "$T/out" && ok || fail "import output: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs
+grep -Eq '^ +1 +leak +- .* complete +4064 +5559$' "$T/out" && ok || fail "query table: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --json
+[ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "invalid JSON: $(cat "$T/out")"
+grep -q '"prof_bytes":4064' "$T/out" && ok || fail "JSON prof_bytes"
+expect 0 "" -- "$PROFDB" show 1
+grep -q "status block    4064 bytes, closed" "$T/out" && ok || fail "show: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show latest --json
+[ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "show --json invalid"
+
+# --- export: byte-exact, every way ------------------------------------------------
+expect 0 "" -- "$PROFDB" export 1 --prof "$T/out.prof" --hp "$T/out.hp"
+same "$T/out.prof" "$P"
+same "$T/out.hp" "$H"
+"$PROFDB" export 1 --prof - 2>/dev/null >"$T/stdout.prof"
+same "$T/stdout.prof" "$P"
+mkdir "$T/dir"
+expect 0 "" -- "$PROFDB" export latest -o "$T/dir"
+same "$T/dir/leak-1.prof" "$P"
+same "$T/dir/leak-1.hp" "$H"
+expect 0 "" -- "$PROFDB" export-disk 1 xvdp1 "$T/again.disk"
+same "$T/again.disk" "$T/prof.disk"
+expect 0 "" -- "$PROFDB" export-disk 1 hp "$T/again-hp.disk"
+same "$T/again-hp.disk" "$T/hp.disk"
+# export-disk -> import-disk -> export: still the same bytes
+expect 0 "" -- "$PROFDB" import-disk "$T/again.disk"
+expect 0 "" -- "$PROFDB" export 2 --prof "$T/rt.prof"
+same "$T/rt.prof" "$P"
+
+# --- a 32-bit guest (4-byte words) -------------------------------------------------
+"$MKDISK" --word-size 4 --size 1M "$H" "$T/hp32.disk"
+expect 0 "" -- "$PROFDB" import-disk --name g32 "$T/prof.disk" "$T/hp32.disk"
+expect 0 "" -- "$PROFDB" export latest --hp "$T/hp32.hp"
+same "$T/hp32.hp" "$H"
+
+# --- a guest that crashed: not cleanly closed -----------------------------------------
+"$MKDISK" --crash-at 3000 "$H" "$T/crash-hp.disk"
+expect 0 "not cleanly closed" -- "$PROFDB" import-disk --name crashy "$T/crash-hp.disk"
+# (imported as xvdp1: the first image is the .prof disk)
+expect 0 "not cleanly closed" -- "$PROFDB" export latest --prof "$T/crash.out"
+n=$(stat -c %s "$T/crash.out")
+[ "$n" -gt 0 ] && [ "$n" -le 3000 ] && cmp -s -n "$n" "$T/crash.out" "$H" && ok || fail "crashed export is not a prefix ($n bytes)"
+tail -c 12 "$T/crash.out" | grep -q "END_SAMPLE" || tail -1 "$T/crash.out" | grep -q "^END_SAMPLE" && ok || fail "crashed export does not end on a sample"
+expect 0 "" -- "$PROFDB" query runs --state crashed
+grep -q crashy "$T/out" && ok || fail "--state crashed"
+
+# --- a corrupt status block: refused, then salvaged -------------------------------------
+cp "$T/prof.disk" "$T/bad.disk"
+printf '\x55' | dd of="$T/bad.disk" bs=1 seek=100 conv=notrunc status=none
+expect 0 "header block corrupted" -- "$PROFDB" import-disk --name bad "$T/bad.disk"
+id_bad=$("$PROFDB" query runs --name bad --json | grep -o '"run_id":[0-9]*' | cut -d: -f2)
+expect 1 "header block corrupted" -- "$PROFDB" export "$id_bad" --prof "$T/bad.prof"
+[ ! -e "$T/bad.prof" ] && ok || fail "a refused export left a file"
+ls "$T" | grep -q "tmp\." && fail "a temporary file was left behind" || ok
+expect 0 "salvaged: status block damaged: 31 of 32 copies agree" -- "$PROFDB" export "$id_bad" --prof "$T/bad.prof" --salvage
+same "$T/bad.prof" "$P"
+# status block wiped entirely: salvage by extent
+cp "$T/prof.disk" "$T/wiped.disk"
+dd if=/dev/urandom of="$T/wiped.disk" bs=512 count=1 conv=notrunc status=none
+expect 0 "" -- "$PROFDB" import-disk --name wiped "$T/wiped.disk"
+expect 0 "no usable status block" -- "$PROFDB" export latest --prof "$T/wiped.prof" --salvage
+same "$T/wiped.prof" "$P"
+
+# --- filters ------------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" query runs --name 'lea?'
+[ "$(grep -c leak "$T/out")" = 1 ] && ok || fail "--name glob: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --limit 2
+[ "$(wc -l <"$T/out")" = 3 ] && ok || fail "--limit 2: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --since 1d
+expect 0 "" -- "$PROFDB" query runs --since 2026-01-01T00:00Z
+expect 2 "--state must be" -- "$PROFDB" query runs --state sideways
+expect 2 "--since" -- "$PROFDB" query runs --since yesterday
+expect 2 "--limit" -- "$PROFDB" query runs --limit -3
+expect 2 "" -- "$PROFDB" query nothing
+
+# --- bad run ids, devices, paths ------------------------------------------------------
+expect 1 "no run 999" -- "$PROFDB" show 999
+expect 1 "not a run id" -- "$PROFDB" show abc
+expect 1 "not a run id" -- "$PROFDB" export 0
+expect 1 "no device xvdq9" -- "$PROFDB" export-disk 1 xvdq9 "$T/x.disk"
+expect 2 "standard output" -- "$PROFDB" export-disk 1 xvdp1 -
+expect 2 "both go to standard output" -- "$PROFDB" export 1 --prof - --hp -
+expect 1 "not a directory" -- "$PROFDB" export 1 -o "$T/prof.disk"
+expect 1 "No such file" -- "$PROFDB" export 1 --prof "$T/nodir/x.prof"
+expect 1 "cannot open" -- "$PROFDB" import-disk "$T/missing.disk"
+: >"$T/empty.disk"
+expect 1 "empty" -- "$PROFDB" import-disk "$T/empty.disk"
+expect 2 "" -- "$PROFDB" import-disk a b c
+
+# --- guest-controlled names -----------------------------------------------------------
+expect 0 "" -- "$PROFDB" import-disk --name '../../etc/x' "$T/prof.disk"
+mkdir "$T/safe"
+expect 0 "" -- "$PROFDB" export latest -o "$T/safe"
+[ "$(ls "$T/safe")" = "_etc_x-$("$PROFDB" query runs --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2).prof" ] && ok || fail "escaping name: $(ls -R "$T/safe")"
+[ ! -e "$T/etc" ] && ok || fail "export escaped its directory"
+expect 0 "" -- "$PROFDB" import-disk --name "$(printf 'evil\033[2J\nname\x01')" "$T/prof.disk"
+expect 0 "" -- "$PROFDB" query runs
+grep -q $'\033' "$T/out" && fail "escape sequence reached the terminal" || ok
+grep -q 'evil\\x1b\[2J\\x0aname\\x01' "$T/out" && ok || fail "name not shown escaped: $(tail -1 "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --json
+[ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "JSON with control characters invalid"
+expect 0 "" -- "$PROFDB" import-disk --name "$(printf 'bad\xff\xfeutf8')" "$T/prof.disk"
+expect 0 "" -- "$PROFDB" query runs --json
+[ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "JSON with invalid UTF-8 invalid"
+
+# --- damaged and foreign databases ------------------------------------------------------
+head -c 10000 /dev/urandom >"$T/junk.db"
+expect 1 "not a profsvc database" -- "$PROFDB" --db "$T/junk.db" query runs
+sqlite3 "$T/other.db" "create table t(x)"
+expect 1 "not a profsvc store" -- "$PROFDB" --db "$T/other.db" query runs
+cp "$PROFSVC_DB" "$T/newer.db"
+sqlite3 "$T/newer.db" "pragma user_version=7"
+expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" query runs
+expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" import-disk "$T/prof.disk"
+[ "$(sqlite3 "$T/newer.db" 'pragma user_version')" = 7 ] && ok || fail "newer database modified"
+expect 0 "" -- "$PROFDB" check
+
+# --- a read-only database still answers queries ---------------------------------------------
+cp "$PROFSVC_DB" "$T/ro.db"
+chmod 0444 "$T/ro.db"
+expect 0 "" -- "$PROFDB" --db "$T/ro.db" query runs
+expect 0 "" -- env PROFSVC_DB="$T/ro.db" "$PROFDB" export 1 --prof "$T/ro.prof"
+same "$T/ro.prof" "$P"
+
+# --- a full disk while exporting: clear error, nothing left behind ----------------------------
+if [ "$(id -u)" = 0 ] && mkdir -p "$T/full" && mount -t tmpfs -o size=12k tmpfs "$T/full" 2>/dev/null; then
+	MNT="$T/full"
+	big="$FIX/exprcalc/exprcalc-hc-i0.01.hp"
+	"$MKDISK" "$big" "$T/big.disk"
+	expect 0 "" -- "$PROFDB" import-disk --name big "$T/big.disk"
+	expect 1 "No space left" -- "$PROFDB" export latest --prof "$MNT/big.prof"
+	[ -z "$(ls -A "$MNT")" ] && ok || fail "a full disk left files: $(ls -A "$MNT")"
+	umount "$MNT"; MNT=""
+else
+	echo "note: not root or no tmpfs mount; skipped the full-disk export check"
+fi
+
+# --- database files are root-only -------------------------------------------------------------
+[ "$(stat -c %a "$PROFSVC_DB")" = 600 ] && ok || fail "database mode $(stat -c %a "$PROFSVC_DB")"
+
+echo "test_cli: $pass checks passed, $fails failed"
+[ "$fails" = 0 ]

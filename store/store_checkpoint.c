@@ -1,0 +1,141 @@
+/*
+ * store_checkpoint.c - the owner's background WAL checkpointer.
+ *
+ * Why a thread: with synchronous=NORMAL a checkpoint fsyncs the WAL and the
+ * database.  Done by the writer (SQLite's auto-checkpoint), that fsync and
+ * the WAL-to-database copy land on whichever guest request happens to cross
+ * the threshold, and they halve bulk throughput.  A second connection in its
+ * own thread runs PASSIVE checkpoints instead, concurrently with the writer,
+ * which never blocks on them.
+ *
+ * Why the writer still checkpoints sometimes: a PASSIVE checkpoint only
+ * copies the frames that exist when it starts, and SQLite restarts the WAL
+ * only once every frame is copied.  A writer that never pauses would let the
+ * WAL grow without bound; past STORE_WAL_HARD_FRAMES the writer checkpoints
+ * itself (nothing is appended meanwhile, so that one completes).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+#define STORE_WAL_SOFT_FRAMES 1000   /* wake the checkpointer (~4 MiB) */
+#define STORE_WAL_HARD_FRAMES 16384  /* writer checkpoints itself (~64 MiB) */
+
+struct store_checkpointer {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	sqlite3 *db;
+	int pending;  /* work requested */
+	int busy;     /* a checkpoint is running */
+	int stop;
+	int running;
+};
+
+static void *checkpoint_main(void *arg)
+{
+	struct store_checkpointer *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->pending && !c->stop)
+			pthread_cond_wait(&c->wake, &c->lock);
+		if (c->stop)
+			break;
+		c->pending = 0;
+		c->busy = 1;
+		pthread_mutex_unlock(&c->lock);
+		/* Errors (a busy reader, a full disk) are not fatal here: the
+		 * frames stay in the WAL and the next attempt copies them. */
+		sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		pthread_mutex_lock(&c->lock);
+		c->busy = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
+{
+	struct store *s = ctx;
+	struct store_checkpointer *c = s->checkpointer;
+
+	(void)name;
+	if (frames >= STORE_WAL_HARD_FRAMES) {
+		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	} else if (frames >= STORE_WAL_SOFT_FRAMES && c) {
+		/* Once per WAL generation: re-waking a running checkpointer after
+		 * every commit only makes it fight the writer for the WAL index. */
+		pthread_mutex_lock(&c->lock);
+		if (!c->pending && !c->busy) {
+			c->pending = 1;
+			pthread_cond_signal(&c->wake);
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	return SQLITE_OK;
+}
+
+int store_checkpointer_start(struct store *s)
+{
+	struct store_checkpointer *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
+	if (sqlite3_open_v2(s->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		int rc = store_fail(s, STORE_EIO, "opening the checkpointer connection: %s",
+		                    c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		sqlite3_close(c->db);
+		free(c);
+		return rc;
+	}
+	sqlite3_busy_timeout(c->db, 1000);
+	/* A connection learns the database is in WAL mode only when it first
+	 * reads it; until then a checkpoint is a silent no-op. */
+	if (sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = store_fail(s, STORE_EIO, "opening the checkpointer connection: %s",
+		                    sqlite3_errmsg(c->db));
+		sqlite3_close(c->db);
+		free(c);
+		return rc;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	if (pthread_create(&c->thread, NULL, checkpoint_main, c) != 0) {
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->wake);
+		sqlite3_close(c->db);
+		free(c);
+		return store_fail(s, STORE_ENOMEM, "cannot start the checkpointer thread");
+	}
+	c->running = 1;
+	s->checkpointer = c;
+	/* Replaces SQLite's own auto-checkpoint on the writer connection. */
+	sqlite3_wal_hook(s->db, wal_hook, s);
+	return 0;
+}
+
+void store_checkpointer_stop(struct store *s)
+{
+	struct store_checkpointer *c = s->checkpointer;
+
+	if (!c)
+		return;
+	sqlite3_wal_hook(s->db, NULL, NULL);
+	pthread_mutex_lock(&c->lock);
+	c->stop = 1;
+	pthread_cond_signal(&c->wake);
+	pthread_mutex_unlock(&c->lock);
+	if (c->running)
+		pthread_join(c->thread, NULL);
+	sqlite3_close(c->db);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->wake);
+	free(c);
+	s->checkpointer = NULL;
+}
