@@ -52,6 +52,11 @@ int store_sqlite_fail(struct store *s, const char *what)
 		return store_fail(s, STORE_EBUSY, "%s: %s is locked by another process; retry", what,
 		                  s->path);
 	case SQLITE_READONLY:
+		if (s->mode == STORE_READ)
+			return store_fail(s, STORE_EPERM,
+			                  "%s: cannot read %s without write access to its directory: "
+			                  "SQLite keeps its WAL index in %s-shm there; run as root",
+			                  what, s->path, s->path);
 		return store_fail(s, STORE_EREADONLY,
 		                  "%s: %s is read-only (check the file's and its directory's permissions)",
 		                  what, s->path);

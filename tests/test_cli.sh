@@ -186,6 +186,20 @@ else
 	echo "note: not root or no tmpfs mount; skipped the full-disk export check"
 fi
 
+# --- users who are not root get told why ---------------------------------------------------
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- true 2>/dev/null; then
+	mkdir -m 755 "$T/nr"
+	cp "$PROFSVC_DB" "$T/nr/p.db"
+	chmod 755 "$T"
+	expect 1 "root-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
+	chmod 644 "$T/nr/p.db"
+	expect 1 "write access to its directory" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
+	expect 1 "read-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" import-disk "$T/prof.disk"
+	chmod 700 "$T"
+else
+	echo "note: not root (or no runuser): skipped the non-root access checks"
+fi
+
 # --- database files are root-only -------------------------------------------------------------
 [ "$(stat -c %a "$PROFSVC_DB")" = 600 ] && ok || fail "database mode $(stat -c %a "$PROFSVC_DB")"
 
