@@ -194,12 +194,16 @@ int cli_safe_width(const char *s)
 
 	while (*p) {
 		int n = utf8_len(p);
-		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\')
-			col++, p++;
-		else if (n > 1)
-			col++, p += n;
-		else
-			col += *p++ == '\\' ? 2 : 4;
+		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
+			col++;
+			p++;
+		} else if (n > 1) {
+			col++;
+			p += n;
+		} else {
+			col += *p == '\\' ? 2 : 4; /* \\ or \xNN */
+			p++;
+		}
 	}
 	return col;
 }

@@ -392,10 +392,13 @@ int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *bu
 		return rc;
 	d->pending.read_requests++;
 	d->pending.read_bytes += (int64_t)nsect * STORE_SECTOR_SIZE;
-	if (s->in_batch)
+	if (s->in_batch) {
 		mark_dirty(d);
-	else
-		d->committed.read_requests++, d->committed.read_bytes += (int64_t)nsect * STORE_SECTOR_SIZE;
+	} else {
+		/* Counted now, stored with the device's next batch. */
+		d->committed.read_requests = d->pending.read_requests;
+		d->committed.read_bytes = d->pending.read_bytes;
+	}
 	return 0;
 }
 
@@ -453,7 +456,7 @@ void store_note_flush(struct store_device *d)
 	if (d->s->in_batch)
 		mark_dirty(d);
 	else
-		d->committed.flush_requests++;
+		d->committed.flush_requests = d->pending.flush_requests;
 }
 
 void store_note_error(struct store_device *d)
@@ -462,7 +465,7 @@ void store_note_error(struct store_device *d)
 	if (d->s->in_batch)
 		mark_dirty(d);
 	else
-		d->committed.errors++;
+		d->committed.errors = d->pending.errors;
 }
 
 /* ---- snapshot reads ----------------------------------------------------------- */

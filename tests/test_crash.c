@@ -254,24 +254,6 @@ static int device_equals(struct store *s, int64_t dev, const uint8_t *model, uin
 	return c.equal;
 }
 
-struct buf {
-	uint8_t *p;
-	size_t len;
-};
-
-static int buf_cb(void *ctx, uint64_t off, const void *data, size_t len)
-{
-	struct buf *b = ctx;
-	(void)off;
-	b->p = realloc(b->p, b->len + len + 1);
-	if (data)
-		memcpy(b->p + b->len, data, len);
-	else
-		memset(b->p + b->len, 0, len);
-	b->len += len;
-	return 0;
-}
-
 /* Returns 1 if the kill landed mid-workload. */
 static int verify_round(const char *db, const struct plan *p, const struct msg *ids, int acked,
                         int done, int round, uint8_t *img[2])
@@ -308,12 +290,12 @@ static int verify_round(const char *db, const struct plan *p, const struct msg *
 		/* Export vs convert-profile on the model's raw image. */
 		struct store_device_info hp;
 		struct store_extract_report rep;
-		struct buf b = {0};
+		struct tu_buf b = {0};
 		uint8_t *ref;
 		size_t reflen;
 		enum ref_result rr = ref_convert_profile(img[0], HP_SECTORS * 512u, 8, &ref, &reflen);
 		REQUIRE(store_find_device(s, ids->run_id, "xvdp2", &hp) == 0, "%s", store_errmsg(s));
-		int rc = store_extract_profile(s, &hp, 0, buf_cb, &b, &rep);
+		int rc = store_extract_profile(s, &hp, 0, tu_buf_cb, &b, &rep);
 		if (rr == REF_CORRUPT)
 			CHECK(rc == STORE_ECORRUPT && rep.header == STATUS_BLOCK_EMPTY,
 			      "round %d: export of an unwritten profile: %d", round, rc);

@@ -49,27 +49,6 @@ static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
 	return 0;
 }
 
-struct buf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
-static int buf_cb(void *ctx, uint64_t off, const void *data, size_t len)
-{
-	struct buf *b = ctx;
-	(void)off;
-	if (b->len + len > b->cap) {
-		b->cap = (b->len + len) * 2;
-		b->p = realloc(b->p, b->cap);
-	}
-	if (data)
-		memcpy(b->p + b->len, data, len);
-	else
-		memset(b->p + b->len, 0, len);
-	b->len += len;
-	return 0;
-}
-
 static off_t file_size(const char *path)
 {
 	struct stat st;
@@ -82,14 +61,14 @@ static uint8_t *export_device(struct store *s, int64_t device_id, size_t *len,
 {
 	struct store_device_info info;
 	struct store_device *d;
-	struct buf b = {0};
+	struct tu_buf b = {0};
 
 	if (store_device_open(s, device_id, &d) != 0)
 		return NULL;
 	store_device_get_info(d, &info);
 	store_device_release(d);
 	store_read_begin(s);
-	int rc = store_extract_profile(s, &info, salvage, buf_cb, &b, rep);
+	int rc = store_extract_profile(s, &info, salvage, tu_buf_cb, &b, rep);
 	store_read_end(s);
 	if (rc != 0) {
 		free(b.p);

@@ -190,6 +190,25 @@ struct store *tu_open_store(const char *path, enum store_open_mode mode)
 	return s;
 }
 
+int tu_buf_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	struct tu_buf *b = ctx;
+
+	(void)off;
+	if (b->len + len + 1 > b->cap) {
+		b->cap = (b->len + len + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			exit(99);
+	}
+	if (data)
+		memcpy(b->p + b->len, data, len);
+	else
+		memset(b->p + b->len, 0, len);
+	b->len += len;
+	return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -50,6 +50,13 @@ int tu_write_file(const char *path, const void *data, size_t len);
 const char *tu_srcdir(void);
 const char *tu_builddir(void);
 
+/* Collects store_read_range/store_extract_profile output (holes as zeros). */
+struct tu_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+int tu_buf_cb(void *ctx, uint64_t off, const void *data, size_t len);
+
 /* Opens a store or aborts the test. */
 struct store *tu_open_store(const char *path, enum store_open_mode mode);
 
