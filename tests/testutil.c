@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -252,4 +255,78 @@ void tu_free_list(char **list)
 	for (char **p = list; p && *p; p++)
 		free(*p);
 	free(list);
+}
+
+void tu_xensim_start(struct tu_xensim *x)
+{
+	char bin[4096], sock[600];
+	static int seq;
+
+	snprintf(x->dir, sizeof(x->dir), "%s/xs%d", tu_tmpdir(), seq++);
+	snprintf(bin, sizeof(bin), "%s/frontend-stub/xensim", tu_builddir());
+	x->pid = fork();
+	REQUIRE(x->pid >= 0, "fork");
+	if (x->pid == 0) {
+		execl(bin, "xensim", "start", "--dir", x->dir, "--foreground", (char *)NULL);
+		perror(bin);
+		_exit(127);
+	}
+	snprintf(sock, sizeof(sock), "%s/dom0/hv.sock", x->dir);
+	for (int i = 0; i < 1000 && access(sock, F_OK) != 0; i++) {
+		int status;
+		REQUIRE(waitpid(x->pid, &status, WNOHANG) == 0, "xensim exited at start (status %d)",
+		        status);
+		usleep(5000);
+	}
+	REQUIRE(access(sock, F_OK) == 0, "xensim did not come up in %s", x->dir);
+}
+
+void tu_xensim_stop(struct tu_xensim *x)
+{
+	int status = 0;
+	char path[600];
+
+	if (x->pid <= 0)
+		return;
+	kill(x->pid, SIGTERM);
+	for (int i = 0; i < 500 && waitpid(x->pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(x->pid, &status, WNOHANG) == 0) {
+		kill(x->pid, SIGKILL);
+		waitpid(x->pid, &status, 0);
+		CHECK(0, "xensim did not stop on SIGTERM");
+	}
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "xensim exited with status %d", status);
+	snprintf(path, sizeof(path), "%s/dom0", x->dir);
+	CHECK(access(path, F_OK) != 0, "xensim left %s behind", path);
+	x->pid = 0;
+}
+
+int tu_xensim_run(struct tu_xensim *x, const char *args, char *out, size_t outlen)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "%s/frontend-stub/xensim %s --dir %s 2>&1", tu_builddir(), args,
+	         x->dir);
+	FILE *p = popen(cmd, "r");
+	size_t len = 0;
+	REQUIRE(p, "popen");
+	if (out && outlen) {
+		len = fread(out, 1, outlen - 1, p);
+		out[len] = '\0';
+	} else {
+		char sink[1024];
+		while (fread(sink, 1, sizeof(sink), p) > 0)
+			;
+	}
+	int status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+uint32_t tu_xensim_create(struct tu_xensim *x, const char *name)
+{
+	char args[300], out[256];
+	snprintf(args, sizeof(args), "create --name %s", name);
+	int rc = tu_xensim_run(x, args, out, sizeof(out));
+	REQUIRE(rc == 0, "xensim create %s: %s", name, out);
+	return (uint32_t)strtoul(out, NULL, 10);
 }

@@ -64,4 +64,20 @@ struct store *tu_open_store(const char *path, enum store_open_mode mode);
 char **tu_fixture_list(void);
 void tu_free_list(char **list);
 
+/* ---- xensim for tests ---------------------------------------------------- */
+
+struct tu_xensim {
+	char dir[256];
+	int pid;
+};
+/* Starts <builddir>/frontend-stub/xensim in the foreground in a fresh
+ * directory and waits until dom0's sockets answer. */
+void tu_xensim_start(struct tu_xensim *x);
+/* SIGTERM, then checks that it exited cleanly and removed its sockets. */
+void tu_xensim_stop(struct tu_xensim *x);
+/* Runs `xensim ARGS --dir DIR`; returns the exit status. */
+int tu_xensim_run(struct tu_xensim *x, const char *args, char *out, size_t outlen);
+/* Creates a domain; returns its domid. */
+uint32_t tu_xensim_create(struct tu_xensim *x, const char *name);
+
 #endif

@@ -1,0 +1,475 @@
+/*
+ * xensim.c - the simulated hypervisor and xenstored, one daemon: the event
+ * loop, start/stop, and the command line that creates, destroys and lists
+ * domains.
+ *
+ *   xensim start   --dir DIR [--foreground] [-v]
+ *   xensim stop    --dir DIR
+ *   xensim create  --dir DIR --name NAME [--domid N] [--uuid UUID]
+ *   xensim destroy --dir DIR DOMID|NAME
+ *   xensim list    --dir DIR
+ *
+ * DIR defaults to $XENSIM_DIR.  Inside it: dom<N>/xs.sock (xenstored wire
+ * protocol: point libxenstore at it with XENSTORED_PATH) and dom<N>/hv.sock
+ * (platform/sim_proto.h), xensim.pid, xensim.log when not in the foreground.
+ * One daemon per directory; it removes what it created when it stops.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "xensim.h"
+
+int sim_verbose;
+static int epfd = -1;
+static FILE *log_file;
+
+void sim_log(const char *fmt, ...)
+{
+	va_list ap;
+	FILE *f = log_file ? log_file : stderr;
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	fprintf(f, "xensim %s.%03ld ", when, ts.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+int loop_add(struct ev_item *it, int want_write)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (want_write ? EPOLLOUT : 0), .data.ptr = it};
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, it->fd, &ev);
+}
+
+void loop_mod(struct ev_item *it, int want_write)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (want_write ? EPOLLOUT : 0), .data.ptr = it};
+	epoll_ctl(epfd, EPOLL_CTL_MOD, it->fd, &ev);
+}
+
+void loop_del(struct ev_item *it)
+{
+	epoll_ctl(epfd, EPOLL_CTL_DEL, it->fd, NULL);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: xensim start   --dir DIR [--foreground] [-v]\n"
+	      "       xensim stop    --dir DIR\n"
+	      "       xensim create  --dir DIR --name NAME [--domid N] [--uuid UUID]\n"
+	      "       xensim destroy --dir DIR DOMID|NAME\n"
+	      "       xensim list    --dir DIR\n"
+	      "A simulated Xen (hypervisor + xenstored) for running profsvc without Xen.\n"
+	      "DIR defaults to $XENSIM_DIR.  Clients: XENSTORED_PATH=DIR/dom0/xs.sock for\n"
+	      "libxenstore, and --platform sim --sim-dir DIR for profsvc programs.\n",
+	      f);
+}
+
+/* ---- the daemon ---------------------------------------------------------------- */
+
+static int run(const char *dir, int ready_fd)
+{
+	struct ev_item sig = {.kind = EV_SIGNAL};
+	char path[600], err[256];
+	sigset_t mask;
+	uint32_t dom0;
+	int rc = 1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (epfd < 0 || sig.fd < 0 || loop_add(&sig, 0) != 0) {
+		sim_log("cannot set up the event loop: %s", strerror(errno));
+		return 1;
+	}
+	xs_server_init();
+	hv_init(dir);
+	if (hv_create_domain(0, "Domain-0", "00000000-0000-0000-0000-000000000000", &dom0, err,
+	                     sizeof(err)) != 0) {
+		sim_log("cannot create dom0: %s", err);
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+	FILE *pf = fopen(path, "w");
+	if (pf) {
+		fprintf(pf, "%ld\n", (long)getpid());
+		fclose(pf);
+	}
+	sim_log("running on %s (pid %ld)", dir, (long)getpid());
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "", 1) != 1) {
+			/* the parent is gone; carry on */
+		}
+		close(ready_fd);
+	}
+	while (!hv_stop_requested()) {
+		struct epoll_event evs[64];
+		int n = epoll_wait(epfd, evs, 64, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			sim_log("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct ev_item *it = evs[i].data.ptr;
+			int rd = (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
+			int wr = (evs[i].events & EPOLLOUT) != 0;
+			switch (it->kind) {
+			case EV_SIGNAL: {
+				struct signalfd_siginfo si;
+				if (read(it->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+					sim_log("signal %u: stopping", si.ssi_signo);
+					goto stopping;
+				}
+				break;
+			}
+			case EV_XS_LISTEN:
+			case EV_HV_LISTEN: {
+				struct hv_listener *l = (struct hv_listener *)it;
+				int fd;
+				while ((fd = accept4(it->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+					if (l->is_xs)
+						xs_accept(fd, l->domid);
+					else
+						hv_accept(fd, l->domid);
+				}
+				break;
+			}
+			case EV_XS_CONN:
+				xs_conn_event(it, rd, wr);
+				break;
+			case EV_HV_CONN:
+				hv_conn_event(it, rd, wr);
+				break;
+			}
+			/* A destroy frees domains (and their listeners) that may
+			 * be later in this batch: take a fresh batch. */
+			if (it->kind == EV_HV_CONN)
+				break;
+		}
+		xs_reap();
+		hv_reap();
+	}
+stopping:
+	rc = 0;
+out:
+	hv_fini();
+	xs_server_fini();
+	snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+	unlink(path);
+	sim_log("stopped");
+	close(sig.fd);
+	close(epfd);
+	return rc;
+}
+
+static int lock_dir(const char *dir, int *fd_out)
+{
+	char path[600], pid[32] = "";
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/xensim.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "xensim: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (!fgets(pid, sizeof(pid), f))
+				pid[0] = '\0';
+			fclose(f);
+		}
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr, "xensim: already running on %s (pid %s); 'xensim stop --dir %s' first\n",
+		        dir, pid[0] ? pid : "unknown", dir);
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int cmd_start(const char *dir, int foreground)
+{
+	int lockfd, p[2];
+
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "xensim: cannot create %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	if (strlen(dir) > 80) {
+		/* sun_path is 108 bytes: dir + "/dom32752/xs.sock" must fit. */
+		fprintf(stderr, "xensim: directory path too long for Unix sockets: %s\n", dir);
+		return 1;
+	}
+	if (lock_dir(dir, &lockfd) != 0)
+		return 1;
+	if (foreground)
+		return run(dir, -1);
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		perror("xensim: pipe");
+		return 1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("xensim: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		char path[600];
+		close(p[0]);
+		setsid();
+		snprintf(path, sizeof(path), "%s/xensim.log", dir);
+		log_file = fopen(path, "a");
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			if (log_file)
+				dup2(fileno(log_file), 2);
+			if (null > 2)
+				close(null);
+		}
+		_exit(run(dir, p[1]));
+	}
+	close(p[1]);
+	close(lockfd); /* the child holds the lock through its copy */
+	char c;
+	if (read(p[0], &c, 1) != 1) {
+		fprintf(stderr, "xensim: failed to start (see %s/xensim.log)\n", dir);
+		return 1;
+	}
+	printf("xensim running on %s (pid %ld)\n", dir, (long)pid);
+	return 0;
+}
+
+/* ---- the control client ------------------------------------------------------------ */
+
+static int control(const char *dir, struct sim_msg *m, const void *items, size_t len, char *out,
+                   size_t outlen)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	uint8_t buf[sizeof(*m) + 64 * 1024];
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dom0/hv.sock", dir);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "xensim: no xensim running on %s ('xensim start --dir %s')\n", dir, dir);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memcpy(buf, m, sizeof(*m));
+	if (len)
+		memcpy(buf + sizeof(*m), items, len);
+	ssize_t n = send(fd, buf, sizeof(*m) + len, 0);
+	if (n >= 0)
+		n = recv(fd, buf, sizeof(buf), 0);
+	close(fd);
+	if (n < (ssize_t)sizeof(*m)) {
+		fprintf(stderr, "xensim: no reply from xensim on %s\n", dir);
+		return -1;
+	}
+	memcpy(m, buf, sizeof(*m));
+	if (out) {
+		size_t l = (size_t)n - sizeof(*m) < outlen - 1 ? (size_t)n - sizeof(*m) : outlen - 1;
+		memcpy(out, buf + sizeof(*m), l);
+		out[l] = '\0';
+	}
+	return 0;
+}
+
+static int find_domain(const char *dir, const char *arg, uint32_t *domid)
+{
+	struct sim_msg m = {.op = SIM_DOM_LIST};
+	static char text[64 * 1024];
+	char *end;
+
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*arg && !*end) {
+		*domid = (uint32_t)v;
+		return 0;
+	}
+	if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
+		return -1;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned id;
+		char state[16], uuid[64];
+		int pos;
+		if (sscanf(line, "%u %15s %63s %*u %*d %n", &id, state, uuid, &pos) >= 3 &&
+		    strcmp(line + pos, arg) == 0 && strcmp(state, "running") == 0) {
+			*domid = id;
+			return 0;
+		}
+	}
+	fprintf(stderr, "xensim: no running domain named '%s' ('xensim list')\n", arg);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"dir", required_argument, NULL, 'd'},  {"foreground", no_argument, NULL, 'f'},
+		{"name", required_argument, NULL, 'n'}, {"domid", required_argument, NULL, 'i'},
+		{"uuid", required_argument, NULL, 'u'}, {"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	};
+	const char *dir = getenv("XENSIM_DIR"), *name = NULL, *uuid = "";
+	uint32_t domid = 0;
+	int foreground = 0, c;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	const char *cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			dir = optarg;
+			break;
+		case 'f':
+			foreground = 1;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'i': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v == 0 || v > SIM_MAX_DOMID) {
+				fprintf(stderr, "xensim: --domid must be 1..%u\n", SIM_MAX_DOMID);
+				return 2;
+			}
+			domid = (uint32_t)v;
+			break;
+		}
+		case 'u':
+			uuid = optarg;
+			break;
+		case 'v':
+			sim_verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!dir || !*dir) {
+		fprintf(stderr, "xensim: no directory: pass --dir DIR or set XENSIM_DIR\n");
+		return 2;
+	}
+	if (!strcmp(cmd, "start"))
+		return cmd_start(dir, foreground);
+	if (!strcmp(cmd, "stop")) {
+		struct sim_msg m = {.op = SIM_STOP};
+		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+			return 1;
+		/* Wait until it has cleaned up (its lock is released last). */
+		for (int i = 0; i < 500; i++) {
+			int fd;
+			char path[600];
+			snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+			if (access(path, F_OK) != 0 && lock_dir(dir, &fd) == 0) {
+				close(fd);
+				snprintf(path, sizeof(path), "%s/xensim.lock", dir);
+				unlink(path);
+				rmdir(dir); /* only if empty */
+				return 0;
+			}
+			usleep(10000);
+		}
+		fprintf(stderr, "xensim: still running after 5 s\n");
+		return 1;
+	}
+	if (!strcmp(cmd, "create")) {
+		char items[256], text[256];
+		if (!name) {
+			fprintf(stderr, "xensim: create needs --name\n");
+			return 2;
+		}
+		int len = snprintf(items, sizeof(items), "%s%c%s", name, '\0', uuid) + 1;
+		struct sim_msg m = {.op = SIM_DOM_CREATE, .a = {domid}, .n = (uint32_t)len};
+		if (len > (int)sizeof(items) || control(dir, &m, items, (size_t)len, text, sizeof(text)))
+			return 1;
+		if (m.err) {
+			fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
+			return 1;
+		}
+		printf("%u\n", m.a[0]);
+		return 0;
+	}
+	if (!strcmp(cmd, "destroy")) {
+		if (optind != argc - 1) {
+			usage(stderr);
+			return 2;
+		}
+		if (find_domain(dir, argv[optind], &domid) != 0)
+			return 1;
+		struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
+		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+			return 1;
+		if (m.err) {
+			fprintf(stderr, "xensim: cannot destroy domain %u: %s\n", domid,
+			        m.err == ESRCH ? "no such running domain"
+			        : m.err == EPERM ? "dom0 stays" : strerror(m.err));
+			return 1;
+		}
+		return 0;
+	}
+	if (!strcmp(cmd, "list")) {
+		static char text[64 * 1024];
+		struct sim_msg m = {.op = SIM_DOM_LIST};
+		if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
+			return 1;
+		printf("%-6s %-8s %-36s %5s %5s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
+		       "NAME");
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			unsigned id, maps;
+			int procs, pos;
+			char state[16], u[64];
+			if (sscanf(line, "%u %15s %63s %u %d %n", &id, state, u, &maps, &procs, &pos) >= 5)
+				printf("%-6u %-8s %-36s %5u %5d  %s\n", id, state, u, maps, procs, line + pos);
+		}
+		return 0;
+	}
+	fprintf(stderr, "xensim: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,197 @@
+/*
+ * platform.c - choosing an implementation of the Xen seam and dispatching
+ * to it (see platform.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "platform.h"
+
+int plat_parse_kind(const char *name, enum plat_kind *out)
+{
+	if (!name || !*name) {
+		*out = access("/dev/xen/evtchn", F_OK) == 0 ? PLAT_XEN : PLAT_SIM;
+		return 0;
+	}
+	if (strcmp(name, "xen") == 0) {
+		*out = PLAT_XEN;
+		return 0;
+	}
+	if (strcmp(name, "sim") == 0) {
+		*out = PLAT_SIM;
+		return 0;
+	}
+	return -1;
+}
+
+const char *plat_kind_name(enum plat_kind k)
+{
+	return k == PLAT_XEN ? "xen" : "sim";
+}
+
+int plat_open(struct plat **out, const struct plat_opts *opts, char *err, size_t errlen)
+{
+	struct plat *p = calloc(1, sizeof(*p));
+
+	*out = NULL;
+	if (!p) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	p->kind = opts->kind;
+	if (opts->kind == PLAT_XEN) {
+#ifdef HAVE_XEN
+		p->ops = &plat_xen_ops;
+#else
+		snprintf(err, errlen, "this build has no real-Xen platform (configure found no "
+		                      "libxen-dev); use --platform sim");
+		free(p);
+		return -1;
+#endif
+	} else {
+		p->ops = &plat_sim_ops;
+	}
+	if (p->ops->open(p, opts, err, errlen) != 0) {
+		free(p);
+		return -1;
+	}
+	*out = p;
+	return 0;
+}
+
+void plat_close(struct plat *p)
+{
+	if (!p)
+		return;
+	p->ops->close(p);
+	free(p);
+}
+
+enum plat_kind plat_kind(const struct plat *p)
+{
+	return p->kind;
+}
+
+uint32_t plat_domid(const struct plat *p)
+{
+	return p->domid;
+}
+
+struct xs_handle *plat_xs_open(struct plat *p)
+{
+	return p->ops->xs_open(p);
+}
+
+struct plat_evtchn *plat_evtchn_open(struct plat *p)
+{
+	return p->ops->evtchn_open(p);
+}
+
+void plat_evtchn_close(struct plat_evtchn *e)
+{
+	if (e)
+		e->p->ops->evtchn_close(e);
+}
+
+int plat_evtchn_fd(struct plat_evtchn *e)
+{
+	return e->p->ops->evtchn_fd(e);
+}
+
+int plat_evtchn_bind_interdomain(struct plat_evtchn *e, uint32_t domid, uint32_t remote_port)
+{
+	return e->p->ops->evtchn_bind_interdomain(e, domid, remote_port);
+}
+
+int plat_evtchn_alloc_unbound(struct plat_evtchn *e, uint32_t remote_domid)
+{
+	return e->p->ops->evtchn_alloc_unbound(e, remote_domid);
+}
+
+int plat_evtchn_unbind(struct plat_evtchn *e, uint32_t port)
+{
+	return e->p->ops->evtchn_unbind(e, port);
+}
+
+int plat_evtchn_notify(struct plat_evtchn *e, uint32_t port)
+{
+	return e->p->ops->evtchn_notify(e, port);
+}
+
+int plat_evtchn_pending(struct plat_evtchn *e)
+{
+	return e->p->ops->evtchn_pending(e);
+}
+
+int plat_evtchn_unmask(struct plat_evtchn *e, uint32_t port)
+{
+	return e->p->ops->evtchn_unmask(e, port);
+}
+
+struct plat_gnttab *plat_gnttab_open(struct plat *p)
+{
+	return p->ops->gnttab_open(p);
+}
+
+void plat_gnttab_close(struct plat_gnttab *g)
+{
+	if (g)
+		g->p->ops->gnttab_close(g);
+}
+
+void *plat_gnttab_map(struct plat_gnttab *g, uint32_t domid, const uint32_t *refs, uint32_t count,
+                      int writable)
+{
+	if (count == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return g->p->ops->gnttab_map(g, domid, refs, count, writable);
+}
+
+int plat_gnttab_unmap(struct plat_gnttab *g, void *addr, uint32_t count)
+{
+	return g->p->ops->gnttab_unmap(g, addr, count);
+}
+
+int plat_gnttab_copy(struct plat_gnttab *g, uint32_t domid, int to_guest,
+                     struct plat_copy_seg *segs, uint32_t count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if ((uint32_t)segs[i].offset + segs[i].len > PLAT_PAGE_SIZE) {
+			errno = EINVAL;
+			return -1;
+		}
+	return g->p->ops->gnttab_copy(g, domid, to_guest, segs, count);
+}
+
+struct plat_gntshr *plat_gntshr_open(struct plat *p)
+{
+	return p->ops->gntshr_open(p);
+}
+
+void plat_gntshr_close(struct plat_gntshr *s)
+{
+	if (s)
+		s->p->ops->gntshr_close(s);
+}
+
+void *plat_gntshr_share(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
+                        int writable)
+{
+	if (count == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return s->p->ops->gntshr_share(s, domid, count, refs, writable);
+}
+
+int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count)
+{
+	return s->p->ops->gntshr_unshare(s, addr, count);
+}

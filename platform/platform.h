@@ -1,0 +1,168 @@
+/*
+ * platform.h - the Xen seam: everything profile-backend and the
+ * frontend-stub need from Xen, with two implementations chosen at run
+ * time, `xen` (libxenevtchn, libxengnttab/xengntshr, libxenstore) and
+ * `sim` (xensim, the simulated hypervisor).  Modelled on QEMU's
+ * include/hw/xen/xen_backend_ops.h: one ops table per subsystem, thin
+ * inline-free wrappers, and a note wherever the simulation differs.
+ *
+ * xenstore is not wrapped: both implementations hand out a real
+ * libxenstore handle (for sim, pointed at xensim's socket through
+ * XENSTORED_PATH), so there is exactly one xenstore client in the project.
+ *
+ * Errors: functions return -1 (or NULL) and set errno, like the Xen
+ * libraries they stand for.
+ *
+ * Where sim differs from Xen:
+ *  - Domains are processes that connect to <rundir>/dom<N>/; a domain's
+ *    memory is a memfd owned by xensim.
+ *  - Grant copy is checked by xensim (domain, ref, grantee, read-only,
+ *    bounds) and then done by the caller's process on its mapping of the
+ *    guest's memory: a revocation racing with a copy in flight is not
+ *    caught, where Xen would serialise them.
+ *  - Event channel notifications are delivered through xensim (one hop
+ *    more than Xen); delivery masks the port until unmask, as the Linux
+ *    evtchn driver does, so a storm leaves one pending event.
+ */
+#ifndef PROFSVC_PLATFORM_H
+#define PROFSVC_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct xs_handle;
+
+enum plat_kind { PLAT_XEN, PLAT_SIM };
+
+struct plat_opts {
+	enum plat_kind kind;
+	const char *sim_dir; /* sim: xensim's run directory */
+	uint32_t sim_domid;  /* sim: the domain this process is (0: dom0) */
+};
+
+struct plat;
+struct plat_evtchn;
+struct plat_gnttab;
+struct plat_gntshr;
+
+/* "xen", "sim", or NULL/"" for the default: xen when /dev/xen/evtchn
+ * exists, else sim. */
+int plat_parse_kind(const char *name, enum plat_kind *out);
+const char *plat_kind_name(enum plat_kind k);
+
+int plat_open(struct plat **out, const struct plat_opts *opts, char *err, size_t errlen);
+void plat_close(struct plat *p);
+enum plat_kind plat_kind(const struct plat *p);
+/* The domain this process is (0 for a dom0 backend). */
+uint32_t plat_domid(const struct plat *p);
+/* A libxenstore handle talking to this platform's xenstored as this
+ * domain (xs_close() it). */
+struct xs_handle *plat_xs_open(struct plat *p);
+
+/* ---- event channels ------------------------------------------------------- */
+
+struct plat_evtchn *plat_evtchn_open(struct plat *p);
+void plat_evtchn_close(struct plat_evtchn *e);
+/* Readable when a bound port has fired. */
+int plat_evtchn_fd(struct plat_evtchn *e);
+/* Backend side: binds to a port the frontend allocated; returns our port. */
+int plat_evtchn_bind_interdomain(struct plat_evtchn *e, uint32_t domid, uint32_t remote_port);
+/* Frontend side: a port that `remote_domid` may bind to. */
+int plat_evtchn_alloc_unbound(struct plat_evtchn *e, uint32_t remote_domid);
+int plat_evtchn_unbind(struct plat_evtchn *e, uint32_t port);
+int plat_evtchn_notify(struct plat_evtchn *e, uint32_t port);
+/* The next port that fired (it stays masked until unmasked), or -1 with
+ * errno EAGAIN when none. */
+int plat_evtchn_pending(struct plat_evtchn *e);
+int plat_evtchn_unmask(struct plat_evtchn *e, uint32_t port);
+
+/* ---- grant tables: the backend side ---------------------------------------- */
+
+#define PLAT_PAGE_SIZE 4096u
+
+struct plat_gnttab *plat_gnttab_open(struct plat *p);
+void plat_gnttab_close(struct plat_gnttab *g);
+/* Maps count grant refs of domid into one contiguous range; all or none. */
+void *plat_gnttab_map(struct plat_gnttab *g, uint32_t domid, const uint32_t *refs,
+                      uint32_t count, int writable);
+int plat_gnttab_unmap(struct plat_gnttab *g, void *addr, uint32_t count);
+
+struct plat_copy_seg {
+	uint32_t ref;      /* the guest's grant ref */
+	uint16_t offset;   /* within the granted page */
+	uint16_t len;      /* offset + len <= PLAT_PAGE_SIZE */
+	void *local;       /* our buffer */
+	int16_t status;    /* out: 0, or a negative GNTST_* */
+};
+/* Batched grant copy with one domain: to_guest copies local -> guest.
+ * Returns 0 when the batch was processed (check each status), -1 when it
+ * could not be issued at all. */
+int plat_gnttab_copy(struct plat_gnttab *g, uint32_t domid, int to_guest,
+                     struct plat_copy_seg *segs, uint32_t count);
+
+/* ---- grant sharing: the frontend side ------------------------------------------- */
+
+struct plat_gntshr *plat_gntshr_open(struct plat *p);
+void plat_gntshr_close(struct plat_gntshr *s);
+/* Allocates count pages granted to domid; refs[] receives their refs. */
+void *plat_gntshr_share(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
+                        int writable);
+int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count);
+
+/* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
+
+struct plat_ops {
+	const char *name;
+	int (*open)(struct plat *p, const struct plat_opts *o, char *err, size_t errlen);
+	void (*close)(struct plat *p);
+	struct xs_handle *(*xs_open)(struct plat *p);
+
+	struct plat_evtchn *(*evtchn_open)(struct plat *p);
+	void (*evtchn_close)(struct plat_evtchn *e);
+	int (*evtchn_fd)(struct plat_evtchn *e);
+	int (*evtchn_bind_interdomain)(struct plat_evtchn *e, uint32_t domid, uint32_t port);
+	int (*evtchn_alloc_unbound)(struct plat_evtchn *e, uint32_t domid);
+	int (*evtchn_unbind)(struct plat_evtchn *e, uint32_t port);
+	int (*evtchn_notify)(struct plat_evtchn *e, uint32_t port);
+	int (*evtchn_pending)(struct plat_evtchn *e);
+	int (*evtchn_unmask)(struct plat_evtchn *e, uint32_t port);
+
+	struct plat_gnttab *(*gnttab_open)(struct plat *p);
+	void (*gnttab_close)(struct plat_gnttab *g);
+	void *(*gnttab_map)(struct plat_gnttab *g, uint32_t domid, const uint32_t *refs,
+	                    uint32_t count, int writable);
+	int (*gnttab_unmap)(struct plat_gnttab *g, void *addr, uint32_t count);
+	int (*gnttab_copy)(struct plat_gnttab *g, uint32_t domid, int to_guest,
+	                   struct plat_copy_seg *segs, uint32_t count);
+
+	struct plat_gntshr *(*gntshr_open)(struct plat *p);
+	void (*gntshr_close)(struct plat_gntshr *s);
+	void *(*gntshr_share)(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
+	                      int writable);
+	int (*gntshr_unshare)(struct plat_gntshr *s, void *addr, uint32_t count);
+};
+
+struct plat {
+	const struct plat_ops *ops;
+	enum plat_kind kind;
+	uint32_t domid;
+	void *impl; /* the implementation's state */
+};
+
+/* Implementations embed these first in their handles. */
+struct plat_evtchn {
+	struct plat *p;
+};
+struct plat_gnttab {
+	struct plat *p;
+};
+struct plat_gntshr {
+	struct plat *p;
+};
+
+extern const struct plat_ops plat_sim_ops;
+#ifdef HAVE_XEN
+extern const struct plat_ops plat_xen_ops;
+#endif
+
+#endif
