@@ -533,7 +533,7 @@ static void handle(struct hv_conn *c, struct sim_msg *m, const uint8_t *items, s
 	switch (m->op) {
 	case SIM_HELLO:
 		c->pid = (pid_t)m->a[0];
-		for (int i = 0; i < MAX_PIDS && c->domid != 0; i++)
+		for (int i = 0; i < MAX_PIDS && c->domid != 0 && m->a[1] == 1; i++)
 			if (me->pids[i] <= 0 || me->pids[i] == c->pid) {
 				me->pids[i] = c->pid;
 				break;

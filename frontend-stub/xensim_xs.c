@@ -984,19 +984,11 @@ static void conn_drop(struct xs_conn *c, const char *why)
 	loop_del(&c->it);
 	close(c->it.fd);
 	c->it.fd = -1;
-	for (struct xs_watch **w = &watches; *w;) {
-		struct xs_watch *x = *w;
-		if (x->conn != c) {
-			w = &x->next;
-			continue;
-		}
-		*w = x->next;
-		watch_count[c->domid]--;
-		free(x->path);
-		free(x->abs);
-		free(x->token);
-		free(x);
-	}
+	/* Its watches stay linked (and are skipped) until xs_reap(): we may be
+	 * inside fire(), walking that very list. */
+	for (struct xs_watch *w = watches; w; w = w->next)
+		if (w->conn == c)
+			watch_count[c->domid]--;
 	while (c->txs)
 		tx_remove(c, c->txs);
 	/* freed by xs_reap() once the event loop's batch is done */
@@ -1004,6 +996,18 @@ static void conn_drop(struct xs_conn *c, const char *why)
 
 void xs_reap(void)
 {
+	for (struct xs_watch **w = &watches; *w;) {
+		struct xs_watch *x = *w;
+		if (!x->conn->dead) {
+			w = &x->next;
+			continue;
+		}
+		*w = x->next;
+		free(x->path);
+		free(x->abs);
+		free(x->token);
+		free(x);
+	}
 	for (struct xs_conn **p = &conns; *p;) {
 		struct xs_conn *c = *p;
 		if (!c->dead) {

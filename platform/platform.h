@@ -38,6 +38,8 @@ struct plat_opts {
 	enum plat_kind kind;
 	const char *sim_dir; /* sim: xensim's run directory */
 	uint32_t sim_domid;  /* sim: the domain this process is (0: dom0) */
+	int sim_guest;       /* sim: this process is that guest; destroying the
+	                        domain kills it, as a crash would */
 };
 
 struct plat;

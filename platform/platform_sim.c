@@ -185,6 +185,7 @@ static int sim_open(struct plat *p, const struct plat_opts *o, char *err, size_t
 		goto fail;
 	}
 	m.a[0] = (uint32_t)getpid();
+	m.a[1] = o->sim_guest ? 1 : 0;
 	if (call(s, &m, NULL, 0, &s->memfd) != 0 || s->memfd < 0) {
 		snprintf(err, errlen, "xensim refused domain %u: %s", o->sim_domid, strerror(errno));
 		goto fail;

@@ -28,7 +28,9 @@
 #define SIM_MAX_DOMID 32752u      /* DOMID_FIRST_RESERVED */
 
 enum sim_op {
-	SIM_HELLO = 1,      /* a[0] = pid  -> a[0] = domid, a[1] = incarnation; fd: memory */
+	SIM_HELLO = 1,      /* a[0] = pid, a[1] = 1: this process is the guest and dies
+	                       with its domain -> a[0] = domid, a[1] = incarnation;
+	                       fd: memory */
 	SIM_SHARE,          /* a[0] = grantee, a[1] = writable, n = pages -> items: ref, pfn */
 	SIM_UNSHARE,        /* n refs -> ok */
 	SIM_MAP,            /* a[0] = domid, a[1] = writable, n refs -> a[0] = handle,

@@ -267,12 +267,19 @@ void tu_xensim_start(struct tu_xensim *x)
 	x->pid = fork();
 	REQUIRE(x->pid >= 0, "fork");
 	if (x->pid == 0) {
-		execl(bin, "xensim", "start", "--dir", x->dir, "--foreground", (char *)NULL);
+		/* PROFSVC_VALGRIND=1: the daemon runs under valgrind, and any error
+		 * or leak makes it exit non-zero, which tu_xensim_stop checks. */
+		if (getenv("PROFSVC_VALGRIND") && *getenv("PROFSVC_VALGRIND") == '1')
+			execlp("valgrind", "valgrind", "-q", "--error-exitcode=9", "--leak-check=full",
+			       "--errors-for-leak-kinds=definite,indirect", bin, "start", "--dir", x->dir,
+			       "--foreground", (char *)NULL);
+		else
+			execl(bin, "xensim", "start", "--dir", x->dir, "--foreground", (char *)NULL);
 		perror(bin);
 		_exit(127);
 	}
 	snprintf(sock, sizeof(sock), "%s/dom0/hv.sock", x->dir);
-	for (int i = 0; i < 1000 && access(sock, F_OK) != 0; i++) {
+	for (int i = 0; i < 3000 && access(sock, F_OK) != 0; i++) {
 		int status;
 		REQUIRE(waitpid(x->pid, &status, WNOHANG) == 0, "xensim exited at start (status %d)",
 		        status);
