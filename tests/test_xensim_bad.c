@@ -139,6 +139,30 @@ static void test_xs_malformed(void)
 	CHECK(still_served(), "not served after a half message");
 }
 
+/* RESET_WATCHES (no libxenstore call for it): watches and transactions of
+ * the connection are gone, the connection itself stays. */
+static void test_reset_watches(void)
+{
+	char buf[4096];
+	int fd = xs_raw(0);
+
+	send_raw(fd, XS_WATCH, 0, "/tool/rw\0t", 11);
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_WATCH, "watch");
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_WATCH_EVENT, "registration event");
+	send_raw(fd, XS_TRANSACTION_START, 0, "", 1);
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_TRANSACTION_START, "tx start");
+	uint32_t tx = (uint32_t)strtoul(buf, NULL, 10);
+	send_raw(fd, XS_RESET_WATCHES, 0, "", 1);
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_RESET_WATCHES, "reset_watches");
+	send_raw(fd, XS_WRITE, 0, "/tool/rw\0x", 11);
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_WRITE, "write after reset");
+	CHECK(recv_reply(fd, buf, sizeof(buf), 200) == -1, "a watch survived RESET_WATCHES");
+	send_raw(fd, XS_READ, tx, "/tool/rw", 9);
+	CHECK(recv_reply(fd, buf, sizeof(buf), 1000) == XS_ERROR && !strcmp(buf, "ENOENT"),
+	      "a transaction survived RESET_WATCHES: %s", buf);
+	close(fd);
+}
+
 static void test_xs_disconnect_mid_transaction(void)
 {
 	uint32_t g = tu_xensim_create(&sim, "quitter");
@@ -311,6 +335,7 @@ int main(void)
 {
 	tu_xensim_start(&sim);
 	test_xs_malformed();
+	test_reset_watches();
 	test_xs_disconnect_mid_transaction();
 	test_watch_flood();
 	test_xs_garbage();
