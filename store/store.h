@@ -205,6 +205,11 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect);
 void store_note_flush(struct store_device *d);
 void store_note_error(struct store_device *d);
 
+/* Makes everything committed so far durable against power loss (fsync of
+ * the WAL): what a guest's FLUSH asks for under --durability process.
+ * Under STORE_DURABLE_POWER every commit already is. */
+int store_sync(struct store *s);
+
 /* ---- read transactions ---------------------------------------------------- */
 
 /* A consistent snapshot for a sequence of reads (profdb). Nestable no. */

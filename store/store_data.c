@@ -140,6 +140,21 @@ void store_batch_abort(struct store *s)
 	s->in_batch = 0;
 }
 
+int store_sync(struct store *s)
+{
+	sqlite3_file *wal = NULL;
+
+	if (s->durability == STORE_DURABLE_POWER)
+		return 0;
+	/* The WAL is the journal of a WAL-mode database. */
+	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
+	    !wal || !wal->pMethods)
+		return 0; /* no WAL open yet: nothing committed to sync */
+	if (wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) != SQLITE_OK)
+		return store_fail(s, STORE_EIO, "syncing the WAL of %s failed", s->path);
+	return 0;
+}
+
 /* ---- chunk I/O ------------------------------------------------------------- */
 
 /* Points s->blob at chunk key; SQLITE_OK, or SQLITE_ERROR when the row does

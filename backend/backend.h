@@ -1,0 +1,162 @@
+/*
+ * backend.h - profile-backend's parts and what they share.
+ *
+ *   main.c       command line: start, stop, status, create, attach, detach
+ *   daemon.c     the event loop, pid file, control socket, signals
+ *   xenbus.c     device discovery and the per-device XenbusState machine
+ *   io.c         the data path: drain rings, grant copy, one store batch,
+ *                responses, notify
+ *   runs.c       runs: one per guest boot, ended when the domain dies
+ *   toolstack.c  writing device nodes as libxl does (create/attach/detach)
+ *   vdev.c       xvdp1 <-> 51953
+ *   blkif.c, ring.c   the protocol and the shared ring
+ *   mirror_raw.c the optional raw-image sink (libaio)
+ *   log.c        one line per event, syslog or stderr
+ */
+#ifndef PROFSVC_BACKEND_H
+#define PROFSVC_BACKEND_H
+
+#include <stdint.h>
+
+#include "../platform/platform.h"
+#include "../store/store.h"
+#include "ring.h"
+
+#define BACKEND_TYPE "profsvc"
+#define BACKEND_ROOT "/local/domain/0/backend/" BACKEND_TYPE
+#define MAX_RING_PAGE_ORDER 4u     /* up to 16 ring pages */
+#define DEFAULT_CAPACITY (1ull << 31) /* 1 TiB of sparse sectors */
+#define DEFAULT_MAX_RUN_BYTES (4ull << 30)
+#define REQUESTS_PER_TURN 64u      /* per device per loop turn: nobody starves */
+#define BATCH_BYTES_MAX (16u << 20) /* data in flight per batch */
+
+enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
+       XB_CLOSED };
+
+struct options {
+	const char *db;
+	enum plat_kind platform;
+	const char *sim_dir;
+	const char *run_dir;          /* pid file and control socket */
+	int foreground;
+	int verbose;
+	enum store_durability durability;
+	uint64_t max_run_bytes;
+	uint64_t capacity;
+	const char *mirror_raw;       /* NULL: no raw images */
+};
+
+struct run;
+struct mirror;
+
+struct device {
+	struct backend *b;
+	uint32_t domid, devid;
+	char vdev[16];
+	char bpath[96];               /* our directory */
+	char fpath[96];               /* the frontend's, as the toolstack wrote it */
+	int bstate;                   /* what we last wrote */
+	int fstate;                   /* what the frontend last said */
+	int initialised;              /* features published, store device open */
+	int online;
+	/* connection */
+	int connected;
+	struct blk_ring ring;
+	void *ring_mem;
+	uint32_t ring_pages;
+	uint32_t remote_port, local_port;
+	int port_masked;              /* unmask after draining */
+	int has_work;
+	uint32_t spurious;            /* wake-ups without requests, this second */
+	int64_t spurious_since_us;
+	int64_t unmask_at_us;         /* rate-limited: unmask later */
+	/* data */
+	struct run *run;
+	struct store_device *sdev;
+	struct mirror *mirror;
+	/* counters for status */
+	uint64_t requests, bytes, errors;
+	char last_error[160];
+	struct device *next;
+	struct device *next_work;
+};
+
+struct run {
+	uint32_t domid;
+	char uuid[40];
+	char name[STORE_NAME_MAX];
+	int64_t run_id;
+	int ndevices;
+	uint64_t bytes;               /* written this run (for --max-run-bytes) */
+	int over_limit_logged;
+	struct run *next;
+};
+
+struct backend {
+	struct options opt;
+	struct plat *plat;
+	struct xs_handle *xs;
+	struct plat_evtchn *evt;
+	struct plat_gnttab *gnt;
+	struct store *store;
+	struct device *devices;
+	struct run *runs;
+	struct device *work;          /* devices with requests to take */
+	int stopping;
+	int64_t started_us;
+	uint64_t batches, commits_failed;
+};
+
+/* log.c */
+void log_open(int foreground, int verbose);
+void blog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void bdebug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void dlog(const struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* vdev.c */
+/* "xvdp1" -> 51953; -1 if not a vdev name we accept. */
+int64_t vdev_to_devid(const char *vdev);
+int devid_to_vdev(uint32_t devid, char *out, size_t len);
+
+/* xenbus.c */
+int xenbus_init(struct backend *b);
+/* A watch fired: path and token as xenstore gave them. */
+void xenbus_watch_event(struct backend *b, const char *path, const char *token);
+/* Re-reads everything (at start and after @releaseDomain). */
+void xenbus_scan(struct backend *b);
+void xenbus_shutdown(struct backend *b);
+/* Tears a connected device down to Closed (ring bogus, fatal error). */
+void xenbus_fail(struct device *d, const char *why);
+struct device *device_by_port(struct backend *b, uint32_t port);
+int xenbus_domain_alive(struct backend *b, uint32_t domid);
+
+/* io.c */
+/* Drains the rings of the devices on b->work into one batch, runs it,
+ * answers.  Returns 1 if some device still has work. */
+int io_run_batch(struct backend *b);
+void io_schedule(struct device *d);
+
+/* runs.c */
+struct run *run_for_domain(struct backend *b, uint32_t domid);
+void run_device_gone(struct backend *b, struct run *r, int domain_dead);
+/* At start: runs still marked running whose domains are gone are ended. */
+void runs_reconcile(struct backend *b);
+/* After @releaseDomain: runs without devices whose domain died end. */
+void runs_domains_changed(struct backend *b);
+
+/* mirror_raw.c */
+int mirror_open(struct device *d, const char *dir);
+void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t nsect);
+void mirror_close(struct device *d);
+
+/* daemon.c */
+int daemon_start(struct options *o);
+int daemon_stop(const struct options *o);
+int daemon_status(const struct options *o);
+
+/* toolstack.c */
+int toolstack_create(const struct options *o, const char *cfg, int argc, char **argv);
+int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs);
+int toolstack_detach(const struct options *o, const char *domain, const char *vdev);
+
+#endif

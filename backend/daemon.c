@@ -1,0 +1,425 @@
+/*
+ * daemon.c - profile-backend as a daemon: one instance per run directory
+ * (a locked pid file), the event loop, the control socket that answers
+ * `status`, and stop/status as clients of it.
+ *
+ * The loop: xenstore watch events move devices through their states;
+ * event channel notifications put devices on the work list; one batch of
+ * I/O per turn (io.c); ports are unmasked only after their ring was
+ * drained, and later still for a device that storms us with empty
+ * notifications.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <xenstore.h>
+
+#include "backend.h"
+
+enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG };
+
+static void path_in(const struct options *o, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", o->run_dir, name);
+}
+
+static int lock_pidfile(const struct options *o, int *fd_out)
+{
+	char path[512], pid[32] = "";
+
+	path_in(o, "profile-backend.pid", path, sizeof(path));
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "profile-backend: %s: %s (is --run-dir writable?)\n", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr, "profile-backend: already running (pid %s); 'profile-backend stop' first\n",
+		        pid[0] ? pid : "unknown");
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static void status_text(struct backend *b, FILE *f)
+{
+	static const char *const st[] = {"Unknown", "Initialising", "InitWait", "Initialised",
+	                                 "Connected", "Closing", "Closed"};
+	int64_t up = (store_now_us() - b->started_us) / 1000000;
+
+	fprintf(f, "profile-backend %s, pid %ld, platform %s, up %llds\n", PACKAGE_VERSION,
+	        (long)getpid(), plat_kind_name(b->opt.platform), (long long)up);
+	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
+	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
+	fprintf(f, "batches %llu, failed commits %llu\n", (unsigned long long)b->batches,
+	        (unsigned long long)b->commits_failed);
+	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
+	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
+	int n = 0;
+	for (struct device *d = b->devices; d; d = d->next, n++)
+		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
+		        d->bstate >= 0 && d->bstate <= 6 ? st[d->bstate] : "?",
+		        d->fstate >= 0 && d->fstate <= 6 ? st[d->fstate] : "?",
+		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
+		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
+		        d->last_error[0] ? d->last_error : "-");
+	if (!n)
+		fprintf(f, "(no devices)\n");
+	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
+	n = 0;
+	for (struct run *r = b->runs; r; r = r->next, n++)
+		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
+		        (unsigned long long)r->bytes, r->name);
+	if (!n)
+		fprintf(f, "(no runs in progress)\n");
+}
+
+static void serve_control(struct backend *b, int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	char cmd[64] = "";
+
+	if (fd < 0)
+		return;
+	struct timeval tv = {1, 0};
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ssize_t n = recv(fd, cmd, sizeof(cmd) - 1, 0);
+	cmd[n > 0 ? n : 0] = '\0';
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return;
+	}
+	if (strncmp(cmd, "status", 6) == 0)
+		status_text(b, f);
+	else
+		fprintf(f, "unknown command\n");
+	fclose(f);
+}
+
+static int add_fd(int ep, int fd, int src)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)src};
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* Unmasks the ports of devices whose rings are drained; returns the
+ * epoll timeout (ms) the next delayed unmask needs, or -1. */
+static int unmask_ports(struct backend *b)
+{
+	int64_t now = store_now_us(), next = -1;
+
+	for (struct device *d = b->devices; d; d = d->next) {
+		if (!d->port_masked || !d->connected || d->has_work)
+			continue;
+		if (d->unmask_at_us > now) {
+			int64_t wait = (d->unmask_at_us - now) / 1000 + 1;
+			next = next < 0 || wait < next ? wait : next;
+			continue;
+		}
+		plat_evtchn_unmask(b->evt, d->local_port);
+		d->port_masked = 0;
+	}
+	return (int)next;
+}
+
+static int run_loop(struct backend *b, int ctl, int sig)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
+	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG)) {
+		blog("cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	int timeout = -1;
+	while (!b->stopping) {
+		struct epoll_event evs[8];
+		int n = epoll_wait(ep, evs, 8, b->work ? 0 : timeout);
+		if (n < 0 && errno != EINTR) {
+			blog("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			switch (evs[i].data.u32) {
+			case SRC_XS: {
+				char **w;
+				while ((w = xs_check_watch(b->xs))) {
+					xenbus_watch_event(b, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
+					free(w);
+				}
+				break;
+			}
+			case SRC_EVT: {
+				int port;
+				while ((port = plat_evtchn_pending(b->evt)) >= 0) {
+					struct device *d = device_by_port(b, (uint32_t)port);
+					if (d) {
+						d->port_masked = 1;
+						io_schedule(d);
+					} else {
+						plat_evtchn_unmask(b->evt, (uint32_t)port);
+					}
+				}
+				break;
+			}
+			case SRC_CTL:
+				serve_control(b, ctl);
+				break;
+			case SRC_SIG: {
+				struct signalfd_siginfo si;
+				if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
+					blog("signal %u: stopping (guests stay connected for the next start)",
+					     si.ssi_signo);
+					b->stopping = 1;
+				}
+				break;
+			}
+			}
+		}
+		if (b->work)
+			io_run_batch(b);
+		timeout = unmask_ports(b);
+	}
+	close(ep);
+	return 0;
+}
+
+static int serve(struct options *o, int ready_fd)
+{
+	struct backend b = {.opt = *o};
+	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability};
+	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
+	char err[512], path[512];
+	sigset_t mask;
+	int ctl = -1, sig = -1, rc = 1;
+
+	b.started_us = store_now_us();
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	sig = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	if (store_open(&b.store, o->db, &so, err, sizeof(err)) != 0) {
+		blog("%s", err);
+		goto out;
+	}
+	if (plat_open(&b.plat, &po, err, sizeof(err)) != 0) {
+		blog("%s", err);
+		goto out;
+	}
+	b.xs = plat_xs_open(b.plat);
+	b.evt = plat_evtchn_open(b.plat);
+	b.gnt = plat_gnttab_open(b.plat);
+	if (!b.xs || !b.evt || !b.gnt) {
+		blog("cannot open %s: %s", !b.xs ? "xenstore" : !b.evt ? "event channels" : "grant tables",
+		     strerror(errno));
+		goto out;
+	}
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	path_in(o, "backend.sock", path, sizeof(path));
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		blog("--run-dir %s is too long for a Unix socket path", o->run_dir);
+		goto out;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	unlink(path);
+	ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(path, 0600) != 0 ||
+	    listen(ctl, 8) != 0) {
+		blog("control socket %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (xenbus_init(&b) != 0) {
+		blog("cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
+		goto out;
+	}
+	xenbus_scan(&b);
+	runs_reconcile(&b);
+	blog("started: platform %s, store %s, durability %s", plat_kind_name(o->platform), o->db,
+	     o->durability == STORE_DURABLE_POWER ? "power" : "process");
+	if (ready_fd >= 0) {
+		if (write(ready_fd, "", 1) != 1) {
+			/* the parent is gone; carry on */
+		}
+		close(ready_fd);
+		ready_fd = -1;
+	}
+	rc = run_loop(&b, ctl, sig);
+	blog("stopped");
+out:
+	if (ready_fd >= 0)
+		close(ready_fd);
+	xenbus_shutdown(&b);
+	while (b.runs) {
+		struct run *r = b.runs;
+		b.runs = r->next;
+		free(r);
+	}
+	if (ctl >= 0) {
+		close(ctl);
+		path_in(o, "backend.sock", path, sizeof(path));
+		unlink(path);
+	}
+	if (sig >= 0)
+		close(sig);
+	plat_gnttab_close(b.gnt);
+	plat_evtchn_close(b.evt);
+	if (b.xs)
+		xs_close(b.xs);
+	plat_close(b.plat);
+	store_close(b.store);
+	return rc ? 1 : 0;
+}
+
+int daemon_start(struct options *o)
+{
+	int lockfd, p[2];
+	char path[512];
+
+	if (mkdir(o->run_dir, 0750) != 0 && errno != EEXIST) {
+		fprintf(stderr, "profile-backend: cannot create %s: %s\n", o->run_dir, strerror(errno));
+		return 1;
+	}
+	if (lock_pidfile(o, &lockfd) != 0)
+		return 1;
+	if (o->foreground) {
+		log_open(1, o->verbose);
+		if (ftruncate(lockfd, 0) == 0)
+			dprintf(lockfd, "%ld\n", (long)getpid());
+		int rc = serve(o, -1);
+		path_in(o, "profile-backend.pid", path, sizeof(path));
+		unlink(path);
+		close(lockfd);
+		return rc;
+	}
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		perror("profile-backend: pipe");
+		return 1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("profile-backend: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		setsid();
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+			dup2(null, 2);
+			if (null > 2)
+				close(null);
+		}
+		log_open(0, o->verbose);
+		if (ftruncate(lockfd, 0) == 0)
+			dprintf(lockfd, "%ld\n", (long)getpid());
+		int rc = serve(o, p[1]);
+		path_in(o, "profile-backend.pid", path, sizeof(path));
+		unlink(path);
+		_exit(rc);
+	}
+	close(p[1]);
+	close(lockfd); /* the child keeps the lock */
+	char c;
+	if (read(p[0], &c, 1) != 1) {
+		fprintf(stderr, "profile-backend: failed to start (see the system log: journalctl -t "
+		                "profile-backend, or run with --foreground)\n");
+		return 1;
+	}
+	printf("profile-backend running (pid %ld)\n", (long)pid);
+	return 0;
+}
+
+static pid_t running_pid(const struct options *o)
+{
+	char path[512], buf[32] = "";
+	int fd;
+
+	path_in(o, "profile-backend.pid", path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		close(fd); /* nobody holds it: not running */
+		return 0;
+	}
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+int daemon_stop(const struct options *o)
+{
+	pid_t pid = running_pid(o);
+
+	if (pid <= 0) {
+		fprintf(stderr, "profile-backend: not running (no locked pid file in %s)\n", o->run_dir);
+		return 1;
+	}
+	if (kill(pid, SIGTERM) != 0) {
+		fprintf(stderr, "profile-backend: cannot signal pid %ld: %s\n", (long)pid, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < 1000; i++) {
+		if (running_pid(o) == 0)
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "profile-backend: pid %ld did not stop within 10 s\n", (long)pid);
+	return 1;
+}
+
+int daemon_status(const struct options *o)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char buf[4096];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(o->run_dir) + 14 > sizeof(sa.sun_path)) {
+		fprintf(stderr, "profile-backend: --run-dir too long\n");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", o->run_dir);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (send(fd, "status\n", 7, MSG_NOSIGNAL) != 7) {
+		close(fd);
+		return 1;
+	}
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(fd);
+	return 0;
+}

@@ -1,0 +1,425 @@
+/*
+ * io.c - the data path.  One batch per loop turn, across every device with
+ * work:
+ *   1. take requests (at most REQUESTS_PER_TURN per device, BATCH_BYTES_MAX
+ *      of data in all), each copied out of the ring once and validated;
+ *   2. fetch indirect segment pages, check every segment and sector range;
+ *   3. grant-copy the data of every write in one call per domain;
+ *   4. one store transaction: writes, reads, discards, in ring order;
+ *   5. commit (and sync for a FLUSH), then copy read data to the guests;
+ *   6. answer every request (OKAY only if its transaction committed), push
+ *      the responses, one notification per device.
+ * A failed grant copy, a bad request or a failed commit is an error
+ * response, never a crash, and never an OKAY for data not stored.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+struct item {
+	struct device *d;
+	struct blk_req req;
+	struct blk_seg *segs;  /* req.seg, or ind_segs */
+	struct blk_seg *ind_segs;
+	uint8_t *ind_pages;
+	unsigned nsegs;
+	uint64_t nsect;
+	uint8_t *data;
+	int16_t status;
+	uint8_t kind;          /* effective operation */
+	uint8_t pending;       /* still to be done */
+};
+
+enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
+
+static int64_t now_us(void)
+{
+	return store_now_us();
+}
+
+void io_schedule(struct device *d)
+{
+	if (d->has_work || !d->connected)
+		return;
+	d->has_work = 1;
+	d->next_work = d->b->work;
+	d->b->work = d;
+}
+
+static void fail(struct item *it, int16_t status, const char *why)
+{
+	it->status = status;
+	it->pending = 0;
+	it->d->errors++;
+	if (it->d->sdev)
+		store_note_error(it->d->sdev);
+	bdebug("dom%u %s: request %llu (op %u) refused: %s", it->d->domid, it->d->vdev,
+	       (unsigned long long)it->req.id, it->req.operation, why);
+}
+
+/* Grant copy with a per-segment map fallback for platforms without copy. */
+static void copy_segments(struct backend *b, uint32_t domid, int to_guest,
+                          struct plat_copy_seg *segs, uint32_t n)
+{
+	if (n == 0)
+		return;
+	if (plat_gnttab_copy(b->gnt, domid, to_guest, segs, n) == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t *page = plat_gnttab_map(b->gnt, domid, &segs[i].ref, 1, to_guest);
+		if (!page) {
+			segs[i].status = -1;
+			continue;
+		}
+		if (to_guest)
+			memcpy(page + segs[i].offset, segs[i].local, segs[i].len);
+		else
+			memcpy(segs[i].local, page + segs[i].offset, segs[i].len);
+		plat_gnttab_unmap(b->gnt, page, 1);
+		segs[i].status = 0;
+	}
+}
+
+/* Step 1: take and pre-validate requests of one device. */
+static unsigned take_requests(struct device *d, struct item **items, unsigned *n, unsigned *cap,
+                              uint64_t *bytes)
+{
+	unsigned taken = 0;
+	int avail = ring_pending_requests(&d->ring);
+
+	if (avail < 0) {
+		xenbus_fail(d, "frontend's ring producer index is more than a ring ahead (bogus or "
+		               "hostile ring)");
+		return 0;
+	}
+	while (avail > 0 && taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			struct item *grown = realloc(*items, *cap * sizeof(**items));
+			if (!grown)
+				break;
+			*items = grown;
+		}
+		struct item *it = &(*items)[(*n)++];
+		const char *why = NULL;
+		memset(it, 0, sizeof(*it));
+		it->d = d;
+		it->pending = 1;
+		blkif_copy_request(d->ring.abi, ring_take_request(&d->ring), &it->req);
+		avail--;
+		taken++;
+
+		struct store_device_info si;
+		store_device_get_info(d->sdev, &si);
+		int rc = blkif_validate(&it->req, si.capacity_sectors, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
+		if (rc) {
+			fail(it, (int16_t)rc, why);
+			continue;
+		}
+		switch (it->req.operation) {
+		case BLKIF_OP_DISCARD:
+			it->kind = K_DISCARD;
+			continue;
+		case BLKIF_OP_FLUSH_DISKCACHE:
+			it->kind = it->req.nr_segments ? K_WRITE : K_FLUSH;
+			break;
+		default:
+			it->kind = it->req.rw_op == BLKIF_OP_WRITE ? K_WRITE : K_READ;
+			break;
+		}
+		if (it->kind == K_FLUSH)
+			continue;
+		it->nsegs = it->req.nr_segments;
+		it->segs = it->req.seg;
+		*bytes += (uint64_t)it->nsegs * 4096;
+	}
+	/* Unanswered requests left: come back next turn, no event needed. */
+	if (avail > 0)
+		d->has_work = 2;
+	return taken;
+}
+
+/* Step 2a: indirect pages, fetched once into our memory. */
+static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		if (!it->pending || it->req.operation != BLKIF_OP_INDIRECT)
+			continue;
+		unsigned pages = (it->nsegs + BLKIF_SEGS_PER_INDIRECT_PAGE - 1) / BLKIF_SEGS_PER_INDIRECT_PAGE;
+		struct plat_copy_seg cs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+		it->ind_pages = malloc((size_t)pages * 4096);
+		it->ind_segs = malloc(it->nsegs * sizeof(*it->ind_segs));
+		if (!it->ind_pages || !it->ind_segs) {
+			fail(it, BLKIF_RSP_ERROR, "out of memory");
+			continue;
+		}
+		for (unsigned p = 0; p < pages; p++)
+			cs[p] = (struct plat_copy_seg){it->req.indirect_grefs[p], 0, 4096,
+			                               it->ind_pages + (size_t)p * 4096, 0};
+		copy_segments(b, it->d->domid, 0, cs, pages);
+		int ok = 1;
+		for (unsigned p = 0; p < pages; p++)
+			ok &= cs[p].status == 0;
+		if (!ok) {
+			fail(it, BLKIF_RSP_ERROR, "indirect page grant copy failed");
+			continue;
+		}
+		blkif_load_indirect(it->ind_pages, it->nsegs, it->ind_segs);
+		it->segs = it->ind_segs;
+	}
+}
+
+/* Step 2b: segments, ranges, limits, buffers. */
+static void check_items(struct backend *b, struct item *items, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		const char *why;
+		if (!it->pending || (it->kind != K_READ && it->kind != K_WRITE))
+			continue;
+		struct store_device_info si;
+		store_device_get_info(it->d->sdev, &si);
+		if (blkif_check_segments(it->segs, it->nsegs, it->req.sector, si.capacity_sectors,
+		                         &it->nsect, &why) != 0) {
+			fail(it, BLKIF_RSP_ERROR, why);
+			continue;
+		}
+		struct run *r = it->d->run;
+		if (it->kind == K_WRITE && r && r->bytes + it->nsect * 512 > b->opt.max_run_bytes) {
+			if (!r->over_limit_logged) {
+				dlog(it->d, "run reached --max-run-bytes (%llu); further writes fail",
+				     (unsigned long long)b->opt.max_run_bytes);
+				r->over_limit_logged = 1;
+			}
+			fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
+			continue;
+		}
+		it->data = malloc(it->nsect * 512);
+		if (!it->data)
+			fail(it, BLKIF_RSP_ERROR, "out of memory");
+	}
+}
+
+/* Steps 3 and 5: grant copy of all data of one direction, one call per
+ * domain. */
+static void transfer(struct backend *b, struct item *items, unsigned n, int to_guest)
+{
+	uint8_t kind = to_guest ? K_READ : K_WRITE;
+	size_t total = 0, ndoms = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (items[i].pending && items[i].kind == kind)
+			total += items[i].nsegs;
+	if (total == 0)
+		return;
+	struct plat_copy_seg *cs = malloc(total * sizeof(*cs));
+	unsigned *owner = malloc(total * sizeof(*owner));
+	uint32_t *doms = malloc(n * sizeof(*doms));
+	if (!cs || !owner || !doms) {
+		for (unsigned i = 0; i < n; i++)
+			if (items[i].pending && items[i].kind == kind)
+				fail(&items[i], BLKIF_RSP_ERROR, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if (!items[i].pending || items[i].kind != kind)
+			continue;
+		size_t k = 0;
+		while (k < ndoms && doms[k] != items[i].d->domid)
+			k++;
+		if (k == ndoms)
+			doms[ndoms++] = items[i].d->domid;
+	}
+	for (size_t k = 0; k < ndoms; k++) {
+		size_t m = 0;
+		for (unsigned i = 0; i < n; i++) {
+			struct item *it = &items[i];
+			if (!it->pending || it->kind != kind || it->d->domid != doms[k])
+				continue;
+			size_t pos = 0;
+			for (unsigned s = 0; s < it->nsegs; s++) {
+				uint16_t len = (uint16_t)((it->segs[s].last_sect - it->segs[s].first_sect + 1) * 512);
+				cs[m] = (struct plat_copy_seg){it->segs[s].gref,
+				                               (uint16_t)(it->segs[s].first_sect * 512), len,
+				                               it->data + pos, 0};
+				owner[m++] = i;
+				pos += len;
+			}
+		}
+		copy_segments(b, doms[k], to_guest, cs, (uint32_t)m);
+		for (size_t j = 0; j < m; j++)
+			if (cs[j].status != 0 && items[owner[j]].pending)
+				fail(&items[owner[j]], BLKIF_RSP_ERROR,
+				     to_guest ? "grant copy to the guest failed" : "grant copy from the guest failed");
+	}
+out:
+	free(cs);
+	free(owner);
+	free(doms);
+}
+
+/* Step 4: the store.  Returns -1 if the batch must be failed whole. */
+static int apply(struct backend *b, struct item *items, unsigned n, int *need_sync)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		int rc = 0;
+		if (!it->pending)
+			continue;
+		switch (it->kind) {
+		case K_WRITE: {
+			struct store_segment seg = {it->req.sector, (uint32_t)it->nsect, it->data};
+			rc = store_write(it->d->sdev, &seg, 1);
+			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
+				store_note_flush(it->d->sdev);
+				*need_sync = 1;
+			}
+			break;
+		}
+		case K_READ:
+			rc = store_read(it->d->sdev, it->req.sector, (uint32_t)it->nsect, it->data);
+			break;
+		case K_DISCARD:
+			rc = store_discard(it->d->sdev, it->req.sector, it->req.nr_sectors);
+			break;
+		case K_FLUSH:
+			store_note_flush(it->d->sdev);
+			*need_sync = 1;
+			break;
+		}
+		if (rc == STORE_EINVAL) {
+			fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
+		} else if (rc) {
+			blog("store: %s", store_errmsg(b->store));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void respond(struct backend *b, struct item *items, unsigned n)
+{
+	/* Items of a device are in ring order; each gets one response. */
+	for (unsigned i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		if (!it->d->connected)
+			continue;
+		blkif_write_response(it->d->ring.abi, ring_next_response(&it->d->ring), it->req.id,
+		                     it->req.operation, it->status);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct device *d = items[i].d;
+		int first = 1;
+		for (unsigned k = 0; k < i && first; k++)
+			first = items[k].d != d;
+		if (!first || !d->connected)
+			continue;
+		if (ring_push_responses(&d->ring))
+			plat_evtchn_notify(b->evt, d->local_port);
+	}
+}
+
+int io_run_batch(struct backend *b)
+{
+	struct item *items = NULL;
+	unsigned n = 0, cap = 0;
+	uint64_t bytes = 0;
+	struct device *work = b->work, *again = NULL;
+	int need_sync = 0;
+
+	b->work = NULL;
+	for (struct device *d = work, *next; d; d = next) {
+		next = d->next_work;
+		d->has_work = 0;
+		if (!d->connected)
+			continue;
+		unsigned before = n;
+		take_requests(d, &items, &n, &cap, &bytes);
+		if (n == before && d->port_masked) {
+			/* Woken with nothing to do (XSA-332): counted, and a storm
+			 * gets its unmask delayed by the loop. */
+			int64_t t = now_us();
+			if (t - d->spurious_since_us > 1000000) {
+				d->spurious_since_us = t;
+				d->spurious = 0;
+			}
+			if (++d->spurious == 1000) {
+				dlog(d, "event storm (1000 empty notifications in under a second): "
+				        "delaying unmask");
+				d->unmask_at_us = t + 10000;
+			} else if (d->spurious > 1000) {
+				d->unmask_at_us = t + 10000;
+			}
+		}
+		if (d->has_work == 2) {
+			d->has_work = 0;
+			d->next_work = again;
+			again = d;
+		}
+	}
+	if (n > 0) {
+		fetch_indirect(b, items, n);
+		check_items(b, items, n);
+		transfer(b, items, n, 0);
+
+		int failed = store_batch_begin(b->store) != 0;
+		if (!failed && apply(b, items, n, &need_sync) != 0) {
+			store_batch_abort(b->store);
+			failed = 1;
+		} else if (!failed && store_batch_commit(b->store) != 0) {
+			blog("store commit failed: %s", store_errmsg(b->store));
+			failed = 1;
+		}
+		if (!failed && need_sync && store_sync(b->store) != 0) {
+			blog("%s", store_errmsg(b->store));
+			for (unsigned i = 0; i < n; i++)
+				if (items[i].pending && items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
+					fail(&items[i], BLKIF_RSP_ERROR, "flush failed");
+		}
+		if (failed) {
+			b->commits_failed++;
+			for (unsigned i = 0; i < n; i++)
+				if (items[i].pending)
+					fail(&items[i], BLKIF_RSP_ERROR, "the store could not commit");
+		} else {
+			for (unsigned i = 0; i < n; i++) {
+				struct item *it = &items[i];
+				if (!it->pending || it->kind != K_WRITE)
+					continue;
+				it->d->bytes += it->nsect * 512;
+				if (it->d->run)
+					it->d->run->bytes += it->nsect * 512;
+				if (it->d->mirror)
+					mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
+			}
+			transfer(b, items, n, 1);
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (items[i].pending)
+				items[i].status = BLKIF_RSP_OKAY;
+			items[i].d->requests++;
+		}
+		respond(b, items, n);
+		b->batches++;
+	}
+	/* Re-check each ring we served: requests that came while we worked. */
+	for (unsigned i = 0; i < n; i++) {
+		struct device *d = items[i].d;
+		if (d->connected && !d->has_work && ring_final_check(&d->ring))
+			io_schedule(d);
+		free(items[i].data);
+		free(items[i].ind_pages);
+		free(items[i].ind_segs);
+	}
+	free(items);
+	for (struct device *d = again, *next; d; d = next) {
+		next = d->next_work;
+		io_schedule(d);
+	}
+	return b->work != NULL;
+}

@@ -1,0 +1,163 @@
+/*
+ * main.c - the profile-backend command line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+
+static const char usage[] =
+	"usage: profile-backend start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
+	"                             [--foreground] [-v] [--durability process|power]\n"
+	"                             [--max-run-bytes N] [--capacity SECTORS] [--mirror-raw DIR]\n"
+	"       profile-backend stop | status\n"
+	"       profile-backend create GUEST.cfg [xl options]\n"
+	"       profile-backend attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]\n"
+	"       profile-backend detach DOMAIN VDEV\n"
+	"Common options: --run-dir DIR (pid file and control socket; default /run/profsvc or\n"
+	"$PROFSVC_RUN_DIR), --platform/--sim-dir (default: xen if /dev/xen/evtchn exists;\n"
+	"sim uses $XENSIM_DIR).  The store is --db, else $PROFSVC_DB, else\n" PROFSVC_DEFAULT_DB ".\n"
+	"Serves the xvdp1/xvdp2 disks of HaLVM guests (disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
+	"into the profsvc store; see profdb for the runs it records.\n";
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M')
+		shift = 20;
+	else if (*end == 'G')
+		shift = 30;
+	else if (*end == 'T')
+		shift = 40;
+	if (shift)
+		end++;
+	if (*end || errno || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"db", required_argument, NULL, 'd'},         {"platform", required_argument, NULL, 'p'},
+		{"sim-dir", required_argument, NULL, 's'},    {"run-dir", required_argument, NULL, 'r'},
+		{"foreground", no_argument, NULL, 'f'},       {"verbose", no_argument, NULL, 'v'},
+		{"durability", required_argument, NULL, 'D'}, {"max-run-bytes", required_argument, NULL, 'm'},
+		{"capacity", required_argument, NULL, 'c'},   {"mirror-raw", required_argument, NULL, 'M'},
+		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+	};
+	struct options o = {
+		.db = getenv("PROFSVC_DB") && *getenv("PROFSVC_DB") ? getenv("PROFSVC_DB") : PROFSVC_DEFAULT_DB,
+		.sim_dir = getenv("XENSIM_DIR"),
+		.run_dir = getenv("PROFSVC_RUN_DIR") && *getenv("PROFSVC_RUN_DIR") ? getenv("PROFSVC_RUN_DIR")
+		                                                                   : "/run/profsvc",
+		.durability = STORE_DURABLE_PROCESS,
+		.max_run_bytes = DEFAULT_MAX_RUN_BYTES,
+		.capacity = DEFAULT_CAPACITY,
+	};
+	const char *platform = NULL;
+	int c;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("profile-backend (profsvc) %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	const char *cmd = argv[1];
+	optind = 2;
+	/* "+": xl options after the config belong to xl. */
+	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o.db = optarg;
+			break;
+		case 'p':
+			platform = optarg;
+			break;
+		case 's':
+			o.sim_dir = optarg;
+			break;
+		case 'r':
+			o.run_dir = optarg;
+			break;
+		case 'f':
+			o.foreground = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'D':
+			if (!strcmp(optarg, "process"))
+				o.durability = STORE_DURABLE_PROCESS;
+			else if (!strcmp(optarg, "power"))
+				o.durability = STORE_DURABLE_POWER;
+			else {
+				fprintf(stderr, "profile-backend: --durability is process or power\n");
+				return 2;
+			}
+			break;
+		case 'm':
+			if (parse_size(optarg, &o.max_run_bytes) || o.max_run_bytes == 0) {
+				fprintf(stderr, "profile-backend: --max-run-bytes takes a size (e.g. 4G)\n");
+				return 2;
+			}
+			break;
+		case 'c':
+			if (parse_size(optarg, &o.capacity) || o.capacity < 2 || o.capacity > store_max_capacity()) {
+				fprintf(stderr, "profile-backend: --capacity takes 2..%llu sectors\n",
+				        (unsigned long long)store_max_capacity());
+				return 2;
+			}
+			break;
+		case 'M':
+			o.mirror_raw = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (plat_parse_kind(platform, &o.platform) != 0) {
+		fprintf(stderr, "profile-backend: --platform is xen or sim, not '%s'\n", platform);
+		return 2;
+	}
+	if (o.platform == PLAT_SIM && (!o.sim_dir || !*o.sim_dir)) {
+		fprintf(stderr, "profile-backend: the sim platform needs --sim-dir DIR (or XENSIM_DIR): "
+		                "the directory of 'xensim start --dir DIR'\n");
+		return 2;
+	}
+	int rest = argc - optind;
+	if (!strcmp(cmd, "start") && rest == 0)
+		return daemon_start(&o);
+	if (!strcmp(cmd, "stop") && rest == 0)
+		return daemon_stop(&o);
+	if (!strcmp(cmd, "status") && rest == 0)
+		return daemon_status(&o);
+	if (!strcmp(cmd, "create") && rest >= 1)
+		return toolstack_create(&o, argv[optind], rest - 1, argv + optind + 1);
+	if (!strcmp(cmd, "attach") && rest >= 2)
+		return toolstack_attach(&o, argv[optind], rest - 1, argv + optind + 1);
+	if (!strcmp(cmd, "detach") && rest == 2)
+		return toolstack_detach(&o, argv[optind], argv[optind + 1]);
+	fputs(usage, stderr);
+	return 2;
+}

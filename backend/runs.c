@@ -1,0 +1,188 @@
+/*
+ * runs.c - one run per guest boot.  A domain instance is (domid, uuid): a
+ * guest that reboots gets a new domid, a new domain may reuse a domid but
+ * not a uuid.  The first device of an instance opens its run; the run ends
+ * when the domain dies, "complete" if every profile device's status block
+ * says closed, "crashed" otherwise.  A restarted backend adopts the runs
+ * still marked running whose domains live, and ends the others.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <xenstore.h>
+
+#include "backend.h"
+
+static void read_identity(struct backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
+                          size_t ulen)
+{
+	char path[64];
+	unsigned len;
+
+	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+	char *v = xs_read(b->xs, XBT_NULL, path, &len);
+	snprintf(name, nlen, "%s", v && *v ? v : "unnamed");
+	free(v);
+	snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
+	v = xs_read(b->xs, XBT_NULL, path, &len);
+	uuid[0] = '\0';
+	const char *u = v ? strrchr(v, '/') : NULL;
+	if (u && strlen(u + 1) < ulen && strspn(u + 1, "0123456789abcdefABCDEF-") == strlen(u + 1))
+		snprintf(uuid, ulen, "%s", u + 1);
+	free(v);
+}
+
+static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, const char *uuid,
+                         const char *name)
+{
+	struct run *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->run_id = run_id;
+	r->domid = domid;
+	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->next = b->runs;
+	b->runs = r;
+	return r;
+}
+
+struct run *run_for_domain(struct backend *b, uint32_t domid)
+{
+	char name[STORE_NAME_MAX], uuid[40];
+	int64_t *ids;
+	size_t n;
+
+	read_identity(b, domid, name, sizeof(name), uuid, sizeof(uuid));
+	for (struct run *r = b->runs; r; r = r->next)
+		if (r->domid == domid && strcmp(r->uuid, uuid) == 0)
+			return r;
+	/* A backend restarted during the run: the run is still in the store. */
+	if (store_list_running(b->store, &ids, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct store_run sr;
+			if (store_get_run(b->store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
+			    strcmp(sr.uuid, uuid) == 0 && strcmp(sr.source, "capture") == 0) {
+				free(ids);
+				struct run *r = adopt(b, sr.run_id, domid, uuid, name);
+				if (r)
+					blog("dom%u run %lld: resumed (%s)", domid, (long long)sr.run_id, name);
+				return r;
+			}
+		}
+		free(ids);
+	}
+	struct store_run sr = {.domid = (int32_t)domid};
+	snprintf(sr.name, sizeof(sr.name), "%s", name);
+	snprintf(sr.uuid, sizeof(sr.uuid), "%s", uuid);
+	snprintf(sr.backend_version, sizeof(sr.backend_version), "profile-backend %s", PACKAGE_VERSION);
+	snprintf(sr.source, sizeof(sr.source), "capture");
+	if (gethostname(sr.host, sizeof(sr.host) - 1) != 0)
+		sr.host[0] = '\0';
+	if (store_run_begin(b->store, &sr) != 0)
+		return NULL;
+	struct run *r = adopt(b, sr.run_id, domid, uuid, name);
+	if (r)
+		blog("dom%u run %lld: started (%s, uuid %s)", domid, (long long)sr.run_id, name,
+		     uuid[0] ? uuid : "-");
+	return r;
+}
+
+struct verdict {
+	int profiles, closed;
+	int64_t prof, hp;
+};
+
+static int judge(void *ctx, const struct store_device_info *d)
+{
+	struct verdict *v = ctx;
+	if (d->role == STORE_ROLE_RAW)
+		return 0;
+	v->profiles++;
+	v->closed += d->status == STORE_STATUS_OK && d->closed;
+	if (d->status == STORE_STATUS_OK)
+		*(d->role == STORE_ROLE_PROF ? &v->prof : &v->hp) = d->file_size;
+	return 0;
+}
+
+static void end_run(struct backend *b, int64_t run_id, uint32_t domid)
+{
+	struct verdict v = {0, 0, -1, -1};
+	store_list_devices(b->store, run_id, judge, &v);
+	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
+	if (store_run_end(b->store, run_id, st, 0) != 0) {
+		blog("dom%u run %lld: cannot end: %s", domid, (long long)run_id, store_errmsg(b->store));
+		return;
+	}
+	char prof[32] = "-", hp[32] = "-";
+	if (v.prof >= 0)
+		snprintf(prof, sizeof(prof), "%lld", (long long)v.prof);
+	if (v.hp >= 0)
+		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
+	blog("dom%u run %lld: ended %s (.prof %s bytes, .hp %s bytes)", domid, (long long)run_id,
+	     store_run_state_name(st), prof, hp);
+}
+
+static void forget(struct backend *b, struct run *r)
+{
+	for (struct run **p = &b->runs; *p; p = &(*p)->next)
+		if (*p == r) {
+			*p = r->next;
+			break;
+		}
+	free(r);
+}
+
+void run_device_gone(struct backend *b, struct run *r, int domain_dead)
+{
+	if (r->ndevices > 0)
+		r->ndevices--;
+	if (domain_dead && r->ndevices == 0) {
+		end_run(b, r->run_id, r->domid);
+		forget(b, r);
+	}
+}
+
+void runs_domains_changed(struct backend *b)
+{
+	for (struct run *r = b->runs, *next; r; r = next) {
+		next = r->next;
+		if (r->ndevices == 0 && !xenbus_domain_alive(b, r->domid)) {
+			end_run(b, r->run_id, r->domid);
+			forget(b, r);
+		}
+	}
+}
+
+void runs_reconcile(struct backend *b)
+{
+	int64_t *ids;
+	size_t n;
+
+	if (store_list_running(b->store, &ids, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct store_run sr;
+		int known = 0;
+		for (struct run *r = b->runs; r; r = r->next)
+			known |= r->run_id == ids[i];
+		if (known || store_get_run(b->store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
+			continue;
+		char name[STORE_NAME_MAX], uuid[40];
+		if (sr.domid >= 0 && xenbus_domain_alive(b, (uint32_t)sr.domid)) {
+			read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid));
+			if (strcmp(uuid, sr.uuid) == 0) {
+				adopt(b, sr.run_id, (uint32_t)sr.domid, uuid, name);
+				continue; /* alive, devices detached: the run goes on */
+			}
+		}
+		blog("dom%d run %lld: its domain is gone (it died while no backend ran)", sr.domid,
+		     (long long)sr.run_id);
+		end_run(b, sr.run_id, (uint32_t)sr.domid);
+	}
+	free(ids);
+}

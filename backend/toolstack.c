@@ -1,0 +1,506 @@
+/*
+ * toolstack.c - what libxl would do for a `backendtype=profsvc` disk, which
+ * stock xl does not know: write the device's frontend and backend xenstore
+ * directories in one transaction (keys and permissions as libxl writes
+ * them for a vbd, `protocol` for PV guests), and `create GUEST.cfg` around
+ * `xl create -p` / `xl unpause`.  On xensim, `create` makes a simulated
+ * domain instead.  attach/detach work on running or paused domains.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xenstore.h>
+
+#include "../platform/sim_proto.h"
+#include "backend.h"
+
+static struct xs_handle *open_xs(const struct options *o, struct plat **p)
+{
+	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
+	char err[512];
+
+	if (plat_open(p, &po, err, sizeof(err)) != 0) {
+		fprintf(stderr, "profile-backend: %s\n", err);
+		return NULL;
+	}
+	struct xs_handle *xs = plat_xs_open(*p);
+	if (!xs) {
+		fprintf(stderr, "profile-backend: cannot open xenstore: %s\n", strerror(errno));
+		plat_close(*p);
+	}
+	return xs;
+}
+
+static int put(struct xs_handle *xs, xs_transaction_t t, const char *dir, const char *node,
+               const char *val)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, node);
+	return xs_write(xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
+}
+
+static int perms(struct xs_handle *xs, xs_transaction_t t, const char *path, uint32_t owner,
+                 uint32_t reader)
+{
+	struct xs_permissions p[2] = {{.id = owner, .perms = XS_PERM_NONE},
+	                              {.id = reader, .perms = XS_PERM_READ}};
+	return xs_set_permissions(xs, t, path, p, 2) ? 0 : -1;
+}
+
+/* Resolves a domain name or id to a live domid. */
+static int resolve_domain(struct xs_handle *xs, const char *arg, uint32_t *domid)
+{
+	char *end, path[64];
+	unsigned n, len;
+
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*arg && !*end && v < 32768) {
+		snprintf(path, sizeof(path), "/local/domain/%lu/name", v);
+		char *name = xs_read(xs, XBT_NULL, path, &len);
+		free(name);
+		if (!name) {
+			fprintf(stderr, "profile-backend: no domain %lu\n", v);
+			return -1;
+		}
+		*domid = (uint32_t)v;
+		return 0;
+	}
+	char **doms = xs_directory(xs, XBT_NULL, "/local/domain", &n);
+	for (unsigned i = 0; doms && i < n; i++) {
+		snprintf(path, sizeof(path), "/local/domain/%s/name", doms[i]);
+		char *name = xs_read(xs, XBT_NULL, path, &len);
+		int match = name && strcmp(name, arg) == 0;
+		free(name);
+		if (match) {
+			*domid = (uint32_t)strtoul(doms[i], NULL, 10);
+			free(doms);
+			return 0;
+		}
+	}
+	free(doms);
+	fprintf(stderr, "profile-backend: no domain named '%s'\n", arg);
+	return -1;
+}
+
+/* Both directories of one device, in one transaction. */
+static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, const char *protocol)
+{
+	int64_t devid = vdev_to_devid(vdev);
+	char fe[128], be[128], vbd[96], val[64], bdom[96];
+
+	if (devid < 0) {
+		fprintf(stderr, "profile-backend: '%s' is not a Xen disk name (xvdp1, xvdp2, ...)\n", vdev);
+		return -1;
+	}
+	snprintf(vbd, sizeof(vbd), "/local/domain/%u/device/vbd", domid);
+	snprintf(fe, sizeof(fe), "%s/%lld", vbd, (long long)devid);
+	snprintf(bdom, sizeof(bdom), "%s/%u", BACKEND_ROOT, domid);
+	snprintf(be, sizeof(be), "%s/%lld", bdom, (long long)devid);
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned len;
+		xs_transaction_t t = xs_transaction_start(xs);
+		if (!t)
+			return -1;
+		char *exists = xs_read(xs, t, fe, &len);
+		if (exists) {
+			free(exists);
+			xs_transaction_end(xs, t, true);
+			fprintf(stderr, "profile-backend: domain %u already has a device %s (%lld)\n", domid,
+			        vdev, (long long)devid);
+			return -1;
+		}
+		int rc = 0;
+		/* The guest owns its device directories; dom0 may read them. */
+		char *v = xs_read(xs, t, vbd, &len);
+		if (!v)
+			rc |= !xs_mkdir(xs, t, vbd) || perms(xs, t, vbd, domid, 0);
+		free(v);
+		rc |= !xs_mkdir(xs, t, fe) || perms(xs, t, fe, domid, 0);
+		rc |= put(xs, t, fe, "backend", be) | put(xs, t, fe, "backend-id", "0") |
+		      put(xs, t, fe, "state", "1") | put(xs, t, fe, "device-type", "disk");
+		snprintf(val, sizeof(val), "%lld", (long long)devid);
+		rc |= put(xs, t, fe, "virtual-device", val);
+		if (protocol)
+			rc |= put(xs, t, fe, "protocol", protocol);
+		/* dom0 owns the backend directory; the guest may read it. */
+		v = xs_read(xs, t, bdom, &len);
+		if (!v)
+			rc |= !xs_mkdir(xs, t, bdom) || perms(xs, t, bdom, 0, domid);
+		free(v);
+		rc |= !xs_mkdir(xs, t, be) || perms(xs, t, be, 0, domid);
+		snprintf(val, sizeof(val), "%u", domid);
+		rc |= put(xs, t, be, "frontend", fe) | put(xs, t, be, "frontend-id", val) |
+		      put(xs, t, be, "online", "1") | put(xs, t, be, "removable", "0") |
+		      put(xs, t, be, "bootable", "1") | put(xs, t, be, "state", "1") |
+		      put(xs, t, be, "dev", vdev) | put(xs, t, be, "type", BACKEND_TYPE) |
+		      put(xs, t, be, "mode", "w") | put(xs, t, be, "device-type", "disk") |
+		      put(xs, t, be, "params", "");
+		if (rc) {
+			int e = errno;
+			xs_transaction_end(xs, t, true);
+			fprintf(stderr, "profile-backend: writing %s: %s\n", fe, strerror(e));
+			return -1;
+		}
+		if (xs_transaction_end(xs, t, false))
+			return 0;
+		if (errno != EAGAIN) {
+			fprintf(stderr, "profile-backend: writing %s: %s\n", fe, strerror(errno));
+			return -1;
+		}
+	}
+	fprintf(stderr, "profile-backend: xenstore kept conflicting; try again\n");
+	return -1;
+}
+
+/* "vdev=xvdp1" or "xvdp1" */
+static const char *vdev_arg(const char *a)
+{
+	return strncmp(a, "vdev=", 5) == 0 ? a + 5 : a;
+}
+
+int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs)
+{
+	struct plat *p;
+	struct xs_handle *xs = open_xs(o, &p);
+	uint32_t domid;
+	int rc = 1;
+
+	if (!xs)
+		return 1;
+	if (resolve_domain(xs, domain, &domid) == 0) {
+		rc = 0;
+		for (int i = 0; i < nvdev && !rc; i++) {
+			rc = write_device(xs, domid, vdev_arg(vdevs[i]),
+			                  o->platform == PLAT_SIM ? "x86_64-abi" : NULL) ? 1 : 0;
+			if (!rc)
+				printf("attached %s to domain %u\n", vdev_arg(vdevs[i]), domid);
+		}
+	}
+	xs_close(xs);
+	plat_close(p);
+	return rc;
+}
+
+int toolstack_detach(const struct options *o, const char *domain, const char *vdev)
+{
+	struct plat *p;
+	struct xs_handle *xs = open_xs(o, &p);
+	uint32_t domid;
+	char be[128];
+	unsigned len;
+	int rc = 1;
+
+	if (!xs)
+		return 1;
+	int64_t devid = vdev_to_devid(vdev_arg(vdev));
+	if (devid < 0) {
+		fprintf(stderr, "profile-backend: '%s' is not a Xen disk name\n", vdev);
+		goto out;
+	}
+	if (resolve_domain(xs, domain, &domid) != 0)
+		goto out;
+	snprintf(be, sizeof(be), "%s/%u/%lld", BACKEND_ROOT, domid, (long long)devid);
+	char *v = xs_read(xs, XBT_NULL, be, &len);
+	if (!v) {
+		fprintf(stderr, "profile-backend: domain %u has no profsvc device %s\n", domid, vdev);
+		goto out;
+	}
+	free(v);
+	if (put(xs, XBT_NULL, be, "online", "0") != 0) {
+		fprintf(stderr, "profile-backend: %s: %s\n", be, strerror(errno));
+		goto out;
+	}
+	/* The backend closes it with the frontend and removes both
+	 * directories; wait for that. */
+	for (int i = 0; i < 1000; i++) {
+		v = xs_read(xs, XBT_NULL, be, &len);
+		free(v);
+		if (!v) {
+			printf("detached %s from domain %u\n", vdev_arg(vdev), domid);
+			rc = 0;
+			goto out;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "profile-backend: %s still there after 10 s: the frontend has not closed "
+	                "(or profile-backend is not running)\n",
+	        be);
+out:
+	xs_close(xs);
+	plat_close(p);
+	return rc;
+}
+
+/* ---- xl configs ------------------------------------------------------------------ */
+
+struct cfg {
+	char *text;          /* the config without profsvc disks */
+	char name[128];
+	char *vdevs[16];
+	int nvdevs;
+};
+
+/* The value of key=... inside one disk spec ("vdev=xvdp1, backendtype=profsvc"). */
+static int spec_get(const char *spec, const char *key, char *out, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = spec; *p;) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		while (n && p[n - 1] == ' ')
+			n--;
+		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
+			snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
+			return 0;
+		}
+		p = end ? end + 1 : p + strlen(p);
+	}
+	return -1;
+}
+
+/* Finds `disk = [ ... ]`, takes out the profsvc entries, keeps the rest. */
+static int parse_cfg(const char *src, struct cfg *c)
+{
+	const char *p = src, *list = NULL, *list_end = NULL;
+	char q = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (const char *line = src; *line;) {
+		const char *s = line;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!strncmp(s, "name", 4)) {
+			const char *e = s + 4;
+			while (*e == ' ')
+				e++;
+			if (*e == '=') {
+				e++;
+				while (*e == ' ')
+					e++;
+				if (*e == '"' || *e == '\'') {
+					const char *z = strchr(e + 1, *e);
+					if (z)
+						snprintf(c->name, sizeof(c->name), "%.*s", (int)(z - e - 1), e + 1);
+				}
+			}
+		}
+		if (!list && !strncmp(s, "disk", 4) && (s[4] == ' ' || s[4] == '=')) {
+			const char *e = strchr(s, '[');
+			if (e)
+				list = e;
+		}
+		const char *nl = strchr(line, '\n');
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	if (!list)
+		return 0; /* no disks at all */
+	/* The matching ']' (strings may not contain brackets in practice). */
+	for (p = list + 1; *p; p++) {
+		if (q) {
+			if (*p == q)
+				q = 0;
+		} else if (*p == '"' || *p == '\'') {
+			q = *p;
+		} else if (*p == '#') {
+			while (*p && *p != '\n')
+				p++;
+			if (!*p)
+				break;
+		} else if (*p == ']') {
+			list_end = p;
+			break;
+		}
+	}
+	if (!list_end)
+		return -1;
+	size_t cap = strlen(src) + 16;
+	c->text = malloc(cap);
+	if (!c->text)
+		return -1;
+	size_t o = (size_t)(list - src) + 1;
+	memcpy(c->text, src, o);
+	int kept = 0;
+	for (p = list + 1; p < list_end;) {
+		if (*p != '"' && *p != '\'') {
+			if (*p == '#')
+				while (p < list_end && *p != '\n')
+					p++;
+			else
+				p++;
+			continue;
+		}
+		const char *z = memchr(p + 1, *p, (size_t)(list_end - p - 1));
+		if (!z)
+			return -1;
+		char spec[512], bt[32], vdev[32];
+		snprintf(spec, sizeof(spec), "%.*s", (int)(z - p - 1), p + 1);
+		if (spec_get(spec, "backendtype", bt, sizeof(bt)) == 0 && strcmp(bt, BACKEND_TYPE) == 0) {
+			if (spec_get(spec, "vdev", vdev, sizeof(vdev)) != 0 || c->nvdevs == 16)
+				return -1;
+			c->vdevs[c->nvdevs++] = strdup(vdev);
+		} else {
+			o += (size_t)snprintf(c->text + o, cap - o, "%s'%s'", kept++ ? ", " : "", spec);
+		}
+		p = z + 1;
+	}
+	snprintf(c->text + o, cap - o, "%s", list_end);
+	return 0;
+}
+
+static int run_cmd(char *const argv[])
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "profile-backend: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* xensim: create a domain through dom0's control connection. */
+static int sim_create_domain(const struct options *o, const char *name, uint32_t *domid)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	uint8_t buf[sizeof(struct sim_msg) + 512];
+	struct sim_msg m = {.op = SIM_DOM_CREATE, .id = 1};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dom0/hv.sock", o->sim_dir ? o->sim_dir : "");
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "profile-backend: no xensim at %s\n", sa.sun_path);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	size_t len = strlen(name) + 2; /* name \0 uuid(empty) \0 */
+	m.n = (uint32_t)len;
+	memcpy(buf, &m, sizeof(m));
+	memset(buf + sizeof(m), 0, len);
+	memcpy(buf + sizeof(m), name, strlen(name));
+	ssize_t n = send(fd, buf, sizeof(m) + len, 0);
+	if (n > 0)
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	if (n < (ssize_t)sizeof(m))
+		return -1;
+	memcpy(&m, buf, sizeof(m));
+	if (m.err) {
+		buf[n] = '\0';
+		fprintf(stderr, "profile-backend: xensim: %s\n",
+		        n > (ssize_t)sizeof(m) ? (char *)buf + sizeof(m) : strerror(m.err));
+		return -1;
+	}
+	*domid = m.a[0];
+	return 0;
+}
+
+int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
+{
+	FILE *f = fopen(cfgpath, "r");
+	struct cfg c;
+	char src[65536];
+	int rc = 1;
+
+	if (!f) {
+		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath, strerror(errno));
+		return 1;
+	}
+	size_t n = fread(src, 1, sizeof(src) - 1, f);
+	fclose(f);
+	src[n] = '\0';
+	if (parse_cfg(src, &c) != 0) {
+		fprintf(stderr, "profile-backend: %s: cannot parse its disk list (a profsvc disk needs "
+		                "vdev=..., e.g. 'vdev=xvdp1, backendtype=profsvc')\n",
+		        cfgpath);
+		goto out;
+	}
+	if (!c.name[0]) {
+		fprintf(stderr, "profile-backend: %s has no name = \"...\"\n", cfgpath);
+		goto out;
+	}
+	for (int i = 0; i < c.nvdevs; i++)
+		if (vdev_to_devid(c.vdevs[i]) < 0) {
+			fprintf(stderr, "profile-backend: %s: '%s' is not a Xen disk name\n", cfgpath, c.vdevs[i]);
+			goto out;
+		}
+
+	struct plat *p;
+	struct xs_handle *xs = open_xs(o, &p);
+	if (!xs)
+		goto out;
+	uint32_t domid = 0;
+	if (o->platform == PLAT_SIM) {
+		if (sim_create_domain(o, c.name, &domid) != 0)
+			goto close;
+	} else {
+		/* Stock xl with the rest of the config, paused. */
+		char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
+		int fd = mkstemps(tmp, 4);
+		if (fd < 0 || write(fd, c.text ? c.text : src, strlen(c.text ? c.text : src)) < 0) {
+			fprintf(stderr, "profile-backend: cannot write a temporary config: %s\n", strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto close;
+		}
+		close(fd);
+		char *xl[64] = {"xl", "create", "-p", tmp};
+		int k = 4;
+		for (int i = 0; i < argc && k < 63; i++)
+			xl[k++] = argv[i];
+		xl[k] = NULL;
+		int st = run_cmd(xl);
+		unlink(tmp);
+		if (st != 0) {
+			fprintf(stderr, "profile-backend: xl create failed (status %d)\n", st);
+			goto close;
+		}
+		if (resolve_domain(xs, c.name, &domid) != 0)
+			goto close;
+	}
+	for (int i = 0; i < c.nvdevs; i++) {
+		/* libxl writes protocol for PV guests: 64-bit x86 here. */
+		if (write_device(xs, domid, c.vdevs[i], "x86_64-abi") != 0) {
+			if (o->platform == PLAT_XEN) {
+				char id[16];
+				snprintf(id, sizeof(id), "%u", domid);
+				char *destroy[] = {"xl", "destroy", id, NULL};
+				run_cmd(destroy);
+			}
+			goto close;
+		}
+	}
+	if (o->platform == PLAT_XEN) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", domid);
+		char *unpause[] = {"xl", "unpause", id, NULL};
+		if (run_cmd(unpause) != 0) {
+			fprintf(stderr, "profile-backend: xl unpause %u failed\n", domid);
+			goto close;
+		}
+	}
+	printf("%u\n", domid);
+	rc = 0;
+close:
+	xs_close(xs);
+	plat_close(p);
+out:
+	for (int i = 0; i < c.nvdevs; i++)
+		free(c.vdevs[i]);
+	free(c.text);
+	return rc;
+}

@@ -1,0 +1,570 @@
+/*
+ * xenbus.c - device discovery and the per-device XenbusState machine,
+ * after Linux drivers/block/xen-blkback/xenbus.c.
+ *
+ * Everything here is level-triggered: a watch event only says "look
+ * again"; device_refresh() re-reads the backend and frontend state and
+ * moves the device one step.  Two watches firing in quick succession, a
+ * frontend that got to Initialised before we first looked (the HaLVM
+ * writer does), or a backend restarted under a live guest all end up in
+ * the same place.
+ *
+ * Every value read from the frontend's directory is guest-controlled and
+ * parsed strictly; a bad one is a clear error in our directory, never a
+ * crash.  When the domain dies we remove our own nodes: nobody else will.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xenstore.h>
+
+#include "backend.h"
+
+static const char *const state_names[] = {"Unknown", "Initialising", "InitWait", "Initialised",
+                                          "Connected", "Closing", "Closed"};
+
+static const char *state_name(int s)
+{
+	return s >= 0 && s <= XB_CLOSED ? state_names[s] : "?";
+}
+
+/* ---- xenstore helpers ----------------------------------------------------- */
+
+static char *xs_get(struct backend *b, const char *dir, const char *node)
+{
+	char path[256];
+	unsigned len;
+
+	snprintf(path, sizeof(path), "%s%s%s", dir, node ? "/" : "", node ? node : "");
+	return xs_read(b->xs, XBT_NULL, path, &len);
+}
+
+/* Strict decimal; 0 ok, -1 missing, -2 malformed or > max. */
+static int xs_get_u32(struct backend *b, const char *dir, const char *node, uint32_t max,
+                      uint32_t *out)
+{
+	char *v = xs_get(b, dir, node), *end;
+	int rc = -1;
+
+	if (v) {
+		errno = 0;
+		unsigned long x = strtoul(v, &end, 10);
+		rc = (*v && *v >= '0' && *v <= '9' && !*end && errno == 0 && x <= max) ? 0 : -2;
+		if (!rc)
+			*out = (uint32_t)x;
+		free(v);
+	}
+	return rc;
+}
+
+static int xs_put(struct backend *b, xs_transaction_t t, const char *dir, const char *node,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int xs_put(struct backend *b, xs_transaction_t t, const char *dir, const char *node,
+                  const char *fmt, ...)
+{
+	char path[256], val[256];
+	va_list ap;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, node);
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return xs_write(b->xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
+}
+
+static void set_state(struct device *d, int state)
+{
+	if (d->bstate == state)
+		return;
+	if (xs_put(d->b, XBT_NULL, d->bpath, "state", "%d", state) == 0) {
+		bdebug("dom%u %s: backend %s -> %s", d->domid, d->vdev, state_name(d->bstate),
+		       state_name(state));
+		d->bstate = state;
+	}
+}
+
+/* An error the toolstack and the user can see: <bpath>/error, and the log. */
+static void report(struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(struct device *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
+	va_end(ap);
+	dlog(d, "%s", d->last_error);
+	xs_put(d->b, XBT_NULL, d->bpath, "error", "%s", d->last_error);
+}
+
+/* ---- devices ---------------------------------------------------------------- */
+
+static struct device *find_device(struct backend *b, uint32_t domid, uint32_t devid)
+{
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->domid == domid && d->devid == devid)
+			return d;
+	return NULL;
+}
+
+struct device *device_by_port(struct backend *b, uint32_t port)
+{
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->connected && d->local_port == port)
+			return d;
+	return NULL;
+}
+
+int xenbus_domain_alive(struct backend *b, uint32_t domid)
+{
+	char path[64];
+	unsigned len;
+
+	snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
+	char *v = xs_read(b->xs, XBT_NULL, path, &len);
+	free(v);
+	return v != NULL && xs_is_domain_introduced(b->xs, domid);
+}
+
+static void disconnect(struct device *d)
+{
+	struct backend *b = d->b;
+
+	if (!d->connected)
+		return;
+	plat_evtchn_unbind(b->evt, d->local_port);
+	/* Release the mapping at once: a held grant keeps a dead domain a zombie. */
+	plat_gnttab_unmap(b->gnt, d->ring_mem, d->ring_pages);
+	d->connected = 0;
+	d->ring_mem = NULL;
+	for (struct device **w = &b->work; *w; w = &(*w)->next_work)
+		if (*w == d) {
+			*w = d->next_work;
+			break;
+		}
+	d->has_work = 0;
+	dlog(d, "disconnected");
+}
+
+void xenbus_fail(struct device *d, const char *why)
+{
+	report(d, "%s; disconnecting this device (other devices are not affected)", why);
+	disconnect(d);
+	set_state(d, XB_CLOSING);
+}
+
+static void device_free(struct device *d, int domain_dead, const char *why)
+{
+	struct backend *b = d->b;
+	char path[256];
+
+	disconnect(d);
+	snprintf(path, sizeof(path), "%s/state", d->fpath);
+	xs_unwatch(b->xs, path, "fe");
+	if (d->sdev)
+		store_device_release(d->sdev);
+	mirror_close(d);
+	dlog(d, "removed (%s)", why);
+	if (d->run)
+		run_device_gone(b, d->run, domain_dead);
+	/* Our directory, and the frontend's when the toolstack detached it:
+	 * nobody else removes nodes of a backend libxl does not know. */
+	xs_rm(b->xs, XBT_NULL, d->bpath);
+	if (domain_dead || !d->online)
+		xs_rm(b->xs, XBT_NULL, d->fpath);
+	/* .../profsvc/<domid> goes with its last device. */
+	char dom[96];
+	unsigned n = 1;
+	snprintf(dom, sizeof(dom), "%s/%u", BACKEND_ROOT, d->domid);
+	char **left = xs_directory(b->xs, XBT_NULL, dom, &n);
+	if (left && n == 0)
+		xs_rm(b->xs, XBT_NULL, dom);
+	free(left);
+	for (struct device **p = &b->devices; *p; p = &(*p)->next)
+		if (*p == d) {
+			*p = d->next;
+			break;
+		}
+	free(d);
+}
+
+/* First sight of a device: check what the toolstack wrote, find the run
+ * and the store device, publish our features, InitWait. */
+static int device_setup(struct device *d)
+{
+	struct backend *b = d->b;
+	char expect[96], *fe, *dev;
+	uint32_t feid;
+
+	snprintf(expect, sizeof(expect), "/local/domain/%u/device/vbd/%u", d->domid, d->devid);
+	fe = xs_get(b, d->bpath, "frontend");
+	dev = xs_get(b, d->bpath, "dev");
+	int bad = !fe || strcmp(fe, expect) != 0 || xs_get_u32(b, d->bpath, "frontend-id", 32767, &feid) ||
+	          feid != d->domid || !dev || strlen(dev) >= sizeof(d->vdev) ||
+	          vdev_to_devid(dev) != (int64_t)d->devid;
+	if (dev && strlen(dev) < sizeof(d->vdev))
+		snprintf(d->vdev, sizeof(d->vdev), "%s", dev);
+	free(fe);
+	free(dev);
+	if (bad) {
+		report(d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
+		          "dev the name of devid %u); fix the toolstack's entries",
+		       d->bpath, expect, d->domid, d->devid);
+		set_state(d, XB_CLOSED);
+		return -1;
+	}
+	snprintf(d->fpath, sizeof(d->fpath), "%s", expect);
+
+	d->run = run_for_domain(b, d->domid);
+	if (!d->run) {
+		report(d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
+		set_state(d, XB_CLOSED);
+		return -1;
+	}
+	struct store_device_info info;
+	if (store_find_device(b->store, d->run->run_id, d->vdev, &info) == 0) {
+		/* A restarted backend, or a device detached and attached again
+		 * in the same boot: the same disk. */
+		if (store_device_open(b->store, info.device_id, &d->sdev) != 0)
+			d->sdev = NULL;
+	} else if (store_device_create(b->store, d->run->run_id, d->vdev, (int32_t)d->devid,
+	                               b->opt.capacity, &d->sdev) != 0) {
+		d->sdev = NULL;
+	}
+	if (!d->sdev) {
+		report(d, "cannot open its data in the store: %s", store_errmsg(b->store));
+		set_state(d, XB_CLOSED);
+		return -1;
+	}
+	d->run->ndevices++;
+	if (b->opt.mirror_raw && mirror_open(d, b->opt.mirror_raw) != 0)
+		dlog(d, "raw mirror unavailable (continuing without it)");
+
+	struct store_device_info si;
+	store_device_get_info(d->sdev, &si);
+	for (;;) {
+		xs_transaction_t t = xs_transaction_start(b->xs);
+		if (!t)
+			break;
+		xs_put(b, t, d->bpath, "sectors", "%llu", (unsigned long long)si.capacity_sectors);
+		xs_put(b, t, d->bpath, "sector-size", "512");
+		xs_put(b, t, d->bpath, "physical-sector-size", "512");
+		xs_put(b, t, d->bpath, "info", "0");
+		xs_put(b, t, d->bpath, "feature-flush-cache", "1");
+		xs_put(b, t, d->bpath, "feature-discard", "1");
+		xs_put(b, t, d->bpath, "discard-granularity", "512");
+		xs_put(b, t, d->bpath, "discard-alignment", "0");
+		xs_put(b, t, d->bpath, "discard-secure", "0");
+		xs_put(b, t, d->bpath, "feature-max-indirect-segments", "%u",
+		       BLKIF_BACK_MAX_INDIRECT_SEGMENTS);
+		xs_put(b, t, d->bpath, "max-ring-page-order", "%u", MAX_RING_PAGE_ORDER);
+		xs_put(b, t, d->bpath, "feature-persistent", "0");
+		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+			break;
+	}
+	char path[256];
+	snprintf(path, sizeof(path), "%s/state", d->fpath);
+	xs_watch(b->xs, path, "fe");
+	d->initialised = 1;
+	dlog(d, "device attached (devid %u, %llu sectors)", d->devid,
+	     (unsigned long long)si.capacity_sectors);
+	/* A backend restarted under a connected guest stays Connected. */
+	if (d->bstate != XB_CONNECTED)
+		set_state(d, XB_INITWAIT);
+	return 0;
+}
+
+/* Reads the frontend's ring description and connects. */
+static int connect_ring(struct device *d)
+{
+	struct backend *b = d->b;
+	uint32_t order = 0, refs[1u << MAX_RING_PAGE_ORDER], port;
+	enum blkif_abi abi;
+	char node[32];
+	int rc;
+
+	rc = xs_get_u32(b, d->fpath, "ring-page-order", MAX_RING_PAGE_ORDER, &order);
+	if (rc == -2) {
+		report(d, "frontend ring-page-order is not a number up to %u", MAX_RING_PAGE_ORDER);
+		return -1;
+	}
+	uint32_t pages = 1u << order;
+	for (uint32_t i = 0; i < pages; i++) {
+		if (rc == -1)
+			snprintf(node, sizeof(node), "ring-ref");
+		else
+			snprintf(node, sizeof(node), "ring-ref%u", i);
+		if (xs_get_u32(b, d->fpath, node, UINT32_MAX, &refs[i]) != 0) {
+			report(d, "frontend %s missing or not a number", node);
+			return -1;
+		}
+	}
+	if (xs_get_u32(b, d->fpath, "event-channel", UINT32_MAX, &port) != 0) {
+		report(d, "frontend event-channel missing or not a number");
+		return -1;
+	}
+	char *proto = xs_get(b, d->fpath, "protocol");
+	if (blkif_abi_parse(proto, &abi) != 0) {
+		report(d, "frontend protocol '%.40s' unknown (native, x86_32-abi or x86_64-abi)",
+		       proto ? proto : "");
+		free(proto);
+		return -1;
+	}
+	free(proto);
+
+	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
+	if (!mem) {
+		report(d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
+		return -1;
+	}
+	int lport = plat_evtchn_bind_interdomain(b->evt, d->domid, port);
+	if (lport < 0) {
+		report(d, "cannot bind event channel %u: %s", port, strerror(errno));
+		plat_gnttab_unmap(b->gnt, mem, pages);
+		return -1;
+	}
+	d->ring_mem = mem;
+	d->ring_pages = pages;
+	d->remote_port = port;
+	d->local_port = (uint32_t)lport;
+	/* Resume from what the ring itself says was answered: a fresh ring
+	 * starts at 0, a backend restarted under a live guest re-executes
+	 * whatever was in flight. */
+	ring_attach(&d->ring, mem, pages, abi, 1);
+	d->connected = 1;
+	d->spurious = 0;
+	char path[256];
+	snprintf(path, sizeof(path), "%s/error", d->bpath);
+	xs_rm(b->xs, XBT_NULL, path);
+	d->last_error[0] = '\0';
+	dlog(d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
+	     pages, d->ring.slots, blkif_abi_name(abi), port,
+	     ring_pending_requests(&d->ring) > 0 ? (unsigned)ring_pending_requests(&d->ring) : 0);
+	return 0;
+}
+
+/* Looks again at one device and moves it along. */
+static void device_refresh(struct device *d)
+{
+	struct backend *b = d->b;
+	uint32_t v;
+
+	if (xs_get_u32(b, d->bpath, "state", 8, &v) == -1) {
+		char *dir = xs_get(b, d->bpath, NULL);
+		if (!dir) {
+			device_free(d, !xenbus_domain_alive(b, d->domid), "backend directory removed");
+			return;
+		}
+		free(dir);
+	} else if (!d->initialised) {
+		d->bstate = (int)v;
+	}
+	d->online = xs_get_u32(b, d->bpath, "online", 1, &v) == 0 ? (int)v : 1;
+	if (!xenbus_domain_alive(b, d->domid)) {
+		device_free(d, 1, "domain gone");
+		return;
+	}
+	if (!d->initialised && device_setup(d) != 0)
+		return;
+
+	int fs = xs_get_u32(b, d->fpath, "state", 8, &v) == 0 ? (int)v : XB_UNKNOWN;
+	if (fs != d->fstate)
+		bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, state_name(d->fstate),
+		       state_name(fs));
+	d->fstate = fs;
+
+	switch (fs) {
+	case XB_INITIALISING:
+		if (d->bstate == XB_CLOSED) {
+			dlog(d, "frontend reinitialising: ready to reconnect");
+			set_state(d, XB_INITWAIT);
+		}
+		break;
+	case XB_INITIALISED:
+	case XB_CONNECTED:
+		if (d->connected || !d->online || d->bstate == XB_CLOSING || d->bstate == XB_CLOSED)
+			break;
+		if (connect_ring(d) != 0) {
+			set_state(d, XB_CLOSING);
+			break;
+		}
+		set_state(d, XB_CONNECTED);
+		io_schedule(d);
+		break;
+	case XB_CLOSING:
+		set_state(d, XB_CLOSING);
+		break;
+	case XB_CLOSED:
+		disconnect(d);
+		set_state(d, XB_CLOSED);
+		if (!d->online)
+			device_free(d, 0, "detached");
+		return;
+	case XB_UNKNOWN:
+	default:
+		/* The frontend's directory is gone. */
+		device_free(d, !xenbus_domain_alive(b, d->domid), "frontend gone");
+		return;
+	}
+	if (!d->online && d->bstate != XB_CLOSING && d->bstate != XB_CLOSED) {
+		dlog(d, "toolstack set online=0: closing");
+		set_state(d, XB_CLOSING);
+	}
+}
+
+static struct device *device_new(struct backend *b, uint32_t domid, uint32_t devid)
+{
+	struct device *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	d->b = b;
+	d->domid = domid;
+	d->devid = devid;
+	d->online = 1;
+	snprintf(d->bpath, sizeof(d->bpath), "%s/%u/%u", BACKEND_ROOT, domid, devid);
+	if (devid_to_vdev(devid, d->vdev, sizeof(d->vdev)) != 0)
+		snprintf(d->vdev, sizeof(d->vdev), "dev%u", devid);
+	d->next = b->devices;
+	b->devices = d;
+	return d;
+}
+
+/* ---- discovery ---------------------------------------------------------------- */
+
+static int parse_id(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (*end || errno || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static void refresh_path(struct backend *b, uint32_t domid, uint32_t devid)
+{
+	struct device *d = find_device(b, domid, devid);
+
+	if (!d) {
+		char path[128];
+		unsigned len;
+		snprintf(path, sizeof(path), "%s/%u/%u", BACKEND_ROOT, domid, devid);
+		char *v = xs_read(b->xs, XBT_NULL, path, &len);
+		if (!v)
+			return; /* a removal we already handled */
+		free(v);
+		if (!(d = device_new(b, domid, devid)))
+			return;
+	}
+	device_refresh(d);
+}
+
+void xenbus_scan(struct backend *b)
+{
+	unsigned nd = 0, nv = 0;
+	char **doms = xs_directory(b->xs, XBT_NULL, BACKEND_ROOT, &nd);
+
+	for (unsigned i = 0; doms && i < nd; i++) {
+		uint32_t domid, devid;
+		char path[128];
+		if (parse_id(doms[i], 32767, &domid) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%u", BACKEND_ROOT, domid);
+		char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+		for (unsigned k = 0; devs && k < nv; k++)
+			if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
+				refresh_path(b, domid, devid);
+		free(devs);
+		if (!devs || nv == 0) {
+			/* An empty domain directory left behind: ours to remove if
+			 * the domain is gone. */
+			if (!xenbus_domain_alive(b, domid))
+				xs_rm(b->xs, XBT_NULL, path);
+		}
+	}
+	free(doms);
+	/* Devices whose directory vanished without an event we saw. */
+	for (struct device *d = b->devices, *next; d; d = next) {
+		next = d->next;
+		device_refresh(d);
+	}
+}
+
+void xenbus_watch_event(struct backend *b, const char *path, const char *token)
+{
+	if (strcmp(token, "rel") == 0) {
+		/* Some domain died: every device of a dead domain goes. */
+		for (struct device *d = b->devices, *next; d; d = next) {
+			next = d->next;
+			if (!xenbus_domain_alive(b, d->domid))
+				device_free(d, 1, "domain destroyed");
+		}
+		runs_domains_changed(b);
+		return;
+	}
+	if (strcmp(token, "fe") == 0) {
+		for (struct device *d = b->devices; d; d = d->next) {
+			size_t n = strlen(d->fpath);
+			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
+				device_refresh(d);
+				return;
+			}
+		}
+		return;
+	}
+	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/...]]] */
+	size_t rl = strlen(BACKEND_ROOT);
+	if (strncmp(path, BACKEND_ROOT, rl) != 0)
+		return;
+	if (path[rl] == '\0') {
+		xenbus_scan(b);
+		return;
+	}
+	char copy[256];
+	snprintf(copy, sizeof(copy), "%s", path + rl + 1);
+	char *dom = copy, *dev = strchr(copy, '/');
+	if (!dev) {
+		xenbus_scan(b);
+		return;
+	}
+	*dev++ = '\0';
+	char *rest = strchr(dev, '/');
+	if (rest)
+		*rest = '\0';
+	uint32_t domid, devid;
+	if (parse_id(dom, 32767, &domid) == 0 && parse_id(dev, UINT32_MAX, &devid) == 0)
+		refresh_path(b, domid, devid);
+}
+
+int xenbus_init(struct backend *b)
+{
+	/* Our root, owned by dom0 and readable by nobody else. */
+	if (!xs_mkdir(b->xs, XBT_NULL, BACKEND_ROOT))
+		return -1;
+	if (!xs_watch(b->xs, BACKEND_ROOT, "be") || !xs_watch(b->xs, "@releaseDomain", "rel"))
+		return -1;
+	return 0;
+}
+
+void xenbus_shutdown(struct backend *b)
+{
+	/* Leave the guests connected in xenstore: a restarted backend picks
+	 * them up.  Only our own resources go. */
+	while (b->devices) {
+		struct device *d = b->devices;
+		disconnect(d);
+		if (d->sdev)
+			store_device_release(d->sdev);
+		mirror_close(d);
+		b->devices = d->next;
+		free(d);
+	}
+}
