@@ -140,7 +140,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "profile-backend: --platform is xen or sim, not '%s'\n", platform);
 		return 2;
 	}
-	if (o.platform == PLAT_SIM && (!o.sim_dir || !*o.sim_dir)) {
+	int needs_platform = strcmp(cmd, "stop") && strcmp(cmd, "status");
+	if (needs_platform && o.platform == PLAT_SIM && (!o.sim_dir || !*o.sim_dir)) {
 		fprintf(stderr, "profile-backend: the sim platform needs --sim-dir DIR (or XENSIM_DIR): "
 		                "the directory of 'xensim start --dir DIR'\n");
 		return 2;

@@ -23,7 +23,7 @@
 
 #include "blkfront.h"
 
-#define SLOT_SIZE sizeof(union blkif_sring_entry)
+#define NATIVE_SLOT sizeof(union blkif_sring_entry)
 #define RING_HDR 64
 #define MAX_ORDER 4u
 #define BLKIF_SEGS_PER_INDIRECT_PAGE_FOR_STUB 256u /* what backends advertise */
@@ -44,6 +44,7 @@ struct blkfront {
 	char fpath[96], bpath[128];
 	volatile uint8_t *sring;
 	uint32_t ring_pages, slots;
+	size_t slot_size;        /* 112, or 108 for an x86_32-abi ring */
 	uint32_t ring_refs[1u << MAX_ORDER];
 	uint32_t req_prod_pvt, rsp_cons;
 	int port;
@@ -182,7 +183,14 @@ int blkfront_open(struct blkfront **out, struct plat *p, struct xs_handle *xs, c
 			order = max;
 	}
 	f->ring_pages = 1u << order;
-	f->slots = (uint32_t)__RING_SIZE((struct blkif_sring *)0, f->ring_pages * 4096);
+	/* A 32-bit guest's slots are 108 bytes; only raw requests fit them. */
+	f->slot_size = o->protocol && !strcmp(o->protocol, "x86_32-abi") ? 108 : NATIVE_SLOT;
+	{
+		size_t n = (f->ring_pages * 4096 - RING_HDR) / f->slot_size;
+		f->slots = 1;
+		while (f->slots * 2 <= n)
+			f->slots *= 2;
+	}
 	f->shr = plat_gntshr_open(p);
 	f->evt = plat_evtchn_open(p);
 	if (!f->shr || !f->evt) {
@@ -263,7 +271,13 @@ void blkfront_close(struct blkfront *f, int graceful)
 		put(f, XBT_NULL, "state", "5");
 		wait_backend(f, 5, 6);
 		put(f, XBT_NULL, "state", "6");
-		wait_backend(f, 6, 6);
+		/* Closed, or gone altogether (a detach removes the directory). */
+		for (int waited = 0; waited < f->timeout_ms; waited += 2) {
+			int st = backend_state(f);
+			if (st == 6 || st == -1)
+				break;
+			usleep(2000);
+		}
 	}
 	if (f->evt) {
 		if (f->port >= 0)
@@ -310,7 +324,7 @@ unsigned blkfront_outstanding(const struct blkfront *f)
 
 static volatile void *slot(struct blkfront *f, uint32_t idx)
 {
-	return f->sring + RING_HDR + (size_t)(idx & (f->slots - 1)) * SLOT_SIZE;
+	return f->sring + RING_HDR + (size_t)(idx & (f->slots - 1)) * f->slot_size;
 }
 
 static int alloc_pages(struct blkfront *f, unsigned n, unsigned *out)
@@ -342,7 +356,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 	}
 	struct inflight *in = &f->inflight[id];
 	volatile void *s = slot(f, f->req_prod_pvt);
-	memset((void *)s, 0, SLOT_SIZE);
+	memset((void *)s, 0, f->slot_size);
 	r->id = id;
 	r->done = 0;
 	in->npages = 0;
@@ -486,6 +500,40 @@ int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms)
 		if (!blkfront_wait(f, timeout_ms))
 			return -100;
 	return r->status;
+}
+
+int blkfront_queue_raw(struct blkfront *f, struct bf_req *r, const void *bytes, size_t len,
+                       size_t id_offset)
+{
+	uint32_t id;
+
+	if (len > f->slot_size || id_offset + 8 > len || f->req_prod_pvt - f->rsp_cons >= f->slots) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (id = 0; id < f->slots && f->inflight[id].used; id++)
+		;
+	if (id == f->slots) {
+		errno = EBUSY;
+		return -1;
+	}
+	volatile uint8_t *s = slot(f, f->req_prod_pvt);
+	memset((void *)s, 0, f->slot_size);
+	memcpy((void *)s, bytes, len);
+	uint64_t id64 = id;
+	memcpy((void *)(s + id_offset), &id64, 8);
+	r->id = id;
+	r->done = 0;
+	r->op = 0xff; /* nothing to copy back */
+	f->inflight[id] = (struct inflight){.r = r, .npages = 0, .used = 1};
+	f->req_prod_pvt++;
+	f->outstanding++;
+	return 0;
+}
+
+void blkfront_set_state(struct blkfront *f, int state)
+{
+	put(f, XBT_NULL, "state", "%d", state);
 }
 
 volatile uint8_t *blkfront_sring(struct blkfront *f)

@@ -62,6 +62,13 @@ int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms);
 unsigned blkfront_outstanding(const struct blkfront *f);
 
 /* Raw access for hostile tests. */
+/* Queues slot bytes as they are (len <= 112), with the request id written
+ * at id_offset (8 native/x86_64, 4 x86_32) so the response can be matched.
+ * Pages are not allocated: the bytes name whatever grants they like. */
+int blkfront_queue_raw(struct blkfront *f, struct bf_req *r, const void *bytes, size_t len,
+                       size_t id_offset);
+/* Writes the frontend's state node. */
+void blkfront_set_state(struct blkfront *f, int state);
 volatile uint8_t *blkfront_sring(struct blkfront *f);
 uint32_t blkfront_grant(struct blkfront *f, unsigned page); /* ref of pool page */
 uint8_t *blkfront_page(struct blkfront *f, unsigned page);

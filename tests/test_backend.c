@@ -84,6 +84,8 @@ static void backend_start(const char *extra)
 	REQUIRE(access(sock, F_OK) == 0, "profile-backend did not come up");
 }
 
+/* Stops the backend; with SIGTERM it must exit 0 (under valgrind, 0 also
+ * means no memory errors and no leaks). */
 static int backend_stop(int sig)
 {
 	int st = 0;
@@ -95,6 +97,8 @@ static int backend_stop(int sig)
 		waitpid(backend_pid, &st, 0);
 	}
 	backend_pid = 0;
+	if (sig == SIGTERM)
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "profile-backend exited with status %d", st);
 	return st;
 }
 
@@ -317,6 +321,511 @@ static void test_halvm_profile(void)
 	free(hp);
 }
 
+
+static void fill(uint8_t *buf, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t v = tu_rand(&seed);
+		memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* Linux order, multi-page ring, many requests in flight, every operation. */
+static void test_linux_io(void)
+{
+	struct guest g;
+	guest_new(&g, "linux-io", "vdev=xvdb");
+	struct blkfront_opts lo = {.ring_order = 2, .protocol = "x86_64-abi", .data_pages = 1024};
+	struct blkfront *f = connect_dev(&g, "xvdb", &lo);
+	REQUIRE(f, "connect");
+	CHECK(blkfront_ring_slots(f) == 128, "4-page ring: %u slots", blkfront_ring_slots(f));
+	CHECK(blkfront_sectors(f) > 1000000, "sectors %llu", (unsigned long long)blkfront_sectors(f));
+
+	/* 32 writes outstanding at once, 1 to 88 sectors each, then 4
+	 * indirect ones of 1 MiB. */
+	enum { N = 36 };
+	static struct bf_req reqs[N];
+	static uint8_t *bufs[N];
+	uint64_t sector = 100;
+	for (int i = 0; i < N; i++) {
+		uint32_t ns = i < 32 ? 1 + (uint32_t)(i * 7 % 88) : 2048;
+		bufs[i] = malloc((size_t)ns * 512);
+		fill(bufs[i], (size_t)ns * 512, (uint64_t)i + 1);
+		reqs[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = sector, .nsect = ns, .buf = bufs[i]};
+		sector += ns;
+	}
+	int queued = 0, done = 0;
+	while (done < N) {
+		while (queued < N && blkfront_queue(f, &reqs[queued]) == 0)
+			queued++;
+		blkfront_kick(f);
+		struct bf_req *r = blkfront_wait(f, 5000);
+		if (!r) {
+			CHECK(0, "timeout with %d of %d done", done, N);
+			break;
+		}
+		CHECK(r->status == BLKIF_RSP_OKAY, "write %llu failed: %d", (unsigned long long)r->id,
+		      r->status);
+		done++;
+	}
+	/* Read everything back (indirect reads too) and a never-written range. */
+	for (int i = 0; i < N; i++) {
+		uint8_t *back = malloc((size_t)reqs[i].nsect * 512);
+		struct bf_req r = {.op = BLKIF_OP_READ, .sector = reqs[i].sector, .nsect = reqs[i].nsect,
+		                   .buf = back};
+		CHECK(blkfront_do(f, &r, 5000) == BLKIF_RSP_OKAY && !memcmp(back, bufs[i], r.nsect * 512u),
+		      "read back %d differs", i);
+		free(back);
+	}
+	uint8_t zeros[4096] = {0}, rd[4096];
+	memset(rd, 0xee, sizeof(rd));
+	struct bf_req z = {.op = BLKIF_OP_READ, .sector = 900000, .nsect = 8, .buf = rd};
+	CHECK(blkfront_do(f, &z, 5000) == BLKIF_RSP_OKAY && !memcmp(rd, zeros, 4096),
+	      "unwritten sectors do not read as zeros");
+	/* Flush, then discard the first write and see zeros. */
+	struct bf_req fl = {.op = BLKIF_OP_FLUSH_DISKCACHE};
+	CHECK(blkfront_do(f, &fl, 5000) == BLKIF_RSP_OKAY, "flush");
+	struct bf_req dc = {.op = BLKIF_OP_DISCARD, .sector = reqs[0].sector, .nr_sectors = reqs[0].nsect};
+	CHECK(blkfront_do(f, &dc, 5000) == BLKIF_RSP_OKAY, "discard");
+	memset(rd, 0xee, 512);
+	struct bf_req rz = {.op = BLKIF_OP_READ, .sector = reqs[0].sector, .nsect = 1, .buf = rd};
+	CHECK(blkfront_do(f, &rz, 5000) == BLKIF_RSP_OKAY && !memcmp(rd, zeros, 512),
+	      "discarded sectors do not read as zeros");
+	for (int i = 0; i < N; i++)
+		free(bufs[i]);
+	blkfront_close(f, 1);
+	char path[128];
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/%lld/state", g.domid, 51728LL);
+	CHECK(wait_node(path, "6", 3000), "backend not Closed after the close handshake");
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(wait_run_state("linux-io", STORE_RUN_COMPLETE, 5000), "a raw-only run ends complete");
+}
+
+/* One slot's bytes in the x86_64 layout. */
+static void rw_slot(uint8_t *s, uint8_t op, uint8_t nseg, uint64_t sector, uint32_t gref,
+                    uint8_t first, uint8_t last)
+{
+	memset(s, 0, 112);
+	s[0] = op;
+	s[1] = nseg;
+	memcpy(s + 16, &sector, 8);
+	for (unsigned i = 0; i < 11; i++) {
+		memcpy(s + 24 + 8 * i, &gref, 4);
+		s[24 + 8 * i + 4] = first;
+		s[24 + 8 * i + 5] = last;
+	}
+}
+
+static int16_t raw(struct blkfront *f, const uint8_t *slot, size_t len, size_t id_off)
+{
+	struct bf_req r;
+	if (blkfront_queue_raw(f, &r, slot, len, id_off) != 0)
+		return -100;
+	blkfront_kick(f);
+	while (!r.done)
+		if (!blkfront_wait(f, 5000))
+			return -100;
+	return r.status;
+}
+
+static void test_validation(void)
+{
+	struct guest g;
+	guest_new(&g, "validator", "vdev=xvdc vdev=xvdd");
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *f = connect_dev(&g, "xvdc", &o);
+	REQUIRE(f, "connect");
+	uint64_t cap = blkfront_sectors(f);
+	uint32_t ref = blkfront_grant(f, 0);
+	uint8_t s[112];
+	struct {
+		const char *what;
+		uint8_t op, nseg, first, last;
+		uint64_t sector;
+		uint32_t gref;
+		int16_t want;
+	} cases[] = {
+		{"a valid write", BLKIF_OP_WRITE, 1, 0, 7, 10, 0, BLKIF_RSP_OKAY},
+		{"0 segments", BLKIF_OP_WRITE, 0, 0, 7, 10, 0, BLKIF_RSP_ERROR},
+		{"12 segments", BLKIF_OP_WRITE, 12, 0, 7, 10, 0, BLKIF_RSP_ERROR},
+		{"first_sect > last_sect", BLKIF_OP_WRITE, 1, 5, 2, 10, 0, BLKIF_RSP_ERROR},
+		{"last_sect 8", BLKIF_OP_READ, 1, 0, 8, 10, 0, BLKIF_RSP_ERROR},
+		{"past the end", BLKIF_OP_WRITE, 1, 0, 1, cap - 1, 0, BLKIF_RSP_ERROR},
+		{"sector overflow", BLKIF_OP_READ, 11, 0, 7, UINT64_MAX - 40, 0, BLKIF_RSP_ERROR},
+		{"the last sector", BLKIF_OP_WRITE, 1, 0, 0, cap - 1, 0, BLKIF_RSP_OKAY},
+		{"unknown operation", 42, 1, 0, 7, 10, 0, BLKIF_RSP_EOPNOTSUPP},
+		{"write barrier", BLKIF_OP_WRITE_BARRIER, 1, 0, 7, 10, 0, BLKIF_RSP_EOPNOTSUPP},
+		{"a grant never made", BLKIF_OP_WRITE, 1, 0, 7, 10, 99999, BLKIF_RSP_ERROR},
+		{"read into a grant never made", BLKIF_OP_READ, 1, 0, 7, 10, 77777, BLKIF_RSP_ERROR},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		rw_slot(s, cases[i].op, cases[i].nseg, cases[i].sector, cases[i].gref ? cases[i].gref : ref,
+		        cases[i].first, cases[i].last);
+		int16_t st = raw(f, s, 112, 8);
+		CHECK(st == cases[i].want, "%s: status %d, want %d", cases[i].what, st, cases[i].want);
+	}
+	/* Discard beyond the end. */
+	memset(s, 0, 112);
+	s[0] = BLKIF_OP_DISCARD;
+	uint64_t sec = cap - 4, nr = 8;
+	memcpy(s + 16, &sec, 8);
+	memcpy(s + 24, &nr, 8);
+	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "discard past the end accepted");
+	/* Indirect: bad indirect_op, too many and zero segments, bad page. */
+	uint16_t nsegs[] = {3, 257, 0, 3};
+	uint8_t iops[] = {BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE, BLKIF_OP_WRITE, BLKIF_OP_WRITE};
+	uint32_t ipage[] = {blkfront_grant(f, 1), blkfront_grant(f, 1), blkfront_grant(f, 1), 55555};
+	for (int i = 0; i < 4; i++) {
+		memset(s, 0, 112);
+		s[0] = BLKIF_OP_INDIRECT;
+		s[1] = iops[i];
+		memcpy(s + 2, &nsegs[i], 2);
+		sec = 20;
+		memcpy(s + 16, &sec, 8);
+		memcpy(s + 28, &ipage[i], 4);
+		CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "indirect case %d accepted", i);
+	}
+	/* An indirect page listing a segment with last_sect 9. */
+	uint8_t *ip = blkfront_page(f, 1);
+	memset(ip, 0, 4096);
+	memcpy(ip, &ref, 4);
+	ip[5] = 9;
+	memset(s, 0, 112);
+	s[0] = BLKIF_OP_INDIRECT;
+	s[1] = BLKIF_OP_WRITE;
+	uint16_t one = 1;
+	memcpy(s + 2, &one, 2);
+	memcpy(s + 16, &sec, 8);
+	memcpy(s + 28, &ipage[0], 4);
+	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "indirect segment with last_sect 9 accepted");
+	/* The device still works. */
+	uint8_t buf[4096], back[4096];
+	fill(buf, sizeof(buf), 5);
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 50, .nsect = 8, .buf = buf};
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 50, .nsect = 8, .buf = back};
+	CHECK(blkfront_do(f, &w, 5000) == 0 && blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 4096),
+	      "the device stopped working after bad requests");
+
+	/* A 32-bit guest's ABI: id at offset 4, 108-byte slots. */
+	struct blkfront_opts o32 = {.protocol = "x86_32-abi", .data_pages = 4};
+	struct blkfront *f32 = connect_dev(&g, "xvdd", &o32);
+	REQUIRE(f32, "connect x86_32");
+	CHECK(blkfront_ring_slots(f32) == 32, "x86_32 ring slots %u", blkfront_ring_slots(f32));
+	uint32_t r32 = blkfront_grant(f32, 0);
+	memset(blkfront_page(f32, 0), 0x32, 4096);
+	memset(s, 0, 108);
+	s[0] = BLKIF_OP_WRITE;
+	s[1] = 1;
+	sec = 64;
+	memcpy(s + 12, &sec, 8);
+	memcpy(s + 20, &r32, 4);
+	s[24] = 0;
+	s[25] = 7;
+	CHECK(raw(f32, s, 108, 4) == BLKIF_RSP_OKAY, "x86_32 write");
+	memset(blkfront_page(f32, 0), 0, 4096);
+	s[0] = BLKIF_OP_READ;
+	CHECK(raw(f32, s, 108, 4) == BLKIF_RSP_OKAY && blkfront_page(f32, 0)[4095] == 0x32,
+	      "x86_32 read back");
+	blkfront_close(f32, 1);
+	blkfront_close(f, 1);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+}
+
+/* A ring index a ring ahead: that device is cut off, nobody else is. */
+static void test_ring_overflow(void)
+{
+	struct guest bad, good;
+	guest_new(&bad, "overflower", "vdev=xvde");
+	guest_new(&good, "bystander", "vdev=xvde");
+	struct blkfront_opts o = {.data_pages = 4};
+	struct blkfront *fb = connect_dev(&bad, "xvde", &o), *fg = connect_dev(&good, "xvde", &o);
+	REQUIRE(fb && fg, "connect");
+	volatile uint8_t *sr = blkfront_sring(fb);
+	__atomic_store_n((volatile uint32_t *)sr, 1000u, __ATOMIC_RELEASE); /* req_prod */
+	blkfront_notify(fb);
+	char path[128];
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51776/state", bad.domid);
+	CHECK(wait_node(path, "5", 3000), "a bogus ring index did not disconnect the device");
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51776/error", bad.domid);
+	char *e = dom0_read(path);
+	CHECK(e && strstr(e, "producer index"), "error node: %s", e ? e : "(none)");
+	free(e);
+	uint8_t buf[512] = {1};
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 1, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(fg, &w, 5000) == 0, "the other guest was affected");
+	blkfront_close(fb, 0);
+	blkfront_close(fg, 1);
+	uint32_t d1 = bad.domid, d2 = good.domid;
+	guest_free(&bad);
+	guest_free(&good);
+	destroy_domain(d1);
+	destroy_domain(d2);
+}
+
+/* Bad xenstore values from the frontend: a clear error, no connection. */
+static void test_bad_frontend_values(void)
+{
+	struct guest g;
+	guest_new(&g, "liar", "vdev=xvdf vdev=xvdg vdev=xvdh");
+	char fe[96], path[160];
+	struct {
+		const char *vdev, *node, *value, *expect;
+	} cases[] = {
+		{"xvdf", "protocol", "arm64-abi", "protocol"},
+		{"xvdg", "ring-ref", "12abc", "ring-ref"},
+		{"xvdh", "ring-page-order", "9", "ring-page-order"},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		int64_t devid = 202 * 256 + (cases[i].vdev[3] - 'a') * 16;
+		snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/%lld", g.domid, (long long)devid);
+		/* as the guest */
+		snprintf(path, sizeof(path), "%s/ring-ref", fe);
+		xs_write(g.xs, XBT_NULL, path, "8", 1);
+		snprintf(path, sizeof(path), "%s/event-channel", fe);
+		xs_write(g.xs, XBT_NULL, path, "1", 1);
+		snprintf(path, sizeof(path), "%s/%s", fe, cases[i].node);
+		xs_write(g.xs, XBT_NULL, path, cases[i].value, (unsigned)strlen(cases[i].value));
+		snprintf(path, sizeof(path), "%s/state", fe);
+		xs_write(g.xs, XBT_NULL, path, "3", 1);
+		snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/%lld/state", g.domid,
+		         (long long)devid);
+		CHECK(wait_node(path, "5", 3000), "%s=%s: backend not Closing", cases[i].node, cases[i].value);
+		snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/%lld/error", g.domid,
+		         (long long)devid);
+		char *e = dom0_read(path);
+		CHECK(e && strstr(e, cases[i].expect), "%s: error node '%s'", cases[i].node, e ? e : "");
+		free(e);
+	}
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(!list_has_dying(), "a dying domain is left");
+}
+
+/* Detach during a connection, reconnect after Initialising. */
+static void test_detach_and_reconnect(void)
+{
+	struct guest g;
+	guest_new(&g, "cycler", "vdev=xvdi");
+	struct blkfront_opts o = {.data_pages = 4};
+	struct blkfront *f = connect_dev(&g, "xvdi", &o);
+	REQUIRE(f, "connect");
+	uint8_t buf[512], back[512];
+	fill(buf, 512, 9);
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 3, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(f, &w, 5000) == 0, "write");
+	/* Frontend closes and comes back (Closed -> Initialising). */
+	blkfront_close(f, 1);
+	char path[160];
+	snprintf(path, sizeof(path), "/local/domain/%u/device/vbd/51840/state", g.domid);
+	xs_write(g.xs, XBT_NULL, path, "1", 1);
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51840/state", g.domid);
+	CHECK(wait_node(path, "2", 3000), "backend not back to InitWait");
+	f = connect_dev(&g, "xvdi", &o);
+	REQUIRE(f, "reconnect");
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 3, .nsect = 1, .buf = back};
+	CHECK(blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 512), "data lost over a reconnect");
+	/* Detach: the toolstack sets online=0, the frontend closes, both
+	 * directories go. */
+	pid_t c = fork();
+	if (c == 0) {
+		char d[16];
+		snprintf(d, sizeof(d), "%u", g.domid);
+		_exit(cli("detach %s xvdi", d));
+	}
+	CHECK(wait_node(path, "5", 3000), "detach: backend not Closing");
+	blkfront_close(f, 1);
+	int st;
+	waitpid(c, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "profile-backend detach failed");
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51840", g.domid);
+	CHECK(wait_node(path, NULL, 3000), "backend directory left after detach");
+	snprintf(path, sizeof(path), "/local/domain/%u/device/vbd/51840", g.domid);
+	CHECK(wait_node(path, NULL, 3000), "frontend directory left after detach");
+	/* The domain lives on; attaching again gives the same disk. */
+	char d[16];
+	snprintf(d, sizeof(d), "%u", g.domid);
+	CHECK(cli("attach %s vdev=xvdi", d) == 0, "attach again");
+	f = connect_dev(&g, "xvdi", &o);
+	REQUIRE(f, "connect after re-attach");
+	memset(back, 0, 512);
+	r.done = 0;
+	CHECK(blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 512), "re-attached disk lost data");
+	CHECK(cli("attach %s vdev=xvdi", d) != 0, "attached the same vdev twice");
+	CHECK(cli("attach %s vdev=floppy", d) != 0, "attached a bad vdev name");
+	CHECK(cli("detach 31999 xvdi") != 0, "detach from a domain that does not exist");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+}
+
+/* A guest that dies before ever connecting. */
+static void test_death_mid_connect(void)
+{
+	struct guest g;
+	guest_new(&g, "stillborn", "vdev=xvdp1");
+	char path[160];
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51953/state", g.domid);
+	CHECK(wait_node(path, "2", 3000), "backend not in InitWait");
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u", domid);
+	CHECK(wait_node(path, NULL, 3000), "backend nodes left");
+	CHECK(wait_run_state("stillborn", STORE_RUN_CRASHED, 3000), "run not crashed");
+}
+
+/* SIGKILL with requests in flight; the restarted backend answers them. */
+static void test_restart(void)
+{
+	struct guest g;
+	guest_new(&g, "survivor", "vdev=xvdp2");
+	struct blkfront_opts o = {.data_pages = 400};
+	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f, "connect");
+	uint64_t rng = 1234;
+	int in_flight = 0;
+	enum { ROUNDS = 20, PER = 30 };
+	static uint8_t data[ROUNDS][PER][4096];
+	static struct bf_req reqs[ROUNDS][PER];
+	for (int round = 0; round < ROUNDS; round++) {
+		for (int i = 0; i < PER; i++) {
+			fill(data[round][i], 4096, tu_rand(&rng));
+			reqs[round][i] = (struct bf_req){.op = BLKIF_OP_WRITE,
+			                                 .sector = (uint64_t)(round * PER + i) * 8,
+			                                 .nsect = 8, .buf = data[round][i]};
+			CHECK(blkfront_queue(f, &reqs[round][i]) == 0, "queue");
+		}
+		blkfront_kick(f);
+		/* Kill the backend at some point while it works on them. */
+		usleep((useconds_t)tu_rand_below(&rng, 3000));
+		backend_stop(SIGKILL);
+		/* What the dead backend had not answered is in flight. */
+		in_flight += PER - (int)blkfront_poll_responses(f, 0);
+		backend_start(NULL);
+		int done = 0;
+		while (done < PER) {
+			struct bf_req *r = blkfront_wait(f, 10000);
+			if (!r) {
+				CHECK(0, "round %d: %d of %d answered after the restart", round, done, PER);
+				break;
+			}
+			CHECK(r->status == BLKIF_RSP_OKAY, "round %d: a request failed across the restart",
+			      round);
+			done++;
+		}
+	}
+	printf("restart: %d of %d requests were in flight at a SIGKILL\n", in_flight, ROUNDS * PER);
+	CHECK(in_flight >= PER, "the kills never caught requests in flight (%d)", in_flight);
+	/* Everything acknowledged is there. */
+	for (int round = 0; round < ROUNDS; round++)
+		for (int i = 0; i < PER; i++) {
+			uint8_t back[4096];
+			struct bf_req r = {.op = BLKIF_OP_READ, .sector = reqs[round][i].sector, .nsect = 8,
+			                   .buf = back};
+			CHECK(blkfront_do(f, &r, 5000) == 0 && !memcmp(back, data[round][i], 4096),
+			      "round %d request %d lost", round, i);
+		}
+	struct store_run r1, r2;
+	CHECK(find_run("survivor", &r1) && r1.state == STORE_RUN_RUNNING, "run not running");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(wait_run_state("survivor", STORE_RUN_CRASHED, 5000), "run not ended");
+	CHECK(find_run("survivor", &r2) && r2.run_id == r1.run_id, "the restarts made new runs");
+}
+
+/* Reboot: a new domid with the same name is a second run. */
+static void test_reboot(void)
+{
+	int64_t ids[2];
+	for (int boot = 0; boot < 2; boot++) {
+		struct guest g;
+		guest_new(&g, "rebooter", "vdev=xvdp1");
+		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+		struct blkfront *f = connect_dev(&g, "xvdp1", &o);
+		REQUIRE(f, "connect");
+		uint8_t buf[512];
+		fill(buf, 512, (uint64_t)boot);
+		struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 1, .nsect = 1, .buf = buf};
+		CHECK(blkfront_do(f, &w, 5000) == 0, "write");
+		blkfront_close(f, 0);
+		uint32_t domid = g.domid;
+		guest_free(&g);
+		destroy_domain(domid);
+		struct store_run r;
+		CHECK(wait_run_state("rebooter", STORE_RUN_CRASHED, 5000) && find_run("rebooter", &r),
+		      "boot %d not recorded", boot);
+		ids[boot] = r.run_id;
+	}
+	CHECK(ids[0] != ids[1], "a reboot did not make a second run");
+}
+
+/* Empty notifications by the hundred thousand. */
+static void test_event_storm(void)
+{
+	struct guest g;
+	guest_new(&g, "stormer", "vdev=xvdj");
+	struct blkfront_opts o = {.data_pages = 2};
+	struct blkfront *f = connect_dev(&g, "xvdj", &o);
+	REQUIRE(f, "connect");
+	for (int i = 0; i < 200000; i++)
+		blkfront_notify(f);
+	uint8_t buf[512] = {7};
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 1, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(f, &w, 5000) == 0, "the storming guest is not served after its storm");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+}
+
+/* --max-run-bytes: beyond it, write errors. */
+static void test_max_run_bytes(void)
+{
+	backend_stop(SIGTERM);
+	backend_start("--max-run-bytes 64K");
+	struct guest g;
+	guest_new(&g, "hungry", "vdev=xvdk");
+	struct blkfront_opts o = {.data_pages = 40};
+	struct blkfront *f = connect_dev(&g, "xvdk", &o);
+	REQUIRE(f, "connect");
+	static uint8_t buf[32768];
+	struct bf_req a = {.op = BLKIF_OP_WRITE, .sector = 0, .nsect = 64, .buf = buf};
+	CHECK(blkfront_do(f, &a, 5000) == 0, "the first 32 KiB");
+	struct bf_req b = {.op = BLKIF_OP_WRITE, .sector = 64, .nsect = 64, .buf = buf};
+	CHECK(blkfront_do(f, &b, 5000) == 0, "the second 32 KiB");
+	struct bf_req c = {.op = BLKIF_OP_WRITE, .sector = 128, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(f, &c, 5000) == BLKIF_RSP_ERROR, "a write past --max-run-bytes succeeded");
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 0, .nsect = 8, .buf = buf};
+	CHECK(blkfront_do(f, &r, 5000) == 0, "reads still work past the limit");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	backend_stop(SIGTERM);
+	backend_start(NULL);
+}
+
+static void test_status(void)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
+	FILE *p = popen(cmd, "r");
+	char out[8192];
+	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	out[n] = '\0';
+	CHECK(p && pclose(p) == 0 && strstr(out, "profile-backend") && strstr(out, "DOMID"),
+	      "status: %s", out);
+	CHECK(cli("start") != 0, "a second backend started on the same run directory");
+}
+
 int main(void)
 {
 	tu_xensim_start(&sim);
@@ -326,8 +835,19 @@ int main(void)
 	backend_start(NULL);
 
 	test_halvm_profile();
+	test_linux_io();
+	test_validation();
+	test_ring_overflow();
+	test_bad_frontend_values();
+	test_detach_and_reconnect();
+	test_death_mid_connect();
+	test_reboot();
+	test_event_storm();
+	test_status();
+	test_restart();
+	test_max_run_bytes();
 
-	CHECK(WIFEXITED(backend_stop(SIGTERM)), "backend did not stop cleanly");
+	backend_stop(SIGTERM);
 	tu_xensim_stop(&sim);
 	free(db);
 	free(rundir);
