@@ -24,6 +24,11 @@
 #include "blkfront.h"
 
 #define NATIVE_SLOT sizeof(union blkif_sring_entry)
+/* Request ids carry a tag in their upper half (real frontends put pointers
+ * there): a response with a foreign id is ignored, and response padding
+ * that overlaps the request's id keeps recognisable bytes (XSA-216). */
+#define ID_TAG 0xA5A5A5A5ull
+#define MAKE_ID(i) ((ID_TAG << 32) | (uint64_t)(i))
 #define RING_HDR 64
 #define MAX_ORDER 4u
 #define BLKIF_SEGS_PER_INDIRECT_PAGE_FOR_STUB 256u /* what backends advertise */
@@ -357,7 +362,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 	struct inflight *in = &f->inflight[id];
 	volatile void *s = slot(f, f->req_prod_pvt);
 	memset((void *)s, 0, f->slot_size);
-	r->id = id;
+	r->id = MAKE_ID(id);
 	r->done = 0;
 	in->npages = 0;
 
@@ -365,14 +370,14 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 		struct blkif_request_discard *d = (struct blkif_request_discard *)s;
 		d->operation = BLKIF_OP_DISCARD;
 		d->handle = (blkif_vdev_t)f->devid;
-		d->id = id;
+		d->id = MAKE_ID(id);
 		d->sector_number = r->sector;
 		d->nr_sectors = r->nr_sectors;
 	} else if (r->op == BLKIF_OP_FLUSH_DISKCACHE && r->nsect == 0) {
 		struct blkif_request *q = (struct blkif_request *)s;
 		q->operation = BLKIF_OP_FLUSH_DISKCACHE;
 		q->handle = (blkif_vdev_t)f->devid;
-		q->id = id;
+		q->id = MAKE_ID(id);
 		q->sector_number = r->sector;
 	} else {
 		unsigned nseg = (r->nsect + 7) / 8;
@@ -391,7 +396,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 			ir->operation = BLKIF_OP_INDIRECT;
 			ir->indirect_op = r->op == BLKIF_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
 			ir->nr_segments = (uint16_t)nseg;
-			ir->id = id;
+			ir->id = MAKE_ID(id);
 			ir->sector_number = r->sector;
 			ir->handle = (blkif_vdev_t)f->devid;
 			ir->indirect_grefs[0] = f->pool_refs[in->pages[nseg]];
@@ -401,7 +406,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 			q->operation = r->op;
 			q->nr_segments = (uint8_t)nseg;
 			q->handle = (blkif_vdev_t)f->devid;
-			q->id = id;
+			q->id = MAKE_ID(id);
 			q->sector_number = r->sector;
 			segs = q->seg;
 		}
@@ -443,8 +448,10 @@ static struct bf_req *consume(struct blkfront *f)
 			int16_t status;
 			memcpy(&id, (const void *)s, 8);
 			memcpy(&status, (const void *)(s + 10), 2);
-			if (id >= f->slots || !f->inflight[id].used)
+			if ((id >> 32) != ID_TAG || (id & 0xffffffffu) >= f->slots ||
+			    !f->inflight[id & 0xffffffffu].used)
 				continue; /* not ours: a buggy backend */
+			id &= 0xffffffffu;
 			struct inflight *in = &f->inflight[id];
 			struct bf_req *r = in->r;
 			r->status = status;
@@ -520,9 +527,9 @@ int blkfront_queue_raw(struct blkfront *f, struct bf_req *r, const void *bytes, 
 	volatile uint8_t *s = slot(f, f->req_prod_pvt);
 	memset((void *)s, 0, f->slot_size);
 	memcpy((void *)s, bytes, len);
-	uint64_t id64 = id;
+	uint64_t id64 = MAKE_ID(id);
 	memcpy((void *)(s + id_offset), &id64, 8);
-	r->id = id;
+	r->id = id64;
 	r->done = 0;
 	r->op = 0xff; /* nothing to copy back */
 	f->inflight[id] = (struct inflight){.r = r, .npages = 0, .used = 1};

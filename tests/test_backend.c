@@ -826,6 +826,164 @@ static void test_status(void)
 	CHECK(cli("start") != 0, "a second backend started on the same run directory");
 }
 
+/* create GUEST.cfg on xensim: the profsvc disks become devices, the rest
+ * is left to xl (here: ignored); keys and permissions as libxl writes. */
+static void test_create(void)
+{
+	char *cfg = tu_path("guest.cfg");
+	const char *text =
+		"# a HaLVM guest\n"
+		"name = \"cfg-guest\"\n"
+		"kernel = \"/boot/halvm.elf\"\n"
+		"memory = 64\n"
+		"disk = [ 'file:/tmp/other.img,xvda,w',   # an ordinary disk stays with xl\n"
+		"         'vdev=xvdp1, backendtype=profsvc',\n"
+		"         \"vdev=xvdp2, backendtype=profsvc\" ]\n"
+		"extra = \"+RTS -p -hc\"\n";
+	REQUIRE(tu_write_file(cfg, text, strlen(text)) == 0, "write cfg");
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend create --platform sim --sim-dir %s %s",
+	         tu_builddir(), sim.dir, cfg);
+	FILE *p = popen(cmd, "r");
+	char out[64] = "";
+	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	out[n] = '\0';
+	CHECK(p && pclose(p) == 0, "create failed: %s", out);
+	uint32_t domid = (uint32_t)strtoul(out, NULL, 10);
+	CHECK(domid > 0, "create printed '%s'", out);
+	char path[160];
+	static const char *const fe_keys[][2] = {{"backend-id", "0"}, {"state", "1"},
+	                                         {"virtual-device", "51953"}, {"device-type", "disk"},
+	                                         {"protocol", "x86_64-abi"}};
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(path, sizeof(path), "/local/domain/%u/device/vbd/51953/%s", domid, fe_keys[i][0]);
+		char *v = dom0_read(path);
+		/* state moves on once the backend answers; everything else is fixed */
+		CHECK(v && (!strcmp(v, fe_keys[i][1]) || i == 1), "%s = %s", path, v ? v : "(missing)");
+		free(v);
+	}
+	static const char *const be_keys[][2] = {{"frontend-id", NULL}, {"online", "1"}, {"dev", "xvdp2"},
+	                                         {"type", "profsvc"}, {"mode", "w"}, {"device-type", "disk"}};
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51954/%s", domid, be_keys[i][0]);
+		char *v = dom0_read(path);
+		CHECK(v && (!be_keys[i][1] || !strcmp(v, be_keys[i][1])), "%s = %s", path, v ? v : "(missing)");
+		free(v);
+	}
+	snprintf(path, sizeof(path), "/local/domain/%u/device/vbd/51712", domid);
+	char *v = dom0_read(path);
+	CHECK(!v, "the ordinary disk xvda was written as a profsvc device");
+	free(v);
+	/* Permissions: the guest owns its frontend directory, dom0 the backend's. */
+	char sock[600];
+	snprintf(sock, sizeof(sock), "%s/dom0/xs.sock", sim.dir);
+	setenv("XENSTORED_PATH", sock, 1);
+	struct xs_handle *h = xs_open(0);
+	unsigned np;
+	snprintf(path, sizeof(path), "/local/domain/%u/device/vbd/51953", domid);
+	struct xs_permissions *pf = xs_get_permissions(h, XBT_NULL, path, &np);
+	CHECK(pf && np == 2 && pf[0].id == domid && pf[1].id == 0 && pf[1].perms == XS_PERM_READ,
+	      "frontend directory permissions");
+	free(pf);
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51953", domid);
+	struct xs_permissions *pb = xs_get_permissions(h, XBT_NULL, path, &np);
+	CHECK(pb && np == 2 && pb[0].id == 0 && pb[1].id == domid && pb[1].perms == XS_PERM_READ,
+	      "backend directory permissions");
+	free(pb);
+	xs_close(h);
+	/* The guest can use what was created. */
+	struct guest g = {.domid = domid};
+	struct plat_opts o = {.kind = PLAT_SIM, .sim_dir = sim.dir, .sim_domid = domid};
+	char err[512];
+	REQUIRE(plat_open(&g.p, &o, err, sizeof(err)) == 0, "%s", err);
+	g.xs = plat_xs_open(g.p);
+	struct blkfront_opts ho = {.halvm = 1, .data_pages = 1};
+	struct blkfront *f = connect_dev(&g, "xvdp1", &ho);
+	CHECK(f != NULL, "a HaLVM guest cannot use the created device");
+	blkfront_close(f, 0);
+	guest_free(&g);
+	destroy_domain(domid);
+	/* Bad configs. */
+	const char *bad = "name = \"x\"\ndisk = [ 'backendtype=profsvc' ]\n";
+	tu_write_file(cfg, bad, strlen(bad));
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend create --platform sim --sim-dir %s %s 2>/dev/null",
+	         tu_builddir(), sim.dir, cfg);
+	CHECK(system(cmd) != 0, "a profsvc disk without vdev accepted");
+	CHECK(cli("create /nonexistent.cfg") != 0, "a missing config accepted");
+	free(cfg);
+}
+
+/* XSA-216: responses are written field by field; the padding bytes of
+ * the slot keep what the guest put there. */
+static void test_response_padding(void)
+{
+	struct guest g;
+	guest_new(&g, "padder", "vdev=xvdl");
+	struct blkfront_opts o = {.data_pages = 2};
+	struct blkfront *f = connect_dev(&g, "xvdl", &o);
+	REQUIRE(f, "connect");
+	uint8_t s[112];
+	rw_slot(s, BLKIF_OP_WRITE, 1, 5, blkfront_grant(f, 0), 0, 7);
+	volatile uint8_t *slot0 = blkfront_sring(f) + 64;
+	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_OKAY, "write");
+	/* Response bytes 12..15 are padding; they overlap the upper half of
+	 * the request's id, which blkfront tags 0xA5A5A5A5. */
+	CHECK(slot0[12] == 0xA5 && slot0[13] == 0xA5 && slot0[14] == 0xA5 && slot0[15] == 0xA5,
+	      "response padding overwritten: %02x %02x %02x %02x", slot0[12], slot0[13], slot0[14],
+	      slot0[15]);
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+}
+
+/* Daemon mode, --mirror-raw and --durability power, and stop. */
+static void test_daemon_mirror_power(void)
+{
+	char *mirror = tu_path("mirror"), *rd2 = tu_path("run2"), *db2 = tu_path("power.db");
+	char cmd[8192];
+	mkdir(mirror, 0700);
+	snprintf(cmd, sizeof(cmd),
+	         "%s/profile-backend start --platform sim --sim-dir %s --db %s --run-dir %s "
+	         "--durability power --mirror-raw %s --capacity 100000 >/dev/null",
+	         tu_builddir(), sim.dir, db2, rd2, mirror);
+	/* The foreground backend of the other tests must not see these
+	 * guests: it is stopped meanwhile. */
+	backend_stop(SIGTERM);
+	REQUIRE(system(cmd) == 0, "daemonised start");
+	struct guest g;
+	guest_new(&g, "mirrored", "vdev=xvdp1");
+	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+	struct blkfront *f = connect_dev(&g, "xvdp1", &o);
+	REQUIRE(f, "connect");
+	CHECK(blkfront_sectors(f) == 100000, "--capacity: %llu sectors", (unsigned long long)blkfront_sectors(f));
+	uint8_t buf[4096];
+	fill(buf, sizeof(buf), 77);
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 9, .nsect = 8, .buf = buf};
+	CHECK(blkfront_do(f, &w, 5000) == 0, "write with power durability");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend stop --run-dir %s", tu_builddir(), rd2);
+	CHECK(system(cmd) == 0, "profile-backend stop");
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend.pid", rd2);
+	CHECK(access(cmd, F_OK) != 0, "pid file left after stop");
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s 2>/dev/null", tu_builddir(), rd2);
+	CHECK(system(cmd) != 0, "status says running after stop");
+	/* The raw image holds the write at its byte offset. */
+	snprintf(cmd, sizeof(cmd), "%s/mirrored-run1-xvdp1.img", mirror);
+	size_t len;
+	uint8_t *img = tu_read_file(cmd, &len);
+	CHECK(img && len == 100000 * 512u && !memcmp(img + 9 * 512, buf, 4096),
+	      "raw mirror %s wrong (%zu bytes)", cmd, len);
+	free(img);
+	backend_start(NULL);
+	free(mirror);
+	free(rd2);
+	free(db2);
+}
+
 int main(void)
 {
 	tu_xensim_start(&sim);
@@ -844,6 +1002,9 @@ int main(void)
 	test_reboot();
 	test_event_storm();
 	test_status();
+	test_create();
+	test_response_padding();
+	test_daemon_mirror_power();
 	test_restart();
 	test_max_run_bytes();
 
