@@ -71,6 +71,7 @@ struct device {
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */
 	/* data */
+	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
 	struct run *run;
 	struct store_device *sdev;
 	struct mirror *mirror;
@@ -102,6 +103,7 @@ struct backend {
 	struct device *devices;
 	struct run *runs;
 	struct device *work;          /* devices with requests to take */
+	struct io_pipe *io;           /* the commit worker (io.c) */
 	int stopping;
 	int64_t started_us;
 	uint64_t batches, commits_failed;
@@ -130,10 +132,22 @@ void xenbus_fail(struct device *d, const char *why);
 struct device *device_by_port(struct backend *b, uint32_t port);
 int xenbus_domain_alive(struct backend *b, uint32_t domid);
 
-/* io.c */
-/* Drains the rings of the devices on b->work into one batch, runs it,
- * answers.  Returns 1 if some device still has work. */
-int io_run_batch(struct backend *b);
+/* io.c: batches are pipelined: while the commit worker stores and commits
+ * one, the loop takes and copies in the next. */
+int io_start(struct backend *b);
+void io_stop(struct backend *b);
+/* Prepares a batch from the devices on b->work and hands it to the worker
+ * (or keeps it ready while the worker is busy). */
+void io_run_batch(struct backend *b);
+/* 1 when io_run_batch() could make progress now. */
+int io_can_run(struct backend *b);
+/* The worker's completion fd (readable when a batch is committed). */
+int io_event_fd(struct backend *b);
+/* Answers the committed batch and hands over the next. */
+void io_completed(struct backend *b);
+/* Completes everything in flight: before any device is set up or torn
+ * down, the worker is idle and no batch refers to a device. */
+void io_quiesce(struct backend *b);
 void io_schedule(struct device *d);
 
 /* runs.c */

@@ -29,7 +29,7 @@
 
 #include "backend.h"
 
-enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG };
+enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG, SRC_IO };
 
 static void path_in(const struct options *o, const char *name, char *out, size_t len)
 {
@@ -146,14 +146,15 @@ static int run_loop(struct backend *b, int ctl, int sig)
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
-	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG)) {
+	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
+	    add_fd(ep, io_event_fd(b), SRC_IO)) {
 		blog("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	int timeout = -1;
 	while (!b->stopping) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(ep, evs, 8, b->work ? 0 : timeout);
+		int n = epoll_wait(ep, evs, 8, io_can_run(b) ? 0 : timeout);
 		if (n < 0 && errno != EINTR) {
 			blog("epoll_wait: %s", strerror(errno));
 			break;
@@ -162,6 +163,9 @@ static int run_loop(struct backend *b, int ctl, int sig)
 			switch (evs[i].data.u32) {
 			case SRC_XS: {
 				char **w;
+				/* Devices may come and go: nothing in flight may
+				 * refer to them, and the store is ours meanwhile. */
+				io_quiesce(b);
 				while ((w = xs_check_watch(b->xs))) {
 					xenbus_watch_event(b, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
 					free(w);
@@ -184,6 +188,9 @@ static int run_loop(struct backend *b, int ctl, int sig)
 			case SRC_CTL:
 				serve_control(b, ctl);
 				break;
+			case SRC_IO:
+				io_completed(b);
+				break;
 			case SRC_SIG: {
 				struct signalfd_siginfo si;
 				if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
@@ -195,7 +202,7 @@ static int run_loop(struct backend *b, int ctl, int sig)
 			}
 			}
 		}
-		if (b->work)
+		if (io_can_run(b))
 			io_run_batch(b);
 		timeout = unmask_ports(b);
 	}
@@ -251,6 +258,10 @@ static int serve(struct options *o, int ready_fd)
 		blog("control socket %s: %s", path, strerror(errno));
 		goto out;
 	}
+	if (io_start(&b) != 0) {
+		blog("cannot start the commit worker: %s", strerror(errno));
+		goto out;
+	}
 	if (xenbus_init(&b) != 0) {
 		blog("cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
 		goto out;
@@ -271,7 +282,9 @@ static int serve(struct options *o, int ready_fd)
 out:
 	if (ready_fd >= 0)
 		close(ready_fd);
-	xenbus_shutdown(&b);
+	if (b.io)
+		xenbus_shutdown(&b);
+	io_stop(&b);
 	while (b.runs) {
 		struct run *r = b.runs;
 		b.runs = r->next;

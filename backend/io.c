@@ -11,12 +11,21 @@
  *      the responses, one notification per device.
  * A failed grant copy, a bad request or a failed commit is an error
  * response, never a crash, and never an OKAY for data not stored.
+ *
+ * Steps 4-5 (the store) run on a commit worker thread while the loop
+ * prepares the next batch (steps 1-3): the guest's next requests are taken
+ * and copied in while the previous ones commit.  The worker is the only
+ * user of the store while it works; the loop quiesces it (io_quiesce)
+ * before anything else touches the store or tears a device down.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "backend.h"
 
@@ -32,6 +41,26 @@ struct item {
 	int16_t status;
 	uint8_t kind;          /* effective operation */
 	uint8_t pending;       /* still to be done */
+	uint8_t noted;         /* its error is counted in the store */
+	uint8_t reserved;      /* its bytes count against the run's limit */
+};
+
+struct batch {
+	struct item *items;
+	unsigned n, cap;
+	int need_sync;
+	int failed;
+};
+
+struct io_pipe {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct batch *job;   /* with the worker */
+	int job_done;
+	int stop;
+	int efd;             /* signalled when job_done */
+	struct batch *ready; /* prepared while the worker was busy */
 };
 
 enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
@@ -52,11 +81,10 @@ void io_schedule(struct device *d)
 
 static void fail(struct item *it, int16_t status, const char *why)
 {
+	/* Also runs on the worker: only the item is touched here. */
 	it->status = status;
 	it->pending = 0;
-	it->d->errors++;
-	if (it->d->sdev)
-		store_note_error(it->d->sdev);
+	it->noted = 0; /* counted in the store by the worker or at finish */
 	bdebug("dom%u %s: request %llu (op %u) refused: %s", it->d->domid, it->d->vdev,
 	       (unsigned long long)it->req.id, it->req.operation, why);
 }
@@ -113,9 +141,7 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 		avail--;
 		taken++;
 
-		struct store_device_info si;
-		store_device_get_info(d->sdev, &si);
-		int rc = blkif_validate(&it->req, si.capacity_sectors, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
+		int rc = blkif_validate(&it->req, d->capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
 		if (rc) {
 			fail(it, (int16_t)rc, why);
 			continue;
@@ -182,14 +208,14 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 		const char *why;
 		if (!it->pending || (it->kind != K_READ && it->kind != K_WRITE))
 			continue;
-		struct store_device_info si;
-		store_device_get_info(it->d->sdev, &si);
-		if (blkif_check_segments(it->segs, it->nsegs, it->req.sector, si.capacity_sectors,
-		                         &it->nsect, &why) != 0) {
+		if (blkif_check_segments(it->segs, it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
+		                         &why) != 0) {
 			fail(it, BLKIF_RSP_ERROR, why);
 			continue;
 		}
 		struct run *r = it->d->run;
+		/* Bytes in flight count: they are reserved here, given back by
+		 * finish() if the write fails. */
 		if (it->kind == K_WRITE && r && r->bytes + it->nsect * 512 > b->opt.max_run_bytes) {
 			if (!r->over_limit_logged) {
 				dlog(it->d, "run reached --max-run-bytes (%llu); further writes fail",
@@ -200,8 +226,14 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 			continue;
 		}
 		it->data = malloc(it->nsect * 512);
-		if (!it->data)
+		if (!it->data) {
 			fail(it, BLKIF_RSP_ERROR, "out of memory");
+			continue;
+		}
+		if (it->kind == K_WRITE && r) {
+			r->bytes += it->nsect * 512;
+			it->reserved = 1;
+		}
 	}
 }
 
@@ -324,23 +356,37 @@ static void respond(struct backend *b, struct item *items, unsigned n)
 	}
 }
 
-int io_run_batch(struct backend *b)
+/* Counts failed requests against their devices in the store (the worker's
+ * store, or the loop's while the worker is idle). */
+static void note_errors(struct batch *bt)
 {
-	struct item *items = NULL;
-	unsigned n = 0, cap = 0;
-	uint64_t bytes = 0;
-	struct device *work = b->work, *again = NULL;
-	int need_sync = 0;
+	for (unsigned i = 0; i < bt->n; i++) {
+		struct item *it = &bt->items[i];
+		if (it->status != BLKIF_RSP_OKAY && !it->pending && !it->noted && it->d->sdev) {
+			store_note_error(it->d->sdev);
+			it->noted = 1;
+		}
+	}
+}
 
+/* Steps 1-3, on the loop's thread: take, check, copy in. */
+static struct batch *prepare(struct backend *b)
+{
+	struct batch *bt = calloc(1, sizeof(*bt));
+	struct device *work = b->work, *again = NULL;
+	uint64_t bytes = 0;
+
+	if (!bt)
+		return NULL;
 	b->work = NULL;
 	for (struct device *d = work, *next; d; d = next) {
 		next = d->next_work;
 		d->has_work = 0;
 		if (!d->connected)
 			continue;
-		unsigned before = n;
-		take_requests(d, &items, &n, &cap, &bytes);
-		if (n == before && d->port_masked) {
+		unsigned before = bt->n;
+		take_requests(d, &bt->items, &bt->n, &bt->cap, &bytes);
+		if (bt->n == before && d->port_masked) {
 			/* Woken with nothing to do (XSA-332): counted, and a storm
 			 * gets its unmask delayed by the loop. */
 			int64_t t = now_us();
@@ -348,13 +394,11 @@ int io_run_batch(struct backend *b)
 				d->spurious_since_us = t;
 				d->spurious = 0;
 			}
-			if (++d->spurious == 1000) {
+			if (++d->spurious == 1000)
 				dlog(d, "event storm (1000 empty notifications in under a second): "
 				        "delaying unmask");
+			if (d->spurious >= 1000)
 				d->unmask_at_us = t + 10000;
-			} else if (d->spurious > 1000) {
-				d->unmask_at_us = t + 10000;
-			}
 		}
 		if (d->has_work == 2) {
 			d->has_work = 0;
@@ -362,51 +406,80 @@ int io_run_batch(struct backend *b)
 			again = d;
 		}
 	}
-	if (n > 0) {
-		fetch_indirect(b, items, n);
-		check_items(b, items, n);
-		transfer(b, items, n, 0);
-
-		int failed = store_batch_begin(b->store) != 0;
-		if (!failed && apply(b, items, n, &need_sync) != 0) {
-			store_batch_abort(b->store);
-			failed = 1;
-		} else if (!failed && store_batch_commit(b->store) != 0) {
-			blog("store commit failed: %s", store_errmsg(b->store));
-			failed = 1;
-		}
-		if (!failed && need_sync && store_sync(b->store) != 0) {
-			blog("%s", store_errmsg(b->store));
-			for (unsigned i = 0; i < n; i++)
-				if (items[i].pending && items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
-					fail(&items[i], BLKIF_RSP_ERROR, "flush failed");
-		}
-		if (failed) {
-			b->commits_failed++;
-			for (unsigned i = 0; i < n; i++)
-				if (items[i].pending)
-					fail(&items[i], BLKIF_RSP_ERROR, "the store could not commit");
-		} else {
-			for (unsigned i = 0; i < n; i++) {
-				struct item *it = &items[i];
-				if (!it->pending || it->kind != K_WRITE)
-					continue;
-				it->d->bytes += it->nsect * 512;
-				if (it->d->run)
-					it->d->run->bytes += it->nsect * 512;
-				if (it->d->mirror)
-					mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
-			}
-			transfer(b, items, n, 1);
-		}
-		for (unsigned i = 0; i < n; i++) {
-			if (items[i].pending)
-				items[i].status = BLKIF_RSP_OKAY;
-			items[i].d->requests++;
-		}
-		respond(b, items, n);
-		b->batches++;
+	for (struct device *d = again, *next; d; d = next) {
+		next = d->next_work;
+		io_schedule(d);
 	}
+	if (bt->n == 0) {
+		free(bt->items);
+		free(bt);
+		return NULL;
+	}
+	fetch_indirect(b, bt->items, bt->n);
+	check_items(b, bt->items, bt->n);
+	transfer(b, bt->items, bt->n, 0);
+	return bt;
+}
+
+/* Steps 4-5, on the worker: the store. */
+static void commit_batch(struct backend *b, struct batch *bt)
+{
+	int failed = store_batch_begin(b->store) != 0;
+
+	if (!failed && apply(b, bt->items, bt->n, &bt->need_sync) != 0) {
+		store_batch_abort(b->store);
+		failed = 1;
+	} else if (!failed && store_batch_commit(b->store) != 0) {
+		blog("store commit failed: %s", store_errmsg(b->store));
+		failed = 1;
+	}
+	if (!failed && bt->need_sync && store_sync(b->store) != 0) {
+		blog("%s", store_errmsg(b->store));
+		for (unsigned i = 0; i < bt->n; i++)
+			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
+				fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
+	}
+	if (failed)
+		for (unsigned i = 0; i < bt->n; i++)
+			if (bt->items[i].pending)
+				fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
+	bt->failed = failed;
+	note_errors(bt);
+}
+
+/* Step 6, on the loop's thread, with the worker idle. */
+static void finish(struct backend *b, struct batch *bt)
+{
+	struct item *items = bt->items;
+	unsigned n = bt->n;
+
+	if (bt->failed) {
+		b->commits_failed++;
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			struct item *it = &items[i];
+			if (!it->pending || it->kind != K_WRITE)
+				continue;
+			it->d->bytes += it->nsect * 512;
+			if (it->d->mirror)
+				mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
+		}
+		transfer(b, items, n, 1);
+		note_errors(bt);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct item *it = &items[i];
+		if (it->pending)
+			it->status = BLKIF_RSP_OKAY;
+		it->d->requests++;
+		if (it->status != BLKIF_RSP_OKAY) {
+			it->d->errors++;
+			if (it->reserved && it->d->run)
+				it->d->run->bytes -= it->nsect * 512;
+		}
+	}
+	respond(b, items, n);
+	b->batches++;
 	/* Re-check each ring we served: requests that came while we worked. */
 	for (unsigned i = 0; i < n; i++) {
 		struct device *d = items[i].d;
@@ -417,9 +490,145 @@ int io_run_batch(struct backend *b)
 		free(items[i].ind_segs);
 	}
 	free(items);
-	for (struct device *d = again, *next; d; d = next) {
-		next = d->next_work;
-		io_schedule(d);
+	free(bt);
+}
+
+static void *worker_main(void *arg)
+{
+	struct backend *b = arg;
+	struct io_pipe *io = b->io;
+
+	pthread_mutex_lock(&io->lock);
+	for (;;) {
+		while (!io->stop && (!io->job || io->job_done))
+			pthread_cond_wait(&io->cond, &io->lock);
+		if (io->stop)
+			break;
+		struct batch *bt = io->job;
+		pthread_mutex_unlock(&io->lock);
+		commit_batch(b, bt);
+		pthread_mutex_lock(&io->lock);
+		io->job_done = 1;
+		pthread_cond_broadcast(&io->cond);
+		uint64_t one = 1;
+		if (write(io->efd, &one, sizeof(one)) != sizeof(one)) {
+			/* the counter only overflows after 2^64 batches */
+		}
 	}
-	return b->work != NULL;
+	pthread_mutex_unlock(&io->lock);
+	return NULL;
+}
+
+static void submit(struct io_pipe *io, struct batch *bt)
+{
+	pthread_mutex_lock(&io->lock);
+	io->job = bt;
+	io->job_done = 0;
+	pthread_cond_broadcast(&io->cond);
+	pthread_mutex_unlock(&io->lock);
+}
+
+int io_start(struct backend *b)
+{
+	struct io_pipe *io = calloc(1, sizeof(*io));
+
+	if (!io)
+		return -1;
+	io->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&io->lock, NULL);
+	pthread_cond_init(&io->cond, NULL);
+	b->io = io;
+	if (io->efd < 0 || pthread_create(&io->thread, NULL, worker_main, b) != 0) {
+		if (io->efd >= 0)
+			close(io->efd);
+		free(io);
+		b->io = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void io_stop(struct backend *b)
+{
+	struct io_pipe *io = b->io;
+
+	if (!io)
+		return;
+	io_quiesce(b);
+	pthread_mutex_lock(&io->lock);
+	io->stop = 1;
+	pthread_cond_broadcast(&io->cond);
+	pthread_mutex_unlock(&io->lock);
+	pthread_join(io->thread, NULL);
+	close(io->efd);
+	pthread_mutex_destroy(&io->lock);
+	pthread_cond_destroy(&io->cond);
+	free(io);
+	b->io = NULL;
+}
+
+int io_event_fd(struct backend *b)
+{
+	return b->io->efd;
+}
+
+int io_can_run(struct backend *b)
+{
+	return b->work && (!b->io->job || !b->io->ready);
+}
+
+void io_run_batch(struct backend *b)
+{
+	struct io_pipe *io = b->io;
+
+	if (!io->job) {
+		struct batch *bt = prepare(b);
+		if (bt)
+			submit(io, bt);
+	} else if (!io->ready) {
+		io->ready = prepare(b);
+	}
+}
+
+/* Waits for the worker's job; then answers it and hands over the next. */
+static void complete(struct backend *b, int wait)
+{
+	struct io_pipe *io = b->io;
+	uint64_t v;
+
+	pthread_mutex_lock(&io->lock);
+	while (wait && io->job && !io->job_done)
+		pthread_cond_wait(&io->cond, &io->lock);
+	struct batch *done = io->job && io->job_done ? io->job : NULL;
+	if (done)
+		io->job = NULL;
+	pthread_mutex_unlock(&io->lock);
+	if (read(io->efd, &v, sizeof(v)) < 0) {
+		/* nothing signalled yet */
+	}
+	if (!done)
+		return;
+	finish(b, done);
+	if (io->ready) {
+		submit(io, io->ready);
+		io->ready = NULL;
+	}
+}
+
+void io_completed(struct backend *b)
+{
+	complete(b, 0);
+}
+
+void io_quiesce(struct backend *b)
+{
+	struct io_pipe *io = b->io;
+
+	while (io && (io->job || io->ready)) {
+		if (!io->job && io->ready) {
+			submit(io, io->ready);
+			io->ready = NULL;
+		}
+		complete(b, 1);
+	}
 }

@@ -241,6 +241,11 @@ static int device_setup(struct device *d)
 		return -1;
 	}
 	d->run->ndevices++;
+	{
+		struct store_device_info ci;
+		store_device_get_info(d->sdev, &ci);
+		d->capacity = ci.capacity_sectors;
+	}
 	if (b->opt.mirror_raw && mirror_open(d, b->opt.mirror_raw) != 0)
 		dlog(d, "raw mirror unavailable (continuing without it)");
 
@@ -556,6 +561,7 @@ int xenbus_init(struct backend *b)
 
 void xenbus_shutdown(struct backend *b)
 {
+	io_quiesce(b);
 	/* Leave the guests connected in xenstore: a restarted backend picks
 	 * them up.  Only our own resources go. */
 	while (b->devices) {

@@ -58,6 +58,8 @@ static void backend_start(const char *extra)
 		                  "--db", db, "--run-dir", rundir};
 		int n = 11;
 		char copy[256];
+		if (getenv("PROFSVC_BACKEND_VERBOSE"))
+			argv[n++] = "-v";
 		if (extra) {
 			snprintf(copy, sizeof(copy), "%s", extra);
 			for (char *t = strtok(copy, " "); t && n < 30; t = strtok(NULL, " "))
@@ -76,6 +78,7 @@ static void backend_start(const char *extra)
 		execv(bin, argv);
 		_exit(127);
 	}
+	tu_track_child(backend_pid);
 	for (int i = 0; i < 3000 && access(sock, F_OK) != 0; i++) {
 		int st;
 		REQUIRE(waitpid(backend_pid, &st, WNOHANG) == 0, "profile-backend exited at start (%d)", st);
@@ -96,6 +99,7 @@ static int backend_stop(int sig)
 		kill(backend_pid, SIGKILL);
 		waitpid(backend_pid, &st, 0);
 	}
+	tu_untrack_child(backend_pid);
 	backend_pid = 0;
 	if (sig == SIGTERM)
 		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "profile-backend exited with status %d", st);

@@ -21,6 +21,33 @@
 
 int tu_failures;
 static char *tmpdir;
+static int children[16];
+
+void tu_track_child(int pid)
+{
+	for (int i = 0; i < 16; i++)
+		if (!children[i]) {
+			children[i] = pid;
+			return;
+		}
+}
+
+void tu_untrack_child(int pid)
+{
+	for (int i = 0; i < 16; i++)
+		if (children[i] == pid)
+			children[i] = 0;
+}
+
+static void kill_children(void)
+{
+	for (int i = 0; i < 16; i++)
+		if (children[i] > 0) {
+			kill(children[i], SIGKILL);
+			waitpid(children[i], NULL, 0);
+			children[i] = 0;
+		}
+}
 
 void tu_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
@@ -56,12 +83,14 @@ static void cleanup(void)
 void tu_abort(void)
 {
 	fprintf(stderr, "aborting: %d failure(s)\n", tu_failures);
+	kill_children();
 	cleanup();
 	exit(1);
 }
 
 int tu_finish(const char *name)
 {
+	kill_children();
 	cleanup();
 	if (tu_failures) {
 		fprintf(stderr, "%s: %d failure(s)\n", name, tu_failures);
@@ -278,6 +307,7 @@ void tu_xensim_start(struct tu_xensim *x)
 		perror(bin);
 		_exit(127);
 	}
+	tu_track_child(x->pid);
 	snprintf(sock, sizeof(sock), "%s/dom0/hv.sock", x->dir);
 	for (int i = 0; i < 3000 && access(sock, F_OK) != 0; i++) {
 		int status;
@@ -303,6 +333,7 @@ void tu_xensim_stop(struct tu_xensim *x)
 		waitpid(x->pid, &status, 0);
 		CHECK(0, "xensim did not stop on SIGTERM");
 	}
+	tu_untrack_child(x->pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "xensim exited with status %d", status);
 	snprintf(path, sizeof(path), "%s/dom0", x->dir);
 	CHECK(access(path, F_OK) != 0, "xensim left %s behind", path);

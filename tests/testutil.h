@@ -30,6 +30,11 @@ void tu_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 	} while (0)
 void tu_abort(void) __attribute__((noreturn));
 
+/* A daemon the test started: killed if the test aborts, so no stray
+ * xensim or backend outlives a failed test. */
+void tu_track_child(int pid);
+void tu_untrack_child(int pid);
+
 /* Prints the summary; returns the exit status for main. */
 int tu_finish(const char *name);
 
