@@ -10,6 +10,7 @@
  *   toolstack.c  writing device nodes as libxl does (create/attach/detach)
  *   vdev.c       xvdp1 <-> 51953
  *   blkif.c, ring.c   the protocol and the shared ring
+ *   journal.c    responses recorded before they touch the ring (restart)
  *   mirror_raw.c the optional raw-image sink (libaio)
  *   log.c        one line per event, syslog or stderr
  */
@@ -75,6 +76,7 @@ struct device {
 	struct run *run;
 	struct store_device *sdev;
 	struct mirror *mirror;
+	void *journal;                /* journal.c: responses not yet published */
 	/* counters for status */
 	uint64_t requests, bytes, errors;
 	char last_error[160];
@@ -157,6 +159,15 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead);
 void runs_reconcile(struct backend *b);
 /* After @releaseDomain: runs without devices whose domain died end. */
 void runs_domains_changed(struct backend *b);
+
+/* journal.c: responses recorded before they touch the ring */
+int journal_open(struct device *d, uint32_t ring_ref0);
+void journal_close(struct device *d);
+void journal_remove(struct device *d);
+void journal_recover(struct device *d);
+void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t *ids,
+                   const uint8_t *ops, const int16_t *status);
+void journal_end(struct device *d);
 
 /* mirror_raw.c */
 int mirror_open(struct device *d, const char *dir);

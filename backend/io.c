@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -334,16 +335,18 @@ static int apply(struct backend *b, struct item *items, unsigned n, int *need_sy
 	return 0;
 }
 
+/* Fault injection for tests: PROFSVC_FAULT_KILL_BEFORE_PUSH=N dies like a
+ * SIGKILL after writing the Nth batch's responses, before publishing them
+ * (the window journal.c exists for). */
+static long kill_before_push = -1;
+
 static void respond(struct backend *b, struct item *items, unsigned n)
 {
-	/* Items of a device are in ring order; each gets one response. */
-	for (unsigned i = 0; i < n; i++) {
-		struct item *it = &items[i];
-		if (!it->d->connected)
-			continue;
-		blkif_write_response(it->d->ring.abi, ring_next_response(&it->d->ring), it->req.id,
-		                     it->req.operation, it->status);
-	}
+	uint64_t *ids = malloc(n * sizeof(*ids));
+	uint8_t *ops = malloc(n);
+	int16_t *st = malloc(n * sizeof(*st));
+
+	/* Per device, in ring order: journal, write, publish, notify. */
 	for (unsigned i = 0; i < n; i++) {
 		struct device *d = items[i].d;
 		int first = 1;
@@ -351,9 +354,28 @@ static void respond(struct backend *b, struct item *items, unsigned n)
 			first = items[k].d != d;
 		if (!first || !d->connected)
 			continue;
+		uint32_t m = 0;
+		for (unsigned k = i; k < n; k++)
+			if (items[k].d == d && ids) {
+				ids[m] = items[k].req.id;
+				ops[m] = items[k].req.operation;
+				st[m++] = items[k].status;
+			}
+		if (ids && ops && st)
+			journal_begin(d, d->ring.rsp_prod_pvt, m, ids, ops, st);
+		for (unsigned k = i; k < n; k++)
+			if (items[k].d == d)
+				blkif_write_response(d->ring.abi, ring_next_response(&d->ring), items[k].req.id,
+				                     items[k].req.operation, items[k].status);
+		if (kill_before_push > 0 && --kill_before_push == 0)
+			raise(SIGKILL);
 		if (ring_push_responses(&d->ring))
 			plat_evtchn_notify(b->evt, d->local_port);
+		journal_end(d);
 	}
+	free(ids);
+	free(ops);
+	free(st);
 }
 
 /* Counts failed requests against their devices in the store (the worker's
@@ -386,6 +408,13 @@ static struct batch *prepare(struct backend *b)
 			continue;
 		unsigned before = bt->n;
 		take_requests(d, &bt->items, &bt->n, &bt->cap, &bytes);
+		/* Looked and found nothing: tell the frontend to notify us for
+		 * its next request (req_event), and catch one that slipped in.
+		 * Without this a ring whose requests an earlier batch took (or a
+		 * restart answered from the journal) waits for a wake-up that the
+		 * guest's notify-if-needed check never sends. */
+		if (bt->n == before && d->connected && d->has_work != 2 && ring_final_check(&d->ring))
+			d->has_work = 2;
 		if (bt->n == before && d->port_masked) {
 			/* Woken with nothing to do (XSA-332): counted, and a storm
 			 * gets its unmask delayed by the loop. */
@@ -531,6 +560,10 @@ static void submit(struct io_pipe *io, struct batch *bt)
 int io_start(struct backend *b)
 {
 	struct io_pipe *io = calloc(1, sizeof(*io));
+	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
+
+	if (fault && *fault)
+		kill_before_push = strtol(fault, NULL, 10);
 
 	if (!io)
 		return -1;

@@ -141,6 +141,7 @@ static void disconnect(struct device *d)
 	plat_gnttab_unmap(b->gnt, d->ring_mem, d->ring_pages);
 	d->connected = 0;
 	d->ring_mem = NULL;
+	journal_close(d);
 	for (struct device **w = &b->work; *w; w = &(*w)->next_work)
 		if (*w == d) {
 			*w = d->next_work;
@@ -168,6 +169,7 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 	if (d->sdev)
 		store_device_release(d->sdev);
 	mirror_close(d);
+	journal_remove(d);
 	dlog(d, "removed (%s)", why);
 	if (d->run)
 		run_device_gone(b, d->run, domain_dead);
@@ -340,6 +342,9 @@ static int connect_ring(struct device *d)
 	 * starts at 0, a backend restarted under a live guest re-executes
 	 * whatever was in flight. */
 	ring_attach(&d->ring, mem, pages, abi, 1);
+	/* Responses a killed backend wrote but never published go out now. */
+	if (journal_open(d, refs[0]) == 0)
+		journal_recover(d);
 	d->connected = 1;
 	d->spurious = 0;
 	char path[256];

@@ -745,6 +745,61 @@ static void test_restart(void)
 	CHECK(find_run("survivor", &r2) && r2.run_id == r1.run_id, "the restarts made new runs");
 }
 
+/* The backend dies after writing responses into the ring but before
+ * publishing them: those slots no longer hold the requests.  The restarted
+ * backend must publish the recorded responses, not re-execute the slots. */
+static void test_kill_before_publish(void)
+{
+	struct guest g;
+	guest_new(&g, "half-answered", "vdev=xvdp1");
+	struct blkfront_opts o = {.data_pages = 64};
+	struct blkfront *f = connect_dev(&g, "xvdp1", &o);
+	REQUIRE(f, "connect");
+	backend_stop(SIGTERM);
+	setenv("PROFSVC_FAULT_KILL_BEFORE_PUSH", "1", 1);
+	backend_start(NULL);
+	unsetenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
+	enum { N = 20 };
+	static uint8_t data[N][4096];
+	static struct bf_req reqs[N];
+	for (int i = 0; i < N; i++) {
+		fill(data[i], 4096, 1000 + (uint64_t)i);
+		reqs[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = (uint64_t)i * 8, .nsect = 8,
+		                          .buf = data[i]};
+		CHECK(blkfront_queue(f, &reqs[i]) == 0, "queue");
+	}
+	blkfront_kick(f);
+	/* It dies by itself at the fault point. */
+	int st;
+	for (int i = 0; i < 500 && waitpid(backend_pid, &st, WNOHANG) == 0; i++)
+		usleep(10000);
+	CHECK(kill(backend_pid, 0) != 0, "the fault point was never reached");
+	tu_untrack_child(backend_pid);
+	backend_pid = 0;
+	CHECK(blkfront_poll_responses(f, 0) == 0, "responses were published before the kill");
+	backend_start(NULL);
+	int done = 0;
+	while (done < N) {
+		struct bf_req *r = blkfront_wait(f, 10000);
+		if (!r)
+			break;
+		CHECK(r->status == BLKIF_RSP_OKAY, "request %llu answered %d after the restart",
+		      (unsigned long long)(r->id & 0xffff), r->status);
+		done++;
+	}
+	CHECK(done == N, "%d of %d answered", done, N);
+	for (int i = 0; i < N; i++) {
+		uint8_t back[4096];
+		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)i * 8, .nsect = 8, .buf = back};
+		int rs = blkfront_do(f, &r, 5000);
+		CHECK(rs == 0 && !memcmp(back, data[i], 4096), "write %d lost (read status %d)", i, rs);
+	}
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+}
+
 /* Reboot: a new domid with the same name is a second run. */
 static void test_reboot(void)
 {
@@ -1010,6 +1065,7 @@ int main(void)
 	test_response_padding();
 	test_daemon_mirror_power();
 	test_restart();
+	test_kill_before_publish();
 	test_max_run_bytes();
 
 	backend_stop(SIGTERM);
