@@ -334,6 +334,20 @@ static void fill(uint8_t *buf, size_t len, uint64_t seed)
 	}
 }
 
+/* The backend's batch counter, from `profile-backend status`. */
+static long status_batches(void)
+{
+	char cmd[4096], out[8192];
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	if (p)
+		pclose(p);
+	out[n] = '\0';
+	char *at = strstr(out, "batches ");
+	return at ? strtol(at + 8, NULL, 10) : -1;
+}
+
 /* Linux order, multi-page ring, many requests in flight, every operation. */
 static void test_linux_io(void)
 {
@@ -358,6 +372,7 @@ static void test_linux_io(void)
 		reqs[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = sector, .nsect = ns, .buf = bufs[i]};
 		sector += ns;
 	}
+	long batches_before = status_batches();
 	int queued = 0, done = 0;
 	while (done < N) {
 		while (queued < N && blkfront_queue(f, &reqs[queued]) == 0)
@@ -372,6 +387,9 @@ static void test_linux_io(void)
 		      r->status);
 		done++;
 	}
+	long batches = status_batches() - batches_before;
+	printf("linux-io: %d writes in %ld batches\n", N, batches);
+	CHECK(batches > 0 && batches < N, "%d outstanding writes took %ld batches", N, batches);
 	/* Read everything back (indirect reads too) and a never-written range. */
 	for (int i = 0; i < N; i++) {
 		uint8_t *back = malloc((size_t)reqs[i].nsect * 512);
