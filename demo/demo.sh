@@ -1,61 +1,83 @@
 #!/usr/bin/env bash
-# demo/demo.sh BUILD_DIR - the main job of the quickstart, on a machine
-# without Xen: the raw-disk way a HaLVM guest's profiles used to be kept,
-# and what profsvc does with them.  Real GHC 9.0.2 profiles from
-# tests/data/ghc are written by a model of the HaLVM writer into raw disk
-# images (one clean run, one guest that crashed), imported into a profsvc
-# store, listed, shown, and exported byte-exact.
-#
-# (When the capture path lands, this becomes: simulated Xen + profile-backend
-# + a simulated HaLVM guest.)  Everything it creates lives in a temporary
-# directory that it removes, except the exports it points you to.
+# demo/demo.sh BUILD_DIR - the quickstart's main job, on a machine without
+# Xen: a simulated Xen (xensim), profile-backend serving it, and two
+# simulated HaLVM guests that write real GHC 9.0.2 profiles (tests/data/ghc)
+# to xvdp1/xvdp2 exactly as the HaLVM runtime does.  The first runs to the
+# end; the second crashes half-way.  Then profdb lists the runs and exports
+# them, and the exports are compared byte for byte with GHC's own files.
+# Everything it starts, it stops; the store and the exports stay for a look.
 set -euo pipefail
 B=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 FIX=$SRC/tests/data/ghc/phases
-PROFDB="$B/profdb"
-MKDISK="$B/frontend-stub/halvm-mkdisk"
+OUT=${PROFSVC_DEMO_OUT:-$PWD/profsvc-demo}
 W=$(mktemp -d /tmp/profsvc-demo.XXXXXX)
-OUT=${PROFSVC_DEMO_OUT:-$PWD/profsvc-demo-exports}
-trap 'rm -rf "$W"' EXIT
-export PROFSVC_DB=$W/profiles.db
+export XENSIM_DIR=$W/xen PROFSVC_RUN_DIR=$W/run PROFSVC_DB=$OUT/profiles.db
+XENSIM="$B/frontend-stub/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
+PROFDB="$B/profdb"
+
+cleanup() {
+	"$BACKEND" stop >/dev/null 2>&1 || true
+	"$XENSIM" stop >/dev/null 2>&1 || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
+quiet() { printf '$ %s\n' "$*"; "$@" >/dev/null; }
 
-say "1. The old way: a HaLVM guest writes its profiles to pre-sized raw disks"
-echo "   (dd ... seek=64M; disk = [\"prof.disk,raw,xvdp1,rw\", \"hp.disk,raw,xvdp2,rw\"])."
-echo "   The 'phases' program ran with +RTS -p -hc; here is what its disks hold:"
-run "$MKDISK" "$FIX/phases-p-hc.prof" "$W/prof.disk"
-run "$MKDISK" "$FIX/phases-p-hc.hp" "$W/hp.disk"
-ls -ls "$W"/*.disk | awk '{printf "   %s: %s bytes apparent, %s KiB really used\n", $NF, $6, $1}'
-echo "   A second guest crashed part-way through its heap profile (no .prof: GHC"
-echo "   writes it only at exit):"
-run "$MKDISK" --crash-at 60000 "$FIX/phases-killed-SIGKILL.hp" "$W/crashed-hp.disk"
-run "$MKDISK" --crash-at 0 "$FIX/phases-p-hc.prof" "$W/crashed-prof.disk"
+rm -rf "$OUT"
+mkdir -p "$OUT" "$PROFSVC_RUN_DIR"
 
-say "2. profsvc keeps every run in one SQLite store (here $PROFSVC_DB)"
-run "$PROFDB" import-disk --name phases "$W/prof.disk" "$W/hp.disk"
-run "$PROFDB" import-disk --name phases-crashed "$W/crashed-prof.disk" "$W/crashed-hp.disk" || true
+say "1. A simulated Xen host: hypervisor + xenstored (xensim), and profile-backend in its dom0"
+run "$XENSIM" start --dir "$XENSIM_DIR"
+run "$BACKEND" start --platform sim --db "$PROFSVC_DB"
 
-say "3. The catalogue of runs"
+say "2. A HaLVM guest, configured the new way (no disk files to pre-size)"
+cat >"$W/phases.cfg" <<'EOF'
+name = "phases"
+kernel = "phases.elf"
+extra = "+RTS -p -hc"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+EOF
+sed 's/^/   | /' "$W/phases.cfg"
+printf '$ %s\n' "profile-backend create phases.cfg"
+DOM=$("$BACKEND" create --platform sim "$W/phases.cfg")
+echo "   domain $DOM created; the guest runs the 'phases' program with profiling on:"
+run "$STUB" --mode halvm --domid "$DOM" --prof "$FIX/phases-p-hc.prof" --hp "$FIX/phases-p-hc.hp"
+echo "   The program exited; the toolstack destroys the domain:"
+run "$XENSIM" destroy "$DOM"
+
+say "3. A second guest that crashes half-way through its heap profile"
+sed 's/"phases"/"phases-crashy"/' "$W/phases.cfg" >"$W/crashy.cfg"
+DOM2=$("$BACKEND" create --platform sim "$W/crashy.cfg")
+echo "   domain $DOM2 created"
+run "$STUB" --mode halvm --domid "$DOM2" --hp "$FIX/phases-killed-SIGKILL.hp" --prof "$FIX/phases-p-hc.prof" --crash-at 60000 2>/dev/null ||
+	echo "   (the guest died with its domain, as a crashed HaLVM guest does under on_crash=destroy)"
+sleep 0.5 # the backend sees @releaseDomain and ends the run
+
+say "4. What profile-backend recorded (profdb query runs)"
 run "$PROFDB" query runs
-
-say "4. Everything known about run 1"
-run "$PROFDB" show 1
-
-say "5. Export: byte-exact .prof/.hp files"
-rm -rf "$OUT"; mkdir -p "$OUT"
-run "$PROFDB" export 1 -o "$OUT"
-run "$PROFDB" export 2 -o "$OUT"
-cmp "$OUT/phases-1.prof" "$FIX/phases-p-hc.prof" && echo "   phases-1.prof is byte-identical to GHC's output"
-cmp "$OUT/phases-1.hp" "$FIX/phases-p-hc.hp" && echo "   phases-1.hp is byte-identical to GHC's output"
-n=$(stat -c %s "$OUT/phases-crashed-2.hp")
-cmp -n "$n" "$OUT/phases-crashed-2.hp" "$FIX/phases-killed-SIGKILL.hp" \
-	&& echo "   phases-crashed-2.hp: the first $n bytes of the crashed guest's profile, ending on a whole sample:" \
-	&& tail -n 2 "$OUT/phases-crashed-2.hp" | sed 's/^/     | /'
-
-say "6. Integrity"
-run "$PROFDB" check
 echo
-echo "Exports are in $OUT.  The store was temporary and has been removed."
+run "$PROFDB" show 1 | sed -n '1,12p'
+
+say "5. Export, byte-exact"
+run "$PROFDB" export 1 -o "$OUT"
+run "$PROFDB" export 2 -o "$OUT" || true
+cmp "$OUT/phases-1.prof" "$FIX/phases-p-hc.prof" && echo "   phases-1.prof is byte-identical to what GHC wrote"
+cmp "$OUT/phases-1.hp" "$FIX/phases-p-hc.hp" && echo "   phases-1.hp is byte-identical to what GHC wrote"
+n=$(stat -c %s "$OUT/phases-crashy-2.hp")
+cmp -n "$n" "$OUT/phases-crashy-2.hp" "$FIX/phases-killed-SIGKILL.hp" &&
+	echo "   phases-crashy-2.hp: the first $n bytes of the crashed guest's heap profile, up to its last flushed sample:" &&
+	tail -n 2 "$OUT/phases-crashy-2.hp" | sed 's/^/     | /'
+
+say "6. Integrity, and shutting everything down"
+run "$PROFDB" check
+run "$BACKEND" stop
+run "$XENSIM" stop --dir "$XENSIM_DIR"
+echo
+echo "The store ($PROFSVC_DB) and the exports are in $OUT."
+echo "Try: PROFSVC_DB=$PROFSVC_DB $PROFDB query runs --json"

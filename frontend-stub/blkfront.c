@@ -345,6 +345,11 @@ static int alloc_pages(struct blkfront *f, unsigned n, unsigned *out)
 	return 0;
 }
 
+static uint64_t wire_id(const struct bf_req *r, uint32_t slot)
+{
+	return r->wire_id ? r->wire_id : MAKE_ID(slot);
+}
+
 int blkfront_queue(struct blkfront *f, struct bf_req *r)
 {
 	uint32_t id;
@@ -362,7 +367,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 	struct inflight *in = &f->inflight[id];
 	volatile void *s = slot(f, f->req_prod_pvt);
 	memset((void *)s, 0, f->slot_size);
-	r->id = MAKE_ID(id);
+	r->id = wire_id(r, id);
 	r->done = 0;
 	in->npages = 0;
 
@@ -370,14 +375,14 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 		struct blkif_request_discard *d = (struct blkif_request_discard *)s;
 		d->operation = BLKIF_OP_DISCARD;
 		d->handle = (blkif_vdev_t)f->devid;
-		d->id = MAKE_ID(id);
+		d->id = r->id;
 		d->sector_number = r->sector;
 		d->nr_sectors = r->nr_sectors;
 	} else if (r->op == BLKIF_OP_FLUSH_DISKCACHE && r->nsect == 0) {
 		struct blkif_request *q = (struct blkif_request *)s;
 		q->operation = BLKIF_OP_FLUSH_DISKCACHE;
 		q->handle = (blkif_vdev_t)f->devid;
-		q->id = MAKE_ID(id);
+		q->id = r->id;
 		q->sector_number = r->sector;
 	} else {
 		unsigned nseg = (r->nsect + 7) / 8;
@@ -396,7 +401,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 			ir->operation = BLKIF_OP_INDIRECT;
 			ir->indirect_op = r->op == BLKIF_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
 			ir->nr_segments = (uint16_t)nseg;
-			ir->id = MAKE_ID(id);
+			ir->id = r->id;
 			ir->sector_number = r->sector;
 			ir->handle = (blkif_vdev_t)f->devid;
 			ir->indirect_grefs[0] = f->pool_refs[in->pages[nseg]];
@@ -406,7 +411,7 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 			q->operation = r->op;
 			q->nr_segments = (uint8_t)nseg;
 			q->handle = (blkif_vdev_t)f->devid;
-			q->id = MAKE_ID(id);
+			q->id = r->id;
 			q->sector_number = r->sector;
 			segs = q->seg;
 		}
@@ -448,10 +453,18 @@ static struct bf_req *consume(struct blkfront *f)
 			int16_t status;
 			memcpy(&id, (const void *)s, 8);
 			memcpy(&status, (const void *)(s + 10), 2);
-			if ((id >> 32) != ID_TAG || (id & 0xffffffffu) >= f->slots ||
-			    !f->inflight[id & 0xffffffffu].used)
-				continue; /* not ours: a buggy backend */
-			id &= 0xffffffffu;
+			uint64_t wire = id;
+			if ((id >> 32) == ID_TAG && (id & 0xffffffffu) < f->slots &&
+			    f->inflight[id & 0xffffffffu].used && f->inflight[id & 0xffffffffu].r->id == wire) {
+				id &= 0xffffffffu;
+			} else {
+				/* A caller-chosen id: look it up. */
+				for (id = 0; id < f->slots; id++)
+					if (f->inflight[id].used && f->inflight[id].r->id == wire)
+						break;
+				if (id == f->slots)
+					continue; /* not ours: a buggy backend */
+			}
 			struct inflight *in = &f->inflight[id];
 			struct bf_req *r = in->r;
 			r->status = status;

@@ -31,6 +31,8 @@ struct bf_req {
 	uint32_t nsect;           /* READ/WRITE: > 88 becomes an indirect request */
 	uint64_t nr_sectors;      /* DISCARD */
 	void *buf;                /* nsect * 512 */
+	uint64_t wire_id;         /* 0: blkfront picks the id; else this one
+	                             (the HaLVM runtime counts from 1) */
 	/* set by blkfront */
 	uint64_t id;
 	int16_t status;

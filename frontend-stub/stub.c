@@ -1,0 +1,516 @@
+/*
+ * stub.c - `frontend-stub`: a guest on the platform seam that behaves like
+ * the HaLVM profiling writer (halvm), like Linux blkfront (linux), or like
+ * a broken or hostile guest (hostile, in stub_hostile.c).
+ *
+ *   frontend-stub --mode halvm --domid N --prof FILE --hp FILE
+ *                 [--crash-at BYTES | --crash-random SEED] [--word-size 8|4]
+ *                 [--reference DIR]
+ *   frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]
+ *   frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]
+ * common: [--platform sim|xen] [--sim-dir DIR] [-q]
+ *
+ * On xensim the stub is the domain N it names (created by
+ * `profile-backend create` or `xensim create` + `profile-backend attach`):
+ * destroying that domain kills the stub, as a crash would.  A halvm
+ * --crash-* run stops dead and has the toolstack destroy its domain, as
+ * xl does for a crashed guest (on_crash = destroy).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <xenstore.h>
+
+#include <xen/io/blkif.h>
+
+#include "../platform/sim_proto.h"
+#include "blkfront.h"
+#include "halvm_writer.h"
+#include "stub.h"
+
+int stub_quiet;
+
+void stub_say(const char *fmt, ...)
+{
+	va_list ap;
+	if (stub_quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("frontend-stub: ", stdout);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+uint64_t stub_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 1 << 16, n = 0, r;
+	uint8_t *buf = malloc(cap);
+
+	if (!f || !buf) {
+		fprintf(stderr, "frontend-stub: %s: %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += r;
+		if (n == cap) {
+			uint8_t *g = realloc(buf, cap *= 2);
+			if (!g) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = g;
+		}
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* ---- halvm --------------------------------------------------------------------- */
+
+struct hfile {
+	struct blkfront *f;     /* NULL: the file is not written */
+	struct halvm_writer w;
+	int ref_fd;             /* the reference raw image, or -1 */
+	uint64_t requests;
+	const char *vdev;
+};
+
+struct halvm_guest {
+	struct hfile prof, hp;
+	uint64_t next_id;       /* one counter for both files, from 1 */
+	int failed;
+};
+
+static struct halvm_guest *the_guest;
+
+static int halvm_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
+{
+	struct hfile *h = ctx;
+	struct halvm_guest *g = the_guest;
+	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data,
+	                   .wire_id = g->next_id++};
+
+	if (h->ref_fd >= 0 && pwrite(h->ref_fd, data, (size_t)nsect * 512, (off_t)(sector * 512)) < 0) {
+		fprintf(stderr, "frontend-stub: reference image: %s\n", strerror(errno));
+		return -1;
+	}
+	h->requests++;
+	/* One request outstanding: push, notify, wait for this id. */
+	if (blkfront_do(h->f, &r, 30000) != BLKIF_RSP_OKAY) {
+		printf("PROFILING: Block write failed!\n");
+		g->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends up to `budget` bytes of the file; 1 if the budget ran out. */
+static int append_budget(struct hfile *h, const uint8_t *data, size_t len, uint64_t *budget)
+{
+	if (*budget < len) {
+		halvm_writer_append(&h->w, data, (size_t)*budget);
+		*budget = 0;
+		return 1;
+	}
+	*budget -= len;
+	return halvm_writer_append(&h->w, data, len) ? -1 : 0;
+}
+
+/* The heap profile during the run: flushed after every END_SAMPLE. */
+static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *budget)
+{
+	static const char mark[] = "END_SAMPLE";
+	size_t pos = 0;
+
+	while (pos < len) {
+		size_t next = len;
+		int sample_end = 0;
+		for (size_t i = pos; i + sizeof(mark) - 1 <= len; i++)
+			if ((i == 0 || hp[i - 1] == '\n') && !memcmp(hp + i, mark, sizeof(mark) - 1)) {
+				const uint8_t *nl = memchr(hp + i, '\n', len - i);
+				next = nl ? (size_t)(nl - hp) + 1 : len;
+				sample_end = 1;
+				break;
+			}
+		int rc = append_budget(h, hp + pos, next - pos, budget);
+		if (rc)
+			return rc;
+		pos = next;
+		if (sample_end && halvm_writer_flush(&h->w))
+			return -1;
+	}
+	return 0;
+}
+
+static int open_ref(const char *dir, const char *name)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, 64 << 20) != 0) {
+		fprintf(stderr, "frontend-stub: %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* xensim's toolstack role for a crashed guest: destroy the domain. */
+static void destroy_self(const char *sim_dir, uint32_t domid)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sim_msg m = {.op = SIM_DOM_DESTROY, .id = 1, .a = {domid}};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dom0/hv.sock", sim_dir);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    send(fd, &m, sizeof(m), 0) == sizeof(m))
+		recv(fd, &m, sizeof(m), 0); /* it kills us before or after this */
+	if (fd >= 0)
+		close(fd);
+}
+
+static int run_halvm(struct stub_ctx *c)
+{
+	struct halvm_guest g = {.next_id = 1};
+	size_t plen = 0, hlen = 0;
+	uint8_t *prof = c->prof ? read_file(c->prof, &plen) : NULL;
+	uint8_t *hp = c->hp ? read_file(c->hp, &hlen) : NULL;
+	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+	char err[512];
+	int rc = 1;
+
+	if ((c->prof && !prof) || (c->hp && !hp))
+		goto out;
+	the_guest = &g;
+	g.prof.vdev = "xvdp1";
+	g.hp.vdev = "xvdp2";
+	g.prof.ref_fd = g.hp.ref_fd = -1;
+	struct hfile *files[2] = {hp ? &g.hp : NULL, prof ? &g.prof : NULL};
+	for (int i = 0; i < 2; i++) {
+		struct hfile *h = files[i];
+		if (!h)
+			continue;
+		if (blkfront_open(&h->f, c->plat, c->xs, h->vdev, &o, err, sizeof(err)) != 0) {
+			fprintf(stderr, "frontend-stub: %s: %s\n", h->vdev, err);
+			goto out;
+		}
+		if (c->reference && (h->ref_fd = open_ref(c->reference, h == &g.prof ? "prof.disk" : "hp.disk")) < 0)
+			goto out;
+		halvm_writer_init(&h->w, c->word_size, halvm_submit, h);
+	}
+	uint64_t total = plen + hlen;
+	uint64_t budget = c->crash_at;
+	if (c->crash_random) {
+		uint64_t s = c->crash_seed;
+		budget = stub_rand(&s) % (total + 1);
+	}
+	stub_say("halvm guest %u: %s%s%s (%llu bytes)%s", c->domid, hp ? "heap profile" : "",
+	         hp && prof ? " and " : "", prof ? "time profile" : "", (unsigned long long)total,
+	         budget != UINT64_MAX ? ", will crash" : "");
+	/* During the run the heap profile grows sample by sample; at exit GHC
+	 * writes the .prof and closes both files. */
+	int crashed = 0;
+	if (hp) {
+		int r = replay_hp(&g.hp, hp, hlen, &budget);
+		if (r < 0)
+			goto out;
+		crashed = r == 1;
+	}
+	if (!crashed && prof) {
+		int r = append_budget(&g.prof, prof, plen, &budget);
+		if (r < 0)
+			goto out;
+		crashed = r == 1;
+		if (!crashed && halvm_writer_close(&g.prof.w))
+			goto out;
+	}
+	if (!crashed && hp && halvm_writer_close(&g.hp.w))
+		goto out;
+	if (crashed) {
+		uint64_t done = (hp ? g.hp.w.size : 0) + (prof ? g.prof.w.size : 0);
+		stub_say("crashed after %llu of %llu bytes, as asked (no close)", (unsigned long long)done,
+		         (unsigned long long)total);
+		for (int i = 0; i < 2; i++)
+			if (files[i] && files[i]->ref_fd >= 0)
+				close(files[i]->ref_fd);
+		fflush(stdout);
+		if (c->kind == PLAT_SIM)
+			destroy_self(c->sim_dir, c->domid); /* kills us */
+		_exit(0);
+	}
+	stub_say("done: .prof %llu bytes in %llu requests, .hp %llu bytes in %llu requests",
+	         (unsigned long long)plen, (unsigned long long)g.prof.requests,
+	         (unsigned long long)hlen, (unsigned long long)g.hp.requests);
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		struct hfile *h = i ? &g.prof : &g.hp;
+		if (h->f)
+			blkfront_close(h->f, 0); /* HaLVM never closes the device */
+		if (h->ref_fd >= 0)
+			close(h->ref_fd);
+	}
+	free(prof);
+	free(hp);
+	return g.failed ? 1 : rc;
+}
+
+/* ---- linux ----------------------------------------------------------------------- */
+
+#define SLOTS 256           /* 1 MiB regions of the disk the test uses */
+#define REGION_SECT 2048u
+
+static int run_linux(struct stub_ctx *c)
+{
+	struct blkfront_opts o = {.ring_order = 2, .protocol = "x86_64-abi", .data_pages = 2048};
+	struct blkfront *f;
+	char err[512];
+	uint64_t rng = c->seed;
+	int rc = 1, errors = 0, verified = 0;
+	uint8_t *model = calloc(SLOTS, REGION_SECT * 512u);
+	uint8_t *written = calloc(SLOTS, REGION_SECT);
+	struct bf_req reqs[32];
+	uint8_t *bufs[32];
+	int busy_region[32], region_busy[SLOTS] = {0};
+
+	if (!model || !written)
+		return 1;
+	if (blkfront_open(&f, c->plat, c->xs, c->vdev ? c->vdev : "xvdb", &o, err, sizeof(err)) != 0) {
+		fprintf(stderr, "frontend-stub: %s\n", err);
+		goto out;
+	}
+	for (int i = 0; i < 32; i++) {
+		bufs[i] = malloc(REGION_SECT * 512u);
+		busy_region[i] = -1;
+		reqs[i].done = 1;
+	}
+	stub_say("linux guest %u: %llu requests on %s, up to 32 outstanding", c->domid,
+	         (unsigned long long)c->requests, c->vdev ? c->vdev : "xvdb");
+	uint64_t issued = 0, completed = 0;
+	while (completed < c->requests) {
+		/* Keep up to 32 requests outstanding, on distinct regions so
+		 * their order does not matter. */
+		for (int i = 0; i < 32 && issued < c->requests; i++) {
+			if (!reqs[i].done || busy_region[i] >= 0)
+				continue;
+			int region;
+			do
+				region = (int)(stub_rand(&rng) % SLOTS);
+			while (region_busy[region]);
+			uint32_t kind = (uint32_t)(stub_rand(&rng) % 10);
+			uint32_t nsect = kind < 6 ? 1 + (uint32_t)(stub_rand(&rng) % 88)      /* direct */
+			               : kind < 8 ? 89 + (uint32_t)(stub_rand(&rng) % 1959) /* indirect */
+			                          : 1 + (uint32_t)(stub_rand(&rng) % 64);
+			uint32_t off = (uint32_t)(stub_rand(&rng) % (REGION_SECT - nsect + 1));
+			uint64_t sector = (uint64_t)region * REGION_SECT + off;
+			uint8_t op = kind == 9 ? BLKIF_OP_READ : kind == 8 ? BLKIF_OP_FLUSH_DISKCACHE : BLKIF_OP_WRITE;
+			reqs[i] = (struct bf_req){.op = op, .sector = sector, .nsect = op == BLKIF_OP_FLUSH_DISKCACHE ? 0 : nsect,
+			                          .buf = bufs[i]};
+			if (op == BLKIF_OP_WRITE)
+				for (uint32_t k = 0; k < nsect * 512; k += 8) {
+					uint64_t v = stub_rand(&rng);
+					memcpy(bufs[i] + k, &v, 8);
+				}
+			if (blkfront_queue(f, &reqs[i]) != 0) {
+				reqs[i].done = 1;
+				break; /* pool full: wait for some */
+			}
+			busy_region[i] = region;
+			region_busy[region] = 1;
+			issued++;
+		}
+		blkfront_kick(f);
+		struct bf_req *r = blkfront_wait(f, 30000);
+		if (!r) {
+			fprintf(stderr, "frontend-stub: no response in 30 s\n");
+			goto out;
+		}
+		int i = (int)(r - reqs);
+		completed++;
+		if (r->status != BLKIF_RSP_OKAY) {
+			errors++;
+		} else if (r->op == BLKIF_OP_WRITE) {
+			memcpy(model + r->sector * 512, r->buf, (size_t)r->nsect * 512);
+			memset(written + r->sector, 1, r->nsect);
+		} else if (r->op == BLKIF_OP_READ) {
+			/* What we wrote reads back; what we never wrote reads zero. */
+			if (memcmp(model + r->sector * 512, r->buf, (size_t)r->nsect * 512) != 0) {
+				fprintf(stderr, "frontend-stub: read of sector %llu (+%u) differs from what was "
+				                "written\n",
+				        (unsigned long long)r->sector, r->nsect);
+				errors++;
+			} else {
+				verified++;
+			}
+		}
+		region_busy[busy_region[i]] = 0;
+		busy_region[i] = -1;
+	}
+	/* Read everything back at the end. */
+	for (int region = 0; region < SLOTS; region++) {
+		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)region * REGION_SECT,
+		                   .nsect = REGION_SECT, .buf = bufs[0]};
+		if (blkfront_do(f, &r, 30000) != BLKIF_RSP_OKAY ||
+		    memcmp(bufs[0], model + (size_t)region * REGION_SECT * 512, REGION_SECT * 512u) != 0) {
+			fprintf(stderr, "frontend-stub: region %d does not read back\n", region);
+			errors++;
+		}
+	}
+	stub_say("linux guest %u: %llu requests, %d reads verified, final read-back of %d MiB, %d "
+	         "errors",
+	         c->domid, (unsigned long long)completed, verified, SLOTS * (int)REGION_SECT / 2048, errors);
+	blkfront_close(f, 1);
+	rc = errors ? 1 : 0;
+out:
+	for (int i = 0; i < 32; i++)
+		free(bufs[i]);
+	free(model);
+	free(written);
+	return rc;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static const char usage[] =
+	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE\n"
+	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
+	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]\n"
+	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
+	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"mode", required_argument, NULL, 'm'},      {"domid", required_argument, NULL, 'd'},
+		{"platform", required_argument, NULL, 'p'},  {"sim-dir", required_argument, NULL, 's'},
+		{"prof", required_argument, NULL, 'P'},      {"hp", required_argument, NULL, 'H'},
+		{"crash-at", required_argument, NULL, 'c'},  {"crash-random", required_argument, NULL, 'r'},
+		{"word-size", required_argument, NULL, 'w'}, {"reference", required_argument, NULL, 'R'},
+		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
+		{"seed", required_argument, NULL, 'S'},      {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct stub_ctx c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
+	                     .requests = 2000, .seed = 1};
+	const char *mode = NULL, *platform = NULL;
+	int opt, have_domid = 0;
+
+	while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'm':
+			mode = optarg;
+			break;
+		case 'd':
+			c.domid = (uint32_t)strtoul(optarg, NULL, 10);
+			have_domid = 1;
+			break;
+		case 'p':
+			platform = optarg;
+			break;
+		case 's':
+			c.sim_dir = optarg;
+			break;
+		case 'P':
+			c.prof = optarg;
+			break;
+		case 'H':
+			c.hp = optarg;
+			break;
+		case 'c':
+			c.crash_at = strtoull(optarg, NULL, 10);
+			break;
+		case 'r':
+			c.crash_random = 1;
+			c.crash_seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'w':
+			c.word_size = atoi(optarg);
+			break;
+		case 'R':
+			c.reference = optarg;
+			break;
+		case 'v':
+			c.vdev = optarg;
+			break;
+		case 'n':
+			c.requests = strtoull(optarg, NULL, 10);
+			break;
+		case 'S':
+			c.seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'q':
+			stub_quiet = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return 2;
+		}
+	}
+	if (!mode || !have_domid || optind != argc || (c.word_size != 4 && c.word_size != 8) ||
+	    (!strcmp(mode, "halvm") && !c.prof && !c.hp)) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (plat_parse_kind(platform, &c.kind) != 0) {
+		fprintf(stderr, "frontend-stub: --platform is sim or xen\n");
+		return 2;
+	}
+	struct plat_opts po = {.kind = c.kind, .sim_dir = c.sim_dir, .sim_domid = c.domid,
+	                       .sim_guest = 1};
+	char err[512];
+	if (plat_open(&c.plat, &po, err, sizeof(err)) != 0) {
+		fprintf(stderr, "frontend-stub: %s\n", err);
+		return 1;
+	}
+	c.xs = plat_xs_open(c.plat);
+	if (!c.xs) {
+		fprintf(stderr, "frontend-stub: cannot open xenstore: %s\n", strerror(errno));
+		plat_close(c.plat);
+		return 1;
+	}
+	int rc;
+	if (!strcmp(mode, "halvm"))
+		rc = run_halvm(&c);
+	else if (!strcmp(mode, "linux"))
+		rc = run_linux(&c);
+	else if (!strcmp(mode, "hostile"))
+		rc = run_hostile(&c);
+	else {
+		fputs(usage, stderr);
+		rc = 2;
+	}
+	xs_close(c.xs);
+	plat_close(c.plat);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/*
+ * stub.h - what the frontend-stub's modes share (stub.c, stub_hostile.c).
+ */
+#ifndef PROFSVC_STUB_H
+#define PROFSVC_STUB_H
+
+#include <stdint.h>
+
+#include "../platform/platform.h"
+
+struct xs_handle;
+
+struct stub_ctx {
+	enum plat_kind kind;
+	const char *sim_dir;
+	uint32_t domid;
+	struct plat *plat;
+	struct xs_handle *xs;
+	/* halvm */
+	const char *prof, *hp, *reference;
+	uint64_t crash_at;
+	int crash_random;
+	uint64_t crash_seed;
+	int word_size;
+	/* linux, hostile */
+	const char *vdev;
+	uint64_t requests;
+	uint64_t seed;
+};
+
+extern int stub_quiet;
+void stub_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t stub_rand(uint64_t *s);
+int run_hostile(struct stub_ctx *c);
+
+#endif
