@@ -33,8 +33,7 @@
 struct item {
 	struct device *d;
 	struct blk_req req;
-	struct blk_seg *segs;  /* req.seg, or ind_segs */
-	struct blk_seg *ind_segs;
+	struct blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
 	uint8_t *ind_pages;
 	unsigned nsegs;
 	uint64_t nsect;
@@ -65,6 +64,12 @@ struct io_pipe {
 };
 
 enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
+
+/* Derived, never stored: items live in an array that grows (realloc). */
+static const struct blk_seg *item_segs(const struct item *it)
+{
+	return it->ind_segs ? it->ind_segs : it->req.seg;
+}
 
 static int64_t now_us(void)
 {
@@ -161,7 +166,6 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 		if (it->kind == K_FLUSH)
 			continue;
 		it->nsegs = it->req.nr_segments;
-		it->segs = it->req.seg;
 		*bytes += (uint64_t)it->nsegs * 4096;
 	}
 	/* Unanswered requests left: come back next turn, no event needed. */
@@ -197,7 +201,6 @@ static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
 			continue;
 		}
 		blkif_load_indirect(it->ind_pages, it->nsegs, it->ind_segs);
-		it->segs = it->ind_segs;
 	}
 }
 
@@ -209,7 +212,7 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 		const char *why;
 		if (!it->pending || (it->kind != K_READ && it->kind != K_WRITE))
 			continue;
-		if (blkif_check_segments(it->segs, it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
+		if (blkif_check_segments(item_segs(it), it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
 		                         &why) != 0) {
 			fail(it, BLKIF_RSP_ERROR, why);
 			continue;
@@ -275,10 +278,10 @@ static void transfer(struct backend *b, struct item *items, unsigned n, int to_g
 			if (!it->pending || it->kind != kind || it->d->domid != doms[k])
 				continue;
 			size_t pos = 0;
+			const struct blk_seg *sg = item_segs(it);
 			for (unsigned s = 0; s < it->nsegs; s++) {
-				uint16_t len = (uint16_t)((it->segs[s].last_sect - it->segs[s].first_sect + 1) * 512);
-				cs[m] = (struct plat_copy_seg){it->segs[s].gref,
-				                               (uint16_t)(it->segs[s].first_sect * 512), len,
+				uint16_t len = (uint16_t)((sg[s].last_sect - sg[s].first_sect + 1) * 512);
+				cs[m] = (struct plat_copy_seg){sg[s].gref, (uint16_t)(sg[s].first_sect * 512), len,
 				                               it->data + pos, 0};
 				owner[m++] = i;
 				pos += len;

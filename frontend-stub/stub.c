@@ -285,7 +285,7 @@ out:
 
 /* ---- linux ----------------------------------------------------------------------- */
 
-#define SLOTS 256           /* 1 MiB regions of the disk the test uses */
+#define MAX_SLOTS 1024      /* 1 MiB regions of the disk the test uses */
 #define REGION_SECT 2048u
 
 static int run_linux(struct stub_ctx *c)
@@ -295,11 +295,14 @@ static int run_linux(struct stub_ctx *c)
 	char err[512];
 	uint64_t rng = c->seed;
 	int rc = 1, errors = 0, verified = 0;
-	uint8_t *model = calloc(SLOTS, REGION_SECT * 512u);
-	uint8_t *written = calloc(SLOTS, REGION_SECT);
+	const int regions = c->span_mb;
+	/* Outstanding requests use distinct regions: no more of them than regions. */
+	const int depth = regions < 32 ? regions : 32;
+	uint8_t *model = calloc((size_t)regions, REGION_SECT * 512u);
+	uint8_t *written = calloc((size_t)regions, REGION_SECT);
 	struct bf_req reqs[32];
 	uint8_t *bufs[32];
-	int busy_region[32], region_busy[SLOTS] = {0};
+	int busy_region[32], region_busy[MAX_SLOTS] = {0};
 
 	if (!model || !written)
 		return 1;
@@ -312,18 +315,18 @@ static int run_linux(struct stub_ctx *c)
 		busy_region[i] = -1;
 		reqs[i].done = 1;
 	}
-	stub_say("linux guest %u: %llu requests on %s, up to 32 outstanding", c->domid,
-	         (unsigned long long)c->requests, c->vdev ? c->vdev : "xvdb");
+	stub_say("linux guest %u: %llu requests on %s over %d MiB, up to 32 outstanding", c->domid,
+	         (unsigned long long)c->requests, c->vdev ? c->vdev : "xvdb", regions);
 	uint64_t issued = 0, completed = 0;
 	while (completed < c->requests) {
 		/* Keep up to 32 requests outstanding, on distinct regions so
 		 * their order does not matter. */
-		for (int i = 0; i < 32 && issued < c->requests; i++) {
+		for (int i = 0; i < depth && issued < c->requests; i++) {
 			if (!reqs[i].done || busy_region[i] >= 0)
 				continue;
 			int region;
 			do
-				region = (int)(stub_rand(&rng) % SLOTS);
+				region = (int)(stub_rand(&rng) % (uint64_t)regions);
 			while (region_busy[region]);
 			uint32_t kind = (uint32_t)(stub_rand(&rng) % 10);
 			uint32_t nsect = kind < 6 ? 1 + (uint32_t)(stub_rand(&rng) % 88)      /* direct */
@@ -375,7 +378,7 @@ static int run_linux(struct stub_ctx *c)
 		busy_region[i] = -1;
 	}
 	/* Read everything back at the end. */
-	for (int region = 0; region < SLOTS; region++) {
+	for (int region = 0; region < regions; region++) {
 		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)region * REGION_SECT,
 		                   .nsect = REGION_SECT, .buf = bufs[0]};
 		if (blkfront_do(f, &r, 30000) != BLKIF_RSP_OKAY ||
@@ -386,7 +389,7 @@ static int run_linux(struct stub_ctx *c)
 	}
 	stub_say("linux guest %u: %llu requests, %d reads verified, final read-back of %d MiB, %d "
 	         "errors",
-	         c->domid, (unsigned long long)completed, verified, SLOTS * (int)REGION_SECT / 2048, errors);
+	         c->domid, (unsigned long long)completed, verified, regions, errors);
 	blkfront_close(f, 1);
 	rc = errors ? 1 : 0;
 out:
@@ -402,7 +405,7 @@ out:
 static const char usage[] =
 	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
-	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]\n"
+	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
 	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
 
@@ -415,11 +418,12 @@ int main(int argc, char **argv)
 		{"crash-at", required_argument, NULL, 'c'},  {"crash-random", required_argument, NULL, 'r'},
 		{"word-size", required_argument, NULL, 'w'}, {"reference", required_argument, NULL, 'R'},
 		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
-		{"seed", required_argument, NULL, 'S'},      {"help", no_argument, NULL, 'h'},
+		{"seed", required_argument, NULL, 'S'},      {"span", required_argument, NULL, 'M'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct stub_ctx c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
-	                     .requests = 2000, .seed = 1};
+	                     .requests = 2000, .seed = 1, .span_mb = 256};
 	const char *mode = NULL, *platform = NULL;
 	int opt, have_domid = 0;
 
@@ -465,6 +469,13 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			c.seed = strtoull(optarg, NULL, 10);
+			break;
+		case 'M':
+			c.span_mb = atoi(optarg);
+			if (c.span_mb < 1 || c.span_mb > MAX_SLOTS) {
+				fprintf(stderr, "frontend-stub: --span is 1..%d MiB\n", MAX_SLOTS);
+				return 2;
+			}
 			break;
 		case 'q':
 			stub_quiet = 1;

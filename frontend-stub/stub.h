@@ -26,6 +26,7 @@ struct stub_ctx {
 	const char *vdev;
 	uint64_t requests;
 	uint64_t seed;
+	int span_mb; /* linux: the part of the disk used, in 1 MiB regions */
 };
 
 extern int stub_quiet;

@@ -984,13 +984,12 @@ static void conn_drop(struct xs_conn *c, const char *why)
 	loop_del(&c->it);
 	close(c->it.fd);
 	c->it.fd = -1;
-	/* Its watches stay linked (and are skipped) until xs_reap(): we may be
-	 * inside fire(), walking that very list. */
+	/* Its watches and transactions stay until xs_reap(): we may be inside
+	 * fire(), walking the watch list, or inside tx_commit() of one of its
+	 * own transactions (a commit's watch event can fail to reach it). */
 	for (struct xs_watch *w = watches; w; w = w->next)
 		if (w->conn == c)
 			watch_count[c->domid]--;
-	while (c->txs)
-		tx_remove(c, c->txs);
 	/* freed by xs_reap() once the event loop's batch is done */
 }
 
@@ -1015,6 +1014,8 @@ void xs_reap(void)
 			continue;
 		}
 		*p = c->next;
+		while (c->txs)
+			tx_remove(c, c->txs);
 		free(c->out);
 		free(c);
 	}

@@ -1,0 +1,53 @@
+/*
+ * harness.h - the system-test harness shared by test_backend and test_e2e:
+ * xensim and profile-backend as real processes, guests played in-process
+ * (blkfront) or by the frontend-stub program, xenstore as dom0 sees it,
+ * runs and exports from the store.
+ */
+#ifndef PROFSVC_HARNESS_H
+#define PROFSVC_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "frontend-stub/blkfront.h"
+#include "store/store.h"
+#include "testutil.h"
+
+extern struct tu_xensim sim;
+extern char *db, *rundir;
+extern pid_t backend_pid;
+
+/* xensim + a fresh store and run directory. */
+void harness_start(void);
+void harness_stop(void);
+/* profile-backend --foreground on xensim (extra: more arguments). */
+void backend_start(const char *extra);
+/* Stops it; with SIGTERM it must exit 0 (under valgrind: no errors). */
+int backend_stop(int sig);
+/* `profile-backend CMD [ARGS]` with the platform options; exit status. */
+int cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct xs_handle;
+struct guest {
+	uint32_t domid;
+	struct plat *p;
+	struct xs_handle *xs;
+};
+/* A new domain with devices attached (vdevs: "vdev=xvdp1 vdev=xvdp2"). */
+void guest_new(struct guest *g, const char *name, const char *vdevs);
+void guest_free(struct guest *g);
+void destroy_domain(uint32_t domid);
+struct blkfront *connect_dev(struct guest *g, const char *vdev, const struct blkfront_opts *o);
+
+char *dom0_read(const char *path);
+int wait_node(const char *path, const char *want, int ms);
+int find_run(const char *name, struct store_run *out);
+int wait_run_state(const char *name, enum store_run_state st, int ms);
+/* Exports a profile device ("prof"/"hp") of a run; NULL if refused. */
+uint8_t *export_profile(int64_t run, const char *role, size_t *len, int *how);
+int list_has_dying(void);
+void fill(uint8_t *buf, size_t len, uint64_t seed);
+
+#endif
