@@ -158,6 +158,32 @@ void xenbus_fail(struct device *d, const char *why)
 	set_state(d, XB_CLOSING);
 }
 
+/* Removes .../profsvc/<domid> when it holds no device (and, with
+ * only_if_dead, when the domain is gone), atomically: a toolstack attaching
+ * a device meanwhile makes the transaction conflict, and the retry sees it. */
+static void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead)
+{
+	char dom[96];
+
+	snprintf(dom, sizeof(dom), "%s/%u", BACKEND_ROOT, domid);
+	for (int tries = 0; tries < 10; tries++) {
+		unsigned n = 1;
+		xs_transaction_t t = xs_transaction_start(b->xs);
+		if (!t)
+			return;
+		char **left = xs_directory(b->xs, t, dom, &n);
+		int empty = left && n == 0;
+		free(left);
+		if (!empty || (only_if_dead && xenbus_domain_alive(b, domid))) {
+			xs_transaction_end(b->xs, t, true);
+			return;
+		}
+		xs_rm(b->xs, t, dom);
+		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+			return;
+	}
+}
+
 static void device_free(struct device *d, int domain_dead, const char *why)
 {
 	struct backend *b = d->b;
@@ -179,13 +205,7 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 	if (domain_dead || !d->online)
 		xs_rm(b->xs, XBT_NULL, d->fpath);
 	/* .../profsvc/<domid> goes with its last device. */
-	char dom[96];
-	unsigned n = 1;
-	snprintf(dom, sizeof(dom), "%s/%u", BACKEND_ROOT, d->domid);
-	char **left = xs_directory(b->xs, XBT_NULL, dom, &n);
-	if (left && n == 0)
-		xs_rm(b->xs, XBT_NULL, dom);
-	free(left);
+	remove_domain_dir_if_empty(b, d->domid, 0);
 	for (struct device **p = &b->devices; *p; p = &(*p)->next)
 		if (*p == d) {
 			*p = d->next;
@@ -493,12 +513,8 @@ void xenbus_scan(struct backend *b)
 			if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
 				refresh_path(b, domid, devid);
 		free(devs);
-		if (!devs || nv == 0) {
-			/* An empty domain directory left behind: ours to remove if
-			 * the domain is gone. */
-			if (!xenbus_domain_alive(b, domid))
-				xs_rm(b->xs, XBT_NULL, path);
-		}
+		if (!devs || nv == 0) /* left behind: ours to remove if the domain is gone */
+			remove_domain_dir_if_empty(b, domid, 1);
 	}
 	free(doms);
 	/* Devices whose directory vanished without an event we saw. */

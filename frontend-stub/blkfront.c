@@ -551,6 +551,36 @@ int blkfront_queue_raw(struct blkfront *f, struct bf_req *r, const void *bytes, 
 	return 0;
 }
 
+int blkfront_do_raw(struct blkfront *f, const void *bytes, size_t len, size_t id_offset,
+                    int timeout_ms)
+{
+	struct bf_req r;
+
+	if (blkfront_queue_raw(f, &r, bytes, len, id_offset) != 0)
+		return -100;
+	blkfront_kick(f);
+	while (!r.done)
+		if (!blkfront_wait(f, timeout_ms))
+			return -100;
+	return r.status;
+}
+
+void blkfront_rw_slot(uint8_t slot[112], uint8_t op, uint8_t nseg, uint64_t sector, uint32_t gref,
+                      uint8_t first_sect, uint8_t last_sect)
+{
+	struct blkif_request *q = (struct blkif_request *)slot;
+
+	memset(slot, 0, 112);
+	q->operation = op;
+	q->nr_segments = nseg;
+	q->sector_number = sector;
+	for (unsigned i = 0; i < BLKIF_MAX_SEGMENTS_PER_REQUEST; i++) {
+		q->seg[i].gref = gref;
+		q->seg[i].first_sect = first_sect;
+		q->seg[i].last_sect = last_sect;
+	}
+}
+
 void blkfront_set_state(struct blkfront *f, int state)
 {
 	put(f, XBT_NULL, "state", "%d", state);

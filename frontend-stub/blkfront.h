@@ -69,6 +69,13 @@ unsigned blkfront_outstanding(const struct blkfront *f);
  * Pages are not allocated: the bytes name whatever grants they like. */
 int blkfront_queue_raw(struct blkfront *f, struct bf_req *r, const void *bytes, size_t len,
                        size_t id_offset);
+/* queue_raw + kick + wait: the backend's status, or -100 on timeout. */
+int blkfront_do_raw(struct blkfront *f, const void *bytes, size_t len, size_t id_offset,
+                    int timeout_ms);
+/* A native (x86_64) READ/WRITE slot whose 11 segment descriptors all name
+ * gref, first_sect..last_sect; nseg says how many count. */
+void blkfront_rw_slot(uint8_t slot[112], uint8_t op, uint8_t nseg, uint64_t sector, uint32_t gref,
+                      uint8_t first_sect, uint8_t last_sect);
 /* Writes the frontend's state node. */
 void blkfront_set_state(struct blkfront *f, int state);
 volatile uint8_t *blkfront_sring(struct blkfront *f);

@@ -41,32 +41,6 @@ static const char *status_name(int st)
 	       : st == BLKIF_RSP_EOPNOTSUPP ? "EOPNOTSUPP" : st == -100 ? "no answer" : "other";
 }
 
-static int16_t send_raw(struct blkfront *f, const uint8_t *slot)
-{
-	struct bf_req r;
-	if (blkfront_queue_raw(f, &r, slot, 112, 8) != 0)
-		return -100;
-	blkfront_kick(f);
-	while (!r.done)
-		if (!blkfront_wait(f, 5000))
-			return -100;
-	return r.status;
-}
-
-static void rw(uint8_t *s, uint8_t op, uint8_t nseg, uint64_t sector, uint32_t gref, uint8_t first,
-               uint8_t last)
-{
-	memset(s, 0, 112);
-	s[0] = op;
-	s[1] = nseg;
-	memcpy(s + 16, &sector, 8);
-	for (unsigned i = 0; i < 11; i++) {
-		memcpy(s + 24 + 8 * i, &gref, 4);
-		s[28 + 8 * i] = first;
-		s[29 + 8 * i] = last;
-	}
-}
-
 static int still_serves(struct blkfront *f, uint64_t *rng)
 {
 	uint8_t buf[4096], back[4096];
@@ -188,9 +162,9 @@ int run_hostile(struct stub_ctx *c)
 		{"write barrier", BLKIF_OP_WRITE_BARRIER, 1, 0, 7, 8, 0},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		rw(s, bad[i].op, bad[i].nseg, bad[i].sector, bad[i].gref ? bad[i].gref : ref, bad[i].first,
+		blkfront_rw_slot(s, bad[i].op, bad[i].nseg, bad[i].sector, bad[i].gref ? bad[i].gref : ref, bad[i].first,
 		   bad[i].last);
-		int16_t st = send_raw(f, s);
+		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict(bad[i].what, status_name(st), st == BLKIF_RSP_ERROR || st == BLKIF_RSP_EOPNOTSUPP);
 	}
 	/* Indirect: bad op, too many segments, a page never granted, and a
@@ -223,7 +197,7 @@ int run_hostile(struct stub_ctx *c)
 		memcpy(s + 16, &sec, 8);
 		uint32_t pg = ind[i].page ? ind[i].page : ipage;
 		memcpy(s + 28, &pg, 4);
-		int16_t st = send_raw(f, s);
+		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict(ind[i].what, status_name(st), st == BLKIF_RSP_ERROR);
 	}
 	memset(s, 0, 112);
@@ -231,7 +205,7 @@ int run_hostile(struct stub_ctx *c)
 	uint64_t sec = cap - 1, nr = UINT64_MAX;
 	memcpy(s + 16, &sec, 8);
 	memcpy(s + 24, &nr, 8);
-	int16_t st = send_raw(f, s);
+	int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 	verdict("discard of 2^64-1 sectors", status_name(st), st == BLKIF_RSP_ERROR);
 	verdict("the device still serves (write + read back)", still_serves(f, &rng) ? "yes" : "NO",
 	        still_serves(f, &rng));
@@ -241,9 +215,9 @@ int run_hostile(struct stub_ctx *c)
 	uint32_t gone;
 	void *page = shr ? plat_gntshr_share(shr, 0, 1, &gone, 1) : NULL;
 	if (page) {
-		rw(s, BLKIF_OP_WRITE, 1, 24, gone, 0, 7);
+		blkfront_rw_slot(s, BLKIF_OP_WRITE, 1, 24, gone, 0, 7);
 		plat_gntshr_unshare(shr, page, 1);
-		st = send_raw(f, s);
+		st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict("write from a grant revoked before the copy", status_name(st), st == BLKIF_RSP_ERROR);
 	}
 	plat_gntshr_close(shr);

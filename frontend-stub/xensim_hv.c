@@ -167,8 +167,17 @@ int hv_create_domain(uint32_t domid, const char *name, const char *uuid, uint32_
 	char path[600], genuuid[40];
 
 	if (domid == UINT32_MAX) {
-		for (domid = 1; domid <= SIM_MAX_DOMID && domains[domid]; domid++)
-			;
+		/* As Xen: ids keep increasing (and wrap), so a new domain does not
+		 * take the id of one that just died while its backends still
+		 * clean up after it. */
+		static uint32_t next = 1;
+		uint32_t tried = 0;
+		for (domid = next; tried < SIM_MAX_DOMID && domains[domid]; tried++)
+			domid = domid % SIM_MAX_DOMID + 1;
+		if (tried < SIM_MAX_DOMID)
+			next = domid % SIM_MAX_DOMID + 1;
+		else
+			domid = SIM_MAX_DOMID + 1;
 	}
 	if (domid > SIM_MAX_DOMID) {
 		snprintf(err, errlen, "no free domain id");

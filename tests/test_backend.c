@@ -194,33 +194,6 @@ static void test_linux_io(void)
 	CHECK(wait_run_state("linux-io", STORE_RUN_COMPLETE, 5000), "a raw-only run ends complete");
 }
 
-/* One slot's bytes in the x86_64 layout. */
-static void rw_slot(uint8_t *s, uint8_t op, uint8_t nseg, uint64_t sector, uint32_t gref,
-                    uint8_t first, uint8_t last)
-{
-	memset(s, 0, 112);
-	s[0] = op;
-	s[1] = nseg;
-	memcpy(s + 16, &sector, 8);
-	for (unsigned i = 0; i < 11; i++) {
-		memcpy(s + 24 + 8 * i, &gref, 4);
-		s[24 + 8 * i + 4] = first;
-		s[24 + 8 * i + 5] = last;
-	}
-}
-
-static int16_t raw(struct blkfront *f, const uint8_t *slot, size_t len, size_t id_off)
-{
-	struct bf_req r;
-	if (blkfront_queue_raw(f, &r, slot, len, id_off) != 0)
-		return -100;
-	blkfront_kick(f);
-	while (!r.done)
-		if (!blkfront_wait(f, 5000))
-			return -100;
-	return r.status;
-}
-
 static void test_validation(void)
 {
 	struct guest g;
@@ -252,9 +225,9 @@ static void test_validation(void)
 		{"read into a grant never made", BLKIF_OP_READ, 1, 0, 7, 10, 77777, BLKIF_RSP_ERROR},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		rw_slot(s, cases[i].op, cases[i].nseg, cases[i].sector, cases[i].gref ? cases[i].gref : ref,
+		blkfront_rw_slot(s, cases[i].op, cases[i].nseg, cases[i].sector, cases[i].gref ? cases[i].gref : ref,
 		        cases[i].first, cases[i].last);
-		int16_t st = raw(f, s, 112, 8);
+		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		CHECK(st == cases[i].want, "%s: status %d, want %d", cases[i].what, st, cases[i].want);
 	}
 	/* Discard beyond the end. */
@@ -263,7 +236,7 @@ static void test_validation(void)
 	uint64_t sec = cap - 4, nr = 8;
 	memcpy(s + 16, &sec, 8);
 	memcpy(s + 24, &nr, 8);
-	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "discard past the end accepted");
+	CHECK((int16_t)blkfront_do_raw(f, s, 112, 8, 5000) == BLKIF_RSP_ERROR, "discard past the end accepted");
 	/* Indirect: bad indirect_op, too many and zero segments, bad page. */
 	uint16_t nsegs[] = {3, 257, 0, 3};
 	uint8_t iops[] = {BLKIF_OP_FLUSH_DISKCACHE, BLKIF_OP_WRITE, BLKIF_OP_WRITE, BLKIF_OP_WRITE};
@@ -276,7 +249,7 @@ static void test_validation(void)
 		sec = 20;
 		memcpy(s + 16, &sec, 8);
 		memcpy(s + 28, &ipage[i], 4);
-		CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "indirect case %d accepted", i);
+		CHECK((int16_t)blkfront_do_raw(f, s, 112, 8, 5000) == BLKIF_RSP_ERROR, "indirect case %d accepted", i);
 	}
 	/* An indirect page listing a segment with last_sect 9. */
 	uint8_t *ip = blkfront_page(f, 1);
@@ -290,7 +263,7 @@ static void test_validation(void)
 	memcpy(s + 2, &one, 2);
 	memcpy(s + 16, &sec, 8);
 	memcpy(s + 28, &ipage[0], 4);
-	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_ERROR, "indirect segment with last_sect 9 accepted");
+	CHECK((int16_t)blkfront_do_raw(f, s, 112, 8, 5000) == BLKIF_RSP_ERROR, "indirect segment with last_sect 9 accepted");
 	/* The device still works. */
 	uint8_t buf[4096], back[4096];
 	fill(buf, sizeof(buf), 5);
@@ -314,10 +287,10 @@ static void test_validation(void)
 	memcpy(s + 20, &r32, 4);
 	s[24] = 0;
 	s[25] = 7;
-	CHECK(raw(f32, s, 108, 4) == BLKIF_RSP_OKAY, "x86_32 write");
+	CHECK((int16_t)blkfront_do_raw(f32, s, 108, 4, 5000) == BLKIF_RSP_OKAY, "x86_32 write");
 	memset(blkfront_page(f32, 0), 0, 4096);
 	s[0] = BLKIF_OP_READ;
-	CHECK(raw(f32, s, 108, 4) == BLKIF_RSP_OKAY && blkfront_page(f32, 0)[4095] == 0x32,
+	CHECK((int16_t)blkfront_do_raw(f32, s, 108, 4, 5000) == BLKIF_RSP_OKAY && blkfront_page(f32, 0)[4095] == 0x32,
 	      "x86_32 read back");
 	blkfront_close(f32, 1);
 	blkfront_close(f, 1);
@@ -769,9 +742,9 @@ static void test_response_padding(void)
 	struct blkfront *f = connect_dev(&g, "xvdl", &o);
 	REQUIRE(f, "connect");
 	uint8_t s[112];
-	rw_slot(s, BLKIF_OP_WRITE, 1, 5, blkfront_grant(f, 0), 0, 7);
+	blkfront_rw_slot(s, BLKIF_OP_WRITE, 1, 5, blkfront_grant(f, 0), 0, 7);
 	volatile uint8_t *slot0 = blkfront_sring(f) + 64;
-	CHECK(raw(f, s, 112, 8) == BLKIF_RSP_OKAY, "write");
+	CHECK((int16_t)blkfront_do_raw(f, s, 112, 8, 5000) == BLKIF_RSP_OKAY, "write");
 	/* Response bytes 12..15 are padding; they overlap the upper half of
 	 * the request's id, which blkfront tags 0xA5A5A5A5. */
 	CHECK(slot0[12] == 0xA5 && slot0[13] == 0xA5 && slot0[14] == 0xA5 && slot0[15] == 0xA5,
