@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,15 @@ static int run_cmd(char *const argv[])
 {
 	pid_t pid = fork();
 	if (pid == 0) {
+		/* xl create leaves a monitor process behind for the domain's
+		 * lifetime: it must not hold our stdout, which callers capture
+		 * for the domid (`D=$(profile-backend create ...)`). */
+		dup2(2, 1);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0) {
+			dup2(null, 0);
+			close(null);
+		}
 		execvp(argv[0], argv);
 		fprintf(stderr, "profile-backend: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);

@@ -278,8 +278,8 @@ static int canonical(const struct xs_conn *c, const char *in, char *out, size_t 
 		return EINVAL;
 	if (in[0] != '/' && (strlen(in) == 0 || strlen(in) > XENSTORE_REL_PATH_MAX))
 		return EINVAL;
-	if (!valid_chars(out) || strstr(out, "//") || strchr(out, '@') ||
-	    (n > 1 && out[n - 1] == '/'))
+	/* '@' is a valid character; only a leading one makes a path special. */
+	if (!valid_chars(out) || strstr(out, "//") || (n > 1 && out[n - 1] == '/'))
 		return EINVAL;
 	return 0;
 }
@@ -386,9 +386,9 @@ static void send_event(struct xs_watch *w, const char *path)
 	free(body);
 }
 
-/* path changed; node (may be NULL for a removed node: then `perm_node`,
- * the node as it was) decides who may see it. */
-static void fire(const char *path, const struct xs_node *perm_node, int removed)
+/* path changed: watches on it or on an ancestor fire, if their owner may
+ * read perm_node (the node as it is, or was before a removal). */
+static void fire(const char *path, const struct xs_node *perm_node)
 {
 	size_t pl = strlen(path);
 
@@ -396,17 +396,36 @@ static void fire(const char *path, const struct xs_node *perm_node, int removed)
 		size_t wl = strlen(w->abs);
 		if (w->conn->dead || w->abs[0] == '@')
 			continue;
-		int under = wl <= pl && strncmp(path, w->abs, wl) == 0 &&
-		            (path[wl] == '\0' || path[wl] == '/' || wl == 1);
-		/* A removal also fires watches on nodes below what was removed. */
-		int below = removed && wl > pl && strncmp(w->abs, path, pl) == 0 &&
-		            (w->abs[pl] == '/' || pl == 1);
-		if (!under && !below)
+		if (wl > pl || strncmp(path, w->abs, wl) != 0 ||
+		    (path[wl] != '\0' && path[wl] != '/' && wl != 1))
 			continue;
 		if (perm_node && !can_read(perm_node, w->conn->domid))
 			continue;
-		send_event(w, below ? w->abs : path);
+		send_event(w, path);
 	}
+}
+
+/* Exact watches on parent/<node> and on everything below it. */
+static void fire_removed_exact(const char *parent, const struct xs_node *node)
+{
+	char path[XENSTORE_ABS_PATH_MAX + 256];
+
+	snprintf(path, sizeof(path), "%s/%s", parent, node->name);
+	for (struct xs_watch *w = watches; w; w = w->next)
+		if (!w->conn->dead && strcmp(w->abs, path) == 0 && can_read(node, w->conn->domid))
+			send_event(w, path);
+	for (uint32_t i = 0; i < node->nkids; i++)
+		fire_removed_exact(path, node->kids[i]);
+}
+
+/* A removal, as C xenstored reports it: the removed node's path to watches
+ * on it or above, and each removed descendant's path to watches exactly on
+ * that descendant.  A watch on a path that never existed hears nothing. */
+static void fire_removed(const char *path, const struct xs_node *old)
+{
+	fire(path, old);
+	for (uint32_t i = 0; old && i < old->nkids; i++)
+		fire_removed_exact(strcmp(path, "/") ? path : "", old->kids[i]);
 }
 
 static void fire_special(const char *name)
@@ -505,8 +524,18 @@ static int apply_op(struct xs_tree *t, uint32_t domid, const struct xs_op *op, i
 		n->gen = ++gen;
 		break;
 	case OP_RM:
-		if (!n)
-			return ENOENT;
+		if (!n) {
+			/* As C xenstored: removing what is not there is fine, as
+			 * long as its parent is. */
+			char parent[XENSTORE_ABS_PATH_MAX + 64];
+			snprintf(parent, sizeof(parent), "%s", op->path);
+			char *slash = strrchr(parent, '/');
+			if (slash == parent)
+				slash[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+			return lookup(t, parent) ? 0 : ENOENT;
+		}
 		if (!n->parent)
 			return EINVAL; /* the root */
 		if (!can_write(n, domid))
@@ -607,9 +636,12 @@ static int tx_commit(struct xs_conn *c, struct xs_tx *tx)
 		struct xs_node *before = lookup(&store, o->path);
 		struct xs_node *copy = o->type == OP_RM && before ? node_copy(before, NULL) : NULL;
 		int32_t d = 0;
-		if (apply_op(&store, c->domid, o, &d) == 0)
-			fire(o->path, o->type == OP_RM ? copy : lookup(&store, o->path),
-			     o->type == OP_RM);
+		if (apply_op(&store, c->domid, o, &d) == 0) {
+			if (o->type == OP_RM)
+				fire_removed(o->path, copy);
+			else
+				fire(o->path, lookup(&store, o->path));
+		}
 		if (copy) {
 			struct xs_tree tmp = {copy, 0};
 			node_free(&tmp, copy);
@@ -693,8 +725,12 @@ static int do_modify(struct xs_conn *c, struct xs_tx *tx, struct xs_op *op)
 		return ENOSPC;
 	struct xs_node *copy = op->type == OP_RM && before ? node_copy(before, NULL) : NULL;
 	rc = apply_op(&store, c->domid, op, &delta);
-	if (rc == 0)
-		fire(op->path, op->type == OP_RM ? copy : lookup(&store, op->path), op->type == OP_RM);
+	if (rc == 0) {
+		if (op->type == OP_RM)
+			fire_removed(op->path, copy);
+		else
+			fire(op->path, lookup(&store, op->path));
+	}
 	if (copy) {
 		struct xs_tree tmp = {copy, 0};
 		node_free(&tmp, copy);
@@ -1101,7 +1137,7 @@ static void toolstack_write(const char *path, const char *value, const struct xs
 	struct xs_node *n = lookup(&store, path);
 	if (n && perms)
 		set_perms(&store, n, perms, np);
-	fire(path, n, 0);
+	fire(path, n);
 }
 
 int xs_domain_introduce(uint32_t domid, const char *name, const char *uuid)
@@ -1159,7 +1195,7 @@ void xs_domain_release(uint32_t domid, const char *uuid)
 	struct xs_node *before = lookup(&store, p);
 	struct xs_node *copy = before ? node_copy(before, NULL) : NULL;
 	if (apply_op(&store, 0, &rm, &d) == 0)
-		fire(p, copy, 1);
+		fire_removed(p, copy);
 	if (copy) {
 		struct xs_tree tmp = {copy, 0};
 		node_free(&tmp, copy);

@@ -130,7 +130,11 @@ static void test_basic(struct xs_handle *h)
 	CHECK(read_is(h, p, ""), "implicit parent is empty");
 	snprintf(p, sizeof(p), "%s/nope", base);
 	CHECK(read_errno(h, p) == ENOENT, "missing node: ENOENT");
-	CHECK(!xs_rm(h, XBT_NULL, p) && errno == ENOENT, "rm of a missing node: ENOENT");
+	/* As C xenstored: removing a missing node is fine if its parent
+	 * exists, ENOENT if not. */
+	CHECK(xs_rm(h, XBT_NULL, p), "rm of a missing node under an existing parent");
+	snprintf(p, sizeof(p), "%s/nope/deeper", base);
+	CHECK(!xs_rm(h, XBT_NULL, p) && errno == ENOENT, "rm under a missing parent: ENOENT");
 	snprintf(p, sizeof(p), "%s/dir", base);
 	CHECK(xs_mkdir(h, XBT_NULL, p), "mkdir");
 	CHECK(xs_mkdir(h, XBT_NULL, p), "mkdir twice is fine");
@@ -160,7 +164,7 @@ static void test_basic(struct xs_handle *h)
 	CHECK(xs_rm(h, XBT_NULL, p), "recursive rm");
 	CHECK(read_errno(h, p) == ENOENT, "rm removed the subtree");
 	/* Bad paths. */
-	static const char *const bad[] = {"/a b", "/a//b", "/a/", "/a@b"};
+	static const char *const bad[] = {"/a b", "/a//b", "/a/", "/a%b"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		CHECK(wr(h, XBT_NULL, bad[i], "x") == EINVAL, "path '%s' accepted", bad[i]);
 	/* Value of the maximal size. */
@@ -191,12 +195,16 @@ static void test_watches(struct xs_handle *h, struct xs_handle *other)
 	snprintf(q, sizeof(q), "%s/unrelated", base);
 	wr(other, XBT_NULL, q, "1");
 	CHECK(no_event(h, 100), "event for an unrelated path");
-	/* Removing an ancestor fires a watch below it. */
+	/* '@' inside a path is an ordinary character. */
+	snprintf(q, sizeof(q), "%s/mail@host", base);
+	CHECK(wr(other, XBT_NULL, q, "x") == 0, "a path with '@' inside refused");
+	/* Removing an ancestor fires a watch on each removed node below it. */
 	snprintf(q, sizeof(q), "%s/w/deep/er", base);
+	CHECK(wr(other, XBT_NULL, q, "1") == 0, "write deep node");
 	CHECK(xs_watch(h, q, "deep"), "watch below");
 	CHECK(got_event(h, q, "deep", 1000), "registration event (deep)");
 	CHECK(xs_rm(other, XBT_NULL, p), "rm ancestor");
-	CHECK(got_event(h, q, "deep", 1000), "no event below a removed ancestor");
+	CHECK(got_event(h, q, "deep", 1000), "no event for a node removed with its ancestor");
 	drain(h, 100); /* the removal's event for p itself */
 	CHECK(xs_unwatch(h, p, "tok") && xs_unwatch(h, q, "deep"), "unwatch");
 	wr(other, XBT_NULL, p, "again");

@@ -1,0 +1,130 @@
+#!/bin/bash
+# tests/xen/dom0-tests.sh - runs in the Xen dom0 booted by xen-e2e.sh, with
+# profsvc installed as a user installs it.  One "XENTEST: PASS|FAIL <check>"
+# line per check, "XENTEST: RESULT N passed, N failed" at the end.
+#   1. profile-backend start --platform xen
+#   2. a PV Linux guest created with `profile-backend create` writes a .prof
+#      and a .hp through its kernel blkfront and powers off: run complete,
+#      exports byte-identical
+#   3. a guest destroyed half-way: run crashed, export a prefix, no
+#      dying/zombie domain 5 s later, our xenstore nodes gone
+#   4. frontend-stub in dom0 on the real platform (gntshr + evtchn to
+#      domid 0), halvm mode: exports identical
+#   5. profile-backend SIGKILLed and restarted while a guest writes: no I/O
+#      error in the guest, exports identical
+#   6. the xenstore conformance tests against the real xenstored
+export PATH=/usr/local/sbin:/usr/local/bin:$PATH
+FX=/root/profsvc/fixtures
+P=0 F=0
+T() { local up; read -r up _ </proc/uptime; echo "XENTEST: T $up $*"; }
+pass() { echo "XENTEST: PASS $*"; P=$((P + 1)); }
+fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); }
+chk() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
+info() { sed "s/^/XENTEST: INFO $1: /"; }
+
+guest_cfg() { # NAME PROF HP DELAY_US
+	cat >"/tmp/$1.cfg" <<EOF
+name = "$1"
+type = "pv"
+kernel = "/root/profsvc/guest-vmlinuz"
+ramdisk = "/root/profsvc/guest-initrd.img"
+extra = "console=hvc0 rdinit=/init quiet profsvc_prof=$2 profsvc_hp=$3 profsvc_delay=$4"
+memory = 128
+vcpus = 1
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+on_poweroff = "destroy"
+on_reboot = "destroy"
+on_crash = "destroy"
+EOF
+}
+run_of() { profdb query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
+state_of() { profdb show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cut -d'"' -f4; }
+wait_gone() { for i in $(seq 1 "${2:-900}"); do xl list "$1" >/dev/null 2>&1 || return 0; sleep 0.2; done; return 1; }
+wait_state() { for i in $(seq 1 100); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
+same() { cmp -s "$1" "$2"; }
+
+T dom0-tests-start
+# ---- 1 ---------------------------------------------------------------------------
+chk "1 profile-backend start --platform xen" profile-backend start --platform xen
+chk "1 profile-backend status" sh -c 'profile-backend status >/tmp/status.txt'
+
+# ---- 2 ---------------------------------------------------------------------------
+T s2-create
+guest_cfg g-full leak-p-hc.prof phases-hd-i0.01.hp 0
+if D=$(profile-backend create /tmp/g-full.cfg); then pass "2 profile-backend create (domain $D)"; else fail "2 profile-backend create"; fi
+xenstore-ls "/local/domain/0/backend/profsvc/$D" 2>/dev/null | head -30 | info be
+chk "2 the guest ran and powered off" wait_gone g-full
+T s2-guest-gone
+info console </var/log/xen/console/guest-g-full.log
+chk "2 the guest saw no write error" grep -q "DOMU: profiles written" /var/log/xen/console/guest-g-full.log
+R=$(run_of g-full)
+chk "2 run complete" wait_state "$R" complete
+profdb query runs | info runs
+profdb export "$R" --prof /tmp/g-full.prof --hp /tmp/g-full.hp 2>&1 | info export
+chk "2 .prof byte-identical" same /tmp/g-full.prof $FX/leak-p-hc.prof
+chk "2 .hp byte-identical" same /tmp/g-full.hp $FX/phases-hd-i0.01.hp
+
+# ---- 3 ---------------------------------------------------------------------------
+T s3-create
+guest_cfg g-crash exprcalc-p.prof phases-hd-i0.01.hp 20000
+D=$(profile-backend create /tmp/g-crash.cfg)
+R=$(run_of g-crash)
+for i in $(seq 1 900); do
+	hp=$(profdb query runs --name g-crash --json | grep -o '"hp_bytes":[0-9]*' | cut -d: -f2)
+	[ "${hp:-0}" -gt 20000 ] && break
+	sleep 0.2
+done
+echo "heap profile at $hp bytes" | info s3
+T s3-destroy
+xl destroy g-crash
+sleep 5
+xl list | info xl
+chk "3 no dying or zombie domain 5 s after xl destroy" sh -c '! xl list | awk "NR>1" | grep -v Domain-0 | grep -q .'
+chk "3 our xenstore nodes are gone" sh -c "! xenstore-ls /local/domain/0/backend/profsvc/$D >/dev/null 2>&1"
+chk "3 run crashed" wait_state "$R" crashed
+profdb export "$R" --hp /tmp/g-crash.hp 2>&1 | info export
+n=$(stat -c %s /tmp/g-crash.hp 2>/dev/null || echo 0)
+chk "3 .hp export is a prefix of the profile ($n bytes)" sh -c "[ $n -gt 0 ] && cmp -s -n $n /tmp/g-crash.hp $FX/phases-hd-i0.01.hp"
+chk "3 no .prof (GHC writes it at exit)" sh -c "! profdb export $R --prof /tmp/none.prof 2>/dev/null"
+
+# ---- 4 ---------------------------------------------------------------------------
+T s4-stub
+chk "4 attach xvdp1 xvdp2 to dom0" profile-backend attach 0 vdev=xvdp1 vdev=xvdp2
+chk "4 frontend-stub --platform xen --mode halvm" \
+	frontend-stub --platform xen --mode halvm --domid 0 --prof $FX/phases-p-hc.prof --hp $FX/leak-p-hc.hp
+R=$(run_of Domain-0)
+profdb export "$R" --prof /tmp/d0.prof --hp /tmp/d0.hp 2>&1 | info export
+chk "4 .prof byte-identical" same /tmp/d0.prof $FX/phases-p-hc.prof
+chk "4 .hp byte-identical" same /tmp/d0.hp $FX/leak-p-hc.hp
+
+# ---- 5 ---------------------------------------------------------------------------
+T s5-create
+guest_cfg g-restart phases-p-hc.prof phases-hd-i0.01.hp 10000
+D=$(profile-backend create /tmp/g-restart.cfg)
+for k in 1 2 3 4; do
+	sleep 3
+	pkill -9 -x profile-backend
+	profile-backend start --platform xen >/dev/null || fail "5 restart $k"
+	T s5-restarted-$k
+done
+chk "5 the guest finished" wait_gone g-restart
+info console </var/log/xen/console/guest-g-restart.log
+chk "5 no I/O error in the guest across 4 SIGKILLs" sh -c \
+	'grep -q "DOMU: profiles written" /var/log/xen/console/guest-g-restart.log && ! grep -q "failed\|ERROR" /var/log/xen/console/guest-g-restart.log'
+R=$(run_of g-restart)
+chk "5 run complete" wait_state "$R" complete
+profdb export "$R" --prof /tmp/g-restart.prof --hp /tmp/g-restart.hp 2>&1 | info export
+chk "5 .prof byte-identical" same /tmp/g-restart.prof $FX/phases-p-hc.prof
+chk "5 .hp byte-identical" same /tmp/g-restart.hp $FX/phases-hd-i0.01.hp
+chk "5 store integrity" profdb check
+
+# ---- 6 ---------------------------------------------------------------------------
+T s6-xenstore
+PROFSVC_XS_REAL=1 test_xenstore >/tmp/xs-conformance.txt 2>&1
+rc=$?
+info xenstore </tmp/xs-conformance.txt
+chk "6 xenstore conformance against the real xenstored" test $rc = 0
+
+profile-backend stop >/dev/null 2>&1
+T dom0-tests-done
+echo "XENTEST: RESULT $P passed, $F failed"

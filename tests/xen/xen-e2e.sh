@@ -1,0 +1,204 @@
+#!/bin/bash
+# tests/xen/xen-e2e.sh - profsvc on real Xen: Xen 4.17 + a Debian dom0 under
+# QEMU (TCG), with PV Linux guests whose kernel blkfront is the peer.
+# Started from ../shared/tools/xen-qemu/xen-e2e.sh (Debian packages only);
+# this one is ours and needs nothing outside the repository.
+#
+#   tests/xen/xen-e2e.sh [build|boot|all|clean]        (default: all)
+#
+# Environment:
+#   TOP_SRCDIR, TOP_BUILDDIR  the source tree and a plain (not sanitized) build
+#   XQ_WORK      where images are built (default /var/tmp/profsvc-xen)
+#   XQ_MIRROR    Debian archive for debootstrap (default: the one apt uses)
+#   XQ_TIMEOUT   QEMU wall-clock limit in s (default 1200)
+#
+# The dom0 runs tests/xen/dom0-tests.sh, which prints one "XENTEST: PASS|FAIL"
+# line per check and "XENTEST: RESULT N passed, N failed".  Exit status: 0
+# all passed, 1 some failed, 2 the run did not complete.
+set -euo pipefail
+
+SRC=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BLD=${TOP_BUILDDIR:-$SRC}
+XQ_TIMEOUT=${XQ_TIMEOUT:-1200}
+W=${XQ_WORK:-/var/tmp/profsvc-xen}
+SUITE=bookworm
+MIRROR=${XQ_MIRROR:-$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null;
+                         awk '$1=="deb"{print $2}' /etc/apt/sources.list 2>/dev/null || true; } | grep -v security | head -1)}
+DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd loop"
+FIXTURES="leak/leak-p-hc.prof leak/leak-p-hc.hp phases/phases-p-hc.prof phases/phases-hd-i0.01.hp exprcalc/exprcalc-p.prof"
+
+log() { printf '[xen-e2e %s] %s\n' "$(date +%T)" "$*" >&2; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b-a}'; }
+
+host_packages() {
+	local pkgs="qemu-system-x86 debootstrap cpio busybox-static gcc libc6-dev"
+	local missing=""
+	for p in $pkgs; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		log "installing host packages:$missing"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+}
+
+build() {
+	local t0; t0=$(now)
+	host_packages
+	[ -x "$BLD/profile-backend" ] || { log "no build in $BLD (make first)"; exit 2; }
+	if ldd "$BLD/profile-backend" | grep -q libasan; then
+		log "$BLD is a sanitizer build; use a plain build (configure without --enable-sanitizers)"
+		exit 2
+	fi
+	apt-cache show xen-hypervisor-4.17-amd64 >/dev/null 2>&1 || apt-get update -qq
+	mkdir -p "$W/debs"
+	# ---- Xen hypervisor + kernel, from Debian packages ------------------------
+	local kpkg; kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
+	KVER=${kpkg#linux-image-}
+	(cd "$W/debs" && rm -f ./*.deb && apt-get download -q xen-hypervisor-4.17-amd64 "$kpkg" 2>&1 | grep -v unsandboxed >&2 || true)
+	rm -rf "$W/x"; mkdir -p "$W/x"
+	for d in "$W"/debs/*.deb; do dpkg-deb -x "$d" "$W/x"; done
+	zcat "$W/x/boot/xen-4.17-amd64.gz" > "$W/xen"
+	cp "$W/x/boot/vmlinuz-$KVER" "$W/vmlinuz"
+
+	# ---- dom0 root: debootstrap minbase + xen-utils + profsvc's libraries -----
+	local R=$W/rootfs
+	if [ ! -e "$W/rootfs.stamp" ]; then
+		rm -rf "$R"
+		log "debootstrap $SUITE (minbase) from $MIRROR"
+		debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" > "$W/debootstrap.log" 2>&1
+		cp /etc/apt/sources.list.d/debian.sources "$R/etc/apt/sources.list.d/" 2>/dev/null || true
+		rm -f "$R/etc/apt/sources.list"
+		printf '#!/bin/sh\nexit 101\n' > "$R/usr/sbin/policy-rc.d"; chmod +x "$R/usr/sbin/policy-rc.d"
+		log "installing xen-utils-4.17 and profsvc's runtime libraries into the dom0 root"
+		chroot "$R" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1' > "$W/chroot-apt.log" 2>&1
+		rm -rf "$R"/var/cache/apt/* "$R"/var/lib/apt/lists/* "$R"/usr/share/doc/* "$R"/usr/share/man/* "$R"/usr/share/locale/* "$R"/usr/share/info/*
+		touch "$W/rootfs.stamp"
+	fi
+	rm -rf "$R/lib/modules"; mkdir -p "$R/lib/modules/$KVER"
+	local M=$W/x/lib/modules/$KVER
+	cp "$M"/modules.order "$M"/modules.builtin* "$R/lib/modules/$KVER/"
+	for m in $DOM0_MODULES; do
+		f=$(find "$M/kernel" -name "$m.ko*" | head -1); [ -n "$f" ] || { log "module $m not found"; exit 1; }
+		mkdir -p "$R/lib/modules/$KVER/$(dirname "${f#$M/}")"; cp "$f" "$R/lib/modules/$KVER/${f#$M/}"
+	done
+	chroot "$R" depmod "$KVER"
+	cp /bin/busybox "$R/bin/busybox"
+	cat > "$R/etc/default/xen" <<'EOF'
+XENSTORED=/usr/lib/xen-4.17/bin/xenstored
+XENSTORED_ARGS=
+XENCONSOLED_ARGS="--log=guest --log-dir=/var/log/xen/console"
+EOF
+
+	# ---- profsvc itself, as a user installs it --------------------------------
+	log "make install DESTDIR=<dom0 root>"
+	make -s -C "$BLD" install DESTDIR="$R" prefix=/usr/local >/dev/null
+	make -s -C "$BLD" tests/test_xenstore >/dev/null
+	cp "$BLD/tests/test_xenstore" "$R/usr/local/bin/"
+	rm -rf "$R/root/profsvc"; mkdir -p "$R/root/profsvc/fixtures"
+	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$R/root/profsvc/fixtures/"; done
+	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
+
+	# ---- the PV guest: same kernel, busybox, blkfront, the HaLVM-layout writer -
+	local D=$W/domu-root
+	rm -rf "$D"; mkdir -p "$D"/{bin,dev,proc,sys,lib,tmp,fixtures}
+	cp /bin/busybox "$D/bin/busybox"
+	cp "$(find "$M/kernel" -name 'xen-blkfront.ko*' | head -1)" "$D/lib/"
+	gcc -static -O2 -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
+		"$SRC/frontend-stub/halvm_writer.c" "$SRC/store/status_block.c"
+	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
+	cat > "$D/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+insmod /lib/xen-blkfront.ko*
+i=0; while { [ ! -b /dev/xvdp1 ] || [ ! -b /dev/xvdp2 ]; } && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+# profsvc_prof=, profsvc_hp=, profsvc_delay= come from the kernel command line
+for a in $(cat /proc/cmdline); do case "$a" in profsvc_*=*) eval "${a#profsvc_}";; esac; done
+if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
+	echo "DOMU: xvdp1 $(cat /sys/block/xvdp1/size) sectors, xvdp2 $(cat /sys/block/xvdp2/size) sectors"
+	if halvm-blk-writer --delay-us "${delay:-0}" --hp "/fixtures/$hp" --prof "/fixtures/$prof"; then
+		echo "DOMU: profiles written"
+	else
+		echo "DOMU: WRITE ERROR"
+	fi
+else
+	echo "DOMU: no xvdp1/xvdp2"; ls /sys/block
+fi
+echo "DOMU: powering off"
+sync; poweroff -f
+EOF
+	chmod +x "$D/init"
+	(cd "$D" && find . | cpio -o -H newc --quiet | gzip -1) > "$R/root/profsvc/guest-initrd.img"
+	cp "$W/vmlinuz" "$R/root/profsvc/guest-vmlinuz"
+
+	# ---- dom0 /init ----------------------------------------------------------------
+	cat > "$R/init" <<'EOF'
+#!/bin/bash
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run; mkdir -p /run/lock /var/log/xen/console /var/lib/xen
+ln -sfn /proc/self/fd /dev/fd; for i in 0:stdin 1:stdout 2:stderr; do ln -sfn /proc/self/fd/${i%%:*} /dev/${i#*:}; done
+exec </dev/console >/dev/console 2>&1
+modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd loop
+/etc/init.d/xen start >/dev/null
+bash /root/profsvc/dom0-tests.sh
+sync
+busybox poweroff -f || echo o > /proc/sysrq-trigger
+sleep 30
+EOF
+	chmod +x "$R/init"
+	log "packing dom0 initramfs"
+	(cd "$R" && find . | cpio -o -H newc --quiet) > "$W/dom0.cpio"
+	rm -rf "$W/x" "$W/domu-root"
+	log "build done in $(elapsed "$t0" "$(now)") s; dom0.cpio $(du -m "$W/dom0.cpio" | cut -f1) MiB"
+}
+
+boot() {
+	[ -s "$W/dom0.cpio" ] || { log "nothing built; run build first"; exit 2; }
+	local out=$W/serial.log t0; t0=$(now)
+	log "booting Xen under qemu (TCG), timeout ${XQ_TIMEOUT}s, serial log $out"
+	: > "$out"; rm -f "$W/qemu.pid"
+	qemu-system-x86_64 -accel tcg -cpu max,-smap,-smep -m 3072 -smp 2 \
+		-display none -monitor none -serial stdio -nodefaults -no-reboot \
+		-pidfile "$W/qemu.pid" -kernel "$W/xen" \
+		-append "console=com1 com1=115200,8n1 dom0_mem=1536M,max:1536M" \
+		-initrd "$W/vmlinuz console=hvc0 rdinit=/init,$W/dom0.cpio" \
+		< /dev/null > "$out" 2>&1 &
+	local qpid="" deadline=$(( $(date +%s) + XQ_TIMEOUT ))
+	for i in $(seq 1 50); do [ -s "$W/qemu.pid" ] && break; sleep 0.2; done
+	qpid=$(cat "$W/qemu.pid" 2>/dev/null || true)
+	[ -n "$qpid" ] || { log "qemu did not start"; tail "$out" >&2; return 2; }
+	trap 'kill "$qpid" 2>/dev/null || true' EXIT INT TERM
+	local shown=0
+	while kill -0 "$qpid" 2>/dev/null; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then log "TIMEOUT: killing qemu"; kill "$qpid"; break; fi
+		# Stream the scenario lines as they come.
+		local n; n=$(tr -d '\r' < "$out" | grep -a -c 'XENTEST:' || true)
+		if [ "$n" -gt "$shown" ]; then
+			tr -d '\r' < "$out" | grep -a 'XENTEST:' | sed -n "$((shown + 1)),${n}p" | sed 's/^.*XENTEST: //' >&2
+			shown=$n
+		fi
+		sleep 1
+	done
+	wait 2>/dev/null || true
+	trap - EXIT INT TERM
+	local n; n=$(tr -d '\r' < "$out" | grep -a -c 'XENTEST:' || true)
+	[ "$n" -gt "$shown" ] && tr -d '\r' < "$out" | grep -a 'XENTEST:' | sed -n "$((shown + 1)),${n}p" | sed 's/^.*XENTEST: //' >&2
+	log "qemu ran $(elapsed "$t0" "$(now)") s"
+	local result; result=$(tr -d '\r' < "$out" | grep -a -o 'XENTEST: RESULT .*' | tail -1 | sed 's/XENTEST: RESULT //')
+	if [ -z "$result" ]; then log "the run did not complete (see $out)"; tail -30 "$out" >&2; return 2; fi
+	echo "$result"
+	case "$result" in *" 0 failed") return 0 ;; *) return 1 ;; esac
+}
+
+case "${1:-all}" in
+	build) build ;;
+	boot) boot ;;
+	all) build; boot ;;
+	clean) rm -rf "$W" ;;
+	*) echo "usage: $0 [build|boot|all|clean]" >&2; exit 2 ;;
+esac
