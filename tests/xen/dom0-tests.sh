@@ -69,22 +69,30 @@ T s3-create
 guest_cfg g-crash exprcalc-p.prof phases-hd-i0.01.hp 20000
 D=$(profile-backend create /tmp/g-crash.cfg)
 R=$(run_of g-crash)
+# Wait until the guest is half-way through its heap profile, then kill it.
+hp_of() { profdb query runs --name "$1" --json | sed -n 's/.*"hp_bytes":\([0-9][0-9]*\).*/\1/p' | tail -1; }
 for i in $(seq 1 900); do
-	hp=$(profdb query runs --name g-crash --json | grep -o '"hp_bytes":[0-9]*' | cut -d: -f2)
+	hp=$(hp_of g-crash)
 	[ "${hp:-0}" -gt 20000 ] && break
+	[ $((i % 25)) = 0 ] && echo "after $i polls ($(cut -d' ' -f1 /proc/uptime) s): hp_bytes=${hp:-none}" | info s3
 	sleep 0.2
 done
-echo "heap profile at $hp bytes" | info s3
+echo "heap profile at ${hp:-0} bytes when destroyed" | info s3
 T s3-destroy
 xl destroy g-crash
 sleep 5
 xl list | info xl
 chk "3 no dying or zombie domain 5 s after xl destroy" sh -c '! xl list | awk "NR>1" | grep -v Domain-0 | grep -q .'
 chk "3 our xenstore nodes are gone" sh -c "! xenstore-ls /local/domain/0/backend/profsvc/$D >/dev/null 2>&1"
+info console </var/log/xen/console/guest-g-crash.log
 chk "3 run crashed" wait_state "$R" crashed
 profdb export "$R" --hp /tmp/g-crash.hp 2>&1 | info export
 n=$(stat -c %s /tmp/g-crash.hp 2>/dev/null || echo 0)
+# What the guest flushed before it died: a prefix of the profile that holds
+# at least what we saw acknowledged, and ends just after a complete sample.
 chk "3 .hp export is a prefix of the profile ($n bytes)" sh -c "[ $n -gt 0 ] && cmp -s -n $n /tmp/g-crash.hp $FX/phases-hd-i0.01.hp"
+chk "3 the prefix holds all $hp bytes acknowledged before xl destroy" test "$n" -ge "${hp:-1}"
+chk "3 the prefix ends after a complete sample" sh -c "tail -n 1 /tmp/g-crash.hp | grep -q '^END_SAMPLE '"
 chk "3 no .prof (GHC writes it at exit)" sh -c "! profdb export $R --prof /tmp/none.prof 2>/dev/null"
 
 # ---- 4 ---------------------------------------------------------------------------

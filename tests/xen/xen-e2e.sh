@@ -106,7 +106,7 @@ EOF
 	rm -rf "$D"; mkdir -p "$D"/{bin,dev,proc,sys,lib,tmp,fixtures}
 	cp /bin/busybox "$D/bin/busybox"
 	cp "$(find "$M/kernel" -name 'xen-blkfront.ko*' | head -1)" "$D/lib/"
-	gcc -static -O2 -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
+	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
 		"$SRC/frontend-stub/halvm_writer.c" "$SRC/store/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
 	cat > "$D/init" <<'EOF'
