@@ -11,7 +11,7 @@
  *   vdev.c       xvdp1 <-> 51953
  *   blkif.c, ring.c   the protocol and the shared ring
  *   journal.c    responses recorded before they touch the ring (restart)
- *   mirror_raw.c the optional raw-image sink (libaio)
+ *   mirror_raw.c raw images: the optional mirror, the benchmarks' raw sink
  *   log.c        one line per event, syslog or stderr
  */
 #ifndef PROFSVC_BACKEND_H
@@ -34,6 +34,15 @@
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
        XB_CLOSED };
 
+/* --sink: the store, or a baseline for `make bench` that records nothing
+ * in the store but the run catalogue. */
+enum sink {
+	SINK_STORE,
+	SINK_NULL,        /* data discarded after the grant copy: the transport */
+	SINK_RAW,         /* a raw image in the page cache (QEMU qdisk) */
+	SINK_RAW_DIRECT,  /* a raw image, O_DIRECT + libaio (tapdisk) */
+};
+
 struct options {
 	const char *db;
 	enum plat_kind platform;
@@ -45,6 +54,8 @@ struct options {
 	uint64_t max_run_bytes;
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
+	enum sink sink;               /* where the data goes (benchmarks) */
+	const char *sink_dir;         /* SINK_RAW*: the images */
 };
 
 struct run;
@@ -104,11 +115,12 @@ struct backend {
 	struct store *store;
 	struct device *devices;
 	struct run *runs;
-	struct device *work;          /* devices with requests to take */
+	struct device *work, *work_tail; /* devices with requests to take (FIFO) */
 	struct io_pipe *io;           /* the commit worker (io.c) */
 	int stopping;
 	int64_t started_us;
 	uint64_t batches, commits_failed;
+	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
 };
 
 /* log.c */
@@ -124,8 +136,9 @@ int devid_to_vdev(uint32_t devid, char *out, size_t len);
 
 /* xenbus.c */
 int xenbus_init(struct backend *b);
-/* A watch fired: path and token as xenstore gave them. */
-void xenbus_watch_event(struct backend *b, const char *path, const char *token);
+/* Watches fired: every event queued now is noted (path and token as
+ * xenstore gave them), then acted on once per device, domain or kind. */
+void xenbus_watch_events(struct backend *b);
 /* Re-reads everything (at start and after @releaseDomain). */
 void xenbus_scan(struct backend *b);
 void xenbus_shutdown(struct backend *b);
@@ -151,6 +164,7 @@ void io_completed(struct backend *b);
  * down, the worker is idle and no batch refers to a device. */
 void io_quiesce(struct backend *b);
 void io_schedule(struct device *d);
+void io_unschedule(struct device *d);
 
 /* runs.c */
 struct run *run_for_domain(struct backend *b, uint32_t domid);
@@ -170,9 +184,15 @@ void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t 
 void journal_end(struct device *d);
 
 /* mirror_raw.c */
-int mirror_open(struct device *d, const char *dir);
+int mirror_open(struct device *d, const char *dir, int direct, int sink);
 void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t nsect);
 void mirror_close(struct device *d);
+void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err);
+int raw_sink_wait(struct device *d);
+int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t nsect);
+int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect);
+int raw_sink_flush(struct device *d);
+const char *sink_name(enum sink s);
 
 /* daemon.c */
 int daemon_start(struct options *o);

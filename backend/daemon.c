@@ -69,6 +69,9 @@ static void status_text(struct backend *b, FILE *f)
 	        (long)getpid(), plat_kind_name(b->opt.platform), (long long)up);
 	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
 	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
+	if (b->opt.sink != SINK_STORE)
+		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
+		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
 	fprintf(f, "batches %llu, failed commits %llu\n", (unsigned long long)b->batches,
 	        (unsigned long long)b->commits_failed);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
@@ -161,17 +164,12 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		}
 		for (int i = 0; i < n; i++) {
 			switch (evs[i].data.u32) {
-			case SRC_XS: {
-				char **w;
+			case SRC_XS:
 				/* Devices may come and go: nothing in flight may
 				 * refer to them, and the store is ours meanwhile. */
 				io_quiesce(b);
-				while ((w = xs_check_watch(b->xs))) {
-					xenbus_watch_event(b, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
-					free(w);
-				}
+				xenbus_watch_events(b);
 				break;
-			}
 			case SRC_EVT: {
 				int port;
 				while ((port = plat_evtchn_pending(b->evt)) >= 0) {
@@ -228,6 +226,14 @@ static int serve(struct options *o, int ready_fd)
 	signal(SIGPIPE, SIG_IGN);
 	sig = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 
+	if (o->sink_dir) {
+		struct stat st;
+		if (stat(o->sink_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->sink_dir, W_OK) != 0) {
+			blog("--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
+			     o->sink_dir);
+			goto out;
+		}
+	}
 	if (store_open(&b.store, o->db, &so, err, sizeof(err)) != 0) {
 		blog("%s", err);
 		goto out;
@@ -268,8 +274,10 @@ static int serve(struct options *o, int ready_fd)
 	}
 	xenbus_scan(&b);
 	runs_reconcile(&b);
-	blog("started: platform %s, store %s, durability %s", plat_kind_name(o->platform), o->db,
-	     o->durability == STORE_DURABLE_POWER ? "power" : "process");
+	blog("started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
+	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
+	     o->sink == SINK_STORE ? "" : ", BENCHMARK SINK (data not recorded): ",
+	     o->sink == SINK_STORE ? "" : sink_name(o->sink));
 	if (ready_fd >= 0) {
 		if (write(ready_fd, "", 1) != 1) {
 			/* the parent is gone; carry on */

@@ -117,7 +117,9 @@ void journal_recover(struct device *d)
 			blkif_write_response(d->ring.abi, ring_next_response(&d->ring), j->e[i].id, j->e[i].op,
 			                     j->e[i].status);
 		d->ring.req_cons = d->ring.rsp_prod_pvt;
-		ring_push_responses(&d->ring);
+		/* The guest may be asleep waiting for exactly these. */
+		if (ring_push_responses(&d->ring))
+			plat_evtchn_notify(d->b->evt, d->local_port);
 		dlog(d, "published %u response(s) the previous backend wrote but did not publish",
 		     j->count);
 	}

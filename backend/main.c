@@ -15,6 +15,7 @@ static const char usage[] =
 	"usage: profile-backend start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
 	"                             [--foreground] [-v] [--durability process|power]\n"
 	"                             [--max-run-bytes N] [--capacity SECTORS] [--mirror-raw DIR]\n"
+	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
 	"       profile-backend stop | status\n"
 	"       profile-backend create GUEST.cfg [xl options]\n"
 	"       profile-backend attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]\n"
@@ -49,6 +50,22 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* --sink store | null | raw=DIR | raw-direct=DIR */
+static int parse_sink(const char *arg, struct options *o)
+{
+	if (!strcmp(arg, "store"))
+		o->sink = SINK_STORE;
+	else if (!strcmp(arg, "null"))
+		o->sink = SINK_NULL;
+	else if (!strncmp(arg, "raw=", 4) && arg[4])
+		o->sink = SINK_RAW, o->sink_dir = arg + 4;
+	else if (!strncmp(arg, "raw-direct=", 11) && arg[11])
+		o->sink = SINK_RAW_DIRECT, o->sink_dir = arg + 11;
+	else
+		return -1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -57,7 +74,8 @@ int main(int argc, char **argv)
 		{"foreground", no_argument, NULL, 'f'},       {"verbose", no_argument, NULL, 'v'},
 		{"durability", required_argument, NULL, 'D'}, {"max-run-bytes", required_argument, NULL, 'm'},
 		{"capacity", required_argument, NULL, 'c'},   {"mirror-raw", required_argument, NULL, 'M'},
-		{"help", no_argument, NULL, 'h'},             {NULL, 0, NULL, 0},
+		{"sink", required_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	struct options o = {
 		.db = getenv("PROFSVC_DB") && *getenv("PROFSVC_DB") ? getenv("PROFSVC_DB") : PROFSVC_DEFAULT_DB,
@@ -128,6 +146,13 @@ int main(int argc, char **argv)
 		case 'M':
 			o.mirror_raw = optarg;
 			break;
+		case 'S':
+			if (parse_sink(optarg, &o) != 0) {
+				fprintf(stderr, "profile-backend: --sink is store, null, raw=DIR or raw-direct=DIR "
+				                "(the baselines of `make bench`)\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -135,6 +160,11 @@ int main(int argc, char **argv)
 			fputs(usage, stderr);
 			return 2;
 		}
+	}
+	if (o.sink != SINK_STORE && o.mirror_raw) {
+		fprintf(stderr, "profile-backend: --mirror-raw copies what the store records; with "
+		                "--sink %s nothing is recorded: drop one of them\n", sink_name(o.sink));
+		return 2;
 	}
 	if (plat_parse_kind(platform, &o.platform) != 0) {
 		fprintf(stderr, "profile-backend: --platform is xen or sim, not '%s'\n", platform);

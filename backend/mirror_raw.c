@@ -1,10 +1,17 @@
 /*
- * mirror_raw.c - --mirror-raw DIR: each device also written to a sparse raw
- * image (NAME-runN-xvdp1.img), for users who still want disk images, and
- * the raw-image baseline of the benchmarks.  libaio, O_DIRECT where the
- * filesystem allows it; writes are submitted after the store commit and
- * never waited for on the guest's path (up to 64 in flight per device).
- * A mirror that fails is logged once and dropped; the store is the record.
+ * mirror_raw.c - a device's sparse raw image (NAME-runN-xvdp1.img), two uses:
+ *
+ *  - --mirror-raw DIR: a copy beside the store for users who still want
+ *    disk images.  libaio, O_DIRECT where the filesystem allows it; writes
+ *    are submitted after the store commit and never waited for on the
+ *    guest's path (up to 64 in flight per device).  A mirror that fails is
+ *    logged once and dropped; the store is the record.
+ *  - --sink raw=DIR / raw-direct=DIR: the image *is* the sink, the
+ *    benchmarks' raw-disk baseline.  A batch's writes are submitted
+ *    together and waited for before the guest is answered, as a raw-image
+ *    backend does: raw is the page cache (QEMU qdisk, cache=writeback, what
+ *    libxl asks for), raw-direct is O_DIRECT + libaio (tapdisk, or qdisk
+ *    with cache=none,aio=native).  A flush is fdatasync.
  */
 #include "config.h"
 
@@ -26,6 +33,8 @@
 struct mirror {
 	int fd;
 	int direct;
+	int sink;          /* the sink: writes waited for, buffers not ours */
+	int failed;        /* sink: a write failed since the last wait */
 #ifdef HAVE_AIO
 	io_context_t ctx;
 	unsigned inflight;
@@ -46,7 +55,7 @@ static void safe_name(const char *s, char *out, size_t len)
 	out[o] = '\0';
 }
 
-int mirror_open(struct device *d, const char *dir)
+int mirror_open(struct device *d, const char *dir, int direct, int sink)
 {
 	struct mirror *m = calloc(1, sizeof(*m));
 	char name[64];
@@ -57,10 +66,13 @@ int mirror_open(struct device *d, const char *dir)
 	safe_name(d->run ? d->run->name : "guest", name, sizeof(name));
 	snprintf(m->path, sizeof(m->path), "%s/%s-run%lld-%s.img", dir, name,
 	         d->run ? (long long)d->run->run_id : 0LL, d->vdev);
-	m->fd = open(m->path, O_WRONLY | O_CREAT | O_CLOEXEC | O_DIRECT, 0600);
+	/* The sink reads back (READ requests); the mirror only writes. */
+	int flags = (sink ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC;
+	m->sink = sink;
+	m->fd = direct ? open(m->path, flags | O_DIRECT, 0600) : -1;
 	m->direct = m->fd >= 0;
-	if (m->fd < 0 && errno == EINVAL) /* tmpfs and friends */
-		m->fd = open(m->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (m->fd < 0 && (!direct || errno == EINVAL)) /* tmpfs and friends */
+		m->fd = open(m->path, flags, 0600);
 	store_device_get_info(d->sdev, &si);
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)(si.capacity_sectors * 512)) != 0) {
 		dlog(d, "raw mirror %s: %s", m->path, strerror(errno));
@@ -76,7 +88,7 @@ int mirror_open(struct device *d, const char *dir)
 	}
 #endif
 	d->mirror = m;
-	dlog(d, "raw mirror %s (%s)", m->path, m->direct ? "O_DIRECT" : "buffered");
+	dlog(d, "raw %s %s (%s)", sink ? "image" : "mirror", m->path, m->direct ? "O_DIRECT" : "buffered");
 	return 0;
 }
 
@@ -95,8 +107,14 @@ static int reap(struct device *d, long min)
 		if (n < 0)
 			return -1;
 		for (int i = 0; i < n; i++) {
-			failed |= (long)ev[i].res < 0 || ev[i].res != ev[i].obj->u.c.nbytes;
-			free(ev[i].data);
+			int bad = (long)ev[i].res < 0 || ev[i].res != ev[i].obj->u.c.nbytes;
+			failed |= bad;
+			if (m->sink) {
+				if (bad)
+					*(int16_t *)ev[i].data = -1;
+			} else {
+				free(ev[i].data);
+			}
 			free(ev[i].obj);
 		}
 		m->inflight -= (unsigned)n;
@@ -160,6 +178,76 @@ void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t 
 	free(buf);
 	if (n != (ssize_t)len)
 		drop(d, n < 0 ? strerror(errno) : "short write");
+}
+
+/* ---- the raw sink ---------------------------------------------------------- */
+
+/* Starts a write of the sink; *err becomes -1 if it fails (now or when it
+ * completes).  buf must stay valid until raw_sink_wait. */
+void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err)
+{
+	struct mirror *m = d->mirror;
+	size_t len = (size_t)nsect * 512;
+
+#ifdef HAVE_AIO
+	if (m->ctx) {
+		struct iocb *cb = malloc(sizeof(*cb));
+		if (m->inflight >= MIRROR_DEPTH)
+			reap(d, 1);
+		if (!cb) {
+			*err = -1;
+			return;
+		}
+		io_prep_pwrite(cb, m->fd, buf, len, (long long)(sector * 512));
+		cb->data = err;
+		if (io_submit(m->ctx, 1, &cb) != 1) {
+			free(cb);
+			*err = -1;
+			return;
+		}
+		m->inflight++;
+		return;
+	}
+#endif
+	if (pwrite(m->fd, buf, len, (off_t)(sector * 512)) != (ssize_t)len)
+		*err = -1;
+}
+
+/* Waits for every write started; 0 if all succeeded. */
+int raw_sink_wait(struct device *d)
+{
+#ifdef HAVE_AIO
+	struct mirror *m = d->mirror;
+	if (m->ctx && m->inflight)
+		return reap(d, (long)m->inflight);
+#else
+	(void)d;
+#endif
+	return 0;
+}
+
+int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t nsect)
+{
+	size_t len = (size_t)nsect * 512;
+	ssize_t n = pread(d->mirror->fd, buf, len, (off_t)(sector * 512));
+	if (n < 0)
+		return -1;
+	memset((uint8_t *)buf + n, 0, len - (size_t)n); /* past the end: zeros */
+	return 0;
+}
+
+int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect)
+{
+	if (fallocate(d->mirror->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(sector * 512),
+	              (off_t)(nsect * 512)) == 0 ||
+	    errno == EOPNOTSUPP)
+		return 0;
+	return -1;
+}
+
+int raw_sink_flush(struct device *d)
+{
+	return fdatasync(d->mirror->fd);
 }
 
 void mirror_close(struct device *d)

@@ -119,15 +119,48 @@ struct device *device_by_port(struct backend *b, uint32_t port)
 	return NULL;
 }
 
+/*
+ * Watch events are handled in rounds (xenbus_watch_events): every event
+ * queued is noted first, then each device, domain directory and kind of
+ * event is acted on once.  A round of 64 guests starting or dying is
+ * hundreds of events; handled one by one, each re-reading its device and
+ * asking whether its domain lives, they cost thousands of xenstore round
+ * trips, all while the rings wait.  Within a round a domain's liveness is
+ * asked once: one that dies meanwhile fires @releaseDomain, which is the
+ * next round.
+ */
+enum { TODO_DEVICE, TODO_DOMAIN };
+
+struct xb_todo {
+	struct {
+		uint32_t domid, devid;
+		int kind;
+	} *v;
+	size_t n, cap;
+	int scan, released;
+	struct xb_alive {
+		uint32_t domid;
+		int alive;
+	} alive[256];
+	size_t nalive;
+};
+
 int xenbus_domain_alive(struct backend *b, uint32_t domid)
 {
 	char path[64];
 	unsigned len;
+	struct xb_todo *t = b->todo;
 
+	for (size_t i = 0; t && i < t->nalive; i++)
+		if (t->alive[i].domid == domid)
+			return t->alive[i].alive;
 	snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
 	char *v = xs_read(b->xs, XBT_NULL, path, &len);
 	free(v);
-	return v != NULL && xs_is_domain_introduced(b->xs, domid);
+	int alive = v != NULL && xs_is_domain_introduced(b->xs, domid);
+	if (t && t->nalive < sizeof(t->alive) / sizeof(t->alive[0]))
+		t->alive[t->nalive++] = (struct xb_alive){domid, alive};
+	return alive;
 }
 
 static void disconnect(struct device *d)
@@ -142,12 +175,7 @@ static void disconnect(struct device *d)
 	d->connected = 0;
 	d->ring_mem = NULL;
 	journal_close(d);
-	for (struct device **w = &b->work; *w; w = &(*w)->next_work)
-		if (*w == d) {
-			*w = d->next_work;
-			break;
-		}
-	d->has_work = 0;
+	io_unschedule(d);
 	dlog(d, "disconnected");
 }
 
@@ -268,8 +296,15 @@ static int device_setup(struct device *d)
 		store_device_get_info(d->sdev, &ci);
 		d->capacity = ci.capacity_sectors;
 	}
-	if (b->opt.mirror_raw && mirror_open(d, b->opt.mirror_raw) != 0)
+	if (b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT) {
+		if (mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
+			report(d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
+			set_state(d, XB_CLOSED);
+			return -1;
+		}
+	} else if (b->opt.mirror_raw && mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
 		dlog(d, "raw mirror unavailable (continuing without it)");
+	}
 
 	struct store_device_info si;
 	store_device_get_info(d->sdev, &si);
@@ -524,9 +559,130 @@ void xenbus_scan(struct backend *b)
 	}
 }
 
-void xenbus_watch_event(struct backend *b, const char *path, const char *token)
+/* Nodes of our own backend directory that only we write: their watch
+ * events are our own writes coming back. */
+static int own_node(const char *node)
+{
+	static const char *const own[] = {
+		"sectors", "sector-size", "physical-sector-size", "info", "feature-flush-cache",
+		"feature-discard", "discard-granularity", "discard-alignment", "discard-secure",
+		"feature-max-indirect-segments", "feature-persistent", "max-ring-page-order",
+	};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (strcmp(node, own[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].domid == domid && t->v[i].devid == devid && t->v[i].kind == kind)
+			return;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *grown = realloc(t->v, cap * sizeof(*t->v));
+		if (!grown) {
+			t->scan = 1; /* cannot remember it: look at everything */
+			return;
+		}
+		t->v = grown;
+		t->cap = cap;
+	}
+	t->v[t->n].domid = domid;
+	t->v[t->n].devid = devid;
+	t->v[t->n++].kind = kind;
+}
+
+static void note_event(struct backend *b, struct xb_todo *t, const char *path, const char *token)
 {
 	if (strcmp(token, "rel") == 0) {
+		t->released = 1;
+		return;
+	}
+	if (strcmp(token, "fe") == 0) {
+		for (struct device *d = b->devices; d; d = d->next) {
+			size_t n = strlen(d->fpath);
+			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
+				todo_add(t, d->domid, d->devid, TODO_DEVICE);
+				return;
+			}
+		}
+		return;
+	}
+	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/<node>]]] */
+	size_t rl = strlen(BACKEND_ROOT);
+	if (strncmp(path, BACKEND_ROOT, rl) != 0)
+		return;
+	if (path[rl] == '\0') {
+		t->scan = 1;
+		return;
+	}
+	char copy[256];
+	snprintf(copy, sizeof(copy), "%s", path + rl + 1);
+	char *dom = copy, *dev = strchr(copy, '/');
+	uint32_t domid, devid;
+	if (dev)
+		*dev++ = '\0';
+	if (parse_id(dom, 32767, &domid) != 0)
+		return;
+	if (!dev) {
+		todo_add(t, domid, 0, TODO_DOMAIN);
+		return;
+	}
+	char *node = strchr(dev, '/');
+	if (node) {
+		*node++ = '\0';
+		if (own_node(node))
+			return;
+	}
+	if (parse_id(dev, UINT32_MAX, &devid) == 0)
+		todo_add(t, domid, devid, TODO_DEVICE);
+}
+
+/* One domain's directory changed: its devices, and devices we hold of it
+ * whose directory went. */
+static void scan_domain(struct backend *b, uint32_t domid)
+{
+	char path[128];
+	unsigned nv = 0;
+
+	snprintf(path, sizeof(path), "%s/%u", BACKEND_ROOT, domid);
+	char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+	for (unsigned k = 0; devs && k < nv; k++) {
+		uint32_t devid;
+		if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
+			refresh_path(b, domid, devid);
+	}
+	free(devs);
+	for (struct device *d = b->devices, *next; d; d = next) {
+		next = d->next;
+		if (d->domid == domid)
+			device_refresh(d);
+	}
+}
+
+void xenbus_watch_events(struct backend *b)
+{
+	struct xb_todo t = {0};
+	char **w;
+
+	while ((w = xs_check_watch(b->xs))) {
+		note_event(b, &t, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
+		free(w);
+	}
+	b->todo = &t;
+	if (t.scan) {
+		xenbus_scan(b);
+	} else {
+		for (size_t i = 0; i < t.n; i++) {
+			if (t.v[i].kind == TODO_DOMAIN)
+				scan_domain(b, t.v[i].domid);
+			else
+				refresh_path(b, t.v[i].domid, t.v[i].devid);
+		}
+	}
+	if (t.released) {
 		/* Some domain died: every device of a dead domain goes. */
 		for (struct device *d = b->devices, *next; d; d = next) {
 			next = d->next;
@@ -534,40 +690,9 @@ void xenbus_watch_event(struct backend *b, const char *path, const char *token)
 				device_free(d, 1, "domain destroyed");
 		}
 		runs_domains_changed(b);
-		return;
 	}
-	if (strcmp(token, "fe") == 0) {
-		for (struct device *d = b->devices; d; d = d->next) {
-			size_t n = strlen(d->fpath);
-			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
-				device_refresh(d);
-				return;
-			}
-		}
-		return;
-	}
-	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/...]]] */
-	size_t rl = strlen(BACKEND_ROOT);
-	if (strncmp(path, BACKEND_ROOT, rl) != 0)
-		return;
-	if (path[rl] == '\0') {
-		xenbus_scan(b);
-		return;
-	}
-	char copy[256];
-	snprintf(copy, sizeof(copy), "%s", path + rl + 1);
-	char *dom = copy, *dev = strchr(copy, '/');
-	if (!dev) {
-		xenbus_scan(b);
-		return;
-	}
-	*dev++ = '\0';
-	char *rest = strchr(dev, '/');
-	if (rest)
-		*rest = '\0';
-	uint32_t domid, devid;
-	if (parse_id(dom, 32767, &domid) == 0 && parse_id(dev, UINT32_MAX, &devid) == 0)
-		refresh_path(b, domid, devid);
+	b->todo = NULL;
+	free(t.v);
 }
 
 int xenbus_init(struct backend *b)

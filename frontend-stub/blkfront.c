@@ -501,14 +501,22 @@ struct bf_req *blkfront_wait(struct blkfront *f, int timeout_ms)
 			return r;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		long spent = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
-		if (spent >= timeout_ms)
+		/* timeout 0 still takes the events already there (and unmasks
+		 * their ports): callers polling several devices rely on it. */
+		int n = poll(&pfd, 1, spent >= timeout_ms ? 0 : (int)(timeout_ms - spent));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			return NULL;
-		if (poll(&pfd, 1, (int)(timeout_ms - spent)) > 0) {
-			int port;
-			while ((port = plat_evtchn_pending(f->evt)) >= 0)
-				plat_evtchn_unmask(f->evt, (uint32_t)port);
-		}
+		int port;
+		while ((port = plat_evtchn_pending(f->evt)) >= 0)
+			plat_evtchn_unmask(f->evt, (uint32_t)port);
 	}
+}
+
+int blkfront_event_fd(const struct blkfront *f)
+{
+	return plat_evtchn_fd(f->evt);
 }
 
 int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms)

@@ -62,6 +62,9 @@ struct bf_req *blkfront_wait(struct blkfront *f, int timeout_ms);
  * timeout. */
 int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms);
 unsigned blkfront_outstanding(const struct blkfront *f);
+/* Readable when the backend notified: poll() several devices on it, then
+ * blkfront_wait(f, 0) each. */
+int blkfront_event_fd(const struct blkfront *f);
 
 /* Raw access for hostile tests. */
 /* Queues slot bytes as they are (len <= 112), with the request id written

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #define SIM_PAGE_SIZE 4096u
-#define SIM_MAX_ITEMS 2048u       /* refs or segments per message */
+#define SIM_MAX_ITEMS 4096u       /* refs or segments per message */
 #define SIM_DOMAIN_PAGES 16384u   /* each domain's memory: 64 MiB, sparse */
 #define SIM_GRANT_ENTRIES 16384u  /* grant table size per domain */
 #define SIM_MAX_PORTS 1024u       /* event channel ports per domain */

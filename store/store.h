@@ -30,7 +30,8 @@
 
 #define STORE_SECTOR_SIZE 512u
 /* The schema version this build creates and understands. */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
 	STORE_OK = 0,

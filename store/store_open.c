@@ -339,7 +339,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode != STORE_READ && (rc = configure_writer(s)))
 		goto fail;
-	if (version < STORE_SCHEMA_VERSION) {
+	/* Readers read every version from STORE_SCHEMA_READABLE_FROM on as it
+	 * is (later versions changed constraints, not what readers read): a
+	 * user who upgraded profsvc can query before the backend restarts. */
+	if (version < STORE_SCHEMA_VERSION &&
+	    !(s->mode == STORE_READ && version >= STORE_SCHEMA_READABLE_FROM)) {
 		if (s->mode == STORE_READ) {
 			rc = version == 0
 				     ? store_fail(s, STORE_ENOTFOUND,

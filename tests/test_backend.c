@@ -803,6 +803,91 @@ static void test_daemon_mirror_power(void)
 	free(db2);
 }
 
+/* The benchmark baselines (--sink): the same protocol, the data in a raw
+ * image (raw, raw-direct) or nowhere (null), never in the store. */
+static void test_sinks(void)
+{
+	static const char *const sinks[] = {"null", "raw", "raw-direct"};
+	char *dir = tu_path("sink"), args[4400], cmd[8192];
+	mkdir(dir, 0700);
+	backend_stop(SIGTERM);
+
+	/* Refused at the command line or at start, with a reason. */
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend start --sink bogus 2>/dev/null", tu_builddir());
+	CHECK(WEXITSTATUS(system(cmd)) == 2, "--sink bogus accepted");
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend start --sink null --mirror-raw %s 2>/dev/null",
+	         tu_builddir(), dir);
+	CHECK(WEXITSTATUS(system(cmd)) == 2, "--sink null with --mirror-raw accepted");
+	snprintf(cmd, sizeof(cmd),
+	         "%s/profile-backend start --platform sim --sim-dir %s --db %s --run-dir %s "
+	         "--sink raw=%s/missing >/dev/null 2>&1",
+	         tu_builddir(), sim.dir, db, rundir, dir);
+	CHECK(system(cmd) != 0, "--sink raw= with a missing directory started");
+
+	for (int k = 0; k < 3; k++) {
+		char name[32];
+		snprintf(args, sizeof(args), k ? "--sink %s=%s" : "--sink %s", sinks[k], dir);
+		backend_start(args);
+		snprintf(name, sizeof(name), "sink-%s", sinks[k]);
+		struct guest g;
+		guest_new(&g, name, "vdev=xvdp1");
+		struct blkfront_opts o = {.data_pages = 64};
+		struct blkfront *f = connect_dev(&g, "xvdp1", &o);
+		REQUIRE(f, "connect on sink %s", sinks[k]);
+		static uint8_t buf[3][16384], back[16384];
+		struct bf_req w[3];
+		for (int i = 0; i < 3; i++) {
+			fill(buf[i], sizeof(buf[i]), 900 + (uint64_t)i);
+			w[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = 64 + (uint64_t)i * 32,
+			                       .nsect = 32, .buf = buf[i]};
+			CHECK(blkfront_queue(f, &w[i]) == 0, "queue");
+		}
+		blkfront_kick(f);
+		for (int i = 0; i < 3; i++) {
+			struct bf_req *r = blkfront_wait(f, 5000);
+			CHECK(r && r->status == BLKIF_RSP_OKAY, "write on sink %s", sinks[k]);
+		}
+		struct bf_req fl = {.op = BLKIF_OP_FLUSH_DISKCACHE};
+		CHECK(blkfront_do(f, &fl, 5000) == 0, "flush on sink %s", sinks[k]);
+		struct bf_req rd = {.op = BLKIF_OP_READ, .sector = 96, .nsect = 32, .buf = back};
+		CHECK(blkfront_do(f, &rd, 5000) == 0, "read on sink %s", sinks[k]);
+		static const uint8_t zero[16384];
+		CHECK(!memcmp(back, k ? buf[1] : zero, sizeof(back)), "read on sink %s returned other data",
+		      sinks[k]);
+		struct bf_req dc = {.op = BLKIF_OP_DISCARD, .sector = 64, .nr_sectors = 32};
+		CHECK(blkfront_do(f, &dc, 5000) == 0, "discard on sink %s", sinks[k]);
+		blkfront_close(f, 1);
+		uint32_t domid = g.domid;
+		guest_free(&g);
+		destroy_domain(domid);
+		struct store_run run;
+		CHECK(wait_run_state(name, STORE_RUN_CRASHED, 5000), "run of sink %s not ended", sinks[k]);
+		CHECK(find_run(name, &run), "no run for sink %s", sinks[k]);
+		size_t n = 0;
+		int how = 0;
+		uint8_t *data = export_profile(run.run_id, "prof", &n, &how);
+		CHECK(!data, "sink %s put data in the store", sinks[k]);
+		free(data);
+		backend_stop(SIGTERM);
+		if (k) {
+			snprintf(cmd, sizeof(cmd), "%s/%s-run%lld-xvdp1.img", dir, name, (long long)run.run_id);
+			/* A sparse image of the whole capacity: read where written. */
+			static uint8_t img[96 * 512];
+			int fd = open(cmd, O_RDONLY);
+			CHECK(fd >= 0 && pread(fd, img, sizeof(img), 64 * 512) == (ssize_t)sizeof(img) &&
+			          !memcmp(img, zero, 16384) && !memcmp(img + 16384, buf[1], 16384) &&
+			          !memcmp(img + 32768, buf[2], 16384),
+			      "raw image %s of sink %s wrong", cmd, sinks[k]);
+			if (fd >= 0)
+				close(fd);
+			unlink(cmd);
+		}
+	}
+	rmdir(dir);
+	free(dir);
+	backend_start(NULL);
+}
+
 int main(void)
 {
 	harness_start();
@@ -821,6 +906,7 @@ int main(void)
 	test_create();
 	test_response_padding();
 	test_daemon_mirror_power();
+	test_sinks();
 	test_restart();
 	test_kill_before_publish();
 	test_max_run_bytes();

@@ -6,7 +6,8 @@
  *     short-lived writers (import) coexist with the owner;
  *   - a newer schema, a non-SQLite file, another application's SQLite file
  *     and an empty file are refused with clear messages and left untouched;
- *   - a damaged database gives errors, never a crash or silent success.
+ *   - a damaged database gives errors, never a crash or silent success;
+ *   - a version-1 store is read as it is and upgraded by the first writer.
  */
 #include "config.h"
 
@@ -241,6 +242,125 @@ static void test_foreign_files(void)
 	      err);
 }
 
+/* ---- migrations ----------------------------------------------------------- */
+
+/* Schema version 1 as profsvc 0.1 created it (a fixture: never changes). */
+static const char schema_v1[] =
+	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;"
+	"CREATE TABLE runs (run_id INTEGER PRIMARY KEY AUTOINCREMENT, domid INTEGER NOT NULL,"
+	"  name TEXT NOT NULL, uuid TEXT NOT NULL DEFAULT '', started_us INTEGER NOT NULL,"
+	"  ended_us INTEGER, state TEXT NOT NULL CHECK (state IN ('running', 'complete', 'crashed')),"
+	"  host TEXT NOT NULL DEFAULT '', backend_version TEXT NOT NULL DEFAULT '',"
+	"  source TEXT NOT NULL DEFAULT 'capture' CHECK (source IN ('capture', 'import')));"
+	"CREATE INDEX runs_by_started ON runs(started_us);"
+	"CREATE INDEX runs_running ON runs(state) WHERE state = 'running';"
+	"CREATE TABLE devices (device_id INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE, vdev TEXT NOT NULL,"
+	"  devid INTEGER NOT NULL, role TEXT NOT NULL CHECK (role IN ('prof', 'hp', 'raw')),"
+	"  capacity_sectors INTEGER NOT NULL CHECK (capacity_sectors > 0),"
+	"  write_requests INTEGER NOT NULL DEFAULT 0, write_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  read_requests INTEGER NOT NULL DEFAULT 0, read_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  flush_requests INTEGER NOT NULL DEFAULT 0, discard_requests INTEGER NOT NULL DEFAULT 0,"
+	"  errors INTEGER NOT NULL DEFAULT 0, written_end_sector INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL DEFAULT 'none' CHECK (status IN ('none', 'ok', 'corrupt')),"
+	"  file_size INTEGER, closed INTEGER, word_size INTEGER, status_updated_us INTEGER,"
+	"  UNIQUE (run_id, vdev));"
+	"CREATE TABLE chunks (key INTEGER PRIMARY KEY, data BLOB NOT NULL);"
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
+	"END;"
+	"PRAGMA user_version = 1; PRAGMA application_id = 1347571526;";
+
+static int64_t count_rows(const char *db, const char *sql)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+	if (sqlite3_open(db, &raw) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(raw, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(raw);
+	return n;
+}
+
+/* A version-1 store: readers read it as it is, the first writer upgrades
+ * it, and nothing is lost or changes meaning on the way. */
+static void test_migration_v1(void)
+{
+	char *db = tu_path("v1.db"), err[512];
+	sqlite3 *raw;
+	uint8_t chunk[65536];
+
+	for (size_t i = 0; i < sizeof(chunk); i++)
+		chunk[i] = (uint8_t)(i * 7 + 42);
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open");
+	REQUIRE(sqlite3_exec(raw, "PRAGMA journal_mode = WAL; PRAGMA auto_vacuum = INCREMENTAL; VACUUM;",
+	                     NULL, NULL, NULL) == SQLITE_OK, "v1 pragmas");
+	REQUIRE(sqlite3_exec(raw, schema_v1, NULL, NULL, NULL) == SQLITE_OK, "v1 schema: %s",
+	        sqlite3_errmsg(raw));
+	REQUIRE(sqlite3_exec(raw,
+	                     "INSERT INTO runs(domid, name, started_us, state) VALUES (7, 'old', 1, "
+	                     "'complete');"
+	                     "INSERT INTO devices(run_id, vdev, devid, role, capacity_sectors, "
+	                     "write_requests, written_end_sector, status, file_size, closed, word_size) "
+	                     "VALUES (1, 'xvdp2', 51954, 'hp', 4096, 3, 128, 'ok', 65024, 1, 8);",
+	                     NULL, NULL, NULL) == SQLITE_OK,
+	        "v1 rows: %s", sqlite3_errmsg(raw));
+	sqlite3_stmt *st;
+	REQUIRE(sqlite3_prepare_v2(raw, "INSERT INTO chunks(key, data) VALUES (4294967296, ?1)", -1, &st,
+	                           NULL) == SQLITE_OK, "prepare");
+	sqlite3_bind_blob(st, 1, chunk, sizeof(chunk), SQLITE_STATIC);
+	REQUIRE(sqlite3_step(st) == SQLITE_DONE, "v1 chunk");
+	sqlite3_finalize(st);
+	sqlite3_close(raw);
+
+	/* A reader takes it as it is and does not upgrade it. */
+	struct store_open_opts ro = {.mode = STORE_READ};
+	struct store *s;
+	CHECK(store_open(&s, db, &ro, err, sizeof(err)) == 0, "reader on a v1 store: %s", err);
+	if (s) {
+		struct store_run run;
+		CHECK(store_get_run(s, 1, &run) == 0 && !strcmp(run.name, "old") && run.hp_bytes == 65024,
+		      "v1 run read wrong");
+		store_close(s);
+	}
+	CHECK(count_rows(db, "PRAGMA user_version") == 1, "a reader upgraded the store");
+
+	/* The first writer upgrades it. */
+	s = tu_open_store(db, STORE_OWNER);
+	struct store_device *d;
+	uint8_t back[4096];
+	REQUIRE(store_device_open(s, 1, &d) == 0, "device after the upgrade: %s", store_errmsg(s));
+	CHECK(store_read(d, 8, 8, back) == 0 && !memcmp(back, chunk + 4096, 4096), "chunk data changed");
+	struct store_device_info info;
+	store_device_get_info(d, &info);
+	CHECK(info.write_requests == 3 && info.written_end_sector == 128 && info.file_size == 65024,
+	      "device row changed by the upgrade");
+	uint8_t sect[512] = {1};
+	struct store_segment seg = {9, 1, sect};
+	CHECK(store_batch_begin(s) == 0 && store_write(d, &seg, 1) == 0 && store_batch_commit(s) == 0,
+	      "write after the upgrade: %s", store_errmsg(s));
+	store_device_release(d);
+	store_close(s);
+	CHECK(count_rows(db, "PRAGMA user_version") == 2, "not upgraded to version 2");
+	CHECK(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices_v2'") == 0,
+	      "the upgrade left its scratch table");
+
+	/* The constraints and the cascade still hold. */
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open");
+	sqlite3_exec(raw, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	CHECK(sqlite3_exec(raw, "UPDATE devices SET status = 'bogus'", NULL, NULL, NULL) ==
+	          SQLITE_CONSTRAINT,
+	      "status CHECK lost in the upgrade");
+	CHECK(sqlite3_exec(raw, "DELETE FROM runs", NULL, NULL, NULL) == SQLITE_OK, "delete run");
+	sqlite3_close(raw);
+	CHECK(count_rows(db, "SELECT count(*) FROM chunks") == 0, "cascade to chunks lost in the upgrade");
+	free(db);
+}
+
 /* ---- damage --------------------------------------------------------------- */
 
 static int count_cb(void *ctx, uint64_t off, const void *data, size_t len)
@@ -329,5 +449,6 @@ int main(void)
 	test_foreign_files();
 	test_damage();
 	test_snapshots();
+	test_migration_v1();
 	return tu_finish("test_concurrency");
 }

@@ -1,0 +1,844 @@
+/*
+ * capture_bench.c - `make bench` for capture: the whole path from a guest's
+ * blkfront through xensim and profile-backend into a sink, for every sink
+ * in the same run:
+ *
+ *   null        the backend discards the data after the grant copy: the
+ *               transport ceiling
+ *   raw         a raw image in the page cache (QEMU qdisk with libxl's
+ *               cache=writeback): the backend users would otherwise run
+ *   raw-direct  a raw image with O_DIRECT + libaio (tapdisk)
+ *   store       the profsvc store, --durability process (the default)
+ *   store-power the store, --durability power
+ *
+ * Workloads: halvm (one outstanding request, a 4 KiB page then the 512-byte
+ * status block, as the HaLVM writer does), bulk (Linux-like: 32 x 44 KiB
+ * outstanding, and 8 x 1 MiB indirect), fleet (64 guests x 2 devices
+ * at once).  Also the backend's CPU time per MiB, instructions per request
+ * (callgrind, reproducible), and its memory with the fleet connected and
+ * across 1M requests.  Prints a table with the targets as ratios of figures
+ * from this run; --json FILE writes them.  Reports; never fails a build.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xen/io/blkif.h>
+#include <xenstore.h>
+
+#include "frontend-stub/halvm_writer.h"
+#include "tests/harness.h"
+
+enum { S_NULL, S_RAW, S_RAW_DIRECT, S_STORE, S_STORE_POWER, NSINKS };
+static const char *const sink_names[NSINKS] = {"null", "raw", "raw-direct", "store", "store-power"};
+
+enum { W_HALVM, W_BULK44, W_BULK1M, W_FLEET, NWORK };
+
+struct figures {
+	double mb_s;          /* MB/s of data (halvm: of profile) */
+	double p50, p99;      /* round trip, us */
+	double cpu_per_mib;   /* backend CPU s per MiB */
+	double worst_ratio;   /* fleet: the worst guest's p99 / p50 */
+	double p99_max;       /* fleet: the worst guest's p99 */
+	uint64_t requests;
+};
+
+static struct figures fig[NSINKS][NWORK];
+static double rss_fleet_kib[NSINKS];
+static int quick;
+static char rawdir[4096];
+static int guest_seq;
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* ---- latencies ------------------------------------------------------------- */
+
+struct lat {
+	double *v;
+	size_t n, cap;
+};
+
+static void lat_add(struct lat *l, double us)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 4096;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
+			abort();
+	}
+	l->v[l->n++] = us;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double pct(struct lat *l, double p)
+{
+	if (l->n == 0)
+		return 0;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_double);
+	size_t i = (size_t)(p * (double)(l->n - 1) + 0.5);
+	return l->v[i];
+}
+
+/* ---- the backend process: CPU and memory -------------------------------------- */
+
+static double backend_cpu_s(void)
+{
+	char path[64], buf[1024];
+	FILE *f;
+	unsigned long ut = 0, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)backend_pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')'); /* the command may hold spaces */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* VmRSS or VmHWM of the backend, KiB. */
+static double backend_mem_kib(const char *field)
+{
+	char path[64], line[256];
+	FILE *f;
+	double v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)backend_pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, strlen(field)))
+			v = strtod(line + strlen(field) + 1, NULL);
+	fclose(f);
+	return v;
+}
+
+static void start_sink(int s, const char *extra)
+{
+	char args[4400];
+	char *p;
+
+	unlink(db);
+	p = tu_path("backend.db-wal");
+	unlink(p);
+	free(p);
+	p = tu_path("backend.db-shm");
+	unlink(p);
+	free(p);
+	switch (s) {
+	case S_NULL:
+		snprintf(args, sizeof(args), "--sink null %s", extra);
+		break;
+	case S_RAW:
+		snprintf(args, sizeof(args), "--sink raw=%s %s", rawdir, extra);
+		break;
+	case S_RAW_DIRECT:
+		snprintf(args, sizeof(args), "--sink raw-direct=%s %s", rawdir, extra);
+		break;
+	case S_STORE_POWER:
+		snprintf(args, sizeof(args), "--durability power %s", extra);
+		break;
+	default:
+		snprintf(args, sizeof(args), "%s", extra);
+		break;
+	}
+	backend_start(args);
+}
+
+static void clean_rawdir(void)
+{
+	DIR *d = opendir(rawdir);
+	struct dirent *e;
+	char p[8192];
+
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			snprintf(p, sizeof(p), "%s/%s", rawdir, e->d_name);
+			unlink(p);
+		}
+	if (d)
+		closedir(d);
+}
+
+/* ---- guests ------------------------------------------------------------------ */
+
+static const struct blkfront_opts linux_opts = {.ring_order = 0, .data_pages = 32 * 11 + 8};
+static const struct blkfront_opts halvm_opts = {.halvm = 1, .data_pages = 8};
+
+static struct blkfront *new_guest(struct guest *g, const char *vdev, const struct blkfront_opts *o)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "bench-%d", ++guest_seq);
+	guest_new(g, name, "vdev=xvdp1 vdev=xvdp2");
+	struct blkfront *f = connect_dev(g, vdev, o);
+	REQUIRE(f, "connect %s", vdev);
+	return f;
+}
+
+static void end_guest(struct guest *g, struct blkfront *f)
+{
+	blkfront_close(f, 1);
+	destroy_domain(g->domid);
+	guest_free(g);
+}
+
+/* ---- halvm: one outstanding request ------------------------------------------- */
+
+struct halvm_ctx {
+	struct blkfront *f;
+	struct lat *lat;
+	uint64_t requests;
+};
+
+static int halvm_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
+{
+	struct halvm_ctx *h = ctx;
+	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data};
+	double t0 = now();
+	int st = blkfront_do(h->f, &r, 30000);
+	lat_add(h->lat, (now() - t0) * 1e6);
+	h->requests++;
+	return st;
+}
+
+/* Writes `bytes` of profile; returns the seconds it took. */
+static double run_halvm(struct blkfront *f, size_t bytes, struct lat *lat, uint64_t *requests)
+{
+	struct halvm_writer w;
+	struct halvm_ctx h = {f, lat, 0};
+	static uint8_t page[HALVM_PAGE_SIZE];
+	double t0 = now();
+
+	fill(page, sizeof(page), 7);
+	halvm_writer_init(&w, 8, halvm_submit, &h);
+	for (size_t done = 0; done < bytes; done += sizeof(page))
+		REQUIRE(halvm_writer_append(&w, page, sizeof(page)) == 0, "halvm write failed");
+	REQUIRE(halvm_writer_close(&w) == 0, "halvm close failed");
+	*requests = h.requests;
+	return now() - t0;
+}
+
+static void bench_halvm(int s)
+{
+	struct guest g;
+	struct lat lat = {0};
+	uint64_t reqs = 0;
+	size_t bytes = (quick ? 2u : 8u) << 20;
+	struct blkfront *f = new_guest(&g, "xvdp2", &halvm_opts);
+	double c0 = backend_cpu_s();
+	double secs = run_halvm(f, bytes, &lat, &reqs);
+	double cpu = backend_cpu_s() - c0;
+
+	end_guest(&g, f);
+	fig[s][W_HALVM] = (struct figures){.mb_s = (double)bytes / secs / 1e6,
+	                                   .p50 = pct(&lat, 0.50),
+	                                   .p99 = pct(&lat, 0.99),
+	                                   .cpu_per_mib = cpu / ((double)bytes / 1048576.0),
+	                                   .requests = reqs};
+	free(lat.v);
+}
+
+/* ---- bulk: many outstanding ---------------------------------------------------- */
+
+struct stream {
+	struct blkfront *f;
+	struct bf_req *r;
+	double *t0;
+	uint8_t *buf;
+	unsigned depth, free_n, *free_slots;
+	uint32_t nsect;
+	uint64_t sector, region, issued, done, total, failed;
+};
+
+static void stream_init(struct stream *st, struct blkfront *f, unsigned depth, uint32_t nsect,
+                        uint64_t total, uint64_t region_sectors)
+{
+	memset(st, 0, sizeof(*st));
+	st->f = f;
+	st->depth = depth;
+	st->nsect = nsect;
+	st->total = total;
+	st->region = region_sectors;
+	st->r = calloc(depth, sizeof(*st->r));
+	st->t0 = calloc(depth, sizeof(*st->t0));
+	st->free_slots = calloc(depth, sizeof(*st->free_slots));
+	st->buf = malloc((size_t)nsect * 512);
+	if (!st->r || !st->t0 || !st->free_slots || !st->buf)
+		abort();
+	fill(st->buf, (size_t)nsect * 512, 11);
+	for (unsigned i = 0; i < depth; i++)
+		st->free_slots[st->free_n++] = i;
+}
+
+static void stream_free(struct stream *st)
+{
+	free(st->r);
+	free(st->t0);
+	free(st->free_slots);
+	free(st->buf);
+}
+
+/* Queues requests while slots are free; kicks once. */
+static void stream_issue(struct stream *st)
+{
+	int queued = 0;
+	while (st->free_n > 0 && st->issued < st->total) {
+		unsigned i = st->free_slots[--st->free_n];
+		st->r[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = st->sector, .nsect = st->nsect,
+		                           .buf = st->buf};
+		if (blkfront_queue(st->f, &st->r[i]) != 0) {
+			st->free_slots[st->free_n++] = i;
+			break;
+		}
+		st->t0[i] = now();
+		st->issued++;
+		st->sector += st->nsect;
+		if (st->region && st->sector + st->nsect > st->region)
+			st->sector = 0;
+		queued = 1;
+	}
+	if (queued)
+		blkfront_kick(st->f);
+}
+
+/* Takes the responses there are (timeout_ms for the first). */
+static unsigned stream_reap(struct stream *st, int timeout_ms, struct lat *lat)
+{
+	unsigned n = 0;
+	struct bf_req *r;
+	while ((r = blkfront_wait(st->f, n ? 0 : timeout_ms))) {
+		unsigned i = (unsigned)(r - st->r);
+		if (i >= st->depth)
+			continue;
+		if (lat)
+			lat_add(lat, (now() - st->t0[i]) * 1e6);
+		st->failed += r->status != BLKIF_RSP_OKAY;
+		st->free_slots[st->free_n++] = i;
+		st->done++;
+		n++;
+	}
+	return n;
+}
+
+static int stream_run(struct stream *st, struct lat *lat)
+{
+	while (st->done < st->total) {
+		stream_issue(st);
+		if (stream_reap(st, 30000, lat) == 0)
+			return -1;
+	}
+	return st->failed ? -1 : 0;
+}
+
+static void bench_bulk(int s, int w, unsigned depth, uint32_t nsect, size_t bytes)
+{
+	struct guest g;
+	struct lat lat = {0};
+	struct stream st;
+	struct blkfront_opts o = linux_opts;
+	unsigned pages = (nsect + 7) / 8;
+	o.data_pages = depth * (pages + (pages > BLKIF_MAX_SEGMENTS_PER_REQUEST)) + 8;
+	struct blkfront *f = new_guest(&g, "xvdp1", &o);
+	uint64_t total = bytes / ((size_t)nsect * 512);
+
+	stream_init(&st, f, depth, nsect, total, 0);
+	double c0 = backend_cpu_s(), t0 = now();
+	REQUIRE(stream_run(&st, &lat) == 0, "bulk writes failed on %s", sink_names[s]);
+	double secs = now() - t0, cpu = backend_cpu_s() - c0;
+	end_guest(&g, f);
+	fig[s][w] = (struct figures){.mb_s = (double)(total * nsect * 512) / secs / 1e6,
+	                             .p50 = pct(&lat, 0.50),
+	                             .p99 = pct(&lat, 0.99),
+	                             .cpu_per_mib = cpu / ((double)(total * nsect * 512) / 1048576.0),
+	                             .requests = total};
+	stream_free(&st);
+	free(lat.v);
+}
+
+/* ---- fleet: 64 guests x 2 devices, one process per guest ---------------------------- */
+
+#define FLEET_MAX 64
+static int FLEET_GUESTS = FLEET_MAX; /* CAPTURE_BENCH_FLEET=N: fewer, to look closer */
+
+struct fleet_result {
+	uint64_t bytes, failed;
+	double p50, p99;
+	int ok;
+};
+
+static void fleet_guest(uint32_t domid, int ready_fd, int go_fd, int out_fd, uint64_t per_dev)
+{
+	struct plat *p;
+	struct xs_handle *xs;
+	struct blkfront *f[2];
+	struct stream st[2];
+	struct lat lat = {0};
+	struct fleet_result res = {0};
+	char err[512];
+	struct plat_opts o = {.kind = PLAT_SIM, .sim_dir = sim.dir, .sim_domid = domid};
+	const char *vdevs[2] = {"xvdp1", "xvdp2"};
+	uint32_t nsect = 88; /* 44 KiB */
+
+	if (plat_open(&p, &o, err, sizeof(err)) != 0 || !(xs = plat_xs_open(p)))
+		_exit(3);
+	struct blkfront_opts bo = linux_opts;
+	bo.data_pages = 32 * 11 + 8;
+	for (int i = 0; i < 2; i++) {
+		if (blkfront_open(&f[i], p, xs, vdevs[i], &bo, err, sizeof(err)) != 0) {
+			fprintf(stderr, "fleet guest %u: %s\n", domid, err);
+			_exit(4);
+		}
+		stream_init(&st[i], f[i], 32, nsect, per_dev / ((uint64_t)nsect * 512), 0);
+	}
+	char c = 'r';
+	if (write(ready_fd, &c, 1) != 1 || read(go_fd, &c, 1) != 0)
+		_exit(5);
+	res.ok = 1;
+	for (int i = 0; i < 2; i++)
+		stream_issue(&st[i]);
+	while (st[0].done < st[0].total || st[1].done < st[1].total) {
+		struct pollfd pfd[2] = {{blkfront_event_fd(f[0]), POLLIN, 0},
+		                        {blkfront_event_fd(f[1]), POLLIN, 0}};
+		if (poll(pfd, 2, 30000) <= 0) {
+			res.ok = 0;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			stream_reap(&st[i], 0, &lat);
+			stream_issue(&st[i]);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		res.bytes += st[i].done * nsect * 512;
+		res.failed += st[i].failed;
+		blkfront_close(f[i], 1);
+		stream_free(&st[i]);
+	}
+	res.p50 = pct(&lat, 0.50);
+	res.p99 = pct(&lat, 0.99);
+	if (write(out_fd, &res, sizeof(res)) != sizeof(res))
+		_exit(6);
+	_exit(0);
+}
+
+static void bench_fleet(int s)
+{
+	struct guest g[FLEET_MAX];
+	pid_t pid[FLEET_MAX];
+	int ready[2], go[2], out[2];
+	uint64_t per_dev = (quick ? 1u : 4u) << 20;
+	struct fleet_result res[FLEET_MAX];
+	char name[64];
+
+	REQUIRE(pipe(ready) == 0 && pipe(go) == 0 && pipe(out) == 0, "pipe");
+	for (int i = 0; i < FLEET_GUESTS; i++) {
+		snprintf(name, sizeof(name), "fleet-%d", ++guest_seq);
+		g[i].domid = tu_xensim_create(&sim, name);
+		REQUIRE(cli("attach %u vdev=xvdp1 vdev=xvdp2", g[i].domid) == 0, "attach fleet guest");
+	}
+	for (int i = 0; i < FLEET_GUESTS; i++) {
+		pid[i] = fork();
+		REQUIRE(pid[i] >= 0, "fork");
+		if (pid[i] == 0) {
+			close(ready[0]);
+			close(go[1]);
+			close(out[0]);
+			fleet_guest(g[i].domid, ready[1], go[0], out[1], per_dev);
+		}
+	}
+	close(ready[1]);
+	close(go[0]);
+	close(out[1]);
+	for (int i = 0; i < FLEET_GUESTS; i++) {
+		char c;
+		REQUIRE(read(ready[0], &c, 1) == 1, "fleet guest %d did not connect", i);
+	}
+	rss_fleet_kib[s] = backend_mem_kib("VmRSS:");
+	double c0 = backend_cpu_s(), t0 = now();
+	close(go[1]); /* go */
+	int got = 0;
+	for (; got < FLEET_GUESTS; got++)
+		if (read(out[0], &res[got], sizeof(res[got])) != (ssize_t)sizeof(res[got]))
+			break;
+	double secs = now() - t0, cpu = backend_cpu_s() - c0;
+	for (int i = 0; i < FLEET_GUESTS; i++) {
+		int st;
+		waitpid(pid[i], &st, 0);
+		destroy_domain(g[i].domid);
+	}
+	close(ready[0]);
+	close(out[0]);
+	REQUIRE(got == FLEET_GUESTS, "only %d fleet guests reported", got);
+
+	struct lat p50s = {0};
+	double bytes = 0, worst = 0, p99max = 0;
+	uint64_t failed = 0;
+	for (int i = 0; i < got; i++) {
+		REQUIRE(res[i].ok, "a fleet guest timed out");
+		bytes += (double)res[i].bytes;
+		failed += res[i].failed;
+		lat_add(&p50s, res[i].p50);
+		if (res[i].p50 > 0 && res[i].p99 / res[i].p50 > worst)
+			worst = res[i].p99 / res[i].p50;
+		if (res[i].p99 > p99max)
+			p99max = res[i].p99;
+	}
+	REQUIRE(failed == 0, "%llu fleet writes failed", (unsigned long long)failed);
+	fig[s][W_FLEET] = (struct figures){.mb_s = bytes / secs / 1e6,
+	                                   .p50 = pct(&p50s, 0.5),
+	                                   .p99 = p99max,
+	                                   .cpu_per_mib = cpu / (bytes / 1048576.0),
+	                                   .worst_ratio = worst,
+	                                   .p99_max = p99max,
+	                                   .requests = (uint64_t)(bytes / (88 * 512))};
+	free(p50s.v);
+}
+
+/* ---- memory over 1M requests (store) -------------------------------------------------- */
+
+#define RSS_SAMPLES 5
+static double rss_over[RSS_SAMPLES];
+static uint64_t rss_at[RSS_SAMPLES];
+
+static void bench_rss_long(void)
+{
+	struct guest g;
+	struct stream st;
+	uint64_t total = quick ? 100000 : 1000000;
+	struct blkfront *f = new_guest(&g, "xvdp1", &linux_opts);
+
+	/* 4 KiB writes, 32 outstanding, over the same 64 MiB: the store's size
+	 * stays put, so what grows is the backend. */
+	stream_init(&st, f, 32, 8, total, 64u << 11);
+	for (int k = 0; k < RSS_SAMPLES; k++) {
+		st.total = total * (uint64_t)k / (RSS_SAMPLES - 1);
+		REQUIRE(stream_run(&st, NULL) == 0, "long run writes failed");
+		rss_at[k] = st.done;
+		rss_over[k] = backend_mem_kib("VmRSS:");
+	}
+	end_guest(&g, f);
+	stream_free(&st);
+}
+
+/* ---- instructions per request (callgrind) ------------------------------------------------ */
+
+static double cg_halvm = -1, cg_bulk = -1;
+
+static int run_quiet(const char *cmd)
+{
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Total instructions of the newest callgrind dump in dir. */
+static double cg_last_total(const char *dir)
+{
+	char cmd[8400], line[512];
+	double v = -1;
+	snprintf(cmd, sizeof(cmd), "ls -t %s/cg.out.* 2>/dev/null | head -1 | xargs -r grep -h "
+	         "'^\\(totals\\|summary\\):' | head -1", dir);
+	FILE *p = popen(cmd, "r");
+	if (p && fgets(line, sizeof(line), p))
+		v = strtod(strchr(line, ':') + 1, NULL);
+	if (p)
+		pclose(p);
+	return v;
+}
+
+static void bench_callgrind(void)
+{
+	/* CAPTURE_BENCH_CALLGRIND_DIR=DIR keeps the profiles for callgrind_annotate. */
+	const char *keep = getenv("CAPTURE_BENCH_CALLGRIND_DIR");
+	char *dir = keep && *keep ? strdup(keep) : tu_path("callgrind"), out[4200], cmd[8400];
+	struct guest g;
+	struct lat lat = {0};
+	uint64_t reqs = 0;
+
+	if (run_quiet("valgrind --version >/dev/null 2>&1 && command -v callgrind_control >/dev/null") != 0) {
+		printf("callgrind: valgrind not installed, instruction counts skipped\n");
+		return;
+	}
+	mkdir(dir, 0700);
+	snprintf(out, sizeof(out), "%s/cg.out", dir);
+	setenv("PROFSVC_CALLGRIND", out, 1);
+	start_sink(S_STORE, "");
+	unsetenv("PROFSVC_CALLGRIND");
+
+	/* halvm: 256 pages = 512 requests, after a warm-up page. */
+	struct blkfront *f = new_guest(&g, "xvdp2", &halvm_opts);
+	run_halvm(f, 4096, &lat, &reqs);
+	snprintf(cmd, sizeof(cmd), "callgrind_control -z %d >/dev/null 2>&1", (int)backend_pid);
+	run_quiet(cmd);
+	run_halvm(f, 256 * 4096, &lat, &reqs);
+	snprintf(cmd, sizeof(cmd), "callgrind_control -d %d >/dev/null 2>&1", (int)backend_pid);
+	run_quiet(cmd);
+	double t = cg_last_total(dir);
+	if (t > 0)
+		cg_halvm = t / (double)reqs;
+	end_guest(&g, f);
+
+	/* bulk: 320 requests of 44 KiB, 32 outstanding. */
+	struct stream st;
+	f = new_guest(&g, "xvdp1", &linux_opts);
+	stream_init(&st, f, 32, 88, 32, 0);
+	stream_run(&st, NULL);
+	snprintf(cmd, sizeof(cmd), "callgrind_control -z %d >/dev/null 2>&1", (int)backend_pid);
+	run_quiet(cmd);
+	st.total += 320;
+	stream_run(&st, NULL);
+	snprintf(cmd, sizeof(cmd), "callgrind_control -d %d >/dev/null 2>&1", (int)backend_pid);
+	run_quiet(cmd);
+	t = cg_last_total(dir);
+	if (t > 0)
+		cg_bulk = t / 320.0;
+	end_guest(&g, f);
+	stream_free(&st);
+	free(lat.v);
+	backend_stop(SIGTERM);
+	if (!keep || !*keep) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		run_quiet(cmd);
+	}
+	free(dir);
+}
+
+/* ---- report ------------------------------------------------------------------------ */
+
+static const char *verdict(double v, double limit, int le)
+{
+	return (le ? v <= limit : v >= limit) ? "met" : "MISSED";
+}
+
+static void report(FILE *j)
+{
+	static const char *const wname[NWORK] = {"halvm", "bulk 32 x 44 KiB", "bulk 8 x 1 MiB indirect",
+	                                         "fleet 64 guests x 2 devices"};
+	printf("\ncapture benchmark: guest blkfront -> xensim -> profile-backend -> sink, every sink\n"
+	       "measured in this run (%s)\n\n", quick ? "--quick" : "full size");
+	printf("%-34s", "");
+	for (int s = 0; s < NSINKS; s++)
+		printf(" %11s", sink_names[s]);
+	printf("\n");
+#define ROW(label, expr)                                     \
+	do {                                                 \
+		printf("%-34s", label);                      \
+		for (int s = 0; s < NSINKS; s++)             \
+			printf(" %11.1f", (double)(expr));   \
+		printf("\n");                                \
+	} while (0)
+	ROW("halvm round trip p50 (us)", fig[s][W_HALVM].p50);
+	ROW("halvm round trip p99 (us)", fig[s][W_HALVM].p99);
+	ROW("halvm profile MB/s", fig[s][W_HALVM].mb_s);
+	ROW("bulk 32 x 44 KiB MB/s", fig[s][W_BULK44].mb_s);
+	ROW("bulk 8 x 1 MiB indirect MB/s", fig[s][W_BULK1M].mb_s);
+	ROW("fleet 64x2 aggregate MB/s", fig[s][W_FLEET].mb_s);
+	ROW("fleet per-guest p50 (us, median)", fig[s][W_FLEET].p50);
+	ROW("fleet per-guest p99 (us, worst)", fig[s][W_FLEET].p99_max);
+	ROW("fleet worst guest p99/p50", fig[s][W_FLEET].worst_ratio);
+	ROW("backend CPU ms/MiB, halvm", fig[s][W_HALVM].cpu_per_mib * 1e3);
+	ROW("backend CPU ms/MiB, bulk 44 KiB", fig[s][W_BULK44].cpu_per_mib * 1e3);
+	ROW("backend RSS MiB, 128 devices", rss_fleet_kib[s] / 1024);
+#undef ROW
+
+	double h_raw = fig[S_STORE][W_HALVM].p50 / fig[S_RAW][W_HALVM].p50;
+	double h_rawd = fig[S_STORE][W_HALVM].p50 / fig[S_RAW_DIRECT][W_HALVM].p50;
+	double h_null = fig[S_STORE][W_HALVM].p50 / fig[S_NULL][W_HALVM].p50;
+	double b_raw = fig[S_STORE][W_BULK44].mb_s / fig[S_RAW][W_BULK44].mb_s;
+	double b1_raw = fig[S_STORE][W_BULK1M].mb_s / fig[S_RAW][W_BULK1M].mb_s;
+	double fl = fig[S_STORE][W_FLEET].mb_s / fig[S_STORE][W_BULK44].mb_s;
+	double fr = fig[S_STORE][W_FLEET].worst_ratio;
+	double rss_max = 0;
+	for (int s = 0; s < NSINKS; s++)
+		rss_max = rss_fleet_kib[s] > rss_max ? rss_fleet_kib[s] : rss_max;
+	double growth = rss_over[RSS_SAMPLES - 1] - rss_over[1];
+
+	printf("\ntargets (ratios of figures from this run; store = --durability process)\n");
+	printf("  halvm round trip p50, store / raw        %6.2f  (<= 1.25)  %s\n", h_raw,
+	       verdict(h_raw, 1.25, 1));
+	printf("  halvm round trip p50, store / null       %6.2f  (<= 2.00)  %s\n", h_null,
+	       verdict(h_null, 2.0, 1));
+	printf("  halvm round trip p50, store / raw-direct %6.2f  (for reference)\n", h_rawd);
+	printf("  bulk 44 KiB MB/s, store / raw            %6.2f  (>= 0.80)  %s\n", b_raw,
+	       verdict(b_raw, 0.8, 0));
+	printf("  bulk 1 MiB MB/s, store / raw             %6.2f  (>= 0.80)  %s\n", b1_raw,
+	       verdict(b1_raw, 0.8, 0));
+	printf("  fleet aggregate / single-guest bulk      %6.2f  (>= 0.90)  %s\n", fl,
+	       verdict(fl, 0.9, 0));
+	printf("  fleet worst guest p99 / p50              %6.2f  (<= 3.00)  %s\n", fr,
+	       verdict(fr, 3.0, 1));
+	printf("  backend RSS with 128 devices, MiB        %6.1f  (<= 32)    %s\n", rss_max / 1024,
+	       verdict(rss_max / 1024, 32, 1));
+	printf("  backend RSS over %llu requests, MiB:",
+	       (unsigned long long)rss_at[RSS_SAMPLES - 1]);
+	for (int k = 0; k < RSS_SAMPLES; k++)
+		printf(" %.1f", rss_over[k] / 1024);
+	printf("  (growth after warm-up %.1f MiB: %s)\n", growth / 1024,
+	       verdict(growth / 1024, 1.0, 1));
+	if (cg_halvm > 0)
+		printf("  instructions per request (callgrind, store): halvm %.0f, bulk 44 KiB %.0f\n",
+		       cg_halvm, cg_bulk);
+
+	if (!j)
+		return;
+	fprintf(j, "{\"sinks\":{");
+	for (int s = 0; s < NSINKS; s++) {
+		fprintf(j, "%s\n \"%s\":{", s ? "," : "", sink_names[s]);
+		for (int w = 0; w < NWORK; w++) {
+			struct figures *f = &fig[s][w];
+			fprintf(j, "%s\"%s\":{\"mb_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,"
+			           "\"cpu_ms_per_mib\":%.3f,\"requests\":%llu%s",
+			        w ? "," : "", wname[w], f->mb_s, f->p50, f->p99, f->cpu_per_mib * 1e3,
+			        (unsigned long long)f->requests, w == W_FLEET ? "" : "}");
+			if (w == W_FLEET)
+				fprintf(j, ",\"worst_p99_over_p50\":%.2f}", f->worst_ratio);
+		}
+		fprintf(j, ",\"rss_kib_128_devices\":%.0f}", rss_fleet_kib[s]);
+	}
+	fprintf(j, "\n},\"ratios\":{\"halvm_store_over_raw\":%.3f,\"halvm_store_over_null\":%.3f,"
+	           "\"halvm_store_over_raw_direct\":%.3f,\"bulk44_store_over_raw\":%.3f,"
+	           "\"bulk1m_store_over_raw\":%.3f,\"fleet_over_single\":%.3f,"
+	           "\"fleet_worst_p99_over_p50\":%.3f},",
+	        h_raw, h_null, h_rawd, b_raw, b1_raw, fl, fr);
+	fprintf(j, "\"rss_kib_over_requests\":[");
+	for (int k = 0; k < RSS_SAMPLES; k++)
+		fprintf(j, "%s[%llu,%.0f]", k ? "," : "", (unsigned long long)rss_at[k], rss_over[k]);
+	fprintf(j, "],\"instructions_per_request\":{\"halvm\":%.0f,\"bulk44\":%.0f}}\n", cg_halvm,
+	        cg_bulk);
+}
+
+static char logpath[4200];
+static int saved_stderr = -1, finished_ok;
+
+static void show_log_on_failure(void)
+{
+	char cmd[4400];
+	if (finished_ok || saved_stderr < 0)
+		return;
+	dup2(saved_stderr, 1);
+	dup2(saved_stderr, 2);
+	fprintf(stderr, "capture_bench failed; the end of %s:\n", logpath);
+	snprintf(cmd, sizeof(cmd), "tail -40 '%s' >&2", logpath);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(cannot show it)\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *json = NULL, *only = NULL, *only_work = NULL;
+	int no_callgrind = 0, keep_log = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc)
+			json = argv[++i];
+		else if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--no-callgrind"))
+			no_callgrind = 1;
+		else if (!strcmp(argv[i], "--keep-log"))
+			keep_log = 1;
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "--workload") && i + 1 < argc)
+			only_work = argv[++i];
+		else {
+			fprintf(stderr, "usage: capture_bench [--quick] [--no-callgrind] [--keep-log] "
+			                "[--only SINK] [--workload halvm|bulk|fleet] [--json FILE]\n");
+			return 2;
+		}
+	}
+	/* The store, the raw images and the baseline share one filesystem:
+	 * $TMPDIR, else /var/tmp (a disk, where /tmp may be tmpfs). */
+	if (!getenv("TMPDIR") || !*getenv("TMPDIR"))
+		setenv("TMPDIR", "/var/tmp", 1);
+	signal(SIGPIPE, SIG_IGN);
+	if (getenv("CAPTURE_BENCH_FLEET")) {
+		FLEET_GUESTS = atoi(getenv("CAPTURE_BENCH_FLEET"));
+		FLEET_GUESTS = FLEET_GUESTS < 1 ? 1 : FLEET_GUESTS > FLEET_MAX ? FLEET_MAX : FLEET_GUESTS;
+	}
+	/* The daemons log every guest; that goes to a file, the table to
+	 * stdout, and a failure shows the end of the log. */
+	snprintf(logpath, sizeof(logpath), "%s/profsvc-capture-bench.log", getenv("TMPDIR"));
+	int logfd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (logfd >= 0) {
+		saved_stderr = dup(2);
+		dup2(logfd, 2);
+		close(logfd);
+		atexit(show_log_on_failure);
+	}
+	harness_start();
+	snprintf(rawdir, sizeof(rawdir), "%s/raw", tu_tmpdir());
+	mkdir(rawdir, 0700);
+
+	for (int s = 0; s < NSINKS; s++) {
+		if ((only && strcmp(only, sink_names[s])) || (only_work && !strcmp(only_work, "callgrind")))
+			continue;
+		printf("capture_bench: sink %s ...\n", sink_names[s]);
+		fflush(stdout);
+		start_sink(s, "");
+		if (!only_work || !strcmp(only_work, "halvm"))
+			bench_halvm(s);
+		if (!only_work || !strcmp(only_work, "bulk")) {
+			bench_bulk(s, W_BULK44, 32, 88, (quick ? 64u : 256u) << 20);
+			bench_bulk(s, W_BULK1M, 8, 2048, (quick ? 64u : 256u) << 20);
+		}
+		clean_rawdir();
+		if (!only_work || !strcmp(only_work, "fleet"))
+			bench_fleet(s);
+		backend_stop(SIGTERM);
+		clean_rawdir();
+	}
+	if (only_work && !strcmp(only_work, "callgrind"))
+		bench_callgrind();
+	if (!only && !only_work) {
+		printf("capture_bench: backend memory over %s requests ...\n", quick ? "100k" : "1M");
+		fflush(stdout);
+		start_sink(S_STORE, "");
+		bench_rss_long();
+		backend_stop(SIGTERM);
+		if (!no_callgrind) {
+			printf("capture_bench: instructions per request (callgrind) ...\n");
+			fflush(stdout);
+			bench_callgrind();
+		}
+	}
+	FILE *j = json ? fopen(json, "w") : NULL;
+	report(j);
+	if (j) {
+		fclose(j);
+		printf("wrote %s\n", json);
+	}
+	rmdir(rawdir);
+	harness_stop();
+	int rc = tu_finish("capture_bench");
+	finished_ok = rc == 0;
+	if (finished_ok && !keep_log)
+		unlink(logpath);
+	else if (keep_log)
+		printf("daemon log: %s\n", logpath);
+	return rc;
+}
