@@ -29,7 +29,7 @@
 #define DEFAULT_CAPACITY (1ull << 31) /* 1 TiB of sparse sectors */
 #define DEFAULT_MAX_RUN_BYTES (4ull << 30)
 #define REQUESTS_PER_TURN 64u      /* per device per loop turn: nobody starves */
-#define BATCH_BYTES_MAX (16u << 20) /* data in flight per batch */
+#define BATCH_BYTES_MAX (4u << 20) /* data per batch (two in flight: RSS) */
 
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
        XB_CLOSED };

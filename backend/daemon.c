@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,12 +156,24 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		return -1;
 	}
 	int timeout = -1;
+	uint64_t trimmed_at = 0; /* b->batches when memory was last trimmed */
 	while (!b->stopping) {
 		struct epoll_event evs[8];
-		int n = epoll_wait(ep, evs, 8, io_can_run(b) ? 0 : timeout);
+		/* A second after the guests go quiet, the heap a burst grew is
+		 * handed back (batches of up to BATCH_BYTES_MAX each, freed but
+		 * kept by malloc): a fleet's peak is not the daemon's size. */
+		int wait = io_can_run(b) ? 0 : timeout;
+		if (b->batches != trimmed_at && (wait < 0 || wait > 1000))
+			wait = 1000;
+		int n = epoll_wait(ep, evs, 8, wait);
 		if (n < 0 && errno != EINTR) {
 			blog("epoll_wait: %s", strerror(errno));
 			break;
+		}
+		if (n == 0 && wait == 1000 && !io_can_run(b) && b->batches != trimmed_at) {
+			io_quiesce(b);
+			malloc_trim(0);
+			trimmed_at = b->batches;
 		}
 		for (int i = 0; i < n; i++) {
 			switch (evs[i].data.u32) {
@@ -211,7 +224,7 @@ static int run_loop(struct backend *b, int ctl, int sig)
 static int serve(struct options *o, int ready_fd)
 {
 	struct backend b = {.opt = *o};
-	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability};
+	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1};
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512], path[512];
 	sigset_t mask;

@@ -30,7 +30,7 @@
 
 #define STORE_SECTOR_SIZE 512u
 /* The schema version this build creates and understands. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -78,6 +78,10 @@ struct store_open_opts {
 	enum store_open_mode mode;
 	enum store_durability durability;
 	int busy_timeout_ms; /* 0: default (5000) */
+	/* Writers: chunks written whole go to the data file <path>-data
+	 * (store_write_many; see store_slots.c).  The backend sets it; without
+	 * it (imports) everything stays in the one database file. */
+	int bulk_file;
 };
 
 /* Opens (and for writers creates and migrates) the store at path.  On
@@ -198,6 +202,12 @@ int store_in_batch(const struct store *s);
  * segment beyond capacity) leaves the batch usable; any other error means
  * the batch must be aborted. */
 int store_write(struct store_device *d, const struct store_segment *segs, unsigned nsegs);
+/* n write requests of one device at once, one segment each, as n
+ * store_write calls in order (counted as n requests).  Adjacent requests
+ * are stored together: chunks they cover whole between them go to the
+ * data file in one write each (a Linux guest's stream of 44 KiB requests
+ * becomes 64 KiB chunks). */
+int store_write_many(struct store_device *d, const struct store_segment *reqs, unsigned n);
 /* Reads nsect sectors (sees the open batch's writes). */
 int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *buf);
 /* Makes a sector range read as zeros (inside a batch). */

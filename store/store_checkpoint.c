@@ -16,9 +16,12 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_internal.h"
 
@@ -36,7 +39,30 @@ struct store_checkpointer {
 	int running;
 	int copied;   /* frames of this WAL generation already checkpointed */
 	int seen;     /* WAL frames at the last commit */
+	int wal_fd;   /* <db>-wal, read-only: its header tells restarts */
+	uint64_t wal_salts;
 };
+
+/* The WAL header's salts: SQLite changes them whenever the WAL starts over
+ * (restart, or a new file after a truncating checkpoint), and only then.
+ * The frame count alone cannot tell a restart from a small first commit.
+ * 0 if unknown. */
+static uint64_t wal_generation(struct store *s, struct store_checkpointer *c)
+{
+	uint8_t h[8];
+	uint64_t v = 0;
+
+	if (c->wal_fd < 0) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s-wal", s->path);
+		c->wal_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (c->wal_fd < 0 || pread(c->wal_fd, h, sizeof(h), 16) != (ssize_t)sizeof(h))
+		return 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | h[i];
+	return v;
+}
 
 static void *checkpoint_main(void *arg)
 {
@@ -70,8 +96,22 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 	struct store_checkpointer *c = s->checkpointer;
 
 	(void)name;
+	if (c && s->bulk_file) {
+		/* The WAL restarted: a generation for the data file's slots. */
+		uint64_t salts = wal_generation(s, c);
+		if (salts && salts != c->wal_salts) {
+			if (c->wal_salts)
+				store_slots_wal_restarted(s);
+			c->wal_salts = salts;
+		}
+	}
 	if (frames >= STORE_WAL_HARD_FRAMES) {
 		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		if (c) {
+			pthread_mutex_lock(&c->lock);
+			c->seen = frames;
+			pthread_mutex_unlock(&c->lock);
+		}
 	} else if (c) {
 		/* Once per STORE_WAL_SOFT_FRAMES new frames.  A writer that never
 		 * pauses (a HaLVM guest commits every 100 us) keeps the WAL from
@@ -115,6 +155,7 @@ int store_checkpointer_start(struct store *s)
 		free(c);
 		return rc;
 	}
+	c->wal_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	if (pthread_create(&c->thread, NULL, checkpoint_main, c) != 0) {
@@ -145,6 +186,8 @@ void store_checkpointer_stop(struct store *s)
 	if (c->running)
 		pthread_join(c->thread, NULL);
 	sqlite3_close(c->db);
+	if (c->wal_fd >= 0)
+		close(c->wal_fd);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->wake);
 	free(c);

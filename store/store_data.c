@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/uio.h>
 
 #include "status_block.h"
 #include "store_internal.h"
@@ -35,6 +36,13 @@ int store_batch_begin(struct store *s)
 	if (store_exec_stmt(s, ST_BEGIN) != SQLITE_OK)
 		return store_sqlite_fail(s, "starting a batch");
 	s->in_batch = 1;
+	if (s->reclaim_due) {
+		int rc = store_slots_reclaim(s);
+		if (rc) {
+			store_batch_abort(s);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -114,8 +122,11 @@ int store_batch_commit(struct store *s)
 		return store_fail(s, STORE_EINVAL, "no batch is open");
 	store_blob_release(s);
 	rc = store_flush_device_rows(s);
+	if (!rc)
+		rc = store_slots_before_commit(s);
 	if (!rc && store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
 		rc = store_sqlite_fail(s, "committing a batch");
+	store_slots_after_batch(s);
 	if (rc) {
 		/* A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY);
 		 * roll back so the batch is entirely not stored. */
@@ -137,6 +148,7 @@ void store_batch_abort(struct store *s)
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	drop_dirty(s, 0);
+	store_slots_after_batch(s);
 	s->in_batch = 0;
 }
 
@@ -150,6 +162,10 @@ int store_sync(struct store *s)
 	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
 	    !wal || !wal->pMethods)
 		return 0; /* no WAL open yet: nothing committed to sync */
+	/* Slots first: the WAL that names them must not outlive them. */
+	int rc = store_slots_sync(s);
+	if (rc)
+		return rc;
 	if (wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL) != SQLITE_OK)
 		return store_fail(s, STORE_EIO, "syncing the WAL of %s failed", s->path);
 	return 0;
@@ -157,8 +173,12 @@ int store_sync(struct store *s)
 
 /* ---- chunk I/O ------------------------------------------------------------- */
 
-/* Points s->blob at chunk key; SQLITE_OK, or SQLITE_ERROR when the row does
- * not exist (any other code is a real failure).  Sets s->blob_len. */
+/* blob_seek found a row whose chunk lives in a slot (s->row_slot). */
+#define SLOT_ROW 1000
+
+/* Points s->blob at chunk key; SQLITE_OK, SLOT_ROW, or SQLITE_ERROR when
+ * the row does not exist (any other code is a real failure).  Sets
+ * s->blob_len. */
 static int blob_seek(struct store *s, int64_t key, int writable)
 {
 	int rc;
@@ -184,6 +204,15 @@ static int blob_seek(struct store *s, int64_t key, int writable)
 	if (rc != SQLITE_OK)
 		return rc;
 	s->blob_len = sqlite3_blob_bytes(s->blob);
+	if (s->blob_len == 0 && s->schema_version >= 3) {
+		/* No bytes of its own: a chunk in the data file, or damage. */
+		int64_t slot;
+		store_blob_release(s);
+		if (store_slot_of(s, key, &slot) != 0 || slot < 0)
+			return SQLITE_CORRUPT;
+		s->row_slot = slot;
+		return SLOT_ROW;
+	}
 	if (s->blob_len <= 0 || s->blob_len > (int)STORE_CHUNK_BYTES ||
 	    s->blob_len % (int)STORE_SECTOR_SIZE) {
 		store_blob_release(s);
@@ -237,7 +266,18 @@ static int chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t
 		int64_t key = store_chunk_key(dev, chunk);
 		int rc = blob_seek(s, key, 1);
 
-		if (rc == SQLITE_OK && in + n <= (size_t)s->blob_len) {
+		if (rc == SLOT_ROW) {
+			/* Part of a chunk in a slot: the slot is never rewritten (a
+			 * reader may be looking at it); the chunk moves back into
+			 * the database with this write applied. */
+			int64_t slot = s->row_slot;
+			if ((rc = store_slot_read(s, key, slot, 0, s->scratch, STORE_CHUNK_BYTES)))
+				return rc;
+			memcpy(s->scratch + in, src, n);
+			if ((rc = chunk_put(s, ST_CHUNK_UPDATE, key, s->scratch)) ||
+			    (rc = store_slot_release(s, slot)))
+				return rc;
+		} else if (rc == SQLITE_OK && in + n <= (size_t)s->blob_len) {
 			rc = sqlite3_blob_write(s->blob, src, (int)n, (int)in);
 			if (rc != SQLITE_OK) {
 				store_blob_release(s);
@@ -301,7 +341,11 @@ static int chunk_read(struct store *s, int64_t dev, uint64_t off, uint8_t *buf, 
 		int rc = blob_seek(s, key, writable);
 		size_t stored = 0;
 
-		if (rc == SQLITE_OK) {
+		if (rc == SLOT_ROW) {
+			if ((rc = store_slot_read(s, key, s->row_slot, in, buf, n)))
+				return rc;
+			stored = n;
+		} else if (rc == SQLITE_OK) {
 			stored = in < (size_t)s->blob_len ? (size_t)s->blob_len - in : 0;
 			stored = stored < n ? stored : n;
 			if (stored && (rc = sqlite3_blob_read(s->blob, buf, (int)stored, (int)in))) {
@@ -356,7 +400,69 @@ static void note_status_block(struct store_device *d, const uint8_t *sector0)
 	p->status_updated_us = store_now_us();
 }
 
-int store_write(struct store_device *d, const struct store_segment *segs, unsigned nsegs)
+/* Where a run of adjacent segments is being read from. */
+struct seg_cursor {
+	const struct store_segment *seg;
+	size_t off; /* bytes into *seg */
+};
+
+/* The next piece of at most max bytes; advances the cursor. */
+static const uint8_t *cursor_take(struct seg_cursor *c, size_t max, size_t *len)
+{
+	size_t left = (size_t)c->seg->nsect * STORE_SECTOR_SIZE - c->off;
+	const uint8_t *p = (const uint8_t *)c->seg->data + c->off;
+
+	*len = left < max ? left : max;
+	c->off += *len;
+	if (c->off == (size_t)c->seg->nsect * STORE_SECTOR_SIZE) {
+		c->seg++;
+		c->off = 0;
+	}
+	return p;
+}
+
+/* Stores n adjacent segments (each starts where the previous ends): the
+ * chunks they cover whole between them go to fresh slots of the data file
+ * in one pwritev each, the rest into chunk rows. */
+static int write_span(struct store *s, int64_t dev, const struct store_segment *segs, unsigned n)
+{
+	uint64_t pos = segs[0].sector * STORE_SECTOR_SIZE;
+	uint64_t end = (segs[n - 1].sector + segs[n - 1].nsect) * STORE_SECTOR_SIZE;
+	struct seg_cursor c = {segs, 0};
+	int rc;
+
+	while (pos < end) {
+		uint64_t cend = (pos / STORE_CHUNK_BYTES + 1) * STORE_CHUNK_BYTES;
+		uint64_t to = cend < end ? cend : end;
+		if (s->bulk_file && s->schema_version >= 3 && pos % STORE_CHUNK_BYTES == 0 && to == cend) {
+			struct iovec iov[STORE_CHUNK_SECTORS];
+			int k = 0;
+			for (uint64_t p = pos; p < to; k++) {
+				size_t len;
+				iov[k].iov_base = (void *)cursor_take(&c, (size_t)(to - p), &len);
+				iov[k].iov_len = len;
+				p += len;
+			}
+			rc = store_slot_write(s, store_chunk_key(dev, pos / STORE_CHUNK_BYTES), iov, k);
+		} else {
+			rc = 0;
+			for (uint64_t p = pos; p < to && !rc;) {
+				size_t len;
+				const uint8_t *data = cursor_take(&c, (size_t)(to - p), &len);
+				rc = chunk_write(s, dev, p, data, len, 1);
+				p += len;
+			}
+		}
+		if (rc)
+			return rc;
+		pos = to;
+	}
+	return 0;
+}
+
+/* requests: how many guest requests the segments are (1 for store_write). */
+static int write_segments(struct store_device *d, const struct store_segment *segs, unsigned nsegs,
+                          unsigned requests)
 {
 	struct store *s = d->s;
 	uint64_t bytes = 0, end = d->pending.written_end_sector;
@@ -377,19 +483,30 @@ int store_write(struct store_device *d, const struct store_segment *segs, unsign
 		if (segs[i].sector == 0)
 			sector0 = segs[i].data; /* the last write of sector 0 wins */
 	}
-	for (unsigned i = 0; i < nsegs; i++) {
-		rc = chunk_write(s, d->pending.device_id, segs[i].sector * STORE_SECTOR_SIZE,
-		                 segs[i].data, (size_t)segs[i].nsect * STORE_SECTOR_SIZE, 1);
-		if (rc)
+	/* In order, runs of adjacent segments together. */
+	for (unsigned i = 0, j; i < nsegs; i = j) {
+		for (j = i + 1; j < nsegs && segs[j].sector == segs[j - 1].sector + segs[j - 1].nsect; j++)
+			;
+		if ((rc = write_span(s, d->pending.device_id, segs + i, j - i)))
 			return rc;
 	}
-	d->pending.write_requests++;
+	d->pending.write_requests += requests;
 	d->pending.write_bytes += (int64_t)bytes;
 	d->pending.written_end_sector = end;
 	if (sector0 && d->pending.role != STORE_ROLE_RAW)
 		note_status_block(d, sector0);
 	mark_dirty(d);
 	return 0;
+}
+
+int store_write(struct store_device *d, const struct store_segment *segs, unsigned nsegs)
+{
+	return write_segments(d, segs, nsegs, 1);
+}
+
+int store_write_many(struct store_device *d, const struct store_segment *reqs, unsigned n)
+{
+	return write_segments(d, reqs, n, n);
 }
 
 int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *buf)
@@ -444,6 +561,8 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
 		if (!rc && tail)
 			rc = chunk_write(s, dev, last * STORE_CHUNK_BYTES, NULL, tail * STORE_SECTOR_SIZE,
 			                 0);
+		if (!rc && s->schema_version >= 3)
+			rc = store_slots_free_range(s, store_chunk_key(dev, first), store_chunk_key(dev, last - 1));
 		if (!rc) {
 			sqlite3_stmt *st = store_stmt(s, ST_CHUNK_DELETE_RANGE);
 			store_blob_release(s); /* a DELETE may hit the handle's row */
@@ -528,11 +647,18 @@ int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint
 	sqlite3_bind_int64(st, 1, store_chunk_key(device_id, byte_off / STORE_CHUNK_BYTES));
 	sqlite3_bind_int64(st, 2, store_chunk_key(device_id, (end - 1) / STORE_CHUNK_BYTES));
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		uint64_t chunk = (uint64_t)sqlite3_column_int64(st, 0) & 0xffffffffu;
+		int64_t key = sqlite3_column_int64(st, 0);
+		uint64_t chunk = (uint64_t)key & 0xffffffffu;
 		uint64_t cstart = chunk * STORE_CHUNK_BYTES;
 		const uint8_t *data = sqlite3_column_blob(st, 1);
 		int bytes = sqlite3_column_bytes(st, 1);
 
+		if (bytes == 0 && sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			/* In the data file. */
+			if ((rc = store_slot_chunk(s, key, sqlite3_column_int64(st, 2), &data)))
+				break;
+			bytes = (int)STORE_CHUNK_BYTES;
+		}
 		if (bytes <= 0 || bytes > (int)STORE_CHUNK_BYTES || bytes % (int)STORE_SECTOR_SIZE ||
 		    !data) {
 			rc = store_fail(s, STORE_ECORRUPT,

@@ -40,6 +40,12 @@ static inline int64_t store_chunk_key(int64_t device_id, uint64_t chunk)
 	return (int64_t)(((uint64_t)device_id << STORE_CHUNK_SHIFT) | chunk);
 }
 
+/*
+ * A chunk written whole by a batch may instead live in a 64 KiB slot of the
+ * data file <db>-data (store_slots.c): its row then has data = x'' and
+ * slot = N.  Only bulk writes do that; see store_slots.c for why and how.
+ */
+
 enum store_stmt_id {
 	ST_CHUNK_INSERT,
 	ST_CHUNK_UPDATE,
@@ -49,6 +55,12 @@ enum store_stmt_id {
 	ST_DEVICE_SELECT,
 	ST_BEGIN,
 	ST_COMMIT,
+	ST_SLOT_OF,
+	ST_SLOT_UPSERT,
+	ST_DEAD_ADD,
+	ST_DEAD_RANGE,
+	ST_META_GET_SLOTS,
+	ST_META_SET_SLOTS,
 	ST__COUNT
 };
 
@@ -77,6 +89,17 @@ struct store {
 	struct store_device *devices;  /* every live handle */
 	uint8_t *scratch;              /* one chunk, for building new rows */
 	struct store_checkpointer *checkpointer; /* STORE_OWNER only */
+	int schema_version;            /* as opened (readers may read older ones) */
+	int bulk_file;                 /* whole chunks may go to the data file */
+	/* the data file (store_slots.c) */
+	int data_fd;                   /* -1 until needed */
+	uint8_t *slot_buf;             /* one chunk read from a slot */
+	int64_t row_slot;              /* the slot blob_seek found a row naming */
+	int64_t slot_next;             /* next free slot in this batch; -1: not read */
+	int64_t slot_committed;        /* meta.data_slots when the batch began allocating */
+	int slots_written;
+	int64_t wal_gen;               /* WAL restarts seen by the owner */
+	int reclaim_due;
 	char errmsg[512];
 };
 
@@ -109,5 +132,28 @@ void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *
 int store_flush_device_rows(struct store *s);
 /* Loads a device row into info. */
 int store_device_load(struct store *s, int64_t device_id, struct store_device_info *info);
+
+/* The data file (store_slots.c). */
+struct iovec;
+/* Stores one whole chunk in a fresh slot (iov: 64 KiB in all) and points
+ * its row at it; the chunk's previous slot, if any, is freed. */
+int store_slot_write(struct store *s, int64_t key, const struct iovec *iov, int iovcnt);
+/* The slot a row names, or -1. */
+int store_slot_of(struct store *s, int64_t key, int64_t *slot);
+int store_slot_read(struct store *s, int64_t key, int64_t slot, size_t in, void *buf, size_t len);
+/* The whole chunk in a slot, in a buffer valid until the next call. */
+int store_slot_chunk(struct store *s, int64_t key, int64_t slot, const uint8_t **out);
+/* A row stops naming slot (inside the batch that changes the row). */
+int store_slot_release(struct store *s, int64_t slot);
+/* Before rows [key_lo, key_hi] are deleted: their slots are freed. */
+int store_slots_free_range(struct store *s, int64_t key_lo, int64_t key_hi);
+int store_slots_before_commit(struct store *s);
+void store_slots_after_batch(struct store *s);
+int store_slots_sync(struct store *s);
+void store_slots_wal_restarted(struct store *s);
+int store_slots_reclaim(struct store *s);
+int store_slots_owner_open(struct store *s);
+void store_slots_close(struct store *s);
+int store_slots_check(struct store *s, char *report, size_t len, size_t *used);
 
 #endif

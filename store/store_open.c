@@ -99,9 +99,9 @@ int64_t store_now_us(void)
 
 static const char *const stmt_sql[ST__COUNT] = {
 	[ST_CHUNK_INSERT] = "INSERT INTO chunks(key, data) VALUES (?1, ?2)",
-	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2 WHERE key = ?1",
+	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2, slot = NULL WHERE key = ?1",
 	[ST_CHUNK_DELETE_RANGE] = "DELETE FROM chunks WHERE key BETWEEN ?1 AND ?2",
-	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data FROM chunks WHERE key BETWEEN ?1 AND ?2 "
+	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data, slot FROM chunks WHERE key BETWEEN ?1 AND ?2 "
 	                          "ORDER BY key",
 	[ST_DEVICE_UPDATE] =
 		"UPDATE devices SET write_requests = ?2, write_bytes = ?3, read_requests = ?4, "
@@ -117,13 +117,28 @@ static const char *const stmt_sql[ST__COUNT] = {
 	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
+	[ST_SLOT_OF] = "SELECT slot FROM chunks WHERE key = ?1",
+	[ST_SLOT_UPSERT] = "INSERT INTO chunks(key, data, slot) VALUES (?1, x'', ?2) "
+	                   "ON CONFLICT(key) DO UPDATE SET data = x'', slot = excluded.slot",
+	[ST_DEAD_ADD] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) VALUES (?1, ?2)",
+	[ST_DEAD_RANGE] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) SELECT slot, ?3 FROM chunks "
+	                  "WHERE key BETWEEN ?1 AND ?2 AND slot IS NOT NULL",
+	[ST_META_GET_SLOTS] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'",
+	[ST_META_SET_SLOTS] = "INSERT INTO meta(key, value) VALUES ('data_slots', ?1) "
+	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 };
+
+/* Version-2 stores (read as they are by readers) have no slots. */
+static const char chunk_select_v2[] =
+	"SELECT key, data, NULL FROM chunks WHERE key BETWEEN ?1 AND ?2 ORDER BY key";
 
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
 {
 	if (!s->stmt[id]) {
-		if (sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id],
-		                       NULL) != SQLITE_OK) {
+		const char *sql = id == ST_CHUNK_SELECT_RANGE && s->schema_version < 3 ? chunk_select_v2
+		                                                                        : stmt_sql[id];
+		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL) !=
+		    SQLITE_OK) {
 			store_sqlite_fail(s, "preparing a statement");
 			return NULL;
 		}
@@ -256,10 +271,14 @@ static int configure_writer(struct store *s)
 	 * keeps every commit once the process is gone (the data is in the OS);
 	 * FULL additionally fsyncs the WAL before a commit returns, which is
 	 * what --durability power promises.
+	 * Memory: a writer reads little (the pages it is about to rewrite), so
+	 * no mmap (mapped pages of a growing database count against the
+	 * daemon) and a 4 MiB page cache; readers keep mmap for export speed.
 	 */
 	snprintf(sql, sizeof(sql),
 	         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
-	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384",
+	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096; "
+	         "PRAGMA mmap_size = 0",
 	         s->durability == STORE_DURABLE_POWER ? "FULL" : "NORMAL");
 	return exec_sql(s, sql, "configuring the database");
 }
@@ -287,6 +306,9 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	s->mode = opts->mode;
 	s->durability = opts->durability;
 	s->lock_fd = -1;
+	s->data_fd = -1;
+	s->slot_next = -1;
+	s->bulk_file = opts->bulk_file && opts->mode != STORE_READ;
 
 	if (s->mode == STORE_READ) {
 		if (stat(path, &st) != 0) {
@@ -359,7 +381,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		}
 		if ((rc = store_schema_migrate(s)))
 			goto fail;
+		version = STORE_SCHEMA_VERSION;
 	}
+	s->schema_version = version;
+	if (s->mode == STORE_OWNER && (rc = store_slots_owner_open(s)))
+		goto fail;
 	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
 		goto fail;
 	*out = s;
@@ -382,6 +408,7 @@ void store_close(struct store *s)
 		store_device_release(s->devices);
 	store_blob_release(s);
 	store_checkpointer_stop(s);
+	store_slots_close(s);
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
 	if (s->db)
@@ -418,6 +445,12 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
 			return store_sqlite_fail(s, "checking integrity");
+	}
+	if (s->schema_version >= 3) {
+		int rc = store_slots_check(s, report, len, &used);
+		if (rc && rc != STORE_ECORRUPT)
+			return rc;
+		bad |= rc == STORE_ECORRUPT;
 	}
 	if (!bad)
 		snprintf(report, len, "ok");

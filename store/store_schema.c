@@ -110,6 +110,25 @@ static const char *const migrations[] = {
 	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
 	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
 	"END;",
+
+	/* 2 -> 3: bulk chunks in the data file (store_slots.c): a chunk row may
+	 * name a 64 KiB slot of <db>-data instead of holding the bytes; slots
+	 * no longer named wait in dead_slots until no reader can see them.
+	 * meta.data_slots counts the slots ever allocated. */
+	"ALTER TABLE chunks ADD COLUMN slot INTEGER CHECK (slot IS NULL OR slot >= 0);"
+	"CREATE TABLE dead_slots ("
+	"  slot      INTEGER PRIMARY KEY,"
+	"  freed_gen INTEGER NOT NULL"
+	");"
+	"DROP TRIGGER devices_drop_chunks;"
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
+	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
+	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                 AND OLD.device_id * 4294967296 + 4294967295"
+	"                                 AND slot IS NOT NULL;"
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
+	"END;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

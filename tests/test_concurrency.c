@@ -7,7 +7,9 @@
  *   - a newer schema, a non-SQLite file, another application's SQLite file
  *     and an empty file are refused with clear messages and left untouched;
  *   - a damaged database gives errors, never a crash or silent success;
- *   - a version-1 store is read as it is and upgraded by the first writer.
+ *   - a version-1 store is read as it is and upgraded by the first writer;
+ *   - the data file: old snapshots keep their slots, dead slots are given
+ *     back later, a missing data file is reported.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -345,7 +348,8 @@ static void test_migration_v1(void)
 	      "write after the upgrade: %s", store_errmsg(s));
 	store_device_release(d);
 	store_close(s);
-	CHECK(count_rows(db, "PRAGMA user_version") == 2, "not upgraded to version 2");
+	CHECK(count_rows(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "not upgraded to version %d",
+	      STORE_SCHEMA_VERSION);
 	CHECK(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices_v2'") == 0,
 	      "the upgrade left its scratch table");
 
@@ -358,6 +362,115 @@ static void test_migration_v1(void)
 	CHECK(sqlite3_exec(raw, "DELETE FROM runs", NULL, NULL, NULL) == SQLITE_OK, "delete run");
 	sqlite3_close(raw);
 	CHECK(count_rows(db, "SELECT count(*) FROM chunks") == 0, "cascade to chunks lost in the upgrade");
+	free(db);
+}
+
+/* ---- the data file: snapshots and reclaiming ------------------------------------ */
+
+static int write_whole_chunk(struct store *s, struct store_device *d, uint8_t fillbyte)
+{
+	static uint8_t buf[65536];
+	memset(buf, fillbyte, sizeof(buf));
+	struct store_segment seg = {128, 128, buf}; /* chunk 1, whole */
+	return store_batch_begin(s) || store_write_many(d, &seg, 1) || store_batch_commit(s);
+}
+
+/* Another connection empties the WAL (as a restart does); busy while a
+ * reader holds an old snapshot. */
+static void truncate_wal(const char *db)
+{
+	sqlite3 *raw;
+	if (sqlite3_open(db, &raw) == SQLITE_OK) {
+		sqlite3_busy_timeout(raw, 100);
+		/* A connection knows the WAL only once it has read the database. */
+		sqlite3_exec(raw, "SELECT count(*) FROM sqlite_schema; PRAGMA wal_checkpoint(TRUNCATE)", NULL,
+		             NULL, NULL);
+	}
+	sqlite3_close(raw);
+}
+
+static int64_t allocated_kib(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (int64_t)st.st_blocks / 2 : -1;
+}
+
+/* A chunk rewritten whole gets a new slot; a reader holding the old
+ * snapshot keeps reading the old slot through any number of WAL
+ * generations; once no reader can see it, its space is given back. */
+static void test_slot_reclaim(void)
+{
+	char *db = tu_path("slots.db"), data[4200], err[512];
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1};
+	struct store *s;
+	struct store_run run = {.domid = 3, .name = "slots"};
+	struct store_device *d;
+
+	snprintf(data, sizeof(data), "%s-data", db);
+	REQUIRE(store_open(&s, db, &o, err, sizeof(err)) == 0, "%s", err);
+	REQUIRE(store_run_begin(s, &run) == 0 && store_device_create(s, run.run_id, "xvdz", 51968, 1024, &d) == 0,
+	        "%s", store_errmsg(s));
+	REQUIRE(write_whole_chunk(s, d, 0xaa) == 0, "first write: %s", store_errmsg(s));
+
+	/* A reader in a snapshot that sees 0xaa. */
+	struct store *r = tu_open_store(db, STORE_READ);
+	uint8_t back[65536];
+	REQUIRE(store_read_begin(r) == 0, "%s", store_errmsg(r));
+	struct store_device *rd;
+	REQUIRE(store_device_open(r, store_device_id(d), &rd) == 0, "%s", store_errmsg(r));
+	CHECK(store_read(rd, 128, 128, back) == 0 && back[0] == 0xaa && back[65535] == 0xaa,
+	      "reader: first version");
+
+	/* Rewrites (each a new slot, the old one dead) and WAL restarts
+	 * attempted all along: the reader's version must stay readable. */
+	for (int i = 0; i < 8; i++) {
+		REQUIRE(write_whole_chunk(s, d, (uint8_t)(0x10 + i)) == 0, "rewrite: %s", store_errmsg(s));
+		truncate_wal(db);
+	}
+	CHECK(store_read(rd, 128, 128, back) == 0 && back[0] == 0xaa && back[65535] == 0xaa,
+	      "reader's snapshot changed under it (a slot it sees was reused or punched)");
+	store_device_release(rd);
+	store_read_end(r);
+	store_close(r);
+
+	/* No reader: a few generations later the dead slots are holes. */
+	int64_t before = allocated_kib(data);
+	for (int i = 0; i < 6; i++) {
+		REQUIRE(write_whole_chunk(s, d, (uint8_t)(0x40 + i)) == 0, "rewrite: %s", store_errmsg(s));
+		truncate_wal(db);
+	}
+	REQUIRE(write_whole_chunk(s, d, 0x77) == 0, "last write: %s", store_errmsg(s));
+	CHECK(store_read(d, 128, 128, back) == 0 && back[0] == 0x77 && back[65535] == 0x77,
+	      "the last version is not what reads back");
+	int64_t after = allocated_kib(data);
+	CHECK(before > 0 && after >= 0 && after < before,
+	      "no space given back: %lld KiB allocated before, %lld after", (long long)before,
+	      (long long)after);
+	char report[512];
+	CHECK(store_check_integrity(s, report, sizeof(report)) == 0, "integrity: %s", report);
+	store_device_release(d);
+	store_close(s);
+
+	/* The data file is part of the store: without it, reads say so. */
+	char moved[4300];
+	snprintf(moved, sizeof(moved), "%s.moved", data);
+	REQUIRE(rename(data, moved) == 0, "rename");
+	r = tu_open_store(db, STORE_READ);
+	uint8_t *img = NULL;
+	size_t len = 0;
+	struct store_device_info info;
+	REQUIRE(store_find_device(r, run.run_id, "xvdz", &info) == 0, "%s", store_errmsg(r));
+	struct store_device *md;
+	REQUIRE(store_device_open(r, info.device_id, &md) == 0, "%s", store_errmsg(r));
+	CHECK(store_read(md, 128, 8, back) == STORE_ECORRUPT && strstr(store_errmsg(r), "data file"),
+	      "missing data file not reported: %s", store_errmsg(r));
+	CHECK(store_check_integrity(r, report, sizeof(report)) == STORE_ECORRUPT && strstr(report, "missing"),
+	      "check did not find the missing data file: %s", report);
+	store_device_release(md);
+	store_close(r);
+	free(img);
+	(void)len;
+	rename(moved, data);
 	free(db);
 }
 
@@ -450,5 +563,6 @@ int main(void)
 	test_damage();
 	test_snapshots();
 	test_migration_v1();
+	test_slot_reclaim();
 	return tu_finish("test_concurrency");
 }

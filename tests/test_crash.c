@@ -3,7 +3,8 @@
  *
  * Each round a child opens the store as its owner, starts a run with a heap
  * profile device (written exactly like the HaLVM guest: one request per
- * commit) and a raw device (batches of multi-segment requests), and reports
+ * commit) and a raw device (batches of multi-segment requests, and runs of
+ * adjacent whole-chunk requests that take the data file), and reports
  * every commit on a pipe.  The parent kills it after a random delay, then
  * checks, on the same database that every earlier round also crashed into:
  *   - PRAGMA integrity_check and foreign_key_check are clean;
@@ -35,6 +36,7 @@
 
 struct req {
 	int dev; /* 0 = hp, 1 = raw */
+	int many; /* each segment is a request: store_write_many (bulk path) */
 	unsigned nsegs;
 	struct store_segment segs[11];
 };
@@ -86,6 +88,24 @@ static void plan_raw_batch(struct plan *p)
 	for (int r = 0; r < nreq; r++) {
 		struct req *q = add_req(b);
 		q->dev = 1;
+		if (tu_rand_below(&p->rng, 3) == 0) {
+			/* 1-4 adjacent requests, 44 KiB or whole chunks, from a
+			 * chunk boundary: whole chunks go to the data file. */
+			q->many = 1;
+			q->nsegs = 1 + (unsigned)tu_rand_below(&p->rng, 4);
+			uint64_t sector = 128 * tu_rand_below(&p->rng, RAW_SECTORS / 128 - 4);
+			for (unsigned i = 0; i < q->nsegs; i++) {
+				uint32_t n = tu_rand_below(&p->rng, 2) ? 128 : 88;
+				uint8_t *d = malloc(n * 512);
+				for (uint32_t k = 0; k < n * 512; k += 8) {
+					uint64_t v = tu_rand(&p->rng);
+					memcpy(d + k, &v, 8);
+				}
+				q->segs[i] = (struct store_segment){sector, n, d};
+				sector += n;
+			}
+			continue;
+		}
 		q->nsegs = 1 + (unsigned)tu_rand_below(&p->rng, 11);
 		uint64_t sector = tu_rand_below(&p->rng, RAW_SECTORS - q->nsegs * 8);
 		for (unsigned i = 0; i < q->nsegs; i++) {
@@ -151,7 +171,7 @@ static void send_msg(int fd, const struct msg *m)
 
 static void child(const char *db, const struct plan *p, int round, int fd)
 {
-	struct store_open_opts o = {.mode = STORE_OWNER};
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1};
 	struct store_run run = {.domid = round};
 	struct store_device *dev[2];
 	struct store *s;
@@ -187,7 +207,8 @@ static void child(const char *db, const struct plan *p, int round, int fd)
 			_exit(2);
 		for (int r = 0; r < p->b[i].nreq; r++) {
 			const struct req *q = &p->b[i].reqs[r];
-			if (store_write(dev[q->dev], q->segs, q->nsegs)) {
+			if ((q->many ? store_write_many(dev[q->dev], q->segs, q->nsegs)
+			             : store_write(dev[q->dev], q->segs, q->nsegs))) {
 				fprintf(stderr, "child: %s\n", store_errmsg(s));
 				_exit(2);
 			}
@@ -219,7 +240,7 @@ static void model_after(const struct plan *p, int nbatches, uint8_t *img[2], int
 			for (unsigned s = 0; s < q->nsegs; s++)
 				memcpy(img[q->dev] + q->segs[s].sector * 512, q->segs[s].data,
 				       q->segs[s].nsect * 512u);
-			reqs[q->dev]++;
+			reqs[q->dev] += q->many ? (int64_t)q->nsegs : 1;
 		}
 }
 

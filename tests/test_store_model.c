@@ -4,7 +4,9 @@
  * Thousands of random requests (1-11 segments, overlapping, out of order,
  * chunk-straddling, at sector 0 and at the last sector), discards, batches
  * that commit or abort, reads inside and outside batches, reopen of the
- * store, run end (which trims chunks) followed by more writes.  After every
+ * store, run end (which trims chunks) followed by more writes, and bulk
+ * writes (store_write_many of adjacent requests, whole chunks going to the
+ * data file and back into the database when written in part).  After every
  * step the store must read back exactly what the model holds:
  * last-write-wins, unwritten sectors zero, aborted batches invisible.
  */
@@ -39,9 +41,18 @@ static int64_t dev_ids[NDEV];
 static char *db_path;
 static uint64_t rng;
 
+static struct store *open_bulk(void)
+{
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1};
+	struct store *st;
+	char err[512];
+	REQUIRE(store_open(&st, db_path, &o, err, sizeof(err)) == 0, "store_open: %s", err);
+	return st;
+}
+
 static void open_all(void)
 {
-	s = tu_open_store(db_path, STORE_OWNER);
+	s = open_bulk();
 	for (int i = 0; i < NDEV; i++)
 		REQUIRE(store_device_open(s, dev_ids[i], &dev[i]) == 0, "%s", store_errmsg(s));
 }
@@ -166,6 +177,46 @@ static void random_write(struct model *m, int d)
 	}
 }
 
+/* Adjacent requests at once, as the backend passes a guest's stream:
+ * often chunk-aligned and covering whole chunks. */
+static void random_bulk_write(struct model *m, int d)
+{
+	enum { MAXREQ = 8 };
+	struct store_segment segs[MAXREQ];
+	static uint8_t data[MAXREQ][128 * SECT];
+	unsigned n = 1 + (unsigned)tu_rand_below(&rng, MAXREQ);
+	uint64_t total = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		segs[i].nsect = tu_rand_below(&rng, 3) ? 128 : 1 + (uint32_t)tu_rand_below(&rng, 128);
+		total += segs[i].nsect;
+	}
+	while (n > 1 && total > limit[d])
+		total -= segs[--n].nsect;
+	if (total > limit[d]) {
+		segs[0].nsect = (uint32_t)limit[d];
+		total = limit[d];
+	}
+	uint64_t sector = tu_rand_below(&rng, 2) ? 128 * tu_rand_below(&rng, (limit[d] - total) / 128 + 1)
+	                                         : pick_sector(d, total);
+	for (unsigned i = 0; i < n; i++) {
+		for (uint32_t b = 0; b < segs[i].nsect * SECT; b += 8) {
+			uint64_t r = tu_rand(&rng);
+			memcpy(&data[i][b], &r, 8);
+		}
+		segs[i].sector = sector;
+		segs[i].data = data[i];
+		sector += segs[i].nsect;
+	}
+	int rc = store_write_many(dev[d], segs, n);
+	CHECK(rc == 0, "store_write_many: %s", store_errmsg(s));
+	if (rc)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		memcpy(m->pending[d] + segs[i].sector * SECT, segs[i].data, segs[i].nsect * SECT);
+	m->writes_pending[d] += n;
+}
+
 static void bad_write(int d)
 {
 	static uint8_t data[8 * SECT];
@@ -200,7 +251,7 @@ int main(void)
 
 	rng = tu_seed(20261121);
 	db_path = tu_path("model.db");
-	s = tu_open_store(db_path, STORE_OWNER);
+	s = open_bulk();
 	REQUIRE(store_run_begin(s, &run) == 0, "%s", store_errmsg(s));
 	for (int i = 0; i < NDEV; i++) {
 		REQUIRE(store_device_create(s, run.run_id, vdevs[i], 51953 + i, capacity[i], &dev[i]) == 0,
@@ -222,8 +273,11 @@ int main(void)
 		for (int k = 0; k < n; k++) {
 			int d = (int)tu_rand_below(&rng, NDEV);
 			uint64_t op = tu_rand_below(&rng, 100);
-			if (op < 75) {
+			if (op < 60) {
 				random_write(&m, d);
+				requests++;
+			} else if (op < 75) {
+				random_bulk_write(&m, d);
 				requests++;
 			} else if (op < 85) {
 				random_discard(&m, d);
@@ -282,6 +336,13 @@ int main(void)
 	}
 	char report[256];
 	CHECK(store_check_integrity(s, report, sizeof(report)) == 0, "integrity: %s", report);
+	/* The bulk path was taken (and left data in the data file). */
+	char data_file[4200];
+	snprintf(data_file, sizeof(data_file), "%s-data", db_path);
+	size_t dlen = 0;
+	uint8_t *dbytes = tu_read_file(data_file, &dlen);
+	CHECK(dbytes && dlen >= 65536, "no data file: the bulk path was never taken");
+	free(dbytes);
 	printf("%d requests in %d batches (%d aborted), %d reopens\n", requests, batches, aborts,
 	       reopens);
 	store_close(s);
