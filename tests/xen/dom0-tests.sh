@@ -18,9 +18,16 @@ FX=/root/profsvc/fixtures
 P=0 F=0
 T() { local up; read -r up _ </proc/uptime; echo "XENTEST: T $up $*"; }
 pass() { echo "XENTEST: PASS $*"; P=$((P + 1)); }
-fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); }
+fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); diag "$*"; }
 chk() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 info() { sed "s/^/XENTEST: INFO $1: /"; }
+# What the backend logged (busybox syslogd in the dom0 /init), once per failure.
+diag() {
+	echo "--- $1: xl list; free memory; backend log" | info diag
+	xl list 2>&1 | info diag
+	xl info 2>/dev/null | grep -E '^(free_memory|total_memory)' | info diag
+	grep profile-backend /var/log/messages 2>/dev/null | tail -40 | info diag
+}
 
 guest_cfg() { # NAME PROF HP DELAY_US
 	cat >"/tmp/$1.cfg" <<EOF
@@ -38,6 +45,9 @@ on_crash = "destroy"
 EOF
 }
 run_of() { profdb query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
+# The backend opens the run when it sees the guest's first device: a moment
+# after `profile-backend create` returns.
+wait_run() { local r; for i in $(seq 1 100); do r=$(run_of "$1"); [ -n "$r" ] && { echo "$r"; return 0; }; sleep 0.1; done; return 1; }
 state_of() { profdb show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cut -d'"' -f4; }
 wait_gone() { for i in $(seq 1 "${2:-900}"); do xl list "$1" >/dev/null 2>&1 || return 0; sleep 0.2; done; return 1; }
 wait_state() { for i in $(seq 1 100); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
@@ -57,7 +67,7 @@ chk "2 the guest ran and powered off" wait_gone g-full
 T s2-guest-gone
 info console </var/log/xen/console/guest-g-full.log
 chk "2 the guest saw no write error" grep -q "DOMU: profiles written" /var/log/xen/console/guest-g-full.log
-R=$(run_of g-full)
+R=$(wait_run g-full)
 chk "2 run complete" wait_state "$R" complete
 profdb query runs | info runs
 profdb export "$R" --prof /tmp/g-full.prof --hp /tmp/g-full.hp 2>&1 | info export
@@ -66,9 +76,10 @@ chk "2 .hp byte-identical" same /tmp/g-full.hp $FX/phases-hd-i0.01.hp
 
 # ---- 3 ---------------------------------------------------------------------------
 T s3-create
+diag "before scenario 3"
 guest_cfg g-crash exprcalc-p.prof phases-hd-i0.01.hp 20000
-D=$(profile-backend create /tmp/g-crash.cfg)
-R=$(run_of g-crash)
+D=$(timeout 120 profile-backend create /tmp/g-crash.cfg) || fail "3 profile-backend create g-crash" 
+R=$(wait_run g-crash)
 # Wait until the guest is half-way through its heap profile, then kill it.
 hp_of() { profdb query runs --name "$1" --json | sed -n 's/.*"hp_bytes":\([0-9][0-9]*\).*/\1/p' | tail -1; }
 for i in $(seq 1 900); do
@@ -100,7 +111,7 @@ T s4-stub
 chk "4 attach xvdp1 xvdp2 to dom0" profile-backend attach 0 vdev=xvdp1 vdev=xvdp2
 chk "4 frontend-stub --platform xen --mode halvm" \
 	frontend-stub --platform xen --mode halvm --domid 0 --prof $FX/phases-p-hc.prof --hp $FX/leak-p-hc.hp
-R=$(run_of Domain-0)
+R=$(wait_run Domain-0)
 profdb export "$R" --prof /tmp/d0.prof --hp /tmp/d0.hp 2>&1 | info export
 chk "4 .prof byte-identical" same /tmp/d0.prof $FX/phases-p-hc.prof
 chk "4 .hp byte-identical" same /tmp/d0.hp $FX/leak-p-hc.hp
@@ -119,7 +130,7 @@ chk "5 the guest finished" wait_gone g-restart
 info console </var/log/xen/console/guest-g-restart.log
 chk "5 no I/O error in the guest across 4 SIGKILLs" sh -c \
 	'grep -q "DOMU: profiles written" /var/log/xen/console/guest-g-restart.log && ! grep -q "failed\|ERROR" /var/log/xen/console/guest-g-restart.log'
-R=$(run_of g-restart)
+R=$(wait_run g-restart)
 chk "5 run complete" wait_state "$R" complete
 profdb export "$R" --prof /tmp/g-restart.prof --hp /tmp/g-restart.hp 2>&1 | info export
 chk "5 .prof byte-identical" same /tmp/g-restart.prof $FX/phases-p-hc.prof

@@ -144,6 +144,7 @@ mount -t tmpfs tmpfs /run; mkdir -p /run/lock /var/log/xen/console /var/lib/xen
 ln -sfn /proc/self/fd /dev/fd; for i in 0:stdin 1:stdout 2:stderr; do ln -sfn /proc/self/fd/${i%%:*} /dev/${i#*:}; done
 exec </dev/console >/dev/console 2>&1
 modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd loop
+busybox syslogd -O /var/log/messages
 /etc/init.d/xen start >/dev/null
 bash /root/profsvc/dom0-tests.sh
 sync
