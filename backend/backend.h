@@ -30,6 +30,7 @@
 #define DEFAULT_MAX_RUN_BYTES (4ull << 30)
 #define REQUESTS_PER_TURN 64u      /* per device per loop turn: nobody starves */
 #define BATCH_BYTES_MAX (4u << 20) /* data per batch (two in flight: RSS) */
+#define INLINE_COMMIT_MAX_ITEMS 4u /* io.c: a batch this small, alone, commits inline */
 
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
        XB_CLOSED };
@@ -120,6 +121,7 @@ struct backend {
 	int stopping;
 	int64_t started_us;
 	uint64_t batches, commits_failed;
+	uint64_t inline_commits; /* batches committed on the loop thread (io.c) */
 	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
 };
 

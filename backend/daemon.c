@@ -73,7 +73,8 @@ static void status_text(struct backend *b, FILE *f)
 	if (b->opt.sink != SINK_STORE)
 		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
 		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
-	fprintf(f, "batches %llu, failed commits %llu\n", (unsigned long long)b->batches,
+	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
+	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");

@@ -189,13 +189,20 @@ out:
 	return rc;
 }
 
+/*
+ * A run's .prof and .hp sizes come from its xvdp1 and xvdp2 devices (the
+ * role is a function of the vdev: store_role_for_vdev), looked up through
+ * the UNIQUE (run_id, vdev) index: one seek each.  "role = ... ORDER BY
+ * device_id LIMIT 1" said the same but built a temporary b-tree per run,
+ * 40% of `profdb query runs` over 10,000 runs.
+ */
 #define RUN_COLUMNS                                                                          \
 	"r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, r.state, r.host, "      \
 	"r.backend_version, r.source, "                                                       \
 	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
-	"  WHERE run_id = r.run_id AND role = 'prof' ORDER BY device_id LIMIT 1), "           \
+	"  WHERE run_id = r.run_id AND vdev = 'xvdp1' AND role = 'prof'), "                   \
 	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
-	"  WHERE run_id = r.run_id AND role = 'hp' ORDER BY device_id LIMIT 1), "             \
+	"  WHERE run_id = r.run_id AND vdev = 'xvdp2' AND role = 'hp'), "                     \
 	"(SELECT count(*) FROM devices WHERE run_id = r.run_id)"
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
@@ -300,13 +307,18 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
 
-	/* The newest `limit` runs, shown oldest first like a log. */
+	/* The newest `limit` runs, shown oldest first like a log.  The limit
+	 * picks run ids only; the rows are then read in run_id order, so no
+	 * result set of whole rows is sorted (a quarter of the time at 10,000
+	 * runs). */
 	rc = sqlite3_prepare_v2(s->db,
-	                        "SELECT * FROM (SELECT " RUN_COLUMNS " FROM runs r"
-	                        " WHERE (?1 IS NULL OR r.state = ?1)"
-	                        "   AND (?2 IS NULL OR r.name GLOB ?2)"
-	                        "   AND (?3 IS NULL OR r.started_us >= ?3)"
-	                        " ORDER BY r.run_id DESC LIMIT ?4) ORDER BY 1",
+	                        "SELECT " RUN_COLUMNS " FROM runs r WHERE r.run_id IN"
+	                        " (SELECT run_id FROM runs"
+	                        "   WHERE (?1 IS NULL OR state = ?1)"
+	                        "     AND (?2 IS NULL OR name GLOB ?2)"
+	                        "     AND (?3 IS NULL OR started_us >= ?3)"
+	                        "   ORDER BY run_id DESC LIMIT ?4)"
+	                        " ORDER BY r.run_id",
 	                        -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(s, "listing runs");

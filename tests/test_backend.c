@@ -56,6 +56,8 @@ static int halvm_submit(void *ctx, uint64_t sector, const void *data, unsigned n
 	return 0;
 }
 
+static long status_batches_inline(long *inline_commits);
+
 static void test_halvm_profile(void)
 {
 	struct guest g;
@@ -76,10 +78,17 @@ static void test_halvm_profile(void)
 	CHECK(blkfront_ring_slots(fp) == 32, "a one-page ring has %u slots", blkfront_ring_slots(fp));
 	struct hsink sp = {fp, 0}, sh = {fh, 0};
 	struct halvm_writer wp, wh;
+	long in0, in1, b0 = status_batches_inline(&in0);
 	halvm_writer_init(&wh, 8, halvm_submit, &sh);
 	CHECK(halvm_writer_replay(&wh, hp, hlen, 1, UINT64_MAX) == 0 && !sh.failures, "hp replay");
 	halvm_writer_init(&wp, 8, halvm_submit, &sp);
 	CHECK(halvm_writer_replay(&wp, prof, plen, 0, UINT64_MAX) == 0 && !sp.failures, "prof replay");
+	/* One request outstanding: nothing to overlap a commit with, so the
+	 * loop commits on its own thread (io.c) rather than handing over. */
+	long b1 = status_batches_inline(&in1);
+	printf("halvm: %ld batches, %ld committed inline\n", b1 - b0, in1 - in0);
+	CHECK(b0 >= 0 && in0 >= 0 && b1 - b0 >= 10 && (in1 - in0) * 10 >= (b1 - b0) * 9,
+	      "%ld of %ld one-request batches committed inline", in1 - in0, b1 - b0);
 	/* The guest exits: no close handshake, the domain just goes. */
 	blkfront_close(fp, 0);
 	blkfront_close(fh, 0);
@@ -103,8 +112,9 @@ static void test_halvm_profile(void)
 	free(hp);
 }
 
-/* The backend's batch counter, from `profile-backend status`. */
-static long status_batches(void)
+/* The backend's batch counters, from `profile-backend status`:
+ * "batches N (M committed inline), ...". */
+static long status_batches_inline(long *inline_commits)
 {
 	char cmd[4096], out[8192];
 	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
@@ -114,7 +124,16 @@ static long status_batches(void)
 		pclose(p);
 	out[n] = '\0';
 	char *at = strstr(out, "batches ");
+	if (inline_commits) {
+		char *in = at ? strstr(at, " (") : NULL;
+		*inline_commits = in ? strtol(in + 2, NULL, 10) : -1;
+	}
 	return at ? strtol(at + 8, NULL, 10) : -1;
+}
+
+static long status_batches(void)
+{
+	return status_batches_inline(NULL);
 }
 
 /* Linux order, multi-page ring, many requests in flight, every operation. */
