@@ -24,6 +24,9 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "xs_values.h"
+
+_Static_assert(XSV_MAX_RING_PAGE_ORDER == MAX_RING_PAGE_ORDER, "one ring size limit");
 
 static const char *const state_names[] = {"Unknown", "Initialising", "InitWait", "Initialised",
                                           "Connected", "Closing", "Closed"};
@@ -44,21 +47,13 @@ static char *xs_get(struct backend *b, const char *dir, const char *node)
 	return xs_read(b->xs, XBT_NULL, path, &len);
 }
 
-/* Strict decimal; 0 ok, -1 missing, -2 malformed or > max. */
+/* Strict decimal (xsv_parse_u32); 0 ok, -1 missing, -2 malformed or > max. */
 static int xs_get_u32(struct backend *b, const char *dir, const char *node, uint32_t max,
                       uint32_t *out)
 {
-	char *v = xs_get(b, dir, node), *end;
-	int rc = -1;
-
-	if (v) {
-		errno = 0;
-		unsigned long x = strtoul(v, &end, 10);
-		rc = (*v && *v >= '0' && *v <= '9' && !*end && errno == 0 && x <= max) ? 0 : -2;
-		if (!rc)
-			*out = (uint32_t)x;
-		free(v);
-	}
+	char *v = xs_get(b, dir, node);
+	int rc = xsv_parse_u32(v, max, out);
+	free(v);
 	return rc;
 }
 
@@ -247,18 +242,15 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 static int device_setup(struct device *d)
 {
 	struct backend *b = d->b;
-	char expect[96], *fe, *dev;
-	uint32_t feid;
+	char expect[96], *fe, *feid, *dev;
 
 	snprintf(expect, sizeof(expect), "/local/domain/%u/device/vbd/%u", d->domid, d->devid);
 	fe = xs_get(b, d->bpath, "frontend");
+	feid = xs_get(b, d->bpath, "frontend-id");
 	dev = xs_get(b, d->bpath, "dev");
-	int bad = !fe || strcmp(fe, expect) != 0 || xs_get_u32(b, d->bpath, "frontend-id", 32767, &feid) ||
-	          feid != d->domid || !dev || strlen(dev) >= sizeof(d->vdev) ||
-	          vdev_to_devid(dev) != (int64_t)d->devid;
-	if (dev && strlen(dev) < sizeof(d->vdev))
-		snprintf(d->vdev, sizeof(d->vdev), "%s", dev);
+	int bad = xsv_backend_dir(fe, feid, dev, d->domid, d->devid, d->vdev, sizeof(d->vdev)) != 0;
 	free(fe);
+	free(feid);
 	free(dev);
 	if (bad) {
 		report(d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
@@ -341,42 +333,24 @@ static int device_setup(struct device *d)
 }
 
 /* Reads the frontend's ring description and connects. */
+static char *frontend_get(void *ctx, const char *node)
+{
+	struct device *d = ctx;
+	return xs_get(d->b, d->fpath, node);
+}
+
 static int connect_ring(struct device *d)
 {
 	struct backend *b = d->b;
-	uint32_t order = 0, refs[1u << MAX_RING_PAGE_ORDER], port;
-	enum blkif_abi abi;
-	char node[32];
-	int rc;
+	struct xsv_ring r;
+	char why[160];
 
-	rc = xs_get_u32(b, d->fpath, "ring-page-order", MAX_RING_PAGE_ORDER, &order);
-	if (rc == -2) {
-		report(d, "frontend ring-page-order is not a number up to %u", MAX_RING_PAGE_ORDER);
+	if (xsv_frontend_ring(frontend_get, d, &r, why, sizeof(why)) != 0) {
+		report(d, "%s", why);
 		return -1;
 	}
-	uint32_t pages = 1u << order;
-	for (uint32_t i = 0; i < pages; i++) {
-		if (rc == -1)
-			snprintf(node, sizeof(node), "ring-ref");
-		else
-			snprintf(node, sizeof(node), "ring-ref%u", i);
-		if (xs_get_u32(b, d->fpath, node, UINT32_MAX, &refs[i]) != 0) {
-			report(d, "frontend %s missing or not a number", node);
-			return -1;
-		}
-	}
-	if (xs_get_u32(b, d->fpath, "event-channel", UINT32_MAX, &port) != 0) {
-		report(d, "frontend event-channel missing or not a number");
-		return -1;
-	}
-	char *proto = xs_get(b, d->fpath, "protocol");
-	if (blkif_abi_parse(proto, &abi) != 0) {
-		report(d, "frontend protocol '%.40s' unknown (native, x86_32-abi or x86_64-abi)",
-		       proto ? proto : "");
-		free(proto);
-		return -1;
-	}
-	free(proto);
+	uint32_t pages = r.pages, *refs = r.refs, port = r.port;
+	enum blkif_abi abi = r.abi;
 
 	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
 	if (!mem) {
@@ -503,15 +477,7 @@ static struct device *device_new(struct backend *b, uint32_t domid, uint32_t dev
 
 static int parse_id(const char *s, uint32_t max, uint32_t *out)
 {
-	char *end;
-	if (!*s || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (*end || errno || v > max)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
+	return xsv_parse_u32(s, max, out) == 0 ? 0 : -1;
 }
 
 static void refresh_path(struct backend *b, uint32_t domid, uint32_t devid)
@@ -561,19 +527,6 @@ void xenbus_scan(struct backend *b)
 
 /* Nodes of our own backend directory that only we write: their watch
  * events are our own writes coming back. */
-static int own_node(const char *node)
-{
-	static const char *const own[] = {
-		"sectors", "sector-size", "physical-sector-size", "info", "feature-flush-cache",
-		"feature-discard", "discard-granularity", "discard-alignment", "discard-secure",
-		"feature-max-indirect-segments", "feature-persistent", "max-ring-page-order",
-	};
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (strcmp(node, own[i]) == 0)
-			return 1;
-	return 0;
-}
-
 static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -611,33 +564,20 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 		return;
 	}
 	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/<node>]]] */
-	size_t rl = strlen(BACKEND_ROOT);
-	if (strncmp(path, BACKEND_ROOT, rl) != 0)
-		return;
-	if (path[rl] == '\0') {
-		t->scan = 1;
-		return;
-	}
-	char copy[256];
-	snprintf(copy, sizeof(copy), "%s", path + rl + 1);
-	char *dom = copy, *dev = strchr(copy, '/');
 	uint32_t domid, devid;
-	if (dev)
-		*dev++ = '\0';
-	if (parse_id(dom, 32767, &domid) != 0)
-		return;
-	if (!dev) {
+	switch (xsv_backend_path(BACKEND_ROOT, path, &domid, &devid)) {
+	case XSV_PATH_ROOT:
+		t->scan = 1;
+		break;
+	case XSV_PATH_DOMAIN:
 		todo_add(t, domid, 0, TODO_DOMAIN);
-		return;
-	}
-	char *node = strchr(dev, '/');
-	if (node) {
-		*node++ = '\0';
-		if (own_node(node))
-			return;
-	}
-	if (parse_id(dev, UINT32_MAX, &devid) == 0)
+		break;
+	case XSV_PATH_DEVICE:
 		todo_add(t, domid, devid, TODO_DEVICE);
+		break;
+	case XSV_PATH_OTHER:
+		break;
+	}
 }
 
 /* One domain's directory changed: its devices, and devices we hold of it

@@ -25,6 +25,10 @@ const char *store_run_state_name(enum store_run_state st)
 
 int store_run_state_parse(const char *s, enum store_run_state *out)
 {
+	/* NULL: a damaged row (the schema says NOT NULL; a damaged file
+	 * need not agree).  Found by tests/fuzz/fuzz_store_open. */
+	if (!s)
+		return STORE_EINVAL;
 	for (int i = 0; i < 3; i++)
 		if (strcmp(s, state_names[i]) == 0) {
 			*out = (enum store_run_state)i;

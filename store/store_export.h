@@ -39,9 +39,9 @@ int store_extract_profile(struct store *s, const struct store_device_info *dev, 
  * fd, which must be an empty regular file. */
 int store_export_disk(struct store *s, const struct store_device_info *dev, int fd);
 
-/* Copies the raw image in fd (size bytes) into the device.  Opens and
- * commits its own batches unless one is open.  Holes and all-zero chunks
- * are skipped. */
+/* Copies the raw image in fd (size bytes) into the device, inside the
+ * caller's batch (one import is one transaction).  Holes and all-zero
+ * chunks are skipped. */
 int store_import_disk(struct store_device *d, int fd, uint64_t size);
 
 #endif

@@ -165,6 +165,14 @@ expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" query runs
 expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" import-disk "$T/prof.disk"
 [ "$(sqlite3 "$T/newer.db" 'pragma user_version')" = 7 ] && ok || fail "newer database modified"
 expect 0 "" -- "$PROFDB" check
+# A row the schema forbids (NULL state: what a damaged file can hold; found
+# by tests/fuzz/fuzz_store_open, which crashed on it): listed, no crash.
+cp "$PROFSVC_DB" "$T/nullstate.db"
+sqlite3 "$T/nullstate.db" "pragma writable_schema=on; update sqlite_master set sql=replace(sql, 'state           TEXT NOT NULL', 'state TEXT') where name='runs';" 2>/dev/null
+sqlite3 "$T/nullstate.db" "update runs set state = NULL where run_id = 1"
+[ "$(sqlite3 "$T/nullstate.db" 'select count(*) from runs where state is null')" = 1 ] && ok || fail "could not damage the test database"
+expect 0 "" -- "$PROFDB" --db "$T/nullstate.db" query runs
+expect 0 "" -- "$PROFDB" --db "$T/nullstate.db" show 1
 
 # --- a read-only database still answers queries ---------------------------------------------
 cp "$PROFSVC_DB" "$T/ro.db"

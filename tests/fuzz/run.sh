@@ -1,0 +1,40 @@
+#!/bin/bash
+# tests/fuzz/run.sh - runs libFuzzer targets for a while each (make fuzz).
+#   tests/fuzz/run.sh [TARGET...]      FUZZ_SECONDS (default 60) per target
+# Each target starts from its seed corpus (tests/fuzz/corpus/TARGET, read
+# only) plus what earlier runs in this build directory found
+# (tests/fuzz/work/TARGET).  Prints one line per target with its CPU time,
+# executions and crashes; a crash or leak leaves the input in
+# tests/fuzz/crashes/ and fails the run.
+set -u
+SRC=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+BLD=${TOP_BUILDDIR:-.}
+SECS=${FUZZ_SECONDS:-60}
+TARGETS=${*:-"fuzz_blkif fuzz_xs_values fuzz_xs_wire fuzz_status_block fuzz_profile fuzz_store_open"}
+declare -A MAXLEN=([fuzz_blkif]=20000 [fuzz_xs_values]=4096 [fuzz_xs_wire]=16384
+	[fuzz_status_block]=600 [fuzz_profile]=40000 [fuzz_store_open]=200000)
+fails=0
+mkdir -p "$BLD/tests/fuzz/crashes"
+for t in $TARGETS; do
+	bin=$BLD/tests/fuzz/$t
+	[ -x "$bin" ] || { echo "fuzz: $t not built (make fuzz builds it with clang)"; fails=$((fails + 1)); continue; }
+	work=$BLD/tests/fuzz/work/$t
+	mkdir -p "$work"
+	log=$BLD/tests/fuzz/$t.log
+	TIMEFORMAT='%U %S'
+	{ time "$bin" -max_total_time="$SECS" -max_len="${MAXLEN[$t]:-4096}" -timeout=25 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$BLD/tests/fuzz/crashes/$t-" \
+		"$work" "$SRC/tests/fuzz/corpus/$t" >"$log" 2>&1; echo "rc $?" >>"$log"; } 2>"$log.time"
+	read -r u s <"$log.time"
+	cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.0f", u + s }')
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+	rc=$(sed -n 's/^rc //p' "$log" | tail -1)
+	if [ "$rc" = 0 ]; then
+		echo "fuzz: PASS $t: ${SECS} s, ${cpu} CPU-s, ${execs:-0} executions, corpus $(ls "$work" | wc -l) + $(ls "$SRC/tests/fuzz/corpus/$t" 2>/dev/null | wc -l) seeds"
+	else
+		echo "fuzz: FAIL $t (exit $rc; input in $BLD/tests/fuzz/crashes/):"
+		grep -E 'ERROR|SUMMARY|Assertion|runtime error' "$log" | head -5 | sed 's/^/  /'
+		fails=$((fails + 1))
+	fi
+done
+exit $((fails > 0))

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# tests/fuzz/seeds.py - writes the hand-made seed inputs of the fuzz targets
+# into tests/fuzz/corpus/<target>/ (fuzz_store_open's seeds are real stores,
+# made by tests/fuzz/seed-stores.sh with profdb).  Run from anywhere.
+import os, struct, sys
+
+here = os.path.dirname(os.path.abspath(__file__))
+def put(target, name, data):
+    d = os.path.join(here, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+# ---- fuzz_blkif: [abi][order][capacity u64] + ring page + indirect page ----
+def sring(prod, slots):
+    hdr = struct.pack("<IIII", prod, 1, 0, 1) + bytes(48)
+    return hdr + b"".join(slots)
+def req64(op, nseg, sector, segs, id_=7):
+    body = struct.pack("<BBHIQQ", op, nseg, 0, 0, id_, sector)   # op, nseg, handle, pad, id, sector
+    for g, f, l in segs:
+        body += struct.pack("<IBBH", g, f, l, 0)
+    return body.ljust(112, b"\0")
+def req32(op, nseg, sector, segs, id_=7):
+    body = struct.pack("<BBHQQ", op, nseg, 0, id_, sector)
+    for g, f, l in segs:
+        body += struct.pack("<IBBH", g, f, l, 0)
+    return body.ljust(108, b"\0")
+def ind64(nseg, sector, grefs, op=1):
+    body = struct.pack("<BBH", 6, op, nseg) + bytes(4) + struct.pack("<QQH", 9, sector, 0) + bytes(6)
+    body += b"".join(struct.pack("<I", g) for g in grefs)
+    return body.ljust(112, b"\0")
+cap = struct.pack("<Q", 1 << 20)
+put("fuzz_blkif", "write-x86_64", bytes([2, 0]) + cap + sring(2, [req64(1, 1, 1, [(10, 0, 7)]), req64(1, 2, 9, [(11, 0, 7), (12, 0, 0)])]))
+put("fuzz_blkif", "read-native", bytes([0, 0]) + cap + sring(1, [req64(0, 1, 0, [(10, 0, 7)])]))
+put("fuzz_blkif", "flush-discard", bytes([2, 0]) + cap + sring(2, [req64(3, 0, 0, []), struct.pack("<BBHIQQQ", 5, 0, 0, 0, 3, 8, 16).ljust(112, b"\0")]))
+put("fuzz_blkif", "write-x86_32", bytes([1, 0]) + cap + sring(1, [req32(1, 1, 1, [(10, 0, 7)])]))
+segs = b"".join(struct.pack("<IBBH", 100 + i, 0, 7, 0) for i in range(32))
+put("fuzz_blkif", "indirect-32", bytes([2, 0]) + cap + sring(1, [ind64(32, 0, [50])]).ljust(4096, b"\0") + segs)
+put("fuzz_blkif", "bogus-prod", bytes([2, 0]) + cap + sring(10000, [req64(1, 1, 1, [(10, 0, 7)])]))
+put("fuzz_blkif", "multipage", bytes([2, 2]) + cap + sring(3, [req64(1, 1, i, [(10, 0, 7)]) for i in range(3)]))
+
+# ---- fuzz_xs_values: a frontend directory as node=value lines ----
+put("fuzz_xs_values", "halvm", b"ring-ref=8\nevent-channel=5\nstate=3\n/local/domain/0/backend/profsvc/3/51953/state\nxvdp1\n")
+put("fuzz_xs_values", "linux", b"ring-page-order=2\nring-ref0=8\nring-ref1=9\nring-ref2=10\nring-ref3=11\nevent-channel=5\nprotocol=x86_64-abi\nfeature-persistent=1\n/local/domain/0/backend/profsvc/3\n/local/domain/0/backend/profsvc/3/51728/sectors\n")
+put("fuzz_xs_values", "backend-dir", b"/local/domain/3/device/vbd/51953\n3\nxvdp1\nring-ref=1\nevent-channel=2\nprotocol=x86_32-abi\n")
+put("fuzz_xs_values", "bad", b"ring-page-order=99\nring-ref=-1\nevent-channel= 5\nprotocol=x86_64-abi\x01\nxvdzz9\nhda1\nsda\nxvda15\n")
+
+# ---- fuzz_xs_wire: [0 = dom0 | 1 = guest] + xs_wire messages ----
+def msg(t, body, req=1, tx=0):
+    return struct.pack("<IIII", t, req, tx, len(body)) + body
+XS_DIRECTORY, XS_READ, XS_GET_PERMS, XS_WATCH, XS_UNWATCH, XS_TRANSACTION_START, XS_TRANSACTION_END, XS_INTRODUCE, XS_RELEASE, XS_GET_DOMAIN_PATH, XS_WRITE, XS_MKDIR, XS_RM, XS_SET_PERMS = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+put("fuzz_xs_wire", "dom0-basic", b"\0" + msg(XS_WRITE, b"/local/domain/0/backend/x\0hello") + msg(XS_READ, b"/local/domain/0/backend/x\0") + msg(XS_DIRECTORY, b"/local/domain\0") + msg(XS_WATCH, b"/local\0tok\0") + msg(XS_RM, b"/local/domain/0/backend\0"))
+put("fuzz_xs_wire", "guest-tx", b"\1" + msg(XS_TRANSACTION_START, b"\0") + msg(XS_WRITE, b"device/vbd/51953/state\x003", tx=1) + msg(XS_TRANSACTION_END, b"T\0", tx=1) + msg(XS_GET_PERMS, b"device\0") + msg(XS_SET_PERMS, b"device\0b5\0r0\0") + msg(XS_GET_DOMAIN_PATH, b"5\0"))
+put("fuzz_xs_wire", "guest-escape", b"\1" + msg(XS_WRITE, b"/local/domain/0/x\0evil") + msg(XS_READ, b"../../x\0") + msg(XS_MKDIR, b"a//b\0") + msg(XS_INTRODUCE, b"7\x001\x002\0"))
+put("fuzz_xs_wire", "oversize", b"\0" + struct.pack("<IIII", XS_WRITE, 1, 0, 5000))
+
+# ---- fuzz_status_block: 512 bytes ----
+def block(size, closed, ws):
+    fmt = "<Q" if ws == 8 else "<I"
+    words = [size, closed]
+    i = 2
+    while len(words) * ws < 512:
+        words += [size ^ i, closed ^ i]
+        i += 2
+    return b"".join(struct.pack(fmt, w & ((1 << (8 * ws)) - 1)) for w in words)[:512]
+put("fuzz_status_block", "closed-8", block(138276, 1, 8))
+put("fuzz_status_block", "open-8", block(4096, 0, 8))
+put("fuzz_status_block", "closed-4", block(5559, 1, 4))
+put("fuzz_status_block", "empty", bytes(512))
+b = bytearray(block(1000, 1, 8)); b[100] ^= 0xff
+put("fuzz_status_block", "one-copy-bad", bytes(b))
+
+# ---- fuzz_profile: [mode][cut u16] + bytes ----
+hp = b"JOB \"leak\"\nDATE \"Thu Jan 1\"\nSAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"\nBEGIN_SAMPLE 0.00\nEND_SAMPLE 0.00\nBEGIN_SAMPLE 0.10\nMAIN\t48\nEND_SAMPLE 0.10\n"
+prof = b"\tFri Jan  1 00:00 2021 Time and Allocation Profiling Report  (Final)\n\n\t   leak +RTS -p -RTS\n\n\ttotal time  =        0.00 secs   (0 ticks @ 1000 us, 1 processor)\n"
+put("fuzz_profile", "hp", bytes([1, 0, 0]) + hp)
+put("fuzz_profile", "hp-crash", bytes([5, 60, 0]) + hp * 60)
+put("fuzz_profile", "prof-4byte", bytes([2, 0, 0]) + prof)
+put("fuzz_profile", "image", bytes([0x80, 0, 0]) + block(len(hp), 1, 8) + hp)
+put("fuzz_profile", "image-unclosed", bytes([0x80, 0, 0]) + block(len(prof), 0, 8) + prof)
+put("fuzz_profile", "image-short", bytes([0x80, 0, 0]) + block(100000, 1, 8) + hp)
