@@ -73,6 +73,11 @@ static void status_text(struct backend *b, FILE *f)
 	if (b->opt.sink != SINK_STORE)
 		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
 		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
+	/* What malloc has handed out and not had back: the leak checks of
+	 * tests/test_faults read it (RSS also counts what free() kept). */
+	struct mallinfo2 mi = mallinfo2();
+	fprintf(f, "heap %zu KiB in use, %lld KiB of it the store's caches\n", mi.uordblks / 1024,
+	        (long long)(store_memory_used() / 1024));
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);

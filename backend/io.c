@@ -587,6 +587,41 @@ static void sink_batch(struct backend *b, struct batch *bt)
 			fail(&bt->items[i], BLKIF_RSP_ERROR, "raw image I/O failed");
 }
 
+/*
+ * A store that keeps failing (disk full, the database replaced) fails
+ * every batch: log the first failure, each new kind of failure, and then
+ * at most one line per 10 s with the count in between, not one line per
+ * guest request.  Runs on whichever thread commits; one at a time.
+ */
+static void log_store_failure(struct backend *b, const char *what)
+{
+	static char last[256];
+	static int64_t last_us;
+	static unsigned suppressed;
+	const char *msg = store_errmsg(b->store);
+	int64_t now = store_now_us();
+
+	if (strcmp(last, msg) == 0 && now - last_us < 10 * 1000000) {
+		suppressed++;
+		return;
+	}
+	if (suppressed)
+		blog("store %s failed: %s (and %u more batches since)", what, msg, suppressed);
+	else
+		blog("store %s failed: %s", what, msg);
+	snprintf(last, sizeof(last), "%s", msg);
+	last_us = now;
+	suppressed = 0;
+}
+
+static int only_reads(const struct batch *bt)
+{
+	for (unsigned i = 0; i < bt->n; i++)
+		if (bt->items[i].pending && bt->items[i].kind != K_READ)
+			return 0;
+	return 1;
+}
+
 /* Steps 4-5, on the worker: the store. */
 static void commit_batch(struct backend *b, struct batch *bt)
 {
@@ -596,12 +631,19 @@ static void commit_batch(struct backend *b, struct batch *bt)
 	}
 	int failed = store_batch_begin(b->store) != 0;
 
-	if (!failed && apply(b, bt->items, bt->n, &bt->need_sync) != 0) {
+	if (failed) {
+		log_store_failure(b, "batch");
+	} else if (apply(b, bt->items, bt->n, &bt->need_sync) != 0) {
+		log_store_failure(b, "write");
 		store_batch_abort(b->store);
 		failed = 1;
-	} else if (!failed && store_batch_commit(b->store) != 0) {
-		blog("store commit failed: %s", store_errmsg(b->store));
-		failed = 1;
+	} else if (store_batch_commit(b->store) != 0) {
+		log_store_failure(b, "commit");
+		/* A batch of reads only wrote its read counters: what it read
+		 * is committed data, so the reads are answered (a guest can
+		 * read its disk back while dom0's disk is full); only the
+		 * counters are lost. */
+		failed = !only_reads(bt);
 	}
 	if (!failed && bt->need_sync && store_sync(b->store) != 0) {
 		blog("%s", store_errmsg(b->store));

@@ -328,7 +328,7 @@ static int find_domain(const char *dir, const char *arg, uint32_t *domid)
 		unsigned id;
 		char state[16], uuid[64];
 		int pos;
-		if (sscanf(line, "%u %15s %63s %*u %*d %n", &id, state, uuid, &pos) >= 3 &&
+		if (sscanf(line, "%u %15s %63s %*u %*d %*u %n", &id, state, uuid, &pos) >= 3 &&
 		    strcmp(line + pos, arg) == 0 && strcmp(state, "running") == 0) {
 			*domid = id;
 			return 0;
@@ -458,14 +458,16 @@ int main(int argc, char **argv)
 		struct sim_msg m = {.op = SIM_DOM_LIST};
 		if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
 			return 1;
-		printf("%-6s %-8s %-36s %5s %5s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
-		       "NAME");
+		printf("%-6s %-8s %-36s %5s %5s %7s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
+		       "WATCHES", "NAME");
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			unsigned id, maps;
+			unsigned id, maps, watches;
 			int procs, pos;
 			char state[16], u[64];
-			if (sscanf(line, "%u %15s %63s %u %d %n", &id, state, u, &maps, &procs, &pos) >= 5)
-				printf("%-6u %-8s %-36s %5u %5d  %s\n", id, state, u, maps, procs, line + pos);
+			if (sscanf(line, "%u %15s %63s %u %d %u %n", &id, state, u, &maps, &procs, &watches,
+			           &pos) >= 6)
+				printf("%-6u %-8s %-36s %5u %5d %7u  %s\n", id, state, u, maps, procs, watches,
+				       line + pos);
 		}
 		return 0;
 	}

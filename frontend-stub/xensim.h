@@ -52,6 +52,8 @@ void xs_domain_release(uint32_t domid, const char *uuid);
 void xs_reap(void);
 /* Connections currently open (for tests of the daemon's hygiene). */
 size_t xs_conn_count(void);
+/* Watches the domain's connections hold (`xensim list`: leak checks). */
+uint32_t xs_watch_count(uint32_t domid);
 
 /* ---- hypervisor (xensim_hv.c) ------------------------------------------------ */
 

@@ -510,9 +510,9 @@ static void do_list(struct hv_conn *c, struct sim_msg *m)
 		int pids = 0;
 		for (int k = 0; k < MAX_PIDS; k++)
 			pids += d->pids[k] > 0;
-		len += (size_t)snprintf(text + len, sizeof(text) - len, "%u %s %s %u %d %s\n", d->domid,
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "%u %s %s %u %d %u %s\n", d->domid,
 		                        d->state == DOM_RUNNING ? "running" : "dying", d->uuid,
-		                        d->maps_held, pids, d->name);
+		                        d->maps_held, pids, xs_watch_count(d->domid), d->name);
 	}
 	m->n = (uint32_t)len;
 	reply(c, m, text, len, -1);

@@ -1074,6 +1074,11 @@ void xs_accept(int fd, uint32_t domid)
 		conn_drop(c, "cannot watch its socket");
 }
 
+uint32_t xs_watch_count(uint32_t domid)
+{
+	return domid <= SIM_MAX_DOMID ? watch_count[domid] : 0;
+}
+
 size_t xs_conn_count(void)
 {
 	size_t n = 0;

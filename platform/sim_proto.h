@@ -48,7 +48,7 @@ enum sim_op {
 	/* control: dom0 only */
 	SIM_DOM_CREATE,     /* a[0] = domid or 0 for any; items: name\0uuid\0 -> a[0] = domid */
 	SIM_DOM_DESTROY,    /* a[0] = domid */
-	SIM_DOM_LIST,       /* -> items: "domid name state maps\n" text */
+	SIM_DOM_LIST,       /* -> items: "domid state uuid maps procs watches name\n" text */
 	SIM_STOP,
 };
 

@@ -33,11 +33,14 @@ int store_batch_begin(struct store *s)
 		return store_fail(s, STORE_EINVAL, "a batch is already open");
 	if (s->in_read)
 		store_read_end(s);
+	int rc = store_check_identity(s);
+	if (rc)
+		return rc;
 	if (store_exec_stmt(s, ST_BEGIN) != SQLITE_OK)
 		return store_sqlite_fail(s, "starting a batch");
 	s->in_batch = 1;
 	if (s->reclaim_due) {
-		int rc = store_slots_reclaim(s);
+		rc = store_slots_reclaim(s);
 		if (rc) {
 			store_batch_abort(s);
 			return rc;

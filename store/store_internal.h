@@ -7,6 +7,7 @@
 #define PROFSVC_STORE_INTERNAL_H
 
 #include <sqlite3.h>
+#include <sys/types.h>
 
 #include "store.h"
 
@@ -79,6 +80,9 @@ struct store {
 	enum store_open_mode mode;
 	enum store_durability durability;
 	int lock_fd;          /* STORE_OWNER: flock()ed <path>.lock */
+	dev_t db_dev;         /* writers: the file opened (store_check_identity) */
+	ino_t db_ino;
+	int have_ident;
 	int in_batch;
 	int in_read;
 	sqlite3_stmt *stmt[ST__COUNT];
@@ -104,6 +108,9 @@ struct store {
 };
 
 /* Sets s->errmsg (printf-style) and returns code. */
+/* Writers: the path still names the database we have open (0), else
+ * STORE_EIO with a message. */
+int store_check_identity(struct store *s);
 int store_fail(struct store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Maps the connection's last SQLite error to a STORE_E* code with a

@@ -384,6 +384,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		version = STORE_SCHEMA_VERSION;
 	}
 	s->schema_version = version;
+	if (s->mode != STORE_READ && stat(path, &st) == 0) {
+		s->db_dev = st.st_dev;
+		s->db_ino = st.st_ino;
+		s->have_ident = 1;
+	}
 	if (s->mode == STORE_OWNER && (rc = store_slots_owner_open(s)))
 		goto fail;
 	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
@@ -394,6 +399,35 @@ fail:
 	snprintf(err, errlen, "%s", s->errmsg);
 	store_close(s);
 	return rc;
+}
+
+/*
+ * A writer keeps its database open for days.  If someone replaces or
+ * removes the file meanwhile (mv, restore from backup, rm), SQLite goes on
+ * writing into the old inode, which nobody will ever read again: every
+ * write acknowledged from then on would be lost.  So each batch first
+ * checks that the path still names the file we have open; if not, writes
+ * are refused with a message saying what happened and what to do.
+ */
+int store_check_identity(struct store *s)
+{
+	struct stat st;
+
+	if (!s->have_ident)
+		return 0;
+	int found = stat(s->path, &st) == 0;
+	if (found && st.st_dev == s->db_dev && st.st_ino == s->db_ino)
+		return 0;
+	return store_fail(s, STORE_EIO,
+	                  "database %s was %s while open: writes are refused so that nothing is "
+	                  "acknowledged into a file nobody will read; restart the writer "
+	                  "(profile-backend stop, then start) to use the file now at that path",
+	                  s->path, found ? "replaced" : "removed");
+}
+
+int64_t store_memory_used(void)
+{
+	return (int64_t)sqlite3_memory_used();
 }
 
 void store_close(struct store *s)

@@ -154,6 +154,9 @@ static void check_extraction(const struct image *img)
 	enum ref_result rr = ref_convert_profile(im->b, im->len, ws, &ref, &reflen);
 	int rc = store_extract(im, 0, &out, &rep);
 	if (rr == REF_OK || rr == REF_NOT_CLOSED) {
+		if (rc != 0)
+			fprintf(stderr, "reference extracted %zu bytes (%s), the store refused: %s\n", reflen,
+			        rr == REF_OK ? "closed" : "not closed", store_errmsg(st));
 		assert(rc == 0);
 		assert(out.len == reflen && (reflen == 0 || memcmp(out.b, ref, reflen) == 0));
 		assert(rep.how == (rr == REF_OK ? STORE_EXTRACT_CLEAN : STORE_EXTRACT_UNCLOSED));

@@ -1,0 +1,743 @@
+/*
+ * test_faults.c - profile-backend under faults around it (issue 8): the
+ * dom0 disk filling up, the database replaced or its filesystem made
+ * read-only under a running backend, the backend stopped for 30 s, guests
+ * that never connect, vanish half-way or flood us, a thousand attach and
+ * detach cycles and a thousand guest lifetimes (file descriptors, memory,
+ * grant mappings and xenstore watches must stay flat), a guest reading
+ * what another run wrote, and the modes of the files we create.
+ *
+ * Needs root for the small filesystems (tmpfs, bind mounts); without it
+ * those cases say so and are skipped.  Under valgrind (PROFSVC_VALGRIND)
+ * the cycles are fewer and the stop shorter: valgrind is for leaks, the
+ * full counts run under ASan.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xen/io/blkif.h>
+#include <xenstore.h>
+
+#include "harness.h"
+
+static int under_valgrind;
+
+static int is_root(void)
+{
+	return geteuid() == 0;
+}
+
+/* ---- what the backend holds ---------------------------------------------------- */
+
+static int count_fds(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	int n = 0;
+	if (!d)
+		return -1;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static long status_kib(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	long v = -1;
+	size_t fl = strlen(field);
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, fl) == 0 && line[fl] == ':')
+			v = strtol(line + fl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* Dom0's watches and the mappings other domains hold of a domain's
+ * grants, from `xensim list`. */
+static void sim_counts(unsigned *dom0_watches, unsigned *maps_total)
+{
+	char out[65536];
+	*dom0_watches = 0;
+	*maps_total = 0;
+	tu_xensim_run(&sim, "list", out, sizeof(out));
+	char *save = NULL;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned id, maps, watches;
+		int procs;
+		char state[16], uuid[64];
+		if (sscanf(l, "%u %15s %63s %u %d %u", &id, state, uuid, &maps, &procs, &watches) == 6) {
+			*maps_total += maps;
+			if (id == 0)
+				*dom0_watches = watches;
+		}
+	}
+}
+
+/* The heap in use less the store's caches, from `profile-backend status`
+ * (malloc's own count: RSS also holds what free() kept).  -1 if absent. */
+static long backend_heap_kib(void)
+{
+	char cmd[4200], out[8192];
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
+	if (p)
+		pclose(p);
+	out[n] = '\0';
+	/* "heap N KiB in use, M KiB of it the store's caches": the caches
+	 * fill up to their bound as the database grows, so they are left out. */
+	long heap, caches;
+	char *at = strstr(out, "\nheap ");
+	if (!at || sscanf(at, "\nheap %ld KiB in use, %ld KiB", &heap, &caches) != 2)
+		return -1;
+	return heap - caches;
+}
+
+/* Dom0's watches once the backend has set its own up and they stay put. */
+static unsigned settled_watches(void)
+{
+	unsigned w = 0, prev = ~0u, maps;
+	for (int i = 0; i < 50; i++) {
+		sim_counts(&w, &maps);
+		if (w > 0 && w == prev)
+			break;
+		prev = w;
+		usleep(100000);
+	}
+	return w;
+}
+
+static char *backend_log_path(void)
+{
+	return tu_path("faults-backend.log");
+}
+
+/* ---- a small filesystem for the store ---------------------------------------- */
+
+static char *mnt;
+
+static int mount_small(const char *opts)
+{
+	if (!is_root())
+		return -1;
+	mnt = tu_path("small-fs");
+	mkdir(mnt, 0700);
+	if (mount("tmpfs", mnt, "tmpfs", 0, opts) != 0) {
+		printf("note: cannot mount a tmpfs (%s); skipped\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void unmount_small(void)
+{
+	if (mnt) {
+		umount2(mnt, MNT_DETACH);
+		rmdir(mnt);
+		free(mnt);
+		mnt = NULL;
+	}
+}
+
+/* Starts a backend whose store lives at path; its log (stderr) is
+ * appended to backend_log_path() for the checks that read it. */
+static void backend_on(const char *path, const char *extra)
+{
+	char *log = backend_log_path();
+	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	REQUIRE(lfd >= 0, "log %s", log);
+	free(log);
+	int saved = dup(2);
+	dup2(lfd, 2);
+	close(lfd);
+	free(db);
+	db = strdup(path);
+	backend_start(extra);
+	dup2(saved, 2);
+	close(saved);
+}
+
+static int write_sectors(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
+{
+	uint8_t *buf = malloc((size_t)nsect * 512);
+	fill(buf, (size_t)nsect * 512, seed);
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = buf};
+	int st = blkfront_do(f, &w, 10000);
+	free(buf);
+	return st;
+}
+
+static int read_matches(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
+{
+	uint8_t *buf = malloc((size_t)nsect * 512), *want = malloc((size_t)nsect * 512);
+	fill(want, (size_t)nsect * 512, seed);
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = sector, .nsect = nsect, .buf = buf};
+	int ok = blkfront_do(f, &r, 10000) == 0 && memcmp(buf, want, (size_t)nsect * 512) == 0;
+	free(buf);
+	free(want);
+	return ok;
+}
+
+static int store_intact(const char *path, char *report, size_t len)
+{
+	struct store *s = tu_open_store(path, STORE_READ);
+	if (!s) {
+		snprintf(report, len, "cannot open");
+		return 0;
+	}
+	int rc = store_check_integrity(s, report, len);
+	store_close(s);
+	return rc == 0;
+}
+
+/* ---- dom0 disk full mid-run -------------------------------------------------- */
+
+static void test_disk_full(void)
+{
+	if (mount_small("size=6m,mode=0700") != 0)
+		return;
+	char path[4200], filler[4200];
+	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	backend_on(path, NULL);
+
+	struct guest g;
+	guest_new(&g, "disk-full", "vdev=xvdb");
+	struct blkfront_opts o = {.data_pages = 64};
+	struct blkfront *f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 8, 1) == 0, "first write");
+	/* Fill the filesystem up to what is left of it. */
+	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	static uint8_t block[65536];
+	while (fd >= 0 && write(fd, block, sizeof(block)) == (ssize_t)sizeof(block)) {
+	}
+	if (fd >= 0)
+		close(fd);
+	/* Write on until the store runs out (64 KiB requests: bulk slots and
+	 * in-database chunks both). */
+	/* Give back a little, so that the guest gets some way before it fills. */
+	struct stat fst;
+	if (stat(filler, &fst) == 0 && fst.st_size > (1 << 20))
+		CHECK(truncate(filler, fst.st_size - (1 << 20)) == 0, "truncate filler");
+	int ok = 1, failed = 0;
+	uint64_t sector = 8;
+	for (int i = 0; i < 400 && !failed; i++, sector += 128) {
+		int st = write_sectors(f, sector, 128, 100 + (uint64_t)i);
+		if (st == 0)
+			ok++;
+		else
+			failed = 1;
+		CHECK(st == 0 || st == BLKIF_RSP_ERROR, "write answered %d (not OKAY or ERROR)", st);
+	}
+	printf("disk-full: %d writes acknowledged, then an error response\n", ok);
+	CHECK(failed, "6 MiB filesystem never filled");
+	CHECK(kill(backend_pid, 0) == 0, "the backend died on a full disk");
+	/* Everything acknowledged reads back while the disk is full. */
+	CHECK(read_matches(f, 0, 8, 1), "first write lost on a full disk");
+	for (int i = 0; i < ok - 1; i++)
+		CHECK(read_matches(f, 8 + (uint64_t)i * 128, 128, 100 + (uint64_t)i),
+		      "acknowledged write %d lost", i);
+	/* Space comes back: capture resumes where it was. */
+	unlink(filler);
+	int resumed = 0;
+	for (int i = 0; i < 50 && !resumed; i++) {
+		resumed = write_sectors(f, sector, 128, 999) == 0;
+		if (!resumed)
+			usleep(100000);
+	}
+	CHECK(resumed, "capture did not resume after space came back");
+	CHECK(resumed && read_matches(f, sector, 128, 999), "write after the disk freed up lost");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(wait_run_state("disk-full", STORE_RUN_COMPLETE, 5000) ||
+	          wait_run_state("disk-full", STORE_RUN_CRASHED, 100),
+	      "run not ended");
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit after a full disk");
+	char report[512];
+	CHECK(store_intact(path, report, sizeof(report)), "store damaged by a full disk: %s", report);
+	unmount_small();
+}
+
+/* ---- the database replaced, or its filesystem made read-only ------------------- */
+
+static int log_has(const char *needle)
+{
+	size_t n;
+	char *log = backend_log_path();
+	char *text = (char *)tu_read_file(log, &n);
+	int has = text && memmem(text, n, needle, strlen(needle)) != NULL;
+	free(text);
+	free(log);
+	return has;
+}
+
+static void test_db_replaced(void)
+{
+	char *path = tu_path("replaced.db"), *other = tu_path("other.db");
+	backend_on(path, NULL);
+	struct guest g;
+	guest_new(&g, "replaced", "vdev=xvdb");
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 8, 5) == 0, "write before the replacement");
+	/* An operator restores an old backup over the live database. */
+	char cmd[9000];
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && mv '%s' '%s'", path, other, other, path);
+	CHECK(system(cmd) == 0, "replace the database");
+	int st = write_sectors(f, 8, 8, 6);
+	CHECK(st == BLKIF_RSP_ERROR, "a write into a replaced database was answered %d, not ERROR", st);
+	CHECK(kill(backend_pid, 0) == 0, "backend died when its database was replaced");
+	CHECK(log_has("was replaced while open"), "no clear log line about the replaced database");
+	/* Restarted, it uses the file now at the path; the guest carries on. */
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	backend_on(path, NULL);
+	int resumed = 0;
+	for (int i = 0; i < 50 && !resumed; i++) {
+		resumed = write_sectors(f, 8, 8, 6) == 0;
+		if (!resumed)
+			usleep(100000);
+	}
+	CHECK(resumed, "writes did not resume after a restart on the new file");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+	free(other);
+}
+
+static void test_db_readonly(void)
+{
+	if (mount_small("size=32m,mode=0700") != 0)
+		return;
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
+	backend_on(path, NULL);
+	struct guest g;
+	guest_new(&g, "read-only", "vdev=xvdb");
+	struct blkfront_opts o = {.data_pages = 256};
+	struct blkfront *f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 8, 7) == 0, "small write before");
+	/* The filesystem goes read-only (a bind mount over it, as a
+	 * remount,ro would do once nothing is open for writing). */
+	REQUIRE(mount(mnt, mnt, NULL, MS_BIND, NULL) == 0, "bind mount: %s", strerror(errno));
+	REQUIRE(mount(NULL, mnt, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0, "remount ro: %s",
+	        strerror(errno));
+	/* Whole 64 KiB chunks need the data file, which cannot be created now. */
+	int st = write_sectors(f, 128, 256, 8);
+	CHECK(st == BLKIF_RSP_ERROR || st == 0, "bulk write on a read-only filesystem answered %d", st);
+	CHECK(kill(backend_pid, 0) == 0, "backend died on a read-only filesystem");
+	if (st == BLKIF_RSP_ERROR)
+		CHECK(log_has("Read-only file system") || log_has("read-only"),
+		      "no clear log line about the read-only filesystem");
+	umount2(mnt, 0); /* the bind mount: writable again */
+	int resumed = 0;
+	for (int i = 0; i < 50 && !resumed; i++) {
+		resumed = write_sectors(f, 128, 256, 8) == 0;
+		if (!resumed)
+			usleep(100000);
+	}
+	CHECK(resumed, "bulk writes did not resume once the filesystem was writable");
+	CHECK(read_matches(f, 0, 8, 7) && read_matches(f, 128, 256, 8), "data lost across read-only");
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	char report[512];
+	CHECK(store_intact(path, report, sizeof(report)), "store damaged: %s", report);
+	unmount_small();
+}
+
+/* ---- the backend stopped (SIGSTOP) for 30 s ------------------------------------------ */
+
+static void test_sigstop(void)
+{
+	int secs = under_valgrind ? 5 : 30;
+	char *path = tu_path("stopped.db");
+	backend_on(path, NULL);
+	struct guest g;
+	guest_new(&g, "stopped", "vdev=xvdb");
+	struct blkfront_opts o = {.data_pages = 64, .ring_order = 1};
+	struct blkfront *f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 8, 10) == 0, "write before the stop");
+	kill(backend_pid, SIGSTOP);
+	/* Requests queue up on the ring meanwhile. */
+	uint8_t *bufs[16];
+	struct bf_req reqs[16];
+	for (int i = 0; i < 16; i++) {
+		bufs[i] = malloc(4096);
+		fill(bufs[i], 4096, 20 + (uint64_t)i);
+		reqs[i] = (struct bf_req){.op = BLKIF_OP_WRITE, .sector = 8 + 8 * (uint64_t)i, .nsect = 8,
+		                          .buf = bufs[i]};
+		CHECK(blkfront_queue(f, &reqs[i]) == 0, "queue %d", i);
+	}
+	blkfront_kick(f);
+	CHECK(blkfront_wait(f, 500) == NULL, "answered while stopped?");
+	sleep((unsigned)secs);
+	kill(backend_pid, SIGCONT);
+	int done = 0;
+	while (done < 16) {
+		struct bf_req *r = blkfront_wait(f, 10000);
+		if (!r)
+			break;
+		CHECK(r->status == BLKIF_RSP_OKAY, "request failed after a %d s stop: %d", secs, r->status);
+		done++;
+	}
+	CHECK(done == 16, "%d of 16 requests answered after SIGCONT", done);
+	for (int i = 0; i < 16; i++) {
+		CHECK(read_matches(f, 8 + 8 * (uint64_t)i, 8, 20 + (uint64_t)i), "data %d after the stop", i);
+		free(bufs[i]);
+	}
+	printf("sigstop: %d requests queued over a %d s stop, all answered OKAY\n", done, secs);
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
+/* ---- guests that never connect, vanish half-way, or flood --------------------- */
+
+static void test_bad_guests(void)
+{
+	char *path = tu_path("bad-guests.db");
+	backend_on(path, NULL);
+	unsigned w0, m0, w1, m1;
+	w0 = settled_watches();
+	sim_counts(&w1, &m0);
+
+	/* Never connects: the backend waits in InitWait and holds nothing. */
+	struct guest idle;
+	guest_new(&idle, "never-connects", "vdev=xvdp1 vdev=xvdp2");
+	char p[200];
+	snprintf(p, sizeof(p), "/local/domain/0/backend/profsvc/%u/51953/state", idle.domid);
+	CHECK(wait_node(p, "2", 3000), "not in InitWait");
+
+	/* Vanishes mid-handshake: ring granted and published, then gone
+	 * before Initialised. */
+	struct guest gone;
+	guest_new(&gone, "vanishes", "vdev=xvdp1");
+	char fe[200];
+	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/51953", gone.domid);
+	char k[260];
+	snprintf(k, sizeof(k), "%s/ring-ref", fe);
+	xs_write(gone.xs, XBT_NULL, k, "12", 2);
+	snprintf(k, sizeof(k), "%s/event-channel", fe);
+	xs_write(gone.xs, XBT_NULL, k, "3", 1);
+	uint32_t gd = gone.domid;
+	guest_free(&gone);
+	destroy_domain(gd);
+
+	/* Floods: 100k notifications beside an honest guest, which is served. */
+	struct guest flood, honest;
+	guest_new(&flood, "flooder", "vdev=xvdb");
+	guest_new(&honest, "honest", "vdev=xvdb");
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *ff = connect_dev(&flood, "xvdb", &o), *hf = connect_dev(&honest, "xvdb", &o);
+	REQUIRE(ff && hf, "connect");
+	int honest_ok = 1;
+	for (int i = 0; i < 100000; i++) {
+		blkfront_notify(ff);
+		if (i % 10000 == 0)
+			honest_ok &= write_sectors(hf, (uint64_t)i / 100, 8, (uint64_t)i) == 0;
+	}
+	CHECK(honest_ok, "the honest guest failed beside a flood");
+	CHECK(write_sectors(ff, 0, 8, 1) == 0, "the flooder itself is still served");
+	blkfront_close(ff, 0);
+	blkfront_close(hf, 0);
+	uint32_t fd = flood.domid, hd = honest.domid, id = idle.domid;
+	guest_free(&flood);
+	guest_free(&honest);
+	guest_free(&idle);
+	destroy_domain(fd);
+	destroy_domain(hd);
+	destroy_domain(id);
+	snprintf(p, sizeof(p), "/local/domain/0/backend/profsvc/%u", id);
+	CHECK(wait_node(p, NULL, 5000), "never-connecting guest's nodes left");
+	CHECK(wait_run_state("never-connects", STORE_RUN_CRASHED, 5000), "idle run not ended");
+	/* It may have gone before the backend even saw it: then no run. */
+	struct store_run vr;
+	if (find_run("vanishes", &vr))
+		CHECK(wait_run_state("vanishes", STORE_RUN_CRASHED, 5000), "vanished run not ended");
+	snprintf(p, sizeof(p), "/local/domain/0/backend/profsvc/%u", gd);
+	CHECK(wait_node(p, NULL, 5000), "vanished guest's nodes left");
+	usleep(300000);
+	sim_counts(&w1, &m1);
+	CHECK(w1 == w0 && m1 == m0, "watches %u -> %u, mappings %u -> %u", w0, w1, m0, m1);
+	CHECK(!list_has_dying(), "a dying domain left behind");
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
+/* ---- 1000 attach/detach cycles and 1000 guest lifetimes -------------------------- */
+
+static void detach(uint32_t domid, const char *vdev, struct blkfront *f)
+{
+	pid_t c = fork();
+	if (c == 0) {
+		char d[16];
+		snprintf(d, sizeof(d), "%u", domid);
+		_exit(cli("detach %s %s", d, vdev));
+	}
+	char path[200];
+	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/%u/state", domid,
+	         blkfront_devid(f));
+	wait_node(path, "5", 5000);
+	blkfront_close(f, 1);
+	int st;
+	waitpid(c, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "detach failed");
+}
+
+struct usage {
+	int fds;
+	long rss_kib, heap_kib;
+	unsigned watches, maps;
+};
+
+static void usage_now(struct usage *u)
+{
+	usleep(200000);
+	u->fds = count_fds(backend_pid);
+	u->rss_kib = status_kib(backend_pid, "RssAnon");
+	u->heap_kib = backend_heap_kib();
+	sim_counts(&u->watches, &u->maps);
+}
+
+static void usage_flat(const char *what, const struct usage *a, const struct usage *b)
+{
+	printf("%s: fds %d -> %d, heap in use less caches %ld -> %ld KiB, private RSS %ld -> %ld KiB, "
+	       "dom0 watches %u -> %u, mappings %u -> %u\n",
+	       what, a->fds, b->fds, a->heap_kib, b->heap_kib, a->rss_kib, b->rss_kib, a->watches,
+	       b->watches, a->maps, b->maps);
+	CHECK(b->fds == a->fds, "%s: file descriptors %d -> %d", what, a->fds, b->fds);
+	CHECK(b->watches == a->watches, "%s: xenstore watches %u -> %u", what, a->watches, b->watches);
+	CHECK(b->maps == a->maps, "%s: grant mappings %u -> %u", what, a->maps, b->maps);
+	/* The heap: malloc's count of bytes handed out, which ASan's and
+	 * valgrind's allocators do not keep (they report leaks at exit
+	 * instead, and the runs under them fail on any). */
+	if (a->heap_kib > 0 && b->heap_kib > 0)
+		CHECK(b->heap_kib - a->heap_kib < 1024, "%s: heap grew %ld KiB", what,
+		      b->heap_kib - a->heap_kib);
+}
+
+static void test_cycles(void)
+{
+	int n = under_valgrind ? 100 : 1000;
+	char *path = tu_path("cycles.db");
+	backend_on(path, NULL);
+	struct blkfront_opts o = {.data_pages = 2};
+
+	/* Attach, connect, write, detach: one domain, n times. */
+	struct guest g;
+	guest_new(&g, "cycler", "vdev=xvdb");
+	struct blkfront *f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 1, 1) == 0, "write");
+	detach(g.domid, "xvdb", f);
+	struct usage u0, u1;
+	char d[16];
+	snprintf(d, sizeof(d), "%u", g.domid);
+	int failures = 0;
+	for (int i = 0; i < n && failures < 5; i++) {
+		if (i == n / 10)
+			usage_now(&u0);
+		if (cli("attach %s vdev=xvdb", d) != 0) {
+			failures++;
+			CHECK(0, "attach %d", i);
+			continue;
+		}
+		f = connect_dev(&g, "xvdb", &o);
+		if (!f) {
+			failures++;
+			continue;
+		}
+		if (write_sectors(f, (uint64_t)i, 1, (uint64_t)i) != 0) {
+			failures++;
+			CHECK(0, "write in cycle %d", i);
+		}
+		detach(g.domid, "xvdb", f);
+	}
+	usage_now(&u1);
+	usage_flat("attach/detach cycles", &u0, &u1);
+	CHECK(cli("attach %s vdev=xvdb", d) == 0, "attach after the cycles");
+	f = connect_dev(&g, "xvdb", &o);
+	REQUIRE(f, "connect after the cycles");
+	for (int i = 0; i < n; i += n / 10)
+		CHECK(read_matches(f, (uint64_t)i, 1, (uint64_t)i), "cycle %d's write lost", i);
+	blkfront_close(f, 0);
+	uint32_t domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+
+	/* Guest lifetimes: create, connect two devices, write, die. */
+	failures = 0;
+	for (int i = 0; i < n && failures < 5; i++) {
+		if (i == n / 10)
+			usage_now(&u0);
+		struct guest l;
+		char name[32];
+		snprintf(name, sizeof(name), "life-%d", i);
+		guest_new(&l, name, "vdev=xvdp1 vdev=xvdp2");
+		struct blkfront *a = connect_dev(&l, "xvdp1", &o), *b = connect_dev(&l, "xvdp2", &o);
+		if (!a || !b || write_sectors(a, 1, 1, (uint64_t)i) != 0 || write_sectors(b, 1, 1, (uint64_t)i) != 0) {
+			failures++;
+			CHECK(0, "lifetime %d", i);
+		}
+		if (a)
+			blkfront_close(a, 0);
+		if (b)
+			blkfront_close(b, 0);
+		uint32_t ld = l.domid;
+		guest_free(&l);
+		destroy_domain(ld);
+	}
+	CHECK(wait_run_state("life-0", STORE_RUN_CRASHED, 5000), "first lifetime's run not ended");
+	char last[32];
+	snprintf(last, sizeof(last), "life-%d", n - 1);
+	CHECK(wait_run_state(last, STORE_RUN_CRASHED, 5000), "last lifetime's run not ended");
+	usage_now(&u1);
+	usage_flat("guest lifetimes", &u0, &u1);
+	CHECK(!list_has_dying(), "dying domains left behind");
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit after the cycles");
+	free(path);
+}
+
+/* ---- a guest reads only its own run --------------------------------------------- */
+
+static void test_isolation(void)
+{
+	char *path = tu_path("isolation.db");
+	backend_on(path, NULL);
+	struct blkfront_opts o = {.data_pages = 8};
+	struct guest a;
+	guest_new(&a, "secret-owner", "vdev=xvdp2");
+	struct blkfront *fa = connect_dev(&a, "xvdp2", &o);
+	REQUIRE(fa, "connect a");
+	CHECK(write_sectors(fa, 0, 64, 4242) == 0, "secret write");
+	blkfront_close(fa, 0);
+	uint32_t ad = a.domid;
+	guest_free(&a);
+	destroy_domain(ad);
+	CHECK(wait_run_state("secret-owner", STORE_RUN_CRASHED, 5000), "run a not ended");
+
+	/* Another guest, the same vdev, the same sectors: zeros. */
+	struct guest b;
+	guest_new(&b, "snooper", "vdev=xvdp2");
+	struct blkfront *fb = connect_dev(&b, "xvdp2", &o);
+	REQUIRE(fb, "connect b");
+	uint8_t buf[64 * 512], zero[64 * 512] = {0};
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 0, .nsect = 64, .buf = buf};
+	memset(buf, 0xaa, sizeof(buf));
+	CHECK(blkfront_do(fb, &r, 5000) == 0 && memcmp(buf, zero, sizeof(buf)) == 0,
+	      "a guest read another run's data");
+	blkfront_close(fb, 0);
+	uint32_t bd = b.domid;
+	guest_free(&b);
+	destroy_domain(bd);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
+/* ---- the modes of what we create ------------------------------------------------- */
+
+static void test_modes(void)
+{
+	char *dir = tu_path("modes"), path[4200], pid[4200];
+	mkdir(dir, 0755);
+	snprintf(path, sizeof(path), "%s/profiles.db", dir);
+	mode_t old = umask(0); /* the most permissive umask a daemon could inherit */
+	backend_on(path, NULL);
+	umask(old);
+	struct guest g;
+	guest_new(&g, "modes", "vdev=xvdp2");
+	struct blkfront_opts o = {.data_pages = 256};
+	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 256, 3) == 0, "write (a bulk one: the data file too)");
+	static const char *const sfx[] = {"", "-wal", "-shm", "-data", ".lock"};
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		struct stat st;
+		char p[4300];
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (stat(p, &st) != 0) {
+			CHECK(i == 4, "%s missing", p);
+			continue;
+		}
+		CHECK((st.st_mode & 0077) == 0, "%s is mode %o, not owner-only", p, (unsigned)(st.st_mode & 0777));
+	}
+	snprintf(pid, sizeof(pid), "%s", rundir);
+	DIR *d = opendir(rundir);
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		struct stat st;
+		char p[4400];
+		snprintf(p, sizeof(p), "%s/%s", rundir, e->d_name);
+		if (lstat(p, &st) == 0)
+			CHECK((st.st_mode & 0027) == 0, "%s is mode %o (want 0600/0640/0700)", p,
+			      (unsigned)(st.st_mode & 0777));
+	}
+	if (d)
+		closedir(d);
+	blkfront_close(f, 0);
+	uint32_t gd = g.domid;
+	guest_free(&g);
+	destroy_domain(gd);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(dir);
+}
+
+int main(void)
+{
+	under_valgrind = getenv("PROFSVC_VALGRIND") != NULL;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	harness_start();
+	char *log = backend_log_path();
+	unlink(log);
+	free(log);
+
+	/* PROFSVC_FAULTS_ONLY=name runs one of them (while working on it). */
+	const char *only = getenv("PROFSVC_FAULTS_ONLY");
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+		{"modes", test_modes},       {"isolation", test_isolation}, {"replaced", test_db_replaced},
+		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
+		{"sigstop", test_sigstop},   {"cycles", test_cycles},
+	};
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+		if (!only || strcmp(only, tests[i].name) == 0)
+			tests[i].fn();
+
+	harness_stop();
+	return tu_finish("test_faults");
+}
