@@ -266,13 +266,14 @@ void cli_safe_filename(const char *s, char *out, size_t len)
 	size_t o = 0;
 
 	/* Letters, digits, '-', '_'; a '.' only right after a letter or digit
-	 * (so never "..", never a leading dot); everything else is '_', and
-	 * runs of '_' collapse. */
+	 * (so never "..", never a leading dot); a '-' never first (a file
+	 * named "-rf-4.hp" is an option to the next `rm *`); everything else
+	 * is '_', and runs of '_' collapse. */
 	for (; *s && o + 1 < len && o < 64; s++) {
 		unsigned char c = (unsigned char)*s;
 		int alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 		int prev_alnum = o > 0 && out[o - 1] != '_' && out[o - 1] != '-' && out[o - 1] != '.';
-		char ch = alnum || c == '-' ? (char)c : c == '.' && prev_alnum ? '.' : '_';
+		char ch = alnum || (c == '-' && o > 0) ? (char)c : c == '.' && prev_alnum ? '.' : '_';
 		if (ch == '_' && o > 0 && out[o - 1] == '_')
 			continue;
 		out[o++] = ch;

@@ -30,6 +30,7 @@
 #include <xen/io/blkif.h>
 #include <xenstore.h>
 
+#include "frontend-stub/halvm_writer.h"
 #include "harness.h"
 
 static int under_valgrind;
@@ -666,6 +667,88 @@ static void test_isolation(void)
 	free(path);
 }
 
+/* ---- guest-controlled names in every output ---------------------------------------- */
+
+static int hp_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
+{
+	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data};
+	return blkfront_do(ctx, &r, 5000) == BLKIF_RSP_OKAY ? 0 : -1;
+}
+
+static char *run_capture(const char *cmd, size_t *len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t cap = 65536, n = 0;
+	char *out = malloc(cap);
+	while (p && n + 1 < cap) {
+		size_t k = fread(out + n, 1, cap - 1 - n, p);
+		if (k == 0)
+			break;
+		n += k;
+	}
+	if (p)
+		pclose(p);
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
+static void test_hostile_names(void)
+{
+	static const char *const names[] = {"../../etc/x", "a\"b\\c", "/abs/path", "-rf"};
+	char *path = tu_path("names.db"), *dir = tu_path("export-dir"), *outside = tu_path("etc");
+	mkdir(dir, 0700);
+	backend_on(path, NULL);
+	static const char hp[] = "JOB \"x\"\nBEGIN_SAMPLE 0.0\nEND_SAMPLE 0.0\n";
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct guest g;
+		guest_new(&g, names[i], "vdev=xvdp2");
+		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+		struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+		REQUIRE(f, "connect %s", names[i]);
+		struct halvm_writer w;
+		halvm_writer_init(&w, 8, hp_submit, f);
+		CHECK(halvm_writer_replay(&w, (const uint8_t *)hp, sizeof(hp) - 1, 1, UINT64_MAX) == 0,
+		      "write as %s", names[i]);
+		blkfront_close(f, 0);
+		uint32_t gd = g.domid;
+		guest_free(&g);
+		destroy_domain(gd);
+		CHECK(wait_run_state(names[i], STORE_RUN_COMPLETE, 5000), "run of %s not complete", names[i]);
+	}
+	char cmd[9000];
+	size_t n;
+	for (int run = 1; run <= 4; run++) {
+		snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/profdb' --db '%s' export %d -o '%s' 2>&1", dir,
+		         tu_builddir(), path, run, dir);
+		free(run_capture(cmd, &n));
+	}
+	/* Every export landed in DIR, nothing beside or above it. */
+	DIR *d = opendir(dir);
+	int files = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		files++;
+		CHECK(strchr(e->d_name, '/') == NULL && e->d_name[0] != '-', "export file name '%s'", e->d_name);
+	}
+	if (d)
+		closedir(d);
+	CHECK(files == 4, "%d exports in DIR, not 4", files);
+	struct stat st;
+	CHECK(stat(outside, &st) != 0, "an export escaped DIR (%s exists)", outside);
+	CHECK(stat("/abs/path-3.hp", &st) != 0 && stat("/etc/x-1.hp", &st) != 0, "an export escaped DIR");
+	/* The table and JSON quote what the guest chose. */
+	snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' query runs --json", tu_builddir(), path);
+	char *json = run_capture(cmd, &n);
+	CHECK(strstr(json, "\"a\\\"b\\\\c\"") != NULL, "JSON does not escape a quote and a backslash: %s", json);
+	free(json);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+	free(dir);
+	free(outside);
+}
+
 /* ---- the modes of what we create ------------------------------------------------- */
 
 static void test_modes(void)
@@ -732,7 +815,7 @@ int main(void)
 	} tests[] = {
 		{"modes", test_modes},       {"isolation", test_isolation}, {"replaced", test_db_replaced},
 		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
-		{"sigstop", test_sigstop},   {"cycles", test_cycles},
+		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)

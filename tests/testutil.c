@@ -362,8 +362,18 @@ int tu_xensim_run(struct tu_xensim *x, const char *args, char *out, size_t outle
 
 uint32_t tu_xensim_create(struct tu_xensim *x, const char *name)
 {
-	char args[300], out[256];
-	snprintf(args, sizeof(args), "create --name %s", name);
+	char args[600], out[256];
+	/* Single-quoted for the shell: names may be hostile on purpose. */
+	size_t n = (size_t)snprintf(args, sizeof(args), "create --name '");
+	for (const char *c = name; *c && n + 6 < sizeof(args); c++) {
+		if (*c == '\'') {
+			memcpy(args + n, "'\\''", 4);
+			n += 4;
+		} else {
+			args[n++] = *c;
+		}
+	}
+	snprintf(args + n, sizeof(args) - n, "'");
 	int rc = tu_xensim_run(x, args, out, sizeof(out));
 	REQUIRE(rc == 0, "xensim create %s: %s", name, out);
 	return (uint32_t)strtoul(out, NULL, 10);
