@@ -259,13 +259,28 @@ static int configure_reader(struct store *s, int busy_ms)
 
 /* Writer settings; these write to the file, so only once it is known to be
  * ours (or empty). */
-static int configure_writer(struct store *s)
+/* A database with no tables at all: one we are about to create. */
+static int no_tables(struct store *s)
+{
+	sqlite3_stmt *st;
+	int empty = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM sqlite_schema", -1, &st, NULL) == SQLITE_OK) {
+		empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+		sqlite3_finalize(st);
+	}
+	return empty;
+}
+
+static int configure_writer(struct store *s, int version)
 {
 	char sql[256];
 
 	/*
-	 * auto_vacuum first: it only takes on a database with no pages yet,
-	 * and switching to WAL already writes page 1.  A no-op later on.
+	 * auto_vacuum first, and only on a new database: it only takes on a
+	 * database with no pages yet (switching to WAL already writes page
+	 * 1).  On an existing one it is not a no-op: it rewrites the header's
+	 * vacuum field if that differs, a committed write before we know
+	 * whether the file is sound (tests/fuzz/fuzz_store_open found it).
 	 * WAL: readers keep a consistent snapshot while the backend commits.
 	 * synchronous: NORMAL never corrupts the database on power loss and
 	 * keeps every commit once the process is gone (the data is in the OS);
@@ -276,7 +291,9 @@ static int configure_writer(struct store *s)
 	 * daemon) and a 4 MiB page cache; readers keep mmap for export speed.
 	 */
 	snprintf(sql, sizeof(sql),
-	         "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL; "
+	         "%sPRAGMA journal_mode = WAL; ", version == 0 && no_tables(s) ? "PRAGMA auto_vacuum = INCREMENTAL; " : "");
+	size_t n = strlen(sql);
+	snprintf(sql + n, sizeof(sql) - n,
 	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096; "
 	         "PRAGMA mmap_size = 0",
 	         s->durability == STORE_DURABLE_POWER ? "FULL" : "NORMAL");
@@ -359,7 +376,7 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if ((rc = store_schema_check(s, &version)))
 		goto fail;
-	if (s->mode != STORE_READ && (rc = configure_writer(s)))
+	if (s->mode != STORE_READ && (rc = configure_writer(s, version)))
 		goto fail;
 	/* Readers read every version from STORE_SCHEMA_READABLE_FROM on as it
 	 * is (later versions changed constraints, not what readers read): a

@@ -175,29 +175,30 @@ int store_schema_migrate(struct store *s)
 	char sql[128];
 	int version, rc;
 
-	for (;;) {
-		if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-			return store_sqlite_fail(s, "upgrading the schema");
-		/* Re-read inside the write lock: another process may have
-		 * migrated while we waited. */
-		if ((rc = store_schema_check(s, &version)))
-			goto rollback;
-		if (version >= STORE_SCHEMA_VERSION)
-			break;
-		if (sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK) {
-			rc = store_sqlite_fail(s, "upgrading the schema");
-			goto rollback;
-		}
+	/*
+	 * Every step in one transaction: a database that fails half-way (a
+	 * damaged one: tests/fuzz/fuzz_store_open found a v1 file left at v2
+	 * when the second step hit a bad page) is left exactly as it was.
+	 */
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "upgrading the schema");
+	/* Re-read inside the write lock: another process may have migrated
+	 * while we waited. */
+	if ((rc = store_schema_check(s, &version)))
+		goto rollback;
+	for (; version < STORE_SCHEMA_VERSION; version++) {
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d; PRAGMA application_id = %d",
 		         version + 1, STORE_APPLICATION_ID);
-		if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		if (sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK ||
+		    sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK) {
 			rc = store_sqlite_fail(s, "upgrading the schema");
 			goto rollback;
 		}
 	}
-	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		return store_sqlite_fail(s, "upgrading the schema");
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "upgrading the schema");
+		goto rollback;
+	}
 	return 0;
 rollback:
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
