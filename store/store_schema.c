@@ -162,6 +162,13 @@ int store_schema_check(struct store *s, int *version)
 		                  "%s is an SQLite database but not a profsvc store (application_id "
 		                  "%#x); refusing to touch it",
 		                  s->path, (unsigned)app);
+	/* user_version is any 32-bit integer in a damaged header; a negative
+	 * one indexed the migrations (tests/fuzz/fuzz_store_open). */
+	if (*version < 0)
+		return store_fail(s, STORE_ECORRUPT,
+		                  "database %s has schema version %d, which no profsvc writes: the "
+		                  "file is damaged; run 'profdb check' and restore from a backup",
+		                  s->path, *version);
 	if (*version > STORE_SCHEMA_VERSION)
 		return store_fail(s, STORE_ENEWER,
 		                  "database %s has schema version %d, newer than this profsvc "

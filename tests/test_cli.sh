@@ -164,6 +164,13 @@ sqlite3 "$T/newer.db" "pragma user_version=7"
 expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" query runs
 expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" import-disk "$T/prof.disk"
 [ "$(sqlite3 "$T/newer.db" 'pragma user_version')" = 7 ] && ok || fail "newer database modified"
+# A negative schema version (a damaged header; it once indexed the
+# migrations out of bounds: tests/fuzz/fuzz_store_open).
+cp "$PROFSVC_DB" "$T/negative.db"
+sqlite3 "$T/negative.db" "pragma user_version=-251"
+expect 1 "which no profsvc writes" -- "$PROFDB" --db "$T/negative.db" query runs
+expect 1 "which no profsvc writes" -- "$PROFDB" --db "$T/negative.db" import-disk "$T/prof.disk"
+[ "$(sqlite3 "$T/negative.db" 'pragma user_version')" = -251 ] && ok || fail "damaged database modified"
 expect 0 "" -- "$PROFDB" check
 # A row the schema forbids (NULL state: what a damaged file can hold; found
 # by tests/fuzz/fuzz_store_open, which crashed on it): listed, no crash.
