@@ -259,6 +259,41 @@ static int configure_reader(struct store *s, int busy_ms)
 
 /* Writer settings; these write to the file, so only once it is known to be
  * ours (or empty). */
+/*
+ * SQLite treats a file shorter than one page as an empty database: a
+ * writer would then create a new store over what is left of a truncated
+ * one (tests/fuzz/fuzz_store_open: a 109-byte header became a fresh page
+ * 1).  A non-empty file must hold the SQLite header and at least the one
+ * page its header names; anything shorter is damaged, and left alone.
+ */
+static int check_not_truncated(struct store *s)
+{
+	uint8_t h[100];
+	struct stat st;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0; /* SQLite will say why */
+	ssize_t n = fstat(fd, &st) == 0 && st.st_size > 0 ? pread(fd, h, sizeof(h), 0) : 0;
+	close(fd);
+	if (n <= 0)
+		return 0; /* empty: a new database */
+	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
+		return store_fail(s, STORE_ENOTDB,
+		                  "%s is not a profsvc database (not even an SQLite file): refusing to "
+		                  "touch it",
+		                  s->path);
+	uint32_t page = (uint32_t)h[16] << 8 | h[17];
+	if (page == 1)
+		page = 65536;
+	if ((uint64_t)st.st_size < page)
+		return store_fail(s, STORE_ECORRUPT,
+		                  "database %s is %lld bytes, less than the %u-byte page its header "
+		                  "names: truncated; restore it from a backup (it was left as it is)",
+		                  s->path, (long long)st.st_size, page);
+	return 0;
+}
+
 /* A database with no tables at all: one we are about to create. */
 static int no_tables(struct store *s)
 {
@@ -358,6 +393,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		flags = SQLITE_OPEN_READWRITE;
 	}
 	if (s->mode == STORE_OWNER && (rc = take_owner_lock(s)))
+		goto fail;
+	if ((rc = check_not_truncated(s)))
 		goto fail;
 
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {

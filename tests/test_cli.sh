@@ -171,6 +171,13 @@ sqlite3 "$T/negative.db" "pragma user_version=-251"
 expect 1 "which no profsvc writes" -- "$PROFDB" --db "$T/negative.db" query runs
 expect 1 "which no profsvc writes" -- "$PROFDB" --db "$T/negative.db" import-disk "$T/prof.disk"
 [ "$(sqlite3 "$T/negative.db" 'pragma user_version')" = -251 ] && ok || fail "damaged database modified"
+# Truncated to less than a page: SQLite would call it empty and a writer
+# would start a new store over it (tests/fuzz/fuzz_store_open).
+head -c 2000 "$PROFSVC_DB" >"$T/short.db"
+cp "$T/short.db" "$T/short.orig"
+expect 1 "truncated" -- "$PROFDB" --db "$T/short.db" import-disk "$T/prof.disk"
+expect 1 "truncated" -- "$PROFDB" --db "$T/short.db" query runs
+cmp -s "$T/short.db" "$T/short.orig" && ok || fail "truncated database modified"
 expect 0 "" -- "$PROFDB" check
 # A row the schema forbids (NULL state: what a damaged file can hold; found
 # by tests/fuzz/fuzz_store_open, which crashed on it): listed, no crash.
