@@ -83,6 +83,7 @@ struct store {
 	dev_t db_dev;         /* writers: the file opened (store_check_identity) */
 	ino_t db_ino;
 	int have_ident;
+	int empty_file;       /* the database file was empty (or absent) at open */
 	int in_batch;
 	int in_read;
 	sqlite3_stmt *stmt[ST__COUNT];

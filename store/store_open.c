@@ -326,7 +326,7 @@ static int configure_writer(struct store *s, int version)
 	 * daemon) and a 4 MiB page cache; readers keep mmap for export speed.
 	 */
 	snprintf(sql, sizeof(sql),
-	         "%sPRAGMA journal_mode = WAL; ", version == 0 && no_tables(s) ? "PRAGMA auto_vacuum = INCREMENTAL; " : "");
+	         "%sPRAGMA journal_mode = WAL; ", version == 0 && s->empty_file && no_tables(s) ? "PRAGMA auto_vacuum = INCREMENTAL; " : "");
 	size_t n = strlen(sql);
 	snprintf(sql + n, sizeof(sql) - n,
 	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096; "
@@ -396,6 +396,7 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if ((rc = check_not_truncated(s)))
 		goto fail;
+	s->empty_file = stat(path, &st) != 0 || st.st_size == 0;
 
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = s->db ? store_sqlite_fail(s, "opening the database")

@@ -157,7 +157,10 @@ int store_schema_check(struct store *s, int *version)
 	    (rc = pragma_int(s, "PRAGMA user_version", version)) ||
 	    (rc = pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables)))
 		return rc;
-	if (app != STORE_APPLICATION_ID && (app != 0 || tables != 0 || *version != 0))
+	/* Only a file that was empty when we opened it may be made a store:
+	 * a damaged one can read as having no tables and no id
+	 * (tests/fuzz/fuzz_store_open), and is not ours to initialise. */
+	if (app != STORE_APPLICATION_ID && (app != 0 || tables != 0 || *version != 0 || !s->empty_file))
 		return store_fail(s, STORE_ENOTDB,
 		                  "%s is an SQLite database but not a profsvc store (application_id "
 		                  "%#x); refusing to touch it",
