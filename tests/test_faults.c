@@ -158,6 +158,14 @@ static void unmount_small(void)
 	}
 }
 
+/* The guest's domain dies (its devices with it, as when a guest exits). */
+static void guest_destroy(struct guest *g)
+{
+	uint32_t domid = g->domid;
+	guest_free(g);
+	destroy_domain(domid);
+}
+
 /* Starts a backend whose store lives at path; its log (stderr) is
  * appended to backend_log_path() for the checks that read it. */
 static void backend_on(const char *path, const char *extra)
@@ -268,9 +276,7 @@ static void test_disk_full(void)
 	CHECK(resumed, "capture did not resume after space came back");
 	CHECK(resumed && read_matches(f, sector, 128, 999), "write after the disk freed up lost");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(wait_run_state("disk-full", STORE_RUN_COMPLETE, 5000) ||
 	          wait_run_state("disk-full", STORE_RUN_CRASHED, 100),
 	      "run not ended");
@@ -322,9 +328,7 @@ static void test_db_replaced(void)
 	}
 	CHECK(resumed, "writes did not resume after a restart on the new file");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
 	free(path);
 	free(other);
@@ -365,9 +369,7 @@ static void test_db_readonly(void)
 	CHECK(resumed, "bulk writes did not resume once the filesystem was writable");
 	CHECK(read_matches(f, 0, 8, 7) && read_matches(f, 128, 256, 8), "data lost across read-only");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
 	char report[512];
 	CHECK(store_intact(path, report, sizeof(report)), "store damaged: %s", report);
@@ -417,9 +419,7 @@ static void test_sigstop(void)
 	}
 	printf("sigstop: %d requests queued over a %d s stop, all answered OKAY\n", done, secs);
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
 	free(path);
 }
@@ -453,8 +453,7 @@ static void test_bad_guests(void)
 	snprintf(k, sizeof(k), "%s/event-channel", fe);
 	xs_write(gone.xs, XBT_NULL, k, "3", 1);
 	uint32_t gd = gone.domid;
-	guest_free(&gone);
-	destroy_domain(gd);
+	guest_destroy(&gone);
 
 	/* Floods: 100k notifications beside an honest guest, which is served. */
 	struct guest flood, honest;
@@ -473,13 +472,10 @@ static void test_bad_guests(void)
 	CHECK(write_sectors(ff, 0, 8, 1) == 0, "the flooder itself is still served");
 	blkfront_close(ff, 0);
 	blkfront_close(hf, 0);
-	uint32_t fd = flood.domid, hd = honest.domid, id = idle.domid;
-	guest_free(&flood);
-	guest_free(&honest);
-	guest_free(&idle);
-	destroy_domain(fd);
-	destroy_domain(hd);
-	destroy_domain(id);
+	uint32_t id = idle.domid;
+	guest_destroy(&flood);
+	guest_destroy(&honest);
+	guest_destroy(&idle);
 	snprintf(p, sizeof(p), "/local/domain/0/backend/profsvc/%u", id);
 	CHECK(wait_node(p, NULL, 5000), "never-connecting guest's nodes left");
 	CHECK(wait_run_state("never-connects", STORE_RUN_CRASHED, 5000), "idle run not ended");
@@ -594,9 +590,7 @@ static void test_cycles(void)
 	for (int i = 0; i < n; i += n / 10)
 		CHECK(read_matches(f, (uint64_t)i, 1, (uint64_t)i), "cycle %d's write lost", i);
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 
 	/* Guest lifetimes: create, connect two devices, write, die. */
 	failures = 0;
@@ -616,9 +610,7 @@ static void test_cycles(void)
 			blkfront_close(a, 0);
 		if (b)
 			blkfront_close(b, 0);
-		uint32_t ld = l.domid;
-		guest_free(&l);
-		destroy_domain(ld);
+		guest_destroy(&l);
 	}
 	CHECK(wait_run_state("life-0", STORE_RUN_CRASHED, 5000), "first lifetime's run not ended");
 	char last[32];
@@ -644,9 +636,7 @@ static void test_isolation(void)
 	REQUIRE(fa, "connect a");
 	CHECK(write_sectors(fa, 0, 64, 4242) == 0, "secret write");
 	blkfront_close(fa, 0);
-	uint32_t ad = a.domid;
-	guest_free(&a);
-	destroy_domain(ad);
+	guest_destroy(&a);
 	CHECK(wait_run_state("secret-owner", STORE_RUN_CRASHED, 5000), "run a not ended");
 
 	/* Another guest, the same vdev, the same sectors: zeros. */
@@ -660,9 +650,7 @@ static void test_isolation(void)
 	CHECK(blkfront_do(fb, &r, 5000) == 0 && memcmp(buf, zero, sizeof(buf)) == 0,
 	      "a guest read another run's data");
 	blkfront_close(fb, 0);
-	uint32_t bd = b.domid;
-	guest_free(&b);
-	destroy_domain(bd);
+	guest_destroy(&b);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
 	free(path);
 }
@@ -711,9 +699,7 @@ static void test_hostile_names(void)
 		CHECK(halvm_writer_replay(&w, (const uint8_t *)hp, sizeof(hp) - 1, 1, UINT64_MAX) == 0,
 		      "write as %s", names[i]);
 		blkfront_close(f, 0);
-		uint32_t gd = g.domid;
-		guest_free(&g);
-		destroy_domain(gd);
+		guest_destroy(&g);
 		CHECK(wait_run_state(names[i], STORE_RUN_COMPLETE, 5000), "run of %s not complete", names[i]);
 	}
 	char cmd[9000];
@@ -791,9 +777,7 @@ static void test_modes(void)
 	if (d)
 		closedir(d);
 	blkfront_close(f, 0);
-	uint32_t gd = g.domid;
-	guest_free(&g);
-	destroy_domain(gd);
+	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
 	free(dir);
 }
