@@ -17,7 +17,7 @@ static const char usage[] =
 	"                             [--max-run-bytes N] [--capacity SECTORS] [--mirror-raw DIR]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
 	"       profile-backend stop | status\n"
-	"       profile-backend create GUEST.cfg [xl options]\n"
+	"       profile-backend create [-v] GUEST.cfg [xl options]   (-v: xl -vvv, libxl's steps)\n"
 	"       profile-backend attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]\n"
 	"       profile-backend detach DOMAIN VDEV\n"
 	"Common options: --run-dir DIR (pid file and control socket; default /run/profsvc or\n"

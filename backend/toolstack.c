@@ -468,8 +468,17 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 			goto close;
 		}
 		close(fd);
-		char *xl[64] = {"xl", "create", "-p", tmp};
-		int k = 4;
+		/* -v: xl's own debug log (libxl's every step) on stderr, so a
+		 * create that stalls says where. */
+		char *xl[64] = {"xl"};
+		int k = 1;
+		if (o->verbose)
+			xl[k++] = "-vvv";
+		xl[k++] = "create";
+		xl[k++] = "-p";
+		xl[k++] = tmp;
+		if (o->verbose)
+			fprintf(stderr, "profile-backend: running xl -vvv create -p %s\n", tmp);
 		for (int i = 0; i < argc && k < 63; i++)
 			xl[k++] = argv[i];
 		xl[k] = NULL;
@@ -481,6 +490,8 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		}
 		if (resolve_domain(xs, c.name, &domid) != 0)
 			goto close;
+		if (o->verbose)
+			fprintf(stderr, "profile-backend: xl created domain %u (%s), paused\n", domid, c.name);
 	}
 	for (int i = 0; i < c.nvdevs; i++) {
 		/* libxl writes protocol for PV guests: 64-bit x86 here. */
@@ -498,6 +509,8 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		char id[16];
 		snprintf(id, sizeof(id), "%u", domid);
 		char *unpause[] = {"xl", "unpause", id, NULL};
+		if (o->verbose)
+			fprintf(stderr, "profile-backend: %d device(s) written; xl unpause %s\n", c.nvdevs, id);
 		if (run_cmd(unpause) != 0) {
 			fprintf(stderr, "profile-backend: xl unpause %u failed\n", domid);
 			goto close;

@@ -140,6 +140,20 @@ int cli(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* `profile-backend status` of the running backend, in out (cap bytes, NUL
+ * terminated).  Empty if the backend did not answer. */
+const char *backend_status(char *out, size_t cap)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, cap - 1, p) : 0;
+	if (p)
+		pclose(p);
+	out[n] = '\0';
+	return out;
+}
+
 /* ---- guests ------------------------------------------------------------------ */
 
 void guest_new(struct guest *g, const char *name, const char *vdevs)

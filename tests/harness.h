@@ -28,6 +28,8 @@ void backend_start(const char *extra);
 int backend_stop(int sig);
 /* `profile-backend CMD [ARGS]` with the platform options; exit status. */
 int cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* `profile-backend status` into out (cap bytes); "" if no answer. */
+const char *backend_status(char *out, size_t cap);
 
 struct xs_handle;
 struct guest {

@@ -116,14 +116,8 @@ static void test_halvm_profile(void)
  * "batches N (M committed inline), ...". */
 static long status_batches_inline(long *inline_commits)
 {
-	char cmd[4096], out[8192];
-	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
-	FILE *p = popen(cmd, "r");
-	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
-	if (p)
-		pclose(p);
-	out[n] = '\0';
-	char *at = strstr(out, "batches ");
+	char out[8192];
+	char *at = strstr(backend_status(out, sizeof(out)), "batches ");
 	if (inline_commits) {
 		char *in = at ? strstr(at, " (") : NULL;
 		*inline_commits = in ? strtol(in + 2, NULL, 10) : -1;

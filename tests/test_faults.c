@@ -96,13 +96,8 @@ static void sim_counts(unsigned *dom0_watches, unsigned *maps_total)
  * (malloc's own count: RSS also holds what free() kept).  -1 if absent. */
 static long backend_heap_kib(void)
 {
-	char cmd[4200], out[8192];
-	snprintf(cmd, sizeof(cmd), "%s/profile-backend status --run-dir %s", tu_builddir(), rundir);
-	FILE *p = popen(cmd, "r");
-	size_t n = p ? fread(out, 1, sizeof(out) - 1, p) : 0;
-	if (p)
-		pclose(p);
-	out[n] = '\0';
+	char out[8192];
+	backend_status(out, sizeof(out));
 	/* "heap N KiB in use, M KiB of it the store's caches": the caches
 	 * fill up to their bound as the database grows, so they are left out. */
 	long heap, caches;

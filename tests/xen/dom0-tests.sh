@@ -24,9 +24,56 @@ info() { sed "s/^/XENTEST: INFO $1: /"; }
 # What the backend logged (busybox syslogd in the dom0 /init), once per failure.
 diag() {
 	echo "--- $1: xl list; free memory; backend log" | info diag
-	xl list 2>&1 | info diag
-	xl info 2>/dev/null | grep -E '^(free_memory|total_memory)' | info diag
+	timeout 30 xl list 2>&1 | info diag
+	timeout 30 xl info 2>/dev/null | grep -E '^(free_memory|total_memory)' | info diag
 	grep profile-backend /var/log/messages 2>/dev/null | tail -40 | info diag
+}
+# What every process waits on, for a step that did not finish in time.  To
+# stderr (the console), as callers may be inside $(...).
+hang_diag() {
+	echo "--- $1 did not finish: processes, kernel stacks, xl logs, hypervisor log" | info hang
+	ps -eo pid,ppid,stat,wchan:28,etime,args 2>&1 | grep -v ' \[' | info hang
+	for p in $(pgrep -x xl) $(pgrep -x profile-backend) $(pgrep xenstored) $(pgrep xenconsoled); do
+		echo "pid $p $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null):" | info hang
+		cat /proc/$p/stack 2>/dev/null | info hang
+	done
+	for f in /var/log/xen/xl-*.log /var/log/xen/xen-hotplug.log; do
+		[ -f "$f" ] && tail -20 "$f" | info "hang $(basename "$f")"
+	done
+	timeout 10 xl dmesg 2>&1 | tail -30 | info "hang xl dmesg"
+	timeout 10 xenstore-ls -f /local/domain 2>&1 | grep -v '^/local/domain/0/' | tail -60 | info "hang xenstore"
+} >&2
+# bounded SECS OUT CMD...: CMD with stdout to OUT and stderr to OUT.err, in a
+# session of its own; if it has not finished after SECS, hang_diag, then the
+# session is SIGKILLed and the status is 124.  No step can hang the run.  A
+# failed CMD's last stderr lines are printed.
+bounded() {
+	local secs=$1 out=$2 i pid; shift 2
+	setsid "$@" >"$out" 2>"$out.err" </dev/null &
+	pid=$!
+	for i in $(seq 1 $((secs * 5))); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid" && return 0
+			local rc=$?
+			tail -40 "$out.err" | info "exit $rc: $1" >&2
+			return $rc
+		fi
+		sleep 0.2
+	done
+	hang_diag "$*"
+	kill -9 -- "-$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 124
+}
+# create NAME: profile-backend -v create /tmp/NAME.cfg, at most 120 s; the
+# domid on stdout, xl's debug log printed only when it failed.
+create() {
+	if bounded 120 "/tmp/$1.create" profile-backend create -v "/tmp/$1.cfg"; then
+		cat "/tmp/$1.create"
+	else
+		tail -80 "/tmp/$1.create.err" | info "create $1" >&2
+		return 1
+	fi
 }
 
 guest_cfg() { # NAME PROF HP DELAY_US
@@ -49,7 +96,7 @@ run_of() { profdb query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | ta
 # after `profile-backend create` returns.
 wait_run() { local r; for i in $(seq 1 100); do r=$(run_of "$1"); [ -n "$r" ] && { echo "$r"; return 0; }; sleep 0.1; done; return 1; }
 state_of() { profdb show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cut -d'"' -f4; }
-wait_gone() { for i in $(seq 1 "${2:-900}"); do xl list "$1" >/dev/null 2>&1 || return 0; sleep 0.2; done; return 1; }
+wait_gone() { for i in $(seq 1 "${2:-900}"); do timeout 30 xl list "$1" >/dev/null 2>&1 || return 0; sleep 0.2; done; return 1; }
 wait_state() { for i in $(seq 1 100); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
 same() { cmp -s "$1" "$2"; }
 
@@ -61,7 +108,7 @@ chk "1 profile-backend status" sh -c 'profile-backend status >/tmp/status.txt'
 # ---- 2 ---------------------------------------------------------------------------
 T s2-create
 guest_cfg g-full leak-p-hc.prof phases-hd-i0.01.hp 0
-if D=$(profile-backend create /tmp/g-full.cfg); then pass "2 profile-backend create (domain $D)"; else fail "2 profile-backend create"; fi
+if D=$(create g-full); then pass "2 profile-backend create (domain $D)"; else fail "2 profile-backend create"; fi
 xenstore-ls "/local/domain/0/backend/profsvc/$D" 2>/dev/null | head -30 | info be
 chk "2 the guest ran and powered off" wait_gone g-full
 T s2-guest-gone
@@ -78,7 +125,7 @@ chk "2 .hp byte-identical" same /tmp/g-full.hp $FX/phases-hd-i0.01.hp
 T s3-create
 diag "before scenario 3"
 guest_cfg g-crash exprcalc-p.prof phases-hd-i0.01.hp 20000
-D=$(timeout 120 profile-backend create /tmp/g-crash.cfg) || fail "3 profile-backend create g-crash" 
+D=$(create g-crash) || fail "3 profile-backend create g-crash"
 R=$(wait_run g-crash)
 # Wait until the guest is half-way through its heap profile, then kill it.
 hp_of() { profdb query runs --name "$1" --json | sed -n 's/.*"hp_bytes":\([0-9][0-9]*\).*/\1/p' | tail -1; }
@@ -90,10 +137,10 @@ for i in $(seq 1 900); do
 done
 echo "heap profile at ${hp:-0} bytes when destroyed" | info s3
 T s3-destroy
-xl destroy g-crash
+bounded 60 /tmp/destroy xl destroy g-crash || fail "3 xl destroy"
 sleep 5
-xl list | info xl
-chk "3 no dying or zombie domain 5 s after xl destroy" sh -c '! xl list | awk "NR>1" | grep -v Domain-0 | grep -q .'
+timeout 30 xl list 2>&1 | info xl
+chk "3 no dying or zombie domain 5 s after xl destroy" sh -c '! timeout 30 xl list | awk "NR>1" | grep -v Domain-0 | grep -q .'
 chk "3 our xenstore nodes are gone" sh -c "! xenstore-ls /local/domain/0/backend/profsvc/$D >/dev/null 2>&1"
 info console </var/log/xen/console/guest-g-crash.log
 chk "3 run crashed" wait_state "$R" crashed
@@ -108,8 +155,8 @@ chk "3 no .prof (GHC writes it at exit)" sh -c "! profdb export $R --prof /tmp/n
 
 # ---- 4 ---------------------------------------------------------------------------
 T s4-stub
-chk "4 attach xvdp1 xvdp2 to dom0" profile-backend attach 0 vdev=xvdp1 vdev=xvdp2
-chk "4 frontend-stub --platform xen --mode halvm" \
+chk "4 attach xvdp1 xvdp2 to dom0" bounded 60 /tmp/attach profile-backend attach 0 vdev=xvdp1 vdev=xvdp2
+chk "4 frontend-stub --platform xen --mode halvm" bounded 300 /tmp/stub \
 	frontend-stub --platform xen --mode halvm --domid 0 --prof $FX/phases-p-hc.prof --hp $FX/leak-p-hc.hp
 R=$(wait_run Domain-0)
 profdb export "$R" --prof /tmp/d0.prof --hp /tmp/d0.hp 2>&1 | info export
@@ -119,7 +166,7 @@ chk "4 .hp byte-identical" same /tmp/d0.hp $FX/leak-p-hc.hp
 # ---- 5 ---------------------------------------------------------------------------
 T s5-create
 guest_cfg g-restart phases-p-hc.prof phases-hd-i0.01.hp 10000
-D=$(profile-backend create /tmp/g-restart.cfg)
+D=$(create g-restart) || fail "5 profile-backend create g-restart"
 for k in 1 2 3 4; do
 	sleep 3
 	pkill -9 -x profile-backend
@@ -139,8 +186,9 @@ chk "5 store integrity" profdb check
 
 # ---- 6 ---------------------------------------------------------------------------
 T s6-xenstore
-PROFSVC_XS_REAL=1 test_xenstore >/tmp/xs-conformance.txt 2>&1
+PROFSVC_XS_REAL=1 bounded 120 /tmp/xs-conformance.txt test_xenstore
 rc=$?
+cat /tmp/xs-conformance.txt.err >>/tmp/xs-conformance.txt
 info xenstore </tmp/xs-conformance.txt
 chk "6 xenstore conformance against the real xenstored" test $rc = 0
 
