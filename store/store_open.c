@@ -312,11 +312,10 @@ static int configure_writer(struct store *s, int version)
 
 	/*
 	 * auto_vacuum first, and only on a new database: it only takes on a
-	 * database with no pages yet (switching to WAL already writes page
-	 * 1).  On an existing one it is not a no-op: it rewrites the header's
-	 * vacuum field if that differs, a committed write before we know
-	 * whether the file is sound (tests/fuzz/fuzz_store_open found it).
-	 * WAL: readers keep a consistent snapshot while the backend commits.
+	 * database with no pages yet.  On an existing one it is not a no-op:
+	 * it rewrites the header's vacuum field if that differs, a committed
+	 * write before we know whether the file is sound
+	 * (tests/fuzz/fuzz_store_open found it).
 	 * synchronous: NORMAL never corrupts the database on power loss and
 	 * keeps every commit once the process is gone (the data is in the OS);
 	 * FULL additionally fsyncs the WAL before a commit returns, which is
@@ -325,14 +324,40 @@ static int configure_writer(struct store *s, int version)
 	 * no mmap (mapped pages of a growing database count against the
 	 * daemon) and a 4 MiB page cache; readers keep mmap for export speed.
 	 */
-	snprintf(sql, sizeof(sql),
-	         "%sPRAGMA journal_mode = WAL; ", version == 0 && s->empty_file && no_tables(s) ? "PRAGMA auto_vacuum = INCREMENTAL; " : "");
-	size_t n = strlen(sql);
-	snprintf(sql + n, sizeof(sql) - n,
-	         "PRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -4096; "
-	         "PRAGMA mmap_size = 0",
+	snprintf(sql, sizeof(sql), "%sPRAGMA synchronous = %s; PRAGMA temp_store = MEMORY; "
+	         "PRAGMA cache_size = -4096; PRAGMA mmap_size = 0",
+	         version == 0 && s->empty_file && no_tables(s) ? "PRAGMA auto_vacuum = INCREMENTAL; " : "",
 	         s->durability == STORE_DURABLE_POWER ? "FULL" : "NORMAL");
 	return exec_sql(s, sql, "configuring the database");
+}
+
+/*
+ * WAL: readers keep a consistent snapshot while the backend commits.  Set
+ * last, once the schema is known good and current: on a file not in WAL
+ * mode yet (new, or switched back by hand) the switch rewrites the
+ * header's version bytes, a committed write that a writer which then
+ * refuses the file must not have made (fuzz_store_open found it).  Until
+ * then an upgrade runs in a rollback journal, which restores the file if
+ * the upgrade fails.
+ */
+static int enter_wal(struct store *s)
+{
+	sqlite3_stmt *st;
+	char mode[16] = "";
+	if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "switching the database to WAL");
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(mode, sizeof(mode), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_sqlite_fail(s, "switching the database to WAL");
+	if (strcmp(mode, "wal") != 0)
+		return store_fail(s, STORE_EIO,
+		                  "database %s stays in journal mode '%s' and cannot switch to WAL (is "
+		                  "its directory writable, and on a local filesystem?)",
+		                  s->path, mode);
+	return 0;
 }
 
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
@@ -439,6 +464,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		version = STORE_SCHEMA_VERSION;
 	}
 	s->schema_version = version;
+	if (s->mode != STORE_READ && (rc = enter_wal(s)))
+		goto fail;
 	if (s->mode != STORE_READ && stat(path, &st) == 0) {
 		s->db_dev = st.st_dev;
 		s->db_ino = st.st_ino;

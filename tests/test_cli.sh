@@ -179,6 +179,17 @@ expect 1 "truncated" -- "$PROFDB" --db "$T/short.db" import-disk "$T/prof.disk"
 expect 1 "truncated" -- "$PROFDB" --db "$T/short.db" query runs
 cmp -s "$T/short.db" "$T/short.orig" && ok || fail "truncated database modified"
 expect 0 "" -- "$PROFDB" check
+# A damaged v1 store in rollback-journal mode: the writer's switch to WAL
+# rewrote its header before the upgrade found the damage and refused it
+# (tests/fuzz/fuzz_store_open).  Refused untouched now.
+cp "$S/tests/fuzz/corpus/fuzz_store_open/regress-rollback-journal" "$T/rollback.db"
+expect 1 "is damaged" -- "$PROFDB" --db "$T/rollback.db" import-disk "$T/prof.disk"
+cmp -s "$T/rollback.db" "$S/tests/fuzz/corpus/fuzz_store_open/regress-rollback-journal" && ok || fail "damaged rollback-journal database modified"
+# A sound store switched out of WAL by hand is used, and back in WAL.
+cp "$PROFSVC_DB" "$T/delete.db"
+[ "$(sqlite3 "$T/delete.db" 'pragma journal_mode=delete')" = delete ] && ok || fail "could not leave WAL"
+expect 0 "" -- "$PROFDB" --db "$T/delete.db" import-disk "$T/prof.disk"
+[ "$(sqlite3 "$T/delete.db" 'pragma journal_mode')" = wal ] && ok || fail "store not back in WAL"
 # A row the schema forbids (NULL state: what a damaged file can hold; found
 # by tests/fuzz/fuzz_store_open, which crashed on it): listed, no crash.
 cp "$PROFSVC_DB" "$T/nullstate.db"
