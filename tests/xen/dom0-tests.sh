@@ -17,8 +17,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
 # T, pass and fail mark progress (/tmp/xentest.progress) for the dom0's
-# watchdog (xen-e2e.sh's /init), which dumps every process's state once if
-# the script makes none for 150 s.
+# watchdog (xen-e2e.sh's /init), which runs --unstick (below) when the
+# script makes none for 120 s; long waits mark progress too.
 T() { local up; read -r up _ </proc/uptime; echo "XENTEST: T $up $*"; : >/tmp/xentest.progress; }
 pass() { echo "XENTEST: PASS $*"; P=$((P + 1)); : >/tmp/xentest.progress; }
 fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); : >/tmp/xentest.progress; diag "$*"; }
