@@ -245,13 +245,16 @@ boot() {
 # docs/xen-in-qemu.md).  No program of ours can do that to another process,
 # so such a round says nothing about profsvc either way.
 spoiled() {
-	local out=$W/serial.log
-	local why=""
-	tr -d '\r' <"$out" | grep -aqE "$DOM0_FAULT" &&
-		why="programs faulted in the dom0:$(tr -d '\r' <"$out" | grep -aoE 'Comm: [^ ]+' | sed 's/Comm: //' | sort | uniq -c | tr -s ' \n' ' ')"
-	tr -d '\r' <"$out" | grep -aq 'XENTEST: STUCK' &&
-		why="${why:+$why; }stuck programs killed:$(tr -d '\r' <"$out" | grep -ao 'XENTEST: STUCK pid [0-9]* [^ ]*' | awk '{print $5}' | tr '\n' ' ')"
-	tr -d '\r' <"$out" | grep -aq 'XENTEST: RESULT' || why="${why:+$why; }the round did not complete"
+	# grep reads the file itself: `tr | grep -q` under pipefail fails
+	# whenever grep quits early and tr gets SIGPIPE.
+	local out=$W/serial.log why=""
+	if grep -aqE "$DOM0_FAULT" "$out"; then
+		why="programs faulted in the dom0:$(grep -aoE 'Comm: [^ ]+' "$out" | sed 's/Comm: //' | sort | uniq -c | tr -s ' \n' ' ')"
+	fi
+	if grep -aq 'XENTEST: STUCK' "$out"; then
+		why="${why:+$why; }stuck programs killed:$(grep -ao 'XENTEST: STUCK pid [0-9]* [^ ]*' "$out" | awk '{print $5}' | tr '\n' ' ')"
+	fi
+	grep -aq 'XENTEST: RESULT' "$out" || why="${why:+$why; }the round did not complete"
 	echo "$why"
 }
 
