@@ -472,13 +472,13 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		 * create that stalls says where. */
 		char *xl[64] = {"xl"};
 		int k = 1;
-		if (o->verbose)
+		if (o->verbose) {
 			xl[k++] = "-vvv";
+			fprintf(stderr, "profile-backend: running xl -vvv create -p %s\n", tmp);
+		}
 		xl[k++] = "create";
 		xl[k++] = "-p";
 		xl[k++] = tmp;
-		if (o->verbose)
-			fprintf(stderr, "profile-backend: running xl -vvv create -p %s\n", tmp);
 		for (int i = 0; i < argc && k < 63; i++)
 			xl[k++] = argv[i];
 		xl[k] = NULL;

@@ -257,8 +257,6 @@ static int configure_reader(struct store *s, int busy_ms)
 	return 0;
 }
 
-/* Writer settings; these write to the file, so only once it is known to be
- * ours (or empty). */
 /*
  * SQLite treats a file shorter than one page as an empty database: a
  * writer would then create a new store over what is left of a truncated
@@ -306,6 +304,8 @@ static int no_tables(struct store *s)
 	return empty;
 }
 
+/* Writer settings; these write to the file, so only once it is known to be
+ * ours (or empty). */
 static int configure_writer(struct store *s, int version)
 {
 	char sql[256];

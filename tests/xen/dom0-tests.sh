@@ -19,9 +19,10 @@ P=0 F=0
 # T, pass and fail mark progress (/tmp/xentest.progress) for the dom0's
 # watchdog (xen-e2e.sh's /init), which runs --unstick (below) when the
 # script makes none for 120 s; long waits mark progress too.
-T() { local up; read -r up _ </proc/uptime; echo "XENTEST: T $up $*"; : >/tmp/xentest.progress; }
-pass() { echo "XENTEST: PASS $*"; P=$((P + 1)); : >/tmp/xentest.progress; }
-fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); : >/tmp/xentest.progress; diag "$*"; }
+progress() { : >/tmp/xentest.progress; }
+T() { local up; read -r up _ </proc/uptime; echo "XENTEST: T $up $*"; progress; }
+pass() { echo "XENTEST: PASS $*"; P=$((P + 1)); progress; }
+fail() { echo "XENTEST: FAIL $*"; F=$((F + 1)); progress; diag "$*"; }
 chk() { local n=$1; shift; if "$@"; then pass "$n"; else fail "$n"; fi; }
 info() { sed "s/^/XENTEST: INFO $1: /"; }
 # What the backend logged (busybox syslogd in the dom0 /init), once per failure.
@@ -65,7 +66,7 @@ bounded() {
 			return $rc
 		fi
 		sleep 0.2
-		: >/tmp/xentest.progress
+		progress
 	done
 	hang_diag "$*"
 	kill -9 -- "-$pid" 2>/dev/null
@@ -137,7 +138,7 @@ wait_run() { local r; for i in $(seq 1 100); do r=$(run_of "$1"); [ -n "$r" ] &&
 state_of() { profdb show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cut -d'"' -f4; }
 # Once a second: under TCG every xl run is a chance for the emulated host to
 # corrupt a process (tests/xen/xen-e2e.sh, spoiled()), and xl is slow anyway.
-wait_gone() { for i in $(seq 1 "${2:-180}"); do timeout 30 xl list "$1" >/dev/null 2>&1 || return 0; sleep 1; : >/tmp/xentest.progress; done; return 1; }
+wait_gone() { for i in $(seq 1 "${2:-180}"); do timeout 30 xl list "$1" >/dev/null 2>&1 || return 0; sleep 1; progress; done; return 1; }
 wait_state() { for i in $(seq 1 100); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
 same() { cmp -s "$1" "$2"; }
 
@@ -186,7 +187,7 @@ hp_of() { profdb query runs --name "$1" --json | sed -n 's/.*"hp_bytes":\([0-9][
 for i in $(seq 1 900); do
 	hp=$(hp_of g-crash)
 	[ "${hp:-0}" -gt 20000 ] && break
-	: >/tmp/xentest.progress
+	progress
 	[ $((i % 25)) = 0 ] && echo "after $i polls ($(cut -d' ' -f1 /proc/uptime) s): hp_bytes=${hp:-none}" | info s3
 	sleep 0.2
 done
@@ -248,11 +249,10 @@ info xenstore </tmp/xs-conformance.txt
 chk "6 xenstore conformance against the real xenstored" test $rc = 0
 
 profile-backend stop >/dev/null 2>&1
-# Any program that faulted in the dom0 during the round (ours or not).
 # Programs that died of a fault in the dom0 during the round (under TCG:
 # not only ours; see xen-e2e.sh, spoiled()).  Reported, and the host counts
 # them when judging whether a failed round was spoiled; the checks judge.
-F_RE='potentially unexpected fatal signal|traps: |segfault at'
+F_RE='potentially unexpected fatal signal|traps: |segfault at' # = xen-e2e.sh's DOM0_FAULT
 dmesg | grep -E -A1 "$F_RE" | info "dom0 faults"
 T dom0-tests-done
 echo "XENTEST: RESULT $P passed, $F failed"

@@ -33,7 +33,8 @@ XQ_TIMEOUT=${XQ_TIMEOUT:-600}
 XQ_SILENCE=${XQ_SILENCE:-240}
 XQ_STALL=${XQ_STALL:-330}
 # What the dom0 kernel prints when a program dies of a fault (with
-# print-fatal-signals=1; SIGKILL and SIGTERM are not faults).
+# print-fatal-signals=1; SIGKILL and SIGTERM are not faults).  dom0-tests.sh's
+# F_RE is the same.
 DOM0_FAULT='potentially unexpected fatal signal|traps: |segfault at'
 XQ_STRESS=${XQ_STRESS:-0}
 W=${XQ_WORK:-/var/tmp/profsvc-xen}
@@ -185,6 +186,14 @@ EOF
 	log "build done in $(elapsed "$t0" "$(now)") s; dom0.cpio $(du -m "$W/dom0.cpio" | cut -f1) MiB"
 }
 
+# stream OUT SHOWN: the XENTEST lines of serial log OUT after the first
+# SHOWN, to stderr; prints how many there are now.
+stream() {
+	local n; n=$(tr -d '\r' < "$1" | grep -a -c 'XENTEST:' || true)
+	[ "$n" -gt "$2" ] && tr -d '\r' < "$1" | grep -a 'XENTEST:' | sed -n "$(($2 + 1)),${n}p" | sed 's/^.*XENTEST: //' >&2
+	echo "$n"
+}
+
 boot() {
 	[ -s "$W/dom0.cpio" ] || { log "nothing built; run build first"; exit 2; }
 	local out=$W/serial.log t0; t0=$(now)
@@ -220,17 +229,13 @@ boot() {
 			kill "$qpid"; break
 		fi
 		# Stream the scenario lines as they come.
-		local n; n=$(tr -d '\r' < "$out" | grep -a -c 'XENTEST:' || true)
-		if [ "$n" -gt "$shown" ]; then
-			tr -d '\r' < "$out" | grep -a 'XENTEST:' | sed -n "$((shown + 1)),${n}p" | sed 's/^.*XENTEST: //' >&2
-			shown=$n progress=$(date +%s)
-		fi
+		local n; n=$(stream "$out" "$shown")
+		[ "$n" -gt "$shown" ] && shown=$n progress=$(date +%s)
 		sleep 1
 	done
 	wait 2>/dev/null || true
 	trap - EXIT INT TERM
-	local n; n=$(tr -d '\r' < "$out" | grep -a -c 'XENTEST:' || true)
-	[ "$n" -gt "$shown" ] && tr -d '\r' < "$out" | grep -a 'XENTEST:' | sed -n "$((shown + 1)),${n}p" | sed 's/^.*XENTEST: //' >&2
+	stream "$out" "$shown" >/dev/null
 	log "qemu ran $(elapsed "$t0" "$(now)") s"
 	local result; result=$(tr -d '\r' < "$out" | { grep -a -o 'XENTEST: RESULT .*' || true; } | tail -1 | sed 's/XENTEST: RESULT //')
 	if [ -z "$result" ]; then log "the run did not complete (see $out)"; tail -30 "$out" >&2; return 2; fi
