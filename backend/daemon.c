@@ -29,6 +29,8 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "util/private_dir.h"
+#include "util/safe_text.h"
 
 enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG, SRC_IO };
 
@@ -42,9 +44,10 @@ static int lock_pidfile(const struct options *o, int *fd_out)
 	char path[512], pid[32] = "";
 
 	path_in(o, "profile-backend.pid", path, sizeof(path));
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		fprintf(stderr, "profile-backend: %s: %s (is --run-dir writable?)\n", path, strerror(errno));
+		fprintf(stderr, "profile-backend: %s: %s (is --run-dir writable, and the pid file not a link?)\n",
+		        path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -84,20 +87,22 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
 	int n = 0;
+	/* Names and error texts can quote what a guest wrote: escaped. */
+	char safe[512];
 	for (struct device *d = b->devices; d; d = d->next, n++)
 		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
 		        d->bstate >= 0 && d->bstate <= 6 ? st[d->bstate] : "?",
 		        d->fstate >= 0 && d->fstate <= 6 ? st[d->fstate] : "?",
 		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
 		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
-		        d->last_error[0] ? d->last_error : "-");
+		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
 	if (!n)
 		fprintf(f, "(no devices)\n");
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)
 		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
-		        (unsigned long long)r->bytes, r->name);
+		        (unsigned long long)r->bytes, safe_text(safe, sizeof(safe), r->name));
 	if (!n)
 		fprintf(f, "(no runs in progress)\n");
 }
@@ -338,8 +343,16 @@ int daemon_start(struct options *o)
 	int lockfd, p[2];
 	char path[512];
 
-	if (mkdir(o->run_dir, 0750) != 0 && errno != EEXIST) {
+	char why[512];
+
+	if (mkdir(o->run_dir, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "profile-backend: cannot create %s: %s\n", o->run_dir, strerror(errno));
+		return 1;
+	}
+	/* The pid file, the socket and the response journals are made there
+	 * by root: nobody else may be able to plant links in it. */
+	if (private_dir_check(o->run_dir, "the run directory (--run-dir)", why, sizeof(why)) != 0) {
+		fprintf(stderr, "profile-backend: %s\n", why);
 		return 1;
 	}
 	if (lock_pidfile(o, &lockfd) != 0)
@@ -400,7 +413,7 @@ static pid_t running_pid(const struct options *o)
 	int fd;
 
 	path_in(o, "profile-backend.pid", path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {

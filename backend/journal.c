@@ -63,7 +63,7 @@ int journal_open(struct device *d, uint32_t ring_ref0)
 
 	journal_close(d);
 	journal_path(d, path, sizeof(path));
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, sizeof(struct journal)) != 0) {
 		dlog(d, "response journal %s: %s (a restart may answer in-flight requests wrongly)",
 		     path, strerror(errno));

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "util/safe_text.h"
 
 static int use_syslog;
 static int verbose;
@@ -25,9 +26,13 @@ void log_open(int foreground, int v)
 
 static void vlog(int prio, const char *prefix, const char *fmt, va_list ap)
 {
-	char msg[1024];
+	char raw[1024], msg[1024];
 
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* The whole line is escaped here, once: messages quote guest-chosen
+	 * names and xenstore values, and a newline or ESC in one of them
+	 * must not forge a log line or steer the terminal reading it. */
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	safe_text(msg, sizeof(msg), raw);
 	if (use_syslog) {
 		syslog(prio, "%s%s", prefix, msg);
 		return;

@@ -67,7 +67,7 @@ int mirror_open(struct device *d, const char *dir, int direct, int sink)
 	snprintf(m->path, sizeof(m->path), "%s/%s-run%lld-%s.img", dir, name,
 	         d->run ? (long long)d->run->run_id : 0LL, d->vdev);
 	/* The sink reads back (READ requests); the mirror only writes. */
-	int flags = (sink ? O_RDWR : O_WRONLY) | O_CREAT | O_CLOEXEC;
+	int flags = (sink ? O_RDWR : O_WRONLY) | O_CREAT | O_NOFOLLOW | O_CLOEXEC;
 	m->sink = sink;
 	m->fd = direct ? open(m->path, flags | O_DIRECT, 0600) : -1;
 	m->direct = m->fd >= 0;

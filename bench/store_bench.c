@@ -62,8 +62,6 @@ static void remove_db(const char *db)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s-shm", db);
 	unlink(p);
-	snprintf(p, sizeof(p), "%s.lock", db);
-	unlink(p);
 }
 
 /* A text profile of len bytes (compressible like the real thing). */

@@ -135,7 +135,9 @@ int cli_parse_time(const char *s, int64_t now_us, int64_t *out)
 		long long mul = end[0] == 's' ? 1 : end[0] == 'm' ? 60 : end[0] == 'h' ? 3600
 		              : end[0] == 'd' ? 86400 : end[0] == 'w' ? 604800 : 0;
 		if (mul) {
-			*out = now_us - v * mul * 1000000;
+			/* An age older than the epoch is "since always", not a
+			 * signed overflow (999999999w once was). */
+			*out = v > now_us / (mul * 1000000) ? 0 : now_us - v * mul * 1000000;
 			return 0;
 		}
 	}
@@ -166,99 +168,6 @@ int cli_parse_time(const char *s, int64_t now_us, int64_t *out)
 		return -1;
 	*out = (int64_t)t * 1000000;
 	return 0;
-}
-
-/* Length of a valid UTF-8 sequence at p (1-4), or 0 if invalid. */
-static int utf8_len(const unsigned char *p)
-{
-	if (p[0] < 0x80)
-		return 1;
-	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
-	if (!n)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	/* Reject overlongs and surrogates. */
-	if (n == 3 && ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)))
-		return 0;
-	if (n == 4 && ((p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90)))
-		return 0;
-	return n;
-}
-
-int cli_safe_width(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	int col = 0;
-
-	while (*p) {
-		int n = utf8_len(p);
-		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
-			col++;
-			p++;
-		} else if (n > 1) {
-			col++;
-			p += n;
-		} else {
-			col += *p == '\\' ? 2 : 4; /* \\ or \xNN */
-			p++;
-		}
-	}
-	return col;
-}
-
-void cli_print_safe(FILE *f, const char *s, int width)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	int col = 0;
-
-	while (*p && (width <= 0 || col < width)) {
-		int n = utf8_len(p);
-		if (n == 1 && *p >= 0x20 && *p != 0x7f && *p != '\\') {
-			fputc(*p, f);
-			col++;
-			p++;
-		} else if (n > 1) {
-			fwrite(p, 1, (size_t)n, f);
-			col++;
-			p += n;
-		} else {
-			if (width > 0 && col + 4 > width)
-				break;
-			fprintf(f, *p == '\\' ? "\\\\" : "\\x%02x", *p);
-			col += *p == '\\' ? 2 : 4;
-			p++;
-		}
-	}
-	if (width > 0)
-		for (; col < width; col++)
-			fputc(' ', f);
-}
-
-void cli_print_json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	while (*p) {
-		int n = utf8_len(p);
-		if (n == 0) {
-			fputs("\\ufffd", f);
-			p++;
-		} else if (n > 1) {
-			fwrite(p, 1, (size_t)n, f);
-			p += n;
-		} else if (*p == '"' || *p == '\\') {
-			fputc('\\', f);
-			fputc(*p++, f);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else {
-			fputc(*p++, f);
-		}
-	}
-	fputc('"', f);
 }
 
 void cli_safe_filename(const char *s, char *out, size_t len)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../store/store.h"
+#include "../util/safe_text.h"
 
 #define EXIT_USAGE 2
 
@@ -36,13 +37,7 @@ void cli_format_duration(int64_t us, char *buf, size_t len);
  * 2h, 7d) before now.  Returns 0 or -1. */
 int cli_parse_time(const char *s, int64_t now_us, int64_t *out);
 
-/* Guest strings in a terminal: non-printable bytes become \xNN. */
-void cli_print_safe(FILE *f, const char *s, int width);
-/* Columns cli_print_safe needs for s. */
-int cli_safe_width(const char *s);
-/* Guest strings in JSON: a valid JSON string literal (invalid UTF-8 bytes
- * become U+FFFD). */
-void cli_print_json_string(FILE *f, const char *s);
+/* Guest strings in a terminal or JSON: util/safe_text.h. */
 /* Guest strings in file names: [A-Za-z0-9._-] only, no leading dot. */
 void cli_safe_filename(const char *s, char *out, size_t len);
 

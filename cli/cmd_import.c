@@ -33,7 +33,9 @@ struct image {
 
 static int open_image(struct image *im)
 {
-	im->fd = open(im->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer
+	 * forever; it is refused below like any other non-file. */
+	im->fd = open(im->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (im->fd < 0) {
 		cli_err("cannot open %s: %s", im->path, strerror(errno));
 		return -1;
@@ -143,7 +145,7 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	if (store_batch_commit(s) != 0)
 		goto store_error;
 	printf("imported run %lld (", (long long)run.run_id);
-	cli_print_safe(stdout, run.name, 0);
+	safe_text_print(stdout, run.name, 0);
 	printf(")");
 	for (int i = 0; i < n; i++) {
 		struct store_device_info info;

@@ -58,7 +58,7 @@ static void print_table(const struct rows *rows, int64_t now)
 	char t[32], d[32];
 
 	for (size_t i = 0; i < rows->n; i++) {
-		int len = cli_safe_width(rows->v[i].name);
+		int len = safe_text_width(rows->v[i].name);
 		namew = len > namew ? len : namew;
 	}
 	namew = namew > 32 ? 32 : namew;
@@ -69,7 +69,7 @@ static void print_table(const struct rows *rows, int64_t now)
 		cli_format_time(r->started_us, t, sizeof(t));
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
 		printf("%6lld  ", (long long)r->run_id);
-		cli_print_safe(stdout, r->name, namew);
+		safe_text_print(stdout, r->name, namew);
 		if (r->domid >= 0)
 			printf("  %5d", r->domid);
 		else
@@ -98,14 +98,14 @@ static void print_json(const struct rows *rows, int64_t now)
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct store_run *r = &rows->v[i];
 		printf("%s\n{\"run_id\":%lld,\"name\":", i ? "," : "", (long long)r->run_id);
-		cli_print_json_string(stdout, r->name);
+		safe_text_json(stdout, r->name);
 		printf(",\"domid\":");
 		if (r->domid >= 0)
 			printf("%d", r->domid);
 		else
 			printf("null");
 		printf(",\"uuid\":");
-		cli_print_json_string(stdout, r->uuid);
+		safe_text_json(stdout, r->uuid);
 		cli_format_time(r->started_us, t, sizeof(t));
 		printf(",\"started\":\"%s\",\"started_us\":%lld", t, (long long)r->started_us);
 		if (r->ended_us)

@@ -62,7 +62,7 @@ static int print_device_json(void *ctx, const struct store_device_info *d)
 
 	printf("%s{\"vdev\":", *first ? "" : ",");
 	*first = 0;
-	cli_print_json_string(stdout, d->vdev);
+	safe_text_json(stdout, d->vdev);
 	printf(",\"devid\":%d,\"role\":\"%s\",\"capacity_sectors\":%llu,\"status\":\"%s\"",
 	       d->devid, store_role_name(d->role), (unsigned long long)d->capacity_sectors,
 	       st[d->status]);
@@ -85,14 +85,14 @@ static void print_run_text(const struct store_run *r)
 
 	printf("run %lld\n", (long long)r->run_id);
 	printf("  name            ");
-	cli_print_safe(stdout, r->name, 0);
+	safe_text_print(stdout, r->name, 0);
 	printf("\n");
 	if (r->domid >= 0)
 		printf("  domid           %d\n", r->domid);
 	else
 		printf("  domid           -\n");
 	printf("  uuid            ");
-	cli_print_safe(stdout, r->uuid[0] ? r->uuid : "-", 0);
+	safe_text_print(stdout, r->uuid[0] ? r->uuid : "-", 0);
 	printf("\n  state           %s\n", store_run_state_name(r->state));
 	cli_format_time(r->started_us, t, sizeof(t));
 	printf("  started         %s\n", t);
@@ -102,22 +102,22 @@ static void print_run_text(const struct store_run *r)
 	                    sizeof(d));
 	printf("  duration        %s%s\n", d, r->ended_us ? "" : " (still running)");
 	printf("  host            ");
-	cli_print_safe(stdout, r->host[0] ? r->host : "-", 0);
+	safe_text_print(stdout, r->host[0] ? r->host : "-", 0);
 	printf("\n  recorded by     ");
-	cli_print_safe(stdout, r->backend_version[0] ? r->backend_version : "-", 0);
+	safe_text_print(stdout, r->backend_version[0] ? r->backend_version : "-", 0);
 	printf("\n  source          %s\n", r->source);
 }
 
 static void print_run_json(const struct store_run *r)
 {
 	printf("{\"run_id\":%lld,\"name\":", (long long)r->run_id);
-	cli_print_json_string(stdout, r->name);
+	safe_text_json(stdout, r->name);
 	if (r->domid >= 0)
 		printf(",\"domid\":%d", r->domid);
 	else
 		printf(",\"domid\":null");
 	printf(",\"uuid\":");
-	cli_print_json_string(stdout, r->uuid);
+	safe_text_json(stdout, r->uuid);
 	printf(",\"state\":\"%s\",\"started_us\":%lld,\"ended_us\":", store_run_state_name(r->state),
 	       (long long)r->started_us);
 	if (r->ended_us)
@@ -125,9 +125,9 @@ static void print_run_json(const struct store_run *r)
 	else
 		printf("null");
 	printf(",\"host\":");
-	cli_print_json_string(stdout, r->host);
+	safe_text_json(stdout, r->host);
 	printf(",\"backend_version\":");
-	cli_print_json_string(stdout, r->backend_version);
+	safe_text_json(stdout, r->backend_version);
 	printf(",\"source\":\"%s\",\"devices\":[", strcmp(r->source, "import") ? "capture" : "import");
 }
 

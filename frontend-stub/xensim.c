@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/safe_text.h"
 #include "xensim.h"
 
 int sim_verbose;
@@ -45,16 +46,18 @@ void sim_log(const char *fmt, ...)
 	FILE *f = log_file ? log_file : stderr;
 	struct timespec ts;
 	struct tm tm;
-	char when[32];
+	char when[32], raw[1024], line[1024];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	fprintf(f, "xensim %s.%03ld ", when, ts.tv_nsec / 1000000);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
+	/* Domain names and xenstore paths are a guest's choice: escaped, so
+	 * that no line of the log can be forged or steer a terminal. */
+	fprintf(f, "%s\n", safe_text(line, sizeof(line), raw));
 	fflush(f);
 }
 
@@ -118,10 +121,10 @@ static int run(const char *dir, int ready_fd)
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/xensim.pid", dir);
-	FILE *pf = fopen(path, "w");
-	if (pf) {
-		fprintf(pf, "%ld\n", (long)getpid());
-		fclose(pf);
+	int pfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (pfd >= 0) {
+		dprintf(pfd, "%ld\n", (long)getpid());
+		close(pfd);
 	}
 	sim_log("running on %s (pid %ld)", dir, (long)getpid());
 	if (ready_fd >= 0) {
@@ -192,18 +195,23 @@ out:
 	return rc;
 }
 
-static int lock_dir(const char *dir, int *fd_out)
+/* quiet: a stop waiting for the daemon to let go says nothing each try. */
+static int lock_dir(const char *dir, int *fd_out, int quiet)
 {
 	char path[600], pid[32] = "";
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/xensim.lock", dir);
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "xensim: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if (quiet) {
+			close(fd);
+			return -1;
+		}
 		snprintf(path, sizeof(path), "%s/xensim.pid", dir);
 		FILE *f = fopen(path, "r");
 		if (f) {
@@ -234,7 +242,7 @@ static int cmd_start(const char *dir, int foreground)
 		fprintf(stderr, "xensim: directory path too long for Unix sockets: %s\n", dir);
 		return 1;
 	}
-	if (lock_dir(dir, &lockfd) != 0)
+	if (lock_dir(dir, &lockfd, 0) != 0)
 		return 1;
 	if (foreground)
 		return run(dir, -1);
@@ -252,7 +260,12 @@ static int cmd_start(const char *dir, int foreground)
 		close(p[0]);
 		setsid();
 		snprintf(path, sizeof(path), "%s/xensim.log", dir);
-		log_file = fopen(path, "a");
+		/* Owner-only: it names every guest.  Never through a link. */
+		int lfd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (lfd >= 0 && fchmod(lfd, 0600) == 0)
+			log_file = fdopen(lfd, "a");
+		else if (lfd >= 0)
+			close(lfd);
 		int null = open("/dev/null", O_RDWR);
 		if (null >= 0) {
 			dup2(null, 0);
@@ -406,7 +419,7 @@ int main(int argc, char **argv)
 			int fd;
 			char path[600];
 			snprintf(path, sizeof(path), "%s/xensim.pid", dir);
-			if (access(path, F_OK) != 0 && lock_dir(dir, &fd) == 0) {
+			if (access(path, F_OK) != 0 && lock_dir(dir, &fd, 1) == 0) {
 				close(fd);
 				snprintf(path, sizeof(path), "%s/xensim.lock", dir);
 				unlink(path);

@@ -30,7 +30,7 @@
 
 #define STORE_SECTOR_SIZE 512u
 /* The schema version this build creates and understands. */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {

@@ -79,7 +79,7 @@ struct store {
 	char *path;
 	enum store_open_mode mode;
 	enum store_durability durability;
-	int lock_fd;          /* STORE_OWNER: flock()ed <path>.lock */
+	int lock_fd;          /* STORE_OWNER: the database file, flock()ed (the owner lock) */
 	dev_t db_dev;         /* writers: the file opened (store_check_identity) */
 	ino_t db_ino;
 	int have_ident;
@@ -103,6 +103,8 @@ struct store {
 	int64_t slot_next;             /* next free slot in this batch; -1: not read */
 	int64_t slot_committed;        /* meta.data_slots when the batch began allocating */
 	int slots_written;
+	char store_id[33];             /* meta.store_id ("" before schema 4) */
+	int data_header_ok;            /* meta.data_header = 'ok': the data file has one */
 	int64_t wal_gen;               /* WAL restarts seen by the owner */
 	int reclaim_due;
 	char errmsg[512];
@@ -121,6 +123,9 @@ int store_sqlite_fail(struct store *s, const char *what);
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id);
 /* Closes the cached blob handle (before COMMIT, DELETE, reads by SELECT). */
 void store_blob_release(struct store *s);
+
+/* meta.store_id and meta.data_header into s (store_slots.c). */
+int store_slots_read_identity(struct store *s);
 
 /* The owner's background WAL checkpointer (store_checkpoint.c). */
 int store_checkpointer_start(struct store *s);

@@ -14,10 +14,12 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "util/private_dir.h"
 
 int store_fail(struct store *s, int code, const char *fmt, ...)
 {
@@ -193,13 +195,13 @@ static int create_db_file(struct store *s)
 		*slash = '\0';
 		if (stat(dir, &st) != 0) {
 			/* Only the last component: we do not invent directory trees. */
-			if (mkdir(dir, 0750) != 0)
+			if (mkdir(dir, 0700) != 0)
 				return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
 				                  "cannot create directory %s for the database: %s", dir,
 				                  strerror(errno));
 		}
 	}
-	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 && errno != EEXIST)
 		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
 		                  "cannot create database %s: %s", s->path, strerror(errno));
@@ -208,34 +210,103 @@ static int create_db_file(struct store *s)
 	return 0;
 }
 
-/* The owner lock lives in <realpath>.lock, not on the database file: a
- * second descriptor on the database would, when closed, drop SQLite's own
- * POSIX locks (they are per process, per file). */
-static int take_owner_lock(struct store *s)
+/*
+ * One path for every file of the store.  SQLite resolves symbolic links
+ * itself (its -wal and -shm follow the target), so the store does too:
+ * with --db a link, the data file was once put beside the link while the
+ * WAL went beside the target, and a restore of one without the other
+ * split the store.
+ */
+static int resolve_path(struct store *s)
 {
-	char real[PATH_MAX], lock[PATH_MAX + 8], pid[32];
+	char real[PATH_MAX];
 
 	if (!realpath(s->path, real))
-		return store_fail(s, STORE_EIO, "cannot resolve %s: %s", s->path, strerror(errno));
-	snprintf(lock, sizeof(lock), "%s.lock", real);
-	s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO, "cannot resolve %s: %s",
+		                  s->path, strerror(errno));
+	char *copy = strdup(real);
+	if (!copy)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
+	free(s->path);
+	s->path = copy;
+	return 0;
+}
+
+/*
+ * A writer runs as root and creates files beside the database (-wal,
+ * -shm, -data).  In a directory another user can write, that user could
+ * put a link there first, to any file, and root would write through it;
+ * so a writer refuses such a directory instead.
+ */
+static int check_private_dir(struct store *s)
+{
+	char dir[PATH_MAX], why[sizeof(s->errmsg)];
+
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (private_dir_check(dir, "the database's directory", why, sizeof(why)) != 0)
+		return store_fail(s, STORE_EPERM, "%s", why);
+	return 0;
+}
+
+/* Who holds the flock on fd's file, from /proc/locks (0: unknown). */
+static long flock_holder(int fd)
+{
+	struct stat st;
+	char line[256];
+	long who = 0;
+
+	if (fstat(fd, &st) != 0)
+		return 0;
+	FILE *f = fopen("/proc/locks", "re");
+	if (!f)
+		return 0;
+	while (!who && fgets(line, sizeof(line), f)) {
+		char kind[16];
+		long pid;
+		unsigned maj, min;
+		unsigned long long ino;
+		if (strstr(line, "->") ||
+		    sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) != 5)
+			continue;
+		if (strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
+		    ino == (unsigned long long)st.st_ino)
+			who = pid;
+	}
+	fclose(f);
+	return who;
+}
+
+/*
+ * The owner lock: an flock on the database file itself, so that it is one
+ * lock per store whatever name the store is reached by (two hard links
+ * once made two owners, two WALs and two data files, and a fully
+ * acknowledged run was lost).  The descriptor stays open until
+ * store_close, after SQLite's own: closing any descriptor of the file
+ * would drop the POSIX locks SQLite holds on it (they are per process, per
+ * file).  flock and POSIX locks do not interact on local filesystems.
+ */
+static int take_owner_lock(struct store *s)
+{
+	s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->lock_fd < 0)
-		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
-		                  "cannot create lock file %s: %s", lock, strerror(errno));
+		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO, "cannot open %s: %s",
+		                  s->path, strerror(errno));
 	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-		ssize_t n = pread(s->lock_fd, pid, sizeof(pid) - 1, 0);
-		pid[n > 0 ? n : 0] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		close(s->lock_fd);
-		s->lock_fd = -1;
+		long pid = flock_holder(s->lock_fd);
+		char who[32] = "unknown";
+		if (pid > 0)
+			snprintf(who, sizeof(who), "%ld", pid);
 		return store_fail(s, STORE_ELOCKED,
 		                  "database %s is already owned by another writer (pid %s); only one "
 		                  "profile-backend may write a database: stop it or use another --db",
-		                  s->path, pid[0] ? pid : "unknown");
-	}
-	int len = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (ftruncate(s->lock_fd, 0) != 0 || pwrite(s->lock_fd, pid, (size_t)len, 0) != len) {
-		/* The lock is what matters; the pid is only for the message. */
+		                  s->path, who);
 	}
 	return 0;
 }
@@ -417,6 +488,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		}
 		flags = SQLITE_OPEN_READWRITE;
 	}
+	if ((rc = resolve_path(s)))
+		goto fail;
+	path = s->path;
+	if (s->mode != STORE_READ && (rc = check_private_dir(s)))
+		goto fail;
 	if (s->mode == STORE_OWNER && (rc = take_owner_lock(s)))
 		goto fail;
 	if ((rc = check_not_truncated(s)))
@@ -464,6 +540,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		version = STORE_SCHEMA_VERSION;
 	}
 	s->schema_version = version;
+	if (version >= 4 && (rc = store_slots_read_identity(s)))
+		goto fail;
 	if (s->mode != STORE_READ && (rc = enter_wal(s)))
 		goto fail;
 	if (s->mode != STORE_READ && stat(path, &st) == 0) {

@@ -129,6 +129,14 @@ static const char *const migrations[] = {
 	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
 	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
 	"END;",
+
+	/* 3 -> 4: the store's identity, which <db>-data carries too in its
+	 * header (slot 0; store_slots.c): a data file that went missing, or
+	 * one of another store put beside this database, is refused instead
+	 * of read as zeros or overwritten.  The header of a data file written
+	 * before this version is added by its owner at open
+	 * (meta.data_header says where that stands). */
+	"INSERT INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(16))));",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

@@ -121,6 +121,12 @@ expect 0 "" -- "$PROFDB" query runs --since 1d
 expect 0 "" -- "$PROFDB" query runs --since 2026-01-01T00:00Z
 expect 2 "--state must be" -- "$PROFDB" query runs --state sideways
 expect 2 "--since" -- "$PROFDB" query runs --since yesterday
+# An age older than the epoch is "since always" (it once overflowed a
+# signed integer: UBSan abort, wrong filter in a plain build).
+all=$("$PROFDB" query runs --json | grep -o '"run_id"' | wc -l)
+expect 0 "" -- "$PROFDB" query runs --since 999999999w --json
+[ "$(grep -o '"run_id"' "$T/out" | wc -l)" = "$all" ] && ok || fail "--since 999999999w does not list all $all runs"
+expect 0 "" -- "$PROFDB" query runs --since 999999999d
 expect 2 "--limit" -- "$PROFDB" query runs --limit -3
 expect 2 "" -- "$PROFDB" query nothing
 
@@ -137,6 +143,11 @@ expect 1 "cannot open" -- "$PROFDB" import-disk "$T/missing.disk"
 : >"$T/empty.disk"
 expect 1 "empty" -- "$PROFDB" import-disk "$T/empty.disk"
 expect 2 "" -- "$PROFDB" import-disk a b c
+# A FIFO is refused at once (open() waited for a writer forever).
+mkfifo "$T/fifo.disk"
+timeout 10 "$PROFDB" import-disk "$T/fifo.disk" >"$T/out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q "not a regular file" "$T/out" && ok || fail "import-disk of a FIFO: exit $rc: $(cat "$T/out")"
 
 # --- guest-controlled names -----------------------------------------------------------
 expect 0 "" -- "$PROFDB" import-disk --name '../../etc/x' "$T/prof.disk"
@@ -150,6 +161,18 @@ grep -q $'\033' "$T/out" && fail "escape sequence reached the terminal" || ok
 grep -q 'evil\\x1b\[2J\\x0aname\\x01' "$T/out" && ok || fail "name not shown escaped: $(tail -1 "$T/out")"
 expect 0 "" -- "$PROFDB" query runs --json
 [ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "JSON with control characters invalid"
+# C1 controls (U+009B is a CSI by itself) and bidi overrides (U+202E makes
+# what follows read backwards) through every output: the table, show,
+# JSON, and the import message.
+c1name=$(printf 'c1\xc2\x9b31mred\xe2\x80\xaetxt.exe')
+expect 0 "" -- "$PROFDB" import-disk --name "$c1name" "$T/prof.disk"
+grep -q $'\xc2\x9b\|\xe2\x80\xae' "$T/out" && fail "import message: C1/bidi control reached the terminal" || ok
+grep -q 'c1\\u009b31mred\\u202etxt.exe' "$T/out" && ok || fail "import message: name not escaped: $(cat "$T/out")"
+for cmd in "query runs" "show latest" "query runs --json" "show latest --json"; do
+	expect 0 "" -- "$PROFDB" $cmd
+	grep -q $'\xc2\x9b\|\xe2\x80\xae' "$T/out" && fail "$cmd: C1/bidi control reached the output" || ok
+	grep -q 'c1\\u009b31mred\\u202etxt.exe' "$T/out" && ok || fail "$cmd: name not escaped: $(cat "$T/out")"
+done
 expect 0 "" -- "$PROFDB" import-disk --name "$(printf 'bad\xff\xfeutf8')" "$T/prof.disk"
 expect 0 "" -- "$PROFDB" query runs --json
 [ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "JSON with invalid UTF-8 invalid"

@@ -9,7 +9,13 @@
  *   - a damaged database gives errors, never a crash or silent success;
  *   - a version-1 store is read as it is and upgraded by the first writer;
  *   - the data file: old snapshots keep their slots, dead slots are given
- *     back later, a missing data file is reported.
+ *     back later, a missing data file is reported;
+ *   - the store's files are one store: a data file that is missing, empty
+ *     or another store's is refused by the owner (and by readers), a
+ *     schema-3 data file gets its header with every byte kept, --db as a
+ *     link keeps every file beside the target, two hard links are one
+ *     owner, links planted for the store's files are not followed, and a
+ *     directory other users can write is refused to writers.
  */
 #include "config.h"
 
@@ -474,6 +480,200 @@ static void test_slot_reclaim(void)
 	free(db);
 }
 
+
+/* ---- the store's files are one store -------------------------------------- */
+
+/* A store at db with bulk data: chunk 1 of a device holds fillbyte in the
+ * data file.  Returns the device id. */
+static int64_t bulk_store(const char *db, uint8_t fillbyte)
+{
+	char err[512];
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1};
+	struct store *s;
+	struct store_run run = {.domid = 4, .name = "bulk"};
+	struct store_device *d;
+
+	REQUIRE(store_open(&s, db, &o, err, sizeof(err)) == 0, "%s", err);
+	REQUIRE(store_run_begin(s, &run) == 0 && store_device_create(s, run.run_id, "xvdz", 51968, 1024, &d) == 0,
+	        "%s", store_errmsg(s));
+	REQUIRE(write_whole_chunk(s, d, fillbyte) == 0, "bulk write: %s", store_errmsg(s));
+	int64_t id = store_device_id(d);
+	store_device_release(d);
+	store_close(s);
+	return id;
+}
+
+/* Chunk 1 of device id reads back as fillbyte (through a reader). */
+static int reads_back(const char *db, int64_t id, uint8_t fillbyte, char *err, size_t len)
+{
+	struct store *r;
+	struct store_open_opts o = {.mode = STORE_READ};
+	static uint8_t back[65536];
+	struct store_device *d;
+
+	if (store_open(&r, db, &o, err, len) != 0)
+		return 0;
+	int ok = store_device_open(r, id, &d) == 0 && store_read(d, 128, 128, back) == 0;
+	if (!ok)
+		snprintf(err, len, "%s", store_errmsg(r));
+	else
+		store_device_release(d);
+	store_close(r);
+	for (size_t i = 0; ok && i < sizeof(back); i++)
+		ok = back[i] == fillbyte;
+	return ok;
+}
+
+static void test_one_store(void)
+{
+	char *db = tu_path("one.db"), *other = tu_path("store2.db"), data[4200], odata[4200], err[512];
+	snprintf(data, sizeof(data), "%s-data", db);
+	snprintf(odata, sizeof(odata), "%s-data", other);
+	int64_t id = bulk_store(db, 0x5a);
+	bulk_store(other, 0xa5);
+	CHECK(reads_back(db, id, 0x5a, err, sizeof(err)), "bulk data does not read back: %s", err);
+
+	/* Missing: the owner refuses to start (it once recreated the file and
+	 * every older chunk read as zeros), and creates nothing. */
+	char moved[4300];
+	snprintf(moved, sizeof(moved), "%s.moved", data);
+	REQUIRE(rename(data, moved) == 0, "rename");
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == STORE_ECORRUPT && strstr(err, "missing"),
+	      "an owner started without the data file: %s", err);
+	struct stat st;
+	CHECK(stat(data, &st) != 0, "the refused owner created a data file");
+	/* Empty is missing too. */
+	tu_write_file(data, "", 0);
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == STORE_ECORRUPT && strstr(err, "empty"),
+	      "an owner started on an empty data file: %s", err);
+	/* Another store's: refused by the owner and by readers. */
+	size_t len;
+	uint8_t *foreign = tu_read_file(odata, &len);
+	REQUIRE(foreign, "read %s", odata);
+	tu_write_file(data, foreign, len);
+	free(foreign);
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == STORE_ECORRUPT && strstr(err, "another store"),
+	      "an owner started on another store's data file: %s", err);
+	CHECK(!reads_back(db, id, 0x5a, err, sizeof(err)) && strstr(err, "another store"),
+	      "a reader read another store's data file: %s", err);
+	char report[1024];
+	struct store *chk = tu_open_store(db, STORE_READ);
+	CHECK(store_check_integrity(chk, report, sizeof(report)) == STORE_ECORRUPT &&
+	          strstr(report, "another store"),
+	      "check did not find another store's data file: %s", report);
+	store_close(chk);
+	uint8_t *after = tu_read_file(data, &len);
+	uint8_t *orig = tu_read_file(odata, &len);
+	CHECK(after && orig && memcmp(after, orig, len) == 0, "the refused owner changed the foreign data file");
+	free(after);
+	free(orig);
+	REQUIRE(rename(moved, data) == 0, "rename back");
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == 0, "its own data file back: %s", err);
+	CHECK(reads_back(db, id, 0x5a, err, sizeof(err)), "data after the data file came back: %s", err);
+
+	/* A link planted where the data file goes is not followed. */
+	char *victim = tu_path("victim"), *fresh = tu_path("fresh.db"), fdata[4200];
+	tu_write_file(victim, "precious", 8);
+	snprintf(fdata, sizeof(fdata), "%s-data", fresh);
+	REQUIRE(symlink(victim, fdata) == 0, "symlink");
+	struct store_open_opts ob = {.mode = STORE_OWNER, .bulk_file = 1};
+	struct store *s;
+	CHECK(store_open(&s, fresh, &ob, err, sizeof(err)) != 0 && strstr(err, "link"),
+	      "an owner used a data file that is a link: %s", err);
+	uint8_t *v = tu_read_file(victim, &len);
+	CHECK(v && len == 8 && memcmp(v, "precious", 8) == 0, "the link's target was written");
+	free(v);
+	unlink(fdata);
+
+	/* --db a link: every file of the store beside the target. */
+	char *dir = tu_path("linkdir"), *target = tu_path("linkdir/real.db"), *lnk = tu_path("link.db");
+	mkdir(dir, 0700);
+	tu_write_file(target, "", 0); /* an empty file: a new store */
+	REQUIRE(symlink(target, lnk) == 0, "symlink");
+	int64_t lid = bulk_store(lnk, 0x3c);
+	char p[4300];
+	snprintf(p, sizeof(p), "%s-data", target);
+	CHECK(stat(p, &st) == 0, "no data file beside the link's target");
+	snprintf(p, sizeof(p), "%s-data", lnk);
+	CHECK(lstat(p, &st) != 0, "a data file beside the link");
+	CHECK(reads_back(target, lid, 0x3c, err, sizeof(err)), "through the target: %s", err);
+	CHECK(reads_back(lnk, lid, 0x3c, err, sizeof(err)), "through the link: %s", err);
+
+	/* Two hard links are one store with one owner. */
+	char *hard = tu_path("hard.db");
+	REQUIRE(link(db, hard) == 0, "link");
+	struct store *owner = tu_open_store(db, STORE_OWNER);
+	CHECK(open_rc(hard, STORE_OWNER, err, sizeof(err)) == STORE_ELOCKED && strstr(err, "already owned"),
+	      "a second owner through a hard link: %s", err);
+	char mypid[32];
+	snprintf(mypid, sizeof(mypid), "pid %ld", (long)getpid());
+	CHECK(strstr(err, mypid) != NULL, "the message does not name the owner (%s): %s", mypid, err);
+	store_close(owner);
+	/* Once it is gone, the other name is still not a second store: its
+	 * data file would be hard.db-data, which does not exist. */
+	CHECK(open_rc(hard, STORE_OWNER, err, sizeof(err)) == STORE_ECORRUPT && strstr(err, "missing"),
+	      "an owner through the other name once the first was gone: %s", err);
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == 0, "the first name again: %s", err);
+	unlink(hard);
+
+	/* A directory other users can write: writers refuse, readers read. */
+	char *shared = tu_path("shared"), *sdb = tu_path("shared/s.db");
+	mkdir(shared, 0700);
+	bulk_store(sdb, 1);
+	chmod(shared, 01777);
+	CHECK(open_rc(sdb, STORE_OWNER, err, sizeof(err)) == STORE_EPERM && strstr(err, "chmod go-w"),
+	      "an owner in a world-writable directory: %s", err);
+	CHECK(open_rc(sdb, STORE_WRITE, err, sizeof(err)) == STORE_EPERM, "a writer there: %s", err);
+	CHECK(open_rc(sdb, STORE_READ, err, sizeof(err)) == 0, "a reader there: %s", err);
+	chmod(shared, 0770);
+	CHECK(open_rc(sdb, STORE_OWNER, err, sizeof(err)) == STORE_EPERM, "group-writable: %s", err);
+	chmod(shared, 0700);
+	free(db), free(other), free(victim), free(fresh), free(dir), free(target), free(lnk);
+	free(hard), free(shared), free(sdb);
+}
+
+/* A data file written before headers (schema 3) gets one at its owner's
+ * open; the chunk that was in slot 0 moves, every byte kept. */
+static void test_data_header_upgrade(void)
+{
+	char *db = tu_path("v3data.db"), data[4200], err[512];
+	snprintf(data, sizeof(data), "%s-data", db);
+	int64_t id = bulk_store(db, 0x66);
+	/* Make it what schema 3 wrote: the chunk in slot 0, no header. */
+	size_t len;
+	uint8_t *img = tu_read_file(data, &len);
+	REQUIRE(img && len == 2 * 65536, "data file of %zu bytes", len);
+	tu_write_file(data, img + 65536, 65536);
+	free(img);
+	sqlite3 *raw;
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "open");
+	REQUIRE(sqlite3_exec(raw, "UPDATE chunks SET slot = 0 WHERE slot = 1; "
+	                          "UPDATE meta SET value = '1' WHERE key = 'data_slots'; "
+	                          "DELETE FROM meta WHERE key IN ('store_id', 'data_header'); "
+	                          "PRAGMA user_version = 3",
+	                     NULL, NULL, NULL) == SQLITE_OK,
+	        "%s", sqlite3_errmsg(raw));
+	sqlite3_close(raw);
+	CHECK(reads_back(db, id, 0x66, err, sizeof(err)), "schema 3 as it is: %s", err);
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == 0, "owner open (upgrade): %s", err);
+	CHECK(reads_back(db, id, 0x66, err, sizeof(err)), "after the header was added: %s", err);
+	img = tu_read_file(data, &len);
+	CHECK(img && len == 2 * 65536 && memcmp(img, "profsvc data file of store ", 27) == 0,
+	      "no header in slot 0 (%zu bytes)", len);
+	free(img);
+	char report[512];
+	struct store *s = tu_open_store(db, STORE_READ);
+	CHECK(store_check_integrity(s, report, sizeof(report)) == 0, "integrity: %s", report);
+	store_close(s);
+	/* And once more: nothing moves again. */
+	CHECK(open_rc(db, STORE_OWNER, err, sizeof(err)) == 0 && reads_back(db, id, 0x66, err, sizeof(err)),
+	      "second open: %s", err);
+	img = tu_read_file(data, &len);
+	CHECK(img && len == 2 * 65536, "the data file grew on a second open: %zu bytes", len);
+	free(img);
+	free(db);
+}
+
 /* ---- damage --------------------------------------------------------------- */
 
 static int count_cb(void *ctx, uint64_t off, const void *data, size_t len)
@@ -564,5 +764,7 @@ int main(void)
 	test_snapshots();
 	test_migration_v1();
 	test_slot_reclaim();
+	test_one_store();
+	test_data_header_upgrade();
 	return tu_finish("test_concurrency");
 }

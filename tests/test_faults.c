@@ -678,12 +678,18 @@ static char *run_capture(const char *cmd, size_t *len)
 
 static void test_hostile_names(void)
 {
-	static const char *const names[] = {"../../etc/x", "a\"b\\c", "/abs/path", "-rf"};
+	/* Path tricks, quotes, then what steers a terminal or forges a log
+	 * line: ESC/OSC with BEL, a newline, a C1 CSI, a bidi override. */
+	static const char *const names[] = {"../../etc/x", "a\"b\\c", "/abs/path", "-rf",
+	                                    "\x1b]0;pwned\x07\x1b[2J",
+	                                    "x\nprofile-backend 00:00:00.000 forged line",
+	                                    "c1\xc2\x9b" "31m", "\xe2\x80\xae" "gnp.exe"};
+	enum { NNAMES = sizeof(names) / sizeof(names[0]) };
 	char *path = tu_path("names.db"), *dir = tu_path("export-dir"), *outside = tu_path("etc");
 	mkdir(dir, 0700);
 	backend_on(path, NULL);
 	static const char hp[] = "JOB \"x\"\nBEGIN_SAMPLE 0.0\nEND_SAMPLE 0.0\n";
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < NNAMES; i++) {
 		struct guest g;
 		guest_new(&g, names[i], "vdev=xvdp2");
 		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
@@ -693,13 +699,22 @@ static void test_hostile_names(void)
 		halvm_writer_init(&w, 8, hp_submit, f);
 		CHECK(halvm_writer_replay(&w, (const uint8_t *)hp, sizeof(hp) - 1, 1, UINT64_MAX) == 0,
 		      "write as %s", names[i]);
+		if (i == NNAMES - 1) {
+			/* While a run is live, status lists it by name. */
+			char status[16384];
+			backend_status(status, sizeof(status));
+			CHECK(strstr(status, "\\u202egnp.exe") != NULL, "status: name not escaped: %s", status);
+			CHECK(!strpbrk(status, "\x1b\x07") && !strstr(status, "\xc2\x9b") &&
+			          !strstr(status, "\xe2\x80\xae"),
+			      "status: a control character of a name reached the output");
+		}
 		blkfront_close(f, 0);
 		guest_destroy(&g);
 		CHECK(wait_run_state(names[i], STORE_RUN_COMPLETE, 5000), "run of %s not complete", names[i]);
 	}
 	char cmd[9000];
 	size_t n;
-	for (int run = 1; run <= 4; run++) {
+	for (int run = 1; run <= NNAMES; run++) {
 		snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/profdb' --db '%s' export %d -o '%s' 2>&1", dir,
 		         tu_builddir(), path, run, dir);
 		free(run_capture(cmd, &n));
@@ -715,7 +730,7 @@ static void test_hostile_names(void)
 	}
 	if (d)
 		closedir(d);
-	CHECK(files == 4, "%d exports in DIR, not 4", files);
+	CHECK(files == NNAMES, "%d exports in DIR, not %d", files, NNAMES);
 	struct stat st;
 	CHECK(stat(outside, &st) != 0, "an export escaped DIR (%s exists)", outside);
 	CHECK(stat("/abs/path-3.hp", &st) != 0 && stat("/etc/x-1.hp", &st) != 0, "an export escaped DIR");
@@ -725,9 +740,89 @@ static void test_hostile_names(void)
 	CHECK(strstr(json, "\"a\\\"b\\\\c\"") != NULL, "JSON does not escape a quote and a backslash: %s", json);
 	free(json);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	/* The backend's log names every guest: every line is one of ours,
+	 * and nothing a name held reaches it raw. */
+	char *log = backend_log_path();
+	size_t loglen;
+	char *text = (char *)tu_read_file(log, &loglen);
+	REQUIRE(text, "read %s", log);
+	CHECK(strstr(text, "\\x1b]0;pwned\\x07") != NULL, "log: OSC name not shown escaped");
+	CHECK(strstr(text, "x\\x0aprofile-backend") != NULL, "log: newline in a name not escaped");
+	CHECK(strstr(text, "c1\\u009b31m") != NULL && strstr(text, "\\u202egnp.exe") != NULL,
+	      "log: C1/bidi name not escaped");
+	CHECK(!memchr(text, 0x1b, loglen) && !memchr(text, 0x07, loglen) &&
+	          !strstr(text, "\xc2\x9b") && !strstr(text, "\xe2\x80\xae"),
+	      "log: a control character of a name reached the log");
+	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		CHECK(strncmp(line, "profile-backend ", 16) == 0 || strncmp(line, "==", 2) == 0,
+		      "log: a line not written by the backend: %.60s", line);
+	free(text);
+	free(log);
 	free(path);
 	free(dir);
 	free(outside);
+}
+
+
+/* ---- links and shared directories ------------------------------------------------ */
+
+/* Root's daemon never writes through a link another user planted, and
+ * refuses directories other users can write (where they could plant one). */
+static void test_links(void)
+{
+	char *victim = tu_path("victim"), *shared = tu_path("shared-run"), *sdb = tu_path("shared-db");
+	char cmd[9000], path[4300];
+	size_t n;
+	tu_write_file(victim, "precious", 8);
+
+	/* A --run-dir others can write. */
+	mkdir(shared, 0700);
+	chmod(shared, 01777);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s/profile-backend' start --foreground --platform sim --sim-dir '%s' --db '%s' --run-dir '%s' 2>&1",
+	         tu_builddir(), sim.dir, db, shared);
+	char *out = run_capture(cmd, &n);
+	CHECK(strstr(out, "chmod go-w") != NULL, "a world-writable run directory was used: %s", out);
+	free(out);
+	/* A pid file that is a link. */
+	chmod(shared, 0700);
+	snprintf(path, sizeof(path), "%s/profile-backend.pid", shared);
+	REQUIRE(symlink(victim, path) == 0, "symlink");
+	out = run_capture(cmd, &n);
+	CHECK(strstr(out, "pid file not a link") != NULL, "a pid file that is a link: %s", out);
+	free(out);
+	unlink(path);
+	/* A database directory others can write. */
+	mkdir(sdb, 0700);
+	chmod(sdb, 0777);
+	snprintf(path, sizeof(path), "%s/p.db", sdb);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s/profile-backend' start --foreground --platform sim --sim-dir '%s' --db '%s' --run-dir '%s' 2>&1",
+	         tu_builddir(), sim.dir, path, shared);
+	out = run_capture(cmd, &n);
+	CHECK(strstr(out, "chmod go-w") != NULL, "a world-writable database directory was used: %s", out);
+	free(out);
+
+	/* A response journal that is a link: the device works without its
+	 * journal, and the link's target is untouched. */
+	char *jdb = tu_path("links.db");
+	backend_on(jdb, NULL);
+	struct guest g;
+	guest_new(&g, "links", "vdev=xvdp2");
+	snprintf(path, sizeof(path), "%s/ring-%u-%u.journal", rundir, g.domid, 51954u);
+	REQUIRE(symlink(victim, path) == 0, "symlink %s", path);
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_sectors(f, 0, 8, 5) == 0, "a write with no journal");
+	blkfront_close(f, 0);
+	guest_destroy(&g);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	uint8_t *v = tu_read_file(victim, &n);
+	CHECK(v && n == 8 && memcmp(v, "precious", 8) == 0, "a file was written through a planted link");
+	free(v);
+	unlink(path);
+	free(victim), free(shared), free(sdb), free(jdb);
 }
 
 /* ---- the modes of what we create ------------------------------------------------- */
@@ -736,23 +831,33 @@ static void test_modes(void)
 {
 	char *dir = tu_path("modes"), path[4200], pid[4200];
 	mkdir(dir, 0755);
-	snprintf(path, sizeof(path), "%s/profiles.db", dir);
+	/* The database's directory and the run directory do not exist yet:
+	 * the backend makes them, owner-only. */
+	snprintf(path, sizeof(path), "%s/new/profiles.db", dir);
+	char *saved_rundir = rundir;
+	rundir = tu_path("modes-run");
 	mode_t old = umask(0); /* the most permissive umask a daemon could inherit */
 	backend_on(path, NULL);
 	umask(old);
+	struct stat ds;
+	snprintf(pid, sizeof(pid), "%s/new", dir);
+	CHECK(stat(pid, &ds) == 0 && (ds.st_mode & 0777) == 0700, "database directory made mode %o",
+	      (unsigned)(ds.st_mode & 0777));
+	CHECK(stat(rundir, &ds) == 0 && (ds.st_mode & 0777) == 0700, "run directory made mode %o",
+	      (unsigned)(ds.st_mode & 0777));
 	struct guest g;
 	guest_new(&g, "modes", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 256};
 	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
 	REQUIRE(f, "connect");
 	CHECK(write_sectors(f, 0, 256, 3) == 0, "write (a bulk one: the data file too)");
-	static const char *const sfx[] = {"", "-wal", "-shm", "-data", ".lock"};
+	static const char *const sfx[] = {"", "-wal", "-shm", "-data"};
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		struct stat st;
 		char p[4300];
 		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
 		if (stat(p, &st) != 0) {
-			CHECK(i == 4, "%s missing", p);
+			CHECK(0, "%s missing", p);
 			continue;
 		}
 		CHECK((st.st_mode & 0077) == 0, "%s is mode %o, not owner-only", p, (unsigned)(st.st_mode & 0777));
@@ -774,6 +879,8 @@ static void test_modes(void)
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(rundir);
+	rundir = saved_rundir;
 	free(dir);
 }
 
@@ -794,7 +901,7 @@ int main(void)
 	} tests[] = {
 		{"modes", test_modes},       {"isolation", test_isolation}, {"replaced", test_db_replaced},
 		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
-		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names},
+		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names}, {"links", test_links},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)

@@ -1,0 +1,93 @@
+/*
+ * test_safe_text.c - util/safe_text: every class of character a guest can
+ * put in a name comes out inert (terminal, log line, JSON), and printable
+ * text, UTF-8 included, comes out as it went in.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/safe_text.h"
+
+static int failed, passed;
+
+static void expect(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want) == 0) {
+		passed++;
+		return;
+	}
+	failed++;
+	printf("FAIL %s: got \"%s\", want \"%s\"\n", what, got, want);
+}
+
+static const char *json(const char *s)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	safe_text_json(f, s);
+	fclose(f);
+	return buf;
+}
+
+static const char *padded(const char *s, int width)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	safe_text_print(f, s, width);
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	char out[256];
+	static const struct {
+		const char *what, *in, *text, *json;
+	} cases[] = {
+		{"plain ASCII", "guest-1 (prod)", "guest-1 (prod)", "\"guest-1 (prod)\""},
+		{"UTF-8 letters", "gr\xc3\xbc\xc3\x9f \xe6\x97\xa5\xf0\x9f\x98\x80", "gr\xc3\xbc\xc3\x9f \xe6\x97\xa5\xf0\x9f\x98\x80",
+		 "\"gr\xc3\xbc\xc3\x9f \xe6\x97\xa5\xf0\x9f\x98\x80\""},
+		{"ESC sequence", "a\x1b[2Jb", "a\\x1b[2Jb", "\"a\\u001b[2Jb\""},
+		{"OSC title + BEL", "\x1b]0;pwned\x07", "\\x1b]0;pwned\\x07", "\"\\u001b]0;pwned\\u0007\""},
+		{"newline forging a log line", "x\nprofile-backend: fake", "x\\x0aprofile-backend: fake",
+		 "\"x\\u000aprofile-backend: fake\""},
+		{"carriage return", "a\rb", "a\\x0db", "\"a\\u000db\""},
+		{"DEL", "a\x7f", "a\\x7f", "\"a\\u007f\""},
+		{"C1 CSI U+009B", "a\xc2\x9b" "31mred", "a\\u009b31mred", "\"a\\u009b31mred\""},
+		{"C1 NEL U+0085", "a\xc2\x85" "b", "a\\u0085b", "\"a\\u0085b\""},
+		{"bidi override U+202E", "\xe2\x80\xae" "gpj.exe", "\\u202egpj.exe", "\"\\u202egpj.exe\""},
+		{"bidi isolate U+2066", "\xe2\x81\xa6x", "\\u2066x", "\"\\u2066x\""},
+		{"RLM U+200F", "\xe2\x80\x8fx", "\\u200fx", "\"\\u200fx\""},
+		{"ALM U+061C", "\xd8\x9cx", "\\u061cx", "\"\\u061cx\""},
+		{"invalid byte", "a\xff" "b", "a\\xffb", "\"a\\ufffdb\""},
+		{"cut sequence", "a\xe2\x80", "a\\xe2\\x80", "\"a\\ufffd\\ufffd\""},
+		{"overlong slash", "\xc0\xaf", "\\xc0\\xaf", "\"\\ufffd\\ufffd\""},
+		{"surrogate", "\xed\xa0\x80", "\\xed\\xa0\\x80", "\"\\ufffd\\ufffd\\ufffd\""},
+		{"past U+10FFFF", "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
+		{"backslash and quote", "a\\\"b", "a\\\\\"b", "\"a\\\\\\\"b\""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char what[128];
+		snprintf(what, sizeof(what), "%s (text)", cases[i].what);
+		expect(what, safe_text(out, sizeof(out), cases[i].in), cases[i].text);
+		snprintf(what, sizeof(what), "%s (print)", cases[i].what);
+		expect(what, padded(cases[i].in, 0), cases[i].text);
+		snprintf(what, sizeof(what), "%s (json)", cases[i].what);
+		expect(what, json(cases[i].in), cases[i].json);
+	}
+	/* Widths count columns, escapes are never cut in half. */
+	char w[16];
+	snprintf(w, sizeof(w), "%d", safe_text_width("a\x1b\xe2\x80\xae\xc3\xbc"));
+	expect("width: a, \\x1b, \\u202e, u-umlaut", w, "12");
+	expect("padded to 6", padded("ab", 6), "ab    ");
+	expect("cut before an escape that does not fit", padded("abc\x1b", 5), "abc  ");
+	expect("cut at a character", padded("\xc3\xbc\xc3\xbc\xc3\xbc", 2), "\xc3\xbc\xc3\xbc");
+	/* A buffer too small is cut at a character and stays terminated. */
+	expect("small buffer", safe_text(out, 6, "ab\x1b" "cd"), "ab");
+	expect("empty buffer untouched", safe_text(out, 1, "abc"), "");
+	printf("test_safe_text: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,168 @@
+/*
+ * safe_text.c - escaping guest-chosen text for terminals, logs and JSON
+ * (see safe_text.h for what is escaped and how).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "safe_text.h"
+
+enum kind {
+	PLAIN,   /* printed as it is */
+	BYTE,    /* one byte shown as \xNN: C0, DEL, invalid UTF-8 */
+	CODEPT,  /* one valid code point shown as \uNNNN: C1, bidi controls */
+	BSLASH,  /* a backslash, shown doubled */
+};
+
+/* Length of a valid UTF-8 sequence at p (1-4), or 0: overlongs,
+ * surrogates, code points past U+10FFFF and cut sequences are invalid. */
+static int utf8_len(const unsigned char *p, unsigned *cp)
+{
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+	      : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (!n)
+		return 0;
+	unsigned v = p[0] & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/* Code points that steer how text around them is shown. */
+static int is_bidi_control(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* What the character at p is, and how many bytes it takes. */
+static enum kind classify(const unsigned char *p, int *len, unsigned *cp)
+{
+	int n = utf8_len(p, cp);
+
+	*len = n ? n : 1;
+	if (!n) {
+		*cp = p[0];
+		return BYTE;
+	}
+	if (*cp < 0x20 || *cp == 0x7f)
+		return BYTE;
+	if (*cp == '\\')
+		return BSLASH;
+	if ((*cp >= 0x80 && *cp <= 0x9f) || is_bidi_control(*cp))
+		return CODEPT;
+	return PLAIN;
+}
+
+/* The escaped form of one character into buf (>= 8 bytes); its columns. */
+static int render(enum kind k, const unsigned char *p, int len, unsigned cp, char *buf)
+{
+	switch (k) {
+	case BYTE:
+		snprintf(buf, 8, "\\x%02x", p[0]);
+		return 4;
+	case CODEPT:
+		snprintf(buf, 8, "\\u%04x", cp);
+		return 6;
+	case BSLASH:
+		memcpy(buf, "\\\\", 3);
+		return 2;
+	case PLAIN:
+	default:
+		memcpy(buf, p, (size_t)len);
+		buf[len] = '\0';
+		return 1;
+	}
+}
+
+int safe_text_width(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[8];
+	int col = 0, len;
+	unsigned cp;
+
+	while (*p) {
+		enum kind k = classify(p, &len, &cp);
+		col += render(k, p, len, cp, buf);
+		p += len;
+	}
+	return col;
+}
+
+void safe_text_print(FILE *f, const char *s, int width)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[8];
+	int col = 0, len;
+	unsigned cp;
+
+	while (*p) {
+		enum kind k = classify(p, &len, &cp);
+		int w = render(k, p, len, cp, buf);
+		if (width > 0 && col + w > width)
+			break;
+		fputs(buf, f);
+		col += w;
+		p += len;
+	}
+	for (; width > 0 && col < width; col++)
+		fputc(' ', f);
+}
+
+char *safe_text(char *out, size_t outlen, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[8];
+	size_t o = 0;
+	int len;
+	unsigned cp;
+
+	if (!outlen)
+		return out;
+	while (*p) {
+		enum kind k = classify(p, &len, &cp);
+		render(k, p, len, cp, buf);
+		size_t bl = strlen(buf);
+		if (o + bl >= outlen)
+			break;
+		memcpy(out + o, buf, bl);
+		o += bl;
+		p += len;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void safe_text_json(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	int len;
+	unsigned cp;
+
+	fputc('"', f);
+	while (*p) {
+		enum kind k = classify(p, &len, &cp);
+		if (k == BYTE && len == 1 && p[0] >= 0x80)
+			fputs("\\ufffd", f); /* not UTF-8: JSON cannot carry the byte */
+		else if (k == BYTE || k == CODEPT)
+			fprintf(f, "\\u%04x", cp);
+		else if (k == BSLASH || *p == '"')
+			fprintf(f, "\\%c", *p);
+		else
+			fwrite(p, 1, (size_t)len, f);
+		p += len;
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,36 @@
+/*
+ * safe_text.h - printing text that a guest chose (domain names, profile
+ * contents) where a person or a program reads it: a terminal, a log line,
+ * a JSON document.  The one place that decides what is escaped.
+ *
+ * A guest's name can hold anything: ESC sequences that retitle or clear a
+ * terminal, BEL, newlines that forge a log line, C1 controls (U+0080 to
+ * U+009F; U+009B is a CSI on its own), bidirectional overrides that make
+ * text read backwards (U+202E), and bytes that are not UTF-8 at all.
+ * Everything printable passes as it is; the rest is shown, not obeyed:
+ *   C0 controls, DEL, invalid UTF-8 bytes   \xNN (the byte)
+ *   C1 controls, bidi controls             \uNNNN (the code point)
+ *   a backslash                            \\ (so the escapes are unambiguous)
+ */
+#ifndef PROFSVC_SAFE_TEXT_H
+#define PROFSVC_SAFE_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Writes s escaped to f.  width > 0: exactly width columns, cut at a
+ * character (never inside an escape) and padded with spaces. */
+void safe_text_print(FILE *f, const char *s, int width);
+
+/* Columns safe_text_print needs for all of s. */
+int safe_text_width(const char *s);
+
+/* s escaped into out (always terminated, cut at a character when out is
+ * too small); returns out. */
+char *safe_text(char *out, size_t outlen, const char *s);
+
+/* s as a JSON string, quotes included: the same characters escaped, as
+ * JSON escapes (\u001b, \u009b, \u202e); invalid bytes become U+FFFD. */
+void safe_text_json(FILE *f, const char *s);
+
+#endif
