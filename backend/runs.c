@@ -103,7 +103,7 @@ static int judge(void *ctx, const struct store_device_info *d)
 	if (d->role == STORE_ROLE_RAW)
 		return 0;
 	v->profiles++;
-	v->closed += d->status == STORE_STATUS_OK && d->closed;
+	v->closed += store_device_profile_whole(d);
 	if (d->status == STORE_STATUS_OK)
 		*(d->role == STORE_ROLE_PROF ? &v->prof : &v->hp) = d->file_size;
 	return 0;

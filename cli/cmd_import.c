@@ -137,6 +137,11 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		} else if (!info.closed) {
 			cli_warn("%s: profile not cleanly closed", im[i].path);
 			all_closed = 0;
+		} else if (!store_device_profile_whole(&info)) {
+			cli_warn("%s: status block claims %lld bytes but the image holds only %llu",
+			         im[i].path, (long long)info.file_size,
+			         (unsigned long long)store_device_written_bytes(&info));
+			all_closed = 0;
 		}
 	}
 	if (store_run_end(s, run.run_id, all_closed ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED,

@@ -154,6 +154,15 @@ struct store_device_info {
 	int64_t status_updated_us;
 };
 
+/* Bytes of the profile file the guest actually wrote: everything from
+ * sector 1 up to the highest sector written. */
+uint64_t store_device_written_bytes(const struct store_device_info *d);
+/* A profile device whose file is whole: its status block is sound, says
+ * closed, and claims no more bytes than the guest wrote (a block claiming
+ * 2^40 bytes once made a "complete" run that exported a terabyte of
+ * zeros).  What makes a run complete. */
+int store_device_profile_whole(const struct store_device_info *d);
+
 /* Role from the vdev name: xvdp1 -> prof, xvdp2 -> hp, else raw. */
 enum store_role store_role_for_vdev(const char *vdev);
 const char *store_role_name(enum store_role r);

@@ -13,6 +13,17 @@
 static const char *const role_names[] = {"raw", "prof", "hp"};
 static const char *const state_names[] = {"running", "complete", "crashed"};
 
+uint64_t store_device_written_bytes(const struct store_device_info *d)
+{
+	return d->written_end_sector > 1 ? (d->written_end_sector - 1) * (uint64_t)STORE_SECTOR_SIZE : 0;
+}
+
+int store_device_profile_whole(const struct store_device_info *d)
+{
+	return d->status == STORE_STATUS_OK && d->closed && d->file_size >= 0 &&
+	       (uint64_t)d->file_size <= store_device_written_bytes(d);
+}
+
 const char *store_role_name(enum store_role r)
 {
 	return (unsigned)r < 3 ? role_names[r] : "raw";

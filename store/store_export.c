@@ -125,6 +125,12 @@ int store_extract_profile(struct store *s, const struct store_device_info *dev, 
 	max = (dev->capacity_sectors - 1) * (uint64_t)STORE_SECTOR_SIZE;
 	if ((rc = read_bytes(s, dev->device_id, 0, blk, sizeof(blk))))
 		return rc;
+	/* A file never extends past what the guest wrote: a status block
+	 * that claims more (2^40 bytes, in one write) would otherwise be
+	 * exported as that many zeros. */
+	uint64_t written = store_device_written_bytes(dev);
+	if (written < max)
+		max = written;
 	rep->header = status_block_decode(blk, &sb);
 	if (rep->header == STATUS_BLOCK_VALID && sb.size <= max) {
 		rep->how = sb.closed ? STORE_EXTRACT_CLEAN : STORE_EXTRACT_UNCLOSED;
@@ -142,8 +148,8 @@ int store_extract_profile(struct store *s, const struct store_device_info *dev, 
 			                  "is there",
 			                  dev->vdev, (long long)dev->run_id);
 		return store_fail(s, STORE_ECORRUPT,
-		                  "%s of run %lld: status block claims %llu bytes but the device "
-		                  "holds only %llu; --salvage recovers what is there",
+		                  "%s of run %lld: status block claims %llu bytes but the guest wrote "
+		                  "only %llu; --salvage recovers what is there",
 		                  dev->vdev, (long long)dev->run_id, (unsigned long long)sb.size,
 		                  (unsigned long long)max);
 	} else {

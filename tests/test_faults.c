@@ -32,6 +32,7 @@
 
 #include "frontend-stub/halvm_writer.h"
 #include "harness.h"
+#include "store/status_block.h"
 
 static int under_valgrind;
 
@@ -764,6 +765,53 @@ static void test_hostile_names(void)
 }
 
 
+
+/* ---- a status block that claims more than the guest wrote -------------------------- */
+
+/* One write of a status block claiming 2^40 bytes (or 2^63-1), closed,
+ * after a little data: the run is not complete, export refuses instead of
+ * emitting a terabyte of zeros, --salvage gives what was written. */
+static void test_huge_claim(void)
+{
+	static const uint64_t claims[] = {1ull << 40, INT64_MAX};
+	char *path = tu_path("claims.db");
+	backend_on(path, NULL);
+	for (size_t i = 0; i < sizeof(claims) / sizeof(claims[0]); i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "claim-%zu", i);
+		struct guest g;
+		guest_new(&g, name, "vdev=xvdp2");
+		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+		struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+		REQUIRE(f, "connect");
+		uint8_t sect[2 * 512];
+		memset(sect + 512, 'x', 512);
+		status_block_encode(sect, claims[i], 1, 8);
+		struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 0, .nsect = 2, .buf = sect};
+		CHECK(blkfront_do(f, &w, 5000) == BLKIF_RSP_OKAY, "write");
+		blkfront_close(f, 0);
+		guest_destroy(&g);
+		CHECK(wait_run_state(name, STORE_RUN_CRASHED, 5000), "a run whose status block claims %llu "
+		      "bytes of 512 written is not crashed", (unsigned long long)claims[i]);
+		struct store_run r;
+		REQUIRE(find_run(name, &r), "run");
+		char cmd[9000];
+		size_t n;
+		snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' export %lld --hp - 2>&1 | head -c 100000",
+		         tu_builddir(), path, (long long)r.run_id);
+		char *out = run_capture(cmd, &n);
+		CHECK(n < 1000 && strstr(out, "wrote only 512"), "export of the claim: %zu bytes: %.200s", n, out);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' export %lld --hp - --salvage 2>/dev/null | wc -c",
+		         tu_builddir(), path, (long long)r.run_id);
+		out = run_capture(cmd, &n);
+		CHECK(atoll(out) == 512, "--salvage exported %s bytes, not the 512 written", out);
+		free(out);
+	}
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
 /* ---- links and shared directories ------------------------------------------------ */
 
 /* Root's daemon never writes through a link another user planted, and
@@ -902,6 +950,7 @@ int main(void)
 		{"modes", test_modes},       {"isolation", test_isolation}, {"replaced", test_db_replaced},
 		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
 		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names}, {"links", test_links},
+		{"huge-claim", test_huge_claim},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,7 +51,7 @@ static int image_submit(void *ctx, uint64_t sector, const void *data, unsigned n
 }
 
 static struct store *st;
-static char dbpath[64];
+static char dbpath[96];
 static unsigned uses;
 
 static void store_fresh(void)
@@ -60,7 +61,7 @@ static void store_fresh(void)
 		return;
 	if (st) {
 		store_close(st);
-		char p[96];
+		char p[128];
 		unlink(dbpath);
 		snprintf(p, sizeof(p), "%s-wal", dbpath);
 		unlink(p);
@@ -69,7 +70,10 @@ static void store_fresh(void)
 		snprintf(p, sizeof(p), "%s-data", dbpath);
 		unlink(p);
 	} else {
-		snprintf(dbpath, sizeof(dbpath), "/dev/shm/fuzz-profile-%d.db", (int)getpid());
+		/* A directory of our own: writers refuse shared ones. */
+		snprintf(dbpath, sizeof(dbpath), "/dev/shm/profsvc-fuzz-profile-%d", (int)getpid());
+		mkdir(dbpath, 0700);
+		snprintf(dbpath, sizeof(dbpath), "/dev/shm/profsvc-fuzz-profile-%d/p.db", (int)getpid());
 		unlink(dbpath);
 	}
 	struct store_open_opts o = {.mode = STORE_WRITE};
@@ -133,6 +137,23 @@ static int store_extract(const struct image *im, int salvage, struct outbuf *out
 	return rc;
 }
 
+/* What the store counts as written of an imported image: up to the end of
+ * its last 64 KiB chunk holding a non-zero byte (store_import_disk skips
+ * zero chunks), less the status block's sector. */
+static uint64_t written_bytes(const struct image *im)
+{
+	uint64_t end = 0;
+	for (uint64_t pos = 0; pos < im->len; pos += 65536) {
+		uint64_t n = im->len - pos < 65536 ? im->len - pos : 65536;
+		for (uint64_t i = 0; i < n; i++)
+			if (im->b[pos + i]) {
+				end = pos + (n + 511) / 512 * 512;
+				break;
+			}
+	}
+	return end > 512 ? end - 512 : 0;
+}
+
 static void check_extraction(const struct image *img)
 {
 	/* A disk is whole sectors: pad, as the device the store makes is. */
@@ -153,7 +174,12 @@ static void check_extraction(const struct image *img)
 	size_t reflen = 0;
 	enum ref_result rr = ref_convert_profile(im->b, im->len, ws, &ref, &reflen);
 	int rc = store_extract(im, 0, &out, &rep);
-	if (rr == REF_OK || rr == REF_NOT_CLOSED) {
+	if ((rr == REF_OK || rr == REF_NOT_CLOSED) && reflen > written_bytes(im)) {
+		/* convert-profile pads a claim past the data with zeros (from a
+		 * sparse image, a terabyte of them); the store never exports
+		 * past what was written, unless salvaging. */
+		assert(rc != 0);
+	} else if (rr == REF_OK || rr == REF_NOT_CLOSED) {
 		if (rc != 0)
 			fprintf(stderr, "reference extracted %zu bytes (%s), the store refused: %s\n", reflen,
 			        rr == REF_OK ? "closed" : "not closed", store_errmsg(st));

@@ -14,17 +14,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store/store.h"
 #include "store/store_export.h"
 
-static char path[64];
+static char path[96];
 
 static void remove_all(void)
 {
-	char p[96];
-	static const char *const sfx[] = {"", "-wal", "-shm", "-data", ".lock"};
+	char p[128];
+	static const char *const sfx[] = {"", "-wal", "-shm", "-data"};
 	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
 		unlink(p);
@@ -89,8 +90,12 @@ static int each_run(void *ctx, const struct store_run *run)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!path[0])
-		snprintf(path, sizeof(path), "/dev/shm/fuzz-store-%d.db", (int)getpid());
+	if (!path[0]) {
+		/* A directory of our own: writers refuse shared ones. */
+		snprintf(path, sizeof(path), "/dev/shm/profsvc-fuzz-store-%d", (int)getpid());
+		mkdir(path, 0700);
+		snprintf(path, sizeof(path), "/dev/shm/profsvc-fuzz-store-%d/s.db", (int)getpid());
+	}
 	remove_all();
 	if (put_file(data, size) != 0)
 		abort();
