@@ -53,6 +53,7 @@ struct options {
 	int verbose;
 	enum store_durability durability;
 	uint64_t max_run_bytes;
+	uint64_t max_store_bytes;    /* 0: no limit but the disk */
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
 	enum sink sink;               /* where the data goes (benchmarks) */
@@ -96,19 +97,28 @@ struct device {
 	struct device *next_work;
 };
 
+/* The chunks a run has touched (quota.c). */
+struct chunk_set {
+	uint64_t *keys;
+	size_t n, cap;
+};
+
 struct run {
 	uint32_t domid;
 	char uuid[40];
 	char name[STORE_NAME_MAX];
 	int64_t run_id;
 	int ndevices;
-	uint64_t bytes;               /* written this run (for --max-run-bytes) */
+	struct chunk_set chunks;      /* what it costs in the store (--max-run-bytes) */
 	int over_limit_logged;
 	struct run *next;
 };
 
 struct backend {
 	struct options opt;
+	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
+	int64_t store_usage_at_us;    /* when it was read (refreshed every 100 ms) */
+	int store_full_logged;
 	struct plat *plat;
 	struct xs_handle *xs;
 	struct plat_evtchn *evt;
@@ -205,5 +215,20 @@ int daemon_status(const struct options *o);
 int toolstack_create(const struct options *o, const char *cfg, int argc, char **argv);
 int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs);
 int toolstack_detach(const struct options *o, const char *domain, const char *vdev);
+
+/* quota.c: --max-run-bytes charges 64 KiB per chunk a run touches. */
+/* Admits a write of nsect sectors at sector of device devid if the chunks
+ * it touches for the first time fit under limit; *added says which (for
+ * quota_release).  0 admitted, -1 refused. */
+int quota_admit(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect, uint64_t limit,
+                uint64_t *added);
+/* Gives back what quota_admit added (the write failed). */
+void quota_release(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t added);
+/* A chunk the store already holds (a restarted backend, a disk back). */
+int quota_note_stored(struct chunk_set *cs, uint32_t devid, uint64_t chunk);
+/* Bytes of new chunks a write would take (0: it rewrites held ones). */
+uint64_t quota_fresh(const struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect);
+uint64_t quota_charged(const struct chunk_set *cs);
+void quota_free(struct chunk_set *cs);
 
 #endif

@@ -102,7 +102,7 @@ static void status_text(struct backend *b, FILE *f)
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)
 		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
-		        (unsigned long long)r->bytes, safe_text(safe, sizeof(safe), r->name));
+		        (unsigned long long)quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
 	if (!n)
 		fprintf(f, "(no runs in progress)\n");
 }

@@ -44,7 +44,7 @@ struct item {
 	uint8_t kind;          /* effective operation */
 	uint8_t pending;       /* still to be done */
 	uint8_t noted;         /* its error is counted in the store */
-	uint8_t reserved;      /* its bytes count against the run's limit */
+	uint64_t charged;      /* chunks it took from the run's quota (quota_admit) */
 };
 
 struct batch {
@@ -247,6 +247,37 @@ static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
 	}
 }
 
+/* --max-store-bytes: would this write take the store past it?  Writes
+ * into chunks a run already holds cost nothing and always pass; new ones
+ * fail as on a full disk.  The usage is read at most every 100 ms (a few
+ * stat calls), and what is admitted meanwhile is added to it. */
+static int store_over_limit(struct backend *b, const struct item *it)
+{
+	uint64_t fresh = quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
+	if (!fresh)
+		return 0;
+	int64_t now = now_us();
+	if (now - b->store_usage_at_us > 100000) {
+		b->store_usage = store_disk_usage(b->store);
+		b->store_usage_at_us = now;
+	}
+	if (b->store_usage < 0 || (uint64_t)b->store_usage + fresh <= b->opt.max_store_bytes) {
+		/* Counted until the next reading: many writes fit in 100 ms. */
+		if (b->store_usage >= 0)
+			b->store_usage += (int64_t)fresh;
+		b->store_full_logged = 0;
+		return 0;
+	}
+	if (!b->store_full_logged) {
+		blog("store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
+		     "until runs are deleted or the limit is raised",
+		     store_path(b->store), (long long)b->store_usage,
+		     (unsigned long long)b->opt.max_store_bytes);
+		b->store_full_logged = 1;
+	}
+	return 1;
+}
+
 /* Step 2b: segments, ranges, limits, buffers. */
 static void check_items(struct backend *b, struct item *items, unsigned n)
 {
@@ -261,11 +292,18 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 			continue;
 		}
 		struct run *r = it->d->run;
-		/* Bytes in flight count: they are reserved here, given back by
-		 * finish() if the write fails. */
-		if (it->kind == K_WRITE && r && r->bytes + it->nsect * 512 > b->opt.max_run_bytes) {
+		if (it->kind == K_WRITE && r && b->opt.max_store_bytes && store_over_limit(b, it)) {
+			fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
+			continue;
+		}
+		/* What the store will hold counts, charged here and given back
+		 * by finish() if the write fails. */
+		if (it->kind == K_WRITE && r &&
+		    quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->opt.max_run_bytes,
+		                &it->charged) != 0) {
 			if (!r->over_limit_logged) {
-				dlog(it->d, "run reached --max-run-bytes (%llu); further writes fail",
+				dlog(it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
+				            "writes to new places fail",
 				     (unsigned long long)b->opt.max_run_bytes);
 				r->over_limit_logged = 1;
 			}
@@ -275,14 +313,8 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 		/* Page-aligned: the raw-direct sink hands it to O_DIRECT. */
 		if (posix_memalign((void **)&it->data, 4096, it->nsect * 512) != 0)
 			it->data = NULL;
-		if (!it->data) {
+		if (!it->data)
 			fail(it, BLKIF_RSP_ERROR, "out of memory");
-			continue;
-		}
-		if (it->kind == K_WRITE && r) {
-			r->bytes += it->nsect * 512;
-			it->reserved = 1;
-		}
 	}
 }
 
@@ -631,13 +663,21 @@ static void commit_batch(struct backend *b, struct batch *bt)
 	}
 	int failed = store_batch_begin(b->store) != 0;
 
-	if (failed) {
+	if (!failed) {
+		failed = apply(b, bt->items, bt->n, &bt->need_sync) != 0;
+		if (failed) {
+			log_store_failure(b, "write");
+			store_batch_abort(b->store);
+		} else {
+			/* The requests refused so far are counted inside the batch:
+			 * counted after it, a device whose every request is refused
+			 * (past --max-run-bytes) never had its errors saved. */
+			note_errors(bt);
+		}
+	} else {
 		log_store_failure(b, "batch");
-	} else if (apply(b, bt->items, bt->n, &bt->need_sync) != 0) {
-		log_store_failure(b, "write");
-		store_batch_abort(b->store);
-		failed = 1;
-	} else if (store_batch_commit(b->store) != 0) {
+	}
+	if (!failed && store_batch_commit(b->store) != 0) {
 		log_store_failure(b, "commit");
 		/* A batch of reads only wrote its read counters: what it read
 		 * is committed data, so the reads are answered (a guest can
@@ -686,8 +726,8 @@ static void finish(struct backend *b, struct batch *bt)
 		it->d->requests++;
 		if (it->status != BLKIF_RSP_OKAY) {
 			it->d->errors++;
-			if (it->reserved && it->d->run)
-				it->d->run->bytes -= it->nsect * 512;
+			if (it->charged && it->d->run)
+				quota_release(&it->d->run->chunks, it->d->devid, it->req.sector, it->charged);
 		}
 	}
 	respond(b, items, n);

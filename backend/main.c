@@ -14,7 +14,8 @@
 static const char usage[] =
 	"usage: profile-backend start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
 	"                             [--foreground] [-v] [--durability process|power]\n"
-	"                             [--max-run-bytes N] [--capacity SECTORS] [--mirror-raw DIR]\n"
+	"                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
+	"                             [--mirror-raw DIR]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
 	"       profile-backend stop | status\n"
 	"       profile-backend create [-v] GUEST.cfg [xl options]   (-v: xl -vvv, libxl's steps)\n"
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 		{"durability", required_argument, NULL, 'D'}, {"max-run-bytes", required_argument, NULL, 'm'},
 		{"capacity", required_argument, NULL, 'c'},   {"mirror-raw", required_argument, NULL, 'M'},
 		{"sink", required_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
+		{"max-store-bytes", required_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0},
 	};
 	struct options o = {
@@ -133,6 +135,12 @@ int main(int argc, char **argv)
 		case 'm':
 			if (parse_size(optarg, &o.max_run_bytes) || o.max_run_bytes == 0) {
 				fprintf(stderr, "profile-backend: --max-run-bytes takes a size (e.g. 4G)\n");
+				return 2;
+			}
+			break;
+		case 'B':
+			if (parse_size(optarg, &o.max_store_bytes) || o.max_store_bytes == 0) {
+				fprintf(stderr, "profile-backend: --max-store-bytes takes a size (e.g. 100G)\n");
 				return 2;
 			}
 			break;

@@ -134,6 +134,7 @@ static void forget(struct backend *b, struct run *r)
 			*p = r->next;
 			break;
 		}
+	quota_free(&r->chunks);
 	free(r);
 }
 

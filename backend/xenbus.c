@@ -236,6 +236,12 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 		}
 	free(d);
 }
+static int note_stored_chunk(void *ctx, uint64_t chunk)
+{
+	struct device *d = ctx;
+	return quota_note_stored(&d->run->chunks, d->devid, chunk);
+}
+
 
 /* First sight of a device: check what the toolstack wrote, find the run
  * and the store device, publish our features, InitWait. */
@@ -273,6 +279,10 @@ static int device_setup(struct device *d)
 		 * in the same boot: the same disk. */
 		if (store_device_open(b->store, info.device_id, &d->sdev) != 0)
 			d->sdev = NULL;
+		/* What it already holds counts against --max-run-bytes. */
+		else if (store_device_chunks(b->store, info.device_id, note_stored_chunk, d) != 0)
+			dlog(d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
+			     store_errmsg(b->store));
 	} else if (store_device_create(b->store, d->run->run_id, d->vdev, (int32_t)d->devid,
 	                               b->opt.capacity, &d->sdev) != 0) {
 		d->sdev = NULL;

@@ -30,6 +30,11 @@
 
 #define STORE_SECTOR_SIZE 512u
 /* The schema version this build creates and understands. */
+/* The unit of storage: a device's data is kept in chunks of this many
+ * bytes, allocated whole on the first write that touches them (what a
+ * write costs in dom0's disk; backend/quota.c). */
+#define STORE_CHUNK_SECTORS 128u
+#define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
 #define STORE_SCHEMA_VERSION 4
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
@@ -183,6 +188,11 @@ int64_t store_device_id(const struct store_device *d);
 /* Current view of the device: committed values plus the open batch. */
 void store_device_get_info(const struct store_device *d, struct store_device_info *out);
 
+/* Calls cb for every chunk (64 KiB of device space) the store holds for
+ * a device, in order; a non-zero return stops and is returned. */
+int store_device_chunks(struct store *s, int64_t device_id, int (*cb)(void *ctx, uint64_t chunk),
+                        void *ctx);
+
 typedef int (*store_device_cb)(void *ctx, const struct store_device_info *dev);
 int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx);
 /* Finds a device of a run by vdev name ("xvdp1") or role name ("prof"). */
@@ -251,5 +261,8 @@ int64_t store_now_us(void);
 /* Bytes of heap the store's SQLite connections hold (page caches and
  * statements; bounded by the cache sizes), for status and leak checks. */
 int64_t store_memory_used(void);
+/* Bytes the store takes on disk now: the database, its WAL and the data
+ * file, as allocated (holes are free).  -1 if it cannot be told. */
+int64_t store_disk_usage(struct store *s);
 
 #endif

@@ -529,6 +529,26 @@ void store_device_get_info(const struct store_device *d, struct store_device_inf
 	*out = d->pending;
 }
 
+int store_device_chunks(struct store *s, int64_t device_id, int (*cb)(void *ctx, uint64_t chunk),
+                        void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, cbrc = 0;
+
+	store_blob_release(s);
+	if (sqlite3_prepare_v2(s->db, "SELECT key FROM chunks WHERE key BETWEEN ?1 AND ?2", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_sqlite_fail(s, "listing a device's chunks");
+	sqlite3_bind_int64(st, 1, store_chunk_key(device_id, 0));
+	sqlite3_bind_int64(st, 2, store_chunk_key(device_id, 0xffffffffu));
+	while (!cbrc && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		cbrc = cb(ctx, (uint64_t)sqlite3_column_int64(st, 0) & 0xffffffffu);
+	sqlite3_finalize(st);
+	if (cbrc)
+		return cbrc;
+	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "listing a device's chunks");
+}
+
 int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx)
 {
 	sqlite3_stmt *st;

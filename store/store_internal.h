@@ -31,8 +31,6 @@
  * a small profile does not keep up to 64 KiB of zeros.  A write past the end
  * of a short chunk rewrites it full-size (rare: only after a trim).
  */
-#define STORE_CHUNK_SECTORS 128u
-#define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
 #define STORE_CHUNK_SHIFT 32
 #define STORE_MAX_DEVICE_ID ((int64_t)INT32_MAX)
 

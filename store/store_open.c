@@ -585,6 +585,23 @@ int store_check_identity(struct store *s)
 	                  s->path, found ? "replaced" : "removed");
 }
 
+int64_t store_disk_usage(struct store *s)
+{
+	static const char *const sfx[] = {"", "-wal", "-data"};
+	char p[PATH_MAX + 8];
+	int64_t total = 0;
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		struct stat st;
+		snprintf(p, sizeof(p), "%s%s", s->path, sfx[i]);
+		if (stat(p, &st) == 0)
+			total += (int64_t)st.st_blocks * 512;
+		else if (i == 0)
+			return -1;
+	}
+	return total;
+}
+
 int64_t store_memory_used(void)
 {
 	return (int64_t)sqlite3_memory_used();

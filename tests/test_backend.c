@@ -642,6 +642,49 @@ static void test_max_run_bytes(void)
 	guest_free(&g);
 	destroy_domain(domid);
 	backend_stop(SIGTERM);
+
+	/* What the store holds is charged, not what is written: one-sector
+	 * writes 64 KiB apart each take a chunk (once, 8 MiB of them under a
+	 * 1M limit grew the store to 1 GiB).  Refusals are saved with the
+	 * device, and a restarted backend remembers what the run holds. */
+	backend_start("--max-run-bytes 1M");
+	guest_new(&g, "sparse", "vdev=xvdk");
+	f = connect_dev(&g, "xvdk", &o);
+	REQUIRE(f, "connect");
+	int ok = 0, refused = 0;
+	for (int i = 0; i < 128; i++) {
+		struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = (uint64_t)i * 128, .nsect = 1, .buf = buf};
+		int rc = blkfront_do(f, &w, 5000);
+		ok += rc == BLKIF_RSP_OKAY;
+		refused += rc == BLKIF_RSP_ERROR;
+	}
+	CHECK(ok == 16 && refused == 112, "1M of 64 KiB chunks is 16 sparse writes: %d written, %d refused", ok,
+	      refused);
+	struct bf_req again = {.op = BLKIF_OP_WRITE, .sector = 3 * 128 + 7, .nsect = 8, .buf = buf};
+	CHECK(blkfront_do(f, &again, 5000) == BLKIF_RSP_OKAY, "a rewrite inside a held chunk costs nothing");
+	blkfront_close(f, 0);
+	backend_stop(SIGTERM);
+	backend_start("--max-run-bytes 1M");
+	f = connect_dev(&g, "xvdk", &o);
+	REQUIRE(f, "reconnect after the restart");
+	struct bf_req more = {.op = BLKIF_OP_WRITE, .sector = 200 * 128, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(f, &more, 5000) == BLKIF_RSP_ERROR, "a restarted backend forgot what the run holds");
+	struct bf_req held = {.op = BLKIF_OP_WRITE, .sector = 5 * 128, .nsect = 1, .buf = buf};
+	CHECK(blkfront_do(f, &held, 5000) == BLKIF_RSP_OKAY, "after the restart, a held chunk");
+	blkfront_close(f, 0);
+	domid = g.domid;
+	guest_free(&g);
+	destroy_domain(domid);
+	struct store_run run;
+	REQUIRE(wait_run_state("sparse", STORE_RUN_CRASHED, 5000) || wait_run_state("sparse", STORE_RUN_COMPLETE, 100),
+	        "run ended");
+	REQUIRE(find_run("sparse", &run), "run");
+	struct store *st = tu_open_store(db, STORE_READ);
+	struct store_device_info info;
+	REQUIRE(store_find_device(st, run.run_id, "xvdk", &info) == 0, "%s", store_errmsg(st));
+	CHECK(info.errors == 113, "%lld refusals saved with the device, not 113", (long long)info.errors);
+	store_close(st);
+	backend_stop(SIGTERM);
 	backend_start(NULL);
 }
 

@@ -812,6 +812,63 @@ static void test_huge_claim(void)
 	free(path);
 }
 
+
+/* ---- --max-store-bytes ----------------------------------------------------------- */
+
+static int64_t store_bytes(const char *path)
+{
+	static const char *const sfx[] = {"", "-wal", "-data"};
+	int64_t total = 0;
+	for (size_t i = 0; i < 3; i++) {
+		char p[4300];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		if (stat(p, &st) == 0)
+			total += (int64_t)st.st_blocks * 512;
+	}
+	return total;
+}
+
+/* The store as a whole stays under its limit: writes to new places fail
+ * cleanly for the guest (as on a full disk), rewrites go on, the log says
+ * why, and other guests' reads go on. */
+static void test_max_store_bytes(void)
+{
+	char *path = tu_path("limited.db");
+	backend_on(path, "--max-store-bytes 8M");
+	struct guest g;
+	guest_new(&g, "limited", "vdev=xvdp2");
+	struct blkfront_opts o = {.data_pages = 64};
+	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f, "connect");
+	int written = 0, refused = 0;
+	for (int i = 0; i < 400 && refused < 5; i++) {
+		if (write_sectors(f, (uint64_t)i * 128, 128, (uint64_t)i) == 0)
+			written++;
+		else
+			refused++;
+	}
+	int64_t used = store_bytes(path);
+	printf("max-store-bytes 8M: %d chunks written, then refused; store %lld bytes\n", written,
+	       (long long)used);
+	CHECK(refused == 5, "no write refused under --max-store-bytes 8M (%d written)", written);
+	/* The WAL grows between two readings of the usage (100 ms): the
+	 * bound is the limit plus the WAL's few MiB between checkpoints. */
+	CHECK(written >= 64 && used <= 12 << 20, "%d chunks written, store %lld bytes (limit 8 MiB)", written,
+	      (long long)used);
+	CHECK(write_sectors(f, 0, 128, 77) == 0, "a rewrite of a held chunk was refused");
+	blkfront_close(f, 0);
+	guest_destroy(&g);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	char *log = backend_log_path();
+	size_t n;
+	char *text = (char *)tu_read_file(log, &n);
+	CHECK(text && strstr(text, "at --max-store-bytes (8388608)"), "the log does not say why writes fail");
+	free(text);
+	free(log);
+	free(path);
+}
+
 /* ---- links and shared directories ------------------------------------------------ */
 
 /* Root's daemon never writes through a link another user planted, and
@@ -950,7 +1007,7 @@ int main(void)
 		{"modes", test_modes},       {"isolation", test_isolation}, {"replaced", test_db_replaced},
 		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
 		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names}, {"links", test_links},
-		{"huge-claim", test_huge_claim},
+		{"huge-claim", test_huge_claim}, {"max-store", test_max_store_bytes},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)
