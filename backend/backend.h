@@ -114,8 +114,12 @@ struct run {
 	struct run *next;
 };
 
+struct control_client;
+
 struct backend {
 	struct options opt;
+	struct control_client *control; /* control.c: status clients */
+	int control_ep;
 	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
 	int64_t store_usage_at_us;    /* when it was read (refreshed every 100 ms) */
 	int store_full_logged;
@@ -230,5 +234,16 @@ int quota_note_stored(struct chunk_set *cs, uint32_t devid, uint64_t chunk);
 uint64_t quota_fresh(const struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect);
 uint64_t quota_charged(const struct chunk_set *cs);
 void quota_free(struct chunk_set *cs);
+
+/* control.c: the control socket's clients, never blocking the loop.
+ * Their epoll events carry SRC_CONTROL_CLIENT + their index. */
+#define SRC_CONTROL_CLIENT 100u
+#define CONTROL_CLIENTS_MAX 16
+void control_init(struct backend *b, int ep);
+void control_shutdown(struct backend *b);
+void control_accept(struct backend *b, int listen_fd);
+void control_event(struct backend *b, unsigned idx);
+/* Drops clients past their time; ms until the next deadline, or -1. */
+int control_expire(struct backend *b);
 
 #endif

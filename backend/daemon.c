@@ -33,6 +33,7 @@
 #include "util/safe_text.h"
 
 enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG, SRC_IO };
+_Static_assert(SRC_CONTROL_CLIENT > SRC_IO, "epoll sources do not overlap");
 
 static void path_in(const struct options *o, const char *name, char *out, size_t len)
 {
@@ -61,73 +62,6 @@ static int lock_pidfile(const struct options *o, int *fd_out)
 	}
 	*fd_out = fd;
 	return 0;
-}
-
-static void status_text(struct backend *b, FILE *f)
-{
-	static const char *const st[] = {"Unknown", "Initialising", "InitWait", "Initialised",
-	                                 "Connected", "Closing", "Closed"};
-	int64_t up = (store_now_us() - b->started_us) / 1000000;
-
-	fprintf(f, "profile-backend %s, pid %ld, platform %s, up %llds\n", PACKAGE_VERSION,
-	        (long)getpid(), plat_kind_name(b->opt.platform), (long long)up);
-	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
-	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
-	if (b->opt.sink != SINK_STORE)
-		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
-		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
-	/* What malloc has handed out and not had back: the leak checks of
-	 * tests/test_faults read it (RSS also counts what free() kept). */
-	struct mallinfo2 mi = mallinfo2();
-	fprintf(f, "heap %zu KiB in use, %lld KiB of it the store's caches\n", mi.uordblks / 1024,
-	        (long long)(store_memory_used() / 1024));
-	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
-	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
-	        (unsigned long long)b->commits_failed);
-	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
-	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
-	int n = 0;
-	/* Names and error texts can quote what a guest wrote: escaped. */
-	char safe[512];
-	for (struct device *d = b->devices; d; d = d->next, n++)
-		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
-		        d->bstate >= 0 && d->bstate <= 6 ? st[d->bstate] : "?",
-		        d->fstate >= 0 && d->fstate <= 6 ? st[d->fstate] : "?",
-		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
-		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
-		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
-	if (!n)
-		fprintf(f, "(no devices)\n");
-	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
-	n = 0;
-	for (struct run *r = b->runs; r; r = r->next, n++)
-		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
-		        (unsigned long long)quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
-	if (!n)
-		fprintf(f, "(no runs in progress)\n");
-}
-
-static void serve_control(struct backend *b, int lfd)
-{
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	char cmd[64] = "";
-
-	if (fd < 0)
-		return;
-	struct timeval tv = {1, 0};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	ssize_t n = recv(fd, cmd, sizeof(cmd) - 1, 0);
-	cmd[n > 0 ? n : 0] = '\0';
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return;
-	}
-	if (strncmp(cmd, "status", 6) == 0)
-		status_text(b, f);
-	else
-		fprintf(f, "unknown command\n");
-	fclose(f);
 }
 
 static int add_fd(int ep, int fd, int src)
@@ -166,6 +100,7 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		blog("cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
+	control_init(b, ep);
 	int timeout = -1;
 	uint64_t trimmed_at = 0; /* b->batches when memory was last trimmed */
 	while (!b->stopping) {
@@ -208,7 +143,7 @@ static int run_loop(struct backend *b, int ctl, int sig)
 				break;
 			}
 			case SRC_CTL:
-				serve_control(b, ctl);
+				control_accept(b, ctl);
 				break;
 			case SRC_IO:
 				io_completed(b);
@@ -221,13 +156,20 @@ static int run_loop(struct backend *b, int ctl, int sig)
 					b->stopping = 1;
 				}
 				break;
+			default:
+				control_event(b, evs[i].data.u32 - SRC_CONTROL_CLIENT);
+				break;
 			}
 			}
 		}
 		if (io_can_run(b))
 			io_run_batch(b);
 		timeout = unmask_ports(b);
+		int expire = control_expire(b);
+		if (expire >= 0 && (timeout < 0 || expire < timeout))
+			timeout = expire;
 	}
+	control_shutdown(b);
 	close(ep);
 	return 0;
 }
@@ -320,6 +262,7 @@ out:
 	while (b.runs) {
 		struct run *r = b.runs;
 		b.runs = r->next;
+		quota_free(&r->chunks);
 		free(r);
 	}
 	if (ctl >= 0) {

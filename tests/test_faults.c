@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -869,6 +871,56 @@ static void test_max_store_bytes(void)
 	free(path);
 }
 
+
+/* ---- control socket clients ---------------------------------------------------------- */
+
+/* Clients of backend.sock that never send, or ask and never read, cannot
+ * make the loop wait: a guest's requests go on at full speed, and
+ * `profile-backend status` still answers. */
+static void test_control_clients(void)
+{
+	char *path = tu_path("control.db");
+	backend_on(path, NULL);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	REQUIRE(strlen(rundir) + 14 < sizeof(sa.sun_path), "run dir too long");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.80s/backend.sock", rundir);
+	int fds[24], nfds = 0;
+	for (int i = 0; i < 24; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		int small = 1024;
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+		REQUIRE(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s", sa.sun_path);
+		if (i % 3 == 0) /* asks, then never reads */
+			CHECK(send(fd, "status\n", 7, MSG_NOSIGNAL) == 7, "send");
+		fds[nfds++] = fd;
+	}
+	struct guest g;
+	guest_new(&g, "control", "vdev=xvdp2");
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f, "connect a guest while 24 control clients hang on");
+	int64_t worst = 0;
+	for (int i = 0; i < 50; i++) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK(write_sectors(f, (uint64_t)i * 8, 8, (uint64_t)i) == 0, "write %d", i);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		int64_t us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+		worst = us > worst ? us : worst;
+	}
+	printf("control: 24 stuck clients; worst of 50 guest writes %lld us\n", (long long)worst);
+	CHECK(worst < 500000, "a guest write took %lld us while control clients hung on", (long long)worst);
+	char status[16384];
+	backend_status(status, sizeof(status));
+	CHECK(strstr(status, "DOMID") != NULL, "status did not answer beside stuck clients: %s", status);
+	for (int i = 0; i < nfds; i++)
+		close(fds[i]);
+	blkfront_close(f, 0);
+	guest_destroy(&g);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
 /* ---- links and shared directories ------------------------------------------------ */
 
 /* Root's daemon never writes through a link another user planted, and
@@ -1008,6 +1060,7 @@ int main(void)
 		{"disk-full", test_disk_full}, {"read-only", test_db_readonly}, {"bad-guests", test_bad_guests},
 		{"sigstop", test_sigstop},   {"cycles", test_cycles},     {"names", test_hostile_names}, {"links", test_links},
 		{"huge-claim", test_huge_claim}, {"max-store", test_max_store_bytes},
+		{"control", test_control_clients},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)
