@@ -13,6 +13,18 @@
  * only once every frame is copied.  A writer that never pauses would let the
  * WAL grow without bound; past STORE_WAL_HARD_FRAMES the writer checkpoints
  * itself (nothing is appended meanwhile, so that one completes).
+ *
+ * Why it sometimes asks for a RESTART: slots of the data file that a
+ * rewrite freed are given back only after the WAL has started over twice
+ * (store_slots.c), and under a writer that never pauses PASSIVE
+ * checkpoints never let it: the WAL restarted about once per 3-4 GiB of
+ * guest data, and a guest rewriting 4 MiB held 2 GiB of dead slots after
+ * 2 GB of writes.  While freed slots wait, each checkpoint therefore
+ * also tries SQLITE_CHECKPOINT_RESTART without waiting: it fails at once
+ * if a reader is still on the WAL (its snapshot may name the slots) or
+ * the writer is mid-batch; otherwise it copies the few frames appended
+ * since the PASSIVE pass, holding the writer for that long, and the next
+ * commit starts the WAL over.
  */
 #include "config.h"
 
@@ -41,6 +53,7 @@ struct store_checkpointer {
 	int seen;     /* WAL frames at the last commit */
 	int wal_fd;   /* <db>-wal, read-only: its header tells restarts */
 	uint64_t wal_salts;
+	int restarts_wanted; /* WAL restarts freed slots still wait for */
 };
 
 /* The WAL header's salts: SQLite changes them whenever the WAL starts over
@@ -82,6 +95,17 @@ static void *checkpoint_main(void *arg)
 		int log = 0, ckpt = 0;
 		sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt);
 		pthread_mutex_lock(&c->lock);
+		int restart = c->restarts_wanted > 0;
+		pthread_mutex_unlock(&c->lock);
+		if (restart) {
+			sqlite3_busy_timeout(c->db, 0); /* never wait for anyone */
+			if (sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &ckpt) !=
+			    SQLITE_OK) {
+				/* busy: next time */
+			}
+			sqlite3_busy_timeout(c->db, 1000);
+		}
+		pthread_mutex_lock(&c->lock);
 		c->busy = 0;
 		if (ckpt > c->copied)
 			c->copied = ckpt;
@@ -100,8 +124,13 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		/* The WAL restarted: a generation for the data file's slots. */
 		uint64_t salts = wal_generation(s, c);
 		if (salts && salts != c->wal_salts) {
-			if (c->wal_salts)
+			if (c->wal_salts) {
 				store_slots_wal_restarted(s);
+				pthread_mutex_lock(&c->lock);
+				if (c->restarts_wanted > 0)
+					c->restarts_wanted--;
+				pthread_mutex_unlock(&c->lock);
+			}
 			c->wal_salts = salts;
 		}
 	}
@@ -122,13 +151,25 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		if (frames < c->seen)
 			c->copied = 0; /* the WAL restarted */
 		c->seen = frames;
-		if (frames >= c->copied + STORE_WAL_SOFT_FRAMES && !c->pending && !c->busy) {
+		/* Sooner while freed slots wait for restarts. */
+		int every = c->restarts_wanted > 0 ? STORE_WAL_SOFT_FRAMES / 4 : STORE_WAL_SOFT_FRAMES;
+		if (frames >= c->copied + every && !c->pending && !c->busy) {
 			c->pending = 1;
 			pthread_cond_signal(&c->wake);
 		}
 		pthread_mutex_unlock(&c->lock);
 	}
 	return SQLITE_OK;
+}
+
+void store_checkpointer_want_restarts(struct store *s)
+{
+	struct store_checkpointer *c = s->checkpointer;
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->restarts_wanted = 2; /* a freed slot waits for two generations */
+	pthread_mutex_unlock(&c->lock);
 }
 
 int store_checkpointer_start(struct store *s)

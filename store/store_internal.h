@@ -128,6 +128,9 @@ int store_slots_read_identity(struct store *s);
 /* The owner's background WAL checkpointer (store_checkpoint.c). */
 int store_checkpointer_start(struct store *s);
 void store_checkpointer_stop(struct store *s);
+/* Slots were freed: ask the checkpointer for the WAL restarts they wait
+ * for (store_checkpoint.c). */
+void store_checkpointer_want_restarts(struct store *s);
 /* Runs a cached one-step statement (BEGIN, COMMIT); SQLite result code. */
 int store_exec_stmt(struct store *s, enum store_stmt_id id);
 

@@ -209,7 +209,10 @@ static int slot_dead(struct store *s, int64_t slot)
 	sqlite3_bind_int64(st, 2, s->checkpointer ? s->wal_gen : SLOT_ADOPT);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "freeing a data slot");
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "freeing a data slot");
+	store_checkpointer_want_restarts(s);
+	return 0;
 }
 
 int store_slot_of(struct store *s, int64_t key, int64_t *slot)
@@ -324,7 +327,11 @@ int store_slots_free_range(struct store *s, int64_t key_lo, int64_t key_hi)
 	sqlite3_bind_int64(st, 3, s->checkpointer ? s->wal_gen : SLOT_ADOPT);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "freeing data slots");
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "freeing data slots");
+	if (sqlite3_changes(s->db) > 0)
+		store_checkpointer_want_restarts(s);
+	return 0;
 }
 
 int store_slots_before_commit(struct store *s)
