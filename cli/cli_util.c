@@ -51,7 +51,10 @@ const char *cli_db_path(const char *opt)
 
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)
 {
-	struct store_open_opts o = {.mode = mode};
+	/* Writers put whole chunks in the data file, as the backend does: an
+	 * import through the WAL made the backend's own checkpoints of it
+	 * stall live guests. */
+	struct store_open_opts o = {.mode = mode, .bulk_file = mode != STORE_READ};
 	char err[512];
 
 	if (store_open(s, path, &o, err, sizeof(err)) != 0) {

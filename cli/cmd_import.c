@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -62,6 +63,28 @@ static void default_name(const char *path, char *out, size_t len)
 	free(copy);
 }
 
+/* Data per transaction: a few milliseconds of the write lock. */
+#define IMPORT_BATCH_BYTES (1u << 20)
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* SIGINT/SIGTERM/SIGHUP end the import between transactions, and the
+ * partial run goes. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int cmd_import_disk(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -75,7 +98,7 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	struct store_run run;
 	struct store *s = NULL;
 	const char *name = NULL;
-	int n, c, rc = 1, all_closed = 1;
+	int n, c, rc = 1, all_closed = 1, run_made = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -114,17 +137,40 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 
 	if (cli_open_store(&s, db, STORE_WRITE) != 0)
 		goto out;
-	if (store_batch_begin(s) != 0 || store_run_begin(s, &run) != 0)
+	/* The run and its devices first, then the data in transactions of
+	 * IMPORT_BATCH_BYTES, each holding the write lock only briefly, so
+	 * that a backend serving live guests waits milliseconds, never long
+	 * enough for their writes to fail.  Meanwhile the run shows as
+	 * running; if the import fails or is interrupted, it is deleted. */
+	if (store_run_begin(s, &run) != 0)
 		goto store_error;
+	run_made = 1;
 	for (int i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)im[i].st.st_size;
 		uint64_t cap = (size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
+		if (store_device_create(s, run.run_id, im[i].vdev, im[i].devid, cap, &dev[i]) != 0)
+			goto store_error;
+	}
+	catch_signals();
+	for (int i = 0; i < n; i++) {
+		uint64_t size = (uint64_t)im[i].st.st_size, pos = 0;
 		struct store_device_info info;
 
-		if (store_device_create(s, run.run_id, im[i].vdev, im[i].devid, cap, &dev[i]) != 0 ||
-		    store_import_disk(dev[i], im[i].fd, size) != 0) {
-			cli_err("importing %s: %s", im[i].path, store_errmsg(s));
-			goto abort;
+		while (pos < size) {
+			if (interrupted) {
+				cli_err("interrupted: the partial run %lld is removed", (long long)run.run_id);
+				goto abort;
+			}
+			if (store_batch_begin(s) != 0)
+				goto store_error;
+			if (store_import_disk(dev[i], im[i].fd, size, &pos, IMPORT_BATCH_BYTES) != 0) {
+				cli_err("importing %s: %s", im[i].path, store_errmsg(s));
+				goto abort;
+			}
+			if (store_batch_commit(s) != 0)
+				goto store_error;
+			/* A gap for a waiting writer (the backend) to take the lock. */
+			usleep(500);
 		}
 		store_device_get_info(dev[i], &info);
 		if (info.status == STORE_STATUS_NONE) {
@@ -147,8 +193,6 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	if (store_run_end(s, run.run_id, all_closed ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED,
 	                  run.started_us) != 0)
 		goto store_error;
-	if (store_batch_commit(s) != 0)
-		goto store_error;
 	printf("imported run %lld (", (long long)run.run_id);
 	safe_text_print(stdout, run.name, 0);
 	printf(")");
@@ -165,7 +209,17 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 store_error:
 	cli_err("%s", store_errmsg(s));
 abort:
-	store_batch_abort(s);
+	if (s && store_in_batch(s))
+		store_batch_abort(s);
+	for (int i = 0; i < 2; i++)
+		if (dev[i]) {
+			store_device_release(dev[i]);
+			dev[i] = NULL;
+		}
+	if (run_made && store_run_delete(s, run.run_id) != 0)
+		cli_err("the partial run %lld could not be removed (%s): it stays in the catalogue, "
+		        "marked running",
+		        (long long)run.run_id, store_errmsg(s));
 out:
 	for (int i = 0; i < 2; i++)
 		if (im[i].fd >= 0)

@@ -121,6 +121,9 @@ struct store_run {
 int store_run_begin(struct store *s, struct store_run *run); /* sets run_id */
 int store_run_end(struct store *s, int64_t run_id, enum store_run_state state,
                   int64_t ended_us);
+/* Removes a run with its devices and data (their data-file slots wait to
+ * be given back like any freed slot).  In the caller's batch, or its own. */
+int store_run_delete(struct store *s, int64_t run_id);
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out);
 /* The newest run, or STORE_ENOTFOUND. */
 int store_latest_run(struct store *s, int64_t *run_id);

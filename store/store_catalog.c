@@ -162,6 +162,37 @@ static int trim_run_devices(struct store *s, int64_t run_id)
 	return 0;
 }
 
+int store_run_delete(struct store *s, int64_t run_id)
+{
+	sqlite3_stmt *st;
+	int rc, own = !s->in_batch;
+
+	if (own && (rc = store_batch_begin(s)))
+		return rc;
+	store_blob_release(s);
+	rc = sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE run_id = ?1", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, run_id);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_DONE)
+		rc = store_sqlite_fail(s, "deleting a run");
+	else if (sqlite3_changes(s->db) != 1)
+		rc = store_fail(s, STORE_ENOTFOUND, "no run %lld", (long long)run_id);
+	else
+		rc = 0;
+	if (!rc)
+		store_checkpointer_want_restarts(s); /* its slots, if it had any */
+	if (own) {
+		if (rc)
+			store_batch_abort(s);
+		else
+			rc = store_batch_commit(s);
+	}
+	return rc;
+}
+
 int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, int64_t ended_us)
 {
 	sqlite3_stmt *st;

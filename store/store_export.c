@@ -228,11 +228,12 @@ static int read_full(int fd, uint8_t *buf, size_t len, off_t off, size_t *got)
 	return 0;
 }
 
-int store_import_disk(struct store_device *d, int fd, uint64_t size)
+int store_import_disk(struct store_device *d, int fd, uint64_t size, uint64_t *from, uint64_t max)
 {
 	struct store *s = d->s;
 	uint8_t *buf;
-	off_t pos = 0;
+	off_t pos = (off_t)*from;
+	uint64_t stop = max < size - *from ? *from + max : size;
 	int rc = 0;
 
 	if (!store_in_batch(s))
@@ -240,14 +241,16 @@ int store_import_disk(struct store_device *d, int fd, uint64_t size)
 	buf = malloc(STORE_CHUNK_BYTES);
 	if (!buf)
 		return store_fail(s, STORE_ENOMEM, "out of memory");
-	while ((uint64_t)pos < size) {
+	while ((uint64_t)pos < stop) {
 		/* Skip holes cheaply where the filesystem reports them. */
 		off_t data = lseek(fd, pos, SEEK_DATA);
-		if (data < 0 && errno == ENXIO)
-			break; /* only a hole remains */
+		if (data < 0 && errno == ENXIO) {
+			pos = (off_t)size; /* only a hole remains */
+			break;
+		}
 		if (data >= 0 && data > pos)
 			pos = data - data % (off_t)STORE_CHUNK_BYTES;
-		if ((uint64_t)pos >= size)
+		if ((uint64_t)pos >= stop)
 			break;
 		size_t want = STORE_CHUNK_BYTES, got;
 		if ((uint64_t)pos + want > size)
@@ -257,8 +260,10 @@ int store_import_disk(struct store_device *d, int fd, uint64_t size)
 			rc = store_fail(s, STORE_EIO, "reading the disk image: %s", strerror(-err));
 			break;
 		}
-		if (got == 0)
+		if (got == 0) {
+			pos = (off_t)size; /* the file is shorter than it was */
 			break;
+		}
 		/* A final partial sector reads as if zero-padded. */
 		size_t padded = (got + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE * STORE_SECTOR_SIZE;
 		memset(buf + got, 0, padded - got);
@@ -271,5 +276,6 @@ int store_import_disk(struct store_device *d, int fd, uint64_t size)
 		pos += (off_t)got;
 	}
 	free(buf);
+	*from = (uint64_t)pos < size ? (uint64_t)pos : size;
 	return rc;
 }

@@ -82,6 +82,7 @@ struct store {
 	ino_t db_ino;
 	int have_ident;
 	int empty_file;       /* the database file was empty (or absent) at open */
+	int busy_ms;          /* how long to wait for a lock (busy_wait) */
 	int in_batch;
 	int in_read;
 	sqlite3_stmt *stmt[ST__COUNT];

@@ -167,7 +167,7 @@ static void run_one(const char *path, const uint8_t *file, size_t len, int ws, u
 		                                    &idev) == 0,
 		        "%s", store_errmsg(k.s));
 		fd = open(disk, O_RDONLY);
-		CHECK(store_import_disk(idev, fd, dlen) == 0, "%s: import: %s", base,
+		CHECK(store_import_disk(idev, fd, dlen, &(uint64_t){0}, UINT64_MAX) == 0, "%s: import: %s", base,
 		      store_errmsg(k.s));
 		close(fd);
 		REQUIRE(store_batch_commit(k.s) == 0, "%s", store_errmsg(k.s));

@@ -120,7 +120,7 @@ static int store_extract(const struct image *im, int salvage, struct outbuf *out
 	assert(fd >= 0);
 	if (im->len && write(fd, im->b, im->len) != (ssize_t)im->len)
 		abort();
-	if (store_import_disk(d, fd, im->len) != 0) {
+	if (store_import_disk(d, fd, im->len, &(uint64_t){0}, UINT64_MAX) != 0) {
 		fprintf(stderr, "import: %s\n", store_errmsg(st));
 		abort();
 	}
