@@ -84,6 +84,11 @@ struct device {
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */
+	/* Its frontend's xenstore events, rate-limited (xenbus.c): */
+	double fe_tokens;             /* events it may still have looked at now */
+	int64_t fe_tokens_us;         /* when fe_tokens was last topped up */
+	int64_t fe_deferred;          /* events came while out of tokens: since when (us) */
+	int fe_flood_logged;
 	/* data */
 	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
 	struct run *run;
@@ -136,6 +141,9 @@ struct backend {
 	int64_t started_us;
 	uint64_t batches, commits_failed;
 	uint64_t inline_commits; /* batches committed on the loop thread (io.c) */
+	/* xenstore watch events (xenbus.c): seen, deferred by the frontends'
+	 * rate limit, and rounds that drained the pipeline to act on some. */
+	uint64_t xs_events, xs_deferred, xs_rounds;
 	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
 };
 
@@ -234,6 +242,11 @@ int quota_note_stored(struct chunk_set *cs, uint32_t devid, uint64_t chunk);
 uint64_t quota_fresh(const struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect);
 uint64_t quota_charged(const struct chunk_set *cs);
 void quota_free(struct chunk_set *cs);
+
+/* xenbus.c: frontends' xenstore events past their rate, looked at later.
+ * xenbus_deferred_run acts on those that are due and returns the ms until
+ * the next one is, or -1. */
+int xenbus_deferred_run(struct backend *b);
 
 /* control.c: the control socket's clients, never blocking the loop.
  * Their epoll events carry SRC_CONTROL_CLIENT + their index. */

@@ -55,6 +55,9 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
+	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu\n",
+	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
+	        (unsigned long long)b->xs_rounds);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
 	int n = 0;

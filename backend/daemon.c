@@ -124,9 +124,6 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		for (int i = 0; i < n; i++) {
 			switch (evs[i].data.u32) {
 			case SRC_XS:
-				/* Devices may come and go: nothing in flight may
-				 * refer to them, and the store is ours meanwhile. */
-				io_quiesce(b);
 				xenbus_watch_events(b);
 				break;
 			case SRC_EVT: {
@@ -168,6 +165,9 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		int expire = control_expire(b);
 		if (expire >= 0 && (timeout < 0 || expire < timeout))
 			timeout = expire;
+		int deferred = xenbus_deferred_run(b);
+		if (deferred >= 0 && (timeout < 0 || deferred < timeout))
+			timeout = deferred;
 	}
 	control_shutdown(b);
 	close(ep);
