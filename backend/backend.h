@@ -54,6 +54,7 @@ struct options {
 	enum store_durability durability;
 	uint64_t max_run_bytes;
 	uint64_t max_store_bytes;    /* 0: no limit but the disk */
+	int dry_run;                 /* create: print what would be done */
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
 	enum sink sink;               /* where the data goes (benchmarks) */

@@ -18,7 +18,9 @@ static const char usage[] =
 	"                             [--mirror-raw DIR]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
 	"       profile-backend stop | status\n"
-	"       profile-backend create [-v] GUEST.cfg [xl options]   (-v: xl -vvv, libxl's steps)\n"
+	"       profile-backend create [-v] [--dry-run] GUEST.cfg [xl options]\n"
+	"                             (-v: xl -vvv, libxl's steps; --dry-run: print the config xl\n"
+	"                             would get and the profsvc disks, create nothing)\n"
 	"       profile-backend attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]\n"
 	"       profile-backend detach DOMAIN VDEV\n"
 	"Common options: --run-dir DIR (pid file and control socket; default /run/profsvc or\n"
@@ -77,6 +79,7 @@ int main(int argc, char **argv)
 		{"capacity", required_argument, NULL, 'c'},   {"mirror-raw", required_argument, NULL, 'M'},
 		{"sink", required_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
 		{"max-store-bytes", required_argument, NULL, 'B'},
+		{"dry-run", no_argument, NULL, 'n'},
 		{NULL, 0, NULL, 0},
 	};
 	struct options o = {
@@ -154,6 +157,9 @@ int main(int argc, char **argv)
 		case 'M':
 			o.mirror_raw = optarg;
 			break;
+		case 'n':
+			o.dry_run = 1;
+			break;
 		case 'S':
 			if (parse_sink(optarg, &o) != 0) {
 				fprintf(stderr, "profile-backend: --sink is store, null, raw=DIR or raw-direct=DIR "
@@ -178,7 +184,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "profile-backend: --platform is xen or sim, not '%s'\n", platform);
 		return 2;
 	}
-	int needs_platform = strcmp(cmd, "stop") && strcmp(cmd, "status");
+	int needs_platform = strcmp(cmd, "stop") && strcmp(cmd, "status") && !o.dry_run;
 	if (needs_platform && o.platform == PLAT_SIM && (!o.sim_dir || !*o.sim_dir)) {
 		fprintf(stderr, "profile-backend: the sim platform needs --sim-dir DIR (or XENSIM_DIR): "
 		                "the directory of 'xensim start --dir DIR'\n");

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -325,7 +326,7 @@ static int parse_cfg(const char *src, struct cfg *c)
 	}
 	if (!list_end)
 		return -1;
-	size_t cap = strlen(src) + 16;
+	size_t cap = 2 * strlen(src) + 16; /* kept specs, and ", " between them */
 	c->text = malloc(cap);
 	if (!c->text)
 		return -1;
@@ -344,15 +345,28 @@ static int parse_cfg(const char *src, struct cfg *c)
 		const char *z = memchr(p + 1, *p, (size_t)(list_end - p - 1));
 		if (!z)
 			return -1;
-		char spec[512], bt[32], vdev[32];
-		snprintf(spec, sizeof(spec), "%.*s", (int)(z - p - 1), p + 1);
+		char bt[32], vdev[32];
+		char *spec = strndup(p + 1, (size_t)(z - p - 1)); /* any length */
+		if (!spec)
+			return -1;
 		if (spec_get(spec, "backendtype", bt, sizeof(bt)) == 0 && strcmp(bt, BACKEND_TYPE) == 0) {
-			if (spec_get(spec, "vdev", vdev, sizeof(vdev)) != 0 || c->nvdevs == 16)
+			if (spec_get(spec, "vdev", vdev, sizeof(vdev)) != 0 || c->nvdevs == 16) {
+				free(spec);
 				return -1;
+			}
 			c->vdevs[c->nvdevs++] = strdup(vdev);
 		} else {
-			o += (size_t)snprintf(c->text + o, cap - o, "%s'%s'", kept++ ? ", " : "", spec);
+			/* Kept as written, quotes and all: re-quoting broke a
+			 * "double-quoted" spec holding a ', and a copy into a
+			 * fixed buffer cut specs at 511 bytes. */
+			if (kept++) {
+				memcpy(c->text + o, ", ", 2);
+				o += 2;
+			}
+			memcpy(c->text + o, p, (size_t)(z - p + 1));
+			o += (size_t)(z - p + 1);
 		}
+		free(spec);
 		p = z + 1;
 	}
 	snprintf(c->text + o, cap - o, "%s", list_end);
@@ -421,17 +435,29 @@ static int sim_create_domain(const struct options *o, const char *name, uint32_t
 
 int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
 {
-	FILE *f = fopen(cfgpath, "r");
-	struct cfg c;
+	struct cfg c = {0};
 	char src[65536];
+	struct stat cst;
 	int rc = 1;
 
-	if (!f) {
+	/* O_NONBLOCK: a FIFO is refused, not waited on. */
+	int cfd = open(cfgpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (cfd < 0) {
 		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath, strerror(errno));
 		return 1;
 	}
-	size_t n = fread(src, 1, sizeof(src) - 1, f);
-	fclose(f);
+	if (fstat(cfd, &cst) != 0 || !S_ISREG(cst.st_mode) || cst.st_size >= (off_t)sizeof(src)) {
+		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath,
+		        S_ISREG(cst.st_mode) ? "larger than 64 KiB: not an xl config" : "not a regular file");
+		close(cfd);
+		return 1;
+	}
+	ssize_t n = read(cfd, src, sizeof(src) - 1);
+	close(cfd);
+	if (n < 0) {
+		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath, strerror(errno));
+		return 1;
+	}
 	src[n] = '\0';
 	if (parse_cfg(src, &c) != 0) {
 		fprintf(stderr, "profile-backend: %s: cannot parse its disk list (a profsvc disk needs "
@@ -449,6 +475,14 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 			goto out;
 		}
 
+	if (o->dry_run) {
+		/* What xl would be given, then the disks profsvc serves. */
+		fputs(c.text ? c.text : src, stdout);
+		for (int i = 0; i < c.nvdevs; i++)
+			printf("# profsvc disk: %s\n", c.vdevs[i]);
+		rc = 0;
+		goto out;
+	}
 	struct plat *p;
 	struct xs_handle *xs = open_xs(o, &p);
 	if (!xs)

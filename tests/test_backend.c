@@ -662,11 +662,9 @@ static void test_max_run_bytes(void)
 	      refused);
 	struct bf_req again = {.op = BLKIF_OP_WRITE, .sector = 3 * 128 + 7, .nsect = 8, .buf = buf};
 	CHECK(blkfront_do(f, &again, 5000) == BLKIF_RSP_OKAY, "a rewrite inside a held chunk costs nothing");
-	blkfront_close(f, 0);
+	/* The guest stays connected across the restart (it picks it up). */
 	backend_stop(SIGTERM);
 	backend_start("--max-run-bytes 1M");
-	f = connect_dev(&g, "xvdk", &o);
-	REQUIRE(f, "reconnect after the restart");
 	struct bf_req more = {.op = BLKIF_OP_WRITE, .sector = 200 * 128, .nsect = 1, .buf = buf};
 	CHECK(blkfront_do(f, &more, 5000) == BLKIF_RSP_ERROR, "a restarted backend forgot what the run holds");
 	struct bf_req held = {.op = BLKIF_OP_WRITE, .sector = 5 * 128, .nsect = 1, .buf = buf};
@@ -785,6 +783,44 @@ static void test_create(void)
 	         tu_builddir(), sim.dir, cfg);
 	CHECK(system(cmd) != 0, "a profsvc disk without vdev accepted");
 	CHECK(cli("create /nonexistent.cfg") != 0, "a missing config accepted");
+
+	/* The disks xl keeps are kept as written: a spec longer than 511
+	 * bytes (once cut there) and a "double-quoted" one holding a ' (once
+	 * re-quoted into a broken string). */
+	char longspec[700];
+	memset(longspec, 'a', sizeof(longspec));
+	memcpy(longspec, "target=/srv/", 12);
+	longspec[sizeof(longspec) - 1] = '\0';
+	char keep[2048];
+	snprintf(keep, sizeof(keep),
+	         "name = \"keep\"\n"
+	         "disk = [ 'format=raw, vdev=xvda, access=rw, %s',\n"
+	         "         \"format=raw, vdev=xvdb, target=/srv/o'brien.img\",\n"
+	         "         'vdev=xvdp1, backendtype=profsvc' ]\n",
+	         longspec);
+	tu_write_file(cfg, keep, strlen(keep));
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend create --dry-run %s", tu_builddir(), cfg);
+	p = popen(cmd, "r");
+	char got[4096];
+	n = p ? fread(got, 1, sizeof(got) - 1, p) : 0;
+	got[n] = '\0';
+	CHECK(p && pclose(p) == 0, "create --dry-run failed: %s", got);
+	char want[4096];
+	snprintf(want, sizeof(want),
+	         "name = \"keep\"\n"
+	         "disk = ['format=raw, vdev=xvda, access=rw, %s', "
+	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\"]\n"
+	         "# profsvc disk: xvdp1\n",
+	         longspec);
+	CHECK(strcmp(got, want) == 0, "the config xl would get:\n%s\nnot\n%s", got, want);
+	/* A FIFO as the config is refused, not waited on. */
+	char *fifo = tu_path("guest.fifo");
+	mkfifo(fifo, 0600);
+	snprintf(cmd, sizeof(cmd), "timeout 10 %s/profile-backend create --dry-run %s 2>/dev/null", tu_builddir(),
+	         fifo);
+	int st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "create of a FIFO: status %d", st);
+	free(fifo);
 	free(cfg);
 }
 
