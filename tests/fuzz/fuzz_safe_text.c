@@ -1,0 +1,162 @@
+/*
+ * fuzz_safe_text.c - libFuzzer target for util/safe_text.c, the escaping of
+ * guest-chosen text.  For any bytes:
+ *   - the terminal form is valid UTF-8 holding no C0 control, DEL, C1
+ *     control or bidi control, and unescapes back to exactly the input
+ *     (nothing is lost or made ambiguous);
+ *   - the padded form takes exactly the width asked for (in characters);
+ *   - the JSON form is a quoted string of valid UTF-8 with no raw control,
+ *     C1 or bidi character.
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/safe_text.h"
+
+/* Decodes one UTF-8 character; its length, or 0 if invalid. */
+static int decode(const unsigned char *p, const unsigned char *end, unsigned *cp)
+{
+	if (p >= end)
+		return 0;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	int n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ? 3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (!n || end - p < n)
+		return 0;
+	unsigned v = p[0] & (0x7f >> n);
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && (v < 0x800 || (v >= 0xd800 && v <= 0xdfff))) || (n == 4 && (v < 0x10000 || v > 0x10ffff)))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+static int inert(unsigned cp)
+{
+	return cp >= 0x20 && cp != 0x7f && !(cp >= 0x80 && cp <= 0x9f) && cp != 0x061c && cp != 0x200e &&
+	       cp != 0x200f && !(cp >= 0x202a && cp <= 0x202e) && !(cp >= 0x2066 && cp <= 0x2069);
+}
+
+static void put_utf8(unsigned cp, unsigned char *o, size_t *n)
+{
+	if (cp < 0x80) {
+		o[(*n)++] = (unsigned char)cp;
+	} else if (cp < 0x800) {
+		o[(*n)++] = (unsigned char)(0xc0 | cp >> 6);
+		o[(*n)++] = (unsigned char)(0x80 | (cp & 0x3f));
+	} else {
+		o[(*n)++] = (unsigned char)(0xe0 | cp >> 12);
+		o[(*n)++] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+		o[(*n)++] = (unsigned char)(0x80 | (cp & 0x3f));
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 4096)
+		return 0;
+	char *in = malloc(size + 1);
+	memcpy(in, data, size);
+	in[size] = '\0';
+	size_t len = strlen(in); /* C strings: up to the first NUL */
+
+	/* Terminal form: big enough for every character escaped (6 bytes). */
+	size_t cap = len * 6 + 1;
+	char *out = malloc(cap);
+	safe_text(out, cap, in);
+	const unsigned char *p = (const unsigned char *)out, *end = p + strlen(out);
+	unsigned char *back = malloc(len + 1);
+	size_t nb = 0;
+	while (p < end) {
+		unsigned cp;
+		int n = decode(p, end, &cp);
+		assert(n > 0);       /* valid UTF-8 */
+		assert(inert(cp));   /* nothing that steers a terminal */
+		if (cp != '\\') {
+			memcpy(back + nb, p, (size_t)n);
+			nb += (size_t)n;
+			p += n;
+			continue;
+		}
+		/* An escape: \\, \xNN or \uNNNN. */
+		assert(p + 1 < end);
+		if (p[1] == '\\') {
+			back[nb++] = '\\';
+			p += 2;
+		} else if (p[1] == 'x') {
+			assert(end - p >= 4);
+			char hex[3] = {(char)p[2], (char)p[3], 0};
+			back[nb++] = (unsigned char)strtoul(hex, NULL, 16);
+			p += 4;
+		} else {
+			assert(p[1] == 'u' && end - p >= 6);
+			char hex[5] = {(char)p[2], (char)p[3], (char)p[4], (char)p[5], 0};
+			put_utf8((unsigned)strtoul(hex, NULL, 16), back, &nb);
+			p += 6;
+		}
+		assert(nb <= len);
+	}
+	assert(nb == len && memcmp(back, in, len) == 0); /* escaping loses nothing */
+	/* The width is the characters of the escaped form. */
+	int outchars = 0;
+	for (const unsigned char *q = (const unsigned char *)out; q < end;) {
+		unsigned cp;
+		q += decode(q, end, &cp);
+		outchars++;
+	}
+	assert(outchars == safe_text_width(in));
+
+	/* Padded: exactly width characters. */
+	int width = size ? data[0] % 40 + 1 : 10;
+	char *pad = NULL;
+	size_t padlen = 0;
+	FILE *f = open_memstream(&pad, &padlen);
+	safe_text_print(f, in, width);
+	fclose(f);
+	int chars = 0;
+	for (const unsigned char *q = (const unsigned char *)pad, *e = q + padlen; q < e;) {
+		unsigned cp;
+		int n = decode(q, e, &cp);
+		assert(n > 0 && inert(cp));
+		q += n;
+		chars++;
+	}
+	assert(chars == width);
+
+	/* JSON. */
+	char *js = NULL;
+	size_t jl = 0;
+	f = open_memstream(&js, &jl);
+	safe_text_json(f, in);
+	fclose(f);
+	assert(jl >= 2 && js[0] == '"' && js[jl - 1] == '"');
+	for (const unsigned char *q = (const unsigned char *)js + 1, *e = (const unsigned char *)js + jl - 1; q < e;) {
+		unsigned cp;
+		int n = decode(q, e, &cp);
+		assert(n > 0 && inert(cp));
+		if (cp == '\\') {
+			assert(q + 1 < e);
+			q += q[1] == 'u' ? 6 : 2;
+			continue;
+		}
+		assert(cp != '"');
+		q += n;
+	}
+	free(js);
+	free(pad);
+	free(back);
+	free(out);
+	free(in);
+	return 0;
+}
