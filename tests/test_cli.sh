@@ -224,7 +224,8 @@ expect 0 "" -- "$PROFDB" --db "$T/nullstate.db" show 1
 
 # --- a read-only database still answers queries ---------------------------------------------
 cp "$PROFSVC_DB" "$T/ro.db"
-chmod 0444 "$T/ro.db"
+cp "$PROFSVC_DB-data" "$T/ro.db-data" # imports store whole chunks there: a backup takes both
+chmod 0444 "$T/ro.db" "$T/ro.db-data"
 expect 0 "" -- "$PROFDB" --db "$T/ro.db" query runs
 expect 0 "" -- env PROFSVC_DB="$T/ro.db" "$PROFDB" export 1 --prof "$T/ro.prof"
 same "$T/ro.prof" "$P"
@@ -258,6 +259,22 @@ fi
 
 # --- database files are root-only -------------------------------------------------------------
 [ "$(stat -c %a "$PROFSVC_DB")" = 600 ] && ok || fail "database mode $(stat -c %a "$PROFSVC_DB")"
+
+# --- xensim as a daemon: an owner-only log that shows names escaped, and a
+# stop that does not claim it is "already running" while it waits ----------
+XS="$B/frontend-stub/xensim"
+SD="$T/sim"
+if "$XS" start --dir "$SD" >"$T/out" 2>&1; then
+	"$XS" create --dir "$SD" --name "$(printf 'evil\033]0;t\007\nxensim 00:00:00.000 forged')" >/dev/null 2>&1
+	[ "$(stat -c %a "$SD/xensim.log")" = 600 ] && ok || fail "xensim.log mode $(stat -c %a "$SD/xensim.log")"
+	grep -q $'\033\|\007' "$SD/xensim.log" && fail "xensim.log holds raw control characters" || ok
+	grep -q 'evil\\x1b]0;t\\x07\\x0axensim 00:00:00.000 forged' "$SD/xensim.log" && ok ||
+		fail "xensim.log does not show the name escaped: $(cat "$SD/xensim.log")"
+	"$XS" stop --dir "$SD" >"$T/out" 2>&1 && ok || fail "xensim stop: $(cat "$T/out")"
+	grep -q "already running" "$T/out" && fail "xensim stop said: $(cat "$T/out")" || ok
+else
+	fail "xensim start: $(cat "$T/out")"
+fi
 
 echo "test_cli: $pass checks passed, $fails failed"
 [ "$fails" = 0 ]
