@@ -142,6 +142,7 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	 * that a backend serving live guests waits milliseconds, never long
 	 * enough for their writes to fail.  Meanwhile the run shows as
 	 * running; if the import fails or is interrupted, it is deleted. */
+	catch_signals(); /* before the run exists: a signal then removes it */
 	if (store_run_begin(s, &run) != 0)
 		goto store_error;
 	run_made = 1;
@@ -151,7 +152,6 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		if (store_device_create(s, run.run_id, im[i].vdev, im[i].devid, cap, &dev[i]) != 0)
 			goto store_error;
 	}
-	catch_signals();
 	for (int i = 0; i < n; i++) {
 		uint64_t size = (uint64_t)im[i].st.st_size, pos = 0;
 		struct store_device_info info;
