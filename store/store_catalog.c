@@ -162,6 +162,17 @@ static int trim_run_devices(struct store *s, int64_t run_id)
 	return 0;
 }
 
+/* Ends a batch a catalogue function began for itself: committed if rc is
+ * 0, else aborted (rc is kept). */
+static int end_own_batch(struct store *s, int rc)
+{
+	if (rc) {
+		store_batch_abort(s);
+		return rc;
+	}
+	return store_batch_commit(s);
+}
+
 int store_run_delete(struct store *s, int64_t run_id)
 {
 	sqlite3_stmt *st;
@@ -184,13 +195,7 @@ int store_run_delete(struct store *s, int64_t run_id)
 		rc = 0;
 	if (!rc)
 		store_checkpointer_want_restarts(s); /* its slots, if it had any */
-	if (own) {
-		if (rc)
-			store_batch_abort(s);
-		else
-			rc = store_batch_commit(s);
-	}
-	return rc;
+	return own ? end_own_batch(s, rc) : rc;
 }
 
 int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, int64_t ended_us)
@@ -226,13 +231,7 @@ int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, i
 	if (!(rc = store_flush_device_rows(s)))
 		rc = trim_run_devices(s, run_id);
 out:
-	if (own) {
-		if (rc)
-			store_batch_abort(s);
-		else
-			rc = store_batch_commit(s);
-	}
-	return rc;
+	return own ? end_own_batch(s, rc) : rc;
 }
 
 /*

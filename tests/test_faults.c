@@ -130,6 +130,18 @@ static char *backend_log_path(void)
 	return tu_path("faults-backend.log");
 }
 
+/* Does the backend's log (so far) hold needle? */
+static int backend_log_has(const char *needle)
+{
+	char *log = backend_log_path();
+	size_t n;
+	char *text = (char *)tu_read_file(log, &n);
+	int found = text && strstr(text, needle) != NULL;
+	free(text);
+	free(log);
+	return found;
+}
+
 /* ---- a small filesystem for the store ---------------------------------------- */
 
 static char *mnt;
@@ -863,12 +875,7 @@ static void test_max_store_bytes(void)
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
-	char *log = backend_log_path();
-	size_t n;
-	char *text = (char *)tu_read_file(log, &n);
-	CHECK(text && strstr(text, "at --max-store-bytes (8388608)"), "the log does not say why writes fail");
-	free(text);
-	free(log);
+	CHECK(backend_log_has("at --max-store-bytes (8388608)"), "the log does not say why writes fail");
 	free(path);
 }
 
@@ -1197,12 +1204,7 @@ static void test_xenstore_flood(void)
 	guest_destroy(&honest);
 	guest_destroy(&hostile);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
-	char *log = backend_log_path();
-	size_t n;
-	char *text = (char *)tu_read_file(log, &n);
-	CHECK(text && strstr(text, "xenstore event flood"), "the log does not name the flood");
-	free(text);
-	free(log);
+	CHECK(backend_log_has("xenstore event flood"), "the log does not name the flood");
 	free(path);
 }
 
