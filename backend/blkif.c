@@ -1,10 +1,14 @@
 /*
  * blkif.c - blkif request decoding, validation and responses (blkif.h).
  *
- * Offsets are spelled out per ABI instead of using the C structs: the
- * native structs describe only our own ABI, and a 32-bit guest's requests
- * (x86_32-abi) have `id` at offset 4, not 8.  The x86_64 offsets are
- * checked against the Xen headers' structs in tests/test_blkif.c.
+ * Requests are decoded from a copy by offsets, per ABI, instead of through
+ * the C structs: Xen's structs describe only the ABI they are compiled for,
+ * and a 32-bit guest's requests (x86_32-abi) have `id` at offset 4, not 8.
+ * The offsets are not typed in by hand: x86_64's come from Xen's own
+ * structs (compiled here, on x86_64), x86_32's from the same structs
+ * declared under the i386 ABI, where a uint64_t is 4-byte aligned (as
+ * Linux's blkback and QEMU's xen_blkif.h declare them); and the compiler
+ * checks both against the numbers the ABIs are known by.
  */
 #include "config.h"
 
@@ -24,8 +28,79 @@ struct abi_layout {
 	size_t r_op, r_status;
 };
 
-static const struct abi_layout x86_64 = {112, 8, 16, 24, 8, 16, 24, 2, 8, 16, 24, 28, 8, 10};
-static const struct abi_layout x86_32 = {108, 4, 12, 20, 4, 12, 20, 2, 4, 12, 20, 24, 8, 10};
+#if !defined(__x86_64__)
+#error "blkif.c takes the x86_64 ABI from Xen's structs as compiled here: build on x86_64"
+#endif
+
+/* The i386 ABI's layout of Xen's blkif structs (uint64_t aligned to 4). */
+#pragma pack(push, 4)
+struct x86_32_request {
+	uint8_t operation, nr_segments;
+	blkif_vdev_t handle;
+	uint64_t id;
+	blkif_sector_t sector_number;
+	struct blkif_request_segment seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+};
+struct x86_32_request_discard {
+	uint8_t operation, flag;
+	blkif_vdev_t handle;
+	uint64_t id;
+	blkif_sector_t sector_number;
+	uint64_t nr_sectors;
+};
+struct x86_32_request_indirect {
+	uint8_t operation, indirect_op;
+	uint16_t nr_segments;
+	uint64_t id;
+	blkif_sector_t sector_number;
+	blkif_vdev_t handle;
+	grant_ref_t indirect_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
+	uint64_t pad; /* Xen's header adds it on i386 */
+};
+struct x86_32_response {
+	uint64_t id;
+	uint8_t operation;
+	int16_t status;
+};
+#pragma pack(pop)
+
+#define SLOT_OF(req, rsp) (sizeof(req) > sizeof(rsp) ? sizeof(req) : sizeof(rsp))
+#define LAYOUT(req, disc, ind, rsp)                                                                    \
+	{SLOT_OF(struct req, struct rsp), offsetof(struct req, id), offsetof(struct req, sector_number),     \
+	 offsetof(struct req, seg), offsetof(struct disc, id), offsetof(struct disc, sector_number),         \
+	 offsetof(struct disc, nr_sectors), offsetof(struct ind, nr_segments), offsetof(struct ind, id),     \
+	 offsetof(struct ind, sector_number), offsetof(struct ind, handle),                                  \
+	 offsetof(struct ind, indirect_grefs), offsetof(struct rsp, operation), offsetof(struct rsp, status)}
+
+static const struct abi_layout x86_64 =
+	LAYOUT(blkif_request, blkif_request_discard, blkif_request_indirect, blkif_response);
+static const struct abi_layout x86_32 =
+	LAYOUT(x86_32_request, x86_32_request_discard, x86_32_request_indirect, x86_32_response);
+
+/* What the ABIs are known by (Linux's blkif_x86_{32,64}_* structs). */
+_Static_assert(sizeof(union blkif_sring_entry) == 112 && SLOT_OF(struct blkif_request, struct blkif_response) == 112,
+               "x86_64 ring slot");
+_Static_assert(offsetof(struct blkif_request, id) == 8 && offsetof(struct blkif_request, sector_number) == 16 &&
+                       offsetof(struct blkif_request, seg) == 24,
+               "x86_64 read/write request");
+_Static_assert(offsetof(struct blkif_request_discard, nr_sectors) == 24 &&
+                       offsetof(struct blkif_request_indirect, id) == 8 &&
+                       offsetof(struct blkif_request_indirect, handle) == 24 &&
+                       offsetof(struct blkif_request_indirect, indirect_grefs) == 28,
+               "x86_64 discard and indirect requests");
+_Static_assert(offsetof(struct blkif_response, operation) == 8 && offsetof(struct blkif_response, status) == 10,
+               "x86_64 response");
+_Static_assert(SLOT_OF(struct x86_32_request, struct x86_32_response) == 108 &&
+                       sizeof(struct x86_32_request_indirect) <= 108,
+               "x86_32 ring slot");
+_Static_assert(offsetof(struct x86_32_request, id) == 4 && offsetof(struct x86_32_request, sector_number) == 12 &&
+                       offsetof(struct x86_32_request, seg) == 20 &&
+                       offsetof(struct x86_32_request_discard, nr_sectors) == 20 &&
+                       offsetof(struct x86_32_request_indirect, id) == 4 &&
+                       offsetof(struct x86_32_request_indirect, handle) == 20 &&
+                       offsetof(struct x86_32_request_indirect, indirect_grefs) == 24 &&
+                       offsetof(struct x86_32_response, status) == 10,
+               "x86_32 requests and response");
 
 static const struct abi_layout *layout(enum blkif_abi abi)
 {
