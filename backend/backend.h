@@ -81,7 +81,11 @@ struct device {
 	uint32_t ring_pages;
 	uint32_t remote_port, local_port;
 	int port_masked;              /* unmask after draining */
-	int has_work;
+	enum work_state {
+		WORK_IDLE,            /* nothing known to do */
+		WORK_QUEUED,          /* on the backend's FIFO of devices to serve */
+		WORK_MORE,            /* taken this turn, requests left: queue it again */
+	} work;
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */

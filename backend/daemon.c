@@ -77,7 +77,7 @@ static int unmask_ports(struct backend *b)
 	int64_t now = store_now_us(), next = -1;
 
 	for (struct device *d = b->devices; d; d = d->next) {
-		if (!d->port_masked || !d->connected || d->has_work)
+		if (!d->port_masked || !d->connected || d->work != WORK_IDLE)
 			continue;
 		if (d->unmask_at_us > now) {
 			int64_t wait = (d->unmask_at_us - now) / 1000 + 1;

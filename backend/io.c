@@ -86,9 +86,9 @@ void io_schedule(struct device *d)
 {
 	struct backend *b = d->b;
 
-	if (d->has_work || !d->connected)
+	if (d->work != WORK_IDLE || !d->connected)
 		return;
-	d->has_work = 1;
+	d->work = WORK_QUEUED;
 	d->next_work = NULL;
 	if (b->work_tail)
 		b->work_tail->next_work = d;
@@ -112,7 +112,7 @@ void io_unschedule(struct device *d)
 				b->work_tail = prev;
 			break;
 		}
-	d->has_work = 0;
+	d->work = WORK_IDLE;
 }
 
 static struct device *next_scheduled(struct backend *b)
@@ -123,7 +123,7 @@ static struct device *next_scheduled(struct backend *b)
 		b->work = d->next_work;
 		if (!b->work)
 			b->work_tail = NULL;
-		d->has_work = 0;
+		d->work = WORK_IDLE;
 	}
 	return d;
 }
@@ -213,7 +213,7 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 	}
 	/* Unanswered requests left: come back next turn, no event needed. */
 	if (avail > 0)
-		d->has_work = 2;
+		d->work = WORK_MORE;
 	return taken;
 }
 
@@ -320,8 +320,11 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 
 /* Steps 3 and 5: grant copy of all data of one direction, one call per
  * domain. */
-static void transfer(struct backend *b, struct item *items, unsigned n, int to_guest)
+enum direction { FROM_GUEST, TO_GUEST };
+
+static void transfer(struct backend *b, struct item *items, unsigned n, enum direction dir)
 {
+	int to_guest = dir == TO_GUEST;
 	uint8_t kind = to_guest ? K_READ : K_WRITE;
 	size_t total = 0, ndoms = 0;
 
@@ -506,8 +509,8 @@ static struct batch *prepare(struct backend *b)
 		 * Without this a ring whose requests an earlier batch took (or a
 		 * restart answered from the journal) waits for a wake-up that the
 		 * guest's notify-if-needed check never sends. */
-		if (bt->n == before && d->connected && d->has_work != 2 && ring_final_check(&d->ring))
-			d->has_work = 2;
+		if (bt->n == before && d->connected && d->work != WORK_MORE && ring_final_check(&d->ring))
+			d->work = WORK_MORE;
 		if (bt->n == before && d->port_masked) {
 			/* Woken with nothing to do (XSA-332): counted, and a storm
 			 * gets its unmask delayed by the loop. */
@@ -522,8 +525,8 @@ static struct batch *prepare(struct backend *b)
 			if (d->spurious >= 1000)
 				d->unmask_at_us = t + 10000;
 		}
-		if (d->has_work == 2) {
-			d->has_work = 0;
+		if (d->work == WORK_MORE) {
+			d->work = WORK_IDLE;
 			d->next_work = NULL;
 			if (again_tail)
 				again_tail->next_work = d;
@@ -543,7 +546,7 @@ static struct batch *prepare(struct backend *b)
 	}
 	fetch_indirect(b, bt->items, bt->n);
 	check_items(b, bt->items, bt->n);
-	transfer(b, bt->items, bt->n, 0);
+	transfer(b, bt->items, bt->n, FROM_GUEST);
 	return bt;
 }
 
@@ -716,7 +719,7 @@ static void finish(struct backend *b, struct batch *bt)
 			if (it->d->mirror && b->opt.sink == SINK_STORE) /* else the mirror is the sink */
 				mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
 		}
-		transfer(b, items, n, 1);
+		transfer(b, items, n, TO_GUEST);
 		note_errors(bt);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -735,7 +738,7 @@ static void finish(struct backend *b, struct batch *bt)
 	/* Re-check each ring we served: requests that came while we worked. */
 	for (unsigned i = 0; i < n; i++) {
 		struct device *d = items[i].d;
-		if (d->connected && !d->has_work && ring_final_check(&d->ring))
+		if (d->connected && d->work == WORK_IDLE && ring_final_check(&d->ring))
 			io_schedule(d);
 		free(items[i].data);
 		free(items[i].ind_pages);

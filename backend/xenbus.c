@@ -536,8 +536,8 @@ void xenbus_scan(struct backend *b)
 	}
 }
 
-/* Nodes of our own backend directory that only we write: their watch
- * events are our own writes coming back. */
+/* Notes that a device (or a domain's directory) needs a look this round,
+ * once however many events named it. */
 static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind)
 {
 	for (size_t i = 0; i < t->n; i++)

@@ -101,6 +101,8 @@ int xsv_backend_dir(const char *frontend, const char *frontend_id, const char *d
 	return 0;
 }
 
+/* Nodes of our own backend directory that only we write: their watch
+ * events are our own writes coming back. */
 int xsv_own_node(const char *node)
 {
 	static const char *const own[] = {

@@ -1,5 +1,6 @@
 /*
- * harness.h - the system-test harness shared by test_backend and test_e2e:
+ * harness.h - the system-test harness shared by test_backend, test_e2e,
+ * test_faults and bench/capture_bench:
  * xensim and profile-backend as real processes, guests played in-process
  * (blkfront) or by the frontend-stub program, xenstore as dom0 sees it,
  * runs and exports from the store.
