@@ -1,0 +1,166 @@
+/*
+ * store_conn.c - what every other store file uses on an open connection:
+ * errors (s->errmsg, and SQLite's codes turned into messages a user can act
+ * on), the cache of prepared statements, the cached blob handle, the clock.
+ * Its own file so that the store's files depend on it, not on the code
+ * that opens a store.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "store_internal.h"
+
+int store_fail(struct store *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int store_sqlite_fail(struct store *s, const char *what)
+{
+	int rc = sqlite3_errcode(s->db);
+	int sys = sqlite3_system_errno(s->db);
+	const char *msg = sqlite3_errmsg(s->db);
+
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return store_fail(s, STORE_ENOSPC,
+		                  "%s: the filesystem holding %s is full; free space and retry", what,
+		                  s->path);
+	case SQLITE_IOERR:
+		if (sys == ENOSPC || sys == EDQUOT)
+			return store_fail(s, STORE_ENOSPC,
+			                  "%s: no space left for %s (%s); free space and retry", what,
+			                  s->path, strerror(sys));
+		return store_fail(s, STORE_EIO, "%s: I/O error on %s: %s%s%s", what, s->path, msg,
+		                  sys ? ": " : "", sys ? strerror(sys) : "");
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return store_fail(s, STORE_EBUSY, "%s: %s is locked by another process; retry", what,
+		                  s->path);
+	case SQLITE_READONLY:
+		if (s->mode == STORE_READ)
+			return store_fail(s, STORE_EPERM,
+			                  "%s: cannot read %s without write access to its directory: "
+			                  "SQLite keeps its WAL index in %s-shm there; run as root",
+			                  what, s->path, s->path);
+		return store_fail(s, STORE_EREADONLY,
+		                  "%s: %s is read-only (check the file's and its directory's permissions)",
+		                  what, s->path);
+	case SQLITE_CORRUPT:
+		return store_fail(s, STORE_ECORRUPT,
+		                  "%s: %s is damaged (%s); run 'profdb check' and restore from a backup",
+		                  what, s->path, msg);
+	case SQLITE_NOTADB:
+		return store_fail(s, STORE_ENOTDB, "%s: %s is not a profsvc database", what, s->path);
+	case SQLITE_NOMEM:
+		return store_fail(s, STORE_ENOMEM, "%s: out of memory", what);
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return store_fail(s, STORE_EPERM, "%s: permission denied on %s", what, s->path);
+	case SQLITE_CANTOPEN:
+		return store_fail(s, STORE_EIO, "%s: cannot open %s: %s", what, s->path,
+		                  sys ? strerror(sys) : msg);
+	default:
+		return store_fail(s, STORE_EIO, "%s: %s (SQLite error %d)", what, msg, rc);
+	}
+}
+
+const char *store_errmsg(const struct store *s)
+{
+	return s->errmsg;
+}
+
+const char *store_path(const struct store *s)
+{
+	return s->path;
+}
+
+int64_t store_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static const char *const stmt_sql[ST__COUNT] = {
+	[ST_CHUNK_INSERT] = "INSERT INTO chunks(key, data) VALUES (?1, ?2)",
+	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2, slot = NULL WHERE key = ?1",
+	[ST_CHUNK_DELETE_RANGE] = "DELETE FROM chunks WHERE key BETWEEN ?1 AND ?2",
+	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data, slot FROM chunks WHERE key BETWEEN ?1 AND ?2 "
+	                          "ORDER BY key",
+	[ST_DEVICE_UPDATE] =
+		"UPDATE devices SET write_requests = ?2, write_bytes = ?3, read_requests = ?4, "
+		"read_bytes = ?5, flush_requests = ?6, discard_requests = ?7, errors = ?8, "
+		"written_end_sector = ?9, status = ?10, file_size = ?11, closed = ?12, "
+		"word_size = ?13, status_updated_us = ?14 WHERE device_id = ?1",
+	[ST_DEVICE_SELECT] =
+		"SELECT device_id, run_id, vdev, devid, role, capacity_sectors, write_requests, "
+		"write_bytes, read_requests, read_bytes, flush_requests, discard_requests, errors, "
+		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
+		"FROM devices WHERE device_id = ?1",
+	/* IMMEDIATE: take the write lock at once, so a commit never has to
+	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_SLOT_OF] = "SELECT slot FROM chunks WHERE key = ?1",
+	[ST_SLOT_UPSERT] = "INSERT INTO chunks(key, data, slot) VALUES (?1, x'', ?2) "
+	                   "ON CONFLICT(key) DO UPDATE SET data = x'', slot = excluded.slot",
+	[ST_DEAD_ADD] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) VALUES (?1, ?2)",
+	[ST_DEAD_RANGE] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) SELECT slot, ?3 FROM chunks "
+	                  "WHERE key BETWEEN ?1 AND ?2 AND slot IS NOT NULL",
+	[ST_META_GET_SLOTS] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'",
+	[ST_META_SET_SLOTS] = "INSERT INTO meta(key, value) VALUES ('data_slots', ?1) "
+	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+};
+
+/* Version-2 stores (read as they are by readers) have no slots. */
+static const char chunk_select_v2[] =
+	"SELECT key, data, NULL FROM chunks WHERE key BETWEEN ?1 AND ?2 ORDER BY key";
+
+sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
+{
+	if (!s->stmt[id]) {
+		const char *sql = id == ST_CHUNK_SELECT_RANGE && s->schema_version < 3 ? chunk_select_v2
+		                                                                        : stmt_sql[id];
+		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL) !=
+		    SQLITE_OK) {
+			store_sqlite_fail(s, "preparing a statement");
+			return NULL;
+		}
+	}
+	sqlite3_reset(s->stmt[id]);
+	sqlite3_clear_bindings(s->stmt[id]);
+	return s->stmt[id];
+}
+
+int store_exec_stmt(struct store *s, enum store_stmt_id id)
+{
+	sqlite3_stmt *st = store_stmt(s, id);
+	int rc;
+
+	if (!st)
+		return SQLITE_ERROR;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+void store_blob_release(struct store *s)
+{
+	if (s->blob) {
+		sqlite3_blob_close(s->blob);
+		s->blob = NULL;
+	}
+}
+
