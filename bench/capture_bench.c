@@ -149,18 +149,8 @@ static void settle(void)
 static void start_sink(int s, const char *extra)
 {
 	char args[9000];
-	char *p;
 
-	unlink(db);
-	p = tu_path("backend.db-wal");
-	unlink(p);
-	free(p);
-	p = tu_path("backend.db-shm");
-	unlink(p);
-	free(p);
-	p = tu_path("backend.db-data");
-	unlink(p);
-	free(p);
+	store_remove_files(db);
 	/* The streams run for seconds: past the default 4 GiB per run. */
 	char more[256];
 	snprintf(more, sizeof(more), "--max-run-bytes 1024G %.200s", extra);

@@ -54,14 +54,7 @@ static void path(char *buf, size_t len, const char *name)
 
 static void remove_db(const char *db)
 {
-	char p[4200];
-	unlink(db);
-	snprintf(p, sizeof(p), "%s-data", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-wal", db);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s-shm", db);
-	unlink(p);
+	store_remove_files(db);
 }
 
 /* A text profile of len bytes (compressible like the real thing). */

@@ -264,8 +264,16 @@ int64_t store_now_us(void);
 /* Bytes of heap the store's SQLite connections hold (page caches and
  * statements; bounded by the cache sizes), for status and leak checks. */
 int64_t store_memory_used(void);
-/* Bytes the store takes on disk now: the database, its WAL and the data
- * file, as allocated (holes are free).  -1 if it cannot be told. */
+/* The files of a store at path: the database, then what SQLite and the
+ * store keep beside it ("-wal", "-shm", "-data"); NULL-terminated.  A
+ * backup, a copy or a removal takes them all. */
+extern const char *const store_file_suffixes[];
+/* Removes every file of the store at path (tests and benchmarks). */
+void store_remove_files(const char *path);
+/* Bytes the store at path takes on disk: the database, its WAL and the
+ * data file, as allocated (holes are free).  -1 without a database. */
+int64_t store_files_usage(const char *path);
+/* store_files_usage of an open store. */
 int64_t store_disk_usage(struct store *s);
 
 #endif

@@ -453,21 +453,38 @@ int store_check_identity(struct store *s)
 	                  s->path, found ? "replaced" : "removed");
 }
 
-int64_t store_disk_usage(struct store *s)
+const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", NULL};
+
+void store_remove_files(const char *path)
 {
-	static const char *const sfx[] = {"", "-wal", "-data"};
+	char p[PATH_MAX + 8];
+	for (int i = 0; store_file_suffixes[i]; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
+		unlink(p);
+	}
+}
+
+int64_t store_files_usage(const char *path)
+{
 	char p[PATH_MAX + 8];
 	int64_t total = 0;
 
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+	for (int i = 0; store_file_suffixes[i]; i++) {
 		struct stat st;
-		snprintf(p, sizeof(p), "%s%s", s->path, sfx[i]);
+		if (!strcmp(store_file_suffixes[i], "-shm"))
+			continue; /* a few pages of shared memory, not data */
+		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
 		if (stat(p, &st) == 0)
 			total += (int64_t)st.st_blocks * 512;
 		else if (i == 0)
 			return -1;
 	}
 	return total;
+}
+
+int64_t store_disk_usage(struct store *s)
+{
+	return store_files_usage(s->path);
 }
 
 int64_t store_memory_used(void)

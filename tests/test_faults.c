@@ -830,20 +830,6 @@ static void test_huge_claim(void)
 
 /* ---- --max-store-bytes ----------------------------------------------------------- */
 
-static int64_t store_bytes(const char *path)
-{
-	static const char *const sfx[] = {"", "-wal", "-data"};
-	int64_t total = 0;
-	for (size_t i = 0; i < 3; i++) {
-		char p[4300];
-		struct stat st;
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		if (stat(p, &st) == 0)
-			total += (int64_t)st.st_blocks * 512;
-	}
-	return total;
-}
-
 /* The store as a whole stays under its limit: writes to new places fail
  * cleanly for the guest (as on a full disk), rewrites go on, the log says
  * why, and other guests' reads go on. */
@@ -863,7 +849,7 @@ static void test_max_store_bytes(void)
 		else
 			refused++;
 	}
-	int64_t used = store_bytes(path);
+	int64_t used = store_files_usage(path);
 	printf("max-store-bytes 8M: %d chunks written, then refused; store %lld bytes\n", written,
 	       (long long)used);
 	CHECK(refused == 5, "no write refused under --max-store-bytes 8M (%d written)", written);
@@ -1295,11 +1281,10 @@ static void test_modes(void)
 	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
 	REQUIRE(f, "connect");
 	CHECK(write_sectors(f, 0, 256, 3) == 0, "write (a bulk one: the data file too)");
-	static const char *const sfx[] = {"", "-wal", "-shm", "-data"};
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+	for (const char *const *sfx = store_file_suffixes; *sfx; sfx++) {
 		struct stat st;
 		char p[4300];
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		snprintf(p, sizeof(p), "%s%s", path, *sfx);
 		if (stat(p, &st) != 0) {
 			CHECK(0, "%s missing", p);
 			continue;

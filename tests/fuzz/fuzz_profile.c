@@ -61,14 +61,7 @@ static void store_fresh(void)
 		return;
 	if (st) {
 		store_close(st);
-		char p[128];
-		unlink(dbpath);
-		snprintf(p, sizeof(p), "%s-wal", dbpath);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s-shm", dbpath);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s-data", dbpath);
-		unlink(p);
+		store_remove_files(dbpath);
 	} else {
 		/* A directory of our own: writers refuse shared ones. */
 		snprintf(dbpath, sizeof(dbpath), "/dev/shm/profsvc-fuzz-profile-%d", (int)getpid());

@@ -24,12 +24,7 @@ static char path[96];
 
 static void remove_all(void)
 {
-	char p[128];
-	static const char *const sfx[] = {"", "-wal", "-shm", "-data"};
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
-		unlink(p);
-	}
+	store_remove_files(path);
 }
 
 static int put_file(const uint8_t *data, size_t size)
