@@ -903,7 +903,9 @@ static void test_control_clients(void)
 		worst = us > worst ? us : worst;
 	}
 	printf("control: 24 stuck clients; worst of 50 guest writes %lld us\n", (long long)worst);
-	CHECK(worst < 500000, "a guest write took %lld us while control clients hung on", (long long)worst);
+	/* (Under valgrind every request is slow: the bound is for timing runs.) */
+	CHECK(under_valgrind || worst < 500000, "a guest write took %lld us while control clients hung on",
+	      (long long)worst);
 	char status[16384];
 	backend_status(status, sizeof(status));
 	CHECK(strstr(status, "DOMID") != NULL, "status did not answer beside stuck clients: %s", status);
@@ -1032,7 +1034,7 @@ static void test_import_beside_guest(void)
 	CHECK(errors == 0, "%d guest writes failed during an import", errors);
 	/* Under the sanitizers on two cores a few hundred ms is what a busy
 	 * machine adds anyway; one transaction per import took seconds. */
-	CHECK(worst < 250000, "a guest write waited %lld us during an import", (long long)worst);
+	CHECK(under_valgrind || worst < 250000, "a guest write waited %lld us during an import", (long long)worst);
 	CHECK(find_run("big", &(struct store_run){0}), "the imported run is missing");
 
 	/* Interrupted half-way: no partial run stays. */
@@ -1176,7 +1178,7 @@ static void test_xenstore_flood(void)
 	/* What the backend adds on top of the host's own cost stays within
 	 * the quiet p50 (so the whole is within 2x on a host where a flood
 	 * costs nothing else; once the backend's share alone was 11x). */
-	CHECK(flooded <= host + 2 * quiet + 100, "the neighbour's p50: %lld us quiet, %lld beside an "
+	CHECK(under_valgrind || flooded <= host + 2 * quiet + 100, "the neighbour's p50: %lld us quiet, %lld beside an "
 	      "unwatched flood, %lld beside the frontend flood", (long long)quiet, (long long)host,
 	      (long long)flooded);
 	/* A real change still counts: the flooder closes, and the backend
