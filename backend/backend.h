@@ -86,6 +86,7 @@ struct device {
 		WORK_QUEUED,          /* on the backend's FIFO of devices to serve */
 		WORK_MORE,            /* taken this turn, requests left: queue it again */
 	} work;
+	int ring_broken;              /* io.c found the ring bogus: xenbus_fail_broken() */
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */
@@ -252,6 +253,14 @@ void quota_free(struct chunk_set *cs);
  * xenbus_deferred_run acts on those that are due and returns the ms until
  * the next one is, or -1. */
 int xenbus_deferred_run(struct backend *b);
+
+/* storm.c: event channel storms (XSA-332).  A wake-up that found no
+ * request; and the unmask of drained ports (ms to the next delayed one,
+ * or -1). */
+void storm_empty_wakeup(struct device *d);
+int storm_unmask_ports(struct backend *b);
+/* xenbus.c: disconnects the devices whose ring io.c found bogus. */
+void xenbus_fail_broken(struct backend *b);
 
 /* control.c: the control socket's clients, never blocking the loop.
  * Their epoll events carry SRC_CONTROL_CLIENT + their index. */

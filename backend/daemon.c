@@ -70,26 +70,6 @@ static int add_fd(int ep, int fd, int src)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-/* Unmasks the ports of devices whose rings are drained; returns the
- * epoll timeout (ms) the next delayed unmask needs, or -1. */
-static int unmask_ports(struct backend *b)
-{
-	int64_t now = store_now_us(), next = -1;
-
-	for (struct device *d = b->devices; d; d = d->next) {
-		if (!d->port_masked || !d->connected || d->work != WORK_IDLE)
-			continue;
-		if (d->unmask_at_us > now) {
-			int64_t wait = (d->unmask_at_us - now) / 1000 + 1;
-			next = next < 0 || wait < next ? wait : next;
-			continue;
-		}
-		plat_evtchn_unmask(b->evt, d->local_port);
-		d->port_masked = 0;
-	}
-	return (int)next;
-}
-
 static int run_loop(struct backend *b, int ctl, int sig)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -161,7 +141,8 @@ static int run_loop(struct backend *b, int ctl, int sig)
 		}
 		if (io_can_run(b))
 			io_run_batch(b);
-		timeout = unmask_ports(b);
+		xenbus_fail_broken(b);
+		timeout = storm_unmask_ports(b);
 		int expire = control_expire(b);
 		if (expire >= 0 && (timeout < 0 || expire < timeout))
 			timeout = expire;

@@ -1,77 +1,31 @@
 /*
- * io.c - the data path.  One batch per loop turn, across every device with
- * work:
+ * io.c - the data path's batch.  One batch per loop turn, across every
+ * device with work:
  *   1. take requests (at most REQUESTS_PER_TURN per device, BATCH_BYTES_MAX
  *      of data in all), each copied out of the ring once and validated;
- *   2. fetch indirect segment pages, check every segment and sector range;
+ *   2. fetch indirect segment pages, check every segment and sector range,
+ *      and the run's and the store's limits;
  *   3. grant-copy the data of every write in one call per domain;
  *   4. one store transaction: writes, reads, discards, in ring order;
  *   5. commit (and sync for a FLUSH), then copy read data to the guests;
  *   6. answer every request (OKAY only if its transaction committed), push
  *      the responses, one notification per device.
  * A failed grant copy, a bad request or a failed commit is an error
- * response, never a crash, and never an OKAY for data not stored.
- *
- * Steps 4-5 (the store) run on a commit worker thread while the loop
- * prepares the next batch (steps 1-3): the guest's next requests are taken
- * and copied in while the previous ones commit.  A small batch with no
- * other work queued behind it is committed on the loop's thread instead
- * (the worker is idle then): nothing to overlap, two wake-ups saved.  The worker is the only
- * user of the store while it works; the loop quiesces it (io_quiesce)
- * before anything else touches the store or tears a device down.
+ * response, never a crash, and never an OKAY for data not stored.  A ring
+ * whose producer index is bogus is not served and is reported to the
+ * state machine (d->ring_broken; xenbus_fail_broken), as Linux's blkback
+ * returns an error to its caller.  Where steps 4-5 run: io_worker.c; what
+ * stands in for the store in benchmarks: sink.c.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "backend.h"
-
-struct item {
-	struct device *d;
-	struct blk_req req;
-	struct blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
-	uint8_t *ind_pages;
-	unsigned nsegs;
-	uint64_t nsect;
-	uint8_t *data;
-	int16_t status;
-	uint8_t kind;          /* effective operation */
-	uint8_t pending;       /* still to be done */
-	uint8_t noted;         /* its error is counted in the store */
-	uint64_t charged;      /* chunks it took from the run's quota (quota_admit) */
-};
-
-struct batch {
-	struct item *items;
-	unsigned n, cap;
-	int need_sync;
-	int failed;
-};
-
-struct io_pipe {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct batch *job;   /* with the worker */
-	int job_done;
-	int stop;
-	int efd;             /* signalled when job_done */
-	struct batch *ready; /* prepared while the worker was busy */
-};
-
-enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
-
-/* Derived, never stored: items live in an array that grows (realloc). */
-static const struct blk_seg *item_segs(const struct item *it)
-{
-	return it->ind_segs ? it->ind_segs : it->req.seg;
-}
+#include "io.h"
 
 static int64_t now_us(void)
 {
@@ -128,7 +82,7 @@ static struct device *next_scheduled(struct backend *b)
 	return d;
 }
 
-static void fail(struct item *it, int16_t status, const char *why)
+void io_fail(struct item *it, int16_t status, const char *why)
 {
 	/* Also runs on the worker: only the item is touched here. */
 	it->status = status;
@@ -169,8 +123,7 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 	int avail = ring_pending_requests(&d->ring);
 
 	if (avail < 0) {
-		xenbus_fail(d, "frontend's ring producer index is more than a ring ahead (bogus or "
-		               "hostile ring)");
+		d->ring_broken = 1; /* the state machine disconnects it (xenbus_fail_broken) */
 		return 0;
 	}
 	while (avail > 0 && taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
@@ -192,7 +145,7 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 
 		int rc = blkif_validate(&it->req, d->capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
 		if (rc) {
-			fail(it, (int16_t)rc, why);
+			io_fail(it, (int16_t)rc, why);
 			continue;
 		}
 		switch (it->req.operation) {
@@ -229,7 +182,7 @@ static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
 		it->ind_pages = malloc((size_t)pages * 4096);
 		it->ind_segs = malloc(it->nsegs * sizeof(*it->ind_segs));
 		if (!it->ind_pages || !it->ind_segs) {
-			fail(it, BLKIF_RSP_ERROR, "out of memory");
+			io_fail(it, BLKIF_RSP_ERROR, "out of memory");
 			continue;
 		}
 		for (unsigned p = 0; p < pages; p++)
@@ -240,7 +193,7 @@ static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
 		for (unsigned p = 0; p < pages; p++)
 			ok &= cs[p].status == 0;
 		if (!ok) {
-			fail(it, BLKIF_RSP_ERROR, "indirect page grant copy failed");
+			io_fail(it, BLKIF_RSP_ERROR, "indirect page grant copy failed");
 			continue;
 		}
 		blkif_load_indirect(it->ind_pages, it->nsegs, it->ind_segs);
@@ -288,12 +241,12 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 			continue;
 		if (blkif_check_segments(item_segs(it), it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
 		                         &why) != 0) {
-			fail(it, BLKIF_RSP_ERROR, why);
+			io_fail(it, BLKIF_RSP_ERROR, why);
 			continue;
 		}
 		struct run *r = it->d->run;
 		if (it->kind == K_WRITE && r && b->opt.max_store_bytes && store_over_limit(b, it)) {
-			fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
+			io_fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
 			continue;
 		}
 		/* What the store will hold counts, charged here and given back
@@ -307,14 +260,14 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
 				     (unsigned long long)b->opt.max_run_bytes);
 				r->over_limit_logged = 1;
 			}
-			fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
+			io_fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
 			continue;
 		}
 		/* Page-aligned: the raw-direct sink hands it to O_DIRECT. */
 		if (posix_memalign((void **)&it->data, 4096, it->nsect * 512) != 0)
 			it->data = NULL;
 		if (!it->data)
-			fail(it, BLKIF_RSP_ERROR, "out of memory");
+			io_fail(it, BLKIF_RSP_ERROR, "out of memory");
 	}
 }
 
@@ -339,7 +292,7 @@ static void transfer(struct backend *b, struct item *items, unsigned n, enum dir
 	if (!cs || !owner || !doms) {
 		for (unsigned i = 0; i < n; i++)
 			if (items[i].pending && items[i].kind == kind)
-				fail(&items[i], BLKIF_RSP_ERROR, "out of memory");
+				io_fail(&items[i], BLKIF_RSP_ERROR, "out of memory");
 		goto out;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -370,7 +323,7 @@ static void transfer(struct backend *b, struct item *items, unsigned n, enum dir
 		copy_segments(b, doms[k], to_guest, cs, (uint32_t)m);
 		for (size_t j = 0; j < m; j++)
 			if (cs[j].status != 0 && items[owner[j]].pending)
-				fail(&items[owner[j]], BLKIF_RSP_ERROR,
+				io_fail(&items[owner[j]], BLKIF_RSP_ERROR,
 				     to_guest ? "grant copy to the guest failed" : "grant copy from the guest failed");
 	}
 out:
@@ -405,7 +358,7 @@ static int apply(struct backend *b, struct item *items, unsigned n, int *need_sy
 			rc = store_write_many(it->d->sdev, seg, k);
 			if (rc == STORE_EINVAL)
 				for (unsigned m = i + 1; m < j; m++)
-					fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
+					io_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
 				store_note_flush(it->d->sdev);
 				*need_sync = 1;
@@ -425,7 +378,7 @@ static int apply(struct backend *b, struct item *items, unsigned n, int *need_sy
 			break;
 		}
 		if (rc == STORE_EINVAL) {
-			fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
+			io_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
 		} else if (rc) {
 			blog("store: %s", store_errmsg(b->store));
 			return -1;
@@ -438,6 +391,13 @@ static int apply(struct backend *b, struct item *items, unsigned n, int *need_sy
  * SIGKILL after writing the Nth batch's responses, before publishing them
  * (the window journal.c exists for). */
 static long kill_before_push = -1;
+
+void io_fault_injection_init(void)
+{
+	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
+	if (fault && *fault)
+		kill_before_push = strtol(fault, NULL, 10);
+}
 
 static void respond(struct backend *b, struct item *items, unsigned n)
 {
@@ -489,7 +449,7 @@ static void note_errors(struct batch *bt)
 }
 
 /* Steps 1-3, on the loop's thread: take, check, copy in. */
-static struct batch *prepare(struct backend *b)
+struct batch *io_prepare(struct backend *b)
 {
 	struct batch *bt = calloc(1, sizeof(*bt));
 	struct device *again = NULL, *again_tail = NULL, *d;
@@ -511,20 +471,8 @@ static struct batch *prepare(struct backend *b)
 		 * guest's notify-if-needed check never sends. */
 		if (bt->n == before && d->connected && d->work != WORK_MORE && ring_final_check(&d->ring))
 			d->work = WORK_MORE;
-		if (bt->n == before && d->port_masked) {
-			/* Woken with nothing to do (XSA-332): counted, and a storm
-			 * gets its unmask delayed by the loop. */
-			int64_t t = now_us();
-			if (t - d->spurious_since_us > 1000000) {
-				d->spurious_since_us = t;
-				d->spurious = 0;
-			}
-			if (++d->spurious == 1000)
-				dlog(d, "event storm (1000 empty notifications in under a second): "
-				        "delaying unmask");
-			if (d->spurious >= 1000)
-				d->unmask_at_us = t + 10000;
-		}
+		if (bt->n == before && d->port_masked)
+			storm_empty_wakeup(d); /* woken with nothing to do (XSA-332) */
 		if (d->work == WORK_MORE) {
 			d->work = WORK_IDLE;
 			d->next_work = NULL;
@@ -548,78 +496,6 @@ static struct batch *prepare(struct backend *b)
 	check_items(b, bt->items, bt->n);
 	transfer(b, bt->items, bt->n, FROM_GUEST);
 	return bt;
-}
-
-const char *sink_name(enum sink s)
-{
-	switch (s) {
-	case SINK_NULL:
-		return "null";
-	case SINK_RAW:
-		return "raw";
-	case SINK_RAW_DIRECT:
-		return "raw-direct";
-	default:
-		return "store";
-	}
-}
-
-/* Steps 4-5 for the benchmark baselines (--sink null|raw|raw-direct): the
- * same path with the store replaced by nothing or by a raw image, so that
- * `make bench` compares sinks and nothing else.  Per device, in ring order:
- * writes are started together and waited for before a read, a flush, or
- * the answer. */
-static void sink_batch(struct backend *b, struct batch *bt)
-{
-	int raw = b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT;
-
-	for (unsigned i = 0, end; i < bt->n; i = end) {
-		struct device *d = bt->items[i].d;
-		for (end = i + 1; end < bt->n && bt->items[end].d == d; end++)
-			;
-		for (unsigned k = i; k < end; k++) {
-			struct item *it = &bt->items[k];
-			if (!it->pending)
-				continue;
-			if (!raw) {
-				if (it->kind == K_READ)
-					memset(it->data, 0, it->nsect * 512);
-				continue;
-			}
-			if (!d->mirror) {
-				fail(it, BLKIF_RSP_ERROR, "no raw image");
-				continue;
-			}
-			switch (it->kind) {
-			case K_WRITE:
-				raw_sink_write(d, it->req.sector, it->data, (uint32_t)it->nsect, &it->status);
-				/* A FLUSH_DISKCACHE with data: the write, then the flush. */
-				if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE &&
-				    (raw_sink_wait(d) != 0 || raw_sink_flush(d) != 0))
-					it->status = -1;
-				break;
-			case K_FLUSH:
-				if (raw_sink_wait(d) != 0 || raw_sink_flush(d) != 0)
-					it->status = -1;
-				break;
-			case K_READ:
-				raw_sink_wait(d);
-				if (raw_sink_read(d, it->req.sector, it->data, (uint32_t)it->nsect) != 0)
-					it->status = -1;
-				break;
-			case K_DISCARD:
-				raw_sink_wait(d);
-				if (raw_sink_discard(d, it->req.sector, it->req.nr_sectors) != 0)
-					it->status = -1;
-				break;
-			}
-		}
-		if (raw && d->mirror)
-			raw_sink_wait(d);
-	}
-	for (unsigned i = 0; i < bt->n; i++)
-		if (bt->items[i].pending && bt->items[i].status != 0)
-			fail(&bt->items[i], BLKIF_RSP_ERROR, "raw image I/O failed");
 }
 
 /*
@@ -658,7 +534,7 @@ static int only_reads(const struct batch *bt)
 }
 
 /* Steps 4-5, on the worker: the store. */
-static void commit_batch(struct backend *b, struct batch *bt)
+void io_commit(struct backend *b, struct batch *bt)
 {
 	if (b->opt.sink != SINK_STORE) {
 		sink_batch(b, bt);
@@ -692,18 +568,18 @@ static void commit_batch(struct backend *b, struct batch *bt)
 		blog("%s", store_errmsg(b->store));
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
-				fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
+				io_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
 	}
 	if (failed)
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending)
-				fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
+				io_fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
 	bt->failed = failed;
 	note_errors(bt);
 }
 
 /* Step 6, on the loop's thread, with the worker idle. */
-static void finish(struct backend *b, struct batch *bt)
+void io_finish(struct backend *b, struct batch *bt)
 {
 	struct item *items = bt->items;
 	unsigned n = bt->n;
@@ -746,162 +622,4 @@ static void finish(struct backend *b, struct batch *bt)
 	}
 	free(items);
 	free(bt);
-}
-
-static void *worker_main(void *arg)
-{
-	struct backend *b = arg;
-	struct io_pipe *io = b->io;
-
-	pthread_mutex_lock(&io->lock);
-	for (;;) {
-		while (!io->stop && (!io->job || io->job_done))
-			pthread_cond_wait(&io->cond, &io->lock);
-		if (io->stop)
-			break;
-		struct batch *bt = io->job;
-		pthread_mutex_unlock(&io->lock);
-		commit_batch(b, bt);
-		pthread_mutex_lock(&io->lock);
-		io->job_done = 1;
-		pthread_cond_broadcast(&io->cond);
-		uint64_t one = 1;
-		if (write(io->efd, &one, sizeof(one)) != sizeof(one)) {
-			/* the counter only overflows after 2^64 batches */
-		}
-	}
-	pthread_mutex_unlock(&io->lock);
-	return NULL;
-}
-
-static void submit(struct io_pipe *io, struct batch *bt)
-{
-	pthread_mutex_lock(&io->lock);
-	io->job = bt;
-	io->job_done = 0;
-	pthread_cond_broadcast(&io->cond);
-	pthread_mutex_unlock(&io->lock);
-}
-
-int io_start(struct backend *b)
-{
-	struct io_pipe *io = calloc(1, sizeof(*io));
-	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
-
-	if (fault && *fault)
-		kill_before_push = strtol(fault, NULL, 10);
-
-	if (!io)
-		return -1;
-	io->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pthread_mutex_init(&io->lock, NULL);
-	pthread_cond_init(&io->cond, NULL);
-	b->io = io;
-	if (io->efd < 0 || pthread_create(&io->thread, NULL, worker_main, b) != 0) {
-		if (io->efd >= 0)
-			close(io->efd);
-		free(io);
-		b->io = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-void io_stop(struct backend *b)
-{
-	struct io_pipe *io = b->io;
-
-	if (!io)
-		return;
-	io_quiesce(b);
-	pthread_mutex_lock(&io->lock);
-	io->stop = 1;
-	pthread_cond_broadcast(&io->cond);
-	pthread_mutex_unlock(&io->lock);
-	pthread_join(io->thread, NULL);
-	close(io->efd);
-	pthread_mutex_destroy(&io->lock);
-	pthread_cond_destroy(&io->cond);
-	free(io);
-	b->io = NULL;
-}
-
-int io_event_fd(struct backend *b)
-{
-	return b->io->efd;
-}
-
-int io_can_run(struct backend *b)
-{
-	return b->work && (!b->io->job || !b->io->ready);
-}
-
-void io_run_batch(struct backend *b)
-{
-	struct io_pipe *io = b->io;
-
-	if (!io->job) {
-		struct batch *bt = prepare(b);
-		if (!bt)
-			return;
-		/*
-		 * Nothing else to take meanwhile (the HaLVM writer: one request
-		 * outstanding, its next one only after our answer): handing the
-		 * batch to the worker would overlap nothing and cost two thread
-		 * wake-ups in the guest's round trip, so commit it here.  With
-		 * more work queued the worker commits while we take it in.
-		 */
-		if (!b->work && bt->n <= INLINE_COMMIT_MAX_ITEMS) {
-			commit_batch(b, bt);
-			finish(b, bt);
-			b->inline_commits++;
-			return;
-		}
-		submit(io, bt);
-	} else if (!io->ready) {
-		io->ready = prepare(b);
-	}
-}
-
-/* Waits for the worker's job; then answers it and hands over the next. */
-static void complete(struct backend *b, int wait)
-{
-	struct io_pipe *io = b->io;
-	uint64_t v;
-
-	pthread_mutex_lock(&io->lock);
-	while (wait && io->job && !io->job_done)
-		pthread_cond_wait(&io->cond, &io->lock);
-	struct batch *done = io->job && io->job_done ? io->job : NULL;
-	if (done)
-		io->job = NULL;
-	pthread_mutex_unlock(&io->lock);
-	if (read(io->efd, &v, sizeof(v)) < 0) {
-		/* nothing signalled yet */
-	}
-	if (!done)
-		return;
-	finish(b, done);
-	if (io->ready) {
-		submit(io, io->ready);
-		io->ready = NULL;
-	}
-}
-
-void io_completed(struct backend *b)
-{
-	complete(b, 0);
-}
-
-void io_quiesce(struct backend *b)
-{
-	struct io_pipe *io = b->io;
-
-	while (io && (io->job || io->ready)) {
-		if (!io->job && io->ready) {
-			submit(io, io->ready);
-			io->ready = NULL;
-		}
-		complete(b, 1);
-	}
 }

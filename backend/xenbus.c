@@ -182,6 +182,17 @@ void xenbus_fail(struct device *d, const char *why)
 	set_state(d, XB_CLOSING);
 }
 
+void xenbus_fail_broken(struct backend *b)
+{
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->ring_broken) {
+			d->ring_broken = 0;
+			if (d->connected)
+				xenbus_fail(d, "frontend's ring producer index is more than a ring ahead (bogus "
+				               "or hostile ring)");
+		}
+}
+
 /* Removes .../profsvc/<domid> when it holds no device (and, with
  * only_if_dead, when the domain is gone), atomically: a toolstack attaching
  * a device meanwhile makes the transaction conflict, and the retry sees it. */
