@@ -22,7 +22,6 @@
 
 #include <xenstore.h>
 
-#include "../platform/sim_proto.h"
 #include "backend.h"
 
 static struct xs_handle *open_xs(const struct options *o, struct plat **p)
@@ -396,43 +395,6 @@ static int run_cmd(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* xensim: create a domain through dom0's control connection. */
-static int sim_create_domain(const struct options *o, const char *name, uint32_t *domid)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	uint8_t buf[sizeof(struct sim_msg) + 512];
-	struct sim_msg m = {.op = SIM_DOM_CREATE, .id = 1};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dom0/hv.sock", o->sim_dir ? o->sim_dir : "");
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "profile-backend: no xensim at %s\n", sa.sun_path);
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	size_t len = strlen(name) + 2; /* name \0 uuid(empty) \0 */
-	m.n = (uint32_t)len;
-	memcpy(buf, &m, sizeof(m));
-	memset(buf + sizeof(m), 0, len);
-	memcpy(buf + sizeof(m), name, strlen(name));
-	ssize_t n = send(fd, buf, sizeof(m) + len, 0);
-	if (n > 0)
-		n = recv(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	if (n < (ssize_t)sizeof(m))
-		return -1;
-	memcpy(&m, buf, sizeof(m));
-	if (m.err) {
-		buf[n] = '\0';
-		fprintf(stderr, "profile-backend: xensim: %s\n",
-		        n > (ssize_t)sizeof(m) ? (char *)buf + sizeof(m) : strerror(m.err));
-		return -1;
-	}
-	*domid = m.a[0];
-	return 0;
-}
-
 int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
 {
 	struct cfg c = {0};
@@ -489,8 +451,11 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		goto out;
 	uint32_t domid = 0;
 	if (o->platform == PLAT_SIM) {
-		if (sim_create_domain(o, c.name, &domid) != 0)
+		char err[512];
+		if (plat_domain_create(p, c.name, &domid, err, sizeof(err)) != 0) {
+			fprintf(stderr, "profile-backend: %s\n", err);
 			goto close;
+		}
 	} else {
 		/* Stock xl with the rest of the config, paused. */
 		char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";

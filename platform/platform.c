@@ -195,3 +195,13 @@ int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count)
 {
 	return s->p->ops->gntshr_unshare(s, addr, count);
 }
+
+int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen)
+{
+	if (!p->ops->domain_create) {
+		snprintf(err, errlen, "on %s, domains are created by the toolstack (xl), not through profsvc",
+		         p->ops->name);
+		return -1;
+	}
+	return p->ops->domain_create(p, name, domid, err, errlen);
+}

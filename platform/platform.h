@@ -111,6 +111,11 @@ void *plat_gntshr_share(struct plat_gntshr *s, uint32_t domid, uint32_t count, u
                         int writable);
 int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count);
 
+/* ---- domains ------------------------------------------------------------------ */
+/* Creates a domain named name (xensim only: on Xen, xl creates domains);
+ * 0 and *domid, or -1 with a message in err. */
+int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
+
 /* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
 
 struct plat_ops {
@@ -142,6 +147,9 @@ struct plat_ops {
 	void *(*gntshr_share)(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
 	                      int writable);
 	int (*gntshr_unshare)(struct plat_gntshr *s, void *addr, uint32_t count);
+
+	/* NULL where the toolstack creates domains (Xen) */
+	int (*domain_create)(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
 };
 
 struct plat {

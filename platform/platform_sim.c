@@ -574,6 +574,34 @@ static int sim_gntshr_unshare(struct plat_gntshr *b, void *addr, uint32_t count)
 	return unmap_one(b->p, &((struct sim_gntshr *)b)->maps, addr, count, SIM_UNSHARE);
 }
 
+/* ---- domains --------------------------------------------------------------------- */
+
+static int sim_domain_create(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen)
+{
+	struct sim *s = S(p);
+	char items[256];
+	size_t len = strlen(name) + 2; /* name \0 uuid (empty: xensim makes one) \0 */
+	struct sim_msg m = {.op = SIM_DOM_CREATE, .n = (uint32_t)len};
+
+	if (len > sizeof(items)) {
+		snprintf(err, errlen, "domain name too long: %zu bytes", len - 2);
+		return -1;
+	}
+	memset(items, 0, len);
+	memcpy(items, name, len - 2);
+	if (call(s, &m, items, len, NULL) != 0) {
+		/* xensim says why in the reply's text */
+		size_t n = s->rlen > sizeof(struct sim_msg) ? s->rlen - sizeof(struct sim_msg) : 0;
+		if (n && m.id == s->next_id)
+			snprintf(err, errlen, "xensim: %.*s", (int)n, (const char *)reply_items(s));
+		else
+			snprintf(err, errlen, "xensim: %s", strerror(errno));
+		return -1;
+	}
+	*domid = m.a[0];
+	return 0;
+}
+
 const struct plat_ops plat_sim_ops = {
 	.name = "sim",
 	.open = sim_open,
@@ -597,4 +625,5 @@ const struct plat_ops plat_sim_ops = {
 	.gntshr_close = sim_gntshr_close,
 	.gntshr_share = sim_gntshr_share,
 	.gntshr_unshare = sim_gntshr_unshare,
+	.domain_create = sim_domain_create,
 };
