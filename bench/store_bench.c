@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "frontend-stub/halvm_writer.h"
-#include "store/status_block.h"
+#include "profile/status_block.h"
 #include "store/store_export.h"
 
 #define REPS 3

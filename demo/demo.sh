@@ -13,7 +13,7 @@ FIX=$SRC/tests/data/ghc/phases
 OUT=${PROFSVC_DEMO_OUT:-$PWD/profsvc-demo}
 W=$(mktemp -d /tmp/profsvc-demo.XXXXXX)
 export XENSIM_DIR=$W/xen PROFSVC_RUN_DIR=$W/run PROFSVC_DB=$OUT/profiles.db
-XENSIM="$B/frontend-stub/xensim"
+XENSIM="$B/xensim/xensim"
 BACKEND="$B/profile-backend"
 STUB="$B/frontend-stub/frontend-stub"
 PROFDB="$B/profdb"

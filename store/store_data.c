@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "status_block.h"
+#include "profile/status_block.h"
 #include "store_internal.h"
 
 /* ---- batches -------------------------------------------------------------- */

@@ -262,7 +262,7 @@ fi
 
 # --- xensim as a daemon: an owner-only log that shows names escaped, and a
 # stop that does not claim it is "already running" while it waits ----------
-XS="$B/frontend-stub/xensim"
+XS="$B/xensim/xensim"
 SD="$T/sim"
 if "$XS" start --dir "$SD" >"$T/out" 2>&1; then
 	"$XS" create --dir "$SD" --name "$(printf 'evil\033]0;t\007\nxensim 00:00:00.000 forged')" >/dev/null 2>&1

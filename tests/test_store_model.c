@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/status_block.h"
+#include "profile/status_block.h"
 #include "store/store_export.h"
 #include "testutil.h"
 

@@ -24,7 +24,7 @@
 #include <xen/io/xs_wire.h>
 #include <xenstore.h>
 
-#include "frontend-stub/xensim.h"
+#include "xensim/xensim.h"
 #include "testutil.h"
 
 static struct tu_xensim sim;

@@ -292,7 +292,7 @@ void tu_xensim_start(struct tu_xensim *x)
 	static int seq;
 
 	snprintf(x->dir, sizeof(x->dir), "%s/xs%d", tu_tmpdir(), seq++);
-	snprintf(bin, sizeof(bin), "%s/frontend-stub/xensim", tu_builddir());
+	snprintf(bin, sizeof(bin), "%s/xensim/xensim", tu_builddir());
 	x->pid = fork();
 	REQUIRE(x->pid >= 0, "fork");
 	if (x->pid == 0) {
@@ -343,7 +343,7 @@ void tu_xensim_stop(struct tu_xensim *x)
 int tu_xensim_run(struct tu_xensim *x, const char *args, char *out, size_t outlen)
 {
 	char cmd[8192];
-	snprintf(cmd, sizeof(cmd), "%s/frontend-stub/xensim %s --dir %s 2>&1", tu_builddir(), args,
+	snprintf(cmd, sizeof(cmd), "%s/xensim/xensim %s --dir %s 2>&1", tu_builddir(), args,
 	         x->dir);
 	FILE *p = popen(cmd, "r");
 	size_t len = 0;

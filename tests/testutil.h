@@ -75,7 +75,7 @@ struct tu_xensim {
 	char dir[256];
 	int pid;
 };
-/* Starts <builddir>/frontend-stub/xensim in the foreground in a fresh
+/* Starts <builddir>/xensim/xensim in the foreground in a fresh
  * directory and waits until dom0's sockets answer. */
 void tu_xensim_start(struct tu_xensim *x);
 /* SIGTERM, then checks that it exited cleanly and removed its sockets. */

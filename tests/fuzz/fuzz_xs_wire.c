@@ -1,6 +1,6 @@
 /*
  * fuzz_xs_wire.c - libFuzzer target: xensim's xenstored
- * (frontend-stub/xensim_xs.c) fed any byte stream on a connection, as a
+ * (xensim/xensim_xs.c) fed any byte stream on a connection, as a
  * hostile guest (domid 5) or as dom0: message framing, every operation's
  * argument parsing, paths, permissions, transactions, watches, quotas.
  * Each input runs against a fresh store on a socketpair; the store is torn
@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "frontend-stub/xensim.h"
+#include "xensim/xensim.h"
 
 /* The event loop and log of xensim.c, reduced to what one connection needs. */
 int sim_verbose;
