@@ -738,274 +738,341 @@ static int do_modify(struct xs_conn *c, struct xs_tx *tx, struct xs_op *op)
 	return rc;
 }
 
-static void handle(struct xs_conn *c, struct xsd_sockmsg *h, char *body)
-{
+/* A request being handled: its connection and header, the body split at
+ * NULs (v[0..n-1]), the transaction it runs in (if any) and the tree it
+ * sees, and room for its path made absolute. */
+struct xs_req {
+	struct xs_conn *c;
+	struct xsd_sockmsg *h;
+	char *body;
+	char **v;
+	int n;
+	struct xs_tx *tx;
+	struct xs_tree *t;
 	char abs[XENSTORE_ABS_PATH_MAX + 64];
-	char *v[XENSTORE_PAYLOAD_MAX / 2 + 1];
-	struct xs_tx *tx = NULL;
-	struct xs_tree *t = &store;
-	int n, err;
+};
 
-	if (h->tx_id) {
-		tx = find_tx(c, h->tx_id);
-		if (!tx) {
-			reply_err(c, h, ENOENT);
-			return;
-		}
-		t = &tx->tree;
+/* XS_READ, XS_DIRECTORY, XS_DIRECTORY_PART, XS_GET_PERMS */
+static void op_read(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+	struct xsd_sockmsg *h = r->h;
+	char **v = r->v, *abs = r->abs;
+	int n = r->n;
+
+	if (n < 1 || canonical(c, v[0], abs, sizeof(r->abs), 0)) {
+		reply_err(c, h, EINVAL);
+		return;
 	}
-	n = split(body, h->len, v, (int)(sizeof(v) / sizeof(v[0])));
-
-	switch (h->type) {
-	case XS_READ:
-	case XS_DIRECTORY:
-	case XS_DIRECTORY_PART:
-	case XS_GET_PERMS: {
-		if (n < 1 || (err = canonical(c, v[0], abs, sizeof(abs), 0))) {
-			reply_err(c, h, EINVAL);
-			return;
-		}
-		if (tx)
-			tx_note(tx, abs, h->type == XS_DIRECTORY || h->type == XS_DIRECTORY_PART);
-		struct xs_node *node = lookup(t, abs);
-		if (!node) {
-			reply_err(c, h, ENOENT);
-			return;
-		}
-		if (!can_read(node, c->domid)) {
-			reply_err(c, h, EACCES);
-			return;
-		}
-		if (h->type == XS_READ) {
-			send_msg(c, h->type, h->req_id, h->tx_id, node->value, node->vlen);
-			return;
-		}
-		char buf[XENSTORE_PAYLOAD_MAX * 2];
-		size_t len = 0;
-		if (h->type == XS_GET_PERMS) {
-			for (uint32_t i = 0; i < node->nperms; i++)
-				len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%c%u",
-				                        node->perms[i].perm, node->perms[i].id) + 1;
-		} else {
-			size_t skip = 0;
-			if (h->type == XS_DIRECTORY_PART) {
-				char *end;
-				if (n < 2 || !*v[1] || (skip = strtoul(v[1], &end, 10), *end)) {
-					reply_err(c, h, EINVAL);
-					return;
-				}
-				len = (size_t)snprintf(buf, sizeof(buf), "%llu",
-				                       (unsigned long long)node->cgen) + 1;
-			}
-			size_t pos = 0;
-			for (uint32_t i = 0; i < node->nkids; i++) {
-				size_t kl = strlen(node->kids[i]->name) + 1;
-				if (pos + kl <= skip) {
-					pos += kl;
-					continue;
-				}
-				if (len + kl + 1 > XENSTORE_PAYLOAD_MAX) {
-					if (h->type == XS_DIRECTORY) {
-						reply_err(c, h, E2BIG);
-						return;
-					}
-					break; /* the client asks again from here */
-				}
-				memcpy(buf + len, node->kids[i]->name, kl);
-				len += kl;
-				pos += kl;
-			}
-			if (h->type == XS_DIRECTORY_PART && pos >= skip) {
-				size_t total = 0;
-				for (uint32_t i = 0; i < node->nkids; i++)
-					total += strlen(node->kids[i]->name) + 1;
-				if (pos == total)
-					buf[len++] = '\0'; /* an empty name: the end */
-			}
-		}
+	if (r->tx)
+		tx_note(r->tx, abs, h->type == XS_DIRECTORY || h->type == XS_DIRECTORY_PART);
+	struct xs_node *node = lookup(r->t, abs);
+	if (!node) {
+		reply_err(c, h, ENOENT);
+		return;
+	}
+	if (!can_read(node, c->domid)) {
+		reply_err(c, h, EACCES);
+		return;
+	}
+	if (h->type == XS_READ) {
+		send_msg(c, h->type, h->req_id, h->tx_id, node->value, node->vlen);
+		return;
+	}
+	char buf[XENSTORE_PAYLOAD_MAX * 2];
+	size_t len = 0;
+	if (h->type == XS_GET_PERMS) {
+		for (uint32_t i = 0; i < node->nperms; i++)
+			len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%c%u", node->perms[i].perm,
+			                        node->perms[i].id) + 1;
 		send_msg(c, h->type, h->req_id, h->tx_id, buf, len);
 		return;
 	}
-	case XS_WRITE:
-	case XS_MKDIR:
-	case XS_RM:
-	case XS_SET_PERMS: {
-		struct xs_op op = {0};
-		char *nul = memchr(body, '\0', h->len);
-		if (!nul || canonical(c, body, abs, sizeof(abs), 0)) {
+	size_t skip = 0;
+	if (h->type == XS_DIRECTORY_PART) {
+		char *end;
+		if (n < 2 || !*v[1] || (skip = strtoul(v[1], &end, 10), *end)) {
 			reply_err(c, h, EINVAL);
 			return;
 		}
-		op.path = xstrdup(abs);
-		if (h->type == XS_WRITE) {
-			op.type = OP_WRITE;
-			op.vlen = h->len - (uint32_t)(nul - body) - 1;
-			op.value = xmalloc(op.vlen + 1);
-			memcpy(op.value, nul + 1, op.vlen);
-		} else if (h->type == XS_MKDIR) {
-			op.type = OP_MKDIR;
-		} else if (h->type == XS_RM) {
-			op.type = OP_RM;
-		} else {
-			op.type = OP_SETPERMS;
-			op.nperms = n > 1 ? (uint32_t)(n - 1) : 0;
-			op.perms = xmalloc((op.nperms ? op.nperms : 1) * sizeof(*op.perms));
-			if (n < 2 || parse_perms(v + 1, n - 1, op.perms) != 0) {
-				free(op.path);
-				free(op.perms);
-				reply_err(c, h, EINVAL);
+		len = (size_t)snprintf(buf, sizeof(buf), "%llu", (unsigned long long)node->cgen) + 1;
+	}
+	size_t pos = 0;
+	for (uint32_t i = 0; i < node->nkids; i++) {
+		size_t kl = strlen(node->kids[i]->name) + 1;
+		if (pos + kl <= skip) {
+			pos += kl;
+			continue;
+		}
+		if (len + kl + 1 > XENSTORE_PAYLOAD_MAX) {
+			if (h->type == XS_DIRECTORY) {
+				reply_err(c, h, E2BIG);
 				return;
 			}
+			break; /* the client asks again from here */
 		}
-		err = do_modify(c, tx, &op);
-		free(op.path);
-		free(op.value);
-		free(op.perms);
-		if (err)
-			reply_err(c, h, err);
-		else
-			reply_ok(c, h);
+		memcpy(buf + len, node->kids[i]->name, kl);
+		len += kl;
+		pos += kl;
+	}
+	if (h->type == XS_DIRECTORY_PART && pos >= skip) {
+		size_t total = 0;
+		for (uint32_t i = 0; i < node->nkids; i++)
+			total += strlen(node->kids[i]->name) + 1;
+		if (pos == total)
+			buf[len++] = '\0'; /* an empty name: the end */
+	}
+	send_msg(c, h->type, h->req_id, h->tx_id, buf, len);
+}
+
+/* XS_WRITE, XS_MKDIR, XS_RM, XS_SET_PERMS */
+static void op_modify(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+	struct xsd_sockmsg *h = r->h;
+	char *body = r->body;
+	struct xs_op op = {0};
+	char *nul = memchr(body, '\0', h->len);
+
+	if (!nul || canonical(c, body, r->abs, sizeof(r->abs), 0)) {
+		reply_err(c, h, EINVAL);
 		return;
 	}
-	case XS_WATCH:
-	case XS_UNWATCH: {
-		if (n < 2 || canonical(c, v[0], abs, sizeof(abs), 1)) {
+	op.path = xstrdup(r->abs);
+	if (h->type == XS_WRITE) {
+		op.type = OP_WRITE;
+		op.vlen = h->len - (uint32_t)(nul - body) - 1;
+		op.value = xmalloc(op.vlen + 1);
+		memcpy(op.value, nul + 1, op.vlen);
+	} else if (h->type == XS_MKDIR) {
+		op.type = OP_MKDIR;
+	} else if (h->type == XS_RM) {
+		op.type = OP_RM;
+	} else {
+		op.type = OP_SETPERMS;
+		op.nperms = r->n > 1 ? (uint32_t)(r->n - 1) : 0;
+		op.perms = xmalloc((op.nperms ? op.nperms : 1) * sizeof(*op.perms));
+		if (r->n < 2 || parse_perms(r->v + 1, r->n - 1, op.perms) != 0) {
+			free(op.path);
+			free(op.perms);
 			reply_err(c, h, EINVAL);
 			return;
 		}
-		if (h->type == XS_UNWATCH) {
-			for (struct xs_watch **w = &watches; *w; w = &(*w)->next)
-				if ((*w)->conn == c && strcmp((*w)->path, v[0]) == 0 &&
-				    strcmp((*w)->token, v[1]) == 0) {
-					struct xs_watch *x = *w;
-					*w = x->next;
-					watch_count[c->domid]--;
-					free(x->path);
-					free(x->abs);
-					free(x->token);
-					free(x);
-					reply_ok(c, h);
-					return;
-				}
+	}
+	int err = do_modify(c, r->tx, &op);
+	free(op.path);
+	free(op.value);
+	free(op.perms);
+	if (err)
+		reply_err(c, h, err);
+	else
+		reply_ok(c, h);
+}
+
+static void watch_free(struct xs_conn *c, struct xs_watch *x)
+{
+	watch_count[c->domid]--;
+	free(x->path);
+	free(x->abs);
+	free(x->token);
+	free(x);
+}
+
+static void op_watch(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+	char **v = r->v;
+
+	if (r->n < 2 || canonical(c, v[0], r->abs, sizeof(r->abs), 1)) {
+		reply_err(c, r->h, EINVAL);
+		return;
+	}
+	for (struct xs_watch *w = watches; w; w = w->next)
+		if (w->conn == c && strcmp(w->path, v[0]) == 0 && strcmp(w->token, v[1]) == 0) {
+			reply_err(c, r->h, EEXIST);
+			return;
+		}
+	if (c->domid && watch_count[c->domid] >= XS_QUOTA_WATCHES) {
+		reply_err(c, r->h, E2BIG);
+		return;
+	}
+	struct xs_watch *w = xmalloc(sizeof(*w));
+	w->conn = c;
+	w->path = xstrdup(v[0]);
+	w->abs = xstrdup(r->abs);
+	w->token = xstrdup(v[1]);
+	w->next = watches;
+	watches = w;
+	watch_count[c->domid]++;
+	reply_ok(c, r->h);
+	send_event(w, w->abs); /* the event every watch fires at once */
+}
+
+static void op_unwatch(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+	char **v = r->v;
+
+	if (r->n < 2 || canonical(c, v[0], r->abs, sizeof(r->abs), 1)) {
+		reply_err(c, r->h, EINVAL);
+		return;
+	}
+	for (struct xs_watch **w = &watches; *w; w = &(*w)->next)
+		if ((*w)->conn == c && strcmp((*w)->path, v[0]) == 0 && strcmp((*w)->token, v[1]) == 0) {
+			struct xs_watch *x = *w;
+			*w = x->next;
+			watch_free(c, x);
+			reply_ok(c, r->h);
+			return;
+		}
+	reply_err(c, r->h, ENOENT);
+}
+
+static void op_reset_watches(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+
+	for (struct xs_watch **w = &watches; *w;) {
+		struct xs_watch *x = *w;
+		if (x->conn != c) {
+			w = &x->next;
+			continue;
+		}
+		*w = x->next;
+		watch_free(c, x);
+	}
+	while (c->txs)
+		tx_remove(c, c->txs);
+	reply_ok(c, r->h);
+}
+
+static void op_transaction_start(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+
+	if (r->tx) {
+		reply_err(c, r->h, EBUSY);
+		return;
+	}
+	if (c->domid && c->ntx >= XS_QUOTA_TRANSACTIONS) {
+		reply_err(c, r->h, ENOSPC);
+		return;
+	}
+	struct xs_tx *x = calloc(1, sizeof(*x));
+	if (!x)
+		abort();
+	x->id = ++c->next_tx ? c->next_tx : ++c->next_tx;
+	x->start_gen = gen;
+	x->tree.root = node_copy(store.root, NULL);
+	x->ops_tail = &x->ops;
+	x->next = c->txs;
+	c->txs = x;
+	c->ntx++;
+	char id[16];
+	int len = snprintf(id, sizeof(id), "%u", x->id) + 1;
+	send_msg(c, r->h->type, r->h->req_id, 0, id, (size_t)len);
+}
+
+static void op_transaction_end(struct xs_req *r)
+{
+	struct xs_conn *c = r->c;
+	char **v = r->v;
+
+	if (!r->tx || r->n < 1 || (strcmp(v[0], "T") && strcmp(v[0], "F"))) {
+		reply_err(c, r->h, r->tx ? EINVAL : ENOENT);
+		return;
+	}
+	int err = strcmp(v[0], "T") == 0 ? tx_commit(c, r->tx) : 0;
+	tx_remove(c, r->tx);
+	if (err)
+		reply_err(c, r->h, err);
+	else
+		reply_ok(c, r->h);
+}
+
+static void op_get_domain_path(struct xs_req *r)
+{
+	uint32_t d;
+
+	if (r->n < 1 || parse_domid(r->v[0], &d)) {
+		reply_err(r->c, r->h, EINVAL);
+		return;
+	}
+	char path[64];
+	int len = snprintf(path, sizeof(path), "/local/domain/%u", d) + 1;
+	send_msg(r->c, r->h->type, r->h->req_id, r->h->tx_id, path, (size_t)len);
+}
+
+static void op_is_domain_introduced(struct xs_req *r)
+{
+	uint32_t d;
+
+	if (r->n < 1 || parse_domid(r->v[0], &d)) {
+		reply_err(r->c, r->h, EINVAL);
+		return;
+	}
+	send_msg(r->c, r->h->type, r->h->req_id, r->h->tx_id, introduced[d] || d == 0 ? "T" : "F", 2);
+}
+
+/* XS_INTRODUCE, XS_RELEASE: dom0 only */
+static void op_introduce_release(struct xs_req *r)
+{
+	struct xsd_sockmsg *h = r->h;
+	uint32_t d;
+
+	if (r->c->domid != 0) {
+		reply_err(r->c, h, EACCES);
+		return;
+	}
+	if (r->n < (h->type == XS_INTRODUCE ? 3 : 1) || parse_domid(r->v[0], &d) || d == 0) {
+		reply_err(r->c, h, EINVAL);
+		return;
+	}
+	introduced[d] = h->type == XS_INTRODUCE;
+	reply_ok(r->c, h);
+	fire_special(h->type == XS_INTRODUCE ? "@introduceDomain" : "@releaseDomain");
+}
+
+/* One handler per operation, as C xenstored has; the rest (CONTROL,
+ * RESUME, SET_TARGET, ...) are not for clients of a backend: ENOSYS. */
+static void (*const ops[XS_TYPE_COUNT])(struct xs_req *) = {
+	[XS_READ] = op_read,
+	[XS_DIRECTORY] = op_read,
+	[XS_DIRECTORY_PART] = op_read,
+	[XS_GET_PERMS] = op_read,
+	[XS_WRITE] = op_modify,
+	[XS_MKDIR] = op_modify,
+	[XS_RM] = op_modify,
+	[XS_SET_PERMS] = op_modify,
+	[XS_WATCH] = op_watch,
+	[XS_UNWATCH] = op_unwatch,
+	[XS_RESET_WATCHES] = op_reset_watches,
+	[XS_TRANSACTION_START] = op_transaction_start,
+	[XS_TRANSACTION_END] = op_transaction_end,
+	[XS_GET_DOMAIN_PATH] = op_get_domain_path,
+	[XS_IS_DOMAIN_INTRODUCED] = op_is_domain_introduced,
+	[XS_INTRODUCE] = op_introduce_release,
+	[XS_RELEASE] = op_introduce_release,
+};
+
+static void handle(struct xs_conn *c, struct xsd_sockmsg *h, char *body)
+{
+	char *v[XENSTORE_PAYLOAD_MAX / 2 + 1];
+	struct xs_req r = {.c = c, .h = h, .body = body, .v = v, .t = &store};
+
+	if (h->tx_id) {
+		r.tx = find_tx(c, h->tx_id);
+		if (!r.tx) {
 			reply_err(c, h, ENOENT);
 			return;
 		}
-		for (struct xs_watch *w = watches; w; w = w->next)
-			if (w->conn == c && strcmp(w->path, v[0]) == 0 && strcmp(w->token, v[1]) == 0) {
-				reply_err(c, h, EEXIST);
-				return;
-			}
-		if (c->domid && watch_count[c->domid] >= XS_QUOTA_WATCHES) {
-			reply_err(c, h, E2BIG);
-			return;
-		}
-		struct xs_watch *w = xmalloc(sizeof(*w));
-		w->conn = c;
-		w->path = xstrdup(v[0]);
-		w->abs = xstrdup(abs);
-		w->token = xstrdup(v[1]);
-		w->next = watches;
-		watches = w;
-		watch_count[c->domid]++;
-		reply_ok(c, h);
-		send_event(w, w->abs); /* the event every watch fires at once */
-		return;
+		r.t = &r.tx->tree;
 	}
-	case XS_RESET_WATCHES:
-		for (struct xs_watch **w = &watches; *w;) {
-			struct xs_watch *x = *w;
-			if (x->conn != c) {
-				w = &x->next;
-				continue;
-			}
-			*w = x->next;
-			watch_count[c->domid]--;
-			free(x->path);
-			free(x->abs);
-			free(x->token);
-			free(x);
-		}
-		while (c->txs)
-			tx_remove(c, c->txs);
-		reply_ok(c, h);
-		return;
-	case XS_TRANSACTION_START: {
-		if (tx) {
-			reply_err(c, h, EBUSY);
-			return;
-		}
-		if (c->domid && c->ntx >= XS_QUOTA_TRANSACTIONS) {
-			reply_err(c, h, ENOSPC);
-			return;
-		}
-		struct xs_tx *x = calloc(1, sizeof(*x));
-		if (!x)
-			abort();
-		x->id = ++c->next_tx ? c->next_tx : ++c->next_tx;
-		x->start_gen = gen;
-		x->tree.root = node_copy(store.root, NULL);
-		x->ops_tail = &x->ops;
-		x->next = c->txs;
-		c->txs = x;
-		c->ntx++;
-		char id[16];
-		int len = snprintf(id, sizeof(id), "%u", x->id) + 1;
-		send_msg(c, h->type, h->req_id, 0, id, (size_t)len);
-		return;
-	}
-	case XS_TRANSACTION_END:
-		if (!tx || n < 1 || (strcmp(v[0], "T") && strcmp(v[0], "F"))) {
-			reply_err(c, h, tx ? EINVAL : ENOENT);
-			return;
-		}
-		err = strcmp(v[0], "T") == 0 ? tx_commit(c, tx) : 0;
-		tx_remove(c, tx);
-		if (err)
-			reply_err(c, h, err);
-		else
-			reply_ok(c, h);
-		return;
-	case XS_GET_DOMAIN_PATH: {
-		uint32_t d;
-		if (n < 1 || parse_domid(v[0], &d)) {
-			reply_err(c, h, EINVAL);
-			return;
-		}
-		char path[64];
-		int len = snprintf(path, sizeof(path), "/local/domain/%u", d) + 1;
-		send_msg(c, h->type, h->req_id, h->tx_id, path, (size_t)len);
-		return;
-	}
-	case XS_IS_DOMAIN_INTRODUCED: {
-		uint32_t d;
-		if (n < 1 || parse_domid(v[0], &d)) {
-			reply_err(c, h, EINVAL);
-			return;
-		}
-		send_msg(c, h->type, h->req_id, h->tx_id, introduced[d] || d == 0 ? "T" : "F", 2);
-		return;
-	}
-	case XS_INTRODUCE:
-	case XS_RELEASE: {
-		uint32_t d;
-		if (c->domid != 0) {
-			reply_err(c, h, EACCES);
-			return;
-		}
-		if (n < (h->type == XS_INTRODUCE ? 3 : 1) || parse_domid(v[0], &d) || d == 0) {
-			reply_err(c, h, EINVAL);
-			return;
-		}
-		introduced[d] = h->type == XS_INTRODUCE;
-		reply_ok(c, h);
-		fire_special(h->type == XS_INTRODUCE ? "@introduceDomain" : "@releaseDomain");
-		return;
-	}
-	default:
-		/* CONTROL, RESUME, SET_TARGET, ...: not for clients of a backend. */
+	r.n = split(body, h->len, v, (int)(sizeof(v) / sizeof(v[0])));
+	if (h->type < XS_TYPE_COUNT && ops[h->type])
+		ops[h->type](&r);
+	else
 		reply_err(c, h, ENOSYS);
-		return;
-	}
 }
 
 /* ---- connections -------------------------------------------------------------- */
