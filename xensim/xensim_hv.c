@@ -518,10 +518,386 @@ static void do_list(struct hv_conn *c, struct sim_msg *m)
 	reply(c, m, text, len, -1);
 }
 
+/* A request being handled: the connection, the message (rewritten into
+ * the reply), the caller's domain, and the items that came with it. */
+struct hv_req {
+	struct hv_conn *c;
+	struct sim_msg *m;
+	struct domain *me;
+	const uint8_t *items;
+	const uint32_t *words;
+	size_t ilen;
+};
+
+static void op_hello(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	c->pid = (pid_t)m->a[0];
+	for (int i = 0; i < MAX_PIDS && c->domid != 0 && m->a[1] == 1; i++)
+		if (me->pids[i] <= 0 || me->pids[i] == c->pid) {
+			me->pids[i] = c->pid;
+			break;
+		}
+	m->a[0] = c->domid;
+	m->a[1] = me->incarnation;
+	m->n = 0;
+	reply(c, m, NULL, 0, me->memfd);
+}
+
+static void op_share(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	uint32_t n = m->n; /* pages wanted */
+	if (n == 0 || n > SIM_MAX_ITEMS || m->a[0] > SIM_MAX_DOMID) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	/* Pages and refs first, all or nothing. */
+	uint32_t got = 0;
+	for (uint32_t pfn = 0; pfn < SIM_DOMAIN_PAGES && got < n; pfn++)
+		if (!(me->page_used[pfn / 8] & (1u << (pfn % 8))))
+			replybuf[2 * got++ + 1] = pfn;
+	uint32_t refs = 0;
+	for (uint32_t r = FIRST_REF; r < SIM_GRANT_ENTRIES && refs < n; r++)
+		if (!me->gt[r].in_use)
+			replybuf[2 * refs++] = r;
+	if (got < n || refs < n) {
+		reply_err(c, m, ENOSPC);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ref = replybuf[2 * i], pfn = replybuf[2 * i + 1];
+		me->page_used[pfn / 8] |= (uint8_t)(1u << (pfn % 8));
+		me->gt[ref] = (struct grant){1, (uint8_t)!m->a[1], 0, m->a[0], pfn, 0};
+	}
+	m->n = n;
+	reply(c, m, replybuf, 2 * n * sizeof(uint32_t), -1);
+}
+
+static void op_unshare(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+	const uint32_t *words = req->words;
+
+	for (uint32_t i = 0; i < m->n; i++) {
+		uint32_t ref = words[i];
+		if (ref >= SIM_GRANT_ENTRIES || !me->gt[ref].in_use)
+			continue;
+		if (me->gt[ref].map_count)
+			me->gt[ref].ended = 1; /* freed when the backend unmaps */
+		else
+			free_grant(me, ref);
+	}
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_map(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	const uint32_t *words = req->words;
+
+	struct domain *d = m->a[0] <= SIM_MAX_DOMID ? domains[m->a[0]] : NULL;
+	if (!d || d->state != DOM_RUNNING) {
+		reply_err(c, m, ESRCH);
+		return;
+	}
+	for (uint32_t i = 0; i < m->n; i++) {
+		int st = check_grant(d, words[i], c->domid, (int)m->a[1]);
+		if (st != SIM_GNTST_OKAY) {
+			reply_err(c, m, st == SIM_GNTST_BAD_GNTREF ? EINVAL : EACCES);
+			return;
+		}
+	}
+	struct map_handle *h = calloc(1, sizeof(*h));
+	uint32_t *refs = malloc(m->n * sizeof(*refs));
+	if (!h || !refs) {
+		free(h);
+		free(refs);
+		reply_err(c, m, ENOMEM);
+		return;
+	}
+	memcpy(refs, words, m->n * sizeof(*refs));
+	*h = (struct map_handle){++c->next_handle, d->domid, d->incarnation, m->n, refs, c->maps};
+	c->maps = h;
+	for (uint32_t i = 0; i < m->n; i++) {
+		d->gt[refs[i]].map_count++;
+		replybuf[i] = d->gt[refs[i]].pfn;
+	}
+	d->maps_held += m->n;
+	m->a[0] = h->id;
+	m->a[1] = d->incarnation;
+	reply(c, m, replybuf, m->n * sizeof(uint32_t), d->memfd);
+}
+
+static void op_unmap(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+
+	for (struct map_handle **h = &c->maps; *h; h = &(*h)->next)
+		if ((*h)->id == m->a[0]) {
+			struct map_handle *x = *h;
+			*h = x->next;
+			release_map(x);
+			m->n = 0;
+			reply(c, m, NULL, 0, -1);
+			return;
+		}
+	reply_err(c, m, EINVAL);
+}
+
+static void op_copy(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	const uint8_t *items = req->items;
+
+	const struct sim_copy_seg *segs = (const struct sim_copy_seg *)items;
+	struct domain *d = m->a[0] <= SIM_MAX_DOMID ? domains[m->a[0]] : NULL;
+	if (!d || d->state != DOM_RUNNING) {
+		reply_err(c, m, ESRCH);
+		return;
+	}
+	for (uint32_t i = 0; i < m->n; i++) {
+		int st = segs[i].domid != d->domid ? SIM_GNTST_BAD_DOMAIN
+		         : (uint32_t)segs[i].offset + segs[i].len > SIM_PAGE_SIZE
+		                 ? SIM_GNTST_BAD_COPY_ARG
+		                 : check_grant(d, segs[i].ref, c->domid, (int)segs[i].to_guest);
+		replybuf[2 * i] = (uint32_t)st;
+		replybuf[2 * i + 1] = st == SIM_GNTST_OKAY ? d->gt[segs[i].ref].pfn : 0;
+	}
+	m->a[1] = d->incarnation;
+	reply(c, m, replybuf, 2 * m->n * sizeof(uint32_t), d->memfd);
+}
+
+static void op_evt_open(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+
+	int p[2];
+	struct evt_handle *h = calloc(1, sizeof(*h));
+	if (!h || pipe2(p, O_CLOEXEC) != 0) {
+		free(h);
+		reply_err(c, m, errno ? errno : ENOMEM);
+		return;
+	}
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	h->id = ++c->next_handle;
+	h->pipe_w = p[1];
+	h->conn = c;
+	h->next = c->evts;
+	c->evts = h;
+	m->a[0] = h->id;
+	m->n = 0;
+	reply(c, m, NULL, 0, p[0]);
+	close(p[0]);
+}
+
+static void op_evt_close(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+
+	struct evt_handle *h = find_evt(c, m->a[0]);
+	if (!h) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	evt_close(c, h);
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_evt_alloc(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	struct evt_handle *h = find_evt(c, m->a[0]);
+	uint32_t port = alloc_port(me);
+	if (!h || m->a[1] > SIM_MAX_DOMID) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	if (!port) {
+		reply_err(c, m, ENOSPC);
+		return;
+	}
+	me->ports[port] = (struct port){PORT_UNBOUND, 0, 0, m->a[1], 0, h};
+	m->a[0] = port;
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_evt_bind(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	struct evt_handle *h = find_evt(c, m->a[0]);
+	struct domain *r = m->a[1] <= SIM_MAX_DOMID ? domains[m->a[1]] : NULL;
+	uint32_t rport = m->a[2];
+	if (!h) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	if (!r || r->state != DOM_RUNNING) {
+		reply_err(c, m, ESRCH);
+		return;
+	}
+	if (rport == 0 || rport >= SIM_MAX_PORTS || r->ports[rport].state != PORT_UNBOUND ||
+	    r->ports[rport].remote_dom != c->domid) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	uint32_t port = alloc_port(me);
+	if (!port) {
+		reply_err(c, m, ENOSPC);
+		return;
+	}
+	me->ports[port] = (struct port){PORT_INTERDOMAIN, 0, 0, r->domid, rport, h};
+	r->ports[rport].state = PORT_INTERDOMAIN;
+	r->ports[rport].remote_port = port;
+	m->a[0] = port;
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_evt_unbind(struct hv_req *req)
+{
+	struct hv_conn *c = req->c;
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	uint32_t port = m->a[1];
+	struct evt_handle *h = find_evt(c, m->a[0]);
+	if (!h || port == 0 || port >= SIM_MAX_PORTS || me->ports[port].h != h) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	close_port(me, port);
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_evt_notify(struct hv_req *req)
+{
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	uint32_t port = m->a[0];
+	if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state != PORT_INTERDOMAIN)
+		return; /* notifying nothing is harmless */
+	struct domain *r = domains[me->ports[port].remote_dom];
+	if (r && r->state == DOM_RUNNING)
+		deliver(r, me->ports[port].remote_port);
+}
+
+static void op_evt_unmask(struct hv_req *req)
+{
+	struct sim_msg *m = req->m;
+	struct domain *me = req->me;
+
+	uint32_t port = m->a[0];
+	if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state == PORT_FREE)
+		return;
+	me->ports[port].masked = 0;
+	if (me->ports[port].pending)
+		deliver(me, port);
+}
+
+/* Control: dom0 only (checked by handle()). */
+static void op_dom_create(struct hv_req *r)
+{
+	struct hv_conn *c = r->c;
+	struct sim_msg *m = r->m;
+	/* items: name \0 uuid \0 */
+	char text[513], err[256];
+	uint32_t domid;
+
+	memcpy(text, r->items, r->ilen);
+	text[r->ilen] = '\0';
+	const char *name = text, *uuid = memchr(text, '\0', r->ilen) ? text + strlen(text) + 1 : "";
+	if (!*name || strlen(name) > 100 || (size_t)(uuid - text) > r->ilen) {
+		reply_err(c, m, EINVAL);
+		return;
+	}
+	int rc = hv_create_domain(m->a[0] ? m->a[0] : UINT32_MAX, name, uuid, &domid, err, sizeof(err));
+	if (rc) {
+		sim_log("create failed: %s", err);
+		m->err = rc;
+		m->n = (uint32_t)strlen(err);
+		reply(c, m, err, strlen(err), -1);
+		return;
+	}
+	m->a[0] = domid;
+	m->n = 0;
+	reply(c, m, NULL, 0, -1);
+}
+
+static void op_dom_destroy(struct hv_req *r)
+{
+	int err = destroy_domain(r->m->a[0]);
+	if (err) {
+		reply_err(r->c, r->m, err);
+		return;
+	}
+	r->m->n = 0;
+	reply(r->c, r->m, NULL, 0, -1);
+}
+
+static void op_dom_list(struct hv_req *r)
+{
+	do_list(r->c, r->m);
+}
+
+static void op_stop(struct hv_req *r)
+{
+	stop_requested = 1;
+	r->m->n = 0;
+	reply(r->c, r->m, NULL, 0, -1);
+}
+
+/* One handler per operation; dom0_only: the control operations. */
+static const struct {
+	void (*fn)(struct hv_req *r);
+	int dom0_only;
+} ops[] = {
+	[SIM_HELLO] = {op_hello, 0},
+	[SIM_SHARE] = {op_share, 0},
+	[SIM_UNSHARE] = {op_unshare, 0},
+	[SIM_MAP] = {op_map, 0},
+	[SIM_UNMAP] = {op_unmap, 0},
+	[SIM_COPY] = {op_copy, 0},
+	[SIM_EVT_OPEN] = {op_evt_open, 0},
+	[SIM_EVT_CLOSE] = {op_evt_close, 0},
+	[SIM_EVT_ALLOC] = {op_evt_alloc, 0},
+	[SIM_EVT_BIND] = {op_evt_bind, 0},
+	[SIM_EVT_UNBIND] = {op_evt_unbind, 0},
+	[SIM_EVT_NOTIFY] = {op_evt_notify, 0},
+	[SIM_EVT_UNMASK] = {op_evt_unmask, 0},
+	[SIM_DOM_CREATE] = {op_dom_create, 1},
+	[SIM_DOM_DESTROY] = {op_dom_destroy, 1},
+	[SIM_DOM_LIST] = {op_dom_list, 1},
+	[SIM_STOP] = {op_stop, 1},
+};
+
 static void handle(struct hv_conn *c, struct sim_msg *m, const uint8_t *items, size_t ilen)
 {
 	struct domain *me = domains[c->domid];
-	const uint32_t *words = (const uint32_t *)items;
 
 	if (!me || me->incarnation != c->incarnation || me->state != DOM_RUNNING) {
 		conn_drop(c, "its domain is gone");
@@ -539,284 +915,16 @@ static void handle(struct hv_conn *c, struct sim_msg *m, const uint8_t *items, s
 		return;
 	}
 	m->err = 0;
-	switch (m->op) {
-	case SIM_HELLO:
-		c->pid = (pid_t)m->a[0];
-		for (int i = 0; i < MAX_PIDS && c->domid != 0 && m->a[1] == 1; i++)
-			if (me->pids[i] <= 0 || me->pids[i] == c->pid) {
-				me->pids[i] = c->pid;
-				break;
-			}
-		m->a[0] = c->domid;
-		m->a[1] = me->incarnation;
-		m->n = 0;
-		reply(c, m, NULL, 0, me->memfd);
-		return;
-	case SIM_SHARE: {
-		uint32_t n = m->n; /* pages wanted */
-		if (n == 0 || n > SIM_MAX_ITEMS || m->a[0] > SIM_MAX_DOMID) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		/* Pages and refs first, all or nothing. */
-		uint32_t got = 0;
-		for (uint32_t pfn = 0; pfn < SIM_DOMAIN_PAGES && got < n; pfn++)
-			if (!(me->page_used[pfn / 8] & (1u << (pfn % 8))))
-				replybuf[2 * got++ + 1] = pfn;
-		uint32_t refs = 0;
-		for (uint32_t r = FIRST_REF; r < SIM_GRANT_ENTRIES && refs < n; r++)
-			if (!me->gt[r].in_use)
-				replybuf[2 * refs++] = r;
-		if (got < n || refs < n) {
-			reply_err(c, m, ENOSPC);
-			return;
-		}
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t ref = replybuf[2 * i], pfn = replybuf[2 * i + 1];
-			me->page_used[pfn / 8] |= (uint8_t)(1u << (pfn % 8));
-			me->gt[ref] = (struct grant){1, (uint8_t)!m->a[1], 0, m->a[0], pfn, 0};
-		}
-		m->n = n;
-		reply(c, m, replybuf, 2 * n * sizeof(uint32_t), -1);
-		return;
-	}
-	case SIM_UNSHARE:
-		for (uint32_t i = 0; i < m->n; i++) {
-			uint32_t ref = words[i];
-			if (ref >= SIM_GRANT_ENTRIES || !me->gt[ref].in_use)
-				continue;
-			if (me->gt[ref].map_count)
-				me->gt[ref].ended = 1; /* freed when the backend unmaps */
-			else
-				free_grant(me, ref);
-		}
-		m->n = 0;
-		reply(c, m, NULL, 0, -1);
-		return;
-	case SIM_MAP: {
-		struct domain *d = m->a[0] <= SIM_MAX_DOMID ? domains[m->a[0]] : NULL;
-		if (!d || d->state != DOM_RUNNING) {
-			reply_err(c, m, ESRCH);
-			return;
-		}
-		for (uint32_t i = 0; i < m->n; i++) {
-			int st = check_grant(d, words[i], c->domid, (int)m->a[1]);
-			if (st != SIM_GNTST_OKAY) {
-				reply_err(c, m, st == SIM_GNTST_BAD_GNTREF ? EINVAL : EACCES);
-				return;
-			}
-		}
-		struct map_handle *h = calloc(1, sizeof(*h));
-		uint32_t *refs = malloc(m->n * sizeof(*refs));
-		if (!h || !refs) {
-			free(h);
-			free(refs);
-			reply_err(c, m, ENOMEM);
-			return;
-		}
-		memcpy(refs, words, m->n * sizeof(*refs));
-		*h = (struct map_handle){++c->next_handle, d->domid, d->incarnation, m->n, refs, c->maps};
-		c->maps = h;
-		for (uint32_t i = 0; i < m->n; i++) {
-			d->gt[refs[i]].map_count++;
-			replybuf[i] = d->gt[refs[i]].pfn;
-		}
-		d->maps_held += m->n;
-		m->a[0] = h->id;
-		m->a[1] = d->incarnation;
-		reply(c, m, replybuf, m->n * sizeof(uint32_t), d->memfd);
-		return;
-	}
-	case SIM_UNMAP:
-		for (struct map_handle **h = &c->maps; *h; h = &(*h)->next)
-			if ((*h)->id == m->a[0]) {
-				struct map_handle *x = *h;
-				*h = x->next;
-				release_map(x);
-				m->n = 0;
-				reply(c, m, NULL, 0, -1);
-				return;
-			}
-		reply_err(c, m, EINVAL);
-		return;
-	case SIM_COPY: {
-		const struct sim_copy_seg *segs = (const struct sim_copy_seg *)items;
-		struct domain *d = m->a[0] <= SIM_MAX_DOMID ? domains[m->a[0]] : NULL;
-		if (!d || d->state != DOM_RUNNING) {
-			reply_err(c, m, ESRCH);
-			return;
-		}
-		for (uint32_t i = 0; i < m->n; i++) {
-			int st = segs[i].domid != d->domid ? SIM_GNTST_BAD_DOMAIN
-			         : (uint32_t)segs[i].offset + segs[i].len > SIM_PAGE_SIZE
-			                 ? SIM_GNTST_BAD_COPY_ARG
-			                 : check_grant(d, segs[i].ref, c->domid, (int)segs[i].to_guest);
-			replybuf[2 * i] = (uint32_t)st;
-			replybuf[2 * i + 1] = st == SIM_GNTST_OKAY ? d->gt[segs[i].ref].pfn : 0;
-		}
-		m->a[1] = d->incarnation;
-		reply(c, m, replybuf, 2 * m->n * sizeof(uint32_t), d->memfd);
-		return;
-	}
-	case SIM_EVT_OPEN: {
-		int p[2];
-		struct evt_handle *h = calloc(1, sizeof(*h));
-		if (!h || pipe2(p, O_CLOEXEC) != 0) {
-			free(h);
-			reply_err(c, m, errno ? errno : ENOMEM);
-			return;
-		}
-		fcntl(p[1], F_SETFL, O_NONBLOCK);
-		h->id = ++c->next_handle;
-		h->pipe_w = p[1];
-		h->conn = c;
-		h->next = c->evts;
-		c->evts = h;
-		m->a[0] = h->id;
-		m->n = 0;
-		reply(c, m, NULL, 0, p[0]);
-		close(p[0]);
-		return;
-	}
-	case SIM_EVT_CLOSE: {
-		struct evt_handle *h = find_evt(c, m->a[0]);
-		if (!h) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		evt_close(c, h);
-		m->n = 0;
-		reply(c, m, NULL, 0, -1);
-		return;
-	}
-	case SIM_EVT_ALLOC: {
-		struct evt_handle *h = find_evt(c, m->a[0]);
-		uint32_t port = alloc_port(me);
-		if (!h || m->a[1] > SIM_MAX_DOMID) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		if (!port) {
-			reply_err(c, m, ENOSPC);
-			return;
-		}
-		me->ports[port] = (struct port){PORT_UNBOUND, 0, 0, m->a[1], 0, h};
-		m->a[0] = port;
-		m->n = 0;
-		reply(c, m, NULL, 0, -1);
-		return;
-	}
-	case SIM_EVT_BIND: {
-		struct evt_handle *h = find_evt(c, m->a[0]);
-		struct domain *r = m->a[1] <= SIM_MAX_DOMID ? domains[m->a[1]] : NULL;
-		uint32_t rport = m->a[2];
-		if (!h) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		if (!r || r->state != DOM_RUNNING) {
-			reply_err(c, m, ESRCH);
-			return;
-		}
-		if (rport == 0 || rport >= SIM_MAX_PORTS || r->ports[rport].state != PORT_UNBOUND ||
-		    r->ports[rport].remote_dom != c->domid) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		uint32_t port = alloc_port(me);
-		if (!port) {
-			reply_err(c, m, ENOSPC);
-			return;
-		}
-		me->ports[port] = (struct port){PORT_INTERDOMAIN, 0, 0, r->domid, rport, h};
-		r->ports[rport].state = PORT_INTERDOMAIN;
-		r->ports[rport].remote_port = port;
-		m->a[0] = port;
-		m->n = 0;
-		reply(c, m, NULL, 0, -1);
-		return;
-	}
-	case SIM_EVT_UNBIND: {
-		uint32_t port = m->a[1];
-		struct evt_handle *h = find_evt(c, m->a[0]);
-		if (!h || port == 0 || port >= SIM_MAX_PORTS || me->ports[port].h != h) {
-			reply_err(c, m, EINVAL);
-			return;
-		}
-		close_port(me, port);
-		m->n = 0;
-		reply(c, m, NULL, 0, -1);
-		return;
-	}
-	case SIM_EVT_NOTIFY: {
-		uint32_t port = m->a[0];
-		if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state != PORT_INTERDOMAIN)
-			return; /* notifying nothing is harmless */
-		struct domain *r = domains[me->ports[port].remote_dom];
-		if (r && r->state == DOM_RUNNING)
-			deliver(r, me->ports[port].remote_port);
-		return;
-	}
-	case SIM_EVT_UNMASK: {
-		uint32_t port = m->a[0];
-		if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state == PORT_FREE)
-			return;
-		me->ports[port].masked = 0;
-		if (me->ports[port].pending)
-			deliver(me, port);
-		return;
-	}
-	case SIM_DOM_CREATE:
-	case SIM_DOM_DESTROY:
-	case SIM_DOM_LIST:
-	case SIM_STOP:
-		if (c->domid != 0) {
-			reply_err(c, m, EPERM);
-			return;
-		}
-		if (m->op == SIM_DOM_LIST) {
-			do_list(c, m);
-		} else if (m->op == SIM_STOP) {
-			stop_requested = 1;
-			m->n = 0;
-			reply(c, m, NULL, 0, -1);
-		} else if (m->op == SIM_DOM_DESTROY) {
-			int err = destroy_domain(m->a[0]);
-			if (err)
-				reply_err(c, m, err);
-			else {
-				m->n = 0;
-				reply(c, m, NULL, 0, -1);
-			}
-		} else {
-			/* items: name \0 uuid \0 */
-			char text[513], err[256];
-			uint32_t domid;
-			memcpy(text, items, ilen);
-			text[ilen] = '\0';
-			const char *name = text, *uuid = memchr(text, '\0', ilen) ? text + strlen(text) + 1 : "";
-			if (!*name || strlen(name) > 100 || (size_t)(uuid - text) > ilen) {
-				reply_err(c, m, EINVAL);
-				return;
-			}
-			int rc = hv_create_domain(m->a[0] ? m->a[0] : UINT32_MAX, name, uuid, &domid, err,
-			                          sizeof(err));
-			if (rc) {
-				sim_log("create failed: %s", err);
-				m->err = rc;
-				m->n = (uint32_t)strlen(err);
-				reply(c, m, err, strlen(err), -1);
-				return;
-			}
-			m->a[0] = domid;
-			m->n = 0;
-			reply(c, m, NULL, 0, -1);
-		}
-		return;
-	default:
+	if (m->op >= sizeof(ops) / sizeof(ops[0]) || !ops[m->op].fn) {
 		reply_err(c, m, ENOSYS);
 		return;
 	}
+	if (ops[m->op].dom0_only && c->domid != 0) {
+		reply_err(c, m, EPERM);
+		return;
+	}
+	struct hv_req r = {c, m, me, items, (const uint32_t *)items, ilen};
+	ops[m->op].fn(&r);
 }
 
 void hv_conn_event(struct ev_item *it, int readable, int writable)
