@@ -125,18 +125,8 @@ static double backend_cpu_s(void)
 /* VmRSS or VmHWM of the backend, KiB. */
 static double backend_mem_kib(const char *field)
 {
-	char path[64], line[256];
-	FILE *f;
-	double v = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)backend_pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, field, strlen(field)))
-			v = strtod(line + strlen(field) + 1, NULL);
-	fclose(f);
-	return v;
+	long v = proc_status_kib(backend_pid, field);
+	return v < 0 ? 0 : (double)v;
 }
 
 /* Every workload starts with no dirty data of the previous one waiting to
@@ -520,9 +510,9 @@ static void bench_fleet(int s, int w, int nguests, int ndev)
 	if (w == W_FLEET) {
 		/* The daemon's size with every device busy, mid-window. */
 		usleep((useconds_t)((warm + (secs - warm) / 2) * 1e6));
-		rss_fleet_kib[s] = backend_mem_kib("VmRSS:");
-		anon_fleet_kib[s] = backend_mem_kib("RssAnon:");
-		shmem_fleet_kib[s] = backend_mem_kib("RssShmem:");
+		rss_fleet_kib[s] = backend_mem_kib("VmRSS");
+		anon_fleet_kib[s] = backend_mem_kib("RssAnon");
+		shmem_fleet_kib[s] = backend_mem_kib("RssShmem");
 	}
 	int got = 0;
 	for (; got < nguests; got++)
@@ -584,7 +574,7 @@ static void bench_rss_long(void)
 		st.total = total * (uint64_t)k / (RSS_SAMPLES - 1);
 		REQUIRE(stream_run(&st, NULL) == 0, "long run writes failed");
 		rss_at[k] = st.done;
-		rss_over[k] = backend_mem_kib("VmRSS:");
+		rss_over[k] = backend_mem_kib("VmRSS");
 	}
 	end_guest(&g, f);
 	stream_free(&st);

@@ -285,3 +285,19 @@ void fill(uint8_t *buf, size_t len, uint64_t seed)
 		memcpy(buf + i, &v, len - i < 8 ? len - i : 8);
 	}
 }
+
+long proc_status_kib(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	size_t fl = strlen(field);
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, field, fl) == 0 && line[fl] == ':')
+			v = strtol(line + fl + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}

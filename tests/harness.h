@@ -52,5 +52,7 @@ int wait_run_state(const char *name, enum store_run_state st, int ms);
 uint8_t *export_profile(int64_t run, const char *role, size_t *len, int *how);
 int list_has_dying(void);
 void fill(uint8_t *buf, size_t len, uint64_t seed);
+/* A field of /proc/PID/status in KiB ("VmRSS", "RssAnon", ...); -1 if absent. */
+long proc_status_kib(pid_t pid, const char *field);
 
 #endif

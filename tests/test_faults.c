@@ -60,21 +60,6 @@ static int count_fds(pid_t pid)
 	return n;
 }
 
-static long status_kib(pid_t pid, const char *field)
-{
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	FILE *f = fopen(path, "r");
-	long v = -1;
-	size_t fl = strlen(field);
-	while (f && fgets(line, sizeof(line), f))
-		if (strncmp(line, field, fl) == 0 && line[fl] == ':')
-			v = strtol(line + fl + 1, NULL, 10);
-	if (f)
-		fclose(f);
-	return v;
-}
-
 /* Dom0's watches and the mappings other domains hold of a domain's
  * grants, from `xensim list`. */
 static void sim_counts(unsigned *dom0_watches, unsigned *maps_total)
@@ -534,7 +519,7 @@ static void usage_now(struct usage *u)
 {
 	usleep(200000);
 	u->fds = count_fds(backend_pid);
-	u->rss_kib = status_kib(backend_pid, "RssAnon");
+	u->rss_kib = proc_status_kib(backend_pid, "RssAnon");
 	u->heap_kib = backend_heap_kib();
 	sim_counts(&u->watches, &u->maps);
 }
