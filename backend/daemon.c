@@ -70,7 +70,7 @@ static int add_fd(int ep, int fd, int src)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int run_loop(struct backend *b, int ctl, int sig)
+static int event_loop(struct backend *b, int ctl, int sig)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
@@ -232,7 +232,7 @@ static int serve(struct options *o, int ready_fd)
 		close(ready_fd);
 		ready_fd = -1;
 	}
-	rc = run_loop(&b, ctl, sig);
+	rc = event_loop(&b, ctl, sig);
 	blog("stopped");
 out:
 	if (ready_fd >= 0)

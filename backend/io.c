@@ -82,7 +82,7 @@ static struct device *next_scheduled(struct backend *b)
 	return d;
 }
 
-void io_fail(struct item *it, int16_t status, const char *why)
+void io_fail(struct pending_req *it, int16_t status, const char *why)
 {
 	/* Also runs on the worker: only the item is touched here. */
 	it->status = status;
@@ -116,7 +116,7 @@ static void copy_segments(struct backend *b, uint32_t domid, int to_guest,
 }
 
 /* Step 1: take and pre-validate requests of one device. */
-static unsigned take_requests(struct device *d, struct item **items, unsigned *n, unsigned *cap,
+static unsigned take_requests(struct device *d, struct pending_req **items, unsigned *n, unsigned *cap,
                               uint64_t *bytes)
 {
 	unsigned taken = 0;
@@ -129,12 +129,12 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 	while (avail > 0 && taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 64;
-			struct item *grown = realloc(*items, *cap * sizeof(**items));
+			struct pending_req *grown = realloc(*items, *cap * sizeof(**items));
 			if (!grown)
 				break;
 			*items = grown;
 		}
-		struct item *it = &(*items)[(*n)++];
+		struct pending_req *it = &(*items)[(*n)++];
 		const char *why = NULL;
 		memset(it, 0, sizeof(*it));
 		it->d = d;
@@ -171,10 +171,10 @@ static unsigned take_requests(struct device *d, struct item **items, unsigned *n
 }
 
 /* Step 2a: indirect pages, fetched once into our memory. */
-static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
+static void fetch_indirect(struct backend *b, struct pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct item *it = &items[i];
+		struct pending_req *it = &items[i];
 		if (!it->pending || it->req.operation != BLKIF_OP_INDIRECT)
 			continue;
 		unsigned pages = (it->nsegs + BLKIF_SEGS_PER_INDIRECT_PAGE - 1) / BLKIF_SEGS_PER_INDIRECT_PAGE;
@@ -204,7 +204,7 @@ static void fetch_indirect(struct backend *b, struct item *items, unsigned n)
  * into chunks a run already holds cost nothing and always pass; new ones
  * fail as on a full disk.  The usage is read at most every 100 ms (a few
  * stat calls), and what is admitted meanwhile is added to it. */
-static int store_over_limit(struct backend *b, const struct item *it)
+static int store_over_limit(struct backend *b, const struct pending_req *it)
 {
 	uint64_t fresh = quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
 	if (!fresh)
@@ -232,10 +232,10 @@ static int store_over_limit(struct backend *b, const struct item *it)
 }
 
 /* Step 2b: segments, ranges, limits, buffers. */
-static void check_items(struct backend *b, struct item *items, unsigned n)
+static void check_items(struct backend *b, struct pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct item *it = &items[i];
+		struct pending_req *it = &items[i];
 		const char *why;
 		if (!it->pending || (it->kind != K_READ && it->kind != K_WRITE))
 			continue;
@@ -275,7 +275,7 @@ static void check_items(struct backend *b, struct item *items, unsigned n)
  * domain. */
 enum direction { FROM_GUEST, TO_GUEST };
 
-static void transfer(struct backend *b, struct item *items, unsigned n, enum direction dir)
+static void transfer(struct backend *b, struct pending_req *items, unsigned n, enum direction dir)
 {
 	int to_guest = dir == TO_GUEST;
 	uint8_t kind = to_guest ? K_READ : K_WRITE;
@@ -307,7 +307,7 @@ static void transfer(struct backend *b, struct item *items, unsigned n, enum dir
 	for (size_t k = 0; k < ndoms; k++) {
 		size_t m = 0;
 		for (unsigned i = 0; i < n; i++) {
-			struct item *it = &items[i];
+			struct pending_req *it = &items[i];
 			if (!it->pending || it->kind != kind || it->d->domid != doms[k])
 				continue;
 			size_t pos = 0;
@@ -333,10 +333,10 @@ out:
 }
 
 /* Step 4: the store.  Returns -1 if the batch must be failed whole. */
-static int apply(struct backend *b, struct item *items, unsigned n, int *need_sync)
+static int apply(struct backend *b, struct pending_req *items, unsigned n, int *need_sync)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct item *it = &items[i];
+		struct pending_req *it = &items[i];
 		int rc = 0;
 		if (!it->pending)
 			continue;
@@ -399,7 +399,7 @@ void io_fault_injection_init(void)
 		kill_before_push = strtol(fault, NULL, 10);
 }
 
-static void respond(struct backend *b, struct item *items, unsigned n)
+static void respond(struct backend *b, struct pending_req *items, unsigned n)
 {
 	uint64_t *ids = malloc(n * sizeof(*ids));
 	uint8_t *ops = malloc(n);
@@ -440,7 +440,7 @@ static void respond(struct backend *b, struct item *items, unsigned n)
 static void note_errors(struct batch *bt)
 {
 	for (unsigned i = 0; i < bt->n; i++) {
-		struct item *it = &bt->items[i];
+		struct pending_req *it = &bt->items[i];
 		if (it->status != BLKIF_RSP_OKAY && !it->pending && !it->noted && it->d->sdev) {
 			store_note_error(it->d->sdev);
 			it->noted = 1;
@@ -581,14 +581,14 @@ void io_commit(struct backend *b, struct batch *bt)
 /* Step 6, on the loop's thread, with the worker idle. */
 void io_finish(struct backend *b, struct batch *bt)
 {
-	struct item *items = bt->items;
+	struct pending_req *items = bt->items;
 	unsigned n = bt->n;
 
 	if (bt->failed) {
 		b->commits_failed++;
 	} else {
 		for (unsigned i = 0; i < n; i++) {
-			struct item *it = &items[i];
+			struct pending_req *it = &items[i];
 			if (!it->pending || it->kind != K_WRITE)
 				continue;
 			it->d->bytes += it->nsect * 512;
@@ -599,7 +599,7 @@ void io_finish(struct backend *b, struct batch *bt)
 		note_errors(bt);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct item *it = &items[i];
+		struct pending_req *it = &items[i];
 		if (it->pending)
 			it->status = BLKIF_RSP_OKAY;
 		it->d->requests++;

@@ -11,8 +11,8 @@
 
 #include "backend.h"
 
-/* One guest request in a batch. */
-struct item {
+/* One guest request in a batch (Linux's blkback calls it pending_req). */
+struct pending_req {
 	struct device *d;
 	struct blk_req req;
 	struct blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
@@ -28,7 +28,7 @@ struct item {
 };
 
 struct batch {
-	struct item *items;
+	struct pending_req *items;
 	unsigned n, cap;
 	int need_sync;
 	int failed;
@@ -38,13 +38,13 @@ struct batch {
 enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
 
 /* Derived, never stored: items live in an array that grows (realloc). */
-static inline const struct blk_seg *item_segs(const struct item *it)
+static inline const struct blk_seg *item_segs(const struct pending_req *it)
 {
 	return it->ind_segs ? it->ind_segs : it->req.seg;
 }
 
 /* The request is answered with status (and done with). */
-void io_fail(struct item *it, int16_t status, const char *why);
+void io_fail(struct pending_req *it, int16_t status, const char *why);
 
 /* io.c: the batch's steps.  io_prepare (steps 1-3) and io_finish (step 6)
  * run on the loop's thread, io_commit (steps 4-5) on whichever thread

@@ -38,7 +38,7 @@ void sink_batch(struct backend *b, struct batch *bt)
 		for (end = i + 1; end < bt->n && bt->items[end].d == d; end++)
 			;
 		for (unsigned k = i; k < end; k++) {
-			struct item *it = &bt->items[k];
+			struct pending_req *it = &bt->items[k];
 			if (!it->pending)
 				continue;
 			if (!raw) {

@@ -84,9 +84,10 @@ static void set_state(struct device *d, int state)
 	}
 }
 
-/* An error the toolstack and the user can see: <bpath>/error, and the log. */
-static void report(struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void report(struct device *d, const char *fmt, ...)
+/* An error the toolstack and the user can see: written to <bpath>/error
+ * (as Linux's xenbus_dev_error does) and logged. */
+static void dev_error(struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dev_error(struct device *d, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -177,7 +178,7 @@ static void disconnect(struct device *d)
 
 void xenbus_fail(struct device *d, const char *why)
 {
-	report(d, "%s; disconnecting this device (other devices are not affected)", why);
+	dev_error(d, "%s; disconnecting this device (other devices are not affected)", why);
 	disconnect(d);
 	set_state(d, XB_CLOSING);
 }
@@ -271,7 +272,7 @@ static int device_setup(struct device *d)
 	free(feid);
 	free(dev);
 	if (bad) {
-		report(d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
+		dev_error(d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
 		          "dev the name of devid %u); fix the toolstack's entries",
 		       d->bpath, expect, d->domid, d->devid);
 		set_state(d, XB_CLOSED);
@@ -281,7 +282,7 @@ static int device_setup(struct device *d)
 
 	d->run = run_for_domain(b, d->domid);
 	if (!d->run) {
-		report(d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
+		dev_error(d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
@@ -300,7 +301,7 @@ static int device_setup(struct device *d)
 		d->sdev = NULL;
 	}
 	if (!d->sdev) {
-		report(d, "cannot open its data in the store: %s", store_errmsg(b->store));
+		dev_error(d, "cannot open its data in the store: %s", store_errmsg(b->store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
@@ -312,7 +313,7 @@ static int device_setup(struct device *d)
 	}
 	if (b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT) {
 		if (mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
-			report(d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
+			dev_error(d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
 			set_state(d, XB_CLOSED);
 			return -1;
 		}
@@ -368,7 +369,7 @@ static int connect_ring(struct device *d)
 	char why[160];
 
 	if (xsv_frontend_ring(frontend_get, d, &r, why, sizeof(why)) != 0) {
-		report(d, "%s", why);
+		dev_error(d, "%s", why);
 		return -1;
 	}
 	uint32_t pages = r.pages, *refs = r.refs, port = r.port;
@@ -376,12 +377,12 @@ static int connect_ring(struct device *d)
 
 	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
 	if (!mem) {
-		report(d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
+		dev_error(d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
 		return -1;
 	}
 	int lport = plat_evtchn_bind_interdomain(b->evt, d->domid, port);
 	if (lport < 0) {
-		report(d, "cannot bind event channel %u: %s", port, strerror(errno));
+		dev_error(d, "cannot bind event channel %u: %s", port, strerror(errno));
 		plat_gnttab_unmap(b->gnt, mem, pages);
 		return -1;
 	}

@@ -93,7 +93,7 @@ static void usage(FILE *f)
 
 /* ---- the daemon ---------------------------------------------------------------- */
 
-static int run(const char *dir, int ready_fd)
+static int serve(const char *dir, int ready_fd)
 {
 	struct ev_item sig = {.kind = EV_SIGNAL};
 	char path[600], err[256];
@@ -245,7 +245,7 @@ static int cmd_start(const char *dir, int foreground)
 	if (lock_dir(dir, &lockfd, 0) != 0)
 		return 1;
 	if (foreground)
-		return run(dir, -1);
+		return serve(dir, -1);
 	if (pipe2(p, O_CLOEXEC) != 0) {
 		perror("xensim: pipe");
 		return 1;
@@ -275,7 +275,7 @@ static int cmd_start(const char *dir, int foreground)
 			if (null > 2)
 				close(null);
 		}
-		_exit(run(dir, p[1]));
+		_exit(serve(dir, p[1]));
 	}
 	close(p[1]);
 	close(lockfd); /* the child holds the lock through its copy */
