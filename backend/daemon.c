@@ -29,6 +29,7 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "util/daemonize.h"
 #include "util/private_dir.h"
 #include "util/safe_text.h"
 
@@ -264,10 +265,8 @@ out:
 
 int daemon_start(struct options *o)
 {
-	int lockfd, p[2];
-	char path[512];
-
-	char why[512];
+	int lockfd;
+	char path[512], why[512];
 
 	if (mkdir(o->run_dir, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "profile-backend: cannot create %s: %s\n", o->run_dir, strerror(errno));
@@ -291,38 +290,19 @@ int daemon_start(struct options *o)
 		close(lockfd);
 		return rc;
 	}
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		perror("profile-backend: pipe");
-		return 1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("profile-backend: fork");
-		return 1;
-	}
+	int ready;
+	pid_t pid = daemonize("profile-backend", &ready);
 	if (pid == 0) {
-		close(p[0]);
-		setsid();
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-			if (null > 2)
-				close(null);
-		}
 		log_open(0, o->verbose);
 		if (ftruncate(lockfd, 0) == 0)
 			dprintf(lockfd, "%ld\n", (long)getpid());
-		int rc = serve(o, p[1]);
+		int rc = serve(o, ready);
 		path_in(o, "profile-backend.pid", path, sizeof(path));
 		unlink(path);
 		_exit(rc);
 	}
-	close(p[1]);
 	close(lockfd); /* the child keeps the lock */
-	char c;
-	if (read(p[0], &c, 1) != 1) {
+	if (pid < 0) {
 		fprintf(stderr, "profile-backend: failed to start (see the system log: journalctl -t "
 		                "profile-backend, or run with --foreground)\n");
 		return 1;

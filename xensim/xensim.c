@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/daemonize.h"
 #include "util/safe_text.h"
 #include "xensim.h"
 
@@ -231,7 +232,7 @@ static int lock_dir(const char *dir, int *fd_out, int quiet)
 
 static int cmd_start(const char *dir, int foreground)
 {
-	int lockfd, p[2];
+	int lockfd;
 
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		fprintf(stderr, "xensim: cannot create %s: %s\n", dir, strerror(errno));
@@ -246,19 +247,10 @@ static int cmd_start(const char *dir, int foreground)
 		return 1;
 	if (foreground)
 		return serve(dir, -1);
-	if (pipe2(p, O_CLOEXEC) != 0) {
-		perror("xensim: pipe");
-		return 1;
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("xensim: fork");
-		return 1;
-	}
+	int ready;
+	pid_t pid = daemonize("xensim", &ready);
 	if (pid == 0) {
 		char path[600];
-		close(p[0]);
-		setsid();
 		snprintf(path, sizeof(path), "%s/xensim.log", dir);
 		/* Owner-only: it names every guest.  Never through a link. */
 		int lfd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -266,21 +258,12 @@ static int cmd_start(const char *dir, int foreground)
 			log_file = fdopen(lfd, "a");
 		else if (lfd >= 0)
 			close(lfd);
-		int null = open("/dev/null", O_RDWR);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			if (log_file)
-				dup2(fileno(log_file), 2);
-			if (null > 2)
-				close(null);
-		}
-		_exit(serve(dir, p[1]));
+		if (log_file)
+			dup2(fileno(log_file), 2);
+		_exit(serve(dir, ready));
 	}
-	close(p[1]);
 	close(lockfd); /* the child holds the lock through its copy */
-	char c;
-	if (read(p[0], &c, 1) != 1) {
+	if (pid < 0) {
 		fprintf(stderr, "xensim: failed to start (see %s/xensim.log)\n", dir);
 		return 1;
 	}
