@@ -1174,6 +1174,7 @@ static void test_xenstore_flood(void)
 	xs_write(hostile.xs, XBT_NULL, fe, "5", 1);
 	CHECK(wait_node(be, "6", 3000) || wait_node(be, "5", 100), "the backend did not follow the flooder's "
 	                                                           "Closing");
+	blkfront_close(hf, 0);
 	blkfront_close(f, 0);
 	guest_destroy(&honest);
 	guest_destroy(&hostile);
