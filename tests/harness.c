@@ -16,6 +16,8 @@
 
 #include <xenstore.h>
 
+#include <xen/io/blkif.h>
+
 #include "harness.h"
 #include "store/store_export.h"
 
@@ -183,6 +185,13 @@ void destroy_domain(uint32_t domid)
 	CHECK(tu_xensim_run(&sim, args, NULL, 0) == 0, "xensim destroy %u", domid);
 }
 
+void guest_destroy(struct guest *g)
+{
+	uint32_t domid = g->domid;
+	guest_free(g);
+	destroy_domain(domid);
+}
+
 struct blkfront *connect_dev(struct guest *g, const char *vdev, const struct blkfront_opts *o)
 {
 	struct blkfront *f;
@@ -192,6 +201,51 @@ struct blkfront *connect_dev(struct guest *g, const char *vdev, const struct blk
 		return NULL;
 	}
 	return f;
+}
+
+struct blkfront *guest_with_disk(struct guest *g, const char *name, const char *vdev,
+                                 const struct blkfront_opts *o)
+{
+	char vdevs[64];
+	snprintf(vdevs, sizeof(vdevs), "vdev=%s", vdev);
+	guest_new(g, name, vdevs);
+	struct blkfront *f = connect_dev(g, vdev, o);
+	REQUIRE(f, "connect %s of %s", vdev, name);
+	return f;
+}
+
+/* ---- guest I/O --------------------------------------------------------------- */
+
+int write_seeded(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
+{
+	uint8_t *buf = malloc((size_t)nsect * 512);
+	fill(buf, (size_t)nsect * 512, seed);
+	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = buf};
+	int st = blkfront_do(f, &w, 10000);
+	free(buf);
+	return st;
+}
+
+int read_seeded(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
+{
+	uint8_t *buf = malloc((size_t)nsect * 512), *want = malloc((size_t)nsect * 512);
+	fill(want, (size_t)nsect * 512, seed);
+	struct bf_req r = {.op = BLKIF_OP_READ, .sector = sector, .nsect = nsect, .buf = buf};
+	int ok = blkfront_do(f, &r, 10000) == 0 && memcmp(buf, want, (size_t)nsect * 512) == 0;
+	free(buf);
+	free(want);
+	return ok;
+}
+
+int halvm_link_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
+{
+	struct halvm_link *l = ctx;
+	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data};
+	if (blkfront_do(l->f, &r, 5000) != BLKIF_RSP_OKAY) {
+		l->failures++;
+		return -1;
+	}
+	return 0;
 }
 
 char *dom0_read(const char *path)

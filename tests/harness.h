@@ -2,8 +2,9 @@
  * harness.h - the system-test harness shared by test_backend, test_e2e,
  * test_faults and bench/capture_bench:
  * xensim and profile-backend as real processes, guests played in-process
- * (blkfront) or by the frontend-stub program, xenstore as dom0 sees it,
- * runs and exports from the store.
+ * (blkfront) or by the frontend-stub program, their seeded writes and
+ * read-backs and the HaLVM writer's device, xenstore as dom0 sees it, runs
+ * and exports from the store.
  */
 #ifndef PROFSVC_HARNESS_H
 #define PROFSVC_HARNESS_H
@@ -42,7 +43,27 @@ struct guest {
 void guest_new(struct guest *g, const char *name, const char *vdevs);
 void guest_free(struct guest *g);
 void destroy_domain(uint32_t domid);
+/* The guest's domain dies (its devices with it, as when a guest exits). */
+void guest_destroy(struct guest *g);
 struct blkfront *connect_dev(struct guest *g, const char *vdev, const struct blkfront_opts *o);
+/* A new guest with one disk, connected with o: the test stops here if it
+ * does not connect. */
+struct blkfront *guest_with_disk(struct guest *g, const char *name, const char *vdev,
+                                 const struct blkfront_opts *o);
+
+/* Writes nsect sectors at sector, filled by fill(seed); the response status. */
+int write_seeded(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed);
+/* Do nsect sectors at sector read back as write_seeded() wrote them? */
+int read_seeded(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed);
+
+/* A HaLVM profile writer's device (frontend-stub/halvm_writer.h): each
+ * request a BLKIF_OP_WRITE through blkfront, the failed ones counted. */
+struct halvm_link {
+	struct blkfront *f;
+	int failures;
+};
+/* A halvm_submit_fn; ctx is a struct halvm_link. */
+int halvm_link_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect);
 
 char *dom0_read(const char *path);
 int wait_node(const char *path, const char *want, int ms);

@@ -39,23 +39,6 @@
 
 /* ---- scenarios ------------------------------------------------------------------ */
 
-struct hsink {
-	struct blkfront *f;
-	int failures;
-};
-
-static int halvm_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
-{
-	struct hsink *h = ctx;
-	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data};
-	int st = blkfront_do(h->f, &r, 5000);
-	if (st != BLKIF_RSP_OKAY) {
-		h->failures++;
-		return -1;
-	}
-	return 0;
-}
-
 static long status_batches_inline(long *inline_commits);
 
 static void test_halvm_profile(void)
@@ -76,12 +59,12 @@ static void test_halvm_profile(void)
 	struct blkfront *fh = connect_dev(&g, "xvdp2", &ho);
 	REQUIRE(fp && fh, "connect");
 	CHECK(blkfront_ring_slots(fp) == 32, "a one-page ring has %u slots", blkfront_ring_slots(fp));
-	struct hsink sp = {fp, 0}, sh = {fh, 0};
+	struct halvm_link sp = {fp, 0}, sh = {fh, 0};
 	struct halvm_writer wp, wh;
 	long in0, in1, b0 = status_batches_inline(&in0);
-	halvm_writer_init(&wh, 8, halvm_submit, &sh);
+	halvm_writer_init(&wh, 8, halvm_link_submit, &sh);
 	CHECK(halvm_writer_replay(&wh, hp, hlen, 1, UINT64_MAX) == 0 && !sh.failures, "hp replay");
-	halvm_writer_init(&wp, 8, halvm_submit, &sp);
+	halvm_writer_init(&wp, 8, halvm_link_submit, &sp);
 	CHECK(halvm_writer_replay(&wp, prof, plen, 0, UINT64_MAX) == 0 && !sp.failures, "prof replay");
 	/* One request outstanding: nothing to overlap a commit with, so the
 	 * loop commits on its own thread (io.c) rather than handing over. */
@@ -93,8 +76,7 @@ static void test_halvm_profile(void)
 	blkfront_close(fp, 0);
 	blkfront_close(fh, 0);
 	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(wait_run_state("halvm-leak", STORE_RUN_COMPLETE, 5000), "run not complete");
 	struct store_run r;
 	REQUIRE(find_run("halvm-leak", &r), "no run");
@@ -134,10 +116,8 @@ static long status_batches(void)
 static void test_linux_io(void)
 {
 	struct guest g;
-	guest_new(&g, "linux-io", "vdev=xvdb");
 	struct blkfront_opts lo = {.ring_order = 2, .protocol = "x86_64-abi", .data_pages = 1024};
-	struct blkfront *f = connect_dev(&g, "xvdb", &lo);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "linux-io", "xvdb", &lo);
 	CHECK(blkfront_ring_slots(f) == 128, "4-page ring: %u slots", blkfront_ring_slots(f));
 	CHECK(blkfront_sectors(f) > 1000000, "sectors %llu", (unsigned long long)blkfront_sectors(f));
 
@@ -173,14 +153,8 @@ static void test_linux_io(void)
 	printf("linux-io: %d writes in %ld batches\n", N, batches);
 	CHECK(batches > 0 && batches < N, "%d outstanding writes took %ld batches", N, batches);
 	/* Read everything back (indirect reads too) and a never-written range. */
-	for (int i = 0; i < N; i++) {
-		uint8_t *back = malloc((size_t)reqs[i].nsect * 512);
-		struct bf_req r = {.op = BLKIF_OP_READ, .sector = reqs[i].sector, .nsect = reqs[i].nsect,
-		                   .buf = back};
-		CHECK(blkfront_do(f, &r, 5000) == BLKIF_RSP_OKAY && !memcmp(back, bufs[i], r.nsect * 512u),
-		      "read back %d differs", i);
-		free(back);
-	}
+	for (int i = 0; i < N; i++)
+		CHECK(read_seeded(f, reqs[i].sector, reqs[i].nsect, (uint64_t)i + 1), "read back %d differs", i);
 	uint8_t zeros[4096] = {0}, rd[4096];
 	memset(rd, 0xee, sizeof(rd));
 	struct bf_req z = {.op = BLKIF_OP_READ, .sector = 900000, .nsect = 8, .buf = rd};
@@ -201,9 +175,7 @@ static void test_linux_io(void)
 	char path[128];
 	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/%lld/state", g.domid, 51728LL);
 	CHECK(wait_node(path, "6", 3000), "backend not Closed after the close handshake");
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(wait_run_state("linux-io", STORE_RUN_COMPLETE, 5000), "a raw-only run ends complete");
 }
 
@@ -278,11 +250,7 @@ static void test_validation(void)
 	memcpy(s + 28, &ipage[0], 4);
 	CHECK((int16_t)blkfront_do_raw(f, s, 112, 8, 5000) == BLKIF_RSP_ERROR, "indirect segment with last_sect 9 accepted");
 	/* The device still works. */
-	uint8_t buf[4096], back[4096];
-	fill(buf, sizeof(buf), 5);
-	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 50, .nsect = 8, .buf = buf};
-	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 50, .nsect = 8, .buf = back};
-	CHECK(blkfront_do(f, &w, 5000) == 0 && blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 4096),
+	CHECK(write_seeded(f, 50, 8, 5) == 0 && read_seeded(f, 50, 8, 5),
 	      "the device stopped working after bad requests");
 
 	/* A 32-bit guest's ABI: id at offset 4, 108-byte slots. */
@@ -307,20 +275,16 @@ static void test_validation(void)
 	      "x86_32 read back");
 	blkfront_close(f32, 1);
 	blkfront_close(f, 1);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 }
 
 /* A ring index a ring ahead: that device is cut off, nobody else is. */
 static void test_ring_overflow(void)
 {
 	struct guest bad, good;
-	guest_new(&bad, "overflower", "vdev=xvde");
-	guest_new(&good, "bystander", "vdev=xvde");
 	struct blkfront_opts o = {.data_pages = 4};
-	struct blkfront *fb = connect_dev(&bad, "xvde", &o), *fg = connect_dev(&good, "xvde", &o);
-	REQUIRE(fb && fg, "connect");
+	struct blkfront *fb = guest_with_disk(&bad, "overflower", "xvde", &o);
+	struct blkfront *fg = guest_with_disk(&good, "bystander", "xvde", &o);
 	volatile uint8_t *sr = blkfront_sring(fb);
 	__atomic_store_n((volatile uint32_t *)sr, 1000u, __ATOMIC_RELEASE); /* req_prod */
 	blkfront_notify(fb);
@@ -336,11 +300,8 @@ static void test_ring_overflow(void)
 	CHECK(blkfront_do(fg, &w, 5000) == 0, "the other guest was affected");
 	blkfront_close(fb, 0);
 	blkfront_close(fg, 1);
-	uint32_t d1 = bad.domid, d2 = good.domid;
-	guest_free(&bad);
-	guest_free(&good);
-	destroy_domain(d1);
-	destroy_domain(d2);
+	guest_destroy(&bad);
+	guest_destroy(&good);
 }
 
 /* Bad xenstore values from the frontend: a clear error, no connection. */
@@ -377,9 +338,7 @@ static void test_bad_frontend_values(void)
 		CHECK(e && strstr(e, cases[i].expect), "%s: error node '%s'", cases[i].node, e ? e : "");
 		free(e);
 	}
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(!list_has_dying(), "a dying domain is left");
 }
 
@@ -387,14 +346,9 @@ static void test_bad_frontend_values(void)
 static void test_detach_and_reconnect(void)
 {
 	struct guest g;
-	guest_new(&g, "cycler", "vdev=xvdi");
 	struct blkfront_opts o = {.data_pages = 4};
-	struct blkfront *f = connect_dev(&g, "xvdi", &o);
-	REQUIRE(f, "connect");
-	uint8_t buf[512], back[512];
-	fill(buf, 512, 9);
-	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 3, .nsect = 1, .buf = buf};
-	CHECK(blkfront_do(f, &w, 5000) == 0, "write");
+	struct blkfront *f = guest_with_disk(&g, "cycler", "xvdi", &o);
+	CHECK(write_seeded(f, 3, 1, 9) == 0, "write");
 	/* Frontend closes and comes back (Closed -> Initialising). */
 	blkfront_close(f, 1);
 	char path[160];
@@ -404,8 +358,7 @@ static void test_detach_and_reconnect(void)
 	CHECK(wait_node(path, "2", 3000), "backend not back to InitWait");
 	f = connect_dev(&g, "xvdi", &o);
 	REQUIRE(f, "reconnect");
-	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 3, .nsect = 1, .buf = back};
-	CHECK(blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 512), "data lost over a reconnect");
+	CHECK(read_seeded(f, 3, 1, 9), "data lost over a reconnect");
 	/* Detach: the toolstack sets online=0, the frontend closes, both
 	 * directories go. */
 	pid_t c = fork();
@@ -429,16 +382,12 @@ static void test_detach_and_reconnect(void)
 	CHECK(cli("attach %s vdev=xvdi", d) == 0, "attach again");
 	f = connect_dev(&g, "xvdi", &o);
 	REQUIRE(f, "connect after re-attach");
-	memset(back, 0, 512);
-	r.done = 0;
-	CHECK(blkfront_do(f, &r, 5000) == 0 && !memcmp(buf, back, 512), "re-attached disk lost data");
+	CHECK(read_seeded(f, 3, 1, 9), "re-attached disk lost data");
 	CHECK(cli("attach %s vdev=xvdi", d) != 0, "attached the same vdev twice");
 	CHECK(cli("attach %s vdev=floppy", d) != 0, "attached a bad vdev name");
 	CHECK(cli("detach 31999 xvdi") != 0, "detach from a domain that does not exist");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 }
 
 /* A guest that dies before ever connecting. */
@@ -450,8 +399,7 @@ static void test_death_mid_connect(void)
 	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u/51953/state", g.domid);
 	CHECK(wait_node(path, "2", 3000), "backend not in InitWait");
 	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	snprintf(path, sizeof(path), "/local/domain/0/backend/profsvc/%u", domid);
 	CHECK(wait_node(path, NULL, 3000), "backend nodes left");
 	CHECK(wait_run_state("stillborn", STORE_RUN_CRASHED, 3000), "run not crashed");
@@ -461,10 +409,8 @@ static void test_death_mid_connect(void)
 static void test_restart(void)
 {
 	struct guest g;
-	guest_new(&g, "survivor", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 400};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "survivor", "xvdp2", &o);
 	uint64_t rng = 1234;
 	int in_flight = 0;
 	enum { ROUNDS = 20, PER = 30 };
@@ -511,9 +457,7 @@ static void test_restart(void)
 	struct store_run r1, r2;
 	CHECK(find_run("survivor", &r1) && r1.state == STORE_RUN_RUNNING, "run not running");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	CHECK(wait_run_state("survivor", STORE_RUN_CRASHED, 5000), "run not ended");
 	CHECK(find_run("survivor", &r2) && r2.run_id == r1.run_id, "the restarts made new runs");
 }
@@ -524,10 +468,8 @@ static void test_restart(void)
 static void test_kill_before_publish(void)
 {
 	struct guest g;
-	guest_new(&g, "half-answered", "vdev=xvdp1");
 	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = connect_dev(&g, "xvdp1", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "half-answered", "xvdp1", &o);
 	backend_stop(SIGTERM);
 	setenv("PROFSVC_FAULT_KILL_BEFORE_PUSH", "1", 1);
 	backend_start(NULL);
@@ -561,16 +503,10 @@ static void test_kill_before_publish(void)
 		done++;
 	}
 	CHECK(done == N, "%d of %d answered", done, N);
-	for (int i = 0; i < N; i++) {
-		uint8_t back[4096];
-		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)i * 8, .nsect = 8, .buf = back};
-		int rs = blkfront_do(f, &r, 5000);
-		CHECK(rs == 0 && !memcmp(back, data[i], 4096), "write %d lost (read status %d)", i, rs);
-	}
+	for (int i = 0; i < N; i++)
+		CHECK(read_seeded(f, (uint64_t)i * 8, 8, 1000 + (uint64_t)i), "write %d lost", i);
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 }
 
 /* Reboot: a new domid with the same name is a second run. */
@@ -579,18 +515,11 @@ static void test_reboot(void)
 	int64_t ids[2];
 	for (int boot = 0; boot < 2; boot++) {
 		struct guest g;
-		guest_new(&g, "rebooter", "vdev=xvdp1");
 		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-		struct blkfront *f = connect_dev(&g, "xvdp1", &o);
-		REQUIRE(f, "connect");
-		uint8_t buf[512];
-		fill(buf, 512, (uint64_t)boot);
-		struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 1, .nsect = 1, .buf = buf};
-		CHECK(blkfront_do(f, &w, 5000) == 0, "write");
+		struct blkfront *f = guest_with_disk(&g, "rebooter", "xvdp1", &o);
+		CHECK(write_seeded(f, 1, 1, (uint64_t)boot) == 0, "write");
 		blkfront_close(f, 0);
-		uint32_t domid = g.domid;
-		guest_free(&g);
-		destroy_domain(domid);
+		guest_destroy(&g);
 		struct store_run r;
 		CHECK(wait_run_state("rebooter", STORE_RUN_CRASHED, 5000) && find_run("rebooter", &r),
 		      "boot %d not recorded", boot);
@@ -603,19 +532,15 @@ static void test_reboot(void)
 static void test_event_storm(void)
 {
 	struct guest g;
-	guest_new(&g, "stormer", "vdev=xvdj");
 	struct blkfront_opts o = {.data_pages = 2};
-	struct blkfront *f = connect_dev(&g, "xvdj", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "stormer", "xvdj", &o);
 	for (int i = 0; i < 200000; i++)
 		blkfront_notify(f);
 	uint8_t buf[512] = {7};
 	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 1, .nsect = 1, .buf = buf};
 	CHECK(blkfront_do(f, &w, 5000) == 0, "the storming guest is not served after its storm");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 }
 
 /* --max-run-bytes: beyond it, write errors. */
@@ -624,10 +549,8 @@ static void test_max_run_bytes(void)
 	backend_stop(SIGTERM);
 	backend_start("--max-run-bytes 64K");
 	struct guest g;
-	guest_new(&g, "hungry", "vdev=xvdk");
 	struct blkfront_opts o = {.data_pages = 40};
-	struct blkfront *f = connect_dev(&g, "xvdk", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "hungry", "xvdk", &o);
 	static uint8_t buf[32768];
 	struct bf_req a = {.op = BLKIF_OP_WRITE, .sector = 0, .nsect = 64, .buf = buf};
 	CHECK(blkfront_do(f, &a, 5000) == 0, "the first 32 KiB");
@@ -638,9 +561,7 @@ static void test_max_run_bytes(void)
 	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 0, .nsect = 8, .buf = buf};
 	CHECK(blkfront_do(f, &r, 5000) == 0, "reads still work past the limit");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	backend_stop(SIGTERM);
 
 	/* What the store holds is charged, not what is written: one-sector
@@ -648,9 +569,7 @@ static void test_max_run_bytes(void)
 	 * 1M limit grew the store to 1 GiB).  Refusals are saved with the
 	 * device, and a restarted backend remembers what the run holds. */
 	backend_start("--max-run-bytes 1M");
-	guest_new(&g, "sparse", "vdev=xvdk");
-	f = connect_dev(&g, "xvdk", &o);
-	REQUIRE(f, "connect");
+	f = guest_with_disk(&g, "sparse", "xvdk", &o);
 	int ok = 0, refused = 0;
 	for (int i = 0; i < 128; i++) {
 		struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = (uint64_t)i * 128, .nsect = 1, .buf = buf};
@@ -670,9 +589,7 @@ static void test_max_run_bytes(void)
 	struct bf_req held = {.op = BLKIF_OP_WRITE, .sector = 5 * 128, .nsect = 1, .buf = buf};
 	CHECK(blkfront_do(f, &held, 5000) == BLKIF_RSP_OKAY, "after the restart, a held chunk");
 	blkfront_close(f, 0);
-	domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	struct store_run run;
 	REQUIRE(wait_run_state("sparse", STORE_RUN_CRASHED, 5000) || wait_run_state("sparse", STORE_RUN_COMPLETE, 100),
 	        "run ended");
@@ -774,8 +691,7 @@ static void test_create(void)
 	struct blkfront *f = connect_dev(&g, "xvdp1", &ho);
 	CHECK(f != NULL, "a HaLVM guest cannot use the created device");
 	blkfront_close(f, 0);
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	/* Bad configs. */
 	const char *bad = "name = \"x\"\ndisk = [ 'backendtype=profsvc' ]\n";
 	tu_write_file(cfg, bad, strlen(bad));
@@ -829,10 +745,8 @@ static void test_create(void)
 static void test_response_padding(void)
 {
 	struct guest g;
-	guest_new(&g, "padder", "vdev=xvdl");
 	struct blkfront_opts o = {.data_pages = 2};
-	struct blkfront *f = connect_dev(&g, "xvdl", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "padder", "xvdl", &o);
 	uint8_t s[112];
 	blkfront_rw_slot(s, BLKIF_OP_WRITE, 1, 5, blkfront_grant(f, 0), 0, 7);
 	volatile uint8_t *slot0 = blkfront_sring(f) + 64;
@@ -843,9 +757,7 @@ static void test_response_padding(void)
 	      "response padding overwritten: %02x %02x %02x %02x", slot0[12], slot0[13], slot0[14],
 	      slot0[15]);
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 }
 
 /* Daemon mode, --mirror-raw and --durability power, and stop. */
@@ -863,19 +775,15 @@ static void test_daemon_mirror_power(void)
 	backend_stop(SIGTERM);
 	REQUIRE(system(cmd) == 0, "daemonised start");
 	struct guest g;
-	guest_new(&g, "mirrored", "vdev=xvdp1");
 	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-	struct blkfront *f = connect_dev(&g, "xvdp1", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "mirrored", "xvdp1", &o);
 	CHECK(blkfront_sectors(f) == 100000, "--capacity: %llu sectors", (unsigned long long)blkfront_sectors(f));
 	uint8_t buf[4096];
 	fill(buf, sizeof(buf), 77);
 	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = 9, .nsect = 8, .buf = buf};
 	CHECK(blkfront_do(f, &w, 5000) == 0, "write with power durability");
 	blkfront_close(f, 0);
-	uint32_t domid = g.domid;
-	guest_free(&g);
-	destroy_domain(domid);
+	guest_destroy(&g);
 	snprintf(cmd, sizeof(cmd), "%s/profile-backend stop --run-dir %s", tu_builddir(), rd2);
 	CHECK(system(cmd) == 0, "profile-backend stop");
 	snprintf(cmd, sizeof(cmd), "%s/profile-backend.pid", rd2);
@@ -922,10 +830,8 @@ static void test_sinks(void)
 		backend_start(args);
 		snprintf(name, sizeof(name), "sink-%s", sinks[k]);
 		struct guest g;
-		guest_new(&g, name, "vdev=xvdp1");
 		struct blkfront_opts o = {.data_pages = 64};
-		struct blkfront *f = connect_dev(&g, "xvdp1", &o);
-		REQUIRE(f, "connect on sink %s", sinks[k]);
+		struct blkfront *f = guest_with_disk(&g, name, "xvdp1", &o);
 		static uint8_t buf[3][16384], back[16384];
 		struct bf_req w[3];
 		for (int i = 0; i < 3; i++) {
@@ -949,9 +855,7 @@ static void test_sinks(void)
 		struct bf_req dc = {.op = BLKIF_OP_DISCARD, .sector = 64, .nr_sectors = 32};
 		CHECK(blkfront_do(f, &dc, 5000) == 0, "discard on sink %s", sinks[k]);
 		blkfront_close(f, 1);
-		uint32_t domid = g.domid;
-		guest_free(&g);
-		destroy_domain(domid);
+		guest_destroy(&g);
 		struct store_run run;
 		CHECK(wait_run_state(name, STORE_RUN_CRASHED, 5000), "run of sink %s not ended", sinks[k]);
 		CHECK(find_run(name, &run), "no run for sink %s", sinks[k]);

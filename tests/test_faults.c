@@ -154,14 +154,6 @@ static void unmount_small(void)
 	}
 }
 
-/* The guest's domain dies (its devices with it, as when a guest exits). */
-static void guest_destroy(struct guest *g)
-{
-	uint32_t domid = g->domid;
-	guest_free(g);
-	destroy_domain(domid);
-}
-
 /* Starts a backend whose store lives at path; its log (stderr) is
  * appended to backend_log_path() for the checks that read it. */
 static void backend_on(const char *path, const char *extra)
@@ -178,27 +170,6 @@ static void backend_on(const char *path, const char *extra)
 	backend_start(extra);
 	dup2(saved, 2);
 	close(saved);
-}
-
-static int write_sectors(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
-{
-	uint8_t *buf = malloc((size_t)nsect * 512);
-	fill(buf, (size_t)nsect * 512, seed);
-	struct bf_req w = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = buf};
-	int st = blkfront_do(f, &w, 10000);
-	free(buf);
-	return st;
-}
-
-static int read_matches(struct blkfront *f, uint64_t sector, uint32_t nsect, uint64_t seed)
-{
-	uint8_t *buf = malloc((size_t)nsect * 512), *want = malloc((size_t)nsect * 512);
-	fill(want, (size_t)nsect * 512, seed);
-	struct bf_req r = {.op = BLKIF_OP_READ, .sector = sector, .nsect = nsect, .buf = buf};
-	int ok = blkfront_do(f, &r, 10000) == 0 && memcmp(buf, want, (size_t)nsect * 512) == 0;
-	free(buf);
-	free(want);
-	return ok;
 }
 
 static int store_intact(const char *path, char *report, size_t len)
@@ -225,11 +196,9 @@ static void test_disk_full(void)
 	backend_on(path, NULL);
 
 	struct guest g;
-	guest_new(&g, "disk-full", "vdev=xvdb");
 	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = connect_dev(&g, "xvdb", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 8, 1) == 0, "first write");
+	struct blkfront *f = guest_with_disk(&g, "disk-full", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 8, 1) == 0, "first write");
 	/* Fill the filesystem up to what is left of it. */
 	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	static uint8_t block[65536];
@@ -246,7 +215,7 @@ static void test_disk_full(void)
 	int ok = 1, failed = 0;
 	uint64_t sector = 8;
 	for (int i = 0; i < 400 && !failed; i++, sector += 128) {
-		int st = write_sectors(f, sector, 128, 100 + (uint64_t)i);
+		int st = write_seeded(f, sector, 128, 100 + (uint64_t)i);
 		if (st == 0)
 			ok++;
 		else
@@ -257,20 +226,20 @@ static void test_disk_full(void)
 	CHECK(failed, "6 MiB filesystem never filled");
 	CHECK(kill(backend_pid, 0) == 0, "the backend died on a full disk");
 	/* Everything acknowledged reads back while the disk is full. */
-	CHECK(read_matches(f, 0, 8, 1), "first write lost on a full disk");
+	CHECK(read_seeded(f, 0, 8, 1), "first write lost on a full disk");
 	for (int i = 0; i < ok - 1; i++)
-		CHECK(read_matches(f, 8 + (uint64_t)i * 128, 128, 100 + (uint64_t)i),
+		CHECK(read_seeded(f, 8 + (uint64_t)i * 128, 128, 100 + (uint64_t)i),
 		      "acknowledged write %d lost", i);
 	/* Space comes back: capture resumes where it was. */
 	unlink(filler);
 	int resumed = 0;
 	for (int i = 0; i < 50 && !resumed; i++) {
-		resumed = write_sectors(f, sector, 128, 999) == 0;
+		resumed = write_seeded(f, sector, 128, 999) == 0;
 		if (!resumed)
 			usleep(100000);
 	}
 	CHECK(resumed, "capture did not resume after space came back");
-	CHECK(resumed && read_matches(f, sector, 128, 999), "write after the disk freed up lost");
+	CHECK(resumed && read_seeded(f, sector, 128, 999), "write after the disk freed up lost");
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(wait_run_state("disk-full", STORE_RUN_COMPLETE, 5000) ||
@@ -300,16 +269,14 @@ static void test_db_replaced(void)
 	char *path = tu_path("replaced.db"), *other = tu_path("other.db");
 	backend_on(path, NULL);
 	struct guest g;
-	guest_new(&g, "replaced", "vdev=xvdb");
 	struct blkfront_opts o = {.data_pages = 8};
-	struct blkfront *f = connect_dev(&g, "xvdb", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 8, 5) == 0, "write before the replacement");
+	struct blkfront *f = guest_with_disk(&g, "replaced", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 8, 5) == 0, "write before the replacement");
 	/* An operator restores an old backup over the live database. */
 	char cmd[9000];
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && mv '%s' '%s'", path, other, other, path);
 	CHECK(system(cmd) == 0, "replace the database");
-	int st = write_sectors(f, 8, 8, 6);
+	int st = write_seeded(f, 8, 8, 6);
 	CHECK(st == BLKIF_RSP_ERROR, "a write into a replaced database was answered %d, not ERROR", st);
 	CHECK(kill(backend_pid, 0) == 0, "backend died when its database was replaced");
 	CHECK(log_has("was replaced while open"), "no clear log line about the replaced database");
@@ -318,7 +285,7 @@ static void test_db_replaced(void)
 	backend_on(path, NULL);
 	int resumed = 0;
 	for (int i = 0; i < 50 && !resumed; i++) {
-		resumed = write_sectors(f, 8, 8, 6) == 0;
+		resumed = write_seeded(f, 8, 8, 6) == 0;
 		if (!resumed)
 			usleep(100000);
 	}
@@ -338,18 +305,16 @@ static void test_db_readonly(void)
 	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
 	backend_on(path, NULL);
 	struct guest g;
-	guest_new(&g, "read-only", "vdev=xvdb");
 	struct blkfront_opts o = {.data_pages = 256};
-	struct blkfront *f = connect_dev(&g, "xvdb", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 8, 7) == 0, "small write before");
+	struct blkfront *f = guest_with_disk(&g, "read-only", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 8, 7) == 0, "small write before");
 	/* The filesystem goes read-only (a bind mount over it, as a
 	 * remount,ro would do once nothing is open for writing). */
 	REQUIRE(mount(mnt, mnt, NULL, MS_BIND, NULL) == 0, "bind mount: %s", strerror(errno));
 	REQUIRE(mount(NULL, mnt, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0, "remount ro: %s",
 	        strerror(errno));
 	/* Whole 64 KiB chunks need the data file, which cannot be created now. */
-	int st = write_sectors(f, 128, 256, 8);
+	int st = write_seeded(f, 128, 256, 8);
 	CHECK(st == BLKIF_RSP_ERROR || st == 0, "bulk write on a read-only filesystem answered %d", st);
 	CHECK(kill(backend_pid, 0) == 0, "backend died on a read-only filesystem");
 	if (st == BLKIF_RSP_ERROR)
@@ -358,12 +323,12 @@ static void test_db_readonly(void)
 	umount2(mnt, 0); /* the bind mount: writable again */
 	int resumed = 0;
 	for (int i = 0; i < 50 && !resumed; i++) {
-		resumed = write_sectors(f, 128, 256, 8) == 0;
+		resumed = write_seeded(f, 128, 256, 8) == 0;
 		if (!resumed)
 			usleep(100000);
 	}
 	CHECK(resumed, "bulk writes did not resume once the filesystem was writable");
-	CHECK(read_matches(f, 0, 8, 7) && read_matches(f, 128, 256, 8), "data lost across read-only");
+	CHECK(read_seeded(f, 0, 8, 7) && read_seeded(f, 128, 256, 8), "data lost across read-only");
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
@@ -380,11 +345,9 @@ static void test_sigstop(void)
 	char *path = tu_path("stopped.db");
 	backend_on(path, NULL);
 	struct guest g;
-	guest_new(&g, "stopped", "vdev=xvdb");
 	struct blkfront_opts o = {.data_pages = 64, .ring_order = 1};
-	struct blkfront *f = connect_dev(&g, "xvdb", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 8, 10) == 0, "write before the stop");
+	struct blkfront *f = guest_with_disk(&g, "stopped", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 8, 10) == 0, "write before the stop");
 	kill(backend_pid, SIGSTOP);
 	/* Requests queue up on the ring meanwhile. */
 	uint8_t *bufs[16];
@@ -410,7 +373,7 @@ static void test_sigstop(void)
 	}
 	CHECK(done == 16, "%d of 16 requests answered after SIGCONT", done);
 	for (int i = 0; i < 16; i++) {
-		CHECK(read_matches(f, 8 + 8 * (uint64_t)i, 8, 20 + (uint64_t)i), "data %d after the stop", i);
+		CHECK(read_seeded(f, 8 + 8 * (uint64_t)i, 8, 20 + (uint64_t)i), "data %d after the stop", i);
 		free(bufs[i]);
 	}
 	printf("sigstop: %d requests queued over a %d s stop, all answered OKAY\n", done, secs);
@@ -453,19 +416,17 @@ static void test_bad_guests(void)
 
 	/* Floods: 100k notifications beside an honest guest, which is served. */
 	struct guest flood, honest;
-	guest_new(&flood, "flooder", "vdev=xvdb");
-	guest_new(&honest, "honest", "vdev=xvdb");
 	struct blkfront_opts o = {.data_pages = 8};
-	struct blkfront *ff = connect_dev(&flood, "xvdb", &o), *hf = connect_dev(&honest, "xvdb", &o);
-	REQUIRE(ff && hf, "connect");
+	struct blkfront *ff = guest_with_disk(&flood, "flooder", "xvdb", &o);
+	struct blkfront *hf = guest_with_disk(&honest, "honest", "xvdb", &o);
 	int honest_ok = 1;
 	for (int i = 0; i < 100000; i++) {
 		blkfront_notify(ff);
 		if (i % 10000 == 0)
-			honest_ok &= write_sectors(hf, (uint64_t)i / 100, 8, (uint64_t)i) == 0;
+			honest_ok &= write_seeded(hf, (uint64_t)i / 100, 8, (uint64_t)i) == 0;
 	}
 	CHECK(honest_ok, "the honest guest failed beside a flood");
-	CHECK(write_sectors(ff, 0, 8, 1) == 0, "the flooder itself is still served");
+	CHECK(write_seeded(ff, 0, 8, 1) == 0, "the flooder itself is still served");
 	blkfront_close(ff, 0);
 	blkfront_close(hf, 0);
 	uint32_t id = idle.domid;
@@ -550,10 +511,8 @@ static void test_cycles(void)
 
 	/* Attach, connect, write, detach: one domain, n times. */
 	struct guest g;
-	guest_new(&g, "cycler", "vdev=xvdb");
-	struct blkfront *f = connect_dev(&g, "xvdb", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 1, 1) == 0, "write");
+	struct blkfront *f = guest_with_disk(&g, "cycler", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 1, 1) == 0, "write");
 	detach(g.domid, "xvdb", f);
 	struct usage u0, u1;
 	char d[16];
@@ -572,7 +531,7 @@ static void test_cycles(void)
 			failures++;
 			continue;
 		}
-		if (write_sectors(f, (uint64_t)i, 1, (uint64_t)i) != 0) {
+		if (write_seeded(f, (uint64_t)i, 1, (uint64_t)i) != 0) {
 			failures++;
 			CHECK(0, "write in cycle %d", i);
 		}
@@ -584,7 +543,7 @@ static void test_cycles(void)
 	f = connect_dev(&g, "xvdb", &o);
 	REQUIRE(f, "connect after the cycles");
 	for (int i = 0; i < n; i += n / 10)
-		CHECK(read_matches(f, (uint64_t)i, 1, (uint64_t)i), "cycle %d's write lost", i);
+		CHECK(read_seeded(f, (uint64_t)i, 1, (uint64_t)i), "cycle %d's write lost", i);
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 
@@ -598,7 +557,7 @@ static void test_cycles(void)
 		snprintf(name, sizeof(name), "life-%d", i);
 		guest_new(&l, name, "vdev=xvdp1 vdev=xvdp2");
 		struct blkfront *a = connect_dev(&l, "xvdp1", &o), *b = connect_dev(&l, "xvdp2", &o);
-		if (!a || !b || write_sectors(a, 1, 1, (uint64_t)i) != 0 || write_sectors(b, 1, 1, (uint64_t)i) != 0) {
+		if (!a || !b || write_seeded(a, 1, 1, (uint64_t)i) != 0 || write_seeded(b, 1, 1, (uint64_t)i) != 0) {
 			failures++;
 			CHECK(0, "lifetime %d", i);
 		}
@@ -627,19 +586,15 @@ static void test_isolation(void)
 	backend_on(path, NULL);
 	struct blkfront_opts o = {.data_pages = 8};
 	struct guest a;
-	guest_new(&a, "secret-owner", "vdev=xvdp2");
-	struct blkfront *fa = connect_dev(&a, "xvdp2", &o);
-	REQUIRE(fa, "connect a");
-	CHECK(write_sectors(fa, 0, 64, 4242) == 0, "secret write");
+	struct blkfront *fa = guest_with_disk(&a, "secret-owner", "xvdp2", &o);
+	CHECK(write_seeded(fa, 0, 64, 4242) == 0, "secret write");
 	blkfront_close(fa, 0);
 	guest_destroy(&a);
 	CHECK(wait_run_state("secret-owner", STORE_RUN_CRASHED, 5000), "run a not ended");
 
 	/* Another guest, the same vdev, the same sectors: zeros. */
 	struct guest b;
-	guest_new(&b, "snooper", "vdev=xvdp2");
-	struct blkfront *fb = connect_dev(&b, "xvdp2", &o);
-	REQUIRE(fb, "connect b");
+	struct blkfront *fb = guest_with_disk(&b, "snooper", "xvdp2", &o);
 	uint8_t buf[64 * 512], zero[64 * 512] = {0};
 	struct bf_req r = {.op = BLKIF_OP_READ, .sector = 0, .nsect = 64, .buf = buf};
 	memset(buf, 0xaa, sizeof(buf));
@@ -652,12 +607,6 @@ static void test_isolation(void)
 }
 
 /* ---- guest-controlled names in every output ---------------------------------------- */
-
-static int hp_submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
-{
-	struct bf_req r = {.op = BLKIF_OP_WRITE, .sector = sector, .nsect = nsect, .buf = (void *)data};
-	return blkfront_do(ctx, &r, 5000) == BLKIF_RSP_OKAY ? 0 : -1;
-}
 
 static char *run_capture(const char *cmd, size_t *len)
 {
@@ -692,12 +641,11 @@ static void test_hostile_names(void)
 	static const char hp[] = "JOB \"x\"\nBEGIN_SAMPLE 0.0\nEND_SAMPLE 0.0\n";
 	for (size_t i = 0; i < NNAMES; i++) {
 		struct guest g;
-		guest_new(&g, names[i], "vdev=xvdp2");
 		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-		struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-		REQUIRE(f, "connect %s", names[i]);
+		struct blkfront *f = guest_with_disk(&g, names[i], "xvdp2", &o);
 		struct halvm_writer w;
-		halvm_writer_init(&w, 8, hp_submit, f);
+		struct halvm_link link = {f, 0};
+		halvm_writer_init(&w, 8, halvm_link_submit, &link);
 		CHECK(halvm_writer_replay(&w, (const uint8_t *)hp, sizeof(hp) - 1, 1, UINT64_MAX) == 0,
 		      "write as %s", names[i]);
 		if (i == NNAMES - 1) {
@@ -780,10 +728,8 @@ static void test_huge_claim(void)
 		char name[32];
 		snprintf(name, sizeof(name), "claim-%zu", i);
 		struct guest g;
-		guest_new(&g, name, "vdev=xvdp2");
 		struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-		struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-		REQUIRE(f, "connect");
+		struct blkfront *f = guest_with_disk(&g, name, "xvdp2", &o);
 		uint8_t sect[2 * 512];
 		memset(sect + 512, 'x', 512);
 		status_block_encode(sect, claims[i], 1, 8);
@@ -823,13 +769,11 @@ static void test_max_store_bytes(void)
 	char *path = tu_path("limited.db");
 	backend_on(path, "--max-store-bytes 8M");
 	struct guest g;
-	guest_new(&g, "limited", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "limited", "xvdp2", &o);
 	int written = 0, refused = 0;
 	for (int i = 0; i < 400 && refused < 5; i++) {
-		if (write_sectors(f, (uint64_t)i * 128, 128, (uint64_t)i) == 0)
+		if (write_seeded(f, (uint64_t)i * 128, 128, (uint64_t)i) == 0)
 			written++;
 		else
 			refused++;
@@ -842,7 +786,7 @@ static void test_max_store_bytes(void)
 	 * bound is the limit plus the WAL's few MiB between checkpoints. */
 	CHECK(written >= 64 && used <= 12 << 20, "%d chunks written, store %lld bytes (limit 8 MiB)", written,
 	      (long long)used);
-	CHECK(write_sectors(f, 0, 128, 77) == 0, "a rewrite of a held chunk was refused");
+	CHECK(write_seeded(f, 0, 128, 77) == 0, "a rewrite of a held chunk was refused");
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
@@ -874,15 +818,13 @@ static void test_control_clients(void)
 		fds[nfds++] = fd;
 	}
 	struct guest g;
-	guest_new(&g, "control", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 8};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect a guest while 24 control clients hang on");
+	struct blkfront *f = guest_with_disk(&g, "control", "xvdp2", &o);
 	int64_t worst = 0;
 	for (int i = 0; i < 50; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		CHECK(write_sectors(f, (uint64_t)i * 8, 8, (uint64_t)i) == 0, "write %d", i);
+		CHECK(write_seeded(f, (uint64_t)i * 8, 8, (uint64_t)i) == 0, "write %d", i);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		int64_t us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
 		worst = us > worst ? us : worst;
@@ -922,15 +864,13 @@ static void test_slot_space(void)
 	snprintf(data, sizeof(data), "%s-data", path);
 	backend_on(path, NULL);
 	struct guest g;
-	guest_new(&g, "rewrite", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "rewrite", "xvdp2", &o);
 	int passes = getenv("PROFSVC_LONG") ? 500 : 64;
 	int64_t worst = 0;
 	for (int p = 0; p < passes; p++) {
 		for (int c = 0; c < 64; c++)
-			REQUIRE(write_sectors(f, (uint64_t)c * 128, 128, (uint64_t)(p * 64 + c)) == 0, "write");
+			REQUIRE(write_seeded(f, (uint64_t)c * 128, 128, (uint64_t)(p * 64 + c)) == 0, "write");
 		if (p % 8 == 7) {
 			/* A reader comes and goes, as `profdb query runs` would. */
 			struct store *r = tu_open_store(path, STORE_READ);
@@ -939,7 +879,7 @@ static void test_slot_space(void)
 		int64_t a = allocated(data);
 		worst = a > worst ? a : worst;
 	}
-	CHECK(read_matches(f, 5 * 128, 128, (uint64_t)((passes - 1) * 64 + 5)), "the last version reads back");
+	CHECK(read_seeded(f, 5 * 128, 128, (uint64_t)((passes - 1) * 64 + 5)), "the last version reads back");
 	printf("slot space: %d MiB written over a 4 MiB region; data file at most %lld KiB allocated\n",
 	       passes * 4, (long long)(worst / 1024));
 	/* Live data 4 MiB; dead slots wait for two WAL generations. */
@@ -980,10 +920,8 @@ static void test_import_beside_guest(void)
 	close(fd);
 
 	struct guest g;
-	guest_new(&g, "beside-import", "vdev=xvdp2");
 	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect");
+	struct blkfront *f = guest_with_disk(&g, "beside-import", "xvdp2", &o);
 	char cmd[9000];
 	snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' import-disk --name big '%s' >/dev/null 2>&1",
 	         tu_builddir(), path, img);
@@ -1000,7 +938,7 @@ static void test_import_beside_guest(void)
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		errors += write_sectors(f, (uint64_t)(writes % 1000) + 1, 1, (uint64_t)writes) != 0;
+		errors += write_seeded(f, (uint64_t)(writes % 1000) + 1, 1, (uint64_t)writes) != 0;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		int64_t us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
 		worst = us > worst ? us : worst;
@@ -1060,7 +998,7 @@ static int64_t p50_writes(struct blkfront *f, int n)
 	for (int i = 0; i < n && i < 2000; i++) {
 		struct timespec t0, t1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		CHECK(write_sectors(f, (uint64_t)i % 100 + 1, 1, (uint64_t)i) == 0, "neighbour write %d", i);
+		CHECK(write_seeded(f, (uint64_t)i % 100 + 1, 1, (uint64_t)i) == 0, "neighbour write %d", i);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		lat[i] = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
 	}
@@ -1120,12 +1058,9 @@ static void test_xenstore_flood(void)
 	char *path = tu_path("flood.db");
 	backend_on(path, NULL);
 	struct guest honest, hostile;
-	guest_new(&honest, "honest", "vdev=xvdp2");
-	guest_new(&hostile, "flooder", "vdev=xvdp2");
 	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
-	struct blkfront *f = connect_dev(&honest, "xvdp2", &o);
-	struct blkfront *hf = connect_dev(&hostile, "xvdp2", &o);
-	REQUIRE(f && hf, "connect");
+	struct blkfront *f = guest_with_disk(&honest, "honest", "xvdp2", &o);
+	struct blkfront *hf = guest_with_disk(&hostile, "flooder", "xvdp2", &o);
 	char fe[128], other[128];
 	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/51954/state", hostile.domid);
 	snprintf(other, sizeof(other), "/local/domain/%u/data/junk", hostile.domid);
@@ -1233,7 +1168,7 @@ static void test_links(void)
 	struct blkfront_opts o = {.data_pages = 8};
 	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
 	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 8, 5) == 0, "a write with no journal");
+	CHECK(write_seeded(f, 0, 8, 5) == 0, "a write with no journal");
 	blkfront_close(f, 0);
 	guest_destroy(&g);
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
@@ -1265,11 +1200,9 @@ static void test_modes(void)
 	CHECK(stat(rundir, &ds) == 0 && (ds.st_mode & 0777) == 0700, "run directory made mode %o",
 	      (unsigned)(ds.st_mode & 0777));
 	struct guest g;
-	guest_new(&g, "modes", "vdev=xvdp2");
 	struct blkfront_opts o = {.data_pages = 256};
-	struct blkfront *f = connect_dev(&g, "xvdp2", &o);
-	REQUIRE(f, "connect");
-	CHECK(write_sectors(f, 0, 256, 3) == 0, "write (a bulk one: the data file too)");
+	struct blkfront *f = guest_with_disk(&g, "modes", "xvdp2", &o);
+	CHECK(write_seeded(f, 0, 256, 3) == 0, "write (a bulk one: the data file too)");
 	for (const char *const *sfx = store_file_suffixes; *sfx; sfx++) {
 		struct stat st;
 		char p[4300];
