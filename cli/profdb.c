@@ -26,6 +26,8 @@ static const char usage[] =
 	"  import-disk [--name NAME] PROF.disk [HP.disk]\n"
 	"                          turn old HaLVM raw images into a run\n"
 	"  check                   verify the database's integrity\n"
+	"  heap RUN [RUN...] [-o FILE.svg] [--csv] [--json] [--bands N] [--trace PCT]\n"
+	"                          the heap profile charted with hp2ps's rules\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -38,6 +40,7 @@ static const struct {
 	{"query", cmd_query},         {"show", cmd_show},
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
+	{"heap", cmd_heap},
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,38 @@
+/*
+ * cli_profile.h - a run's profile, read from the store for the commands
+ * that look at it (heap, top): one snapshot, streamed in pieces to a
+ * parser, for running, complete and crashed runs alike.  What a crashed
+ * guest left is read as export --salvage would give it, and the reader
+ * says so; nothing here writes.
+ */
+#ifndef PROFSVC_CLI_PROFILE_H
+#define PROFSVC_CLI_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../store/store.h"
+
+/* Gets the bytes in order; non-zero stops the read. */
+typedef int (*cli_profile_sink)(void *ctx, const void *data, size_t len);
+
+struct cli_profile_read {
+	struct store_run run;
+	uint64_t bytes;     /* read */
+	int salvaged;       /* the status block did not vouch for all of it */
+	char note[300];     /* what salvage did, for the user */
+};
+
+/*
+ * Opens db, resolves RUN ("12", "latest"), streams its .prof or .hp
+ * (role "prof"/"hp") to sink.  0 ok; 1 on an error, already reported
+ * ("run 12 has no .hp device (xvdp2)").
+ */
+int cli_profile_read(const char *db, const char *run_arg, const char *role,
+                     cli_profile_sink sink, void *ctx, struct cli_profile_read *out);
+
+/* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the
+ * caller escapes it for where it goes (safe_text_print, markup_text). */
+void cli_profile_caption(const struct store_run *r, char *out, size_t len);
+
+#endif

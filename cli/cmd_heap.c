@@ -1,0 +1,365 @@
+/*
+ * cmd_heap.c - `profdb heap`: a run's heap profile as hp2ps would chart it
+ * (profile/heap_chart.h), as an SVG file, a CSV table, JSON, or a summary
+ * in the terminal.  Several runs draw on one scale.  A profile still being
+ * written or cut by a crash shows every complete sample, and says what
+ * was left out.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/heap_chart.h"
+#include "../profile/heap_profile.h"
+#include "../profile/heap_svg.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb heap RUN [RUN...] [-o FILE.svg] [--csv] [--json]\n"
+	"                   [--bands N] [--trace PCT] [--sort area|stddev]\n"
+	"  The heap profile (.hp) of a run, with hp2ps's rules: bands whose\n"
+	"  combined share is under --trace (1%) are dropped, beyond --bands (20;\n"
+	"  0: no limit) the smallest are summed into OTHER, the largest is on top\n"
+	"  (--sort stddev: the most variable on top, as hp2ps -d).\n"
+	"  -o draws an SVG chart (several runs: one panel each, one scale);\n"
+	"  --csv prints a table, one row per sample; else a summary.\n";
+
+struct heap_run {
+	struct hp_profile hp;
+	struct hp_tail tail;
+	struct hp_chart chart;
+	struct cli_profile_read rd;
+	char caption[400];
+	char note[200];
+};
+
+static int feed(void *ctx, const void *data, size_t len)
+{
+	return hp_feed(ctx, data, len) ? 1 : 0;
+}
+
+/* Reads and charts one run; 0, or 1 (reported). */
+static int load(const char *db, const char *arg, const struct hp_chart_opts *o, struct heap_run *h)
+{
+	hp_init(&h->hp);
+	if (cli_profile_read(db, arg, "hp", feed, &h->hp, &h->rd) != 0) {
+		if (h->hp.failed)
+			cli_err("run %s: heap profile, %s", arg, hp_error(&h->hp));
+		return 1;
+	}
+	long long id = (long long)h->rd.run.run_id;
+	if (hp_finish(&h->hp, &h->tail) != 0) {
+		cli_err("run %lld: heap profile, %s", id, hp_error(&h->hp));
+		return 1;
+	}
+	if (h->rd.salvaged)
+		cli_warn("run %lld: %s", id, h->rd.note);
+	if (h->tail.partial_sample)
+		snprintf(h->note, sizeof(h->note), "cut in the sample at %g s: %llu bytes left out",
+		         h->tail.partial_time, (unsigned long long)h->tail.dropped_bytes);
+	else if (h->tail.dropped_bytes)
+		snprintf(h->note, sizeof(h->note), "%llu bytes after the last complete line left out",
+		         (unsigned long long)h->tail.dropped_bytes);
+	if (h->note[0])
+		cli_warn("run %lld: %s", id, h->note);
+	if (h->hp.nsamples == 0) {
+		cli_err("run %lld: its heap profile has no complete sample yet (%llu bytes)", id,
+		        (unsigned long long)h->rd.bytes);
+		return 1;
+	}
+	if (hp_chart_make(&h->hp, o, &h->chart) != 0) {
+		cli_err("out of memory charting run %lld", id);
+		return 1;
+	}
+	cli_profile_caption(&h->rd.run, h->caption, sizeof(h->caption));
+	return 0;
+}
+
+static void unload(struct heap_run *h)
+{
+	hp_chart_free(&h->chart);
+	hp_free(&h->hp);
+}
+
+/* ---- outputs -------------------------------------------------------------- */
+
+static double total_at(const struct hp_chart *c, size_t k)
+{
+	double y = 0;
+	for (size_t i = 0; i < c->nbands; i++)
+		y += c->bands[i].values[k];
+	return y;
+}
+
+/* A band's shape over time in `cols` block characters (its own scale). */
+static void sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols)
+{
+	static const char *const blocks[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+	                                     "\u2585", "\u2586", "\u2587", "\u2588"};
+	double t0 = c->times[0], span = c->times[c->nsamples - 1] - t0;
+	size_t k = 0;
+	for (int col = 0; col < cols; col++) {
+		double hi = t0 + span * (col + 1) / cols, m = -1;
+		/* the largest sample in the column; none there: the one before */
+		for (; k < c->nsamples && (c->times[k] < hi || col == cols - 1); k++)
+			m = fmax(m, b->values[k]);
+		if (m < 0)
+			m = b->values[k ? k - 1 : 0];
+		int lvl = b->peak ? (int)ceil(m / (double)b->peak * 8) : 0;
+		fputs(blocks[lvl < 0 ? 0 : lvl > 8 ? 8 : lvl], stdout);
+	}
+}
+
+static void print_summary(const struct heap_run *h)
+{
+	const struct hp_chart *c = &h->chart;
+	size_t peak_k = 0;
+	for (size_t k = 0; k < c->nsamples; k++)
+		if (total_at(c, k) > total_at(c, peak_k))
+			peak_k = k;
+	char peak[32];
+	heap_fmt_bytes(total_at(c, peak_k), peak, sizeof(peak));
+	safe_text_print(stdout, h->caption, 0);
+	fputs("\n  ", stdout);
+	safe_text_print(stdout, h->hp.job ? h->hp.job : "(no JOB)", 0);
+	if (h->hp.date) {
+		fputs(" \xc2\xb7 ", stdout);
+		safe_text_print(stdout, h->hp.date, 0);
+	}
+	printf("\n  %zu samples over %g s; peak %s at %g s\n", c->nsamples,
+	       c->times[c->nsamples - 1] - c->times[0], peak, c->times[peak_k]);
+	printf("  %zu bands shown", c->nbands);
+	if (c->dropped_trace)
+		printf(", %zu trace bands dropped", c->dropped_trace);
+	if (c->merged_other)
+		printf(", %zu summed into OTHER", c->merged_other);
+	double grand = 0;
+	for (size_t i = 0; i < c->nbands; i++)
+		for (size_t k = 0; k < c->nsamples; k++)
+			grand += c->bands[i].values[k];
+	printf("\n\n  %-44s %8s %7s  %s\n", "band (top of the chart first)", "peak", "share",
+	       "over time");
+	for (size_t r = 0; r < c->nbands; r++) {
+		const struct hp_chart_band *b = &c->bands[c->nbands - 1 - r];
+		double sum = 0;
+		for (size_t k = 0; k < c->nsamples; k++)
+			sum += b->values[k];
+		heap_fmt_bytes((double)b->peak, peak, sizeof(peak));
+		fputs("  ", stdout);
+		safe_text_print(stdout, b->name, 44);
+		printf(" %8s %6.1f%%  ", peak, grand > 0 ? 100 * sum / grand : 0);
+		sparkline(c, b, 24);
+		fputc('\n', stdout);
+	}
+}
+
+static void print_json(const struct heap_run *h, int first)
+{
+	const struct hp_chart *c = &h->chart;
+	printf("%s{\"run\":%lld,\"name\":", first ? "" : ",", (long long)h->rd.run.run_id);
+	safe_text_json(stdout, h->rd.run.name);
+	printf(",\"state\":\"%s\",\"job\":", store_run_state_name(h->rd.run.state));
+	safe_text_json(stdout, h->hp.job ? h->hp.job : "");
+	fputs(",\"date\":", stdout);
+	safe_text_json(stdout, h->hp.date ? h->hp.date : "");
+	printf(",\"samples\":%zu,\"start\":%.6f,\"end\":%.6f,\"max_total\":%.0f,"
+	       "\"trace_dropped\":%zu,\"merged_into_other\":%zu,\"left_out_bytes\":%llu,"
+	       "\"partial_sample\":%s,\"bands\":[",
+	       c->nsamples, c->times[0], c->times[c->nsamples - 1], c->ymax, c->dropped_trace,
+	       c->merged_other, (unsigned long long)h->tail.dropped_bytes,
+	       h->tail.partial_sample ? "true" : "false");
+	for (size_t r = 0; r < c->nbands; r++) {
+		const struct hp_chart_band *b = &c->bands[c->nbands - 1 - r];
+		printf("%s{\"name\":", r ? "," : "");
+		safe_text_json(stdout, b->name);
+		printf(",\"other\":%s,\"peak\":%llu,\"total\":%llu}", b->band ? "false" : "true",
+		       (unsigned long long)b->peak, (unsigned long long)b->total);
+	}
+	fputs("]}", stdout);
+}
+
+/* A CSV field: quoted, controls escaped, and no formula a spreadsheet would run. */
+static void csv_field(const char *s)
+{
+	char *buf = malloc(strlen(s) * 4 + 8);
+	if (!buf)
+		return;
+	safe_text(buf, strlen(s) * 4 + 8, s);
+	putchar('"');
+	if (strchr("=+-@", buf[0]) && buf[0])
+		putchar('\'');
+	for (const char *c = buf; *c; c++) {
+		if (*c == '"')
+			putchar('"');
+		putchar(*c);
+	}
+	putchar('"');
+	free(buf);
+}
+
+static void print_csv(const struct heap_run *h)
+{
+	const struct hp_chart *c = &h->chart;
+	fputs("time", stdout);
+	for (size_t r = 0; r < c->nbands; r++) {
+		putchar(',');
+		csv_field(c->bands[c->nbands - 1 - r].name);
+	}
+	putchar('\n');
+	for (size_t k = 0; k < c->nsamples; k++) {
+		printf("%.6f", c->times[k]);
+		for (size_t r = 0; r < c->nbands; r++)
+			printf(",%.0f", c->bands[c->nbands - 1 - r].values[k]);
+		putchar('\n');
+	}
+}
+
+static int write_svg(const char *path, struct heap_run *runs, size_t n)
+{
+	struct heap_svg_panel *p = calloc(n, sizeof(*p));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = p ? open_memstream(&buf, &len) : NULL;
+	struct outfile o;
+	int rc = 1;
+
+	if (!m) {
+		cli_err("out of memory");
+		free(p);
+		return 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct heap_svg_panel){&runs[i].hp, &runs[i].chart, runs[i].caption,
+		                               runs[i].note[0] ? runs[i].note : NULL};
+	int w = heap_svg_write(m, p, n);
+	if (fclose(m) != 0 || w != 0)
+		cli_err("out of memory drawing the chart");
+	else if (outfile_open(&o, path) == 0) {
+		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
+			rc = 0;
+			if (strcmp(path, "-") != 0)
+				fprintf(stderr, "%s: %zu run%s, %zu bytes\n", path, n, n == 1 ? "" : "s", len);
+		} else {
+			outfile_abort(&o);
+		}
+	}
+	free(buf);
+	free(p);
+	return rc;
+}
+
+int cmd_heap(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"csv", no_argument, NULL, 'c'},          {"json", no_argument, NULL, 'j'},
+		{"bands", required_argument, NULL, 'b'},  {"trace", required_argument, NULL, 't'},
+		{"sort", required_argument, NULL, 's'},   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct hp_chart_opts co;
+	const char *svg = NULL;
+	int csv = 0, json = 0, c;
+	uint64_t u;
+	char *end;
+
+	hp_chart_defaults(&co);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			svg = optarg;
+			break;
+		case 'c':
+			csv = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'b':
+			if (cli_parse_u64(optarg, &u) != 0 || u > 10000) {
+				cli_err("--bands takes a whole number from 0 (no limit) to 10000, not '%s'",
+				        optarg);
+				return EXIT_USAGE;
+			}
+			co.max_bands = (size_t)u;
+			break;
+		case 't':
+			errno = 0;
+			co.trace_pct = strtod(optarg, &end);
+			if (*end || end == optarg || errno || !(co.trace_pct >= 0 && co.trace_pct <= 100)) {
+				cli_err("--trace takes a percentage from 0 to 100, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 's':
+			if (strcmp(optarg, "area") == 0)
+				co.sort = HP_SORT_AREA;
+			else if (strcmp(optarg, "stddev") == 0)
+				co.sort = HP_SORT_STDDEV;
+			else {
+				cli_err("--sort is area or stddev, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	size_t n = (size_t)(argc - optind);
+	if (n == 0 || csv + json + !!svg > 1 || (csv && n != 1)) {
+		if (csv + json + !!svg > 1)
+			cli_err("-o, --csv and --json are one each: choose one");
+		else if (csv && n != 1)
+			cli_err("--csv takes one run");
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	struct heap_run *runs = calloc(n, sizeof(*runs));
+	if (!runs) {
+		cli_err("out of memory");
+		return 1;
+	}
+	int rc = 0;
+	size_t loaded = 0;
+	for (; loaded < n; loaded++)
+		if (load(db, argv[optind + (int)loaded], &co, &runs[loaded]) != 0) {
+			unload(&runs[loaded]);
+			rc = 1;
+			break;
+		}
+	if (rc == 0) {
+		if (svg)
+			rc = write_svg(svg, runs, n);
+		else if (csv)
+			print_csv(&runs[0]);
+		else if (json) {
+			fputs(n > 1 ? "[" : "", stdout);
+			for (size_t i = 0; i < n; i++)
+				print_json(&runs[i], i == 0);
+			fputs(n > 1 ? "]\n" : "\n", stdout);
+		} else
+			for (size_t i = 0; i < n; i++) {
+				if (i)
+					putchar('\n');
+				print_summary(&runs[i]);
+			}
+	}
+	for (size_t i = 0; i < loaded; i++)
+		unload(&runs[i]);
+	free(runs);
+	if (fflush(stdout) != 0) {
+		cli_err("standard output: %s", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}

@@ -1,0 +1,201 @@
+/*
+ * heap_chart.c - hp2ps's band selection and order (heap_chart.h).
+ *
+ * hp2ps keeps its bands in a 513-bucket hash table and walks it bucket by
+ * bucket, newest entry first in a bucket; its sorts are selection sorts,
+ * which are not stable.  So two bands with equal totals come out in an
+ * order fixed by their names' hashes.  To agree with hp2ps on ties we
+ * start from that same order and run the same sort.  Selection sort is
+ * quadratic: beyond SELECTION_MAX bands (no GHC profile has that many
+ * distinct names, a hostile one might) a stable merge-style qsort on
+ * (key, position) takes over, which differs from hp2ps only among ties.
+ */
+#include "config.h"
+
+#include "heap_chart.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HP2PS_BUCKETS 513
+#define SELECTION_MAX 8192
+
+void hp_chart_defaults(struct hp_chart_opts *o)
+{
+	o->trace_pct = 1.0;
+	o->max_bands = 20;
+	o->sort = HP_SORT_AREA;
+}
+
+int hp_chart_hp2ps_bucket(const char *name)
+{
+	/* int r; r = r + r + r + *s with a signed char, wrapping as x86 does */
+	uint32_t r = 0;
+	for (const char *s = name; *s; s++)
+		r = r * 3u + (uint32_t)(int32_t)(signed char)*s;
+	int64_t v = (int32_t)r;
+	if (v < 0)
+		v = -v;
+	return (int)(v % HP2PS_BUCKETS);
+}
+
+struct slot {
+	const struct hp_band *b;
+	size_t index;  /* creation order */
+	int bucket;
+	double key;    /* the sort's key */
+	size_t pos;    /* position before a fallback sort */
+};
+
+static int by_table_order(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	if (x->bucket != y->bucket)
+		return x->bucket < y->bucket ? -1 : 1;
+	return x->index > y->index ? -1 : x->index < y->index; /* newest first */
+}
+
+static int by_key_then_pos(const void *a, const void *b)
+{
+	const struct slot *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Ascending by key, as hp2ps's selection sorts do (ties as they do). */
+static void sort_slots(struct slot *s, size_t n)
+{
+	if (n > SELECTION_MAX) {
+		for (size_t i = 0; i < n; i++)
+			s[i].pos = i;
+		qsort(s, n, sizeof(*s), by_key_then_pos);
+		return;
+	}
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t min = i;
+		for (size_t j = i + 1; j < n; j++)
+			if (s[j].key < s[min].key)
+				min = j;
+		struct slot t = s[min];
+		s[min] = s[i];
+		s[i] = t;
+	}
+}
+
+static void fill_values(const struct hp_band *b, double *v, size_t nsamples)
+{
+	for (size_t i = 0; i < b->npts; i++)
+		if (b->pts[i].sample < nsamples)
+			v[b->pts[i].sample] += (double)b->pts[i].bytes;
+}
+
+int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c)
+{
+	size_t n = 0, ns = p->nsamples;
+	struct slot *s = calloc(p->nbands ? p->nbands : 1, sizeof(*s));
+
+	memset(c, 0, sizeof(*c));
+	c->nsamples = ns;
+	c->times = p->times;
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < p->nbands; i++) {
+		if (p->bands[i].npts == 0) /* only in a sample that was cut off */
+			continue;
+		s[n++] = (struct slot){.b = &p->bands[i], .index = i,
+		                       .bucket = hp_chart_hp2ps_bucket(p->bands[i].name)};
+	}
+	qsort(s, n, sizeof(*s), by_table_order);
+
+	/* TraceElement: by total, then drop the smallest under trace_pct. */
+	double grand = 0;
+	for (size_t i = 0; i < n; i++) {
+		s[i].key = (double)s[i].b->total;
+		grand += s[i].key;
+	}
+	sort_slots(s, n);
+	size_t first = 0;
+	double cum = 0;
+	for (; first < n; first++) {
+		cum += 100.0 * s[first].key / grand;
+		if (cum >= o->trace_pct)
+			break;
+	}
+	c->dropped_trace = first;
+	memmove(s, s + first, (n - first) * sizeof(*s));
+	n -= first;
+
+	if (o->sort == HP_SORT_STDDEV) { /* Deviation: steadiest first */
+		for (size_t i = 0; i < n; i++) {
+			const struct hp_band *b = s[i].b;
+			double avg = 0, dev = 0;
+			for (size_t k = 0; k < b->npts; k++)
+				avg += (double)b->pts[k].bytes;
+			avg /= (double)ns;
+			for (size_t k = 0; k < b->npts; k++) {
+				double d = (double)b->pts[k].bytes - avg;
+				dev += d * d;
+			}
+			s[i].key = sqrt(dev / (double)(ns - 1));
+		}
+		sort_slots(s, n);
+	}
+
+	/* TopTwenty: the smallest beyond max_bands become OTHER, at the bottom. */
+	size_t compact = 0;
+	if (o->max_bands && n > o->max_bands)
+		compact = n - o->max_bands + 1;
+	c->merged_other = compact;
+	c->nbands = compact ? o->max_bands : n;
+	c->bands = calloc(c->nbands ? c->nbands : 1, sizeof(*c->bands));
+	if (!c->bands)
+		goto oom;
+	size_t at = 0;
+	if (compact) {
+		struct hp_chart_band *ob = &c->bands[at++];
+		ob->name = "OTHER";
+		if (!(ob->values = calloc(ns ? ns : 1, sizeof(double))))
+			goto oom;
+		for (size_t i = 0; i < compact; i++) {
+			fill_values(s[i].b, ob->values, ns);
+			uint64_t t = s[i].b->total;
+			ob->total = ob->total > UINT64_MAX - t ? UINT64_MAX : ob->total + t;
+		}
+		for (size_t k = 0; k < ns; k++)
+			if (ob->values[k] > (double)ob->peak)
+				ob->peak = (uint64_t)ob->values[k];
+	}
+	for (size_t i = compact; i < n; i++) {
+		struct hp_chart_band *cb = &c->bands[at++];
+		cb->band = s[i].b;
+		cb->name = s[i].b->name;
+		cb->total = s[i].b->total;
+		cb->peak = s[i].b->peak;
+		if (!(cb->values = calloc(ns ? ns : 1, sizeof(double))))
+			goto oom;
+		fill_values(s[i].b, cb->values, ns);
+	}
+	for (size_t k = 0; k < ns; k++) {
+		double y = 0;
+		for (size_t i = 0; i < c->nbands; i++)
+			y += c->bands[i].values[k];
+		if (y > c->ymax)
+			c->ymax = y;
+	}
+	free(s);
+	return 0;
+oom:
+	free(s);
+	hp_chart_free(c);
+	return -1;
+}
+
+void hp_chart_free(struct hp_chart *c)
+{
+	for (size_t i = 0; c->bands && i < c->nbands; i++)
+		free(c->bands[i].values);
+	free(c->bands);
+	memset(c, 0, sizeof(*c));
+}

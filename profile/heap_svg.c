@@ -1,0 +1,190 @@
+/*
+ * heap_svg.c - drawing heap charts as SVG (heap_svg.h).
+ *
+ * The page is plain SVG 1.1 with no script and no external reference, so
+ * it opens anywhere and can be inlined into an HTML report.  Each band is
+ * one closed path (its upper edge left to right, the band below's edge
+ * back), as hp2ps's ShadeCurve draws it.  Every guest-chosen string goes
+ * through markup_text.
+ */
+#include "config.h"
+
+#include "heap_svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "markup.h"
+
+#define WIDTH 1000.0
+#define PANEL_H 420.0
+#define PLOT_X 80.0
+#define PLOT_W 600.0
+#define PLOT_TOP 56.0
+#define PLOT_H 300.0
+#define KEY_X (PLOT_X + PLOT_W + 24.0)
+
+/* Twenty distinct fills (d3's category20), OTHER grey. */
+static const char *const palette[] = {
+	"#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
+	"#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
+	"#bcbd22", "#dbdb8d", "#17becf", "#9edae5", "#7f7f7f", "#c7c7c7",
+};
+
+void heap_fmt_bytes(double v, char *out, size_t len)
+{
+	static const char units[] = " kMGTPE";
+	int u = 0;
+	while (v >= 1000 && u < 6) {
+		v /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, len, "%.0f", v);
+	else
+		snprintf(out, len, v < 10 ? "%.1f%c" : "%.0f%c", v, units[u]);
+}
+
+/* A tick step of 1, 2 or 5 times a power of ten giving about n ticks. */
+static double nice_step(double range, int n)
+{
+	if (!(range > 0) || !isfinite(range))
+		return 1;
+	double raw = range / n, p = pow(10, floor(log10(raw))), m = raw / p;
+	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+static const char *fill_of(const struct hp_chart_band *b, size_t i)
+{
+	return b->band ? palette[i % 20] : "#e0e0e0";
+}
+
+static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit)
+{
+	double step = nice_step(ymax, 5);
+	fprintf(f, "<g class=\"axes\" font-size=\"11\" fill=\"#333\">\n");
+	for (double v = 0; ymax > 0 && v <= ymax * 1.0001; v += step) {
+		char b[32];
+		double y = y0 + PLOT_TOP + PLOT_H - v / ymax * PLOT_H;
+		heap_fmt_bytes(v, b, sizeof(b));
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+		           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+		        PLOT_X, y, PLOT_X + PLOT_W, y, PLOT_X - 6, y + 4, b);
+	}
+	step = nice_step(tmax, 8);
+	for (double t = 0; tmax > 0 && t <= tmax * 1.0001; t += step) {
+		double x = PLOT_X + t / tmax * PLOT_W;
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x,
+		        y0 + PLOT_TOP + PLOT_H + 16, t);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", PLOT_X + PLOT_W / 2,
+	        y0 + PLOT_TOP + PLOT_H + 34);
+	markup_text(f, sunit ? sunit : "seconds");
+	fprintf(f, "</text>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
+	           "stroke=\"#333\"/>\n</g>\n",
+	        PLOT_X, y0 + PLOT_TOP, PLOT_W, PLOT_H);
+}
+
+static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax)
+{
+	const struct hp_chart *c = p->chart;
+	const struct hp_profile *hp = p->profile;
+	size_t ns = c->nsamples;
+	double grand = 0;
+
+	fprintf(f, "<g class=\"panel\">\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" "
+	           "font-weight=\"bold\">",
+	        PLOT_X, y0 + 22);
+	markup_text_cut(f, hp->job ? hp->job : "(no JOB line)", 90);
+	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#555\">", PLOT_X,
+	        y0 + 40);
+	if (p->caption)
+		markup_text_cut(f, p->caption, 70);
+	if (hp->date) {
+		fputs(" \xc2\xb7 ", f);
+		markup_text_cut(f, hp->date, 40);
+	}
+	fputs("</text>\n", f);
+	if (p->note) {
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#b00\">", KEY_X,
+		        y0 + 40);
+		markup_text_cut(f, p->note, 44);
+		fputs("</text>\n", f);
+	}
+	axes(f, y0, tmax, ymax, hp->sample_unit);
+
+	for (size_t i = 0; i < c->nbands; i++)
+		for (size_t k = 0; k < ns; k++)
+			grand += c->bands[i].values[k];
+	double *lower = calloc(ns ? ns : 1, sizeof(double));
+	if (!lower)
+		return;
+	double t0 = ns ? c->times[0] : 0;
+	double sx = tmax > 0 ? PLOT_W / tmax : 0, sy = ymax > 0 ? PLOT_H / ymax : 0;
+	double base = y0 + PLOT_TOP + PLOT_H;
+	for (size_t i = 0; i < c->nbands && ns; i++) {
+		const struct hp_chart_band *b = &c->bands[i];
+		fprintf(f, "<path class=\"band\" fill=\"%s\" stroke=\"#222\" stroke-width=\"0.3\" d=\"M",
+		        fill_of(b, c->nbands - 1 - i));
+		for (size_t k = 0; k < ns; k++)
+			fprintf(f, "%s%.1f %.1f", k ? " " : "", PLOT_X + (c->times[k] - t0) * sx,
+			        base - (lower[k] + b->values[k]) * sy);
+		for (size_t k = ns; k-- > 0;)
+			fprintf(f, " %.1f %.1f", PLOT_X + (c->times[k] - t0) * sx, base - lower[k] * sy);
+		for (size_t k = 0; k < ns; k++)
+			lower[k] += b->values[k];
+		char peak[32];
+		heap_fmt_bytes((double)b->peak, peak, sizeof(peak));
+		double share = 0;
+		for (size_t k = 0; k < ns; k++)
+			share += b->values[k];
+		fputs("Z\"><title>", f);
+		markup_text(f, b->name);
+		fprintf(f, " \xe2\x80\x94 peak %s, %.1f%% of the chart</title></path>\n", peak,
+		        grand > 0 ? 100 * share / grand : 0);
+	}
+	free(lower);
+
+	/* The key, top down: the top band first, as it is stacked. */
+	size_t rows = c->nbands;
+	double dy = rows ? fmin(18, PLOT_H / (double)rows) : 18;
+	fprintf(f, "<g class=\"key\" font-size=\"11\">\n");
+	for (size_t r = 0; r < rows; r++) {
+		size_t i = rows - 1 - r;
+		double y = y0 + PLOT_TOP + r * dy;
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"%.1f\" fill=\"%s\" "
+		           "stroke=\"#222\" stroke-width=\"0.3\"/><text x=\"%.1f\" y=\"%.1f\">",
+		        KEY_X, y + 1, fmax(dy - 4, 4), fill_of(&c->bands[i], c->nbands - 1 - i), KEY_X + 18,
+		        y + fmin(dy - 4, 12));
+		fputs("<title>", f);
+		markup_text(f, c->bands[i].name);
+		fputs("</title>", f);
+		markup_text_cut(f, c->bands[i].name, 42);
+		fputs("</text>\n", f);
+	}
+	if (rows == 0)
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">no bands</text>\n", KEY_X, y0 + PLOT_TOP + 12);
+	fputs("</g>\n</g>\n", f);
+}
+
+int heap_svg_write(FILE *f, const struct heap_svg_panel *panels, size_t n)
+{
+	double tmax = 0, ymax = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hp_chart *c = panels[i].chart;
+		if (c->nsamples && c->times[c->nsamples - 1] - c->times[0] > tmax)
+			tmax = c->times[c->nsamples - 1] - c->times[0];
+		if (c->ymax > ymax)
+			ymax = c->ymax;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n"
+	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
+	        WIDTH, PANEL_H * (double)n, WIDTH, PANEL_H * (double)n);
+	for (size_t i = 0; i < n; i++)
+		panel(f, &panels[i], PANEL_H * (double)i, tmax, ymax);
+	fputs("</svg>\n", f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# test_view.sh - the commands that show a run (profdb heap), end to end as
+# a user runs them on runs imported from HaLVM raw images: the summary,
+# CSV, JSON and SVG outputs; a guest crashed mid-sample; several runs on
+# one scale; hostile band names (markup, quotes, terminal escapes, bidi,
+# invalid UTF-8) that must come out inert in every form; bad input and bad
+# options with one clear line and the right exit status.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+PROFDB="$B/profdb"
+MKDISK="$B/frontend-stub/halvm-mkdisk"
+FIX="$S/tests/data/ghc"
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-view.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export PROFSVC_DB="$T/p.db"
+fails=0
+pass=0
+ok()   { pass=$((pass + 1)); }
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+# expect STATUS WORDS -- CMD...: exit status, and WORDS in stderr if given
+expect() {
+	local want=$1 words=$2; shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	local got=$?
+	if [ "$got" != "$want" ]; then
+		fail "'$*' exited $got, want $want; stderr: $(head -3 "$T/err")"
+	elif [ -n "$words" ] && ! grep -qi -- "$words" "$T/err"; then
+		fail "'$*' stderr lacks '$words': $(cat "$T/err")"
+	else
+		ok
+	fi
+}
+json_ok() { [ "$(sqlite3 :memory: "select json_valid(readfile('$1'))")" = 1 ]; }
+xml_ok() { python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2>"$T/xmlerr"; }
+# import NAME PROF HP [mkdisk options for the .hp]
+import() {
+	local name=$1 prof=$2 hp=$3; shift 3
+	"$MKDISK" --prof "$prof" "$T/p.disk" >/dev/null && "$MKDISK" --hp "$@" "$hp" "$T/h.disk" >/dev/null &&
+		"$PROFDB" import-disk --name "$name" "$T/p.disk" "$T/h.disk" >/dev/null 2>&1 ||
+		{ echo "import of $name failed"; exit 99; }
+}
+
+import leak "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"                 # run 1
+import phases "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"   # run 2
+
+# --- the summary ------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" heap 1
+grep -q "^run 1 leak (complete)" "$T/out" && ok || fail "summary caption: $(head -2 "$T/out")"
+grep -q "17 samples over 1.53849 s" "$T/out" && ok || fail "summary samples: $(cat "$T/out")"
+grep -q "6 bands shown, 14 trace bands dropped" "$T/out" && ok || fail "summary bands: $(cat "$T/out")"
+# the largest band is listed first, as it is on top of the chart
+sed -n 7p "$T/out" | grep -q "(304)samples/main.xs/main" && ok || fail "top band: $(sed -n 7p "$T/out")"
+expect 0 "" -- "$PROFDB" heap latest --bands 3
+grep -q "3 bands shown.* summed into OTHER" "$T/out" && grep -q "^  OTHER " "$T/out" && ok ||
+	fail "--bands 3: $(cat "$T/out")"
+
+# --- CSV: one row per sample, the bands in key order --------------------------------
+expect 0 "" -- "$PROFDB" heap 1 --csv
+[ "$(wc -l <"$T/out")" = 18 ] && ok || fail "CSV rows: $(wc -l <"$T/out")"
+head -1 "$T/out" | grep -q '^time,"(304)samples/main.xs/main",' && ok || fail "CSV header: $(head -1 "$T/out")"
+# every row sums to the chart's stacked total; the peak row is 164 MB
+awk -F, 'NR>1 { s=0; for (i=2;i<=NF;i++) s+=$i; if (s>m) m=s } END { exit !(m > 1.6e8 && m < 1.7e8) }' \
+	"$T/out" && ok || fail "CSV peak"
+
+# --- JSON -------------------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" heap 1 2 --json
+json_ok "$T/out" && ok || fail "heap --json invalid: $(head -c 300 "$T/out")"
+grep -q '"samples":17' "$T/out" && grep -q '"trace_dropped":14' "$T/out" && ok || fail "JSON fields"
+
+# --- SVG: one panel per run on one scale -------------------------------------------------
+expect 0 "" -- "$PROFDB" heap 1 2 -o "$T/c.svg"
+xml_ok "$T/c.svg" && ok || fail "SVG is not well-formed XML: $(cat "$T/xmlerr")"
+[ "$(grep -c 'class="panel"' "$T/c.svg")" = 2 ] && ok || fail "SVG panels"
+[ "$(grep -c 'class="band"' "$T/c.svg")" = $((6 + 14)) ] && ok ||
+	fail "SVG bands: $(grep -c 'class="band"' "$T/c.svg")"
+[ "$(stat -c %a "$T/c.svg")" = 644 ] || [ "$(stat -c %a "$T/c.svg")" = 600 ] && ok || fail "SVG mode"
+
+# --- a profile that ends in the middle of a sample ----------------------------------------
+# (The HaLVM writer's status block records flushed sizes, which end after a
+# sample; a cut sample reaches us when a sample outgrows the stdio buffer or
+# a damaged status block is salvaged.  Here the file itself is cut.)
+HP="$FIX/phases/phases-hd-i0.01.hp"
+# cut 20 bytes before the end of a band line after byte 60000
+CUT=$(awk -v want=60000 '{ n += length($0) + 1; if (n > want && $0 !~ /SAMPLE/) { print n - 20; exit } }' "$HP")
+head -c "$CUT" "$HP" >"$T/cut.hp"
+import cut "$FIX/phases/phases-p-hc.prof" "$T/cut.hp"                             # run 3
+expect 0 "cut in the sample at" -- "$PROFDB" heap 3
+WHOLE=$(grep -c '^END_SAMPLE' <(head -c "$CUT" "$HP"))
+grep -q "^  $WHOLE samples over" "$T/out" && ok || fail "cut run: want $WHOLE samples: $(sed -n 3p "$T/out")"
+expect 0 "" -- "$PROFDB" heap 3 -o "$T/cut.svg"
+grep -q "cut in the sample at" "$T/cut.svg" && ok || fail "the SVG does not say the run was cut"
+
+# --- hostile band names ---------------------------------------------------------------
+{
+	printf 'JOB "evil <b>job</b> \033[2J"\nDATE "d"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\n'
+	for t in 0.0 0.5 1.0; do
+		printf 'BEGIN_SAMPLE %s\n' $t
+		printf '<script>alert(1)</script>\t1000\n'
+		printf '"quoted" & <tag attr='"'"'x'"'"'>\t2000\n'
+		printf '\033]0;pwned\007\033[31mred\t3000\n'
+		printf 'rtl\342\200\256gnp.exe\t4000\n'
+		printf 'bad\377\376utf8\t5000\n'
+		printf '=HYPERLINK("http://x")\t6000\n'
+		printf 'END_SAMPLE %s\n' $t
+	done
+} >"$T/evil.hp"
+import evil "$FIX/leak/leak-p-hc.prof" "$T/evil.hp"                              # run 4
+for form in "" "--csv" "--json" "-o $T/evil.svg"; do
+	# shellcheck disable=SC2086
+	expect 0 "" -- "$PROFDB" heap 4 $form
+	if LC_ALL=C grep -q $'[\001-\010\013-\037\177]' "$T/out" "$T/err"; then
+		fail "heap 4 $form: a raw control character reached the output"
+	else ok; fi
+	LC_ALL=C grep -q $'\342\200\256\|\377' "$T/out" && fail "heap 4 $form: bidi or invalid byte passed" || ok
+done
+grep -q '<script>' "$T/evil.svg" && fail "SVG holds a raw <script>" || ok
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$T/evil.svg" && ok || fail "SVG does not show the name escaped"
+xml_ok "$T/evil.svg" && ok || fail "hostile SVG not well-formed: $(cat "$T/xmlerr")"
+"$PROFDB" heap 4 --json >"$T/out" && json_ok "$T/out" && ok || fail "hostile JSON invalid"
+"$PROFDB" heap 4 --csv >"$T/out" && grep -q '"'"'"'=HYPERLINK(""http://x"")"' "$T/out" && ok ||
+	fail "CSV formula not defused: $(cat "$T/out")"
+
+# --- bad input and bad options -----------------------------------------------------------
+import wrong "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.prof"               # run 5: a .prof on xvdp2
+expect 1 "not a GHC heap profile" -- "$PROFDB" heap 5
+head -c 3000 /dev/urandom >"$T/garbage.hp"
+import garbage "$FIX/leak/leak-p-hc.prof" "$T/garbage.hp"                        # run 6
+expect 1 "heap profile, line" -- "$PROFDB" heap 6
+printf 'JOB "x"\nBEGIN_SAMPLE 0\nband\t-12\nEND_SAMPLE 0\n' >"$T/neg.hp"
+import neg "$FIX/leak/leak-p-hc.prof" "$T/neg.hp"                                # run 7
+expect 1 "line 3: negative band value" -- "$PROFDB" heap 7
+printf 'JOB "x"\nBEGIN_SAMPLE 0\nband\t99999999999999999999999\nEND_SAMPLE 0\n' >"$T/big.hp"
+import big "$FIX/leak/leak-p-hc.prof" "$T/big.hp"                                # run 8
+expect 1 "does not fit in 64 bits" -- "$PROFDB" heap 8
+expect 1 "no run 99" -- "$PROFDB" heap 99
+expect 2 "--bands takes" -- "$PROFDB" heap 1 --bands x
+expect 2 "--trace takes" -- "$PROFDB" heap 1 --trace 101
+expect 2 "--trace takes" -- "$PROFDB" heap 1 --trace nan
+expect 2 "--sort is" -- "$PROFDB" heap 1 --sort size
+expect 2 "--csv takes one run" -- "$PROFDB" heap 1 2 --csv
+expect 2 "choose one" -- "$PROFDB" heap 1 --csv --json
+expect 2 "" -- "$PROFDB" heap
+expect 1 "" -- "$PROFDB" heap 1 -o "$T/no/such/dir/c.svg"
+[ ! -e "$T/no/such/dir/c.svg" ] && ok || fail "a half-written SVG was left"
+
+echo "test_view: $pass checks passed, $fails failed"
+[ "$fails" = 0 ]
