@@ -28,6 +28,8 @@ static const char usage[] =
 	"  check                   verify the database's integrity\n"
 	"  heap RUN [RUN...] [-o FILE.svg] [--csv] [--json] [--bands N] [--trace PCT]\n"
 	"                          the heap profile charted with hp2ps's rules\n"
+	"  top RUN [--by time|alloc|entries|inherited-time|inherited-alloc] [-n N]\n"
+	"      [--module M] [--json]  the cost centres that matter\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -40,7 +42,7 @@ static const struct {
 	{"query", cmd_query},         {"show", cmd_show},
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
-	{"heap", cmd_heap},
+	{"heap", cmd_heap},           {"top", cmd_top},
 };
 
 int main(int argc, char **argv)

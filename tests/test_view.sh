@@ -144,5 +144,55 @@ expect 2 "" -- "$PROFDB" heap
 expect 1 "" -- "$PROFDB" heap 1 -o "$T/no/such/dir/c.svg"
 [ ! -e "$T/no/such/dir/c.svg" ] && ok || fail "a half-written SVG was left"
 
+# --- profdb top ----------------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" top 1
+sed -n 6p "$T/out" | grep -Eq '^  histogram.step +Main +1500000 +46.6 +42.0 +46.6 +42.0$' && ok ||
+	fail "top 1's first row: $(sed -n 6p "$T/out")"
+[ "$(grep -c . "$T/out")" = $((4 + 20)) ] && ok || fail "top 1: 20 rows by default: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" top 1 --by alloc -n 2
+sed -n 6p "$T/out" | grep -q "histogram.step" && sed -n 7p "$T/out" | grep -q "^  samples " && ok ||
+	fail "top --by alloc: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" top 1 --by inherited-time -n 1
+sed -n 6p "$T/out" | grep -Eq '^  (MAIN|main) ' && ok || fail "top --by inherited-time: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" top 1 --module GHC.Float -n 0
+[ "$(grep -c "GHC.Float" "$T/out")" = 1 ] && ok || fail "top --module: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" top 1 --json -n 0
+json_ok "$T/out" && grep -q '"name":"histogram.step","module":"Main"' "$T/out" && ok || fail "top --json"
+# -P columns, and a -pj profile, through the same command
+import wordfreq "$FIX/wordfreq/wordfreq-P-hc.prof" "$FIX/wordfreq/wordfreq-P-hc.hp"           # run 9
+expect 0 "" -- "$PROFDB" top 9 -n 1
+sed -n 6p "$T/out" | grep -Eq 'countBigrams.*58.6 +18.9 .* 1876 +293442632$' && ok || fail "top -P: $(cat "$T/out")"
+import leakpj "$FIX/leak/leak-pj.prof" "$FIX/leak/leak-p-hc.hp"                             # run 10
+expect 0 "" -- "$PROFDB" top 10 -n 0 --json
+json_ok "$T/out" && grep -q '"format":"json".*"name":"histogram.step","module":"Main"' "$T/out" && ok ||
+	fail "top of -pj: $(cat "$T/out")"
+# hostile cost-centre names
+{
+	printf '\tX Time and Allocation Profiling Report  (Final)\n\n\t   evil \033[2J +RTS -p\n\n'
+	printf '\ttotal time  =        0.10 secs   (100 ticks @ 1000 us, 1 processor)\n'
+	printf '\ttotal alloc =   1,000 bytes  (excludes profiling overheads)\n\n'
+	printf 'COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc\n\n'
+	printf 'MAIN MAIN <built-in> 1 0 0.0 0.0 100.0 100.0\n'
+	printf ' \033]0;pwned\007 Main a.hs:1 2 1 50.0 50.0 100.0 100.0\n'
+	printf '  rtl\342\200\256gnp Bad\377Mod <no location info> 3 5 50.0 50.0 50.0 50.0\n'
+} >"$T/evil.prof"
+import evilprof "$T/evil.prof" "$FIX/leak/leak-p-hc.hp"                                      # run 11
+for form in "" "--json"; do
+	# shellcheck disable=SC2086
+	expect 0 "" -- "$PROFDB" top 11 $form
+	LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" "$T/err" &&
+		fail "top 11 $form: a raw control, bidi or invalid byte reached the output" || ok
+done
+json_ok "$T/out" && grep -q '\\u202e' "$T/out" && ok || fail "hostile top JSON: $(cat "$T/out")"
+# bad input and options
+import hpasprof "$FIX/leak/leak-p-hc.hp" "$FIX/leak/leak-p-hc.hp"                            # run 12
+expect 1 "it starts with JOB" -- "$PROFDB" top 12
+import killed "$FIX/phases/phases-killed-SIGKILL.prof" "$FIX/leak/leak-p-hc.hp"              # run 13
+expect 1 "time profile" -- "$PROFDB" top 13
+expect 2 "--by is" -- "$PROFDB" top 1 --by speed
+expect 2 "-n takes" -- "$PROFDB" top 1 -n -3
+expect 2 "" -- "$PROFDB" top
+expect 1 "no run 99" -- "$PROFDB" top 99
+
 echo "test_view: $pass checks passed, $fails failed"
 [ "$fails" = 0 ]

@@ -1,0 +1,192 @@
+/*
+ * cmd_top.c - `profdb top`: the cost centres of a run's time profile that
+ * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
+ * -pj profiles alike (profile/time_profile.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/time_profile.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb top RUN [--by time|alloc|entries|inherited-time|inherited-alloc]\n"
+	"                  [-n N] [--module M] [--json]\n"
+	"  The cost centres of the run's time profile (.prof), largest first:\n"
+	"  individual time and allocation summed over all their call stacks,\n"
+	"  inherited over the outermost ones.  -n 0 lists all (default 20).\n";
+
+static const struct {
+	const char *name;
+	enum tp_by by;
+} bys[] = {
+	{"time", TP_BY_TIME},       {"alloc", TP_BY_ALLOC},
+	{"entries", TP_BY_ENTRIES}, {"inherited-time", TP_BY_INH_TIME},
+	{"inherited-alloc", TP_BY_INH_ALLOC},
+};
+
+static int feed(void *ctx, const void *data, size_t len)
+{
+	return tp_feed(ctx, data, len) ? 1 : 0;
+}
+
+static void print_table(const struct time_profile *p, const struct cli_profile_read *rd,
+                        const struct tp_row *rows, size_t n)
+{
+	char caption[400];
+	cli_profile_caption(&rd->run, caption, sizeof(caption));
+	safe_text_print(stdout, caption, 0);
+	fputs("\n  ", stdout);
+	safe_text_print(stdout, p->command ? p->command : "(no command line)", 0);
+	printf("\n  total time %.2f s (%llu ticks), total alloc %llu bytes, %zu cost centres, %zu "
+	       "call stacks\n\n",
+	       p->total_secs, (unsigned long long)p->total_ticks, (unsigned long long)p->total_alloc,
+	       p->nccs, p->nnodes);
+	printf("  %-30s %-20s %12s %6s %6s %7s %7s", "COST CENTRE", "MODULE", "entries", "%time",
+	       "%alloc", "inh%tm", "inh%al");
+	if (p->has_ticks)
+		printf(" %9s %14s", "ticks", "bytes");
+	fputc('\n', stdout);
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_row *r = &rows[i];
+		const struct tp_cc *c = &p->ccs[r->cc];
+		fputs("  ", stdout);
+		safe_text_print(stdout, c->name, 30);
+		fputc(' ', stdout);
+		safe_text_print(stdout, c->module, 20);
+		printf(" %12llu %6.1f %6.1f %7.1f %7.1f", (unsigned long long)r->entries, r->time,
+		       r->alloc, r->inh_time, r->inh_alloc);
+		if (p->has_ticks)
+			printf(" %9llu %14llu", (unsigned long long)r->ticks, (unsigned long long)r->bytes);
+		fputc('\n', stdout);
+	}
+}
+
+static void print_json(const struct time_profile *p, const struct cli_profile_read *rd,
+                       const struct tp_row *rows, size_t n)
+{
+	printf("{\"run\":%lld,\"name\":", (long long)rd->run.run_id);
+	safe_text_json(stdout, rd->run.name);
+	printf(",\"state\":\"%s\",\"format\":\"%s\",\"command\":", store_run_state_name(rd->run.state),
+	       p->format == TP_JSON ? "json" : "text");
+	safe_text_json(stdout, p->command ? p->command : "");
+	printf(",\"total_time\":%.6f,\"total_ticks\":%llu,\"total_alloc\":%llu,\"cost_centres\":[",
+	       p->total_secs, (unsigned long long)p->total_ticks, (unsigned long long)p->total_alloc);
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_row *r = &rows[i];
+		const struct tp_cc *c = &p->ccs[r->cc];
+		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+		safe_text_json(stdout, c->name);
+		fputs(",\"module\":", stdout);
+		safe_text_json(stdout, c->module);
+		fputs(",\"src\":", stdout);
+		safe_text_json(stdout, c->src);
+		printf(",\"entries\":%llu,\"time\":%.2f,\"alloc\":%.2f,\"inherited_time\":%.2f,"
+		       "\"inherited_alloc\":%.2f,\"stacks\":%zu",
+		       (unsigned long long)r->entries, r->time, r->alloc, r->inh_time, r->inh_alloc,
+		       r->stacks);
+		if (p->has_ticks || p->format == TP_JSON)
+			printf(",\"ticks\":%llu,\"bytes\":%llu", (unsigned long long)r->ticks,
+			       (unsigned long long)r->bytes);
+		fputc('}', stdout);
+	}
+	fputs("]}\n", stdout);
+}
+
+int cmd_top(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'}, {"module", required_argument, NULL, 'm'},
+		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum tp_by by = TP_BY_TIME;
+	const char *module = NULL;
+	uint64_t limit = 20;
+	int json = 0, c, found;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			found = 0;
+			for (size_t i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
+				if (!strcmp(optarg, bys[i].name)) {
+					by = bys[i].by;
+					found = 1;
+				}
+			if (!found) {
+				cli_err("--by is time, alloc, entries, inherited-time or inherited-alloc, "
+				        "not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (cli_parse_u64(optarg, &limit) != 0) {
+				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'm':
+			module = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	struct time_profile p;
+	struct cli_profile_read rd;
+	tp_init(&p);
+	int rc = 1;
+	if (cli_profile_read(db, argv[optind], "prof", feed, &p, &rd) != 0) {
+		if (p.failed)
+			cli_err("run %s: time profile, %s", argv[optind], tp_error(&p));
+		goto out;
+	}
+	if (rd.salvaged)
+		cli_warn("run %lld: %s", (long long)rd.run.run_id, rd.note);
+	if (tp_finish(&p) != 0) {
+		cli_err("run %lld: time profile, %s", (long long)rd.run.run_id, tp_error(&p));
+		goto out;
+	}
+	size_t n;
+	struct tp_row *rows = tp_rank(&p, by, module, &n);
+	if (!rows) {
+		cli_err("out of memory ranking run %lld", (long long)rd.run.run_id);
+		goto out;
+	}
+	if (module && n == 0)
+		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, module);
+	if (limit && n > limit)
+		n = (size_t)limit;
+	if (json)
+		print_json(&p, &rd, rows, n);
+	else
+		print_table(&p, &rd, rows, n);
+	free(rows);
+	rc = 0;
+	if (fflush(stdout) != 0) {
+		cli_err("standard output: %s", strerror(errno));
+		rc = 1;
+	}
+out:
+	tp_free(&p);
+	return rc;
+}

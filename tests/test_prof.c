@@ -1,0 +1,340 @@
+/*
+ * test_prof.c - the time-profile readers (profile/time_profile.h): every
+ * GHC fixture, text (-p, -P, -Pa) and JSON (-pj, including GHC 9.0's
+ * unescaped quotes), parsed whole and in random pieces to the same tree;
+ * the ranking agrees with the table of top cost centres GHC itself wrote
+ * at the head of each text profile (exactly, from ticks, where the
+ * profile has them); a -p and a -pj profile of the same program give the
+ * same cost centres and entries; GHC 7.10/8.0's layout without SRC; and
+ * malformed or hostile input refused with the line named.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/time_profile.h"
+#include "testutil.h"
+
+static uint64_t rng;
+
+static int parse(struct time_profile *p, const void *data, size_t len, int pieces)
+{
+	const uint8_t *d = data;
+	tp_init(p);
+	for (size_t at = 0; at < len;) {
+		size_t n = pieces ? 1 + tu_rand_below(&rng, tu_rand_below(&rng, 3) ? 40 : 5000) : len;
+		if (n > len - at)
+			n = len - at;
+		if (tp_feed(p, d + at, n) != 0)
+			return -1;
+		at += n;
+	}
+	return tp_finish(p);
+}
+
+static void same_tree(const char *what, const struct time_profile *a, const struct time_profile *b)
+{
+	int same = a->nnodes == b->nnodes && a->nccs == b->nccs && a->total_ticks == b->total_ticks &&
+	           a->total_alloc == b->total_alloc;
+	for (size_t i = 0; same && i < a->nnodes; i++) {
+		const struct tp_node *x = &a->nodes[i], *y = &b->nodes[i];
+		same = x->cc == y->cc && x->parent == y->parent && x->entries == y->entries &&
+		       x->time == y->time && x->alloc == y->alloc && x->ticks == y->ticks &&
+		       x->bytes == y->bytes && x->no == y->no;
+	}
+	CHECK(same, "%s: a parse in pieces differs from one in one go", what);
+}
+
+/* GHC's own table of top cost centres: "name module [src] %time %alloc [ticks bytes]". */
+static void check_top_table(const char *what, const char *text, const struct time_profile *p)
+{
+	size_t n;
+	struct tp_row *rows = tp_rank(p, TP_BY_TIME, NULL, &n);
+	REQUIRE(rows, "rank");
+	const char *at = strstr(text, "\nCOST CENTRE");
+	REQUIRE(at, "%s: no table of top cost centres", what);
+	at = strchr(at + 1, '\n');
+	while (at && at[1] == '\n') /* the blank line under the header */
+		at++;
+	int checked = 0;
+	for (const char *line = at + 1; *line && *line != '\n';) {
+		const char *eol = strchr(line, '\n');
+		if (line[0] == '\n' || line == eol)
+			break;
+		char buf[4096];
+		size_t len = (size_t)(eol - line) < sizeof(buf) - 1 ? (size_t)(eol - line) : sizeof(buf) - 1;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		line = eol + 1;
+		if (!buf[0])
+			break;
+		char name[1024], module[1024];
+		int after = 0;
+		if (sscanf(buf, "%1023s %1023s%n", name, module, &after) != 2)
+			continue;
+		/* the numbers from the right: %time %alloc [ticks bytes] */
+		double num[4];
+		int k = 0;
+		char *e = buf + strlen(buf);
+		while (k < (p->has_ticks ? 4 : 2)) {
+			while (e > buf && e[-1] == ' ')
+				*--e = '\0';
+			while (e > buf && e[-1] != ' ')
+				e--;
+			num[k++] = strtod(e, NULL);
+		}
+		double want_time = p->has_ticks ? num[3] : num[1], want_alloc = p->has_ticks ? num[2] : num[0];
+		/* SRC: what lies between the module and the numbers */
+		while (e > buf + after && e[-1] == ' ')
+			e--;
+		*e = '\0';
+		char *src = buf + after;
+		while (*src == ' ')
+			src++;
+		const struct tp_row *r = NULL;
+		for (size_t i = 0; i < n && !r; i++)
+			if (!strcmp(p->ccs[rows[i].cc].name, name) && !strcmp(p->ccs[rows[i].cc].module, module) &&
+			    (!p->has_src || !strcmp(p->ccs[rows[i].cc].src, src)))
+				r = &rows[i];
+		/* -pa lists cost centres no call ever reached: not in any stack */
+		if (!r && want_time == 0 && want_alloc == 0)
+			continue;
+		CHECK(r, "%s: %s %s is in GHC's table, not in ours", what, name, module);
+		if (!r)
+			continue;
+		double got_time = r->time, got_alloc = r->alloc, tol = 0.05 * (double)r->stacks + 0.051;
+		if (p->has_ticks) { /* exact: from ticks, rounded as GHC rounds */
+			got_time = round(1000.0 * (double)r->ticks / (double)p->total_ticks) / 10;
+			got_alloc = round(1000.0 * (double)r->bytes / (double)p->total_alloc) / 10;
+			tol = 0.051;
+			CHECK(r->ticks == (uint64_t)num[1] && r->bytes == (uint64_t)num[0],
+			      "%s: %s ticks/bytes %llu/%llu, GHC says %.0f/%.0f", what, name,
+			      (unsigned long long)r->ticks, (unsigned long long)r->bytes, num[1], num[0]);
+		}
+		CHECK(fabs(got_time - want_time) <= tol && fabs(got_alloc - want_alloc) <= tol,
+		      "%s: %s %s: %.1f%% time %.1f%% alloc, GHC says %.1f %.1f", what, name, module,
+		      got_time, got_alloc, want_time, want_alloc);
+		checked++;
+	}
+	CHECK(checked >= 3, "%s: only %d rows of GHC's table checked", what, checked);
+	free(rows);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "name module entries" for every cost centre with entries, sorted. */
+static char *entries_signature(const struct time_profile *p)
+{
+	size_t n;
+	struct tp_row *rows = tp_rank(p, TP_BY_TIME, NULL, &n);
+	char **lines = calloc(n + 1, sizeof(*lines));
+	size_t total = 1, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct tp_cc *c = &p->ccs[rows[i].cc];
+		/* the profiling system's own centres count differently per run;
+		 * the text profile leaves out stacks that cost nothing (not -pa) */
+		if (rows[i].entries == 0 || !strcmp(c->module, "MAIN") || !strcmp(c->module, "SYSTEM") || !strcmp(c->module, "GC") ||
+		    !strcmp(c->module, "IDLE") || !strcmp(c->module, "PROFILING"))
+			continue;
+		if (asprintf(&lines[k], "%s %s %llu\n", c->name, c->module,
+		             (unsigned long long)rows[i].entries) < 0)
+			abort();
+		total += strlen(lines[k++]);
+	}
+	qsort(lines, k, sizeof(*lines), by_name);
+	char *s = calloc(1, total);
+	for (size_t i = 0; i < k; i++) {
+		strcat(s, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	free(rows);
+	return s;
+}
+
+static void test_fixtures(void)
+{
+	char **list = tu_fixture_list();
+	int text = 0, json = 0;
+	for (char **f = list; *f; f++) {
+		size_t len = strlen(*f), n;
+		if (len < 5 || strcmp(*f + len - 5, ".prof") != 0)
+			continue;
+		const char *base = strrchr(*f, '/') + 1;
+		uint8_t *data = tu_read_file(*f, &n);
+		REQUIRE(data, "read %s", *f);
+		if (n == 0 || strstr(base, "-hr.prof")) { /* a killed run; a retainer log */
+			struct time_profile p;
+			CHECK(parse(&p, data, n, 0) == -1, "%s: refused", base);
+			tp_free(&p);
+			free(data);
+			continue;
+		}
+		struct time_profile whole, pieces;
+		CHECK(parse(&whole, data, n, 0) == 0, "%s: %s", base, tp_error(&whole));
+		CHECK(parse(&pieces, data, n, 1) == 0, "%s in pieces: %s", base, tp_error(&pieces));
+		same_tree(base, &whole, &pieces);
+		CHECK(whole.nnodes > 10 && whole.total_alloc > 0 && whole.total_ticks > 0 && whole.command,
+		      "%s: tree and header", base);
+		if (whole.format == TP_TEXT) {
+			char *z = malloc(n + 1);
+			memcpy(z, data, n);
+			z[n] = '\0';
+			check_top_table(base, z, &whole);
+			free(z);
+			text++;
+		} else {
+			json++;
+		}
+		tp_free(&whole);
+		tp_free(&pieces);
+		free(data);
+	}
+	tu_free_list(list);
+	printf("prof: %d text and %d JSON profiles\n", text, json);
+	CHECK(text >= 7 && json >= 4, "fixtures: %d text, %d JSON", text, json);
+}
+
+/* -p and -pj of one program: the same cost centres with the same entries. */
+static void test_text_vs_json(void)
+{
+	static const char *const pairs[][2] = {
+		{"leak/leak-p-hc.prof", "leak/leak-pj.prof"},
+		{"phases/phases-p-hc.prof", "phases/phases-pj.prof"},
+		{"exprcalc/exprcalc-p.prof", "exprcalc/exprcalc-pj.prof"},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct time_profile a, b;
+		char path[4096];
+		size_t n;
+		snprintf(path, sizeof(path), "%s/tests/data/ghc/%s", tu_srcdir(), pairs[i][0]);
+		uint8_t *d = tu_read_file(path, &n);
+		REQUIRE(d && parse(&a, d, n, 0) == 0, "%s", pairs[i][0]);
+		free(d);
+		snprintf(path, sizeof(path), "%s/tests/data/ghc/%s", tu_srcdir(), pairs[i][1]);
+		d = tu_read_file(path, &n);
+		REQUIRE(d && parse(&b, d, n, 0) == 0, "%s: %s", pairs[i][1], tp_error(&b));
+		free(d);
+		char *sa = entries_signature(&a), *sb = entries_signature(&b);
+		CHECK(!strcmp(sa, sb), "%s vs %s: cost centres or entries differ\n%s---\n%s", pairs[i][0],
+		      pairs[i][1], sa, sb);
+		free(sa);
+		free(sb);
+		tp_free(&a);
+		tp_free(&b);
+	}
+	/* GHC 9.0's unescaped quote and raw tab in -pj names */
+	char path[4096];
+	size_t n;
+	snprintf(path, sizeof(path), "%s/tests/data/ghc/exprcalc/exprcalc-pj.prof", tu_srcdir());
+	uint8_t *d = tu_read_file(path, &n);
+	struct time_profile p;
+	REQUIRE(d && parse(&p, d, n, 1) == 0, "exprcalc-pj: %s", tp_error(&p));
+	int found = 0;
+	for (size_t i = 0; i < p.nccs; i++)
+		found |= !strcmp(p.ccs[i].name, "eval\"binary\"op(+-*/%),<strict>;\xce\xbb");
+	CHECK(found, "the -pj name with unescaped quotes was not read whole");
+	tp_free(&p);
+	free(d);
+}
+
+static const char old_layout[] =
+	"\tWed Jan 13 12:00 2016 Time and Allocation Profiling Report  (Final)\n\n"
+	"\t   halvm-app +RTS -p -RTS\n\n"
+	"\ttotal time  =        0.10 secs   (100 ticks @ 1000 us, 1 processor)\n"
+	"\ttotal alloc =   1,234,567 bytes  (excludes profiling overheads)\n\n"
+	"COST CENTRE MODULE  %time %alloc\n\nmain        Main     90.0   80.0\ngo          Main     10.0   20.0\n\n\n"
+	"                                                      individual     inherited\n"
+	"COST CENTRE MODULE                    no.     entries  %time %alloc   %time %alloc\n\n"
+	"MAIN        MAIN                       44           0    0.0    0.0   100.0  100.0\n"
+	" main       Main                       88           0   90.0   80.0   100.0  100.0\n"
+	"  go        Main                       89          10   10.0   20.0    10.0   20.0\n"
+	"   go       Main                       90          90    0.0    0.0     0.0    0.0\n";
+
+static void test_old_layout(void)
+{
+	struct time_profile p;
+	REQUIRE(parse(&p, old_layout, sizeof(old_layout) - 1, 1) == 0, "%s", tp_error(&p));
+	CHECK(!p.has_src && !p.has_ticks && p.nnodes == 4 && p.total_alloc == 1234567 &&
+	      p.total_ticks == 100 && p.command && !strcmp(p.command, "halvm-app +RTS -p -RTS"),
+	      "GHC 7.10 layout: header and tree");
+	CHECK(p.nodes[2].parent == 1 && p.nodes[3].parent == 2 && p.nodes[3].depth == 3,
+	      "the tree's shape");
+	size_t n;
+	struct tp_row *r = tp_rank(&p, TP_BY_ENTRIES, NULL, &n);
+	CHECK(r && !strcmp(p.ccs[r[0].cc].name, "go") && r[0].entries == 100 && r[0].stacks == 2 &&
+	      r[0].inh_time == 10.0, "recursive go: entries summed, inherited counted once");
+	free(r);
+	r = tp_rank(&p, TP_BY_TIME, "MAIN", &n);
+	CHECK(r && n == 1, "--module MAIN: %zu rows", n);
+	free(r);
+	tp_free(&p);
+}
+
+static void test_bad_input(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{"", "empty"},
+		{"JOB \"x\"\nDATE \"y\"\n", "line 1: not a GHC time profile (.prof): it starts with JOB"},
+		{"garbage\n", "line 1: not a GHC time profile"},
+		{"\tX Time and Allocation Profiling Report  (Final)\n\tcmd\n", "no call tree"},
+		{"\tX Profiling Report\nCOST CENTRE MODULE SRC no. entries %time %alloc %time %alloc\n"
+		 "MAIN MAIN <built-in> 1 0 0.0 0.0 100.0\n", "line 3: the cost-centre number '<built-in>'"},
+		{"\tX Profiling Report\nCOST CENTRE MODULE SRC no. entries %time %alloc %time %alloc\n"
+		 "MAIN MAIN <built-in> 1 -4 0.0 0.0 100.0 100.0\n", "line 3: entries"},
+		{"\tX Profiling Report\nCOST CENTRE MODULE SRC no. entries %time %alloc %time %alloc\n"
+		 "MAIN MAIN <built-in> 1 0 nan 0.0 100.0 100.0\n", "line 3: 'nan' is not a percentage"},
+		{"\tX Profiling Report\nCOST CENTRE MODULE SRC no. entries %time %alloc %time %alloc\n"
+		 "MAIN MAIN x 1 0 0.0 0.0 100.0 100.0\n   deep M x 2 0 0.0 0.0 0.0 0.0\n",
+		 "line 4: the call tree's indentation jumps"},
+		{"\tX Profiling Report\nCOST CENTRE MODULE no. entries %time %alloc %time %alloc\n"
+		 "MAIN MAIN 1 99999999999999999999999 0.0 0.0 100.0 100.0\n", "line 3: entries"},
+		{"{\"cost_centres\": [{\"id\": 1, \"label\": \"a\", \"module\": \"M\"}], \"profile\": "
+		 "{\"id\": 2, \"entries\": 1, \"children\": []}}", "names cost centre 2"},
+		{"{\"cost_centres\": [{\"id\": 1, \"label\": \"a\", \"module\": \"M\"},"
+		 "{\"id\": 1, \"label\": \"b\", \"module\": \"M\"}]}", "cost centre id 1 twice"},
+		{"{\"cost_centres\": [{\"id\": 1, \"label\": \"a\", \"module\": \"M\"}], \"profile\": "
+		 "{\"id\": 1, \"children\": [", "ends early"},
+		{"{\"profile\": {\"id\": 1, \"entries\": -3}}", "where a count was expected"},
+		{"[1, 2]", "line 1: not a GHC time profile"},
+		{"{\"a\": 1}}", "unbalanced"},
+		{"{\"a\": @}", "unexpected '@'"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct time_profile p;
+		int rc = parse(&p, cases[i].text, strlen(cases[i].text), 0);
+		CHECK(rc == -1 && strstr(tp_error(&p), cases[i].want), "case %zu: got '%s', want '%s'", i,
+		      tp_error(&p), cases[i].want);
+		tp_free(&p);
+	}
+	/* a deep -pj tree is refused, not a stack overflow */
+	size_t depth = 2 * TP_MAX_DEPTH + 20, cap = depth * 40 + 200, n = 0;
+	char *deep = malloc(cap);
+	n += (size_t)snprintf(deep + n, cap - n, "{\"cost_centres\": [{\"id\": 1, \"label\": \"a\", "
+	                                         "\"module\": \"M\"}], \"profile\": ");
+	for (size_t i = 0; i < depth / 2; i++)
+		n += (size_t)snprintf(deep + n, cap - n, "{\"id\": 1, \"children\": [");
+	struct time_profile p;
+	CHECK(parse(&p, deep, n, 0) == -1 && strstr(tp_error(&p), "deeper than"), "deep JSON: %s",
+	      tp_error(&p));
+	tp_free(&p);
+	free(deep);
+}
+
+int main(void)
+{
+	rng = tu_seed(0x5052);
+	test_fixtures();
+	test_text_vs_json();
+	test_old_layout();
+	test_bad_input();
+	return tu_finish("test_prof");
+}
