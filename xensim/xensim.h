@@ -26,6 +26,12 @@ struct ev_item {
 int loop_add(struct ev_item *it, int want_write);
 void loop_mod(struct ev_item *it, int want_write);
 void loop_del(struct ev_item *it);
+/* One non-blocking send (EV_SEND, never raising SIGPIPE) or recv (EV_RECV,
+ * with flags such as MSG_TRUNC) on a client's socket, retried on EINTR:
+ * what it returned (> 0), 0 if it would block, -1 if the client is gone
+ * (an error, or nothing moved: the peer closed). */
+enum ev_dir { EV_SEND, EV_RECV };
+ssize_t ev_io(int fd, enum ev_dir dir, void *buf, size_t len, int flags);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int sim_verbose;
 

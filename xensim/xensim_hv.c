@@ -934,12 +934,10 @@ void hv_conn_event(struct ev_item *it, int readable, int writable)
 	(void)writable;
 	/* Bounded work per wake-up so one client cannot starve the rest. */
 	for (int i = 0; readable && !c->dead && i < 64; i++) {
-		ssize_t n = recv(c->it.fd, msgbuf, sizeof(msgbuf), MSG_DONTWAIT | MSG_TRUNC);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ssize_t n = ev_io(c->it.fd, EV_RECV, msgbuf, sizeof(msgbuf), MSG_TRUNC);
+		if (n == 0)
 			break;
-		if (n <= 0) {
+		if (n < 0) {
 			conn_drop(c, "closed");
 			break;
 		}

@@ -325,13 +325,10 @@ static void out_append(struct xs_conn *c, const void *data, size_t len)
 static void flush_out(struct xs_conn *c)
 {
 	while (!c->dead && c->outoff < c->outlen) {
-		ssize_t n = send(c->it.fd, c->out + c->outoff, c->outlen - c->outoff,
-		                 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ssize_t n = ev_io(c->it.fd, EV_SEND, c->out + c->outoff, c->outlen - c->outoff, 0);
+		if (n == 0)
 			break;
-		if (n <= 0) {
+		if (n < 0) {
 			conn_drop(c, "write failed");
 			return;
 		}
@@ -1161,12 +1158,10 @@ void xs_conn_event(struct ev_item *it, int readable, int writable)
 	if (writable)
 		flush_out(c);
 	while (readable && !c->dead) {
-		ssize_t n = recv(c->it.fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen, MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		ssize_t n = ev_io(c->it.fd, EV_RECV, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen, 0);
+		if (n == 0)
 			break;
-		if (n <= 0) {
+		if (n < 0) {
 			conn_drop(c, "closed");
 			break;
 		}
