@@ -11,7 +11,9 @@
  *   vdev.c       xvdp1 <-> 51953
  *   blkif.c, ring.c   the protocol and the shared ring
  *   journal.c    responses recorded before they touch the ring (restart)
- *   mirror_raw.c raw images: the optional mirror, the benchmarks' raw sink
+ *   mirror_raw.c the optional raw-image mirror (--mirror-raw); the raw
+ *                sink's image is opened the same way
+ *   sink.c       the benchmark baselines (--sink null|raw|raw-direct)
  *   log.c        one line per event, syslog or stderr
  */
 #ifndef PROFSVC_BACKEND_H
@@ -213,15 +215,13 @@ void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t 
                    const uint8_t *ops, const int16_t *status);
 void journal_end(struct device *d);
 
-/* mirror_raw.c */
+/* mirror_raw.c: the --mirror-raw copy of a device, a raw image; with sink
+ * set, mirror_open opens the raw sink's image instead (sink.c writes it). */
 int mirror_open(struct device *d, const char *dir, int direct, int sink);
 void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t nsect);
 void mirror_close(struct device *d);
-void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err);
-int raw_sink_wait(struct device *d);
-int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t nsect);
-int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect);
-int raw_sink_flush(struct device *d);
+
+/* sink.c: the benchmark baselines (--sink) */
 const char *sink_name(enum sink s);
 
 /* daemon.c */

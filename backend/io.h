@@ -1,13 +1,19 @@
 /*
- * io.h - the data path's own types, shared by its three parts: io.c (the
+ * io.h - the data path's own types, shared by its parts: io.c (the
  * batch: take, check, copy, store, answer), io_worker.c (the commit
  * worker that runs the store step while the loop prepares the next
- * batch) and sink.c (the benchmark sinks that stand in for the store).
+ * batch), sink.c (the benchmark sinks that stand in for the store) and
+ * mirror_raw.c (a device's raw image, which the mirror and the raw sink
+ * write).
  */
 #ifndef PROFSVC_IO_H
 #define PROFSVC_IO_H
 
 #include <stdint.h>
+
+#ifdef HAVE_AIO
+#include <libaio.h>
+#endif
 
 #include "backend.h"
 
@@ -57,5 +63,24 @@ void io_fault_injection_init(void);
 
 /* sink.c: steps 4-5 with the store replaced (--sink null|raw|raw-direct). */
 void sink_batch(struct backend *b, struct batch *bt);
+
+/* mirror_raw.c: a device's raw image (d->mirror), opened by mirror_open. */
+#define MIRROR_DEPTH 64 /* writes in flight per image */
+struct mirror {
+	int fd;
+	int direct;
+	int sink;          /* the sink: writes waited for, buffers not ours */
+#ifdef HAVE_AIO
+	io_context_t ctx;  /* 0: no libaio, writes are pwrite */
+	unsigned inflight;
+#endif
+	char path[512];
+};
+#ifdef HAVE_AIO
+/* Reaps the image's completed writes, waiting for at least min; -1 if any
+ * failed.  A sink's write (iocb data: its int16_t status) that failed is
+ * marked -1; a mirror's buffer (iocb data) is freed. */
+int mirror_reap(struct device *d, long min);
+#endif
 
 #endif

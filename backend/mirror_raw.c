@@ -1,17 +1,14 @@
 /*
- * mirror_raw.c - a device's sparse raw image (NAME-runN-xvdp1.img), two uses:
+ * mirror_raw.c - --mirror-raw DIR: a copy of a device's data beside the
+ * store, as a sparse raw image (NAME-runN-xvdp1.img), for users who still
+ * want disk images.  libaio, O_DIRECT where the filesystem allows it;
+ * writes are submitted after the store commit and never waited for on the
+ * guest's path (up to 64 in flight per device).  A mirror that fails is
+ * logged once and dropped; the store is the record.
  *
- *  - --mirror-raw DIR: a copy beside the store for users who still want
- *    disk images.  libaio, O_DIRECT where the filesystem allows it; writes
- *    are submitted after the store commit and never waited for on the
- *    guest's path (up to 64 in flight per device).  A mirror that fails is
- *    logged once and dropped; the store is the record.
- *  - --sink raw=DIR / raw-direct=DIR: the image *is* the sink, the
- *    benchmarks' raw-disk baseline.  A batch's writes are submitted
- *    together and waited for before the guest is answered, as a raw-image
- *    backend does: raw is the page cache (QEMU qdisk, cache=writeback, what
- *    libxl asks for), raw-direct is O_DIRECT + libaio (tapdisk, or qdisk
- *    with cache=none,aio=native).  A flush is fdatasync.
+ * The benchmarks' raw sink (sink.c, --sink raw=DIR) writes an image
+ * opened here too: mirror_open with sink set opens it for reading back,
+ * mirror_reap marks its failed writes, mirror_close closes it.
  */
 #include "config.h"
 
@@ -26,21 +23,7 @@
 #include <libaio.h>
 #endif
 
-#include "backend.h"
-
-#define MIRROR_DEPTH 64
-
-struct mirror {
-	int fd;
-	int direct;
-	int sink;          /* the sink: writes waited for, buffers not ours */
-	int failed;        /* sink: a write failed since the last wait */
-#ifdef HAVE_AIO
-	io_context_t ctx;
-	unsigned inflight;
-#endif
-	char path[512];
-};
+#include "io.h"
 
 static void safe_name(const char *s, char *out, size_t len)
 {
@@ -93,8 +76,7 @@ int mirror_open(struct device *d, const char *dir, int direct, int sink)
 }
 
 #ifdef HAVE_AIO
-/* Reaps completions, waiting for at least `min`; -1 if any write failed. */
-static int reap(struct device *d, long min)
+int mirror_reap(struct device *d, long min)
 {
 	struct mirror *m = d->mirror;
 	struct io_event ev[MIRROR_DEPTH];
@@ -149,7 +131,7 @@ void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t 
 	memcpy(buf, data, len);
 #ifdef HAVE_AIO
 	if (m->ctx) {
-		if (m->inflight >= MIRROR_DEPTH && reap(d, 1) != 0) {
+		if (m->inflight >= MIRROR_DEPTH && mirror_reap(d, 1) != 0) {
 			free(buf);
 			drop(d, "write failed");
 			return;
@@ -169,7 +151,7 @@ void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t 
 			return;
 		}
 		m->inflight++;
-		if (reap(d, 0) != 0)
+		if (mirror_reap(d, 0) != 0)
 			drop(d, "write failed");
 		return;
 	}
@@ -178,76 +160,6 @@ void mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t 
 	free(buf);
 	if (n != (ssize_t)len)
 		drop(d, n < 0 ? strerror(errno) : "short write");
-}
-
-/* ---- the raw sink ---------------------------------------------------------- */
-
-/* Starts a write of the sink; *err becomes -1 if it fails (now or when it
- * completes).  buf must stay valid until raw_sink_wait. */
-void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err)
-{
-	struct mirror *m = d->mirror;
-	size_t len = (size_t)nsect * 512;
-
-#ifdef HAVE_AIO
-	if (m->ctx) {
-		struct iocb *cb = malloc(sizeof(*cb));
-		if (m->inflight >= MIRROR_DEPTH)
-			reap(d, 1);
-		if (!cb) {
-			*err = -1;
-			return;
-		}
-		io_prep_pwrite(cb, m->fd, buf, len, (long long)(sector * 512));
-		cb->data = err;
-		if (io_submit(m->ctx, 1, &cb) != 1) {
-			free(cb);
-			*err = -1;
-			return;
-		}
-		m->inflight++;
-		return;
-	}
-#endif
-	if (pwrite(m->fd, buf, len, (off_t)(sector * 512)) != (ssize_t)len)
-		*err = -1;
-}
-
-/* Waits for every write started; 0 if all succeeded. */
-int raw_sink_wait(struct device *d)
-{
-#ifdef HAVE_AIO
-	struct mirror *m = d->mirror;
-	if (m->ctx && m->inflight)
-		return reap(d, (long)m->inflight);
-#else
-	(void)d;
-#endif
-	return 0;
-}
-
-int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t nsect)
-{
-	size_t len = (size_t)nsect * 512;
-	ssize_t n = pread(d->mirror->fd, buf, len, (off_t)(sector * 512));
-	if (n < 0)
-		return -1;
-	memset((uint8_t *)buf + n, 0, len - (size_t)n); /* past the end: zeros */
-	return 0;
-}
-
-int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect)
-{
-	if (fallocate(d->mirror->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(sector * 512),
-	              (off_t)(nsect * 512)) == 0 ||
-	    errno == EOPNOTSUPP)
-		return 0;
-	return -1;
-}
-
-int raw_sink_flush(struct device *d)
-{
-	return fdatasync(d->mirror->fd);
 }
 
 void mirror_close(struct device *d)
@@ -260,7 +172,7 @@ void mirror_close(struct device *d)
 #ifdef HAVE_AIO
 	if (m->ctx) {
 		struct device tmp = {.mirror = m};
-		reap(&tmp, (long)m->inflight);
+		mirror_reap(&tmp, (long)m->inflight);
 		io_destroy(m->ctx);
 	}
 #endif
