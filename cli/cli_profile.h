@@ -31,6 +31,11 @@ struct cli_profile_read {
 int cli_profile_read(const char *db, const char *run_arg, const char *role,
                      cli_profile_sink sink, void *ctx, struct cli_profile_read *out);
 
+struct time_profile;
+/* RUN's .prof parsed whole (cmd_flame.c); 0, or 1 (reported). */
+int cli_read_time_profile(const char *db, const char *arg, struct time_profile *p,
+                          struct cli_profile_read *rd);
+
 /* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the
  * caller escapes it for where it goes (safe_text_print, markup_text). */
 void cli_profile_caption(const struct store_run *r, char *out, size_t len);

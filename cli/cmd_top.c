@@ -31,11 +31,6 @@ static const struct {
 	{"inherited-alloc", TP_BY_INH_ALLOC},
 };
 
-static int feed(void *ctx, const void *data, size_t len)
-{
-	return tp_feed(ctx, data, len) ? 1 : 0;
-}
-
 static void print_table(const struct time_profile *p, const struct cli_profile_read *rd,
                         const struct tp_row *rows, size_t n)
 {
@@ -153,19 +148,9 @@ int cmd_top(const char *db, int argc, char **argv)
 	}
 	struct time_profile p;
 	struct cli_profile_read rd;
-	tp_init(&p);
 	int rc = 1;
-	if (cli_profile_read(db, argv[optind], "prof", feed, &p, &rd) != 0) {
-		if (p.failed)
-			cli_err("run %s: time profile, %s", argv[optind], tp_error(&p));
+	if (cli_read_time_profile(db, argv[optind], &p, &rd) != 0)
 		goto out;
-	}
-	if (rd.salvaged)
-		cli_warn("run %lld: %s", (long long)rd.run.run_id, rd.note);
-	if (tp_finish(&p) != 0) {
-		cli_err("run %lld: time profile, %s", (long long)rd.run.run_id, tp_error(&p));
-		goto out;
-	}
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, by, module, &n);
 	if (!rows) {

@@ -30,6 +30,8 @@ static const char usage[] =
 	"                          the heap profile charted with hp2ps's rules\n"
 	"  top RUN [--by time|alloc|entries|inherited-time|inherited-alloc] [-n N]\n"
 	"      [--module M] [--json]  the cost centres that matter\n"
+	"  flame RUN [--by time|alloc] [-o FILE.svg]\n"
+	"                          folded stacks, or a flame graph\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -43,6 +45,7 @@ static const struct {
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
+	{"flame", cmd_flame},
 };
 
 int main(int argc, char **argv)

@@ -174,7 +174,8 @@ json_ok "$T/out" && grep -q '"format":"json".*"name":"histogram.step","module":"
 	printf 'COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc\n\n'
 	printf 'MAIN MAIN <built-in> 1 0 0.0 0.0 100.0 100.0\n'
 	printf ' \033]0;pwned\007 Main a.hs:1 2 1 50.0 50.0 100.0 100.0\n'
-	printf '  rtl\342\200\256gnp Bad\377Mod <no location info> 3 5 50.0 50.0 50.0 50.0\n'
+	printf '  rtl\342\200\256gnp Bad\377Mod <no location info> 3 5 40.0 40.0 50.0 50.0\n'
+	printf '  semi;colon<svg> Main x 4 1 10.0 10.0 10.0 10.0\n'
 } >"$T/evil.prof"
 import evilprof "$T/evil.prof" "$FIX/leak/leak-p-hc.hp"                                      # run 11
 for form in "" "--json"; do
@@ -185,6 +186,27 @@ for form in "" "--json"; do
 done
 json_ok "$T/out" && grep -q '\\u202e' "$T/out" && ok || fail "hostile top JSON: $(cat "$T/out")"
 # bad input and options
+# --- profdb flame ---------------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" flame 9
+[ "$(awk '{ s += $NF } END { print s }' "$T/out")" = 3204 ] && ok || fail "folded ticks do not sum to 3204"
+grep -Evq '^[^ ;]+(;[^ ;]+)* [0-9]+$' "$T/out" && fail "a folded line out of form: $(grep -Ev '^[^ ;]+(;[^ ;]+)* [0-9]+$' "$T/out" | head -2)" || ok
+grep -q '^MAIN.MAIN;Main.main;Main.main.bigr;Main.countBigrams;Main.countBigrams.\\\\ 1876$' "$T/out" && ok ||
+	fail "folded: the countBigrams lambda: $(grep countBigrams "$T/out")"
+expect 0 "" -- "$PROFDB" flame 9 --by alloc
+[ "$(awk '{ s += $NF } END { printf "%d", s }' "$T/out")" -gt 1500000000 ] && ok || fail "folded bytes"
+expect 0 "" -- "$PROFDB" flame 1 -o "$T/f.svg"
+xml_ok "$T/f.svg" && [ "$(grep -c 'class="frame"' "$T/f.svg")" -ge 10 ] && ok || fail "flame SVG"
+for form in "" "-o $T/evil-flame.svg"; do
+	# shellcheck disable=SC2086
+	expect 0 "" -- "$PROFDB" flame 11 $form
+	LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" "$T/err" &&
+		fail "flame 11 $form: a raw control, bidi or invalid byte reached the output" || ok
+done
+"$PROFDB" flame 11 >"$T/out" 2>&1
+grep -q 'Main.semi\\x3bcolon<svg> ' "$T/out" && ok || fail "folded: ';' in a name not escaped: $(cat "$T/out")"
+xml_ok "$T/evil-flame.svg" && ! grep -q '<svg> ' "$T/evil-flame.svg" && ok || fail "hostile flame SVG"
+expect 2 "--by is" -- "$PROFDB" flame 1 --by speed
+
 import hpasprof "$FIX/leak/leak-p-hc.hp" "$FIX/leak/leak-p-hc.hp"                            # run 12
 expect 1 "it starts with JOB" -- "$PROFDB" top 12
 import killed "$FIX/phases/phases-killed-SIGKILL.prof" "$FIX/leak/leak-p-hc.hp"              # run 13

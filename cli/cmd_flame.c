@@ -1,0 +1,120 @@
+/*
+ * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
+ * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
+ * here (profile/flame.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/flame.h"
+#include "../profile/time_profile.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb flame RUN [--by time|alloc] [-o FILE.svg]\n"
+	"  The run's call tree as folded stacks (\"Main.main;Main.go 123\" per line,\n"
+	"  flamegraph.pl's input) on standard output, or with -o a flame graph SVG.\n"
+	"  Values are ticks (--by time) or bytes (--by alloc).\n";
+
+static int feed(void *ctx, const void *data, size_t len)
+{
+	return tp_feed(ctx, data, len) ? 1 : 0;
+}
+
+/* Reads RUN's .prof into p: 0, or 1 (reported). */
+int cli_read_time_profile(const char *db, const char *arg, struct time_profile *p,
+                          struct cli_profile_read *rd)
+{
+	tp_init(p);
+	if (cli_profile_read(db, arg, "prof", feed, p, rd) != 0) {
+		if (p->failed)
+			cli_err("run %s: time profile, %s", arg, tp_error(p));
+		return 1;
+	}
+	if (rd->salvaged)
+		cli_warn("run %lld: %s", (long long)rd->run.run_id, rd->note);
+	if (tp_finish(p) != 0) {
+		cli_err("run %lld: time profile, %s", (long long)rd->run.run_id, tp_error(p));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_flame(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	enum flame_by by = FLAME_TIME;
+	const char *svg = NULL;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (!strcmp(optarg, "time"))
+				by = FLAME_TIME;
+			else if (!strcmp(optarg, "alloc"))
+				by = FLAME_ALLOC;
+			else {
+				cli_err("--by is time or alloc, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			svg = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	struct time_profile p;
+	struct cli_profile_read rd;
+	int rc = 1;
+	if (cli_read_time_profile(db, argv[optind], &p, &rd) != 0)
+		goto out;
+	if (!svg) {
+		rc = flame_folded(stdout, &p, by) || fflush(stdout) ? 1 : 0;
+		if (rc)
+			cli_err("standard output: %s", strerror(errno));
+		goto out;
+	}
+	char caption[400], *buf = NULL;
+	size_t len = 0;
+	struct outfile o;
+	cli_profile_caption(&rd.run, caption, sizeof(caption));
+	FILE *m = open_memstream(&buf, &len);
+	if (!m || flame_svg(m, &p, by, caption) != 0 || fclose(m) != 0) {
+		cli_err("out of memory drawing the flame graph");
+		free(buf);
+		goto out;
+	}
+	if (outfile_open(&o, svg) == 0) {
+		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
+			rc = 0;
+			if (strcmp(svg, "-") != 0)
+				fprintf(stderr, "%s: %zu call stacks, %zu bytes\n", svg, p.nnodes, len);
+		} else {
+			outfile_abort(&o);
+		}
+	}
+	free(buf);
+out:
+	tp_free(&p);
+	return rc;
+}

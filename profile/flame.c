@@ -1,0 +1,190 @@
+/*
+ * flame.c - flame graphs from the call tree (flame.h).
+ *
+ * The tree is GHC's: one node per cost-centre stack, parents first.  A
+ * node's box is as wide as its value with everything below it, and its
+ * children sit on it left to right in GHC's order.  Names are the guest's:
+ * folded lines pass through safe_text (and ';', the frame separator, is
+ * written \x3b), the SVG through markup_text.
+ */
+#include "config.h"
+
+#include "flame.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "markup.h"
+#include "util/safe_text.h"
+
+int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self, uint64_t **total)
+{
+	size_t n = p->nnodes ? p->nnodes : 1;
+	uint64_t *s = calloc(n, sizeof(*s)), *t = calloc(n, sizeof(*t));
+	if (!s || !t) {
+		free(s);
+		free(t);
+		return -1;
+	}
+	int exact = p->has_ticks || p->format == TP_JSON;
+	double whole = by == FLAME_TIME ? (double)p->total_ticks : (double)p->total_alloc;
+	if (!exact && whole <= 0)
+		whole = 1000; /* no totals at all: per mille */
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct tp_node *nd = &p->nodes[i];
+		if (exact)
+			s[i] = by == FLAME_TIME ? nd->ticks : nd->bytes;
+		else {
+			double v = (by == FLAME_TIME ? nd->time : nd->alloc) * whole / 100.0;
+			s[i] = v > 0 && v < 1.8e19 ? (uint64_t)llround(v) : 0;
+		}
+		t[i] = s[i];
+	}
+	for (size_t i = p->nnodes; i-- > 0;) {
+		uint32_t up = p->nodes[i].parent;
+		if (up != TP_NONE)
+			t[up] = t[up] > UINT64_MAX - t[i] ? UINT64_MAX : t[up] + t[i];
+	}
+	*self = s;
+	*total = t;
+	return 0;
+}
+
+/* "Module.name" for a folded line: safe_text's escapes, ';' as \x3b. */
+static void frame_name(FILE *f, const struct tp_cc *c)
+{
+	char buf[4 * 1024 + 8];
+	const char *parts[2] = {c->module, c->name};
+	for (int k = 0; k < 2; k++) {
+		safe_text(buf, sizeof(buf), parts[k]);
+		for (const char *s = buf; *s; s++) {
+			if (*s == ';')
+				fputs("\\x3b", f);
+			else
+				fputc(*s, f);
+		}
+		if (k == 0)
+			fputc('.', f);
+	}
+}
+
+int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by)
+{
+	uint64_t *self, *total;
+	uint32_t *path = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*path));
+	if (!path || flame_values(p, by, &self, &total) != 0) {
+		free(path);
+		return -1;
+	}
+	for (size_t i = 0; i < p->nnodes; i++) {
+		if (!self[i])
+			continue;
+		size_t d = 0;
+		for (uint32_t at = (uint32_t)i; at != TP_NONE; at = p->nodes[at].parent)
+			path[d++] = at;
+		while (d-- > 0) {
+			frame_name(f, &p->ccs[p->nodes[path[d]].cc]);
+			fputc(d ? ';' : ' ', f);
+		}
+		fprintf(f, "%llu\n", (unsigned long long)self[i]);
+	}
+	free(path);
+	free(self);
+	free(total);
+	return ferror(f) ? -1 : 0;
+}
+
+#define FW 1200.0
+#define ROW 17.0
+#define TOP 48.0
+#define MAX_ROWS 300 /* deeper stacks are not drawn (they are in the folded form) */
+
+/* A warm colour from the name, so a function keeps its colour. */
+static void colour(const struct tp_cc *c, char out[8])
+{
+	uint32_t h = 2166136261u;
+	for (const char *s = c->name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	for (const char *s = c->module; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	snprintf(out, 8, "#%02x%02x%02x", 205 + (h & 0x1f) * 50 / 31, 80 + ((h >> 5) & 0x7f),
+	         40 + ((h >> 12) & 0x3f));
+}
+
+int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption)
+{
+	uint64_t *self, *total;
+	double *x = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*x));
+	double *next = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*next)); /* a node's next free x */
+	if (!x || !next || flame_values(p, by, &self, &total) != 0) {
+		free(x);
+		free(next);
+		return -1;
+	}
+	uint64_t all = 0;
+	uint32_t maxd = 0;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		if (p->nodes[i].parent == TP_NONE)
+			all = all > UINT64_MAX - total[i] ? UINT64_MAX : all + total[i];
+		if (p->nodes[i].depth > maxd)
+			maxd = p->nodes[i].depth;
+	}
+	if (maxd >= MAX_ROWS)
+		maxd = MAX_ROWS - 1;
+	double scale = all ? (FW - 20) / (double)all : 0, root_x = 10;
+	double height = TOP + ROW * (maxd + 1) + 30;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
+	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdf6\"/>\n"
+	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
+	        FW, height, FW, height, FW / 2);
+	markup_text_cut(f, caption ? caption : "", 100);
+	fprintf(f, " \xe2\x80\x94 %s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
+	           "text-anchor=\"middle\">",
+	        by == FLAME_TIME ? "time" : "allocation", FW / 2);
+	markup_text_cut(f, p->command ? p->command : "", 120);
+	fputs("</text>\n", f);
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct tp_node *nd = &p->nodes[i];
+		if (nd->parent == TP_NONE) {
+			x[i] = root_x;
+			root_x += (double)total[i] * scale;
+		} else {
+			x[i] = next[nd->parent];
+		}
+		next[i] = x[i];
+		if (nd->parent != TP_NONE)
+			next[nd->parent] += (double)total[i] * scale;
+		double w = (double)total[i] * scale;
+		if (w < 0.3 || nd->depth > maxd)
+			continue;
+		/* flame: the root at the bottom */
+		double y = TOP + ROW * (maxd - nd->depth);
+		const struct tp_cc *c = &p->ccs[nd->cc];
+		char fill[8];
+		colour(c, fill);
+		fputs("<g class=\"frame\"><title>", f);
+		markup_text(f, c->module);
+		fputc('.', f);
+		markup_text(f, c->name);
+		fprintf(f, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+		           "height=\"%.1f\" fill=\"%s\" rx=\"2\"/>",
+		        (unsigned long long)total[i], all ? 100.0 * (double)total[i] / (double)all : 0,
+		        x[i], y, w, ROW - 1, fill);
+		int chars = (int)((w - 6) / 7);
+		if (chars >= 3) {
+			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x[i] + 3, y + ROW - 5);
+			markup_text_cut(f, c->name, chars);
+			fputs("</text>", f);
+		}
+		fputs("</g>\n", f);
+	}
+	fputs("</svg>\n", f);
+	free(x);
+	free(next);
+	free(self);
+	free(total);
+	return ferror(f) ? -1 : 0;
+}

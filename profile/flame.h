@@ -1,0 +1,31 @@
+/*
+ * flame.h - a time profile's call tree as a flame graph: folded stacks
+ * (flamegraph.pl's input, "MAIN.MAIN;Main.main;Main.go 123" a line) and
+ * an SVG drawn here, widths by time (ticks) or allocation (bytes).
+ *
+ * A profile without ticks and bytes columns (-p rather than -P) carries
+ * only percentages; its values are then the percentages of the totals in
+ * the header, rounded: close, and summing to about the total.
+ */
+#ifndef PROFSVC_FLAME_H
+#define PROFSVC_FLAME_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "time_profile.h"
+
+enum flame_by { FLAME_TIME, FLAME_ALLOC };
+
+/* Each node's own value, and with everything below it (arrays of nnodes,
+ * the caller frees both).  0, or -1 when out of memory. */
+int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self, uint64_t **total);
+
+/* Folded stacks, one line per call stack with a value; frame names are
+ * "Module.name", escaped (no control, no ';', no newline).  0 or -1. */
+int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by);
+
+/* A whole SVG document: caption is the guest's text, escaped here. */
+int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption);
+
+#endif
