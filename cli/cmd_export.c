@@ -12,13 +12,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../profile/speedscope.h"
+#include "../profile/time_profile.h"
 #include "../store/store_export.h"
+#include "cli_profile.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
 	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--salvage]\n"
+	"                         [--speedscope FILE]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
+	"  --speedscope writes the time profile in speedscope's format (from\n"
+	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
 	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
 	"  as NAME-RUN.prof and NAME-RUN.hp.\n";
 
@@ -104,13 +110,49 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	return 0;
 }
 
+/* The run's time profile as a speedscope file; 0 or 1 (reported). */
+static int export_speedscope(const char *db, const char *arg, const char *path)
+{
+	struct time_profile p;
+	struct cli_profile_read rd;
+	struct outfile o;
+	char name[400], *buf = NULL;
+	size_t len = 0;
+	int rc = 1;
+
+	if (cli_read_time_profile(db, arg, &p, &rd) != 0)
+		goto out;
+	cli_profile_caption(&rd.run, name, sizeof(name));
+	FILE *m = open_memstream(&buf, &len);
+	if (!m || speedscope_write(m, &p, name) != 0 || fclose(m) != 0) {
+		cli_err("out of memory writing the speedscope file");
+		goto out;
+	}
+	if (outfile_open(&o, path) != 0)
+		goto out;
+	if (outfile_write(&o, buf, len) != 0 || outfile_commit(&o) != 0) {
+		outfile_abort(&o);
+		goto out;
+	}
+	if (strcmp(path, "-") != 0)
+		fprintf(stderr, "run %lld speedscope -> %s (%zu bytes)\n", (long long)rd.run.run_id, path,
+		        len);
+	rc = 0;
+out:
+	free(buf);
+	tp_free(&p);
+	return rc;
+}
+
 int cmd_export(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"prof", required_argument, NULL, 'p'}, {"hp", required_argument, NULL, 'H'},
 		{"salvage", no_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
+		{"speedscope", required_argument, NULL, 'S'},
 		{NULL, 0, NULL, 0},
 	};
+	const char *speedscope = NULL;
 	struct target t[2] = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}};
 	const char *dir = NULL;
 	struct store_run run;
@@ -136,6 +178,9 @@ int cmd_export(const char *db, int argc, char **argv)
 		case 's':
 			salvage = 1;
 			break;
+		case 'S':
+			speedscope = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -156,6 +201,10 @@ int cmd_export(const char *db, int argc, char **argv)
 		cli_err("--prof and --hp name the same file '%s'", t[0].path);
 		return EXIT_USAGE;
 	}
+	if (speedscope && !dir && !t[0].explicit && !t[1].explicit)
+		return export_speedscope(db, argv[optind], speedscope);
+	if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
+		return 1;
 	to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
 	/* Files not named go to DIR, or when nothing is named, to the cwd. */
 	if (dir || (!t[0].explicit && !t[1].explicit)) {

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# test_peers.sh - profdb's outputs read by the real programs they are made
+# for: speedscope files checked against file-format-schema.json from
+# speedscope's npm package and opened in speedscope's own page in headless
+# Chromium (Debian's chromium), which must show the profile; SVG charts
+# rendered by Chromium and written as PNG screenshots (kept with
+# PROFSVC_KEEP=DIR, for a person to look at).  The validator itself must
+# reject a broken file, so this test can fail.
+#
+# Needs chromium and the npm packages of tests/peers (quickstart test
+# installs both; PROFSVC_PEERS names their node_modules).  Without them
+# the test is skipped (77), except under CI=true, where that is a failure.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+PROFDB="$B/profdb"
+MKDISK="$B/frontend-stub/halvm-mkdisk"
+FIX="$S/tests/data/ghc"
+NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-peers.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export PROFSVC_DB="$T/p.db"
+fails=0
+pass=0
+ok()   { pass=$((pass + 1)); }
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+missing=""
+command -v chromium >/dev/null || missing="$missing chromium"
+command -v node >/dev/null || missing="$missing node"
+[ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && [ -d "$NM/ajv" ] ||
+	missing="$missing $NM/{speedscope,ajv}"
+if [ -n "$missing" ]; then
+	echo "test_peers: missing:$missing (quickstart test installs them)"
+	[ -n "${CI:-}" ] && exit 1
+	exit 77
+fi
+SCHEMA="$NM/speedscope/dist/release/file-format-schema.json"
+PAGE="$NM/speedscope/dist/release/index.html"
+validate() { NODE_PATH="$NM" node "$S/tests/peers/validate.mjs" "$SCHEMA" "$1"; }
+# chrome ARGS...: headless Chromium as root may run, on files only
+chrome() {
+	timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+		--allow-file-access-from-files --user-data-dir="$T/chrome" "$@" 2>>"$T/chrome.log"
+}
+# speedscope_shows FILE NAME: speedscope's page loads FILE and names NAME
+speedscope_shows() {
+	echo "speedscope.loadFileFromBase64(\"p.speedscope.json\", \"$(base64 -w0 "$1")\")" >"$T/load.js"
+	chrome --virtual-time-budget=10000 --enable-logging=stderr --v=0 --dump-dom \
+		"file://$PAGE#localProfilePath=$T/load.js" >"$T/dom.html"
+	grep -qF "$2" "$T/dom.html"
+}
+keep() { [ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$@" "$PROFSVC_KEEP/"; return 0; }
+
+import() {
+	local name=$1 prof=$2 hp=$3
+	"$MKDISK" --prof "$prof" "$T/p.disk" >/dev/null && "$MKDISK" --hp "$hp" "$T/h.disk" >/dev/null &&
+		"$PROFDB" import-disk --name "$name" "$T/p.disk" "$T/h.disk" >/dev/null 2>&1 ||
+		{ echo "import of $name failed"; exit 99; }
+}
+import wordfreq "$FIX/wordfreq/wordfreq-P-hc.prof" "$FIX/wordfreq/wordfreq-P-hc.hp"     # run 1
+import leak "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"                          # run 2
+import exprcalc "$FIX/exprcalc/exprcalc-pj.prof" "$FIX/exprcalc/exprcalc-hy.hp"          # run 3
+{
+	printf '\tX Time and Allocation Profiling Report  (Final)\n\n\t   evil\n\n'
+	printf '\ttotal time  =        0.10 secs   (100 ticks @ 1000 us, 1 processor)\n'
+	printf '\ttotal alloc =   1,000 bytes  (excludes profiling overheads)\n\n'
+	printf 'COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc\n\n'
+	printf 'MAIN MAIN <built-in> 1 0 0.0 0.0 100.0 100.0\n'
+	printf ' \033]0;pwned\007</script> Main a"b.hs:1 2 1 60.0 50.0 100.0 100.0\n'
+	printf '  rtl\342\200\256gnp Bad\377Mod <no location info> 3 5 40.0 50.0 40.0 50.0\n'
+} >"$T/evil.prof"
+import "evil</title>" "$T/evil.prof" "$FIX/leak/leak-p-hc.hp"                           # run 4
+
+# --- speedscope: the schema, then the page -------------------------------------------
+for run in 1 2 3 4; do
+	"$PROFDB" export $run --speedscope "$T/r$run.json" 2>"$T/err" || fail "export $run --speedscope: $(cat "$T/err")"
+	out=$(validate "$T/r$run.json") && ok || fail "run $run's speedscope file is not valid: $out"
+done
+# the validator rejects a broken file (a unit the format does not have)
+sed 's/"unit":"bytes"/"unit":"furlongs"/' "$T/r1.json" >"$T/broken.json"
+validate "$T/broken.json" >/dev/null && fail "the schema check accepted a broken file" || ok
+grep -q '"unit":"milliseconds","startValue":0,"endValue":3204' "$T/r1.json" && ok ||
+	fail "run 1's time profile is not 3204 ms: $(head -c 400 "$T/r1.json")"
+for run in 1 3 4; do
+	name=$("$PROFDB" query runs --json | sed -n "s/.*{\"run\":$run,\"name\":\"\\([^\"]*\\)\".*/\\1/p")
+	want="run $run"
+	if speedscope_shows "$T/r$run.json" "$want"; then ok; else
+		fail "speedscope's page does not show run $run ($name): $(sed 's/<[^>]*>/ /g' "$T/dom.html" | tr -s ' ' | head -c 300)"
+	fi
+done
+grep -q 'Main.countBigrams' "$T/r1.json" && ok || fail "frame names"
+# no page error but the software-GL notices headless Chromium always prints
+grep 'CONSOLE' "$T/chrome.log" | grep -iv 'webgl\|GL Driver\|speedscope v' | grep -i 'error\|exception' &&
+	fail "speedscope's page logged errors" || ok
+chrome --virtual-time-budget=10000 --window-size=1200,700 --screenshot="$T/speedscope.png" \
+	"file://$PAGE#localProfilePath=$T/load.js" >/dev/null
+[ -s "$T/speedscope.png" ] && ok || fail "no speedscope screenshot"
+
+# --- the SVG charts as a browser draws them ------------------------------------------
+"$PROFDB" heap 1 2 -o "$T/heap.svg" 2>/dev/null || fail "heap -o"
+"$PROFDB" flame 1 -o "$T/flame.svg" 2>/dev/null || fail "flame -o"
+"$PROFDB" heap 4 -o "$T/evil-heap.svg" 2>/dev/null || fail "heap 4 -o"
+for svg in heap flame evil-heap; do
+	chrome --window-size=1000,900 --screenshot="$T/$svg.png" "file://$T/$svg.svg" >/dev/null
+	# a drawn chart is not one flat colour: count distinct bytes in the image
+	if [ -s "$T/$svg.png" ] && [ "$(od -An -tu1 -v "$T/$svg.png" | tr -s ' ' '\n' | sort -u | wc -l)" -gt 100 ]; then
+		ok
+	else
+		fail "Chromium did not draw $svg.svg"
+	fi
+done
+keep "$T"/*.png
+
+echo "test_peers: $pass checks passed, $fails failed"
+[ "$fails" = 0 ]
