@@ -203,7 +203,10 @@ static int run_halvm(struct stub_ctx *c)
 	size_t plen = 0, hlen = 0;
 	uint8_t *prof = c->prof ? read_file(c->prof, &plen) : NULL;
 	uint8_t *hp = c->hp ? read_file(c->hp, &hlen) : NULL;
-	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+	/* HaLVM's blkfront waits for its backend as long as it takes; 60 s
+	 * keeps a test bounded while a backend restarts again and again (a
+	 * sanitized backend on a loaded machine once needed more than 10). */
+	struct blkfront_opts o = {.halvm = 1, .data_pages = 1, .timeout_ms = 60000};
 	char err[512];
 	int rc = 1;
 
