@@ -15,5 +15,6 @@ int cmd_check(const char *db, int argc, char **argv);
 int cmd_heap(const char *db, int argc, char **argv);
 int cmd_top(const char *db, int argc, char **argv);
 int cmd_flame(const char *db, int argc, char **argv);
+int cmd_diff(const char *db, int argc, char **argv);
 
 #endif

@@ -32,6 +32,8 @@ static const char usage[] =
 	"      [--module M] [--json]  the cost centres that matter\n"
 	"  flame RUN [--by time|alloc] [-o FILE.svg]\n"
 	"                          folded stacks, or a flame graph\n"
+	"  diff RUN_A RUN_B [-n N] [--json]\n"
+	"                          what changed: call stacks and heap bands\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -45,7 +47,7 @@ static const struct {
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
-	{"flame", cmd_flame},
+	{"flame", cmd_flame},         {"diff", cmd_diff},
 };
 
 int main(int argc, char **argv)

@@ -207,10 +207,33 @@ grep -q 'Main.semi\\x3bcolon<svg> ' "$T/out" && ok || fail "folded: ';' in a nam
 xml_ok "$T/evil-flame.svg" && ! grep -q '<svg> ' "$T/evil-flame.svg" && ok || fail "hostile flame SVG"
 expect 2 "--by is" -- "$PROFDB" flame 1 --by speed
 
-import hpasprof "$FIX/leak/leak-p-hc.hp" "$FIX/leak/leak-p-hc.hp"                            # run 12
-expect 1 "it starts with JOB" -- "$PROFDB" top 12
-import killed "$FIX/phases/phases-killed-SIGKILL.prof" "$FIX/leak/leak-p-hc.hp"              # run 13
-expect 1 "time profile" -- "$PROFDB" top 13
+# --- profdb diff -----------------------------------------------------------------------------
+# the same program rebuilt: GHC renumbers -hc stacks and generated names;
+# one cost centre got slower
+sed -e 's/^(\([0-9]*\))/(9\1)/' -e 's/sat_s\([a-zA-Z0-9]*\)/sat_sQ\1/' "$FIX/phases/phases-hd-i0.01.hp" >"$T/rebuilt.hp"
+sed 's/^\(   *phaseSet  *Main .* 6 \)  *15.3/\1 25.3/' "$FIX/phases/phases-p-hc.prof" >"$T/slower.prof"
+grep -q ' 25.3 ' "$T/slower.prof" || { echo "test_view: could not make slower.prof"; exit 99; }
+import before "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"            # run 12
+import after "$T/slower.prof" "$T/rebuilt.hp"                                            # run 13
+expect 0 "" -- "$PROFDB" diff 12 13
+sed -n '/^call stacks/,/^$/p' "$T/out" | sed -n 3p | grep -Eq '^ +15.3 +25.3 +\+10.0 .*Main.phaseSet$' && ok ||
+	fail "diff: the slower stack is not the top mover: $(cat "$T/out")"
+grep -q "^heap bands: 51 in all" "$T/out" && ok || fail "diff: renamed bands not matched: $(grep 'heap bands' "$T/out")"
+sed -n '/^heap bands/,$p' "$T/out" | awk 'NR > 2 && $1 != $2 { bad = 1 } END { exit bad }' && ok ||
+	fail "diff: a rebuilt band's peak changed: $(sed -n '/^heap bands/,$p' "$T/out" | head -5)"
+grep -q '<Main.sat_\*>' "$T/out" && ok || fail "diff: generated names not folded"
+expect 0 "" -- "$PROFDB" diff 12 13 --json -n 0
+json_ok "$T/out" && ok || fail "diff --json invalid"
+expect 0 "" -- "$PROFDB" diff 11 11
+LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" && fail "diff: a raw control reached the terminal" || ok
+expect 2 "" -- "$PROFDB" diff 12
+expect 2 "-n takes" -- "$PROFDB" diff 12 13 -n x
+
+import hpasprof "$FIX/leak/leak-p-hc.hp" "$FIX/leak/leak-p-hc.hp"                            # run 14
+expect 1 "it starts with JOB" -- "$PROFDB" top 14
+expect 1 "no profile in common" -- "$PROFDB" diff 14 5     # only a .hp vs only a .prof
+import killed "$FIX/phases/phases-killed-SIGKILL.prof" "$FIX/leak/leak-p-hc.hp"              # run 15
+expect 1 "time profile" -- "$PROFDB" top 15
 expect 2 "--by is" -- "$PROFDB" top 1 --by speed
 expect 2 "-n takes" -- "$PROFDB" top 1 -n -3
 expect 2 "" -- "$PROFDB" top

@@ -1,0 +1,255 @@
+/*
+ * cmd_diff.c - `profdb diff RUN_A RUN_B`: what changed between two runs
+ * (profile/compare.h): call stacks matched by their path of functions,
+ * time, allocation and entries before and after, the biggest movers
+ * first; heap bands' peak and area before and after, matched by name with
+ * GHC's generated uniques taken out.  Either part is shown when both runs
+ * have that profile.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/compare.h"
+#include "../profile/heap_profile.h"
+#include "../profile/heap_svg.h"
+#include "../profile/time_profile.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb diff RUN_A RUN_B [-n N] [--json]\n"
+	"  What changed from RUN_A to RUN_B: call stacks (time, allocation and\n"
+	"  entries, the biggest movers first) and heap bands (peak and area).\n"
+	"  -n rows of each (default 20; 0: all).\n";
+
+struct side {
+	struct time_profile tp;
+	struct hp_profile hp;
+	struct cli_profile_read rd;
+	int have_tp, have_hp;
+};
+
+static int hp_sink(void *ctx, const void *data, size_t len)
+{
+	return hp_feed(ctx, data, len) ? 1 : 0;
+}
+
+/* Both profiles of one run, each if it reads; complaints as warnings. */
+static int load(const char *db, const char *arg, struct side *s)
+{
+	struct store *st;
+	int64_t id;
+	char idbuf[32];
+
+	if (cli_open_store(&st, db, STORE_READ) != 0)
+		return 1;
+	int bad = cli_resolve_run(st, arg, &id);
+	store_close(st);
+	if (bad)
+		return 1;
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	/* a run without one of its profiles is compared on the other */
+	s->have_tp = cli_read_time_profile(db, idbuf, &s->tp, &s->rd) == 0;
+	hp_init(&s->hp);
+	struct cli_profile_read hrd;
+	if (cli_profile_read(db, idbuf, "hp", hp_sink, &s->hp, &hrd) == 0 && hp_finish(&s->hp, NULL) == 0 &&
+	    s->hp.nsamples)
+		s->have_hp = 1;
+	else if (s->hp.failed)
+		cli_warn("run %s: heap profile, %s", idbuf, hp_error(&s->hp));
+	if (!s->have_tp)
+		s->rd = hrd;
+	return !s->have_tp && !s->have_hp;
+}
+
+static void pct(double a, int have_a, double b, int have_b)
+{
+	if (have_a)
+		printf(" %6.1f", a);
+	else
+		printf(" %6s", "-");
+	if (have_b)
+		printf(" %6.1f", b);
+	else
+		printf(" %6s", "-");
+	printf(" %+7.1f", (have_b ? b : 0) - (have_a ? a : 0));
+}
+
+static void print_stacks(const struct side *a, const struct side *b, const struct cmp_stack *s,
+                         size_t n, size_t all, int json)
+{
+	if (json)
+		fputs("\"stacks\":[", stdout);
+	else
+		printf("call stacks: %zu in all, the biggest movers first\n  %6s %6s %7s %6s %6s %7s %12s "
+		       "%12s  %s\n",
+		       all, "%time", "%time", "change", "%alloc", "%alloc", "change", "entries", "entries",
+		       "stack (before, after)");
+	for (size_t i = 0; i < n; i++) {
+		char *path = cmp_stack_path(&s[i], &a->tp, &b->tp);
+		int ha = s[i].node[0] != TP_NONE, hb = s[i].node[1] != TP_NONE;
+		if (json) {
+			printf("%s{\"stack\":", i ? "," : "");
+			safe_text_json(stdout, path ? path : "");
+			printf(",\"before\":%s,\"after\":%s,\"time\":[%.2f,%.2f],\"alloc\":[%.2f,%.2f],"
+			       "\"entries\":[%llu,%llu]}",
+			       ha ? "true" : "false", hb ? "true" : "false", s[i].time[0], s[i].time[1],
+			       s[i].alloc[0], s[i].alloc[1], (unsigned long long)s[i].entries[0],
+			       (unsigned long long)s[i].entries[1]);
+		} else {
+			fputs(" ", stdout);
+			pct(s[i].time[0], ha, s[i].time[1], hb);
+			pct(s[i].alloc[0], ha, s[i].alloc[1], hb);
+			printf(" %12llu %12llu  ", (unsigned long long)s[i].entries[0],
+			       (unsigned long long)s[i].entries[1]);
+			/* the end of the stack is what moved: show its tail */
+			const char *tail = path ? path : "";
+			size_t len = strlen(tail);
+			if (len > 70) {
+				const char *semi = strchr(tail + len - 70, ';');
+				tail = semi ? semi + 1 : tail + len - 70;
+				fputs("...;", stdout);
+			}
+			safe_text_print(stdout, tail, 0);
+			fputc('\n', stdout);
+		}
+		free(path);
+	}
+	if (json)
+		fputs("]", stdout);
+}
+
+static void print_bands(const struct cmp_band *c, size_t n, size_t all, int json)
+{
+	char b0[32], b1[32];
+	if (json)
+		fputs("\"bands\":[", stdout);
+	else
+		printf("heap bands: %zu in all, the biggest change of area first\n  %9s %9s %12s %12s  "
+		       "%s\n",
+		       all, "peak", "peak", "area (B*s)", "area (B*s)", "band (before, after)");
+	for (size_t i = 0; i < n; i++) {
+		if (json) {
+			printf("%s{\"band\":", i ? "," : "");
+			safe_text_json(stdout, c[i].name);
+			printf(",\"before\":%s,\"after\":%s,\"peak\":[%.0f,%.0f],\"area\":[%.6g,%.6g]}",
+			       c[i].present[0] ? "true" : "false", c[i].present[1] ? "true" : "false",
+			       c[i].peak[0], c[i].peak[1], c[i].area[0], c[i].area[1]);
+			continue;
+		}
+		heap_fmt_bytes(c[i].peak[0], b0, sizeof(b0));
+		heap_fmt_bytes(c[i].peak[1], b1, sizeof(b1));
+		printf("  %9s %9s ", c[i].present[0] ? b0 : "-", c[i].present[1] ? b1 : "-");
+		heap_fmt_bytes(c[i].area[0], b0, sizeof(b0));
+		heap_fmt_bytes(c[i].area[1], b1, sizeof(b1));
+		printf("%12s %12s  ", c[i].present[0] ? b0 : "-", c[i].present[1] ? b1 : "-");
+		safe_text_print(stdout, c[i].name, 0);
+		fputc('\n', stdout);
+	}
+	if (json)
+		fputs("]", stdout);
+}
+
+int cmd_diff(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	uint64_t limit = 20;
+	int json = 0, c, rc = 1;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (cli_parse_u64(optarg, &limit) != 0) {
+				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	struct side s[2];
+	memset(s, 0, sizeof(s));
+	tp_init(&s[0].tp);
+	tp_init(&s[1].tp);
+	if (load(db, argv[optind], &s[0]) != 0 || load(db, argv[optind + 1], &s[1]) != 0)
+		goto out;
+	int stacks = s[0].have_tp && s[1].have_tp, bands = s[0].have_hp && s[1].have_hp;
+	if (!stacks && !bands) {
+		cli_err("runs %s and %s have no profile in common to compare", argv[optind],
+		        argv[optind + 1]);
+		goto out;
+	}
+	if (json) {
+		printf("{\"before\":%lld,\"after\":%lld,", (long long)s[0].rd.run.run_id,
+		       (long long)s[1].rd.run.run_id);
+	} else {
+		char cap[400];
+		cli_profile_caption(&s[0].rd.run, cap, sizeof(cap));
+		fputs("before: ", stdout);
+		safe_text_print(stdout, cap, 0);
+		cli_profile_caption(&s[1].rd.run, cap, sizeof(cap));
+		fputs("\nafter:  ", stdout);
+		safe_text_print(stdout, cap, 0);
+		fputs("\n\n", stdout);
+	}
+	if (stacks) {
+		size_t n;
+		struct cmp_stack *cs = cmp_stacks(&s[0].tp, &s[1].tp, &n);
+		if (!cs) {
+			cli_err("out of memory comparing call stacks");
+			goto out;
+		}
+		print_stacks(&s[0], &s[1], cs, limit && n > limit ? (size_t)limit : n, n, json);
+		free(cs);
+	} else if (!json) {
+		printf("call stacks: not compared (a run has no readable .prof)\n");
+	}
+	if (bands) {
+		size_t n;
+		struct cmp_band *cb = cmp_bands(&s[0].hp, &s[1].hp, &n);
+		if (!cb) {
+			cli_err("out of memory comparing heap bands");
+			goto out;
+		}
+		if (json && stacks)
+			fputc(',', stdout);
+		else if (!json)
+			fputc('\n', stdout);
+		print_bands(cb, limit && n > limit ? (size_t)limit : n, n, json);
+		cmp_bands_free(cb, n);
+	} else if (!json) {
+		printf("\nheap bands: not compared (a run has no readable .hp)\n");
+	}
+	if (json)
+		fputs("}\n", stdout);
+	rc = fflush(stdout) ? 1 : 0;
+	if (rc)
+		cli_err("standard output: %s", strerror(errno));
+out:
+	for (int i = 0; i < 2; i++) {
+		tp_free(&s[i].tp);
+		hp_free(&s[i].hp);
+	}
+	return rc;
+}

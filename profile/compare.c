@@ -1,0 +1,273 @@
+/*
+ * compare.c - matching two runs' call stacks and heap bands (compare.h).
+ *
+ * A stack is known by a 64-bit hash of its frames' module and name from
+ * the root down, so matching costs one pass over each tree and no path
+ * strings; a path is spelled out only for the rows someone prints.
+ */
+#include "config.h"
+
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t mix(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (h ^ 0x1f) * 1099511628211ull;
+}
+
+struct map {
+	uint64_t *keys;
+	uint32_t *vals;  /* index + 1 */
+	size_t cap;
+};
+
+static uint32_t *map_slot(struct map *m, uint64_t key)
+{
+	size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull >> 11) & (m->cap - 1);
+	while (m->vals[at] && m->keys[at] != key)
+		at = (at + 1) & (m->cap - 1);
+	m->keys[at] = key;
+	return &m->vals[at];
+}
+
+static int cmp_movers(const void *x, const void *y)
+{
+	const struct cmp_stack *a = x, *b = y;
+	double da = fabs(a->time[1] - a->time[0]) + fabs(a->alloc[1] - a->alloc[0]);
+	double db = fabs(b->time[1] - b->time[0]) + fabs(b->alloc[1] - b->alloc[0]);
+	if (da != db)
+		return da > db ? -1 : 1;
+	return a->key < b->key ? -1 : a->key > b->key;
+}
+
+struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_profile *b, size_t *n)
+{
+	const struct time_profile *p[2] = {a, b};
+	size_t total = a->nnodes + b->nnodes, cap = 16, k = 0;
+	while (cap < total * 2 + 2)
+		cap *= 2;
+	struct map m = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap};
+	struct cmp_stack *out = calloc(total ? total : 1, sizeof(*out));
+	uint64_t *keys = malloc(((a->nnodes > b->nnodes ? a->nnodes : b->nnodes) + 1) * sizeof(*keys));
+	*n = 0;
+	if (!m.keys || !m.vals || !out || !keys) {
+		free(m.keys);
+		free(m.vals);
+		free(out);
+		free(keys);
+		return NULL;
+	}
+	for (int side = 0; side < 2; side++) {
+		for (size_t i = 0; i < p[side]->nnodes; i++) {
+			const struct tp_node *nd = &p[side]->nodes[i];
+			const struct tp_cc *c = &p[side]->ccs[nd->cc];
+			uint64_t h = nd->parent == TP_NONE ? 1469598103934665603ull : keys[nd->parent];
+			keys[i] = mix(mix(h, c->module), c->name);
+			uint32_t *slot = map_slot(&m, keys[i]);
+			if (!*slot) {
+				out[k] = (struct cmp_stack){.key = keys[i], .node = {TP_NONE, TP_NONE}};
+				*slot = (uint32_t)++k;
+			}
+			struct cmp_stack *s = &out[*slot - 1];
+			if (s->node[side] == TP_NONE)
+				s->node[side] = (uint32_t)i;
+			/* the same path twice in one profile (two SRCs): summed */
+			s->time[side] += nd->time;
+			s->alloc[side] += nd->alloc;
+			s->entries[side] = s->entries[side] > UINT64_MAX - nd->entries
+			                       ? UINT64_MAX : s->entries[side] + nd->entries;
+		}
+	}
+	free(m.keys);
+	free(m.vals);
+	free(keys);
+	qsort(out, k, sizeof(*out), cmp_movers);
+	*n = k;
+	return out;
+}
+
+char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
+                     const struct time_profile *b)
+{
+	const struct time_profile *p = s->node[0] != TP_NONE ? a : b;
+	uint32_t at = s->node[0] != TP_NONE ? s->node[0] : s->node[1];
+	size_t len = 1;
+	for (uint32_t i = at; i != TP_NONE; i = p->nodes[i].parent) {
+		const struct tp_cc *c = &p->ccs[p->nodes[i].cc];
+		len += strlen(c->module) + strlen(c->name) + 2;
+	}
+	char *out = malloc(len), *end = out + len - 1;
+	if (!out)
+		return NULL;
+	*end = '\0';
+	for (uint32_t i = at; i != TP_NONE; i = p->nodes[i].parent) {
+		const struct tp_cc *c = &p->ccs[p->nodes[i].cc];
+		size_t nm = strlen(c->name), md = strlen(c->module);
+		end -= nm;
+		memcpy(end, c->name, nm);
+		*--end = '.';
+		end -= md;
+		memcpy(end, c->module, md);
+		if (p->nodes[i].parent != TP_NONE)
+			*--end = ';';
+	}
+	if (end != out)
+		memmove(out, end, strlen(end) + 1);
+	return out;
+}
+
+/* ---- heap bands ------------------------------------------------------------- */
+
+static int is_alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+char *cmp_band_key(const char *name)
+{
+	size_t n = strlen(name);
+	char *out = malloc(n + 1), *o = out;
+	if (!out)
+		return NULL;
+	const char *s = name;
+	/* -hc: "(302)main/..." numbers the stack; a rebuild renumbers it */
+	if (*s == '(') {
+		const char *d = s + 1;
+		while (*d >= '0' && *d <= '9')
+			d++;
+		if (d > s + 1 && *d == ')')
+			s = d + 1;
+	}
+	while (*s) {
+		/* a generated unique: "_s2Qi", "_sajl", "_r1ab" after a letter,
+		 * 2 to 5 characters, ending the word */
+		if (*s == '_' && o > out && is_alnum(o[-1]) && (s[1] == 's' || s[1] == 'r')) {
+			size_t k = 2;
+			while (k < 7 && is_alnum(s[k]))
+				k++;
+			if (k >= 4 && !is_alnum(s[k])) {
+				memcpy(o, "_*", 2);
+				o += 2;
+				s += k;
+				continue;
+			}
+		}
+		*o++ = *s++;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int cmp_area(const void *x, const void *y)
+{
+	const struct cmp_band *a = x, *b = y;
+	double da = fabs(a->area[1] - a->area[0]), db = fabs(b->area[1] - b->area[0]);
+	if (da != db)
+		return da > db ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+struct point {
+	uint32_t key, sample;
+	double bytes;
+};
+
+static int by_key_sample(const void *x, const void *y)
+{
+	const struct point *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->sample < b->sample ? -1 : a->sample > b->sample;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	return mix(1469598103934665603ull, s);
+}
+
+struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *b, size_t *n)
+{
+	const struct hp_profile *p[2] = {a, b};
+	size_t total = a->nbands + b->nbands, k = 0, cap = 16;
+	while (cap < total * 2 + 2)
+		cap *= 2;
+	struct cmp_band *out = calloc(total ? total : 1, sizeof(*out));
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint32_t *band_key[2] = {calloc(a->nbands + 1, sizeof(uint32_t)), calloc(b->nbands + 1, sizeof(uint32_t))};
+	struct point *pts = NULL;
+	*n = 0;
+	if (!out || !slots || !band_key[0] || !band_key[1])
+		goto oom;
+	/* names to keys: open addressing on the normalised name */
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < p[side]->nbands; i++) {
+			char *key = cmp_band_key(p[side]->bands[i].name);
+			if (!key)
+				goto oom;
+			size_t at = (size_t)str_hash(key) & (cap - 1);
+			while (slots[at] && strcmp(out[slots[at] - 1].name, key) != 0)
+				at = (at + 1) & (cap - 1);
+			if (!slots[at]) {
+				out[k].name = key;
+				slots[at] = (uint32_t)++k;
+			} else {
+				free(key);
+			}
+			band_key[side][i] = slots[at] - 1;
+			out[slots[at] - 1].present[side] = 1;
+		}
+	/* per side: every point under its key, summed per sample (bands that
+	 * differ only in a unique add up), then peak and area */
+	for (int side = 0; side < 2; side++) {
+		size_t np = 0, m = 0;
+		for (size_t i = 0; i < p[side]->nbands; i++)
+			np += p[side]->bands[i].npts;
+		free(pts);
+		pts = malloc((np ? np : 1) * sizeof(*pts));
+		if (!pts)
+			goto oom;
+		for (size_t i = 0; i < p[side]->nbands; i++)
+			for (size_t q = 0; q < p[side]->bands[i].npts; q++)
+				pts[m++] = (struct point){band_key[side][i], p[side]->bands[i].pts[q].sample,
+				                          (double)p[side]->bands[i].pts[q].bytes};
+		qsort(pts, m, sizeof(*pts), by_key_sample);
+		for (size_t q = 0; q < m;) {
+			struct cmp_band *c = &out[pts[q].key];
+			uint32_t sn = pts[q].sample;
+			double v = 0;
+			for (; q < m && pts[q].key == (uint32_t)(c - out) && pts[q].sample == sn; q++)
+				v += pts[q].bytes;
+			/* area: byte-seconds, each sample's value held until the next */
+			double dt = sn + 1 < p[side]->nsamples ? p[side]->times[sn + 1] - p[side]->times[sn] : 0;
+			c->area[side] += v * dt;
+			if (v > c->peak[side])
+				c->peak[side] = v;
+		}
+	}
+	free(pts);
+	free(slots);
+	free(band_key[0]);
+	free(band_key[1]);
+	qsort(out, k, sizeof(*out), cmp_area);
+	*n = k;
+	return out;
+oom:
+	free(pts);
+	free(slots);
+	free(band_key[0]);
+	free(band_key[1]);
+	cmp_bands_free(out, k);
+	return NULL;
+}
+
+void cmp_bands_free(struct cmp_band *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		free(s[i].name);
+	free(s);
+}

@@ -1,0 +1,45 @@
+/*
+ * compare.h - two runs side by side: the call stacks of two time
+ * profiles matched by their path of module.name frames (not by GHC's
+ * "no.", which a rebuild renumbers), and the bands of two heap profiles
+ * matched by name once GHC's generated parts are taken out: the "(302)"
+ * stack numbers of -hc and the uniques of generated names
+ * (<Main.sat_s2Qi> and <Main.sat_sajl> are the same thing rebuilt).
+ */
+#ifndef PROFSVC_COMPARE_H
+#define PROFSVC_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heap_profile.h"
+#include "time_profile.h"
+
+struct cmp_stack {
+	uint64_t key;             /* a hash of the path of frames */
+	uint32_t node[2];         /* the node in each profile, or TP_NONE */
+	double time[2], alloc[2]; /* individual, percent; [0] before, [1] after */
+	uint64_t entries[2];
+};
+
+/* Every call stack of either profile, the biggest movers (time and
+ * allocation together) first.  NULL when out of memory. */
+struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_profile *b, size_t *n);
+/* "MAIN.MAIN;Main.main;Main.go", raw guest text (malloc'd). */
+char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
+                     const struct time_profile *b);
+
+struct cmp_band {
+	char *name;               /* normalised */
+	double peak[2], area[2];  /* bytes; byte-seconds */
+	int present[2];
+};
+
+/* Every band of either heap profile, the biggest change of area first. */
+struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *b, size_t *n);
+void cmp_bands_free(struct cmp_band *s, size_t n);
+
+/* The name without GHC's generated parts (malloc'd). */
+char *cmp_band_key(const char *name);
+
+#endif
