@@ -16,5 +16,6 @@ int cmd_heap(const char *db, int argc, char **argv);
 int cmd_top(const char *db, int argc, char **argv);
 int cmd_flame(const char *db, int argc, char **argv);
 int cmd_diff(const char *db, int argc, char **argv);
+int cmd_report(const char *db, int argc, char **argv);
 
 #endif

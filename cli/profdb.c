@@ -34,6 +34,8 @@ static const char usage[] =
 	"                          folded stacks, or a flame graph\n"
 	"  diff RUN_A RUN_B [-n N] [--json]\n"
 	"                          what changed: call stacks and heap bands\n"
+	"  report RUN [-o FILE.html]\n"
+	"                          everything about a run in one HTML file\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -48,6 +50,7 @@ static const struct {
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
 	{"flame", cmd_flame},         {"diff", cmd_diff},
+	{"report", cmd_report},
 };
 
 int main(int argc, char **argv)

@@ -55,9 +55,14 @@ static double nice_step(double range, int n)
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
 }
 
+const char *heap_colour(int is_other, size_t rank)
+{
+	return is_other ? "#e0e0e0" : palette[rank % 20];
+}
+
 static const char *fill_of(const struct hp_chart_band *b, size_t i)
 {
-	return b->band ? palette[i % 20] : "#e0e0e0";
+	return heap_colour(b->band == NULL, i);
 }
 
 static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit)

@@ -4,8 +4,9 @@
  * Each call-tree node with a value of its own becomes one sample: its
  * stack of frames (root first) with that value as the sample's weight, as
  * speedscope's own importers for folded stacks do.  Strings go through
- * safe_text_json, so the file is valid JSON (UTF-8 only, controls
- * escaped) whatever the guest named its functions.
+ * report_json_string, so the file is valid JSON and speedscope shows a
+ * guest's control characters and bidi overrides as visible escapes
+ * instead of obeying them.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "report.h"
 #include "util/safe_text.h"
 
 static int profile(FILE *f, const struct time_profile *p, enum flame_by by, const char *name,
@@ -30,7 +32,7 @@ static int profile(FILE *f, const struct time_profile *p, enum flame_by by, cons
 	for (size_t i = 0; i < p->nnodes; i++)
 		sum += self[i];
 	fputs("{\"type\":\"sampled\",\"name\":", f);
-	safe_text_json(f, name);
+	report_json_string(f, name);
 	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.17g,\"samples\":[", units,
 	        (double)sum * unit);
 	int first = 1;
@@ -67,7 +69,7 @@ int speedscope_write(FILE *f, const struct time_profile *p, const char *name)
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	      "\"exporter\":\"profdb (profsvc " PACKAGE_VERSION ")\",\"name\":",
 	      f);
-	safe_text_json(f, name);
+	report_json_string(f, name);
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
 	for (size_t i = 0; i < p->nccs; i++) {
 		const struct tp_cc *c = &p->ccs[i];
@@ -78,11 +80,11 @@ int speedscope_write(FILE *f, const struct time_profile *p, const char *name)
 		}
 		sprintf(full, "%s.%s", c->module, c->name);
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		safe_text_json(f, full);
+		report_json_string(f, full);
 		free(full);
 		if (c->src[0]) {
 			fputs(",\"file\":", f);
-			safe_text_json(f, c->src);
+			report_json_string(f, c->src);
 		}
 		fputc('}', f);
 	}

@@ -110,6 +110,49 @@ for svg in heap flame evil-heap; do
 		fail "Chromium did not draw $svg.svg"
 	fi
 done
+# --- the HTML report, as a browser runs it -------------------------------------------------
+# dom FILE [HASH]: the page after its script ran
+dom() {
+	chrome --virtual-time-budget=5000 --enable-logging=stderr --v=0 --dump-dom "file://$1${2:+#$2}" >"$T/dom.html"
+}
+"$PROFDB" report 2 -o "$T/report.html" 2>"$T/err" && ok || fail "report 2: $(cat "$T/err")"
+[ "$(grep -c '<script' "$T/report.html")" = 2 ] && ok || fail "report: not exactly our two script elements"
+grep -q 'http-equiv="Content-Security-Policy" content="default-src .none.' "$T/report.html" && ok ||
+	fail "report: no Content-Security-Policy"
+grep -Eq '(src|href)="(https?:)?//' "$T/report.html" && fail "report: loads something from the network" || ok
+: >"$T/chrome.log"
+dom "$T/report.html"
+grep -q 'data-ready="1"' "$T/dom.html" && ok || fail "report: the script did not finish: $(tail -5 "$T/chrome.log")"
+grep 'CONSOLE' "$T/chrome.log" | grep -iv 'webgl\|GL Driver' | grep -i 'error\|uncaught' &&
+	fail "report: the page logged errors" || ok
+# the key lists hp2ps's bands, top first, as profdb heap does
+# (a backslash: JSON's \\ there, the page's visible \\ here)
+want=$("$PROFDB" heap 2 --json | grep -o '"name":"[^"]*","other"' | sed 's/"name":"\(.*\)","other"/\1/')
+got=$(grep -o 'class="name" title="[^"]*"' "$T/dom.html" | sed 's/.*title="\(.*\)"/\1/')
+[ -n "$want" ] && [ "$want" = "$got" ] && ok || fail "report key differs from profdb heap: want [$want] got [$got]"
+[ "$(grep -o 'class="band"' "$T/dom.html" | wc -l)" = 6 ] && ok || fail "report: not 6 drawn bands"
+grep -q '19 of 25 call stacks shown' "$T/dom.html" && ok || fail "report: tree rows: $(grep -o '[0-9]* of [0-9]* call stacks shown' "$T/dom.html")"
+grep -q 'class="frame"' "$T/dom.html" && ok || fail "report: no flame graph"
+chrome --virtual-time-budget=5000 --window-size=1300,1800 --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
+# a view in the hash: lines, the bottom band hidden, the tree searched
+dom "$T/report.html" "mode=line&hide=0&q=histogram&sort=alloc"
+[ "$(grep -o 'class="band"' "$T/dom.html" | wc -l)" = 5 ] && ok || fail "report: hiding a band"
+grep -q 'class="key off" data-band="0"' "$T/dom.html" && ok || fail "report: the hidden band's key is not off"
+grep -q 'fill="none"' "$T/dom.html" && ok || fail "report: line mode draws no lines"
+rows=$(grep -o '<tr data-node="[0-9]*">' "$T/dom.html" | wc -l)
+# histogram twice, histogram.step, and their ancestors MAIN, main, main.h, CAF
+[ "$rows" = 7 ] && ok || fail "report: search 'histogram' shows $rows rows"
+grep -q 'th data-col="alloc" class="sorted"' "$T/dom.html" && ok || fail "report: sort by alloc"
+# a hostile run: nothing it named is markup or a live control in the page
+"$PROFDB" report 4 -o "$T/evil.html" 2>/dev/null && ok || fail "report 4"
+[ "$(grep -c '<script' "$T/evil.html")" = 2 ] && ok || fail "hostile report: a third <script"
+LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/evil.html" &&
+	fail "hostile report: a raw control, bidi or invalid byte" || ok
+dom "$T/evil.html"
+grep -q 'data-ready="1"' "$T/dom.html" && ok || fail "hostile report: the script failed"
+grep -q '\\x1b\]0;pwned\\x07&lt;/script&gt;' "$T/dom.html" && ok ||
+	fail "hostile report: the escaped name is not shown: $(grep -o 'pwned.\{0,40\}' "$T/dom.html" | head -2)"
+chrome --virtual-time-budget=5000 --window-size=1300,1400 --screenshot="$T/evil-report.png" "file://$T/evil.html" >/dev/null
 keep "$T"/*.png
 
 echo "test_peers: $pass checks passed, $fails failed"

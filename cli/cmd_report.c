@@ -1,0 +1,158 @@
+/*
+ * cmd_report.c - `profdb report RUN [-o FILE.html]`: one self-contained
+ * HTML file with everything known about a run (profile/report.h): facts,
+ * the heap chart, the cost-centre tree and the flame graph, for running,
+ * complete and crashed runs alike, with what a crash cost said plainly.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../profile/heap_chart.h"
+#include "../profile/heap_profile.h"
+#include "../profile/report.h"
+#include "../profile/time_profile.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb report RUN [-o FILE.html]\n"
+	"  One HTML file (no network needed to view it) with the run's facts, heap\n"
+	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n";
+
+static int hp_sink(void *ctx, const void *data, size_t len)
+{
+	return hp_feed(ctx, data, len) ? 1 : 0;
+}
+
+int cmd_report(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	const char *out = NULL;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	struct store *st;
+	int64_t id;
+	if (cli_open_store(&st, db, STORE_READ) != 0)
+		return 1;
+	int bad = cli_resolve_run(st, argv[optind], &id);
+	store_close(st);
+	if (bad)
+		return 1;
+	char idbuf[32], def[64];
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	snprintf(def, sizeof(def), "report-%lld.html", (long long)id);
+	if (!out)
+		out = def;
+
+	struct time_profile tp;
+	struct hp_profile hp;
+	struct hp_tail tail;
+	struct hp_chart chart;
+	struct hp_chart_opts co;
+	struct cli_profile_read prd, hrd;
+	const char *warn[6];
+	char wbuf[4][400];
+	size_t nw = 0;
+	int rc = 1, have_tp, have_hp = 0;
+
+	memset(&chart, 0, sizeof(chart));
+	have_tp = cli_read_time_profile(db, idbuf, &tp, &prd) == 0;
+	if (have_tp && prd.salvaged)
+		snprintf(wbuf[nw], sizeof(wbuf[nw]), "time profile salvaged: %s", prd.note), warn[nw] = wbuf[nw], nw++;
+	hp_init(&hp);
+	if (cli_profile_read(db, idbuf, "hp", hp_sink, &hp, &hrd) == 0 && hp_finish(&hp, &tail) == 0) {
+		hp_chart_defaults(&co);
+		have_hp = hp.nsamples > 0 && hp_chart_make(&hp, &co, &chart) == 0;
+		if (hrd.salvaged)
+			snprintf(wbuf[nw], sizeof(wbuf[nw]), "heap profile salvaged: %s", hrd.note),
+				warn[nw] = wbuf[nw], nw++;
+		if (tail.dropped_bytes)
+			snprintf(wbuf[nw], sizeof(wbuf[nw]),
+			         "heap profile cut %s: the last %llu bytes are not in the chart",
+			         tail.partial_sample ? "in the middle of a sample" : "after its last sample",
+			         (unsigned long long)tail.dropped_bytes),
+				warn[nw] = wbuf[nw], nw++;
+	} else if (hp.failed) {
+		cli_warn("run %s: heap profile, %s", idbuf, hp_error(&hp));
+	}
+	if (!have_tp && !have_hp) {
+		cli_err("run %s has no readable profile to report", idbuf);
+		goto done;
+	}
+	const struct store_run *r = have_tp ? &prd.run : &hrd.run;
+	if (!have_tp)
+		warn[nw++] = "no readable time profile (.prof): no cost centres or flame graph";
+	if (!have_hp)
+		warn[nw++] = "no readable heap profile (.hp): no heap chart";
+	if (r->state == STORE_RUN_CRASHED)
+		warn[nw++] = "the guest crashed or was destroyed: what it wrote and was told was saved "
+		             "is shown; a profile it never flushed is missing";
+
+	char caption[400], started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32];
+	cli_profile_caption(r, caption, sizeof(caption));
+	cli_format_time(r->started_us, started, sizeof(started));
+	if (r->ended_us) {
+		cli_format_time(r->ended_us, ended, sizeof(ended));
+		cli_format_duration(r->ended_us - r->started_us, dur, sizeof(dur));
+	} else {
+		snprintf(ended, sizeof(ended), "(running)");
+		snprintf(dur, sizeof(dur), "-");
+	}
+	snprintf(domid, sizeof(domid), r->domid >= 0 ? "%d" : "-", r->domid);
+	snprintf(pbytes, sizeof(pbytes), "%lld", (long long)r->prof_bytes);
+	snprintf(hbytes, sizeof(hbytes), "%lld", (long long)r->hp_bytes);
+	const char *facts[] = {
+		"guest", r->name, "domain id", domid, "uuid", r->uuid,
+		"state", store_run_state_name(r->state), "started", started, "ended", ended,
+		"duration", dur, "host", r->host, "backend", r->backend_version,
+		"source", r->source, ".prof bytes", pbytes, ".hp bytes", hbytes,
+	};
+	struct report_input in = {caption, facts, sizeof(facts) / sizeof(facts[0]) / 2, warn, nw,
+	                          have_hp ? &hp : NULL, have_hp ? &chart : NULL, have_tp ? &tp : NULL};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m || report_write(m, &in) != 0 || fclose(m) != 0) {
+		cli_err("out of memory writing the report");
+		free(buf);
+		goto done;
+	}
+	struct outfile o;
+	if (outfile_open(&o, out) == 0) {
+		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
+			rc = 0;
+			if (strcmp(out, "-") != 0)
+				fprintf(stderr, "%s: run %lld, %zu bytes\n", out, (long long)id, len);
+		} else {
+			outfile_abort(&o);
+		}
+	}
+	free(buf);
+done:
+	hp_chart_free(&chart);
+	hp_free(&hp);
+	tp_free(&tp);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * report.h - one self-contained HTML file showing a run: its facts, the
+ * heap chart (interactive: hover, bands toggled, stacked / line /
+ * normalised), the cost-centre tree (collapsible, sortable, searchable)
+ * and the flame graph.  No network: the script and style (report.js,
+ * report.css, compiled in) and all data are inside the file, and its
+ * Content-Security-Policy forbids loading anything else.  Every string
+ * from the guest is escaped for where it lands (markup or JSON in a
+ * script element).
+ */
+#ifndef PROFSVC_REPORT_H
+#define PROFSVC_REPORT_H
+
+#include <stdio.h>
+
+#include "heap_chart.h"
+#include "heap_profile.h"
+#include "time_profile.h"
+
+extern const char report_js[];
+extern const char report_css[];
+
+struct report_input {
+	const char *title;          /* the run's caption (guest text) */
+	const char *const *facts;   /* label, value, label, value, ... */
+	size_t nfacts;              /* pairs */
+	const char *const *warnings;
+	size_t nwarnings;
+	const struct hp_profile *hp;   /* NULL: no heap profile */
+	const struct hp_chart *chart;
+	const struct time_profile *tp; /* NULL: no time profile */
+};
+
+/* 0, or -1 when out of memory or writing failed. */
+int report_write(FILE *f, const struct report_input *in);
+
+/* A JSON string of the text as safe_text shows it (escapes visible, not
+ * obeyed), with < > & as \u escapes so it is safe inside <script> too. */
+void report_json_string(FILE *f, const char *s);
+
+#endif

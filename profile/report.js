@@ -1,0 +1,215 @@
+// report.js - the script of profdb's self-contained HTML report: it reads
+// the data profdb embedded (the JSON element with id "data") and draws the heap chart (hover values, bands toggled from the key,
+// stacked / line / normalised), the cost-centre tree (collapsible,
+// sortable by any column, searchable) and wires the page.  No network, no
+// library.  Every name is the guest's: it only ever reaches the page as
+// textContent or an attribute value, never as markup.
+//
+// The view is kept in the URL's hash (#mode=line&hide=0,3&q=main&sort=alloc)
+// so a view can be shared, and so a test can open the page in a given
+// state.
+(function () {
+  'use strict';
+  var D = JSON.parse(document.getElementById('data').textContent);
+  var SVGNS = 'http://www.w3.org/2000/svg';
+  var state = { mode: 'stacked', hide: {}, q: '', sort: 'inh_time' };
+
+  function el(tag, attrs, text) {
+    var e = tag.indexOf('svg:') === 0 ? document.createElementNS(SVGNS, tag.slice(4))
+                                      : document.createElement(tag);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function fmtBytes(v) {
+    var u = ['', 'k', 'M', 'G', 'T', 'P'], i = 0;
+    while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
+    return (i === 0 ? v.toFixed(0) : v < 10 ? v.toFixed(1) : v.toFixed(0)) + u[i];
+  }
+  function readHash() {
+    location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
+      var p = kv.split('='), k = p[0], v = decodeURIComponent(p[1] || '');
+      if (k === 'mode' && /^(stacked|line|normalised)$/.test(v)) state.mode = v;
+      if (k === 'hide') v.split(',').forEach(function (i) { if (i !== '') state.hide[+i] = true; });
+      if (k === 'q') state.q = v;
+      if (k === 'sort' && /^(time|alloc|entries|inh_time|inh_alloc|name)$/.test(v)) state.sort = v;
+    });
+  }
+  function writeHash() {
+    var hide = Object.keys(state.hide).filter(function (k) { return state.hide[k]; });
+    var h = 'mode=' + state.mode + (hide.length ? '&hide=' + hide.join(',') : '') +
+            (state.q ? '&q=' + encodeURIComponent(state.q) : '') + '&sort=' + state.sort;
+    history.replaceState(null, '', '#' + h);
+  }
+
+  // ---- the heap chart ------------------------------------------------------
+  var W = 900, H = 360, L = 70, T = 10, PW = W - L - 20, PH = H - T - 40;
+  function drawHeap() {
+    var box = document.getElementById('heap');
+    if (!box || !D.heap) return;
+    var hp = D.heap, n = hp.times.length, bands = hp.bands;
+    var svg = document.getElementById('heap-svg');
+    while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var shown = bands.map(function (b, i) { return !state.hide[i]; });
+    var tot = new Array(n).fill(0);
+    bands.forEach(function (b, i) { if (shown[i]) b.values.forEach(function (v, k) { tot[k] += v; }); });
+    var t0 = hp.times[0], span = (hp.times[n - 1] - t0) || 1, ymax = 0;
+    if (state.mode === 'normalised') ymax = 1;
+    else if (state.mode === 'stacked') ymax = Math.max.apply(null, tot.concat([1]));
+    else bands.forEach(function (b, i) { if (shown[i]) ymax = Math.max(ymax, Math.max.apply(null, b.values)); });
+    ymax = ymax || 1;
+    var X = function (t) { return L + (t - t0) / span * PW; };
+    var Y = function (v) { return T + PH - v / ymax * PH; };
+    // grid and axes
+    for (var g = 0; g <= 4; g++) {
+      var v = ymax * g / 4, y = Y(v);
+      svg.appendChild(el('svg:line', { x1: L, x2: L + PW, y1: y, y2: y, stroke: '#ddd' }));
+      svg.appendChild(el('svg:text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11 },
+        state.mode === 'normalised' ? (v * 100).toFixed(0) + '%' : fmtBytes(v)));
+    }
+    for (g = 0; g <= 8; g++) {
+      var t = t0 + span * g / 8;
+      svg.appendChild(el('svg:text', { x: X(t), y: T + PH + 16, 'text-anchor': 'middle', 'font-size': 11 },
+        (t - t0).toPrecision(3)));
+    }
+    svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 34, 'text-anchor': 'middle', 'font-size': 11 },
+      hp.sample_unit || 'seconds'));
+    var lower = new Array(n).fill(0);
+    bands.forEach(function (b, i) {
+      if (!shown[i]) return;
+      var up = b.values.map(function (v, k) {
+        var y = state.mode === 'normalised' ? (tot[k] ? v / tot[k] : 0) : v;
+        return state.mode === 'line' ? y : lower[k] + y;
+      });
+      var d = 'M' + up.map(function (v, k) { return X(hp.times[k]).toFixed(1) + ' ' + Y(v).toFixed(1); }).join(' L');
+      if (state.mode !== 'line')
+        for (var k = n - 1; k >= 0; k--) d += ' L' + X(hp.times[k]).toFixed(1) + ' ' + Y(lower[k]).toFixed(1);
+      var p = el('svg:path', { d: d + (state.mode === 'line' ? '' : ' Z'), 'class': 'band', 'data-band': i,
+        fill: state.mode === 'line' ? 'none' : b.colour, stroke: state.mode === 'line' ? b.colour : '#333',
+        'stroke-width': state.mode === 'line' ? 2 : 0.3 });
+      p.appendChild(el('svg:title', {}, b.name));
+      svg.appendChild(p);
+      if (state.mode !== 'line') lower = up;
+    });
+    svg.appendChild(el('svg:rect', { x: L, y: T, width: PW, height: PH, fill: 'none', stroke: '#333' }));
+    var cursor = el('svg:line', { y1: T, y2: T + PH, stroke: '#000', 'stroke-dasharray': '3 3', visibility: 'hidden' });
+    svg.appendChild(cursor);
+    // hover: the sample under the pointer, every shown band's value
+    var tip = document.getElementById('heap-tip');
+    svg.onmousemove = function (ev) {
+      var r = svg.getBoundingClientRect(), x = (ev.clientX - r.left) * W / r.width;
+      var t = t0 + (x - L) / PW * span, k = 0;
+      while (k + 1 < n && Math.abs(hp.times[k + 1] - t) < Math.abs(hp.times[k] - t)) k++;
+      cursor.setAttribute('x1', X(hp.times[k])); cursor.setAttribute('x2', X(hp.times[k]));
+      cursor.setAttribute('visibility', 'visible');
+      while (tip.firstChild) tip.removeChild(tip.firstChild);
+      tip.appendChild(el('b', {}, 't = ' + hp.times[k] + ' s, total ' + fmtBytes(tot[k])));
+      for (var i = bands.length - 1; i >= 0; i--)
+        if (shown[i] && bands[i].values[k]) tip.appendChild(el('div', {}, fmtBytes(bands[i].values[k]) + '  ' + bands[i].name));
+    };
+    svg.onmouseleave = function () { cursor.setAttribute('visibility', 'hidden'); };
+    // the key, top band first
+    var key = document.getElementById('heap-key');
+    while (key.firstChild) key.removeChild(key.firstChild);
+    for (var i = bands.length - 1; i >= 0; i--) (function (i) {
+      var row = el('label', { 'class': 'key' + (shown[i] ? '' : ' off'), 'data-band': i });
+      var cb = el('input', { type: 'checkbox' });
+      cb.checked = shown[i];
+      cb.onchange = function () { state.hide[i] = !cb.checked; writeHash(); drawHeap(); };
+      row.appendChild(cb);
+      row.appendChild(el('span', { 'class': 'swatch', style: 'background:' + bands[i].colour }));
+      row.appendChild(el('span', { 'class': 'name', title: bands[i].name }, bands[i].name));
+      row.appendChild(el('span', { 'class': 'peak' }, fmtBytes(bands[i].peak)));
+      key.appendChild(row);
+    })(i);
+    document.querySelectorAll('#heap-modes button').forEach(function (b) {
+      b.className = b.getAttribute('data-mode') === state.mode ? 'on' : '';
+    });
+  }
+
+  // ---- the cost-centre tree ------------------------------------------------
+  var cols = [['name', 'cost centre'], ['module', 'module'], ['entries', 'entries'], ['time', '%time'],
+              ['alloc', '%alloc'], ['inh_time', 'inh %time'], ['inh_alloc', 'inh %alloc']];
+  var kids = null, open = {};
+  function drawTree() {
+    var table = document.getElementById('tree');
+    if (!table || !D.tree) return;
+    var N = D.tree.nodes;
+    if (!kids) {
+      kids = N.map(function () { return []; });
+      var roots = [];
+      N.forEach(function (nd, i) { (nd.parent < 0 ? roots : kids[nd.parent]).push(i); });
+      kids.roots = roots;
+      N.forEach(function (nd, i) { open[i] = nd.depth < 2; });
+    }
+    var q = state.q.toLowerCase(), match = null;
+    if (q) {   // matching rows and their ancestors stay
+      match = {};
+      N.forEach(function (nd, i) {
+        if ((nd.name + ' ' + nd.module).toLowerCase().indexOf(q) >= 0)
+          for (var a = i; a >= 0 && !match[a]; a = N[a].parent) match[a] = true;
+      });
+    }
+    var body = table.tBodies[0];
+    while (body.firstChild) body.removeChild(body.firstChild);
+    var head = table.tHead.rows[0];
+    while (head.firstChild) head.removeChild(head.firstChild);
+    cols.forEach(function (c) {
+      var th = el('th', { 'data-col': c[0], 'class': state.sort === c[0] ? 'sorted' : '' }, c[1]);
+      th.onclick = function () { state.sort = c[0]; writeHash(); drawTree(); };
+      head.appendChild(th);
+    });
+    var rows = 0, LIMIT = 5000;
+    function order(list) {
+      var k = state.sort;
+      return list.slice().sort(function (a, b) {
+        if (k === 'name') return N[a].name < N[b].name ? -1 : N[a].name > N[b].name ? 1 : 0;
+        return N[b][k] - N[a][k];
+      });
+    }
+    function walk(list) {
+      order(list).forEach(function (i) {
+        if (rows >= LIMIT || (match && !match[i])) return;
+        var nd = N[i], tr = el('tr', { 'data-node': i });
+        var td = el('td', { style: 'padding-left:' + (4 + nd.depth * 14) + 'px' });
+        var has = kids[i].length > 0, isOpen = open[i] || !!match;
+        var tw = el('span', { 'class': 'twist' }, has ? (isOpen ? '\u25be' : '\u25b8') : '\u00b7');
+        if (has) tw.onclick = function () { open[i] = !open[i]; drawTree(); };
+        td.appendChild(tw);
+        td.appendChild(el('span', { title: nd.src }, nd.name));
+        tr.appendChild(td);
+        tr.appendChild(el('td', {}, nd.module));
+        tr.appendChild(el('td', { 'class': 'num' }, String(nd.entries)));
+        ['time', 'alloc', 'inh_time', 'inh_alloc'].forEach(function (k) {
+          var c = el('td', { 'class': 'num' }, nd[k].toFixed(1));
+          c.style.background = 'linear-gradient(90deg,#f3c6a0 ' + Math.min(100, nd[k]) + '%,transparent 0)';
+          tr.appendChild(c);
+        });
+        body.appendChild(tr);
+        rows++;
+        if (has && isOpen) walk(kids[i]);
+      });
+    }
+    walk(kids.roots);
+    document.getElementById('tree-count').textContent =
+      rows + (rows >= LIMIT ? '+' : '') + ' of ' + N.length + ' call stacks shown';
+  }
+
+  function init() {
+    readHash();
+    document.querySelectorAll('#heap-modes button').forEach(function (b) {
+      b.onclick = function () { state.mode = b.getAttribute('data-mode'); writeHash(); drawHeap(); };
+    });
+    var search = document.getElementById('tree-search');
+    if (search) {
+      search.value = state.q;
+      search.oninput = function () { state.q = search.value; writeHash(); drawTree(); };
+    }
+    var all = document.getElementById('tree-open');
+    if (all) all.onclick = function () { D.tree.nodes.forEach(function (n, i) { open[i] = true; }); drawTree(); };
+    drawHeap();
+    drawTree();
+    document.body.setAttribute('data-ready', '1');
+  }
+  init();
+})();
