@@ -195,6 +195,32 @@ void cli_safe_filename(const char *s, char *out, size_t len)
 		snprintf(out, len, "run");
 }
 
+int outfile_render(const char *path, int (*render)(FILE *f, void *ctx), void *ctx, const char *what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct outfile o;
+	int rc = 1;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m || render(m, ctx) != 0 || fclose(m) != 0) {
+		cli_err("out of memory writing %s", path);
+		free(buf);
+		return 1;
+	}
+	if (outfile_open(&o, path) == 0) {
+		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
+			rc = 0;
+			if (strcmp(path, "-") != 0)
+				fprintf(stderr, "%s: %s, %zu bytes\n", path, what, len);
+		} else {
+			outfile_abort(&o);
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 int outfile_open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));

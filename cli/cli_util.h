@@ -50,6 +50,10 @@ struct outfile {
 	char *tmp;
 };
 int outfile_open(struct outfile *o, const char *path);
+/* Renders a whole document in memory (render returns 0 or -1), then
+ * writes it to path ("-": stdout) through an outfile, and says
+ * "PATH: WHAT, N bytes" on stderr.  0, or 1 (reported). */
+int outfile_render(const char *path, int (*render)(FILE *f, void *ctx), void *ctx, const char *what);
 int outfile_write(struct outfile *o, const void *data, size_t len);
 int outfile_commit(struct outfile *o);
 void outfile_abort(struct outfile *o);

@@ -110,36 +110,31 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	return 0;
 }
 
+struct speedscope_job {
+	const struct time_profile *p;
+	char name[400];
+};
+
+static int render_speedscope(FILE *f, void *ctx)
+{
+	struct speedscope_job *j = ctx;
+	return speedscope_write(f, j->p, j->name);
+}
+
 /* The run's time profile as a speedscope file; 0 or 1 (reported). */
 static int export_speedscope(const char *db, const char *arg, const char *path)
 {
 	struct time_profile p;
 	struct cli_profile_read rd;
-	struct outfile o;
-	char name[400], *buf = NULL;
-	size_t len = 0;
 	int rc = 1;
 
-	if (cli_read_time_profile(db, arg, &p, &rd) != 0)
-		goto out;
-	cli_profile_caption(&rd.run, name, sizeof(name));
-	FILE *m = open_memstream(&buf, &len);
-	if (!m || speedscope_write(m, &p, name) != 0 || fclose(m) != 0) {
-		cli_err("out of memory writing the speedscope file");
-		goto out;
+	if (cli_read_time_profile(db, arg, &p, &rd) == 0) {
+		struct speedscope_job job = {&p, {0}};
+		char what[64];
+		cli_profile_caption(&rd.run, job.name, sizeof(job.name));
+		snprintf(what, sizeof(what), "run %lld in speedscope's format", (long long)rd.run.run_id);
+		rc = outfile_render(path, render_speedscope, &job, what);
 	}
-	if (outfile_open(&o, path) != 0)
-		goto out;
-	if (outfile_write(&o, buf, len) != 0 || outfile_commit(&o) != 0) {
-		outfile_abort(&o);
-		goto out;
-	}
-	if (strcmp(path, "-") != 0)
-		fprintf(stderr, "run %lld speedscope -> %s (%zu bytes)\n", (long long)rd.run.run_id, path,
-		        len);
-	rc = 0;
-out:
-	free(buf);
 	tp_free(&p);
 	return rc;
 }

@@ -46,6 +46,18 @@ int cli_read_time_profile(const char *db, const char *arg, struct time_profile *
 	return 0;
 }
 
+struct flame_job {
+	const struct time_profile *p;
+	enum flame_by by;
+	char caption[400];
+};
+
+static int render(FILE *f, void *ctx)
+{
+	struct flame_job *j = ctx;
+	return flame_svg(f, j->p, j->by, j->caption);
+}
+
 int cmd_flame(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -94,26 +106,11 @@ int cmd_flame(const char *db, int argc, char **argv)
 			cli_err("standard output: %s", strerror(errno));
 		goto out;
 	}
-	char caption[400], *buf = NULL;
-	size_t len = 0;
-	struct outfile o;
-	cli_profile_caption(&rd.run, caption, sizeof(caption));
-	FILE *m = open_memstream(&buf, &len);
-	if (!m || flame_svg(m, &p, by, caption) != 0 || fclose(m) != 0) {
-		cli_err("out of memory drawing the flame graph");
-		free(buf);
-		goto out;
-	}
-	if (outfile_open(&o, svg) == 0) {
-		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
-			rc = 0;
-			if (strcmp(svg, "-") != 0)
-				fprintf(stderr, "%s: %zu call stacks, %zu bytes\n", svg, p.nnodes, len);
-		} else {
-			outfile_abort(&o);
-		}
-	}
-	free(buf);
+	struct flame_job job = {&p, by, {0}};
+	char what[64];
+	cli_profile_caption(&rd.run, job.caption, sizeof(job.caption));
+	snprintf(what, sizeof(what), "%zu call stacks", p.nnodes);
+	rc = outfile_render(svg, render, &job, what);
 out:
 	tp_free(&p);
 	return rc;

@@ -220,36 +220,31 @@ static void print_csv(const struct heap_run *h)
 	}
 }
 
+struct svg_job {
+	struct heap_svg_panel *panels;
+	size_t n;
+};
+
+static int render(FILE *f, void *ctx)
+{
+	struct svg_job *j = ctx;
+	return heap_svg_write(f, j->panels, j->n);
+}
+
 static int write_svg(const char *path, struct heap_run *runs, size_t n)
 {
 	struct heap_svg_panel *p = calloc(n, sizeof(*p));
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = p ? open_memstream(&buf, &len) : NULL;
-	struct outfile o;
-	int rc = 1;
-
-	if (!m) {
+	char what[32];
+	if (!p) {
 		cli_err("out of memory");
-		free(p);
 		return 1;
 	}
 	for (size_t i = 0; i < n; i++)
 		p[i] = (struct heap_svg_panel){&runs[i].hp, &runs[i].chart, runs[i].caption,
 		                               runs[i].note[0] ? runs[i].note : NULL};
-	int w = heap_svg_write(m, p, n);
-	if (fclose(m) != 0 || w != 0)
-		cli_err("out of memory drawing the chart");
-	else if (outfile_open(&o, path) == 0) {
-		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
-			rc = 0;
-			if (strcmp(path, "-") != 0)
-				fprintf(stderr, "%s: %zu run%s, %zu bytes\n", path, n, n == 1 ? "" : "s", len);
-		} else {
-			outfile_abort(&o);
-		}
-	}
-	free(buf);
+	struct svg_job job = {p, n};
+	snprintf(what, sizeof(what), "%zu run%s", n, n == 1 ? "" : "s");
+	int rc = outfile_render(path, render, &job, what);
 	free(p);
 	return rc;
 }

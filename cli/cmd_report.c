@@ -28,6 +28,11 @@ static int hp_sink(void *ctx, const void *data, size_t len)
 	return hp_feed(ctx, data, len) ? 1 : 0;
 }
 
+static int render(FILE *f, void *ctx)
+{
+	return report_write(f, ctx);
+}
+
 int cmd_report(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -131,25 +136,9 @@ int cmd_report(const char *db, int argc, char **argv)
 	};
 	struct report_input in = {caption, facts, sizeof(facts) / sizeof(facts[0]) / 2, warn, nw,
 	                          have_hp ? &hp : NULL, have_hp ? &chart : NULL, have_tp ? &tp : NULL};
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m || report_write(m, &in) != 0 || fclose(m) != 0) {
-		cli_err("out of memory writing the report");
-		free(buf);
-		goto done;
-	}
-	struct outfile o;
-	if (outfile_open(&o, out) == 0) {
-		if (outfile_write(&o, buf, len) == 0 && outfile_commit(&o) == 0) {
-			rc = 0;
-			if (strcmp(out, "-") != 0)
-				fprintf(stderr, "%s: run %lld, %zu bytes\n", out, (long long)id, len);
-		} else {
-			outfile_abort(&o);
-		}
-	}
-	free(buf);
+	char what[32];
+	snprintf(what, sizeof(what), "run %lld", (long long)id);
+	rc = outfile_render(out, render, &in, what);
 done:
 	hp_chart_free(&chart);
 	hp_free(&hp);

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "heap_profile.h"
+#include "parse_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -27,10 +28,8 @@ static int fail(struct hp_profile *p, const char *fmt, ...) __attribute__((forma
 static int fail(struct hp_profile *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, sizeof(p->err), "line %llu: ", (unsigned long long)p->line_no);
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(p->err))
-		vsnprintf(p->err + n, sizeof(p->err) - (size_t)n, fmt, ap);
+	pf_error(p->err, sizeof(p->err), p->line_no, fmt, ap);
 	va_end(ap);
 	p->failed = 1;
 	return -1;
@@ -42,24 +41,6 @@ static int oom(struct hp_profile *p)
 }
 
 /* Grows *arr (elements of size sz) to hold at least need; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -1;
-		n *= 2;
-	}
-	void *a = realloc(*arr, n * sz);
-	if (!a)
-		return -1;
-	*arr = a;
-	*cap = n;
-	return 0;
-}
-
 void hp_init(struct hp_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -131,7 +112,7 @@ static struct hp_band *band_get(struct hp_profile *p, const char *name, size_t n
 			return b;
 	}
 	if (p->nbands >= UINT32_MAX - 1 ||
-	    grow((void **)&p->bands, &p->bands_cap, p->nbands + 1, sizeof(*p->bands)) != 0)
+	    pf_grow((void **)&p->bands, &p->bands_cap, p->nbands + 1, sizeof(*p->bands)) != 0)
 		return NULL;
 	struct hp_band *b = &p->bands[p->nbands];
 	memset(b, 0, sizeof(*b));
@@ -226,12 +207,12 @@ static int end_sample(struct hp_profile *p)
 {
 	if (p->nsamples >= UINT32_MAX - 1)
 		return fail(p, "more than %u samples", UINT32_MAX - 1);
-	if (grow((void **)&p->times, &p->times_cap, p->nsamples + 1, sizeof(*p->times)) != 0)
+	if (pf_grow((void **)&p->times, &p->times_cap, p->nsamples + 1, sizeof(*p->times)) != 0)
 		return oom(p);
 	uint32_t s = (uint32_t)p->nsamples;
 	for (size_t i = 0; i < p->nopen; i++) {
 		struct hp_band *b = &p->bands[p->open[i]];
-		if (grow((void **)&b->pts, &b->cap, b->npts + 1, sizeof(*b->pts)) != 0)
+		if (pf_grow((void **)&b->pts, &b->cap, b->npts + 1, sizeof(*b->pts)) != 0)
 			return oom(p);
 		uint64_t v = p->open_bytes[i];
 		b->pts[b->npts++] = (struct hp_point){s, v};
@@ -276,7 +257,7 @@ static int band_line(struct hp_profile *p, char *line, size_t len)
 		*o = *o > UINT64_MAX - v ? UINT64_MAX : *o + v;
 		return 0;
 	}
-	if (grow((void **)&p->open, &p->open_cap, p->nopen + 1, sizeof(*p->open)) != 0)
+	if (pf_grow((void **)&p->open, &p->open_cap, p->nopen + 1, sizeof(*p->open)) != 0)
 		return oom(p);
 	uint64_t *ob = realloc(p->open_bytes, p->open_cap * sizeof(*ob));
 	if (!ob)
@@ -343,7 +324,7 @@ static int do_line(struct hp_profile *p, char *line, size_t len)
 	if ((arg = keyword(line, "MARK"))) {
 		if (parse_time(p, arg, "MARK", &t) != 0)
 			return -1;
-		if (grow((void **)&p->marks, &p->marks_cap, p->nmarks + 1, sizeof(*p->marks)) != 0)
+		if (pf_grow((void **)&p->marks, &p->marks_cap, p->nmarks + 1, sizeof(*p->marks)) != 0)
 			return oom(p);
 		p->marks[p->nmarks++] = t;
 		return 0;
@@ -363,7 +344,7 @@ int hp_feed(struct hp_profile *p, const void *data, size_t len)
 		size_t take = nl ? (size_t)(nl - d) : len;
 		if (p->line_len + take > HP_MAX_LINE)
 			return fail(p, "a line longer than %u bytes", HP_MAX_LINE);
-		if (grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
+		if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
 			return oom(p);
 		memcpy(p->line + p->line_len, d, take);
 		p->line_len += take;

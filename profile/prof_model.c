@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "parse_util.h"
 #include "time_profile.h"
 
 #include <stdarg.h>
@@ -15,31 +16,11 @@
 int tp_fail(struct time_profile *p, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(p->err, sizeof(p->err), "line %llu: ", (unsigned long long)p->line_no);
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(p->err))
-		vsnprintf(p->err + n, sizeof(p->err) - (size_t)n, fmt, ap);
+	pf_error(p->err, sizeof(p->err), p->line_no, fmt, ap);
 	va_end(ap);
 	p->failed = 1;
 	return -1;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -1;
-		n *= 2;
-	}
-	void *a = realloc(*arr, n * sz);
-	if (!a)
-		return -1;
-	*arr = a;
-	*cap = n;
-	return 0;
 }
 
 void tp_init(struct time_profile *p)
@@ -115,7 +96,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 		if (!strcmp(c->name, name) && !strcmp(c->module, module) && !strcmp(c->src, src))
 			return p->cc_hash[at] - 1;
 	}
-	if (p->nccs >= TP_NONE - 1 || grow((void **)&p->ccs, &p->ccs_cap, p->nccs + 1, sizeof(*p->ccs)))
+	if (p->nccs >= TP_NONE - 1 || pf_grow((void **)&p->ccs, &p->ccs_cap, p->nccs + 1, sizeof(*p->ccs)))
 		return TP_NONE;
 	struct tp_cc *c = &p->ccs[p->nccs];
 	c->name = strdup(name);
@@ -135,7 +116,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 int tp_node_add(struct time_profile *p, uint32_t cc, uint32_t parent, struct tp_node *n)
 {
 	if (p->nnodes >= TP_NONE - 1 ||
-	    grow((void **)&p->nodes, &p->nodes_cap, p->nnodes + 1, sizeof(*p->nodes)) != 0)
+	    pf_grow((void **)&p->nodes, &p->nodes_cap, p->nnodes + 1, sizeof(*p->nodes)) != 0)
 		return tp_fail(p, "out of memory");
 	n->cc = cc;
 	n->parent = parent;
@@ -155,7 +136,7 @@ static int feed_known(struct time_profile *p, const char *d, size_t len)
 		size_t take = nl ? (size_t)(nl - d) : len;
 		if (p->line_len + take > TP_MAX_LINE)
 			return tp_fail(p, "a line longer than %u bytes", TP_MAX_LINE);
-		if (grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
+		if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
 			return tp_fail(p, "out of memory");
 		memcpy(p->line + p->line_len, d, take);
 		p->line_len += take;
@@ -193,7 +174,7 @@ int tp_feed(struct time_profile *p, const void *data, size_t len)
 		i++;
 	if (p->line_len + i > TP_MAX_LINE)
 		return tp_fail(p, "more than %u bytes of white space", TP_MAX_LINE);
-	if (grow((void **)&p->line, &p->line_cap, p->line_len + i + 1, 1) != 0)
+	if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + i + 1, 1) != 0)
 		return tp_fail(p, "out of memory");
 	memcpy(p->line + p->line_len, d, i);
 	p->line_len += i;

@@ -6,34 +6,12 @@
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
-PROFDB="$B/profdb"
-MKDISK="$B/frontend-stub/halvm-mkdisk"
-FIX="$S/tests/data/ghc"
 T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-cli.XXXXXX")
 MNT=""
 cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 export PROFSVC_DB="$T/p.db"
-fails=0
-pass=0
-
-ok()   { pass=$((pass + 1)); }
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect STATUS WORDS -- CMD...: runs CMD, checks its exit status and that
-# stderr contains WORDS (when not empty)
-expect() {
-	local want=$1 words=$2; shift 3
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	if [ "$got" != "$want" ]; then
-		fail "'$*' exited $got, want $want; stderr: $(head -3 "$T/err")"
-	elif [ -n "$words" ] && ! grep -qi -- "$words" "$T/err"; then
-		fail "'$*' stderr lacks '$words': $(cat "$T/err")"
-	else
-		ok
-	fi
-}
-same() { if cmp -s "$1" "$2"; then ok; else fail "$1 and $2 differ"; fi; }
+. "$S/tests/lib.sh"
 
 P="$FIX/leak/leak-p-hc.prof"
 H="$FIX/leak/leak-p-hc.hp"
@@ -276,5 +254,4 @@ else
 	fail "xensim start: $(cat "$T/out")"
 fi
 
-echo "test_cli: $pass checks passed, $fails failed"
-[ "$fails" = 0 ]
+finish test_cli

@@ -13,17 +13,11 @@
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
-PROFDB="$B/profdb"
-MKDISK="$B/frontend-stub/halvm-mkdisk"
-FIX="$S/tests/data/ghc"
 NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-peers.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export PROFSVC_DB="$T/p.db"
-fails=0
-pass=0
-ok()   { pass=$((pass + 1)); }
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+. "$S/tests/lib.sh"
 
 missing=""
 command -v chromium >/dev/null || missing="$missing chromium"
@@ -52,12 +46,6 @@ speedscope_shows() {
 }
 keep() { [ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$@" "$PROFSVC_KEEP/"; return 0; }
 
-import() {
-	local name=$1 prof=$2 hp=$3
-	"$MKDISK" --prof "$prof" "$T/p.disk" >/dev/null && "$MKDISK" --hp "$hp" "$T/h.disk" >/dev/null &&
-		"$PROFDB" import-disk --name "$name" "$T/p.disk" "$T/h.disk" >/dev/null 2>&1 ||
-		{ echo "import of $name failed"; exit 99; }
-}
 import wordfreq "$FIX/wordfreq/wordfreq-P-hc.prof" "$FIX/wordfreq/wordfreq-P-hc.hp"     # run 1
 import leak "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"                          # run 2
 import exprcalc "$FIX/exprcalc/exprcalc-pj.prof" "$FIX/exprcalc/exprcalc-hy.hp"          # run 3
@@ -155,5 +143,4 @@ grep -q '\\x1b\]0;pwned\\x07&lt;/script&gt;' "$T/dom.html" && ok ||
 chrome --virtual-time-budget=5000 --window-size=1300,1400 --screenshot="$T/evil-report.png" "file://$T/evil.html" >/dev/null
 keep "$T"/*.png
 
-echo "test_peers: $pass checks passed, $fails failed"
-[ "$fails" = 0 ]
+finish test_peers

@@ -8,38 +8,10 @@
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
-PROFDB="$B/profdb"
-MKDISK="$B/frontend-stub/halvm-mkdisk"
-FIX="$S/tests/data/ghc"
 T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-view.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 export PROFSVC_DB="$T/p.db"
-fails=0
-pass=0
-ok()   { pass=$((pass + 1)); }
-fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
-# expect STATUS WORDS -- CMD...: exit status, and WORDS in stderr if given
-expect() {
-	local want=$1 words=$2; shift 3
-	"$@" >"$T/out" 2>"$T/err"
-	local got=$?
-	if [ "$got" != "$want" ]; then
-		fail "'$*' exited $got, want $want; stderr: $(head -3 "$T/err")"
-	elif [ -n "$words" ] && ! grep -qi -- "$words" "$T/err"; then
-		fail "'$*' stderr lacks '$words': $(cat "$T/err")"
-	else
-		ok
-	fi
-}
-json_ok() { [ "$(sqlite3 :memory: "select json_valid(readfile('$1'))")" = 1 ]; }
-xml_ok() { python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2>"$T/xmlerr"; }
-# import NAME PROF HP [mkdisk options for the .hp]
-import() {
-	local name=$1 prof=$2 hp=$3; shift 3
-	"$MKDISK" --prof "$prof" "$T/p.disk" >/dev/null && "$MKDISK" --hp "$@" "$hp" "$T/h.disk" >/dev/null &&
-		"$PROFDB" import-disk --name "$name" "$T/p.disk" "$T/h.disk" >/dev/null 2>&1 ||
-		{ echo "import of $name failed"; exit 99; }
-}
+. "$S/tests/lib.sh"
 
 import leak "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"                 # run 1
 import phases "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"   # run 2
@@ -239,5 +211,4 @@ expect 2 "-n takes" -- "$PROFDB" top 1 -n -3
 expect 2 "" -- "$PROFDB" top
 expect 1 "no run 99" -- "$PROFDB" top 99
 
-echo "test_view: $pass checks passed, $fails failed"
-[ "$fails" = 0 ]
+finish test_view
