@@ -74,7 +74,18 @@ cmp -n "$n" "$OUT/phases-crashy-2.hp" "$FIX/phases-killed-SIGKILL.hp" &&
 	echo "   phases-crashy-2.hp: the first $n bytes of the crashed guest's heap profile, up to its last flushed sample:" &&
 	tail -n 2 "$OUT/phases-crashy-2.hp" | sed 's/^/     | /'
 
-say "6. Integrity, and shutting everything down"
+say "6. Look at it: the cost centres, the heap, a report"
+run "$PROFDB" top 1 -n 6
+echo
+run "$PROFDB" heap 1 --bands 6
+echo
+run "$PROFDB" heap 1 2 -o "$OUT/heap.svg"
+run "$PROFDB" flame 1 -o "$OUT/flame.svg"
+run "$PROFDB" report 1 -o "$OUT/report.html"
+run "$PROFDB" diff 1 2 -n 4
+echo "   Open $OUT/report.html in any browser (it needs no network)."
+
+say "7. Integrity, and shutting everything down"
 run "$PROFDB" check
 run "$BACKEND" stop
 run "$XENSIM" stop --dir "$XENSIM_DIR"
