@@ -233,8 +233,8 @@ struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *
 			goto oom;
 		for (size_t i = 0; i < p[side]->nbands; i++)
 			for (size_t q = 0; q < p[side]->bands[i].npts; q++)
-				pts[m++] = (struct point){band_key[side][i], p[side]->bands[i].pts[q].sample,
-				                          (double)p[side]->bands[i].pts[q].bytes};
+				pts[m++] = (struct point){band_key[side][i], hp_pt(&p[side]->bands[i], q)->sample,
+				                          (double)hp_pt(&p[side]->bands[i], q)->bytes};
 		qsort(pts, m, sizeof(*pts), by_key_sample);
 		for (size_t q = 0; q < m;) {
 			struct cmp_band *c = &out[pts[q].key];

@@ -87,8 +87,8 @@ static void sort_slots(struct slot *s, size_t n)
 static void fill_values(const struct hp_band *b, double *v, size_t nsamples)
 {
 	for (size_t i = 0; i < b->npts; i++)
-		if (b->pts[i].sample < nsamples)
-			v[b->pts[i].sample] += (double)b->pts[i].bytes;
+		if (hp_pt(b, i)->sample < nsamples)
+			v[hp_pt(b, i)->sample] += (double)hp_pt(b, i)->bytes;
 }
 
 int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c)
@@ -132,10 +132,10 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 			const struct hp_band *b = s[i].b;
 			double avg = 0, dev = 0;
 			for (size_t k = 0; k < b->npts; k++)
-				avg += (double)b->pts[k].bytes;
+				avg += (double)hp_pt(b, k)->bytes;
 			avg /= (double)ns;
 			for (size_t k = 0; k < b->npts; k++) {
-				double d = (double)b->pts[k].bytes - avg;
+				double d = (double)hp_pt(b, k)->bytes - avg;
 				dev += d * d;
 			}
 			s[i].key = sqrt(dev / (double)(ns - 1));

@@ -57,7 +57,9 @@ void hp_free(struct hp_profile *p)
 	free(p->marks);
 	for (size_t i = 0; i < p->nbands; i++) {
 		free(p->bands[i].name);
-		free(p->bands[i].pts);
+		for (size_t k = 0; k < p->bands[i].nblocks; k++)
+			free(p->bands[i].blocks[k]);
+		free(p->bands[i].blocks);
 	}
 	free(p->bands);
 	free(p->line);
@@ -203,6 +205,34 @@ static int parse_string(struct hp_profile *p, const char *s, const char *what, c
 
 /* ---- lines ---------------------------------------------------------------- */
 
+/* Appends a point, starting a new block when the last is full. */
+static int point_add(struct hp_band *b, uint32_t sample, uint64_t bytes)
+{
+	size_t i = b->npts, at;
+	size_t k = i < HP_SMALL_POINTS ? 0 : 4 + (i - HP_SMALL_POINTS) / HP_BLOCK_MAX;
+	if (i < HP_SMALL_POINTS) {
+		size_t first = 0;
+		while (i >= first + (16u << k)) {
+			first += 16u << k;
+			k++;
+		}
+		at = i - first;
+	} else {
+		at = (i - HP_SMALL_POINTS) % HP_BLOCK_MAX;
+	}
+	if (at == 0) {
+		if (pf_grow((void **)&b->blocks, &b->blocks_cap, k + 1, sizeof(*b->blocks)) != 0)
+			return -1;
+		size_t size = k < 4 ? 16u << k : HP_BLOCK_MAX;
+		if (!(b->blocks[k] = malloc(size * sizeof(struct hp_point))))
+			return -1;
+		b->nblocks = k + 1;
+	}
+	b->blocks[k][at] = (struct hp_point){sample, bytes};
+	b->npts++;
+	return 0;
+}
+
 static int end_sample(struct hp_profile *p)
 {
 	if (p->nsamples >= UINT32_MAX - 1)
@@ -212,10 +242,9 @@ static int end_sample(struct hp_profile *p)
 	uint32_t s = (uint32_t)p->nsamples;
 	for (size_t i = 0; i < p->nopen; i++) {
 		struct hp_band *b = &p->bands[p->open[i]];
-		if (pf_grow((void **)&b->pts, &b->cap, b->npts + 1, sizeof(*b->pts)) != 0)
-			return oom(p);
 		uint64_t v = p->open_bytes[i];
-		b->pts[b->npts++] = (struct hp_point){s, v};
+		if (point_add(b, s, v) != 0)
+			return oom(p);
 		b->total = b->total > UINT64_MAX - v ? UINT64_MAX : b->total + v;
 		if (v > b->peak)
 			b->peak = v;
@@ -398,8 +427,8 @@ int hp_finish(struct hp_profile *p, struct hp_tail *tail)
 uint64_t hp_band_at(const struct hp_band *b, size_t *cursor, uint32_t s)
 {
 	size_t i = *cursor;
-	while (i < b->npts && b->pts[i].sample < s)
+	while (i < b->npts && hp_pt(b, i)->sample < s)
 		i++;
 	*cursor = i;
-	return i < b->npts && b->pts[i].sample == s ? b->pts[i].bytes : 0;
+	return i < b->npts && hp_pt(b, i)->sample == s ? hp_pt(b, i)->bytes : 0;
 }

@@ -1,8 +1,8 @@
 /*
  * report.c - writing the HTML report (report.h).
  *
- * The page is static markup plus one JSON document in a
- * <script type="application/json"> element, which report.js draws from.
+ * The page is static markup plus JSON documents in
+ * <script type="application/json"> elements, which report.js draws from.
  * JSON inside a script element ends at the first "</script", so every
  * '<', '>' and '&' in a string is written as a \u escape: the JSON is the
  * same, and no name can end the element or open markup.
@@ -144,34 +144,33 @@ int report_write(FILE *f, const struct report_input *in)
 		        in->chart->merged_other);
 		fputs("<div class=\"chart\"><svg id=\"heap-svg\" xmlns=\"http://www.w3.org/2000/svg\" "
 		      "viewBox=\"0 0 900 360\"></svg><div id=\"heap-key\"></div></div>\n"
-		      "<div id=\"heap-tip\"></div></section>\n",
+		      "<div id=\"heap-tip\"></div></section>\n"
+		      "<script type=\"application/json\" id=\"heap-data\">{",
 		      f);
+		heap_json(f, in->hp, in->chart);
+		fputs("}</script>\n", f);
 	}
+	/* the script right after the chart's data: the chart is drawn before
+	 * the browser has read the tree and the flame graph below */
+	fprintf(f, "<script>\n%s</script>\n", report_js);
 	if (in->tp) {
 		fprintf(f, "<section id=\"cost-centres\"><h2>Cost centres</h2>\n<p class=\"note\">total "
 		           "time %.2f s (%llu ticks), total alloc %llu bytes</p>\n<div class=\"tools\">"
 		           "<input id=\"tree-search\" type=\"search\" placeholder=\"search names\">"
 		           "<button id=\"tree-open\">open all</button><span id=\"tree-count\" "
 		           "class=\"note\"></span></div>\n<table id=\"tree\"><thead><tr></tr></thead>"
-		           "<tbody></tbody></table></section>\n<section class=\"flame\"><h2>Flame graph "
-		           "(time)</h2>\n",
+		           "<tbody></tbody></table></section>\n"
+		           "<script type=\"application/json\" id=\"tree-data\">{",
 		        in->tp->total_secs, (unsigned long long)in->tp->total_ticks,
 		        (unsigned long long)in->tp->total_alloc);
+		tree_json(f, in->tp);
+		fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
+		      "<section class=\"flame\"><h2>Flame graph (time)</h2>\n",
+		      f);
 		if (flame_inline(f, in->tp, in->title) != 0)
 			return -1;
 		fputs("</section>\n", f);
 	}
-	fputs("</main>\n<script type=\"application/json\" id=\"data\">{", f);
-	int comma = 0;
-	if (in->hp && in->chart) {
-		heap_json(f, in->hp, in->chart);
-		comma = 1;
-	}
-	if (in->tp) {
-		if (comma)
-			fputc(',', f);
-		tree_json(f, in->tp);
-	}
-	fprintf(f, "}</script>\n<script>\n%s</script>\n</body></html>\n", report_js);
+	fputs("</main>\n<script>profsvcReport.ready();</script>\n</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,5 +1,5 @@
 // report.js - the script of profdb's self-contained HTML report: it reads
-// the data profdb embedded (the JSON element with id "data") and draws the heap chart (hover values, bands toggled from the key,
+// the data profdb embedded (the JSON elements "heap-data", "tree-data") and draws the heap chart (hover values, bands toggled from the key,
 // stacked / line / normalised), the cost-centre tree (collapsible,
 // sortable by any column, searchable) and wires the page.  No network, no
 // library.  Every name is the guest's: it only ever reaches the page as
@@ -8,9 +8,18 @@
 // The view is kept in the URL's hash (#mode=line&hide=0,3&q=main&sort=alloc)
 // so a view can be shared, and so a test can open the page in a given
 // state.
+//
+// The page is in order of need: the heap chart's data and this script come
+// right after the chart, so the chart is drawn while the browser is still
+// reading the (much bigger) call tree and flame graph below it; the tree
+// is drawn by profsvcReport.tree() once its data has arrived.
 (function () {
   'use strict';
-  var D = JSON.parse(document.getElementById('data').textContent);
+  var D = {};
+  function data(id) {
+    var e = document.getElementById(id);
+    return e ? JSON.parse(e.textContent) : null;
+  }
   var SVGNS = 'http://www.w3.org/2000/svg';
   var state = { mode: 'stacked', hide: {}, q: '', sort: 'inh_time' };
 
@@ -46,7 +55,9 @@
   var W = 900, H = 360, L = 70, T = 10, PW = W - L - 20, PH = H - T - 40;
   function drawHeap() {
     var box = document.getElementById('heap');
-    if (!box || !D.heap) return;
+    if (!box) return;
+    if (!D.heap) D.heap = (data('heap-data') || {}).heap;
+    if (!D.heap) return;
     var hp = D.heap, n = hp.times.length, bands = hp.bands;
     var svg = document.getElementById('heap-svg');
     while (svg.firstChild) svg.removeChild(svg.firstChild);
@@ -74,16 +85,30 @@
     }
     svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 34, 'text-anchor': 'middle', 'font-size': 11 },
       hp.sample_unit || 'seconds'));
+    // More samples than pixels: per pixel column, the sample with the
+    // largest total stands for the others (the peaks stay visible).
+    var pick = [];
+    if (n > 2 * PW) {
+      var col = -1, best = -1;
+      for (var k0 = 0; k0 < n; k0++) {
+        var c = Math.floor((X(hp.times[k0]) - L) / 2);
+        if (c !== col) { if (best >= 0) pick.push(best); col = c; best = k0; }
+        else if (tot[k0] > tot[best]) best = k0;
+      }
+      pick.push(best);
+    } else for (var k1 = 0; k1 < n; k1++) pick.push(k1);
     var lower = new Array(n).fill(0);
     bands.forEach(function (b, i) {
       if (!shown[i]) return;
-      var up = b.values.map(function (v, k) {
-        var y = state.mode === 'normalised' ? (tot[k] ? v / tot[k] : 0) : v;
-        return state.mode === 'line' ? y : lower[k] + y;
+      var up = new Array(n);
+      pick.forEach(function (k) {
+        var y = state.mode === 'normalised' ? (tot[k] ? b.values[k] / tot[k] : 0) : b.values[k];
+        up[k] = state.mode === 'line' ? y : lower[k] + y;
       });
-      var d = 'M' + up.map(function (v, k) { return X(hp.times[k]).toFixed(1) + ' ' + Y(v).toFixed(1); }).join(' L');
+      var d = 'M' + pick.map(function (k) { return X(hp.times[k]).toFixed(1) + ' ' + Y(up[k]).toFixed(1); }).join(' L');
       if (state.mode !== 'line')
-        for (var k = n - 1; k >= 0; k--) d += ' L' + X(hp.times[k]).toFixed(1) + ' ' + Y(lower[k]).toFixed(1);
+        for (var j = pick.length - 1; j >= 0; j--)
+          d += ' L' + X(hp.times[pick[j]]).toFixed(1) + ' ' + Y(lower[pick[j]]).toFixed(1);
       var p = el('svg:path', { d: d + (state.mode === 'line' ? '' : ' Z'), 'class': 'band', 'data-band': i,
         fill: state.mode === 'line' ? 'none' : b.colour, stroke: state.mode === 'line' ? b.colour : '#333',
         'stroke-width': state.mode === 'line' ? 2 : 0.3 });
@@ -133,7 +158,9 @@
   var kids = null, open = {};
   function drawTree() {
     var table = document.getElementById('tree');
-    if (!table || !D.tree) return;
+    if (!table) return;
+    if (!D.tree) D.tree = (data('tree-data') || {}).tree;
+    if (!D.tree) return;
     var N = D.tree.nodes;
     if (!kids) {
       kids = N.map(function () { return []; });
@@ -195,21 +222,27 @@
       rows + (rows >= LIMIT ? '+' : '') + ' of ' + N.length + ' call stacks shown';
   }
 
-  function init() {
-    readHash();
-    document.querySelectorAll('#heap-modes button').forEach(function (b) {
-      b.onclick = function () { state.mode = b.getAttribute('data-mode'); writeHash(); drawHeap(); };
-    });
-    var search = document.getElementById('tree-search');
-    if (search) {
-      search.value = state.q;
-      search.oninput = function () { state.q = search.value; writeHash(); drawTree(); };
+  // the chart, now; the tree and the page's controls once they are parsed
+  readHash();
+  drawHeap();
+  // milliseconds from opening the page to the chart drawn (make bench reads it)
+  document.body.setAttribute('data-drawn-ms', String(Math.round(performance.now())));
+  window.profsvcReport = {
+    tree: function () {
+      var search = document.getElementById('tree-search');
+      if (search) {
+        search.value = state.q;
+        search.oninput = function () { state.q = search.value; writeHash(); drawTree(); };
+      }
+      var all = document.getElementById('tree-open');
+      if (all) all.onclick = function () { D.tree.nodes.forEach(function (n, i) { open[i] = true; }); drawTree(); };
+      drawTree();
+    },
+    ready: function () {
+      document.querySelectorAll('#heap-modes button').forEach(function (b) {
+        b.onclick = function () { state.mode = b.getAttribute('data-mode'); writeHash(); drawHeap(); };
+      });
+      document.body.setAttribute('data-ready', '1');
     }
-    var all = document.getElementById('tree-open');
-    if (all) all.onclick = function () { D.tree.nodes.forEach(function (n, i) { open[i] = true; }); drawTree(); };
-    drawHeap();
-    drawTree();
-    document.body.setAttribute('data-ready', '1');
-  }
-  init();
+  };
 })();

@@ -153,7 +153,7 @@ static void same_model(const char *what, const struct hp_profile *a, const struc
 		const struct hp_band *x = &a->bands[i], *y = &b->bands[i];
 		same = x->npts == y->npts && x->total == y->total && strcmp(x->name, y->name) == 0;
 		for (size_t k = 0; same && k < x->npts; k++)
-			same = x->pts[k].sample == y->pts[k].sample && x->pts[k].bytes == y->pts[k].bytes;
+			same = hp_pt(x, k)->sample == hp_pt(y, k)->sample && hp_pt(x, k)->bytes == hp_pt(y, k)->bytes;
 	}
 	CHECK(same, "%s: a parse in pieces differs from a parse in one go", what);
 }
@@ -344,7 +344,7 @@ static void test_bad_input(void)
 	static const char twice[] = "JOB \"x\"\nBEGIN_SAMPLE 0\na\t5\na\t7\nEND_SAMPLE 0\n";
 	hp_init(&p);
 	CHECK(hp_feed(&p, twice, sizeof(twice) - 1) == 0 && p.nbands == 1 && p.bands[0].npts == 1 &&
-	      p.bands[0].pts[0].bytes == 12, "a name twice in a sample");
+	      hp_pt(&p.bands[0], 0)->bytes == 12, "a name twice in a sample");
 	hp_free(&p);
 }
 
