@@ -107,6 +107,13 @@ def main():
         subprocess.run([profdb, 'import-disk', '--name', 'small', os.path.join(work, 'p.disk'),
                         os.path.join(work, 'h.disk')], check=True, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # the same two .prof files as runs without a heap profile (4 and 5):
+        # diff then times the call stacks alone, as the target names it
+        for prof in (prof_a, prof_b):
+            subprocess.run([mkdisk, '--prof', prof, os.path.join(work, 'p.disk')], check=True,
+                           stdout=subprocess.DEVNULL)
+            subprocess.run([profdb, 'import-disk', os.path.join(work, 'p.disk')], check=True, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         hp_mb, prof_mb = os.path.getsize(hp) / 1e6, os.path.getsize(prof_a) / 1e6
         print('view bench: %.1f MB .hp (10000 samples, largest %d bytes), two %.1f MB .prof files'
               % (hp_mb, largest, prof_mb))
@@ -128,7 +135,10 @@ def main():
         top = measure([profdb, 'top', '1'], runs, env)
         rows.append(('profdb top (7 MB .prof)', stats([t for t, _ in top]), stats([m for _, m in top]), None))
         diff = measure([profdb, 'diff', '1', '2'], runs, env)
-        rows.append(('profdb diff (two 7 MB .prof + .hp)', stats([t for t, _ in diff]),
+        rows.append(('profdb diff (7 MB .prof and .hp, twice)', stats([t for t, _ in diff]),
+                     stats([m for _, m in diff]), None))
+        diff = measure([profdb, 'diff', '4', '5'], runs, env)
+        rows.append(('profdb diff (two 7 MB .prof)', stats([t for t, _ in diff]),
                      stats([m for _, m in diff]), None))
         print('\n  %-36s %22s %18s %8s' % ('', 'seconds med (min-max)', 'peak RSS MiB', 'ratio'))
         for name, t, m, ratio in rows:

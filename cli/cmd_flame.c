@@ -17,10 +17,11 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb flame RUN [--by time|alloc] [-o FILE.svg]\n"
+	"usage: profdb flame RUN [--by time|alloc] [-o FILE.svg [--against RUN0]]\n"
 	"  The run's call tree as folded stacks (\"Main.main;Main.go 123\" per line,\n"
 	"  flamegraph.pl's input) on standard output, or with -o a flame graph SVG.\n"
-	"  Values are ticks (--by time) or bytes (--by alloc).\n";
+	"  Values are ticks (--by time) or bytes (--by alloc).  --against RUN0 draws\n"
+	"  a differential flame graph: red grew since RUN0, blue shrank.\n";
 
 static int feed(void *ctx, const void *data, size_t len)
 {
@@ -47,7 +48,7 @@ int cli_read_time_profile(const char *db, const char *arg, struct time_profile *
 }
 
 struct flame_job {
-	const struct time_profile *p;
+	const struct time_profile *p, *before;
 	enum flame_by by;
 	char caption[400];
 };
@@ -55,16 +56,18 @@ struct flame_job {
 static int render(FILE *f, void *ctx)
 {
 	struct flame_job *j = ctx;
-	return flame_svg(f, j->p, j->by, j->caption);
+	return j->before ? flame_svg_diff(f, j->before, j->p, j->by, j->caption)
+	                 : flame_svg(f, j->p, j->by, j->caption);
 }
 
 int cmd_flame(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
+		{"against", required_argument, NULL, 'a'}, {NULL, 0, NULL, 0},
 	};
 	enum flame_by by = FLAME_TIME;
-	const char *svg = NULL;
+	const char *svg = NULL, *against = NULL;
 	int c;
 
 	optind = 0;
@@ -83,6 +86,9 @@ int cmd_flame(const char *db, int argc, char **argv)
 		case 'o':
 			svg = optarg;
 			break;
+		case 'a':
+			against = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -91,14 +97,20 @@ int cmd_flame(const char *db, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
+	if (argc - optind != 1 || (against && !svg)) {
+		if (against && !svg)
+			cli_err("--against draws a differential flame graph: it needs -o FILE.svg");
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	struct time_profile p;
+	struct time_profile p, before;
+	struct cli_profile_read brd;
+	tp_init(&before);
 	struct cli_profile_read rd;
 	int rc = 1;
 	if (cli_read_time_profile(db, argv[optind], &p, &rd) != 0)
+		goto out;
+	if (against && cli_read_time_profile(db, against, &before, &brd) != 0)
 		goto out;
 	if (!svg) {
 		rc = flame_folded(stdout, &p, by) || fflush(stdout) ? 1 : 0;
@@ -106,12 +118,13 @@ int cmd_flame(const char *db, int argc, char **argv)
 			cli_err("standard output: %s", strerror(errno));
 		goto out;
 	}
-	struct flame_job job = {&p, by, {0}};
+	struct flame_job job = {&p, against ? &before : NULL, by, {0}};
 	char what[64];
 	cli_profile_caption(&rd.run, job.caption, sizeof(job.caption));
 	snprintf(what, sizeof(what), "%zu call stacks", p.nnodes);
 	rc = outfile_render(svg, render, &job, what);
 out:
+	tp_free(&before);
 	tp_free(&p);
 	return rc;
 }

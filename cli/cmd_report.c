@@ -19,13 +19,38 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb report RUN [-o FILE.html]\n"
+	"usage: profdb report RUN [-o FILE.html] [--against RUN2]\n"
 	"  One HTML file (no network needed to view it) with the run's facts, heap\n"
-	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n";
+	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n"
+	"  --against RUN2 adds what changed since RUN2: the biggest movers, a\n"
+	"  differential flame graph (red grew, blue shrank), RUN2's heap overlaid.\n";
 
 static int hp_sink(void *ctx, const void *data, size_t len)
 {
 	return hp_feed(ctx, data, len) ? 1 : 0;
+}
+
+/* The run compared with: each profile it has; 0, or 1 when it has none. */
+static int load_against(const char *db, const char *arg, struct time_profile *tp,
+                        struct hp_profile *hp, int *have_tp, int *have_hp, char *caption,
+                        size_t len)
+{
+	struct cli_profile_read rd, hrd;
+	*have_tp = cli_read_time_profile(db, arg, tp, &rd) == 0;
+	if (*have_tp)
+		cli_profile_caption(&rd.run, caption, len);
+	hp_init(hp);
+	if (cli_profile_read(db, arg, "hp", hp_sink, hp, &hrd) == 0 && hp_finish(hp, NULL) == 0 &&
+	    hp->nsamples) {
+		*have_hp = 1;
+		if (!*have_tp)
+			cli_profile_caption(&hrd.run, caption, len);
+	}
+	if (!*have_tp && !*have_hp) {
+		cli_err("--against %s: the run has no readable profile to compare with", arg);
+		return 1;
+	}
+	return 0;
 }
 
 static int render(FILE *f, void *ctx)
@@ -35,8 +60,10 @@ static int render(FILE *f, void *ctx)
 
 int cmd_report(const char *db, int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-	const char *out = NULL;
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
+	                                     {"against", required_argument, NULL, 'a'},
+	                                     {NULL, 0, NULL, 0}};
+	const char *out = NULL, *against = NULL;
 	int c;
 
 	optind = 0;
@@ -44,6 +71,9 @@ int cmd_report(const char *db, int argc, char **argv)
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'a':
+			against = optarg;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -82,6 +112,11 @@ int cmd_report(const char *db, int argc, char **argv)
 	size_t nw = 0;
 	int rc = 1, have_tp, have_hp = 0;
 
+	struct time_profile atp;
+	struct hp_profile ahp;
+	int a_tp = 0, a_hp = 0;
+	tp_init(&atp);
+	hp_init(&ahp);
 	memset(&chart, 0, sizeof(chart));
 	have_tp = cli_read_time_profile(db, idbuf, &tp, &prd) == 0;
 	if (have_tp && prd.salvaged)
@@ -135,11 +170,23 @@ int cmd_report(const char *db, int argc, char **argv)
 		"source", r->source, ".prof bytes", pbytes, ".hp bytes", hbytes,
 	};
 	struct report_input in = {caption, facts, sizeof(facts) / sizeof(facts[0]) / 2, warn, nw,
-	                          have_hp ? &hp : NULL, have_hp ? &chart : NULL, have_tp ? &tp : NULL};
+	                          have_hp ? &hp : NULL, have_hp ? &chart : NULL, have_tp ? &tp : NULL,
+	                          NULL, NULL, NULL};
+	char against_caption[400];
+	if (against) {
+		if (load_against(db, against, &atp, &ahp, &a_tp, &a_hp, against_caption,
+		                 sizeof(against_caption)) != 0)
+			goto done;
+		in.against_title = against_caption;
+		in.against_tp = a_tp ? &atp : NULL;
+		in.against_hp = a_hp ? &ahp : NULL;
+	}
 	char what[32];
 	snprintf(what, sizeof(what), "run %lld", (long long)id);
 	rc = outfile_render(out, render, &in, what);
 done:
+	tp_free(&atp);
+	hp_free(&ahp);
 	hp_chart_free(&chart);
 	hp_free(&hp);
 	tp_free(&tp);

@@ -35,6 +35,16 @@ static uint32_t *map_slot(struct map *m, uint64_t key)
 	return &m->vals[at];
 }
 
+void cmp_path_keys(const struct time_profile *p, uint64_t *keys)
+{
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct tp_node *nd = &p->nodes[i];
+		const struct tp_cc *c = &p->ccs[nd->cc];
+		uint64_t h = nd->parent == TP_NONE ? 1469598103934665603ull : keys[nd->parent];
+		keys[i] = mix(mix(h, c->module), c->name);
+	}
+}
+
 static int cmp_movers(const void *x, const void *y)
 {
 	const struct cmp_stack *a = x, *b = y;
@@ -63,11 +73,9 @@ struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_pro
 		return NULL;
 	}
 	for (int side = 0; side < 2; side++) {
+		cmp_path_keys(p[side], keys);
 		for (size_t i = 0; i < p[side]->nnodes; i++) {
 			const struct tp_node *nd = &p[side]->nodes[i];
-			const struct tp_cc *c = &p[side]->ccs[nd->cc];
-			uint64_t h = nd->parent == TP_NONE ? 1469598103934665603ull : keys[nd->parent];
-			keys[i] = mix(mix(h, c->module), c->name);
 			uint32_t *slot = map_slot(&m, keys[i]);
 			if (!*slot) {
 				out[k] = (struct cmp_stack){.key = keys[i], .node = {TP_NONE, TP_NONE}};

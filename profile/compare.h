@@ -25,6 +25,10 @@ struct cmp_stack {
 /* Every call stack of either profile, the biggest movers (time and
  * allocation together) first.  NULL when out of memory. */
 struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_profile *b, size_t *n);
+/* keys[i]: node i's path key (the hash cmp_stacks matches on); keys has
+ * p->nnodes entries. */
+void cmp_path_keys(const struct time_profile *p, uint64_t *keys);
+
 /* "MAIN.MAIN;Main.main;Main.go", raw guest text (malloc'd). */
 char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
                      const struct time_profile *b);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "markup.h"
 #include "util/safe_text.h"
 
@@ -112,7 +113,74 @@ static void colour(const struct tp_cc *c, char out[8])
 	         40 + ((h >> 12) & 0x3f));
 }
 
+/* Each node's share (percent of its profile's total, with everything
+ * below it) in `before`, found by its path of frames; NAN where the path
+ * is not in `before`. */
+static double *before_shares(const struct time_profile *before, const struct time_profile *p,
+                             enum flame_by by)
+{
+	size_t nb = before->nnodes, np = p->nnodes;
+	uint64_t *kb = malloc((nb ? nb : 1) * sizeof(*kb)), *kp = malloc((np ? np : 1) * sizeof(*kp));
+	uint64_t *self, *total, all = 0;
+	double *share = malloc((np ? np : 1) * sizeof(*share));
+	size_t cap = 16;
+	while (cap < nb * 2 + 2)
+		cap *= 2;
+	uint64_t *keys = calloc(cap, sizeof(*keys));
+	uint32_t *vals = calloc(cap, sizeof(*vals));
+	int ok = kb && kp && share && keys && vals && flame_values(before, by, &self, &total) == 0;
+	if (ok) {
+		cmp_path_keys(before, kb);
+		cmp_path_keys(p, kp);
+		for (size_t i = 0; i < nb; i++)
+			if (before->nodes[i].parent == TP_NONE)
+				all += total[i];
+		for (size_t i = 0; i < nb; i++) {
+			size_t at = (size_t)(kb[i] * 0x9e3779b97f4a7c15ull >> 11) & (cap - 1);
+			while (vals[at] && keys[at] != kb[i])
+				at = (at + 1) & (cap - 1);
+			keys[at] = kb[i];
+			vals[at] = (uint32_t)i + 1; /* the first stack with that path */
+		}
+		for (size_t i = 0; i < np; i++) {
+			size_t at = (size_t)(kp[i] * 0x9e3779b97f4a7c15ull >> 11) & (cap - 1);
+			while (vals[at] && keys[at] != kp[i])
+				at = (at + 1) & (cap - 1);
+			share[i] = vals[at] && all ? 100.0 * (double)total[vals[at] - 1] / (double)all : NAN;
+		}
+		free(self);
+		free(total);
+	}
+	free(kb);
+	free(kp);
+	free(keys);
+	free(vals);
+	if (!ok) {
+		free(share);
+		return NULL;
+	}
+	return share;
+}
+
+/* Red for a stack that grew, blue for one that shrank, by how much
+ * (flamegraph.pl's difffolded colours); a new stack is full red. */
+static void diff_colour(double delta, double most, char out[8])
+{
+	double k = isnan(delta) ? 1 : most > 0 ? fmin(1, fabs(delta) / most) : 0;
+	int v = (int)(255 - 190 * k);
+	if (isnan(delta) || delta > 0)
+		snprintf(out, 8, "#ff%02x%02x", v, v);
+	else
+		snprintf(out, 8, "#%02x%02xff", v, v);
+}
+
 int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption)
+{
+	return flame_svg_diff(f, NULL, p, by, caption);
+}
+
+int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time_profile *p,
+                   enum flame_by by, const char *caption)
 {
 	uint64_t *self, *total;
 	double *x = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*x));
@@ -132,6 +200,19 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 	}
 	if (maxd >= MAX_ROWS)
 		maxd = MAX_ROWS - 1;
+	double *was = NULL, most = 0;
+	if (before) {
+		if (!(was = before_shares(before, p, by))) {
+			free(x);
+			free(next);
+			free(self);
+			free(total);
+			return -1;
+		}
+		for (size_t i = 0; i < p->nnodes; i++)
+			if (!isnan(was[i]) && all)
+				most = fmax(most, fabs(100.0 * (double)total[i] / (double)all - was[i]));
+	}
 	double scale = all ? (FW - 20) / (double)all : 0, root_x = 10;
 	double height = TOP + ROW * (maxd + 1) + 30;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -141,9 +222,10 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
 	        FW, height, FW, height, FW / 2);
 	markup_text_cut(f, caption ? caption : "", 100);
-	fprintf(f, " \xe2\x80\x94 %s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
+	fprintf(f, " \xe2\x80\x94 %s%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
 	           "text-anchor=\"middle\">",
-	        by == FLAME_TIME ? "time" : "allocation", FW / 2);
+	        by == FLAME_TIME ? "time" : "allocation",
+	        before ? " (red grew, blue shrank, against the run before)" : "", FW / 2);
 	markup_text_cut(f, p->command ? p->command : "", 120);
 	fputs("</text>\n", f);
 	for (size_t i = 0; i < p->nnodes; i++) {
@@ -164,11 +246,19 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 		double y = TOP + ROW * (maxd - nd->depth);
 		const struct tp_cc *c = &p->ccs[nd->cc];
 		char fill[8];
-		colour(c, fill);
+		double pct = all ? 100.0 * (double)total[i] / (double)all : 0;
+		if (was)
+			diff_colour(pct - was[i], most, fill);
+		else
+			colour(c, fill);
 		fputs("<g class=\"frame\"><title>", f);
 		markup_text(f, c->module);
 		fputc('.', f);
 		markup_text(f, c->name);
+		if (was && isnan(was[i]))
+			fputs(" (new)", f);
+		else if (was)
+			fprintf(f, " (%+.2f%%)", pct - was[i]);
 		fprintf(f, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 		           "height=\"%.1f\" fill=\"%s\" rx=\"2\"/>",
 		        (unsigned long long)total[i], all ? 100.0 * (double)total[i] / (double)all : 0,
@@ -182,6 +272,7 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 		fputs("</g>\n", f);
 	}
 	fputs("</svg>\n", f);
+	free(was);
 	free(x);
 	free(next);
 	free(self);

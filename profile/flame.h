@@ -28,4 +28,10 @@ int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by);
 /* A whole SVG document: caption is the guest's text, escaped here. */
 int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption);
 
+/* A differential flame graph: p's frames, coloured by how much each call
+ * stack's share changed since `before` (matched by its path of
+ * functions): red grew, blue shrank, as flamegraph.pl's difffolded. */
+int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time_profile *p,
+                   enum flame_by by, const char *caption);
+
 #endif

@@ -11,9 +11,11 @@
 
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "flame.h"
 #include "heap_svg.h"
 #include "markup.h"
@@ -42,6 +44,93 @@ void report_json_string(FILE *f, const char *s)
 	}
 	fputc('"', f);
 	free(buf);
+}
+
+/* The other run's heap, overlaid: its total per sample, every band. */
+static void against_json(FILE *f, const struct hp_profile *hp, const char *title)
+{
+	double *tot = calloc(hp->nsamples ? hp->nsamples : 1, sizeof(*tot));
+	if (!tot)
+		return;
+	for (size_t i = 0; i < hp->nbands; i++)
+		for (size_t k = 0; k < hp->bands[i].npts; k++)
+			if (hp_pt(&hp->bands[i], k)->sample < hp->nsamples)
+				tot[hp_pt(&hp->bands[i], k)->sample] += (double)hp_pt(&hp->bands[i], k)->bytes;
+	fputs(",\"against\":{\"name\":", f);
+	report_json_string(f, title ? title : "");
+	fputs(",\"times\":[", f);
+	for (size_t k = 0; k < hp->nsamples; k++)
+		fprintf(f, "%s%.6g", k ? "," : "", hp->times[k]);
+	fputs("],\"total\":[", f);
+	for (size_t k = 0; k < hp->nsamples; k++)
+		fprintf(f, "%s%.0f", k ? "," : "", tot[k]);
+	fputs("]}", f);
+	free(tot);
+}
+
+/* What changed since the other run: the movers, as profdb diff lists them. */
+static int changes_html(FILE *f, const struct report_input *in)
+{
+	fputs("<section id=\"changes\"><h2>Compared with ", f);
+	markup_text(f, in->against_title ? in->against_title : "");
+	fputs("</h2>\n", f);
+	if (in->tp && in->against_tp) {
+		size_t n;
+		struct cmp_stack *cs = cmp_stacks(in->against_tp, in->tp, &n);
+		if (!cs)
+			return -1;
+		fprintf(f, "<p class=\"note\">%zu call stacks, matched by their path of functions; the "
+		           "biggest movers first.</p>\n<table class=\"changes\"><thead><tr><th>%%time "
+		           "before</th><th>after</th><th>change</th><th>%%alloc before</th><th>after</th>"
+		           "<th>change</th><th>stack</th></tr></thead><tbody>\n",
+		        n);
+		size_t shown = 0;
+		for (size_t i = 0; i < n && shown < 20; i++) {
+			double dt = cs[i].time[1] - cs[i].time[0], da = cs[i].alloc[1] - cs[i].alloc[0];
+			if (fabs(dt) < 0.05 && fabs(da) < 0.05 && cs[i].node[0] != TP_NONE &&
+			    cs[i].node[1] != TP_NONE)
+				break; /* movers come first: the rest did not move */
+			shown++;
+			char *path = cmp_stack_path(&cs[i], in->against_tp, in->tp);
+			fprintf(f, "<tr><td>%.1f</td><td>%.1f</td><td class=\"%s\">%+.1f</td><td>%.1f</td>"
+			           "<td>%.1f</td><td class=\"%s\">%+.1f</td><td class=\"path\">",
+			        cs[i].time[0], cs[i].time[1], dt > 0.05 ? "up" : dt < -0.05 ? "down" : "same", dt,
+			        cs[i].alloc[0], cs[i].alloc[1], da > 0.05 ? "up" : da < -0.05 ? "down" : "same", da);
+			markup_text(f, path ? path : "");
+			fputs("</td></tr>\n", f);
+			free(path);
+		}
+		if (shown == 20)
+			fputs("</tbody></table>\n<p class=\"note\">The 20 biggest movers.</p>\n", f);
+		else
+			fprintf(f, "</tbody></table>\n<p class=\"note\">%zu stack%s moved by 0.1 or more; "
+			           "the others did not move.</p>\n",
+			        shown, shown == 1 ? "" : "s");
+		free(cs);
+	}
+	if (in->hp && in->against_hp) {
+		size_t n;
+		struct cmp_band *cb = cmp_bands(in->against_hp, in->hp, &n);
+		char b[4][32];
+		if (!cb)
+			return -1;
+		fputs("<table class=\"changes\"><thead><tr><th>peak before</th><th>after</th><th>area "
+		      "before (B*s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
+		      f);
+		for (size_t i = 0; i < n && i < 10; i++) {
+			heap_fmt_bytes(cb[i].peak[0], b[0], sizeof(b[0]));
+			heap_fmt_bytes(cb[i].peak[1], b[1], sizeof(b[1]));
+			heap_fmt_bytes(cb[i].area[0], b[2], sizeof(b[2]));
+			heap_fmt_bytes(cb[i].area[1], b[3], sizeof(b[3]));
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", b[0], b[1], b[2], b[3]);
+			markup_text(f, cb[i].name);
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
+		cmp_bands_free(cb, n);
+	}
+	fputs("</section>\n", f);
+	return 0;
 }
 
 static void heap_json(FILE *f, const struct hp_profile *hp, const struct hp_chart *c)
@@ -86,14 +175,15 @@ static void tree_json(FILE *f, const struct time_profile *p)
 }
 
 /* The flame graph's SVG without its XML declaration, for inline use. */
-static int flame_inline(FILE *f, const struct time_profile *p, const char *title)
+static int flame_inline(FILE *f, const struct time_profile *before, const struct time_profile *p,
+                        const char *title)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return -1;
-	int rc = flame_svg(m, p, FLAME_TIME, title);
+	int rc = before ? flame_svg_diff(m, before, p, FLAME_TIME, title) : flame_svg(m, p, FLAME_TIME, title);
 	fclose(m);
 	const char *body = buf ? strstr(buf, "<svg") : NULL;
 	if (rc == 0 && body)
@@ -148,6 +238,8 @@ int report_write(FILE *f, const struct report_input *in)
 		      "<script type=\"application/json\" id=\"heap-data\">{",
 		      f);
 		heap_json(f, in->hp, in->chart);
+		if (in->against_hp && in->against_hp->nsamples)
+			against_json(f, in->against_hp, in->against_title);
 		fputs("}</script>\n", f);
 	}
 	/* the script right after the chart's data: the chart is drawn before
@@ -167,10 +259,20 @@ int report_write(FILE *f, const struct report_input *in)
 		fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
 		      "<section class=\"flame\"><h2>Flame graph (time)</h2>\n",
 		      f);
-		if (flame_inline(f, in->tp, in->title) != 0)
+		if (flame_inline(f, NULL, in->tp, in->title) != 0)
 			return -1;
 		fputs("</section>\n", f);
+		if (in->against_tp) {
+			fputs("<section class=\"flame\" id=\"flame-diff\"><h2>Differential flame graph "
+			      "(time)</h2>\n",
+			      f);
+			if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
+				return -1;
+			fputs("</section>\n", f);
+		}
 	}
+	if (in->against_title && changes_html(f, in) != 0)
+		return -1;
 	fputs("</main>\n<script>profsvcReport.ready();</script>\n</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

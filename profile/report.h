@@ -2,7 +2,8 @@
  * report.h - one self-contained HTML file showing a run: its facts, the
  * heap chart (interactive: hover, bands toggled, stacked / line /
  * normalised), the cost-centre tree (collapsible, sortable, searchable)
- * and the flame graph.  No network: the script and style (report.js,
+ * and the flame graph; against a second run, what changed (the biggest
+ * movers, a differential flame graph, its heap overlaid).  No network: the script and style (report.js,
  * report.css, compiled in) and all data are inside the file, and its
  * Content-Security-Policy forbids loading anything else.  Every string
  * from the guest is escaped for where it lands (markup or JSON in a
@@ -29,6 +30,10 @@ struct report_input {
 	const struct hp_profile *hp;   /* NULL: no heap profile */
 	const struct hp_chart *chart;
 	const struct time_profile *tp; /* NULL: no time profile */
+	/* --against: the run compared with (each may be NULL) */
+	const char *against_title;
+	const struct hp_profile *against_hp;
+	const struct time_profile *against_tp;
 };
 
 /* 0, or -1 when out of memory or writing failed. */

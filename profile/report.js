@@ -56,7 +56,11 @@
   function drawHeap() {
     var box = document.getElementById('heap');
     if (!box) return;
-    if (!D.heap) D.heap = (data('heap-data') || {}).heap;
+    if (!D.heap) {
+      var hd = data('heap-data') || {};
+      D.heap = hd.heap;
+      if (D.heap && hd.against) D.heap.against = hd.against;
+    }
     if (!D.heap) return;
     var hp = D.heap, n = hp.times.length, bands = hp.bands;
     var svg = document.getElementById('heap-svg');
@@ -64,9 +68,12 @@
     var shown = bands.map(function (b, i) { return !state.hide[i]; });
     var tot = new Array(n).fill(0);
     bands.forEach(function (b, i) { if (shown[i]) b.values.forEach(function (v, k) { tot[k] += v; }); });
-    var t0 = hp.times[0], span = (hp.times[n - 1] - t0) || 1, ymax = 0;
+    var ag = hp.against, t0 = hp.times[0], ymax = 0;
+    var span = Math.max(hp.times[n - 1] - t0, ag ? ag.times[ag.times.length - 1] - ag.times[0] : 0) || 1;
+    var other = ag && state.mode !== 'normalised' ? ag : null;
     if (state.mode === 'normalised') ymax = 1;
     else if (state.mode === 'stacked') ymax = Math.max.apply(null, tot.concat([1]));
+    if (other) ymax = Math.max(ymax, Math.max.apply(null, other.total.concat([1])));
     else bands.forEach(function (b, i) { if (shown[i]) ymax = Math.max(ymax, Math.max.apply(null, b.values)); });
     ymax = ymax || 1;
     var X = function (t) { return L + (t - t0) / span * PW; };
@@ -116,6 +123,15 @@
       svg.appendChild(p);
       if (state.mode !== 'line') lower = up;
     });
+    if (other) {   // the run compared with: its total, on this chart's scale and time from its start
+      var o0 = other.times[0], od = other.times.map(function (t, k) {
+        return (k ? 'L' : 'M') + (L + (t - o0) / span * PW).toFixed(1) + ' ' + Y(other.total[k]).toFixed(1);
+      }).join(' ');
+      var op = el('svg:path', { d: od, 'class': 'against', fill: 'none', stroke: '#000', 'stroke-width': 1.5,
+        'stroke-dasharray': '5 3' });
+      op.appendChild(el('svg:title', {}, 'total of ' + other.name));
+      svg.appendChild(op);
+    }
     svg.appendChild(el('svg:rect', { x: L, y: T, width: PW, height: PH, fill: 'none', stroke: '#333' }));
     var cursor = el('svg:line', { y1: T, y2: T + PH, stroke: '#000', 'stroke-dasharray': '3 3', visibility: 'hidden' });
     svg.appendChild(cursor);

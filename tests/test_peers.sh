@@ -142,6 +142,24 @@ grep -q 'data-ready="1"' "$T/dom.html" && ok || fail "hostile report: the script
 grep -q '\\x1b\]0;pwned\\x07&lt;/script&gt;' "$T/dom.html" && ok ||
 	fail "hostile report: the escaped name is not shown: $(grep -o 'pwned.\{0,40\}' "$T/dom.html" | head -2)"
 chrome --virtual-time-budget=5000 --window-size=1300,1400 --screenshot="$T/evil-report.png" "file://$T/evil.html" >/dev/null
+# against another run: the movers, a differential flame graph, the heap overlaid
+sed 's/^\(   *phaseSet  *Main .* 6 \)  *15.3/\1 25.3/' "$FIX/phases/phases-p-hc.prof" >"$T/slower.prof"
+import before "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"           # run 5
+import after "$T/slower.prof" "$FIX/phases/phases-hd-i0.01.hp"                           # run 6
+"$PROFDB" report 6 --against 5 -o "$T/against.html" 2>"$T/err" && ok || fail "report --against: $(cat "$T/err")"
+: >"$T/chrome.log"
+dom "$T/against.html"
+grep -q 'data-ready="1"' "$T/dom.html" && ok || fail "report --against: the script did not finish"
+grep 'CONSOLE' "$T/chrome.log" | grep -iv 'webgl\|GL Driver' | grep -i 'error\|uncaught' &&
+	fail "report --against: the page logged errors" || ok
+grep -q 'Compared with run 5 before (complete)' "$T/dom.html" && ok || fail "report --against: no comparison section"
+sed -n '/id="changes"/,/<\/table>/p' "$T/dom.html" | grep -m1 '<tr><td>' |
+	grep -q '<td>15.3</td><td>25.3</td><td class="up">+10.0</td>.*Main.phaseSet</td>' && ok ||
+	fail "report --against: phaseSet is not the top mover: $(sed -n '/id="changes"/,/<\/table>/p' "$T/dom.html" | grep -m1 '<tr><td>')"
+grep -q 'id="flame-diff"' "$T/dom.html" && ok || fail "report --against: no differential flame graph"
+grep -q 'class="against"' "$T/dom.html" && ok || fail "report --against: run 5's heap is not overlaid"
+chrome --virtual-time-budget=5000 --window-size=1300,2600 --screenshot="$T/against.png" "file://$T/against.html" >/dev/null
+expect 1 "no run 99" -- "$PROFDB" report 6 --against 99
 keep "$T"/*.png
 
 finish test_peers

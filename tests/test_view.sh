@@ -194,6 +194,11 @@ grep -q "^heap bands: 51 in all" "$T/out" && ok || fail "diff: renamed bands not
 sed -n '/^heap bands/,$p' "$T/out" | awk 'NR > 2 && $1 != $2 { bad = 1 } END { exit bad }' && ok ||
 	fail "diff: a rebuilt band's peak changed: $(sed -n '/^heap bands/,$p' "$T/out" | head -5)"
 grep -q '<Main.sat_\*>' "$T/out" && ok || fail "diff: generated names not folded"
+expect 0 "" -- "$PROFDB" flame 13 --against 12 -o "$T/diff-flame.svg"
+xml_ok "$T/diff-flame.svg" && ok || fail "differential flame graph not well-formed"
+grep -o '<title>Main.phaseSet ([^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/diff-flame.svg" | grep -q '(+' && ok ||
+	fail "differential flame: phaseSet is not red and grown: $(grep -o 'phaseSet ([^<]*</title><rect[^>]*>' "$T/diff-flame.svg")"
+expect 2 "needs -o" -- "$PROFDB" flame 13 --against 12
 expect 0 "" -- "$PROFDB" diff 12 13 --json -n 0
 json_ok "$T/out" && ok || fail "diff --json invalid"
 expect 0 "" -- "$PROFDB" diff 11 11
