@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parse_util.h"
+
 /* The longest line accepted (a band name GHC writes is at most a few KiB). */
 #define HP_MAX_LINE (1u << 20)
 
@@ -82,8 +84,7 @@ struct hp_profile {
 	uint64_t fed;            /* bytes given so far */
 	uint64_t committed;      /* bytes up to the end of the last complete unit */
 	uint64_t line_no;        /* of the line being read, from 1 */
-	char *line;
-	size_t line_len, line_cap;
+	struct pf_lines lines;   /* the line being read */
 	int in_sample;
 	double sample_time, last_time;
 	uint32_t *open;          /* bands seen in the open sample */

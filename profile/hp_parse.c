@@ -62,7 +62,7 @@ void hp_free(struct hp_profile *p)
 		free(p->bands[i].blocks);
 	}
 	free(p->bands);
-	free(p->line);
+	free(p->lines.buf);
 	free(p->open);
 	free(p->open_bytes);
 	free(p->hash);
@@ -363,38 +363,27 @@ static int do_line(struct hp_profile *p, char *line, size_t len)
 	return fail(p, "a band line outside a sample, or an unknown keyword");
 }
 
+static int line_done(void *ctx, char *line, size_t len)
+{
+	struct hp_profile *p = ctx;
+	if (do_line(p, line, len) != 0)
+		return -1;
+	p->line_no++;
+	if (!p->in_sample)
+		p->committed = p->fed;
+	return 0;
+}
+
 int hp_feed(struct hp_profile *p, const void *data, size_t len)
 {
-	const char *d = data;
 	if (p->failed)
 		return -1;
-	while (len) {
-		const char *nl = memchr(d, '\n', len);
-		size_t take = nl ? (size_t)(nl - d) : len;
-		if (p->line_len + take > HP_MAX_LINE)
-			return fail(p, "a line longer than %u bytes", HP_MAX_LINE);
-		if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
-			return oom(p);
-		memcpy(p->line + p->line_len, d, take);
-		p->line_len += take;
-		p->fed += take;
-		d += take;
-		len -= take;
-		if (!nl)
-			break;
-		d++;
-		len--;
-		p->fed++;
-		p->line[p->line_len] = '\0';
-		int rc = do_line(p, p->line, p->line_len);
-		p->line_len = 0;
-		if (rc != 0)
-			return -1;
-		p->line_no++;
-		if (!p->in_sample)
-			p->committed = p->fed;
-	}
-	return 0;
+	int rc = pf_lines_feed(&p->lines, &p->fed, HP_MAX_LINE, data, len, line_done, p);
+	if (rc == PF_TOO_LONG)
+		return fail(p, "a line longer than %u bytes", HP_MAX_LINE);
+	if (rc == PF_NO_MEMORY)
+		return oom(p);
+	return rc ? -1 : 0;
 }
 
 int hp_finish(struct hp_profile *p, struct hp_tail *tail)
@@ -402,16 +391,16 @@ int hp_finish(struct hp_profile *p, struct hp_tail *tail)
 	/* A last line without its newline is read if it reads cleanly (GHC
 	 * ends files with one, a hand-made file may not); otherwise it is a
 	 * line cut by a crash and counts as dropped, not as an error. */
-	if (!p->failed && !p->finished && p->line_len) {
-		p->line[p->line_len] = '\0';
-		if (do_line(p, p->line, p->line_len) == 0) {
+	if (!p->failed && !p->finished && p->lines.len) {
+		p->lines.buf[p->lines.len] = '\0';
+		if (do_line(p, p->lines.buf, p->lines.len) == 0) {
 			if (!p->in_sample)
 				p->committed = p->fed;
 		} else {
 			p->failed = 0;
 			p->err[0] = '\0';
 		}
-		p->line_len = 0;
+		p->lines.len = 0;
 	}
 	p->finished = 1;
 	if (tail) {

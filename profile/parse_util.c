@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int pf_grow(void **arr, size_t *cap, size_t need, size_t sz)
 {
@@ -23,6 +24,36 @@ int pf_grow(void **arr, size_t *cap, size_t need, size_t sz)
 		return -1;
 	*arr = a;
 	*cap = n;
+	return 0;
+}
+
+int pf_lines_feed(struct pf_lines *l, uint64_t *fed, size_t max, const char *d, size_t len,
+                  int (*line)(void *ctx, char *text, size_t len), void *ctx)
+{
+	while (len) {
+		const char *nl = memchr(d, '\n', len);
+		size_t take = nl ? (size_t)(nl - d) : len;
+		if (l->len + take > max)
+			return PF_TOO_LONG;
+		if (pf_grow((void **)&l->buf, &l->cap, l->len + take + 1, 1) != 0)
+			return PF_NO_MEMORY;
+		memcpy(l->buf + l->len, d, take);
+		l->len += take;
+		*fed += take;
+		d += take;
+		len -= take;
+		if (!nl)
+			break;
+		d++;
+		len--;
+		(*fed)++;
+		l->buf[l->len] = '\0';
+		size_t n = l->len;
+		l->len = 0;
+		int rc = line(ctx, l->buf, n);
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 

@@ -41,7 +41,7 @@ void tp_free(struct time_profile *p)
 	}
 	free(p->ccs);
 	free(p->nodes);
-	free(p->line);
+	free(p->lines.buf);
 	free(p->stack);
 	free(p->cc_hash);
 	memset(p, 0, sizeof(*p));
@@ -127,35 +127,25 @@ int tp_node_add(struct time_profile *p, uint32_t cc, uint32_t parent, struct tp_
 
 /* ---- feeding ------------------------------------------------------------------ */
 
+static int line_done(void *ctx, char *line, size_t len)
+{
+	struct time_profile *p = ctx;
+	if (tp_text_line(p, line, len) != 0)
+		return -1;
+	p->line_no++;
+	return 0;
+}
+
 static int feed_known(struct time_profile *p, const char *d, size_t len)
 {
 	if (p->format == TP_JSON)
 		return tp_json_feed(p, d, len);
-	while (len) {
-		const char *nl = memchr(d, '\n', len);
-		size_t take = nl ? (size_t)(nl - d) : len;
-		if (p->line_len + take > TP_MAX_LINE)
-			return tp_fail(p, "a line longer than %u bytes", TP_MAX_LINE);
-		if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + take + 1, 1) != 0)
-			return tp_fail(p, "out of memory");
-		memcpy(p->line + p->line_len, d, take);
-		p->line_len += take;
-		p->fed += take;
-		d += take;
-		len -= take;
-		if (!nl)
-			break;
-		d++;
-		len--;
-		p->fed++;
-		p->line[p->line_len] = '\0';
-		int rc = tp_text_line(p, p->line, p->line_len);
-		p->line_len = 0;
-		if (rc != 0)
-			return -1;
-		p->line_no++;
-	}
-	return 0;
+	int rc = pf_lines_feed(&p->lines, &p->fed, TP_MAX_LINE, d, len, line_done, p);
+	if (rc == PF_TOO_LONG)
+		return tp_fail(p, "a line longer than %u bytes", TP_MAX_LINE);
+	if (rc == PF_NO_MEMORY)
+		return tp_fail(p, "out of memory");
+	return rc ? -1 : 0;
 }
 
 int tp_feed(struct time_profile *p, const void *data, size_t len)
@@ -172,19 +162,18 @@ int tp_feed(struct time_profile *p, const void *data, size_t len)
 	while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r' ||
 	                   d[i] == '\v' || d[i] == '\f'))
 		i++;
-	if (p->line_len + i > TP_MAX_LINE)
+	if (p->lines.len + i > TP_MAX_LINE)
 		return tp_fail(p, "more than %u bytes of white space", TP_MAX_LINE);
-	if (pf_grow((void **)&p->line, &p->line_cap, p->line_len + i + 1, 1) != 0)
+	if (pf_grow((void **)&p->lines.buf, &p->lines.cap, p->lines.len + i + 1, 1) != 0)
 		return tp_fail(p, "out of memory");
-	memcpy(p->line + p->line_len, d, i);
-	p->line_len += i;
+	memcpy(p->lines.buf + p->lines.len, d, i);
+	p->lines.len += i;
 	if (i == len)
 		return 0;
 	p->format = d[i] == '{' ? TP_JSON : TP_TEXT;
-	char *held = p->line;
-	size_t nheld = p->line_len;
-	p->line = NULL;
-	p->line_len = p->line_cap = 0;
+	char *held = p->lines.buf;
+	size_t nheld = p->lines.len;
+	p->lines = (struct pf_lines){0};
 	int rc = feed_known(p, held, nheld);
 	free(held);
 	return rc ? rc : feed_known(p, d + i, len - i);
@@ -194,11 +183,11 @@ int tp_finish(struct time_profile *p)
 {
 	if (p->failed || p->finished)
 		return p->failed ? -1 : 0;
-	if (p->format == TP_TEXT && p->line_len) {
-		p->line[p->line_len] = '\0';
-		if (tp_text_line(p, p->line, p->line_len) != 0)
+	if (p->format == TP_TEXT && p->lines.len) {
+		p->lines.buf[p->lines.len] = '\0';
+		if (tp_text_line(p, p->lines.buf, p->lines.len) != 0)
 			return -1;
-		p->line_len = 0;
+		p->lines.len = 0;
 	}
 	if (p->format == TP_JSON && tp_json_finish(p) != 0)
 		return -1;

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parse_util.h"
+
 #define TP_MAX_LINE (1u << 20)
 #define TP_MAX_DEPTH 100000u
 #define TP_NONE UINT32_MAX
@@ -62,8 +64,7 @@ struct time_profile {
 
 	/* parser state */
 	uint64_t line_no, fed;
-	char *line;
-	size_t line_len, line_cap;
+	struct pf_lines lines;   /* text: the line being read */
 	int in_tree;             /* text: past the tree's column header */
 	int col_numbers;         /* text: numbers at the right of a row */
 	uint32_t *stack;         /* open ancestors (text: by depth) */
