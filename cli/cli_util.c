@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <getopt.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -47,6 +48,20 @@ const char *cli_db_path(const char *opt)
 	if (env && *env)
 		return env;
 	return PROFSVC_DEFAULT_DB;
+}
+
+int cli_usage(const char *usage, int opt)
+{
+	fputs(usage, opt == 'h' ? stdout : stderr);
+	return opt == 'h' ? 0 : EXIT_USAGE;
+}
+
+int cli_nargs(int argc, int n, const char *usage)
+{
+	if (argc - optind == n)
+		return 0;
+	fputs(usage, stderr);
+	return EXIT_USAGE;
 }
 
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)

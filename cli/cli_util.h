@@ -24,6 +24,12 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *cli_db_path(const char *opt);
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode);
 
+/* getopt's last cases: 'h' prints usage to stdout (exit 0), anything
+ * else to stderr (exit 2).  Returns the exit status. */
+int cli_usage(const char *usage, int opt);
+/* Exactly n arguments left after the options, else usage (0 or 2). */
+int cli_nargs(int argc, int n, const char *usage);
+
 /* "12", "latest": a run id; prints the error itself. */
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
 /* Strict decimal parse of a non-negative integer. */

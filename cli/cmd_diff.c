@@ -176,18 +176,12 @@ int cmd_diff(const char *db, int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
-	if (argc - optind != 2) {
-		fputs(usage, stderr);
+	if (cli_nargs(argc, 2, usage) != 0)
 		return EXIT_USAGE;
-	}
 	struct side s[2];
 	memset(s, 0, sizeof(s));
 	tp_init(&s[0].tp);

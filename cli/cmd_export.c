@@ -176,18 +176,12 @@ int cmd_export(const char *db, int argc, char **argv)
 		case 'S':
 			speedscope = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(usage, stderr);
+	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
-	}
 	if (t[0].path && t[1].path && strcmp(t[0].path, "-") == 0 && strcmp(t[1].path, "-") == 0) {
 		cli_err("--prof and --hp cannot both go to standard output");
 		return EXIT_USAGE;

@@ -89,12 +89,8 @@ int cmd_flame(const char *db, int argc, char **argv)
 		case 'a':
 			against = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
 	if (argc - optind != 1 || (against && !svg)) {

@@ -302,12 +302,8 @@ int cmd_heap(const char *db, int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
 	size_t n = (size_t)(argc - optind);

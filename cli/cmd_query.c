@@ -179,12 +179,8 @@ int cmd_query(const char *db, int argc, char **argv)
 			}
 			f.limit = (int64_t)v;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
 	if (optind < argc) {

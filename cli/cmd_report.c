@@ -75,18 +75,12 @@ int cmd_report(const char *db, int argc, char **argv)
 		case 'a':
 			against = optarg;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(usage, stderr);
+	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
-	}
 	struct store *st;
 	int64_t id;
 	if (cli_open_store(&st, db, STORE_READ) != 0)

@@ -155,10 +155,8 @@ int cmd_show(const char *db, int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(usage, stderr);
+	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
-	}
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	if (cli_resolve_run(s, argv[optind], &id) != 0)

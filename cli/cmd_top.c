@@ -134,18 +134,12 @@ int cmd_top(const char *db, int argc, char **argv)
 		case 'j':
 			json = 1;
 			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
 		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
+			return cli_usage(usage, c);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(usage, stderr);
+	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
-	}
 	struct time_profile p;
 	struct cli_profile_read rd;
 	int rc = 1;
