@@ -79,21 +79,6 @@ void loop_del(struct ev_item *it)
 	epoll_ctl(epfd, EPOLL_CTL_DEL, it->fd, NULL);
 }
 
-ssize_t ev_io(int fd, enum ev_dir dir, void *buf, size_t len, int flags)
-{
-	for (;;) {
-		ssize_t n = dir == EV_SEND ? send(fd, buf, len, flags | MSG_NOSIGNAL | MSG_DONTWAIT)
-		                           : recv(fd, buf, len, flags | MSG_DONTWAIT);
-		if (n > 0)
-			return n;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		return -1;
-	}
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: xensim start   --dir DIR [--foreground] [-v]\n"
