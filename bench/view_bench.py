@@ -135,14 +135,14 @@ def main():
         top = measure([profdb, 'top', '1'], runs, env)
         rows.append(('profdb top (7 MB .prof)', stats([t for t, _ in top]), stats([m for _, m in top]), None))
         diff = measure([profdb, 'diff', '1', '2'], runs, env)
-        rows.append(('profdb diff (7 MB .prof and .hp, twice)', stats([t for t, _ in diff]),
+        rows.append(('profdb diff (.prof and .hp, both)', stats([t for t, _ in diff]),
                      stats([m for _, m in diff]), None))
         diff = measure([profdb, 'diff', '4', '5'], runs, env)
         rows.append(('profdb diff (two 7 MB .prof)', stats([t for t, _ in diff]),
                      stats([m for _, m in diff]), None))
-        print('\n  %-36s %22s %18s %8s' % ('', 'seconds med (min-max)', 'peak RSS MiB', 'ratio'))
+        print('\n  %-38s %22s %18s %8s' % ('', 'seconds med (min-max)', 'peak RSS MiB', 'ratio'))
         for name, t, m, ratio in rows:
-            print('  %-36s %8.3f (%.3f-%.3f) %10.1f %8s' % (name, t['median'], t['min'], t['max'],
+            print('  %-38s %8.3f (%.3f-%.3f) %10.1f %8s' % (name, t['median'], t['min'], t['max'],
                                                            m['median'] / 1024,
                                                            '%.2f' % ratio if ratio else '-'))
             res[name] = {'seconds': t, 'rss_kib': m, 'ratio_to_hp2ps': ratio}
