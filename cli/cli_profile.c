@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../profile/heap_profile.h"
+#include "../profile/time_profile.h"
 #include "../store/store_export.h"
 #include "cli_profile.h"
 #include "cli_util.h"
@@ -83,4 +85,50 @@ void cli_profile_caption(const struct store_run *r, char *out, size_t len)
 {
 	snprintf(out, len, "run %lld %s (%s)", (long long)r->run_id, r->name,
 	         store_run_state_name(r->state));
+}
+
+static int tp_sink(void *ctx, const void *data, size_t len)
+{
+	return tp_feed(ctx, data, len) ? 1 : 0;
+}
+
+static int hp_sink(void *ctx, const void *data, size_t len)
+{
+	return hp_feed(ctx, data, len) ? 1 : 0;
+}
+
+int cli_read_time_profile(const char *db, const char *arg, struct time_profile *p,
+                          struct cli_profile_read *rd)
+{
+	tp_init(p);
+	if (cli_profile_read(db, arg, "prof", tp_sink, p, rd) != 0) {
+		if (p->failed)
+			cli_err("run %s: time profile, %s", arg, tp_error(p));
+		return 1;
+	}
+	if (rd->salvaged)
+		cli_warn("run %lld: %s", (long long)rd->run.run_id, rd->note);
+	if (tp_finish(p) != 0) {
+		cli_err("run %lld: time profile, %s", (long long)rd->run.run_id, tp_error(p));
+		return 1;
+	}
+	return 0;
+}
+
+int cli_read_heap_profile(const char *db, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+                          struct cli_profile_read *rd)
+{
+	hp_init(p);
+	if (cli_profile_read(db, arg, "hp", hp_sink, p, rd) != 0) {
+		if (p->failed)
+			cli_err("run %s: heap profile, %s", arg, hp_error(p));
+		return 1;
+	}
+	if (rd->salvaged)
+		cli_warn("run %lld: %s", (long long)rd->run.run_id, rd->note);
+	if (hp_finish(p, tail) != 0) {
+		cli_err("run %lld: heap profile, %s", (long long)rd->run.run_id, hp_error(p));
+		return 1;
+	}
+	return 0;
 }

@@ -32,8 +32,13 @@ int cli_profile_read(const char *db, const char *run_arg, const char *role,
                      cli_profile_sink sink, void *ctx, struct cli_profile_read *out);
 
 struct time_profile;
-/* RUN's .prof parsed whole (cmd_flame.c); 0, or 1 (reported). */
+struct hp_profile;
+struct hp_tail;
+/* RUN's .prof or .hp parsed to its end (tail: what a cut .hp left out,
+ * may be NULL); a salvaged read is warned about.  0, or 1 (reported). */
 int cli_read_time_profile(const char *db, const char *arg, struct time_profile *p,
+                          struct cli_profile_read *rd);
+int cli_read_heap_profile(const char *db, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct cli_profile_read *rd);
 
 /* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the

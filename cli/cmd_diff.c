@@ -35,12 +35,7 @@ struct side {
 	int have_tp, have_hp;
 };
 
-static int hp_sink(void *ctx, const void *data, size_t len)
-{
-	return hp_feed(ctx, data, len) ? 1 : 0;
-}
-
-/* Both profiles of one run, each if it reads; complaints as warnings. */
+/* Both profiles of one run, each if it reads (what does not is said). */
 static int load(const char *db, const char *arg, struct side *s)
 {
 	struct store *st;
@@ -56,13 +51,8 @@ static int load(const char *db, const char *arg, struct side *s)
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	/* a run without one of its profiles is compared on the other */
 	s->have_tp = cli_read_time_profile(db, idbuf, &s->tp, &s->rd) == 0;
-	hp_init(&s->hp);
 	struct cli_profile_read hrd;
-	if (cli_profile_read(db, idbuf, "hp", hp_sink, &s->hp, &hrd) == 0 && hp_finish(&s->hp, NULL) == 0 &&
-	    s->hp.nsamples)
-		s->have_hp = 1;
-	else if (s->hp.failed)
-		cli_warn("run %s: heap profile, %s", idbuf, hp_error(&s->hp));
+	s->have_hp = cli_read_heap_profile(db, idbuf, &s->hp, NULL, &hrd) == 0 && s->hp.nsamples;
 	if (!s->have_tp)
 		s->rd = hrd;
 	return !s->have_tp && !s->have_hp;

@@ -23,30 +23,6 @@ static const char usage[] =
 	"  Values are ticks (--by time) or bytes (--by alloc).  --against RUN0 draws\n"
 	"  a differential flame graph: red grew since RUN0, blue shrank.\n";
 
-static int feed(void *ctx, const void *data, size_t len)
-{
-	return tp_feed(ctx, data, len) ? 1 : 0;
-}
-
-/* Reads RUN's .prof into p: 0, or 1 (reported). */
-int cli_read_time_profile(const char *db, const char *arg, struct time_profile *p,
-                          struct cli_profile_read *rd)
-{
-	tp_init(p);
-	if (cli_profile_read(db, arg, "prof", feed, p, rd) != 0) {
-		if (p->failed)
-			cli_err("run %s: time profile, %s", arg, tp_error(p));
-		return 1;
-	}
-	if (rd->salvaged)
-		cli_warn("run %lld: %s", (long long)rd->run.run_id, rd->note);
-	if (tp_finish(p) != 0) {
-		cli_err("run %lld: time profile, %s", (long long)rd->run.run_id, tp_error(p));
-		return 1;
-	}
-	return 0;
-}
-
 struct flame_job {
 	const struct time_profile *p, *before;
 	enum flame_by by;

@@ -39,27 +39,12 @@ struct heap_run {
 	char note[200];
 };
 
-static int feed(void *ctx, const void *data, size_t len)
-{
-	return hp_feed(ctx, data, len) ? 1 : 0;
-}
-
 /* Reads and charts one run; 0, or 1 (reported). */
 static int load(const char *db, const char *arg, const struct hp_chart_opts *o, struct heap_run *h)
 {
-	hp_init(&h->hp);
-	if (cli_profile_read(db, arg, "hp", feed, &h->hp, &h->rd) != 0) {
-		if (h->hp.failed)
-			cli_err("run %s: heap profile, %s", arg, hp_error(&h->hp));
+	if (cli_read_heap_profile(db, arg, &h->hp, &h->tail, &h->rd) != 0)
 		return 1;
-	}
 	long long id = (long long)h->rd.run.run_id;
-	if (hp_finish(&h->hp, &h->tail) != 0) {
-		cli_err("run %lld: heap profile, %s", id, hp_error(&h->hp));
-		return 1;
-	}
-	if (h->rd.salvaged)
-		cli_warn("run %lld: %s", id, h->rd.note);
 	if (h->tail.partial_sample)
 		snprintf(h->note, sizeof(h->note), "cut in the sample at %g s: %llu bytes left out",
 		         h->tail.partial_time, (unsigned long long)h->tail.dropped_bytes);

@@ -25,11 +25,6 @@ static const char usage[] =
 	"  --against RUN2 adds what changed since RUN2: the biggest movers, a\n"
 	"  differential flame graph (red grew, blue shrank), RUN2's heap overlaid.\n";
 
-static int hp_sink(void *ctx, const void *data, size_t len)
-{
-	return hp_feed(ctx, data, len) ? 1 : 0;
-}
-
 /* The run compared with: each profile it has; 0, or 1 when it has none. */
 static int load_against(const char *db, const char *arg, struct time_profile *tp,
                         struct hp_profile *hp, int *have_tp, int *have_hp, char *caption,
@@ -39,9 +34,7 @@ static int load_against(const char *db, const char *arg, struct time_profile *tp
 	*have_tp = cli_read_time_profile(db, arg, tp, &rd) == 0;
 	if (*have_tp)
 		cli_profile_caption(&rd.run, caption, len);
-	hp_init(hp);
-	if (cli_profile_read(db, arg, "hp", hp_sink, hp, &hrd) == 0 && hp_finish(hp, NULL) == 0 &&
-	    hp->nsamples) {
+	if (cli_read_heap_profile(db, arg, hp, NULL, &hrd) == 0 && hp->nsamples) {
 		*have_hp = 1;
 		if (!*have_tp)
 			cli_profile_caption(&hrd.run, caption, len);
@@ -115,8 +108,7 @@ int cmd_report(const char *db, int argc, char **argv)
 	have_tp = cli_read_time_profile(db, idbuf, &tp, &prd) == 0;
 	if (have_tp && prd.salvaged)
 		snprintf(wbuf[nw], sizeof(wbuf[nw]), "time profile salvaged: %s", prd.note), warn[nw] = wbuf[nw], nw++;
-	hp_init(&hp);
-	if (cli_profile_read(db, idbuf, "hp", hp_sink, &hp, &hrd) == 0 && hp_finish(&hp, &tail) == 0) {
+	if (cli_read_heap_profile(db, idbuf, &hp, &tail, &hrd) == 0) {
 		hp_chart_defaults(&co);
 		have_hp = hp.nsamples > 0 && hp_chart_make(&hp, &co, &chart) == 0;
 		if (hrd.salvaged)
@@ -128,8 +120,6 @@ int cmd_report(const char *db, int argc, char **argv)
 			         tail.partial_sample ? "in the middle of a sample" : "after its last sample",
 			         (unsigned long long)tail.dropped_bytes),
 				warn[nw] = wbuf[nw], nw++;
-	} else if (hp.failed) {
-		cli_warn("run %s: heap profile, %s", idbuf, hp_error(&hp));
 	}
 	if (!have_tp && !have_hp) {
 		cli_err("run %s has no readable profile to report", idbuf);

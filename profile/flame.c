@@ -81,9 +81,7 @@ int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by)
 	for (size_t i = 0; i < p->nnodes; i++) {
 		if (!self[i])
 			continue;
-		size_t d = 0;
-		for (uint32_t at = (uint32_t)i; at != TP_NONE; at = p->nodes[at].parent)
-			path[d++] = at;
+		size_t d = tp_stack(p, (uint32_t)i, path);
 		while (d-- > 0) {
 			frame_name(f, &p->ccs[p->nodes[path[d]].cc]);
 			fputc(d ? ';' : ' ', f);

@@ -125,6 +125,14 @@ int tp_node_add(struct time_profile *p, uint32_t cc, uint32_t parent, struct tp_
 	return 0;
 }
 
+size_t tp_stack(const struct time_profile *p, uint32_t node, uint32_t *path)
+{
+	size_t d = 0;
+	for (uint32_t at = node; at != TP_NONE; at = p->nodes[at].parent)
+		path[d++] = at;
+	return d;
+}
+
 /* ---- feeding ------------------------------------------------------------------ */
 
 static int line_done(void *ctx, char *line, size_t len)

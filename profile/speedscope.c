@@ -39,9 +39,7 @@ static int profile(FILE *f, const struct time_profile *p, enum flame_by by, cons
 	for (size_t i = 0; i < p->nnodes; i++) {
 		if (!self[i])
 			continue;
-		size_t d = 0;
-		for (uint32_t at = (uint32_t)i; at != TP_NONE; at = p->nodes[at].parent)
-			path[d++] = at;
+		size_t d = tp_stack(p, (uint32_t)i, path);
 		fputs(first ? "[" : ",[", f);
 		first = 0;
 		while (d-- > 0)

@@ -86,6 +86,10 @@ int tp_feed(struct time_profile *p, const void *data, size_t len);
 int tp_finish(struct time_profile *p);
 const char *tp_error(const struct time_profile *p);
 
+/* The nodes from node up to its root into path (node first); returns how
+ * many.  path holds p->nnodes entries at most. */
+size_t tp_stack(const struct time_profile *p, uint32_t node, uint32_t *path);
+
 /* One cost centre over all its stacks, as GHC's table of top cost centres
  * counts it: individual figures summed over every node; inherited ones
  * over the outermost nodes only (a recursive call is not counted twice). */
