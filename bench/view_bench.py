@@ -156,9 +156,11 @@ def main():
         mem['ratio_to_bound'] = grew / bound
         res['memory'] = mem
         print('\n  parse memory: %.1f MiB for %d samples, %d bands; bound 4x largest sample (%d B) '
-              '+ the bands\' %d points (%.1f MiB) = %.1f MiB: ratio %.2f'
+              '+ the bands\' %d points at 12 B (%.1f MiB) = %.1f MiB: ratio %.2f '
+              '(the points stored encoded in %.1f MiB)'
               % (grew / 2**20, mem['samples'], mem['bands'], mem['largest_sample_bytes'],
-                 mem['points'], mem['point_bytes'] / 2**20, bound / 2**20, grew / bound))
+                 mem['points'], mem['point_bytes'] / 2**20, bound / 2**20, grew / bound,
+                 mem['stored_bytes'] / 2**20))
 
         if shutil.which('chromium'):
             drawn = []

@@ -239,10 +239,12 @@ struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *
 		pts = malloc((np ? np : 1) * sizeof(*pts));
 		if (!pts)
 			goto oom;
-		for (size_t i = 0; i < p[side]->nbands; i++)
-			for (size_t q = 0; q < p[side]->bands[i].npts; q++)
-				pts[m++] = (struct point){band_key[side][i], hp_pt(&p[side]->bands[i], q)->sample,
-				                          (double)hp_pt(&p[side]->bands[i], q)->bytes};
+		for (size_t i = 0; i < p[side]->nbands; i++) {
+			struct hp_cursor c = HP_CURSOR_INIT;
+			struct hp_point pt;
+			while (hp_next(&p[side]->bands[i], &c, &pt))
+				pts[m++] = (struct point){band_key[side][i], pt.sample, (double)pt.bytes};
+		}
 		qsort(pts, m, sizeof(*pts), by_key_sample);
 		for (size_t q = 0; q < m;) {
 			struct cmp_band *c = &out[pts[q].key];

@@ -86,9 +86,11 @@ static void sort_slots(struct slot *s, size_t n)
 
 static void fill_values(const struct hp_band *b, double *v, size_t nsamples)
 {
-	for (size_t i = 0; i < b->npts; i++)
-		if (hp_pt(b, i)->sample < nsamples)
-			v[hp_pt(b, i)->sample] += (double)hp_pt(b, i)->bytes;
+	struct hp_cursor c = HP_CURSOR_INIT;
+	struct hp_point pt;
+	while (hp_next(b, &c, &pt))
+		if (pt.sample < nsamples)
+			v[pt.sample] += (double)pt.bytes;
 }
 
 int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c)
@@ -131,11 +133,14 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 		for (size_t i = 0; i < n; i++) {
 			const struct hp_band *b = s[i].b;
 			double avg = 0, dev = 0;
-			for (size_t k = 0; k < b->npts; k++)
-				avg += (double)hp_pt(b, k)->bytes;
+			struct hp_cursor cur = HP_CURSOR_INIT;
+			struct hp_point pt;
+			while (hp_next(b, &cur, &pt))
+				avg += (double)pt.bytes;
 			avg /= (double)ns;
-			for (size_t k = 0; k < b->npts; k++) {
-				double d = (double)hp_pt(b, k)->bytes - avg;
+			cur = (struct hp_cursor)HP_CURSOR_INIT;
+			while (hp_next(b, &cur, &pt)) {
+				double d = (double)pt.bytes - avg;
 				dev += d * d;
 			}
 			s[i].key = sqrt(dev / (double)(ns - 1));

@@ -34,31 +34,33 @@
 /* The longest line accepted (a band name GHC writes is at most a few KiB). */
 #define HP_MAX_LINE (1u << 20)
 
-/* One band's value in one sample.  Packed: 12 bytes, not 16, since a long
- * profile holds hundreds of thousands (members are read by value only). */
-struct __attribute__((packed)) hp_point {
+/* One band's value in one sample. */
+struct hp_point {
 	uint32_t sample; /* index into hp_profile.times */
 	uint64_t bytes;
 };
 
 /*
- * A band's points live in blocks that are never moved: 16, 32, 64 and 128
- * points, then 256 at a time.  Growing by realloc left the heap full of
- * the arrays each band had outgrown (a 10,000-sample profile's parse took
- * 1.6x its points); blocks waste at most one part-filled block per band,
- * and a band seen once costs 16 points, not 256.
+ * A band's points are kept encoded, in sample order: each point is the
+ * sample's distance from the band's previous point and its bytes, both as
+ * LEB128 varints (a band present in every sample with values under 2 MiB
+ * takes 4 bytes a point, not 12).  The bytes go into blocks that are never
+ * moved, 32 bytes doubling to 4 KiB, then 4 KiB at a time: growing by
+ * realloc left the heap full of outgrown arrays, and a band seen once
+ * costs 32 bytes.  Points are read in order, through a cursor.
  */
-#define HP_BLOCK_MAX 256u
-#define HP_SMALL_POINTS 240u /* 16 + 32 + 64 + 128 */
-
+#define HP_BLOCK_FIRST 32u
+#define HP_BLOCK_MAX 4096u
 /* One identifier (cost centre stack, closure type, ...), in the order it
  * first appeared. */
 struct hp_band {
 	char *name;          /* NUL-terminated; may hold any byte but NUL */
 	size_t name_len;
-	struct hp_point **blocks; /* points in ascending sample, one per sample at most */
+	uint8_t **blocks;    /* encoded points, ascending sample, one per sample at most */
 	size_t nblocks, blocks_cap;
+	size_t used;         /* bytes used in the last block */
 	size_t npts;
+	uint32_t last_sample; /* of the last point: the next one is coded from it */
 	uint64_t total;      /* sum over samples (saturating): hp2ps's "area" */
 	uint64_t peak;
 	uint32_t pending;    /* index in the open sample's list + 1, or 0 */
@@ -111,22 +113,19 @@ int hp_finish(struct hp_profile *p, struct hp_tail *tail);
 /* "line 12: integer must follow the band name ..." */
 const char *hp_error(const struct hp_profile *p);
 
-/* A band's value in sample s (0 where the band is absent). */
-uint64_t hp_band_at(const struct hp_band *b, size_t *cursor, uint32_t s);
-
-/* The i-th point of a band (i < npts). */
-static inline const struct hp_point *hp_pt(const struct hp_band *b, size_t i)
-{
-	if (i < HP_SMALL_POINTS) {
-		size_t k = 0, first = 0;
-		while (i >= first + (16u << k)) {
-			first += 16u << k;
-			k++;
-		}
-		return &b->blocks[k][i - first];
-	}
-	i -= HP_SMALL_POINTS;
-	return &b->blocks[4 + i / HP_BLOCK_MAX][i % HP_BLOCK_MAX];
-}
-
+/* Reads a band's points in sample order. */
+struct hp_cursor {
+	size_t block, off, i;    /* where the next point's bytes start; points read */
+	uint32_t sample;         /* the last point's sample */
+	struct hp_point ahead;   /* hp_band_at's next unread point */
+	int ahead_state;         /* 0 not read yet, 1 valid, 2 no more points */
+};
+#define HP_CURSOR_INIT {0, 0, 0, 0, {0, 0}, 0}
+/* The next point: 1 with *pt, or 0 after the last. */
+int hp_next(const struct hp_band *b, struct hp_cursor *c, struct hp_point *pt);
+/* A band's value in sample s (0 where the band is absent); s must not
+ * decrease between calls with the same cursor. */
+uint64_t hp_band_at(const struct hp_band *b, struct hp_cursor *c, uint32_t s);
+/* Bytes the band's encoded points take (blocks, whole). */
+size_t hp_band_stored_bytes(const struct hp_band *b);
 #endif

@@ -205,30 +205,49 @@ static int parse_string(struct hp_profile *p, const char *s, const char *what, c
 
 /* ---- lines ---------------------------------------------------------------- */
 
-/* Appends a point, starting a new block when the last is full. */
+static size_t block_size(size_t k)
+{
+	return k < 7 ? HP_BLOCK_FIRST << k : HP_BLOCK_MAX;
+}
+
+static size_t put_varint(uint8_t *out, uint64_t v)
+{
+	size_t n = 0;
+	do {
+		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
+/* Appends a point: blocks for all of its bytes first, so that a failed
+ * allocation leaves the band as it was. */
 static int point_add(struct hp_band *b, uint32_t sample, uint64_t bytes)
 {
-	size_t i = b->npts, at;
-	size_t k = i < HP_SMALL_POINTS ? 0 : 4 + (i - HP_SMALL_POINTS) / HP_BLOCK_MAX;
-	if (i < HP_SMALL_POINTS) {
-		size_t first = 0;
-		while (i >= first + (16u << k)) {
-			first += 16u << k;
-			k++;
+	uint8_t code[20];
+	size_t len = put_varint(code, sample - b->last_sample);
+	len += put_varint(code + len, bytes);
+	size_t room = b->nblocks ? block_size(b->nblocks - 1) - b->used : 0, k = b->nblocks;
+	while (room < len) {
+		if (pf_grow((void **)&b->blocks, &b->blocks_cap, k + 1, sizeof(*b->blocks)) != 0 ||
+		    !(b->blocks[k] = malloc(block_size(k)))) {
+			while (k > b->nblocks) /* the ones taken for this point */
+				free(b->blocks[--k]);
+			return -1;
 		}
-		at = i - first;
-	} else {
-		at = (i - HP_SMALL_POINTS) % HP_BLOCK_MAX;
+		room += block_size(k++);
 	}
-	if (at == 0) {
-		if (pf_grow((void **)&b->blocks, &b->blocks_cap, k + 1, sizeof(*b->blocks)) != 0)
-			return -1;
-		size_t size = k < 4 ? 16u << k : HP_BLOCK_MAX;
-		if (!(b->blocks[k] = malloc(size * sizeof(struct hp_point))))
-			return -1;
-		b->nblocks = k + 1;
+	size_t blk = b->nblocks ? b->nblocks - 1 : 0, off = b->nblocks ? b->used : 0;
+	for (size_t i = 0; i < len; i++) {
+		if (off == block_size(blk)) {
+			blk++;
+			off = 0;
+		}
+		b->blocks[blk][off++] = code[i];
 	}
-	b->blocks[k][at] = (struct hp_point){sample, bytes};
+	b->nblocks = k;
+	b->used = off;
+	b->last_sample = sample;
 	b->npts++;
 	return 0;
 }
@@ -413,11 +432,46 @@ int hp_finish(struct hp_profile *p, struct hp_tail *tail)
 	return p->failed ? -1 : 0;
 }
 
-uint64_t hp_band_at(const struct hp_band *b, size_t *cursor, uint32_t s)
+static uint64_t get_varint(const struct hp_band *b, struct hp_cursor *c)
 {
-	size_t i = *cursor;
-	while (i < b->npts && hp_pt(b, i)->sample < s)
-		i++;
-	*cursor = i;
-	return i < b->npts && hp_pt(b, i)->sample == s ? hp_pt(b, i)->bytes : 0;
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		if (c->off == block_size(c->block)) {
+			c->block++;
+			c->off = 0;
+		}
+		uint8_t byte = b->blocks[c->block][c->off++];
+		if (shift < 64)
+			v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return v;
+	}
+}
+
+int hp_next(const struct hp_band *b, struct hp_cursor *c, struct hp_point *pt)
+{
+	if (c->i >= b->npts)
+		return 0;
+	c->sample += (uint32_t)get_varint(b, c);
+	pt->sample = c->sample;
+	pt->bytes = get_varint(b, c);
+	c->i++;
+	return 1;
+}
+
+uint64_t hp_band_at(const struct hp_band *b, struct hp_cursor *c, uint32_t s)
+{
+	if (c->ahead_state == 0)
+		c->ahead_state = hp_next(b, c, &c->ahead) ? 1 : 2;
+	while (c->ahead_state == 1 && c->ahead.sample < s)
+		c->ahead_state = hp_next(b, c, &c->ahead) ? 1 : 2;
+	return c->ahead_state == 1 && c->ahead.sample == s ? c->ahead.bytes : 0;
+}
+
+size_t hp_band_stored_bytes(const struct hp_band *b)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < b->nblocks; k++)
+		n += block_size(k);
+	return n;
 }

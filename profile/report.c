@@ -52,10 +52,13 @@ static void against_json(FILE *f, const struct hp_profile *hp, const char *title
 	double *tot = calloc(hp->nsamples ? hp->nsamples : 1, sizeof(*tot));
 	if (!tot)
 		return;
-	for (size_t i = 0; i < hp->nbands; i++)
-		for (size_t k = 0; k < hp->bands[i].npts; k++)
-			if (hp_pt(&hp->bands[i], k)->sample < hp->nsamples)
-				tot[hp_pt(&hp->bands[i], k)->sample] += (double)hp_pt(&hp->bands[i], k)->bytes;
+	for (size_t i = 0; i < hp->nbands; i++) {
+		struct hp_cursor c = HP_CURSOR_INIT;
+		struct hp_point pt;
+		while (hp_next(&hp->bands[i], &c, &pt))
+			if (pt.sample < hp->nsamples)
+				tot[pt.sample] += (double)pt.bytes;
+	}
 	fputs(",\"against\":{\"name\":", f);
 	report_json_string(f, title ? title : "");
 	fputs(",\"times\":[", f);

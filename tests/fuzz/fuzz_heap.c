@@ -54,16 +54,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(hp_chart_make(&a, &o, &c) == 0);
 		assert(o.max_bands == 0 || c.nbands <= o.max_bands);
 		assert(c.nbands + c.dropped_trace + (c.merged_other ? c.merged_other - 1 : 0) <= a.nbands);
-		for (size_t k = 0; k < c.nsamples; k++) {
+		struct hp_cursor *cur = calloc(a.nbands ? a.nbands : 1, sizeof(*cur));
+		for (size_t k = 0; cur && k < c.nsamples; k++) {
 			double shown = 0, all = 0;
 			for (size_t i = 0; i < c.nbands; i++)
 				shown += c.bands[i].values[k];
-			for (size_t i = 0; i < a.nbands; i++) {
-				size_t cur = 0;
-				all += (double)hp_band_at(&a.bands[i], &cur, (uint32_t)k);
-			}
+			for (size_t i = 0; i < a.nbands; i++)
+				all += (double)hp_band_at(&a.bands[i], &cur[i], (uint32_t)k);
 			assert(shown <= all * (1 + 1e-9) && shown <= c.ymax * (1 + 1e-9));
 		}
+		free(cur);
 		char *svg = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&svg, &len);
