@@ -199,7 +199,9 @@ void io_schedule(struct device *d);
 void io_unschedule(struct device *d);
 
 /* runs.c */
-struct run *run_for_domain(struct backend *b, uint32_t domid);
+/* The run of the domain's current boot, resumed or started; NULL with
+ * *gone set when the domain is already being torn down. */
+struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone);
 void run_device_gone(struct backend *b, struct run *r, int domain_dead);
 /* At start: runs still marked running whose domains are gone are ended. */
 void runs_reconcile(struct backend *b);

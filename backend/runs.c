@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,23 +18,40 @@
 
 #include "backend.h"
 
-static void read_identity(struct backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
-                          size_t ulen)
+/* The domain's name and uuid, read in one transaction so that a domain
+ * torn down between two reads cannot give its name without its uuid (which
+ * would look like a new boot).  Returns -1 when the domain's directory is
+ * already gone: a dying domain gets no new run. */
+static int read_identity(struct backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
+                         size_t ulen)
 {
 	char path[64];
 	unsigned len;
 
-	snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-	char *v = xs_read(b->xs, XBT_NULL, path, &len);
-	snprintf(name, nlen, "%s", v && *v ? v : "unnamed");
-	free(v);
-	snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
-	v = xs_read(b->xs, XBT_NULL, path, &len);
-	uuid[0] = '\0';
-	const char *u = v ? strrchr(v, '/') : NULL;
-	if (u && strlen(u + 1) < ulen && strspn(u + 1, "0123456789abcdefABCDEF-") == strlen(u + 1))
-		snprintf(uuid, ulen, "%s", u + 1);
-	free(v);
+	for (int tries = 0; tries < 8; tries++) {
+		xs_transaction_t t = xs_transaction_start(b->xs);
+		if (!t)
+			return -1;
+		snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
+		char *id = xs_read(b->xs, t, path, &len);
+		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
+		char *v = xs_read(b->xs, t, path, &len);
+		snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
+		char *vm = xs_read(b->xs, t, path, &len);
+		if (!xs_transaction_end(b->xs, t, false) && errno == EAGAIN) {
+			free(id), free(v), free(vm);
+			continue;
+		}
+		int gone = id == NULL;
+		snprintf(name, nlen, "%s", v && *v ? v : "unnamed");
+		uuid[0] = '\0';
+		const char *u = vm ? strrchr(vm, '/') : NULL;
+		if (u && strlen(u + 1) < ulen && strspn(u + 1, "0123456789abcdefABCDEF-") == strlen(u + 1))
+			snprintf(uuid, ulen, "%s", u + 1);
+		free(id), free(v), free(vm);
+		return gone ? -1 : 0;
+	}
+	return -1;
 }
 
 static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, const char *uuid,
@@ -51,13 +69,15 @@ static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, cons
 	return r;
 }
 
-struct run *run_for_domain(struct backend *b, uint32_t domid)
+struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 {
 	char name[STORE_NAME_MAX], uuid[40];
 	int64_t *ids;
 	size_t n;
 
-	read_identity(b, domid, name, sizeof(name), uuid, sizeof(uuid));
+	*gone = read_identity(b, domid, name, sizeof(name), uuid, sizeof(uuid)) != 0;
+	if (*gone)
+		return NULL;
 	for (struct run *r = b->runs; r; r = r->next)
 		if (r->domid == domid && strcmp(r->uuid, uuid) == 0)
 			return r;
@@ -175,8 +195,8 @@ void runs_reconcile(struct backend *b)
 			continue;
 		char name[STORE_NAME_MAX], uuid[40];
 		if (sr.domid >= 0 && xenbus_domain_alive(b, (uint32_t)sr.domid)) {
-			read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid));
-			if (strcmp(uuid, sr.uuid) == 0) {
+			if (read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid)) == 0 &&
+			    strcmp(uuid, sr.uuid) == 0) {
 				adopt(b, sr.run_id, (uint32_t)sr.domid, uuid, name);
 				continue; /* alive, devices detached: the run goes on */
 			}

@@ -280,7 +280,12 @@ static int device_setup(struct device *d)
 	}
 	snprintf(d->fpath, sizeof(d->fpath), "%s", expect);
 
-	d->run = run_for_domain(b, d->domid);
+	int gone = 0;
+	d->run = run_for_domain(b, d->domid, &gone);
+	if (!d->run && gone) {
+		dlog(d, "domain %u is being destroyed: no run started for this device", d->domid);
+		return -1;
+	}
 	if (!d->run) {
 		dev_error(d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
 		set_state(d, XB_CLOSED);

@@ -292,6 +292,20 @@ int find_run(const char *name, struct store_run *out)
 	return found;
 }
 
+/* How many runs carry a guest name: one per boot, whatever the backend went through. */
+int count_runs(const char *name)
+{
+	struct store *s = tu_open_store(db, STORE_READ);
+	int64_t latest = 0;
+	struct store_run r;
+	int n = 0;
+	if (store_latest_run(s, &latest) == 0)
+		for (int64_t id = latest; id > 0; id--)
+			n += store_get_run(s, id, &r) == 0 && strcmp(r.name, name) == 0;
+	store_close(s);
+	return n;
+}
+
 int wait_run_state(const char *name, enum store_run_state st, int ms)
 {
 	struct store_run r;

@@ -68,6 +68,7 @@ int halvm_link_submit(void *ctx, uint64_t sector, const void *data, unsigned nse
 char *dom0_read(const char *path);
 int wait_node(const char *path, const char *want, int ms);
 int find_run(const char *name, struct store_run *out);
+int count_runs(const char *name);
 int wait_run_state(const char *name, enum store_run_state st, int ms);
 /* Exports a profile device ("prof"/"hp") of a run; NULL if refused. */
 uint8_t *export_profile(int64_t run, const char *role, size_t *len, int *how);

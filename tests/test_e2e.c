@@ -215,6 +215,9 @@ static void test_backend_kills(int kills)
 			CHECK(0, "%s: run not complete", done_names[i]);
 			continue;
 		}
+		int runs = count_runs(done_names[i]);
+		CHECK(runs == 1, "%s: %d runs for one boot (a restarted backend must resume, not start again)",
+		      done_names[i], runs);
 		int ok = same_as_file(r.run_id, "prof", prof) && same_as_file(r.run_id, "hp", hp);
 		CHECK(ok, "%s: export differs after backend restarts", done_names[i]);
 		identical += ok;
