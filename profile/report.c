@@ -136,13 +136,13 @@ static int changes_html(FILE *f, const struct report_input *in)
 	return 0;
 }
 
-static void heap_json(FILE *f, const struct hp_profile *hp, const struct hp_chart *c)
+void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c)
 {
 	fputs("\"heap\":{\"times\":[", f);
 	for (size_t k = 0; k < c->nsamples; k++)
 		fprintf(f, "%s%.6g", k ? "," : "", c->times[k]);
 	fputs("],\"sample_unit\":", f);
-	report_json_string(f, hp->sample_unit ? hp->sample_unit : "seconds");
+	report_json_string(f, sample_unit ? sample_unit : "seconds");
 	fputs(",\"bands\":[", f);
 	for (size_t i = 0; i < c->nbands; i++) {
 		const struct hp_chart_band *b = &c->bands[i];
@@ -197,11 +197,11 @@ static int flame_inline(FILE *f, const struct time_profile *before, const struct
 
 int report_write(FILE *f, const struct report_input *in)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>",
-	      f);
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:%s\">\n"
+	           "<meta name=\"viewport\" content=\"width=device-width\">\n<title>",
+	        in->live_events ? "; connect-src 'self'" : "");
 	markup_text_cut(f, in->title, 120);
 	fprintf(f, " \xe2\x80\x94 profsvc report</title>\n<style>\n%s</style></head>\n<body>\n"
 	           "<header><h1>",
@@ -219,13 +219,31 @@ int report_write(FILE *f, const struct report_input *in)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	if (in->nlinks) {
+		fputs("<p class=\"links\">", f);
+		for (size_t i = 0; i < in->nlinks; i++) {
+			fputs(i ? " \xc2\xb7 <a href=\"" : "<a href=\"", f);
+			markup_text(f, in->links[2 * i + 1]);
+			fputs("\">", f);
+			markup_text(f, in->links[2 * i]);
+			fputs("</a>", f);
+		}
+		fputs("</p>\n", f);
+	}
+	if (in->live_events) {
+		fputs("<p id=\"live\" class=\"live\" data-events=\"", f);
+		markup_text(f, in->live_events);
+		fputs("\">live: waiting for the guest</p>\n", f);
+	}
 	for (size_t i = 0; i < in->nwarnings; i++) {
 		fputs("<div class=\"warn\">", f);
 		markup_text(f, in->warnings[i]);
 		fputs("</div>\n", f);
 	}
 	fputs("</section>\n", f);
-	if (in->hp && in->chart) {
+	if ((in->hp && in->chart) || in->live_events) {
+		static const struct hp_chart none;
+		const struct hp_chart *chart = in->hp && in->chart ? in->chart : &none;
 		fputs("<section id=\"heap\"><h2>Heap</h2>\n<div id=\"heap-modes\">"
 		      "<button data-mode=\"stacked\">stacked</button><button data-mode=\"line\">line"
 		      "</button><button data-mode=\"normalised\">normalised</button></div>\n"
@@ -233,14 +251,13 @@ int report_write(FILE *f, const struct report_input *in)
 		      f);
 		fprintf(f, "%zu samples; %zu bands shown (hp2ps's rules: %zu trace bands dropped, %zu "
 		           "summed into OTHER). Click a band in the key to hide it.</p>\n",
-		        in->chart->nsamples, in->chart->nbands, in->chart->dropped_trace,
-		        in->chart->merged_other);
+		        chart->nsamples, chart->nbands, chart->dropped_trace, chart->merged_other);
 		fputs("<div class=\"chart\"><svg id=\"heap-svg\" xmlns=\"http://www.w3.org/2000/svg\" "
 		      "viewBox=\"0 0 900 360\"></svg><div id=\"heap-key\"></div></div>\n"
 		      "<div id=\"heap-tip\"></div></section>\n"
 		      "<script type=\"application/json\" id=\"heap-data\">{",
 		      f);
-		heap_json(f, in->hp, in->chart);
+		report_heap_json(f, in->hp ? in->hp->sample_unit : NULL, chart);
 		if (in->against_hp && in->against_hp->nsamples)
 			against_json(f, in->against_hp, in->against_title);
 		fputs("}</script>\n", f);
@@ -276,6 +293,9 @@ int report_write(FILE *f, const struct report_input *in)
 	}
 	if (in->against_title && changes_html(f, in) != 0)
 		return -1;
-	fputs("</main>\n<script>profsvcReport.ready();</script>\n</body></html>\n", f);
+	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
+	if (in->page_script)
+		fprintf(f, "<script>\n%s</script>\n", in->page_script);
+	fputs("</body></html>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -34,10 +34,22 @@ struct report_input {
 	const char *against_title;
 	const struct hp_profile *against_hp;
 	const struct time_profile *against_tp;
+	/* A served page (profdb serve): links (label, href, ...; hrefs are
+	 * the server's own), the Server-Sent Events URL that keeps the page
+	 * live (then the heap section is there even before a first sample and
+	 * the page may connect back to its origin), and a script of its own. */
+	const char *const *links;
+	size_t nlinks;
+	const char *live_events;
+	const char *page_script;
 };
 
 /* 0, or -1 when out of memory or writing failed. */
 int report_write(FILE *f, const struct report_input *in);
+
+/* The chart as the page's script reads it: "heap":{times, sample_unit,
+ * bands: [{name, colour, peak, values}]}, bottom band first. */
+void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c);
 
 /* A JSON string of the text as safe_text shows it (escapes visible, not
  * obeyed), with < > & as \u escapes so it is safe inside <script> too. */

@@ -65,6 +65,12 @@
     var hp = D.heap, n = hp.times.length, bands = hp.bands;
     var svg = document.getElementById('heap-svg');
     while (svg.firstChild) svg.removeChild(svg.firstChild);
+    svg.setAttribute('data-samples', String(n));   // what a live test counts
+    if (n === 0) {
+      svg.appendChild(el('svg:text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 14 },
+        'no heap sample yet'));
+      return;
+    }
     var shown = bands.map(function (b, i) { return !state.hide[i]; });
     var tot = new Array(n).fill(0);
     bands.forEach(function (b, i) { if (shown[i]) b.values.forEach(function (v, k) { tot[k] += v; }); });
@@ -244,6 +250,24 @@
   // milliseconds from opening the page to the chart drawn (make bench reads it)
   document.body.setAttribute('data-drawn-ms', String(Math.round(performance.now())));
   window.profsvcReport = {
+    // live pages (profdb serve): the chart replaced, or new samples appended
+    // when the bands are unchanged; either way drawn again
+    setHeap: function (h) {
+      if (D.heap && D.heap.against) h.against = D.heap.against;
+      D.heap = h;
+      drawHeap();
+    },
+    appendSamples: function (d) {
+      var hp = D.heap;
+      if (!hp || d.from !== hp.times.length || d.bands.length !== hp.bands.length) return false;
+      Array.prototype.push.apply(hp.times, d.times);
+      hp.bands.forEach(function (b, i) {
+        Array.prototype.push.apply(b.values, d.bands[i].values);
+        b.peak = d.bands[i].peak;
+      });
+      drawHeap();
+      return true;
+    },
     tree: function () {
       var search = document.getElementById('tree-search');
       if (search) {
