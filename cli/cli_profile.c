@@ -10,9 +10,11 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
 #include "../store/store_export.h"
@@ -129,6 +131,82 @@ int cli_read_heap_profile(const char *db, const char *arg, struct hp_profile *p,
 	if (hp_finish(p, tail) != 0) {
 		cli_err("run %lld: heap profile, %s", (long long)rd->run.run_id, hp_error(p));
 		return 1;
+	}
+	return 0;
+}
+
+/* A band's shape over time in `cols` block characters (its own scale). */
+void cli_sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols)
+{
+	static const char *const blocks[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+	                                     "\u2585", "\u2586", "\u2587", "\u2588"};
+	double t0 = c->times[0], span = c->times[c->nsamples - 1] - t0;
+	size_t k = 0;
+	for (int col = 0; col < cols; col++) {
+		double hi = t0 + span * (col + 1) / cols, m = -1;
+		/* the largest sample in the column; none there: the one before */
+		for (; k < c->nsamples && (c->times[k] < hi || col == cols - 1); k++)
+			m = fmax(m, b->values[k]);
+		if (m < 0)
+			m = b->values[k ? k - 1 : 0];
+		int lvl = b->peak ? (int)ceil(m / (double)b->peak * 8) : 0;
+		fputs(blocks[lvl < 0 ? 0 : lvl > 8 ? 8 : lvl], stdout);
+	}
+}
+
+struct follow {
+	struct hp_profile *p;
+	uint64_t *fed; /* advanced by what the parser was given */
+};
+
+static int follow_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	static const char zeros[4096];
+	struct follow *fw = ctx;
+	(void)off;
+	while (!data && len) { /* a hole reads as zeros (and fails the parse) */
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+		if (hp_feed(fw->p, zeros, n) != 0)
+			return 1;
+		*fw->fed += n;
+		len -= n;
+	}
+	if (data && hp_feed(fw->p, data, len) != 0)
+		return 1;
+	*fw->fed += len;
+	return 0;
+}
+
+int cli_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
+                    size_t len)
+{
+	struct store_device_info dev;
+	if (p->failed) {
+		snprintf(err, len, "heap profile: %s", hp_error(p));
+		return -1;
+	}
+	int rc = store_find_device(s, run_id, "hp", &dev);
+	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
+		return 0; /* nothing written yet */
+	if (rc != 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
+	}
+	/* a status block may claim more than was written: never read past that */
+	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
+	if (size > written)
+		size = written;
+	if (size <= *fed)
+		return 0;
+	struct follow fw = {p, fed};
+	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, follow_cb, &fw);
+	if (p->failed) {
+		snprintf(err, len, "heap profile: %s", hp_error(p));
+		return -1;
+	}
+	if (rc < 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
 	}
 	return 0;
 }

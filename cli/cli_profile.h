@@ -41,6 +41,20 @@ int cli_read_time_profile(const char *db, const char *arg, struct time_profile *
 int cli_read_heap_profile(const char *db, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct cli_profile_read *rd);
 
+/* Follows a running guest's heap profile: feeds p the bytes its status
+ * block added since *fed (never past what the guest wrote; the guest
+ * rewrites the status block after each flushed sample, so it ends on a
+ * whole sample), inside the caller's read transaction.  0, or -1 with
+ * the store's or the parser's error in err (the parser's stays). */
+int cli_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
+                    size_t len);
+
+struct hp_chart;
+struct hp_chart_band;
+/* A band's shape over time in `cols` block characters on stdout (its own
+ * scale: the band's peak is a full block). */
+void cli_sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols);
+
 /* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the
  * caller escapes it for where it goes (safe_text_print, markup_text). */
 void cli_profile_caption(const struct store_run *r, char *out, size_t len);

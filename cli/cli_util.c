@@ -17,26 +17,56 @@
 
 const char *cli_prog = "profdb";
 
+/* Where this thread's messages go instead of stderr (profdb serve puts a
+ * request's errors on its error page). */
+static _Thread_local struct {
+	char *buf;
+	size_t len;
+	int have_error;
+} capture;
+
+void cli_capture_errors(char *buf, size_t len)
+{
+	capture.buf = buf;
+	capture.len = len;
+	capture.have_error = 0;
+	if (buf && len)
+		buf[0] = '\0';
+}
+
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+	if (capture.buf && capture.len) {
+		/* the first error is the cause (what follows is its echo); a
+		 * warning only until there is an error */
+		int is_err = !*prefix;
+		if (!capture.have_error && (is_err || !capture.buf[0])) {
+			capture.have_error = is_err;
+			snprintf(capture.buf, capture.len, "%s", prefix);
+			size_t used = strlen(capture.buf);
+			vsnprintf(capture.buf + used, capture.len - used, fmt, ap);
+		}
+		return;
+	}
+	fprintf(stderr, "%s: %s", cli_prog, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
-
-	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
-
-	fprintf(stderr, "%s: warning: ", cli_prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 const char *cli_db_path(const char *opt)

@@ -19,6 +19,10 @@ extern const char *cli_prog; /* "profdb" */
 /* Prints "profdb: <message>" to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* From now on this thread's first cli_err/cli_warn message is kept in
+ * buf (cut to len) instead of printed, the rest dropped; NULL prints them
+ * again. */
+void cli_capture_errors(char *buf, size_t len);
 
 /* --db, else $PROFSVC_DB, else the default. */
 const char *cli_db_path(const char *opt);

@@ -82,25 +82,6 @@ static double total_at(const struct hp_chart *c, size_t k)
 	return y;
 }
 
-/* A band's shape over time in `cols` block characters (its own scale). */
-static void sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols)
-{
-	static const char *const blocks[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
-	                                     "\u2585", "\u2586", "\u2587", "\u2588"};
-	double t0 = c->times[0], span = c->times[c->nsamples - 1] - t0;
-	size_t k = 0;
-	for (int col = 0; col < cols; col++) {
-		double hi = t0 + span * (col + 1) / cols, m = -1;
-		/* the largest sample in the column; none there: the one before */
-		for (; k < c->nsamples && (c->times[k] < hi || col == cols - 1); k++)
-			m = fmax(m, b->values[k]);
-		if (m < 0)
-			m = b->values[k ? k - 1 : 0];
-		int lvl = b->peak ? (int)ceil(m / (double)b->peak * 8) : 0;
-		fputs(blocks[lvl < 0 ? 0 : lvl > 8 ? 8 : lvl], stdout);
-	}
-}
-
 static void print_summary(const struct heap_run *h)
 {
 	const struct hp_chart *c = &h->chart;
@@ -139,7 +120,7 @@ static void print_summary(const struct heap_run *h)
 		fputs("  ", stdout);
 		safe_text_print(stdout, b->name, 44);
 		printf(" %8s %6.1f%%  ", peak, grand > 0 ? 100 * sum / grand : 0);
-		sparkline(c, b, 24);
+		cli_sparkline(c, b, 24);
 		fputc('\n', stdout);
 	}
 }

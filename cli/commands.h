@@ -17,5 +17,7 @@ int cmd_top(const char *db, int argc, char **argv);
 int cmd_flame(const char *db, int argc, char **argv);
 int cmd_diff(const char *db, int argc, char **argv);
 int cmd_report(const char *db, int argc, char **argv);
+int cmd_serve(const char *db, int argc, char **argv);
+int cmd_watch(const char *db, int argc, char **argv);
 
 #endif

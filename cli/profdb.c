@@ -36,6 +36,9 @@ static const char usage[] =
 	"                          what changed: call stacks and heap bands\n"
 	"  report RUN [-o FILE.html] [--against RUN0]\n"
 	"                          everything about a run in one HTML file\n"
+	"  serve [--listen ADDR:PORT] [--open]\n"
+	"                          a web view of every run, live while guests run\n"
+	"  watch RUN [-n BANDS]    a running guest's heap in the terminal, live\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
@@ -50,7 +53,8 @@ static const struct {
 	{"import-disk", cmd_import_disk}, {"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
 	{"flame", cmd_flame},         {"diff", cmd_diff},
-	{"report", cmd_report},
+	{"report", cmd_report},       {"serve", cmd_serve},
+	{"watch", cmd_watch},
 };
 
 int main(int argc, char **argv)

@@ -108,8 +108,8 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 		snprintf(r->dur, sizeof(r->dur), "-");
 	}
 	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
-	snprintf(r->pbytes, sizeof(r->pbytes), "%lld", (long long)run->prof_bytes);
-	snprintf(r->hbytes, sizeof(r->hbytes), "%lld", (long long)run->hp_bytes);
+	snprintf(r->pbytes, sizeof(r->pbytes), run->prof_bytes < 0 ? "-" : "%lld", (long long)run->prof_bytes);
+	snprintf(r->hbytes, sizeof(r->hbytes), run->hp_bytes < 0 ? "-" : "%lld", (long long)run->hp_bytes);
 	const char *facts[] = {
 		"guest", run->name, "domain id", r->domid, "uuid", run->uuid,
 		"state", store_run_state_name(run->state), "started", r->started, "ended", r->ended,

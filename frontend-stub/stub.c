@@ -5,7 +5,9 @@
  *
  *   frontend-stub --mode halvm --domid N --prof FILE --hp FILE
  *                 [--crash-at BYTES | --crash-random SEED] [--word-size 8|4]
- *                 [--reference DIR]
+ *                 [--reference DIR] [--pace MS] [--sample-log FILE]
+ * --sample-log: each heap sample's number and the CLOCK_MONOTONIC time (ns)
+ * its flush was acknowledged, for make bench's live latency
  *   frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]
  *   frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]
  * common: [--platform sim|xen] [--sim-dir DIR] [-q]
@@ -24,6 +26,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -143,10 +146,12 @@ static int append_budget(struct hfile *h, const uint8_t *data, size_t len, uint6
 }
 
 /* The heap profile during the run: flushed after every END_SAMPLE. */
-static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *budget)
+static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *budget,
+                     const struct stub_ctx *c)
 {
 	static const char mark[] = "END_SAMPLE";
 	size_t pos = 0;
+	uint64_t samples = 0;
 
 	while (pos < len) {
 		size_t next = len;
@@ -164,6 +169,15 @@ static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *b
 		pos = next;
 		if (sample_end && halvm_writer_flush(&h->w))
 			return -1;
+		if (sample_end && c->sample_log) { /* acknowledged: the backend committed it */
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			fprintf(c->sample_log, "%llu %lld\n", (unsigned long long)samples++,
+			        (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+			fflush(c->sample_log);
+		}
+		if (sample_end && c->pace_ms) /* the program runs on until its next sample */
+			usleep(c->pace_ms * 1000u);
 	}
 	return 0;
 }
@@ -242,7 +256,7 @@ static int run_halvm(struct stub_ctx *c)
 	 * writes the .prof and closes both files. */
 	int crashed = 0;
 	if (hp) {
-		int r = replay_hp(&g.hp, hp, hlen, &budget);
+		int r = replay_hp(&g.hp, hp, hlen, &budget, c);
 		if (r < 0)
 			goto out;
 		crashed = r == 1;
@@ -408,6 +422,7 @@ out:
 static const char usage[] =
 	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
+	"                     [--pace MS (a pause after each heap sample, as GHC's -i)] [--sample-log FILE]\n"
 	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
 	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
@@ -422,6 +437,7 @@ int main(int argc, char **argv)
 		{"word-size", required_argument, NULL, 'w'}, {"reference", required_argument, NULL, 'R'},
 		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
 		{"seed", required_argument, NULL, 'S'},      {"span", required_argument, NULL, 'M'},
+		{"pace", required_argument, NULL, 'i'},      {"sample-log", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -478,6 +494,22 @@ int main(int argc, char **argv)
 			if (c.span_mb < 1 || c.span_mb > MAX_SLOTS) {
 				fprintf(stderr, "frontend-stub: --span is 1..%d MiB\n", MAX_SLOTS);
 				return 2;
+			}
+			break;
+		case 'i': {
+			char *end;
+			unsigned long ms = strtoul(optarg, &end, 10);
+			if (*optarg == '\0' || *end || ms > 60000) {
+				fprintf(stderr, "frontend-stub: --pace is 0..60000 ms\n");
+				return 2;
+			}
+			c.pace_ms = (unsigned)ms;
+			break;
+		}
+		case 'L':
+			if (!(c.sample_log = fopen(optarg, "w"))) {
+				fprintf(stderr, "frontend-stub: --sample-log %s: %s\n", optarg, strerror(errno));
+				return 1;
 			}
 			break;
 		case 'q':

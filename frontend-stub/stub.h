@@ -5,6 +5,7 @@
 #define PROFSVC_STUB_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../platform/platform.h"
 
@@ -22,6 +23,8 @@ struct stub_ctx {
 	int crash_random;
 	uint64_t crash_seed;
 	int word_size;
+	unsigned pace_ms;  /* a pause after each heap sample (GHC's -i), 0: none */
+	FILE *sample_log;  /* when each sample's flush was acknowledged, or NULL */
 	/* linux, hostile */
 	const char *vdev;
 	uint64_t requests;

@@ -247,7 +247,7 @@ int report_write(FILE *f, const struct report_input *in)
 		fputs("<section id=\"heap\"><h2>Heap</h2>\n<div id=\"heap-modes\">"
 		      "<button data-mode=\"stacked\">stacked</button><button data-mode=\"line\">line"
 		      "</button><button data-mode=\"normalised\">normalised</button></div>\n"
-		      "<p class=\"note\">",
+		      "<p class=\"note\" id=\"heap-note\">",
 		      f);
 		fprintf(f, "%zu samples; %zu bands shown (hp2ps's rules: %zu trace bands dropped, %zu "
 		           "summed into OTHER). Click a band in the key to hide it.</p>\n",

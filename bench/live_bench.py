@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""live_bench.py - make bench's figures for profdb serve, live: the latency
+from a heap sample's commit to its Server-Sent Event reaching a page, and
+the server's CPU, with 1 and with 64 guests writing on xensim.
+
+Each simulated HaLVM guest (frontend-stub --pace, as GHC's -i) logs the
+CLOCK_MONOTONIC time each flushed sample was acknowledged (the backend acks
+only after its commit); a page here is an event-stream client that notes
+when each sample's event arrives (Python's monotonic clock is the same
+clock).  The latency of a sample is arrival minus acknowledgement: the
+server's whole share, from the commit to the event on the page's socket.
+With 64 guests, 8 pages each watch one of them.  Medians and p99 over every
+sample watched; the server's CPU from /proc/PID/stat over the writing.
+
+usage: live_bench.py --build DIR --src DIR [--json FILE] [--quick] [--runs N]
+"""
+import argparse, http.client, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile
+import threading, time
+
+
+def pct(v, p):
+    v = sorted(v)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))] if v else None
+
+
+class Page(threading.Thread):
+    """An event-stream client: (samples so far, arrival ns) per event."""
+
+    def __init__(self, port, run):
+        super().__init__(daemon=True)
+        self.port, self.run, self.seen, self.ended = port, run, [], False
+
+    def run(self):
+        c = http.client.HTTPConnection('127.0.0.1', self.port, timeout=120)
+        c.request('GET', '/api/runs/%d/events' % self.run)
+        r = c.getresponse()
+        event = None
+        for line in r:
+            t = time.monotonic_ns()
+            line = line.decode('utf-8', 'replace').rstrip('\n')
+            if line.startswith('event: '):
+                event = line[7:]
+            elif line.startswith('data: ') and event in ('heap', 'samples'):
+                d = json.loads(line[6:])
+                n = len(d['heap']['times']) if event == 'heap' else d['from'] + len(d['times'])
+                self.seen.append((n, t))
+            elif line.startswith('data: ') and event == 'end':
+                self.ended = True
+                break
+
+
+def cpu_ticks(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        fields = f.read().rsplit(')', 1)[1].split()
+    return int(fields[11]) + int(fields[12])  # utime + stime
+
+
+def one(a, guests, pages, pace):
+    b = a.build
+    w = tempfile.mkdtemp(prefix='profsvc-lbench.')
+    env = dict(os.environ, XENSIM_DIR=w + '/xen', PROFSVC_RUN_DIR=w + '/run', PROFSVC_DB=w + '/p.db')
+    for k in ('http_proxy', 'https_proxy', 'HTTP_PROXY', 'HTTPS_PROXY'):
+        env.pop(k, None)
+    os.makedirs(w + '/run')
+    hp = os.path.join(a.src, 'tests/data/ghc/phases/phases-hd-i0.01.hp')
+    prof = os.path.join(a.src, 'tests/data/ghc/phases/phases-p-hc.prof')
+    run = lambda *c, **k: subprocess.run(c, env=env, check=True, capture_output=True, text=True, **k)
+    serve = None
+    try:
+        run(b + '/xensim/xensim', 'start', '--dir', w + '/xen')
+        run(b + '/profile-backend', 'start', '--platform', 'sim', '--db', w + '/p.db')
+        serve = subprocess.Popen([b + '/profdb', 'serve', '--listen', '127.0.0.1:0'], env=env,
+                                 stderr=subprocess.PIPE, text=True)
+        port = int(re.search(r'127\.0\.0\.1:(\d+)', serve.stderr.readline()).group(1))
+        doms = []
+        for i in range(guests):
+            cfg = '%s/g%d.cfg' % (w, i)
+            with open(cfg, 'w') as f:
+                f.write('name = "lb-%d"\nkernel = "k"\ndisk = [ \'vdev=xvdp1, backendtype=profsvc\', '
+                        '\'vdev=xvdp2, backendtype=profsvc\' ]\n' % i)
+            doms.append(int(run(b + '/profile-backend', 'create', '--platform', 'sim', cfg).stdout))
+        stubs = [subprocess.Popen([b + '/frontend-stub/frontend-stub', '--mode', 'halvm', '--domid', str(d),
+                                   '--hp', hp, '--prof', prof, '--pace', str(pace), '-q',
+                                   '--sample-log', '%s/s%d.log' % (w, i)], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for i, d in enumerate(doms)]
+        # the runs of the watched guests, as the backend starts them
+        ids = {}
+        for _ in range(200):
+            c = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+            c.request('GET', '/api/runs?limit=1000')
+            for r in json.loads(c.getresponse().read())['runs']:
+                ids[r['name']] = r['run_id']
+            if all(('lb-%d' % i) in ids for i in range(pages)):
+                break
+            time.sleep(0.05)
+        watchers = [Page(port, ids['lb-%d' % i]) for i in range(pages)]
+        for p in watchers:
+            p.start()
+        t0, c0 = time.monotonic(), cpu_ticks(serve.pid)
+        for s in stubs:
+            s.wait()
+        t1, c1 = time.monotonic(), cpu_ticks(serve.pid)
+        for d in doms:
+            run(b + '/xensim/xensim', 'destroy', '--dir', w + '/xen', str(d))
+        for p in watchers:
+            p.join(timeout=20)
+        lat = []
+        for i, p in enumerate(watchers):
+            ack = {}
+            with open('%s/s%d.log' % (w, i)) as f:
+                for line in f:
+                    k, ns = line.split()
+                    ack[int(k)] = int(ns)
+            prev = 0
+            for n, t in p.seen:
+                for k in range(prev, n):
+                    if k in ack:
+                        lat.append((t - ack[k]) / 1e6)
+                prev = max(prev, n)
+        cpu = (c1 - c0) / os.sysconf('SC_CLK_TCK') / (t1 - t0) * 100
+        return lat, cpu, all(p.ended for p in watchers)
+    finally:
+        if serve:
+            serve.send_signal(signal.SIGTERM)
+            serve.wait(timeout=10)
+        subprocess.run([b + '/profile-backend', 'stop'], env=env, capture_output=True)
+        subprocess.run([b + '/xensim/xensim', 'stop', '--dir', w + '/xen'], env=env, capture_output=True)
+        shutil.rmtree(w, ignore_errors=True)
+
+
+def main():
+    global a
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', required=True)
+    ap.add_argument('--src', required=True)
+    ap.add_argument('--json')
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--quick', action='store_true')
+    a = ap.parse_args()
+    a.build = os.path.abspath(a.build)
+    runs = 1 if a.quick else a.runs
+    res = {}
+    print('\nprofdb serve, live: a sample\'s commit (the guest\'s acknowledged flush) to its event on a page')
+    print('  %-30s %10s %10s %10s %12s' % ('', 'p50 ms', 'p99 ms', 'samples', 'server CPU'))
+    for guests, pages in ((1, 1), (64, 8)):
+        p50s, p99s, cpus, n = [], [], [], 0
+        for _ in range(runs):
+            lat, cpu, ended = one(a, guests, pages, 50)
+            if lat:
+                p50s.append(pct(lat, 50))
+                p99s.append(pct(lat, 99))
+            cpus.append(cpu)
+            n += len(lat)
+        name = '%d guest%s, %d page%s' % (guests, 's' if guests > 1 else '', pages, 's' if pages > 1 else '')
+        med = lambda v: statistics.median(v) if v else float('nan')
+        print('  %-30s %10.1f %10.1f %10d %11.1f%%   (median of %d; p99 %.1f..%.1f)'
+              % (name, med(p50s), med(p99s), n, med(cpus), runs, min(p99s or [0]), max(p99s or [0])))
+        res[name] = {'p50_ms': p50s, 'p99_ms': p99s, 'server_cpu_pct': cpus, 'samples': n}
+    print('  targets: p50 < 50 ms, p99 < 250 ms; server CPU < 5% of one core (64 guests, 8 pages)')
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,211 @@
+/*
+ * cmd_watch.c - `profdb watch RUN`: a running guest's heap in the terminal,
+ * top-like: the largest bands now, each with its size and a sparkline,
+ * samples so far, the last sample's time, bytes captured and the run's
+ * state; redrawn whenever the store changes (store/store_watch.h); exits
+ * when the run ends.  When stdout is not a terminal: one plain line per
+ * new sample instead (for logs and scripts).  Band names are the guest's:
+ * printed through safe_text, cut to the terminal's width.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "../profile/heap_chart.h"
+#include "../profile/heap_profile.h"
+#include "../profile/heap_svg.h"
+#include "../store/store_watch.h"
+#include "cli_profile.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb watch RUN [-n BANDS]\n"
+	"  Follows a run's heap profile while the guest writes it: the largest\n"
+	"  bands with their size now and a sparkline, samples so far, bytes\n"
+	"  captured, state.  Exits when the run ends.  Not a terminal: one line\n"
+	"  per new sample.\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* The value of chart band b in the last sample. */
+static double now_of(const struct hp_chart *c, const struct hp_chart_band *b)
+{
+	return c->nsamples ? b->values[c->nsamples - 1] : 0;
+}
+
+static void draw_screen(const struct store_run *r, const struct hp_profile *hp, const struct hp_chart *c,
+                        size_t nbands, const char *problem)
+{
+	struct winsize ws;
+	int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 80;
+	char caption[400], b1[32], b2[32];
+	cli_profile_caption(r, caption, sizeof(caption));
+	fputs("\033[H\033[2J", stdout);
+	safe_text_print(stdout, caption, cols - 1 < safe_text_width(caption) ? cols - 1 : 0);
+	fputc('\n', stdout);
+	printf("%zu samples", hp->nsamples);
+	if (hp->nsamples)
+		printf(", the last at %.2f %s", hp->times[hp->nsamples - 1],
+		       hp->sample_unit ? "s" : "s");
+	printf("; captured .hp %lld bytes, .prof %lld bytes\n\n", (long long)(r->hp_bytes < 0 ? 0 : r->hp_bytes),
+	       (long long)(r->prof_bytes < 0 ? 0 : r->prof_bytes));
+	if (problem && *problem) {
+		fputs("! ", stdout);
+		safe_text_print(stdout, problem, cols - 3);
+		fputs("\n\n", stdout);
+	}
+	if (!c || c->nsamples == 0) {
+		puts("waiting for the first heap sample...");
+		fflush(stdout);
+		return;
+	}
+	/* the top bands by their size now */
+	size_t order[64], n = 0;
+	for (size_t i = 0; i < c->nbands && n < 64; i++)
+		order[n++] = i;
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && now_of(c, &c->bands[order[j]]) > now_of(c, &c->bands[order[j - 1]]); j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	double total = 0;
+	for (size_t i = 0; i < c->nbands; i++)
+		total += now_of(c, &c->bands[i]);
+	heap_fmt_bytes(total, b1, sizeof(b1));
+	printf("%9s  %-24s  heap now, by band (hp2ps's bands)\n", b1, "total");
+	int spark = 24, namew = cols - 9 - 2 - spark - 2 - 1;
+	for (size_t i = 0; i < n && i < nbands; i++) {
+		const struct hp_chart_band *b = &c->bands[order[i]];
+		heap_fmt_bytes(now_of(c, b), b2, sizeof(b2));
+		printf("%9s  ", b2);
+		cli_sparkline(c, b, spark);
+		fputs("  ", stdout);
+		safe_text_print(stdout, b->name, namew > 10 ? namew : 10);
+		fputc('\n', stdout);
+	}
+	fflush(stdout);
+}
+
+static void print_lines(const struct hp_profile *hp, const struct hp_chart *c, size_t from)
+{
+	for (size_t k = from; c && k < c->nsamples; k++) {
+		double total = 0, best = -1;
+		const char *top = "";
+		for (size_t i = 0; i < c->nbands; i++) {
+			total += c->bands[i].values[k];
+			if (c->bands[i].values[k] > best) {
+				best = c->bands[i].values[k];
+				top = c->bands[i].name;
+			}
+		}
+		printf("sample %zu t=%.3f total=%.0f largest=%.0f ", k, hp->times[k], total, best);
+		safe_text_print(stdout, top, 0);
+		fputc('\n', stdout);
+	}
+	fflush(stdout);
+}
+
+int cmd_watch(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	uint64_t nb = 12;
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (cli_parse_u64(optarg, &nb) != 0 || nb == 0 || nb > 64) {
+				cli_err("-n must be a number of bands from 1 to 64, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		default:
+			return cli_usage(usage, c);
+		}
+	}
+	if (cli_nargs(argc, 1, usage) != 0)
+		return EXIT_USAGE;
+	struct store *s;
+	int64_t id;
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	if (cli_resolve_run(s, argv[optind], &id) != 0) {
+		store_close(s);
+		return 1;
+	}
+	struct store_watch *w = store_watch_start(db);
+	if (!w) {
+		cli_err("cannot watch %s for changes", db);
+		store_close(s);
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	int tty = isatty(STDOUT_FILENO), rc = 0;
+	struct hp_profile hp;
+	struct hp_chart chart;
+	struct hp_chart_opts co;
+	int have_chart = 0;
+	uint64_t fed = 0, gen = store_watch_generation(w);
+	size_t printed = 0;
+	char problem[400] = "";
+	hp_init(&hp);
+	hp_chart_defaults(&co);
+	co.max_bands = 0; /* the terminal shows the largest now, not by area */
+	for (;;) {
+		struct store_run r;
+		int err = store_read_begin(s);
+		if (err == 0)
+			err = store_get_run(s, id, &r);
+		if (err != 0) {
+			cli_err("%s", store_errmsg(s));
+			store_read_end(s);
+			rc = 1;
+			break;
+		}
+		problem[0] = '\0';
+		cli_follow_heap(s, id, &hp, &fed, problem, sizeof(problem));
+		store_read_end(s);
+		if (hp.nsamples > (have_chart ? chart.nsamples : 0)) {
+			if (have_chart)
+				hp_chart_free(&chart);
+			have_chart = hp_chart_make(&hp, &co, &chart) == 0;
+		}
+		if (tty)
+			draw_screen(&r, &hp, have_chart ? &chart : NULL, (size_t)nb, problem);
+		else if (have_chart && chart.nsamples > printed) {
+			print_lines(&hp, &chart, printed);
+			printed = chart.nsamples;
+		}
+		if (r.state != STORE_RUN_RUNNING) {
+			printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
+			break;
+		}
+		if (stop)
+			break;
+		gen = store_watch_wait(w, gen, 1000);
+		if (stop)
+			break;
+	}
+	if (have_chart)
+		hp_chart_free(&chart);
+	hp_free(&hp);
+	store_watch_free(w);
+	store_close(s);
+	return rc;
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# test_serve.sh - profdb serve and profdb watch against a store that
+# profile-backend is filling on xensim, from a simulated HaLVM guest that
+# writes its heap profile at a GHC-like pace (frontend-stub --pace):
+#  - the HTTP surface: every page, download and API path; byte-exact
+#    downloads; the headers every reply carries; 4xx for methods, paths,
+#    arguments and oversized or malformed requests; a stalled client and a
+#    stalled event stream delay nobody; a store that is replaced or damaged
+#    gives an error page and serving goes on; the backend restarting too;
+#  - the event stream: samples as the guest writes them, then the end;
+#  - profdb watch: one line per sample when not a terminal, exit at the end;
+#  - in headless Chromium (tests/peers/serve_browser.cjs): the catalogue and
+#    the run page live with no reload, the end of the run, hostile names
+#    inert, no console error, screenshots with something drawn (kept with
+#    PROFSVC_KEEP=DIR).
+# The browser part needs chromium and tests/peers' npm packages (skipped,
+# 77, without them, except under CI=true).
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-serve.XXXXXX")
+export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+. "$S/tests/lib.sh"
+XS="$B/xensim/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
+SERVE_PID=
+cleanup() {
+	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
+	"$BACKEND" stop >/dev/null 2>&1
+	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/*.png "$PROFSVC_KEEP/" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir -p "$PROFSVC_RUN_DIR"
+browser=yes
+command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
+if [ $browser = no ] && [ -n "${CI:-}" ]; then
+	echo "test_serve: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
+	exit 1
+fi
+
+# a run with hostile names everywhere, imported before the backend owns the store
+{
+	printf '\tX Time and Allocation Profiling Report  (Final)\n\n\t   evil\n\n'
+	printf '\ttotal time  =        0.10 secs   (100 ticks @ 1000 us, 1 processor)\n'
+	printf '\ttotal alloc =   1,000 bytes  (excludes profiling overheads)\n\n'
+	printf 'COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc\n\n'
+	printf 'MAIN MAIN <built-in> 1 0 0.0 0.0 100.0 100.0\n'
+	printf ' </script><script>window.__xss=1</script> Main a"b.hs:1 2 1 60.0 50.0 100.0 100.0\n'
+	printf '  <img/src=x/onerror=window.__xss=1> Bad\377Mod <no location info> 3 5 40.0 50.0 40.0 50.0\n'
+} >"$T/evil.prof"
+sed 's/^\(MAIN\|(.*\)\t/<\/script><img\/src=x\/onerror=window.__xss=1>\1\t/' "$FIX/leak/leak-p-hc.hp" >"$T/evil.hp"
+import "x\"><img src=x onerror=window.__xss=1></title></script><script>window.__xss=1</script>$(printf '\033]0;pwned\007')" \
+	"$T/evil.prof" "$T/evil.hp"                                                   # run 1
+EVIL=1
+
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
+cat >"$T/g.cfg" <<'CFG'
+name = "live-guest"
+kernel = "k"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+CFG
+
+# serve, on a port of the kernel's choosing
+"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
+SERVE_PID=$!
+for _ in $(seq 50); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
+PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
+[ -n "$PORT" ] && ok || { fail "serve did not start: $(cat "$T/serve.log")"; finish test_serve; exit 1; }
+URL="http://127.0.0.1:$PORT"
+# get PATH [curl options]: the status code; the body in $T/body, headers in $T/hdr
+get() { local p=$1; shift; curl -s --max-time 10 -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$@" "$URL$p"; }
+status() { local want=$1; shift; local got; got=$(get "$@"); [ "$got" = "$want" ] && ok || fail "GET $1: $got, want $want: $(head -c 200 "$T/body")"; }
+
+# --- the HTTP surface ------------------------------------------------------------
+for p in / "/runs/$EVIL" "/runs/$EVIL/prof" "/runs/$EVIL/hp" "/runs/$EVIL/folded" "/runs/$EVIL/speedscope.json" \
+	"/runs/$EVIL/report.html" "/compare?a=$EVIL&b=$EVIL" /api/runs "/api/runs/$EVIL" "/api/runs/$EVIL/heap" \
+	"/api/runs/$EVIL/tree" "/api/diff?a=$EVIL&b=$EVIL"; do
+	status 200 "$p"
+	grep -qi '^X-Content-Type-Options: nosniff' "$T/hdr" && grep -qi "^Content-Security-Policy: default-src 'none'" "$T/hdr" &&
+		ok || fail "$p: headers lack nosniff or the CSP: $(cat "$T/hdr")"
+done
+get "/runs/$EVIL/prof" >/dev/null; same "$T/body" "$T/evil.prof"
+get "/runs/$EVIL/hp" >/dev/null; same "$T/body" "$T/evil.hp"
+grep -qi '^Content-Disposition: attachment; filename="run-1.hp"' "$T/hdr" && ok || fail "no attachment name: $(cat "$T/hdr")"
+get "/runs/$EVIL/report.html" >/dev/null
+[ "$(grep -o '<script' "$T/body" | wc -l)" = 5 ] && ok || fail "report.html download: $(grep -o '<script' "$T/body" | wc -l) <script elements, want 5"
+for p in "/api/runs" "/api/runs/$EVIL" "/api/runs/$EVIL/heap?since=3" "/api/runs/$EVIL/tree" "/api/diff?a=$EVIL&b=$EVIL"; do
+	get "$p" >/dev/null
+	json_ok "$T/body" && ok || fail "$p is not JSON: $(head -c 200 "$T/body")"
+	grep -q '<script\|<img' "$T/body" && fail "$p: a guest's markup unescaped" || ok
+done
+n=$(grep -c BEGIN_SAMPLE "$T/evil.hp")
+get "/api/runs/$EVIL/heap?since=3" >/dev/null
+[ "$(sqlite3 :memory: "select json_array_length(json_extract(readfile('$T/body'), '\$.samples'))")" = $((n - 3)) ] && ok ||
+	fail "heap since 3: not the last $((n - 3)) samples"
+get / >/dev/null
+grep -q '<script>window.__xss\|<img src=x' "$T/body" && fail "catalogue: a guest name is markup" || ok
+grep -q $'\033' "$T/body" && fail "catalogue: a raw ESC" || ok
+# refused: methods, paths, arguments, oversized and malformed requests
+status 405 / -X POST
+status 405 /api/runs -X DELETE
+for p in /nope /runs/0 /runs/01 /runs/99999999999999999999 "/runs/$EVIL/../../etc/passwd" "/runs/%2e%2e/x" \
+	/runs/1/x /api/nope /api/runs/1/x /static/../../etc/passwd; do
+	status 404 "$p" --path-as-is
+done
+status 404 /runs/4242
+grep -q 'no run 4242' "$T/body" && ok || fail "no clear error for a missing run: $(cat "$T/body")"
+for p in "/?state=bogus" "/?since=yesterdayish" "/?limit=0" "/api/runs?limit=x" "/api/runs/1/heap?since=-1" \
+	"/compare?a=1" "/compare?a=x&b=1" "/api/diff?a=1"; do
+	status 400 "$p"
+done
+code=$(get / -H "X-Big: $(head -c 40000 /dev/zero | tr '\0' a)")
+case $code in 413|431|000) ok ;; *) fail "a 40 KB header got $code" ;; esac
+for req in 'GARBAGE\r\n\r\n' 'GET / HTTP/9.9\r\n\r\n' 'GET /\x01\x02 HTTP/1.1\r\nHost: x\r\n\r\n' \
+	'GET / HTTP/1.1\r\nNo colon here\r\n\r\n'; do
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT" && printf "$req" >&3 && reply=$(timeout 5 head -c 12 <&3); exec 3<&-
+	# a line that is not HTTP at all is dropped without a reply
+	case $reply in "HTTP/1.1 4"* | "HTTP/1.1 505") ok ;; "") [ "$req" = 'GARBAGE\r\n\r\n' ] && ok || fail "no reply to '$req'" ;;
+	*) fail "the malformed request '$req' got '$reply'" ;; esac
+done
+# a stalled client (half a request) and a stalled event stream delay nobody
+exec 4<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET / HTTP/1.1\r\nHost: x\r\n' >&4
+exec 5<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n' >&5
+t0=$(date +%s%N); status 200 /api/runs; t1=$(date +%s%N)
+[ $(((t1 - t0) / 1000000)) -lt 3000 ] && ok || fail "a request took $(((t1 - t0) / 1000000)) ms beside stalled clients"
+
+# --- a live guest: the event stream, watch, and the browser ------------------------
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_serve; exit 1; }
+HP="$FIX/phases/phases-hd-i0.01.hp"
+NS=$(grep -c BEGIN_SAMPLE "$HP")
+( "$STUB" --mode halvm --domid "$DOM" --prof "$FIX/phases/phases-p-hc.prof" --hp "$HP" --pace 60 -q >"$T/stub.log" 2>&1
+  echo "stub exit $?" >>"$T/stub.log"; sleep 1; "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null ) &
+GUEST=$!
+for _ in $(seq 50); do [ "$(get /api/runs/2 >/dev/null; sqlite3 :memory: "select json_extract(readfile('$T/body'), '\$.state')")" = running ] && break; sleep 0.1; done
+LIVE=2
+"$PROFDB" watch $LIVE >"$T/watch.txt" 2>&1 &
+WATCH=$!
+timeout 3 curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev.txt"
+grep -q '^event: heap' "$T/ev.txt" && ok || fail "event stream: no heap event: $(head -c 300 "$T/ev.txt")"
+[ "$(grep -c '^event: samples' "$T/ev.txt")" -ge 3 ] && ok || fail "event stream: fewer than 3 sample events in 3 s: $(grep -c '^event:' "$T/ev.txt") events"
+if [ $browser = yes ]; then
+	out=$(node "$S/tests/peers/serve_browser.cjs" "$NM" "$URL" $LIVE $EVIL "$T" 2>&1)
+	echo "$out" | grep '^FAIL' | while read -r line; do echo "$line" >&2; done
+	echo "$out" | tail -1
+	echo "$out" | grep -q '^browser: [0-9]* checks, 0 failed' && ok || fail "the browser checks (above)"
+fi
+wait $GUEST
+grep -q 'stub exit 0' "$T/stub.log" && ok || fail "the live guest failed: $(cat "$T/stub.log")"
+for _ in $(seq 100); do kill -0 $WATCH 2>/dev/null || break; sleep 0.1; done
+kill -0 $WATCH 2>/dev/null && { fail "watch did not exit when the run ended"; kill $WATCH; } || ok
+wait $WATCH && ok || fail "watch exited $?"
+[ "$(grep -c '^sample ' "$T/watch.txt")" = "$NS" ] && ok || fail "watch printed $(grep -c '^sample ' "$T/watch.txt") sample lines, want $NS"
+tail -1 "$T/watch.txt" | grep -q "run $LIVE ended: complete" && ok || fail "watch's last line: $(tail -1 "$T/watch.txt")"
+timeout 5 curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev2.txt"
+grep -q '^event: end' "$T/ev2.txt" && ok || fail "an ended run's stream does not end"
+status 200 "/runs/$LIVE"
+grep -q 'id="cost-centres"' "$T/body" && ok || fail "the ended run's page has no cost centres"
+get "/runs/$LIVE/hp" >/dev/null; same "$T/body" "$HP"
+expect 1 "no run 999" -- "$PROFDB" watch 999
+expect 2 "" -- "$PROFDB" watch
+
+# --- the backend restarts, the store is damaged and replaced: serving goes on ----------
+"$BACKEND" stop >/dev/null; "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null
+status 200 /
+"$BACKEND" stop >/dev/null
+cp "$PROFSVC_DB" "$T/saved.db"
+mv "$PROFSVC_DB" "$T/aside.db"
+status 503 /
+grep -q "$PROFSVC_DB" "$T/body" && ok || fail "no store: the error page does not name it: $(cat "$T/body")"
+head -c 8192 /dev/urandom >"$PROFSVC_DB"
+status 503 /api/runs
+grep -q '"error"' "$T/body" && ok || fail "a damaged store: no JSON error"
+status 503 "/runs/$LIVE"
+mv "$T/aside.db" "$PROFSVC_DB"
+status 200 "/runs/$LIVE"
+kill -0 $SERVE_PID && ok || fail "serve died"
+
+# --- stopping -------------------------------------------------------------------------
+kill -TERM $SERVE_PID
+for _ in $(seq 50); do kill -0 $SERVE_PID 2>/dev/null || break; sleep 0.1; done
+kill -0 $SERVE_PID 2>/dev/null && fail "serve did not stop on SIGTERM" || ok
+wait $SERVE_PID && ok || fail "serve exited $? on SIGTERM"
+SERVE_PID=
+exec 4<&- 5<&-
+expect 2 "not ADDR:PORT" -- "$PROFDB" serve --listen nonsense
+expect 2 "" -- "$PROFDB" serve extra
+finish test_serve

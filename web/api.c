@@ -1,0 +1,304 @@
+/*
+ * api.c - profdb serve's JSON API under /api/ (README "profdb serve"):
+ * the catalogue, one run with its devices, heap samples since sample K,
+ * the cost-centre tree and the diff of two runs.  Built with jansson;
+ * every guest string goes through json_guest (escapes visible, valid
+ * UTF-8), and the documents are served as application/json with nosniff,
+ * so a hostile name is data, never markup.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/cli_profile.h"
+#include "../cli/cli_util.h"
+#include "../profile/compare.h"
+#include "../profile/heap_profile.h"
+#include "../profile/time_profile.h"
+#include "../util/safe_text.h"
+#include "web_internal.h"
+
+json_t *json_guest(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	safe_text_print(f, s ? s : "", 0);
+	fclose(f);
+	json_t *v = buf ? json_stringn_nocheck(buf, len) : NULL;
+	free(buf);
+	return v;
+}
+
+static json_t *bytes_or_null(int64_t b)
+{
+	return b < 0 ? json_null() : json_integer(b);
+}
+
+json_t *api_run_object(const struct store_run *r, int64_t now_us)
+{
+	char t[32];
+	cli_format_time(r->started_us, t, sizeof(t));
+	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o}",
+	                 "run_id", (json_int_t)r->run_id, "name", json_guest(r->name),
+	                 "domid", r->domid >= 0 ? json_integer(r->domid) : json_null(),
+	                 "uuid", json_guest(r->uuid), "started", t,
+	                 "started_us", (json_int_t)r->started_us,
+	                 "ended_us", r->ended_us ? json_integer(r->ended_us) : json_null(),
+	                 "duration_us", (json_int_t)((r->ended_us ? r->ended_us : now_us) - r->started_us),
+	                 "state", store_run_state_name(r->state),
+	                 "source", strcmp(r->source, "import") == 0 ? "import" : "capture",
+	                 "prof_bytes", bytes_or_null(r->prof_bytes), "hp_bytes", bytes_or_null(r->hp_bytes),
+	                 "host", json_guest(r->host));
+}
+
+int api_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len)
+{
+	const char *v;
+	uint64_t n;
+	memset(f, 0, sizeof(*f));
+	f->state = -1;
+	f->limit = 500;
+	if ((v = arg(req, "state")) && *v) {
+		enum store_run_state st;
+		if (store_run_state_parse(v, &st) != 0) {
+			snprintf(err, len, "state must be running, complete or crashed");
+			return -1;
+		}
+		f->state = (int)st;
+	}
+	if ((v = arg(req, "name")) && *v)
+		f->name_glob = v;
+	if ((v = arg(req, "since")) && *v && cli_parse_time(v, store_now_us(), &f->since_us) != 0) {
+		snprintf(err, len, "since must be a UTC time (2026-11-21T08:00) or an age (30m, 2h, 7d)");
+		return -1;
+	}
+	if ((v = arg(req, "limit")) && *v) {
+		if (cli_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
+			snprintf(err, len, "limit must be a number from 1 to 100000");
+			return -1;
+		}
+		f->limit = (int64_t)n;
+	}
+	return 0;
+}
+
+struct list_ctx {
+	json_t *a;
+	int64_t now;
+};
+
+static int add_run(void *ctx, const struct store_run *r)
+{
+	struct list_ctx *c = ctx;
+	return json_array_append_new(c->a, api_run_object(r, c->now)) != 0;
+}
+
+json_t *api_run_list(struct web *w, const struct store_run_filter *f, char *err, size_t len)
+{
+	struct store *s;
+	char e[256];
+	struct list_ctx c = {json_array(), store_now_us()};
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, e, sizeof(e)) != 0) {
+		snprintf(err, len, "%s", e);
+		json_decref(c.a);
+		return NULL;
+	}
+	int rc = store_list_runs(s, f, add_run, &c);
+	if (rc != 0) {
+		snprintf(err, len, "%s", rc < 0 ? store_errmsg(s) : "out of memory");
+		json_decref(c.a);
+		c.a = NULL;
+	}
+	store_close(s);
+	return c.a;
+}
+
+void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r)
+{
+	struct store_run_filter f;
+	char err[300];
+	if (api_filter(arg, req, &f, err, sizeof(err)) != 0)
+		return reply_error(r, 400, 1, "%s", err);
+	json_t *a = api_run_list(w, &f, err, sizeof(err));
+	if (!a)
+		return reply_error(r, 503, 1, "%s", err);
+	reply_json(r, json_pack("{s:o}", "runs", a));
+}
+
+static int add_device(void *ctx, const struct store_device_info *d)
+{
+	json_t *a = ctx;
+	json_t *o = json_pack("{s:I, s:o, s:s, s:I, s:I, s:I, s:I, s:s, s:o, s:b}",
+	                      "device_id", (json_int_t)d->device_id, "vdev", json_guest(d->vdev),
+	                      "role", store_role_name(d->role), "written_bytes",
+	                      (json_int_t)store_device_written_bytes(d), "write_requests",
+	                      (json_int_t)d->write_requests, "flush_requests", (json_int_t)d->flush_requests,
+	                      "errors", (json_int_t)d->errors, "status",
+	                      d->status == STORE_STATUS_OK ? "ok" : d->status == STORE_STATUS_CORRUPT ? "corrupt" : "none",
+	                      "file_size", d->status == STORE_STATUS_OK ? json_integer(d->file_size) : json_null(),
+	                      "closed", d->status == STORE_STATUS_OK && d->closed);
+	return json_array_append_new(a, o) != 0;
+}
+
+void api_run(struct web *w, int64_t id, struct reply *r)
+{
+	struct store *s;
+	struct store_run run;
+	char e[256];
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, e, sizeof(e)) != 0)
+		return reply_error(r, 503, 1, "%s", e);
+	int rc = store_read_begin(s);
+	if (rc == 0)
+		rc = store_get_run(s, id, &run);
+	if (rc != 0) {
+		reply_error(r, rc == STORE_ENOTFOUND ? 404 : 503, 1, "%s", store_errmsg(s));
+		store_close(s);
+		return;
+	}
+	json_t *o = api_run_object(&run, store_now_us()), *devs = json_array();
+	store_list_devices(s, id, add_device, devs);
+	store_read_end(s);
+	store_close(s);
+	json_object_set_new(o, "devices", devs);
+	reply_json(r, o);
+}
+
+/* Raw bands, not the chart's: every name once (its index is its id in
+ * the samples), and per sample only the bands present in it. */
+void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
+{
+	struct hp_profile hp;
+	struct hp_tail tail;
+	struct cli_profile_read rd;
+	char idbuf[32], err[600];
+	uint64_t since = 0;
+	const char *v = arg(req, "since");
+	if (v && *v && cli_parse_u64(v, &since) != 0)
+		return reply_error(r, 400, 1, "since must be a sample number (0 is the first)");
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	cli_capture_errors(err, sizeof(err));
+	int bad = cli_read_heap_profile(w->db, idbuf, &hp, &tail, &rd);
+	cli_capture_errors(NULL, 0);
+	if (bad) {
+		reply_error(r, 404, 1, "%s", err);
+		hp_free(&hp);
+		return;
+	}
+	json_t *names = json_array(), *samples = json_array();
+	for (size_t i = 0; i < hp.nbands; i++)
+		json_array_append_new(names, json_guest(hp.bands[i].name));
+	struct hp_cursor *cur = calloc(hp.nbands ? hp.nbands : 1, sizeof(*cur));
+	for (size_t k = since; cur && k < hp.nsamples; k++) {
+		json_t *vals = json_array();
+		for (size_t i = 0; i < hp.nbands; i++) {
+			uint64_t b = hp_band_at(&hp.bands[i], &cur[i], (uint32_t)k);
+			if (b)
+				json_array_append_new(vals, json_pack("[I,I]", (json_int_t)i, (json_int_t)b));
+		}
+		json_array_append_new(samples, json_pack("{s:f, s:o}", "time", hp.times[k], "values", vals));
+	}
+	free(cur);
+	json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I, s:b}", "since", (json_int_t)since,
+	                      "nsamples", json_integer((json_int_t)hp.nsamples), "bands", names,
+	                      "samples", samples, "job", json_guest(hp.job ? hp.job : ""),
+	                      "dropped_bytes", (json_int_t)tail.dropped_bytes, "salvaged", rd.salvaged);
+	hp_free(&hp);
+	reply_json(r, o);
+}
+
+void api_tree(struct web *w, int64_t id, struct reply *r)
+{
+	struct time_profile tp;
+	struct cli_profile_read rd;
+	char idbuf[32], err[600];
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	cli_capture_errors(err, sizeof(err));
+	int bad = cli_read_time_profile(w->db, idbuf, &tp, &rd);
+	cli_capture_errors(NULL, 0);
+	if (bad) {
+		reply_error(r, 404, 1, "%s", err);
+		tp_free(&tp);
+		return;
+	}
+	json_t *nodes = json_array();
+	for (size_t i = 0; i < tp.nnodes; i++) {
+		const struct tp_node *n = &tp.nodes[i];
+		const struct tp_cc *c = &tp.ccs[n->cc];
+		json_array_append_new(nodes, json_pack("{s:I, s:i, s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f}",
+		        "parent", n->parent == TP_NONE ? (json_int_t)-1 : (json_int_t)n->parent, "depth",
+		        (int)n->depth, "name", json_guest(c->name), "module", json_guest(c->module), "src",
+		        json_guest(c->src), "entries", (json_int_t)n->entries, "time", n->time, "alloc",
+		        n->alloc, "inh_time", n->inh_time, "inh_alloc", n->inh_alloc));
+	}
+	json_t *o = json_pack("{s:o, s:f, s:I, s:I, s:o, s:b}", "command",
+	                      json_guest(tp.command ? tp.command : ""), "total_secs", tp.total_secs,
+	                      "total_ticks", (json_int_t)tp.total_ticks, "total_alloc",
+	                      (json_int_t)tp.total_alloc, "nodes", nodes, "salvaged", rd.salvaged);
+	tp_free(&tp);
+	reply_json(r, o);
+}
+
+/* ?a=N&b=M: call stacks and heap bands, the biggest movers first, as
+ * profdb diff --json has them. */
+void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
+{
+	const char *a = arg(req, "a"), *b = arg(req, "b");
+	char ids[2][32], err[600];
+	if (!a || !b || web_run_id(a, strlen(a)) < 0 || web_run_id(b, strlen(b)) < 0)
+		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
+	snprintf(ids[0], sizeof(ids[0]), "%s", a);
+	snprintf(ids[1], sizeof(ids[1]), "%s", b);
+	struct time_profile tp[2];
+	struct hp_profile hp[2];
+	struct cli_profile_read rd;
+	int have_tp[2], have_hp[2];
+	cli_capture_errors(err, sizeof(err));
+	for (int i = 0; i < 2; i++) {
+		have_tp[i] = cli_read_time_profile(w->db, ids[i], &tp[i], &rd) == 0;
+		have_hp[i] = cli_read_heap_profile(w->db, ids[i], &hp[i], NULL, &rd) == 0;
+	}
+	cli_capture_errors(NULL, 0);
+	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
+	                      (json_int_t)web_run_id(b, strlen(b)));
+	if (have_tp[0] && have_tp[1]) {
+		size_t n;
+		struct cmp_stack *cs = cmp_stacks(&tp[0], &tp[1], &n);
+		json_t *st = json_array();
+		for (size_t i = 0; cs && i < n && i < 200; i++) {
+			char *path = cmp_stack_path(&cs[i], &tp[0], &tp[1]);
+			json_array_append_new(st, json_pack("{s:o, s:[f,f], s:[f,f], s:[I,I]}", "stack",
+			        json_guest(path ? path : ""), "time", cs[i].time[0], cs[i].time[1], "alloc",
+			        cs[i].alloc[0], cs[i].alloc[1], "entries", (json_int_t)cs[i].entries[0],
+			        (json_int_t)cs[i].entries[1]));
+			free(path);
+		}
+		free(cs);
+		json_object_set_new(o, "stacks", st);
+	}
+	if (have_hp[0] && have_hp[1]) {
+		size_t n;
+		struct cmp_band *cb = cmp_bands(&hp[0], &hp[1], &n);
+		json_t *bd = json_array();
+		for (size_t i = 0; cb && i < n && i < 200; i++)
+			json_array_append_new(bd, json_pack("{s:o, s:b, s:b, s:[f,f], s:[f,f]}", "band",
+			        json_guest(cb[i].name), "before", cb[i].present[0], "after", cb[i].present[1],
+			        "peak", cb[i].peak[0], cb[i].peak[1], "area", cb[i].area[0], cb[i].area[1]));
+		if (cb)
+			cmp_bands_free(cb, n);
+		json_object_set_new(o, "bands", bd);
+	}
+	for (int i = 0; i < 2; i++) {
+		tp_free(&tp[i]);
+		hp_free(&hp[i]);
+	}
+	if (!json_object_get(o, "stacks") && !json_object_get(o, "bands")) {
+		json_decref(o);
+		return reply_error(r, 404, 1, "the two runs have no profile of the same kind to compare: %s",
+		                   err[0] ? err : "nothing readable");
+	}
+	reply_json(r, o);
+}

@@ -1,0 +1,356 @@
+/*
+ * events.c - Server-Sent Event streams (text/event-stream): /api/runs/N/events
+ * keeps a run page live, /api/events the catalogue.
+ *
+ * A run stream keeps its own read-only store connection and its own
+ * incremental .hp parser: after each change of the store (live.h) it reads
+ * only the bytes the guest's status block added since the last look and
+ * feeds them on.  The guest flushes its heap profile after every sample
+ * and then rewrites the status block, so the status block's size always
+ * ends on a complete sample; the bytes before it never change.  Events:
+ *
+ *   heap     {"heap":{...}}   the whole chart (profile/report.h's shape):
+ *                             first, and whenever the bands shown changed
+ *   samples  {"from":K, "times":[...], "bands":[{"values":[...],"peak":P}]}
+ *                             samples K.. of the same bands, appended
+ *   run      the run's facts (state, sizes, samples so far, last sample time)
+ *   end      the run ended (complete or crashed); the stream closes
+ *   problem  {"error":"..."}  the store could not be read (it is tried again
+ *                             at the next change; the page says so)
+ *
+ * Each look holds a read transaction only while it reads (never while a
+ * client is slow to take the bytes), so a stalled page cannot hold back
+ * the backend's checkpoints.  A stream looks at most every 20 ms, however
+ * fast the backend commits, and sends a comment every 15 s so a vanished
+ * client is noticed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "../cli/cli_profile.h"
+#include "../profile/heap_chart.h"
+#include "../profile/heap_profile.h"
+#include "../profile/report.h"
+#include "web_internal.h"
+
+#define LOOK_EVERY_MS 20
+#define KEEPALIVE_MS 15000
+
+struct event_stream {
+	struct web *w;
+	int catalogue;
+	/* pending output */
+	char *out;
+	size_t len, off;
+	int ended, started;
+	uint64_t gen;
+	int64_t last_look_us;
+	/* a run stream */
+	int64_t run_id;
+	struct store *s;
+	ino_t ino;
+	struct hp_profile hp;
+	uint64_t fed;
+	int hp_failed;
+	struct hp_chart prev;
+	int have_prev;
+	char last_run_json[512];
+	char last_error[300];
+	/* a catalogue stream */
+	struct store_run_filter f;
+	char *name;
+	char *last_list;
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void append(struct event_stream *e, const char *s, size_t n)
+{
+	char *p = realloc(e->out, e->len + n);
+	if (!p)
+		return; /* the event is lost; the next look sends the state again */
+	e->out = p;
+	memcpy(p + e->len, s, n);
+	e->len += n;
+}
+
+/* Appends "event: NAME\ndata: TEXT\n\n" (TEXT has no newline: compact JSON). */
+static void emit(struct event_stream *e, const char *name, const char *data, size_t dlen)
+{
+	append(e, "event: ", 7);
+	append(e, name, strlen(name));
+	append(e, "\ndata: ", 7);
+	append(e, data, dlen);
+	append(e, "\n\n", 2);
+}
+
+static void emit_json(struct event_stream *e, const char *name, json_t *v)
+{
+	char *s = json_dump_inert(v);
+	if (s)
+		emit(e, name, s, strlen(s));
+	free(s);
+	json_decref(v);
+}
+
+static void emit_problem(struct event_stream *e, const char *msg)
+{
+	if (strcmp(msg, e->last_error) == 0)
+		return; /* said once is enough */
+	snprintf(e->last_error, sizeof(e->last_error), "%s", msg);
+	emit_json(e, "problem", json_pack("{s:o}", "error", json_guest(msg)));
+}
+
+/* ---- a run ---------------------------------------------------------------- */
+
+/* The chart's bands are those already sent, with the samples sent before
+ * unchanged: then only the new samples need to go. */
+static int same_bands(const struct hp_chart *a, const struct hp_chart *b)
+{
+	if (a->nbands != b->nbands)
+		return 0;
+	for (size_t i = 0; i < a->nbands; i++)
+		if (a->bands[i].name != b->bands[i].name || /* the band's own string, or OTHER's */
+		    memcmp(a->bands[i].values, b->bands[i].values, a->nsamples * sizeof(double)) != 0)
+			return 0;
+	return 1;
+}
+
+static void send_heap(struct event_stream *e)
+{
+	struct hp_chart c;
+	struct hp_chart_opts o;
+	hp_chart_defaults(&o);
+	if (hp_chart_make(&e->hp, &o, &c) != 0)
+		return;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f) {
+		hp_chart_free(&c);
+		return;
+	}
+	if (e->have_prev && same_bands(&e->prev, &c)) {
+		size_t from = e->prev.nsamples;
+		fprintf(f, "{\"from\":%zu,\"times\":[", from);
+		for (size_t k = from; k < c.nsamples; k++)
+			fprintf(f, "%s%.6g", k > from ? "," : "", c.times[k]);
+		fputs("],\"bands\":[", f);
+		for (size_t i = 0; i < c.nbands; i++) {
+			fprintf(f, "%s{\"peak\":%llu,\"values\":[", i ? "," : "",
+			        (unsigned long long)c.bands[i].peak);
+			for (size_t k = from; k < c.nsamples; k++)
+				fprintf(f, "%s%.0f", k > from ? "," : "", c.bands[i].values[k]);
+			fputs("]}", f);
+		}
+		fprintf(f, "],\"dropped_trace\":%zu,\"merged_other\":%zu}", c.dropped_trace, c.merged_other);
+		fclose(f);
+		emit(e, "samples", buf, len);
+	} else {
+		fputc('{', f);
+		report_heap_json(f, e->hp.sample_unit, &c);
+		fprintf(f, ",\"dropped_trace\":%zu,\"merged_other\":%zu}", c.dropped_trace, c.merged_other);
+		fclose(f);
+		emit(e, "heap", buf, len);
+	}
+	free(buf);
+	if (e->have_prev)
+		hp_chart_free(&e->prev);
+	e->prev = c;
+	e->have_prev = 1;
+}
+
+/* (Re)opens the store when there is none or the file was replaced. */
+static int run_store(struct event_stream *e)
+{
+	struct stat st;
+	if (e->s && stat(e->w->db, &st) == 0 && st.st_ino == e->ino)
+		return 0;
+	if (e->s) {
+		store_close(e->s);
+		e->s = NULL;
+	}
+	char err[256];
+	if (store_open(&e->s, e->w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) != 0) {
+		e->s = NULL;
+		emit_problem(e, err);
+		return -1;
+	}
+	e->ino = stat(e->w->db, &st) == 0 ? st.st_ino : 0;
+	return 0;
+}
+
+static void look_run(struct event_stream *e)
+{
+	struct store_run run;
+	if (run_store(e) != 0)
+		return;
+	int rc = store_read_begin(e->s);
+	if (rc == 0)
+		rc = store_get_run(e->s, e->run_id, &run);
+	if (rc != 0) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "%s", store_errmsg(e->s));
+		if (rc != STORE_EBUSY)
+			store_read_end(e->s);
+		if (rc == STORE_ENOTFOUND) {
+			emit_problem(e, "the run is no longer in the store");
+			e->ended = 1;
+		} else {
+			emit_problem(e, msg);
+			store_close(e->s); /* a fresh connection next time */
+			e->s = NULL;
+		}
+		return;
+	}
+	char err[400];
+	if (!e->hp_failed && cli_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
+		e->hp_failed = e->hp.failed; /* a store error is tried again */
+		emit_problem(e, err);
+	}
+	store_read_end(e->s);
+	if (!e->hp_failed)
+		e->last_error[0] = '\0';
+	if (e->hp.nsamples > (e->have_prev ? e->prev.nsamples : 0))
+		send_heap(e);
+	json_t *o = api_run_object(&run, store_now_us());
+	json_object_set_new(o, "samples", json_integer((json_int_t)e->hp.nsamples));
+	json_object_set_new(o, "last_sample_time",
+	                    e->hp.nsamples ? json_real(e->hp.times[e->hp.nsamples - 1]) : json_null());
+	json_object_del(o, "duration_us"); /* it changes every time; the page counts it */
+	char *s = json_dump_inert(o);
+	if (s && strcmp(s, e->last_run_json) != 0) {
+		snprintf(e->last_run_json, sizeof(e->last_run_json), "%s", s);
+		emit(e, "run", s, strlen(s));
+	}
+	free(s);
+	if (run.state != STORE_RUN_RUNNING) {
+		emit_json(e, "end", json_pack("{s:s}", "state", store_run_state_name(run.state)));
+		e->ended = 1;
+	}
+	json_decref(o);
+}
+
+struct event_stream *events_run(struct web *w, int64_t id)
+{
+	struct event_stream *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->w = w;
+	e->run_id = id;
+	hp_init(&e->hp);
+	return e;
+}
+
+/* ---- the catalogue ---------------------------------------------------------- */
+
+static void look_catalogue(struct event_stream *e)
+{
+	char err[300];
+	json_t *a = api_run_list(e->w, &e->f, err, sizeof(err));
+	if (!a)
+		return emit_problem(e, err);
+	e->last_error[0] = '\0';
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v)
+		json_object_del(v, "duration_us"); /* it changes every time; the page counts it */
+	json_t *doc = json_pack("{s:o}", "runs", a);
+	char *s = json_dump_inert(doc);
+	json_decref(doc);
+	if (s && (!e->last_list || strcmp(s, e->last_list) != 0)) {
+		emit(e, "runs", s, strlen(s));
+		free(e->last_list);
+		e->last_list = s;
+	} else {
+		free(s);
+	}
+}
+
+struct event_stream *events_catalogue(struct web *w, const struct store_run_filter *f,
+                                      const char *name)
+{
+	struct event_stream *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->w = w;
+	e->catalogue = 1;
+	e->f = *f;
+	if (name && !(e->name = strdup(name))) {
+		free(e);
+		return NULL;
+	}
+	e->f.name_glob = e->name;
+	return e;
+}
+
+/* ---- the stream ---------------------------------------------------------------- */
+
+long events_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct event_stream *e = cls;
+	(void)pos;
+	while (e->off == e->len) {
+		e->off = e->len = 0;
+		if (e->ended || store_watch_stopping(e->w->live))
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (!e->started) {
+			e->started = 1;
+			e->gen = store_watch_generation(e->w->live);
+			emit(e, "hello", "{}", 2);
+		} else {
+			int64_t wait = LOOK_EVERY_MS * 1000 - (now_us() - e->last_look_us);
+			if (wait > 0)
+				usleep((useconds_t)wait);
+			uint64_t g = store_watch_wait(e->w->live, e->gen, KEEPALIVE_MS);
+			if (store_watch_stopping(e->w->live))
+				return MHD_CONTENT_READER_END_OF_STREAM;
+			if (g == e->gen) {
+				if (e->catalogue || !e->s) /* and a run stream after an error: try again */
+					goto look;
+				append(e, ": still here\n\n", 14);
+				continue;
+			}
+			e->gen = g;
+		}
+look:
+		e->last_look_us = now_us();
+		if (e->catalogue)
+			look_catalogue(e);
+		else
+			look_run(e);
+	}
+	size_t n = e->len - e->off < max ? e->len - e->off : max;
+	memcpy(buf, e->out + e->off, n);
+	e->off += n;
+	return (long)n;
+}
+
+void events_free(void *cls)
+{
+	struct event_stream *e = cls;
+	if (!e)
+		return;
+	if (e->s)
+		store_close(e->s);
+	hp_free(&e->hp);
+	if (e->have_prev)
+		hp_chart_free(&e->prev);
+	free(e->out);
+	free(e->name);
+	free(e->last_list);
+	free(e);
+}

@@ -1,0 +1,62 @@
+// live.js - what makes a run page of profdb serve live: it follows the
+// run's event stream (/api/runs/N/events) and hands new heap samples to the
+// report's chart (profsvcReport.appendSamples, or setHeap when the bands
+// shown changed), keeps the facts table current, and when the run ends
+// reloads the page once, which then has the run's final report (the cost
+// centres appear: GHC writes the .prof at exit).  Guest text only ever
+// reaches the page as textContent.
+(function () {
+  'use strict';
+  var live = document.getElementById('live');
+  if (!live) return;
+  var url = live.getAttribute('data-events');
+  function fact(label, value) {
+    document.querySelectorAll('#facts table.facts tr').forEach(function (tr) {
+      if (tr.cells.length === 2 && tr.cells[0].textContent === label) tr.cells[1].textContent = value;
+    });
+  }
+  function say(text, cls) {
+    live.textContent = text;
+    live.className = 'live ' + (cls || '');
+  }
+  function note(samples, bands, d) {
+    var p = document.getElementById('heap-note');
+    if (p) p.textContent = samples + ' samples so far; ' + bands + ' bands shown (hp2ps\'s rules: ' +
+      d.dropped_trace + ' trace bands dropped, ' + d.merged_other + ' summed into OTHER). ' +
+      'Click a band in the key to hide it.';
+  }
+  var es = new EventSource(url);
+  es.addEventListener('heap', function (ev) {
+    var d = JSON.parse(ev.data);
+    profsvcReport.setHeap(d.heap);
+    note(d.heap.times.length, d.heap.bands.length, d);
+  });
+  es.addEventListener('samples', function (ev) {
+    var d = JSON.parse(ev.data);
+    if (!profsvcReport.appendSamples(d)) { es.close(); location.reload(); return; }
+    note(d.from + d.times.length, d.bands.length, d);
+  });
+  es.addEventListener('run', function (ev) {
+    var r = JSON.parse(ev.data);
+    fact('state', r.state);
+    fact('.prof bytes', r.prof_bytes === null ? '-' : String(r.prof_bytes));
+    fact('.hp bytes', r.hp_bytes === null ? '-' : String(r.hp_bytes));
+    if (r.state === 'running')
+      say('live: ' + r.samples + ' samples' +
+          (r.last_sample_time !== null ? ', the last at ' + r.last_sample_time.toFixed(2) + ' s' : ''), 'on');
+  });
+  es.addEventListener('problem', function (ev) {
+    say('the store cannot be read: ' + JSON.parse(ev.data).error + ' (trying again)', 'bad');
+  });
+  es.onerror = function () {
+    if (es.readyState !== EventSource.CLOSED) say('live: reconnecting to the server', 'bad');
+  };
+  es.addEventListener('end', function (ev) {
+    es.close();
+    var st = JSON.parse(ev.data).state;
+    fact('state', st);
+    say('the run ended: ' + st + '; loading its final report', 'off');
+    document.body.setAttribute('data-ended', st);
+    setTimeout(function () { location.reload(); }, 500);
+  });
+})();

@@ -1,0 +1,282 @@
+/*
+ * pages.c - profdb serve's HTML pages and downloads: the run catalogue
+ * (/), a run's live report (/runs/N), two runs compared (/compare), and a
+ * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html).
+ * Pages are rendered here whole, guest text escaped by profile/markup.h;
+ * the scripts (catalogue.js, live.js and the report's own) only add to
+ * them and put guest text in as textContent.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/cli_profile.h"
+#include "../cli/cli_util.h"
+#include "../cli/run_report.h"
+#include "../profile/flame.h"
+#include "../profile/markup.h"
+#include "../profile/speedscope.h"
+#include "web_assets.h"
+#include "web_internal.h"
+
+static void page_head(FILE *f, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>", f);
+	markup_text_cut(f, title, 120);
+	fprintf(f, " \xe2\x80\x94 profsvc</title>\n<style>\n%s</style></head>\n<body>\n"
+	           "<header><h1><a href=\"/\">profsvc</a> \xc2\xb7 ", web_css);
+	markup_text(f, title);
+	fputs("</h1></header>\n<main>\n", f);
+}
+
+/* ---- / ---------------------------------------------------------------------- */
+
+static void filter_form(FILE *f, arg_fn arg, void *req)
+{
+	static const char *const states[] = {"", "running", "complete", "crashed"};
+	const char *name = arg(req, "name"), *state = arg(req, "state"), *since = arg(req, "since");
+	fputs("<form class=\"filter\" method=\"get\" action=\"/\">name <input name=\"name\" "
+	      "placeholder=\"glob, e.g. halvm-*\" value=\"", f);
+	markup_text(f, name ? name : "");
+	fputs("\"> state <select name=\"state\">", f);
+	for (size_t i = 0; i < 4; i++)
+		fprintf(f, "<option value=\"%s\"%s>%s</option>", states[i],
+		        state && strcmp(state, states[i]) == 0 ? " selected" : "", i ? states[i] : "any");
+	fputs("</select> since <input name=\"since\" placeholder=\"2h, 7d, 2026-11-21\" value=\"", f);
+	markup_text(f, since ? since : "");
+	fputs("\"> <button>filter</button></form>\n", f);
+}
+
+static int row(void *ctx, const struct store_run *r)
+{
+	FILE *f = ctx;
+	char t[32], d[32];
+	cli_format_time(r->started_us, t, sizeof(t));
+	cli_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
+	const char *st = store_run_state_name(r->state);
+	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td><a href=\"/runs/%lld\">%lld</a></td>"
+	           "<td class=\"name\">", (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id);
+	markup_text(f, r->name);
+	fprintf(f, "</td><td class=\"state\"><span class=\"badge %s\">%s</span></td><td>%s</td>"
+	           "<td class=\"num\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
+	if (r->prof_bytes >= 0)
+		fprintf(f, "<td class=\"num prof\">%lld</td>", (long long)r->prof_bytes);
+	else
+		fputs("<td class=\"num prof\">-</td>", f);
+	if (r->hp_bytes >= 0)
+		fprintf(f, "<td class=\"num hp\">%lld</td><td></td></tr>\n", (long long)r->hp_bytes);
+	else
+		fputs("<td class=\"num hp\">-</td><td></td></tr>\n", f);
+	return 0;
+}
+
+void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
+{
+	struct store_run_filter flt;
+	char err[300];
+	struct store *s;
+	if (api_filter(arg, req, &flt, err, sizeof(err)) != 0)
+		return reply_error(r, 400, 0, "%s", err);
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) != 0)
+		return reply_error(r, 503, 0, "%s", err);
+	if (reply_open(r, 200, "text/html; charset=utf-8") != 0) {
+		store_close(s);
+		return;
+	}
+	page_head(r->f, "runs");
+	filter_form(r->f, arg, req);
+	fputs("<p><span id=\"count\"></span> <span id=\"status\" class=\"note\"></span></p>\n"
+	      "<table id=\"runs\" class=\"runs\"><thead><tr><th>run</th><th>guest</th><th>state</th>"
+	      "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
+	      "<th>compare</th></tr></thead><tbody>\n", r->f);
+	int rc = store_list_runs(s, &flt, row, r->f);
+	fputs("</tbody></table>\n", r->f);
+	if (rc < 0) {
+		fputs("<p class=\"error\">", r->f);
+		markup_text(r->f, store_errmsg(s));
+		fputs("</p>\n", r->f);
+	}
+	store_close(s);
+	fprintf(r->f, "</main>\n<script>\n%s</script>\n</body></html>\n", web_catalogue_js);
+	reply_close(r);
+}
+
+/* ---- /runs/N and /compare -------------------------------------------------- */
+
+/* Links to earlier runs of the same guest, to compare with (at most 8). */
+struct earlier {
+	const char *name;
+	int64_t id;
+	char labels[8][96], hrefs[8][64];
+	size_t n;
+};
+
+static int earlier_cb(void *ctx, const struct store_run *run)
+{
+	struct earlier *e = ctx;
+	if (run->run_id >= e->id || strcmp(run->name, e->name) != 0 || e->n >= 8)
+		return 0;
+	char t[32];
+	cli_format_time(run->started_us, t, sizeof(t));
+	snprintf(e->labels[e->n], sizeof(e->labels[e->n]), "against run %lld (%s, %s)",
+	         (long long)run->run_id, t, store_run_state_name(run->state));
+	snprintf(e->hrefs[e->n], sizeof(e->hrefs[e->n]), "/compare?a=%lld&b=%lld",
+	         (long long)run->run_id, (long long)e->id);
+	e->n++;
+	return 0;
+}
+
+static void find_earlier(struct web *w, struct earlier *e)
+{
+	struct store *s;
+	char err[256];
+	struct store_run_filter f = {.state = -1, .limit = 2000};
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) == 0) {
+		store_list_runs(s, &f, earlier_cb, e);
+		store_close(s);
+	}
+}
+
+static void render_report(struct web *w, int64_t id, const char *against, int live, struct reply *r)
+{
+	struct run_report rr;
+	struct report_input in;
+	char err[1000], links[12][96];
+	const char *lv[2 * 16];
+	size_t nl = 0;
+	char idbuf[32];
+
+	if (against && web_run_id(against, strlen(against)) < 0)
+		return reply_error(r, 400, 0, "a= must be a run id");
+	cli_capture_errors(err, sizeof(err));
+	int bad = run_report_load(&rr, w->db, id, against, live);
+	cli_capture_errors(NULL, 0);
+	if (bad) {
+		run_report_free(&rr);
+		return reply_error(r, strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0, "%s", err);
+	}
+	run_report_input(&rr, &in);
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	static const char *const files[][2] = {
+		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
+		{"folded stacks", "folded"}, {"report.html", "report.html"},
+	};
+	for (size_t i = 0; i < 5; i++) {
+		if ((i == 0 || i == 2 || i == 3) && !rr.have_tp)
+			continue;
+		if (i == 1 && !rr.have_hp && rr.run.hp_bytes < 0)
+			continue;
+		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/%s", idbuf, files[i][1]);
+		lv[2 * nl] = files[i][0];
+		lv[2 * nl + 1] = links[nl];
+		nl++;
+	}
+	struct earlier e = {rr.run.name, id, {{0}}, {{0}}, 0};
+	find_earlier(w, &e);
+	for (size_t i = 0; i < e.n; i++, nl++) {
+		lv[2 * nl] = e.labels[i];
+		lv[2 * nl + 1] = e.hrefs[i];
+	}
+	in.links = lv;
+	in.nlinks = nl;
+	char events[64];
+	if (live && rr.run.state == STORE_RUN_RUNNING) {
+		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
+		in.live_events = events;
+		in.page_script = web_live_js;
+	}
+	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
+		if (report_write(r->f, &in) != 0) {
+			reply_close(r);
+			run_report_free(&rr);
+			return reply_error(r, 500, 0, "the report could not be rendered (out of memory)");
+		}
+		reply_close(r);
+	}
+	run_report_free(&rr);
+}
+
+void page_run(struct web *w, int64_t id, struct reply *r)
+{
+	render_report(w, id, NULL, 1, r);
+}
+
+void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
+{
+	const char *a = arg(req, "a"), *b = arg(req, "b");
+	int64_t bid = b ? web_run_id(b, strlen(b)) : -1;
+	if (bid < 0 || !a)
+		return reply_error(r, 400, 0, "give two runs: /compare?a=EARLIER&b=LATER (run ids)");
+	render_report(w, bid, a, 0, r);
+}
+
+/* ---- downloads --------------------------------------------------------------- */
+
+struct sink_ctx {
+	FILE *f;
+};
+
+static int to_file(void *ctx, const void *data, size_t len)
+{
+	return fwrite(data, 1, len, ((struct sink_ctx *)ctx)->f) != len;
+}
+
+void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
+{
+	char idbuf[32], err[1000];
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
+	if (strcmp(what, "report.html") == 0) {
+		render_report(w, id, NULL, 0, r);
+		if (r->status == 200)
+			snprintf(r->disposition, sizeof(r->disposition),
+			         "attachment; filename=\"report-%s.html\"", idbuf);
+		return;
+	}
+	if (is_prof || is_hp) {
+		struct cli_profile_read rd;
+		if (reply_open(r, 200, "application/octet-stream") != 0)
+			return;
+		struct sink_ctx sc = {r->f};
+		cli_capture_errors(err, sizeof(err));
+		int bad = cli_profile_read(w->db, idbuf, what, to_file, &sc, &rd);
+		cli_capture_errors(NULL, 0);
+		reply_close(r);
+		if (bad)
+			return reply_error(r, 404, 0, "%s", err);
+		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
+		         idbuf, what);
+		if (rd.salvaged) {
+			snprintf(r->note_buf, sizeof(r->note_buf), "salvaged: %s", rd.note);
+			r->note = r->note_buf;
+		}
+		return;
+	}
+	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
+	if (!ss && !folded)
+		return reply_error(r, 404, 0, "no such file of a run: %s (there are prof, hp, "
+		                              "speedscope.json, folded and report.html)", what);
+	struct time_profile tp;
+	struct cli_profile_read rd;
+	cli_capture_errors(err, sizeof(err));
+	int bad = cli_read_time_profile(w->db, idbuf, &tp, &rd);
+	cli_capture_errors(NULL, 0);
+	if (bad) {
+		tp_free(&tp);
+		return reply_error(r, 404, 0, "%s", err);
+	}
+	char caption[400];
+	cli_profile_caption(&rd.run, caption, sizeof(caption));
+	if (reply_open(r, 200, ss ? "application/json" : "text/plain; charset=utf-8") == 0) {
+		int rc = ss ? speedscope_write(r->f, &tp, caption) : flame_folded(r->f, &tp, FLAME_TIME);
+		reply_close(r);
+		if (rc != 0)
+			reply_error(r, 500, 0, "could not render (out of memory)");
+		else
+			snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
+			         idbuf, ss ? "speedscope.json" : "folded.txt");
+	}
+	tp_free(&tp);
+}

@@ -1,0 +1,404 @@
+/*
+ * server.c - profdb serve's HTTP server (web.h): libmicrohttpd, one thread
+ * per connection, routing, limits and the headers every reply carries.
+ *
+ * Why libmicrohttpd: it is the HTTP server library Debian packages for C
+ * (libmicrohttpd-dev), small, maintained by GNU, with the limits a server
+ * facing untrusted clients needs built in (connections in all and per
+ * address, request memory, idle timeouts), and a thread per connection
+ * suits Server-Sent Events: a stream blocks in its own thread while it
+ * waits for the store to change, and a slow or stalled client holds up
+ * nobody else.
+ *
+ * What is refused: anything but GET and HEAD (405), requests bigger than
+ * 32 KiB of headers (libmicrohttpd answers 431), a path that is not one of
+ * the routes below (404; no path ever reaches the filesystem), arguments
+ * that do not parse (400).  The store is opened read-only for each request
+ * (and once per event stream), so a replaced, locked or damaged store
+ * gives an error page and the next request tries again.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "../cli/cli_util.h"
+#include "../profile/markup.h"
+#include "web.h"
+#include "web_assets.h"
+#include "web_internal.h"
+
+#define MAX_CONNECTIONS 128
+#define MAX_PER_ADDRESS 48
+#define REQUEST_MEMORY (32 * 1024)
+#define IDLE_TIMEOUT_S 30
+
+static const char page_csp[] = "default-src 'none'; style-src 'unsafe-inline'; script-src "
+                               "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri "
+                               "'none'; form-action 'self'; frame-ancestors 'none'";
+
+/* ---- replies ------------------------------------------------------------------ */
+
+int reply_open(struct reply *r, int status, const char *type)
+{
+	free(r->body);
+	r->body = NULL;
+	r->len = 0;
+	r->status = status;
+	r->type = type;
+	r->f = open_memstream(&r->body, &r->len);
+	if (!r->f) {
+		r->status = 500;
+		return -1;
+	}
+	return 0;
+}
+
+int reply_close(struct reply *r)
+{
+	if (!r->f)
+		return -1;
+	int bad = ferror(r->f);
+	bad |= fclose(r->f) != 0;
+	r->f = NULL;
+	if (bad) {
+		free(r->body);
+		r->body = NULL;
+		r->len = 0;
+		r->status = 500;
+		r->type = "text/plain; charset=utf-8";
+		return -1;
+	}
+	return 0;
+}
+
+void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
+{
+	char msg[1200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->f)
+		reply_close(r);
+	r->disposition[0] = '\0';
+	r->note = NULL;
+	if (json) {
+		reply_json(r, json_pack("{s:o, s:i}", "error", json_guest(msg), "status", status));
+		r->status = status;
+		return;
+	}
+	if (reply_open(r, status, "text/html; charset=utf-8") != 0)
+		return;
+	fprintf(r->f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>%d "
+	              "\xe2\x80\x94 profsvc</title>\n<style>\n%s</style></head>\n<body>\n<header><h1>"
+	              "<a href=\"/\">profsvc</a> \xc2\xb7 error %d</h1></header>\n<main>\n"
+	              "<p class=\"error\" id=\"error\">",
+	        status, web_css, status);
+	markup_text(r->f, msg);
+	fputs("</p>\n<p><a href=\"/\">the run catalogue</a></p>\n</main></body></html>\n", r->f);
+	reply_close(r);
+}
+
+void reply_json(struct reply *r, json_t *v)
+{
+	if (r->f)
+		reply_close(r);
+	free(r->body);
+	r->body = json_dump_inert(v);
+	json_decref(v);
+	r->len = r->body ? strlen(r->body) : 0;
+	r->type = "application/json";
+	if (!r->body) {
+		r->status = 500;
+		r->type = "text/plain; charset=utf-8";
+	} else if (!r->status) {
+		r->status = 200;
+	}
+}
+
+char *json_dump_inert(const json_t *v)
+{
+	char *s = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	size_t n = 0, len = s ? strlen(s) : 0;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '<' || s[i] == '>' || s[i] == '&';
+	if (!n)
+		return s;
+	char *o = malloc(len + 5 * n + 1), *p = o;
+	if (!o) {
+		free(s);
+		return NULL;
+	}
+	/* these three only ever occur inside strings in JSON */
+	for (size_t i = 0; i < len; i++)
+		p += s[i] == '<' ? sprintf(p, "\\u003c") : s[i] == '>' ? sprintf(p, "\\u003e")
+		   : s[i] == '&' ? sprintf(p, "\\u0026") : (*p = s[i], 1);
+	*p = '\0';
+	free(s);
+	return o;
+}
+
+int64_t web_run_id(const char *s, size_t len)
+{
+	int64_t v = 0;
+	if (len == 0 || len > 18 || s[0] == '0')
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* ---- routing ------------------------------------------------------------------------ */
+
+static const char *conn_arg(void *req, const char *key)
+{
+	return MHD_lookup_connection_value(req, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static void common_headers(struct MHD_Response *resp)
+{
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	MHD_add_response_header(resp, "Content-Security-Policy", page_csp);
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, const char *url)
+{
+	if (r->f)
+		reply_close(r);
+	if (r->status >= 500)
+		fprintf(stderr, "%s: %s: %d\n", cli_prog, url, r->status);
+	struct MHD_Response *resp =
+		MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		free(r->body);
+		return MHD_NO;
+	}
+	r->body = NULL;
+	common_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", r->type ? r->type : "text/plain; charset=utf-8");
+	if (r->disposition[0])
+		MHD_add_response_header(resp, "Content-Disposition", r->disposition);
+	if (r->note)
+		MHD_add_response_header(resp, "X-Profsvc-Note", r->note);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream *e)
+{
+	if (!e)
+		return MHD_NO;
+	struct MHD_Response *resp =
+		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, (MHD_ContentReaderCallback)events_read, e, events_free);
+	if (!resp) {
+		events_free(e);
+		return MHD_NO;
+	}
+	common_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream; charset=utf-8");
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* "/runs/12/hp" -> 12 and "hp"; "/runs/12" -> 12 and "". */
+static int64_t split_run(const char *path, const char **rest)
+{
+	size_t n = strcspn(path, "/");
+	int64_t id = web_run_id(path, n);
+	*rest = path[n] == '/' ? path + n + 1 : path + n;
+	return id;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                              const char *version, const char *upload, size_t *upload_size, void **state)
+{
+	struct web *w = cls;
+	struct reply r = {0};
+	(void)version;
+	(void)upload;
+	(void)state;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		*upload_size = 0;
+		reply_error(&r, 405, strncmp(url, "/api/", 5) == 0, "only GET and HEAD are served here");
+		return send_reply(c, &r, url);
+	}
+	const char *rest;
+	if (strcmp(url, "/") == 0) {
+		page_catalogue(w, conn_arg, c, &r);
+	} else if (strncmp(url, "/runs/", 6) == 0) {
+		int64_t id = split_run(url + 6, &rest);
+		if (id < 0)
+			reply_error(&r, 404, 0, "no such page: runs are /runs/N, N a run id");
+		else if (!*rest)
+			page_run(w, id, &r);
+		else
+			page_download(w, id, rest, &r);
+	} else if (strcmp(url, "/compare") == 0) {
+		page_compare(w, conn_arg, c, &r);
+	} else if (strcmp(url, "/api/runs") == 0) {
+		api_runs(w, conn_arg, c, &r);
+	} else if (strncmp(url, "/api/runs/", 10) == 0) {
+		int64_t id = split_run(url + 10, &rest);
+		if (id < 0)
+			reply_error(&r, 404, 1, "no such API path: /api/runs/N, N a run id");
+		else if (!*rest)
+			api_run(w, id, &r);
+		else if (strcmp(rest, "heap") == 0)
+			api_heap(w, id, conn_arg, c, &r);
+		else if (strcmp(rest, "tree") == 0)
+			api_tree(w, id, &r);
+		else if (strcmp(rest, "events") == 0)
+			return send_stream(c, events_run(w, id));
+		else
+			reply_error(&r, 404, 1, "no such API path (a run has heap, tree and events)");
+	} else if (strcmp(url, "/api/diff") == 0) {
+		api_diff(w, conn_arg, c, &r);
+	} else if (strcmp(url, "/api/events") == 0) {
+		struct store_run_filter f;
+		char err[300];
+		if (api_filter(conn_arg, c, &f, err, sizeof(err)) != 0)
+			reply_error(&r, 400, 1, "%s", err);
+		else
+			return send_stream(c, events_catalogue(w, &f, f.name_glob));
+	} else {
+		reply_error(&r, 404, strncmp(url, "/api/", 5) == 0, "no such page");
+	}
+	return send_reply(c, &r, url);
+}
+
+/* ---- the daemon --------------------------------------------------------------------- */
+
+/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback). */
+static int parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback)
+{
+	const char *colon = strrchr(s, ':');
+	char host[64];
+	uint64_t port;
+	if (!colon || cli_parse_u64(colon + 1, &port) != 0 || port > 65535)
+		return -1;
+	size_t hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -1;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		*v6 = 1;
+		*loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+		return 0;
+	}
+	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	if (!*host)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		return -1;
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	*v6 = 0;
+	*loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	return 0;
+}
+
+static void open_browser(const char *url)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execlp("xdg-open", "xdg-open", url, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		cli_warn("--open: cannot start xdg-open; open %s yourself", url);
+}
+
+int web_serve(const struct web_opts *o)
+{
+	struct sockaddr_storage ss;
+	int v6 = 0, loopback = 1;
+	const char *listen = o->listen ? o->listen : "127.0.0.1:8080";
+	if (parse_listen(listen, &ss, &v6, &loopback) != 0) {
+		cli_err("--listen: '%s' is not ADDR:PORT (127.0.0.1:8080, [::1]:8080, :8080)", listen);
+		return EXIT_USAGE;
+	}
+	struct stat st;
+	if (stat(o->db, &st) != 0)
+		cli_warn("no store at %s yet: pages say so until profile-backend creates it", o->db);
+	if (!loopback)
+		cli_warn("listening on %s, not loopback: anyone who can reach it can read every run in "
+		         "the store (there is no authentication)", listen);
+
+	/* signals are taken by sigwait below, in this thread only */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct web w = {o->db, store_watch_start(o->db)};
+	if (!w.live) {
+		cli_err("cannot watch %s for changes: %s", o->db, strerror(errno));
+		return 1;
+	}
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | (v6 ? MHD_USE_IPv6 : 0),
+		0, NULL, NULL, handle, &w,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_ADDRESS,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
+		MHD_OPTION_END);
+	if (!d) {
+		cli_err("cannot listen on %s: %s (is another server there? try --listen 127.0.0.1:PORT)",
+		        listen, strerror(errno));
+		store_watch_stop(w.live);
+		store_watch_free(w.live);
+		return 1;
+	}
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char host[64], url[128];
+	if (v6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
+	snprintf(url, sizeof(url), v6 ? "http://[%s]:%u/" : "http://%s:%u/", host,
+	         info ? (unsigned)info->port : 0);
+	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", cli_prog, o->db, url);
+	if (o->open_browser)
+		open_browser(url);
+	int sig;
+	sigwait(&sigs, &sig);
+	fprintf(stderr, "%s: stopping (%s)\n", cli_prog, sig == SIGINT ? "SIGINT" : "SIGTERM");
+	store_watch_stop(w.live); /* event streams see it and end */
+	MHD_stop_daemon(d);
+	store_watch_free(w.live);
+	return 0;
+}

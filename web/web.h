@@ -1,0 +1,17 @@
+/*
+ * web.h - profdb serve: a read-only web view of the store (pages, a JSON
+ * API, live event streams), on libmicrohttpd.  See README "profdb serve".
+ */
+#ifndef PROFSVC_WEB_H
+#define PROFSVC_WEB_H
+
+struct web_opts {
+	const char *db;        /* the store, opened read-only per request */
+	const char *listen;    /* "127.0.0.1:8080", "[::1]:8080", ":8080" */
+	int open_browser;      /* xdg-open the catalogue once listening */
+};
+
+/* Serves until SIGINT or SIGTERM.  The exit status: 0, or 1 (reported). */
+int web_serve(const struct web_opts *o);
+
+#endif

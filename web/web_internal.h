@@ -1,0 +1,85 @@
+/*
+ * web_internal.h - what the server's parts share: a reply being built
+ * (status, type, body in memory), the request's query arguments, and the
+ * entry points of pages.c, api.c and events.c that server.c routes to.
+ */
+#ifndef PROFSVC_WEB_INTERNAL_H
+#define PROFSVC_WEB_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "../store/store.h"
+#include "../store/store_watch.h"
+
+struct web {
+	const char *db;
+	struct store_watch *live;
+};
+
+/* One response, rendered whole into memory before it is sent (a render
+ * that fails half-way sends an error page, not half a page). */
+struct reply {
+	int status;
+	const char *type;         /* Content-Type */
+	char disposition[160];    /* Content-Disposition, or "" */
+	char *body;
+	size_t len;
+	FILE *f;                  /* open on body while rendering */
+	const char *note;         /* X-Profsvc-Note, e.g. what salvage did */
+	char note_buf[320];
+};
+
+/* A request's query argument, or NULL. */
+typedef const char *(*arg_fn)(void *req, const char *key);
+
+int reply_open(struct reply *r, int status, const char *type);
+/* Closes the stream; -1 when rendering ran out of memory. */
+int reply_close(struct reply *r);
+/* An HTML error page (or a JSON {"error":...} when json) with the message. */
+void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Compact JSON with < > & as \u escapes: inert even if someone puts it
+ * inside HTML.  Malloc'd; NULL when out of memory. */
+char *json_dump_inert(const json_t *v);
+/* A jansson value as the reply (stolen). */
+void reply_json(struct reply *r, json_t *v);
+
+/* "12" -> 12; -1 unless a run id (decimal, 1..2^62). */
+int64_t web_run_id(const char *s, size_t len);
+/* A guest string as JSON text, escapes visible (util/safe_text.h). */
+json_t *json_guest(const char *s);
+json_t *api_run_object(const struct store_run *r, int64_t now_us);
+
+/* pages.c */
+void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r);
+void page_run(struct web *w, int64_t id, struct reply *r);
+void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r);
+/* GET /runs/N/<what>: prof, hp, speedscope.json, folded, report.html */
+void page_download(struct web *w, int64_t id, const char *what, struct reply *r);
+
+/* api.c */
+void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r);
+void api_run(struct web *w, int64_t id, struct reply *r);
+void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
+void api_tree(struct web *w, int64_t id, struct reply *r);
+void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r);
+/* The catalogue filter from ?name=&state=&since=&limit=; 0, or -1 with
+ * the reason in err. */
+struct store_run_filter;
+int api_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len);
+/* The runs the filter selects, as a JSON array (NULL with reason). */
+json_t *api_run_list(struct web *w, const struct store_run_filter *f, char *err, size_t len);
+
+/* events.c: Server-Sent Event streams, one thread per connection. */
+struct event_stream;
+struct event_stream *events_run(struct web *w, int64_t id);
+struct event_stream *events_catalogue(struct web *w, const struct store_run_filter *f,
+                                      const char *name);
+/* libmicrohttpd's content reader: blocks until there is something to send. */
+long events_read(void *cls, uint64_t pos, char *buf, size_t max);
+void events_free(void *cls);
+
+#endif
