@@ -141,8 +141,12 @@ int cmd_watch(const char *db, int argc, char **argv)
 		return EXIT_USAGE;
 	struct store *s;
 	int64_t id;
-	if (cli_open_store(&s, db, STORE_READ) != 0)
+	char why[512];
+	if (store_open(&s, db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, why,
+	               sizeof(why)) != 0) {
+		cli_err("%s", why);
 		return 1;
+	}
 	if (cli_resolve_run(s, argv[optind], &id) != 0) {
 		store_close(s);
 		return 1;

@@ -257,6 +257,9 @@
       D.heap = h;
       drawHeap();
     },
+    lastTime: function () {
+      return D.heap && D.heap.times.length ? D.heap.times[D.heap.times.length - 1] : null;
+    },
     appendSamples: function (d) {
       var hp = D.heap;
       if (!hp || d.from !== hp.times.length || d.bands.length !== hp.bands.length) return false;

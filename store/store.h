@@ -87,6 +87,11 @@ struct store_open_opts {
 	 * (store_write_many; see store_slots.c).  The backend sets it; without
 	 * it (imports) everything stays in the one database file. */
 	int bulk_file;
+	/* Readers: a connection kept open while the store grows (profdb
+	 * serve's event streams): no mmap, since SQLite maps the grown file
+	 * again in every read transaction (munmap and TLB shootdowns took a
+	 * fifth of the server's CPU with 64 guests writing). */
+	int follows_growth;
 };
 
 /* Opens (and for writers creates and migrates) the store at path.  On
@@ -130,6 +135,14 @@ int store_latest_run(struct store *s, int64_t *run_id);
 /* Runs still marked running (for a restarted backend to reconcile). */
 int store_list_running(struct store *s, int64_t **ids, size_t *n);
 
+/* Every running run, in run order, with a stamp that moves whenever one
+ * of its devices' status blocks is rewritten (the guest flushed): one
+ * query for a reader that follows many runs (profdb serve). */
+struct store_activity {
+	int64_t run_id;
+	int64_t stamp;
+};
+int store_running_activity(struct store *s, struct store_activity **out, size_t *n);
 struct store_run_filter {
 	int state;              /* -1: any, else enum store_run_state */
 	const char *name_glob;  /* NULL: any (SQLite GLOB syntax) */

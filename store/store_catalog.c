@@ -607,24 +607,59 @@ int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void
 int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
                       struct store_device_info *out)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_FIND);
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT " DEVICE_COLUMNS " FROM devices WHERE run_id = ?1 AND "
-	                       "(vdev = ?2 OR role = ?2) ORDER BY vdev = ?2 DESC, device_id LIMIT 1",
-	                       -1, &st, NULL) != SQLITE_OK)
-		return store_sqlite_fail(s, "finding a device");
+	if (!st)
+		return STORE_EIO;
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, vdev_or_role, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		load_device(st, out);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc == SQLITE_DONE)
 		return store_fail(s, STORE_ENOTFOUND, "run %lld has no device %s", (long long)run_id,
 		                  vdev_or_role);
 	if (rc != SQLITE_ROW)
 		return store_sqlite_fail(s, "finding a device");
+	return 0;
+}
+
+int store_running_activity(struct store *s, struct store_activity **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	/* The partial index runs_running keeps this to the live runs' rows. */
+	if (!(st = store_stmt(s, ST_RUNNING_ACTIVITY)))
+		return STORE_EIO;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			struct store_activity *grown = realloc(*out, cap * sizeof(**out));
+			if (!grown) {
+				sqlite3_reset(st);
+				free(*out);
+				*out = NULL;
+				*n = 0;
+				return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
+			}
+			*out = grown;
+		}
+		(*out)[*n].run_id = sqlite3_column_int64(st, 0);
+		(*out)[*n].stamp = sqlite3_column_int64(st, 1);
+		(*n)++;
+	}
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return store_sqlite_fail(s, "listing running runs");
+	}
 	return 0;
 }

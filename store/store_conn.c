@@ -109,6 +109,18 @@ static const char *const stmt_sql[ST__COUNT] = {
 		"write_bytes, read_requests, read_bytes, flush_requests, discard_requests, errors, "
 		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
 		"FROM devices WHERE device_id = ?1",
+	/* the readers that follow live runs (profdb serve, watch) ask these
+	 * on every change of the store: kept prepared */
+	[ST_DEVICE_FIND] =
+		"SELECT device_id, run_id, vdev, devid, role, capacity_sectors, write_requests, "
+		"write_bytes, read_requests, read_bytes, flush_requests, discard_requests, errors, "
+		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
+		"FROM devices WHERE run_id = ?1 AND (vdev = ?2 OR role = ?2) "
+		"ORDER BY vdev = ?2 DESC, device_id LIMIT 1",
+	[ST_RUNNING_ACTIVITY] =
+		"SELECT r.run_id, COALESCE(MAX(d.status_updated_us), 0) FROM runs r "
+		"LEFT JOIN devices d ON d.run_id = r.run_id WHERE r.state = 'running' "
+		"GROUP BY r.run_id ORDER BY r.run_id",
 	/* IMMEDIATE: take the write lock at once, so a commit never has to
 	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
 	[ST_BEGIN] = "BEGIN IMMEDIATE",

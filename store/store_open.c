@@ -179,15 +179,17 @@ static int busy_wait(void *ctx, int tries)
 }
 
 /* Settings that write nothing: safe before we know whose file this is. */
-static int configure_reader(struct store *s, int busy_ms)
+static int configure_reader(struct store *s, int busy_ms, int follows_growth)
 {
 	int rc;
 
 	sqlite3_extended_result_codes(s->db, 1);
 	s->busy_ms = busy_ms;
 	sqlite3_busy_handler(s->db, busy_wait, s);
-	/* Reads of exported data go through mmap: no syscall per page. */
-	if ((rc = exec_sql(s, "PRAGMA mmap_size = 268435456", "configuring the database")))
+	/* Reads of exported data go through mmap: no syscall per page (but
+	 * not for a connection that lives while the file grows). */
+	if ((rc = exec_sql(s, follows_growth ? "PRAGMA mmap_size = 0" : "PRAGMA mmap_size = 268435456",
+	                   "configuring the database")))
 		return rc;
 	if ((rc = exec_sql(s, "PRAGMA foreign_keys = ON", "configuring the database")))
 		return rc;
@@ -379,7 +381,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		                path);
 		goto fail;
 	}
-	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000)))
+	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000,
+	                           opts->follows_growth)))
 		goto fail;
 	if ((rc = store_schema_check(s, &version)))
 		goto fail;

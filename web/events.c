@@ -20,9 +20,10 @@
  *
  * Each look holds a read transaction only while it reads (never while a
  * client is slow to take the bytes), so a stalled page cannot hold back
- * the backend's checkpoints.  A stream looks at most every 20 ms, however
- * fast the backend commits, and sends a comment every 15 s so a vanished
- * client is noticed.
+ * the backend's checkpoints.  A run stream wakes only when its own run
+ * changed (activity.h: one query per change of the store for all streams),
+ * a catalogue stream at most 4 times a second.  A comment every 15 s lets
+ * a vanished client be noticed.
  */
 #include "config.h"
 
@@ -41,7 +42,8 @@
 #include "../profile/report.h"
 #include "web_internal.h"
 
-#define LOOK_EVERY_MS 20
+#define RUN_EVERY_MS 250        /* a run stream's look at the run's row, at most */
+#define CATALOGUE_EVERY_MS 250  /* a catalogue stream's look, at most */
 #define KEEPALIVE_MS 15000
 
 struct event_stream {
@@ -52,7 +54,8 @@ struct event_stream {
 	size_t len, off;
 	int ended, started;
 	uint64_t gen;
-	int64_t last_look_us;
+	int64_t last_look_us, last_run_us;
+	int run_seen, run_pending;
 	/* a run stream */
 	int64_t run_id;
 	struct store *s;
@@ -184,7 +187,8 @@ static int run_store(struct event_stream *e)
 		e->s = NULL;
 	}
 	char err[256];
-	if (store_open(&e->s, e->w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) != 0) {
+	if (store_open(&e->s, e->w->db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, err,
+	               sizeof(err)) != 0) {
 		e->s = NULL;
 		emit_problem(e, err);
 		return -1;
@@ -193,39 +197,54 @@ static int run_store(struct event_stream *e)
 	return 0;
 }
 
+/* A store that failed a read: said once, and a fresh connection next time
+ * (the file may have been replaced or repaired meanwhile). */
+static void store_failed(struct event_stream *e, int rc)
+{
+	if (rc == STORE_ENOTFOUND) {
+		emit_problem(e, "the run is no longer in the store");
+		e->ended = 1;
+		return;
+	}
+	char msg[300];
+	snprintf(msg, sizeof(msg), "%s", store_errmsg(e->s));
+	emit_problem(e, msg);
+	store_close(e->s);
+	e->s = NULL;
+}
+
+/* What changed since the last look.  The heap device is looked at every
+ * time (one prepared query while nothing changed); the run's row, with
+ * its sizes summed over the devices, at most every RUN_EVERY_MS. */
 static void look_run(struct event_stream *e)
 {
 	struct store_run run;
+	char err[400];
 	if (run_store(e) != 0)
 		return;
 	int rc = store_read_begin(e->s);
-	if (rc == 0)
-		rc = store_get_run(e->s, e->run_id, &run);
-	if (rc != 0) {
-		char msg[300];
-		snprintf(msg, sizeof(msg), "%s", store_errmsg(e->s));
-		if (rc != STORE_EBUSY)
-			store_read_end(e->s);
-		if (rc == STORE_ENOTFOUND) {
-			emit_problem(e, "the run is no longer in the store");
-			e->ended = 1;
-		} else {
-			emit_problem(e, msg);
-			store_close(e->s); /* a fresh connection next time */
-			e->s = NULL;
-		}
-		return;
-	}
-	char err[400];
+	if (rc != 0)
+		return store_failed(e, rc);
 	if (!e->hp_failed && cli_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
 		e->hp_failed = e->hp.failed; /* a store error is tried again */
 		emit_problem(e, err);
 	}
+	int64_t now = now_us();
+	int query_run = !e->run_seen || now - e->last_run_us >= RUN_EVERY_MS * 1000;
+	if (query_run && (rc = store_get_run(e->s, e->run_id, &run)) != 0) {
+		store_read_end(e->s);
+		return store_failed(e, rc);
+	}
 	store_read_end(e->s);
+	e->run_pending = !query_run;
 	if (!e->hp_failed)
 		e->last_error[0] = '\0';
 	if (e->hp.nsamples > (e->have_prev ? e->prev.nsamples : 0))
 		send_heap(e);
+	if (!query_run)
+		return;
+	e->run_seen = 1;
+	e->last_run_us = now;
 	json_t *o = api_run_object(&run, store_now_us());
 	json_object_set_new(o, "samples", json_integer((json_int_t)e->hp.nsamples));
 	json_object_set_new(o, "last_sample_time",
@@ -237,11 +256,11 @@ static void look_run(struct event_stream *e)
 		emit(e, "run", s, strlen(s));
 	}
 	free(s);
+	json_decref(o);
 	if (run.state != STORE_RUN_RUNNING) {
 		emit_json(e, "end", json_pack("{s:s}", "state", store_run_state_name(run.state)));
 		e->ended = 1;
 	}
-	json_decref(o);
 }
 
 struct event_stream *events_run(struct web *w, int64_t id)
@@ -309,17 +328,25 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		if (!e->started) {
 			e->started = 1;
-			e->gen = store_watch_generation(e->w->live);
+			e->gen = e->catalogue ? store_watch_generation(e->w->live)
+			                      : activity_count(e->w->activity, e->run_id);
 			emit(e, "hello", "{}", 2);
 		} else {
-			int64_t wait = LOOK_EVERY_MS * 1000 - (now_us() - e->last_look_us);
-			if (wait > 0)
-				usleep((useconds_t)wait);
-			uint64_t g = store_watch_wait(e->w->live, e->gen, KEEPALIVE_MS);
+			if (e->catalogue) { /* a whole list: not more than 4 times a second */
+				int64_t wait = CATALOGUE_EVERY_MS * 1000 - (now_us() - e->last_look_us);
+				if (wait > 0)
+					usleep((useconds_t)wait);
+			}
+			uint64_t g = e->catalogue
+				? store_watch_wait(e->w->live, e->gen, KEEPALIVE_MS)
+				: activity_wait(e->w->activity, e->run_id, e->gen,
+				                e->run_pending ? RUN_EVERY_MS : KEEPALIVE_MS);
 			if (store_watch_stopping(e->w->live))
 				return MHD_CONTENT_READER_END_OF_STREAM;
 			if (g == e->gen) {
-				if (e->catalogue || !e->s) /* and a run stream after an error: try again */
+				/* the run's row is due, or a catalogue's durations, or a
+				 * run stream after an error: look again */
+				if (e->run_pending || e->catalogue || !e->s)
 					goto look;
 				append(e, ": still here\n\n", 14);
 				continue;

@@ -20,12 +20,13 @@
     live.className = 'live ' + (cls || '');
   }
   function note(samples, bands, d) {
-    var p = document.getElementById('heap-note');
+    var p = document.getElementById('heap-note'), t = profsvcReport.lastTime();
+    if (!ended) say('live: ' + samples + ' samples' + (t !== null ? ', the last at ' + t.toFixed(2) + ' s' : ''), 'on');
     if (p) p.textContent = samples + ' samples so far; ' + bands + ' bands shown (hp2ps\'s rules: ' +
       d.dropped_trace + ' trace bands dropped, ' + d.merged_other + ' summed into OTHER). ' +
       'Click a band in the key to hide it.';
   }
-  var es = new EventSource(url);
+  var es = new EventSource(url), ended = false;
   es.addEventListener('heap', function (ev) {
     var d = JSON.parse(ev.data);
     profsvcReport.setHeap(d.heap);
@@ -41,9 +42,6 @@
     fact('state', r.state);
     fact('.prof bytes', r.prof_bytes === null ? '-' : String(r.prof_bytes));
     fact('.hp bytes', r.hp_bytes === null ? '-' : String(r.hp_bytes));
-    if (r.state === 'running')
-      say('live: ' + r.samples + ' samples' +
-          (r.last_sample_time !== null ? ', the last at ' + r.last_sample_time.toFixed(2) + ' s' : ''), 'on');
   });
   es.addEventListener('problem', function (ev) {
     say('the store cannot be read: ' + JSON.parse(ev.data).error + ' (trying again)', 'bad');
@@ -53,6 +51,7 @@
   };
   es.addEventListener('end', function (ev) {
     es.close();
+    ended = true;
     var st = JSON.parse(ev.data).state;
     fact('state', st);
     say('the run ended: ' + st + '; loading its final report', 'off');

@@ -362,9 +362,13 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db)};
-	if (!w.live) {
+	struct web w = {o->db, store_watch_start(o->db), NULL};
+	if (!w.live || !(w.activity = activity_start(o->db, w.live))) {
 		cli_err("cannot watch %s for changes: %s", o->db, strerror(errno));
+		if (w.live) {
+			store_watch_stop(w.live);
+			store_watch_free(w.live);
+		}
 		return 1;
 	}
 	struct MHD_Daemon *d = MHD_start_daemon(
@@ -380,6 +384,7 @@ int web_serve(const struct web_opts *o)
 		cli_err("cannot listen on %s: %s (is another server there? try --listen 127.0.0.1:PORT)",
 		        listen, strerror(errno));
 		store_watch_stop(w.live);
+		activity_free(w.activity);
 		store_watch_free(w.live);
 		return 1;
 	}
@@ -399,6 +404,7 @@ int web_serve(const struct web_opts *o)
 	fprintf(stderr, "%s: stopping (%s)\n", cli_prog, sig == SIGINT ? "SIGINT" : "SIGTERM");
 	store_watch_stop(w.live); /* event streams see it and end */
 	MHD_stop_daemon(d);
+	activity_free(w.activity);
 	store_watch_free(w.live);
 	return 0;
 }

@@ -13,10 +13,12 @@
 
 #include "../store/store.h"
 #include "../store/store_watch.h"
+#include "activity.h"
 
 struct web {
 	const char *db;
-	struct store_watch *live;
+	struct store_watch *live;   /* any change of the store (the catalogue) */
+	struct activity *activity;  /* which run changed (run streams) */
 };
 
 /* One response, rendered whole into memory before it is sent (a render
