@@ -161,8 +161,9 @@ def main():
         name = '%d guest%s, %d page%s, -i%g' % (guests, 's' if guests > 1 else '', pages,
                                                's' if pages > 1 else '', pace / 1000)
         med = lambda v: statistics.median(v) if v else float('nan')
-        print('  %-36s %10.1f %10.1f %10d %11.1f%%   (median of %d; p99 %.1f..%.1f)'
-              % (name, med(p50s), med(p99s), n, med(cpus), runs, min(p99s or [0]), max(p99s or [0])))
+        print('  %-36s %10.1f %10.1f %10d %11.1f%%   (median of %d; p99 %.1f..%.1f, CPU %.1f..%.1f%%)'
+              % (name, med(p50s), med(p99s), n, med(cpus), runs, min(p99s or [0]), max(p99s or [0]),
+                 min(cpus), max(cpus)))
         res[name] = {'p50_ms': p50s, 'p99_ms': p99s, 'server_cpu_pct': cpus, 'samples': n}
     print('  targets: p50 < 50 ms, p99 < 250 ms; server CPU < 5% of one core (64 guests at GHC\'s '
           'default -i0.1, 8 pages)')

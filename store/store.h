@@ -274,6 +274,10 @@ int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint
 int store_check_integrity(struct store *s, char *report, size_t len);
 /* Time helpers: UTC microseconds since the epoch. */
 int64_t store_now_us(void);
+/* For a process of many reading threads (profdb serve), before it opens
+ * any store: SQLite keeps no global memory statistics (a mutex taken on
+ * every allocation, by every thread); store_memory_used() then says 0. */
+void store_tune_for_threads(void);
 /* Bytes of heap the store's SQLite connections hold (page caches and
  * statements; bounded by the cache sizes), for status and leak checks. */
 int64_t store_memory_used(void);

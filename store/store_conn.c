@@ -123,6 +123,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 		"GROUP BY r.run_id ORDER BY r.run_id",
 	/* IMMEDIATE: take the write lock at once, so a commit never has to
 	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */
+	/* a reader's snapshot: BEGIN is deferred, so the touch starts it now */
+	[ST_READ_BEGIN] = "BEGIN",
+	[ST_READ_TOUCH] = "SELECT 1 FROM runs LIMIT 1",
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_SLOT_OF] = "SELECT slot FROM chunks WHERE key = ?1",

@@ -611,10 +611,16 @@ int store_read_begin(struct store *s)
 {
 	if (s->in_batch || s->in_read)
 		return 0; /* already inside a transaction: its view is consistent */
-	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+	/* Prepared once: readers that follow live runs begin one every time
+	 * the store changes. */
+	if (store_exec_stmt(s, ST_READ_BEGIN) != SQLITE_OK)
 		return store_sqlite_fail(s, "starting a read");
 	/* BEGIN is deferred: touch the schema so the snapshot starts now. */
-	if (sqlite3_exec(s->db, "SELECT 1 FROM runs LIMIT 1", NULL, NULL, NULL) != SQLITE_OK) {
+	sqlite3_stmt *st = store_stmt(s, ST_READ_TOUCH);
+	int step = st ? sqlite3_step(st) : SQLITE_ERROR;
+	if (st)
+		sqlite3_reset(st);
+	if (step != SQLITE_ROW && step != SQLITE_DONE) {
 		int rc = store_sqlite_fail(s, "starting a read");
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
@@ -628,7 +634,8 @@ void store_read_end(struct store *s)
 	if (!s->in_read)
 		return;
 	store_blob_release(s);
-	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
+	if (store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	s->in_read = 0;
 }
 

@@ -555,3 +555,8 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 		snprintf(report, len, "ok");
 	return bad ? STORE_ECORRUPT : 0;
 }
+
+void store_tune_for_threads(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

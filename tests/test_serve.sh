@@ -14,7 +14,9 @@
 #    inert, no console error, screenshots with something drawn (kept with
 #    PROFSVC_KEEP=DIR).
 # The browser part needs chromium and tests/peers' npm packages (skipped,
-# 77, without them, except under CI=true).
+# 77, without them, except under CI=true).  PROFSVC_VALGRIND=1 (make
+# check-valgrind) runs the server under valgrind instead, without the
+# browser part: any memory error or leak fails its exit status.
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
@@ -36,7 +38,11 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$PROFSVC_RUN_DIR"
+VG= SLOW=1
+[ "${PROFSVC_VALGRIND:-}" = 1 ] && SLOW=10 &&
+	VG="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 browser=yes
+[ -n "$VG" ] && browser=valgrind
 command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
 if [ $browser = no ] && [ -n "${CI:-}" ]; then
 	echo "test_serve: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
@@ -67,14 +73,14 @@ disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
 CFG
 
 # serve, on a port of the kernel's choosing
-"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
+$VG "$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
 SERVE_PID=$!
-for _ in $(seq 50); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
 PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
 [ -n "$PORT" ] && ok || { fail "serve did not start: $(cat "$T/serve.log")"; finish test_serve; exit 1; }
 URL="http://127.0.0.1:$PORT"
 # get PATH [curl options]: the status code; the body in $T/body, headers in $T/hdr
-get() { local p=$1; shift; curl -s --max-time 10 -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$@" "$URL$p"; }
+get() { local p=$1; shift; curl -s --max-time $((10 * SLOW)) -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$@" "$URL$p"; }
 status() { local want=$1; shift; local got; got=$(get "$@"); [ "$got" = "$want" ] && ok || fail "GET $1: $got, want $want: $(head -c 200 "$T/body")"; }
 
 # --- the HTTP surface ------------------------------------------------------------
@@ -128,7 +134,7 @@ done
 exec 4<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET / HTTP/1.1\r\nHost: x\r\n' >&4
 exec 5<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n' >&5
 t0=$(date +%s%N); status 200 /api/runs; t1=$(date +%s%N)
-[ $(((t1 - t0) / 1000000)) -lt 3000 ] && ok || fail "a request took $(((t1 - t0) / 1000000)) ms beside stalled clients"
+[ $(((t1 - t0) / 1000000)) -lt $((3000 * SLOW)) ] && ok || fail "a request took $(((t1 - t0) / 1000000)) ms beside stalled clients"
 
 # --- a live guest: the event stream, watch, and the browser ------------------------
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_serve; exit 1; }
@@ -141,7 +147,7 @@ for _ in $(seq 50); do [ "$(get /api/runs/2 >/dev/null; sqlite3 :memory: "select
 LIVE=2
 "$PROFDB" watch $LIVE >"$T/watch.txt" 2>&1 &
 WATCH=$!
-timeout 3 curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev.txt"
+timeout $((SLOW > 1 ? 10 : 3)) curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev.txt"
 grep -q '^event: heap' "$T/ev.txt" && ok || fail "event stream: no heap event: $(head -c 300 "$T/ev.txt")"
 [ "$(grep -c '^event: samples' "$T/ev.txt")" -ge 3 ] && ok || fail "event stream: fewer than 3 sample events in 3 s: $(grep -c '^event:' "$T/ev.txt") events"
 if [ $browser = yes ]; then
@@ -157,7 +163,7 @@ kill -0 $WATCH 2>/dev/null && { fail "watch did not exit when the run ended"; ki
 wait $WATCH && ok || fail "watch exited $?"
 [ "$(grep -c '^sample ' "$T/watch.txt")" = "$NS" ] && ok || fail "watch printed $(grep -c '^sample ' "$T/watch.txt") sample lines, want $NS"
 tail -1 "$T/watch.txt" | grep -q "run $LIVE ended: complete" && ok || fail "watch's last line: $(tail -1 "$T/watch.txt")"
-timeout 5 curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev2.txt"
+timeout $((5 * SLOW)) curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev2.txt"
 grep -q '^event: end' "$T/ev2.txt" && ok || fail "an ended run's stream does not end"
 status 200 "/runs/$LIVE"
 grep -q 'id="cost-centres"' "$T/body" && ok || fail "the ended run's page has no cost centres"
@@ -183,9 +189,9 @@ kill -0 $SERVE_PID && ok || fail "serve died"
 
 # --- stopping -------------------------------------------------------------------------
 kill -TERM $SERVE_PID
-for _ in $(seq 50); do kill -0 $SERVE_PID 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 300); do kill -0 $SERVE_PID 2>/dev/null || break; sleep 0.1; done
 kill -0 $SERVE_PID 2>/dev/null && fail "serve did not stop on SIGTERM" || ok
-wait $SERVE_PID && ok || fail "serve exited $? on SIGTERM"
+wait $SERVE_PID && ok || fail "serve exited $? on SIGTERM${VG:+ (9: valgrind found errors): $(grep -v 'serving\|stopping' "$T/serve.log" | head -40)}"
 SERVE_PID=
 exec 4<&- 5<&-
 expect 2 "not ADDR:PORT" -- "$PROFDB" serve --listen nonsense

@@ -354,6 +354,7 @@ int web_serve(const struct web_opts *o)
 		cli_warn("listening on %s, not loopback: anyone who can reach it can read every run in "
 		         "the store (there is no authentication)", listen);
 
+	store_tune_for_threads();
 	/* signals are taken by sigwait below, in this thread only */
 	sigset_t sigs;
 	sigemptyset(&sigs);
