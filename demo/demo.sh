@@ -85,7 +85,18 @@ run "$PROFDB" report 1 -o "$OUT/report.html"
 run "$PROFDB" diff 1 2 -n 4
 echo "   Open $OUT/report.html in any browser (it needs no network)."
 
-say "7. Integrity, and shutting everything down"
+say "7. Live: a guest's heap followed while it writes (nothing added to the guest)"
+sed 's/"phases"/"phases-live"/' "$W/phases.cfg" >"$W/live.cfg"
+DOM3=$("$BACKEND" create --platform sim "$W/live.cfg")
+( "$STUB" --mode halvm --domid "$DOM3" --hp "$FIX/phases-hd-i0.01.hp" --prof "$FIX/phases-p-hc.prof" --pace 20 -q
+  "$XENSIM" destroy "$DOM3" >/dev/null ) &
+sleep 0.3
+printf '$ %s\n' "profdb watch 3   (one line per sample when not a terminal; every 40th shown)"
+"$PROFDB" watch 3 | awk 'NR % 40 == 1 || /ended/' | cut -c1-110
+wait
+echo "   In a browser, the same live: $PROFDB serve (http://127.0.0.1:8080/), every run, its report, comparisons."
+
+say "8. Integrity, and shutting everything down"
 run "$PROFDB" check
 run "$BACKEND" stop
 run "$XENSIM" stop --dir "$XENSIM_DIR"

@@ -55,37 +55,6 @@ json_t *api_run_object(const struct store_run *r, int64_t now_us)
 	                 "host", json_guest(r->host));
 }
 
-int api_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len)
-{
-	const char *v;
-	uint64_t n;
-	memset(f, 0, sizeof(*f));
-	f->state = -1;
-	f->limit = 500;
-	if ((v = arg(req, "state")) && *v) {
-		enum store_run_state st;
-		if (store_run_state_parse(v, &st) != 0) {
-			snprintf(err, len, "state must be running, complete or crashed");
-			return -1;
-		}
-		f->state = (int)st;
-	}
-	if ((v = arg(req, "name")) && *v)
-		f->name_glob = v;
-	if ((v = arg(req, "since")) && *v && cli_parse_time(v, store_now_us(), &f->since_us) != 0) {
-		snprintf(err, len, "since must be a UTC time (2026-11-21T08:00) or an age (30m, 2h, 7d)");
-		return -1;
-	}
-	if ((v = arg(req, "limit")) && *v) {
-		if (cli_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
-			snprintf(err, len, "limit must be a number from 1 to 100000");
-			return -1;
-		}
-		f->limit = (int64_t)n;
-	}
-	return 0;
-}
-
 struct list_ctx {
 	json_t *a;
 	int64_t now;
@@ -121,7 +90,7 @@ void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r)
 {
 	struct store_run_filter f;
 	char err[300];
-	if (api_filter(arg, req, &f, err, sizeof(err)) != 0)
+	if (web_filter(arg, req, &f, err, sizeof(err)) != 0)
 		return reply_error(r, 400, 1, "%s", err);
 	json_t *a = api_run_list(w, &f, err, sizeof(err));
 	if (!a)

@@ -77,7 +77,7 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	struct store_run_filter flt;
 	char err[300];
 	struct store *s;
-	if (api_filter(arg, req, &flt, err, sizeof(err)) != 0)
+	if (web_filter(arg, req, &flt, err, sizeof(err)) != 0)
 		return reply_error(r, 400, 0, "%s", err);
 	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) != 0)
 		return reply_error(r, 503, 0, "%s", err);

@@ -150,19 +150,6 @@ char *json_dump_inert(const json_t *v)
 	return o;
 }
 
-int64_t web_run_id(const char *s, size_t len)
-{
-	int64_t v = 0;
-	if (len == 0 || len > 18 || s[0] == '0')
-		return -1;
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	return v;
-}
-
 /* ---- routing ------------------------------------------------------------------------ */
 
 static const char *conn_arg(void *req, const char *key)
@@ -278,7 +265,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	} else if (strcmp(url, "/api/events") == 0) {
 		struct store_run_filter f;
 		char err[300];
-		if (api_filter(conn_arg, c, &f, err, sizeof(err)) != 0)
+		if (web_filter(conn_arg, c, &f, err, sizeof(err)) != 0)
 			reply_error(&r, 400, 1, "%s", err);
 		else
 			return send_stream(c, events_catalogue(w, &f, f.name_glob));
@@ -289,43 +276,6 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 }
 
 /* ---- the daemon --------------------------------------------------------------------- */
-
-/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback). */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback)
-{
-	const char *colon = strrchr(s, ':');
-	char host[64];
-	uint64_t port;
-	if (!colon || cli_parse_u64(colon + 1, &port) != 0 || port > 65535)
-		return -1;
-	size_t hl = (size_t)(colon - s);
-	if (hl >= sizeof(host))
-		return -1;
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	memset(ss, 0, sizeof(*ss));
-	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
-		host[hl - 1] = '\0';
-		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
-			return -1;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		*v6 = 1;
-		*loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
-		return 0;
-	}
-	struct sockaddr_in *a = (struct sockaddr_in *)ss;
-	if (!*host)
-		snprintf(host, sizeof(host), "127.0.0.1");
-	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-		return -1;
-	a->sin_family = AF_INET;
-	a->sin_port = htons((uint16_t)port);
-	*v6 = 0;
-	*loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
-	return 0;
-}
 
 static void open_browser(const char *url)
 {
@@ -343,7 +293,7 @@ int web_serve(const struct web_opts *o)
 	struct sockaddr_storage ss;
 	int v6 = 0, loopback = 1;
 	const char *listen = o->listen ? o->listen : "127.0.0.1:8080";
-	if (parse_listen(listen, &ss, &v6, &loopback) != 0) {
+	if (web_parse_listen(listen, &ss, &v6, &loopback) != 0) {
 		cli_err("--listen: '%s' is not ADDR:PORT (127.0.0.1:8080, [::1]:8080, :8080)", listen);
 		return EXIT_USAGE;
 	}

@@ -49,8 +49,13 @@ char *json_dump_inert(const json_t *v);
 /* A jansson value as the reply (stolen). */
 void reply_json(struct reply *r, json_t *v);
 
-/* "12" -> 12; -1 unless a run id (decimal, 1..2^62). */
+/* args.c: "12" -> 12; -1 unless a run id (decimal, no leading zero, at
+ * most 18 digits). */
 int64_t web_run_id(const char *s, size_t len);
+/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback): 0, or
+ * -1 when it is none of those. */
+struct sockaddr_storage;
+int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback);
 /* A guest string as JSON text, escapes visible (util/safe_text.h). */
 json_t *json_guest(const char *s);
 json_t *api_run_object(const struct store_run *r, int64_t now_us);
@@ -68,10 +73,10 @@ void api_run(struct web *w, int64_t id, struct reply *r);
 void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
 void api_tree(struct web *w, int64_t id, struct reply *r);
 void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r);
-/* The catalogue filter from ?name=&state=&since=&limit=; 0, or -1 with
- * the reason in err. */
+/* args.c: the catalogue filter from ?name=&state=&since=&limit=; 0, or
+ * -1 with the reason in err. */
 struct store_run_filter;
-int api_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len);
+int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len);
 /* The runs the filter selects, as a JSON array (NULL with reason). */
 json_t *api_run_list(struct web *w, const struct store_run_filter *f, char *err, size_t len);
 

@@ -1,0 +1,97 @@
+/*
+ * args.c - what profdb serve parses of a request or its command line: run
+ * ids in paths, the catalogue's filter (?name=&state=&since=&limit=), and
+ * --listen.  Kept apart from the server so that a fuzz target
+ * (tests/fuzz/fuzz_web_args.c) can call them without one.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../cli/cli_util.h"
+#include "web_internal.h"
+
+int64_t web_run_id(const char *s, size_t len)
+{
+	int64_t v = 0;
+	if (len == 0 || len > 18 || s[0] == '0')
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, size_t len)
+{
+	const char *v;
+	uint64_t n;
+	memset(f, 0, sizeof(*f));
+	f->state = -1;
+	f->limit = 500;
+	if ((v = arg(req, "state")) && *v) {
+		enum store_run_state st;
+		if (store_run_state_parse(v, &st) != 0) {
+			snprintf(err, len, "state must be running, complete or crashed");
+			return -1;
+		}
+		f->state = (int)st;
+	}
+	if ((v = arg(req, "name")) && *v)
+		f->name_glob = v;
+	if ((v = arg(req, "since")) && *v && cli_parse_time(v, store_now_us(), &f->since_us) != 0) {
+		snprintf(err, len, "since must be a UTC time (2026-11-21T08:00) or an age (30m, 2h, 7d)");
+		return -1;
+	}
+	if ((v = arg(req, "limit")) && *v) {
+		if (cli_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
+			snprintf(err, len, "limit must be a number from 1 to 100000");
+			return -1;
+		}
+		f->limit = (int64_t)n;
+	}
+	return 0;
+}
+
+/* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback). */
+int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback)
+{
+	const char *colon = strrchr(s, ':');
+	char host[64];
+	uint64_t port;
+	if (!colon || cli_parse_u64(colon + 1, &port) != 0 || port > 65535)
+		return -1;
+	size_t hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -1;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+		host[hl - 1] = '\0';
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
+			return -1;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		*v6 = 1;
+		*loopback = IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+		return 0;
+	}
+	struct sockaddr_in *a = (struct sockaddr_in *)ss;
+	if (!*host)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+		return -1;
+	a->sin_family = AF_INET;
+	a->sin_port = htons((uint16_t)port);
+	*v6 = 0;
+	*loopback = (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	return 0;
+}
+
