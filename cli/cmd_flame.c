@@ -17,9 +17,10 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb flame RUN [--by time|alloc] [-o FILE.svg [--against RUN0]]\n"
+	"usage: profdb flame RUN [--by time|alloc] [--json | -o FILE.svg [--against RUN0]]\n"
 	"  The run's call tree as folded stacks (\"Main.main;Main.go 123\" per line,\n"
-	"  flamegraph.pl's input) on standard output, or with -o a flame graph SVG.\n"
+	"  flamegraph.pl's input) on standard output, the same stacks as JSON with\n"
+	"  --json, or with -o a flame graph SVG.\n"
 	"  Values are ticks (--by time) or bytes (--by alloc).  --against RUN0 draws\n"
 	"  a differential flame graph: red grew since RUN0, blue shrank.\n";
 
@@ -40,11 +41,12 @@ int cmd_flame(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
-		{"against", required_argument, NULL, 'a'}, {NULL, 0, NULL, 0},
+		{"against", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
 	};
 	enum flame_by by = FLAME_TIME;
 	const char *svg = NULL, *against = NULL;
-	int c;
+	int c, json = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -65,9 +67,16 @@ int cmd_flame(const char *db, int argc, char **argv)
 		case 'a':
 			against = optarg;
 			break;
+		case 'j':
+			json = 1;
+			break;
 		default:
 			return cli_usage(usage, c);
 		}
+	}
+	if (json && svg) {
+		cli_err("--json writes the stacks to standard output; -o draws an SVG: one or the other");
+		return EXIT_USAGE;
 	}
 	if (argc - optind != 1 || (against && !svg)) {
 		if (against && !svg)
@@ -85,7 +94,7 @@ int cmd_flame(const char *db, int argc, char **argv)
 	if (against && cli_read_time_profile(db, against, &before, &brd) != 0)
 		goto out;
 	if (!svg) {
-		rc = flame_folded(stdout, &p, by) || fflush(stdout) ? 1 : 0;
+		rc = (json ? flame_json(stdout, &p, by) : flame_folded(stdout, &p, by)) || fflush(stdout) ? 1 : 0;
 		if (rc)
 			cli_err("standard output: %s", strerror(errno));
 		goto out;

@@ -15,24 +15,32 @@
 #include "run_report.h"
 
 static const char usage[] =
-	"usage: profdb report RUN [-o FILE.html] [--against RUN2]\n"
+	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN2]\n"
 	"  One HTML file (no network needed to view it) with the run's facts, heap\n"
 	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n"
 	"  --against RUN2 adds what changed since RUN2: the biggest movers, a\n"
-	"  differential flame graph (red grew, blue shrank), RUN2's heap overlaid.\n";
+	"  differential flame graph (red grew, blue shrank), RUN2's heap overlaid.\n"
+	"  --json writes the report's data (facts, warnings, heap chart, tree) to\n"
+	"  standard output instead.\n";
 
 static int render(FILE *f, void *ctx)
 {
 	return report_write(f, ctx);
 }
 
+static int render_json(FILE *f, void *ctx)
+{
+	return report_write_json(f, ctx);
+}
+
 int cmd_report(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
 	                                     {"against", required_argument, NULL, 'a'},
+	                                     {"json", no_argument, NULL, 'j'},
 	                                     {NULL, 0, NULL, 0}};
 	const char *out = NULL, *against = NULL;
-	int c;
+	int c, json = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -43,12 +51,19 @@ int cmd_report(const char *db, int argc, char **argv)
 		case 'a':
 			against = optarg;
 			break;
+		case 'j':
+			json = 1;
+			break;
 		default:
 			return cli_usage(usage, c);
 		}
 	}
 	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
+	if (json && out) {
+		cli_err("--json writes the report's data to standard output; -o writes the page: one or the other");
+		return EXIT_USAGE;
+	}
 	struct store *st;
 	int64_t id;
 	if (cli_open_store(&st, db, STORE_READ) != 0)
@@ -60,7 +75,7 @@ int cmd_report(const char *db, int argc, char **argv)
 	char def[64];
 	snprintf(def, sizeof(def), "report-%lld.html", (long long)id);
 	if (!out)
-		out = def;
+		out = json ? "-" : def;
 
 	struct run_report rr;
 	struct report_input in;
@@ -69,7 +84,7 @@ int cmd_report(const char *db, int argc, char **argv)
 		char what[32];
 		run_report_input(&rr, &in);
 		snprintf(what, sizeof(what), "run %lld", (long long)id);
-		rc = outfile_render(out, render, &in, what);
+		rc = outfile_render(out, json ? render_json : render, &in, what);
 	}
 	run_report_free(&rr);
 	return rc;

@@ -94,6 +94,40 @@ int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by)
 	return ferror(f) ? -1 : 0;
 }
 
+int flame_json(FILE *f, const struct time_profile *p, enum flame_by by)
+{
+	uint64_t *self, *total;
+	uint32_t *path = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*path));
+	if (!path || flame_values(p, by, &self, &total) != 0) {
+		free(path);
+		return -1;
+	}
+	fprintf(f, "{\"by\":\"%s\",\"unit\":\"%s\",\"stacks\":[", by == FLAME_TIME ? "time" : "alloc",
+	        by == FLAME_TIME ? "ticks" : "bytes");
+	int first = 1;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		if (!self[i])
+			continue;
+		size_t d = tp_stack(p, (uint32_t)i, path);
+		fputs(first ? "\n{\"frames\":[" : ",\n{\"frames\":[", f);
+		first = 0;
+		for (size_t k = d; k-- > 0;) {
+			const struct tp_cc *c = &p->ccs[p->nodes[path[k]].cc];
+			fputs(k + 1 < d ? ",{\"module\":" : "{\"module\":", f);
+			safe_text_json(f, c->module);
+			fputs(",\"name\":", f);
+			safe_text_json(f, c->name);
+			fputc('}', f);
+		}
+		fprintf(f, "],\"value\":%llu}", (unsigned long long)self[i]);
+	}
+	fputs(first ? "]}\n" : "\n]}\n", f);
+	free(path);
+	free(self);
+	free(total);
+	return ferror(f) ? -1 : 0;
+}
+
 #define FW 1200.0
 #define ROW 17.0
 #define TOP 48.0

@@ -25,6 +25,11 @@ int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self
  * "Module.name", escaped (no control, no ';', no newline).  0 or -1. */
 int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by);
 
+/* The same stacks as JSON: {"by", "unit", "stacks": [{"frames": [{module,
+ * name}, ... outermost first], "value"}]}, names as safe_text_json gives
+ * them.  0 or -1. */
+int flame_json(FILE *f, const struct time_profile *p, enum flame_by by);
+
 /* A whole SVG document: caption is the guest's text, escaped here. */
 int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption);
 

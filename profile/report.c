@@ -195,6 +195,39 @@ static int flame_inline(FILE *f, const struct time_profile *before, const struct
 	return rc;
 }
 
+int report_write_json(FILE *f, const struct report_input *in)
+{
+	fputs("{\"title\":", f);
+	report_json_string(f, in->title);
+	fputs(",\"facts\":[", f);
+	for (size_t i = 0; i < in->nfacts; i++) {
+		fputs(i ? ",[" : "[", f);
+		report_json_string(f, in->facts[2 * i]);
+		fputc(',', f);
+		report_json_string(f, in->facts[2 * i + 1]);
+		fputc(']', f);
+	}
+	fputs("],\"warnings\":[", f);
+	for (size_t i = 0; i < in->nwarnings; i++) {
+		fputs(i ? "," : "", f);
+		report_json_string(f, in->warnings[i]);
+	}
+	fputc(']', f);
+	if (in->hp && in->chart) {
+		fputc(',', f);
+		report_heap_json(f, in->hp->sample_unit, in->chart);
+		if (in->against_hp && in->against_hp->nsamples)
+			against_json(f, in->against_hp, in->against_title);
+	}
+	if (in->tp) {
+		fprintf(f, ",\"total_secs\":%.2f,\"total_ticks\":%llu,\"total_alloc\":%llu,", in->tp->total_secs,
+		        (unsigned long long)in->tp->total_ticks, (unsigned long long)in->tp->total_alloc);
+		tree_json(f, in->tp);
+	}
+	fputs("}\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
 int report_write(FILE *f, const struct report_input *in)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

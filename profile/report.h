@@ -46,6 +46,11 @@ struct report_input {
 
 /* 0, or -1 when out of memory or writing failed. */
 int report_write(FILE *f, const struct report_input *in);
+/* The report's data as one JSON document (profdb report --json): title,
+ * facts ([label, value] pairs), warnings, the heap chart as the page draws
+ * it ("heap", with "against" when compared), the cost-centre tree
+ * ("tree", with the totals).  Guest text escaped as in the page. */
+int report_write_json(FILE *f, const struct report_input *in);
 
 /* The chart as the page's script reads it: "heap":{times, sample_unit,
  * bands: [{name, colour, peak, values}]}, bottom band first. */

@@ -178,6 +178,16 @@ done
 grep -q 'Main.semi\\x3bcolon<svg> ' "$T/out" && ok || fail "folded: ';' in a name not escaped: $(cat "$T/out")"
 xml_ok "$T/evil-flame.svg" && ! grep -q '<svg> ' "$T/evil-flame.svg" && ok || fail "hostile flame SVG"
 expect 2 "--by is" -- "$PROFDB" flame 1 --by speed
+# --json: the same stacks and values as the folded lines
+expect 0 "" -- "$PROFDB" flame 9 --json
+json_ok "$T/out" && [ "$(sqlite3 :memory: "select sum(json_extract(value, '\$.value')) from json_each(json_extract(readfile('$T/out'), '\$.stacks'))")" = 3204 ] &&
+	ok || fail "flame --json: not JSON or the values do not sum to 3204"
+[ "$(sqlite3 :memory: "select json_array_length(json_extract(readfile('$T/out'), '\$.stacks'))")" = "$("$PROFDB" flame 9 | wc -l)" ] &&
+	ok || fail "flame --json: not one stack per folded line"
+expect 0 "" -- "$PROFDB" flame 11 --json
+json_ok "$T/out" && grep -q 'semi;colon\\u003csvg\|semi;colon<svg>' "$T/out" && ! LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" &&
+	ok || fail "hostile flame --json: $(head -c 300 "$T/out")"
+expect 2 "one or the other" -- "$PROFDB" flame 1 --json -o "$T/x.svg"
 
 # --- profdb diff -----------------------------------------------------------------------------
 # the same program rebuilt: GHC renumbers -hc stacks and generated names;
@@ -216,4 +226,13 @@ expect 2 "-n takes" -- "$PROFDB" top 1 -n -3
 expect 2 "" -- "$PROFDB" top
 expect 1 "no run 99" -- "$PROFDB" top 99
 
+# --- profdb report --json: the report's data ------------------------------------------------
+expect 0 "" -- "$PROFDB" report 12 --json
+json_ok "$T/out" && ok || fail "report --json is not JSON: $(head -c 300 "$T/out")"
+[ "$(sqlite3 :memory: "select json_array_length(json_extract(readfile('$T/out'), '\$.tree.nodes')) > 10 and json_array_length(json_extract(readfile('$T/out'), '\$.heap.bands')) > 3")" = 1 ] &&
+	ok || fail "report --json lacks the tree or the heap chart"
+expect 0 "" -- "$PROFDB" report 11 --json
+json_ok "$T/out" && ! grep -q '<svg>\|</' "$T/out" && ! LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" &&
+	ok || fail "hostile report --json: $(head -c 300 "$T/out")"
+expect 2 "one or the other" -- "$PROFDB" report 1 --json -o "$T/x.html"
 finish test_view
