@@ -175,6 +175,23 @@ expect 2 "" -- "$PROFDB" watch
 "$BACKEND" stop >/dev/null; "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null
 status 200 /
 "$BACKEND" stop >/dev/null
+# locked by another process in exclusive locking mode, mid-write (the
+# sqlite3 shell then cannot read it): a read-only reader keeps serving the
+# last committed state
+python3 -c "
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute('PRAGMA locking_mode=EXCLUSIVE'); c.execute('BEGIN EXCLUSIVE')
+c.execute(\"INSERT INTO meta(key, value) VALUES ('test-lock', '')\")  # a write takes the lock; rolled back
+open(sys.argv[2], 'w').close(); time.sleep(9); c.execute('ROLLBACK')" "$PROFSVC_DB" "$T/locked" &
+LOCKER=$!
+for _ in $(seq 50); do [ -e "$T/locked" ] && break; sleep 0.1; done
+sqlite3 -cmd ".timeout 200" "$PROFSVC_DB" "select 1 from runs limit 1" >/dev/null 2>&1 &&
+	fail "the lock does not hold (the sqlite3 shell read the store)" || ok
+status 200 /
+grep -q 'data-run="2"' "$T/body" && ! grep -q 'test-lock' "$T/body" && ok || fail "a locked store: the catalogue: $(grep -o 'class="error"[^<]*' "$T/body")"
+status 200 "/api/runs/$LIVE"
+wait $LOCKER
 cp "$PROFSVC_DB" "$T/saved.db"
 mv "$PROFSVC_DB" "$T/aside.db"
 status 503 /

@@ -93,10 +93,11 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	      "<th>compare</th></tr></thead><tbody>\n", r->f);
 	int rc = store_list_runs(s, &flt, row, r->f);
 	fputs("</tbody></table>\n", r->f);
-	if (rc < 0) {
-		fputs("<p class=\"error\">", r->f);
-		markup_text(r->f, store_errmsg(s));
-		fputs("</p>\n", r->f);
+	if (rc != 0) {
+		char msg[300];
+		snprintf(msg, sizeof(msg), "%s", rc < 0 ? store_errmsg(s) : "out of memory");
+		store_close(s);
+		return reply_error(r, 503, 0, "%s", msg);
 	}
 	store_close(s);
 	fprintf(r->f, "</main>\n<script>\n%s</script>\n</body></html>\n", web_catalogue_js);
