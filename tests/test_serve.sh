@@ -211,6 +211,13 @@ kill -0 $SERVE_PID 2>/dev/null && fail "serve did not stop on SIGTERM" || ok
 wait $SERVE_PID && ok || fail "serve exited $? on SIGTERM${VG:+ (9: valgrind found errors): $(grep -v 'serving\|stopping' "$T/serve.log" | head -40)}"
 SERVE_PID=
 exec 4<&- 5<&-
+# the systemd unit make install puts beside it: systemd's own check
+if command -v systemd-analyze >/dev/null; then
+	sed -e "s|%BINDIR%|$(cd "$B" && pwd)|" -e 's|%DOCDIR%|/usr/share/doc/profsvc|' -e 's|%LOCALSTATEDIR%|/var|' \
+		"$S/systemd/profdb-serve.service.in" >"$T/profdb-serve.service"
+	systemd-analyze verify "$T/profdb-serve.service" >"$T/verify" 2>&1 && ! [ -s "$T/verify" ] && ok ||
+		fail "systemd-analyze verify profdb-serve.service: $(cat "$T/verify")"
+fi
 expect 2 "not ADDR:PORT" -- "$PROFDB" serve --listen nonsense
 expect 2 "" -- "$PROFDB" serve extra
 finish test_serve
