@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/deadline.h"
 #include "store.h"
 #include "store_watch.h"
 
@@ -131,7 +132,7 @@ struct store_watch *store_watch_start(const char *db_path)
 	l->base = strrchr(l->path, '/') ? strrchr(l->path, '/') + 1 : l->path;
 	l->baselen = strlen(l->base);
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->changed, NULL);
+	deadline_cond_init(&l->changed);
 	l->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (l->ifd >= 0 && inotify_add_watch(l->ifd, l->dir, IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE |
 	                                                       IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM) < 0) {
@@ -199,14 +200,7 @@ uint64_t store_watch_generation(struct store_watch *l)
 
 uint64_t store_watch_wait(struct store_watch *l, uint64_t seen, int timeout_ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = deadline_after_ms(timeout_ms);
 	pthread_mutex_lock(&l->lock);
 	while (l->gen == seen && !l->stop)
 		if (pthread_cond_timedwait(&l->changed, &l->lock, &until) == ETIMEDOUT)

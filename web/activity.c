@@ -14,6 +14,7 @@
 
 #include "../store/store.h"
 #include "../store/store_watch.h"
+#include "../util/deadline.h"
 #include "activity.h"
 
 struct run_count {
@@ -195,20 +196,9 @@ uint64_t activity_count(struct activity *a, int64_t run_id)
 
 uint64_t activity_wait(struct activity *a, int64_t run_id, uint64_t seen, int timeout_ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = deadline_after_ms(timeout_ms);
 	struct waiter me = {.run_id = run_id};
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&me.cond, &ca);
-	pthread_condattr_destroy(&ca);
+	deadline_cond_init(&me.cond);
 	pthread_mutex_lock(&a->lock);
 	me.next = a->waiters;
 	a->waiters = &me;
