@@ -337,23 +337,30 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 				if (wait > 0)
 					usleep((useconds_t)wait);
 			}
-			uint64_t g = e->catalogue
-				? store_watch_wait(e->w->live, e->gen, KEEPALIVE_MS)
-				: activity_wait(e->w->activity, e->run_id, e->gen,
-				                e->run_pending ? RUN_EVERY_MS : KEEPALIVE_MS);
+			int timeout = !e->catalogue && e->run_pending ? RUN_EVERY_MS : KEEPALIVE_MS;
+			uint64_t g = e->catalogue ? store_watch_wait(e->w->live, e->gen, timeout)
+			                          : activity_wait(e->w->activity, e->run_id, e->gen, timeout);
 			if (store_watch_stopping(e->w->live))
 				return MHD_CONTENT_READER_END_OF_STREAM;
-			if (g == e->gen) {
-				/* the run's row is due, or a catalogue's durations, or a
-				 * run stream after an error: look again */
-				if (e->run_pending || e->catalogue || !e->s)
-					goto look;
+			int quiet = g == e->gen;
+			e->gen = g;
+			/* quiet: the run's row may be due, or a run stream after an
+			 * error tries again; a catalogue looks anyway.  Whatever it
+			 * finds, a quiet stream says it is still here, so that a
+			 * vanished client is noticed. */
+			if (quiet && !(e->run_pending || e->catalogue || !e->s)) {
 				append(e, ": still here\n\n", 14);
 				continue;
 			}
-			e->gen = g;
+			e->last_look_us = now_us();
+			if (e->catalogue)
+				look_catalogue(e);
+			else
+				look_run(e);
+			if (quiet && timeout == KEEPALIVE_MS && e->len == 0)
+				append(e, ": still here\n\n", 14);
+			continue;
 		}
-look:
 		e->last_look_us = now_us();
 		if (e->catalogue)
 			look_catalogue(e);
