@@ -93,7 +93,10 @@ build() {
 
 	# ---- dom0 root: debootstrap minbase + xen-utils + profsvc's libraries -----
 	local R=$W/rootfs
-	if [ ! -e "$W/rootfs.stamp" ]; then
+	# profdb links libmicrohttpd and jansson (profdb serve); the stamp names
+	# the packages, so a root made with an older list is made again
+	local DOM0_PKGS="xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1 libmicrohttpd12 libjansson4"
+	if [ "$(cat "$W/rootfs.stamp" 2>/dev/null)" != "$DOM0_PKGS" ]; then
 		rm -rf "$R"
 		log "debootstrap $SUITE (minbase) from $MIRROR"
 		debootstrap --variant=minbase "$SUITE" "$R" "$MIRROR" > "$W/debootstrap.log" 2>&1
@@ -101,9 +104,9 @@ build() {
 		rm -f "$R/etc/apt/sources.list"
 		printf '#!/bin/sh\nexit 101\n' > "$R/usr/sbin/policy-rc.d"; chmod +x "$R/usr/sbin/policy-rc.d"
 		log "installing xen-utils-4.17 and profsvc's runtime libraries into the dom0 root"
-		chroot "$R" sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1' > "$W/chroot-apt.log" 2>&1
+		chroot "$R" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $DOM0_PKGS" > "$W/chroot-apt.log" 2>&1
 		rm -rf "$R"/var/cache/apt/* "$R"/var/lib/apt/lists/* "$R"/usr/share/doc/* "$R"/usr/share/man/* "$R"/usr/share/locale/* "$R"/usr/share/info/*
-		touch "$W/rootfs.stamp"
+		echo "$DOM0_PKGS" > "$W/rootfs.stamp"
 	fi
 	rm -rf "$R/lib/modules"; mkdir -p "$R/lib/modules/$KVER"
 	local M=$W/x/lib/modules/$KVER
