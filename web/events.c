@@ -326,6 +326,7 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 		e->off = e->len = 0;
 		if (e->ended || store_watch_stopping(e->w->live))
 			return MHD_CONTENT_READER_END_OF_STREAM;
+		int quiet = 0, timeout = KEEPALIVE_MS;
 		if (!e->started) {
 			e->started = 1;
 			e->gen = e->catalogue ? store_watch_generation(e->w->live)
@@ -337,12 +338,12 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 				if (wait > 0)
 					usleep((useconds_t)wait);
 			}
-			int timeout = !e->catalogue && e->run_pending ? RUN_EVERY_MS : KEEPALIVE_MS;
+			timeout = !e->catalogue && e->run_pending ? RUN_EVERY_MS : KEEPALIVE_MS;
 			uint64_t g = e->catalogue ? store_watch_wait(e->w->live, e->gen, timeout)
 			                          : activity_wait(e->w->activity, e->run_id, e->gen, timeout);
 			if (store_watch_stopping(e->w->live))
 				return MHD_CONTENT_READER_END_OF_STREAM;
-			int quiet = g == e->gen;
+			quiet = g == e->gen;
 			e->gen = g;
 			/* quiet: the run's row may be due, or a run stream after an
 			 * error tries again; a catalogue looks anyway.  Whatever it
@@ -352,20 +353,14 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 				append(e, ": still here\n\n", 14);
 				continue;
 			}
-			e->last_look_us = now_us();
-			if (e->catalogue)
-				look_catalogue(e);
-			else
-				look_run(e);
-			if (quiet && timeout == KEEPALIVE_MS && e->len == 0)
-				append(e, ": still here\n\n", 14);
-			continue;
 		}
 		e->last_look_us = now_us();
 		if (e->catalogue)
 			look_catalogue(e);
 		else
 			look_run(e);
+		if (quiet && timeout == KEEPALIVE_MS && e->len == 0)
+			append(e, ": still here\n\n", 14);
 	}
 	size_t n = e->len - e->off < max ? e->len - e->off : max;
 	memcpy(buf, e->out + e->off, n);
