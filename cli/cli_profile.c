@@ -159,19 +159,11 @@ struct follow {
 	uint64_t *fed; /* advanced by what the parser was given */
 };
 
-static int follow_cb(void *ctx, uint64_t off, const void *data, size_t len)
+/* A cli_profile_sink: the bytes to the parser, counted. */
+static int follow_sink(void *ctx, const void *data, size_t len)
 {
-	static const char zeros[4096];
 	struct follow *fw = ctx;
-	(void)off;
-	while (!data && len) { /* a hole reads as zeros (and fails the parse) */
-		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
-		if (hp_feed(fw->p, zeros, n) != 0)
-			return 1;
-		*fw->fed += n;
-		len -= n;
-	}
-	if (data && hp_feed(fw->p, data, len) != 0)
+	if (hp_feed(fw->p, data, len) != 0)
 		return 1;
 	*fw->fed += len;
 	return 0;
@@ -199,7 +191,8 @@ int cli_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint6
 	if (size <= *fed)
 		return 0;
 	struct follow fw = {p, fed};
-	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, follow_cb, &fw);
+	struct zero_filler z = {follow_sink, &fw}; /* a hole reads as zeros (and fails the parse) */
+	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, range_cb, &z);
 	if (p->failed) {
 		snprintf(err, len, "heap profile: %s", hp_error(p));
 		return -1;
