@@ -14,12 +14,15 @@
  *   mirror_raw.c the optional raw-image mirror (--mirror-raw); the raw
  *                sink's image is opened the same way
  *   sink.c       the benchmark baselines (--sink null|raw|raw-direct)
+ *   trace.c      MirageOS guests' mirage-profile trace buffers, kept
+ *                packet by packet in their runs
  *   log.c        one line per event, syslog or stderr
  */
 #ifndef PROFSVC_BACKEND_H
 #define PROFSVC_BACKEND_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../platform/platform.h"
 #include "../store/store.h"
@@ -32,7 +35,9 @@
 #define DEFAULT_MAX_RUN_BYTES (4ull << 30)
 #define REQUESTS_PER_TURN 64u      /* per device per loop turn: nobody starves */
 #define BATCH_BYTES_MAX (4u << 20) /* data per batch (two in flight: RSS) */
-#define INLINE_COMMIT_MAX_ITEMS 4u /* io.c: a batch this small, alone, commits inline */
+#define INLINE_COMMIT_MAX_ITEMS 4u
+#define DEFAULT_MAX_TRACE_PAGES 1024u /* 4 MiB: mirage-profile's examples share 1 MB */
+#define DEFAULT_TRACE_POLL_MS 10u /* io.c: a batch this small, alone, commits inline */
 
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
        XB_CLOSED };
@@ -61,6 +66,8 @@ struct options {
 	const char *mirror_raw;       /* NULL: no raw images */
 	enum sink sink;               /* where the data goes (benchmarks) */
 	const char *sink_dir;         /* SINK_RAW*: the images */
+	uint32_t max_trace_pages;     /* a guest's trace buffer, at most */
+	unsigned trace_poll_ms;       /* trace headers looked at, at least this often */
 };
 
 struct run;
@@ -153,6 +160,8 @@ struct backend {
 	 * rate limit, and rounds that drained the pipeline to act on some. */
 	uint64_t xs_events, xs_deferred, xs_rounds;
 	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
+	struct trace *traces;         /* trace.c: every domain's trace node */
+	int trace_scan_due;           /* @introduceDomain fired */
 };
 
 /* log.c */
@@ -235,6 +244,22 @@ int daemon_status(const struct options *o);
 int toolstack_create(const struct options *o, const char *cfg, int argc, char **argv);
 int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs);
 int toolstack_detach(const struct options *o, const char *domain, const char *vdev);
+
+/* trace.c: MirageOS trace buffers.  trace_init watches @introduceDomain
+ * and each domain's data/mprof/ring-ref; trace_note_event takes watch
+ * events (1: act this round); trace_round acts on them (pipeline
+ * quiesced); trace_poll snapshots the buffers and returns the ms until the
+ * next poll (-1: none mapped); trace_domains_changed takes the last
+ * packets of dead domains. */
+int trace_init(struct backend *b);
+void trace_scan_domains(struct backend *b);
+int trace_note_event(struct backend *b, const char *path, const char *token);
+int trace_pending(const struct backend *b);
+void trace_round(struct backend *b);
+int trace_poll(struct backend *b);
+void trace_domains_changed(struct backend *b);
+void trace_shutdown(struct backend *b);
+void trace_status(struct backend *b, FILE *f);
 
 /* quota.c: --max-run-bytes charges 64 KiB per chunk a run touches. */
 /* Admits a write of nsect sectors at sector of device devid if the chunks

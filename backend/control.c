@@ -72,6 +72,7 @@ static void status_text(struct backend *b, FILE *f)
 		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
 	if (!n)
 		fprintf(f, "(no devices)\n");
+	trace_status(b, f);
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)

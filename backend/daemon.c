@@ -150,6 +150,9 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		int deferred = xenbus_deferred_run(b);
 		if (deferred >= 0 && (timeout < 0 || deferred < timeout))
 			timeout = deferred;
+		int traces = trace_poll(b);
+		if (traces >= 0 && (timeout < 0 || traces < timeout))
+			timeout = traces;
 	}
 	control_shutdown(b);
 	close(ep);
@@ -221,6 +224,10 @@ static int serve(struct options *o, int ready_fd)
 		goto out;
 	}
 	xenbus_scan(&b);
+	if (o->sink == SINK_STORE && trace_init(&b) != 0) {
+		blog("cannot watch @introduceDomain in xenstore: %s", strerror(errno));
+		goto out;
+	}
 	runs_reconcile(&b);
 	blog("started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
@@ -240,6 +247,7 @@ out:
 		close(ready_fd);
 	if (b.io)
 		xenbus_shutdown(&b);
+	trace_shutdown(&b);
 	io_stop(&b);
 	while (b.runs) {
 		struct run *r = b.runs;

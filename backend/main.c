@@ -15,7 +15,7 @@ static const char usage[] =
 	"usage: profile-backend start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
 	"                             [--foreground] [-v] [--durability process|power]\n"
 	"                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
-	"                             [--mirror-raw DIR]\n"
+	"                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
 	"       profile-backend stop | status\n"
 	"       profile-backend create [-v] [--dry-run] GUEST.cfg [xl options]\n"
@@ -27,7 +27,8 @@ static const char usage[] =
 	"$PROFSVC_RUN_DIR), --platform/--sim-dir (default: xen if /dev/xen/evtchn exists;\n"
 	"sim uses $XENSIM_DIR).  The store is --db, else $PROFSVC_DB, else\n" PROFSVC_DEFAULT_DB ".\n"
 	"Serves the xvdp1/xvdp2 disks of HaLVM guests (disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
-	"into the profsvc store; see profdb for the runs it records.\n";
+	"into the profsvc store, and keeps the mirage-profile trace buffer of any MirageOS guest\n"
+	"that shares one (data/mprof/ring-ref); see profdb for the runs it records.\n";
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -80,6 +81,8 @@ int main(int argc, char **argv)
 		{"sink", required_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
 		{"max-store-bytes", required_argument, NULL, 'B'},
 		{"dry-run", no_argument, NULL, 'n'},
+		{"max-trace-pages", required_argument, NULL, 'T'},
+		{"trace-poll-ms", required_argument, NULL, 'P'},
 		{NULL, 0, NULL, 0},
 	};
 	struct options o = {
@@ -90,6 +93,8 @@ int main(int argc, char **argv)
 		.durability = STORE_DURABLE_PROCESS,
 		.max_run_bytes = DEFAULT_MAX_RUN_BYTES,
 		.capacity = DEFAULT_CAPACITY,
+		.max_trace_pages = DEFAULT_MAX_TRACE_PAGES,
+		.trace_poll_ms = DEFAULT_TRACE_POLL_MS,
 	};
 	const char *platform = NULL;
 	int c;
@@ -154,6 +159,23 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'T':
+		case 'P': {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			unsigned long max = c == 'T' ? 262144 : 10000; /* 1 GiB of buffer; 10 s */
+			if (!*optarg || *optarg == '-' || *end || errno || v < 1 || v > max) {
+				fprintf(stderr, "profile-backend: --%s takes 1..%lu\n",
+				        c == 'T' ? "max-trace-pages" : "trace-poll-ms", max);
+				return 2;
+			}
+			if (c == 'T')
+				o.max_trace_pages = (uint32_t)v;
+			else
+				o.trace_poll_ms = (unsigned)v;
+			break;
+		}
 		case 'M':
 			o.mirror_raw = optarg;
 			break;

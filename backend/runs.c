@@ -120,7 +120,7 @@ struct verdict {
 static int judge(void *ctx, const struct store_device_info *d)
 {
 	struct verdict *v = ctx;
-	if (d->role == STORE_ROLE_RAW)
+	if (!store_role_is_profile(d->role))
 		return 0;
 	v->profiles++;
 	v->closed += store_device_profile_whole(d);

@@ -134,7 +134,7 @@ struct xb_todo {
 		int kind;
 	} *v;
 	size_t n, cap;
-	int scan, released;
+	int scan, released, traces;
 	struct xb_alive {
 		uint32_t domid;
 		int alive;
@@ -655,6 +655,10 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 		t->released = 1;
 		return;
 	}
+	if (strcmp(token, "intro") == 0 || strcmp(token, "mprof") == 0) {
+		t->traces |= trace_note_event(b, path, token);
+		return;
+	}
 	if (strcmp(token, "fe") == 0) {
 		for (struct device *d = b->devices; d; d = d->next) {
 			size_t n = strlen(d->fpath);
@@ -715,7 +719,7 @@ void xenbus_watch_events(struct backend *b)
 		b->xs_events++;
 		free(w);
 	}
-	if (!t.scan && !t.n && !t.released)
+	if (!t.scan && !t.n && !t.released && !t.traces)
 		return; /* only rate-limited events: nothing to drain the pipeline for */
 	b->xs_rounds++;
 	/* Devices may come and go: nothing in flight may refer to them, and
@@ -739,8 +743,11 @@ void xenbus_watch_events(struct backend *b)
 			if (!xenbus_domain_alive(b, d->domid))
 				device_free(d, 1, "domain destroyed");
 		}
+		trace_domains_changed(b);
 		runs_domains_changed(b);
 	}
+	if (t.traces)
+		trace_round(b);
 	b->todo = NULL;
 	free(t.v);
 }

@@ -16,17 +16,22 @@
 #include "../profile/time_profile.h"
 #include "../store/store_export.h"
 #include "cli_profile.h"
+#include "cli_trace.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
 	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--salvage]\n"
-	"                         [--speedscope FILE]\n"
+	"                         [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
+	"                         [--chrome-trace FILE]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
 	"  --speedscope writes the time profile in speedscope's format (from\n"
 	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
 	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
-	"  as NAME-RUN.prof and NAME-RUN.hp.\n";
+	"  as NAME-RUN.prof and NAME-RUN.hp.\n"
+	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
+	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
+	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n";
 
 static const char usage_disk[] = "usage: profdb export-disk RUN VDEV FILE\n"
                                  "  VDEV is xvdp1, xvdp2 (or prof, hp)\n";
@@ -145,9 +150,11 @@ int cmd_export(const char *db, int argc, char **argv)
 		{"prof", required_argument, NULL, 'p'}, {"hp", required_argument, NULL, 'H'},
 		{"salvage", no_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
 		{"speedscope", required_argument, NULL, 'S'},
+		{"ctf", required_argument, NULL, 'C'},  {"trace-json", required_argument, NULL, 'J'},
+		{"chrome-trace", required_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *speedscope = NULL;
+	const char *speedscope = NULL, *ctf = NULL, *trace_json = NULL, *chrome = NULL;
 	struct target t[2] = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}};
 	const char *dir = NULL;
 	struct store_run run;
@@ -176,6 +183,15 @@ int cmd_export(const char *db, int argc, char **argv)
 		case 'S':
 			speedscope = optarg;
 			break;
+		case 'C':
+			ctf = optarg;
+			break;
+		case 'J':
+			trace_json = optarg;
+			break;
+		case 'T':
+			chrome = optarg;
+			break;
 		default:
 			return cli_usage(usage, c);
 		}
@@ -190,6 +206,14 @@ int cmd_export(const char *db, int argc, char **argv)
 		cli_err("--prof and --hp name the same file '%s'", t[0].path);
 		return EXIT_USAGE;
 	}
+	int trace = ctf || trace_json || chrome;
+	if (trace && !dir && !t[0].explicit && !t[1].explicit) {
+		if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
+			return 1;
+		return cli_trace_export(db, argv[optind], ctf, trace_json, chrome);
+	}
+	if (trace && cli_trace_export(db, argv[optind], ctf, trace_json, chrome) != 0)
+		return 1;
 	if (speedscope && !dir && !t[0].explicit && !t[1].explicit)
 		return export_speedscope(db, argv[optind], speedscope);
 	if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)

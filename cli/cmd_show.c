@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cli_trace.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -16,8 +17,8 @@ static void print_status(const struct store_device_info *d)
 {
 	char t[32];
 
-	if (d->role == STORE_ROLE_RAW) {
-		printf("  status block    - (raw device)\n");
+	if (!store_role_is_profile(d->role)) {
+		printf("  status block    - (%s device)\n", store_role_name(d->role));
 		return;
 	}
 	switch (d->status) {
@@ -174,7 +175,10 @@ int cmd_show(const char *db, int argc, char **argv)
 		goto out;
 	}
 	if (json)
-		printf("]}\n");
+		printf("]");
+	cli_trace_show(s, &run, json);
+	if (json)
+		printf("}\n");
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
 	store_close(s);

@@ -10,6 +10,8 @@
  * its flush was acknowledged, for make bench's live latency
  *   frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]
  *   frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]
+ *   frontend-stub --mode mirage --domid N [--pages P] [--events N] [--rate R]
+ *                 [--crash-at EVENT] [--event-log FILE] [--withdraw]
  * common: [--platform sim|xen] [--sim-dir DIR] [-q]
  *
  * On xensim the stub is the domain N it names (created by
@@ -209,6 +211,11 @@ static void destroy_self(const char *sim_dir, uint32_t domid)
 		recv(fd, &m, sizeof(m), 0); /* it kills us before or after this */
 	if (fd >= 0)
 		close(fd);
+}
+
+void stub_destroy_self(struct stub_ctx *c)
+{
+	destroy_self(c->sim_dir, c->domid);
 }
 
 static int run_halvm(struct stub_ctx *c)
@@ -425,6 +432,9 @@ static const char usage[] =
 	"                     [--pace MS (a pause after each heap sample, as GHC's -i)] [--sample-log FILE]\n"
 	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
+	"       frontend-stub --mode mirage --domid N [--pages P (16)] [--events N (--requests)]\n"
+	"                     [--rate EVENTS/S (0: flat out)] [--crash-at EVENT] [--event-log FILE]\n"
+	"                     [--withdraw (remove the node at the end)]\n"
 	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
 
 int main(int argc, char **argv)
@@ -438,11 +448,14 @@ int main(int argc, char **argv)
 		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
 		{"seed", required_argument, NULL, 'S'},      {"span", required_argument, NULL, 'M'},
 		{"pace", required_argument, NULL, 'i'},      {"sample-log", required_argument, NULL, 'L'},
+		{"pages", required_argument, NULL, 'G'},     {"events", required_argument, NULL, 'n'},
+		{"rate", required_argument, NULL, 'e'},      {"event-log", required_argument, NULL, 'E'},
+		{"withdraw", no_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct stub_ctx c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
-	                     .requests = 2000, .seed = 1, .span_mb = 256};
+	                     .requests = 2000, .seed = 1, .span_mb = 256, .mirage_pages = 16};
 	const char *mode = NULL, *platform = NULL;
 	int opt, have_domid = 0;
 
@@ -512,6 +525,27 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			break;
+		case 'G': {
+			unsigned long v = strtoul(optarg, NULL, 10);
+			if (v < 1 || v > 65536) {
+				fprintf(stderr, "frontend-stub: --pages is 1..65536\n");
+				return 2;
+			}
+			c.mirage_pages = (uint32_t)v;
+			break;
+		}
+		case 'e':
+			c.mirage_rate = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'E':
+			if (!(c.event_log = fopen(optarg, "w"))) {
+				fprintf(stderr, "frontend-stub: --event-log %s: %s\n", optarg, strerror(errno));
+				return 1;
+			}
+			break;
+		case 'W':
+			c.mirage_withdraw = 1;
+			break;
 		case 'q':
 			stub_quiet = 1;
 			break;
@@ -552,6 +586,8 @@ int main(int argc, char **argv)
 		rc = run_linux(&c);
 	else if (!strcmp(mode, "hostile"))
 		rc = run_hostile(&c);
+	else if (!strcmp(mode, "mirage"))
+		rc = run_mirage(&c);
 	else {
 		fputs(usage, stderr);
 		rc = 2;

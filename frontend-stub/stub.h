@@ -30,11 +30,20 @@ struct stub_ctx {
 	uint64_t requests;
 	uint64_t seed;
 	int span_mb; /* linux: the part of the disk used, in 1 MiB regions */
+	/* mirage (stub_mirage.c); requests = events, crash_at = the event to
+	 * die inside */
+	uint32_t mirage_pages;
+	unsigned mirage_rate;  /* events per second, 0: as fast as it can */
+	int mirage_withdraw;
+	FILE *event_log;
 };
 
 extern int stub_quiet;
 void stub_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t stub_rand(uint64_t *s);
 int run_hostile(struct stub_ctx *c);
+int run_mirage(struct stub_ctx *c);
+/* xensim's toolstack role for a crashed guest: destroy our domain. */
+void stub_destroy_self(struct stub_ctx *c);
 
 #endif

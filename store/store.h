@@ -35,7 +35,7 @@
  * write costs in dom0's disk; backend/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -67,7 +67,14 @@ enum store_durability {
 
 enum store_run_state { STORE_RUN_RUNNING, STORE_RUN_COMPLETE, STORE_RUN_CRASHED };
 
-enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP };
+enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP, STORE_ROLE_TRACE };
+/* The vdev name of a run's MirageOS trace (never a guest's disk name). */
+#define STORE_TRACE_VDEV "mprof"
+/* A HaLVM profile device: sector 0 is its status block. */
+static inline int store_role_is_profile(enum store_role r)
+{
+	return r == STORE_ROLE_PROF || r == STORE_ROLE_HP;
+}
 
 /* What the last status block written to sector 0 said. */
 enum store_status {
@@ -214,6 +221,35 @@ int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void
 /* Finds a device of a run by vdev name ("xvdp1") or role name ("prof"). */
 int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
                       struct store_device_info *out);
+
+/* ---- traces (MirageOS) ---------------------------------------------------- */
+
+/* One packet of a run's trace kept (store_trace.c). */
+struct store_trace_packet {
+	uint64_t seq;       /* the guest's packet count, extended past 16 bits */
+	uint64_t sector;    /* where its bytes start in the trace device */
+	uint32_t bytes;     /* the packet's size */
+	uint64_t events;    /* sound events in it (profile/mprof.h) */
+	uint64_t first_ts, last_ts; /* their time span (ns, guest clock) */
+	int final;          /* taken while still being written: the trace's end */
+	int64_t kept_us;    /* when (0: now) */
+};
+/* In the caller's batch: p->bytes of packet at the end of the trace
+ * device, recorded under p->seq (p->sector is chosen here).  Returns 1
+ * when that seq was kept before (nothing written). */
+int store_trace_keep(struct store_device *d, const struct store_trace_packet *p, const void *bytes);
+typedef int (*store_trace_cb)(void *ctx, const struct store_trace_packet *p);
+/* The packets kept, in seq order. */
+int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, void *ctx);
+struct store_trace_summary {
+	uint64_t kept, lost;  /* lost: seqs from 0 to the last kept, not kept */
+	uint64_t last_seq;
+	uint64_t bytes, events;
+	int have_time;
+	uint64_t first_ts, last_ts;
+	int final;            /* the trace ended (its active packet was taken) */
+};
+int store_trace_summary(struct store *s, int64_t device_id, struct store_trace_summary *out);
 
 /* ---- batches and data ----------------------------------------------------- */
 

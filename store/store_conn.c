@@ -137,6 +137,8 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_META_GET_SLOTS] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'",
 	[ST_META_SET_SLOTS] = "INSERT INTO meta(key, value) VALUES ('data_slots', ?1) "
 	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+	[ST_TRACE_INSERT] = "INSERT INTO trace_packets(device_id, seq, sector, bytes, events, first_ts, "
+	                    "last_ts, final, kept_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 /* Version-2 stores (read as they are by readers) have no slots. */

@@ -496,7 +496,7 @@ static int write_segments(struct store_device *d, const struct store_segment *se
 	d->pending.write_requests += requests;
 	d->pending.write_bytes += (int64_t)bytes;
 	d->pending.written_end_sector = end;
-	if (sector0 && d->pending.role != STORE_ROLE_RAW)
+	if (sector0 && store_role_is_profile(d->pending.role))
 		note_status_block(d, sector0);
 	mark_dirty(d);
 	return 0;
@@ -581,7 +581,7 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
 	if (rc)
 		return rc;
 	d->pending.discard_requests++;
-	if (sector == 0 && d->pending.role != STORE_ROLE_RAW)
+	if (sector == 0 && store_role_is_profile(d->pending.role))
 		note_status_block(d, zero_sector); /* sector 0 now reads as zeros */
 	mark_dirty(d);
 	return 0;

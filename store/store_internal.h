@@ -64,6 +64,7 @@ enum store_stmt_id {
 	ST_DEAD_RANGE,
 	ST_META_GET_SLOTS,
 	ST_META_SET_SLOTS,
+	ST_TRACE_INSERT,
 	ST__COUNT
 };
 

@@ -137,6 +137,64 @@ static const char *const migrations[] = {
 	 * before this version is added by its owner at open
 	 * (meta.data_header says where that stands). */
 	"INSERT INTO meta(key, value) VALUES ('store_id', lower(hex(randomblob(16))));",
+
+	/* 4 -> 5: MirageOS traces.  A device may have the role 'trace' (the
+	 * guest's mirage-profile buffer, vdev "mprof"): its sectors hold the
+	 * trace packets kept, back to back, and trace_packets says which
+	 * packet lies where.  seq is the guest's 16-bit stream_packet_count
+	 * extended past its wrap: a seq missing below the largest is a packet
+	 * the guest overwrote before the backend could keep it.  final marks
+	 * the packet that was still being written when the trace ended (the
+	 * guest died or withdrew the buffer): it may stop mid-event.  The
+	 * devices table is rebuilt for its role constraint (as in 1 -> 2). */
+	"DROP TRIGGER devices_drop_chunks;"
+	"CREATE TABLE devices_v5 ("
+	"  device_id          INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id             INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	"  vdev               TEXT NOT NULL,"
+	"  devid              INTEGER NOT NULL,"
+	"  role               TEXT NOT NULL"
+	"                     CHECK (role = 'prof' OR role = 'hp' OR role = 'raw' OR role = 'trace'),"
+	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
+	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
+	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
+	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
+	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
+	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
+	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
+	"  errors             INTEGER NOT NULL DEFAULT 0,"
+	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
+	"  status             TEXT NOT NULL DEFAULT 'none'"
+	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
+	"  file_size          INTEGER,"
+	"  closed             INTEGER,"
+	"  word_size          INTEGER,"
+	"  status_updated_us  INTEGER,"
+	"  UNIQUE (run_id, vdev)"
+	");"
+	"INSERT INTO devices_v5 SELECT * FROM devices;"
+	"DROP TABLE devices;"
+	"ALTER TABLE devices_v5 RENAME TO devices;"
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
+	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
+	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                 AND OLD.device_id * 4294967296 + 4294967295"
+	"                                 AND slot IS NOT NULL;"
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
+	"END;"
+	"CREATE TABLE trace_packets ("
+	"  device_id INTEGER NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,"
+	"  seq       INTEGER NOT NULL CHECK (seq >= 0),"
+	"  sector    INTEGER NOT NULL CHECK (sector >= 0),"
+	"  bytes     INTEGER NOT NULL CHECK (bytes > 0),"
+	"  events    INTEGER NOT NULL DEFAULT 0,"
+	"  first_ts  INTEGER,"
+	"  last_ts   INTEGER,"
+	"  final     INTEGER NOT NULL DEFAULT 0,"
+	"  kept_us   INTEGER NOT NULL,"
+	"  PRIMARY KEY (device_id, seq)"
+	") WITHOUT ROWID;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

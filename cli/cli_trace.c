@@ -1,0 +1,287 @@
+/*
+ * cli_trace.c - a run's MirageOS trace out of the store: loaded into
+ * memory in sequence order, exported (CTF for babeltrace2, JSON, Chrome
+ * trace events) and summarised for `profdb show`.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_trace.h"
+#include "cli_util.h"
+
+struct loader {
+	struct store *s;
+	int64_t device_id;
+	struct cli_trace *ct;
+	size_t cap;
+	int rc;
+};
+
+static int grow(struct cli_trace *ct, size_t *cap)
+{
+	if (ct->t.n < *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 64;
+	void *g = realloc(ct->packets, n * sizeof(*ct->packets));
+	if (!g)
+		return -1;
+	ct->packets = g;
+	*cap = n;
+	return 0;
+}
+
+struct copy_ctx {
+	uint8_t *dst;
+};
+
+static int copy_range(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	struct copy_ctx *c = ctx;
+	(void)off;
+	if (data)
+		memcpy(c->dst, data, len);
+	else
+		memset(c->dst, 0, len);
+	c->dst += len;
+	return 0;
+}
+
+static int load_packet(void *ctx, const struct store_trace_packet *p)
+{
+	struct loader *l = ctx;
+	struct cli_trace *ct = l->ct;
+
+	if (grow(ct, &l->cap) != 0)
+		return STORE_ENOMEM;
+	uint8_t *b = malloc(p->bytes);
+	if (!b)
+		return STORE_ENOMEM;
+	struct copy_ctx cc = {b};
+	int rc = store_read_range(l->s, l->device_id, p->sector * STORE_SECTOR_SIZE, p->bytes, copy_range, &cc);
+	if (rc) {
+		free(b);
+		return rc;
+	}
+	ct->packets[ct->t.n++] = (struct mprof_trace_packet){p->seq, b, p->bytes, p->final};
+	ct->nbytes += p->bytes;
+	return 0;
+}
+
+int cli_trace_load(struct store *s, const struct store_run *run, struct cli_trace *out)
+{
+	struct store_device_info dev;
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->t.name = run->name;
+	out->t.run_id = run->run_id;
+	if (store_find_device(s, run->run_id, STORE_TRACE_VDEV, &dev) != 0 || dev.role != STORE_ROLE_TRACE)
+		return STORE_ENOTFOUND;
+	struct loader l = {s, dev.device_id, out, 0, 0};
+	(void)cap;
+	int rc = store_trace_packets(s, dev.device_id, load_packet, &l);
+	out->t.p = out->packets;
+	if (rc) {
+		cli_trace_free(out);
+		return rc;
+	}
+	return 0;
+}
+
+void cli_trace_free(struct cli_trace *ct)
+{
+	for (size_t i = 0; i < ct->t.n; i++)
+		free((void *)ct->packets[i].bytes);
+	free(ct->packets);
+	memset(ct, 0, sizeof(*ct));
+}
+
+/* ---- export ------------------------------------------------------------------------ */
+
+struct render_job {
+	const struct mprof_trace *t;
+};
+
+static int render_metadata(FILE *f, void *ctx)
+{
+	const struct mprof_trace *t = ((struct render_job *)ctx)->t;
+	mprof_write_metadata(f, t->name, t->run_id);
+	return ferror(f) ? -1 : 0;
+}
+
+static int render_stream(FILE *f, void *ctx)
+{
+	return mprof_write_ctf_stream(f, ((struct render_job *)ctx)->t);
+}
+
+static int render_json(FILE *f, void *ctx)
+{
+	return mprof_write_json(f, ((struct render_job *)ctx)->t);
+}
+
+static int render_chrome(FILE *f, void *ctx)
+{
+	return mprof_write_chrome(f, ((struct render_job *)ctx)->t);
+}
+
+/* DIR is made, or must be an empty directory: a trace directory holding
+ * another trace's stream would be read as one trace. */
+static int ctf_dir_ready(const char *dir)
+{
+	if (mkdir(dir, 0777) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		cli_err("--ctf %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		cli_err("--ctf %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct dirent *e;
+	int empty = 1;
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			empty = 0;
+	closedir(d);
+	if (!empty) {
+		cli_err("--ctf %s: the directory is not empty (a CTF trace is a directory of its own: "
+		        "name a new one)", dir);
+		return -1;
+	}
+	return 0;
+}
+
+int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, const char *json_path,
+                     const char *chrome_path)
+{
+	struct store *s;
+	struct store_run run;
+	struct cli_trace ct;
+	int64_t id;
+	int rc = 1;
+
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	if (cli_resolve_run(s, run_arg, &id) != 0) {
+		store_close(s);
+		return 1;
+	}
+	if (store_read_begin(s) != 0 || store_get_run(s, id, &run) != 0) {
+		cli_err("%s", store_errmsg(s));
+		store_close(s);
+		return 1;
+	}
+	int lr = cli_trace_load(s, &run, &ct);
+	store_read_end(s);
+	if (lr == STORE_ENOTFOUND) {
+		cli_err("run %lld has no MirageOS trace (only guests that share a mirage-profile buffer have "
+		        "one)", (long long)id);
+		store_close(s);
+		return 1;
+	}
+	if (lr) {
+		cli_err("run %lld's trace: %s", (long long)id, store_errmsg(s));
+		store_close(s);
+		return 1;
+	}
+	struct render_job job = {&ct.t};
+	char what[96], path[4096];
+	if (ctf_dir) {
+		if (ctf_dir_ready(ctf_dir) != 0)
+			goto out;
+		snprintf(what, sizeof(what), "run %lld's CTF metadata", (long long)id);
+		snprintf(path, sizeof(path), "%s/metadata", ctf_dir);
+		if (outfile_render(path, render_metadata, &job, what) != 0)
+			goto out;
+		snprintf(what, sizeof(what), "run %lld's CTF stream, %zu packets", (long long)id, ct.t.n);
+		snprintf(path, sizeof(path), "%s/mprof_stream", ctf_dir);
+		if (outfile_render(path, render_stream, &job, what) != 0)
+			goto out;
+	}
+	if (json_path) {
+		snprintf(what, sizeof(what), "run %lld's trace events as JSON", (long long)id);
+		if (outfile_render(json_path, render_json, &job, what) != 0)
+			goto out;
+	}
+	if (chrome_path) {
+		snprintf(what, sizeof(what), "run %lld's trace in Chrome's trace-event format", (long long)id);
+		if (outfile_render(chrome_path, render_chrome, &job, what) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	cli_trace_free(&ct);
+	store_close(s);
+	return rc;
+}
+
+/* ---- show -------------------------------------------------------------------------- */
+
+void cli_trace_show(struct store *s, const struct store_run *run, int json)
+{
+	struct cli_trace ct;
+	struct mprof_stats st;
+	char lost[512], t0[32];
+
+	if (cli_trace_load(s, run, &ct) != 0)
+		return;
+	mprof_trace_stats(&ct.t, &st);
+	mprof_lost_ranges(&ct.t, lost, sizeof(lost));
+	double span = st.events ? (double)(st.last_ts - st.first_ts) / 1e9 : 0;
+	if (json) {
+		printf(",\"trace\":{\"packets_kept\":%" PRIu64 ",\"packets_lost\":%" PRIu64 ",\"lost_ranges\":",
+		       st.kept, st.lost);
+		safe_text_json(stdout, lost);
+		printf(",\"packets_cut\":%" PRIu64 ",\"ended\":%s,\"bytes\":%zu,\"events\":%" PRIu64
+		       ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"gc\":{\"count\":%" PRIu64
+		       ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "},\"labels\":%" PRIu64 ",\"per_event\":{",
+		       st.cut, st.final ? "true" : "false", ct.nbytes, st.events, st.first_ts, st.last_ts,
+		       st.gc_count, st.gc_total_ns, st.gc_max_ns, st.labels);
+		for (unsigned k = 0; k < MPROF_EVENT_KINDS; k++)
+			printf("%s\"%s\":%" PRIu64, k ? "," : "", mprof_event_name(k), st.per_kind[k]);
+		printf("},\"counters\":[");
+		for (size_t i = 0; i < st.ncounters; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			safe_text_json(stdout, st.counters[i].name);
+			printf(",\"value\":%" PRId64 ",\"updates\":%" PRIu64 "}", st.counters[i].value,
+			       st.counters[i].updates);
+		}
+		printf("]}");
+	} else {
+		printf("trace (MirageOS, mirage-profile)\n");
+		printf("  packets         %" PRIu64 " kept (%zu bytes), %" PRIu64 " lost%s%s%s\n", st.kept,
+		       ct.nbytes, st.lost, st.lost ? " (" : "", st.lost ? lost : "", st.lost ? ")" : "");
+		if (st.cut)
+			printf("  torn            %" PRIu64 " packets end in an event the guest was overwriting\n",
+			       st.cut);
+		printf("  ended           %s\n", st.final ? "yes (its last packet was taken)" : "no (still being captured, or its domain died while no backend ran)");
+		snprintf(t0, sizeof(t0), "%.3f s", span);
+		printf("  events          %" PRIu64 " over %s of the guest's clock\n", st.events, t0);
+		printf("  by kind        ");
+		for (unsigned k = 0; k < MPROF_EVENT_KINDS; k++)
+			if (st.per_kind[k])
+				printf(" %s %" PRIu64, mprof_event_name(k), st.per_kind[k]);
+		printf("\n");
+		if (st.gc_count)
+			printf("  GC pauses       %" PRIu64 ", %.3f ms in all, longest %.3f ms\n", st.gc_count,
+			       (double)st.gc_total_ns / 1e6, (double)st.gc_max_ns / 1e6);
+		printf("  labels          %" PRIu64 "\n", st.labels);
+		for (size_t i = 0; i < st.ncounters; i++) {
+			printf("  counter         ");
+			safe_text_print(stdout, st.counters[i].name, 0);
+			printf(" = %" PRId64 " (%" PRIu64 " updates)\n", st.counters[i].value, st.counters[i].updates);
+		}
+		if (st.counters_dropped)
+			printf("  counters        %" PRIu64 " updates of further counters not shown\n",
+			       st.counters_dropped);
+	}
+	cli_trace_free(&ct);
+}
