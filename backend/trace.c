@@ -38,6 +38,7 @@
 
 #include "backend.h"
 #include "profile/mprof.h"
+#include "xs_values.h"
 #include "util/safe_text.h"
 
 #define TRACE_EVENTS_PER_S 20.0
@@ -202,53 +203,6 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 	return 0; /* a domain we stopped watching: a stale event */
 }
 
-/* "8,9,10,11": the refs, or -1 with why.  Strict: decimal, no sign, no
- * space, no empty item, each below 2^32, count within the limit. */
-static int parse_refs(const char *v, uint32_t max, uint32_t **out, uint32_t *count, const char **why)
-{
-	size_t n = 1;
-
-	*out = NULL;
-	for (const char *p = v; *p; p++)
-		n += *p == ',';
-	if (!*v) {
-		*why = "is empty";
-		return -1;
-	}
-	if (n > max) {
-		*why = "lists more pages than --max-trace-pages allows";
-		return -1;
-	}
-	uint32_t *refs = calloc(n, sizeof(*refs));
-	if (!refs) {
-		*why = "out of memory";
-		return -1;
-	}
-	const char *p = v;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t r = 0;
-		const char *start = p;
-		while (*p >= '0' && *p <= '9' && p - start < 11)
-			r = r * 10 + (uint64_t)(*p++ - '0');
-		if (p == start || r > UINT32_MAX || (*p != ',' && *p) || (*p == ',' && i + 1 == n)) {
-			free(refs);
-			*why = "is not a comma-separated list of grant refs";
-			return -1;
-		}
-		refs[i] = (uint32_t)r;
-		if (*p == ',')
-			p++;
-	}
-	if (n * PLAT_PAGE_SIZE / MPROF_PACKETS < MPROF_MIN_PACKET_BYTES) {
-		free(refs);
-		*why = "is too small a buffer for four packets";
-		return -1;
-	}
-	*out = refs;
-	*count = (uint32_t)n;
-	return 0;
-}
-
 static int note_kept(void *ctx, const struct store_trace_packet *p)
 {
 	struct trace *t = ctx;
@@ -328,7 +282,7 @@ static void trace_look(struct backend *b, struct trace *t)
 	}
 	uint32_t *refs = NULL, n = 0;
 	t->refs_hash = h;
-	if (strlen(v) >= TRACE_REFS_TEXT_MAX || parse_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
+	if (strlen(v) >= TRACE_REFS_TEXT_MAX || xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
 		char shown[64];
 		tlog(t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
 		     safe_text(shown, sizeof(shown), v));

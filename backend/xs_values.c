@@ -150,3 +150,43 @@ enum xsv_path_kind xsv_backend_path(const char *root, const char *path, uint32_t
 		return XSV_PATH_OTHER;
 	return XSV_PATH_DEVICE;
 }
+
+int xsv_trace_refs(const char *v, uint32_t max, uint32_t **out, uint32_t *count, const char **why)
+{
+	size_t n = 1;
+
+	*out = NULL;
+	for (const char *p = v; *p; p++)
+		n += *p == ',';
+	if (!*v) {
+		*why = "is empty";
+		return -1;
+	}
+	if (n > max) {
+		*why = "lists more pages than allowed (--max-trace-pages)";
+		return -1;
+	}
+	uint32_t *refs = calloc(n, sizeof(*refs));
+	if (!refs) {
+		*why = "out of memory";
+		return -1;
+	}
+	const char *p = v;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t r = 0;
+		const char *start = p;
+		while (*p >= '0' && *p <= '9' && p - start < 11)
+			r = r * 10 + (uint64_t)(*p++ - '0');
+		if (p == start || r > UINT32_MAX || (*p != ',' && *p) || (*p == ',' && i + 1 == n)) {
+			free(refs);
+			*why = "is not a comma-separated list of grant refs";
+			return -1;
+		}
+		refs[i] = (uint32_t)r;
+		if (*p == ',')
+			p++;
+	}
+	*out = refs;
+	*count = (uint32_t)n;
+	return 0;
+}

@@ -49,6 +49,11 @@ enum xsv_path_kind {
 enum xsv_path_kind xsv_backend_path(const char *root, const char *path, uint32_t *domid,
                                     uint32_t *devid);
 
+/* A mirage-profile guest's data/mprof/ring-ref: grant refs, decimal,
+ * comma-separated, no sign, space or empty item, each below 2^32, 1..max
+ * of them.  0 with a malloc'd array, or -1 with *why. */
+int xsv_trace_refs(const char *v, uint32_t max, uint32_t **out, uint32_t *count, const char **why);
+
 /* Nodes of the backend directory that we write (their events are ours). */
 int xsv_own_node(const char *node);
 

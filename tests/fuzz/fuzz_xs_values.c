@@ -6,7 +6,8 @@
  * Asserted: a ring description that parses has 1..16 pages, a known ABI
  * and every ref present; numbers parse only from plain decimal; a device
  * path parses only under the root with in-range ids; vdev names and
- * device numbers round-trip.
+ * device numbers round-trip; a trace ref list parses only from decimal
+ * items and commas, one ref per item, within the limit.
  */
 #include "config.h"
 
@@ -93,6 +94,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			assert(strncmp(lines[i], "/local/domain/0/backend/profsvc", 31) == 0);
 		if (k == XSV_PATH_DOMAIN || k == XSV_PATH_DEVICE)
 			assert(domid <= 32767);
+		uint32_t *refs = NULL, nrefs = 0;
+		const char *twhy = NULL;
+		if (xsv_trace_refs(lines[i], 1024, &refs, &nrefs, &twhy) == 0) {
+			size_t commas = 0;
+			for (const char *p = lines[i]; *p; p++) {
+				assert((*p >= '0' && *p <= '9') || *p == ',');
+				commas += *p == ',';
+			}
+			assert(nrefs == commas + 1 && nrefs <= 1024 && refs);
+			free(refs);
+		} else {
+			assert(twhy && !refs);
+		}
 		int64_t id = vdev_to_devid(lines[i]);
 		if (id >= 0) {
 			char back[32];

@@ -79,3 +79,30 @@ put("fuzz_profile", "prof-4byte", bytes([2, 0, 0]) + prof)
 put("fuzz_profile", "image", bytes([0x80, 0, 0]) + block(len(hp), 1, 8) + hp)
 put("fuzz_profile", "image-unclosed", bytes([0x80, 0, 0]) + block(len(prof), 0, 8) + prof)
 put("fuzz_profile", "image-short", bytes([0x80, 0, 0]) + block(100000, 1, 8) + hp)
+
+# ---- fuzz_mprof: [packet size (64 + 16 b)][gaps] + packets -------------------
+# Two mirage-profile packets of 1024 bytes as the guest writes them (the
+# frontend-stub's mirage writer: every event kind once, then a string left
+# without its NUL), and the same with a gap in the sequence.
+MP_UUID = bytes.fromhex("05883b8d521a487bb397456ab150680c")
+def mp_event(ts, ev, fields):
+    return struct.pack("<QB", ts, ev) + fields
+def mp_packet(count, events, size=1024):
+    body = b"".join(events)
+    content = (30 + len(body)) * 8
+    hdr = struct.pack("<I16sIHHH", 0xc1fc1fc1, MP_UUID, size * 8, count, content & 0xffff, content >> 16)
+    return (hdr + body + bytes(size))[:size]
+mp_events = [
+    mp_event(100, 0, struct.pack("<QQB", 1, 2, 3)), mp_event(110, 1, struct.pack("<QQ", 1, 2)),
+    mp_event(120, 2, struct.pack("<QQ", 1, 2)), mp_event(130, 3, struct.pack("<QQ", 1, 2) + b"Not_found\0"),
+    mp_event(140, 4, struct.pack("<QQ", 1, 2)), mp_event(150, 5, struct.pack("<Q", 1) + b"main\0"),
+    mp_event(160, 6, struct.pack("<Qq", 1, -5) + b"rx\0"), mp_event(170, 7, struct.pack("<Q", 1)),
+    mp_event(180, 8, struct.pack("<Q", 999)), mp_event(190, 9, struct.pack("<QQ", 1, 2)),
+    mp_event(200, 10, struct.pack("<QQ", 1, 2)), mp_event(210, 11, struct.pack("<Qq", 1, 77) + b"tx\0"),
+]
+mp_tail = [mp_event(300, 5, struct.pack("<Q", 1) + b"unterminated")]
+put("fuzz_mprof", "two-packets", bytes([60, 0]) + mp_packet(0, mp_events) + mp_packet(1, mp_events[:3] + mp_tail))
+put("fuzz_mprof", "gap", bytes([60, 0xff]) + mp_packet(0, mp_events) + mp_packet(5, mp_events[4:]))
+
+# ---- fuzz_xs_values: a trace ref list --------------------------------------
+put("fuzz_xs_values", "mprof-ring-ref", b"8,9,10,11\n8,,9\n4294967296\n")

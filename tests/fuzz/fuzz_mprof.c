@@ -1,0 +1,90 @@
+/*
+ * fuzz_mprof.c - libFuzzer target: a MirageOS trace as the backend keeps
+ * it (profile/mprof.c, profile/trace_render.c), from bytes a guest chose.
+ * Input: byte 0 picks the packet size (64 + 16 * b bytes), byte 1 the
+ * sequence gaps; the rest is cut into packets, each given a sound header
+ * half the time (so that events get decoded) and left as it is otherwise.
+ * Every writer runs over it.  Asserted: the CTF stream written has sound
+ * headers and content that walks to its end with no torn event (what
+ * babeltrace2 needs), every packet kept; the JSON and Chrome documents
+ * are written whole.
+ */
+#include "config.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/trace_render.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 3)
+		return 0;
+	size_t len = 64 + 16 * (size_t)data[0];
+	uint8_t gaps = data[1];
+	data += 2, size -= 2;
+	size_t n = size / len;
+	if (n == 0 || n > 64)
+		return 0;
+	uint8_t *buf = malloc(n * len);
+	struct mprof_trace_packet *p = calloc(n, sizeof(*p));
+	memcpy(buf, data, n * len);
+	uint64_t seq = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *pk = buf + i * len;
+		if (pk[0] & 1) {
+			struct mprof_header h;
+			mprof_header_read(pk, &h);
+			h.magic = MPROF_MAGIC;
+			memcpy(h.uuid, mprof_uuid, 16);
+			h.packet_bits = (uint32_t)(len * 8);
+			h.content_bits = (uint32_t)((MPROF_HEADER_BYTES + h.content_bits % (len - MPROF_HEADER_BYTES + 1)) * 8);
+			mprof_header_write(pk, &h);
+		}
+		seq += 1 + ((gaps >> (i % 8)) & 1);
+		p[i] = (struct mprof_trace_packet){seq, pk, len, i == n - 1};
+	}
+	struct mprof_trace t = {p, n, "fuzz\"<guest>\xff", 7};
+	struct mprof_stats st;
+	mprof_trace_stats(&t, &st);
+	assert(st.kept == n);
+
+	char *doc = NULL;
+	size_t doclen = 0;
+	FILE *f = open_memstream(&doc, &doclen);
+	assert(mprof_write_ctf_stream(f, &t) == 0);
+	fclose(f);
+	/* What babeltrace2 would read: every packet written has a sound header
+	 * and walks to its content's end. */
+	uint64_t last = 0;
+	assert(doclen % len == 0);
+	for (size_t off = 0; off < doclen; off += len) {
+		struct mprof_cursor c;
+		struct mprof_event e;
+		const char *why;
+		assert(mprof_cursor_init(&c, (const uint8_t *)doc + off, len, last, &why) == 0);
+		while (mprof_next(&c, &e))
+			last = e.ts;
+		assert(c.why == NULL);
+	}
+	free(doc);
+
+	f = open_memstream(&doc, &doclen);
+	assert(mprof_write_json(f, &t) == 0);
+	fclose(f);
+	assert(doclen > 0 && doc[doclen - 2] == '}');
+	free(doc);
+	f = open_memstream(&doc, &doclen);
+	assert(mprof_write_chrome(f, &t) == 0);
+	mprof_write_metadata(f, t.name, t.run_id);
+	fclose(f);
+	free(doc);
+	char lost[256];
+	mprof_lost_ranges(&t, lost, sizeof(lost));
+	free(p);
+	free(buf);
+	return 0;
+}
