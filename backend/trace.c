@@ -78,6 +78,7 @@ struct kept_packet {
 	struct trace *t;
 	struct store_trace_packet p;
 	uint8_t *bytes;
+	int stored;                 /* in the batch, counted once it commits */
 };
 
 static int64_t mono_us(void)
@@ -234,6 +235,7 @@ static int attach_store(struct backend *b, struct trace *t)
 			tlog(t, "already ended (its last packet was kept): the node is ignored");
 			store_device_release(t->sdev);
 			t->sdev = NULL;
+			t->run = NULL; /* not one of its devices: nothing to hand back */
 			return -1;
 		}
 		tlog(t, "resumed: %llu packets kept so far, next %llu", (unsigned long long)t->kept,
@@ -432,6 +434,7 @@ static void snapshot(struct trace *t, int final, struct keep_list *kl)
 			{.seq = seq[i], .bytes = (uint32_t)len[i], .events = sum.events, .first_ts = sum.first_ts,
 			 .last_ts = sum.last_ts, .final = final && (int)i == active},
 			copy,
+			0,
 		};
 		t->next_seq = seq[i] + 1;
 	}
@@ -465,21 +468,27 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 			continue;
 		}
 		rc = store_trace_keep(t->sdev, &kp->p, kp->bytes);
-		if (rc == 0) {
-			t->kept++;
-			t->kept_bytes += kp->p.bytes;
-		} else if (rc == 1) {
+		if (rc == 0)
+			kp->stored = 1;
+		else if (rc == 1)
 			rc = 0; /* kept by an earlier backend */
-		}
 	}
 	if (rc == 0)
 		rc = store_batch_commit(b->store);
 	else
 		store_batch_abort(b->store);
 	if (rc != 0)
-		blog("store: %d trace packets not kept: %s", (int)kl->n, store_errmsg(b->store));
-	for (size_t k = 0; k < kl->n; k++)
-		free(kl->v[k].bytes);
+		blog("store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
+	for (size_t k = 0; k < kl->n; k++) {
+		struct kept_packet *kp = &kl->v[k];
+		if (rc == 0 && kp->stored) {
+			kp->t->kept++;
+			kp->t->kept_bytes += kp->p.bytes;
+		} else if (rc != 0) {
+			kp->t->lost++;
+		}
+		free(kp->bytes);
+	}
 	kl->n = 0;
 }
 

@@ -5,6 +5,8 @@
 # to xvdp1/xvdp2 exactly as the HaLVM runtime does.  The first runs to the
 # end; the second crashes half-way.  Then profdb lists the runs and exports
 # them, and the exports are compared byte for byte with GHC's own files.
+# A third guest is followed live, and a MirageOS guest's mirage-profile
+# trace is captured beside them and read by babeltrace2.
 # Everything it starts, it stops; the store and the exports stay for a look.
 set -euo pipefail
 B=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
@@ -96,7 +98,23 @@ printf '$ %s\n' "profdb watch 3   (one line per sample when not a terminal; ever
 wait
 echo "   In a browser, the same live: $PROFDB serve (http://127.0.0.1:8080/), every run, its report, comparisons."
 
-say "8. Integrity, and shutting everything down"
+say "8. A MirageOS guest beside them: its mirage-profile trace, kept as it runs"
+echo "   The guest shares its trace buffer read-only with dom0 (data/mprof/ring-ref);"
+echo "   the backend keeps every packet of it in the guest's run:"
+DOM4=$("$XENSIM" create --name mirage-web)
+run "$STUB" --mode mirage --domid "$DOM4" --pages 16 --events 30000 --rate 15000
+run "$XENSIM" destroy "$DOM4"
+sleep 0.3
+run "$PROFDB" show 4 | sed -n '/^trace/,$p'
+run "$PROFDB" export 4 --ctf "$OUT/mirage-4.ctf" --chrome-trace "$OUT/mirage-4.trace.json"
+if command -v babeltrace2 >/dev/null; then
+	printf '$ %s
+' "babeltrace2 $OUT/mirage-4.ctf | head -4"
+	babeltrace2 "$OUT/mirage-4.ctf" | head -4 | cut -c1-140
+fi
+echo "   $OUT/mirage-4.trace.json opens in Perfetto (ui.perfetto.dev), chrome://tracing or speedscope."
+
+say "9. Integrity, and shutting everything down"
 run "$PROFDB" check
 run "$BACKEND" stop
 run "$XENSIM" stop --dir "$XENSIM_DIR"

@@ -434,7 +434,7 @@ static const char usage[] =
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
 	"       frontend-stub --mode mirage --domid N [--pages P (16)] [--events N (--requests)]\n"
 	"                     [--rate EVENTS/S (0: flat out)] [--crash-at EVENT] [--event-log FILE]\n"
-	"                     [--withdraw (remove the node at the end)]\n"
+	"                     [--withdraw (remove the node at the end)] [--hostile KIND]\n"
 	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
 
 int main(int argc, char **argv)
@@ -450,7 +450,7 @@ int main(int argc, char **argv)
 		{"pace", required_argument, NULL, 'i'},      {"sample-log", required_argument, NULL, 'L'},
 		{"pages", required_argument, NULL, 'G'},     {"events", required_argument, NULL, 'n'},
 		{"rate", required_argument, NULL, 'e'},      {"event-log", required_argument, NULL, 'E'},
-		{"withdraw", no_argument, NULL, 'W'},
+		{"withdraw", no_argument, NULL, 'W'},        {"hostile", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -545,6 +545,9 @@ int main(int argc, char **argv)
 			break;
 		case 'W':
 			c.mirage_withdraw = 1;
+			break;
+		case 'K':
+			c.mirage_hostile = optarg;
 			break;
 		case 'q':
 			stub_quiet = 1;

@@ -35,6 +35,7 @@ struct stub_ctx {
 	uint32_t mirage_pages;
 	unsigned mirage_rate;  /* events per second, 0: as fast as it can */
 	int mirage_withdraw;
+	const char *mirage_hostile; /* --hostile KIND (stub_mirage.c) */
 	FILE *event_log;
 };
 

@@ -17,6 +17,15 @@
  * tests to compare with; --crash-mid-packet stops dead inside an event
  * (content size set, fields not yet written) and has the domain destroyed;
  * --withdraw removes the node at the end (a guest in dom0 cannot die).
+ *
+ * --hostile KIND makes it a guest that means harm (tests/test_trace.sh):
+ *   refs-garbage    the node holds "8,x,9"
+ *   refs-many       one page granted, a thousand refs written
+ *   refs-ungranted  refs that name no grant of ours
+ *   rewrite         a second buffer's refs written half-way
+ *   headers         packet headers given impossible sizes, over and over
+ *   scribble        random bytes written all over the buffer as it goes
+ *   flood           the node rewritten thousands of times
  */
 #include "config.h"
 
@@ -123,14 +132,17 @@ static void write_event(struct mwriter *w, unsigned k, uint64_t n, uint64_t ts, 
 	const char *text = NULL;
 	int64_t value = 0;
 	size_t fixed = 0;
-	uint8_t tt = (uint8_t)(n % 15);
+	uint64_t round = n / MPROF_EVENT_KINDS; /* each kind's own count: its values vary */
+	/* Every Lwt thread type, and the 99 mirage-profile writes for one it
+	 * does not know. */
+	uint8_t tt = round % 16 == 15 ? 99 : (uint8_t)(round % 16);
 
 	switch (k) {
 	case MPROF_CREATES: fixed = 17; break;
-	case MPROF_FAILS: text = exns[n % 3]; fixed = 16; break;
-	case MPROF_LABEL: text = labels[n % 4]; fixed = 8; break;
-	case MPROF_INCREASE: text = counters[(n / MPROF_EVENT_KINDS) % 3]; value = (int64_t)(n % 1500) - 20; fixed = 16; break;
-	case MPROF_COUNTER: text = counters[(n / MPROF_EVENT_KINDS + 1) % 3]; value = (int64_t)(n * 7); fixed = 16; break;
+	case MPROF_FAILS: text = exns[round % 3]; fixed = 16; break;
+	case MPROF_LABEL: text = labels[round % 4]; fixed = 8; break;
+	case MPROF_INCREASE: text = counters[round % 3]; value = (int64_t)(n % 1500) - 20; fixed = 16; break;
+	case MPROF_COUNTER: text = counters[(round + 1) % 3]; value = (int64_t)(n * 7); fixed = 16; break;
 	case MPROF_SWITCH: case MPROF_GC: fixed = 8; break;
 	default: fixed = 16; break;
 	}
@@ -157,13 +169,17 @@ static void write_event(struct mwriter *w, unsigned k, uint64_t n, uint64_t ts, 
 	}
 	if (!log)
 		return;
-	fprintf(log, "{\"ts\":%llu,\"event\":\"%s\"", (unsigned long long)ts, mprof_event_name(k));
+	fprintf(log, "{\"seq\":%llu,\"ts\":%llu,\"event\":\"%s\"", (unsigned long long)w->packets_begun - 1,
+	        (unsigned long long)ts, mprof_event_name(k));
 	if (k != MPROF_GC)
 		fprintf(log, ",\"thread\":%llu", (unsigned long long)thread);
 	switch (k) {
 	case MPROF_CREATES:
-		fprintf(log, ",\"child\":%llu,\"thread_type\":\"%s\"", (unsigned long long)other,
-		        mprof_thread_type_name(tt));
+		fprintf(log, ",\"child\":%llu,\"thread_type\":", (unsigned long long)other);
+		if (mprof_thread_type_name(tt))
+			fprintf(log, "\"%s\"", mprof_thread_type_name(tt));
+		else
+			fprintf(log, "%u", tt);
 		break;
 	case MPROF_READ: case MPROF_SIGNAL: case MPROF_TRY_READ:
 		fprintf(log, ",\"source\":%llu", (unsigned long long)other);
@@ -196,6 +212,37 @@ static void write_event(struct mwriter *w, unsigned k, uint64_t n, uint64_t ts, 
 	fputs("}\n", log);
 }
 
+static int write_node(struct stub_ctx *c, const char *value)
+{
+	char *dom = xs_get_domain_path(c->xs, c->domid), *path = NULL;
+	int rc = -1;
+
+	if (!dom || asprintf(&path, "%s/data/mprof/ring-ref", dom) < 0) {
+		free(dom);
+		return -1;
+	}
+	free(dom);
+	for (int tries = 0; tries < 10; tries++) {
+		xs_transaction_t t = xs_transaction_start(c->xs);
+		if (!t)
+			break;
+		if (!xs_write(c->xs, t, path, value, (unsigned)strlen(value))) {
+			xs_transaction_end(c->xs, t, true);
+			break;
+		}
+		if (xs_transaction_end(c->xs, t, false)) {
+			rc = 0;
+			break;
+		}
+		if (errno != EAGAIN)
+			break;
+	}
+	if (rc)
+		fprintf(stderr, "frontend-stub: cannot write %s: %s\n", path, strerror(errno));
+	free(path);
+	return rc;
+}
+
 /* MProf_xen.share_with: grant, then the refs in one transaction. */
 static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_gntshr **gs_out)
 {
@@ -224,6 +271,23 @@ static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_
 	for (uint32_t i = 0; i < pages; i++)
 		at += (size_t)sprintf(value + at, "%s%u", i ? "," : "", refs[i]);
 	*gs_out = gs;
+	const char *h = c->mirage_hostile;
+	if (h && !strcmp(h, "refs-garbage")) {
+		at = (size_t)sprintf(value, "8,x,9");
+	} else if (h && !strcmp(h, "refs-ungranted")) {
+		at = 0;
+		for (uint32_t i = 0; i < pages; i++)
+			at += (size_t)sprintf(value + at, "%s%u", i ? "," : "", refs[i] + 5000);
+	} else if (h && !strcmp(h, "refs-many")) {
+		char *many = malloc(1000 * 11 + 1);
+		if (!many)
+			goto out;
+		at = 0;
+		for (uint32_t i = 0; i < 1000; i++)
+			at += (size_t)sprintf(many + at, "%s%u", i ? "," : "", refs[0] + i);
+		free(value);
+		value = many;
+	}
 	for (int tries = 0; tries < 10; tries++) {
 		xs_transaction_t t = xs_transaction_start(c->xs);
 		if (!t)
@@ -259,16 +323,51 @@ int run_mirage(struct stub_ctx *c)
 
 	if (share(c, &buf, c->mirage_pages, &gs) != 0)
 		return 1;
+	if (c->mirage_hostile && !strncmp(c->mirage_hostile, "refs-", 5)) {
+		/* Bad lists: a backend that maps nothing is what is tested; the
+		 * buffer is written all the same. */
+		stub_say("dom%u: wrote a hostile ring-ref (%s)", c->domid, c->mirage_hostile);
+	}
 	stub_say("dom%u: tracing into %u pages shared read-only with dom0, %llu events at %u/s%s",
 	         c->domid, c->mirage_pages, (unsigned long long)total, c->mirage_rate,
 	         crash_at != UINT64_MAX ? ", will crash mid-packet" : "");
 	mwriter_init(&w, buf, (size_t)c->mirage_pages * PLAT_PAGE_SIZE);
-	uint64_t start = now_ns(), last_ts = 0;
+	uint64_t start = now_ns(), last_ts = 0, rnd = c->seed;
+	const char *hostile = c->mirage_hostile ? c->mirage_hostile : "";
+	if (!strcmp(hostile, "flood")) {
+		char v[64];
+		for (int i = 0; i < 5000; i++) {
+			snprintf(v, sizeof(v), i % 2 ? "%d" : "1,2,%d", i);
+			write_node(c, v);
+		}
+	}
 	for (uint64_t n = 0; n < total; n++) {
+		if (!strcmp(hostile, "rewrite") && n == total / 2) {
+			struct plat_gntshr *gs2 = NULL;
+			uint8_t *buf2 = NULL;
+			if (share(c, &buf2, c->mirage_pages, &gs2) == 0)
+				stub_say("dom%u: rewrote the node with a second buffer's refs", c->domid);
+		}
+		if (!strcmp(hostile, "headers") && n % 50 == 0) {
+			uint64_t r = stub_rand(&rnd);
+			uint8_t *hd = buf + w.off[r % MPROF_PACKETS];
+			switch ((r >> 8) % 4) {
+			case 0: hd[20] ^= 0xff; break;                          /* packet_size */
+			case 1: hd[28] = 0xff, hd[29] = 0x7f; break;            /* content past the packet */
+			case 2: hd[0] ^= 0x55; break;                           /* magic */
+			case 3: hd[26] = 3; break;                              /* content not whole bytes */
+			}
+		}
+		if (!strcmp(hostile, "scribble")) {
+			uint64_t r = stub_rand(&rnd);
+			buf[r % w.size] = (uint8_t)(r >> 32);
+		}
 		if (c->mirage_rate) {
 			/* Paced: event n is due at n / rate seconds. */
 			uint64_t due = start + n * 1000000000ull / c->mirage_rate, now = now_ns();
-			if (due > now + 200000) {
+			/* Events come in bursts of up to 2 ms, as an Lwt program's
+			 * do; a sleep per event cost 32 guests all of a CPU. */
+			if (due > now + 2000000) {
 				struct timespec d = {0, (long)(due - now)};
 				d.tv_sec = d.tv_nsec / 1000000000, d.tv_nsec %= 1000000000;
 				nanosleep(&d, NULL);

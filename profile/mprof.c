@@ -167,6 +167,11 @@ int mprof_next(struct mprof_cursor *c, struct mprof_event *e)
 	 * mid-event, or the packet is being cleared), not the guest's data. */
 	if (e->ts < c->last_ts)
 		return stop(c, "timestamp older than the event before");
+	/* 292 years of a guest's clock: only a scribbled timestamp is larger,
+	 * and readers keep times as signed 64-bit ns (babeltrace2 refuses the
+	 * trace). */
+	if (e->ts > (uint64_t)INT64_MAX)
+		return stop(c, "timestamp beyond any clock");
 	size_t fixed = kinds[e->id].fixed;
 	if (left - 9 < fixed)
 		return stop(c, "an event runs past the content");

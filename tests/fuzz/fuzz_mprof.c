@@ -66,8 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct mprof_event e;
 		const char *why;
 		assert(mprof_cursor_init(&c, (const uint8_t *)doc + off, len, last, &why) == 0);
-		while (mprof_next(&c, &e))
+		while (mprof_next(&c, &e)) {
+			assert(e.ts >= last && e.ts <= (uint64_t)INT64_MAX);
 			last = e.ts;
+		}
 		assert(c.why == NULL);
 	}
 	free(doc);

@@ -13,6 +13,10 @@
 #   5. profile-backend SIGKILLed and restarted while a guest writes: no I/O
 #      error in the guest, exports identical
 #   6. the xenstore conformance tests against the real xenstored
+#   7. frontend-stub in dom0 on the real platform, mirage mode: a
+#      mirage-profile trace buffer granted read-only to domid 0, kept by the
+#      backend, exported as CTF that babeltrace2 reads, every event as the
+#      guest wrote it
 export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
@@ -282,6 +286,28 @@ rc=$?
 cat /tmp/xs-conformance.txt.err >>/tmp/xs-conformance.txt
 info xenstore </tmp/xs-conformance.txt
 chk "6 xenstore conformance against the real xenstored" test $rc = 0
+
+# ---- 7 ---------------------------------------------------------------------------
+T s7-mirage
+# The stub is a mirage-profile guest in dom0: its buffer granted read-only
+# to domid 0, the refs in /local/domain/0/data/mprof/ring-ref; it removes
+# the node at the end (dom0 cannot die), which ends the trace.
+chk "7 frontend-stub --platform xen --mode mirage" bounded 120 /tmp/mirage \
+	frontend-stub --platform xen --mode mirage --domid 0 --pages 64 --events 10000 --rate 2000 \
+	--withdraw --event-log /tmp/mirage.jsonl
+R=$(wait_run Domain-0)
+for i in $(seq 50); do profdb show "$R" 2>/dev/null | grep -q '^  ended           yes' && break; sleep 0.1; done
+profdb show "$R" 2>&1 | sed -n '/^trace/,$p' | info show
+rm -rf /tmp/mirage.ctf
+profdb export "$R" --ctf /tmp/mirage.ctf --trace-json /tmp/mirage.json 2>&1 | info export
+# the export's events, one per line, as the guest logged them
+sed -n 's/^\({"seq".*}\),\{0,1\}$/\1/p' /tmp/mirage.json >/tmp/mirage.lines
+chk "7 every event the guest wrote, kept ($(wc -l </tmp/mirage.lines) of $(wc -l </tmp/mirage.jsonl))" same /tmp/mirage.lines /tmp/mirage.jsonl
+babeltrace2 /tmp/mirage.ctf >/tmp/mirage.bt 2>/tmp/mirage.bt.err
+chk "7 babeltrace2 reads the CTF export" test $? = 0
+info babeltrace2 </tmp/mirage.bt.err
+chk "7 babeltrace2 prints every event" test "$(wc -l </tmp/mirage.bt)" = "$(wc -l </tmp/mirage.jsonl)"
+head -2 /tmp/mirage.bt | info babeltrace2
 
 profile-backend stop >/dev/null 2>&1
 # Programs that died of a fault in the dom0 during the round (under TCG:
