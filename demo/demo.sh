@@ -110,7 +110,7 @@ run "$PROFDB" export 4 --ctf "$OUT/mirage-4.ctf" --chrome-trace "$OUT/mirage-4.t
 if command -v babeltrace2 >/dev/null; then
 	printf '$ %s
 ' "babeltrace2 $OUT/mirage-4.ctf | head -4"
-	babeltrace2 "$OUT/mirage-4.ctf" | head -4 | cut -c1-140
+	{ babeltrace2 "$OUT/mirage-4.ctf" || true; } | head -4 | cut -c1-140 # head closes the pipe early
 fi
 echo "   $OUT/mirage-4.trace.json opens in Perfetto (ui.perfetto.dev), chrome://tracing or speedscope."
 

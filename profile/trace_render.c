@@ -314,6 +314,7 @@ struct chrome_walk {
 	struct labels labels;
 	int running;           /* a thread's slice is open */
 	uint64_t thread, since;
+	char slice_name[128];  /* its name (a label, cut at 127 bytes) */
 	struct mprof_stats counters; /* running totals of increase */
 };
 
@@ -328,25 +329,32 @@ static void us(FILE *f, uint64_t ns)
 	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
+/* A thread's run slice as a B/E pair on track 1: an E and the next B at
+ * the same time, in that order (speedscope stacked complete "X" events that
+ * touch as nested calls).  The E repeats its B's name, whatever label the
+ * thread got meanwhile. */
+static void slice_edge(struct chrome_walk *w, char ph, uint64_t ts)
+{
+	if (ph == 'B') {
+		const char *label = label_get(&w->labels, w->thread);
+		if (label)
+			snprintf(w->slice_name, sizeof(w->slice_name), "%s", label);
+		else
+			snprintf(w->slice_name, sizeof(w->slice_name), "thread %" PRIu64, w->thread);
+	}
+	chrome_sep(w);
+	fprintf(w->f, "{\"ph\":\"%c\",\"pid\":1,\"tid\":1,\"cat\":\"lwt\",\"name\":", ph);
+	safe_text_json(w->f, w->slice_name);
+	fputs(",\"ts\":", w->f);
+	us(w->f, ts);
+	fputc('}', w->f);
+}
+
 static void close_slice(struct chrome_walk *w, uint64_t ts)
 {
 	if (!w->running)
 		return;
-	chrome_sep(w);
-	fputs("{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"cat\":\"lwt\",\"name\":", w->f);
-	const char *label = label_get(&w->labels, w->thread);
-	if (label) {
-		safe_text_json(w->f, label);
-	} else {
-		char name[40];
-		snprintf(name, sizeof(name), "thread %" PRIu64, w->thread);
-		safe_text_json(w->f, name);
-	}
-	fputs(",\"ts\":", w->f);
-	us(w->f, w->since);
-	fputs(",\"dur\":", w->f);
-	us(w->f, ts - w->since);
-	fprintf(w->f, ",\"args\":{\"thread\":%" PRIu64 "}}", w->thread);
+	slice_edge(w, 'E', ts);
 	w->running = 0;
 }
 
@@ -364,6 +372,7 @@ static int chrome_event(void *ctx, const struct mprof_trace_packet *pk, const st
 			w->running = 1;
 			w->thread = e->thread;
 			w->since = e->ts;
+			slice_edge(w, 'B', e->ts);
 		}
 		return 0;
 	case MPROF_LABEL:

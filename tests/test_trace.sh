@@ -110,6 +110,28 @@ for ph in X C i M; do
 done
 # a thread run slice is named by its label, and escaped as JSON
 grep -q '"name":"<script>x</script>"' "$T/kinds.chrome.json" && ok || fail "Chrome trace: no labelled slice"
+# The Chrome trace in speedscope's own page (headless Chromium), when the
+# test peers are installed (./quickstart test installs them)
+NM=${PROFSVC_PEERS:-$(cd "$S" && pwd)/tests/peers/node_modules}
+PAGE="$NM/speedscope/dist/release/index.html"
+if command -v chromium >/dev/null && [ -f "$PAGE" ]; then
+	echo "speedscope.loadFileFromBase64(\"kinds.trace.json\", \"$(base64 -w0 "$T/kinds.chrome.json")\")" >"$T/load.js"
+	chrome() {
+		timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+			--allow-file-access-from-files --user-data-dir="$T/chrome" --virtual-time-budget=10000 "$@" \
+			2>>"$T/chrome.log"
+	}
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$PAGE#localProfilePath=$T/load.js" >"$T/dom.html"
+	grep -q 'kinds (pid 1), Lwt threads (tid 1)' "$T/dom.html" && ok ||
+		fail "speedscope's page does not show the Lwt threads: $(sed 's/<[^>]*>/ /g' "$T/dom.html" | tr -s ' ' | head -c 300); $(grep -v 'dbus\|GL Driver' "$T/chrome.log" | tail -3)"
+	grep 'CONSOLE' "$T/chrome.log" | grep -iv 'webgl\|GL Driver\|speedscope v' | grep -i 'error\|exception\|warn' &&
+		fail "speedscope's page logged errors or warnings" || ok
+	chrome --window-size=1200,700 --screenshot="$T/speedscope-trace.png" "file://$PAGE#localProfilePath=$T/load.js" >/dev/null
+	[ -s "$T/speedscope-trace.png" ] && ok || fail "no screenshot of the trace in speedscope"
+	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T/speedscope-trace.png" "$PROFSVC_KEEP/"
+elif [ -n "${CI:-}" ]; then
+	fail "chromium or speedscope ($PAGE) missing under CI"
+fi
 expect 1 "no MirageOS trace" -- "$PROFDB" export 1 --ctf "$T/none" # the imported HaLVM run
 expect 1 "not empty" -- "$PROFDB" export "$R" --ctf "$T/kinds.ctf"
 
