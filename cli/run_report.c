@@ -11,6 +11,39 @@
 #include "cli_util.h"
 #include "run_report.h"
 
+/* A run with a trace: which profile devices it has (each read only if
+ * there).  Any doubt leaves both wanted, and the readers say what is
+ * wrong. */
+static void probe_devices(const char *db, int64_t id, int *want_tp, int *want_hp)
+{
+	struct store *s;
+	struct store_device_info dev;
+
+	if (store_open(&s, db, &(struct store_open_opts){.mode = STORE_READ}, NULL, 0) != 0)
+		return;
+	if (store_find_device(s, id, STORE_TRACE_VDEV, &dev) == 0) {
+		*want_tp = store_find_device(s, id, "xvdp1", &dev) == 0;
+		*want_hp = store_find_device(s, id, "xvdp2", &dev) == 0;
+	}
+	store_close(s);
+}
+
+/* The run's MirageOS trace, if it has one: 0, or -1. */
+static int load_trace(struct run_report *r, const char *db)
+{
+	struct store *s;
+	int rc = -1;
+
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return -1;
+	if (store_read_begin(s) == 0) {
+		rc = cli_trace_load(s, &r->run, &r->trace) == 0 ? 0 : -1;
+		store_read_end(s);
+	}
+	store_close(s);
+	return rc;
+}
+
 /* The run compared with: each profile it has; 0, or 1 when it has none. */
 static int load_against(struct run_report *r, const char *db, const char *arg)
 {
@@ -59,10 +92,14 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 	tp_init(&r->atp);
 	hp_init(&r->ahp);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
-	r->have_tp = cli_read_time_profile(db, idbuf, &r->tp, &prd) == 0;
+	/* A MirageOS run has a trace and no profile devices: the profile
+	 * readers are not asked (they would say that the devices are missing). */
+	int want_tp = 1, want_hp = 1;
+	probe_devices(db, id, &want_tp, &want_hp);
+	r->have_tp = want_tp && cli_read_time_profile(db, idbuf, &r->tp, &prd) == 0;
 	if (r->have_tp && prd.salvaged)
 		add_warning(r, &nbuf, "time profile salvaged: %s", prd.note);
-	int hp_read = cli_read_heap_profile(db, idbuf, &r->hp, &tail, &hrd) == 0;
+	int hp_read = want_hp && cli_read_heap_profile(db, idbuf, &r->hp, &tail, &hrd) == 0;
 	if (hp_read) {
 		hp_chart_defaults(&co);
 		r->have_hp = r->hp.nsamples > 0 && hp_chart_make(&r->hp, &co, &r->chart) == 0;
@@ -74,10 +111,14 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 			            (unsigned long long)tail.dropped_bytes);
 	}
 	if (!r->have_tp && !hp_read) {
+		/* No profile: a run still waiting for its guest (even_empty), or
+		 * a MirageOS guest's, whose trace is the report. */
 		struct store *s;
-		int bad = !even_empty || cli_open_store(&s, db, STORE_READ) != 0;
+		int bad = cli_open_store(&s, db, STORE_READ) != 0;
 		if (!bad) {
-			bad = store_get_run(s, id, &hrd.run) != 0;
+			struct store_device_info dev;
+			bad = store_get_run(s, id, &hrd.run) != 0 ||
+			      (!even_empty && store_find_device(s, id, STORE_TRACE_VDEV, &dev) != 0);
 			store_close(s);
 		}
 		if (bad) {
@@ -87,11 +128,13 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 	}
 	r->run = r->have_tp ? prd.run : hrd.run;
 	const struct store_run *run = &r->run;
-	if (!r->have_tp)
+	r->have_trace = load_trace(r, db) == 0;
+	int mirage_only = r->have_trace && !r->have_tp && !hp_read; /* no HaLVM profile to miss */
+	if (!r->have_tp && !mirage_only)
 		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING
 			? "no time profile (.prof) yet: GHC writes it when the program exits"
 			: "no readable time profile (.prof): no cost centres or flame graph";
-	if (!r->have_hp)
+	if (!r->have_hp && !mirage_only)
 		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING ? "no heap sample yet"
 		                                                    : "no readable heap profile (.hp): no heap chart";
 	if (run->state == STORE_RUN_CRASHED)
@@ -133,6 +176,7 @@ void run_report_input(const struct run_report *r, struct report_input *in)
 	in->hp = r->have_hp ? &r->hp : NULL;
 	in->chart = r->have_hp ? &r->chart : NULL;
 	in->tp = r->have_tp ? &r->tp : NULL;
+	in->trace = r->have_trace ? &r->trace.t : NULL;
 	if (r->against) {
 		in->against_title = r->against_caption;
 		in->against_tp = r->a_tp ? &r->atp : NULL;
@@ -142,6 +186,8 @@ void run_report_input(const struct run_report *r, struct report_input *in)
 
 void run_report_free(struct run_report *r)
 {
+	if (r->have_trace)
+		cli_trace_free(&r->trace);
 	tp_free(&r->atp);
 	hp_free(&r->ahp);
 	hp_chart_free(&r->chart);

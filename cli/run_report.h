@@ -16,10 +16,12 @@
 #include "../profile/report.h"
 #include "../profile/time_profile.h"
 #include "../store/store.h"
+#include "cli_trace.h"
 
 struct run_report {
 	struct store_run run;
-	int have_tp, have_hp;
+	int have_tp, have_hp, have_trace;
+	struct cli_trace trace;       /* a MirageOS run's trace */
 	struct time_profile tp;
 	struct hp_profile hp;
 	struct hp_chart chart;

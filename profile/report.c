@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "report.h"
+#include "trace_view.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -295,6 +296,8 @@ int report_write(FILE *f, const struct report_input *in)
 			against_json(f, in->against_hp, in->against_title);
 		fputs("}</script>\n", f);
 	}
+	if (in->trace && trace_view_html(f, in->trace) != 0)
+		return -1;
 	/* the script right after the chart's data: the chart is drawn before
 	 * the browser has read the tree and the flame graph below */
 	fprintf(f, "<script>\n%s</script>\n", report_js);

@@ -17,6 +17,7 @@
 #include "heap_chart.h"
 #include "heap_profile.h"
 #include "time_profile.h"
+#include "trace_render.h"
 
 extern const char report_js[];
 extern const char report_css[];
@@ -30,6 +31,7 @@ struct report_input {
 	const struct hp_profile *hp;   /* NULL: no heap profile */
 	const struct hp_chart *chart;
 	const struct time_profile *tp; /* NULL: no time profile */
+	const struct mprof_trace *trace; /* NULL: no MirageOS trace */
 	/* --against: the run compared with (each may be NULL) */
 	const char *against_title;
 	const struct hp_profile *against_hp;

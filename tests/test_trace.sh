@@ -110,6 +110,21 @@ for ph in X C i M; do
 done
 # a thread run slice is named by its label, and escaped as JSON
 grep -q '"name":"<script>x</script>"' "$T/kinds.chrome.json" && ok || fail "Chrome trace: no labelled slice"
+# The report (and so profdb serve's run page): the trace's section, drawn
+"$PROFDB" report "$R" -o "$T/kinds.html" 2>"$T/err" && ok || fail "report of a trace run: $(cat "$T/err")"
+grep -q 'no .prof device' "$T/err" && fail "report: complains about profile devices a MirageOS run never has" || ok
+for want in '<section id="trace">' '<svg class="trace-chart" id="trace-gc"' '<svg class="trace-chart" id="trace-counters"' \
+	'<table class="facts" id="trace-labels">' '&lt;script&gt;x&lt;/script&gt;'; do
+	grep -qF "$want" "$T/kinds.html" && ok || fail "report: no '$want'"
+done
+grep -q '<script>x</script>' "$T/kinds.html" && fail "report: a guest's label as markup" || ok
+"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
+SERVE=$!
+for _ in $(seq 100); do grep -q serving "$T/serve.log" && break; sleep 0.05; done
+PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
+curl -s --noproxy '*' "http://127.0.0.1:$PORT/runs/$R" >"$T/page.html"
+grep -qF '<section id="trace">' "$T/page.html" && ok || fail "serve: the run page has no trace section: $(head -c 300 "$T/page.html")"
+kill $SERVE; wait $SERVE 2>/dev/null
 # The Chrome trace in speedscope's own page (headless Chromium), when the
 # test peers are installed (./quickstart test installs them)
 NM=${PROFSVC_PEERS:-$(cd "$S" && pwd)/tests/peers/node_modules}
@@ -128,7 +143,11 @@ if command -v chromium >/dev/null && [ -f "$PAGE" ]; then
 		fail "speedscope's page logged errors or warnings" || ok
 	chrome --window-size=1200,700 --screenshot="$T/speedscope-trace.png" "file://$PAGE#localProfilePath=$T/load.js" >/dev/null
 	[ -s "$T/speedscope-trace.png" ] && ok || fail "no screenshot of the trace in speedscope"
-	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T/speedscope-trace.png" "$PROFSVC_KEEP/"
+	chrome --window-size=1000,1400 --screenshot="$T/report-trace.png" "file://$T/kinds.html" >/dev/null
+	# a drawn page is not one flat colour: count distinct bytes in the image
+	[ -s "$T/report-trace.png" ] && [ "$(od -An -tu1 -v "$T/report-trace.png" | tr -s ' ' '\n' | sort -u | wc -l)" -gt 100 ] &&
+		ok || fail "Chromium did not draw the trace's report"
+	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T/speedscope-trace.png" "$T/report-trace.png" "$PROFSVC_KEEP/"
 elif [ -n "${CI:-}" ]; then
 	fail "chromium or speedscope ($PAGE) missing under CI"
 fi

@@ -7,7 +7,8 @@
  * Every writer runs over it.  Asserted: the CTF stream written has sound
  * headers and content that walks to its end with no torn event (what
  * babeltrace2 needs), every packet kept; the JSON and Chrome documents
- * are written whole.
+ * are written whole; the report's HTML section carries no markup from the
+ * guest.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "profile/trace_render.h"
+#include "profile/trace_view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -83,6 +85,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(mprof_write_chrome(f, &t) == 0);
 	mprof_write_metadata(f, t.name, t.run_id);
 	fclose(f);
+	free(doc);
+	/* the report's section: no guest byte may open markup */
+	f = open_memstream(&doc, &doclen);
+	assert(trace_view_html(f, &t) == 0);
+	fclose(f);
+	assert(!strstr(doc, "<guest>") && !memmem(doc, doclen, "<script", 7));
 	free(doc);
 	char lost[256];
 	mprof_lost_ranges(&t, lost, sizeof(lost));
