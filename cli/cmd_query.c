@@ -117,6 +117,7 @@ static void print_json(const struct rows *rows, int64_t now)
 		       strcmp(r->source, "import") == 0 ? "import" : "capture");
 		json_bytes("prof_bytes", r->prof_bytes);
 		json_bytes("hp_bytes", r->hp_bytes);
+		json_bytes("trace_bytes", r->trace_bytes);
 		printf("}");
 	}
 	printf("%s]\n", rows->n ? "\n" : "");

@@ -237,7 +237,8 @@ out:
 }
 
 /*
- * A run's .prof and .hp sizes come from its xvdp1 and xvdp2 devices (the
+ * A run's .prof and .hp sizes come from its xvdp1 and xvdp2 devices, a
+ * MirageOS run's trace size from its mprof device (the
  * role is a function of the vdev: store_role_for_vdev), looked up through
  * the UNIQUE (run_id, vdev) index: one seek each.  "role = ... ORDER BY
  * device_id LIMIT 1" said the same but built a temporary b-tree per run,
@@ -250,7 +251,8 @@ out:
 	"  WHERE run_id = r.run_id AND vdev = 'xvdp1' AND role = 'prof'), "                   \
 	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
 	"  WHERE run_id = r.run_id AND vdev = 'xvdp2' AND role = 'hp'), "                     \
-	"(SELECT count(*) FROM devices WHERE run_id = r.run_id)"
+	"(SELECT count(*) FROM devices WHERE run_id = r.run_id), "                            \
+	"(SELECT write_bytes FROM devices WHERE run_id = r.run_id AND vdev = 'mprof' AND role = 'trace')"
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
 {
@@ -270,6 +272,7 @@ static void load_run(sqlite3_stmt *st, struct store_run *r)
 	r->prof_bytes = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
 	r->hp_bytes = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
 	r->ndevices = sqlite3_column_int(st, 12);
+	r->trace_bytes = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 }
 
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out)

@@ -42,7 +42,7 @@ json_t *api_run_object(const struct store_run *r, int64_t now_us)
 {
 	char t[32];
 	cli_format_time(r->started_us, t, sizeof(t));
-	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o}",
+	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o, s:o}",
 	                 "run_id", (json_int_t)r->run_id, "name", json_guest(r->name),
 	                 "domid", r->domid >= 0 ? json_integer(r->domid) : json_null(),
 	                 "uuid", json_guest(r->uuid), "started", t,
@@ -52,7 +52,7 @@ json_t *api_run_object(const struct store_run *r, int64_t now_us)
 	                 "state", store_run_state_name(r->state),
 	                 "source", strcmp(r->source, "import") == 0 ? "import" : "capture",
 	                 "prof_bytes", bytes_or_null(r->prof_bytes), "hp_bytes", bytes_or_null(r->hp_bytes),
-	                 "host", json_guest(r->host));
+	                 "trace_bytes", bytes_or_null(r->trace_bytes), "host", json_guest(r->host));
 }
 
 struct list_ctx {
