@@ -103,6 +103,17 @@ static int event_loop(struct backend *b, int ctl, int sig)
 			trimmed_at = b->batches;
 		}
 		for (int i = 0; i < n; i++) {
+			/* xenstored or the event channel device went away (xensim
+			 * stopped under us; never on Xen): a hung-up fd is readable
+			 * forever, and reading it again and again spun a core. */
+			if ((evs[i].data.u32 == SRC_XS || evs[i].data.u32 == SRC_EVT) &&
+			    (evs[i].events & (EPOLLHUP | EPOLLERR))) {
+				blog("%s closed under us (the simulated host stopped?): stopping; guests keep "
+				     "their state for the next start",
+				     evs[i].data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
+				b->stopping = 1;
+				break;
+			}
 			switch (evs[i].data.u32) {
 			case SRC_XS:
 				xenbus_watch_events(b);

@@ -56,7 +56,7 @@ run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' |
 state_of() { "$PROFDB" show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cut -d'"' -f4; }
 wait_ended() {
 	local r
-	for _ in $(seq 200); do
+	for _ in $(seq 600); do
 		r=$(run_of "$1")
 		[ -n "$r" ] && [ "$(state_of "$r")" != running ] && { echo "$r"; return 0; }
 		sleep 0.05
@@ -92,7 +92,7 @@ exported() {
 }
 
 # --- every event kind, three ways ----------------------------------------------------
-mirage kinds --pages 4 --events 2400 --rate 20000
+mirage kinds --pages 64 --events 2400 --rate 20000
 exported kinds exact
 R=$EXPORTED_RUN
 "$PROFDB" show "$R" --json >"$T/show.json"
@@ -157,7 +157,7 @@ expect 1 "no MirageOS trace" -- "$PROFDB" export 1 --ctf "$T/none" # the importe
 expect 1 "not empty" -- "$PROFDB" export "$R" --ctf "$T/kinds.ctf"
 
 # --- 100x the ring at a guest's pace: nothing lost -----------------------------------
-mirage hundred --pages 4 --events 64000 --rate 25000
+mirage hundred --pages 4 --events 64000 --rate 15000
 exported hundred exact
 bytes=$(sqlite3 "$PROFSVC_DB" "select sum(bytes) from trace_packets join devices using (device_id) join runs using (run_id) where name = 'hundred'")
 [ "${bytes:-0}" -ge $((100 * 16384)) ] && ok || fail "hundred: only $bytes bytes kept (100x a 16 KiB ring wanted)"
@@ -267,5 +267,11 @@ hostile flood --pages 4 --events 2000 --rate 20000
 grep -q 'xenstore event flood on /local/domain/[0-9]*/data/mprof/ring-ref' "$T/backend.log" && ok || fail "flood: not logged"
 
 expect 0 "" -- "$PROFDB" check
+# The simulated host stopping under the backend: the backend stops too (its
+# hung-up event channel once kept it reading EOF at a core's full speed).
+"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+for _ in $(seq 100); do "$BACKEND" status >/dev/null 2>&1 || break; sleep 0.05; done
+! "$BACKEND" status >/dev/null 2>&1 && grep -q 'closed under us (the simulated host stopped?): stopping' "$T/backend.log" &&
+	ok || fail "the backend outlived its host: $(tail -2 "$T/backend.log")"
 "$BACKEND" stop >/dev/null 2>&1
 finish test_trace
