@@ -185,12 +185,14 @@ int trace_view_html(FILE *f, const struct mprof_trace *t)
 		        CHART_W, CHART_H);
 		for (size_t i = 0; i < v->ns; i++) {
 			struct series *s = &v->s[i];
-			double span = s->hi > s->lo ? (double)(s->hi - s->lo) : 1;
+			/* in double: a guest's values may span all of int64 (the
+			 * difference overflowed; fuzz_mprof) */
+			double span = s->hi > s->lo ? (double)s->hi - (double)s->lo : 1;
 			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colours[i]);
 			for (size_t p = 0; p < MAX_POINTS; p++)
 				if (s->have[p])
 					fprintf(f, "%.1f,%.1f ", (double)p * CHART_W / (MAX_POINTS - 1),
-					        CHART_H - 4 - ((double)(s->pts[p] - s->lo) / span) * (CHART_H - 8));
+					        CHART_H - 4 - (((double)s->pts[p] - (double)s->lo) / span) * (CHART_H - 8));
 			fputs("\"/>", f);
 		}
 		fputs("</svg>\n<table class=\"facts\" id=\"trace-counter-key\">", f);
