@@ -248,7 +248,7 @@ static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_
 {
 	uint32_t *refs = calloc(pages, sizeof(*refs));
 	struct plat_gntshr *gs = plat_gntshr_open(c->plat);
-	char *path = NULL, *value = NULL;
+	char *value = NULL;
 	int rc = -1;
 
 	if (!refs || !gs)
@@ -260,20 +260,15 @@ static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_
 	}
 	memset(*buf, 0, (size_t)pages * PLAT_PAGE_SIZE);
 	value = malloc((size_t)pages * 11 + 1);
-	char *dom = xs_get_domain_path(c->xs, c->domid);
-	if (!value || !dom || asprintf(&path, "%s/data/mprof/ring-ref", dom) < 0) {
-		free(dom);
-		path = NULL;
+	if (!value)
 		goto out;
-	}
-	free(dom);
 	size_t at = 0;
 	for (uint32_t i = 0; i < pages; i++)
 		at += (size_t)sprintf(value + at, "%s%u", i ? "," : "", refs[i]);
 	*gs_out = gs;
 	const char *h = c->mirage_hostile;
 	if (h && !strcmp(h, "refs-garbage")) {
-		at = (size_t)sprintf(value, "8,x,9");
+		sprintf(value, "8,x,9");
 	} else if (h && !strcmp(h, "refs-ungranted")) {
 		at = 0;
 		for (uint32_t i = 0; i < pages; i++)
@@ -288,26 +283,9 @@ static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_
 		free(value);
 		value = many;
 	}
-	for (int tries = 0; tries < 10; tries++) {
-		xs_transaction_t t = xs_transaction_start(c->xs);
-		if (!t)
-			break;
-		if (!xs_write(c->xs, t, path, value, (unsigned)at)) {
-			xs_transaction_end(c->xs, t, true);
-			break;
-		}
-		if (xs_transaction_end(c->xs, t, false)) {
-			rc = 0;
-			break;
-		}
-		if (errno != EAGAIN)
-			break;
-	}
-	if (rc)
-		fprintf(stderr, "frontend-stub: cannot write %s: %s\n", path, strerror(errno));
+	rc = write_node(c, value);
 out:
 	free(refs);
-	free(path);
 	free(value);
 	if (rc && gs && !*gs_out)
 		plat_gntshr_close(gs);
