@@ -23,9 +23,10 @@ static const char usage[] =
 	"                             would get and the profsvc disks, create nothing)\n"
 	"       profile-backend attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]\n"
 	"       profile-backend detach DOMAIN VDEV\n"
-	"Common options: --run-dir DIR (pid file and control socket; default /run/profsvc or\n"
-	"$PROFSVC_RUN_DIR), --platform/--sim-dir (default: xen if /dev/xen/evtchn exists;\n"
-	"sim uses $XENSIM_DIR).  The store is --db, else $PROFSVC_DB, else\n" PROFSVC_DEFAULT_DB ".\n"
+	"Common options: --run-dir DIR (pid file and control socket; default $PROFSVC_RUN_DIR,\n"
+	"else " PROFSVC_DEFAULT_RUN_DIR "), --platform/--sim-dir (default: xen if\n"
+	"/dev/xen/evtchn exists; sim uses $XENSIM_DIR).  The store is --db, else $PROFSVC_DB,\n"
+	"else " PROFSVC_DEFAULT_DB ".\n"
 	"Serves the xvdp1/xvdp2 disks of HaLVM guests (disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
 	"into the profsvc store, and keeps the mirage-profile trace buffer of any MirageOS guest\n"
 	"that shares one (data/mprof/ring-ref); see profdb for the runs it records.\n";
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
 		.db = getenv("PROFSVC_DB") && *getenv("PROFSVC_DB") ? getenv("PROFSVC_DB") : PROFSVC_DEFAULT_DB,
 		.sim_dir = getenv("XENSIM_DIR"),
 		.run_dir = getenv("PROFSVC_RUN_DIR") && *getenv("PROFSVC_RUN_DIR") ? getenv("PROFSVC_RUN_DIR")
-		                                                                   : "/run/profsvc",
+		                                                                   : PROFSVC_DEFAULT_RUN_DIR,
 		.durability = STORE_DURABLE_PROCESS,
 		.max_run_bytes = DEFAULT_MAX_RUN_BYTES,
 		.capacity = DEFAULT_CAPACITY,

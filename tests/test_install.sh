@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# test_install.sh - `make install DESTDIR=...` of this build, checked as a
+# dom0 administrator would find it: the programs (the simulators off the
+# PATH), the man pages rendered by man, both systemd units accepted by
+# systemd-analyze, the tmpfiles entry, the bash completions loaded by bash,
+# every path the configured --localstatedir/--runstatedir, and uninstall
+# leaving nothing.  Needs man, systemd-analyze and bash-completion (quickstart
+# installs them); without them it is skipped (77), except under CI=true.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-install.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+export PROFSVC_DB="$T/p.db"
+. "$S/tests/lib.sh"
+
+BASH_COMPLETION=/usr/share/bash-completion/bash_completion
+missing=""
+command -v man >/dev/null || missing="$missing man (man-db)"
+command -v systemd-analyze >/dev/null || missing="$missing systemd-analyze (systemd)"
+[ -f "$BASH_COMPLETION" ] || missing="$missing $BASH_COMPLETION (bash-completion)"
+if [ -n "$missing" ]; then
+	echo "test_install: missing:$missing (quickstart test installs them)"
+	[ -n "${CI:-}" ] && exit 1
+	exit 77
+fi
+
+# The configured directories, as make expands them (configure's values are
+# ${prefix}/... until then): what the installed files must name.
+dirs=$(printf 'print-dirs:\n\t@echo "$(prefix)|$(bindir)|$(sbindir)|$(pkglibexecdir)|$(mandir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(bashcompletiondir)"\n' |
+	make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
+IFS='|' read -r prefix bindir sbindir libexec mandir statedir rundir unitdir compdir <<<"$dirs"
+for v in prefix bindir sbindir libexec mandir statedir rundir unitdir compdir; do
+	[ -n "${!v}" ] || { echo "empty $v in '$dirs'"; exit 99; }
+done
+DB_DEFAULT="$statedir/lib/profsvc/profiles.db"
+RUN_DEFAULT="$rundir/profsvc"
+
+# --- make install DESTDIR -----------------------------------------------------------
+D="$T/dest"
+make -C "$B" install DESTDIR="$D" >"$T/install.log" 2>&1 && ok || fail "make install DESTDIR: $(tail -20 "$T/install.log")"
+for f in "$bindir/profdb" "$sbindir/profile-backend"; do
+	[ -x "$D$f" ] && ok || fail "$f not installed (or not executable)"
+done
+# The simulators: off a production PATH unless configured into it.
+if "$B/config.status" --config | grep -q -- "--enable-simulators-in-path"; then
+	simdir=$bindir
+else
+	simdir=$libexec
+	for p in xensim frontend-stub; do
+		[ ! -e "$D$bindir/$p" ] && ok || fail "$p installed in $bindir (a production dom0's PATH)"
+	done
+fi
+for p in xensim frontend-stub; do
+	[ -x "$D$simdir/$p" ] && ok || fail "$p not installed in $simdir"
+done
+for f in "$mandir/man1/profdb.1" "$mandir/man1/xensim.1" "$mandir/man8/profile-backend.8" \
+	"$unitdir/profile-backend.service" "$unitdir/profdb-serve.service" "$prefix/lib/tmpfiles.d/profsvc.conf" \
+	"$compdir/profdb" "$compdir/profile-backend"; do
+	[ -s "$D$f" ] && ok || fail "$f not installed"
+done
+
+# --- the configured paths reach the programs ----------------------------------------
+"$D$bindir/profdb" --help >"$T/help" 2>&1
+tr '\n' ' ' <"$T/help" | grep -qF "else $DB_DEFAULT." && ok ||
+	fail "profdb --help does not name the configured store $DB_DEFAULT: $(tail -3 "$T/help")"
+"$D$sbindir/profile-backend" --help >"$T/help" 2>&1
+tr '\n' ' ' <"$T/help" | grep -qF "else $DB_DEFAULT." && ok ||
+	fail "profile-backend --help does not name the configured store $DB_DEFAULT"
+grep -qF "else $RUN_DEFAULT)" "$T/help" && ok ||
+	fail "profile-backend --help does not name the configured run directory $RUN_DEFAULT: $(grep run-dir "$T/help")"
+
+# --- man pages: man renders each, with its name, an option and the paths ------------
+# page SECTION NAME OPTION PATH...
+page() {
+	local f="$D$mandir/man$1/$2.$1" want
+	MANWIDTH=200 man -l "$f" 2>"$T/man.err" | col -bx >"$T/man.txt"
+	[ -s "$T/man.txt" ] && ! [ -s "$T/man.err" ] && ok || fail "man -l $f: $(head -3 "$T/man.err")"
+	shift 2
+	for want in NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO" "$@"; do
+		grep -qF -- "$want" "$T/man.txt" && ok || fail "$f as rendered lacks '$want'"
+	done
+	! grep -q '%[A-Z]*%' "$T/man.txt" && ok || fail "$f has an unsubstituted directory: $(grep '%[A-Z]*%' "$T/man.txt")"
+}
+page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=profsvc"
+page 8 profile-backend "profile-backend - " "--foreground" "--run-dir DIR" "$DB_DEFAULT" "$RUN_DEFAULT/backend.sock" \
+	"PROFSVC_RUN_DIR" "disk = ['vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc']"
+page 1 xensim "xensim - " "--dir DIR" "XENSIM_DIR" "$simdir"
+
+# --- the systemd units ----------------------------------------------------------------
+# systemd-analyze checks a unit's directives, that ExecStart is executable
+# and that its Documentation= man pages exist.  It resolves those on this
+# machine, not in DESTDIR, so it checks a copy whose Exec lines point at the
+# DESTDIR binaries, with MANPATH at the DESTDIR pages; otherwise the unit is
+# the installed one, word for word.
+U="$D$unitdir"
+grep -qxF "ExecStart=$sbindir/profile-backend start --foreground --db $DB_DEFAULT --run-dir $RUN_DEFAULT" \
+	"$U/profile-backend.service" && ok || fail "profile-backend.service's ExecStart: $(grep ExecStart "$U/profile-backend.service")"
+grep -qx "Type=notify" "$U/profile-backend.service" && ok || fail "profile-backend.service is not Type=notify"
+grep -qxF "ReadWritePaths=$statedir/lib/profsvc $RUN_DEFAULT" "$U/profile-backend.service" && ok ||
+	fail "profile-backend.service's ReadWritePaths are not the configured directories"
+grep -qF "ExecStart=$bindir/profdb --db $DB_DEFAULT serve" "$U/profdb-serve.service" && ok ||
+	fail "profdb-serve.service's ExecStart: $(grep ExecStart "$U/profdb-serve.service")"
+mkdir -p "$T/units"
+for u in profile-backend profdb-serve; do
+	! grep -q '%[A-Z]*%' "$U/$u.service" && ok || fail "$u.service has an unsubstituted directory"
+	sed -e "s|^\(Exec[A-Za-z]*=[-@:+!]*\)/|\1$D/|" "$U/$u.service" >"$T/units/$u.service"
+	MANPATH="$D$mandir" SYSTEMD_LOG_COLOR=0 systemd-analyze verify "$T/units/$u.service" >"$T/verify" 2>&1 &&
+		! [ -s "$T/verify" ] && ok || fail "systemd-analyze verify $u.service: $(cat "$T/verify")"
+done
+
+# --- tmpfiles.d: both directories, root-only --------------------------------------
+TF="$D$prefix/lib/tmpfiles.d/profsvc.conf"
+grep -v '^#' "$TF" | grep -v '^$' >"$T/tmpfiles"
+printf 'd %s 0700 root root -\nd %s 0700 root root -\n' "$statedir/lib/profsvc" "$RUN_DEFAULT" | cmp -s - "$T/tmpfiles" && ok ||
+	fail "profsvc.conf is not the configured directories, 0700 root: $(cat "$T/tmpfiles")"
+if [ "$(id -u)" = 0 ]; then
+	# systemd-tmpfiles itself, into a scratch root.
+	systemd-tmpfiles --root="$T/root" --create "$TF" >"$T/tmpfiles.log" 2>&1 && ok || fail "systemd-tmpfiles --create: $(cat "$T/tmpfiles.log")"
+	for d in "$statedir/lib/profsvc" "$RUN_DEFAULT"; do
+		[ "$(stat -c %a "$T/root$d" 2>/dev/null)" = 700 ] && ok || fail "systemd-tmpfiles did not make $d 0700"
+	done
+fi
+
+# --- bash completion ----------------------------------------------------------------
+"$MKDISK" "$FIX/leak/leak-p-hc.prof" "$T/prof.disk" >/dev/null && "$D$bindir/profdb" import-disk --name leak "$T/prof.disk" >/dev/null 2>&1 ||
+	{ echo "import failed"; exit 99; }
+# complete FILE WORDS...: the completions bash offers for the last word
+complete_words() {
+	local file=$1; shift
+	PATH="$D$bindir:$D$sbindir:$PATH" bash --norc --noprofile -c '
+		. "$1" && . "$2" || exit 1
+		shift 2
+		complete -p "$1" >/dev/null || exit 1
+		fn=$(complete -p "$1" | sed -n "s/.*-F \([^ ]*\).*/\1/p")
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		"$fn" "$1" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+		printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$BASH_COMPLETION" "$file" "$@"
+}
+# want WANT FILE WORDS...
+want() {
+	local w=$1 got; shift
+	got=$(complete_words "$@" 2>&1)
+	[ "$got" = "$w" ] && ok || fail "completing '${*:2}': got '$got', want '$w'"
+}
+want "export export-disk " "$D$compdir/profdb" profdb ex
+want "--db --help --version " "$D$compdir/profdb" profdb --
+want "1 latest " "$D$compdir/profdb" profdb show ""
+want "1 latest " "$D$compdir/profdb" profdb --db "$PROFSVC_DB" top ""
+want "complete crashed " "$D$compdir/profdb" profdb query runs --state c
+want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk 1 ""
+want "--chrome-trace --ctf " "$D$compdir/profdb" profdb export 1 --c
+want "start status stop " "$D$compdir/profile-backend" profile-backend st
+want "sim xen " "$D$compdir/profile-backend" profile-backend start --platform ""
+want "--dry-run " "$D$compdir/profile-backend" profile-backend create --dr
+touch "$T/guest.cfg"
+want "$T/guest.cfg " "$D$compdir/profile-backend" profile-backend create "$T/gu"
+
+# --- make uninstall leaves nothing but directories -----------------------------------
+make -C "$B" uninstall DESTDIR="$D" >"$T/uninstall.log" 2>&1 && ok || fail "make uninstall: $(tail -5 "$T/uninstall.log")"
+left=$(find "$D" ! -type d)
+[ -z "$left" ] && ok || fail "make uninstall left: $left"
+finish test_install
