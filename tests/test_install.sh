@@ -74,7 +74,7 @@ grep -qF "else $RUN_DEFAULT)" "$T/help" && ok ||
 # page SECTION NAME OPTION PATH...
 page() {
 	local f="$D$mandir/man$1/$2.$1" want
-	MANWIDTH=200 man -l "$f" 2>"$T/man.err" | col -bx >"$T/man.txt"
+	MANWIDTH=200 MAN_KEEP_FORMATTING= man -l "$f" 2>"$T/man.err" >"$T/man.txt"
 	[ -s "$T/man.txt" ] && ! [ -s "$T/man.err" ] && ok || fail "man -l $f: $(head -3 "$T/man.err")"
 	shift 2
 	for want in NAME SYNOPSIS DESCRIPTION OPTIONS ENVIRONMENT FILES "EXIT STATUS" EXAMPLES "SEE ALSO" "$@"; do

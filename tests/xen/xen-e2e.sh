@@ -127,8 +127,16 @@ EOF
 	# ---- profsvc itself, as a user installs it --------------------------------
 	log "make install DESTDIR=<dom0 root>"
 	make -s -C "$BLD" install DESTDIR="$R" prefix=/usr/local >/dev/null
+	# The store and run directories, as systemd-tmpfiles makes them from the
+	# installed entry at boot (this dom0's /init is no systemd).
+	local type path mode
+	while read -r type path mode _; do
+		if [ "$type" = d ]; then install -d -m "$mode" "$R$path"; fi
+	done < "$R/usr/local/lib/tmpfiles.d/profsvc.conf"
+	# Test tools, from the build tree: the conformance test, and the
+	# simulated guest (installed off the PATH, in pkglibexecdir)
 	make -s -C "$BLD" tests/test_xenstore >/dev/null
-	cp "$BLD/tests/test_xenstore" "$R/usr/local/bin/"
+	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$R/usr/local/bin/"
 	rm -rf "$R/root/profsvc"; mkdir -p "$R/root/profsvc/fixtures"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$R/root/profsvc/fixtures/"; done
 	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
