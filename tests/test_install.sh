@@ -99,6 +99,14 @@ grep -qxF "ExecStart=$sbindir/profile-backend start --foreground --db $DB_DEFAUL
 grep -qx "Type=notify" "$U/profile-backend.service" && ok || fail "profile-backend.service is not Type=notify"
 grep -qxF "ReadWritePaths=$statedir/lib/profsvc $RUN_DEFAULT" "$U/profile-backend.service" && ok ||
 	fail "profile-backend.service's ReadWritePaths are not the configured directories"
+for line in "Restart=on-failure" "ConditionPathExists=/proc/xen/capabilities" "After=xen.service xenstored.service proc-xen.mount"; do
+	grep -qxF "$line" "$U/profile-backend.service" && ok || fail "profile-backend.service lacks $line"
+done
+# The backend opens /dev/xen/*: nothing that hides devices or makes the
+# device cgroup an allow-list may be set.
+bad=$(grep -E '^(PrivateDevices=(yes|true|1)|DevicePolicy=|DeviceAllow=|ProtectClock=(yes|true|1)|ProtectKernelLogs=(yes|true|1))' \
+	"$U/profile-backend.service")
+[ -z "$bad" ] && ok || fail "profile-backend.service would keep the backend from /dev/xen: $bad"
 grep -qF "ExecStart=$bindir/profdb --db $DB_DEFAULT serve" "$U/profdb-serve.service" && ok ||
 	fail "profdb-serve.service's ExecStart: $(grep ExecStart "$U/profdb-serve.service")"
 mkdir -p "$T/units"
