@@ -87,6 +87,15 @@ page 8 profile-backend "profile-backend - " "--foreground" "--run-dir DIR" "$DB_
 	"PROFSVC_RUN_DIR" "disk = ['vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc']"
 page 1 xensim "xensim - " "--dir DIR" "XENSIM_DIR" "$simdir"
 
+# Paths with scdoc's markup characters (make distcheck's prefix has an _):
+# the page is built as make builds it, with such a --localstatedir.
+odd='/o_dd/*st_ate*'
+printf 'odd-page:\n\t@$(SCDOC_DIRS) $(srcdir)/man/profdb.1.scd | $(SCDOC)\n' |
+	make -s --no-print-directory -C "$B" -f Makefile -f - odd-page localstatedir="$odd" >"$T/odd.1" 2>"$T/odd.err" && ok ||
+	fail "profdb.1 with --localstatedir=$odd: $(head -3 "$T/odd.err")"
+MANWIDTH=200 MAN_KEEP_FORMATTING= man -l "$T/odd.1" 2>&1 | grep -qF "$odd/lib/profsvc/profiles.db" && ok ||
+	fail "profdb.1 with --localstatedir=$odd does not name $odd/lib/profsvc/profiles.db"
+
 # --- the systemd units ----------------------------------------------------------------
 # systemd-analyze checks a unit's directives, that ExecStart is executable
 # and that its Documentation= man pages exist.  It resolves those on this
