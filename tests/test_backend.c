@@ -700,9 +700,8 @@ static void test_create(void)
 	CHECK(system(cmd) != 0, "a profsvc disk without vdev accepted");
 	CHECK(cli("create /nonexistent.cfg") != 0, "a missing config accepted");
 
-	/* The disks xl keeps are kept as written: a spec longer than 511
-	 * bytes (once cut there) and a "double-quoted" one holding a ' (once
-	 * re-quoted into a broken string). */
+	/* xl gets the file as it is, then the list of its disks, whole: a
+	 * spec longer than 511 bytes (once cut there) and one holding a '. */
 	char longspec[700];
 	memset(longspec, 'a', sizeof(longspec));
 	memcpy(longspec, "target=/srv/", 12);
@@ -723,11 +722,12 @@ static void test_create(void)
 	CHECK(p && pclose(p) == 0, "create --dry-run failed: %s", got);
 	char want[4096];
 	snprintf(want, sizeof(want),
-	         "name = \"keep\"\n"
-	         "disk = ['format=raw, vdev=xvda, access=rw, %s', "
-	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\"]\n"
+	         "%s\n# profile-backend: the disks xl creates (the backendtype=profsvc ones are "
+	         "written by profile-backend)\n"
+	         "disk = [ \"format=raw, vdev=xvda, access=rw, %s\", "
+	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\" ]\n"
 	         "# profsvc disk: xvdp1\n",
-	         longspec);
+	         keep, longspec);
 	CHECK(strcmp(got, want) == 0, "the config xl would get:\n%s\nnot\n%s", got, want);
 	/* A FIFO as the config is refused, not waited on. */
 	char *fifo = tu_path("guest.fifo");
