@@ -88,8 +88,8 @@ dry 0 ""; served xvdp1; xl_disks 'disk = [ "file:/srv/a b.img,xvda,w" ]'
 cfg 'name = "g"\ndisk = [ '"'"'file:/srv/o"b\\\\x.img,xvda,w'"'"', "vdev=xvdp2,backendtype=profsvc" ]\n'
 dry 0 ""; served xvdp2; xl_disks 'disk = [ "file:/srv/o\"b\\x.img,xvda,w" ]'
 # `+=` appends to the list, as in xl
-cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\ndisk += [ "vdev=xvdp2, backendtype=profsvc" ]\n'
-dry 0 ""; served xvdp1 xvdp2
+cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\ndisk += [ "vdev=xvdp2, backendtype=profsvc", "file:/a,xvda,w" ]\n'
+dry 0 ""; served xvdp1 xvdp2; xl_disks 'disk = [ "file:/a,xvda,w" ]'
 cfg 'name = "g"\ndisk = [ ]\n'
 dry 0 ""; served
 grep -q "^# profile-backend" "$T/out" && fail "a config with no profsvc disk was rewritten" || ok
@@ -152,6 +152,8 @@ cfg 'name = "q\\"x";\ndisk=[ "vdev=xvdp1,  backendtype=profsvc", ]\n'
 expect 0 "" -- "$BACKEND" create --platform sim "$C"
 dom=$(cat "$T/out")
 "$XS" list --dir "$XENSIM_DIR" | grep -q "^$dom .* q\"x\$" && ok || fail "no domain q\"x: $("$XS" list --dir "$XENSIM_DIR")"
+for _ in $(seq 50); do "$PROFDB" query runs --json 2>/dev/null | grep -q '"name":"q\\"x"' && break; sleep 0.1; done
+"$PROFDB" query runs --json | grep -q '"name":"q\\"x"' && ok || fail "no run named q\"x: $("$PROFDB" query runs 2>&1)"
 "$XS" destroy --dir "$XENSIM_DIR" "$dom" >/dev/null
 before=$(domains)
 runs_before=$("$PROFDB" query runs 2>/dev/null | wc -l)
