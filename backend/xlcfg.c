@@ -204,7 +204,8 @@ static int parse_disk(const char *at, const char *spec, const char *bt, size_t b
 }
 
 /* A profsvc disk profile-backend can serve: a vdev Xen knows, writable,
- * raw, no target (the data goes to the store), not a cdrom. */
+ * raw, no target (the data goes to the store), not a cdrom, no hotplug
+ * script, served from dom0. */
 static int check_prof(const char *at, int i, const char *spec, const libxl_device_disk *d)
 {
 	const char *why = NULL;
@@ -216,6 +217,11 @@ static int check_prof(const char *at, int i, const char *spec, const libxl_devic
 		why = "is read-only; the guest writes its profile there: drop access=ro";
 	else if (d->format != LIBXL_DISK_FORMAT_RAW)
 		why = "has a format other than raw; profsvc serves raw sectors: drop format= or give format=raw";
+	else if (d->script && *d->script)
+		why = "has a script; profile-backend serves it with none: drop script=";
+	else if (d->backend_domname && *d->backend_domname && strcmp(d->backend_domname, "0") &&
+	         strcmp(d->backend_domname, "Domain-0"))
+		why = "names a backend domain; profile-backend serves from dom0: drop backend=";
 	else if (vdev_to_devid(d->vdev) < 0)
 		why = "has a vdev that is not a Xen disk name: give one such as vdev=xvdp1";
 	if (!why)

@@ -111,6 +111,12 @@ cfg 'name = "g"\ndisk = [ "vdev=xvdp1, access=ro, backendtype=profsvc" ]\n'
 dry 1 "is read-only"
 cfg 'name = "g"\ndisk = [ "vdev=xvdp1, devtype=cdrom, backendtype=profsvc" ]\n'
 dry 1 "is a cdrom"
+cfg 'name = "g"\ndisk = [ "vdev=xvdp1, script=/etc/xen/scripts/block, backendtype=profsvc" ]\n'
+dry 1 "has a script"
+cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backend=driverdom, backendtype=profsvc" ]\n'
+dry 1 "names a backend domain"
+cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backend=0, backendtype=profsvc" ]\n'
+dry 0 ""; served xvdp1
 cfg 'name = "g"\ndisk = [ "vdev=hda, backendtype=profsvc" ]\n'
 dry 1 "has a vdev that is not a Xen disk name"
 cfg 'name = "g"\ndisk = [ "backendtype=profsvc" ]\n'
