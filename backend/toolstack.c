@@ -3,8 +3,9 @@
  * stock xl does not know: write the device's frontend and backend xenstore
  * directories in one transaction (keys and permissions as libxl writes
  * them for a vbd, `protocol` for PV guests), and `create GUEST.cfg` around
- * `xl create -p` / `xl unpause`.  On xensim, `create` makes a simulated
- * domain instead.  attach/detach work on running or paused domains.
+ * `xl create -p` / `xl unpause` (the config is read and checked by
+ * xlcfg.c first; a create that fails half-way destroys what it made).  On
+ * xensim, `create` makes a simulated domain instead.  attach/detach work on running or paused domains.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "xlcfg.h"
 
 static struct xs_handle *open_xs(const struct options *o, struct plat **p)
 {
@@ -241,137 +243,6 @@ out:
 	return rc;
 }
 
-/* ---- xl configs ------------------------------------------------------------------ */
-
-struct cfg {
-	char *text;          /* the config without profsvc disks */
-	char name[128];
-	char *vdevs[16];
-	int nvdevs;
-};
-
-/* The value of key=... inside one disk spec ("vdev=xvdp1, backendtype=profsvc"). */
-static int spec_get(const char *spec, const char *key, char *out, size_t len)
-{
-	size_t kl = strlen(key);
-	for (const char *p = spec; *p;) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		const char *end = strchr(p, ',');
-		size_t n = end ? (size_t)(end - p) : strlen(p);
-		while (n && p[n - 1] == ' ')
-			n--;
-		if (n > kl && strncmp(p, key, kl) == 0 && p[kl] == '=') {
-			snprintf(out, len, "%.*s", (int)(n - kl - 1), p + kl + 1);
-			return 0;
-		}
-		p = end ? end + 1 : p + strlen(p);
-	}
-	return -1;
-}
-
-/* Finds `disk = [ ... ]`, takes out the profsvc entries, keeps the rest. */
-static int parse_cfg(const char *src, struct cfg *c)
-{
-	const char *p = src, *list = NULL, *list_end = NULL;
-	char q = 0;
-
-	memset(c, 0, sizeof(*c));
-	for (const char *line = src; *line;) {
-		const char *s = line;
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (!strncmp(s, "name", 4)) {
-			const char *e = s + 4;
-			while (*e == ' ')
-				e++;
-			if (*e == '=') {
-				e++;
-				while (*e == ' ')
-					e++;
-				if (*e == '"' || *e == '\'') {
-					const char *z = strchr(e + 1, *e);
-					if (z)
-						snprintf(c->name, sizeof(c->name), "%.*s", (int)(z - e - 1), e + 1);
-				}
-			}
-		}
-		if (!list && !strncmp(s, "disk", 4) && (s[4] == ' ' || s[4] == '=')) {
-			const char *e = strchr(s, '[');
-			if (e)
-				list = e;
-		}
-		const char *nl = strchr(line, '\n');
-		line = nl ? nl + 1 : line + strlen(line);
-	}
-	if (!list)
-		return 0; /* no disks at all */
-	/* The matching ']' (strings may not contain brackets in practice). */
-	for (p = list + 1; *p; p++) {
-		if (q) {
-			if (*p == q)
-				q = 0;
-		} else if (*p == '"' || *p == '\'') {
-			q = *p;
-		} else if (*p == '#') {
-			while (*p && *p != '\n')
-				p++;
-			if (!*p)
-				break;
-		} else if (*p == ']') {
-			list_end = p;
-			break;
-		}
-	}
-	if (!list_end)
-		return -1;
-	size_t cap = 2 * strlen(src) + 16; /* kept specs, and ", " between them */
-	c->text = malloc(cap);
-	if (!c->text)
-		return -1;
-	size_t o = (size_t)(list - src) + 1;
-	memcpy(c->text, src, o);
-	int kept = 0;
-	for (p = list + 1; p < list_end;) {
-		if (*p != '"' && *p != '\'') {
-			if (*p == '#')
-				while (p < list_end && *p != '\n')
-					p++;
-			else
-				p++;
-			continue;
-		}
-		const char *z = memchr(p + 1, *p, (size_t)(list_end - p - 1));
-		if (!z)
-			return -1;
-		char bt[32], vdev[32];
-		char *spec = strndup(p + 1, (size_t)(z - p - 1)); /* any length */
-		if (!spec)
-			return -1;
-		if (spec_get(spec, "backendtype", bt, sizeof(bt)) == 0 && strcmp(bt, BACKEND_TYPE) == 0) {
-			if (spec_get(spec, "vdev", vdev, sizeof(vdev)) != 0 || c->nvdevs == 16) {
-				free(spec);
-				return -1;
-			}
-			c->vdevs[c->nvdevs++] = strdup(vdev);
-		} else {
-			/* Kept as written, quotes and all: re-quoting broke a
-			 * "double-quoted" spec holding a ', and a copy into a
-			 * fixed buffer cut specs at 511 bytes. */
-			if (kept++) {
-				memcpy(c->text + o, ", ", 2);
-				o += 2;
-			}
-			memcpy(c->text + o, p, (size_t)(z - p + 1));
-			o += (size_t)(z - p + 1);
-		}
-		free(spec);
-		p = z + 1;
-	}
-	snprintf(c->text + o, cap - o, "%s", list_end);
-	return 0;
-}
-
 static int run_cmd(char *const argv[])
 {
 	pid_t pid = fork();
@@ -395,53 +266,35 @@ static int run_cmd(char *const argv[])
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Undoes a create whose devices could not all be written: on Xen the
+ * paused domain goes (xl destroy), on xensim the simulated one. */
+static void undo_domain(const struct options *o, struct plat *p, uint32_t domid)
+{
+	char id[16];
+	snprintf(id, sizeof(id), "%u", domid);
+	if (o->platform == PLAT_XEN) {
+		char *destroy[] = {"xl", "destroy", id, NULL};
+		if (run_cmd(destroy) != 0)
+			fprintf(stderr, "profile-backend: xl destroy %s failed: destroy it by hand\n", id);
+	} else if (plat_domain_destroy(p, domid) != 0) {
+		fprintf(stderr, "profile-backend: cannot destroy simulated domain %s: %s\n", id,
+		        strerror(errno));
+	}
+}
+
 int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
 {
-	struct cfg c = {0};
-	char src[65536];
-	struct stat cst;
+	struct xlcfg c;
 	int rc = 1;
 
-	/* O_NONBLOCK: a FIFO is refused, not waited on. */
-	int cfd = open(cfgpath, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (cfd < 0) {
-		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath, strerror(errno));
+	/* Everything is checked before anything is made. */
+	if (xlcfg_load(cfgpath, &c) != 0)
 		return 1;
-	}
-	if (fstat(cfd, &cst) != 0 || !S_ISREG(cst.st_mode) || cst.st_size >= (off_t)sizeof(src)) {
-		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath,
-		        S_ISREG(cst.st_mode) ? "larger than 64 KiB: not an xl config" : "not a regular file");
-		close(cfd);
-		return 1;
-	}
-	ssize_t n = read(cfd, src, sizeof(src) - 1);
-	close(cfd);
-	if (n < 0) {
-		fprintf(stderr, "profile-backend: %s: %s\n", cfgpath, strerror(errno));
-		return 1;
-	}
-	src[n] = '\0';
-	if (parse_cfg(src, &c) != 0) {
-		fprintf(stderr, "profile-backend: %s: cannot parse its disk list (a profsvc disk needs "
-		                "vdev=..., e.g. 'vdev=xvdp1, backendtype=profsvc')\n",
-		        cfgpath);
-		goto out;
-	}
-	if (!c.name[0]) {
-		fprintf(stderr, "profile-backend: %s has no name = \"...\"\n", cfgpath);
-		goto out;
-	}
-	for (int i = 0; i < c.nvdevs; i++)
-		if (vdev_to_devid(c.vdevs[i]) < 0) {
-			fprintf(stderr, "profile-backend: %s: '%s' is not a Xen disk name\n", cfgpath, c.vdevs[i]);
-			goto out;
-		}
-
 	if (o->dry_run) {
 		/* What xl would be given, then the disks profsvc serves. */
-		fputs(c.text ? c.text : src, stdout);
-		for (int i = 0; i < c.nvdevs; i++)
-			printf("# profsvc disk: %s\n", c.vdevs[i]);
+		fwrite(c.xl_text, 1, c.xl_len, stdout);
+		for (int i = 0; i < c.nprof; i++)
+			printf("# profsvc disk: %s\n", c.prof_vdevs[i]);
 		rc = 0;
 		goto out;
 	}
@@ -460,10 +313,12 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		/* Stock xl with the rest of the config, paused. */
 		char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
 		int fd = mkstemps(tmp, 4);
-		if (fd < 0 || write(fd, c.text ? c.text : src, strlen(c.text ? c.text : src)) < 0) {
+		if (fd < 0 || write(fd, c.xl_text, c.xl_len) != (ssize_t)c.xl_len) {
 			fprintf(stderr, "profile-backend: cannot write a temporary config: %s\n", strerror(errno));
-			if (fd >= 0)
+			if (fd >= 0) {
 				close(fd);
+				unlink(tmp);
+			}
 			goto close;
 		}
 		close(fd);
@@ -492,15 +347,10 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		if (o->verbose)
 			fprintf(stderr, "profile-backend: xl created domain %u (%s), paused\n", domid, c.name);
 	}
-	for (int i = 0; i < c.nvdevs; i++) {
+	for (int i = 0; i < c.nprof; i++) {
 		/* libxl writes protocol for PV guests: 64-bit x86 here. */
-		if (write_device(xs, domid, c.vdevs[i], "x86_64-abi") != 0) {
-			if (o->platform == PLAT_XEN) {
-				char id[16];
-				snprintf(id, sizeof(id), "%u", domid);
-				char *destroy[] = {"xl", "destroy", id, NULL};
-				run_cmd(destroy);
-			}
+		if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi") != 0) {
+			undo_domain(o, p, domid);
 			goto close;
 		}
 	}
@@ -509,9 +359,10 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		snprintf(id, sizeof(id), "%u", domid);
 		char *unpause[] = {"xl", "unpause", id, NULL};
 		if (o->verbose)
-			fprintf(stderr, "profile-backend: %d device(s) written; xl unpause %s\n", c.nvdevs, id);
+			fprintf(stderr, "profile-backend: %d device(s) written; xl unpause %s\n", c.nprof, id);
 		if (run_cmd(unpause) != 0) {
 			fprintf(stderr, "profile-backend: xl unpause %u failed\n", domid);
+			undo_domain(o, p, domid);
 			goto close;
 		}
 	}
@@ -521,8 +372,6 @@ close:
 	xs_close(xs);
 	plat_close(p);
 out:
-	for (int i = 0; i < c.nvdevs; i++)
-		free(c.vdevs[i]);
-	free(c.text);
+	xlcfg_free(&c);
 	return rc;
 }

@@ -2,12 +2,14 @@
  * cmd_export.c - `profdb export` (the .prof/.hp files, exactly as
  * convert-profile would have extracted them) and `profdb export-disk` (the
  * raw image a raw-disk backend would have held).  Both read one consistent
- * snapshot and never leave a half-written output file.
+ * snapshot and never leave a half-written output file; export replaces no
+ * existing file unless --force, and makes -o DIR as mkdir -p would.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,20 +23,25 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--salvage]\n"
+	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage]\n"
 	"                         [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
 	"                         [--chrome-trace FILE]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
 	"  --speedscope writes the time profile in speedscope's format (from\n"
 	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
 	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
-	"  as NAME-RUN.prof and NAME-RUN.hp.\n"
+	"  as NAME-RUN.prof and NAME-RUN.hp; DIR is made (with its parents, mode\n"
+	"  0755) if missing.  An existing file is replaced only with --force.\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
 	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n";
 
-static const char usage_disk[] = "usage: profdb export-disk RUN VDEV FILE\n"
-                                 "  VDEV is xvdp1, xvdp2 (or prof, hp)\n";
+static const char usage_disk[] =
+	"usage: profdb export-disk [--size SIZE] RUN VDEV FILE\n"
+	"  VDEV is xvdp1, xvdp2 (or prof, hp).  The image is SIZE bytes (K, M, G, T:\n"
+	"  binary units; whole 512-byte sectors, at least what the guest wrote);\n"
+	"  by default what the guest wrote rounded up to a whole MiB, never more\n"
+	"  than the device (a backend's devices are 1 TiB, mostly never written).\n";
 
 static int out_cb(void *ctx, uint64_t off, const void *data, size_t len)
 {
@@ -59,6 +66,48 @@ struct target {
 	int explicit;
 };
 
+/* Where t goes: its own path, or DIR/NAME-RUN.EXT. */
+static const char *target_path(const struct store_run *run, const struct target *t, const char *dir,
+                               char *def, size_t len)
+{
+	char safe[80];
+	if (t->path)
+		return t->path;
+	cli_safe_filename(run->name, safe, sizeof(safe));
+	snprintf(def, len, "%s/%s-%lld.%s", dir, safe, (long long)run->run_id,
+	         t->role == STORE_ROLE_PROF ? "prof" : "hp");
+	return def;
+}
+
+/* mkdir -p DIR, mode 0755 (less the umask) for what it makes. */
+static int make_dirs(const char *dir)
+{
+	char p[4096];
+	struct stat st;
+	if (snprintf(p, sizeof(p), "%s", dir) >= (int)sizeof(p)) {
+		cli_err("-o %s: path too long", dir);
+		return -1;
+	}
+	for (char *c = p + 1;; c++) {
+		if (*c != '/' && *c)
+			continue;
+		char keep = *c;
+		*c = '\0';
+		if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+			cli_err("-o %s: cannot make %s: %s", dir, p, strerror(errno));
+			return -1;
+		}
+		*c = keep;
+		if (!keep)
+			break;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		cli_err("-o %s: not a directory", dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do. */
 static int export_one(struct store *s, const struct store_run *run, const struct target *t,
                       const char *dir, int salvage, FILE *info)
@@ -67,8 +116,8 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	struct store_device_info dev;
 	struct store_extract_report rep;
 	struct outfile o;
-	char def[4096], safe[80];
-	const char *path = t->path;
+	char def[4096];
+	const char *path;
 	int rc;
 
 	if (store_find_device(s, run->run_id, ext, &dev) != 0) {
@@ -78,11 +127,7 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 		        t->role == STORE_ROLE_PROF ? "xvdp1" : "xvdp2");
 		return 1;
 	}
-	if (!path) {
-		cli_safe_filename(run->name, safe, sizeof(safe));
-		snprintf(def, sizeof(def), "%s/%s-%lld.%s", dir, safe, (long long)run->run_id, ext);
-		path = def;
-	}
+	path = target_path(run, t, dir, def, sizeof(def));
 	if (outfile_open(&o, path) != 0)
 		return 1;
 	rc = store_extract_profile(s, &dev, salvage, out_cb, &o, &rep);
@@ -152,6 +197,7 @@ int cmd_export(const char *db, int argc, char **argv)
 		{"speedscope", required_argument, NULL, 'S'},
 		{"ctf", required_argument, NULL, 'C'},  {"trace-json", required_argument, NULL, 'J'},
 		{"chrome-trace", required_argument, NULL, 'T'},
+		{"force", no_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *speedscope = NULL, *ctf = NULL, *trace_json = NULL, *chrome = NULL;
@@ -161,7 +207,7 @@ int cmd_export(const char *db, int argc, char **argv)
 	struct store *s;
 	struct stat st;
 	int64_t id;
-	int salvage = 0, c, failed = 0, to_stdout = 0;
+	int salvage = 0, c, failed = 0, to_stdout = 0, force = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -179,6 +225,9 @@ int cmd_export(const char *db, int argc, char **argv)
 			break;
 		case 's':
 			salvage = 1;
+			break;
+		case 'f':
+			force = 1;
 			break;
 		case 'S':
 			speedscope = optarg;
@@ -223,14 +272,8 @@ int cmd_export(const char *db, int argc, char **argv)
 	if (dir || (!t[0].explicit && !t[1].explicit)) {
 		if (!dir)
 			dir = ".";
-		if (stat(dir, &st) != 0) {
-			cli_err("-o %s: %s", dir, strerror(errno));
+		if (make_dirs(dir) != 0)
 			return 1;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			cli_err("-o %s: not a directory", dir);
-			return 1;
-		}
 	} else {
 		/* Only the named files. */
 		for (int i = 0; i < 2; i++)
@@ -248,6 +291,21 @@ int cmd_export(const char *db, int argc, char **argv)
 		store_close(s);
 		return 1;
 	}
+	/* Nothing is written while any output exists (unless --force):
+	 * checked for every profile first, so a refusal leaves no export. */
+	for (int i = 0; i < 2 && !force; i++) {
+		struct store_device_info dev;
+		char def[4096];
+		if ((int)t[i].role < 0 ||
+		    store_find_device(s, run.run_id, t[i].role == STORE_ROLE_PROF ? "prof" : "hp", &dev) != 0)
+			continue;
+		const char *path = target_path(&run, &t[i], dir, def, sizeof(def));
+		if (strcmp(path, "-") != 0 && lstat(path, &st) == 0) {
+			cli_err("%s exists; nothing exported (--force replaces it)", path);
+			store_close(s);
+			return 1;
+		}
+	}
 	int exported = 0;
 	for (int i = 0; i < 2; i++) {
 		if ((int)t[i].role < 0)
@@ -264,22 +322,66 @@ int cmd_export(const char *db, int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
+/* SIZE with an optional K/M/G/T (binary) suffix; -1 if not one. */
+static int parse_size(const char *arg, uint64_t *out)
+{
+	char *end;
+	if (!*arg || *arg == '-')
+		return -1;
+	errno = 0;
+	uintmax_t v = strtoumax(arg, &end, 10);
+	unsigned shift = 0;
+	switch (*end) {
+	case 'K': case 'k': shift = 10; break;
+	case 'M': case 'm': shift = 20; break;
+	case 'G': case 'g': shift = 30; break;
+	case 'T': case 't': shift = 40; break;
+	default: break;
+	}
+	if (shift)
+		end++;
+	if (*end || errno || end == arg || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 int cmd_export_disk(const char *db, int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{"size", required_argument, NULL, 'z'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	struct store_device_info dev;
 	struct outfile o;
 	struct store *s;
+	uint64_t size = 0;
+	const char *size_arg = NULL;
 	int64_t id;
-	int rc = 1;
+	int rc = 1, c;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(usage_disk, stdout);
-		return 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'z') {
+			size_arg = optarg;
+			if (parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
+				cli_err("--size %s: give a size in whole 512-byte sectors (e.g. 64M)", optarg);
+				return EXIT_USAGE;
+			}
+		} else if (c == 'h') {
+			fputs(usage_disk, stdout);
+			return 0;
+		} else {
+			fputs(usage_disk, stderr);
+			return EXIT_USAGE;
+		}
 	}
-	if (argc != 4) {
+	if (argc - optind != 3) {
 		fputs(usage_disk, stderr);
 		return EXIT_USAGE;
 	}
+	argv += optind - 1; /* RUN VDEV FILE as argv[1..3] */
 	if (strcmp(argv[3], "-") == 0) {
 		cli_err("a disk image must be a seekable file, not standard output");
 		return EXIT_USAGE;
@@ -292,6 +394,23 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
+	/* What the guest wrote (status block included), in sectors. */
+	uint64_t data = dev.written_end_sector > 2 ? dev.written_end_sector : 2;
+	uint64_t sectors;
+	if (size) {
+		sectors = size / STORE_SECTOR_SIZE;
+		if (sectors < data) {
+			cli_err("--size %s: run %lld's %s holds %" PRIu64 " bytes; give at least that",
+			        size_arg, (long long)id, dev.vdev, data * STORE_SECTOR_SIZE);
+			goto out;
+		}
+	} else {
+		uint64_t mib = (1u << 20) / STORE_SECTOR_SIZE;
+		sectors = (data + mib - 1) / mib * mib;
+		if (sectors > dev.capacity_sectors)
+			sectors = dev.capacity_sectors > data ? dev.capacity_sectors : data;
+	}
+	dev.capacity_sectors = sectors; /* the size of the image written */
 	if (outfile_open(&o, argv[3]) != 0)
 		goto out;
 	if (store_export_disk(s, &dev, o.fd) != 0) {
@@ -301,8 +420,8 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	}
 	if (outfile_commit(&o) != 0)
 		goto out;
-	printf("run %lld %s -> %s (%llu bytes, sparse)\n", (long long)id, dev.vdev, argv[3],
-	       (unsigned long long)dev.capacity_sectors * STORE_SECTOR_SIZE);
+	printf("run %lld %s -> %s (%" PRIu64 " bytes, sparse)\n", (long long)id, dev.vdev, argv[3],
+	       sectors * STORE_SECTOR_SIZE);
 	rc = 0;
 out:
 	store_close(s);

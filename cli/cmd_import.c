@@ -2,7 +2,11 @@
  * cmd_import.c - `profdb import-disk`: old HaLVM raw images (the
  * pre-sized prof.disk/hp.disk of the raw-disk way) become one run, so users
  * keep their history.  The whole import is one transaction: a failure
- * leaves no partial run behind.
+ * leaves no partial run behind.  Each image is recognised before anything
+ * is stored (docs/halvm-profile-protocol.md: status block in sector 0, the
+ * file from sector 1): a .hp begins with its JOB line, a .prof with GHC's
+ * report header (or '{' for -pj); an image given in the other's place, an
+ * all-zero one, or a file that is no profile disk is refused.
  */
 #include "config.h"
 
@@ -21,8 +25,11 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb import-disk [--name NAME] PROF.disk [HP.disk]\n"
-	"  PROF.disk is the image that was xvdp1 (.prof), HP.disk the one that was xvdp2 (.hp)\n";
+	"usage: profdb import-disk [--name NAME] [--force] PROF.disk [HP.disk]\n"
+	"       profdb import-disk [--name NAME] [--force] [--prof PROF.disk] [--hp HP.disk]\n"
+	"  PROF.disk is the image that was xvdp1 (.prof), HP.disk the one that was xvdp2 (.hp).\n"
+	"  An image that holds the other kind of profile, only zeros, or no profile\n"
+	"  at all is refused; --force imports the images as they are.\n";
 
 struct image {
 	const char *path;
@@ -51,6 +58,95 @@ static int open_image(struct image *im)
 		return -1;
 	}
 	return 0;
+}
+
+/* GHC's .prof: "\t<date> Time and Allocation Profiling Report" on its
+ * first line, or a JSON object (-pj). */
+static int looks_prof(const uint8_t *d, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+		i++;
+	if (i < n && d[i] == '{')
+		return 1;
+	const uint8_t *nl = memchr(d, '\n', n);
+	size_t line = nl ? (size_t)(nl - d) : n;
+	static const char head[] = "Time and Allocation Profiling Report";
+	return memmem(d, line, head, sizeof(head) - 1) != NULL;
+}
+
+static int all_zero(const uint8_t *d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i])
+			return 0;
+	return 1;
+}
+
+/* Is the whole image zeros?  -1 on a read error (reported). */
+static int image_all_zero(const struct image *im)
+{
+	static uint8_t buf[1 << 16];
+	for (off_t off = 0; off < im->st.st_size;) {
+		ssize_t n = pread(im->fd, buf, sizeof(buf), off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cli_err("reading %s: %s", im->path, n < 0 ? strerror(errno) : "it shrank");
+			return -1;
+		}
+		if (!all_zero(buf, (size_t)n))
+			return 0;
+		off += n;
+	}
+	return 1;
+}
+
+/* What the image holds, against the place it was given in (slot 0: the
+ * .prof, xvdp1; slot 1: the .hp, xvdp2).  0 to import, -1 refused. */
+static int recognise(const struct image *im, int slot, int force)
+{
+	uint8_t b[2 * STORE_SECTOR_SIZE];
+	size_t got = 0;
+	while (got < sizeof(b)) {
+		ssize_t n = pread(im->fd, b + got, sizeof(b) - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cli_err("reading %s: %s", im->path, n < 0 ? strerror(errno) : "it shrank");
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	const uint8_t *data = b + STORE_SECTOR_SIZE;
+	int hp = !memcmp(data, "JOB ", 4), prof = !hp && looks_prof(data, STORE_SECTOR_SIZE);
+	if (force)
+		return 0;
+	if (hp && slot == 0) {
+		cli_err("%s holds a heap profile (its data begins with a JOB line), not a .prof: give it "
+		        "with --hp (or as the second image)", im->path);
+		return -1;
+	}
+	if (prof && slot == 1) {
+		cli_err("%s holds a time profile (.prof), not a .hp (whose data begins with a JOB line): "
+		        "give it with --prof (or as the first image)", im->path);
+		return -1;
+	}
+	if (hp || prof)
+		return 0;
+	if (all_zero(data, STORE_SECTOR_SIZE)) {
+		/* Nothing written at the start: a guest that never got to write
+		 * its file keeps a status block, or nothing at all. */
+		int z = all_zero(b, STORE_SECTOR_SIZE) ? image_all_zero(im) : 0;
+		if (z == 1)
+			cli_err("%s is all zeros: no guest ever wrote to it, there is nothing to import",
+			        im->path);
+		return z == 0 ? 0 : -1;
+	}
+	cli_err("%s is not a HaLVM profile disk: at byte 512 it holds neither a .prof (GHC's report "
+	        "header) nor a .hp (a JOB line); give the raw image the guest wrote (--force imports "
+	        "it anyway)", im->path);
+	return -1;
 }
 
 static void default_name(const char *path, char *out, size_t len)
@@ -89,6 +185,9 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"name", required_argument, NULL, 'n'},
+		{"prof", required_argument, NULL, 'p'},
+		{"hp", required_argument, NULL, 'H'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -98,12 +197,16 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	struct store_run run;
 	struct store *s = NULL;
 	const char *name = NULL;
-	int n, c, rc = 1, all_closed = 1, run_made = 0;
+	int n, c, rc = 1, all_closed = 1, run_made = 0, force = 0, first = -1;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'n') {
 			name = optarg;
+		} else if (c == 'p' || c == 'H') {
+			im[c == 'H'].path = optarg;
+		} else if (c == 'f') {
+			force = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -113,23 +216,33 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		}
 	}
 	n = argc - optind;
-	if (n < 1 || n > 2) {
+	if ((im[0].path || im[1].path) && n > 0) {
+		cli_err("give the images either as PROF.disk [HP.disk] or with --prof/--hp, not both");
+		return EXIT_USAGE;
+	}
+	if (!im[0].path && !im[1].path && (n < 1 || n > 2)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < n; i++)
 		im[i].path = argv[optind + i];
-		if (open_image(&im[i]) != 0)
+	/* Every image checked before the store is touched. */
+	for (int i = 0; i < 2; i++) {
+		if (!im[i].path)
+			continue;
+		if (open_image(&im[i]) != 0 || recognise(&im[i], i, force) != 0)
 			goto out;
+		if (first < 0)
+			first = i;
 	}
 	memset(&run, 0, sizeof(run));
 	run.domid = -1;
 	if (name)
 		snprintf(run.name, sizeof(run.name), "%s", name);
 	else
-		default_name(im[0].path, run.name, sizeof(run.name));
+		default_name(im[first].path, run.name, sizeof(run.name));
 	/* The image's mtime is the best we know of when the run ended. */
-	run.started_us = (int64_t)im[0].st.st_mtim.tv_sec * 1000000 + im[0].st.st_mtim.tv_nsec / 1000;
+	run.started_us = (int64_t)im[first].st.st_mtim.tv_sec * 1000000 + im[first].st.st_mtim.tv_nsec / 1000;
 	snprintf(run.source, sizeof(run.source), "import");
 	snprintf(run.backend_version, sizeof(run.backend_version), "profdb %s", PACKAGE_VERSION);
 	if (gethostname(run.host, sizeof(run.host) - 1) != 0)
@@ -146,13 +259,17 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	if (store_run_begin(s, &run) != 0)
 		goto store_error;
 	run_made = 1;
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < 2; i++) {
+		if (!im[i].path)
+			continue;
 		uint64_t size = (uint64_t)im[i].st.st_size;
 		uint64_t cap = (size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
 		if (store_device_create(s, run.run_id, im[i].vdev, im[i].devid, cap, &dev[i]) != 0)
 			goto store_error;
 	}
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < 2; i++) {
+		if (!im[i].path)
+			continue;
 		uint64_t size = (uint64_t)im[i].st.st_size, pos = 0;
 		struct store_device_info info;
 
@@ -196,8 +313,10 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	printf("imported run %lld (", (long long)run.run_id);
 	safe_text_print(stdout, run.name, 0);
 	printf(")");
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < 2; i++) {
 		struct store_device_info info;
+		if (!dev[i])
+			continue;
 		store_device_get_info(dev[i], &info);
 		if (info.status == STORE_STATUS_OK)
 			printf(", %s: %lld bytes", info.role == STORE_ROLE_PROF ? ".prof" : ".hp",

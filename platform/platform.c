@@ -205,3 +205,12 @@ int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *
 	}
 	return p->ops->domain_create(p, name, domid, err, errlen);
 }
+
+int plat_domain_destroy(struct plat *p, uint32_t domid)
+{
+	if (!p->ops->domain_destroy) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	return p->ops->domain_destroy(p, domid);
+}

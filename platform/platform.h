@@ -115,6 +115,9 @@ int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count);
 /* Creates a domain named name (xensim only: on Xen, xl creates domains);
  * 0 and *domid, or -1 with a message in err. */
 int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
+/* Destroys a domain made by plat_domain_create (xensim only); 0, or -1
+ * and errno. */
+int plat_domain_destroy(struct plat *p, uint32_t domid);
 
 /* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
 
@@ -150,6 +153,7 @@ struct plat_ops {
 
 	/* NULL where the toolstack creates domains (Xen) */
 	int (*domain_create)(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
+	int (*domain_destroy)(struct plat *p, uint32_t domid);
 };
 
 struct plat {

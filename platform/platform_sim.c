@@ -602,6 +602,12 @@ static int sim_domain_create(struct plat *p, const char *name, uint32_t *domid, 
 	return 0;
 }
 
+static int sim_domain_destroy(struct plat *p, uint32_t domid)
+{
+	struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
+	return call(S(p), &m, NULL, 0, NULL);
+}
+
 const struct plat_ops plat_sim_ops = {
 	.name = "sim",
 	.open = sim_open,
@@ -626,4 +632,5 @@ const struct plat_ops plat_sim_ops = {
 	.gntshr_share = sim_gntshr_share,
 	.gntshr_unshare = sim_gntshr_unshare,
 	.domain_create = sim_domain_create,
+	.domain_destroy = sim_domain_destroy,
 };

@@ -692,6 +692,35 @@ static void test_create(void)
 	CHECK(f != NULL, "a HaLVM guest cannot use the created device");
 	blkfront_close(f, 0);
 	guest_destroy(&g);
+	/* A create that fails once its domain exists destroys it: a device
+	 * node planted for the next domids makes writing xvdp2 fail. */
+	setenv("XENSTORED_PATH", sock, 1);
+	h = xs_open(0);
+	REQUIRE(h, "xs_open of dom0's xenstore");
+	char plant[160];
+	for (uint32_t d = domid + 1; d <= domid + 8; d++) {
+		snprintf(plant, sizeof(plant), "/local/domain/%u/device/vbd/51954", d);
+		xs_write(h, XBT_NULL, plant, "x", 1);
+	}
+	const char *rb = "name = \"rollback\"\n"
+	                 "disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]\n";
+	REQUIRE(tu_write_file(cfg, rb, strlen(rb)) == 0, "write cfg");
+	snprintf(cmd, sizeof(cmd), "%s/profile-backend create --platform sim --sim-dir %s %s 2>&1",
+	         tu_builddir(), sim.dir, cfg);
+	p = popen(cmd, "r");
+	char rbout[1024];
+	n = p ? fread(rbout, 1, sizeof(rbout) - 1, p) : 0;
+	rbout[n] = '\0';
+	CHECK(p && pclose(p) != 0 && strstr(rbout, "already has a device xvdp2"),
+	      "create over a planted device: %s", rbout);
+	char list[8192];
+	tu_xensim_run(&sim, "list", list, sizeof(list));
+	CHECK(!strstr(list, "rollback"), "a failed create left its domain:\n%s", list);
+	for (uint32_t d = domid + 1; d <= domid + 8; d++) {
+		snprintf(plant, sizeof(plant), "/local/domain/%u/device", d);
+		xs_rm(h, XBT_NULL, plant);
+	}
+	xs_close(h);
 	/* Bad configs. */
 	const char *bad = "name = \"x\"\ndisk = [ 'backendtype=profsvc' ]\n";
 	tu_write_file(cfg, bad, strlen(bad));
@@ -700,9 +729,8 @@ static void test_create(void)
 	CHECK(system(cmd) != 0, "a profsvc disk without vdev accepted");
 	CHECK(cli("create /nonexistent.cfg") != 0, "a missing config accepted");
 
-	/* The disks xl keeps are kept as written: a spec longer than 511
-	 * bytes (once cut there) and a "double-quoted" one holding a ' (once
-	 * re-quoted into a broken string). */
+	/* xl gets the file as it is, then the list of its disks, whole: a
+	 * spec longer than 511 bytes (once cut there) and one holding a '. */
 	char longspec[700];
 	memset(longspec, 'a', sizeof(longspec));
 	memcpy(longspec, "target=/srv/", 12);
@@ -723,11 +751,12 @@ static void test_create(void)
 	CHECK(p && pclose(p) == 0, "create --dry-run failed: %s", got);
 	char want[4096];
 	snprintf(want, sizeof(want),
-	         "name = \"keep\"\n"
-	         "disk = ['format=raw, vdev=xvda, access=rw, %s', "
-	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\"]\n"
+	         "%s\n# profile-backend: the disks xl creates (the backendtype=profsvc ones are "
+	         "written by profile-backend)\n"
+	         "disk = [ \"format=raw, vdev=xvda, access=rw, %s\", "
+	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\" ]\n"
 	         "# profsvc disk: xvdp1\n",
-	         longspec);
+	         keep, longspec);
 	CHECK(strcmp(got, want) == 0, "the config xl would get:\n%s\nnot\n%s", got, want);
 	/* A FIFO as the config is refused, not waited on. */
 	char *fifo = tu_path("guest.fifo");

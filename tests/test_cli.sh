@@ -47,9 +47,9 @@ mkdir "$T/dir"
 expect 0 "" -- "$PROFDB" export latest -o "$T/dir"
 same "$T/dir/leak-1.prof" "$P"
 same "$T/dir/leak-1.hp" "$H"
-expect 0 "" -- "$PROFDB" export-disk 1 xvdp1 "$T/again.disk"
+expect 0 "" -- "$PROFDB" export-disk --size 64M 1 xvdp1 "$T/again.disk"
 same "$T/again.disk" "$T/prof.disk"
-expect 0 "" -- "$PROFDB" export-disk 1 hp "$T/again-hp.disk"
+expect 0 "" -- "$PROFDB" export-disk 1 hp "$T/again-hp.disk" --size 65536K
 same "$T/again-hp.disk" "$T/hp.disk"
 # export-disk -> import-disk -> export: still the same bytes
 expect 0 "" -- "$PROFDB" import-disk "$T/again.disk"
@@ -64,9 +64,9 @@ same "$T/hp32.hp" "$H"
 
 # --- a guest that crashed: not cleanly closed -----------------------------------------
 "$MKDISK" --crash-at 3000 "$H" "$T/crash-hp.disk"
-expect 0 "not cleanly closed" -- "$PROFDB" import-disk --name crashy "$T/crash-hp.disk"
-# (imported as xvdp1: the first image is the .prof disk)
-expect 0 "not cleanly closed" -- "$PROFDB" export latest --prof "$T/crash.out"
+# (a heap profile alone: --hp)
+expect 0 "not cleanly closed" -- "$PROFDB" import-disk --name crashy --hp "$T/crash-hp.disk"
+expect 0 "not cleanly closed" -- "$PROFDB" export latest --hp "$T/crash.out"
 n=$(stat -c %s "$T/crash.out")
 [ "$n" -gt 0 ] && [ "$n" -le 3000 ] && cmp -s -n "$n" "$T/crash.out" "$H" && ok || fail "crashed export is not a prefix ($n bytes)"
 tail -c 12 "$T/crash.out" | grep -q "END_SAMPLE" || tail -1 "$T/crash.out" | grep -q "^END_SAMPLE" && ok || fail "crashed export does not end on a sample"
@@ -126,6 +126,58 @@ mkfifo "$T/fifo.disk"
 timeout 10 "$PROFDB" import-disk "$T/fifo.disk" >"$T/out" 2>&1
 rc=$?
 [ "$rc" = 1 ] && grep -q "not a regular file" "$T/out" && ok || fail "import-disk of a FIFO: exit $rc: $(cat "$T/out")"
+
+# --- import-disk knows what it is given; refusals store nothing ---------------------------
+nruns() { "$PROFDB" query runs --json | grep -o '"run_id"' | wc -l; }
+n0=$(nruns)
+expect 1 "hp.disk holds a heap profile (its data begins with a JOB line), not a .prof" -- "$PROFDB" import-disk "$T/hp.disk"
+expect 1 "prof.disk holds a time profile (.prof), not a .hp" -- "$PROFDB" import-disk "$T/prof.disk" "$T/prof.disk"
+expect 1 "prof.disk holds a time profile" -- "$PROFDB" import-disk --hp "$T/prof.disk"
+head -c 4M /dev/zero >"$T/zero.disk"
+expect 1 "zero.disk is all zeros" -- "$PROFDB" import-disk "$T/zero.disk"
+expect 1 "README.md is not a HaLVM profile disk" -- "$PROFDB" import-disk "$S/README.md"
+expect 1 "README.md is not a HaLVM profile disk" -- "$PROFDB" import-disk "$T/prof.disk" "$S/README.md"
+expect 2 "not both" -- "$PROFDB" import-disk --hp "$T/hp.disk" "$T/prof.disk"
+[ "$(nruns)" = "$n0" ] && ok || fail "a refused import stored a run"
+# a heap profile alone, and the pair through --prof/--hp
+expect 0 "" -- "$PROFDB" import-disk --name hponly --hp "$T/hp.disk"
+grep -q "imported run .* (hponly), .hp: 5559 bytes$" "$T/out" && ok || fail "--hp alone: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" export latest --hp "$T/hponly.hp"
+same "$T/hponly.hp" "$H"
+expect 1 "no .prof device" -- "$PROFDB" export latest --prof "$T/hponly.prof"
+expect 0 "" -- "$PROFDB" import-disk --hp "$T/hp.disk" --prof "$T/prof.disk"
+expect 0 "" -- "$PROFDB" export latest --prof "$T/both.prof" --hp "$T/both.hp"
+same "$T/both.prof" "$P"
+same "$T/both.hp" "$H"
+# --force takes images as they are (a .prof on xvdp2)
+expect 0 "" -- "$PROFDB" import-disk --force --name forced "$T/prof.disk" "$T/prof.disk"
+
+# --- export: makes -o DIR, replaces nothing unless --force ---------------------------------
+expect 0 "" -- "$PROFDB" export 1 -o "$T/made/deep/er"
+[ "$(stat -c %a "$T/made/deep/er")" = "$(printf '%o' $((0755 & ~$(umask))))" ] && ok || fail "-o made mode $(stat -c %a "$T/made/deep/er")"
+same "$T/made/deep/er/leak-1.prof" "$P"
+printf 'mine' >"$T/made/deep/er/leak-1.hp"
+rm "$T/made/deep/er/leak-1.prof"
+expect 1 "leak-1.hp exists; nothing exported (--force replaces it)" -- "$PROFDB" export 1 -o "$T/made/deep/er"
+[ ! -e "$T/made/deep/er/leak-1.prof" ] && [ "$(cat "$T/made/deep/er/leak-1.hp")" = mine ] && ok || fail "a refused export wrote"
+expect 0 "" -- "$PROFDB" export 1 -o "$T/made/deep/er" --force
+same "$T/made/deep/er/leak-1.hp" "$H"
+expect 1 "out.prof exists" -- "$PROFDB" export 1 --prof "$T/out.prof"
+expect 1 "out.hp exists" -- "$PROFDB" export 1 --hp "$T/out.hp"
+expect 0 "" -- "$PROFDB" export 1 --prof "$T/out.prof" --hp "$T/out.hp" --force
+same "$T/out.prof" "$P"
+expect 1 "made: not a directory" -- "$PROFDB" export 1 -o "$T/prof.disk/made"
+# export-disk: by default the data rounded up to a MiB, not the device's size
+expect 0 "" -- "$PROFDB" export-disk 1 xvdp1 "$T/small.disk"
+[ "$(stat -c %s "$T/small.disk")" = 1048576 ] && ok || fail "export-disk default size $(stat -c %s "$T/small.disk")"
+cmp -s "$T/small.disk" "$T/prof.disk" -n 1048576 && ok || fail "export-disk default: not the image's first MiB"
+expect 0 "" -- "$PROFDB" export-disk --size 64K 1 xvdp1 "$T/exact.disk"
+[ "$(stat -c %s "$T/exact.disk")" = 65536 ] && ok || fail "export-disk --size 64K: $(stat -c %s "$T/exact.disk")"
+cmp -s -n 65536 "$T/exact.disk" "$T/prof.disk" && ok || fail "export-disk --size 64K: not the image's first 64 KiB"
+expect 1 "holds 65536 bytes; give at least that" -- "$PROFDB" export-disk --size 65024 1 xvdp1 "$T/short.disk"
+[ ! -e "$T/short.disk" ] && ok || fail "a refused export-disk left a file"
+expect 2 "whole 512-byte sectors" -- "$PROFDB" export-disk --size 1000 1 xvdp1 "$T/odd.disk"
+expect 2 "whole 512-byte sectors" -- "$PROFDB" export-disk --size lots 1 xvdp1 "$T/odd.disk"
 
 # --- guest-controlled names -----------------------------------------------------------
 expect 0 "" -- "$PROFDB" import-disk --name '../../etc/x' "$T/prof.disk"
@@ -213,8 +265,8 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$T/full" && mount -t tmpfs -o size=12k tmpfs 
 	MNT="$T/full"
 	big="$FIX/exprcalc/exprcalc-hc-i0.01.hp"
 	"$MKDISK" "$big" "$T/big.disk"
-	expect 0 "" -- "$PROFDB" import-disk --name big "$T/big.disk"
-	expect 1 "No space left" -- "$PROFDB" export latest --prof "$MNT/big.prof"
+	expect 0 "" -- "$PROFDB" import-disk --name big --hp "$T/big.disk"
+	expect 1 "No space left" -- "$PROFDB" export latest --hp "$MNT/big.hp"
 	[ -z "$(ls -A "$MNT")" ] && ok || fail "a full disk left files: $(ls -A "$MNT")"
 	umount "$MNT"; MNT=""
 else

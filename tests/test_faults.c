@@ -908,7 +908,8 @@ static void test_import_beside_guest(void)
 {
 	char *path = tu_path("import.db"), *img = tu_path("big.disk");
 	backend_on(path, NULL);
-	/* A 256 MiB image of non-zero data (every chunk is stored). */
+	/* A 256 MiB image of non-zero data (every chunk is stored; no
+	 * profile, hence --force). */
 	int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	REQUIRE(fd >= 0, "create %s", img);
 	uint8_t *buf = malloc(1 << 20);
@@ -923,7 +924,7 @@ static void test_import_beside_guest(void)
 	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
 	struct blkfront *f = guest_with_disk(&g, "beside-import", "xvdp2", &o);
 	char cmd[9000];
-	snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' import-disk --name big '%s' >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd), "'%s/profdb' --db '%s' import-disk --force --name big '%s' >/dev/null 2>&1",
 	         tu_builddir(), path, img);
 	pid_t pid = fork();
 	REQUIRE(pid >= 0, "fork");
@@ -961,7 +962,7 @@ static void test_import_beside_guest(void)
 	CHECK(find_run("big", &(struct store_run){0}), "the imported run is missing");
 
 	/* Interrupted half-way: no partial run stays. */
-	snprintf(cmd, sizeof(cmd), "exec '%s/profdb' --db '%s' import-disk --name cut '%s' >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd), "exec '%s/profdb' --db '%s' import-disk --force --name cut '%s' >/dev/null 2>&1",
 	         tu_builddir(), path, img);
 	pid = fork();
 	REQUIRE(pid >= 0, "fork");

@@ -17,6 +17,10 @@
 #      mirage-profile trace buffer granted read-only to domid 0, kept by the
 #      backend, exported as CTF that babeltrace2 reads, every event as the
 #      guest wrote it
+#   8. xl configs as xl reads them: a duplicate vdev refused by
+#      `profile-backend create` with no domain and no run left; a guest
+#      whose config uses ';', a positional disk spec, a trailing comma and
+#      `disk +=` created, its disks connected, its run complete
 export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
@@ -308,6 +312,40 @@ chk "7 babeltrace2 reads the CTF export" test $? = 0
 info babeltrace2 </tmp/mirage.bt.err
 chk "7 babeltrace2 prints every event" test "$(wc -l </tmp/mirage.bt)" = "$(wc -l </tmp/mirage.jsonl)"
 head -2 /tmp/mirage.bt | info babeltrace2
+
+# ---- 8 ---------------------------------------------------------------------------
+T s8-xlcfg
+# Refused before anything is made: no domain, no run.  (guest_cfg's disk
+# list is line 8.)
+guest_cfg g-dup leak-p-hc.prof leak-p-hc.hp 0
+sed -i "s/^disk = .*/disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp1, backendtype=profsvc' ]/" /tmp/g-dup.cfg
+QUIET=1 bounded 120 /tmp/g-dup.create profile-backend create -v /tmp/g-dup.cfg
+rc=$?
+info "8 refused" </tmp/g-dup.create.err
+chk "8 a duplicate vdev refused (exit $rc), named with file:line" sh -c \
+	"[ $rc = 1 ] && grep -q 'g-dup.cfg:8: disk entries 1 and 2 are both xvdp1' /tmp/g-dup.create.err"
+sleep 2
+chk "8 no domain left by the refused create" sh -c 'l=$(timeout 30 xl list) && ! echo "$l" | grep -q "^g-dup "'
+profdb query runs --name g-dup --json >/tmp/g-dup.runs 2>&1
+rc=$?
+chk "8 no run left by the refused create" sh -c "[ $rc = 0 ] && ! grep -q run_id /tmp/g-dup.runs"
+# Forms xl's parser reads and a hand parser lost: ';' after a setting, a
+# positional spec (target, format, vdev, access), a trailing comma, `+=`.
+guest_cfg g-forms leak-p-hc.prof phases-hd-i0.01.hp 0
+sed -i -e 's/^name = "g-forms"$/name = "g-forms";/' -e '/^disk = /d' /tmp/g-forms.cfg
+cat >>/tmp/g-forms.cfg <<'EOF'
+disk = [ ",,xvdp1,w,backendtype=profsvc", ]
+disk += [ "vdev=xvdp2,   backendtype=profsvc" ]
+EOF
+if D=$(create g-forms); then pass "8 profile-backend create of xl's other forms (domain $D)"; else fail "8 profile-backend create of xl's other forms"; fi
+chk "8 the guest ran and powered off" wait_gone g-forms
+info console </var/log/xen/console/guest-g-forms.log
+chk "8 the guest saw no write error" grep -q "DOMU: profiles written" /var/log/xen/console/guest-g-forms.log
+R=$(wait_run g-forms)
+chk "8 run complete" wait_state "$R" complete
+profdb export "$R" --prof /tmp/g-forms.prof --hp /tmp/g-forms.hp 2>&1 | info export
+chk "8 .prof byte-identical" same /tmp/g-forms.prof $FX/leak-p-hc.prof
+chk "8 .hp byte-identical" same /tmp/g-forms.hp $FX/phases-hd-i0.01.hp
 
 profile-backend stop >/dev/null 2>&1
 # Programs that died of a fault in the dom0 during the round (under TCG:
