@@ -105,6 +105,13 @@ json_t *json_device(const struct store_device_info *d)
 	return o;
 }
 
+void json_print_inline(json_t *v)
+{
+	if (!v || json_dumpf(v, stdout, JSON_COMPACT) != 0)
+		fputs("null", stdout);
+	json_decref(v);
+}
+
 int json_print(json_t *doc)
 {
 	/* compact, one document per line: what the web API serves too, and

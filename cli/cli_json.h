@@ -28,5 +28,8 @@ json_t *json_status(const struct store_device_info *d);
 /* Prints doc (stolen) to stdout, compact, on one line, and flushes:
  * 0, or 1 (reported). */
 int json_print(json_t *doc);
+/* Prints v (stolen) compact to stdout with no newline: a shared object
+ * inside a document a command still prints piecewise (heap, top, diff). */
+void json_print_inline(json_t *v);
 
 #endif
