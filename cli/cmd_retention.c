@@ -24,7 +24,8 @@
 
 static const char delete_usage[] =
 	"usage: profdb delete RUN... [--force] [--json]\n"
-	"  removes the runs and gives their space back; a running run only with --force\n";
+	"  removes the runs and gives their space back; a running run only with --force\n"
+	"  (what its guest writes afterwards is not kept)\n";
 
 static const char prune_usage[] =
 	"usage: profdb prune [--older-than DUR] [--keep N] [--name GLOB] [--state S]\n"
