@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_util.h"
 
@@ -225,8 +226,10 @@ out:
 
 /* ---- show -------------------------------------------------------------------------- */
 
-void cli_trace_show(struct store *s, const struct store_run *run, int json)
+void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 {
+	int json = out != NULL;
+
 	struct cli_trace ct;
 	struct mprof_stats st;
 	char lost[512], t0[32];
@@ -237,24 +240,24 @@ void cli_trace_show(struct store *s, const struct store_run *run, int json)
 	mprof_lost_ranges(&ct.t, lost, sizeof(lost));
 	double span = st.events ? (double)(st.last_ts - st.first_ts) / 1e9 : 0;
 	if (json) {
-		printf(",\"trace\":{\"packets_kept\":%" PRIu64 ",\"packets_lost\":%" PRIu64 ",\"lost_ranges\":",
-		       st.kept, st.lost);
-		safe_text_json(stdout, lost);
-		printf(",\"packets_cut\":%" PRIu64 ",\"ended\":%s,\"bytes\":%zu,\"events\":%" PRIu64
-		       ",\"first_ts\":%" PRIu64 ",\"last_ts\":%" PRIu64 ",\"gc\":{\"count\":%" PRIu64
-		       ",\"total_ns\":%" PRIu64 ",\"max_ns\":%" PRIu64 "},\"labels\":%" PRIu64 ",\"per_event\":{",
-		       st.cut, st.final ? "true" : "false", ct.nbytes, st.events, st.first_ts, st.last_ts,
-		       st.gc_count, st.gc_total_ns, st.gc_max_ns, st.labels);
+		json_t *kinds = json_object(), *counters = json_array();
 		for (unsigned k = 0; k < MPROF_EVENT_KINDS; k++)
-			printf("%s\"%s\":%" PRIu64, k ? "," : "", mprof_event_name(k), st.per_kind[k]);
-		printf("},\"counters\":[");
-		for (size_t i = 0; i < st.ncounters; i++) {
-			printf("%s{\"name\":", i ? "," : "");
-			safe_text_json(stdout, st.counters[i].name);
-			printf(",\"value\":%" PRId64 ",\"updates\":%" PRIu64 "}", st.counters[i].value,
-			       st.counters[i].updates);
-		}
-		printf("]}");
+			json_object_set_new(kinds, mprof_event_name(k), json_integer((json_int_t)st.per_kind[k]));
+		for (size_t i = 0; i < st.ncounters; i++)
+			json_array_append_new(counters,
+			                      json_pack("{s:o, s:I, s:I}", "name", json_guest(st.counters[i].name),
+			                                "value", (json_int_t)st.counters[i].value, "updates",
+			                                (json_int_t)st.counters[i].updates));
+		/* uint64 counts and guest timestamps as JSON integers: jansson's
+		 * are int64, which a guest clock in ns reaches in 292 years */
+		*out = json_pack("{s:I, s:I, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:I, s:o, s:o}",
+		                 "packets_kept", (json_int_t)st.kept, "packets_lost", (json_int_t)st.lost,
+		                 "lost_ranges", json_guest(lost), "packets_cut", (json_int_t)st.cut,
+		                 "ended", st.final, "bytes", (json_int_t)ct.nbytes, "events",
+		                 (json_int_t)st.events, "first_ts", (json_int_t)st.first_ts, "last_ts",
+		                 (json_int_t)st.last_ts, "gc", "count", (json_int_t)st.gc_count, "total_ns",
+		                 (json_int_t)st.gc_total_ns, "max_ns", (json_int_t)st.gc_max_ns, "labels",
+		                 (json_int_t)st.labels, "per_event", kinds, "counters", counters);
 	} else {
 		printf("trace (MirageOS, mirage-profile)\n");
 		printf("  packets         %" PRIu64 " kept (%zu bytes), %" PRIu64 " lost%s%s%s\n", st.kept,

@@ -5,6 +5,7 @@
 #ifndef PROFSVC_CLI_TRACE_H
 #define PROFSVC_CLI_TRACE_H
 
+#include <jansson.h>
 #include "../profile/trace_render.h"
 #include "../store/store.h"
 
@@ -24,7 +25,9 @@ void cli_trace_free(struct cli_trace *ct);
  * (any of them; NULL: not asked).  0, or 1 (reported). */
 int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, const char *json_path,
                      const char *chrome_path);
-/* `profdb show`'s trace section (text, or a JSON member "trace":{..}). */
-void cli_trace_show(struct store *s, const struct store_run *run, int json);
+/* `profdb show`'s trace section: printed as text when out is NULL, else
+ * *out is the trace object (docs/json.md), left alone when the run has
+ * no trace. */
+void cli_trace_show(struct store *s, const struct store_run *run, json_t **out);
 
 #endif

@@ -19,6 +19,7 @@
 #include "../profile/heap_svg.h"
 #include "../profile/time_profile.h"
 #include "cli_profile.h"
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -185,8 +186,11 @@ int cmd_diff(const char *db, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		printf("{\"before\":%lld,\"after\":%lld,", (long long)s[0].rd.run.run_id,
-		       (long long)s[1].rd.run.run_id);
+		printf("{\"before\":");
+		json_print_inline(json_run(&s[0].rd.run, store_now_us()));
+		printf(",\"after\":");
+		json_print_inline(json_run(&s[1].rd.run, store_now_us()));
+		printf(",");
 	} else {
 		char cap[400];
 		cli_profile_caption(&s[0].rd.run, cap, sizeof(cap));

@@ -17,6 +17,7 @@
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
 #include "cli_profile.h"
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -128,9 +129,9 @@ static void print_summary(const struct heap_run *h)
 static void print_json(const struct heap_run *h, int first)
 {
 	const struct hp_chart *c = &h->chart;
-	printf("%s{\"run\":%lld,\"name\":", first ? "" : ",", (long long)h->rd.run.run_id);
-	safe_text_json(stdout, h->rd.run.name);
-	printf(",\"state\":\"%s\",\"job\":", store_run_state_name(h->rd.run.state));
+	printf("%s{\"run\":", first ? "" : ",");
+	json_print_inline(json_run(&h->rd.run, store_now_us()));
+	printf(",\"job\":");
 	safe_text_json(stdout, h->hp.job ? h->hp.job : "");
 	fputs(",\"date\":", stdout);
 	safe_text_json(stdout, h->hp.date ? h->hp.date : "");

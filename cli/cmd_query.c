@@ -1,6 +1,6 @@
 /*
  * cmd_query.c - `profdb query runs`: the catalogue of runs as a table or
- * JSON, filtered by state, name glob, start time, and count.
+ * JSON ({"runs":[...]}, docs/json.md), filtered by state, name glob, start time, and count.
  */
 #include "config.h"
 
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -82,45 +83,14 @@ static void print_table(const struct rows *rows, int64_t now)
 	}
 }
 
-static void json_bytes(const char *key, int64_t b)
+/* {"runs":[run...]}: docs/json.md */
+static int print_json(const struct rows *rows, int64_t now)
 {
-	if (b < 0)
-		printf(",\"%s\":null", key);
-	else
-		printf(",\"%s\":%lld", key, (long long)b);
-}
+	json_t *a = json_array();
 
-static void print_json(const struct rows *rows, int64_t now)
-{
-	char t[32];
-
-	printf("[");
-	for (size_t i = 0; i < rows->n; i++) {
-		const struct store_run *r = &rows->v[i];
-		printf("%s\n{\"run_id\":%lld,\"name\":", i ? "," : "", (long long)r->run_id);
-		safe_text_json(stdout, r->name);
-		printf(",\"domid\":");
-		if (r->domid >= 0)
-			printf("%d", r->domid);
-		else
-			printf("null");
-		printf(",\"uuid\":");
-		safe_text_json(stdout, r->uuid);
-		cli_format_time(r->started_us, t, sizeof(t));
-		printf(",\"started\":\"%s\",\"started_us\":%lld", t, (long long)r->started_us);
-		if (r->ended_us)
-			printf(",\"ended_us\":%lld", (long long)r->ended_us);
-		else
-			printf(",\"ended_us\":null");
-		printf(",\"duration_us\":%lld,\"state\":\"%s\",\"source\":\"%s\"",
-		       (long long)run_duration(r, now), store_run_state_name(r->state),
-		       strcmp(r->source, "import") == 0 ? "import" : "capture");
-		json_bytes("prof_bytes", r->prof_bytes);
-		json_bytes("hp_bytes", r->hp_bytes);
-		json_bytes("trace_bytes", r->trace_bytes);
-		printf("}");
-	}
-	printf("%s]\n", rows->n ? "\n" : "");
+	for (size_t i = 0; i < rows->n; i++)
+		json_array_append_new(a, json_run(&rows->v[i], now));
+	return json_print(json_pack("{s:o}", "runs", a));
 }
 
 int cmd_query(const char *db, int argc, char **argv)
@@ -198,11 +168,13 @@ int cmd_query(const char *db, int argc, char **argv)
 		store_close(s);
 		return 1;
 	}
-	if (json)
-		print_json(&rows, now);
-	else
+	if (json) {
+		rc = print_json(&rows, now);
+	} else {
 		print_table(&rows, now);
+		rc = fflush(stdout) == 0 ? 0 : 1;
+	}
 	free(rows.v);
 	store_close(s);
-	return fflush(stdout) == 0 ? 0 : 1;
+	return rc;
 }

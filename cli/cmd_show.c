@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <string.h>
 
+#include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -56,28 +57,9 @@ static int print_device_text(void *ctx, const struct store_device_info *d)
 	return 0;
 }
 
-static int print_device_json(void *ctx, const struct store_device_info *d)
+static int add_device_json(void *ctx, const struct store_device_info *d)
 {
-	int *first = ctx;
-	static const char *const st[] = {"none", "ok", "corrupt"};
-
-	printf("%s{\"vdev\":", *first ? "" : ",");
-	*first = 0;
-	safe_text_json(stdout, d->vdev);
-	printf(",\"devid\":%d,\"role\":\"%s\",\"capacity_sectors\":%llu,\"status\":\"%s\"",
-	       d->devid, store_role_name(d->role), (unsigned long long)d->capacity_sectors,
-	       st[d->status]);
-	if (d->status == STORE_STATUS_OK)
-		printf(",\"file_size\":%lld,\"closed\":%s,\"word_size\":%d", (long long)d->file_size,
-		       d->closed ? "true" : "false", d->word_size);
-	printf(",\"write_requests\":%lld,\"write_bytes\":%lld,\"read_requests\":%lld,"
-	       "\"read_bytes\":%lld,\"flush_requests\":%lld,\"discard_requests\":%lld,"
-	       "\"errors\":%lld,\"written_end_sector\":%llu}",
-	       (long long)d->write_requests, (long long)d->write_bytes,
-	       (long long)d->read_requests, (long long)d->read_bytes,
-	       (long long)d->flush_requests, (long long)d->discard_requests, (long long)d->errors,
-	       (unsigned long long)d->written_end_sector);
-	return 0;
+	return json_array_append_new(ctx, json_device(d)) != 0;
 }
 
 static void print_run_text(const struct store_run *r)
@@ -109,29 +91,6 @@ static void print_run_text(const struct store_run *r)
 	printf("\n  source          %s\n", r->source);
 }
 
-static void print_run_json(const struct store_run *r)
-{
-	printf("{\"run_id\":%lld,\"name\":", (long long)r->run_id);
-	safe_text_json(stdout, r->name);
-	if (r->domid >= 0)
-		printf(",\"domid\":%d", r->domid);
-	else
-		printf(",\"domid\":null");
-	printf(",\"uuid\":");
-	safe_text_json(stdout, r->uuid);
-	printf(",\"state\":\"%s\",\"started_us\":%lld,\"ended_us\":", store_run_state_name(r->state),
-	       (long long)r->started_us);
-	if (r->ended_us)
-		printf("%lld", (long long)r->ended_us);
-	else
-		printf("null");
-	printf(",\"host\":");
-	safe_text_json(stdout, r->host);
-	printf(",\"backend_version\":");
-	safe_text_json(stdout, r->backend_version);
-	printf(",\"source\":\"%s\",\"devices\":[", strcmp(r->source, "import") ? "capture" : "import");
-}
-
 int cmd_show(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -142,7 +101,7 @@ int cmd_show(const char *db, int argc, char **argv)
 	struct store_run run;
 	struct store *s;
 	int64_t id;
-	int json = 0, c, rc = 1, first = 1;
+	int json = 0, c, rc = 1;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -166,45 +125,73 @@ int cmd_show(const char *db, int argc, char **argv)
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
-	if (json)
-		print_run_json(&run);
-	else
-		print_run_text(&run);
-	if (store_list_devices(s, id, json ? print_device_json : print_device_text, &first) != 0) {
+	if (json) {
+		/* {"run":{..}, "devices":[..], "trace":{..}|null}: docs/json.md */
+		json_t *devs = json_array(), *trace = NULL;
+		if (store_list_devices(s, id, add_device_json, devs) != 0) {
+			cli_err("%s", store_errmsg(s));
+			json_decref(devs);
+			goto out;
+		}
+		cli_trace_show(s, &run, &trace);
+		rc = json_print(json_pack("{s:o, s:o, s:o}", "run", json_run(&run, store_now_us()),
+		                          "devices", devs, "trace", trace ? trace : json_null()));
+		goto out;
+	}
+	print_run_text(&run);
+	if (store_list_devices(s, id, print_device_text, NULL) != 0) {
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
-	if (json)
-		printf("]");
-	cli_trace_show(s, &run, json);
-	if (json)
-		printf("}\n");
+	cli_trace_show(s, &run, NULL);
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
 	store_close(s);
 	return rc;
 }
 
+static const char check_usage[] =
+	"usage: profdb check [--json]\n"
+	"  verifies the database's integrity (SQLite's checks and the data file's)\n";
+
 int cmd_check(const char *db, int argc, char **argv)
 {
-	char report[1024];
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char report[1024] = "";
 	struct store *s;
-	int rc;
+	int rc, c, json = 0;
 
-	(void)argv;
-	if (argc != 1) {
-		fputs("usage: profdb check\n", stderr);
-		return EXIT_USAGE;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return cli_usage(check_usage, c);
 	}
+	if (cli_nargs(argc, 0, check_usage) != 0)
+		return EXIT_USAGE;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	rc = store_check_integrity(s, report, sizeof(report));
-	if (rc == 0)
-		printf("%s: ok\n", db);
-	else if (rc == STORE_ECORRUPT)
-		cli_err("%s is damaged: %s", db, report);
-	else
+	if (rc != 0 && rc != STORE_ECORRUPT) {
 		cli_err("%s", store_errmsg(s));
+		store_close(s);
+		return 1;
+	}
+	if (json) {
+		/* the result goes to stdout either way; the exit status says it too */
+		if (json_print(json_pack("{s:{s:o, s:b, s:o}}", "check", "database", json_guest(db), "ok", rc == 0,
+		                         "problems", rc == 0 ? json_null() : json_guest(report))) != 0)
+			rc = -1;
+	} else if (rc == 0) {
+		printf("%s: ok\n", db);
+	}
+	if (rc == STORE_ECORRUPT)
+		cli_err("%s is damaged: %s", db, report);
 	store_close(s);
 	return rc == 0 ? 0 : 1;
 }

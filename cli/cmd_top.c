@@ -12,6 +12,7 @@
 
 #include "../profile/time_profile.h"
 #include "cli_profile.h"
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -66,10 +67,9 @@ static void print_table(const struct time_profile *p, const struct cli_profile_r
 static void print_json(const struct time_profile *p, const struct cli_profile_read *rd,
                        const struct tp_row *rows, size_t n)
 {
-	printf("{\"run\":%lld,\"name\":", (long long)rd->run.run_id);
-	safe_text_json(stdout, rd->run.name);
-	printf(",\"state\":\"%s\",\"format\":\"%s\",\"command\":", store_run_state_name(rd->run.state),
-	       p->format == TP_JSON ? "json" : "text");
+	printf("{\"run\":");
+	json_print_inline(json_run(&rd->run, store_now_us()));
+	printf(",\"format\":\"%s\",\"command\":", p->format == TP_JSON ? "json" : "text");
 	safe_text_json(stdout, p->command ? p->command : "");
 	printf(",\"total_time\":%.6f,\"total_ticks\":%llu,\"total_alloc\":%llu,\"cost_centres\":[",
 	       p->total_secs, (unsigned long long)p->total_ticks, (unsigned long long)p->total_alloc);

@@ -19,5 +19,8 @@ int cmd_diff(const char *db, int argc, char **argv);
 int cmd_report(const char *db, int argc, char **argv);
 int cmd_serve(const char *db, int argc, char **argv);
 int cmd_watch(const char *db, int argc, char **argv);
+int cmd_delete(const char *db, int argc, char **argv);
+int cmd_prune(const char *db, int argc, char **argv);
+int cmd_du(const char *db, int argc, char **argv);
 
 #endif

@@ -1,17 +1,17 @@
 /*
- * profdb.c - the profdb command: global options and dispatch to the
- * subcommands in cmd_*.c.
+ * profdb.c - the profdb command: its usage, the global options (--db,
+ * --help, --version, taken wherever they are before "--") and dispatch
+ * to the subcommands in cmd_*.c.
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb [--db PATH] COMMAND [ARGS]\n"
+	"usage: profdb [--db PATH] COMMAND [ARGS]   (--db PATH, --db=PATH: anywhere before --)\n"
 	"\n"
 	"Reads the profsvc store of captured HaLVM profiles.\n"
 	"\n"
@@ -26,7 +26,12 @@ static const char usage[] =
 	"  import-disk [--name NAME] [--force] PROF.disk [HP.disk]\n"
 	"  import-disk [--name NAME] [--force] [--prof PROF.disk] [--hp HP.disk]\n"
 	"                          turn old HaLVM raw images into a run\n"
-	"  check                   verify the database's integrity\n"
+	"  check [--json]          verify the database's integrity\n"
+	"  delete RUN... [--force] [--json]\n"
+	"                          remove runs and give their space back\n"
+	"  prune [--older-than DUR] [--keep N] [--name GLOB] [--state S] [--dry-run]\n"
+	"        [--force] [--json]  remove the runs a retention rule lets go\n"
+	"  du [-n N] [--json]      where the store's disk space goes\n"
 	"  heap RUN [RUN...] [-o FILE.svg] [--csv] [--json] [--bands N] [--trace PCT]\n"
 	"                          the heap profile charted with hp2ps's rules\n"
 	"  top RUN [--by time|alloc|entries|inherited-time|inherited-alloc] [-n N]\n"
@@ -43,6 +48,8 @@ static const char usage[] =
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
+	"--version and --help work anywhere; 'profdb COMMAND --help' is the command's usage.\n"
+	"JSON output (--json) is documented in docs/json.md.\n"
 	"Exit status: 0 ok, 1 error, 2 usage.\n";
 
 static const struct {
@@ -55,43 +62,77 @@ static const struct {
 	{"heap", cmd_heap},           {"top", cmd_top},
 	{"flame", cmd_flame},         {"diff", cmd_diff},
 	{"report", cmd_report},       {"serve", cmd_serve},
-	{"watch", cmd_watch},
+	{"watch", cmd_watch},         {"delete", cmd_delete},
+	{"prune", cmd_prune},         {"du", cmd_du},
 };
+
+/*
+ * Global options anywhere before "--": they are taken out of argv, so
+ * that each command's own parser never sees them ("profdb query runs
+ * --db X" as well as "profdb --db X query runs").  --help is global only
+ * before the command; after it, it is the command's.  Returns -1 to go
+ * on, else the exit status.
+ */
+static int take_global_options(int *argc, char **argv, const char **db, int *help)
+{
+	int out = 1, seen_cmd = 0, rest = 0;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		if (rest || strcmp(a, "--") == 0) {
+			rest = 1;
+			argv[out++] = argv[i];
+			continue;
+		}
+		if (strcmp(a, "--db") == 0) {
+			if (i + 1 >= *argc) {
+				cli_err("--db needs a path (--db PATH or --db=PATH)");
+				return EXIT_USAGE;
+			}
+			*db = argv[++i];
+		} else if (strncmp(a, "--db=", 5) == 0) {
+			*db = a + 5;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("profdb (profsvc) %s\n", PACKAGE_VERSION);
+			return 0;
+		} else if (!seen_cmd && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+			*help = 1;
+		} else {
+			if (!seen_cmd && a[0] == '-') {
+				cli_err("unknown option '%s' before the command (profdb --help lists them)", a);
+				return EXIT_USAGE;
+			}
+			seen_cmd = 1;
+			argv[out++] = argv[i];
+		}
+	}
+	argv[out] = NULL;
+	*argc = out;
+	if (*db && !**db) {
+		cli_err("--db needs a path, not an empty string");
+		return EXIT_USAGE;
+	}
+	return -1;
+}
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *db = NULL;
-	int c;
+	int help = 0, rc = take_global_options(&argc, argv, &db, &help);
 
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			db = optarg;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case 'V':
-			printf("profdb (profsvc) %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
+	if (rc >= 0)
+		return rc;
+	if (help) {
+		fputs(usage, stdout);
+		return 0;
 	}
-	if (optind >= argc) {
+	if (argc < 2) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[optind], commands[i].name) == 0)
-			return commands[i].fn(cli_db_path(db), argc - optind, argv + optind);
-	cli_err("unknown command '%s' (profdb --help lists them)", argv[optind]);
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(cli_db_path(db), argc - 1, argv + 1);
+	cli_err("unknown command '%s' (profdb --help lists them)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -330,4 +330,42 @@ int64_t store_files_usage(const char *path);
 /* store_files_usage of an open store. */
 int64_t store_disk_usage(struct store *s);
 
+/* ---- space (store_space.c: profdb delete, prune, du) ------------------------ */
+
+/* After runs were deleted (a writer, outside a batch): the database's
+ * free pages go back to the filesystem (incremental vacuum), and the data
+ * file's freed slots get holes punched as soon as no reader can see a row
+ * that named them (a passive checkpoint that copied the whole WAL proves
+ * every reader is at the newest snapshot; retried for up to wait_ms).
+ * Slots still visible wait for the backend, which punches them later. */
+struct store_reclaim {
+	int64_t db_pages_freed;   /* database pages given back */
+	int64_t page_size;
+	int64_t slots_punched;    /* data-file slots given back now */
+	int64_t slots_waiting;    /* freed slots given back later (a reader may see them) */
+};
+int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out);
+
+/* Where the space of the store goes (profdb du). */
+struct store_file_space {
+	int64_t apparent;         /* st_size; -1: no such file */
+	int64_t allocated;        /* st_blocks * 512 */
+};
+struct store_space {
+	struct store_file_space db, wal, data;
+	int64_t page_size, page_count, free_pages;
+	int64_t data_slots;       /* slots ever allocated (slot 0: the header) */
+	int64_t slots_in_use;     /* named by a chunk */
+	int64_t slots_freed;      /* freed, not given back yet */
+};
+int store_space(struct store *s, struct store_space *out);
+/* Bytes each run holds: chunk bytes in the database plus its data-file
+ * slots (64 KiB each), biggest first, at most limit runs (0: all). */
+struct store_run_space {
+	int64_t run_id;
+	int64_t db_bytes;         /* chunk bytes stored in the database */
+	int64_t slot_bytes;       /* slots in the data file */
+};
+int store_runs_space(struct store *s, int64_t limit, struct store_run_space **out, size_t *n);
+
 #endif

@@ -172,6 +172,8 @@ void store_slots_after_batch(struct store *s);
 int store_slots_sync(struct store *s);
 void store_slots_wal_restarted(struct store *s);
 int store_slots_reclaim(struct store *s);
+/* Opens the existing data file (store_space.c punches its freed slots). */
+int store_slots_open_data(struct store *s);
 int store_slots_owner_open(struct store *s);
 void store_slots_close(struct store *s);
 int store_slots_check(struct store *s, char *report, size_t len, size_t *used);

@@ -365,6 +365,11 @@ int store_slots_sync(struct store *s)
 	return 0;
 }
 
+int store_slots_open_data(struct store *s)
+{
+	return open_data(s, 0);
+}
+
 /* ---- reclaiming (the owner) --------------------------------------------------- */
 
 void store_slots_wal_restarted(struct store *s)

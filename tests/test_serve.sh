@@ -101,6 +101,13 @@ for p in "/api/runs" "/api/runs/$EVIL" "/api/runs/$EVIL/heap?since=3" "/api/runs
 	json_ok "$T/body" && ok || fail "$p is not JSON: $(head -c 200 "$T/body")"
 	grep -q '<script\|<img' "$T/body" && fail "$p: a guest's markup unescaped" || ok
 done
+# /api/runs is the documented run object (docs/json.md), the very one of
+# profdb query runs --json
+get /api/runs >/dev/null
+python3 "$S/tests/json_shapes.py" api_runs "$T/body" && ok || fail "/api/runs not as docs/json.md says"
+"$PROFDB" query runs --json >"$T/cli.json"
+python3 -c 'import json, sys; a, b = (json.load(open(f))["runs"][0] for f in sys.argv[1:]); sys.exit(a != b)' "$T/body" "$T/cli.json" &&
+	ok || fail "/api/runs and query runs --json differ: $(head -c 300 "$T/body") / $(head -c 300 "$T/cli.json")"
 n=$(grep -c BEGIN_SAMPLE "$T/evil.hp")
 get "/api/runs/$EVIL/heap?since=3" >/dev/null
 [ "$(sqlite3 :memory: "select json_array_length(json_extract(readfile('$T/body'), '\$.samples'))")" = $((n - 3)) ] && ok ||

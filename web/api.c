@@ -2,6 +2,7 @@
  * api.c - profdb serve's JSON API under /api/ (README "profdb serve"):
  * the catalogue, one run with its devices, heap samples since sample K,
  * the cost-centre tree and the diff of two runs.  Built with jansson;
+ * runs and devices are cli/cli_json.c's shared objects, and
  * every guest string goes through json_guest (escapes visible, valid
  * UTF-8), and the documents are served as application/json with nosniff,
  * so a hostile name is data, never markup.
@@ -19,40 +20,10 @@
 #include "../util/safe_text.h"
 #include "web_internal.h"
 
-json_t *json_guest(const char *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	safe_text_print(f, s ? s : "", 0);
-	fclose(f);
-	json_t *v = buf ? json_stringn_nocheck(buf, len) : NULL;
-	free(buf);
-	return v;
-}
-
-static json_t *bytes_or_null(int64_t b)
-{
-	return b < 0 ? json_null() : json_integer(b);
-}
-
+/* The catalogue's runs are the shared run object (docs/json.md). */
 json_t *api_run_object(const struct store_run *r, int64_t now_us)
 {
-	char t[32];
-	cli_format_time(r->started_us, t, sizeof(t));
-	return json_pack("{s:I, s:o, s:o, s:o, s:s, s:I, s:o, s:I, s:s, s:s, s:o, s:o, s:o, s:o}",
-	                 "run_id", (json_int_t)r->run_id, "name", json_guest(r->name),
-	                 "domid", r->domid >= 0 ? json_integer(r->domid) : json_null(),
-	                 "uuid", json_guest(r->uuid), "started", t,
-	                 "started_us", (json_int_t)r->started_us,
-	                 "ended_us", r->ended_us ? json_integer(r->ended_us) : json_null(),
-	                 "duration_us", (json_int_t)((r->ended_us ? r->ended_us : now_us) - r->started_us),
-	                 "state", store_run_state_name(r->state),
-	                 "source", strcmp(r->source, "import") == 0 ? "import" : "capture",
-	                 "prof_bytes", bytes_or_null(r->prof_bytes), "hp_bytes", bytes_or_null(r->hp_bytes),
-	                 "trace_bytes", bytes_or_null(r->trace_bytes), "host", json_guest(r->host));
+	return json_run(r, now_us);
 }
 
 struct list_ctx {
@@ -100,17 +71,7 @@ void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r)
 
 static int add_device(void *ctx, const struct store_device_info *d)
 {
-	json_t *a = ctx;
-	json_t *o = json_pack("{s:I, s:o, s:s, s:I, s:I, s:I, s:I, s:s, s:o, s:b}",
-	                      "device_id", (json_int_t)d->device_id, "vdev", json_guest(d->vdev),
-	                      "role", store_role_name(d->role), "written_bytes",
-	                      (json_int_t)store_device_written_bytes(d), "write_requests",
-	                      (json_int_t)d->write_requests, "flush_requests", (json_int_t)d->flush_requests,
-	                      "errors", (json_int_t)d->errors, "status",
-	                      d->status == STORE_STATUS_OK ? "ok" : d->status == STORE_STATUS_CORRUPT ? "corrupt" : "none",
-	                      "file_size", d->status == STORE_STATUS_OK ? json_integer(d->file_size) : json_null(),
-	                      "closed", d->status == STORE_STATUS_OK && d->closed);
-	return json_array_append_new(a, o) != 0;
+	return json_array_append_new(ctx, json_device(d)) != 0;
 }
 
 void api_run(struct web *w, int64_t id, struct reply *r)

@@ -13,6 +13,7 @@
 
 #include "../store/store.h"
 #include "../store/store_watch.h"
+#include "../cli/cli_json.h"
 #include "activity.h"
 
 struct web {
@@ -56,8 +57,7 @@ int64_t web_run_id(const char *s, size_t len);
  * -1 when it is none of those. */
 struct sockaddr_storage;
 int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback);
-/* A guest string as JSON text, escapes visible (util/safe_text.h). */
-json_t *json_guest(const char *s);
+/* json_guest, json_run, json_device: ../cli/cli_json.h */
 json_t *api_run_object(const struct store_run *r, int64_t now_us);
 
 /* pages.c */

@@ -1,0 +1,111 @@
+/*
+ * cmd_du.c - `profdb du`: where the store's disk space goes: the
+ * database, its WAL, the data file (allocated against apparent size: the
+ * holes of given-back slots are free), what is free or waiting to be
+ * given back, and the runs that hold the most.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_json.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char usage[] =
+	"usage: profdb du [-n N] [--json]\n"
+	"  the database, WAL and data file (allocated and apparent bytes), free and\n"
+	"  reclaimable space, and the N runs holding the most (default 10; 0: all)\n";
+
+static json_t *file_json(const struct store_file_space *f)
+{
+	if (f->apparent < 0)
+		return json_null();
+	return json_pack("{s:I, s:I}", "apparent_bytes", (json_int_t)f->apparent, "allocated_bytes",
+	                 (json_int_t)f->allocated);
+}
+
+static void file_text(const char *what, const struct store_file_space *f)
+{
+	if (f->apparent < 0)
+		printf("  %-10s -\n", what);
+	else
+		printf("  %-10s %14lld allocated %14lld apparent\n", what, (long long)f->allocated,
+		       (long long)f->apparent);
+}
+
+int cmd_du(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct store_space sp;
+	struct store_run_space *runs = NULL;
+	size_t n = 0;
+	struct store *s;
+	int c, json = 0, rc = 1;
+	uint64_t v, top = 10;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
+		if (c == 'j') {
+			json = 1;
+		} else if (c == 'n') {
+			if (cli_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
+				cli_err("-n must be a number of runs (0: all), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			top = v;
+		} else {
+			return cli_usage(usage, c);
+		}
+	}
+	if (cli_nargs(argc, 0, usage) != 0)
+		return EXIT_USAGE;
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	if (store_space(s, &sp) != 0 || store_runs_space(s, (int64_t)top, &runs, &n) != 0) {
+		cli_err("%s", store_errmsg(s));
+		goto out;
+	}
+	int64_t free_db = sp.free_pages * sp.page_size;
+	int64_t freed_slots = sp.slots_freed * (int64_t)STORE_CHUNK_BYTES;
+	if (json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(a, json_pack("{s:I, s:I, s:I, s:I}", "run_id", (json_int_t)runs[i].run_id,
+			                                   "bytes", (json_int_t)(runs[i].db_bytes + runs[i].slot_bytes),
+			                                   "db_bytes", (json_int_t)runs[i].db_bytes, "data_bytes",
+			                                   (json_int_t)runs[i].slot_bytes));
+		rc = json_print(json_pack("{s:{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}}", "du",
+		                          "database", file_json(&sp.db), "wal", file_json(&sp.wal), "data",
+		                          file_json(&sp.data), "path", json_guest(db), "page_size",
+		                          (json_int_t)sp.page_size, "free_db_bytes", (json_int_t)free_db,
+		                          "data_slots_in_use", (json_int_t)sp.slots_in_use,
+		                          "reclaimable_data_bytes", (json_int_t)freed_slots, "runs", a));
+		goto out;
+	}
+	printf("%s\n", db);
+	file_text("database", &sp.db);
+	file_text("WAL", &sp.wal);
+	file_text("data file", &sp.data);
+	printf("  free       %14lld bytes of database pages (given back by delete/prune)\n",
+	       (long long)free_db);
+	printf("  freed      %14lld bytes of data-file slots waiting to be given back\n",
+	       (long long)freed_slots);
+	if (n)
+		printf("%8s  %14s  %14s  %14s\n", "RUN", "BYTES", "IN DATABASE", "IN DATA FILE");
+	for (size_t i = 0; i < n; i++)
+		printf("%8lld  %14lld  %14lld  %14lld\n", (long long)runs[i].run_id,
+		       (long long)(runs[i].db_bytes + runs[i].slot_bytes), (long long)runs[i].db_bytes,
+		       (long long)runs[i].slot_bytes);
+	rc = fflush(stdout) == 0 ? 0 : 1;
+out:
+	free(runs);
+	store_close(s);
+	return rc;
+}

@@ -1,0 +1,338 @@
+/*
+ * cmd_retention.c - `profdb delete RUN...` and `profdb prune`: removing
+ * runs, and giving their space back to dom0's disk.
+ *
+ * Safe beside a live backend: the store is opened as an ordinary writer
+ * (store_open's busy timeout), each run goes in its own transaction, so
+ * the backend's batches wait for one run's rows at most, never for the
+ * whole command; a run still running is refused (its guest is writing
+ * into it) unless --force.  What was selected is checked first, so bad
+ * arguments delete nothing.  Space comes back through store_reclaim
+ * (store/store_space.c): the database's free pages at once, the data
+ * file's slots as soon as no reader can see them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_json.h"
+#include "cli_util.h"
+#include "commands.h"
+
+static const char delete_usage[] =
+	"usage: profdb delete RUN... [--force] [--json]\n"
+	"  removes the runs and gives their space back; a running run only with --force\n"
+	"  (what its guest writes afterwards is not kept)\n";
+
+static const char prune_usage[] =
+	"usage: profdb prune [--older-than DUR] [--keep N] [--name GLOB] [--state S]\n"
+	"                    [--dry-run] [--force] [--json]\n"
+	"  removes the runs matching --name and --state that are not among the newest N\n"
+	"  of them (--keep) and started more than DUR ago (--older-than: 90m, 12h, 30d,\n"
+	"  2w); at least one of --older-than and --keep.  Running runs are left unless\n"
+	"  --force.  --dry-run lists what would go and deletes nothing.\n";
+
+/* How long to wait for readers to move past a delete before leaving its
+ * data-file slots to the backend (store_reclaim). */
+#define RECLAIM_WAIT_MS 2000
+
+struct runs {
+	struct store_run *v;
+	size_t n, cap;
+};
+
+static int push(struct runs *r, const struct store_run *run)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 32;
+		struct store_run *v = realloc(r->v, cap * sizeof(*v));
+		if (!v) {
+			cli_err("out of memory");
+			return 1;
+		}
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = *run;
+	return 0;
+}
+
+static int collect(void *ctx, const struct store_run *run)
+{
+	return push(ctx, run);
+}
+
+/* "30d", "12h", "90m", "45s", "2w" -> microseconds. */
+static int parse_duration(const char *s, int64_t *us)
+{
+	uint64_t v;
+	size_t len = strlen(s);
+	char num[24];
+
+	if (len < 2 || len > sizeof(num))
+		return -1;
+	char unit = s[len - 1];
+	int64_t mul = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400
+	            : unit == 'w' ? 604800 : 0;
+	memcpy(num, s, len - 1);
+	num[len - 1] = '\0';
+	if (!mul || cli_parse_u64(num, &v) != 0 || v > (uint64_t)(INT64_MAX / 1000000 / mul))
+		return -1;
+	*us = (int64_t)v * mul * 1000000;
+	return 0;
+}
+
+static void print_reclaim_text(const struct store_reclaim *rc)
+{
+	printf("space given back: %lld bytes of database, %lld bytes of data file",
+	       (long long)(rc->db_pages_freed * rc->page_size),
+	       (long long)(rc->slots_punched * (int64_t)STORE_CHUNK_BYTES));
+	if (rc->slots_waiting)
+		printf("; %lld bytes more once readers move on (the backend gives them back)",
+		       (long long)(rc->slots_waiting * (int64_t)STORE_CHUNK_BYTES));
+	printf("\n");
+}
+
+static json_t *reclaim_json(const struct store_reclaim *rc)
+{
+	return json_pack("{s:I, s:I, s:I}", "db_bytes", (json_int_t)(rc->db_pages_freed * rc->page_size),
+	                 "data_bytes", (json_int_t)(rc->slots_punched * (int64_t)STORE_CHUNK_BYTES),
+	                 "data_bytes_waiting", (json_int_t)(rc->slots_waiting * (int64_t)STORE_CHUNK_BYTES));
+}
+
+/*
+ * Deletes the selected runs, one transaction each, then reclaims; prints
+ * the result ({"deleted":[run..],"skipped":[..],"dry_run":b,"reclaimed":..}).
+ * skipped: runs left with a reason.  0, or 1 (reported).
+ */
+static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, int dry_run, int json)
+{
+	struct store *s = NULL;
+	struct store_reclaim rec = {0};
+	json_t *deleted = json_array();
+	int64_t now = store_now_us();
+	int rc = 0, have_rec = 0;
+
+	if (!dry_run && sel->n > 0 && cli_open_store(&s, db, STORE_WRITE) != 0) {
+		json_decref(deleted);
+		json_decref(skipped);
+		return 1;
+	}
+	for (size_t i = 0; i < sel->n; i++) {
+		const struct store_run *r = &sel->v[i];
+		if (!dry_run && store_run_delete(s, r->run_id) != 0) {
+			cli_err("run %lld not deleted: %s", (long long)r->run_id, store_errmsg(s));
+			rc = 1;
+			continue;
+		}
+		json_array_append_new(deleted, json_run(r, now));
+		if (!json) {
+			printf("%s run %lld (", dry_run ? "would delete" : "deleted", (long long)r->run_id);
+			safe_text_print(stdout, r->name, 0);
+			printf(", %s)\n", store_run_state_name(r->state));
+		}
+	}
+	if (s) {
+		if (store_reclaim(s, RECLAIM_WAIT_MS, &rec) != 0) {
+			cli_err("the runs are deleted but their space was not given back: %s (the "
+			        "backend gives freed data slots back by itself; run 'profdb prune' or "
+			        "'profdb delete' again for the database's pages)",
+			        store_errmsg(s));
+			rc = 1;
+		} else {
+			have_rec = 1;
+		}
+		store_close(s);
+	}
+	if (!json) {
+		for (size_t i = 0; i < json_array_size(skipped); i++) {
+			json_t *k = json_array_get(skipped, i);
+			printf("kept run %lld (%s)\n",
+			       (long long)json_integer_value(json_object_get(json_object_get(k, "run"), "run_id")),
+			       json_string_value(json_object_get(k, "reason")));
+		}
+		if (have_rec)
+			print_reclaim_text(&rec);
+		else if (sel->n == 0)
+			printf("nothing to delete\n");
+		json_decref(deleted);
+		json_decref(skipped);
+		return fflush(stdout) == 0 ? rc : 1;
+	}
+	if (json_print(json_pack("{s:o, s:o, s:b, s:o}", "deleted", deleted, "skipped", skipped, "dry_run",
+	                         dry_run, "reclaimed", have_rec ? reclaim_json(&rec) : json_null())) != 0)
+		rc = 1;
+	return rc;
+}
+
+int cmd_delete(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct runs sel = {0};
+	struct store *s;
+	int c, force = 0, json = 0, rc = 1;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'f')
+			force = 1;
+		else if (c == 'j')
+			json = 1;
+		else
+			return cli_usage(delete_usage, c);
+	}
+	if (optind >= argc) {
+		cli_err("delete needs at least one RUN (a run id from 'profdb query runs', or 'latest')");
+		fputs(delete_usage, stderr);
+		return EXIT_USAGE;
+	}
+	/* Every run checked before any is deleted: a typo deletes nothing. */
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	for (int i = optind; i < argc; i++) {
+		struct store_run r;
+		int64_t id;
+		if (cli_resolve_run(s, argv[i], &id) != 0)
+			goto out;
+		if (store_get_run(s, id, &r) != 0) {
+			cli_err("%s; nothing deleted", store_errmsg(s));
+			goto out;
+		}
+		if (r.state == STORE_RUN_RUNNING && !force) {
+			cli_err("run %lld is still running (its guest may be writing into it): nothing "
+			        "deleted; wait until it ends, or add --force to delete it anyway",
+			        (long long)id);
+			goto out;
+		}
+		int dup = 0;
+		for (size_t k = 0; k < sel.n; k++)
+			dup |= sel.v[k].run_id == id;
+		if (!dup && push(&sel, &r) != 0)
+			goto out;
+	}
+	store_close(s);
+	s = NULL;
+	rc = delete_runs(db, &sel, json_array(), 0, json);
+out:
+	store_close(s);
+	free(sel.v);
+	return rc;
+}
+
+static int by_run_id_desc(const void *a, const void *b)
+{
+	const struct store_run *x = a, *y = b;
+	return x->run_id < y->run_id ? 1 : x->run_id > y->run_id ? -1 : 0;
+}
+
+int cmd_prune(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"older-than", required_argument, NULL, 'o'}, {"keep", required_argument, NULL, 'k'},
+		{"name", required_argument, NULL, 'n'},       {"state", required_argument, NULL, 's'},
+		{"dry-run", no_argument, NULL, 'd'},          {"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},             {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct store_run_filter f = {.state = -1};
+	struct runs all = {0}, sel = {0};
+	struct store *s;
+	int64_t older = -1, keep = -1, now = store_now_us();
+	int c, dry = 0, force = 0, json = 0, rc = 1;
+	uint64_t v;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (parse_duration(optarg, &older) != 0) {
+				cli_err("--older-than: '%s' is not a duration (90m, 12h, 30d, 2w)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'k':
+			if (cli_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
+				cli_err("--keep must be a number of runs (0 or more), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			keep = (int64_t)v;
+			break;
+		case 'n':
+			f.name_glob = optarg;
+			break;
+		case 's': {
+			enum store_run_state st;
+			if (store_run_state_parse(optarg, &st) != 0) {
+				cli_err("--state must be running, complete or crashed, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			f.state = (int)st;
+			break;
+		}
+		case 'd':
+			dry = 1;
+			break;
+		case 'f':
+			force = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		default:
+			return cli_usage(prune_usage, c);
+		}
+	}
+	if (optind < argc) {
+		cli_err("unexpected argument '%s' (prune selects runs by its options; 'profdb delete "
+		        "RUN' deletes given runs)",
+		        argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (older < 0 && keep < 0) {
+		cli_err("prune needs --older-than DUR or --keep N (or both): without them it would "
+		        "delete every matching run");
+		return EXIT_USAGE;
+	}
+	if (cli_open_store(&s, db, STORE_READ) != 0)
+		return 1;
+	int lrc = store_list_runs(s, &f, collect, &all);
+	if (lrc) {
+		if (lrc < 0)
+			cli_err("%s", store_errmsg(s));
+		goto out;
+	}
+	store_close(s);
+	s = NULL;
+	qsort(all.v, all.n, sizeof(*all.v), by_run_id_desc); /* newest first */
+	json_t *skipped = json_array();
+	for (size_t i = 0; i < all.n; i++) {
+		const struct store_run *r = &all.v[i];
+		if (keep >= 0 && (int64_t)i < keep)
+			continue;
+		if (older >= 0 && r->started_us > now - older)
+			continue;
+		if (r->state == STORE_RUN_RUNNING && !force) {
+			json_array_append_new(skipped, json_pack("{s:o, s:s}", "run", json_run(r, now), "reason",
+			                                         "running (--force deletes it)"));
+			continue;
+		}
+		if (push(&sel, r) != 0) {
+			json_decref(skipped);
+			goto out;
+		}
+	}
+	rc = delete_runs(db, &sel, skipped, dry, json);
+out:
+	store_close(s);
+	free(all.v);
+	free(sel.v);
+	return rc;
+}

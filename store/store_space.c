@@ -1,0 +1,198 @@
+/*
+ * store_space.c - the store's disk space: giving back what deleted runs
+ * held (store_reclaim) and saying where the space goes (store_space,
+ * store_runs_space).  See store.h.
+ *
+ * Why a non-owner may punch holes here: store_slots.c gives a freed
+ * slot back only once no reader can still see a row naming it, which
+ * the owner learns by counting WAL restarts.  A writer that is not the
+ * owner (profdb delete) learns the same from one passive checkpoint that
+ * copied every frame of the WAL: SQLite copies no frame past the oldest
+ * reader's snapshot, and none at all while a reader reads the database
+ * file alone, so a whole copy means every reader started after the
+ * delete committed.  Slots are never reused (meta.data_slots only
+ * grows), so a hole punched twice, here and by the owner, is harmless.
+ * A passive checkpoint takes no lock a writer waits for: the backend's
+ * guests never wait for it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store_internal.h"
+
+static int64_t query_int(struct store *s, const char *sql, int64_t dflt)
+{
+	sqlite3_stmt *st;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return INT64_MIN;
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		v = INT64_MIN;
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Has every reader moved past everything committed so far? */
+static int wal_all_copied(struct store *s)
+{
+	int nlog = -1, nckpt = -1;
+	int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &nlog, &nckpt);
+	return rc == SQLITE_OK && nlog >= 0 && nlog == nckpt;
+}
+
+static int punch_freed_slots(struct store *s, int64_t *punched)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = store_batch_begin(s)))
+		return rc;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM dead_slots RETURNING slot", -1, &st, NULL) != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "giving freed data slots back");
+		store_batch_abort(s);
+		return rc;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t slot = sqlite3_column_int64(st, 0);
+		/* slot 0 is the data file's header: never freed, never punched */
+		if (slot <= 0 || store_slots_open_data(s) != 0)
+			continue;
+		/* punched before the commit: should the commit fail, the slot
+		 * stays listed and is punched again, which changes nothing */
+		if (fallocate(s->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		              (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES) == 0)
+			(*punched)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rc = store_sqlite_fail(s, "giving freed data slots back");
+		store_batch_abort(s);
+		return rc;
+	}
+	return store_batch_commit(s);
+}
+
+int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (s->mode == STORE_READ)
+		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
+	out->page_size = query_int(s, "PRAGMA page_size", 0);
+	int64_t before = query_int(s, "PRAGMA page_count", 0);
+	/* the store is created with auto_vacuum = INCREMENTAL (store_open.c):
+	 * free pages stay in the file until this gives them back */
+	if ((rc = store_batch_begin(s)))
+		return rc;
+	if (sqlite3_exec(s->db, "PRAGMA incremental_vacuum", NULL, NULL, NULL) != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "giving free database pages back");
+		store_batch_abort(s);
+		return rc;
+	}
+	if ((rc = store_batch_commit(s)))
+		return rc;
+	int64_t after = query_int(s, "PRAGMA page_count", 0);
+	out->db_pages_freed = before > after ? before - after : 0;
+
+	for (int waited = 0;; waited += 50) {
+		if (query_int(s, "SELECT count(*) FROM dead_slots", 0) == 0)
+			break;
+		if (wal_all_copied(s)) {
+			if ((rc = punch_freed_slots(s, &out->slots_punched)))
+				return rc;
+			break;
+		}
+		if (waited >= wait_ms)
+			break;
+		nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+	}
+	int64_t waiting = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	out->slots_waiting = waiting > 0 ? waiting : 0;
+	return 0;
+}
+
+static void file_space(const char *path, const char *suffix, struct store_file_space *f)
+{
+	char p[4200];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s%s", path, suffix);
+	if (stat(p, &st) != 0) {
+		f->apparent = -1;
+		f->allocated = 0;
+		return;
+	}
+	f->apparent = (int64_t)st.st_size;
+	f->allocated = (int64_t)st.st_blocks * 512;
+}
+
+int store_space(struct store *s, struct store_space *out)
+{
+	memset(out, 0, sizeof(*out));
+	file_space(s->path, "", &out->db);
+	file_space(s->path, "-wal", &out->wal);
+	file_space(s->path, "-data", &out->data);
+	out->page_size = query_int(s, "PRAGMA page_size", 0);
+	out->page_count = query_int(s, "PRAGMA page_count", 0);
+	out->free_pages = query_int(s, "PRAGMA freelist_count", 0);
+	out->data_slots = query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'", 0);
+	out->slots_in_use = query_int(s, "SELECT count(slot) FROM chunks", 0);
+	out->slots_freed = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	if (out->page_size == INT64_MIN || out->page_count == INT64_MIN || out->free_pages == INT64_MIN ||
+	    out->data_slots == INT64_MIN || out->slots_in_use == INT64_MIN || out->slots_freed == INT64_MIN)
+		return store_sqlite_fail(s, "measuring the store");
+	return 0;
+}
+
+int store_runs_space(struct store *s, int64_t limit, struct store_run_space **out, size_t *n)
+{
+	/* chunks of a device are the keys device_id << 32 | chunk: one range
+	 * scan of the primary key per device */
+	static const char sql[] =
+		"SELECT d.run_id, coalesce(sum(length(c.data)), 0), "
+		"       coalesce(sum(c.slot IS NOT NULL), 0) * ?2 AS slots, "
+		"       coalesce(sum(length(c.data)), 0) + coalesce(sum(c.slot IS NOT NULL), 0) * ?2 AS total "
+		"FROM runs r JOIN devices d ON d.run_id = r.run_id "
+		"LEFT JOIN chunks c ON c.key BETWEEN d.device_id * 4294967296 "
+		"                            AND d.device_id * 4294967296 + 4294967295 "
+		"GROUP BY d.run_id ORDER BY total DESC, d.run_id LIMIT ?1";
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "measuring the runs");
+	sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
+	sqlite3_bind_int64(st, 2, (int64_t)STORE_CHUNK_BYTES);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t ncap = cap ? cap * 2 : 16;
+			struct store_run_space *v = realloc(*out, ncap * sizeof(*v));
+			if (!v) {
+				sqlite3_finalize(st);
+				return store_fail(s, STORE_ENOMEM, "out of memory measuring the runs");
+			}
+			*out = v;
+			cap = ncap;
+		}
+		(*out)[*n] = (struct store_run_space){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+		                                      sqlite3_column_int64(st, 2)};
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "measuring the runs");
+}

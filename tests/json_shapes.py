@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# tests/json_shapes.py - checks a profdb --json document against the
+# shapes of docs/json.md: every documented field present with its type
+# (or null where the document allows it), and no field undocumented.
+#   json_shapes.py KIND FILE    KIND: runs, show, check, delete, du, api_runs
+import json
+import sys
+
+INT, STR, BOOL, NUL = "int", "str", "bool", "null"
+
+RUN = {
+    "run_id": [INT], "name": [STR], "domid": [INT, NUL], "uuid": [STR, NUL],
+    "state": [STR], "source": [STR], "started": [STR, NUL], "started_us": [INT],
+    "ended": [STR, NUL], "ended_us": [INT, NUL], "duration_us": [INT],
+    "host": [STR, NUL], "backend_version": [STR, NUL], "prof_bytes": [INT, NUL],
+    "hp_bytes": [INT, NUL], "trace_bytes": [INT, NUL], "ndevices": [INT],
+}
+STATUS = {"block": [STR], "file_size": [INT, NUL], "closed": [BOOL, NUL],
+          "word_size": [INT, NUL], "updated_us": [INT, NUL]}
+DEVICE = {
+    "device_id": [INT], "run_id": [INT], "vdev": [STR], "devid": [INT], "role": [STR],
+    "capacity_sectors": [INT], "written_bytes": [INT], "written_end_sector": [INT],
+    "write_requests": [INT], "write_bytes": [INT], "read_requests": [INT],
+    "read_bytes": [INT], "flush_requests": [INT], "discard_requests": [INT],
+    "errors": [INT], "status": [STATUS, NUL],
+}
+RECLAIMED = {"db_bytes": [INT], "data_bytes": [INT], "data_bytes_waiting": [INT]}
+FILE = {"apparent_bytes": [INT], "allocated_bytes": [INT]}
+SHAPES = {
+    "runs": {"runs": [[RUN]]},
+    "api_runs": {"runs": [[RUN]]},
+    "show": {"run": [RUN], "devices": [[DEVICE]], "trace": [dict, NUL]},
+    "check": {"check": [{"database": [STR], "ok": [BOOL], "problems": [STR, NUL]}]},
+    "delete": {"deleted": [[RUN]], "skipped": [[{"run": [RUN], "reason": [STR]}]],
+               "dry_run": [BOOL], "reclaimed": [RECLAIMED, NUL]},
+    "du": {"du": [{"path": [STR], "database": [FILE, NUL], "wal": [FILE, NUL], "data": [FILE, NUL],
+                   "page_size": [INT], "free_db_bytes": [INT], "data_slots_in_use": [INT],
+                   "reclaimable_data_bytes": [INT],
+                   "runs": [[{"run_id": [INT], "bytes": [INT], "db_bytes": [INT], "data_bytes": [INT]}]]}]},
+}
+STATES = {"running", "complete", "crashed"}
+
+
+def check(v, kinds, where):
+    for k in kinds:
+        if k == NUL and v is None:
+            return
+        if k == INT and isinstance(v, int) and not isinstance(v, bool):
+            return
+        if k == STR and isinstance(v, str):
+            return
+        if k == BOOL and isinstance(v, bool):
+            return
+        if k is dict and isinstance(v, dict):
+            return
+        if isinstance(k, list) and isinstance(v, list):
+            for i, e in enumerate(v):
+                check(e, [k[0]], "%s[%d]" % (where, i))
+            return
+        if isinstance(k, dict) and isinstance(v, dict):
+            if set(v) != set(k):
+                sys.exit("json_shapes: %s: fields %s, documented %s" % (where, sorted(v), sorted(k)))
+            for f, fk in k.items():
+                check(v[f], fk, where + "." + f)
+            if k is RUN and v["state"] not in STATES:
+                sys.exit("json_shapes: %s.state is %r" % (where, v["state"]))
+            return
+    sys.exit("json_shapes: %s is %r, not %s" % (where, v, kinds))
+
+
+doc = json.load(open(sys.argv[2]))
+check(doc, [SHAPES[sys.argv[1]]], sys.argv[1])

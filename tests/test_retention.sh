@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# test_retention.sh - profdb's one command-line style and its retention:
+# global options anywhere, --help on every command, the documented JSON
+# shapes (tests/json_shapes.py, docs/json.md), delete, prune (every
+# filter, --dry-run), du, the space of deleted runs given back, and a
+# delete beside a backend capturing another run, which stays byte-exact.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-retention.XXXXXX")
+export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
+. "$S/tests/lib.sh"
+XS="$B/xensim/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
+cleanup() {
+	"$BACKEND" stop >/dev/null 2>&1
+	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir -p "$PROFSVC_RUN_DIR"
+shape() { python3 "$S/tests/json_shapes.py" "$1" "$T/out" && ok || fail "$2: JSON not as documented: $(head -c 400 "$T/out")"; }
+nruns() { sqlite3 "$PROFSVC_DB" "select count(*) from runs"; }
+blocks() { stat -c %b "$PROFSVC_DB-data"; }
+
+P="$FIX/leak/leak-p-hc.prof"
+H="$FIX/leak/leak-p-hc.hp"
+# a 60 KB profile: its chunk rows stay in the database (overflow pages)
+head -c 45000 /dev/urandom | base64 >"$T/mid.prof"
+import small "$T/mid.prof" "$H"                                               # run 1
+# 4 MB profiles: whole 64 KiB chunks, kept in the data file's slots
+head -c 3000000 /dev/urandom | base64 >"$T/big.prof"
+"$MKDISK" --prof "$T/big.prof" "$T/big.disk" >/dev/null || { echo "mkdisk failed"; exit 99; }
+for n in big-a big-b big-c; do
+	"$PROFDB" import-disk --name $n "$T/big.disk" >/dev/null 2>&1 || { echo "import failed"; exit 99; }
+done                                                                           # runs 2-4
+import other "$P" "$H"                                                         # run 5
+
+# --- global options anywhere, stopping at -- ------------------------------------------
+mv "$PROFSVC_DB" "$T/q.db"; for f in -wal -shm -data; do [ -e "$PROFSVC_DB$f" ] && mv "$PROFSVC_DB$f" "$T/q.db$f"; done
+expect 1 "no database at" -- "$PROFDB" query runs
+for args in "--db $T/q.db query runs" "query runs --db $T/q.db" "--db=$T/q.db query runs" \
+	"query runs --db=$T/q.db" "query --db $T/q.db runs" "show --db $T/q.db 1" "show 1 --db=$T/q.db"; do
+	expect 0 "" -- "$PROFDB" $args
+	grep -q small "$T/out" && ok || fail "'$args' did not read $T/q.db: $(cat "$T/out")"
+done
+expect 2 "unexpected argument '--db'" -- "$PROFDB" query runs -- --db "$T/q.db"
+expect 2 "--db needs a path" -- "$PROFDB" query runs --db
+expect 2 "--db needs a path" -- "$PROFDB" --db= query runs
+expect 2 "unknown option" -- "$PROFDB" --frob query runs
+expect 0 "" -- "$PROFDB" query runs --version
+grep -q '^profdb (profsvc) ' "$T/out" && ok || fail "--version after the command: $(cat "$T/out")"
+mv "$T/q.db" "$PROFSVC_DB"; for f in -wal -shm -data; do [ -e "$T/q.db$f" ] && mv "$T/q.db$f" "$PROFSVC_DB$f"; done
+
+# --- every command's --help: its usage on stdout, exit 0; a bad option: 2 ---------------
+for c in query show export export-disk import-disk check heap top flame diff report serve watch delete prune du; do
+	expect 0 "" -- "$PROFDB" $c --help
+	grep -q "^usage: profdb $c" "$T/out" && ok || fail "$c --help: no usage on stdout: $(head -2 "$T/out")"
+	[ ! -s "$T/err" ] && ok || fail "$c --help wrote to stderr: $(cat "$T/err")"
+	expect 2 "" -- "$PROFDB" $c --no-such-option
+done
+expect 0 "" -- "$PROFDB" --help
+for c in delete prune du; do grep -q "^  $c" "$T/out" && ok || fail "profdb --help does not list $c"; done
+
+# --- JSON: one documented shape per object ------------------------------------------------
+expect 0 "" -- "$PROFDB" query runs --json; shape runs "query runs"
+[ "$(sqlite3 :memory: "select json_array_length(readfile('$T/out'), '\$.runs')")" = 5 ] && ok || fail "query runs --json: not 5 runs"
+expect 0 "" -- "$PROFDB" show 1 --json; shape show "show"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.devices[0].status.file_size')")" = "$(stat -c %s "$T/mid.prof")" ] && ok || fail "show: status.file_size"
+expect 0 "" -- "$PROFDB" check --json; shape check "check"
+expect 0 "" -- "$PROFDB" du --json; shape du "du"
+expect 0 "" -- "$PROFDB" prune --keep 0 --dry-run --json; shape delete "prune --dry-run"
+
+# --- delete: checked first, so a bad argument deletes nothing -----------------------------
+expect 1 "no run 99" -- "$PROFDB" delete 1 99
+expect 1 "not a run id" -- "$PROFDB" delete 1 x
+expect 2 "at least one RUN" -- "$PROFDB" delete
+[ "$(nruns)" = 5 ] && ok || fail "a refused delete deleted runs"
+# a run still marked running (as a guest's is) is refused without --force
+sqlite3 "$PROFSVC_DB" "update runs set state = 'running', ended_us = NULL where run_id = 5"
+expect 1 "still running" -- "$PROFDB" delete 1 5
+[ "$(nruns)" = 5 ] && ok || fail "delete of a running run deleted something"
+
+# --- space given back: the data file's blocks and the database's pages -------------------
+before=$(blocks)
+expect 0 "" -- "$PROFDB" delete 2 --json; shape delete "delete"
+after=$(blocks)
+[ $(((before - after) * 512)) -ge 3900000 ] && ok || fail "delete gave back $(((before - after) * 512)) bytes of the data file, not a run's 4 MB"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.reclaimed.data_bytes')")" -ge 3900000 ] && ok || fail "delete --json: reclaimed $(cat "$T/out")"
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where run_id = 2")" = 0 ] && ok || fail "run 2 still there"
+expect 0 "" -- "$PROFDB" check
+expect 0 "" -- "$PROFDB" delete 1
+grep -q "deleted run 1 (small, complete)" "$T/out" && ok || fail "delete output: $(cat "$T/out")"
+
+# --- prune: filters, --keep, --older-than, --dry-run -----------------------------------------
+import p-one "$P" "$H"; import p-two "$P" "$H"; import q-one "$P" "$H"  # runs 6, 7, 8
+expect 2 "needs --older-than" -- "$PROFDB" prune
+expect 2 "is not a duration" -- "$PROFDB" prune --older-than 3x
+expect 2 "is not a duration" -- "$PROFDB" prune --older-than -3d
+expect 2 "--state must be" -- "$PROFDB" prune --keep 1 --state old
+expect 2 "unexpected argument" -- "$PROFDB" prune --keep 1 7
+n0=$(nruns)
+expect 0 "" -- "$PROFDB" prune --keep 0 --dry-run
+[ "$(nruns)" = "$n0" ] && ok || fail "--dry-run deleted runs"
+grep -q "would delete run 6 (p-one" "$T/out" && ok || fail "dry run output: $(cat "$T/out")"
+grep -q "kept run 5 (running" "$T/out" && ok || fail "dry run: the running run not named as kept: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" prune --older-than 1d --json
+[ "$(nruns)" = "$n0" ] && ok || fail "--older-than 1d deleted new runs"
+# run 6 started 40 days ago: --older-than 30d takes it, and nothing else
+sqlite3 "$PROFSVC_DB" "update runs set started_us = started_us - 40 * 86400 * 1000000 where run_id = 6"
+expect 0 "" -- "$PROFDB" prune --older-than 30d --json
+[ "$(sqlite3 :memory: "select group_concat(j.value ->> 'run_id') from json_each(readfile('$T/out'), '\$.deleted') j")" = 6 ] && ok || fail "--older-than 30d: $(cat "$T/out")"
+# --name and --keep: the newest N of the matching runs stay
+import p-three "$P" "$H"                                                     # run 9
+expect 0 "" -- "$PROFDB" prune --name 'p-*' --keep 1
+[ "$(sqlite3 "$PROFSVC_DB" "select group_concat(name) from (select name from runs order by run_id)")" = "big-b,big-c,other,q-one,p-three" ] &&
+	ok || fail "--name 'p-*' --keep 1 left: $(sqlite3 "$PROFSVC_DB" "select group_concat(name) from runs")"
+# --state: only crashed runs
+"$MKDISK" --crash-at 3000 "$H" "$T/crash.disk" >/dev/null
+"$PROFDB" import-disk --name crashy "$T/crash.disk" >/dev/null 2>&1                # run 10
+expect 0 "" -- "$PROFDB" prune --state crashed --keep 0
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state = 'crashed'")" = 0 ] && ok || fail "--state crashed left crashed runs"
+[ "$(nruns)" = 5 ] && ok || fail "--state crashed deleted other runs: $(sqlite3 "$PROFSVC_DB" "select group_concat(name) from runs")"
+# a running run goes only with --force
+expect 0 "" -- "$PROFDB" prune --keep 0 --state running
+[ "$(nruns)" = 5 ] && ok || fail "prune deleted a running run without --force"
+expect 0 "" -- "$PROFDB" delete 5 --force
+[ "$(nruns)" = 4 ] && ok || fail "delete --force of a running run"
+
+# --- du ----------------------------------------------------------------------------------------
+expect 0 "" -- "$PROFDB" du -n 1 --json; shape du "du -n 1"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.du.runs[0].run_id') || ',' || json_array_length(readfile('$T/out'), '\$.du.runs')")" = 3,1 ] &&
+	ok || fail "du: the biggest run is not run 3 (the first of two of 4 MB): $(cat "$T/out")"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.du.data.allocated_bytes')")" = "$(($(blocks) * 512))" ] && ok || fail "du: data file allocated bytes"
+expect 0 "" -- "$PROFDB" du
+grep -q "data file" "$T/out" && ok || fail "du text: $(cat "$T/out")"
+expect 2 "" -- "$PROFDB" du -n x
+
+# --- beside a backend capturing a guest: the guest's run stays byte-exact -------------------
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
+cat >"$T/g.cfg" <<'CFG'
+name = "live-guest"
+kernel = "k"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+CFG
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_retention; exit 1; }
+LP="$FIX/phases/phases-p-hc.prof" LH="$FIX/phases/phases-hd-i0.01.hp"
+( "$STUB" --mode halvm --domid "$DOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/stub.log" 2>&1
+  echo "stub exit $?" >>"$T/stub.log"; sleep 1; "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null ) &
+GUEST=$!
+LIVE=
+for _ in $(seq 100); do
+	LIVE=$(sqlite3 "$PROFSVC_DB" "select run_id from runs where name = 'live-guest' and state = 'running'" 2>/dev/null)
+	[ -n "$LIVE" ] && break; sleep 0.1
+done
+[ -n "$LIVE" ] && ok || fail "the live guest's run never appeared"
+expect 1 "still running" -- "$PROFDB" delete "$LIVE"
+expect 0 "" -- "$PROFDB" delete 4 --json
+# given back now, or left to the backend when a reader still sees it
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.reclaimed.data_bytes') + json_extract(readfile('$T/out'), '\$.reclaimed.data_bytes_waiting')")" -ge 3900000 ] &&
+	ok || fail "delete beside the backend: space $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" prune --keep 0 --name 'big-*'
+expect 0 "" -- "$PROFDB" prune --keep 0 --json
+grep -q "\"reason\":\"running" "$T/out" && ok || fail "prune beside the guest: its run not kept: $(cat "$T/out")"
+wait $GUEST
+grep -q 'stub exit 0' "$T/stub.log" && ok || fail "the live guest failed: $(cat "$T/stub.log")"
+for _ in $(seq 100); do
+	[ "$(sqlite3 "$PROFSVC_DB" "select state from runs where run_id = $LIVE")" = complete ] && break; sleep 0.1
+done
+expect 0 "" -- "$PROFDB" export "$LIVE" --prof "$T/live.prof" --hp "$T/live.hp"
+same "$T/live.prof" "$LP"
+same "$T/live.hp" "$LH"
+[ "$(nruns)" = 1 ] && ok || fail "runs left: $(sqlite3 "$PROFSVC_DB" "select group_concat(run_id) from runs")"
+"$BACKEND" stop >/dev/null
+expect 0 "" -- "$PROFDB" check
+# database pages: a guest's small writes are kept in SQLite, and deleting
+# its run gives their pages back to the filesystem (incremental vacuum)
+pages=$(sqlite3 "$PROFSVC_DB" "pragma page_count")
+size=$(stat -c %s "$PROFSVC_DB")
+expect 0 "" -- "$PROFDB" delete "$LIVE" --json
+[ "$(sqlite3 "$PROFSVC_DB" "pragma page_count")" -lt $((pages - 10)) ] && ok || fail "the database kept its pages ($pages before, $(sqlite3 "$PROFSVC_DB" "pragma page_count") after)"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.reclaimed.db_bytes')")" -gt 40000 ] && ok || fail "delete --json: db_bytes $(cat "$T/out")"
+sqlite3 "$PROFSVC_DB" "pragma wal_checkpoint(truncate)" >/dev/null
+[ "$(stat -c %s "$PROFSVC_DB")" -lt "$size" ] && ok || fail "the database file did not shrink from $size bytes"
+
+finish test_retention
