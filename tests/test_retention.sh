@@ -33,7 +33,7 @@ import small "$T/mid.prof" "$H"                                               # 
 head -c 3000000 /dev/urandom | base64 >"$T/big.prof"
 "$MKDISK" --prof "$T/big.prof" "$T/big.disk" >/dev/null || { echo "mkdisk failed"; exit 99; }
 for n in big-a big-b big-c; do
-	"$PROFDB" import-disk --name $n "$T/big.disk" >/dev/null 2>&1 || { echo "import failed"; exit 99; }
+	"$PROFDB" import-disk --force --name $n "$T/big.disk" >/dev/null 2>&1 || { echo "import failed"; exit 99; }
 done                                                                           # runs 2-4
 import other "$P" "$H"                                                         # run 5
 
@@ -118,7 +118,7 @@ expect 0 "" -- "$PROFDB" prune --name 'p-*' --keep 1
 	ok || fail "--name 'p-*' --keep 1 left: $(sqlite3 "$PROFSVC_DB" "select group_concat(name) from runs")"
 # --state: only crashed runs
 "$MKDISK" --crash-at 3000 "$H" "$T/crash.disk" >/dev/null
-"$PROFDB" import-disk --name crashy "$T/crash.disk" >/dev/null 2>&1                # run 10
+"$PROFDB" import-disk --name crashy --hp "$T/crash.disk" >/dev/null 2>&1                # run 10
 expect 0 "" -- "$PROFDB" prune --state crashed --keep 0
 [ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state = 'crashed'")" = 0 ] && ok || fail "--state crashed left crashed runs"
 [ "$(nruns)" = 5 ] && ok || fail "--state crashed deleted other runs: $(sqlite3 "$PROFSVC_DB" "select group_concat(name) from runs")"
