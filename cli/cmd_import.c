@@ -21,15 +21,17 @@
 #include <unistd.h>
 
 #include "../store/store_export.h"
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb import-disk [--name NAME] [--force] PROF.disk [HP.disk]\n"
-	"       profdb import-disk [--name NAME] [--force] [--prof PROF.disk] [--hp HP.disk]\n"
+	"usage: profdb import-disk [--name NAME] [--force] [--json] PROF.disk [HP.disk]\n"
+	"       profdb import-disk [--name NAME] [--force] [--json] [--prof PROF.disk] [--hp HP.disk]\n"
 	"  PROF.disk is the image that was xvdp1 (.prof), HP.disk the one that was xvdp2 (.hp).\n"
 	"  An image that holds the other kind of profile, only zeros, or no profile\n"
-	"  at all is refused; --force imports the images as they are.\n";
+	"  at all is refused; --force imports the images as they are.\n"
+	"  --json prints the new run and its devices (docs/json.md).\n";
 
 struct image {
 	const char *path;
@@ -188,6 +190,7 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		{"prof", required_argument, NULL, 'p'},
 		{"hp", required_argument, NULL, 'H'},
 		{"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -197,7 +200,7 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	struct store_run run;
 	struct store *s = NULL;
 	const char *name = NULL;
-	int n, c, rc = 1, all_closed = 1, run_made = 0, force = 0, first = -1;
+	int n, c, rc = 1, all_closed = 1, run_made = 0, force = 0, json = 0, first = -1;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -207,6 +210,8 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 			im[c == 'H'].path = optarg;
 		} else if (c == 'f') {
 			force = 1;
+		} else if (c == 'j') {
+			json = 1;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -310,6 +315,22 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 	if (store_run_end(s, run.run_id, all_closed ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED,
 	                  run.started_us) != 0)
 		goto store_error;
+	if (json) {
+		/* the run as it now stands in the store, with its devices */
+		struct store_run now;
+		json_t *devs = json_array();
+		if (store_get_run(s, run.run_id, &now) != 0)
+			goto store_error;
+		for (int i = 0; i < 2; i++) {
+			struct store_device_info info;
+			if (!dev[i])
+				continue;
+			store_device_get_info(dev[i], &info);
+			json_array_append_new(devs, json_device(&info));
+		}
+		rc = json_print(json_pack("{s:o,s:o}", "run", json_run(&now, store_now_us()), "devices", devs));
+		goto out;
+	}
 	printf("imported run %lld (", (long long)run.run_id);
 	safe_text_print(stdout, run.name, 0);
 	printf(")");

@@ -185,4 +185,10 @@ expect 0 "" -- "$PROFDB" delete "$LIVE" --json
 sqlite3 "$PROFSVC_DB" "pragma wal_checkpoint(truncate)" >/dev/null
 [ "$(stat -c %s "$PROFSVC_DB")" -lt "$size" ] && ok || fail "the database file did not shrink from $size bytes"
 
+# --- import-disk --json: the new run with its devices, as show prints them ----------------
+"$MKDISK" --hp "$H" "$T/h.disk" >/dev/null
+expect 0 "" -- "$PROFDB" import-disk --json --name js --hp "$T/h.disk"; shape import "import-disk"
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.run.name') || ' ' || json_extract(readfile('$T/out'), '\$.devices[0].status.file_size')")" = "js $(stat -c %s "$H")" ] &&
+	ok || fail "import-disk --json: $(head -c 300 "$T/out")"
+
 finish test_retention
