@@ -90,7 +90,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 				free(ids);
 				struct run *r = adopt(b, sr.run_id, domid, uuid, name);
 				if (r)
-					blog("dom%u run %lld: resumed (%s)", domid, (long long)sr.run_id, name);
+					rlog_at(LOG_NOTICE, domid, sr.run_id, "resumed (%s)", name);
 				return r;
 			}
 		}
@@ -107,7 +107,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 		return NULL;
 	struct run *r = adopt(b, sr.run_id, domid, uuid, name);
 	if (r)
-		blog("dom%u run %lld: started (%s, uuid %s)", domid, (long long)sr.run_id, name,
+		rlog_at(LOG_NOTICE, domid, sr.run_id, "started (%s, uuid %s)", name,
 		     uuid[0] ? uuid : "-");
 	return r;
 }
@@ -135,7 +135,7 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid)
 	store_list_devices(b->store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
 	if (store_run_end(b->store, run_id, st, 0) != 0) {
-		blog("dom%u run %lld: cannot end: %s", domid, (long long)run_id, store_errmsg(b->store));
+		rlog_at(LOG_ERR, domid, run_id, "cannot end: %s", store_errmsg(b->store));
 		return;
 	}
 	char prof[32] = "-", hp[32] = "-";
@@ -143,7 +143,7 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid)
 		snprintf(prof, sizeof(prof), "%lld", (long long)v.prof);
 	if (v.hp >= 0)
 		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
-	blog("dom%u run %lld: ended %s (.prof %s bytes, .hp %s bytes)", domid, (long long)run_id,
+	rlog_at(LOG_NOTICE, domid, run_id, "ended %s (.prof %s bytes, .hp %s bytes)",
 	     store_run_state_name(st), prof, hp);
 }
 
@@ -201,8 +201,7 @@ void runs_reconcile(struct backend *b)
 				continue; /* alive, devices detached: the run goes on */
 			}
 		}
-		blog("dom%d run %lld: its domain is gone (it died while no backend ran)", sr.domid,
-		     (long long)sr.run_id);
+		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
 		end_run(b, sr.run_id, (uint32_t)sr.domid);
 	}
 	free(ids);
