@@ -68,13 +68,16 @@ static void print_table(const struct rows *rows, int64_t now)
 		const struct store_run *r = &rows->v[i];
 		cli_format_time(r->started_us, t, sizeof(t));
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
+		if (r->backend_gone)
+			snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
 		printf("%6lld  ", (long long)r->run_id);
 		safe_text_print(stdout, r->name, namew);
 		if (r->domid >= 0)
 			printf("  %5d", r->domid);
 		else
 			printf("  %5s", "-");
-		printf("  %-20s  %9s  %-8s  ", t, d, store_run_state_name(r->state));
+		printf("  %-20s  %9s  %-8s  ", t, d,
+		       r->backend_gone ? "running (backend down)" : store_run_state_name(r->state));
 		print_bytes(r->prof_bytes, 10);
 		printf("  ");
 		print_bytes(r->hp_bytes, 10);
@@ -112,8 +115,14 @@ static void print_json(const struct rows *rows, int64_t now)
 			printf(",\"ended_us\":%lld", (long long)r->ended_us);
 		else
 			printf(",\"ended_us\":null");
-		printf(",\"duration_us\":%lld,\"state\":\"%s\",\"source\":\"%s\"",
-		       (long long)run_duration(r, now), store_run_state_name(r->state),
+		if (r->backend_gone)
+			printf(",\"duration_us\":null");
+		else
+			printf(",\"duration_us\":%lld", (long long)run_duration(r, now));
+		/* backend_alive: null once the run ended (no backend is needed) */
+		printf(",\"state\":\"%s\",\"backend_alive\":%s,\"source\":\"%s\"",
+		       store_run_state_name(r->state),
+		       r->state != STORE_RUN_RUNNING ? "null" : r->backend_gone ? "false" : "true",
 		       strcmp(r->source, "import") == 0 ? "import" : "capture");
 		json_bytes("prof_bytes", r->prof_bytes);
 		json_bytes("hp_bytes", r->hp_bytes);

@@ -106,15 +106,13 @@ static int check_private_dir(struct store *s)
 	return 0;
 }
 
-/* Who holds the flock on fd's file, from /proc/locks (0: unknown). */
-static long flock_holder(int fd)
+/* Who holds the flock on the file st describes, from /proc/locks (0:
+ * nobody, or unknown). */
+static long flock_holder_of(const struct stat *st)
 {
-	struct stat st;
 	char line[256];
 	long who = 0;
 
-	if (fstat(fd, &st) != 0)
-		return 0;
 	FILE *f = fopen("/proc/locks", "re");
 	if (!f)
 		return 0;
@@ -126,12 +124,39 @@ static long flock_holder(int fd)
 		if (strstr(line, "->") ||
 		    sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) != 5)
 			continue;
-		if (strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
-		    ino == (unsigned long long)st.st_ino)
+		if (strcmp(kind, "FLOCK") == 0 && maj == major(st->st_dev) && min == minor(st->st_dev) &&
+		    ino == (unsigned long long)st->st_ino)
 			who = pid;
 	}
 	fclose(f);
 	return who;
+}
+
+static long flock_holder(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 ? flock_holder_of(&st) : 0;
+}
+
+/*
+ * Whether the store has an owner (a running profile-backend).  The owner
+ * lock says it best: the kernel drops it when the owner dies however it
+ * dies (kill -9 included), it is one lock whatever name reached the file,
+ * and a pid recorded in the store could be reused or be another boot's.
+ * It is read from /proc/locks rather than tested by taking it: a reader
+ * holding it even for a moment would make a backend starting at that
+ * instant fail with "already owned".  /proc/locks shows this host's locks
+ * only: a store another host writes (a network filesystem) is "unknown".
+ */
+int store_owner_alive(struct store *s)
+{
+	struct stat st;
+
+	if (s->mode == STORE_OWNER)
+		return 1;
+	if (stat(s->path, &st) != 0 || access("/proc/locks", R_OK) != 0)
+		return -1;
+	return flock_holder_of(&st) > 0;
 }
 
 /*

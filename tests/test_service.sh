@@ -4,7 +4,9 @@
 # service manager's notifications (READY=1 once it serves, STATUS=,
 # STOPPING=1); status and stop's LSB exit codes; the priorities and the
 # journal fields of its log lines (--log-format=fields: what it would give
-# journald, checked without one).
+# journald, checked without one); a run whose backend and host were killed
+# shown as such by readers, then ended crashed with the reason at the next
+# start.
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
@@ -128,4 +130,46 @@ DOM=$("$XS" create --dir "$XENSIM_DIR" --name hostile)
 wait $BPID
 awk -v RS= '/PRIORITY=4/ && /DOMID=/' "$T/warn.log" | grep -q . && ok ||
 	fail "no warning naming a domain from a hostile guest: $(head -c 3000 "$T/warn.log")"
+
+# --- runs whose backend is gone ---------------------------------------------------
+"$BACKEND" start --platform sim >/dev/null || fail "start for the stale run"
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_service; exit 1; }
+"$STUB" --mode halvm --domid "$DOM" --prof "$FIX/phases/phases-p-hc.prof" --hp "$FIX/phases/phases-hd-i0.01.hp" \
+	--pace 100 -q >"$T/slow.log" 2>&1 &
+GUEST=$!
+STALE=""
+for _ in $(seq 100); do
+	STALE=$("$PROFDB" query runs --state running --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2)
+	[ -n "$STALE" ] && break
+	sleep 0.05
+done
+[ -n "$STALE" ] || { fail "no running run"; finish test_service; exit 1; }
+"$PROFDB" query runs --state running --json | grep -q '"duration_us":[0-9]*,"state":"running","backend_alive":true' && ok ||
+	fail "a live backend's run is not shown alive: $("$PROFDB" query runs --state running --json)"
+kill -9 "$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")" "$(cat "$XENSIM_DIR/xensim.pid")"
+kill "$GUEST" 2>/dev/null
+wait "$GUEST" 2>/dev/null
+sleep 0.2
+expect 0 "" -- "$PROFDB" query runs
+grep -E "^ *$STALE .* \? +running \(backend down\)" "$T/out" >/dev/null && ok ||
+	fail "query runs does not show run $STALE as backend down (duration ?): $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --state running --json
+grep -q '"duration_us":null,"state":"running","backend_alive":false' "$T/out" && ok ||
+	fail "query runs --json: run $STALE not backend_alive false with no duration: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE"
+grep -q 'state *running (backend down' "$T/out" && ok || fail "show $STALE: $(cat "$T/out")"
+grep -q 'duration *unknown' "$T/out" && ok || fail "show $STALE: the duration still counts: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE" --json
+grep -q '"backend_alive":false' "$T/out" && ok || fail "show --json $STALE: $(cat "$T/out")"
+# A new host without the domain: the next start ends the run, with the reason.
+export XENSIM_DIR="$T/xen2"
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { fail "xensim start (2)"; finish test_service; exit 1; }
+"$BACKEND" start --platform sim >/dev/null || fail "restart after the kill"
+expect 0 "" -- "$PROFDB" show "$STALE"
+grep -q 'state *crashed (domain gone while no backend ran)' "$T/out" && ok ||
+	fail "show $STALE after the restart: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE" --json
+grep -q '"state":"crashed".*"backend_alive":null,"end_reason":"domain gone while no backend ran"' "$T/out" && ok ||
+	fail "show --json $STALE after the restart: $(cat "$T/out")"
+"$BACKEND" stop >/dev/null || fail "stop"
 finish test_service
