@@ -60,12 +60,12 @@ expect 0 "not running" -- "$BACKEND" stop
 # --- sd_notify: READY=1 once it serves, STATUS=, STOPPING=1 ------------------------
 python3 "$S/tests/notify_listen.py" "$T/notify.sock" "$T/notify.txt" &
 LISTENER=$!
-for _ in $(seq 100); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
 NOTIFY_SOCKET="$T/notify.sock" "$BACKEND" start --platform sim --foreground --log-format=fields \
 	>"$T/backend.out" 2>"$T/backend.log" &
 BPID=$!
 ready=no
-for _ in $(seq 200); do
+for _ in $(seq 600); do
 	if grep -q 'READY=1' "$T/notify.txt" 2>/dev/null; then
 		# READY=1 came: it serves already (its control socket answers)
 		"$BACKEND" status >/dev/null 2>&1 && ready=yes || ready=early
@@ -85,10 +85,10 @@ CFG
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_service; exit 1; }
 "$STUB" --mode halvm --domid "$DOM" --prof "$FIX/leak/leak-p-hc.prof" --hp "$FIX/leak/leak-p-hc.hp" -q \
 	>"$T/stub.log" 2>&1 || fail "the guest failed: $(cat "$T/stub.log")"
-for _ in $(seq 100); do grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && break; sleep 0.05; done
+for _ in $(seq 600); do grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && break; sleep 0.05; done
 grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 2 devices: $(cat "$T/notify.txt")"
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
-for _ in $(seq 100); do grep -q 'ended complete' "$T/backend.log" && break; sleep 0.05; done
+for _ in $(seq 600); do grep -q 'ended complete' "$T/backend.log" && break; sleep 0.05; done
 grep -q 'STOPPING=1' "$T/notify.txt" && fail "STOPPING=1 before the stop" || ok
 expect 0 "" -- "$BACKEND" stop
 wait $BPID
@@ -121,7 +121,7 @@ grep -qx 'PRIORITY=3' "$T/err" && ok || fail "the refused store is not logged at
 # a guest refused (warning, 4): a device whose backend directory lies
 "$BACKEND" start --platform sim --foreground --log-format=fields >>"$T/warn.log" 2>&1 &
 BPID=$!
-for _ in $(seq 100); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; done
+for _ in $(seq 600); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; done
 DOM=$("$XS" create --dir "$XENSIM_DIR" --name hostile)
 "$BACKEND" attach --platform sim "$DOM" vdev=xvdc >/dev/null || fail "attach xvdc to the hostile guest"
 "$STUB" --mode hostile --domid "$DOM" --seed 1 -q >"$T/hostile.log" 2>&1
@@ -138,7 +138,7 @@ DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish te
 	--pace 100 -q >"$T/slow.log" 2>&1 &
 GUEST=$!
 STALE=""
-for _ in $(seq 100); do
+for _ in $(seq 600); do
 	STALE=$("$PROFDB" query runs --state running --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2)
 	[ -n "$STALE" ] && break
 	sleep 0.05
@@ -149,7 +149,8 @@ done
 kill -9 "$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")" "$(cat "$XENSIM_DIR/xensim.pid")"
 kill "$GUEST" 2>/dev/null
 wait "$GUEST" 2>/dev/null
-sleep 0.2
+# the kernel drops the backend's lock once it is dead, an instant after the signal
+for _ in $(seq 600); do "$PROFDB" query runs | grep -q 'backend down' && break; sleep 0.05; done
 expect 0 "" -- "$PROFDB" query runs
 grep -E "^ *$STALE .* \? +running \(backend down\)" "$T/out" >/dev/null && ok ||
 	fail "query runs does not show run $STALE as backend down (duration ?): $(cat "$T/out")"
