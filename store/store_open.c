@@ -139,24 +139,44 @@ static long flock_holder(int fd)
 }
 
 /*
- * Whether the store has an owner (a running profile-backend).  The owner
- * lock says it best: the kernel drops it when the owner dies however it
- * dies (kill -9 included), it is one lock whatever name reached the file,
- * and a pid recorded in the store could be reused or be another boot's.
- * It is read from /proc/locks rather than tested by taking it: a reader
- * holding it even for a moment would make a backend starting at that
- * instant fail with "already owned".  /proc/locks shows this host's locks
- * only: a store another host writes (a network filesystem) is "unknown".
+ * The owner's mark for readers: beside its flock, the owner holds an
+ * open-file-description read lock on one byte of the database file far
+ * past anything SQLite locks (its bytes are at 1 GiB) or any store grows
+ * to.  A reader asks with F_OFD_GETLK whether that byte could be written
+ * (store_owner_alive): a question, not a lock, so a backend starting at
+ * that instant is never refused, and the kernel drops the mark whatever
+ * kills the owner (kill -9 included); a pid kept in the store could be
+ * reused or another boot's.  Not the flock itself: flock has no test but
+ * taking it, and reading /proc/locks stalls every file lock on the host
+ * while it is read (the kernel takes a global lock for it), the backend's
+ * SQLite locks included: readers polling it cost a tracing guest packets.
+ * OFD locks belong to the open file, not the process, so SQLite closing
+ * its own descriptors never drops the mark.
  */
+#define OWNER_MARK_BYTE ((off_t)0x4000000000000000LL)
+
+static void mark_owner(struct store *s)
+{
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	/* Without the mark readers only miss that the backend is down. */
+	(void)fcntl(s->lock_fd, F_OFD_SETLK, &fl);
+}
+
 int store_owner_alive(struct store *s)
 {
-	struct stat st;
-
 	if (s->mode == STORE_OWNER)
 		return 1;
-	if (stat(s->path, &st) != 0 || access("/proc/locks", R_OK) != 0)
+	/* The descriptor stays open until store_close, after SQLite's own:
+	 * closing a descriptor of the database would drop the POSIX locks
+	 * SQLite holds on it (per process, per file). */
+	if (s->lock_fd < 0)
+		s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->lock_fd < 0)
 		return -1;
-	return flock_holder_of(&st) > 0;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	if (fcntl(s->lock_fd, F_OFD_GETLK, &fl) != 0)
+		return -1;
+	return fl.l_type != F_UNLCK;
 }
 
 /*
@@ -184,6 +204,7 @@ static int take_owner_lock(struct store *s)
 		                  "profile-backend may write a database: stop it or use another --db",
 		                  s->path, who);
 	}
+	mark_owner(s);
 	return 0;
 }
 
