@@ -23,6 +23,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <syslog.h> /* LOG_ERR .. LOG_DEBUG, the priorities of log.c */
 
 #include "../platform/platform.h"
 #include "../store/store.h"
@@ -58,6 +59,7 @@ struct options {
 	const char *run_dir;          /* pid file and control socket */
 	int foreground;
 	int verbose;
+	int log_fields;              /* --log-format=fields (tests: the journal fields on stderr) */
 	enum store_durability durability;
 	uint64_t max_run_bytes;
 	uint64_t max_store_bytes;    /* 0: no limit but the disk */
@@ -165,7 +167,21 @@ struct backend {
 };
 
 /* log.c */
-void log_open(int foreground, int verbose);
+/* fields: --log-format=fields, the journal's fields on stderr (tests). */
+void log_open(int foreground, int verbose, int fields);
+/* The last line logged at LOG_ERR or worse, NULL if none. */
+const char *log_last_error(void);
+/* prio: LOG_ERR the backend or store failed, LOG_WARNING a guest
+ * misbehaved or was refused, LOG_NOTICE runs and devices coming and going,
+ * LOG_INFO the rest, LOG_DEBUG per-request detail (only with -v). */
+void blog_at(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dlog_at(int prio, const struct device *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "domD run R: ..." with DOMID= and RUN= in the journal. */
+void rlog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A line that names its domain and run itself (-1: none), with the fields. */
+void elog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* LOG_INFO (kept for callers that have no better priority). */
 void blog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bdebug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void dlog(const struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

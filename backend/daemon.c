@@ -3,6 +3,14 @@
  * (a locked pid file), the event loop, the control socket that answers
  * `status`, and stop/status as clients of it.
  *
+ * Its service manager hears from it (sd_notify; a no-op without
+ * NOTIFY_SOCKET): READY=1 once it serves, STATUS= the devices it serves,
+ * STOPPING=1 when it is told to stop.  A start that fails says why on the
+ * terminal too (the daemonised child passes its last error back through
+ * the ready pipe).  status and stop follow the LSB init-script codes:
+ * status 0 running, 3 not running, 1 cannot tell; stop 0 once nothing
+ * runs (also when nothing ran), 1 when it cannot stop it.
+ *
  * The loop: xenstore watch events move devices through their states;
  * event channel notifications put devices on the work list; one batch of
  * I/O per turn (io.c); ports are unmasked only after their ring was
@@ -26,6 +34,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <systemd/sd-daemon.h>
 #include <xenstore.h>
 
 #include "backend.h"
@@ -71,14 +80,28 @@ static int add_fd(int ep, int fd, int src)
 	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 }
 
+/* STATUS= for the service manager: how many devices are connected. */
+static void notify_status(struct backend *b, int *last)
+{
+	int n = 0;
+	for (struct device *d = b->devices; d; d = d->next)
+		n += d->connected;
+	if (n == *last)
+		return;
+	*last = n;
+	sd_notifyf(0, "STATUS=serving %d device%s", n, n == 1 ? "" : "s");
+}
+
 static int event_loop(struct backend *b, int ctl, int sig)
 {
+	int served = -1;
+
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
 	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
 	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
 	    add_fd(ep, io_event_fd(b), SRC_IO)) {
-		blog("cannot set up the event loop: %s", strerror(errno));
+		blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
 	control_init(b, ep);
@@ -94,7 +117,7 @@ static int event_loop(struct backend *b, int ctl, int sig)
 			wait = 1000;
 		int n = epoll_wait(ep, evs, 8, wait);
 		if (n < 0 && errno != EINTR) {
-			blog("epoll_wait: %s", strerror(errno));
+			blog_at(LOG_ERR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
 		if (n == 0 && wait == 1000 && !io_can_run(b) && b->batches != trimmed_at) {
@@ -108,10 +131,11 @@ static int event_loop(struct backend *b, int ctl, int sig)
 			 * forever, and reading it again and again spun a core. */
 			if ((evs[i].data.u32 == SRC_XS || evs[i].data.u32 == SRC_EVT) &&
 			    (evs[i].events & (EPOLLHUP | EPOLLERR))) {
-				blog("%s closed under us (the simulated host stopped?): stopping; guests keep "
+				blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
 				     "their state for the next start",
 				     evs[i].data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
 				b->stopping = 1;
+				sd_notify(0, "STOPPING=1\nSTATUS=stopping: the host's xenstore or event channels are gone");
 				break;
 			}
 			switch (evs[i].data.u32) {
@@ -140,9 +164,10 @@ static int event_loop(struct backend *b, int ctl, int sig)
 			case SRC_SIG: {
 				struct signalfd_siginfo si;
 				if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
-					blog("signal %u: stopping (guests stay connected for the next start)",
+					blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
 					     si.ssi_signo);
 					b->stopping = 1;
+					sd_notify(0, "STOPPING=1\nSTATUS=stopping");
 				}
 				break;
 			default:
@@ -164,6 +189,8 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		int traces = trace_poll(b);
 		if (traces >= 0 && (timeout < 0 || traces < timeout))
 			timeout = traces;
+		if (!b->stopping)
+			notify_status(b, &served);
 	}
 	control_shutdown(b);
 	close(ep);
@@ -191,31 +218,31 @@ static int serve(struct options *o, int ready_fd)
 	if (o->sink_dir) {
 		struct stat st;
 		if (stat(o->sink_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->sink_dir, W_OK) != 0) {
-			blog("--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
+			blog_at(LOG_ERR, "--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
 			     o->sink_dir);
 			goto out;
 		}
 	}
 	if (store_open(&b.store, o->db, &so, err, sizeof(err)) != 0) {
-		blog("%s", err);
+		blog_at(LOG_ERR, "%s", err);
 		goto out;
 	}
 	if (plat_open(&b.plat, &po, err, sizeof(err)) != 0) {
-		blog("%s", err);
+		blog_at(LOG_ERR, "%s", err);
 		goto out;
 	}
 	b.xs = plat_xs_open(b.plat);
 	b.evt = plat_evtchn_open(b.plat);
 	b.gnt = plat_gnttab_open(b.plat);
 	if (!b.xs || !b.evt || !b.gnt) {
-		blog("cannot open %s: %s", !b.xs ? "xenstore" : !b.evt ? "event channels" : "grant tables",
+		blog_at(LOG_ERR, "cannot open %s: %s", !b.xs ? "xenstore" : !b.evt ? "event channels" : "grant tables",
 		     strerror(errno));
 		goto out;
 	}
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	path_in(o, "backend.sock", path, sizeof(path));
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		blog("--run-dir %s is too long for a Unix socket path", o->run_dir);
+		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
 		goto out;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
@@ -223,39 +250,44 @@ static int serve(struct options *o, int ready_fd)
 	ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(path, 0600) != 0 ||
 	    listen(ctl, 8) != 0) {
-		blog("control socket %s: %s", path, strerror(errno));
+		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (io_start(&b) != 0) {
-		blog("cannot start the commit worker: %s", strerror(errno));
+		blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		goto out;
 	}
 	if (xenbus_init(&b) != 0) {
-		blog("cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
+		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
 		goto out;
 	}
 	xenbus_scan(&b);
 	if (o->sink == SINK_STORE && trace_init(&b) != 0) {
-		blog("cannot watch @introduceDomain in xenstore: %s", strerror(errno));
+		blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
 		goto out;
 	}
 	runs_reconcile(&b);
-	blog("started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
+	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
 	     o->sink == SINK_STORE ? "" : ", BENCHMARK SINK (data not recorded): ",
 	     o->sink == SINK_STORE ? "" : sink_name(o->sink));
 	if (ready_fd >= 0) {
-		if (write(ready_fd, "", 1) != 1) {
-			/* the parent is gone; carry on */
-		}
-		close(ready_fd);
+		daemonize_ready(ready_fd);
 		ready_fd = -1;
 	}
+	/* Daemonised, we are not the pid the service manager started:
+	 * MAINPID says which process it is to watch. */
+	if (o->foreground)
+		sd_notify(0, "READY=1");
+	else
+		sd_notifyf(0, "READY=1\nMAINPID=%ld", (long)getpid());
 	rc = event_loop(&b, ctl, sig);
-	blog("stopped");
+	blog_at(LOG_NOTICE, "stopped");
 out:
-	if (ready_fd >= 0)
-		close(ready_fd);
+	if (ready_fd >= 0) {
+		const char *why = log_last_error();
+		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
+	}
 	if (b.io)
 		xenbus_shutdown(&b);
 	trace_shutdown(&b);
@@ -300,7 +332,7 @@ int daemon_start(struct options *o)
 	if (lock_pidfile(o, &lockfd) != 0)
 		return 1;
 	if (o->foreground) {
-		log_open(1, o->verbose);
+		log_open(1, o->verbose, o->log_fields);
 		if (ftruncate(lockfd, 0) == 0)
 			dprintf(lockfd, "%ld\n", (long)getpid());
 		int rc = serve(o, -1);
@@ -310,9 +342,10 @@ int daemon_start(struct options *o)
 		return rc;
 	}
 	int ready;
-	pid_t pid = daemonize("profile-backend", &ready);
+	char reason[1024];
+	pid_t pid = daemonize_why("profile-backend", &ready, reason, sizeof(reason));
 	if (pid == 0) {
-		log_open(0, o->verbose);
+		log_open(0, o->verbose, 0);
 		if (ftruncate(lockfd, 0) == 0)
 			dprintf(lockfd, "%ld\n", (long)getpid());
 		int rc = serve(o, ready);
@@ -322,8 +355,11 @@ int daemon_start(struct options *o)
 	}
 	close(lockfd); /* the child keeps the lock */
 	if (pid < 0) {
-		fprintf(stderr, "profile-backend: failed to start (see the system log: journalctl -t "
-		                "profile-backend, or run with --foreground)\n");
+		if (reason[0])
+			fprintf(stderr, "profile-backend: failed to start: %s\n", reason);
+		else
+			fprintf(stderr, "profile-backend: failed to start (see the system log: journalctl -t "
+			                "profile-backend, or run with --foreground)\n");
 		return 1;
 	}
 	printf("profile-backend running (pid %ld)\n", (long)pid);
@@ -354,8 +390,10 @@ int daemon_stop(const struct options *o)
 	pid_t pid = running_pid(o);
 
 	if (pid <= 0) {
-		fprintf(stderr, "profile-backend: not running (no locked pid file in %s)\n", o->run_dir);
-		return 1;
+		/* Already where stop would take it: success (LSB). */
+		fprintf(stderr, "profile-backend: not running (no locked pid file in %s): nothing to stop\n",
+		        o->run_dir);
+		return 0;
 	}
 	if (kill(pid, SIGTERM) != 0) {
 		fprintf(stderr, "profile-backend: cannot signal pid %ld: %s\n", (long)pid, strerror(errno));
@@ -384,10 +422,17 @@ int daemon_status(const struct options *o)
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", o->run_dir);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(errno));
+		int e = errno;
 		if (fd >= 0)
 			close(fd);
-		return 1;
+		pid_t pid = running_pid(o);
+		if (pid > 0) {
+			fprintf(stderr, "profile-backend: pid %ld holds the pid file but %s does not answer: %s\n",
+			        (long)pid, sa.sun_path, strerror(e));
+			return 1;
+		}
+		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(e));
+		return 3; /* LSB: program is not running */
 	}
 	if (send(fd, "status\n", 7, MSG_NOSIGNAL) != 7) {
 		close(fd);

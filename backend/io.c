@@ -222,7 +222,7 @@ static int store_over_limit(struct backend *b, const struct pending_req *it)
 		return 0;
 	}
 	if (!b->store_full_logged) {
-		blog("store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
+		blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
 		     "until runs are deleted or the limit is raised",
 		     store_path(b->store), (long long)b->store_usage,
 		     (unsigned long long)b->opt.max_store_bytes);
@@ -255,7 +255,7 @@ static void check_items(struct backend *b, struct pending_req *items, unsigned n
 		    quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->opt.max_run_bytes,
 		                &it->charged) != 0) {
 			if (!r->over_limit_logged) {
-				dlog(it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
+				dlog_at(LOG_WARNING, it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
 				            "writes to new places fail",
 				     (unsigned long long)b->opt.max_run_bytes);
 				r->over_limit_logged = 1;
@@ -380,7 +380,7 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 		if (rc == STORE_EINVAL) {
 			io_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
 		} else if (rc) {
-			blog("store: %s", store_errmsg(b->store));
+			blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));
 			return -1;
 		}
 	}
@@ -517,9 +517,9 @@ static void log_store_failure(struct backend *b, const char *what)
 		return;
 	}
 	if (suppressed)
-		blog("store %s failed: %s (and %u more batches since)", what, msg, suppressed);
+		blog_at(LOG_ERR, "store %s failed: %s (and %u more batches since)", what, msg, suppressed);
 	else
-		blog("store %s failed: %s", what, msg);
+		blog_at(LOG_ERR, "store %s failed: %s", what, msg);
 	snprintf(last, sizeof(last), "%s", msg);
 	last_us = now;
 	suppressed = 0;
@@ -565,7 +565,7 @@ void io_commit(struct backend *b, struct batch *bt)
 		failed = !only_reads(bt);
 	}
 	if (!failed && bt->need_sync && store_sync(b->store) != 0) {
-		blog("%s", store_errmsg(b->store));
+		blog_at(LOG_ERR, "%s", store_errmsg(b->store));
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
 				io_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");

@@ -65,7 +65,7 @@ int journal_open(struct device *d, uint32_t ring_ref0)
 	journal_path(d, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, sizeof(struct journal)) != 0) {
-		dlog(d, "response journal %s: %s (a restart may answer in-flight requests wrongly)",
+		dlog_at(LOG_ERR, d, "response journal %s: %s (a restart may answer in-flight requests wrongly)",
 		     path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -120,7 +120,7 @@ void journal_recover(struct device *d)
 		/* The guest may be asleep waiting for exactly these. */
 		if (ring_push_responses(&d->ring))
 			plat_evtchn_notify(d->b->evt, d->local_port);
-		dlog(d, "published %u response(s) the previous backend wrote but did not publish",
+		dlog_at(LOG_NOTICE, d, "published %u response(s) the previous backend wrote but did not publish",
 		     j->count);
 	}
 	__atomic_store_n(&j->count, 0, __ATOMIC_RELEASE);

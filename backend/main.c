@@ -84,6 +84,8 @@ int main(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"max-trace-pages", required_argument, NULL, 'T'},
 		{"trace-poll-ms", required_argument, NULL, 'P'},
+		/* Not in the usage: the tests' view of the journal fields. */
+		{"log-format", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
 	};
 	struct options o = {
@@ -177,6 +179,17 @@ int main(int argc, char **argv)
 				o.trace_poll_ms = (unsigned)v;
 			break;
 		}
+		case 'L':
+			/* "fields" prints, with --foreground, each line as the
+			 * journal fields it would send (one KEY=value a line, a
+			 * blank line after each): the tests' way to check them
+			 * without a journald.  "text" is the default. */
+			if (strcmp(optarg, "fields") && strcmp(optarg, "text")) {
+				fprintf(stderr, "profile-backend: --log-format is text or fields\n");
+				return 2;
+			}
+			o.log_fields = !strcmp(optarg, "fields");
+			break;
 		case 'M':
 			o.mirror_raw = optarg;
 			break;

@@ -58,7 +58,7 @@ int mirror_open(struct device *d, const char *dir, int direct, int sink)
 		m->fd = open(m->path, flags, 0600);
 	store_device_get_info(d->sdev, &si);
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)(si.capacity_sectors * 512)) != 0) {
-		dlog(d, "raw mirror %s: %s", m->path, strerror(errno));
+		dlog_at(LOG_ERR, d, "raw mirror %s: %s", m->path, strerror(errno));
 		if (m->fd >= 0)
 			close(m->fd);
 		free(m);
@@ -66,12 +66,12 @@ int mirror_open(struct device *d, const char *dir, int direct, int sink)
 	}
 #ifdef HAVE_AIO
 	if (io_setup(MIRROR_DEPTH, &m->ctx) != 0) {
-		dlog(d, "raw mirror: io_setup failed; using pwrite");
+		dlog_at(LOG_WARNING, d, "raw mirror: io_setup failed; using pwrite");
 		m->ctx = 0;
 	}
 #endif
 	d->mirror = m;
-	dlog(d, "raw %s %s (%s)", sink ? "image" : "mirror", m->path, m->direct ? "O_DIRECT" : "buffered");
+	dlog_at(LOG_INFO, d, "raw %s %s (%s)", sink ? "image" : "mirror", m->path, m->direct ? "O_DIRECT" : "buffered");
 	return 0;
 }
 
@@ -110,7 +110,7 @@ int mirror_reap(struct device *d, long min)
 
 static void drop(struct device *d, const char *why)
 {
-	dlog(d, "raw mirror %s dropped: %s (the store keeps everything)", d->mirror->path, why);
+	dlog_at(LOG_WARNING, d, "raw mirror %s dropped: %s (the store keeps everything)", d->mirror->path, why);
 	mirror_close(d);
 }
 

@@ -90,7 +90,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 				free(ids);
 				struct run *r = adopt(b, sr.run_id, domid, uuid, name);
 				if (r)
-					blog("dom%u run %lld: resumed (%s)", domid, (long long)sr.run_id, name);
+					rlog_at(LOG_NOTICE, domid, sr.run_id, "resumed (%s)", name);
 				return r;
 			}
 		}
@@ -107,7 +107,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 		return NULL;
 	struct run *r = adopt(b, sr.run_id, domid, uuid, name);
 	if (r)
-		blog("dom%u run %lld: started (%s, uuid %s)", domid, (long long)sr.run_id, name,
+		rlog_at(LOG_NOTICE, domid, sr.run_id, "started (%s, uuid %s)", name,
 		     uuid[0] ? uuid : "-");
 	return r;
 }
@@ -129,13 +129,20 @@ static int judge(void *ctx, const struct store_device_info *d)
 	return 0;
 }
 
-static void end_run(struct backend *b, int64_t run_id, uint32_t domid)
+/* gone_unseen: the domain died while no backend ran.  The verdict is
+ * still the status blocks' (a guest that closed its profiles and exited
+ * meanwhile left a complete run), but the reason says that its end was
+ * not seen, so that a crashed run's reader knows why it is crashed. */
+static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen)
 {
 	struct verdict v = {0, 0, -1, -1};
 	store_list_devices(b->store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
-	if (store_run_end(b->store, run_id, st, 0) != 0) {
-		blog("dom%u run %lld: cannot end: %s", domid, (long long)run_id, store_errmsg(b->store));
+	const char *why = gone_unseen ? "domain gone while no backend ran"
+	                  : st == STORE_RUN_CRASHED ? "the domain ended before closing its profiles"
+	                                            : NULL;
+	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
+		rlog_at(LOG_ERR, domid, run_id, "cannot end: %s", store_errmsg(b->store));
 		return;
 	}
 	char prof[32] = "-", hp[32] = "-";
@@ -143,8 +150,8 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid)
 		snprintf(prof, sizeof(prof), "%lld", (long long)v.prof);
 	if (v.hp >= 0)
 		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
-	blog("dom%u run %lld: ended %s (.prof %s bytes, .hp %s bytes)", domid, (long long)run_id,
-	     store_run_state_name(st), prof, hp);
+	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes)",
+	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp);
 }
 
 static void forget(struct backend *b, struct run *r)
@@ -163,7 +170,7 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 	if (r->ndevices > 0)
 		r->ndevices--;
 	if (domain_dead && r->ndevices == 0) {
-		end_run(b, r->run_id, r->domid);
+		end_run(b, r->run_id, r->domid, 0);
 		forget(b, r);
 	}
 }
@@ -173,7 +180,7 @@ void runs_domains_changed(struct backend *b)
 	for (struct run *r = b->runs, *next; r; r = next) {
 		next = r->next;
 		if (r->ndevices == 0 && !xenbus_domain_alive(b, r->domid)) {
-			end_run(b, r->run_id, r->domid);
+			end_run(b, r->run_id, r->domid, 0);
 			forget(b, r);
 		}
 	}
@@ -201,9 +208,8 @@ void runs_reconcile(struct backend *b)
 				continue; /* alive, devices detached: the run goes on */
 			}
 		}
-		blog("dom%d run %lld: its domain is gone (it died while no backend ran)", sr.domid,
-		     (long long)sr.run_id);
-		end_run(b, sr.run_id, (uint32_t)sr.domid);
+		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
+		end_run(b, sr.run_id, (uint32_t)sr.domid, 1);
 	}
 	free(ids);
 }

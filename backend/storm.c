@@ -19,7 +19,7 @@ void storm_empty_wakeup(struct device *d)
 		d->spurious = 0;
 	}
 	if (++d->spurious == 1000)
-		dlog(d, "event storm (1000 empty notifications in under a second): delaying unmask");
+		dlog_at(LOG_WARNING, d, "event storm (1000 empty notifications in under a second): delaying unmask");
 	if (d->spurious >= 1000)
 		d->unmask_at_us = t + 10000;
 }

@@ -106,8 +106,8 @@ static struct trace *trace_find(struct backend *b, uint32_t domid)
 	return NULL;
 }
 
-static void tlog(const struct trace *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void tlog(const struct trace *t, const char *fmt, ...)
+static void tlog(int prio, const struct trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tlog(int prio, const struct trace *t, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -115,9 +115,10 @@ static void tlog(const struct trace *t, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (t->run)
-		blog("dom%u trace run %lld: %s", t->domid, (long long)t->run->run_id, msg);
+		elog_at(prio, t->domid, t->run->run_id, "dom%u trace run %lld: %s", t->domid,
+		        (long long)t->run->run_id, msg);
 	else
-		blog("dom%u trace: %s", t->domid, msg);
+		elog_at(prio, t->domid, -1, "dom%u trace: %s", t->domid, msg);
 }
 
 /* ---- domains and their nodes ------------------------------------------------ */
@@ -135,7 +136,7 @@ static struct trace *trace_watch_domain(struct backend *b, uint32_t domid)
 	snprintf(t->node, sizeof(t->node), "/local/domain/%u/data/mprof/ring-ref", domid);
 	/* The watch fires once when set: that first event is our first look. */
 	if (!xs_watch(b->xs, t->node, "mprof")) {
-		blog("dom%u: cannot watch %s: %s", domid, t->node, strerror(errno));
+		blog_at(LOG_ERR, "dom%u: cannot watch %s: %s", domid, t->node, strerror(errno));
 		free(t);
 		return NULL;
 	}
@@ -190,7 +191,7 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 			/* Past its rate: looked at on its next poll, not now. */
 			t->look = 1;
 			if (!t->flood_logged) {
-				tlog(t, "xenstore event flood on %s: looked at only every poll until it calms down",
+				tlog(LOG_WARNING, t, "xenstore event flood on %s: looked at only every poll until it calms down",
 				     t->node);
 				t->flood_logged = 1;
 			}
@@ -232,13 +233,13 @@ static int attach_store(struct backend *b, struct trace *t)
 		/* Lost before this backend: the gaps so far. */
 		t->lost = t->next_seq - t->kept;
 		if (t->ended) {
-			tlog(t, "already ended (its last packet was kept): the node is ignored");
+			tlog(LOG_INFO, t, "already ended (its last packet was kept): the node is ignored");
 			store_device_release(t->sdev);
 			t->sdev = NULL;
 			t->run = NULL; /* not one of its devices: nothing to hand back */
 			return -1;
 		}
-		tlog(t, "resumed: %llu packets kept so far, next %llu", (unsigned long long)t->kept,
+		tlog(LOG_NOTICE, t, "resumed: %llu packets kept so far, next %llu", (unsigned long long)t->kept,
 		     (unsigned long long)t->next_seq);
 	} else if (store_device_create(b->store, t->run->run_id, STORE_TRACE_VDEV, 0, store_max_capacity(),
 	                               &t->sdev) != 0) {
@@ -247,7 +248,7 @@ static int attach_store(struct backend *b, struct trace *t)
 	t->run->ndevices++;
 	return 0;
 fail:
-	tlog(t, "cannot record the trace: %s", store_errmsg(b->store));
+	tlog(LOG_ERR, t, "cannot record the trace: %s", store_errmsg(b->store));
 	if (t->sdev)
 		store_device_release(t->sdev);
 	t->sdev = NULL;
@@ -271,7 +272,7 @@ static void trace_look(struct backend *b, struct trace *t)
 	uint32_t h = fnv1a(v);
 	if (t->mem) {
 		if (h != t->refs_hash && !t->rewrite_logged) {
-			tlog(t, "%s rewritten with another list while mapped: ignored, the first buffer is "
+			tlog(LOG_WARNING, t, "%s rewritten with another list while mapped: ignored, the first buffer is "
 			        "still read (one buffer per boot)", t->node);
 			t->rewrite_logged = 1;
 		}
@@ -286,7 +287,7 @@ static void trace_look(struct backend *b, struct trace *t)
 	t->refs_hash = h;
 	if (strlen(v) >= TRACE_REFS_TEXT_MAX || xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
 		char shown[64];
-		tlog(t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
+		tlog(LOG_WARNING, t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
 		     safe_text(shown, sizeof(shown), v));
 		t->refused = 1;
 		free(v);
@@ -296,7 +297,7 @@ static void trace_look(struct backend *b, struct trace *t)
 	t->mem = plat_gnttab_map(b->gnt, t->domid, refs, n, 0);
 	free(refs);
 	if (!t->mem) {
-		tlog(t, "cannot map the %u pages of %s read-only: %s (are they granted to dom0?)", n, t->node,
+		tlog(LOG_WARNING, t, "cannot map the %u pages of %s read-only: %s (are they granted to dom0?)", n, t->node,
 		     strerror(errno));
 		t->refused = 1;
 		return;
@@ -310,7 +311,7 @@ static void trace_look(struct backend *b, struct trace *t)
 		return;
 	}
 	t->next_poll_us = 0;
-	tlog(t, "capturing a mirage-profile trace (%u pages, packets of %zu bytes)", n,
+	tlog(LOG_NOTICE, t, "capturing a mirage-profile trace (%u pages, packets of %zu bytes)", n,
 	     (size_t)n * PLAT_PAGE_SIZE / MPROF_PACKETS);
 }
 
@@ -348,7 +349,7 @@ static void note_lost(struct trace *t, uint64_t from, uint64_t to)
 	int64_t now = mono_us();
 	t->lost += to - from;
 	if (now - t->lost_logged_us > 10 * 1000000) {
-		tlog(t, "packets %llu-%llu lost: the guest overwrote them before they were kept (%llu lost "
+		tlog(LOG_WARNING, t, "packets %llu-%llu lost: the guest overwrote them before they were kept (%llu lost "
 		        "so far; --trace-poll-ms, or a larger buffer in the guest)",
 		     (unsigned long long)from, (unsigned long long)to - 1, (unsigned long long)t->lost);
 		t->lost_logged_us = now;
@@ -460,7 +461,7 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 		    quota_admit(&t->run->chunks, 0, info.written_end_sector, nsect, b->opt.max_run_bytes,
 		                &added) != 0) {
 			if (!t->run->over_limit_logged) {
-				tlog(t, "run or store at its limit (--max-run-bytes, --max-store-bytes): packets are "
+				tlog(LOG_WARNING, t, "run or store at its limit (--max-run-bytes, --max-store-bytes): packets are "
 				        "no longer kept");
 				t->run->over_limit_logged = 1;
 			}
@@ -478,7 +479,7 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 	else
 		store_batch_abort(b->store);
 	if (rc != 0)
-		blog("store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
+		blog_at(LOG_ERR, "store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
 	for (size_t k = 0; k < kl->n; k++) {
 		struct kept_packet *kp = &kl->v[k];
 		if (rc == 0 && kp->stored) {
@@ -506,7 +507,7 @@ static void trace_finish(struct backend *b, struct trace *t, int domain_dead, co
 		plat_gnttab_unmap(b->gnt, t->mem, t->npages);
 		t->mem = NULL;
 		t->ended = 1;
-		tlog(t, "ended (%s): %llu packets kept (%llu bytes), %llu lost", why,
+		tlog(LOG_NOTICE, t, "ended (%s): %llu packets kept (%llu bytes), %llu lost", why,
 		     (unsigned long long)t->kept, (unsigned long long)t->kept_bytes,
 		     (unsigned long long)t->lost);
 	}

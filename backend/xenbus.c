@@ -86,15 +86,17 @@ static void set_state(struct device *d, int state)
 
 /* An error the toolstack and the user can see: written to <bpath>/error
  * (as Linux's xenbus_dev_error does) and logged. */
-static void dev_error(struct device *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dev_error(struct device *d, const char *fmt, ...)
+/* prio: LOG_WARNING for what the guest or its toolstack got wrong, LOG_ERR
+ * for our own failures (the store). */
+static void dev_error(int prio, struct device *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void dev_error(int prio, struct device *d, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
 	va_end(ap);
-	dlog(d, "%s", d->last_error);
+	dlog_at(prio, d, "%s", d->last_error);
 	xs_put(d->b, XBT_NULL, d->bpath, "error", "%s", d->last_error);
 }
 
@@ -173,12 +175,12 @@ static void disconnect(struct device *d)
 	d->ring_mem = NULL;
 	journal_close(d);
 	io_unschedule(d);
-	dlog(d, "disconnected");
+	dlog_at(LOG_NOTICE, d, "disconnected");
 }
 
 void xenbus_fail(struct device *d, const char *why)
 {
-	dev_error(d, "%s; disconnecting this device (other devices are not affected)", why);
+	dev_error(LOG_WARNING, d, "%s; disconnecting this device (other devices are not affected)", why);
 	disconnect(d);
 	set_state(d, XB_CLOSING);
 }
@@ -232,7 +234,7 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 		store_device_release(d->sdev);
 	mirror_close(d);
 	journal_remove(d);
-	dlog(d, "removed (%s)", why);
+	dlog_at(LOG_NOTICE, d, "removed (%s)", why);
 	if (d->run)
 		run_device_gone(b, d->run, domain_dead);
 	/* Our directory, and the frontend's when the toolstack detached it:
@@ -272,7 +274,7 @@ static int device_setup(struct device *d)
 	free(feid);
 	free(dev);
 	if (bad) {
-		dev_error(d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
+		dev_error(LOG_WARNING, d, "backend directory %s is inconsistent (frontend must be %s, frontend-id %u, "
 		          "dev the name of devid %u); fix the toolstack's entries",
 		       d->bpath, expect, d->domid, d->devid);
 		set_state(d, XB_CLOSED);
@@ -283,11 +285,11 @@ static int device_setup(struct device *d)
 	int gone = 0;
 	d->run = run_for_domain(b, d->domid, &gone);
 	if (!d->run && gone) {
-		dlog(d, "domain %u is being destroyed: no run started for this device", d->domid);
+		dlog_at(LOG_INFO, d, "domain %u is being destroyed: no run started for this device", d->domid);
 		return -1;
 	}
 	if (!d->run) {
-		dev_error(d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
+		dev_error(LOG_ERR, d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
@@ -299,14 +301,14 @@ static int device_setup(struct device *d)
 			d->sdev = NULL;
 		/* What it already holds counts against --max-run-bytes. */
 		else if (store_device_chunks(b->store, info.device_id, note_stored_chunk, d) != 0)
-			dlog(d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
+			dlog_at(LOG_ERR, d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
 			     store_errmsg(b->store));
 	} else if (store_device_create(b->store, d->run->run_id, d->vdev, (int32_t)d->devid,
 	                               b->opt.capacity, &d->sdev) != 0) {
 		d->sdev = NULL;
 	}
 	if (!d->sdev) {
-		dev_error(d, "cannot open its data in the store: %s", store_errmsg(b->store));
+		dev_error(LOG_ERR, d, "cannot open its data in the store: %s", store_errmsg(b->store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
@@ -318,12 +320,12 @@ static int device_setup(struct device *d)
 	}
 	if (b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT) {
 		if (mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
-			dev_error(d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
+			dev_error(LOG_ERR, d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
 			set_state(d, XB_CLOSED);
 			return -1;
 		}
 	} else if (b->opt.mirror_raw && mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
-		dlog(d, "raw mirror unavailable (continuing without it)");
+		dlog_at(LOG_WARNING, d, "raw mirror unavailable (continuing without it)");
 	}
 
 	struct store_device_info si;
@@ -352,7 +354,7 @@ static int device_setup(struct device *d)
 	snprintf(path, sizeof(path), "%s/state", d->fpath);
 	xs_watch(b->xs, path, "fe");
 	d->initialised = 1;
-	dlog(d, "device attached (devid %u, %llu sectors)", d->devid,
+	dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
 	     (unsigned long long)si.capacity_sectors);
 	/* A backend restarted under a connected guest stays Connected. */
 	if (d->bstate != XB_CONNECTED)
@@ -374,7 +376,7 @@ static int connect_ring(struct device *d)
 	char why[160];
 
 	if (xsv_frontend_ring(frontend_get, d, &r, why, sizeof(why)) != 0) {
-		dev_error(d, "%s", why);
+		dev_error(LOG_WARNING, d, "%s", why);
 		return -1;
 	}
 	uint32_t pages = r.pages, *refs = r.refs, port = r.port;
@@ -382,12 +384,12 @@ static int connect_ring(struct device *d)
 
 	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
 	if (!mem) {
-		dev_error(d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
+		dev_error(LOG_WARNING, d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
 		return -1;
 	}
 	int lport = plat_evtchn_bind_interdomain(b->evt, d->domid, port);
 	if (lport < 0) {
-		dev_error(d, "cannot bind event channel %u: %s", port, strerror(errno));
+		dev_error(LOG_WARNING, d, "cannot bind event channel %u: %s", port, strerror(errno));
 		plat_gnttab_unmap(b->gnt, mem, pages);
 		return -1;
 	}
@@ -408,7 +410,7 @@ static int connect_ring(struct device *d)
 	snprintf(path, sizeof(path), "%s/error", d->bpath);
 	xs_rm(b->xs, XBT_NULL, path);
 	d->last_error[0] = '\0';
-	dlog(d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
+	dlog_at(LOG_NOTICE, d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
 	     pages, d->ring.slots, blkif_abi_name(abi), port,
 	     ring_pending_requests(&d->ring) > 0 ? (unsigned)ring_pending_requests(&d->ring) : 0);
 	return 0;
@@ -447,7 +449,7 @@ static void device_refresh(struct device *d)
 	switch (fs) {
 	case XB_INITIALISING:
 		if (d->bstate == XB_CLOSED) {
-			dlog(d, "frontend reinitialising: ready to reconnect");
+			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
 			set_state(d, XB_INITWAIT);
 		}
 		break;
@@ -478,7 +480,7 @@ static void device_refresh(struct device *d)
 		return;
 	}
 	if (!d->online && d->bstate != XB_CLOSING && d->bstate != XB_CLOSED) {
-		dlog(d, "toolstack set online=0: closing");
+		dlog_at(LOG_NOTICE, d, "toolstack set online=0: closing");
 		set_state(d, XB_CLOSING);
 	}
 }
@@ -615,7 +617,7 @@ static int fe_event_allowed(struct device *d)
 	if (!d->fe_deferred)
 		d->fe_deferred = now; /* looked at FE_DEFERRED_US from now */
 	if (!d->fe_flood_logged) {
-		dlog(d, "xenstore event flood from the frontend (over %.0f events/s): this device is "
+		dlog_at(LOG_WARNING, d, "xenstore event flood from the frontend (over %.0f events/s): this device is "
 		        "looked at every %d ms until it calms down",
 		     FE_EVENTS_PER_S, FE_DEFERRED_US / 1000);
 		d->fe_flood_logged = 1;

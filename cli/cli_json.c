@@ -54,7 +54,13 @@ json_t *json_run(const struct store_run *r, int64_t now_us)
 	json_object_set_new(o, "started_us", json_integer(r->started_us));
 	json_object_set_new(o, "ended", time_or_null(r->ended_us));
 	json_object_set_new(o, "ended_us", r->ended_us ? json_integer(r->ended_us) : json_null());
-	json_object_set_new(o, "duration_us", json_integer(end > r->started_us ? end - r->started_us : 0));
+	/* a running run whose backend is gone has no known end: no duration */
+	json_object_set_new(o, "duration_us", r->backend_gone ? json_null()
+	                    : json_integer(end > r->started_us ? end - r->started_us : 0));
+	/* null once the run ended: no backend is needed any more */
+	json_object_set_new(o, "backend_alive", r->state != STORE_RUN_RUNNING ? json_null()
+	                    : json_boolean(!r->backend_gone));
+	json_object_set_new(o, "end_reason", r->end_reason[0] ? json_guest(r->end_reason) : json_null());
 	json_object_set_new(o, "host", r->host[0] ? json_guest(r->host) : json_null());
 	json_object_set_new(o, "backend_version",
 	                    r->backend_version[0] ? json_guest(r->backend_version) : json_null());

@@ -69,13 +69,16 @@ static void print_table(const struct rows *rows, int64_t now)
 		const struct store_run *r = &rows->v[i];
 		cli_format_time(r->started_us, t, sizeof(t));
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
+		if (r->backend_gone)
+			snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
 		printf("%6lld  ", (long long)r->run_id);
 		safe_text_print(stdout, r->name, namew);
 		if (r->domid >= 0)
 			printf("  %5d", r->domid);
 		else
 			printf("  %5s", "-");
-		printf("  %-20s  %9s  %-8s  ", t, d, store_run_state_name(r->state));
+		printf("  %-20s  %9s  %-8s  ", t, d,
+		       r->backend_gone ? "running (backend down)" : store_run_state_name(r->state));
 		print_bytes(r->prof_bytes, 10);
 		printf("  ");
 		print_bytes(r->hp_bytes, 10);

@@ -76,14 +76,24 @@ static void print_run_text(const struct store_run *r)
 		printf("  domid           -\n");
 	printf("  uuid            ");
 	safe_text_print(stdout, r->uuid[0] ? r->uuid : "-", 0);
-	printf("\n  state           %s\n", store_run_state_name(r->state));
+	printf("\n  state           %s%s", store_run_state_name(r->state),
+	       r->backend_gone ? " (backend down: nothing is being recorded; its end is not known yet)" : "");
+	if (r->end_reason[0]) {
+		printf(" (");
+		safe_text_print(stdout, r->end_reason, 0);
+		printf(")");
+	}
+	printf("\n");
 	cli_format_time(r->started_us, t, sizeof(t));
 	printf("  started         %s\n", t);
 	cli_format_time(r->ended_us, t, sizeof(t));
 	printf("  ended           %s\n", t);
 	cli_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d,
 	                    sizeof(d));
-	printf("  duration        %s%s\n", d, r->ended_us ? "" : " (still running)");
+	if (r->backend_gone)
+		printf("  duration        unknown (no backend running)\n");
+	else
+		printf("  duration        %s%s\n", d, r->ended_us ? "" : " (still running)");
 	printf("  host            ");
 	safe_text_print(stdout, r->host[0] ? r->host : "-", 0);
 	printf("\n  recorded by     ");

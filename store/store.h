@@ -35,7 +35,7 @@
  * write costs in dom0's disk; backend/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -129,11 +129,23 @@ struct store_run {
 	int64_t hp_bytes;
 	int64_t trace_bytes;           /* a MirageOS trace's packets kept; -1: none */
 	int ndevices;
+	/* Why it ended, when the writer said ("" for most runs; e.g. a run
+	 * whose domain died while no backend ran).  Schema 6 on. */
+	char end_reason[256];
+	/* A running capture run whose backend is not running (it was killed
+	 * or stopped while the guest lived): nothing is being added to it
+	 * and its end is not known yet.  0 while a backend holds the store,
+	 * and when that cannot be told from here (the run is another
+	 * host's). */
+	int backend_gone;
 };
 
 int store_run_begin(struct store *s, struct store_run *run); /* sets run_id */
 int store_run_end(struct store *s, int64_t run_id, enum store_run_state state,
                   int64_t ended_us);
+/* store_run_end with the reason kept and shown with the run (NULL: none). */
+int store_run_end_why(struct store *s, int64_t run_id, enum store_run_state state,
+                      int64_t ended_us, const char *why);
 /* Removes a run with its devices and data (their data-file slots wait to
  * be given back like any freed slot).  In the caller's batch, or its own. */
 int store_run_delete(struct store *s, int64_t run_id);

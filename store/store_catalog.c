@@ -5,8 +5,10 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "store_internal.h"
 
@@ -202,6 +204,12 @@ int store_run_delete(struct store *s, int64_t run_id)
 
 int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, int64_t ended_us)
 {
+	return store_run_end_why(s, run_id, state, ended_us, NULL);
+}
+
+int store_run_end_why(struct store *s, int64_t run_id, enum store_run_state state, int64_t ended_us,
+                      const char *why)
+{
 	sqlite3_stmt *st;
 	int rc, own = !s->in_batch;
 
@@ -210,7 +218,8 @@ int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, i
 	if (own && (rc = store_batch_begin(s)))
 		return rc;
 	store_blob_release(s); /* the trim rewrites chunk rows */
-	rc = sqlite3_prepare_v2(s->db, "UPDATE runs SET state = ?2, ended_us = ?3 WHERE run_id = ?1",
+	rc = sqlite3_prepare_v2(s->db,
+	                        "UPDATE runs SET state = ?2, ended_us = ?3, end_reason = ?4 WHERE run_id = ?1",
 	                        -1, &st, NULL);
 	if (rc != SQLITE_OK) {
 		rc = store_sqlite_fail(s, "ending a run");
@@ -219,6 +228,7 @@ int store_run_end(struct store *s, int64_t run_id, enum store_run_state state, i
 	sqlite3_bind_int64(st, 1, run_id);
 	sqlite3_bind_text(st, 2, store_run_state_name(state), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, ended_us ? ended_us : store_now_us());
+	sqlite3_bind_text(st, 4, why ? why : "", -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -252,7 +262,11 @@ out:
 	"(SELECT CASE WHEN status = 'ok' THEN file_size ELSE -1 END FROM devices "            \
 	"  WHERE run_id = r.run_id AND vdev = 'xvdp2' AND role = 'hp'), "                     \
 	"(SELECT count(*) FROM devices WHERE run_id = r.run_id), "                            \
-	"(SELECT write_bytes FROM devices WHERE run_id = r.run_id AND vdev = 'mprof' AND role = 'trace')"
+	"(SELECT write_bytes FROM devices WHERE run_id = r.run_id AND vdev = 'mprof' AND role = 'trace'), "
+/* end_reason came with schema 6; readers open older stores as they are. */
+#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason"
+#define RUN_COLUMNS_V5 RUN_COLUMNS "''"
+#define RUN_COLUMNS_OF(s) ((s)->schema_version >= 6 ? RUN_COLUMNS_V6 : RUN_COLUMNS_V5)
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
 {
@@ -273,6 +287,22 @@ static void load_run(sqlite3_stmt *st, struct store_run *r)
 	r->hp_bytes = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
 	r->ndevices = sqlite3_column_int(st, 12);
 	r->trace_bytes = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
+	copy_text(r->end_reason, sizeof(r->end_reason), sqlite3_column_text(st, 14));
+}
+
+/* run->backend_gone (see store.h).  *owner caches store_owner_alive over
+ * a listing (-2: not read yet). */
+static void mark_backend(struct store *s, struct store_run *r, int *owner)
+{
+	char host[STORE_NAME_MAX] = "";
+
+	if (r->state != STORE_RUN_RUNNING || strcmp(r->source, "capture") != 0)
+		return;
+	if (gethostname(host, sizeof(host) - 1) != 0 || strcmp(host, r->host) != 0)
+		return; /* another host's run: its backend cannot be seen from here */
+	if (*owner == -2)
+		*owner = store_owner_alive(s);
+	r->backend_gone = *owner == 0;
 }
 
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
@@ -280,13 +310,18 @@ int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT " RUN_COLUMNS " FROM runs r WHERE r.run_id = ?1", -1,
-	                       &st, NULL) != SQLITE_OK)
+	char sql[2048];
+	int owner = -2;
+
+	snprintf(sql, sizeof(sql), "SELECT %s FROM runs r WHERE r.run_id = ?1", RUN_COLUMNS_OF(s));
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reading a run");
 	sqlite3_bind_int64(st, 1, run_id);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		load_run(st, out);
+		mark_backend(s, out, &owner);
+	}
 	sqlite3_finalize(st);
 	if (rc == SQLITE_DONE)
 		return store_fail(s, STORE_ENOTFOUND,
@@ -361,15 +396,18 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	 * picks run ids only; the rows are then read in run_id order, so no
 	 * result set of whole rows is sorted (a quarter of the time at 10,000
 	 * runs). */
-	rc = sqlite3_prepare_v2(s->db,
-	                        "SELECT " RUN_COLUMNS " FROM runs r WHERE r.run_id IN"
-	                        " (SELECT run_id FROM runs"
-	                        "   WHERE (?1 IS NULL OR state = ?1)"
-	                        "     AND (?2 IS NULL OR name GLOB ?2)"
-	                        "     AND (?3 IS NULL OR started_us >= ?3)"
-	                        "   ORDER BY run_id DESC LIMIT ?4)"
-	                        " ORDER BY r.run_id",
-	                        -1, &st, NULL);
+	char sql[2048];
+	int owner = -2;
+	snprintf(sql, sizeof(sql),
+	         "SELECT %s FROM runs r WHERE r.run_id IN"
+	         " (SELECT run_id FROM runs"
+	         "   WHERE (?1 IS NULL OR state = ?1)"
+	         "     AND (?2 IS NULL OR name GLOB ?2)"
+	         "     AND (?3 IS NULL OR started_us >= ?3)"
+	         "   ORDER BY run_id DESC LIMIT ?4)"
+	         " ORDER BY r.run_id",
+	         RUN_COLUMNS_OF(s));
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(s, "listing runs");
 	if (f && f->state >= 0)
@@ -383,6 +421,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run r;
 		load_run(st, &r);
+		mark_backend(s, &r, &owner);
 		if ((cbrc = cb(ctx, &r)) != 0)
 			break;
 	}

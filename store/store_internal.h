@@ -144,6 +144,8 @@ int store_exec_stmt(struct store *s, enum store_stmt_id id);
 int store_schema_migrate(struct store *s);
 /* 0 if the open database is usable at STORE_SCHEMA_VERSION by this mode. */
 int store_schema_check(struct store *s, int *version);
+/* 1: a profile-backend owns the store now; 0: none does; -1: unknown. */
+int store_owner_alive(struct store *s);
 
 /* Binds ST_DEVICE_UPDATE's parameters from info. */
 void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *info);

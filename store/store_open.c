@@ -106,15 +106,13 @@ static int check_private_dir(struct store *s)
 	return 0;
 }
 
-/* Who holds the flock on fd's file, from /proc/locks (0: unknown). */
-static long flock_holder(int fd)
+/* Who holds the flock on the file st describes, from /proc/locks (0:
+ * nobody, or unknown). */
+static long flock_holder_of(const struct stat *st)
 {
-	struct stat st;
 	char line[256];
 	long who = 0;
 
-	if (fstat(fd, &st) != 0)
-		return 0;
 	FILE *f = fopen("/proc/locks", "re");
 	if (!f)
 		return 0;
@@ -126,12 +124,59 @@ static long flock_holder(int fd)
 		if (strstr(line, "->") ||
 		    sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &pid, &maj, &min, &ino) != 5)
 			continue;
-		if (strcmp(kind, "FLOCK") == 0 && maj == major(st.st_dev) && min == minor(st.st_dev) &&
-		    ino == (unsigned long long)st.st_ino)
+		if (strcmp(kind, "FLOCK") == 0 && maj == major(st->st_dev) && min == minor(st->st_dev) &&
+		    ino == (unsigned long long)st->st_ino)
 			who = pid;
 	}
 	fclose(f);
 	return who;
+}
+
+static long flock_holder(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 ? flock_holder_of(&st) : 0;
+}
+
+/*
+ * The owner's mark for readers: beside its flock, the owner holds an
+ * open-file-description read lock on one byte of the database file far
+ * past anything SQLite locks (its bytes are at 1 GiB) or any store grows
+ * to.  A reader asks with F_OFD_GETLK whether that byte could be written
+ * (store_owner_alive): a question, not a lock, so a backend starting at
+ * that instant is never refused, and the kernel drops the mark whatever
+ * kills the owner (kill -9 included); a pid kept in the store could be
+ * reused or another boot's.  Not the flock itself: flock has no test but
+ * taking it, and reading /proc/locks stalls every file lock on the host
+ * while it is read (the kernel takes a global lock for it), the backend's
+ * SQLite locks included: readers polling it cost a tracing guest packets.
+ * OFD locks belong to the open file, not the process, so SQLite closing
+ * its own descriptors never drops the mark.
+ */
+#define OWNER_MARK_BYTE ((off_t)0x4000000000000000LL)
+
+static void mark_owner(struct store *s)
+{
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	/* Without the mark readers only miss that the backend is down. */
+	(void)fcntl(s->lock_fd, F_OFD_SETLK, &fl);
+}
+
+int store_owner_alive(struct store *s)
+{
+	if (s->mode == STORE_OWNER)
+		return 1;
+	/* The descriptor stays open until store_close, after SQLite's own:
+	 * closing a descriptor of the database would drop the POSIX locks
+	 * SQLite holds on it (per process, per file). */
+	if (s->lock_fd < 0)
+		s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->lock_fd < 0)
+		return -1;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	if (fcntl(s->lock_fd, F_OFD_GETLK, &fl) != 0)
+		return -1;
+	return fl.l_type != F_UNLCK;
 }
 
 /*
@@ -159,6 +204,7 @@ static int take_owner_lock(struct store *s)
 		                  "profile-backend may write a database: stop it or use another --db",
 		                  s->path, who);
 	}
+	mark_owner(s);
 	return 0;
 }
 

@@ -195,6 +195,10 @@ static const char *const migrations[] = {
 	"  kept_us   INTEGER NOT NULL,"
 	"  PRIMARY KEY (device_id, seq)"
 	") WITHOUT ROWID;",
+
+	/* 5 -> 6: why a run ended, when the backend knows better than its
+	 * state says (a run whose domain died while no backend ran). */
+	"ALTER TABLE runs ADD COLUMN end_reason TEXT NOT NULL DEFAULT '';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

@@ -11,7 +11,8 @@ INT, STR, BOOL, NUL = "int", "str", "bool", "null"
 RUN = {
     "run_id": [INT], "name": [STR], "domid": [INT, NUL], "uuid": [STR, NUL],
     "state": [STR], "source": [STR], "started": [STR, NUL], "started_us": [INT],
-    "ended": [STR, NUL], "ended_us": [INT, NUL], "duration_us": [INT],
+    "ended": [STR, NUL], "ended_us": [INT, NUL], "duration_us": [INT, NUL],
+    "backend_alive": [BOOL, NUL], "end_reason": [STR, NUL],
     "host": [STR, NUL], "backend_version": [STR, NUL], "prof_bytes": [INT, NUL],
     "hp_bytes": [INT, NUL], "trace_bytes": [INT, NUL], "ndevices": [INT],
 }

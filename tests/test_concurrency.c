@@ -353,6 +353,12 @@ static void test_migration_v1(void)
 	CHECK(store_batch_begin(s) == 0 && store_write(d, &seg, 1) == 0 && store_batch_commit(s) == 0,
 	      "write after the upgrade: %s", store_errmsg(s));
 	store_device_release(d);
+	/* Schema 6: the old run has no end reason; one ended now keeps its. */
+	struct store_run old;
+	CHECK(store_get_run(s, 1, &old) == 0 && old.end_reason[0] == '\0', "v1 run given an end reason");
+	CHECK(store_run_end_why(s, 1, STORE_RUN_CRASHED, 0, "domain gone while no backend ran") == 0 &&
+	          store_get_run(s, 1, &old) == 0 && !strcmp(old.end_reason, "domain gone while no backend ran"),
+	      "end reason not kept: '%s' (%s)", old.end_reason, store_errmsg(s));
 	store_close(s);
 	CHECK(count_rows(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "not upgraded to version %d",
 	      STORE_SCHEMA_VERSION);
@@ -651,6 +657,7 @@ static void test_data_header_upgrade(void)
 	                          "UPDATE meta SET value = '1' WHERE key = 'data_slots'; "
 	                          "DELETE FROM meta WHERE key IN ('store_id', 'data_header'); "
 	                          "DROP TABLE trace_packets; " /* schema 5's, made again */
+	                          "ALTER TABLE runs DROP COLUMN end_reason; " /* schema 6's */
 	                          "PRAGMA user_version = 3",
 	                     NULL, NULL, NULL) == SQLITE_OK,
 	        "%s", sqlite3_errmsg(raw));

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# test_service.sh - profile-backend as a service: a start that fails says
+# why on the terminal and leaves the --db it was given untouched; the
+# service manager's notifications (READY=1 once it serves, STATUS=,
+# STOPPING=1); status and stop's LSB exit codes; the priorities and the
+# journal fields of its log lines (--log-format=fields: what it would give
+# journald, checked without one); a run whose backend and host were killed
+# shown as such by readers, then ended crashed with the reason at the next
+# start.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-service.XXXXXX")
+export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
+. "$S/tests/lib.sh"
+# jv FILE EXPR: EXPR (Python, over the JSON document d) evaluated on FILE
+jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+XS="$B/xensim/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
+LISTENER=""
+cleanup() {
+	"$BACKEND" stop >/dev/null 2>&1
+	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+mkdir -p "$PROFSVC_RUN_DIR"
+chmod 700 "$PROFSVC_RUN_DIR"
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+
+# --- a start that fails says why, exits 1, and touches nothing ---------------------
+# refused DB WORDS: the daemonised start with --db DB fails, its stderr
+# names the reason (WORDS), and DB (when it exists) is byte for byte as it was.
+refused() {
+	local db=$1 words=$2 before="" after=""
+	[ -f "$db" ] && before=$(sha256sum <"$db")
+	expect 1 "$words" -- "$BACKEND" start --platform sim --db "$db"
+	[ -f "$db" ] && after=$(sha256sum <"$db")
+	[ "$before" = "$after" ] && ok || fail "start with --db $db changed it"
+	grep -q "see the system log" "$T/err" && fail "start with --db $db gave no reason: $(cat "$T/err")" || ok
+	"$BACKEND" status >/dev/null 2>&1
+	[ $? = 3 ] && ok || fail "status after the failed start with --db $db is not 3 (not running)"
+}
+refused "$T/no/such/dir/p.db" "failed to start: cannot create directory $T/no/such/dir for the database: No such file or directory"
+mkdir "$T/dir.db"
+refused "$T/dir.db" "failed to start: $T/dir.db is not a regular file"
+echo "not a database" >"$T/text.db"
+refused "$T/text.db" "failed to start: $T/text.db is not a profsvc database (not even an SQLite file)"
+sqlite3 "$T/foreign.db" "CREATE TABLE t(x); INSERT INTO t VALUES (1);"
+refused "$T/foreign.db" "failed to start: $T/foreign.db is an SQLite database but not a profsvc store"
+PROFSVC_DB="$T/newer.db" import newer "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"
+sqlite3 "$T/newer.db" "PRAGMA user_version = 99"
+refused "$T/newer.db" "failed to start: database $T/newer.db has schema version 99, newer than this profsvc"
+
+# --- status and stop when nothing runs (LSB) -------------------------------------
+expect 3 "not running" -- "$BACKEND" status
+expect 0 "not running" -- "$BACKEND" stop
+expect 0 "not running" -- "$BACKEND" stop
+
+# --- sd_notify: READY=1 once it serves, STATUS=, STOPPING=1 ------------------------
+python3 "$S/tests/notify_listen.py" "$T/notify.sock" "$T/notify.txt" &
+LISTENER=$!
+for _ in $(seq 600); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
+NOTIFY_SOCKET="$T/notify.sock" "$BACKEND" start --platform sim --foreground --log-format=fields \
+	>"$T/backend.out" 2>"$T/backend.log" &
+BPID=$!
+ready=no
+for _ in $(seq 600); do
+	if grep -q 'READY=1' "$T/notify.txt" 2>/dev/null; then
+		# READY=1 came: it serves already (its control socket answers)
+		"$BACKEND" status >/dev/null 2>&1 && ready=yes || ready=early
+		break
+	fi
+	sleep 0.05
+done
+[ $ready = yes ] && ok || fail "READY=1: $ready; notifications: $(cat "$T/notify.txt" 2>/dev/null)"
+grep -q 'READY=1.*MAINPID' "$T/notify.txt" && fail "--foreground sent MAINPID (it is the main pid)" || ok
+expect 0 "" -- "$BACKEND" status
+grep -q 'STATUS=serving 0 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 0 devices: $(cat "$T/notify.txt")"
+cat >"$T/g.cfg" <<'CFG'
+name = "svc-guest"
+kernel = "k"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+CFG
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_service; exit 1; }
+"$STUB" --mode halvm --domid "$DOM" --prof "$FIX/leak/leak-p-hc.prof" --hp "$FIX/leak/leak-p-hc.hp" -q \
+	>"$T/stub.log" 2>&1 || fail "the guest failed: $(cat "$T/stub.log")"
+for _ in $(seq 600); do grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && break; sleep 0.05; done
+grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 2 devices: $(cat "$T/notify.txt")"
+"$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
+for _ in $(seq 600); do grep -q 'ended complete' "$T/backend.log" && break; sleep 0.05; done
+grep -q 'STOPPING=1' "$T/notify.txt" && fail "STOPPING=1 before the stop" || ok
+expect 0 "" -- "$BACKEND" stop
+wait $BPID
+[ $? = 0 ] && ok || fail "the backend's exit status after SIGTERM"
+grep -q 'STOPPING=1' "$T/notify.txt" && ok || fail "no STOPPING=1 on SIGTERM: $(cat "$T/notify.txt")"
+
+# --- its log: priorities and journal fields --------------------------------------
+# field LINE-WORDS FIELDS...: the event whose MESSAGE contains LINE-WORDS
+# carries every one of FIELDS (KEY=value lines)
+field() {
+	local words=$1; shift
+	local ev
+	ev=$(awk -v RS= -v w="$words" 'index($0, w) { print; exit }' "$T/backend.log")
+	[ -n "$ev" ] || { fail "no log event '$words': $(head -c 2000 "$T/backend.log")"; return; }
+	for f in "$@"; do
+		grep -qxF -- "$f" <<<"$ev" && ok || fail "event '$words' lacks $f: $ev"
+	done
+	grep -qx 'SYSLOG_IDENTIFIER=profile-backend' <<<"$ev" && ok || fail "event '$words' lacks SYSLOG_IDENTIFIER"
+}
+RUN=$("$PROFDB" query runs --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2)
+field "started: platform sim" PRIORITY=5
+field "run $RUN: started (svc-guest" PRIORITY=5 "DOMID=$DOM" "RUN=$RUN"
+field "dom$DOM xvdp1 run $RUN: connected" PRIORITY=5 "DOMID=$DOM" VDEV=xvdp1 "RUN=$RUN"
+field "dom$DOM xvdp2 run $RUN: connected" PRIORITY=5 "DOMID=$DOM" VDEV=xvdp2 "RUN=$RUN"
+field "run $RUN: ended complete" PRIORITY=5 "DOMID=$DOM" "RUN=$RUN"
+field "signal 15: stopping" PRIORITY=5
+# an error: the store refused (err, 3), with --foreground on stderr too
+expect 1 "has schema version 99" -- "$BACKEND" start --platform sim --foreground --log-format=fields --db "$T/newer.db"
+grep -qx 'PRIORITY=3' "$T/err" && ok || fail "the refused store is not logged at err: $(cat "$T/err")"
+# a guest refused (warning, 4): a device whose backend directory lies
+"$BACKEND" start --platform sim --foreground --log-format=fields >>"$T/warn.log" 2>&1 &
+BPID=$!
+for _ in $(seq 600); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; done
+DOM=$("$XS" create --dir "$XENSIM_DIR" --name hostile)
+"$BACKEND" attach --platform sim "$DOM" vdev=xvdc >/dev/null || fail "attach xvdc to the hostile guest"
+"$STUB" --mode hostile --domid "$DOM" --seed 1 -q >"$T/hostile.log" 2>&1
+"$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null 2>&1
+"$BACKEND" stop >/dev/null
+wait $BPID
+awk -v RS= '/PRIORITY=4/ && /DOMID=/' "$T/warn.log" | grep -q . && ok ||
+	fail "no warning naming a domain from a hostile guest: $(head -c 3000 "$T/warn.log")"
+
+# --- runs whose backend is gone ---------------------------------------------------
+"$BACKEND" start --platform sim >/dev/null || fail "start for the stale run"
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_service; exit 1; }
+"$STUB" --mode halvm --domid "$DOM" --prof "$FIX/phases/phases-p-hc.prof" --hp "$FIX/phases/phases-hd-i0.01.hp" \
+	--pace 100 -q >"$T/slow.log" 2>&1 &
+GUEST=$!
+STALE=""
+for _ in $(seq 600); do
+	"$PROFDB" query runs --state running --json >"$T/runs.json" 2>/dev/null
+	STALE=$(jv "$T/runs.json" "d['runs'][-1]['run_id'] if d['runs'] else ''")
+	[ -n "$STALE" ] && break
+	sleep 0.05
+done
+[ -n "$STALE" ] || { fail "no running run"; finish test_service; exit 1; }
+"$PROFDB" query runs --state running --json >"$T/runs.json"
+[ "$(jv "$T/runs.json" "[(type(r['duration_us']).__name__, r['state'], r['backend_alive']) for r in d['runs'] if r['run_id'] == $STALE]")" = "[('int', 'running', True)]" ] && ok ||
+	fail "a live backend's run is not shown alive: $("$PROFDB" query runs --state running --json)"
+kill -9 "$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")" "$(cat "$XENSIM_DIR/xensim.pid")"
+kill "$GUEST" 2>/dev/null
+wait "$GUEST" 2>/dev/null
+# the kernel drops the backend's lock once it is dead, an instant after the signal
+for _ in $(seq 600); do "$PROFDB" query runs | grep -q 'backend down' && break; sleep 0.05; done
+expect 0 "" -- "$PROFDB" query runs
+grep -E "^ *$STALE .* \? +running \(backend down\)" "$T/out" >/dev/null && ok ||
+	fail "query runs does not show run $STALE as backend down (duration ?): $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --state running --json
+[ "$(jv "$T/out" "[(r['duration_us'], r['state'], r['backend_alive']) for r in d['runs'] if r['run_id'] == $STALE]")" = "[(None, 'running', False)]" ] && ok ||
+	fail "query runs --json: run $STALE not backend_alive false with no duration: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE"
+grep -q 'state *running (backend down' "$T/out" && ok || fail "show $STALE: $(cat "$T/out")"
+grep -q 'duration *unknown' "$T/out" && ok || fail "show $STALE: the duration still counts: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE" --json
+[ "$(jv "$T/out" "d['run']['backend_alive']")" = False ] && ok || fail "show --json $STALE: $(cat "$T/out")"
+# A new host without the domain: the next start ends the run, with the reason.
+export XENSIM_DIR="$T/xen2"
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { fail "xensim start (2)"; finish test_service; exit 1; }
+"$BACKEND" start --platform sim >/dev/null || fail "restart after the kill"
+expect 0 "" -- "$PROFDB" show "$STALE"
+grep -q 'state *crashed (domain gone while no backend ran)' "$T/out" && ok ||
+	fail "show $STALE after the restart: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" show "$STALE" --json
+[ "$(jv "$T/out" "(d['run']['state'], d['run']['backend_alive'], d['run']['end_reason'])")" = "('crashed', None, 'domain gone while no backend ran')" ] && ok ||
+	fail "show --json $STALE after the restart: $(cat "$T/out")"
+"$BACKEND" stop >/dev/null || fail "stop"
+finish test_service
