@@ -82,9 +82,11 @@ page() {
 	done
 	! grep -q '%[A-Z]*%' "$T/man.txt" && ok || fail "$f has an unsubstituted directory: $(grep '%[A-Z]*%' "$T/man.txt")"
 }
-page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=profsvc"
+page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=profsvc" \
+	"delete RUN..." "prune [--older-than DUR]" "du [-n N] [--json]" "docs/json.md"
 page 8 profile-backend "profile-backend - " "--foreground" "--run-dir DIR" "$DB_DEFAULT" "$RUN_DEFAULT/backend.sock" \
-	"PROFSVC_RUN_DIR" "disk = ['vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc']"
+	"PROFSVC_RUN_DIR" "disk = ['vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc']" \
+	"LOGS" "DOMID=" "status exits 3"
 page 1 xensim "xensim - " "--dir DIR" "XENSIM_DIR" "$simdir"
 
 # Paths with scdoc's markup characters (make distcheck's prefix has an _):
@@ -167,6 +169,10 @@ want "1 latest " "$D$compdir/profdb" profdb --db "$PROFSVC_DB" top ""
 want "complete crashed " "$D$compdir/profdb" profdb query runs --state c
 want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk 1 ""
 want "--chrome-trace --ctf " "$D$compdir/profdb" profdb export 1 --c
+want "delete diff du " "$D$compdir/profdb" profdb d
+want "--db --dry-run " "$D$compdir/profdb" profdb prune --d
+want "1 latest " "$D$compdir/profdb" profdb delete --db "$PROFSVC_DB" ""
+want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk --size 1M 1 ""
 want "start status stop " "$D$compdir/profile-backend" profile-backend st
 want "sim xen " "$D$compdir/profile-backend" profile-backend start --platform ""
 want "--dry-run " "$D$compdir/profile-backend" profile-backend create --dr
