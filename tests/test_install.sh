@@ -110,7 +110,8 @@ grep -qxF "ExecStart=$sbindir/profile-backend start --foreground --db $DB_DEFAUL
 grep -qx "Type=notify" "$U/profile-backend.service" && ok || fail "profile-backend.service is not Type=notify"
 grep -qxF "ReadWritePaths=$statedir/lib/profsvc $RUN_DEFAULT" "$U/profile-backend.service" && ok ||
 	fail "profile-backend.service's ReadWritePaths are not the configured directories"
-for line in "Restart=on-failure" "ConditionPathExists=/proc/xen/capabilities" "After=xen.service xenstored.service proc-xen.mount"; do
+for line in "Restart=on-failure" "ConditionPathExists=/proc/xen/capabilities" \
+	"ExecStartPre=+/bin/systemd-tmpfiles --create $prefix/lib/tmpfiles.d/profsvc.conf" "After=xen.service xenstored.service proc-xen.mount"; do
 	grep -qxF "$line" "$U/profile-backend.service" && ok || fail "profile-backend.service lacks $line"
 done
 # The backend opens /dev/xen/*: nothing that hides devices or makes the
@@ -123,7 +124,7 @@ grep -qF "ExecStart=$bindir/profdb --db $DB_DEFAULT serve" "$U/profdb-serve.serv
 mkdir -p "$T/units"
 for u in profile-backend profdb-serve; do
 	! grep -q '%[A-Z]*%' "$U/$u.service" && ok || fail "$u.service has an unsubstituted directory"
-	sed -e "s|^\(Exec[A-Za-z]*=[-@:+!]*\)/|\1$D/|" "$U/$u.service" >"$T/units/$u.service"
+	sed -e "s|^\(Exec[A-Za-z]*=[-@:+!]*\)$prefix/|\1$D$prefix/|" "$U/$u.service" >"$T/units/$u.service"
 	MANPATH="$D$mandir" SYSTEMD_LOG_COLOR=0 systemd-analyze verify "$T/units/$u.service" >"$T/verify" 2>&1 &&
 		! [ -s "$T/verify" ] && ok || fail "systemd-analyze verify $u.service: $(cat "$T/verify")"
 done
