@@ -31,17 +31,19 @@ static const char usage[] =
 	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
 	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
 	"  as NAME-RUN.prof and NAME-RUN.hp; DIR is made (with its parents, mode\n"
-	"  0755) if missing.  An existing file is replaced only with --force.\n"
+	"  0755) if missing.  An existing file (any output) is replaced only with\n"
+	"  --force.\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
 	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n";
 
 static const char usage_disk[] =
-	"usage: profdb export-disk [--size SIZE] RUN VDEV FILE\n"
+	"usage: profdb export-disk [--size SIZE] [--force] RUN VDEV FILE\n"
 	"  VDEV is xvdp1, xvdp2 (or prof, hp).  The image is SIZE bytes (K, M, G, T:\n"
 	"  binary units; whole 512-byte sectors, at least what the guest wrote);\n"
 	"  by default what the guest wrote rounded up to a whole MiB, never more\n"
-	"  than the device (a backend's devices are 1 TiB, mostly never written).\n";
+	"  than the device (a backend's devices are 1 TiB, mostly never written).\n"
+	"  An existing FILE is replaced only with --force.\n";
 
 static int out_cb(void *ctx, uint64_t off, const void *data, size_t len)
 {
@@ -80,6 +82,19 @@ static const char *target_path(const struct store_run *run, const struct target 
 }
 
 /* mkdir -p DIR, mode 0755 (less the umask) for what it makes. */
+/* 0 if path may be written: absent, standard output, or --force; else
+ * says so.  Checked for every output before anything is written, so a
+ * refusal leaves no partial export. */
+static int may_write(const char *path, int force)
+{
+	struct stat st;
+
+	if (!path || force || strcmp(path, "-") == 0 || lstat(path, &st) != 0)
+		return 0;
+	cli_err("%s exists; nothing exported (--force replaces it)", path);
+	return -1;
+}
+
 static int make_dirs(const char *dir)
 {
 	char p[4096];
@@ -256,6 +271,9 @@ int cmd_export(const char *db, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	int trace = ctf || trace_json || chrome;
+	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
+	if (may_write(speedscope, force) || may_write(trace_json, force) || may_write(chrome, force))
+		return 1;
 	if (trace && !dir && !t[0].explicit && !t[1].explicit) {
 		if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
 			return 1;
@@ -350,6 +368,7 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"size", required_argument, NULL, 'z'},
+		{"force", no_argument, NULL, 'f'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -359,11 +378,13 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	uint64_t size = 0;
 	const char *size_arg = NULL;
 	int64_t id;
-	int rc = 1, c;
+	int rc = 1, c, force = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'z') {
+		if (c == 'f') {
+			force = 1;
+		} else if (c == 'z') {
 			size_arg = optarg;
 			if (parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
 				cli_err("--size %s: give a size in whole 512-byte sectors (e.g. 64M)", optarg);
@@ -386,6 +407,8 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		cli_err("a disk image must be a seekable file, not standard output");
 		return EXIT_USAGE;
 	}
+	if (may_write(argv[3], force) != 0)
+		return 1;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	if (cli_resolve_run(s, argv[1], &id) != 0)

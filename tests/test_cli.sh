@@ -178,6 +178,15 @@ expect 1 "holds 65536 bytes; give at least that" -- "$PROFDB" export-disk --size
 [ ! -e "$T/short.disk" ] && ok || fail "a refused export-disk left a file"
 expect 2 "whole 512-byte sectors" -- "$PROFDB" export-disk --size 1000 1 xvdp1 "$T/odd.disk"
 expect 2 "whole 512-byte sectors" -- "$PROFDB" export-disk --size lots 1 xvdp1 "$T/odd.disk"
+# every output, not only the profiles: an image, a speedscope file
+expect 1 "small.disk exists; nothing exported (--force replaces it)" -- "$PROFDB" export-disk 1 xvdp1 "$T/small.disk"
+expect 0 "" -- "$PROFDB" export-disk --force --size 64K 1 xvdp1 "$T/small.disk"
+[ "$(stat -c %s "$T/small.disk")" = 65536 ] && ok || fail "export-disk --force did not replace the image"
+printf 'mine' >"$T/mine.json"
+expect 1 "mine.json exists; nothing exported" -- "$PROFDB" export 1 --speedscope "$T/mine.json"
+[ "$(cat "$T/mine.json")" = mine ] && ok || fail "a refused --speedscope wrote"
+expect 0 "" -- "$PROFDB" export 1 --speedscope "$T/mine.json" --force
+grep -q speedscope "$T/mine.json" && ok || fail "export --speedscope --force did not replace the file"
 
 # --- guest-controlled names -----------------------------------------------------------
 expect 0 "" -- "$PROFDB" import-disk --name '../../etc/x' "$T/prof.disk"

@@ -158,7 +158,11 @@ expect 1 "no MirageOS trace" -- "$PROFDB" export 1 --ctf "$T/none" # the importe
 expect 1 "not empty" -- "$PROFDB" export "$R" --ctf "$T/kinds.ctf"
 
 # --- 100x the ring at a guest's pace: nothing lost -----------------------------------
-mirage hundred --pages 4 --events 64000 --rate 15000
+# 8000 events/s fill the 16 KiB ring in about 50 ms: a quarter of the rate
+# the backend keeps up with (docs/performance.md), so a test host busy with
+# other suites (2 cores, sanitizers) still leaves it room.  Outrunning the
+# snapshots is the next test's job.
+mirage hundred --pages 4 --events 64000 --rate 8000
 exported hundred exact
 bytes=$(sqlite3 "$PROFSVC_DB" "select sum(bytes) from trace_packets join devices using (device_id) join runs using (run_id) where name = 'hundred'")
 [ "${bytes:-0}" -ge $((100 * 16384)) ] && ok || fail "hundred: only $bytes bytes kept (100x a 16 KiB ring wanted)"
