@@ -176,7 +176,7 @@ grep -q 'trace run .*: packets [0-9]*-[0-9]* lost: the guest overwrote them' "$T
 	fail "outrun: the loss was not logged"
 
 # --- a guest crashing inside an event --------------------------------------------------
-mirage crash --pages 4 --events 20000 --rate 20000 --crash-at 7777
+mirage crash --pages 4 --events 20000 --rate 8000 --crash-at 7777 # the pace of "hundred"
 # killed by its domain's destruction, after logging exactly the events before
 [ "$(wc -l <"$T/crash.jsonl")" = 7777 ] && grep -q 'exit 137' "$T/crash.stub" && ok ||
 	fail "crash: the stub did not crash at event 7777: $(wc -l <"$T/crash.jsonl") events, $(cat "$T/crash.stub")"
