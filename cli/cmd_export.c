@@ -19,11 +19,12 @@
 #include "../store/store_export.h"
 #include "cli_profile.h"
 #include "cli_trace.h"
+#include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage]\n"
+	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage] [--json]\n"
 	"                         [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
 	"                         [--chrome-trace FILE]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
@@ -32,13 +33,13 @@ static const char usage[] =
 	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
 	"  as NAME-RUN.prof and NAME-RUN.hp; DIR is made (with its parents, mode\n"
 	"  0755) if missing.  An existing file (any output) is replaced only with\n"
-	"  --force.\n"
+	"  --force.  --json lists the profile files written (docs/json.md).\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
 	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n";
 
 static const char usage_disk[] =
-	"usage: profdb export-disk [--size SIZE] [--force] RUN VDEV FILE\n"
+	"usage: profdb export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
 	"  VDEV is xvdp1, xvdp2 (or prof, hp).  The image is SIZE bytes (K, M, G, T:\n"
 	"  binary units; whole 512-byte sectors, at least what the guest wrote);\n"
 	"  by default what the guest wrote rounded up to a whole MiB, never more\n"
@@ -123,9 +124,17 @@ static int make_dirs(const char *dir)
 	return 0;
 }
 
-/* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do. */
+/* One file written, as --json lists it (docs/json.md "exported"). */
+static json_t *json_exported(int64_t run_id, const char *vdev, const char *path, uint64_t bytes)
+{
+	return json_pack("{s:I,s:s,s:o,s:I}", "run_id", (json_int_t)run_id, "vdev", vdev, "path",
+	                 json_guest(path), "bytes", (json_int_t)bytes);
+}
+
+/* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do.
+ * The file is said on info, or added to files (--json). */
 static int export_one(struct store *s, const struct store_run *run, const struct target *t,
-                      const char *dir, int salvage, FILE *info)
+                      const char *dir, int salvage, FILE *info, json_t *files)
 {
 	const char *ext = t->role == STORE_ROLE_PROF ? "prof" : "hp";
 	struct store_device_info dev;
@@ -169,7 +178,9 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size);
 	else if (rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT)
 		cli_warn("%s of run %lld salvaged: %s", dev.vdev, (long long)run->run_id, rep.note);
-	if (strcmp(path, "-") != 0)
+	if (files)
+		json_array_append_new(files, json_exported(run->run_id, dev.vdev, path, rep.size));
+	else if (strcmp(path, "-") != 0)
 		fprintf(info, "run %lld %s -> %s (%llu bytes)\n", (long long)run->run_id, dev.vdev,
 		        path, (unsigned long long)rep.size);
 	return 0;
@@ -213,6 +224,7 @@ int cmd_export(const char *db, int argc, char **argv)
 		{"ctf", required_argument, NULL, 'C'},  {"trace-json", required_argument, NULL, 'J'},
 		{"chrome-trace", required_argument, NULL, 'T'},
 		{"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *speedscope = NULL, *ctf = NULL, *trace_json = NULL, *chrome = NULL;
@@ -222,7 +234,7 @@ int cmd_export(const char *db, int argc, char **argv)
 	struct store *s;
 	struct stat st;
 	int64_t id;
-	int salvage = 0, c, failed = 0, to_stdout = 0, force = 0;
+	int salvage = 0, c, failed = 0, to_stdout = 0, force = 0, json = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
@@ -243,6 +255,9 @@ int cmd_export(const char *db, int argc, char **argv)
 			break;
 		case 'f':
 			force = 1;
+			break;
+		case 'j':
+			json = 1;
 			break;
 		case 'S':
 			speedscope = optarg;
@@ -286,6 +301,10 @@ int cmd_export(const char *db, int argc, char **argv)
 	if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
 		return 1;
 	to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
+	if (json && to_stdout) {
+		cli_err("--json prints on standard output: a profile cannot go there too");
+		return EXIT_USAGE;
+	}
 	/* Files not named go to DIR, or when nothing is named, to the cwd. */
 	if (dir || (!t[0].explicit && !t[1].explicit)) {
 		if (!dir)
@@ -325,10 +344,11 @@ int cmd_export(const char *db, int argc, char **argv)
 		}
 	}
 	int exported = 0;
+	json_t *files = json ? json_array() : NULL;
 	for (int i = 0; i < 2; i++) {
 		if ((int)t[i].role < 0)
 			continue;
-		int r = export_one(s, &run, &t[i], dir, salvage, to_stdout ? stderr : stdout);
+		int r = export_one(s, &run, &t[i], dir, salvage, to_stdout ? stderr : stdout, files);
 		failed |= r == 1;
 		exported += r == 0;
 	}
@@ -337,6 +357,9 @@ int cmd_export(const char *db, int argc, char **argv)
 		failed = 1;
 	}
 	store_close(s);
+	if (files && !failed)
+		return json_print(json_pack("{s:o}", "exported", files));
+	json_decref(files);
 	return failed ? 1 : 0;
 }
 
@@ -369,6 +392,7 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	static const struct option opts[] = {
 		{"size", required_argument, NULL, 'z'},
 		{"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -378,12 +402,14 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	uint64_t size = 0;
 	const char *size_arg = NULL;
 	int64_t id;
-	int rc = 1, c, force = 0;
+	int rc = 1, c, force = 0, json = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'f') {
 			force = 1;
+		} else if (c == 'j') {
+			json = 1;
 		} else if (c == 'z') {
 			size_arg = optarg;
 			if (parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
@@ -443,9 +469,14 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	}
 	if (outfile_commit(&o) != 0)
 		goto out;
-	printf("run %lld %s -> %s (%" PRIu64 " bytes, sparse)\n", (long long)id, dev.vdev, argv[3],
-	       sectors * STORE_SECTOR_SIZE);
-	rc = 0;
+	if (json)
+		rc = json_print(json_pack("{s:[o]}", "exported",
+		                          json_exported(id, dev.vdev, argv[3], sectors * STORE_SECTOR_SIZE)));
+	else {
+		printf("run %lld %s -> %s (%" PRIu64 " bytes, sparse)\n", (long long)id, dev.vdev, argv[3],
+		       sectors * STORE_SECTOR_SIZE);
+		rc = 0;
+	}
 out:
 	store_close(s);
 	return rc;

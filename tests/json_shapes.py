@@ -2,7 +2,7 @@
 # tests/json_shapes.py - checks a profdb --json document against the
 # shapes of docs/json.md: every documented field present with its type
 # (or null where the document allows it), and no field undocumented.
-#   json_shapes.py KIND FILE    KIND: runs, show, import, check, delete, du, api_runs
+#   json_shapes.py KIND FILE    KIND: runs, show, import, export, check, delete, du, api_runs
 import json
 import sys
 
@@ -32,6 +32,7 @@ SHAPES = {
     "api_runs": {"runs": [[RUN]]},
     "show": {"run": [RUN], "devices": [[DEVICE]], "trace": [dict, NUL]},
     "import": {"run": [RUN], "devices": [[DEVICE]]},
+    "export": {"exported": [[{"run_id": [INT], "vdev": [STR], "path": [STR], "bytes": [INT]}]]},
     "check": {"check": [{"database": [STR], "ok": [BOOL], "problems": [STR, NUL]}]},
     "delete": {"deleted": [[RUN]], "skipped": [[{"run": [RUN], "reason": [STR]}]],
                "dry_run": [BOOL], "reclaimed": [RECLAIMED, NUL]},

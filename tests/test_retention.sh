@@ -20,6 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$PROFSVC_RUN_DIR"
+jx() { sqlite3 :memory: "select json_extract(readfile('$T/out'), '$1')"; }
 shape() { python3 "$S/tests/json_shapes.py" "$1" "$T/out" && ok || fail "$2: JSON not as documented: $(head -c 400 "$T/out")"; }
 nruns() { sqlite3 "$PROFSVC_DB" "select count(*) from runs"; }
 blocks() { stat -c %b "$PROFSVC_DB-data"; }
@@ -190,5 +191,13 @@ sqlite3 "$PROFSVC_DB" "pragma wal_checkpoint(truncate)" >/dev/null
 expect 0 "" -- "$PROFDB" import-disk --json --name js --hp "$T/h.disk"; shape import "import-disk"
 [ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.run.name') || ' ' || json_extract(readfile('$T/out'), '\$.devices[0].status.file_size')")" = "js $(stat -c %s "$H")" ] &&
 	ok || fail "import-disk --json: $(head -c 300 "$T/out")"
+
+# --- export, export-disk --json: the files written ------------------------------------------
+expect 0 "" -- "$PROFDB" export latest -o "$T/exp" --json; shape export "export"
+[ "$(jx '$.exported[0].vdev') $(jx '$.exported[0].bytes')" = "xvdp2 $(stat -c %s "$H")" ] && cmp -s "$H" "$(jx '$.exported[0].path')" &&
+	ok || fail "export --json: $(head -c 300 "$T/out")"
+expect 2 "cannot go there too" -- "$PROFDB" export latest --hp - --json
+expect 0 "" -- "$PROFDB" export-disk --json latest xvdp2 "$T/exp/h.img"; shape export "export-disk"
+[ "$(jx '$.exported[0].bytes')" = "$(stat -c %s "$T/exp/h.img")" ] && ok || fail "export-disk --json: $(cat "$T/out")"
 
 finish test_retention
