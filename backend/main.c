@@ -84,6 +84,7 @@ int main(int argc, char **argv)
 		{"dry-run", no_argument, NULL, 'n'},
 		{"max-trace-pages", required_argument, NULL, 'T'},
 		{"trace-poll-ms", required_argument, NULL, 'P'},
+		{"version", no_argument, NULL, 'V'},
 		/* Not in the usage: the tests' view of the journal fields. */
 		{"log-format", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
@@ -205,6 +206,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("profile-backend (profsvc) %s\n", PACKAGE_VERSION);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -452,6 +452,7 @@ int main(int argc, char **argv)
 		{"rate", required_argument, NULL, 'e'},      {"event-log", required_argument, NULL, 'E'},
 		{"withdraw", no_argument, NULL, 'W'},        {"hostile", required_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct stub_ctx c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
@@ -554,6 +555,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("frontend-stub (profsvc) %s\n", PACKAGE_VERSION);
 			return 0;
 		default:
 			fputs(usage, stderr);

@@ -60,6 +60,16 @@ for f in "$mandir/man1/profdb.1" "$mandir/man1/xensim.1" "$mandir/man8/profile-b
 	[ -s "$D$f" ] && ok || fail "$f not installed"
 done
 
+# --- --version on every program, first or after a command ---------------------------
+ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$B/Makefile")
+for v in "$bindir/profdb|" "$bindir/profdb|query runs" "$sbindir/profile-backend|" "$sbindir/profile-backend|status" \
+	"$simdir/xensim|" "$simdir/xensim|start" "$simdir/frontend-stub|"; do
+	prog=${v%%|*} args=${v#*|}
+	# shellcheck disable=SC2086 # args is words
+	out=$("$D$prog" $args --version 2>&1) && [ "$out" = "$(basename "$prog") (profsvc) $ver" ] && ok ||
+		fail "$(basename "$prog") $args --version: '$out'"
+done
+
 # --- the configured paths reach the programs ----------------------------------------
 "$D$bindir/profdb" --help >"$T/help" 2>&1
 tr '\n' ' ' <"$T/help" | grep -qF "else $DB_DEFAULT." && ok ||

@@ -340,7 +340,8 @@ int main(int argc, char **argv)
 		{"dir", required_argument, NULL, 'd'},  {"foreground", no_argument, NULL, 'f'},
 		{"name", required_argument, NULL, 'n'}, {"domid", required_argument, NULL, 'i'},
 		{"uuid", required_argument, NULL, 'u'}, {"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},       {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *dir = getenv("XENSIM_DIR"), *name = NULL, *uuid = "";
 	uint32_t domid = 0;
@@ -350,6 +351,11 @@ int main(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--version")) {
+			printf("xensim (profsvc) %s\n", PACKAGE_VERSION);
+			return 0;
+		}
 	const char *cmd = argv[1];
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
