@@ -255,7 +255,37 @@ static int put_quoted(char **out, size_t *len, size_t *cap, const char *s)
 	return 0;
 }
 
+static int load_src(const char *path, char *src, size_t len, struct xlcfg *c);
+
 int xlcfg_load(const char *path, struct xlcfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	size_t len;
+	char *src = read_config(path, &len);
+	if (!src)
+		return -1;
+	return load_src(path, src, len, c);
+}
+
+int xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct xlcfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (len > XLCFG_MAX_BYTES) {
+		fprintf(stderr, "profile-backend: %s: larger than 1 MiB: not an xl config\n", label);
+		return -1;
+	}
+	char *src = malloc(len + 1);
+	if (!src) {
+		fprintf(stderr, "profile-backend: %s: out of memory\n", label);
+		return -1;
+	}
+	memcpy(src, buf, len);
+	src[len] = '\0';
+	return load_src(label, src, len, c);
+}
+
+/* The config src (len bytes and a NUL, freed here) read as path. */
+static int load_src(const char *path, char *src, size_t len, struct xlcfg *c)
 {
 	struct lines l = {0};
 	XLU_Config *cfg = NULL;
@@ -267,11 +297,16 @@ int xlcfg_load(const char *path, struct xlcfg *c)
 		int prof;
 	} seen[MAX_DISKS];
 
-	memset(c, 0, sizeof(*c));
-	size_t len;
-	char *src = read_config(path, &len);
-	if (!src)
-		return -1;
+	/* libxlutil asserts (aborts) on a NUL inside a quoted string. */
+	const char *nul = memchr(src, '\0', len);
+	if (nul) {
+		int line = 1;
+		for (const char *p = src; p < nul; p++)
+			line += *p == '\n';
+		fprintf(stderr, "profile-backend: %s:%d: a NUL byte: not an xl config; nothing created\n", path,
+		        line);
+		goto out;
+	}
 	/* Syntax errors: libxlutil prints "path:line: config parsing error
 	 * near ..." on stderr. */
 	cfg = xlu_cfg_init(stderr, path);
@@ -354,8 +389,10 @@ int xlcfg_load(const char *path, struct xlcfg *c)
 		int bad = prof && check_prof(at, i, spec, &d) != 0;
 		seen[ndisks].vdev = d.vdev ? strdup(d.vdev) : NULL;
 		libxl_device_disk_dispose(&d);
-		if (bad || !seen[ndisks].vdev)
+		if (bad || !seen[ndisks].vdev) {
+			free(seen[ndisks].vdev); /* not yet counted in ndisks */
 			goto bad;
+		}
 		seen[ndisks].devid = vdev_to_devid(seen[ndisks].vdev);
 		seen[ndisks].prof = prof;
 		for (int k = 0; k < ndisks; k++) {

@@ -26,6 +26,9 @@ struct xlcfg {
 /* Reads and checks path; 0, or -1 with every fault said on stderr as
  * "path:line: what, and the fix".  Nothing outside is touched. */
 int xlcfg_load(const char *path, struct xlcfg *c);
+/* The same for a config already in memory (len bytes, no NUL needed),
+ * named label in what is said. */
+int xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct xlcfg *c);
 void xlcfg_free(struct xlcfg *c);
 
 #endif

@@ -106,3 +106,19 @@ put("fuzz_mprof", "gap", bytes([60, 0xff]) + mp_packet(0, mp_events) + mp_packet
 
 # ---- fuzz_xs_values: a trace ref list --------------------------------------
 put("fuzz_xs_values", "mprof-ring-ref", b"8,9,10,11\n8,,9\n4294967296\n")
+
+# ---- fuzz_xlcfg: a guest's xl config (tests/test_xlcfg.sh's cases) ----------
+xl = {
+    "one-profsvc": b'name = "g";\nmemory = 64;\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\n',
+    "two-packed": b'name="g" ; disk=["vdev=xvdp1,backendtype=profsvc","vdev=xvdp2,backendtype=profsvc"]',
+    "kept-disk": b'name = "g"\ndisk = [ "file:/srv/a b.img,xvda,w",   # xl\'s\n  # "vdev=xvdp3, backendtype=profsvc",\n  "vdev=xvdp1, backendtype=profsvc", ]\n',
+    "escapes": b'name = "q\\"x"\ndisk = [ \'file:/srv/o"b\\\\x.img,xvda,w\', "vdev=xvdp2,backendtype=profsvc" ]\n',
+    "disk-append": b'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\ndisk += [ "vdev=xvdp2, backendtype=profsvc", "file:/a,xvda,w" ]\n',
+    "positional": b'name = "g"\ndisk = [ ",,xvdp1,w,backendtype=profsvc", "/srv/r.img,raw,xvda,r" ]\n',
+    "target": b'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc, target=/srv/p.img" ]\n',
+    "bad-case": b'name = "g"\n\ndisk = [ "vdev=xvdp1, backendtype=PROFSVC", "vdev=xvdp1, backendtype = profsvc" ]\n',
+    "bad-string": b'name = "g" # a comment\n# disk = [ "x" ]\ndisk = "vdev=xvdp1, backendtype=profsvc"\n',
+    "bad-dup": b'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc", "phy:/dev/vg/a,xvdp1,w" ]\n',
+}
+for k, v in xl.items():
+    put("fuzz_xlcfg", k, v)
