@@ -142,7 +142,7 @@ dry 0 ""; served xvdp1
 printf 'name = "g\377\376"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\n' >"$C"
 dry 0 ""; served xvdp1
 printf 'name = "g"\0\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\n' >"$C"
-dry 1 "g.cfg:1: config parsing error"
+dry 1 "g.cfg:1: a NUL byte: not an xl config"
 head -c 2000000 /dev/zero | tr '\0' '#' >"$C"
 dry 1 "larger than 1 MiB: not an xl config"
 expect 1 "$T/none.cfg: No such file" -- "$BACKEND" create --dry-run "$T/none.cfg"
