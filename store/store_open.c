@@ -511,6 +511,11 @@ void store_remove_files(const char *path)
 		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
 		unlink(p);
 	}
+	/* A rollback journal exists only while a schema upgrade runs (or
+	 * after one was interrupted), but one left behind would be played
+	 * back into the next file at this path. */
+	snprintf(p, sizeof(p), "%s-journal", path);
+	unlink(p);
 }
 
 int64_t store_files_usage(const char *path)
