@@ -31,6 +31,10 @@
 
 #define BACKEND_TYPE "profsvc"
 #define BACKEND_ROOT "/local/domain/0/backend/" BACKEND_TYPE
+/* Disks of stock xl (libxl writes them, as kind vbd): ours when their
+ * hotplug script is XL_HOTPLUG_SCRIPT (docs: profile-backend(8)). */
+#define VBD_ROOT "/local/domain/0/backend/vbd"
+#define XL_HOTPLUG_SCRIPT "block-profsvc"
 #define MAX_RING_PAGE_ORDER 4u     /* up to 16 ring pages */
 #define DEFAULT_CAPACITY (1ull << 31) /* 1 TiB of sparse sectors */
 #define DEFAULT_MAX_RUN_BYTES (4ull << 30)
@@ -80,6 +84,7 @@ struct device {
 	uint32_t domid, devid;
 	char vdev[16];
 	char bpath[96];               /* our directory */
+	int xl_managed;               /* under VBD_ROOT: libxl made it and removes it */
 	char fpath[96];               /* the frontend's, as the toolstack wrote it */
 	int bstate;                   /* what we last wrote */
 	int fstate;                   /* what the frontend last said */
@@ -193,6 +198,10 @@ int devid_to_vdev(uint32_t devid, char *out, size_t len);
 
 /* xenbus.c */
 int xenbus_init(struct backend *b);
+/* xl_disks.c: stock xl's vbds with our hotplug script */
+int xl_disk_is_ours(struct backend *b, const char *bpath);
+void xl_claim(struct device *d);
+void xl_release_kernel(struct device *d, int wait);
 /* Watches fired: every event queued now is noted (path and token as
  * xenstore gave them), then acted on once per device, domain or kind. */
 void xenbus_watch_events(struct backend *b);

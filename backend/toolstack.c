@@ -95,7 +95,10 @@ static int resolve_domain(struct xs_handle *xs, const char *arg, uint32_t *domid
 }
 
 /* Both directories of one device, in one transaction. */
-static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, const char *protocol)
+/* xl: the directories as stock xl writes a `script=block-profsvc` disk
+ * (kind vbd, the script's path, type phy): how xensim plays xl. */
+static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, const char *protocol,
+                        int xl)
 {
 	int64_t devid = vdev_to_devid(vdev);
 	char fe[128], be[128], vbd[96], val[64], bdom[96];
@@ -106,7 +109,7 @@ static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, 
 	}
 	snprintf(vbd, sizeof(vbd), "/local/domain/%u/device/vbd", domid);
 	snprintf(fe, sizeof(fe), "%s/%lld", vbd, (long long)devid);
-	snprintf(bdom, sizeof(bdom), "%s/%u", BACKEND_ROOT, domid);
+	snprintf(bdom, sizeof(bdom), "%s/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid);
 	snprintf(be, sizeof(be), "%s/%lld", bdom, (long long)devid);
 	for (int tries = 0; tries < 100; tries++) {
 		unsigned len;
@@ -144,9 +147,11 @@ static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, 
 		rc |= put(xs, t, be, "frontend", fe) | put(xs, t, be, "frontend-id", val) |
 		      put(xs, t, be, "online", "1") | put(xs, t, be, "removable", "0") |
 		      put(xs, t, be, "bootable", "1") | put(xs, t, be, "state", "1") |
-		      put(xs, t, be, "dev", vdev) | put(xs, t, be, "type", BACKEND_TYPE) |
+		      put(xs, t, be, "dev", vdev) | put(xs, t, be, "type", xl ? "phy" : BACKEND_TYPE) |
 		      put(xs, t, be, "mode", "w") | put(xs, t, be, "device-type", "disk") |
-		      put(xs, t, be, "params", "");
+		      put(xs, t, be, "params", xl ? "prof" : "");
+		if (xl)
+			rc |= put(xs, t, be, "script", "/etc/xen/scripts/" XL_HOTPLUG_SCRIPT);
 		if (rc) {
 			int e = errno;
 			xs_transaction_end(xs, t, true);
@@ -164,7 +169,7 @@ static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, 
 	return -1;
 }
 
-/* "vdev=xvdp1" or "xvdp1" */
+/* "vdev=xvdp1" or "xvdp1"; ",script=block-profsvc" after it: as stock xl */
 static const char *vdev_arg(const char *a)
 {
 	return strncmp(a, "vdev=", 5) == 0 ? a + 5 : a;
@@ -182,15 +187,65 @@ int toolstack_attach(const struct options *o, const char *domain, int nvdev, cha
 	if (resolve_domain(xs, domain, &domid) == 0) {
 		rc = 0;
 		for (int i = 0; i < nvdev && !rc; i++) {
-			rc = write_device(xs, domid, vdev_arg(vdevs[i]),
-			                  o->platform == PLAT_SIM ? "x86_64-abi" : NULL) ? 1 : 0;
+			char vdev[32];
+			snprintf(vdev, sizeof(vdev), "%s", vdev_arg(vdevs[i]));
+			char *xl = strstr(vdev, ",script=" XL_HOTPLUG_SCRIPT);
+			if (xl)
+				*xl = '\0';
+			rc = write_device(xs, domid, vdev, o->platform == PLAT_SIM ? "x86_64-abi" : NULL,
+			                  xl != NULL) ? 1 : 0;
 			if (!rc)
-				printf("attached %s to domain %u\n", vdev_arg(vdevs[i]), domid);
+				printf("attached %s to domain %u\n", vdev, domid);
 		}
 	}
 	xs_close(xs);
 	plat_close(p);
 	return rc;
+}
+
+/*
+ * What libxl does to remove a vbd (libxl__initiate_device_generic_remove):
+ * online=0 and Closing in one transaction, up to 10 s for the backend to
+ * say Closed, then both directories removed (the hotplug script's
+ * "remove" runs in between; block-profsvc's has nothing to do).  On
+ * xensim this is xl block-detach; on Xen, xl itself does it.
+ */
+static int xl_style_detach(struct xs_handle *xs, uint32_t domid, int64_t devid, const char *be)
+{
+	char state[160], fe[96];
+	unsigned len;
+
+	snprintf(state, sizeof(state), "%s/state", be);
+	for (int tries = 0;; tries++) {
+		xs_transaction_t t = xs_transaction_start(xs);
+		if (!t)
+			return -1;
+		int rc = put(xs, t, be, "online", "0") | put(xs, t, be, "state", "5");
+		if (rc) {
+			xs_transaction_end(xs, t, true);
+			fprintf(stderr, "profile-backend: %s: %s\n", be, strerror(errno));
+			return -1;
+		}
+		if (xs_transaction_end(xs, t, false))
+			break;
+		if (errno != EAGAIN || tries > 100)
+			return -1;
+	}
+	int closed = 0;
+	for (int i = 0; i < 1000 && !closed; i++) {
+		char *v = xs_read(xs, XBT_NULL, state, &len);
+		closed = v && strcmp(v, "6") == 0;
+		free(v);
+		if (!closed)
+			usleep(10000);
+	}
+	if (!closed)
+		fprintf(stderr, "profile-backend: %s did not reach Closed within 10 s (is profile-backend "
+		                "running?); removed anyway, as libxl does\n", be);
+	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/%lld", domid, (long long)devid);
+	xs_rm(xs, XBT_NULL, be);
+	xs_rm(xs, XBT_NULL, fe);
+	return closed ? 0 : -1;
 }
 
 int toolstack_detach(const struct options *o, const char *domain, const char *vdev)
@@ -214,6 +269,16 @@ int toolstack_detach(const struct options *o, const char *domain, const char *vd
 	snprintf(be, sizeof(be), "%s/%u/%lld", BACKEND_ROOT, domid, (long long)devid);
 	char *v = xs_read(xs, XBT_NULL, be, &len);
 	if (!v) {
+		/* A stock xl disk: removed as libxl does it (xl block-detach). */
+		snprintf(be, sizeof(be), "%s/%u/%lld", VBD_ROOT, domid, (long long)devid);
+		v = xs_read(xs, XBT_NULL, be, &len);
+		if (v) {
+			free(v);
+			rc = xl_style_detach(xs, domid, devid, be) ? 1 : 0;
+			if (!rc)
+				printf("detached %s from domain %u\n", vdev_arg(vdev), domid);
+			goto out;
+		}
 		fprintf(stderr, "profile-backend: domain %u has no profsvc device %s\n", domid, vdev);
 		goto out;
 	}
@@ -349,7 +414,7 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 	}
 	for (int i = 0; i < c.nprof; i++) {
 		/* libxl writes protocol for PV guests: 64-bit x86 here. */
-		if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi") != 0) {
+		if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi", 0) != 0) {
 			undo_domain(o, p, domid);
 			goto close;
 		}

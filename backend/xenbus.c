@@ -128,7 +128,7 @@ struct device *device_by_port(struct backend *b, uint32_t port)
  * asked once: one that dies meanwhile fires @releaseDomain, which is the
  * next round.
  */
-enum { TODO_DEVICE, TODO_DOMAIN };
+enum { TODO_DEVICE, TODO_DOMAIN, TODO_VBD_DEVICE, TODO_VBD_DOMAIN };
 
 struct xb_todo {
 	struct {
@@ -222,6 +222,25 @@ static void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int on
 	}
 }
 
+/* Closed, in an xl device's directory if it is still there (a plain
+ * write would make a removed directory again). */
+static void xl_closed(struct device *d)
+{
+	struct backend *b = d->b;
+	for (int tries = 0; tries < 10; tries++) {
+		unsigned len;
+		xs_transaction_t t = xs_transaction_start(b->xs);
+		if (!t)
+			return;
+		char *dir = xs_read(b->xs, t, d->bpath, &len);
+		if (dir)
+			xs_put(b, t, d->bpath, "state", "%d", XB_CLOSED);
+		free(dir);
+		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+			return;
+	}
+}
+
 static void device_free(struct device *d, int domain_dead, const char *why)
 {
 	struct backend *b = d->b;
@@ -237,13 +256,19 @@ static void device_free(struct device *d, int domain_dead, const char *why)
 	dlog_at(LOG_NOTICE, d, "removed (%s)", why);
 	if (d->run)
 		run_device_gone(b, d->run, domain_dead);
-	/* Our directory, and the frontend's when the toolstack detached it:
-	 * nobody else removes nodes of a backend libxl does not know. */
-	xs_rm(b->xs, XBT_NULL, d->bpath);
-	if (domain_dead || !d->online)
-		xs_rm(b->xs, XBT_NULL, d->fpath);
-	/* .../profsvc/<domid> goes with its last device. */
-	remove_domain_dir_if_empty(b, d->domid, 0);
+	if (d->xl_managed) {
+		/* libxl's nodes: it removes them once the backend says Closed
+		 * (and waits for that before its hotplug script's remove). */
+		xl_closed(d);
+	} else {
+		/* Our directory, and the frontend's when the toolstack detached
+		 * it: nobody else removes nodes of a backend libxl does not know. */
+		xs_rm(b->xs, XBT_NULL, d->bpath);
+		if (domain_dead || !d->online)
+			xs_rm(b->xs, XBT_NULL, d->fpath);
+		/* .../profsvc/<domid> goes with its last device. */
+		remove_domain_dir_if_empty(b, d->domid, 0);
+	}
 	for (struct device **p = &b->devices; *p; p = &(*p)->next)
 		if (*p == d) {
 			*p = d->next;
@@ -433,6 +458,8 @@ static void device_refresh(struct device *d)
 		d->bstate = (int)v;
 	}
 	d->online = xs_get_u32(b, d->bpath, "online", 1, &v) == 0 ? (int)v : 1;
+	if (d->xl_managed)
+		xl_release_kernel(d, 0); /* a xen-blkback loaded since */
 	if (!xenbus_domain_alive(b, d->domid)) {
 		device_free(d, 1, "domain gone");
 		return;
@@ -479,13 +506,26 @@ static void device_refresh(struct device *d)
 		device_free(d, !xenbus_domain_alive(b, d->domid), "frontend gone");
 		return;
 	}
+	if (!d->online && d->xl_managed) {
+		/*
+		 * libxl removes the device (block-detach, and every shutdown,
+		 * reboot, destroy or save, the domain paused): it writes
+		 * online=0 and Closing and waits up to 10 s for Closed before
+		 * it goes on.  A paused or dead frontend never answers, so the
+		 * device closes now: what was acknowledged is stored already,
+		 * and nothing may keep the guest's pages mapped.
+		 */
+		dlog_at(LOG_NOTICE, d, "toolstack removes the device (online=0): closed");
+		device_free(d, 0, "removed by the toolstack");
+		return;
+	}
 	if (!d->online && d->bstate != XB_CLOSING && d->bstate != XB_CLOSED) {
 		dlog_at(LOG_NOTICE, d, "toolstack set online=0: closing");
 		set_state(d, XB_CLOSING);
 	}
 }
 
-static struct device *device_new(struct backend *b, uint32_t domid, uint32_t devid)
+static struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid)
 {
 	struct device *d = calloc(1, sizeof(*d));
 
@@ -495,7 +535,8 @@ static struct device *device_new(struct backend *b, uint32_t domid, uint32_t dev
 	d->domid = domid;
 	d->devid = devid;
 	d->online = 1;
-	snprintf(d->bpath, sizeof(d->bpath), "%s/%u/%u", BACKEND_ROOT, domid, devid);
+	d->xl_managed = xl;
+	snprintf(d->bpath, sizeof(d->bpath), "%s/%u/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid, devid);
 	if (devid_to_vdev(devid, d->vdev, sizeof(d->vdev)) != 0)
 		snprintf(d->vdev, sizeof(d->vdev), "dev%u", devid);
 	d->next = b->devices;
@@ -510,44 +551,57 @@ static int parse_id(const char *s, uint32_t max, uint32_t *out)
 	return xsv_parse_u32(s, max, out) == 0 ? 0 : -1;
 }
 
-static void refresh_path(struct backend *b, uint32_t domid, uint32_t devid)
+static void refresh_path(struct backend *b, int xl, uint32_t domid, uint32_t devid)
 {
 	struct device *d = find_device(b, domid, devid);
 
+	if (d && d->xl_managed != xl)
+		return; /* the other kind's device of that number: not this one */
 	if (!d) {
 		char path[128];
 		unsigned len;
-		snprintf(path, sizeof(path), "%s/%u/%u", BACKEND_ROOT, domid, devid);
+		snprintf(path, sizeof(path), "%s/%u/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid, devid);
 		char *v = xs_read(b->xs, XBT_NULL, path, &len);
 		if (!v)
 			return; /* a removal we already handled */
 		free(v);
-		if (!(d = device_new(b, domid, devid)))
+		if (xl && !xl_disk_is_ours(b, path))
 			return;
+		if (!(d = device_new(b, xl, domid, devid)))
+			return;
+		if (xl)
+			xl_claim(d);
 	}
 	device_refresh(d);
 }
 
-void xenbus_scan(struct backend *b)
+static void scan_root(struct backend *b, int xl)
 {
 	unsigned nd = 0, nv = 0;
-	char **doms = xs_directory(b->xs, XBT_NULL, BACKEND_ROOT, &nd);
+	const char *root = xl ? VBD_ROOT : BACKEND_ROOT;
+	char **doms = xs_directory(b->xs, XBT_NULL, root, &nd);
 
 	for (unsigned i = 0; doms && i < nd; i++) {
 		uint32_t domid, devid;
 		char path[128];
 		if (parse_id(doms[i], 32767, &domid) != 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/%u", BACKEND_ROOT, domid);
+		snprintf(path, sizeof(path), "%s/%u", root, domid);
 		char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
 		for (unsigned k = 0; devs && k < nv; k++)
 			if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
-				refresh_path(b, domid, devid);
+				refresh_path(b, xl, domid, devid);
 		free(devs);
-		if (!devs || nv == 0) /* left behind: ours to remove if the domain is gone */
+		if (!xl && (!devs || nv == 0)) /* left behind: ours to remove if the domain is gone */
 			remove_domain_dir_if_empty(b, domid, 1);
 	}
 	free(doms);
+}
+
+void xenbus_scan(struct backend *b)
+{
+	scan_root(b, 0);
+	scan_root(b, 1);
 	/* Devices whose directory vanished without an event we saw. */
 	for (struct device *d = b->devices, *next; d; d = next) {
 		next = d->next;
@@ -666,23 +720,27 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 			size_t n = strlen(d->fpath);
 			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
 				if (fe_event_allowed(d))
-					todo_add(t, d->domid, d->devid, TODO_DEVICE);
+					todo_add(t, d->domid, d->devid,
+					         d->xl_managed ? TODO_VBD_DEVICE : TODO_DEVICE);
 				return;
 			}
 		}
 		return;
 	}
-	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/<node>]]] */
+	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/<node>]]],
+	 * token "vbd": the same under backend/vbd (stock xl's disks, most of
+	 * them the kernel's: only those with our hotplug script are ours) */
 	uint32_t domid, devid;
-	switch (xsv_backend_path(BACKEND_ROOT, path, &domid, &devid)) {
+	int xl = strcmp(token, "vbd") == 0;
+	switch (xsv_backend_path(xl ? VBD_ROOT : BACKEND_ROOT, path, &domid, &devid)) {
 	case XSV_PATH_ROOT:
 		t->scan = 1;
 		break;
 	case XSV_PATH_DOMAIN:
-		todo_add(t, domid, 0, TODO_DOMAIN);
+		todo_add(t, domid, 0, xl ? TODO_VBD_DOMAIN : TODO_DOMAIN);
 		break;
 	case XSV_PATH_DEVICE:
-		todo_add(t, domid, devid, TODO_DEVICE);
+		todo_add(t, domid, devid, xl ? TODO_VBD_DEVICE : TODO_DEVICE);
 		break;
 	case XSV_PATH_OTHER:
 		break;
@@ -691,22 +749,22 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 
 /* One domain's directory changed: its devices, and devices we hold of it
  * whose directory went. */
-static void scan_domain(struct backend *b, uint32_t domid)
+static void scan_domain(struct backend *b, int xl, uint32_t domid)
 {
 	char path[128];
 	unsigned nv = 0;
 
-	snprintf(path, sizeof(path), "%s/%u", BACKEND_ROOT, domid);
+	snprintf(path, sizeof(path), "%s/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid);
 	char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
 	for (unsigned k = 0; devs && k < nv; k++) {
 		uint32_t devid;
 		if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
-			refresh_path(b, domid, devid);
+			refresh_path(b, xl, domid, devid);
 	}
 	free(devs);
 	for (struct device *d = b->devices, *next; d; d = next) {
 		next = d->next;
-		if (d->domid == domid)
+		if (d->domid == domid && d->xl_managed == xl)
 			device_refresh(d);
 	}
 }
@@ -732,10 +790,11 @@ void xenbus_watch_events(struct backend *b)
 		xenbus_scan(b);
 	} else {
 		for (size_t i = 0; i < t.n; i++) {
-			if (t.v[i].kind == TODO_DOMAIN)
-				scan_domain(b, t.v[i].domid);
+			int k = t.v[i].kind, xl = k == TODO_VBD_DOMAIN || k == TODO_VBD_DEVICE;
+			if (k == TODO_DOMAIN || k == TODO_VBD_DOMAIN)
+				scan_domain(b, xl, t.v[i].domid);
 			else
-				refresh_path(b, t.v[i].domid, t.v[i].devid);
+				refresh_path(b, xl, t.v[i].domid, t.v[i].devid);
 		}
 	}
 	if (t.released) {
@@ -760,6 +819,10 @@ int xenbus_init(struct backend *b)
 	if (!xs_mkdir(b->xs, XBT_NULL, BACKEND_ROOT))
 		return -1;
 	if (!xs_watch(b->xs, BACKEND_ROOT, "be") || !xs_watch(b->xs, "@releaseDomain", "rel"))
+		return -1;
+	/* Stock xl's disks: a watch on a path that does not exist yet is
+	 * fine (it fires when libxl makes it). */
+	if (!xs_watch(b->xs, VBD_ROOT, "vbd"))
 		return -1;
 	return 0;
 }

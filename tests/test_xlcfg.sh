@@ -14,6 +14,7 @@ export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
 . "$S/tests/lib.sh"
 XS="$B/xensim/xensim"
 BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
 cleanup() {
 	"$BACKEND" stop >/dev/null 2>&1
 	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
@@ -174,5 +175,32 @@ sleep 0.5 # a run would start as soon as a device appeared
 "$PROFDB" query runs >"$T/runs" 2>&1
 [ "$(wc -l <"$T/runs")" = "$runs_before" ] && ! grep -q dup "$T/runs" && ok ||
 	fail "a refused create left a run: $(cat "$T/runs")"
+
+# --- a stock xl disk (script=block-profsvc), as libxl writes it: taken and served ------------
+# `attach ... vdev=xvdp1,script=block-profsvc` writes the directories as xl
+# does for that disk line (backend/vbd, the script's path); what libxl does
+# next is played by hand: online=0 and Closing to remove it, and the
+# directories removed once the backend says Closed.
+DOM=$("$XS" create --dir "$XENSIM_DIR" --name xl-guest) || fail "xensim create xl-guest"
+XSR() { XENSTORED_PATH="$XENSIM_DIR/dom0/xs.sock" "$@"; }
+expect 0 "" -- "$BACKEND" attach --platform sim "$DOM" vdev=xvdp1,script=block-profsvc vdev=xvdp2,script=block-profsvc
+BE=/local/domain/0/backend/vbd/$DOM
+"$STUB" --mode halvm --domid "$DOM" --prof "$FIX/leak/leak-p-hc.prof" --hp "$FIX/phases/phases-hd-i0.01.hp" -q \
+	>"$T/stub.log" 2>&1 && ok || fail "the guest on stock xl's disks failed: $(cat "$T/stub.log")"
+R=$("$PROFDB" query runs --name xl-guest --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2)
+"$PROFDB" export "$R" --prof "$T/xl.prof" --hp "$T/xl.hp" >/dev/null 2>&1
+cmp -s "$T/xl.prof" "$FIX/leak/leak-p-hc.prof" && cmp -s "$T/xl.hp" "$FIX/phases/phases-hd-i0.01.hp" && ok ||
+	fail "stock xl disks: exports differ from what the guest wrote (run ${R:-none})"
+# libxl's removal (online=0, Closing, wait for Closed, remove): the
+# backend closes it at once (a paused or dead guest would never answer)
+expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp1
+grep -q "detached xvdp1 from domain $DOM" "$T/out" && ok || fail "detach said: $(cat "$T/out")"
+# a new attach of the same disk in the same boot is the same disk again
+expect 0 "" -- "$BACKEND" attach --platform sim "$DOM" vdev=xvdp1,script=block-profsvc
+expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp1
+expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp2
+"$PROFDB" export "$R" --prof "$T/xl2.prof" >/dev/null 2>&1
+cmp -s "$T/xl2.prof" "$FIX/leak/leak-p-hc.prof" && ok || fail "after detach and attach again, the .prof differs"
+"$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
 
 finish test_xlcfg
