@@ -1,11 +1,15 @@
 /*
- * toolstack.c - what libxl would do for a `backendtype=profsvc` disk, which
- * stock xl does not know: write the device's frontend and backend xenstore
- * directories in one transaction (keys and permissions as libxl writes
- * them for a vbd, `protocol` for PV guests), and `create GUEST.cfg` around
- * `xl create -p` / `xl unpause` (the config is read and checked by
- * xlcfg.c first; a create that fails half-way destroys what it made).  On
- * xensim, `create` makes a simulated domain instead.  attach/detach work on running or paused domains.
+ * toolstack.c - what a toolstack does for profsvc disks, for the cases
+ * stock xl cannot do alone.  `create GUEST.cfg` reads and checks the
+ * config (xlcfg.c), then hands it to stock `xl create` with each
+ * `backendtype=profsvc` disk in the form xl serves through us
+ * (`script=block-profsvc`, xl_disks.c), so that xl keeps the disks for the
+ * domain's life, reboots included.  `attach`/`detach` write and remove a
+ * device's frontend and backend directories in one transaction, either
+ * our own `backendtype=profsvc` form (keys and permissions as libxl writes
+ * them for a vbd) or, with `,script=block-profsvc`, the directories stock
+ * xl writes for that disk line.  On xensim, which has no xl, `create`
+ * makes a simulated domain and writes its devices itself.
  */
 #include "config.h"
 
@@ -374,8 +378,18 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 			fprintf(stderr, "profile-backend: %s\n", err);
 			goto close;
 		}
+		for (int i = 0; i < c.nprof; i++) {
+			/* libxl writes protocol for PV guests: 64-bit x86 here. */
+			if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi", 0) != 0) {
+				undo_domain(o, p, domid);
+				goto close;
+			}
+		}
 	} else {
-		/* Stock xl with the rest of the config, paused. */
+		/* Stock xl, with the profsvc disks in its own form
+		 * (xlcfg.c): libxl writes them and runs block-profsvc before
+		 * the guest runs, and does so again at every reboot.  xl
+		 * undoes a create that fails half-way itself. */
 		char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
 		int fd = mkstemps(tmp, 4);
 		if (fd < 0 || write(fd, c.xl_text, c.xl_len) != (ssize_t)c.xl_len) {
@@ -393,10 +407,9 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		int k = 1;
 		if (o->verbose) {
 			xl[k++] = "-vvv";
-			fprintf(stderr, "profile-backend: running xl -vvv create -p %s\n", tmp);
+			fprintf(stderr, "profile-backend: running xl -vvv create %s\n", tmp);
 		}
 		xl[k++] = "create";
-		xl[k++] = "-p";
 		xl[k++] = tmp;
 		for (int i = 0; i < argc && k < 63; i++)
 			xl[k++] = argv[i];
@@ -404,32 +417,14 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		int st = run_cmd(xl);
 		unlink(tmp);
 		if (st != 0) {
-			fprintf(stderr, "profile-backend: xl create failed (status %d)\n", st);
+			fprintf(stderr, "profile-backend: xl create failed (status %d)%s\n", st,
+			        c.nprof ? "; if xl said hotplug-error, see above (is profile-backend running?)" : "");
 			goto close;
 		}
 		if (resolve_domain(xs, c.name, &domid) != 0)
 			goto close;
 		if (o->verbose)
-			fprintf(stderr, "profile-backend: xl created domain %u (%s), paused\n", domid, c.name);
-	}
-	for (int i = 0; i < c.nprof; i++) {
-		/* libxl writes protocol for PV guests: 64-bit x86 here. */
-		if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi", 0) != 0) {
-			undo_domain(o, p, domid);
-			goto close;
-		}
-	}
-	if (o->platform == PLAT_XEN) {
-		char id[16];
-		snprintf(id, sizeof(id), "%u", domid);
-		char *unpause[] = {"xl", "unpause", id, NULL};
-		if (o->verbose)
-			fprintf(stderr, "profile-backend: %d device(s) written; xl unpause %s\n", c.nprof, id);
-		if (run_cmd(unpause) != 0) {
-			fprintf(stderr, "profile-backend: xl unpause %u failed\n", domid);
-			undo_domain(o, p, domid);
-			goto close;
-		}
+			fprintf(stderr, "profile-backend: xl created domain %u (%s)\n", domid, c.name);
 	}
 	printf("%u\n", domid);
 	rc = 0;

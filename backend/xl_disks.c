@@ -103,7 +103,7 @@ void xl_release_kernel(struct device *d, int wait)
 		close(fd);
 	if (n < 0)
 		dlog_at(LOG_ERR, d, "cannot take %s over from the kernel's xen-blkback (%s: %s): it "
-		        "may serve the guest too; unload xen-blkback or use profile-backend create",
+		        "may serve the guest too; unload it (modprobe -r xen-blkback) if this host serves no kernel vbds",
 		        name, KERNEL_VBD_UNBIND, strerror(e));
 	else
 		dlog_at(wait ? LOG_INFO : LOG_WARNING, d, "taken over from the kernel's xen-blkback%s",

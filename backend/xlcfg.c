@@ -16,9 +16,13 @@
  * given as `phy`: in xl's grammar backendtype only selects the enum, so
  * vdev, format, access, devtype and target come out as xl reads them.
  *
- * xl gets the file unchanged followed by one `disk = [...]` holding the
- * other disks, built from the parsed strings: the last assignment of a
- * setting is the one xl uses, so no text of the user's is cut or moved.
+ * xl gets the file unchanged followed by one `disk = [...]`, built from
+ * the parsed strings: the last assignment of a setting is the one xl
+ * uses, so no text of the user's is cut or moved.  In it each profsvc
+ * disk is written as stock xl takes it, `vdev=V, script=block-profsvc,
+ * target=prof` (xl_disks.c): xl then makes and removes those disks itself
+ * for the domain's whole life, a reboot included, which profile-backend
+ * could not follow from outside.
  */
 #include "config.h"
 
@@ -428,15 +432,22 @@ text:
 	}
 	memcpy(c->xl_text, src, len);
 	if (c->nprof) {
-		static const char head[] = "\n# profile-backend: the disks xl creates (the backendtype=profsvc "
-		                           "ones are written by profile-backend)\ndisk = [";
+		static const char head[] = "\n# profile-backend: the disks as stock xl takes them (each "
+		                           "backendtype=profsvc one as script=" XL_HOTPLUG_SCRIPT ")\ndisk = [";
 		memcpy(c->xl_text + c->xl_len, head, sizeof(head) - 1);
 		c->xl_len += sizeof(head) - 1;
 		int kept = 0;
 		for (int i = 0; i < n && rc == 0; i++) {
-			if (seen[i].prof)
-				continue;
+			/* A profsvc disk in the form stock xl serves through
+			 * profile-backend (xl_disks.c): what xl keeps for the
+			 * domain's life, so that a reboot brings it back. */
+			char stock[96];
 			const char *spec = xlu_cfg_get_listitem(list, i);
+			if (seen[i].prof) {
+				snprintf(stock, sizeof(stock), "vdev=%s, script=%s, target=prof", seen[i].vdev,
+				         XL_HOTPLUG_SCRIPT);
+				spec = stock;
+			}
 			if (kept++)
 				c->xl_text[c->xl_len++] = ',';
 			c->xl_text[c->xl_len++] = ' ';

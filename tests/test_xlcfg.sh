@@ -4,7 +4,7 @@
 # backendtype=PROFSVC, blanks around '=', ';' after name), escapes in
 # names, comments, trailing commas, positional disk specs; every fault
 # refused with its own message naming file:line; what xl is handed (the
-# file, then the disks that are not profsvc's); and on xensim, a refused
+# file, then every disk, profsvc's in stock xl's script= form); and on xensim, a refused
 # create leaves no domain and no run behind.
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
@@ -34,7 +34,8 @@ served() {
 		fail "$(tr '\n' '|' <"$C"): served $(grep '^# profsvc disk:' "$T/out" | tr '\n' ' '), want $*"
 }
 # xl_disks LIST: what xl reads back from the dry run's output (its last
-# disk list), through profile-backend itself (libxlutil again)
+# disk list, each profsvc disk in stock xl's script=block-profsvc form),
+# through profile-backend itself (libxlutil again)
 xl_disks() {
 	grep -v '^# profsvc disk:' "$T/out" >"$T/xl.cfg"
 	"$BACKEND" create --dry-run "$T/xl.cfg" >"$T/xl.out" 2>"$T/xl.err" ||
@@ -47,7 +48,7 @@ xl_disks() {
 
 # --- the forms the hand parser lost or misread ---------------------------------------
 cfg 'name = "g";\nmemory = 64;\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\n'
-dry 0 ""; served xvdp1; xl_disks 'disk = [ ]'
+dry 0 ""; served xvdp1; xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof" ]'
 cfg 'name="g" ; disk=["vdev=xvdp1,backendtype=profsvc","vdev=xvdp2,backendtype=profsvc"]'
 dry 0 ""; served xvdp1 xvdp2
 cfg 'name = "g"\ndisk = "vdev=xvdp1, backendtype=profsvc"\n'
@@ -84,13 +85,13 @@ dry 0 ""; served
 # --- disk lists -------------------------------------------------------------------------
 # comments and a trailing comma inside the list; an ordinary disk kept for xl
 cfg 'name = "g"\ndisk = [ "file:/srv/a b.img,xvda,w",   # xl'"'"'s\n  # "vdev=xvdp3, backendtype=profsvc",\n  "vdev=xvdp1, backendtype=profsvc", ]\n'
-dry 0 ""; served xvdp1; xl_disks 'disk = [ "file:/srv/a b.img,xvda,w" ]'
+dry 0 ""; served xvdp1; xl_disks 'disk = [ "file:/srv/a b.img,xvda,w", "vdev=xvdp1, script=block-profsvc, target=prof" ]'
 # quotes and backslashes in a kept spec survive the round trip
 cfg 'name = "g"\ndisk = [ '"'"'file:/srv/o"b\\\\x.img,xvda,w'"'"', "vdev=xvdp2,backendtype=profsvc" ]\n'
-dry 0 ""; served xvdp2; xl_disks 'disk = [ "file:/srv/o\"b\\x.img,xvda,w" ]'
+dry 0 ""; served xvdp2; xl_disks 'disk = [ "file:/srv/o\"b\\x.img,xvda,w", "vdev=xvdp2, script=block-profsvc, target=prof" ]'
 # `+=` appends to the list, as in xl
 cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\ndisk += [ "vdev=xvdp2, backendtype=profsvc", "file:/a,xvda,w" ]\n'
-dry 0 ""; served xvdp1 xvdp2; xl_disks 'disk = [ "file:/a,xvda,w" ]'
+dry 0 ""; served xvdp1 xvdp2; xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=prof", "file:/a,xvda,w" ]'
 cfg 'name = "g"\ndisk = [ ]\n'
 dry 0 ""; served
 grep -q "^# profile-backend" "$T/out" && fail "a config with no profsvc disk was rewritten" || ok

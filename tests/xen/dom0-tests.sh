@@ -21,6 +21,16 @@
 #      `profile-backend create` with no domain and no run left; a guest
 #      whose config uses ';', a positional disk spec, a trailing comma and
 #      `disk +=` created, its disks connected, its run complete
+#   9. stock xl with the documented disk line ('vdev=xvdp1,
+#      script=block-profsvc, target=prof'), the kernel's xen-blkback loaded:
+#      xl create (run complete, exports identical, libxl's vbd directories
+#      gone after); on_reboot="restart", from xl create and from
+#      `profile-backend create` (a run per boot, each complete and
+#      identical); xl block-attach and block-detach on a running guest;
+#      xl shutdown and xl destroy while the guest writes (no domain left,
+#      nodes gone, run crashed); xl save and xl restore while it writes
+#      (never a silent loss: see the checks); xl create refused, with the
+#      reason and no domain left, when profile-backend is not running
 export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
@@ -346,6 +356,159 @@ chk "8 run complete" wait_state "$R" complete
 profdb export "$R" --prof /tmp/g-forms.prof --hp /tmp/g-forms.hp 2>&1 | info export
 chk "8 .prof byte-identical" same /tmp/g-forms.prof $FX/leak-p-hc.prof
 chk "8 .hp byte-identical" same /tmp/g-forms.hp $FX/phases-hd-i0.01.hp
+
+# ---- 9 ---------------------------------------------------------------------------
+T s9-stock-xl
+STOCK="'vdev=xvdp1, script=block-profsvc, target=prof', 'vdev=xvdp2, script=block-profsvc, target=hp'"
+# xl_cfg NAME PROF HP DELAY_US AFTER [ON_REBOOT [DISKS]]: a config stock xl
+# reads; the guest's profsvc_after= says what it does once written.
+xl_cfg() {
+	guest_cfg "$1" "$2" "$3" "$4"
+	sed -i -e "s/^disk = .*/disk = [ ${7-$STOCK} ]/" -e "s/^on_reboot = .*/on_reboot = \"${6:-destroy}\"/" \
+	       -e "s/^\(extra = \".*\)\"$/\1 profsvc_after=$5\"/" "/tmp/$1.cfg"
+}
+# xlc NAME: stock `xl create`, at most 120 s (xl's monitor stays behind)
+xlc() {
+	bounded 120 "/tmp/$1.xl" xl create "/tmp/$1.cfg" && return 0
+	tail -30 "/tmp/$1.xl.err" | info "xl create $1" >&2
+	return 1
+}
+domid_of() { timeout 30 xl domid "$1" 2>/dev/null; }
+runs_of() { profdb query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | cut -d: -f2; }
+# exports_same RUN PROF HP: both exports byte-identical to the fixtures
+exports_same() {
+	profdb export "$1" --prof "/tmp/r$1.prof" --hp "/tmp/r$1.hp" >/dev/null 2>&1 &&
+		same "/tmp/r$1.prof" "$FX/$2" && same "/tmp/r$1.hp" "$FX/$3"
+}
+vbd_gone() { timeout 30 xenstore-ls "/local/domain/0/backend/vbd/$1" >/dev/null 2>&1; [ $? = 1 ]; }
+no_domain() { local l; l=$(timeout 30 xl list) && ! echo "$l" | grep -q "^$1 "; }
+# wait_hp NAME BYTES: until the guest's heap profile holds BYTES
+wait_hp() { local hp; for i in $(seq 1 600); do hp=$(hp_of "$1"); [ "${hp:-0}" -gt "$2" ] && return 0; progress; sleep 0.2; done; return 1; }
+
+# 9a: xl create with the documented line
+xl_cfg x-plain leak-p-hc.prof phases-hd-i0.01.hp 0 poweroff
+if xlc x-plain; then pass "9 stock xl create"; else fail "9 stock xl create"; fi
+D=$(domid_of x-plain)
+timeout 30 xenstore-ls "/local/domain/0/backend/vbd/$D" 2>/dev/null | head -40 | info "9 vbd"
+chk "9 the guest ran and powered off" wait_gone x-plain
+info console </var/log/xen/console/guest-x-plain.log
+chk "9 the guest saw no write error" grep -q "DOMU: profiles written" /var/log/xen/console/guest-x-plain.log
+R=$(wait_run x-plain)
+chk "9 run complete" wait_state "$R" complete
+chk "9 exports byte-identical" exports_same "$R" leak-p-hc.prof phases-hd-i0.01.hp
+chk "9 libxl's vbd directories gone" vbd_gone "$D"
+grep profile-backend /var/log/messages | grep -E "domain $D|d$D" | tail -12 | info "9 log"
+
+# 9b: on_reboot="restart", the guest rebooting after each write: a run per
+# boot, from stock xl and from `profile-backend create` (which hands xl the
+# same form, so that xl brings the disks back)
+reboots() { # NAME HOW
+	local n=0 r ok=0
+	for i in $(seq 1 240); do
+		n=0
+		for r in $(runs_of "$1"); do [ "$(state_of "$r")" = complete ] && n=$((n + 1)); done
+		[ "$n" -ge 2 ] && break
+		sleep 1; progress
+	done
+	# xl destroy while xl's monitor is between two boots destroys the old
+	# domain and the new one still comes up: again until none is left
+	for i in 1 2 3 4 5; do
+		bounded 60 /tmp/destroy xl destroy "$1" >/dev/null 2>&1
+		sleep 3
+		no_domain "$1" && break
+	done
+	wait_gone "$1" 30
+	profdb query runs --name "$1" | info "9 $2 runs"
+	chk "9 $2: two boots, two complete runs (saw $n)" test "$n" -ge 2
+	n=0
+	for r in $(runs_of "$1"); do
+		[ "$(state_of "$r")" = complete ] || continue
+		n=$((n + 1))
+		exports_same "$r" leak-p-hc.prof phases-hd-i0.01.hp && ok=$((ok + 1))
+	done
+	chk "9 $2: every complete run's exports identical ($ok of $n)" test "$ok" = "$n"
+	chk "9 $2: no domain left after xl destroy" no_domain "$1"
+}
+xl_cfg x-reboot leak-p-hc.prof phases-hd-i0.01.hp 0 reboot restart
+xlc x-reboot || fail "9 xl create x-reboot"
+reboots x-reboot "xl create, on_reboot=restart"
+tail -5 /var/log/xen/console/guest-x-reboot.log | info "9 console"
+guest_cfg c-reboot leak-p-hc.prof phases-hd-i0.01.hp 0
+sed -i -e 's/^on_reboot = .*/on_reboot = "restart"/' -e 's/^\(extra = ".*\)"$/\1 profsvc_after=reboot"/' /tmp/c-reboot.cfg
+create c-reboot >/dev/null || fail "9 profile-backend create c-reboot"
+reboots c-reboot "profile-backend create, on_reboot=restart"
+
+# 9c: xl block-attach and block-detach on a running guest (no disks at
+# create; it waits up to 120 s for them, writes, then stays up)
+xl_cfg x-hot leak-p-hc.prof phases-hd-i0.01.hp 0 hold destroy ""
+sed -i 's/profsvc_after=hold/profsvc_after=hold profsvc_wait=1200/' /tmp/x-hot.cfg
+xlc x-hot || fail "9 xl create x-hot"
+sleep 2
+for v in "xvdp1:prof" "xvdp2:hp"; do
+	chk "9 xl block-attach ${v%%:*}" bounded 60 /tmp/attach xl block-attach x-hot "vdev=${v%%:*}, script=block-profsvc, target=${v#*:}"
+done
+for i in $(seq 1 300); do grep -q "DOMU: holding" /var/log/xen/console/guest-x-hot.log && break; sleep 0.5; progress; done
+info console </var/log/xen/console/guest-x-hot.log
+chk "9 hot-attached: the guest wrote both profiles" grep -q "DOMU: profiles written" /var/log/xen/console/guest-x-hot.log
+D=$(domid_of x-hot)
+R=$(wait_run x-hot)
+chk "9 hot-attached: exports identical" exports_same "$R" leak-p-hc.prof phases-hd-i0.01.hp
+for v in xvdp1 xvdp2; do chk "9 xl block-detach $v" bounded 60 /tmp/detach xl block-detach x-hot "$v"; done
+chk "9 block-detach: libxl's vbd directories gone" vbd_gone "$D"
+timeout 30 xl block-list x-hot 2>&1 | info "9 block-list"
+bounded 60 /tmp/destroy xl destroy x-hot >/dev/null
+wait_gone x-hot 30
+chk "9 hot-plugged run complete" wait_state "$R" complete
+
+# 9d: xl shutdown and xl destroy while the guest writes
+for how in shutdown destroy; do
+	xl_cfg "x-$how" exprcalc-p.prof phases-hd-i0.01.hp 20000 poweroff
+	xlc "x-$how" || fail "9 xl create x-$how"
+	D=$(domid_of "x-$how")
+	R=$(wait_run "x-$how")
+	wait_hp "x-$how" 8000 || fail "9 x-$how: the guest did not write"
+	if [ $how = shutdown ]; then
+		chk "9 xl shutdown -w during writes" bounded 90 /tmp/sd xl shutdown -w "x-$how"
+	else
+		chk "9 xl destroy during writes" bounded 60 /tmp/destroy xl destroy "x-$how"
+	fi
+	sleep 5
+	chk "9 xl $how: no domain left 5 s later" no_domain "x-$how"
+	chk "9 xl $how: libxl's vbd directories gone" vbd_gone "$D"
+	chk "9 xl $how: run crashed" wait_state "$R" crashed
+	profdb export "$R" --hp "/tmp/x-$how.hp" >/dev/null 2>&1
+	n=$(stat -c %s "/tmp/x-$how.hp" 2>/dev/null || echo 0)
+	chk "9 xl $how: the .hp export is a prefix ($n bytes)" sh -c "[ $n -gt 8000 ] && cmp -s -n $n /tmp/x-$how.hp $FX/phases-hd-i0.01.hp"
+done
+
+# 9e: xl save and xl restore while the guest writes.  What happens is
+# reported; the checks are that nothing is lost silently: the bytes
+# written before the save stay in their run, which ends, and the restored
+# guest's writes are stored and said where.
+xl_cfg x-save exprcalc-p.prof phases-hd-i0.01.hp 20000 poweroff
+xlc x-save || fail "9 xl create x-save"
+R=$(wait_run x-save)
+wait_hp x-save 8000 || fail "9 x-save: the guest did not write"
+chk "9 xl save during writes" bounded 120 /tmp/save xl save x-save /tmp/x-save.chk
+before=$(hp_of x-save)
+chk "9 xl save: the run ends" sh -c "for i in \$(seq 50); do s=\$(profdb show $R --json | grep -o '\"state\":\"[a-z]*\"' | head -1); [ \"\$s\" != '\"state\":\"running\"' ] && exit 0; sleep 0.2; done; exit 1"
+chk "9 xl restore" bounded 120 /tmp/restore xl restore /tmp/x-save.chk
+chk "9 the restored guest finished" wait_gone x-save 240
+info console </var/log/xen/console/guest-x-save.log
+profdb query runs --name x-save | info "9 save runs"
+grep profile-backend /var/log/messages | grep -iE "x-save|restor|suspend" | tail -10 | info "9 save log"
+chk "9 xl restore: no I/O error in the guest" grep -q "DOMU: profiles written" /var/log/xen/console/guest-x-save.log
+
+# 9f: no profile-backend: xl create refused with the reason, no domain
+profile-backend stop >/dev/null 2>&1
+xl_cfg x-nobe leak-p-hc.prof leak-p-hc.hp 0 poweroff
+QUIET=1 bounded 120 /tmp/x-nobe.xl xl create /tmp/x-nobe.cfg
+rc=$?
+info "9 refused" </tmp/x-nobe.xl.err
+chk "9 xl create refused without profile-backend (exit $rc)" test "$rc" != 0
+chk "9 ... with the reason" grep -q "profile-backend is not running" /tmp/x-nobe.xl.err /var/log/xen/xen-hotplug.log
+sleep 2
+chk "9 ... and no domain left" no_domain x-nobe
 
 profile-backend stop >/dev/null 2>&1
 # Programs that died of a fault in the dom0 during the round (under TCG:

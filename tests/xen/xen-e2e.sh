@@ -52,7 +52,9 @@ W=${XQ_WORK:-/var/tmp/profsvc-xen}
 SUITE=bookworm
 MIRROR=${XQ_MIRROR:-$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null;
                          awk '$1=="deb"{print $2}' /etc/apt/sources.list 2>/dev/null || true; } | grep -v security | head -1)}
-DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd loop"
+# xen-blkback as Debian's xen init script loads it: profile-backend must
+# take stock xl's script=block-profsvc disks from it (scenario 9).
+DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop"
 FIXTURES="leak/leak-p-hc.prof leak/leak-p-hc.hp phases/phases-p-hc.prof phases/phases-hd-i0.01.hp exprcalc/exprcalc-p.prof"
 
 log() { printf '[xen-e2e %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -126,7 +128,9 @@ EOF
 
 	# ---- profsvc itself, as a user installs it --------------------------------
 	log "make install DESTDIR=<dom0 root>"
-	make -s -C "$BLD" install DESTDIR="$R" prefix=/usr/local >/dev/null
+	# (the hotplug script where libxl looks for it: Debian's Xen scripts)
+	make -s -C "$BLD" install DESTDIR="$R" prefix=/usr/local xenscriptdir=/etc/xen/scripts >/dev/null
+	[ -x "$R/etc/xen/scripts/block-profsvc" ] || { log "make install put no block-profsvc in /etc/xen/scripts"; exit 1; }
 	# The store and run directories, as systemd-tmpfiles makes them from the
 	# installed entry at boot (this dom0's /init is no systemd).
 	local type path mode
@@ -158,7 +162,10 @@ EOF
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 insmod /lib/xen-blkfront.ko*
 # profsvc_prof=, profsvc_hp=, profsvc_delay=, profsvc_wait= (tenths of a
-# second to wait for the disks) come from the kernel command line
+# second to wait for the disks), profsvc_after= (poweroff, reboot, or hold:
+# stay up until destroyed) come from the kernel command line.
+# /sbin/poweroff is what the kernel runs for `xl shutdown`.
+mkdir -p /sbin; printf '#!/bin/busybox sh\nexec /bin/busybox poweroff -f\n' >/sbin/poweroff; chmod +x /sbin/poweroff
 for a in $(cat /proc/cmdline); do case "$a" in profsvc_*=*) eval "${a#profsvc_}";; esac; done
 i=0; while { [ ! -b /dev/xvdp1 ] || [ ! -b /dev/xvdp2 ]; } && [ $i -lt "${wait:-600}" ]; do sleep 0.1; i=$((i+1)); done
 if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
@@ -171,6 +178,10 @@ if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
 else
 	echo "DOMU: no xvdp1/xvdp2"; ls /sys/block
 fi
+case "${after:-poweroff}" in
+reboot) echo "DOMU: rebooting"; sync; reboot -f ;;
+hold) echo "DOMU: holding"; sleep 600 ;;
+esac
 echo "DOMU: powering off"
 sync; poweroff -f
 EOF
@@ -187,7 +198,7 @@ mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpf
 mount -t tmpfs tmpfs /run; mkdir -p /run/lock /var/log/xen/console /var/lib/xen
 ln -sfn /proc/self/fd /dev/fd; for i in 0:stdin 1:stdout 2:stderr; do ln -sfn /proc/self/fd/${i%%:*} /dev/${i#*:}; done
 exec </dev/console >/dev/console 2>&1
-modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd loop
+modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop
 busybox syslogd -O /var/log/messages
 /etc/init.d/xen start >/dev/null
 # A heartbeat: a host that hears nothing for minutes knows the dom0 (or Xen)
