@@ -138,6 +138,7 @@ struct run {
 	int ndevices;
 	struct chunk_set chunks;      /* what it costs in the store (--max-run-bytes) */
 	int over_limit_logged;
+	int saved;                    /* its domain was shut down to be saved */
 	struct run *next;
 };
 

@@ -5,6 +5,14 @@
  * when the domain dies, "complete" if every profile device's status block
  * says closed, "crashed" otherwise.  A restarted backend adopts the runs
  * still marked running whose domains live, and ends the others.
+ *
+ * A domain saved (xl save, xl migrate) is the one exception to one run per
+ * instance: its guest suspended itself mid-profile, and a restore makes a
+ * new domain (new domid, same uuid) whose guest goes on writing where it
+ * was.  A run whose devices were removed while its domain was shut down to
+ * be saved ends crashed with RUN_SAVED_WHY; a new instance with that uuid
+ * reopens it, so that the profile stays whole in one run.  A reboot (same
+ * uuid too) never does: its run ended for another reason.
  */
 #include "config.h"
 
@@ -69,6 +77,31 @@ static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, cons
 	return r;
 }
 
+#define RUN_SAVED_WHY "the domain was saved (xl save or migrate); restoring it continues this run"
+
+/* The run that a saved domain of this uuid left, reopened for domid. */
+static struct run *continue_saved(struct backend *b, uint32_t domid, const char *uuid,
+                                  const char *name)
+{
+	int64_t id;
+	struct store_run sr;
+
+	if (!uuid[0] || store_latest_run_of_uuid(b->store, uuid, &id) != 0 ||
+	    store_get_run(b->store, id, &sr) != 0 || sr.state != STORE_RUN_CRASHED ||
+	    strcmp(sr.end_reason, RUN_SAVED_WHY) != 0)
+		return NULL;
+	if (store_run_reopen(b->store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
+		rlog_at(LOG_ERR, domid, id, "cannot continue the saved run: %s (a new run starts)",
+		        store_errmsg(b->store));
+		return NULL;
+	}
+	struct run *r = adopt(b, id, domid, uuid, name);
+	if (r)
+		rlog_at(LOG_NOTICE, domid, id, "continued: %s restored (was domain %d when saved)", name,
+		        sr.domid);
+	return r;
+}
+
 struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 {
 	char name[STORE_NAME_MAX], uuid[40];
@@ -96,6 +129,9 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 		}
 		free(ids);
 	}
+	struct run *saved = continue_saved(b, domid, uuid, name);
+	if (saved)
+		return saved;
 	struct store_run sr = {.domid = (int32_t)domid};
 	snprintf(sr.name, sizeof(sr.name), "%s", name);
 	snprintf(sr.uuid, sizeof(sr.uuid), "%s", uuid);
@@ -133,14 +169,17 @@ static int judge(void *ctx, const struct store_device_info *d)
  * still the status blocks' (a guest that closed its profiles and exited
  * meanwhile left a complete run), but the reason says that its end was
  * not seen, so that a crashed run's reader knows why it is crashed. */
-static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen)
+static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved)
 {
 	struct verdict v = {0, 0, -1, -1};
 	store_list_devices(b->store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
+	/* (a guest saved after it closed its profiles has nothing to go on
+	 * with: its run is complete) */
 	const char *why = gone_unseen ? "domain gone while no backend ran"
-	                  : st == STORE_RUN_CRASHED ? "the domain ended before closing its profiles"
-	                                            : NULL;
+	                  : st != STORE_RUN_CRASHED ? NULL
+	                  : saved                   ? RUN_SAVED_WHY
+	                                            : "the domain ended before closing its profiles";
 	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
 		rlog_at(LOG_ERR, domid, run_id, "cannot end: %s", store_errmsg(b->store));
 		return;
@@ -167,10 +206,17 @@ static void forget(struct backend *b, struct run *r)
 
 void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 {
+	/* Removed while the domain lives: is it being saved?  Asked now, as
+	 * the hypervisor forgets the domain once the toolstack destroys it
+	 * (libxl removes the disks first and waits for us). */
+	if (!domain_dead && plat_domain_suspended(b->plat, r->domid) == 1 && !r->saved) {
+		r->saved = 1;
+		rlog_at(LOG_INFO, r->domid, r->run_id, "its domain is being saved (xl save or migrate)");
+	}
 	if (r->ndevices > 0)
 		r->ndevices--;
 	if (domain_dead && r->ndevices == 0) {
-		end_run(b, r->run_id, r->domid, 0);
+		end_run(b, r->run_id, r->domid, 0, r->saved);
 		forget(b, r);
 	}
 }
@@ -180,7 +226,7 @@ void runs_domains_changed(struct backend *b)
 	for (struct run *r = b->runs, *next; r; r = next) {
 		next = r->next;
 		if (r->ndevices == 0 && !xenbus_domain_alive(b, r->domid)) {
-			end_run(b, r->run_id, r->domid, 0);
+			end_run(b, r->run_id, r->domid, 0, r->saved);
 			forget(b, r);
 		}
 	}
@@ -209,7 +255,7 @@ void runs_reconcile(struct backend *b)
 			}
 		}
 		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
-		end_run(b, sr.run_id, (uint32_t)sr.domid, 1);
+		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0);
 	}
 	free(ids);
 }

@@ -214,3 +214,8 @@ int plat_domain_destroy(struct plat *p, uint32_t domid)
 	}
 	return p->ops->domain_destroy(p, domid);
 }
+
+int plat_domain_suspended(struct plat *p, uint32_t domid)
+{
+	return p->ops->domain_suspended ? p->ops->domain_suspended(p, domid) : 0;
+}

@@ -119,6 +119,13 @@ int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *
  * and errno. */
 int plat_domain_destroy(struct plat *p, uint32_t domid);
 
+/* 1 when the domain is shut down to be saved (xl save, xl migrate: its
+ * guest suspended itself and may be restored as a new domain that goes on
+ * where it was), 0 when it is not (running, or shut down for any other
+ * reason, or gone), -1 and errno when that cannot be told.  xensim's
+ * domains are never saved: 0. */
+int plat_domain_suspended(struct plat *p, uint32_t domid);
+
 /* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
 
 struct plat_ops {
@@ -154,6 +161,8 @@ struct plat_ops {
 	/* NULL where the toolstack creates domains (Xen) */
 	int (*domain_create)(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
 	int (*domain_destroy)(struct plat *p, uint32_t domid);
+	/* NULL where domains are never saved (xensim) */
+	int (*domain_suspended)(struct plat *p, uint32_t domid);
 };
 
 struct plat {

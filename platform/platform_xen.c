@@ -1,6 +1,7 @@
 /*
  * platform_xen.c - the Xen seam on real Xen: libxenevtchn, libxengnttab
- * (and its xengntshr half), libxenstore.  Thin on purpose: every call maps
+ * (and its xengntshr half), libxenstore, and libxl (as xl itself) for
+ * one question about a domain: was it shut down to be saved?  Thin on purpose: every call maps
  * one to one onto the library, so behaviour on Xen is the libraries'.
  */
 #include "config.h"
@@ -13,7 +14,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <libxl.h>
 #include <xenevtchn.h>
+#include <xentoollog.h>
 #include <xengnttab.h>
 #include <xenstore.h>
 
@@ -49,9 +52,56 @@ static int xen_open(struct plat *p, const struct plat_opts *o, char *err, size_t
 	return 0;
 }
 
+/* libxl's context, opened on first use: a backend that never sees a
+ * device removed from a live domain never needs it. */
+struct xen_impl {
+	xentoollog_logger_stdiostream *log;
+	libxl_ctx *ctx;
+};
+
 static void xen_close(struct plat *p)
 {
-	(void)p;
+	struct xen_impl *x = p->impl;
+	if (!x)
+		return;
+	if (x->ctx)
+		libxl_ctx_free(x->ctx);
+	if (x->log)
+		xtl_logger_destroy((xentoollog_logger *)x->log);
+	free(x);
+	p->impl = NULL;
+}
+
+/* The domain's shutdown reason, from the hypervisor through libxl:
+ * xenstore does not say why a domain stopped. */
+static int xen_domain_suspended(struct plat *p, uint32_t domid)
+{
+	struct xen_impl *x = p->impl;
+	if (!x) {
+		if (!(x = calloc(1, sizeof(*x))))
+			return -1;
+		p->impl = x;
+		x->log = xtl_createlogger_stdiostream(stderr, XTL_ERROR, 0);
+		if (!x->log || libxl_ctx_alloc(&x->ctx, LIBXL_VERSION, 0, (xentoollog_logger *)x->log) != 0) {
+			x->ctx = NULL;
+			errno = EIO;
+			return -1;
+		}
+	}
+	if (!x->ctx) {
+		errno = EIO;
+		return -1;
+	}
+	libxl_dominfo info;
+	libxl_dominfo_init(&info);
+	int rc = libxl_domain_info(x->ctx, &info, domid);
+	int saved = rc == 0 && info.shutdown && info.shutdown_reason == LIBXL_SHUTDOWN_REASON_SUSPEND;
+	libxl_dominfo_dispose(&info);
+	if (rc != 0 && rc != ERROR_DOMAIN_NOTFOUND) {
+		errno = EIO;
+		return -1;
+	}
+	return saved;
 }
 
 static struct xs_handle *xen_xs_open(struct plat *p)
@@ -248,4 +298,5 @@ const struct plat_ops plat_xen_ops = {
 	.gntshr_close = xen_gntshr_close,
 	.gntshr_share = xen_gntshr_share,
 	.gntshr_unshare = xen_gntshr_unshare,
+	.domain_suspended = xen_domain_suspended,
 };

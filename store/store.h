@@ -146,6 +146,12 @@ int store_run_end(struct store *s, int64_t run_id, enum store_run_state state,
 /* store_run_end with the reason kept and shown with the run (NULL: none). */
 int store_run_end_why(struct store *s, int64_t run_id, enum store_run_state state,
                       int64_t ended_us, const char *why);
+/* Opens a run ended crashed with reason saved_why again, for domid: a
+ * saved domain that was restored goes on with its run.  STORE_ENOTFOUND
+ * when the run is not such a run. */
+int store_run_reopen(struct store *s, int64_t run_id, int32_t domid, const char *saved_why);
+/* The newest capture run of the domain with this uuid, or STORE_ENOTFOUND. */
+int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id);
 /* Removes a run with its devices and data (their data-file slots wait to
  * be given back like any freed slot).  In the caller's batch, or its own. */
 int store_run_delete(struct store *s, int64_t run_id);

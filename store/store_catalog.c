@@ -247,6 +247,66 @@ out:
 }
 
 /*
+ * A saved domain restored (xl save/restore, xl migrate) is the same boot:
+ * its guest goes on writing where it was.  The run that its save ended is
+ * opened again for the restored domain's new domid, so that the whole
+ * profile stays in one run.  Only a crashed run whose reason is the
+ * writer's saved_why is reopened, in one statement, so that a run another
+ * writer ended otherwise (or a reader's view of it) is never undone.
+ */
+int store_run_reopen(struct store *s, int64_t run_id, int32_t domid, const char *saved_why)
+{
+	sqlite3_stmt *st;
+	int rc, own = !s->in_batch;
+
+	if (own && (rc = store_batch_begin(s)))
+		return rc;
+	rc = sqlite3_prepare_v2(s->db,
+	                        "UPDATE runs SET state = 'running', ended_us = NULL, end_reason = '', "
+	                        "domid = ?2 WHERE run_id = ?1 AND state = 'crashed' AND end_reason = ?3",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "reopening a run");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, domid);
+	sqlite3_bind_text(st, 3, saved_why, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rc = store_sqlite_fail(s, "reopening a run");
+		goto out;
+	}
+	rc = sqlite3_changes(s->db) == 1
+	             ? 0
+	             : store_fail(s, STORE_ENOTFOUND, "run %lld is not a saved run", (long long)run_id);
+out:
+	return own ? end_own_batch(s, rc) : rc;
+}
+
+int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db,
+	                       "SELECT run_id FROM runs WHERE uuid = ?1 AND source = 'capture' "
+	                       "ORDER BY run_id DESC LIMIT 1",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "finding a domain's runs");
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc == SQLITE_DONE)
+		return store_fail(s, STORE_ENOTFOUND, "no run of domain %s", uuid);
+	return store_sqlite_fail(s, "finding a domain's runs");
+}
+
+/*
  * A run's .prof and .hp sizes come from its xvdp1 and xvdp2 devices, a
  * MirageOS run's trace size from its mprof device (the
  * role is a function of the vdev: store_role_for_vdev), looked up through

@@ -8,6 +8,7 @@
  *     and an empty file are refused with clear messages and left untouched;
  *   - a damaged database gives errors, never a crash or silent success;
  *   - a version-1 store is read as it is and upgraded by the first writer;
+ *   - only a run ended as saved is opened again (a restored domain's);
  *   - the data file: old snapshots keep their slots, dead slots are given
  *     back later, a missing data file is reported;
  *   - the store's files are one store: a data file that is missing, empty
@@ -764,6 +765,64 @@ static void test_damage(void)
 	free(db);
 }
 
+/* A saved domain restored continues its run (backend/runs.c): only a run
+ * ended crashed with the writer's reason is opened again, for the new
+ * domid, and its data takes more writes after the end's trim. */
+static void test_run_reopen(void)
+{
+	static const char why[] = "saved; a restore continues it";
+	char *db = tu_path("reopen.db");
+	struct store *s = tu_open_store(db, STORE_OWNER);
+	struct store_run a = {.domid = 5, .name = "g", .uuid = "1234-ab"};
+	struct store_run b = {.domid = 6, .name = "g", .uuid = "1234-ab"};
+	struct store_run other = {.domid = 7, .name = "h", .uuid = "99"};
+	REQUIRE(store_run_begin(s, &a) == 0 && store_run_begin(s, &b) == 0 && store_run_begin(s, &other) == 0,
+	        "%s", store_errmsg(s));
+	int64_t id = 0;
+	CHECK(store_latest_run_of_uuid(s, "1234-ab", &id) == 0 && id == b.run_id,
+	      "newest run of the uuid: %lld, want %lld", (long long)id, (long long)b.run_id);
+	CHECK(store_latest_run_of_uuid(s, "nope", &id) == STORE_ENOTFOUND, "an unknown uuid found a run");
+
+	struct store_device *d;
+	REQUIRE(store_device_create(s, b.run_id, "xvdp2", 51954, 2048, &d) == 0, "%s", store_errmsg(s));
+	uint8_t one[512], two[512], back[1024];
+	memset(one, 'a', sizeof(one));
+	memset(two, 'b', sizeof(two));
+	struct store_segment seg = {0, 1, one};
+	REQUIRE(store_batch_begin(s) == 0 && store_write(d, &seg, 1) == 0 && store_batch_commit(s) == 0, "%s",
+	        store_errmsg(s));
+	store_device_release(d);
+
+	/* Running, complete, or crashed for another reason: never reopened. */
+	CHECK(store_run_reopen(s, b.run_id, 9, why) == STORE_ENOTFOUND, "a running run reopened");
+	REQUIRE(store_run_end_why(s, b.run_id, STORE_RUN_CRASHED, 0, "the domain ended") == 0, "%s",
+	        store_errmsg(s));
+	CHECK(store_run_reopen(s, b.run_id, 9, why) == STORE_ENOTFOUND, "a crashed run reopened");
+	REQUIRE(store_run_end_why(s, other.run_id, STORE_RUN_COMPLETE, 0, NULL) == 0, "%s", store_errmsg(s));
+	CHECK(store_run_reopen(s, other.run_id, 9, "") == STORE_ENOTFOUND, "a complete run reopened");
+
+	/* Ended as saved (the end trims its chunk): reopened for domain 9. */
+	REQUIRE(store_run_end_why(s, b.run_id, STORE_RUN_CRASHED, 0, why) == 0, "%s", store_errmsg(s));
+	CHECK(store_run_reopen(s, b.run_id, 9, why) == 0, "saved run not reopened: %s", store_errmsg(s));
+	struct store_run r;
+	CHECK(store_get_run(s, b.run_id, &r) == 0 && r.state == STORE_RUN_RUNNING && r.domid == 9 &&
+	          r.ended_us == 0 && r.end_reason[0] == '\0',
+	      "reopened run: state %d domid %d ended %lld reason '%s'", r.state, r.domid, (long long)r.ended_us,
+	      r.end_reason);
+	CHECK(store_run_reopen(s, b.run_id, 9, why) == STORE_ENOTFOUND, "reopened twice");
+	struct store_device_info info;
+	REQUIRE(store_find_device(s, b.run_id, "xvdp2", &info) == 0 && store_device_open(s, info.device_id, &d) == 0,
+	        "%s", store_errmsg(s));
+	seg = (struct store_segment){1, 1, two};
+	CHECK(store_batch_begin(s) == 0 && store_write(d, &seg, 1) == 0 && store_batch_commit(s) == 0,
+	      "write after reopen: %s", store_errmsg(s));
+	CHECK(store_read(d, 0, 2, back) == 0 && !memcmp(back, one, 512) && !memcmp(back + 512, two, 512),
+	      "the data before and after the save do not read back as one");
+	store_device_release(d);
+	store_close(s);
+	free(db);
+}
+
 int main(void)
 {
 	test_owner_lock();
@@ -774,5 +833,6 @@ int main(void)
 	test_slot_reclaim();
 	test_one_store();
 	test_data_header_upgrade();
+	test_run_reopen();
 	return tu_finish("test_concurrency");
 }
