@@ -730,7 +730,8 @@ static void test_create(void)
 	CHECK(cli("create /nonexistent.cfg") != 0, "a missing config accepted");
 
 	/* xl gets the file as it is, then the list of its disks, whole: a
-	 * spec longer than 511 bytes (once cut there) and one holding a '. */
+	 * spec longer than 511 bytes (once cut there) and one holding a ',
+	 * and the profsvc disk in stock xl's form. */
 	char longspec[700];
 	memset(longspec, 'a', sizeof(longspec));
 	memcpy(longspec, "target=/srv/", 12);
@@ -751,10 +752,11 @@ static void test_create(void)
 	CHECK(p && pclose(p) == 0, "create --dry-run failed: %s", got);
 	char want[4096];
 	snprintf(want, sizeof(want),
-	         "%s\n# profile-backend: the disks xl creates (the backendtype=profsvc ones are "
-	         "written by profile-backend)\n"
+	         "%s\n# profile-backend: the disks as stock xl takes them (each backendtype=profsvc "
+	         "one as script=block-profsvc)\n"
 	         "disk = [ \"format=raw, vdev=xvda, access=rw, %s\", "
-	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\" ]\n"
+	         "\"format=raw, vdev=xvdb, target=/srv/o'brien.img\", "
+	         "\"vdev=xvdp1, script=block-profsvc, target=prof\" ]\n"
 	         "# profsvc disk: xvdp1\n",
 	         keep, longspec);
 	CHECK(strcmp(got, want) == 0, "the config xl would get:\n%s\nnot\n%s", got, want);
