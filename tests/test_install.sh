@@ -118,7 +118,7 @@ U="$D$unitdir"
 grep -qxF "ExecStart=$sbindir/profile-backend start --foreground --db $DB_DEFAULT --run-dir $RUN_DEFAULT" \
 	"$U/profile-backend.service" && ok || fail "profile-backend.service's ExecStart: $(grep ExecStart "$U/profile-backend.service")"
 grep -qx "Type=notify" "$U/profile-backend.service" && ok || fail "profile-backend.service is not Type=notify"
-grep -qxF "ReadWritePaths=$statedir/lib/profsvc $RUN_DEFAULT" "$U/profile-backend.service" && ok ||
+grep -qxF "ReadWritePaths=-$statedir/lib/profsvc -$RUN_DEFAULT" "$U/profile-backend.service" && ok ||
 	fail "profile-backend.service's ReadWritePaths are not the configured directories"
 for line in "Restart=on-failure" "ConditionPathExists=/proc/xen/capabilities" \
 	"ExecStartPre=+/bin/systemd-tmpfiles --create $prefix/lib/tmpfiles.d/profsvc.conf" "After=xen.service xenstored.service proc-xen.mount"; do

@@ -1,0 +1,239 @@
+#!/usr/bin/env bash
+# test_systemd.sh - the installed units under a real systemd: this build is
+# installed (make install DESTDIR) into a copy-on-write overlay of this
+# machine's root, and systemd boots in it as PID 1 of its own PID, mount
+# and network namespaces (a container, as systemd-nspawn would make, without
+# nspawn's need for a system bus; systemd brings up its own loopback).  Inside, the units run exactly as installed, but
+# for a drop-in that points profile-backend at xensim (this machine has no
+# Xen; the unit's ConditionPathExists=/proc/xen/capabilities is reset too):
+#   - profile-backend.service is Type=notify: `systemctl start` returns once
+#     it serves (READY=1), with its STATUS= text; ExecStartPre makes the
+#     store and run directories (0700) from the tmpfiles entry;
+#   - profdb-serve.service starts after it and serves the store on
+#     127.0.0.1:8080 while a guest writes (the run live, then complete);
+#   - the journal has the backend's lines with their fields: journalctl
+#     DOMID=N and RUN=N find the guest's events, at notice;
+#   - Restart=on-failure: a SIGKILLed backend is restarted by systemd in
+#     the middle of a guest's writes, and the guest's profiles are still
+#     exported byte for byte (restart without loss, under systemd);
+#   - a start that fails (the store is a directory) fails the unit, and the
+#     journal says why at err;
+#   - systemctl stop ends both cleanly; enable/disable follow [Install].
+# Needs root, unshare(1) and overlayfs; without them it is skipped (77),
+# except under CI=true, where it fails.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+B=$(cd "$B" && pwd)
+S=$(cd "$S" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-systemd.XXXXXX")
+[ -n "${PROFSVC_KEEP_TMP:-}" ] && echo "test_systemd: keeping $T" || trap 'rm -rf "$T"' EXIT
+
+skip() {
+	echo "test_systemd: $* (a root shell on Linux with overlayfs runs it)"
+	[ "${CI:-}" = true ] && exit 1
+	exit 77
+}
+[ "$(id -u)" = 0 ] || skip "not root"
+command -v unshare >/dev/null || skip "no unshare (util-linux)"
+[ -x /lib/systemd/systemd ] || skip "no /lib/systemd/systemd (systemd)"
+unshare --mount --pid --fork true 2>/dev/null || skip "unshare --mount --pid refused here"
+
+# The configured directories, as make expands them (see test_install.sh).
+dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)"\n' |
+	make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
+IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix <<<"$dirs"
+simdir=$libexec
+"$B/config.status" --config | grep -q -- "--enable-simulators-in-path" && simdir=$bindir
+
+# What runs inside, as a oneshot unit of the booted systemd.  It writes one
+# line per check to /profsvc-test/result ("ok ..." or "FAIL ...") and DONE.
+mkdir -p "$T/share"
+cp "$S/tests/data/ghc/phases/phases-p-hc.prof" "$S/tests/data/ghc/phases/phases-hd-i0.01.hp" "$T/share/"
+cat >"$T/share/env" <<EOF
+SBIN=$sbindir
+BIN=$bindir
+SIM=$simdir
+DB=$statedir/lib/profsvc/profiles.db
+RUNDIR=$rundir/profsvc
+EOF
+cat >"$T/share/inner.sh" <<'INNER'
+#!/bin/bash
+# Inside the container: every check against the units as installed.
+set -u
+. /profsvc-test/env
+R=/profsvc-test/result
+exec 3>>"$R" >/profsvc-test/inner.log 2>&1
+ok()   { echo "ok $*" >&3; }
+fail() { echo "FAIL $*" >&3; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
+prop() { systemctl show -P "$2" "$1"; }
+export XENSIM_DIR=/run/xensim
+PROFDB="$BIN/profdb"
+api() { python3 -c 'import sys,urllib.request; sys.stdout.write(urllib.request.urlopen("http://127.0.0.1:8080"+sys.argv[1], timeout=5).read().decode())' "$1"; }
+jq_py() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+waitfor() { local n=$1; shift; for _ in $(seq "$n"); do "$@" && return 0; sleep 0.1; done; return 1; }
+
+# As right after make install, before any reboot: the directories that the
+# tmpfiles entry makes at boot are not there yet.
+rm -rf "$(dirname "$DB")" "$RUNDIR"
+systemctl start profile-backend.service
+check "systemctl start profile-backend (Type=notify: returns once READY=1)" test $? = 0
+systemctl is-active -q profile-backend.service ||
+	{ systemctl status --no-pager -l profile-backend.service; journalctl --no-pager -u profile-backend.service | tail -20; }
+check "profile-backend active/running" test "$(prop profile-backend ActiveState)/$(prop profile-backend SubState)" = active/running
+check "its STATUS= text reached systemd" test "$(prop profile-backend StatusText)" = "serving 0 devices"
+check "ExecStartPre made the store's directory 0700" test "$(stat -c %a "$(dirname "$DB")")" = 700
+check "ExecStartPre made the run directory 0700" test "$(stat -c %a "$RUNDIR")" = 700
+check "profile-backend status under systemd" "$SBIN/profile-backend" status
+check "its main pid is the one systemd tracks" test "$(prop profile-backend MainPID)" = "$(cat "$RUNDIR/profile-backend.pid")"
+
+systemctl start profdb-serve.service
+check "systemctl start profdb-serve" test $? = 0
+check "profdb-serve is ordered after profile-backend" grep -qw profile-backend.service <<<"$(prop profdb-serve After)"
+check "profdb-serve answers on 127.0.0.1:8080" waitfor 50 api /api/runs
+
+cat >/root/g.cfg <<'CFG'
+name = "unit-guest"
+kernel = "k"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+CFG
+DOM=$("$SBIN/profile-backend" create --platform sim /root/g.cfg)
+check "create a guest on xensim" test -n "$DOM"
+# Slow enough that it is still writing when the backend is killed below.
+"$SIM/frontend-stub" --mode halvm --domid "$DOM" --prof /profsvc-test/phases-p-hc.prof \
+	--hp /profsvc-test/phases-hd-i0.01.hp --pace 20 -q >/root/stub.log 2>&1 &
+GUEST=$!
+live() { api /api/runs | jq_py "[r['state'] for r in d['runs'] if r['name'] == 'unit-guest'] == ['running']" | grep -qx True; }
+check "profdb serve shows the guest's run live" waitfor 100 live
+RUN=$("$PROFDB" query runs --json | jq_py "[r['run_id'] for r in d['runs'] if r['name'] == 'unit-guest'][0]")
+check "the serving STATUS= text counts its disks" waitfor 100 test "$(prop profile-backend StatusText)" = "serving 2 devices"
+# The guest has written some heap samples: kill the backend under it.
+check "the guest writes heap samples" waitfor 200 test "$(api "/api/runs/$RUN/heap?since=0" | jq_py "len(d['samples'])")" -gt 5
+OLDPID=$(prop profile-backend MainPID)
+systemctl kill -s KILL profile-backend.service
+restarted() { [ "$(prop profile-backend NRestarts)" = 1 ] && [ "$(prop profile-backend SubState)" = running ] &&
+	[ "$(prop profile-backend MainPID)" != "$OLDPID" ]; }
+check "Restart=on-failure: systemd restarted the SIGKILLed backend" waitfor 100 restarted
+wait "$GUEST"
+check "the guest finished without an I/O error across the restart" test $? = 0
+"$SIM/xensim" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
+ended() { "$PROFDB" query runs --json | jq_py "[r['state'] for r in d['runs'] if r['run_id'] == $RUN]" | grep -qx "\['complete'\]"; }
+check "the run ended complete" waitfor 100 ended
+rm -rf /root/x; mkdir /root/x
+"$PROFDB" export "$RUN" --prof /root/x/p.prof --hp /root/x/h.hp >/dev/null
+check "the .prof exported byte for byte" cmp -s /root/x/p.prof /profsvc-test/phases-p-hc.prof
+check "the .hp exported byte for byte" cmp -s /root/x/h.hp /profsvc-test/phases-hd-i0.01.hp
+check "profdb serve shows the run complete" test "$(api "/api/runs/$RUN" | jq_py "d['state']")" = complete
+check "profdb serve hands out the .prof byte for byte" cmp -s <(api "/runs/$RUN/prof") /profsvc-test/phases-p-hc.prof
+
+# The journal: the backend's own fields, as `journalctl DOMID=` users expect.
+journalctl --sync 2>/dev/null
+J=$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service DOMID="$DOM")
+check "journalctl DOMID=$DOM finds the guest's disks connecting" grep -q "dom$DOM xvdp1 run $RUN: connected" <<<"$J"
+check "journalctl DOMID=$DOM finds the run's end" grep -q "run $RUN: ended complete" <<<"$J"
+check "journalctl RUN=$RUN VDEV=xvdp2 finds that disk" grep -q "dom$DOM xvdp2 run $RUN: connected" \
+	<<<"$(journalctl --no-pager -o cat RUN="$RUN" VDEV=xvdp2)"
+check "a run's start is at notice (PRIORITY=5)" grep -q "run $RUN: started" \
+	<<<"$(journalctl --no-pager -o cat -p notice..notice _SYSTEMD_UNIT=profile-backend.service)"
+check "no error in the backend's journal" test -z "$(journalctl --no-pager -o cat -p err _SYSTEMD_UNIT=profile-backend.service)"
+check "the restarted backend says it started again" test "$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service | grep -c 'started: platform sim')" -ge 2
+
+# stop, then a start that cannot succeed: the unit fails and the journal says why.
+systemctl stop profdb-serve.service profile-backend.service
+check "systemctl stop: profile-backend inactive, result success" test "$(prop profile-backend ActiveState)/$(prop profile-backend Result)" = inactive/success
+check "systemctl stop: profdb-serve inactive" test "$(prop profdb-serve ActiveState)" = inactive
+"$SBIN/profile-backend" status >/dev/null 2>&1
+check "profile-backend status after the stop: 3 (not running)" test $? = 3
+mv "$DB" /root/moved.db; rm -f "$DB-wal" "$DB-shm" "$DB-data"*
+mkdir "$DB"
+systemctl start profile-backend.service
+check "a start with a directory as the store fails the unit" test $? != 0
+check "the unit's result after a failed start is exit-code" test "$(prop profile-backend Result)" = exit-code
+check "the journal says why at err" grep -q "is not a regular file" \
+	<<<"$(journalctl --no-pager -o cat -p err _SYSTEMD_UNIT=profile-backend.service)"
+systemctl stop profile-backend.service
+systemctl reset-failed profile-backend.service 2>/dev/null
+
+systemctl enable profile-backend.service profdb-serve.service >/dev/null 2>&1
+check "systemctl enable (WantedBy=multi-user.target)" test "$(systemctl is-enabled profile-backend.service)/$(systemctl is-enabled profdb-serve.service)" = enabled/enabled
+systemctl disable profile-backend.service profdb-serve.service >/dev/null 2>&1
+check "systemctl disable" test "$(systemctl is-enabled profile-backend.service)" = disabled
+echo DONE >&3
+INNER
+chmod +x "$T/share/inner.sh"
+
+# The container: an overlay of / (writes go to a tmpfs), this build
+# installed into it, the units installed and a drop-in, then systemd.
+cat >"$T/boot.sh" <<BOOT
+set -e
+mkdir -p "$T/ov"
+mount -t tmpfs tmpfs "$T/ov"
+mkdir -p "$T/ov/up" "$T/ov/work" "$T/ov/root"
+mount -t overlay overlay -o lowerdir=/,upperdir="$T/ov/up",workdir="$T/ov/work" "$T/ov/root"
+R="$T/ov/root"
+make -s -C "$B" install DESTDIR="\$R" >"$T/install.log" 2>&1
+# Whatever the prefix, systemd reads units from /etc/systemd/system.
+E="\$R/etc/systemd/system"
+cp "\$R$unitdir/profile-backend.service" "\$R$unitdir/profdb-serve.service" "\$E/"
+rm -rf "\$R$statedir/lib/profsvc" "\$R$rundir/profsvc"
+mkdir -p "\$E/profile-backend.service.d" "\$R/profsvc-test"
+mount --bind "$T/share" "\$R/profsvc-test"
+cat >"\$E/profile-backend.service.d/xensim.conf" <<U
+# This test machine has no Xen: the simulated host instead.
+[Unit]
+ConditionPathExists=
+Requires=xensim.service
+After=xensim.service
+[Service]
+ExecStart=
+ExecStart=$sbindir/profile-backend start --foreground --platform sim --sim-dir /run/xensim --db $statedir/lib/profsvc/profiles.db --run-dir $rundir/profsvc
+ReadWritePaths=/run/xensim
+U
+cat >"\$E/xensim.service" <<U
+[Service]
+Type=forking
+ExecStart=$simdir/xensim start --dir /run/xensim
+ExecStop=$simdir/xensim stop --dir /run/xensim
+U
+cat >"\$E/profsvc-test.service" <<U
+[Unit]
+After=basic.target
+[Service]
+Type=oneshot
+ExecStart=/profsvc-test/inner.sh
+TimeoutStartSec=150
+ExecStopPost=/bin/systemctl poweroff --no-block
+U
+cat >"\$E/profsvc-test.target" <<U
+[Unit]
+Requires=basic.target profsvc-test.service
+After=basic.target
+U
+mount -t proc proc "\$R/proc"
+mount --rbind /sys "\$R/sys"
+mount --rbind /dev "\$R/dev"
+: >"$T/console.log"
+mount --bind "$T/console.log" "\$R/dev/console"
+export container=other
+exec chroot "\$R" /lib/systemd/systemd --unit=profsvc-test.target --log-target=console --log-level=notice
+BOOT
+: >"$T/share/result"
+timeout -k 10 240 unshare --mount --pid --fork --uts --net --propagation private bash "$T/boot.sh" >"$T/boot.log" 2>&1
+rc=$?
+# systemd's poweroff in a PID namespace ends PID 1 with SIGINT (130).
+if ! grep -qx DONE "$T/share/result"; then
+	echo "test_systemd: the container did not finish (exit $rc)"
+	echo "--- boot"; tail -20 "$T/boot.log"; echo "--- console"; tail -40 "$T/console.log"
+	echo "--- inner"; tail -40 "$T/share/inner.log" 2>/dev/null
+	grep -q "mount: .*overlay" "$T/boot.log" && skip "no overlayfs here"
+fi
+pass=$(grep -c '^ok ' "$T/share/result")
+fails=$(grep -c '^FAIL ' "$T/share/result")
+grep '^FAIL ' "$T/share/result" | sed 's/^FAIL /FAIL: /' >&2
+if [ "$fails" != 0 ] || ! grep -qx DONE "$T/share/result"; then
+	echo "--- inside the container"; tail -60 "$T/share/inner.log"
+fi
+grep -qx DONE "$T/share/result" || fails=$((fails + 1))
+echo "test_systemd: $pass checks passed, $fails failed"
+[ "$fails" = 0 ]
