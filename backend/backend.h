@@ -68,6 +68,7 @@ struct options {
 	uint64_t max_run_bytes;
 	uint64_t max_store_bytes;    /* 0: no limit but the disk */
 	int dry_run;                 /* create: print what would be done */
+	int json;                    /* status: the backend object (docs/json.md) */
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
 	enum sink sink;               /* where the data goes (benchmarks) */
@@ -286,6 +287,10 @@ int trace_poll(struct backend *b);
 void trace_domains_changed(struct backend *b);
 void trace_shutdown(struct backend *b);
 void trace_status(struct backend *b, FILE *f);
+/* The same as a JSON array (control.c's status --json).  jansson's own
+ * typedef, repeated so that this header needs no jansson flags. */
+typedef struct json_t json_t;
+json_t *trace_status_json(struct backend *b);
 
 /* quota.c: --max-run-bytes charges 64 KiB per chunk a run touches. */
 /* Admits a write of nsect sectors at sector of device devid if the chunks

@@ -1,6 +1,7 @@
 /*
  * control.c - the control socket (<run-dir>/backend.sock): answers
- * `profile-backend status`.  The event loop serves guests, so no client
+ * `profile-backend status` (the text a person reads, or with --json the
+ * backend object of docs/json.md, built with jansson).  The event loop serves guests, so no client
  * may ever make it wait: clients are non-blocking, at most
  * CONTROL_CLIENTS_MAX at once (more are turned away), the answer is
  * rendered into memory and sent as the client reads it, and a client
@@ -19,6 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "backend.h"
 #include "util/safe_text.h"
 
@@ -34,10 +37,16 @@ struct control_client {
 	int64_t deadline_us;
 };
 
+static const char *const xenbus_state_names[] = {"Unknown", "Initialising", "InitWait", "Initialised",
+                                                 "Connected", "Closing", "Closed"};
+
+static const char *state_name(int s)
+{
+	return s >= 0 && s <= 6 ? xenbus_state_names[s] : "?";
+}
+
 static void status_text(struct backend *b, FILE *f)
 {
-	static const char *const st[] = {"Unknown", "Initialising", "InitWait", "Initialised",
-	                                 "Connected", "Closing", "Closed"};
 	int64_t up = (store_now_us() - b->started_us) / 1000000;
 
 	fprintf(f, "profile-backend %s, pid %ld, platform %s, up %llds\n", PACKAGE_VERSION,
@@ -65,8 +74,7 @@ static void status_text(struct backend *b, FILE *f)
 	char safe[512];
 	for (struct device *d = b->devices; d; d = d->next, n++)
 		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
-		        d->bstate >= 0 && d->bstate <= 6 ? st[d->bstate] : "?",
-		        d->fstate >= 0 && d->fstate <= 6 ? st[d->fstate] : "?",
+		        state_name(d->bstate), state_name(d->fstate),
 		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
 		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
 		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
@@ -82,6 +90,52 @@ static void status_text(struct backend *b, FILE *f)
 		fprintf(f, "(no runs in progress)\n");
 }
 
+/* A guest's text as JSON: escaped as everywhere (docs/json.md). */
+static json_t *guest_text(const char *s)
+{
+	char safe[1024];
+	return json_string(safe_text(safe, sizeof(safe), s));
+}
+
+/* The backend object of docs/json.md: what status_text says, as data. */
+static void status_json(struct backend *b, FILE *f)
+{
+	struct mallinfo2 mi = mallinfo2();
+	json_t *devs = json_array(), *runs = json_array();
+
+	for (struct device *d = b->devices; d; d = d->next)
+		json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:o}",
+			"domid", (int)d->domid, "vdev", d->vdev,
+			"backend_state", state_name(d->bstate), "frontend_state", state_name(d->fstate),
+			"run_id", d->run ? json_integer(d->run->run_id) : json_null(),
+			"requests", (json_int_t)d->requests, "bytes", (json_int_t)d->bytes,
+			"errors", (json_int_t)d->errors,
+			"last_error", d->last_error[0] ? guest_text(d->last_error) : json_null()));
+	for (struct run *r = b->runs; r; r = r->next)
+		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o}", "run_id", (json_int_t)r->run_id,
+			"domid", (int)r->domid, "devices", r->ndevices,
+			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name)));
+	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
+	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o}}",
+		"backend",
+		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
+		"platform", plat_kind_name(b->opt.platform),
+		"up_seconds", (json_int_t)((store_now_us() - b->started_us) / 1000000),
+		"store", store_path(b->store),
+		"durability", b->opt.durability == STORE_DURABLE_POWER ? "power" : "process",
+		"sink", sink_name(b->opt.sink),
+		"sink_dir", b->opt.sink_dir ? json_string(b->opt.sink_dir) : json_null(),
+		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
+		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
+		"failed_commits", (json_int_t)b->commits_failed,
+		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
+		"rounds", (json_int_t)b->xs_rounds,
+		"devices", devs, "traces", trace_status_json(b), "runs", runs);
+	if (doc)
+		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+	fputc('\n', f);
+	json_decref(doc);
+}
 
 static void client_close(struct backend *b, struct control_client *c)
 {
@@ -166,7 +220,9 @@ static void client_answer(struct backend *b, struct control_client *c)
 		client_close(b, c);
 		return;
 	}
-	if (strncmp(c->cmd, "status", 6) == 0)
+	if (strncmp(c->cmd, "status json", 11) == 0)
+		status_json(b, f);
+	else if (strncmp(c->cmd, "status", 6) == 0)
 		status_text(b, f);
 	else
 		fprintf(f, "unknown command\n");

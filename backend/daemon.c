@@ -434,7 +434,8 @@ int daemon_status(const struct options *o)
 		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(e));
 		return 3; /* LSB: program is not running */
 	}
-	if (send(fd, "status\n", 7, MSG_NOSIGNAL) != 7) {
+	const char *ask = o->json ? "status json\n" : "status\n";
+	if (send(fd, ask, strlen(ask), MSG_NOSIGNAL) != (ssize_t)strlen(ask)) {
 		close(fd);
 		return 1;
 	}

@@ -356,7 +356,7 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 			         items[j].req.operation != BLKIF_OP_FLUSH_DISKCACHE &&
 			         items[j].req.sector == items[j - 1].req.sector + items[j - 1].nsect);
 			rc = store_write_many(it->d->sdev, seg, k);
-			if (rc == STORE_EINVAL)
+			if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND)
 				for (unsigned m = i + 1; m < j; m++)
 					io_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
@@ -377,7 +377,9 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 			*need_sync = 1;
 			break;
 		}
-		if (rc == STORE_EINVAL) {
+		if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND) {
+			/* a bad range, or a device whose run was deleted: this
+			 * request fails, the rest of the batch goes on */
 			io_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
 		} else if (rc) {
 			blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));

@@ -17,7 +17,7 @@ static const char usage[] =
 	"                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
 	"                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
-	"       profile-backend stop | status\n"
+	"       profile-backend stop | status [--json]\n"
 	"       profile-backend create [-v] [--dry-run] GUEST.cfg [xl options]\n"
 	"                             (-v: xl -vvv, libxl's steps; --dry-run: print the config xl\n"
 	"                             would get and the profsvc disks, create nothing)\n"
@@ -71,6 +71,30 @@ static int parse_sink(const char *arg, struct options *o)
 	return 0;
 }
 
+/* Moves the first word that is not an option (nor an option's argument)
+ * to argv[1], keeping the order of the rest: what comes before the command
+ * is then parsed as if it came after it.  Words after "--" are left. */
+static void command_first(int argc, char **argv, const struct option *opts)
+{
+	int i = 1;
+
+	while (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--")) {
+		const char *a = argv[i];
+		int takes_arg = 0;
+		if (a[1] == '-' && !strchr(a, '=')) {
+			for (const struct option *o = opts; o->name; o++)
+				if (!strcmp(a + 2, o->name))
+					takes_arg = o->has_arg == required_argument;
+		}
+		i += takes_arg ? 2 : 1;
+	}
+	if (i <= 1 || i >= argc || !strcmp(argv[i], "--"))
+		return;
+	char *cmd = argv[i];
+	memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof(*argv));
+	argv[1] = cmd;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -85,6 +109,7 @@ int main(int argc, char **argv)
 		{"max-trace-pages", required_argument, NULL, 'T'},
 		{"trace-poll-ms", required_argument, NULL, 'P'},
 		{"version", no_argument, NULL, 'V'},
+		{"json", no_argument, NULL, 'j'},
 		/* Not in the usage: the tests' view of the journal fields. */
 		{"log-format", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
@@ -103,6 +128,9 @@ int main(int argc, char **argv)
 	const char *platform = NULL;
 	int c;
 
+	/* Options may come before the command too (profile-backend --run-dir
+	 * DIR status): the command is moved first, the options after it. */
+	command_first(argc, argv, opts);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
@@ -196,6 +224,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			o.dry_run = 1;
+			break;
+		case 'j':
+			o.json = 1;
 			break;
 		case 'S':
 			if (parse_sink(optarg, &o) != 0) {

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
 #include <xenstore.h>
 
 #include "backend.h"
@@ -617,6 +618,21 @@ void trace_shutdown(struct backend *b)
 		b->traces = t->next;
 		free(t);
 	}
+}
+
+json_t *trace_status_json(struct backend *b)
+{
+	json_t *a = json_array();
+	for (struct trace *t = b->traces; t; t = t->next) {
+		if (!t->mem && !t->ended && !t->kept)
+			continue;
+		json_array_append_new(a, json_pack("{s:i, s:o, s:i, s:I, s:I, s:I, s:I, s:s}", "domid", (int)t->domid,
+			"run_id", t->run ? json_integer(t->run->run_id) : json_null(), "pages", (int)t->npages,
+			"packets_kept", (json_int_t)t->kept, "packets_lost", (json_int_t)t->lost,
+			"packets_dropped", (json_int_t)t->dropped, "bytes", (json_int_t)t->kept_bytes,
+			"state", t->mem ? "capturing" : "ended"));
+	}
+	return a;
 }
 
 void trace_status(struct backend *b, FILE *f)

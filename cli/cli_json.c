@@ -111,19 +111,12 @@ json_t *json_device(const struct store_device_info *d)
 	return o;
 }
 
-void json_print_inline(json_t *v)
-{
-	if (!v || json_dumpf(v, stdout, JSON_COMPACT) != 0)
-		fputs("null", stdout);
-	json_decref(v);
-}
-
 int json_print(json_t *doc)
 {
 	/* compact, one document per line: what the web API serves too, and
 	 * what a shell pipeline (grep, jq -c) takes line by line */
-	int rc = !doc || json_dumpf(doc, stdout, JSON_COMPACT) != 0 || fputc('\n', stdout) == EOF ||
-	         fflush(stdout) != 0;
+	int rc = !doc || json_dumpf(doc, stdout, JSON_COMPACT | JSON_REAL_PRECISION(12)) != 0 ||
+	         fputc('\n', stdout) == EOF || fflush(stdout) != 0;
 	json_decref(doc);
 	if (rc)
 		cli_err("writing JSON to standard output failed (out of memory or a closed pipe)");

@@ -25,11 +25,7 @@ json_t *json_run(const struct store_run *r, int64_t now_us);
 json_t *json_device(const struct store_device_info *d);
 /* The status object: what a profile device's status block said. */
 json_t *json_status(const struct store_device_info *d);
-/* Prints doc (stolen) to stdout, compact, on one line, and flushes:
- * 0, or 1 (reported). */
+/* Prints doc (stolen) to stdout, compact, on one line (reals to 12
+ * significant digits), and flushes: 0, or 1 (reported). */
 int json_print(json_t *doc);
-/* Prints v (stolen) compact to stdout with no newline: a shared object
- * inside a document a command still prints piecewise (heap, top, diff). */
-void json_print_inline(json_t *v);
-
 #endif

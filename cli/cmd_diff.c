@@ -73,67 +73,62 @@ static void pct(double a, int have_a, double b, int have_b)
 }
 
 static void print_stacks(const struct side *a, const struct side *b, const struct cmp_stack *s,
-                         size_t n, size_t all, int json)
+                         size_t n, size_t all)
 {
-	if (json)
-		fputs("\"stacks\":[", stdout);
-	else
-		printf("call stacks: %zu in all, the biggest movers first\n  %6s %6s %7s %6s %6s %7s %12s "
-		       "%12s  %s\n",
-		       all, "%time", "%time", "change", "%alloc", "%alloc", "change", "entries", "entries",
-		       "stack (before, after)");
+	printf("call stacks: %zu in all, the biggest movers first\n  %6s %6s %7s %6s %6s %7s %12s "
+	       "%12s  %s\n",
+	       all, "%time", "%time", "change", "%alloc", "%alloc", "change", "entries", "entries",
+	       "stack (before, after)");
 	for (size_t i = 0; i < n; i++) {
 		char *path = cmp_stack_path(&s[i], &a->tp, &b->tp);
 		int ha = s[i].node[0] != TP_NONE, hb = s[i].node[1] != TP_NONE;
-		if (json) {
-			printf("%s{\"stack\":", i ? "," : "");
-			safe_text_json(stdout, path ? path : "");
-			printf(",\"before\":%s,\"after\":%s,\"time\":[%.2f,%.2f],\"alloc\":[%.2f,%.2f],"
-			       "\"entries\":[%llu,%llu]}",
-			       ha ? "true" : "false", hb ? "true" : "false", s[i].time[0], s[i].time[1],
-			       s[i].alloc[0], s[i].alloc[1], (unsigned long long)s[i].entries[0],
-			       (unsigned long long)s[i].entries[1]);
-		} else {
-			fputs(" ", stdout);
-			pct(s[i].time[0], ha, s[i].time[1], hb);
-			pct(s[i].alloc[0], ha, s[i].alloc[1], hb);
-			printf(" %12llu %12llu  ", (unsigned long long)s[i].entries[0],
-			       (unsigned long long)s[i].entries[1]);
-			/* the end of the stack is what moved: show its tail */
-			const char *tail = path ? path : "";
-			size_t len = strlen(tail);
-			if (len > 70) {
-				const char *semi = strchr(tail + len - 70, ';');
-				tail = semi ? semi + 1 : tail + len - 70;
-				fputs("...;", stdout);
-			}
-			safe_text_print(stdout, tail, 0);
-			fputc('\n', stdout);
+		fputs(" ", stdout);
+		pct(s[i].time[0], ha, s[i].time[1], hb);
+		pct(s[i].alloc[0], ha, s[i].alloc[1], hb);
+		printf(" %12llu %12llu  ", (unsigned long long)s[i].entries[0],
+		       (unsigned long long)s[i].entries[1]);
+		/* the end of the stack is what moved: show its tail */
+		const char *tail = path ? path : "";
+		size_t len = strlen(tail);
+		if (len > 70) {
+			const char *semi = strchr(tail + len - 70, ';');
+			tail = semi ? semi + 1 : tail + len - 70;
+			fputs("...;", stdout);
 		}
+		safe_text_print(stdout, tail, 0);
+		fputc('\n', stdout);
 		free(path);
 	}
-	if (json)
-		fputs("]", stdout);
 }
 
-static void print_bands(const struct cmp_band *c, size_t n, size_t all, int json)
+/* Two figures of one row, before and after, as [a, b]. */
+static json_t *pair(double a, double b)
+{
+	return json_pack("[f, f]", a, b);
+}
+
+static json_t *stacks_json(const struct side *a, const struct side *b, const struct cmp_stack *s, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		char *path = cmp_stack_path(&s[i], &a->tp, &b->tp);
+		json_array_append_new(arr, json_pack("{s:o, s:b, s:b, s:o, s:o, s:[I, I]}",
+			"stack", json_guest(path ? path : ""), "before", s[i].node[0] != TP_NONE,
+			"after", s[i].node[1] != TP_NONE, "time", pair(s[i].time[0], s[i].time[1]),
+			"alloc", pair(s[i].alloc[0], s[i].alloc[1]), "entries", (json_int_t)s[i].entries[0],
+			(json_int_t)s[i].entries[1]));
+		free(path);
+	}
+	return arr;
+}
+
+static void print_bands(const struct cmp_band *c, size_t n, size_t all)
 {
 	char b0[32], b1[32];
-	if (json)
-		fputs("\"bands\":[", stdout);
-	else
-		printf("heap bands: %zu in all, the biggest change of area first\n  %9s %9s %12s %12s  "
-		       "%s\n",
-		       all, "peak", "peak", "area (B*s)", "area (B*s)", "band (before, after)");
+	printf("heap bands: %zu in all, the biggest change of area first\n  %9s %9s %12s %12s  "
+	       "%s\n",
+	       all, "peak", "peak", "area (B*s)", "area (B*s)", "band (before, after)");
 	for (size_t i = 0; i < n; i++) {
-		if (json) {
-			printf("%s{\"band\":", i ? "," : "");
-			safe_text_json(stdout, c[i].name);
-			printf(",\"before\":%s,\"after\":%s,\"peak\":[%.0f,%.0f],\"area\":[%.6g,%.6g]}",
-			       c[i].present[0] ? "true" : "false", c[i].present[1] ? "true" : "false",
-			       c[i].peak[0], c[i].peak[1], c[i].area[0], c[i].area[1]);
-			continue;
-		}
 		heap_fmt_bytes(c[i].peak[0], b0, sizeof(b0));
 		heap_fmt_bytes(c[i].peak[1], b1, sizeof(b1));
 		printf("  %9s %9s ", c[i].present[0] ? b0 : "-", c[i].present[1] ? b1 : "-");
@@ -143,8 +138,16 @@ static void print_bands(const struct cmp_band *c, size_t n, size_t all, int json
 		safe_text_print(stdout, c[i].name, 0);
 		fputc('\n', stdout);
 	}
-	if (json)
-		fputs("]", stdout);
+}
+
+static json_t *bands_json(const struct cmp_band *c, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, json_pack("{s:o, s:b, s:b, s:[I, I], s:o}", "band", json_guest(c[i].name),
+			"before", c[i].present[0], "after", c[i].present[1], "peak", (json_int_t)c[i].peak[0],
+			(json_int_t)c[i].peak[1], "area", pair(c[i].area[0], c[i].area[1])));
+	return arr;
 }
 
 int cmd_diff(const char *db, int argc, char **argv)
@@ -185,12 +188,10 @@ int cmd_diff(const char *db, int argc, char **argv)
 		        argv[optind + 1]);
 		goto out;
 	}
+	json_t *doc = NULL;
 	if (json) {
-		printf("{\"before\":");
-		json_print_inline(json_run(&s[0].rd.run, store_now_us()));
-		printf(",\"after\":");
-		json_print_inline(json_run(&s[1].rd.run, store_now_us()));
-		printf(",");
+		doc = json_pack("{s:o, s:o}", "before", json_run(&s[0].rd.run, store_now_us()), "after",
+		                json_run(&s[1].rd.run, store_now_us()));
 	} else {
 		char cap[400];
 		cli_profile_caption(&s[0].rd.run, cap, sizeof(cap));
@@ -206,9 +207,14 @@ int cmd_diff(const char *db, int argc, char **argv)
 		struct cmp_stack *cs = cmp_stacks(&s[0].tp, &s[1].tp, &n);
 		if (!cs) {
 			cli_err("out of memory comparing call stacks");
+			json_decref(doc);
 			goto out;
 		}
-		print_stacks(&s[0], &s[1], cs, limit && n > limit ? (size_t)limit : n, n, json);
+		size_t shown = limit && n > limit ? (size_t)limit : n;
+		if (json)
+			json_object_set_new(doc, "stacks", stacks_json(&s[0], &s[1], cs, shown));
+		else
+			print_stacks(&s[0], &s[1], cs, shown, n);
 		free(cs);
 	} else if (!json) {
 		printf("call stacks: not compared (a run has no readable .prof)\n");
@@ -218,19 +224,24 @@ int cmd_diff(const char *db, int argc, char **argv)
 		struct cmp_band *cb = cmp_bands(&s[0].hp, &s[1].hp, &n);
 		if (!cb) {
 			cli_err("out of memory comparing heap bands");
+			json_decref(doc);
 			goto out;
 		}
-		if (json && stacks)
-			fputc(',', stdout);
-		else if (!json)
+		size_t shown = limit && n > limit ? (size_t)limit : n;
+		if (json) {
+			json_object_set_new(doc, "bands", bands_json(cb, shown));
+		} else {
 			fputc('\n', stdout);
-		print_bands(cb, limit && n > limit ? (size_t)limit : n, n, json);
+			print_bands(cb, shown, n);
+		}
 		cmp_bands_free(cb, n);
 	} else if (!json) {
 		printf("\nheap bands: not compared (a run has no readable .hp)\n");
 	}
-	if (json)
-		fputs("}\n", stdout);
+	if (json) {
+		rc = json_print(doc);
+		goto out;
+	}
 	rc = fflush(stdout) ? 1 : 0;
 	if (rc)
 		cli_err("standard output: %s", strerror(errno));

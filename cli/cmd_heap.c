@@ -126,29 +126,23 @@ static void print_summary(const struct heap_run *h)
 	}
 }
 
-static void print_json(const struct heap_run *h, int first)
+static json_t *heap_json(const struct heap_run *h)
 {
 	const struct hp_chart *c = &h->chart;
-	printf("%s{\"run\":", first ? "" : ",");
-	json_print_inline(json_run(&h->rd.run, store_now_us()));
-	printf(",\"job\":");
-	safe_text_json(stdout, h->hp.job ? h->hp.job : "");
-	fputs(",\"date\":", stdout);
-	safe_text_json(stdout, h->hp.date ? h->hp.date : "");
-	printf(",\"samples\":%zu,\"start\":%.6f,\"end\":%.6f,\"max_total\":%.0f,"
-	       "\"trace_dropped\":%zu,\"merged_into_other\":%zu,\"left_out_bytes\":%llu,"
-	       "\"partial_sample\":%s,\"bands\":[",
-	       c->nsamples, c->times[0], c->times[c->nsamples - 1], c->ymax, c->dropped_trace,
-	       c->merged_other, (unsigned long long)h->tail.dropped_bytes,
-	       h->tail.partial_sample ? "true" : "false");
+	json_t *bands = json_array();
 	for (size_t r = 0; r < c->nbands; r++) {
 		const struct hp_chart_band *b = &c->bands[c->nbands - 1 - r];
-		printf("%s{\"name\":", r ? "," : "");
-		safe_text_json(stdout, b->name);
-		printf(",\"other\":%s,\"peak\":%llu,\"total\":%llu}", b->band ? "false" : "true",
-		       (unsigned long long)b->peak, (unsigned long long)b->total);
+		json_array_append_new(bands, json_pack("{s:o, s:b, s:I, s:I}", "name", json_guest(b->name),
+		                                       "other", !b->band, "peak", (json_int_t)b->peak,
+		                                       "total", (json_int_t)b->total));
 	}
-	fputs("]}", stdout);
+	return json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:o}",
+		"run", json_run(&h->rd.run, store_now_us()), "job", json_guest(h->hp.job ? h->hp.job : ""),
+		"date", json_guest(h->hp.date ? h->hp.date : ""), "samples", (json_int_t)c->nsamples,
+		"start", c->times[0], "end", c->times[c->nsamples - 1], "max_total", (json_int_t)c->ymax,
+		"trace_dropped", (json_int_t)c->dropped_trace, "merged_into_other", (json_int_t)c->merged_other,
+		"left_out_bytes", (json_int_t)h->tail.dropped_bytes, "partial_sample", h->tail.partial_sample,
+		"bands", bands);
 }
 
 /* A CSV field: quoted, controls escaped, and no formula a spreadsheet would run. */
@@ -301,10 +295,10 @@ int cmd_heap(const char *db, int argc, char **argv)
 		else if (csv)
 			print_csv(&runs[0]);
 		else if (json) {
-			fputs(n > 1 ? "[" : "", stdout);
-			for (size_t i = 0; i < n; i++)
-				print_json(&runs[i], i == 0);
-			fputs(n > 1 ? "]\n" : "\n", stdout);
+			json_t *doc = n > 1 ? json_array() : heap_json(&runs[0]);
+			for (size_t i = 0; n > 1 && i < n; i++)
+				json_array_append_new(doc, heap_json(&runs[i]));
+			rc = json_print(doc);
 		} else
 			for (size_t i = 0; i < n; i++) {
 				if (i)

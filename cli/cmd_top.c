@@ -64,34 +64,27 @@ static void print_table(const struct time_profile *p, const struct cli_profile_r
 	}
 }
 
-static void print_json(const struct time_profile *p, const struct cli_profile_read *rd,
-                       const struct tp_row *rows, size_t n)
+static json_t *top_json(const struct time_profile *p, const struct cli_profile_read *rd,
+                        const struct tp_row *rows, size_t n)
 {
-	printf("{\"run\":");
-	json_print_inline(json_run(&rd->run, store_now_us()));
-	printf(",\"format\":\"%s\",\"command\":", p->format == TP_JSON ? "json" : "text");
-	safe_text_json(stdout, p->command ? p->command : "");
-	printf(",\"total_time\":%.6f,\"total_ticks\":%llu,\"total_alloc\":%llu,\"cost_centres\":[",
-	       p->total_secs, (unsigned long long)p->total_ticks, (unsigned long long)p->total_alloc);
+	json_t *ccs = json_array();
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_row *r = &rows[i];
 		const struct tp_cc *c = &p->ccs[r->cc];
-		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
-		safe_text_json(stdout, c->name);
-		fputs(",\"module\":", stdout);
-		safe_text_json(stdout, c->module);
-		fputs(",\"src\":", stdout);
-		safe_text_json(stdout, c->src);
-		printf(",\"entries\":%llu,\"time\":%.2f,\"alloc\":%.2f,\"inherited_time\":%.2f,"
-		       "\"inherited_alloc\":%.2f,\"stacks\":%zu",
-		       (unsigned long long)r->entries, r->time, r->alloc, r->inh_time, r->inh_alloc,
-		       r->stacks);
-		if (p->has_ticks || p->format == TP_JSON)
-			printf(",\"ticks\":%llu,\"bytes\":%llu", (unsigned long long)r->ticks,
-			       (unsigned long long)r->bytes);
-		fputc('}', stdout);
+		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f, s:I}", "name", json_guest(c->name),
+			"module", json_guest(c->module), "src", json_guest(c->src), "entries", (json_int_t)r->entries,
+			"time", r->time, "alloc", r->alloc, "inherited_time", r->inh_time,
+			"inherited_alloc", r->inh_alloc, "stacks", (json_int_t)r->stacks);
+		if (p->has_ticks || p->format == TP_JSON) {
+			json_object_set_new(o, "ticks", json_integer((json_int_t)r->ticks));
+			json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
+		}
+		json_array_append_new(ccs, o);
 	}
-	fputs("]}\n", stdout);
+	return json_pack("{s:o, s:s, s:o, s:f, s:I, s:I, s:o}", "run", json_run(&rd->run, store_now_us()),
+		"format", p->format == TP_JSON ? "json" : "text", "command", json_guest(p->command ? p->command : ""),
+		"total_time", p->total_secs, "total_ticks", (json_int_t)p->total_ticks,
+		"total_alloc", (json_int_t)p->total_alloc, "cost_centres", ccs);
 }
 
 int cmd_top(const char *db, int argc, char **argv)
@@ -155,10 +148,12 @@ int cmd_top(const char *db, int argc, char **argv)
 		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, module);
 	if (limit && n > limit)
 		n = (size_t)limit;
-	if (json)
-		print_json(&p, &rd, rows, n);
-	else
-		print_table(&p, &rd, rows, n);
+	if (json) {
+		rc = json_print(top_json(&p, &rd, rows, n));
+		free(rows);
+		goto out;
+	}
+	print_table(&p, &rd, rows, n);
 	free(rows);
 	rc = 0;
 	if (fflush(stdout) != 0) {

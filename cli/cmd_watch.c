@@ -4,8 +4,9 @@
  * samples so far, the last sample's time, bytes captured and the run's
  * state; redrawn whenever the store changes (store/store_watch.h); exits
  * when the run ends.  When stdout is not a terminal: one plain line per
- * new sample instead (for logs and scripts).  Band names are the guest's:
- * printed through safe_text, cut to the terminal's width.
+ * new sample instead (for logs and scripts), or with --json one JSON
+ * object per sample and one for the end (docs/json.md).  Band names are
+ * the guest's: printed through safe_text, cut to the terminal's width.
  */
 #include "config.h"
 
@@ -20,16 +21,18 @@
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
 #include "../store/store_watch.h"
+#include "cli_json.h"
 #include "cli_profile.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb watch RUN [-n BANDS]\n"
+	"usage: profdb watch RUN [-n BANDS] [--json]\n"
 	"  Follows a run's heap profile while the guest writes it: the largest\n"
 	"  bands with their size now and a sparkline, samples so far, bytes\n"
 	"  captured, state.  Exits when the run ends.  Not a terminal: one line\n"
-	"  per new sample.\n";
+	"  per new sample.  --json: one JSON object a line, {\"sample\": ...} for\n"
+	"  each new sample (its BANDS largest bands) and {\"end\": run} at the end.\n";
 
 static volatile sig_atomic_t stop;
 
@@ -118,11 +121,39 @@ static void print_lines(const struct hp_profile *hp, const struct hp_chart *c, s
 	fflush(stdout);
 }
 
+/* --json: {"sample": {"index", "time", "total", "bands": [{"name", "bytes"}]}}
+ * per sample, the nb largest bands of that sample, largest first. */
+static void print_json_lines(const struct hp_profile *hp, const struct hp_chart *c, size_t from, size_t nb)
+{
+	size_t *order = c ? malloc(c->nbands * sizeof(*order)) : NULL;
+	for (size_t k = from; order && k < c->nsamples; k++) {
+		double total = 0;
+		for (size_t i = 0; i < c->nbands; i++) {
+			total += c->bands[i].values[k];
+			order[i] = i;
+		}
+		for (size_t i = 1; i < c->nbands; i++) /* few bands: insertion sort */
+			for (size_t j = i; j > 0 && c->bands[order[j - 1]].values[k] < c->bands[order[j]].values[k]; j--) {
+				size_t t = order[j];
+				order[j] = order[j - 1];
+				order[j - 1] = t;
+			}
+		json_t *bands = json_array();
+		for (size_t i = 0; i < c->nbands && i < nb; i++)
+			json_array_append_new(bands, json_pack("{s:o, s:I}", "name", json_guest(c->bands[order[i]].name),
+			                                       "bytes", (json_int_t)c->bands[order[i]].values[k]));
+		json_print(json_pack("{s:{s:I, s:f, s:I, s:o}}", "sample", "index", (json_int_t)k, "time",
+		                     hp->times[k], "total", (json_int_t)total, "bands", bands));
+	}
+	free(order);
+}
+
 int cmd_watch(const char *db, int argc, char **argv)
 {
-	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+	                                     {NULL, 0, NULL, 0}};
 	uint64_t nb = 12;
-	int c;
+	int c, json = 0;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
@@ -132,6 +163,9 @@ int cmd_watch(const char *db, int argc, char **argv)
 				cli_err("-n must be a number of bands from 1 to 64, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
+			break;
+		case 'j':
+			json = 1;
 			break;
 		default:
 			return cli_usage(usage, c);
@@ -160,7 +194,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	int tty = isatty(STDOUT_FILENO), rc = 0;
+	int tty = !json && isatty(STDOUT_FILENO), rc = 0;
 	struct hp_profile hp;
 	struct hp_chart chart;
 	struct hp_chart_opts co;
@@ -193,11 +227,17 @@ int cmd_watch(const char *db, int argc, char **argv)
 		if (tty)
 			draw_screen(&r, &hp, have_chart ? &chart : NULL, (size_t)nb, problem);
 		else if (have_chart && chart.nsamples > printed) {
-			print_lines(&hp, &chart, printed);
+			if (json)
+				print_json_lines(&hp, &chart, printed, (size_t)nb);
+			else
+				print_lines(&hp, &chart, printed);
 			printed = chart.nsamples;
 		}
 		if (r.state != STORE_RUN_RUNNING) {
-			printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
+			if (json)
+				json_print(json_pack("{s:o}", "end", json_run(&r, store_now_us())));
+			else
+				printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
 			break;
 		}
 		if (stop)

@@ -227,6 +227,10 @@ int store_device_create(struct store *s, int64_t run_id, const char *vdev, int32
 int store_device_open(struct store *s, int64_t device_id, struct store_device **out);
 void store_device_release(struct store_device *d);
 int64_t store_device_id(const struct store_device *d);
+/* 1 once a commit found the device's row deleted (its run was deleted by
+ * another process while we wrote): writes to it then fail with
+ * STORE_ENOTFOUND, and what the batch had written for it is not kept. */
+int store_device_gone(const struct store_device *d);
 /* Current view of the device: committed values plus the open batch. */
 void store_device_get_info(const struct store_device *d, struct store_device_info *out);
 

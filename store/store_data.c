@@ -102,6 +102,35 @@ static void drop_dirty(struct store *s, int keep_pending)
 	}
 }
 
+/*
+ * The device's row is gone: another process deleted its run while we
+ * wrote (profdb delete/prune --force).  What this batch wrote for it is
+ * removed again in the same transaction (chunk rows would otherwise be
+ * left naming a device nobody can reach, and their space never given
+ * back), and the handle refuses every later write.
+ */
+static int device_gone(struct store *s, struct store_device *d)
+{
+	int64_t dev = d->pending.device_id;
+	int64_t lo = store_chunk_key(dev, 0), hi = store_chunk_key(dev, 0xffffffffu);
+	int rc = s->schema_version >= 3 ? store_slots_free_range(s, lo, hi) : 0;
+	sqlite3_stmt *st = rc ? NULL : store_stmt(s, ST_CHUNK_DELETE_RANGE);
+
+	if (rc)
+		return rc;
+	store_blob_release(s);
+	if (!st)
+		return STORE_EIO;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "removing the data of a deleted device");
+	d->gone = 1;
+	return 0;
+}
+
 int store_flush_device_rows(struct store *s)
 {
 	for (struct store_device *d = s->dirty; d; d = d->next_dirty) {
@@ -113,8 +142,26 @@ int store_flush_device_rows(struct store *s)
 		sqlite3_reset(st);
 		if (rc != SQLITE_DONE)
 			return store_sqlite_fail(s, "updating device counters");
+		if (sqlite3_changes(s->db) == 0 && (rc = device_gone(s, d)))
+			return rc;
 	}
 	return 0;
+}
+
+int store_device_gone(const struct store_device *d)
+{
+	return d->gone;
+}
+
+/* Writes to a device whose run was deleted fail (STORE_ENOTFOUND). */
+static int check_gone(struct store_device *d)
+{
+	if (!d->gone)
+		return 0;
+	return store_fail(d->s, STORE_ENOTFOUND,
+	                  "device %lld's run was deleted while the guest wrote (profdb delete or prune "
+	                  "--force): its writes are refused",
+	                  (long long)d->pending.device_id);
 }
 
 int store_batch_commit(struct store *s)
@@ -474,6 +521,8 @@ static int write_segments(struct store_device *d, const struct store_segment *se
 
 	if (!s->in_batch)
 		return store_fail(s, STORE_EINVAL, "store_write outside a batch");
+	if ((rc = check_gone(d)))
+		return rc;
 	if (nsegs == 0)
 		return store_fail(s, STORE_EINVAL, "a write needs at least one segment");
 	/* Validate the whole request before touching anything. */
@@ -547,7 +596,7 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
 
 	if (!s->in_batch)
 		return store_fail(s, STORE_EINVAL, "store_discard outside a batch");
-	if ((rc = check_range(d, sector, nsect)))
+	if ((rc = check_gone(d)) || (rc = check_range(d, sector, nsect)))
 		return rc;
 	first = (sector + STORE_CHUNK_SECTORS - 1) / STORE_CHUNK_SECTORS;
 	last = (sector + nsect) / STORE_CHUNK_SECTORS; /* exclusive */

@@ -73,6 +73,7 @@ struct store_device {
 	struct store_device_info committed; /* as in the database */
 	struct store_device_info pending;   /* committed + the open batch */
 	int dirty;                          /* pending differs: on dirty list */
+	int gone;                           /* its row was deleted under us: writes refused */
 	struct store_device *next_dirty;
 	struct store_device *prev, *next;   /* all handles of the store */
 };

@@ -165,11 +165,36 @@ expect 0 "" -- "$PROFDB" delete 4 --json
 expect 0 "" -- "$PROFDB" prune --keep 0 --name 'big-*'
 expect 0 "" -- "$PROFDB" prune --keep 0 --json
 grep -q "\"reason\":\"running" "$T/out" && ok || fail "prune beside the guest: its run not kept: $(cat "$T/out")"
+# A second guest, writing, whose run is pruned with --force: it goes (the
+# guest's later writes fail, as on a disk that was pulled), the backend
+# goes on serving the first guest, and nothing of the pruned run is left.
+sed 's/live-guest/doomed-guest/' "$T/g.cfg" >"$T/d.cfg"
+DDOM=$("$BACKEND" create --platform sim "$T/d.cfg") || fail "create doomed-guest"
+( "$STUB" --mode halvm --domid "$DDOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/dstub.log" 2>&1
+  echo "stub exit $?" >>"$T/dstub.log"; "$XS" destroy --dir "$XENSIM_DIR" "$DDOM" >/dev/null ) &
+DGUEST=$!
+DOOMED=
+for _ in $(seq 100); do
+	DOOMED=$(sqlite3 "$PROFSVC_DB" "select run_id from runs where name = 'doomed-guest' and state = 'running' and
+	         (select sum(write_bytes) from devices where devices.run_id = runs.run_id) > 8192" 2>/dev/null)
+	[ -n "$DOOMED" ] && break; sleep 0.1
+done
+[ -n "$DOOMED" ] && ok || fail "the doomed guest's run never appeared"
+expect 0 "" -- "$PROFDB" prune --keep 0 --name 'doomed-*' --state running --force --json
+[ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.deleted[0].run_id')")" = "$DOOMED" ] && ok ||
+	fail "prune --force did not delete the running run $DOOMED: $(cat "$T/out")"
+wait $DGUEST
+"$BACKEND" status >/dev/null && ok || fail "the backend stopped answering after its live run was pruned"
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where run_id = $DOOMED") $(sqlite3 "$PROFSVC_DB" "select count(*) from devices where run_id = $DOOMED")" = "0 0" ] &&
+	ok || fail "the pruned run came back: $(sqlite3 "$PROFSVC_DB" "select * from runs where run_id = $DOOMED")"
 wait $GUEST
 grep -q 'stub exit 0' "$T/stub.log" && ok || fail "the live guest failed: $(cat "$T/stub.log")"
 for _ in $(seq 100); do
 	[ "$(sqlite3 "$PROFSVC_DB" "select state from runs where run_id = $LIVE")" = complete ] && break; sleep 0.1
 done
+# no chunk of a device that is gone (the pruned run's later writes)
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from chunks where (rowid >> 32) not in (select device_id from devices)")" = 0 ] &&
+	ok || fail "chunks of the pruned run's devices are left in the store"
 expect 0 "" -- "$PROFDB" export "$LIVE" --prof "$T/live.prof" --hp "$T/live.hp"
 same "$T/live.prof" "$LP"
 same "$T/live.hp" "$LH"

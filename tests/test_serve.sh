@@ -154,6 +154,8 @@ for _ in $(seq 50); do [ "$(get /api/runs/2 >/dev/null; sqlite3 :memory: "select
 LIVE=2
 "$PROFDB" watch $LIVE >"$T/watch.txt" 2>&1 &
 WATCH=$!
+"$PROFDB" watch $LIVE --json -n 3 >"$T/watch.json" 2>&1 &
+WATCHJ=$!
 timeout $((SLOW > 1 ? 10 : 3)) curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev.txt"
 grep -q '^event: heap' "$T/ev.txt" && ok || fail "event stream: no heap event: $(head -c 300 "$T/ev.txt")"
 [ "$(grep -c '^event: samples' "$T/ev.txt")" -ge 3 ] && ok || fail "event stream: fewer than 3 sample events in 3 s: $(grep -c '^event:' "$T/ev.txt") events"
@@ -170,6 +172,20 @@ kill -0 $WATCH 2>/dev/null && { fail "watch did not exit when the run ended"; ki
 wait $WATCH && ok || fail "watch exited $?"
 [ "$(grep -c '^sample ' "$T/watch.txt")" = "$NS" ] && ok || fail "watch printed $(grep -c '^sample ' "$T/watch.txt") sample lines, want $NS"
 tail -1 "$T/watch.txt" | grep -q "run $LIVE ended: complete" && ok || fail "watch's last line: $(tail -1 "$T/watch.txt")"
+# --json: a JSON object a line, each sample once in order with at most 3
+# bands, then the run object at its end
+wait $WATCHJ && ok || fail "watch --json exited $?"
+python3 - "$T/watch.json" "$NS" "$LIVE" <<'PY' && ok || fail "watch --json: $(head -c 400 "$T/watch.json")"
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+samples = [d["sample"] for d in docs[:-1]]
+assert [s["index"] for s in samples] == list(range(int(sys.argv[2]))), "sample indexes"
+assert all(len(s["bands"]) <= 3 and s["total"] >= sum(b["bytes"] for b in s["bands"]) for s in samples)
+assert any(len(s["bands"]) == 3 for s in samples), "no sample with 3 bands"
+assert all(s["bands"][i]["bytes"] >= s["bands"][i + 1]["bytes"] for s in samples for i in range(len(s["bands"]) - 1))
+end = docs[-1]["end"]
+assert end["run_id"] == int(sys.argv[3]) and end["state"] == "complete", end
+PY
 timeout $((5 * SLOW)) curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev2.txt"
 grep -q '^event: end' "$T/ev2.txt" && ok || fail "an ended run's stream does not end"
 status 200 "/runs/$LIVE"

@@ -78,6 +78,10 @@ done
 [ $ready = yes ] && ok || fail "READY=1: $ready; notifications: $(cat "$T/notify.txt" 2>/dev/null)"
 grep -q 'READY=1.*MAINPID' "$T/notify.txt" && fail "--foreground sent MAINPID (it is the main pid)" || ok
 expect 0 "" -- "$BACKEND" status
+# options before the command as after it (one CLI style): the running
+# backend's run directory, then another with no backend in it
+expect 0 "" -- "$BACKEND" --run-dir "$PROFSVC_RUN_DIR" status
+expect 3 "not running" -- "$BACKEND" --run-dir "$T" --platform sim status
 grep -q 'STATUS=serving 0 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 0 devices: $(cat "$T/notify.txt")"
 cat >"$T/g.cfg" <<'CFG'
 name = "svc-guest"
@@ -89,6 +93,12 @@ DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish te
 	>"$T/stub.log" 2>&1 || fail "the guest failed: $(cat "$T/stub.log")"
 for _ in $(seq 600); do grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && break; sleep 0.05; done
 grep -q 'STATUS=serving 2 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 2 devices: $(cat "$T/notify.txt")"
+# status --json: the backend object of docs/json.md, both disks in it
+expect 0 "" -- "$BACKEND" status --json
+python3 "$S/tests/json_shapes.py" backend "$T/out" && ok || fail "status --json not as docs/json.md says: $(head -c 600 "$T/out")"
+[ "$(jv "$T/out" "sorted((x['domid'], x['vdev']) for x in d['backend']['devices'])")" = \
+  "[($DOM, 'xvdp1'), ($DOM, 'xvdp2')]" ] && ok || fail "status --json devices: $(cat "$T/out")"
+[ "$(jv "$T/out" "[r['name'] for r in d['backend']['runs']]")" = "['svc-guest']" ] && ok || fail "status --json runs: $(cat "$T/out")"
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
 for _ in $(seq 600); do grep -q 'ended complete' "$T/backend.log" && break; sleep 0.05; done
 grep -q 'STOPPING=1' "$T/notify.txt" && fail "STOPPING=1 before the stop" || ok
@@ -132,6 +142,23 @@ DOM=$("$XS" create --dir "$XENSIM_DIR" --name hostile)
 wait $BPID
 awk -v RS= '/PRIORITY=4/ && /DOMID=/' "$T/warn.log" | grep -q . && ok ||
 	fail "no warning naming a domain from a hostile guest: $(head -c 3000 "$T/warn.log")"
+grep -qx 'PRIORITY=7' "$T/warn.log" && fail "debug lines without -v: $(grep -m1 -B3 -A3 'PRIORITY=7' "$T/warn.log")" || ok
+# info (6) and, with -v, debug (7): a raw mirror opened, xenbus state changes
+mkdir -p "$T/mirror"
+"$BACKEND" start --platform sim --foreground -v --log-format=fields --mirror-raw "$T/mirror" >"$T/info.log" 2>&1 &
+BPID=$!
+for _ in $(seq 600); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; done
+sed 's/svc-guest/svc-info/' "$T/g.cfg" >"$T/i.cfg"
+DOM=$("$BACKEND" create --platform sim "$T/i.cfg") || fail "create svc-info"
+"$STUB" --mode halvm --domid "$DOM" --prof "$FIX/leak/leak-p-hc.prof" --hp "$FIX/leak/leak-p-hc.hp" -q >"$T/stub.log" 2>&1 ||
+	fail "the guest with a mirror failed: $(cat "$T/stub.log")"
+"$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
+"$BACKEND" stop >/dev/null
+wait $BPID
+awk -v RS= '/PRIORITY=6/ && /raw mirror/ && /VDEV=xvdp1/' "$T/info.log" | grep -q . && ok ||
+	fail "no info line for the raw mirror: $(head -c 3000 "$T/info.log")"
+awk -v RS= '/PRIORITY=7/ && /frontend .* -> Connected/' "$T/info.log" | grep -q . && ok ||
+	fail "no debug line for a frontend state change under -v: $(head -c 3000 "$T/info.log")"
 
 # --- runs whose backend is gone ---------------------------------------------------
 "$BACKEND" start --platform sim >/dev/null || fail "start for the stale run"

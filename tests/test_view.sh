@@ -38,6 +38,9 @@ awk -F, 'NR>1 { s=0; for (i=2;i<=NF;i++) s+=$i; if (s>m) m=s } END { exit !(m > 
 # --- JSON -------------------------------------------------------------------------------
 expect 0 "" -- "$PROFDB" heap 1 2 --json
 json_ok "$T/out" && ok || fail "heap --json invalid: $(head -c 300 "$T/out")"
+python3 "$S/tests/json_shapes.py" heaps "$T/out" && ok || fail "heap --json of two runs not as docs/json.md says"
+"$PROFDB" heap 1 --json >"$T/one.json" && python3 "$S/tests/json_shapes.py" heap "$T/one.json" && ok ||
+	fail "heap --json of one run not as docs/json.md says"
 grep -q '"samples":17' "$T/out" && grep -q '"trace_dropped":14' "$T/out" && ok || fail "JSON fields"
 
 # --- SVG: one panel per run on one scale -------------------------------------------------
@@ -130,6 +133,7 @@ expect 0 "" -- "$PROFDB" top 1 --module GHC.Float -n 0
 [ "$(grep -c "GHC.Float" "$T/out")" = 1 ] && ok || fail "top --module: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" top 1 --json -n 0
 json_ok "$T/out" && grep -q '"name":"histogram.step","module":"Main"' "$T/out" && ok || fail "top --json"
+python3 "$S/tests/json_shapes.py" top "$T/out" && ok || fail "top --json not as docs/json.md says"
 # -P columns, and a -pj profile, through the same command
 import wordfreq "$FIX/wordfreq/wordfreq-P-hc.prof" "$FIX/wordfreq/wordfreq-P-hc.hp"           # run 9
 expect 0 "" -- "$PROFDB" top 9 -n 1
@@ -211,6 +215,7 @@ grep -o '<title>Main.phaseSet ([^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/d
 expect 2 "needs -o" -- "$PROFDB" flame 13 --against 12
 expect 0 "" -- "$PROFDB" diff 12 13 --json -n 0
 json_ok "$T/out" && ok || fail "diff --json invalid"
+python3 "$S/tests/json_shapes.py" diff "$T/out" && ok || fail "diff --json not as docs/json.md says"
 expect 0 "" -- "$PROFDB" diff 11 11
 LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/out" && fail "diff: a raw control reached the terminal" || ok
 expect 2 "" -- "$PROFDB" diff 12

@@ -164,8 +164,10 @@ insmod /lib/xen-blkfront.ko*
 # profsvc_prof=, profsvc_hp=, profsvc_delay=, profsvc_wait= (tenths of a
 # second to wait for the disks), profsvc_after= (poweroff, reboot, or hold:
 # stay up until destroyed) come from the kernel command line.
-# /sbin/poweroff is what the kernel runs for `xl shutdown`.
+# /sbin/poweroff and /sbin/reboot are what the kernel runs for `xl shutdown`
+# and `xl reboot`.
 mkdir -p /sbin; printf '#!/bin/busybox sh\nexec /bin/busybox poweroff -f\n' >/sbin/poweroff; chmod +x /sbin/poweroff
+printf '#!/bin/busybox sh\nexec /bin/busybox reboot -f\n' >/sbin/reboot; chmod +x /sbin/reboot
 for a in $(cat /proc/cmdline); do case "$a" in profsvc_*=*) eval "${a#profsvc_}";; esac; done
 i=0; while { [ ! -b /dev/xvdp1 ] || [ ! -b /dev/xvdp2 ]; } && [ $i -lt "${wait:-600}" ]; do sleep 0.1; i=$((i+1)); done
 if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
