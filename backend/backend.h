@@ -69,6 +69,7 @@ struct options {
 	uint64_t max_store_bytes;    /* 0: no limit but the disk */
 	int dry_run;                 /* create: print what would be done */
 	int json;                    /* status: the backend object (docs/json.md) */
+	int no_intake;               /* --intake off: commit each batch to SQLite before answering */
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
 	enum sink sink;               /* where the data goes (benchmarks) */

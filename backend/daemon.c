@@ -200,7 +200,8 @@ static int event_loop(struct backend *b, int ctl, int sig)
 static int serve(struct options *o, int ready_fd)
 {
 	struct backend b = {.opt = *o};
-	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1};
+	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
+	                             .intake = !o->no_intake};
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512], path[512];
 	sigset_t mask;

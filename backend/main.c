@@ -16,7 +16,7 @@ static const char usage[] =
 	"                             [--foreground] [-v] [--durability process|power]\n"
 	"                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
 	"                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
-	"                             [--sink store|null|raw=DIR|raw-direct=DIR]\n"
+	"                             [--sink store|null|raw=DIR|raw-direct=DIR] [--intake on|off]\n"
 	"       profile-backend stop | status [--json]\n"
 	"       profile-backend create [-v] [--dry-run] GUEST.cfg [xl options]\n"
 	"                             (-v: xl -vvv, libxl's steps; --dry-run: print the config xl\n"
@@ -110,6 +110,7 @@ int main(int argc, char **argv)
 		{"trace-poll-ms", required_argument, NULL, 'P'},
 		{"version", no_argument, NULL, 'V'},
 		{"json", no_argument, NULL, 'j'},
+		{"intake", required_argument, NULL, 'I'},
 		/* Not in the usage: the tests' view of the journal fields. */
 		{"log-format", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
@@ -227,6 +228,13 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			o.json = 1;
+			break;
+		case 'I':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "profile-backend: --intake is on or off\n");
+				return 2;
+			}
+			o.no_intake = !strcmp(optarg, "off");
 			break;
 		case 'S':
 			if (parse_sink(optarg, &o) != 0) {

@@ -10,6 +10,8 @@
  *   raw-direct  a raw image with O_DIRECT + libaio (tapdisk)
  *   store       the profsvc store, --durability process (the default)
  *   store-power the store, --durability power
+ *   store-sql   the store without its intake log (--intake off): each batch
+ *               committed to SQLite before it is answered, as before
  *
  * Workloads: halvm (one outstanding request, a 4 KiB page then the 512-byte
  * status block, as the HaLVM writer does), bulk (Linux-like: 32 x 44 KiB
@@ -42,8 +44,8 @@
 #include "frontend-stub/halvm_writer.h"
 #include "tests/harness.h"
 
-enum { S_NULL, S_RAW, S_RAW_DIRECT, S_STORE, S_STORE_POWER, NSINKS };
-static const char *const sink_names[NSINKS] = {"null", "raw", "raw-direct", "store", "store-power"};
+enum { S_NULL, S_RAW, S_RAW_DIRECT, S_STORE, S_STORE_POWER, S_STORE_SQL, NSINKS };
+static const char *const sink_names[NSINKS] = {"null", "raw", "raw-direct", "store", "store-power", "store-sql"};
 
 enum { W_HALVM, W_BULK44, W_BULK1M, W_FLEET, W_SINGLE, NWORK };
 
@@ -157,6 +159,9 @@ static void start_sink(int s, const char *extra)
 		break;
 	case S_STORE_POWER:
 		snprintf(args, sizeof(args), "--durability power %s", extra);
+		break;
+	case S_STORE_SQL:
+		snprintf(args, sizeof(args), "--intake off %s", extra);
 		break;
 	default:
 		snprintf(args, sizeof(args), "%s", extra);

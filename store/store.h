@@ -11,11 +11,12 @@
  *
  * Writing
  *   A writer groups any number of requests, from any number of devices,
- *   into one batch (one SQLite transaction).  Nothing in a batch is durable
- *   or visible to readers until store_batch_commit() returns 0; if it fails,
- *   none of the batch is.  A request (store_write with all its segments) is
- *   therefore atomic.  The backend acknowledges a guest request only after
- *   the commit of its batch.
+ *   into one batch (one SQLite transaction, or with the owner's intake log
+ *   one record of it, folded into one later).  Nothing in a batch is
+ *   durable until store_batch_commit() returns 0; if it fails, none of the
+ *   batch is.  A request (store_write with all its segments) is therefore
+ *   atomic.  The backend acknowledges a guest request only after the
+ *   commit of its batch.  Readers see a batch once it is in SQLite.
  *
  * Errors
  *   Functions return 0 or a negative STORE_E* code; store_errmsg() then
@@ -99,6 +100,11 @@ struct store_open_opts {
 	 * again in every read transaction (munmap and TLB shootdowns took a
 	 * fifth of the server's CPU with 64 guests writing). */
 	int follows_growth;
+	/* The owner: acknowledge a batch once it is appended to the intake log
+	 * <path>-intake and fold it into SQLite on a thread of the store
+	 * (store_intake.c).  A batch of writes then costs about one pwrite;
+	 * readers see it a millisecond or so later. */
+	int intake;
 };
 
 /* Opens (and for writers creates and migrates) the store at path.  On

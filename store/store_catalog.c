@@ -98,6 +98,7 @@ int store_run_begin(struct store *s, struct store_run *run)
 {
 	sqlite3_stmt *st;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	rc = sqlite3_prepare_v2(s->db,
 	                        "INSERT INTO runs(domid, name, uuid, started_us, state, host, "
@@ -182,7 +183,7 @@ int store_run_delete(struct store *s, int64_t run_id)
 	sqlite3_stmt *st;
 	int rc, own = !s->in_batch;
 
-	if (own && (rc = store_batch_begin(s)))
+	if ((rc = own ? store_batch_begin_sql(s) : store_promote(s)))
 		return rc;
 	store_blob_release(s);
 	rc = sqlite3_prepare_v2(s->db, "DELETE FROM runs WHERE run_id = ?1", -1, &st, NULL);
@@ -215,7 +216,7 @@ int store_run_end_why(struct store *s, int64_t run_id, enum store_run_state stat
 
 	if (state == STORE_RUN_RUNNING)
 		return store_fail(s, STORE_EINVAL, "a run cannot end in state running");
-	if (own && (rc = store_batch_begin(s)))
+	if ((rc = own ? store_batch_begin_sql(s) : store_promote(s)))
 		return rc;
 	store_blob_release(s); /* the trim rewrites chunk rows */
 	rc = sqlite3_prepare_v2(s->db,
@@ -259,7 +260,7 @@ int store_run_reopen(struct store *s, int64_t run_id, int32_t domid, const char 
 	sqlite3_stmt *st;
 	int rc, own = !s->in_batch;
 
-	if (own && (rc = store_batch_begin(s)))
+	if ((rc = own ? store_batch_begin_sql(s) : store_promote(s)))
 		return rc;
 	rc = sqlite3_prepare_v2(s->db,
 	                        "UPDATE runs SET state = 'running', ended_us = NULL, end_reason = '', "
@@ -288,6 +289,7 @@ out:
 int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
 {
 	sqlite3_stmt *st;
+	STORE_NEED_SQL(s);
 
 	if (sqlite3_prepare_v2(s->db,
 	                       "SELECT run_id FROM runs WHERE uuid = ?1 AND source = 'capture' "
@@ -369,6 +371,7 @@ int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 {
 	sqlite3_stmt *st;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	char sql[2048];
 	int owner = -2;
@@ -396,6 +399,7 @@ int store_latest_run(struct store *s, int64_t *run_id)
 {
 	sqlite3_stmt *st;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	if (sqlite3_prepare_v2(s->db, "SELECT max(run_id) FROM runs", -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "finding the latest run");
@@ -416,6 +420,7 @@ int store_list_running(struct store *s, int64_t **ids, size_t *n)
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	*ids = NULL;
 	*n = 0;
@@ -451,6 +456,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 {
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
+	STORE_NEED_SQL(s);
 
 	/* The newest `limit` runs, shown oldest first like a log.  The limit
 	 * picks run ids only; the rows are then read in run_id order, so no
@@ -570,6 +576,7 @@ int store_device_create(struct store *s, int64_t run_id, const char *vdev, int32
 	struct store_device_info info;
 	sqlite3_stmt *st;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	*out = NULL;
 	if (capacity_sectors == 0 || capacity_sectors > store_max_capacity())
@@ -612,6 +619,7 @@ int store_device_open(struct store *s, int64_t device_id, struct store_device **
 {
 	struct store_device_info info;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	*out = NULL;
 	if ((rc = store_device_load(s, device_id, &info)))
@@ -634,7 +642,7 @@ void store_device_release(struct store_device *d)
 				*p = d->next_dirty;
 				break;
 			}
-		if (s->in_batch) {
+		if (s->in_batch && store_promote(s) == 0) {
 			/* Write the counters now so the batch still carries them. */
 			sqlite3_stmt *st = store_stmt(s, ST_DEVICE_UPDATE);
 			if (st) {
@@ -668,6 +676,7 @@ int store_device_chunks(struct store *s, int64_t device_id, int (*cb)(void *ctx,
 {
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
+	STORE_NEED_SQL(s);
 
 	store_blob_release(s);
 	if (sqlite3_prepare_v2(s->db, "SELECT key FROM chunks WHERE key BETWEEN ?1 AND ?2", -1, &st, NULL) !=
@@ -687,6 +696,7 @@ int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void
 {
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
+	STORE_NEED_SQL(s);
 
 	if (sqlite3_prepare_v2(s->db,
 	                       "SELECT " DEVICE_COLUMNS " FROM devices WHERE run_id = ?1 "
@@ -713,6 +723,7 @@ int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
 {
 	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_FIND);
 	int rc;
+	STORE_NEED_SQL(s);
 
 	if (!st)
 		return STORE_EIO;
@@ -735,6 +746,7 @@ int store_running_activity(struct store *s, struct store_activity **out, size_t 
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	*out = NULL;
 	*n = 0;

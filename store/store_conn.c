@@ -20,7 +20,7 @@ int store_fail(struct store *s, int code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	vsnprintf(store_errbuf(s), sizeof(s->errmsg), fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -139,6 +139,10 @@ static const char *const stmt_sql[ST__COUNT] = {
 	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 	[ST_TRACE_INSERT] = "INSERT INTO trace_packets(device_id, seq, sector, bytes, events, first_ts, "
 	                    "last_ts, final, kept_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_DEVICE_CAPACITY] = "SELECT capacity_sectors FROM devices WHERE device_id = ?1",
+	[ST_META_GET_INTAKE] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'intake_seq'",
+	[ST_META_SET_INTAKE] = "INSERT INTO meta(key, value) VALUES ('intake_seq', ?1) "
+	                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 };
 
 /* Version-2 stores (read as they are by readers) have no slots. */

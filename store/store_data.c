@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "profile/status_block.h"
+#include "store_intake.h"
 #include "store_internal.h"
 
 /* ---- batches -------------------------------------------------------------- */
@@ -25,7 +26,49 @@ int store_in_batch(const struct store *s)
 	return s->in_batch;
 }
 
-int store_batch_begin(struct store *s)
+int store_txn_begin_unchecked(struct store *s)
+{
+	if (store_exec_stmt(s, ST_BEGIN) != SQLITE_OK)
+		return store_sqlite_fail(s, "starting a batch");
+	if (s->reclaim_due) {
+		int rc = store_slots_reclaim(s);
+		if (rc) {
+			store_txn_rollback(s);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int store_txn_begin(struct store *s)
+{
+	int rc = store_check_identity(s);
+	return rc ? rc : store_txn_begin_unchecked(s);
+}
+
+int store_txn_commit(struct store *s)
+{
+	store_blob_release(s);
+	int rc = store_slots_before_commit(s);
+	if (!rc && store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
+		rc = store_sqlite_fail(s, "committing a batch");
+	store_slots_after_batch(s);
+	/* A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY):
+	 * roll back so the batch is entirely not stored. */
+	if (rc && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+void store_txn_rollback(struct store *s)
+{
+	store_blob_release(s);
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	store_slots_after_batch(s);
+}
+
+static int batch_open_check(struct store *s)
 {
 	if (s->mode == STORE_READ)
 		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
@@ -33,20 +76,58 @@ int store_batch_begin(struct store *s)
 		return store_fail(s, STORE_EINVAL, "a batch is already open");
 	if (s->in_read)
 		store_read_end(s);
-	int rc = store_check_identity(s);
+	return 0;
+}
+
+/* A batch that is an SQL transaction from the start (the store's own
+ * functions that run SQL in a batch of their own). */
+int store_batch_begin_sql(struct store *s)
+{
+	int rc = batch_open_check(s);
+	if (!rc)
+		rc = store_quiet(s);
+	if (!rc)
+		rc = store_txn_begin(s);
 	if (rc)
 		return rc;
-	if (store_exec_stmt(s, ST_BEGIN) != SQLITE_OK)
-		return store_sqlite_fail(s, "starting a batch");
 	s->in_batch = 1;
-	if (s->reclaim_due) {
-		rc = store_slots_reclaim(s);
-		if (rc) {
-			store_batch_abort(s);
-			return rc;
-		}
-	}
+	s->batch_direct = 1;
 	return 0;
+}
+
+int store_batch_begin(struct store *s)
+{
+	if (!s->intake)
+		return store_batch_begin_sql(s);
+	/* With an intake log a batch is taken in memory and appended at
+	 * commit (store_intake.c).  The path must still name our database
+	 * (see store_check_identity): checked here, by the thread that
+	 * acknowledges, so that no write is acknowledged after a replacement. */
+	int rc = batch_open_check(s);
+	if (!rc)
+		rc = store_check_identity(s);
+	if (!rc)
+		rc = store_intake_check(s);
+	if (!rc)
+		rc = store_intake_begin(s);
+	if (rc)
+		return rc;
+	s->in_batch = 1;
+	s->batch_direct = 0;
+	return 0;
+}
+
+int store_promote(struct store *s)
+{
+	if (!s->in_batch || s->batch_direct)
+		return 0;
+	int rc = store_quiet(s);
+	if (!rc)
+		rc = store_txn_begin(s);
+	if (rc)
+		return rc;
+	s->batch_direct = 1;
+	return store_intake_replay(s);
 }
 
 static const char *status_name(enum store_status st)
@@ -102,16 +183,29 @@ static void drop_dirty(struct store *s, int keep_pending)
 	}
 }
 
-/*
- * The device's row is gone: another process deleted its run while we
- * wrote (profdb delete/prune --force).  What this batch wrote for it is
- * removed again in the same transaction (chunk rows would otherwise be
- * left naming a device nobody can reach, and their space never given
- * back), and the handle refuses every later write.
- */
-static int device_gone(struct store *s, struct store_device *d)
+int store_device_row_write(struct store *s, const struct store_device_info *info, int *changed)
 {
-	int64_t dev = d->pending.device_id;
+	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_UPDATE);
+	if (!st)
+		return STORE_EIO;
+	store_device_bind_update(st, info);
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "updating device counters");
+	*changed = sqlite3_changes(s->db) != 0;
+	return 0;
+}
+
+/*
+ * A device's row is gone: another process deleted its run while we wrote
+ * (profdb delete/prune --force).  What the batch wrote for it is removed
+ * again in the same transaction (chunk rows would otherwise be left
+ * naming a device nobody can reach, and their space never given back),
+ * and its handles refuse every later write.
+ */
+int store_device_data_drop(struct store *s, int64_t dev)
+{
 	int64_t lo = store_chunk_key(dev, 0), hi = store_chunk_key(dev, 0xffffffffu);
 	int rc = s->schema_version >= 3 ? store_slots_free_range(s, lo, hi) : 0;
 	sqlite3_stmt *st = rc ? NULL : store_stmt(s, ST_CHUNK_DELETE_RANGE);
@@ -127,22 +221,23 @@ static int device_gone(struct store *s, struct store_device *d)
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "removing the data of a deleted device");
-	d->gone = 1;
 	return 0;
+}
+
+void store_device_mark_gone(struct store *s, int64_t device_id)
+{
+	for (struct store_device *d = s->devices; d; d = d->next)
+		if (d->pending.device_id == device_id)
+			d->gone = 1;
 }
 
 int store_flush_device_rows(struct store *s)
 {
 	for (struct store_device *d = s->dirty; d; d = d->next_dirty) {
-		sqlite3_stmt *st = store_stmt(s, ST_DEVICE_UPDATE);
-		if (!st)
-			return STORE_EIO;
-		store_device_bind_update(st, &d->pending);
-		int rc = sqlite3_step(st);
-		sqlite3_reset(st);
-		if (rc != SQLITE_DONE)
-			return store_sqlite_fail(s, "updating device counters");
-		if (sqlite3_changes(s->db) == 0 && (rc = device_gone(s, d)))
+		int changed, rc = store_device_row_write(s, &d->pending, &changed);
+		if (!rc && !changed && !(rc = store_device_data_drop(s, d->pending.device_id)))
+			d->gone = 1;
+		if (rc)
 			return rc;
 	}
 	return 0;
@@ -170,23 +265,22 @@ int store_batch_commit(struct store *s)
 
 	if (!s->in_batch)
 		return store_fail(s, STORE_EINVAL, "no batch is open");
-	store_blob_release(s);
-	rc = store_flush_device_rows(s);
-	if (!rc)
-		rc = store_slots_before_commit(s);
-	if (!rc && store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
-		rc = store_sqlite_fail(s, "committing a batch");
-	store_slots_after_batch(s);
-	if (rc) {
-		/* A failed COMMIT may leave the transaction open (e.g. SQLITE_BUSY);
-		 * roll back so the batch is entirely not stored. */
-		if (!sqlite3_get_autocommit(s->db))
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		drop_dirty(s, 0);
+	if (!s->batch_direct) {
+		/* appended to the intake log: acknowledged, folded later */
+		rc = store_intake_commit(s, s->dirty);
+		if (rc)
+			store_intake_abort(s);
 	} else {
-		drop_dirty(s, 1);
+		store_blob_release(s);
+		rc = store_flush_device_rows(s);
+		if (rc)
+			store_txn_rollback(s);
+		else
+			rc = store_txn_commit(s);
 	}
+	drop_dirty(s, rc == 0);
 	s->in_batch = 0;
+	s->batch_direct = 0;
 	return rc;
 }
 
@@ -194,12 +288,13 @@ void store_batch_abort(struct store *s)
 {
 	if (!s->in_batch)
 		return;
-	store_blob_release(s);
-	if (!sqlite3_get_autocommit(s->db))
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (s->batch_direct)
+		store_txn_rollback(s);
+	else
+		store_intake_abort(s);
 	drop_dirty(s, 0);
-	store_slots_after_batch(s);
 	s->in_batch = 0;
+	s->batch_direct = 0;
 }
 
 int store_sync(struct store *s)
@@ -207,7 +302,12 @@ int store_sync(struct store *s)
 	sqlite3_file *wal = NULL;
 
 	if (s->durability == STORE_DURABLE_POWER)
-		return 0;
+		return 0; /* every commit is synced (and every intake append) */
+	/* What the intake log holds is folded first: then the WAL and the
+	 * data file hold everything acknowledged. */
+	int qrc = store_quiet(s);
+	if (qrc)
+		return qrc;
 	/* The WAL is the journal of a WAL-mode database. */
 	if (sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal) != SQLITE_OK ||
 	    !wal || !wal->pMethods)
@@ -380,8 +480,8 @@ static int chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t
 /* Reads len bytes at byte offset off; holes read as zeros. */
 static int chunk_read(struct store *s, int64_t dev, uint64_t off, uint8_t *buf, size_t len)
 {
-	/* Outside a batch a writable handle would start a write transaction. */
-	int writable = s->in_batch;
+	/* Outside an SQL transaction a writable handle would start one. */
+	int writable = s->in_batch && s->batch_direct;
 
 	while (len > 0) {
 		uint64_t chunk = off / STORE_CHUNK_BYTES;
@@ -510,6 +610,19 @@ static int write_span(struct store *s, int64_t dev, const struct store_segment *
 	return 0;
 }
 
+int store_apply_writes(struct store *s, int64_t dev, const struct store_segment *segs, unsigned n)
+{
+	/* In order, runs of adjacent segments together. */
+	for (unsigned i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && segs[j].sector == segs[j - 1].sector + segs[j - 1].nsect; j++)
+			;
+		int rc = write_span(s, dev, segs + i, j - i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* requests: how many guest requests the segments are (1 for store_write). */
 static int write_segments(struct store_device *d, const struct store_segment *segs, unsigned nsegs,
                           unsigned requests)
@@ -535,13 +648,16 @@ static int write_segments(struct store_device *d, const struct store_segment *se
 		if (segs[i].sector == 0)
 			sector0 = segs[i].data; /* the last write of sector 0 wins */
 	}
-	/* In order, runs of adjacent segments together. */
-	for (unsigned i = 0, j; i < nsegs; i = j) {
-		for (j = i + 1; j < nsegs && segs[j].sector == segs[j - 1].sector + segs[j - 1].nsect; j++)
-			;
-		if ((rc = write_span(s, d->pending.device_id, segs + i, j - i)))
-			return rc;
-	}
+	/* Big batches gain nothing from the intake log (their bytes would be
+	 * written twice): such a batch becomes an SQL transaction. */
+	if (!s->batch_direct && store_intake_batch_bytes(s) + bytes > INTAKE_BATCH_MAX && (rc = store_promote(s)))
+		return rc;
+	if (!s->batch_direct)
+		rc = store_intake_add_writes(s, d->pending.device_id, segs, nsegs);
+	else
+		rc = store_apply_writes(s, d->pending.device_id, segs, nsegs);
+	if (rc)
+		return rc;
 	d->pending.write_requests += requests;
 	d->pending.write_bytes += (int64_t)bytes;
 	d->pending.written_end_sector = end;
@@ -568,8 +684,19 @@ int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *bu
 
 	if ((rc = check_range(d, sector, nsect)))
 		return rc;
+	/* What it reads may still be in the intake log: folded first.  When
+	 * folding fails (a full disk), what SQLite has and then the records
+	 * not folded yet, so that everything acknowledged still reads back. */
+	int degraded = 0;
+	if ((rc = s->in_batch ? store_promote(s) : store_quiet(s))) {
+		if (!s->intake || !store_intake_folding_fails(s))
+			return rc;
+		degraded = 1;
+	}
 	rc = chunk_read(s, d->pending.device_id, sector * STORE_SECTOR_SIZE, buf,
 	                (size_t)nsect * STORE_SECTOR_SIZE);
+	if (!rc && degraded)
+		rc = store_intake_overlay(s, d->pending.device_id, sector, nsect, buf);
 	if (!s->in_batch && !s->in_read)
 		store_blob_release(s); /* do not pin a snapshot between calls */
 	if (rc)
@@ -596,7 +723,7 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
 
 	if (!s->in_batch)
 		return store_fail(s, STORE_EINVAL, "store_discard outside a batch");
-	if ((rc = check_gone(d)) || (rc = check_range(d, sector, nsect)))
+	if ((rc = check_gone(d)) || (rc = check_range(d, sector, nsect)) || (rc = store_promote(s)))
 		return rc;
 	first = (sector + STORE_CHUNK_SECTORS - 1) / STORE_CHUNK_SECTORS;
 	last = (sector + nsect) / STORE_CHUNK_SECTORS; /* exclusive */
@@ -660,6 +787,9 @@ int store_read_begin(struct store *s)
 {
 	if (s->in_batch || s->in_read)
 		return 0; /* already inside a transaction: its view is consistent */
+	int qrc = store_quiet(s);
+	if (qrc)
+		return qrc;
 	/* Prepared once: readers that follow live runs begin one every time
 	 * the store changes. */
 	if (store_exec_stmt(s, ST_READ_BEGIN) != SQLITE_OK)
@@ -699,6 +829,8 @@ int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint
 		return 0;
 	if (end < byte_off)
 		return store_fail(s, STORE_EINVAL, "read range overflows");
+	if ((rc = s->in_batch ? store_promote(s) : s->in_read ? 0 : store_quiet(s)))
+		return rc;
 	store_blob_release(s);
 	st = store_stmt(s, ST_CHUNK_SELECT_RANGE);
 	if (!st)

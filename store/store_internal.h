@@ -65,6 +65,9 @@ enum store_stmt_id {
 	ST_META_GET_SLOTS,
 	ST_META_SET_SLOTS,
 	ST_TRACE_INSERT,
+	ST_DEVICE_CAPACITY,
+	ST_META_GET_INTAKE,
+	ST_META_SET_INTAKE,
 	ST__COUNT
 };
 
@@ -112,9 +115,16 @@ struct store {
 	int data_header_ok;            /* meta.data_header = 'ok': the data file has one */
 	int64_t wal_gen;               /* WAL restarts seen by the owner */
 	int reclaim_due;
+	/* The owner's intake log (store_intake.c), or NULL. */
+	struct store_intake *intake;
+	int batch_direct;              /* the open batch is an SQL transaction */
+	uint64_t intake_recovered;     /* records the open applied from the log */
 	char errmsg[512];
 };
 
+/* Where store_fail() writes: s->errmsg, or on the intake's folder thread
+ * the folder's own buffer (the writer's thread owns s->errmsg). */
+char *store_errbuf(struct store *s);
 /* Sets s->errmsg (printf-style) and returns code. */
 /* Writers: the path still names the database we have open (0), else
  * STORE_EIO with a message. */
@@ -147,6 +157,50 @@ int store_schema_migrate(struct store *s);
 int store_schema_check(struct store *s, int *version);
 /* 1: a profile-backend owns the store now; 0: none does; -1: unknown. */
 int store_owner_alive(struct store *s);
+
+/* Transactions of the writer's connection, whoever runs them: begin
+ * (checking that the path still names our database; _unchecked for the
+ * folder, which folds what was acknowledged whatever happened to the
+ * path), commit (the data file's slots first), roll back. */
+int store_txn_begin(struct store *s);
+int store_txn_begin_unchecked(struct store *s);
+int store_txn_commit(struct store *s);
+void store_txn_rollback(struct store *s);
+/* Writes the data of segments (runs of adjacent ones together) into the
+ * open transaction: no checks, no counting (the batch did both). */
+int store_apply_writes(struct store *s, int64_t device_id, const struct store_segment *segs, unsigned n);
+/* Writes a device row as info has it; *changed = 0 when the row is gone. */
+int store_device_row_write(struct store *s, const struct store_device_info *info, int *changed);
+/* Removes every chunk of a device (its row is gone), slots freed. */
+int store_device_data_drop(struct store *s, int64_t device_id);
+/* Marks the handles of a device whose row is gone: writes are refused. */
+void store_device_mark_gone(struct store *s, int64_t device_id);
+/* With an intake log: before SQL outside a batch, waits until everything
+ * acknowledged is folded and keeps the folder off the connection until
+ * the next batch is appended (0, or the fold's error).  Without: 0. */
+int store_quiet(struct store *s);
+/* Before SQL inside a batch: a batch still in memory becomes an SQL
+ * transaction (store_intake_replay); 0 when it already is one. */
+int store_promote(struct store *s);
+/* A batch that is an SQL transaction from its start (the store's own
+ * functions that need SQL in a batch of their own). */
+int store_batch_begin_sql(struct store *s);
+/* At the top of every function that runs SQL on a connection that may
+ * have an intake log: inside a batch it becomes SQL, outside the folder
+ * is drained and held.  Readers and plain writers: nothing. */
+static inline int store_need_sql(struct store *s)
+{
+	if (!s->intake)
+		return 0;
+	return s->in_batch ? store_promote(s) : store_quiet(s);
+}
+/* store_need_sql, returning its error from the function. */
+#define STORE_NEED_SQL(s)                                                                                      \
+	do {                                                                                                   \
+		int need_sql_rc = store_need_sql(s);                                                           \
+		if (need_sql_rc)                                                                                \
+			return need_sql_rc;                                                                    \
+	} while (0)
 
 /* Binds ST_DEVICE_UPDATE's parameters from info. */
 void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *info);

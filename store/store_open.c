@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "store_intake.h"
 #include "store_internal.h"
 #include "util/private_dir.h"
 
@@ -470,6 +471,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
 		goto fail;
+	if (s->mode == STORE_OWNER && opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -502,7 +505,7 @@ int store_check_identity(struct store *s)
 	                  s->path, found ? "replaced" : "removed");
 }
 
-const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", NULL};
+const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", "-intake", NULL};
 
 void store_remove_files(const char *path)
 {
@@ -554,6 +557,8 @@ void store_close(struct store *s)
 		store_batch_abort(s);
 	if (s->in_read)
 		store_read_end(s);
+	/* everything acknowledged into SQLite before the handles go */
+	store_intake_close(s);
 	while (s->devices)
 		store_device_release(s->devices);
 	store_blob_release(s);
@@ -577,6 +582,7 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 	size_t used = 0;
 
 	report[0] = '\0';
+	STORE_NEED_SQL(s);
 	static const char *const checks[] = {"PRAGMA integrity_check", "PRAGMA foreign_key_check"};
 	for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
 		if (sqlite3_prepare_v2(s->db, checks[c], -1, &st, NULL) != SQLITE_OK)

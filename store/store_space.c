@@ -86,6 +86,7 @@ static int punch_freed_slots(struct store *s, int64_t *punched)
 int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 {
 	int rc;
+	STORE_NEED_SQL(s);
 
 	memset(out, 0, sizeof(*out));
 	if (s->mode == STORE_READ)
@@ -140,6 +141,7 @@ static void file_space(const char *path, const char *suffix, struct store_file_s
 
 int store_space(struct store *s, struct store_space *out)
 {
+	STORE_NEED_SQL(s);
 	memset(out, 0, sizeof(*out));
 	file_space(s->path, "", &out->db);
 	file_space(s->path, "-wal", &out->wal);
@@ -158,6 +160,7 @@ int store_space(struct store *s, struct store_space *out)
 
 int store_runs_space(struct store *s, int64_t limit, struct store_run_space **out, size_t *n)
 {
+	STORE_NEED_SQL(s);
 	/* chunks of a device are the keys device_id << 32 | chunk: one range
 	 * scan of the primary key per device */
 	static const char sql[] =

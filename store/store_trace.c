@@ -26,6 +26,8 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 
 	if (!s->in_batch)
 		return store_fail(s, STORE_EINVAL, "a trace packet is kept inside a batch");
+	if ((rc = store_promote(s)))
+		return rc;
 	if (d->pending.role != STORE_ROLE_TRACE)
 		return store_fail(s, STORE_EINVAL, "device %s is not a trace", d->pending.vdev);
 	if (p->bytes == 0 || p->seq > (uint64_t)INT64_MAX)
@@ -79,6 +81,7 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 {
 	sqlite3_stmt *st;
 	int rc;
+	STORE_NEED_SQL(s);
 
 	if (s->schema_version < 5)
 		return 0; /* no store before version 5 holds a trace */
@@ -141,6 +144,7 @@ static int add_up(void *ctx, const struct store_trace_packet *p)
 int store_trace_summary(struct store *s, int64_t device_id, struct store_trace_summary *out)
 {
 	int rc;
+	STORE_NEED_SQL(s);
 
 	memset(out, 0, sizeof(*out));
 	if ((rc = store_trace_packets(s, device_id, add_up, out)))

@@ -8,7 +8,8 @@
  * writes (store_write_many of adjacent requests, whole chunks going to the
  * data file and back into the database when written in part).  After every
  * step the store must read back exactly what the model holds:
- * last-write-wins, unwritten sectors zero, aborted batches invisible.
+ * last-write-wins, unwritten sectors zero, aborted batches invisible; with
+ * the intake log on and off (switched at every reopen).
  */
 #include "config.h"
 
@@ -41,9 +42,13 @@ static int64_t dev_ids[NDEV];
 static char *db_path;
 static uint64_t rng;
 
+/* With the intake log (store_intake.c) on, then off at every reopen: the
+ * same model must hold either way, and across the switch. */
+static int use_intake = 1;
+
 static struct store *open_bulk(void)
 {
-	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1};
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1, .intake = use_intake};
 	struct store *st;
 	char err[512];
 	REQUIRE(store_open(&st, db_path, &o, err, sizeof(err)) == 0, "store_open: %s", err);
@@ -308,6 +313,7 @@ int main(void)
 		if (batches % 400 == 0) {
 			/* Reopen: everything committed survives, nothing else. */
 			store_close(s);
+			use_intake = !use_intake;
 			open_all();
 			reopens++;
 			for (int i = 0; i < NDEV; i++) {
