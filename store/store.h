@@ -347,13 +347,15 @@ void store_tune_for_threads(void);
  * statements; bounded by the cache sizes), for status and leak checks. */
 int64_t store_memory_used(void);
 /* The files of a store at path: the database, then what SQLite and the
- * store keep beside it ("-wal", "-shm", "-data"); NULL-terminated.  A
+ * store keep beside it ("-wal", "-shm", "-data", "-intake");
+ * NULL-terminated.  A
  * backup, a copy or a removal takes them all. */
 extern const char *const store_file_suffixes[];
 /* Removes every file of the store at path (tests and benchmarks). */
 void store_remove_files(const char *path);
 /* Bytes the store at path takes on disk: the database, its WAL and the
- * data file, as allocated (holes are free).  -1 without a database. */
+ * data file, as allocated (holes are free); not the owner's intake log, a
+ * ring of fixed size (store_intake.c).  -1 without a database. */
 int64_t store_files_usage(const char *path);
 /* store_files_usage of an open store. */
 int64_t store_disk_usage(struct store *s);

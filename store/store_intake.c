@@ -11,7 +11,8 @@
  * to be in the page cache before it is acknowledged.
  *
  * How: store_batch_commit() appends the batch as one record to <db>-intake
- * (one pwrite; with --durability power also an fdatasync) and returns.  A
+ * (a memcpy into the shared mapping of the file; with --durability power
+ * also an msync) and returns.  A
  * thread of the store, the folder, applies queued records to SQLite in
  * groups, one transaction per group, which also records the last sequence
  * number applied (meta.intake_seq).  At open the owner applies the records
@@ -60,8 +61,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -129,6 +132,7 @@ struct intake_rec {
 
 struct store_intake {
 	int fd;
+	uint8_t *map;        /* the ring, MAP_SHARED: an append is a memcpy */
 	uint64_t tag;
 	uint64_t tail;       /* the end of the newest record in the ring */
 	uint64_t next_seq;
@@ -141,6 +145,8 @@ struct store_intake {
 	pthread_cond_t wake;  /* to the folder: work, quiet asked, stop */
 	pthread_cond_t idle;  /* from the folder: a group done */
 	struct intake_rec *head, *last; /* folded in this order */
+	struct intake_rec *spare;       /* folded records, their buffers kept for new batches */
+	int nspare;
 	size_t queued;
 	uint64_t queued_seq;  /* the newest record queued */
 	uint64_t folded_seq;  /* the newest record in SQLite */
@@ -201,8 +207,13 @@ int store_intake_begin(struct store *s)
 	struct store_intake *in = s->intake;
 
 	if (!in->cur) {
-		in->cur = calloc(1, sizeof(*in->cur));
-		if (!in->cur)
+		pthread_mutex_lock(&in->mu);
+		if ((in->cur = in->spare)) {
+			in->spare = in->cur->next;
+			in->nspare--;
+		}
+		pthread_mutex_unlock(&in->mu);
+		if (!in->cur && !(in->cur = calloc(1, sizeof(*in->cur))))
 			return store_fail(s, STORE_ENOMEM, "out of memory starting a batch");
 	}
 	in->cur->len = 0;
@@ -317,53 +328,131 @@ static int64_t device_capacity(struct store *s, int64_t device_id)
 	return cap;
 }
 
-/*
- * Applies one record inside the open transaction.  checked: the record
- * comes from the log file (recovery), so every op is checked against its
- * device as the writer checked it when it came from a guest; ops of a
- * device that does not exist, or out of its range, are left out.
- */
-static int apply_record(struct store *s, const uint8_t *rec, int checked)
+/* A write of a group being folded. */
+struct group_op {
+	int64_t dev;
+	uint64_t sector;
+	uint32_t nsect;
+	int skip;             /* a later write of the group covers exactly these sectors */
+	const uint8_t *data;
+};
+
+static uint64_t op_key_hash(const struct group_op *o)
 {
-	const struct intake_hdr *h = (const void *)rec;
-	size_t off = sizeof(*h);
+	return XXH3_64bits(o, offsetof(struct group_op, skip));
+}
+
+/* Marks every op that a later op of the group writes again, sector for
+ * sector (the HaLVM writer rewrites its status block after every page:
+ * one of those per group is enough).  tab: 2 * n slots or more, zeroed. */
+static void mark_rewritten(struct group_op *ops, size_t n, size_t *tab, size_t slots)
+{
+	for (size_t i = n; i-- > 0;) {
+		size_t h = (size_t)op_key_hash(&ops[i]) & (slots - 1);
+		for (;; h = (h + 1) & (slots - 1)) {
+			size_t j = tab[h];
+			if (!j) {
+				tab[h] = i + 1;
+				break;
+			}
+			const struct group_op *o = &ops[j - 1];
+			if (o->dev == ops[i].dev && o->sector == ops[i].sector && o->nsect == ops[i].nsect) {
+				ops[i].skip = 1;
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Applies records (in sequence order) inside the open transaction, as if
+ * one after the other, with the work a group saves: a write that a later
+ * one of the group repeats exactly is left out, and each device's row is
+ * written once, as the last record left it (the rows hold totals, not
+ * increments).  checked: the records come from the log file (recovery),
+ * so every write is checked against its device as the writer checked it
+ * when it came from a guest; writes to a device that does not exist, or
+ * out of its range, are left out.
+ */
+static int apply_records(struct store *s, const uint8_t *const *recs, size_t nrecs, int checked)
+{
+	size_t nops = 0, ndevs = 0;
+	int rc = 0;
+
+	for (size_t r = 0; r < nrecs; r++) {
+		struct intake_hdr h;
+		memcpy(&h, recs[r], sizeof(h));
+		nops += h.nops;
+		ndevs += h.ndevs;
+	}
+	size_t slots = 16;
+	while (slots < 2 * nops)
+		slots *= 2;
+	struct group_op *ops = malloc((nops ? nops : 1) * sizeof(*ops));
+	size_t *tab = calloc(slots, sizeof(*tab));
+	const uint8_t **devs = malloc((ndevs ? ndevs : 1) * sizeof(*devs));
+	if (!ops || !tab || !devs) {
+		rc = store_fail(s, STORE_ENOMEM, "out of memory folding the intake log");
+		goto out;
+	}
+	size_t k = 0, nd = 0;
+	for (size_t r = 0; r < nrecs; r++) {
+		struct intake_hdr h;
+		memcpy(&h, recs[r], sizeof(h));
+		size_t off = sizeof(h);
+		for (uint32_t i = 0; i < h.nops; i++) {
+			struct intake_op op;
+			memcpy(&op, recs[r] + off, sizeof(op));
+			ops[k++] = (struct group_op){op.device_id, op.sector, op.nsect, 0, recs[r] + off + sizeof(op)};
+			off += sizeof(op) + (size_t)op.nsect * STORE_SECTOR_SIZE;
+		}
+		for (uint32_t i = 0; i < h.ndevs; i++, off += sizeof(struct intake_dev)) {
+			/* the last record's row of a device wins */
+			int64_t id;
+			memcpy(&id, recs[r] + off, sizeof(id));
+			size_t j = 0;
+			while (j < nd && memcmp(devs[j], &id, sizeof(id)))
+				j++;
+			devs[j] = recs[r] + off;
+			nd += j == nd;
+		}
+	}
+	mark_rewritten(ops, nops, tab, slots);
+
+	/* runs of writes to one device, each where the last ended, go
+	 * together: whole chunks among them take the data file */
 	struct store_segment segs[64];
 	unsigned n = 0;
 	int64_t dev = -1, cap = -1;
-	int rc = 0;
-
-	for (uint32_t i = 0; i < h->nops && !rc; i++) {
-		struct intake_op op;
-		memcpy(&op, rec + off, sizeof(op));
-		const uint8_t *data = rec + off + sizeof(op);
-		off += sizeof(op) + (size_t)op.nsect * STORE_SECTOR_SIZE;
-		/* runs of ops of one device, each where the last ended, go
-		 * together: whole chunks among them take the data file */
-		if (n && (op.device_id != dev || n == 64 ||
-		          segs[n - 1].sector + segs[n - 1].nsect != op.sector)) {
+	for (size_t i = 0; i < nops && !rc; i++) {
+		const struct group_op *op = &ops[i];
+		if (op->skip)
+			continue;
+		if (n && (op->dev != dev || n == 64 || segs[n - 1].sector + segs[n - 1].nsect != op->sector)) {
 			rc = store_apply_writes(s, dev, segs, n);
 			n = 0;
+			if (rc)
+				break;
 		}
-		if (rc)
-			break;
-		if (checked && op.device_id != dev) {
-			cap = device_capacity(s, op.device_id);
-			if (cap == -2)
-				return store_sqlite_fail(s, "replaying the intake log");
+		if (checked && op->dev != dev) {
+			cap = device_capacity(s, op->dev);
+			if (cap == -2) {
+				rc = store_sqlite_fail(s, "replaying the intake log");
+				break;
+			}
 		}
-		dev = op.device_id;
-		if (checked && (cap < 0 || op.nsect == 0 || op.sector >= (uint64_t)cap ||
-		                op.nsect > (uint64_t)cap - op.sector))
+		dev = op->dev;
+		if (checked && (cap < 0 || op->nsect == 0 || op->sector >= (uint64_t)cap ||
+		                op->nsect > (uint64_t)cap - op->sector))
 			continue;
-		segs[n++] = (struct store_segment){op.sector, op.nsect, data};
+		segs[n++] = (struct store_segment){op->sector, op->nsect, op->data};
 	}
 	if (!rc && n)
 		rc = store_apply_writes(s, dev, segs, n);
-	for (uint32_t i = 0; i < h->ndevs && !rc; i++) {
+	for (size_t i = 0; i < nd && !rc; i++) {
 		struct intake_dev v;
 		struct store_device_info info;
-		memcpy(&v, rec + off, sizeof(v));
-		off += sizeof(v);
+		memcpy(&v, devs[i], sizeof(v));
 		device_info_of(&v, &info);
 		int changed;
 		if ((rc = store_device_row_write(s, &info, &changed)))
@@ -375,7 +464,16 @@ static int apply_record(struct store *s, const uint8_t *rec, int checked)
 				note_gone(s->intake, v.device_id);
 		}
 	}
+out:
+	free(ops);
+	free(tab);
+	free(devs);
 	return rc;
+}
+
+static int apply_record(struct store *s, const uint8_t *rec, int checked)
+{
+	return apply_records(s, &rec, 1, checked);
 }
 
 static int set_folded_seq(struct store *s, uint64_t seq)
@@ -394,59 +492,114 @@ static int fold(struct store *s, struct intake_rec *first, size_t n, uint64_t la
 {
 	if (s->intake->inject)
 		return store_fail(s, STORE_ENOSPC, "folding the intake log: no space left (injected by a test)");
-	int rc = store_txn_begin_unchecked(s);
-	if (rc)
-		return rc;
+	const uint8_t **recs = malloc(n * sizeof(*recs));
+	if (!recs)
+		return store_fail(s, STORE_ENOMEM, "out of memory folding the intake log");
 	size_t i = 0;
-	for (struct intake_rec *r = first; r && i < n && !rc; r = r->next, i++)
-		rc = apply_record(s, r->data, 0);
+	for (struct intake_rec *r = first; r && i < n; r = r->next)
+		recs[i++] = r->data;
+	int rc = store_txn_begin_unchecked(s);
+	if (!rc)
+		rc = apply_records(s, recs, n, 0);
 	if (!rc)
 		rc = set_folded_seq(s, last_seq);
 	if (!rc)
 		rc = store_txn_commit(s);
 	else
 		store_txn_rollback(s);
+	free(recs);
 	return rc;
 }
 
-/* Takes what is queued (up to a group's size) and folds it; with mu held
- * on entry and exit.  0, or the fold's error (kept in in->errcode). */
+/*
+ * Folds what is queued; with mu held on entry and exit, but not while it
+ * folds: the writer appends and places records meanwhile, and every step
+ * here under mu is O(1) (the writer's round trip waits on mu).  The
+ * records stay queued until their transaction commits (reads and the
+ * ring's space go by the queue).  0, or the fold's error (in errcode).
+ */
 static int fold_queued(struct store *s)
 {
 	struct store_intake *in = s->intake;
-	size_t n = 0, bytes = 0;
-	uint64_t last = 0;
+	int rc = 0;
 
-	if (in->busy)
+	if (in->busy || !in->head)
 		return 0; /* the other thread folds: its result counts */
-	for (struct intake_rec *r = in->head; r && (n == 0 || bytes + r->len <= INTAKE_GROUP_BYTES); r = r->next) {
-		bytes += r->len;
-		last = ((struct intake_hdr *)r->data)->seq;
-		n++;
-	}
-	if (!n)
-		return 0;
-	struct intake_rec *first = in->head;
+	struct intake_rec *first = in->head, *end = in->last; /* the producer appends after end */
 	in->busy = 1;
 	pthread_mutex_unlock(&in->mu);
 	struct store_intake *was = folding;
 	folding = in;
 	/*
 	 * The database replaced or removed under us: what was acknowledged is
-	 * still folded, into the file we have open (wherever it went now),
-	 * and then the log is emptied, since nothing in it belongs to the file
-	 * at the path; new batches are refused (store_check_identity says why
-	 * and what to do), as they were before the log.
+	 * still folded, into the file we have open (wherever it went now), and
+	 * new batches are refused (the writer's own check says why and what to
+	 * do), as they were before the log.  A clean stop then empties the
+	 * log; after a crash the next start refuses it, as another store's.
 	 */
-	int replaced = store_check_identity(s) != 0;
-	int rc = fold(s, first, n, last);
-	int refuse = 0;
-	if (!rc && replaced) {
-		if (ftruncate(in->fd, 0) != 0) {
-			/* stays: a restart refuses a log of another store */
+	int replaced = store_identity_stat(s) != 0, refuse = 0;
+	for (int more = 1; more && !rc;) {
+		/* one transaction of up to a group's bytes */
+		size_t n = 0, bytes = 0;
+		struct intake_rec *r = first, *glast = first;
+		for (; r && (n == 0 || bytes + r->len <= INTAKE_GROUP_BYTES); r = r->next) {
+			bytes += r->len;
+			glast = r;
+			n++;
+			if (r == end)
+				break;
 		}
-		refuse = store_check_identity(s); /* its message, for the writer */
+		more = glast != end;
+		uint64_t last = ((struct intake_hdr *)glast->data)->seq;
+		if ((rc = fold(s, first, n, last)))
+			break;
+		/* folded: out of the queue, their buffers kept for new batches
+		 * (a fresh 8 KiB buffer per batch cost page faults in the
+		 * guest's round trip) */
+		struct intake_rec *next = glast->next;
+		struct intake_rec *keep = NULL, *keep_last = NULL, *drop = NULL;
+		int nkeep = 0;
+		pthread_mutex_lock(&in->mu);
+		next = glast->next; /* the writer may have appended after glast */
+		in->head = next;
+		if (!next)
+			in->last = NULL;
+		in->queued -= bytes;
+		in->folded_seq = last;
+		in->folds++;
+		in->folded_records += n;
+		int room = 512 - in->nspare;
+		pthread_mutex_unlock(&in->mu);
+		for (struct intake_rec *q = first, *qn; q != next; q = qn) {
+			qn = q->next;
+			if (nkeep < room && q->cap <= 65536) {
+				q->next = keep;
+				keep = q;
+				if (!keep_last)
+					keep_last = q;
+				nkeep++;
+			} else {
+				q->next = drop;
+				drop = q;
+			}
+		}
+		while (drop) {
+			struct intake_rec *q = drop;
+			drop = q->next;
+			rec_free(q);
+		}
+		pthread_mutex_lock(&in->mu);
+		if (keep) {
+			keep_last->next = in->spare;
+			in->spare = keep;
+			in->nspare += nkeep;
+		}
+		pthread_cond_broadcast(&in->idle); /* room in the ring */
+		pthread_mutex_unlock(&in->mu);
+		first = next;
 	}
+	if (!rc && replaced)
+		refuse = store_identity_stat(s); /* its message, for the writer */
 	folding = was;
 	pthread_mutex_lock(&in->mu);
 	in->busy = 0;
@@ -454,23 +607,9 @@ static int fold_queued(struct store *s)
 		in->replaced = 1;
 		in->errcode = refuse;
 	}
-	if (rc) {
-		in->failed = 1;
+	in->failed = rc != 0;
+	if (rc)
 		in->errcode = rc;
-	} else {
-		in->failed = 0;
-		in->folds++;
-		in->folded_records += n;
-		for (size_t i = 0; i < n; i++) {
-			struct intake_rec *r = in->head;
-			in->head = r->next;
-			in->queued -= r->len;
-			rec_free(r);
-		}
-		if (!in->head)
-			in->last = NULL;
-		in->folded_seq = last;
-	}
 	pthread_cond_broadcast(&in->idle);
 	return rc;
 }
@@ -481,6 +620,7 @@ static void *folder_main(void *arg)
 	struct store_intake *in = s->intake;
 	int idle = 0;
 
+	pthread_setname_np(pthread_self(), "store-fold"); /* as top -H and perf show it */
 	pthread_mutex_lock(&in->mu);
 	while (!in->stop) {
 		if (in->head && !in->hold && !in->failed && !in->paused) {
@@ -592,21 +732,6 @@ int store_intake_check(struct store *s)
 	return replaced ? report(s) : 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? errno : EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* Where in the ring a record of len bytes can go now without covering a
  * record not folded yet, or -1 (with mu held).  The records not folded
  * lie from the queue's head round to tail. */
@@ -664,13 +789,17 @@ int store_intake_commit(struct store *s, const struct store_device *dirty)
 	pthread_mutex_unlock(&in->mu);
 	if (rc)
 		return report(s);
-	int err = write_all(in->fd, r->data, r->len, (uint64_t)off);
-	if (!err && s->durability == STORE_DURABLE_POWER && fdatasync(in->fd) != 0)
-		err = errno;
-	if (err)
-		return store_fail(s, err == ENOSPC || err == EDQUOT ? STORE_ENOSPC : STORE_EIO,
-		                  "writing the intake log %s-intake: %s%s", s->path, strerror(err),
-		                  err == ENOSPC || err == EDQUOT ? " (free space and retry)" : "");
+	/* Into the page cache through the mapping: no system call, and no
+	 * file time to update per append (a pwrite did both, with a journal
+	 * handle for the inode's mtime). */
+	memcpy(in->map + off, r->data, r->len);
+	if (s->durability == STORE_DURABLE_POWER) {
+		long page = sysconf(_SC_PAGESIZE);
+		uint64_t from = (uint64_t)off & ~(uint64_t)(page - 1);
+		if (msync(in->map + from, (uint64_t)off + r->len - from, MS_SYNC) != 0)
+			return store_fail(s, STORE_EIO, "syncing the intake log %s-intake: %s", s->path,
+			                  strerror(errno));
+	}
 	in->next_seq++;
 	in->cur = NULL;
 	r->off = (uint64_t)off;
@@ -843,7 +972,7 @@ static int recover(struct store *s, uint64_t *applied_out)
 	struct found *found = NULL;
 	size_t nfound = 0, capfound = 0;
 	uint8_t *ring = NULL;
-	int rc, txn = 0, foreign = 0;
+	int rc, foreign = 0;
 	struct stat st;
 
 	*applied_out = 0;
@@ -901,35 +1030,74 @@ static int recover(struct store *s, uint64_t *applied_out)
 	}
 	if (nfound)
 		qsort(found, nfound, sizeof(*found), by_seq);
-	size_t in_txn = 0;
-	for (size_t i = 0; i < nfound; i++) {
-		if (i && found[i].seq == found[i - 1].seq)
-			continue; /* (cannot happen: a seq is written once) */
-		if (!txn) {
-			if ((rc = store_txn_begin(s)))
-				goto out;
-			txn = 1;
-			in_txn = 0;
-		}
-		if ((rc = apply_record(s, ring + found[i].off, 1)))
-			goto out;
-		(*applied_out)++;
-		top = found[i].seq;
-		in_txn += found[i].len;
-		if (in_txn >= INTAKE_GROUP_BYTES || i + 1 == nfound) {
-			if ((rc = set_folded_seq(s, top)) || (rc = store_txn_commit(s)))
-				goto out;
-			txn = 0;
-		}
+	/* in groups of up to a group's bytes, one transaction each */
+	const uint8_t **group = malloc((nfound ? nfound : 1) * sizeof(*group));
+	if (!group) {
+		rc = store_fail(s, STORE_ENOMEM, "out of memory reading the intake log");
+		goto out;
 	}
+	for (size_t i = 0; i < nfound && !rc;) {
+		size_t n = 0, bytes = 0;
+		uint64_t last = top;
+		for (; i < nfound && (n == 0 || bytes + found[i].len <= INTAKE_GROUP_BYTES); i++) {
+			if (n && found[i].seq == last)
+				continue; /* (cannot happen: a seq is written once) */
+			group[n++] = ring + found[i].off;
+			bytes += found[i].len;
+			last = found[i].seq;
+		}
+		if ((rc = store_txn_begin(s)))
+			break;
+		if ((rc = apply_records(s, group, n, 1)) || (rc = set_folded_seq(s, last)) || (rc = store_txn_commit(s))) {
+			store_txn_rollback(s);
+			break;
+		}
+		*applied_out += n;
+		top = last;
+	}
+	free(group);
+	if (rc)
+		goto out;
 	in->next_seq = top + 1;
 	in->folded_seq = in->queued_seq = top;
 out:
-	if (txn)
-		store_txn_rollback(s);
 	free(found);
 	free(ring);
 	return rc;
+}
+
+/*
+ * The ring as a file of INTAKE_RING bytes, all of them written (zeros, not
+ * holes or preallocated extents: a store through the mapping never has to
+ * allocate a block, so it never meets a full disk there), mapped shared.
+ * Everything in it is folded by now.
+ */
+static int map_ring(struct store *s)
+{
+	struct store_intake *in = s->intake;
+	static const uint8_t zeros[65536];
+	struct stat st;
+
+	if (fstat(in->fd, &st) != 0)
+		return store_fail(s, STORE_EIO, "the intake log %s-intake: %s", s->path, strerror(errno));
+	if (st.st_size > (off_t)INTAKE_RING && ftruncate(in->fd, INTAKE_RING) != 0)
+		return store_fail(s, STORE_EIO, "the intake log %s-intake: %s", s->path, strerror(errno));
+	for (off_t off = st.st_size < (off_t)INTAKE_RING ? st.st_size : (off_t)INTAKE_RING; off < (off_t)INTAKE_RING;) {
+		size_t n = (size_t)((off_t)INTAKE_RING - off) < sizeof(zeros) ? (size_t)((off_t)INTAKE_RING - off)
+		                                                               : sizeof(zeros);
+		ssize_t w = pwrite(in->fd, zeros, n, off);
+		if (w <= 0)
+			return store_fail(s, w < 0 && (errno == ENOSPC || errno == EDQUOT) ? STORE_ENOSPC : STORE_EIO,
+			                  "making the intake log %s-intake (%u KiB): %s", s->path, INTAKE_RING >> 10,
+			                  w < 0 ? strerror(errno) : "short write");
+		off += w;
+	}
+	in->map = mmap(NULL, INTAKE_RING, PROT_READ | PROT_WRITE, MAP_SHARED, in->fd, 0);
+	if (in->map == MAP_FAILED) {
+		in->map = NULL;
+		return store_fail(s, STORE_ENOMEM, "mapping the intake log %s-intake: %s", s->path, strerror(errno));
+	}
+	return 0;
 }
 
 int store_intake_open(struct store *s, uint64_t *recovered)
@@ -942,7 +1110,14 @@ int store_intake_open(struct store *s, uint64_t *recovered)
 	if (!in)
 		return store_fail(s, STORE_ENOMEM, "out of memory");
 	in->fd = -1;
-	pthread_mutex_init(&in->mu, NULL);
+	/* adaptive: the writer and the folder hold it for a few instructions
+	 * each; a waiter spins rather than sleeps (a futex wake-up is several
+	 * microseconds in the guest's round trip) */
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_ADAPTIVE_NP);
+	pthread_mutex_init(&in->mu, &ma);
+	pthread_mutexattr_destroy(&ma);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -966,6 +1141,8 @@ int store_intake_open(struct store *s, uint64_t *recovered)
 	if ((rc = recover(s, recovered)))
 		goto fail;
 	in->tail = 0;
+	if ((rc = map_ring(s)))
+		goto fail;
 	if (pthread_create(&in->thread, NULL, folder_main, s) != 0) {
 		rc = store_fail(s, STORE_ENOMEM, "cannot start the store's folder thread");
 		goto fail;
@@ -994,6 +1171,9 @@ void store_intake_close(struct store *s)
 		pthread_cond_signal(&in->wake);
 		pthread_mutex_unlock(&in->mu);
 		pthread_join(in->thread, NULL);
+		if (in->map)
+			munmap(in->map, INTAKE_RING);
+		in->map = NULL;
 		if (drained && in->fd >= 0 && ftruncate(in->fd, 0) != 0) {
 			/* a log of folded records is harmless: recovery skips them */
 		}
@@ -1003,7 +1183,14 @@ void store_intake_close(struct store *s)
 		in->head = r->next;
 		rec_free(r);
 	}
+	while (in->spare) {
+		struct intake_rec *r = in->spare;
+		in->spare = r->next;
+		rec_free(r);
+	}
 	rec_free(in->cur);
+	if (in->map)
+		munmap(in->map, INTAKE_RING);
 	if (in->fd >= 0)
 		close(in->fd);
 	pthread_mutex_destroy(&in->mu);

@@ -90,6 +90,9 @@ struct store {
 	dev_t db_dev;         /* writers: the file opened (store_check_identity) */
 	ino_t db_ino;
 	int have_ident;
+	int ident_fd;         /* the owner: inotify on the database and its directory */
+	int ident_bad;        /* the last check failed: stat every time until it passes */
+	int64_t ident_next_us; /* the next check that stats the path anyway */
 	int empty_file;       /* the database file was empty (or absent) at open */
 	int busy_ms;          /* how long to wait for a lock (busy_wait) */
 	int in_batch;
@@ -127,8 +130,10 @@ struct store {
 char *store_errbuf(struct store *s);
 /* Sets s->errmsg (printf-style) and returns code. */
 /* Writers: the path still names the database we have open (0), else
- * STORE_EIO with a message. */
+ * STORE_EIO with a message.  The writer's thread only (its inotify watch);
+ * store_identity_stat() is the same check by stat() alone, for any thread. */
 int store_check_identity(struct store *s);
+int store_identity_stat(struct store *s);
 int store_fail(struct store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Maps the connection's last SQLite error to a STORE_E* code with a

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -226,6 +227,8 @@ static int busy_wait(void *ctx, int tries)
 }
 
 /* Settings that write nothing: safe before we know whose file this is. */
+static void watch_identity(struct store *s);
+
 static int configure_reader(struct store *s, int busy_ms, int follows_growth)
 {
 	int rc;
@@ -371,6 +374,7 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	s->mode = opts->mode;
 	s->durability = opts->durability;
 	s->lock_fd = -1;
+	s->ident_fd = -1;
 	s->data_fd = -1;
 	s->slot_next = -1;
 	s->bulk_file = opts->bulk_file && opts->mode != STORE_READ;
@@ -466,6 +470,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		s->db_dev = st.st_dev;
 		s->db_ino = st.st_ino;
 		s->have_ident = 1;
+		if (s->mode == STORE_OWNER)
+			watch_identity(s);
 	}
 	if (s->mode == STORE_OWNER && (rc = store_slots_owner_open(s)))
 		goto fail;
@@ -488,8 +494,16 @@ fail:
  * write acknowledged from then on would be lost.  So each batch first
  * checks that the path still names the file we have open; if not, writes
  * are refused with a message saying what happened and what to do.
+ *
+ * The check is on every guest request's path, and a stat() of the path
+ * cost a microsecond there.  The owner therefore watches the file with
+ * inotify (its links, a move, and a move of its directory), and stats the
+ * path only when something was reported, once a second whatever happened
+ * (a rename further up the tree), and on every batch while the path is not
+ * ours.  A rename or unlink queues its event before it returns, so the
+ * next batch sees it.
  */
-int store_check_identity(struct store *s)
+int store_identity_stat(struct store *s)
 {
 	struct stat st;
 
@@ -503,6 +517,51 @@ int store_check_identity(struct store *s)
 	                  "acknowledged into a file nobody will read; restart the writer "
 	                  "(profile-backend stop, then start) to use the file now at that path",
 	                  s->path, found ? "replaced" : "removed");
+}
+
+static int64_t coarse_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+int store_check_identity(struct store *s)
+{
+	if (!s->have_ident)
+		return 0;
+	if (s->ident_fd >= 0 && !s->ident_bad) {
+		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n = read(s->ident_fd, ev, sizeof(ev));
+		int64_t now = coarse_us();
+		if (n < 0 && errno == EAGAIN && now < s->ident_next_us)
+			return 0; /* nothing happened to it */
+		while (n > 0) /* what happened is read again by stat() */
+			n = read(s->ident_fd, ev, sizeof(ev));
+		s->ident_next_us = now + 1000000;
+	}
+	int rc = store_identity_stat(s);
+	s->ident_bad = rc != 0;
+	return rc;
+}
+
+/* The owner's inotify watch of its database (store_check_identity). */
+static void watch_identity(struct store *s)
+{
+	char dir[PATH_MAX];
+
+	s->ident_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->ident_fd < 0)
+		return; /* every batch stats the path */
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (inotify_add_watch(s->ident_fd, s->path, IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF) < 0 ||
+	    inotify_add_watch(s->ident_fd, slash && *dir ? dir : "/", IN_MOVE_SELF | IN_DELETE_SELF) < 0) {
+		close(s->ident_fd);
+		s->ident_fd = -1;
+	}
 }
 
 const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", "-intake", NULL};
@@ -528,8 +587,8 @@ int64_t store_files_usage(const char *path)
 
 	for (int i = 0; store_file_suffixes[i]; i++) {
 		struct stat st;
-		if (!strcmp(store_file_suffixes[i], "-shm"))
-			continue; /* a few pages of shared memory, not data */
+		if (!strcmp(store_file_suffixes[i], "-shm") || !strcmp(store_file_suffixes[i], "-intake"))
+			continue; /* a few pages of shared memory; the intake log's fixed ring */
 		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
 		if (stat(p, &st) == 0)
 			total += (int64_t)st.st_blocks * 512;
@@ -570,6 +629,8 @@ void store_close(struct store *s)
 		sqlite3_close(s->db);
 	if (s->lock_fd >= 0)
 		close(s->lock_fd); /* releases the owner lock */
+	if (s->ident_fd >= 0)
+		close(s->ident_fd);
 	free(s->scratch);
 	free(s->path);
 	free(s);

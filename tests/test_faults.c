@@ -127,6 +127,23 @@ static int backend_log_has(const char *needle)
 	return found;
 }
 
+/* The backend's last lines, when a check about what it did failed. */
+static void show_backend_log(const char *why)
+{
+	char *log = backend_log_path();
+	size_t n;
+	char *text = (char *)tu_read_file(log, &n);
+	const char *from = text;
+	for (size_t lines = 0, i = n; text && i-- > 0;)
+		if (text[i] == '\n' && ++lines > 25) {
+			from = text + i + 1;
+			break;
+		}
+	fprintf(stderr, "--- %s: the backend's log ends\n%s--- end\n", why, from ? from : "(no log)\n");
+	free(text);
+	free(log);
+}
+
 /* ---- a small filesystem for the store ---------------------------------------- */
 
 static char *mnt;
@@ -249,9 +266,11 @@ static void disk_full_with(unsigned nsect, int max_writes)
 		      "acknowledged write %d lost after space came back", i);
 	blkfront_close(f, 0);
 	guest_destroy(&g);
-	CHECK(wait_run_state("disk-full", STORE_RUN_COMPLETE, 5000) ||
-	          wait_run_state("disk-full", STORE_RUN_CRASHED, 100),
-	      "run not ended");
+	int ended = wait_run_state("disk-full", STORE_RUN_COMPLETE, 5000) ||
+	            wait_run_state("disk-full", STORE_RUN_CRASHED, 100);
+	CHECK(ended, "run not ended");
+	if (!ended)
+		show_backend_log("the disk-full run did not end");
 	CHECK(backend_stop(SIGTERM) == 0, "backend exit after a full disk");
 	char report[512];
 	CHECK(store_intact(path, report, sizeof(report)), "store damaged by a full disk: %s", report);

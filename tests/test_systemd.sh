@@ -66,7 +66,7 @@ R=/profsvc-test/result
 exec 3>>"$R" >/profsvc-test/inner.log 2>&1
 ok()   { echo "ok $*" >&3; }
 fail() { echo "FAIL $*" >&3; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; fi; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else fail "$what"; return 1; fi; }
 prop() { systemctl show -P "$2" "$1"; }
 export XENSIM_DIR=/run/xensim
 PROFDB="$BIN/profdb"
@@ -109,7 +109,12 @@ check "profdb serve shows the guest's run live" waitfor 100 live
 RUN=$("$PROFDB" query runs --json | jq_py "[r['run_id'] for r in d['runs'] if r['name'] == 'unit-guest'][0]")
 check "the serving STATUS= text counts its disks" waitfor 100 test "$(prop profile-backend StatusText)" = "serving 2 devices"
 # The guest has written some heap samples: kill the backend under it.
-check "the guest writes heap samples" waitfor 600 test "$(api "/api/runs/$RUN/heap?since=0" | jq_py "len(d['samples'])")" -gt 5
+samples_over() {
+	api "/api/runs/$RUN/heap?since=0" >/root/heap.json 2>/root/heap.err
+	[ "$(jq_py "len(d['samples'])" </root/heap.json 2>>/root/heap.err)" -gt "$1" ]
+}
+check "the guest writes heap samples" waitfor 600 samples_over 5 ||
+	{ echo "run '$RUN'"; head -c 600 /root/heap.json; cat /root/heap.err; }
 OLDPID=$(prop profile-backend MainPID)
 systemctl kill -s KILL profile-backend.service
 restarted() { [ "$(prop profile-backend NRestarts)" = 1 ] && [ "$(prop profile-backend SubState)" = running ] &&
@@ -126,6 +131,9 @@ check "the .prof exported byte for byte" cmp -s /root/x/p.prof /profsvc-test/pha
 check "the .hp exported byte for byte" cmp -s /root/x/h.hp /profsvc-test/phases-hd-i0.01.hp
 check "profdb serve shows the run complete" test "$(api "/api/runs/$RUN" | jq_py "d['state']")" = complete
 check "profdb serve hands out the .prof byte for byte" cmp -s <(api "/runs/$RUN/prof") /profsvc-test/phases-p-hc.prof
+
+check "profdb serve never failed (NRestarts=0)" test "$(prop profdb-serve NRestarts)" = 0 ||
+	journalctl --no-pager -o cat -u profdb-serve.service | tail -40
 
 # The journal: the backend's own fields, as `journalctl DOMID=` users expect.
 journalctl --sync 2>/dev/null
