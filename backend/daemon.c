@@ -202,6 +202,17 @@ static int serve(struct options *o, int ready_fd)
 	struct backend b = {.opt = *o};
 	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
 	                             .intake = !o->no_intake};
+	/* The intake log only has to outlive this process under durability
+	 * process: it goes in the run directory (tmpfs on a host, as the
+	 * response journals), not on the disk the store may fill; under power
+	 * it must be on stable storage, beside the database. */
+	char intake[1024];
+	const char *base = strrchr(o->db, '/');
+	snprintf(intake, sizeof(intake), "%s/%s-intake", o->run_dir, base ? base + 1 : o->db);
+	if (o->durability == STORE_DURABLE_PROCESS)
+		so.intake_path = intake;
+	else
+		so.intake_other = intake; /* left by a start with durability process */
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512], path[512];
 	sigset_t mask;

@@ -105,6 +105,15 @@ struct store_open_opts {
 	 * (store_intake.c).  A batch of writes then costs about one pwrite;
 	 * readers see it a millisecond or so later. */
 	int intake;
+	/* Where the intake log goes (NULL: <path>-intake).  It only has to
+	 * outlive the process under STORE_DURABLE_PROCESS: profile-backend
+	 * keeps it in its run directory (tmpfs, like its response journals),
+	 * off the disk the store may fill. */
+	const char *intake_path;
+	/* Another place an earlier open may have left one (the run directory,
+	 * when this one keeps it beside the database): applied, then removed.
+	 * <path>-intake is always looked at too. */
+	const char *intake_other;
 };
 
 /* Opens (and for writers creates and migrates) the store at path.  On

@@ -84,11 +84,20 @@
 #define INTAKE_REC_MAX (1u << 20)
 /* A fold takes at most this much into one transaction. */
 #define INTAKE_GROUP_BYTES (16u << 20)
-/* While records come, the folder looks every POLL_US without being woken
- * (no wake-up in the guest's round trip); after IDLE_POLLS looks that found
- * nothing it sleeps until the next record wakes it. */
-#define INTAKE_POLL_US 1000
-#define INTAKE_IDLE_POLLS 100
+/*
+ * When the folder folds.  A fold is an SQLite transaction, about 100 us of
+ * CPU whatever its size; folded every millisecond, those transactions
+ * overlapped enough of a guest's round trips to triple their 99th
+ * percentile on a 2-core host (make bench).  So records wait: until the
+ * guest pauses (no record for QUIET: the end of a burst, such as a HaLVM
+ * guest's heap sample, is in SQLite a millisecond later), but never longer
+ * than MAX_LAG (a guest writing without pause), or until EAGER bytes wait
+ * (a quarter of the ring: the writer never waits for space), or at once
+ * when someone waits for the fold (store_quiet, a full ring).
+ */
+#define INTAKE_QUIET_NS 1000000LL
+#define INTAKE_MAX_LAG_NS 20000000LL
+#define INTAKE_EAGER_BYTES (INTAKE_RING / 4)
 
 struct intake_hdr {
 	uint32_t magic;
@@ -131,6 +140,7 @@ struct intake_rec {
 };
 
 struct store_intake {
+	char path[4200];     /* the log file */
 	int fd;
 	uint8_t *map;        /* the ring, MAP_SHARED: an append is a memcpy */
 	uint64_t tag;
@@ -151,6 +161,8 @@ struct store_intake {
 	uint64_t queued_seq;  /* the newest record queued */
 	uint64_t folded_seq;  /* the newest record in SQLite */
 	int busy;             /* the folder is folding */
+	int waiters;          /* threads waiting for a fold: fold now */
+	int64_t oldest_ns, newest_ns; /* when the oldest and the newest queued record came */
 	int asleep;           /* it waits for a wake-up, not a timeout */
 	int hold;             /* the writer uses the connection: do not fold */
 	int paused;           /* tests: records stay in the log only */
@@ -166,7 +178,15 @@ struct store_intake {
 	atomic_uint gone_gen;
 	unsigned gone_seen;
 	uint64_t folds, folded_records; /* for tests and status */
+	uint64_t fold_us;               /* time spent folding */
 };
+
+static int64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 /* The folder's thread: store_fail() writes its messages here, not into the
  * store's, which belongs to the writer's thread. */
@@ -551,7 +571,12 @@ static int fold_queued(struct store *s)
 		}
 		more = glast != end;
 		uint64_t last = ((struct intake_hdr *)glast->data)->seq;
-		if ((rc = fold(s, first, n, last)))
+		struct timespec ta, tb;
+		clock_gettime(CLOCK_MONOTONIC, &ta);
+		rc = fold(s, first, n, last);
+		clock_gettime(CLOCK_MONOTONIC, &tb);
+		in->fold_us += (uint64_t)((tb.tv_sec - ta.tv_sec) * 1000000 + (tb.tv_nsec - ta.tv_nsec) / 1000);
+		if (rc)
 			break;
 		/* folded: out of the queue, their buffers kept for new batches
 		 * (a fresh 8 KiB buffer per batch cost page faults in the
@@ -564,6 +589,8 @@ static int fold_queued(struct store *s)
 		in->head = next;
 		if (!next)
 			in->last = NULL;
+		else
+			in->oldest_ns = mono_ns(); /* (the records left came after the group began) */
 		in->queued -= bytes;
 		in->folded_seq = last;
 		in->folds++;
@@ -618,14 +645,21 @@ static void *folder_main(void *arg)
 {
 	struct store *s = arg;
 	struct store_intake *in = s->intake;
-	int idle = 0;
 
 	pthread_setname_np(pthread_self(), "store-fold"); /* as top -H and perf show it */
 	pthread_mutex_lock(&in->mu);
 	while (!in->stop) {
 		if (in->head && !in->hold && !in->failed && !in->paused) {
-			idle = 0;
-			fold_queued(s);
+			int64_t now = mono_ns();
+			int64_t due = in->newest_ns + INTAKE_QUIET_NS;
+			if (in->oldest_ns + INTAKE_MAX_LAG_NS < due)
+				due = in->oldest_ns + INTAKE_MAX_LAG_NS;
+			if (in->waiters || in->queued >= INTAKE_EAGER_BYTES || now >= due) {
+				fold_queued(s);
+				continue;
+			}
+			struct timespec t = {(time_t)(due / 1000000000LL), (long)(due % 1000000000LL)};
+			pthread_cond_timedwait(&in->wake, &in->mu, &t);
 			continue;
 		}
 		if (in->head && in->failed && !in->hold) {
@@ -639,21 +673,11 @@ static void *folder_main(void *arg)
 				fold_queued(s);
 			continue;
 		}
-		if (++idle > INTAKE_IDLE_POLLS || in->hold) {
-			in->asleep = 1;
-			pthread_cond_wait(&in->wake, &in->mu);
-			in->asleep = 0;
-			idle = 0;
-		} else {
-			struct timespec t;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			t.tv_nsec += INTAKE_POLL_US * 1000L;
-			if (t.tv_nsec >= 1000000000L) {
-				t.tv_sec++;
-				t.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&in->wake, &in->mu, &t);
-		}
+		/* nothing to fold (or the writer holds the connection): until a
+		 * record, a drain or the stop wakes it */
+		in->asleep = 1;
+		pthread_cond_wait(&in->wake, &in->mu);
+		in->asleep = 0;
 	}
 	pthread_mutex_unlock(&in->mu);
 	return NULL;
@@ -701,9 +725,11 @@ static int drain_locked(struct store *s)
 				return -1;
 			continue;
 		}
-		/* the folder may be asleep: wake it, and wait for its group */
+		/* the folder may be asleep, or waiting for more: it folds now */
+		in->waiters++;
 		pthread_cond_signal(&in->wake);
 		pthread_cond_wait(&in->idle, &in->mu);
+		in->waiters--;
 	}
 }
 
@@ -783,8 +809,10 @@ int store_intake_commit(struct store *s, const struct store_device *dirty)
 		}
 		if ((off = place(in, r->len)) >= 0)
 			break;
+		in->waiters++;
 		pthread_cond_signal(&in->wake);
 		pthread_cond_wait(&in->idle, &in->mu);
+		in->waiters--;
 	}
 	pthread_mutex_unlock(&in->mu);
 	if (rc)
@@ -797,25 +825,29 @@ int store_intake_commit(struct store *s, const struct store_device *dirty)
 		long page = sysconf(_SC_PAGESIZE);
 		uint64_t from = (uint64_t)off & ~(uint64_t)(page - 1);
 		if (msync(in->map + from, (uint64_t)off + r->len - from, MS_SYNC) != 0)
-			return store_fail(s, STORE_EIO, "syncing the intake log %s-intake: %s", s->path,
+			return store_fail(s, STORE_EIO, "syncing the intake log %s: %s", s->intake->path,
 			                  strerror(errno));
 	}
 	in->next_seq++;
 	in->cur = NULL;
 	r->off = (uint64_t)off;
+	int64_t now = mono_ns();
 	pthread_mutex_lock(&in->mu);
 	in->tail = (uint64_t)off + r->len;
 	r->next = NULL;
-	if (in->last)
+	in->newest_ns = now;
+	if (in->last) {
 		in->last->next = r;
-	else
+	} else {
 		in->head = r;
+		in->oldest_ns = now;
+	}
 	in->last = r;
 	in->queued += r->len;
 	in->queued_seq = h->seq;
 	in->hold = 0;
-	/* A folder looking every millisecond finds it without a wake-up;
-	 * only a sleeping one is woken. */
+	/* A folder that waits for a burst to end is not woken (no system
+	 * call in the round trip); one with nothing queued is, once. */
 	if (in->asleep) {
 		in->asleep = 0;
 		pthread_cond_signal(&in->wake);
@@ -965,7 +997,7 @@ static int by_seq(const void *a, const void *b)
  * sequence number is past meta.intake_seq, applied in sequence order, in
  * transactions of up to a group's size.  Sets the next sequence number.
  */
-static int recover(struct store *s, uint64_t *applied_out)
+static int recover(struct store *s, int fd, const char *path, uint64_t *applied_out)
 {
 	struct store_intake *in = s->intake;
 	uint64_t folded, top;
@@ -975,20 +1007,19 @@ static int recover(struct store *s, uint64_t *applied_out)
 	int rc, foreign = 0;
 	struct stat st;
 
-	*applied_out = 0;
 	if ((rc = get_folded_seq(s, &folded)))
 		return rc;
 	top = folded;
-	if (fstat(in->fd, &st) != 0)
-		return store_fail(s, STORE_EIO, "reading the intake log %s-intake: %s", s->path, strerror(errno));
+	if (fstat(fd, &st) != 0)
+		return store_fail(s, STORE_EIO, "reading the intake log %s: %s", path, strerror(errno));
 	/* A ring is INTAKE_RING bytes; a bigger file is not one of ours to
 	 * trust further (only its ring's worth is read). */
 	size_t size = (size_t)(st.st_size < (off_t)INTAKE_RING + INTAKE_REC_MAX ? st.st_size
 	                                                                        : (off_t)INTAKE_RING + INTAKE_REC_MAX);
 	if (size && !(ring = malloc(size)))
 		return store_fail(s, STORE_ENOMEM, "out of memory reading the intake log");
-	if (size && pread(in->fd, ring, size, 0) != (ssize_t)size) {
-		rc = store_fail(s, STORE_EIO, "reading the intake log %s-intake: %s", s->path, strerror(errno));
+	if (size && pread(fd, ring, size, 0) != (ssize_t)size) {
+		rc = store_fail(s, STORE_EIO, "reading the intake log %s: %s", path, strerror(errno));
 		goto out;
 	}
 	for (size_t off = 0; off + sizeof(struct intake_hdr) + 8 <= size;) {
@@ -1023,9 +1054,9 @@ static int recover(struct store *s, uint64_t *applied_out)
 	}
 	if (foreign && !nfound) {
 		rc = store_fail(s, STORE_ENOTDB,
-		                "%s-intake holds writes of another store (a database no longer at %s): nothing "
+		                "the intake log %s holds writes of another store (a database no longer at %s): nothing "
 		                "of it can be applied here; move it away to use this database",
-		                s->path, s->path);
+		                path, s->path);
 		goto out;
 	}
 	if (nfound)
@@ -1079,23 +1110,23 @@ static int map_ring(struct store *s)
 	struct stat st;
 
 	if (fstat(in->fd, &st) != 0)
-		return store_fail(s, STORE_EIO, "the intake log %s-intake: %s", s->path, strerror(errno));
+		return store_fail(s, STORE_EIO, "the intake log %s: %s", in->path, strerror(errno));
 	if (st.st_size > (off_t)INTAKE_RING && ftruncate(in->fd, INTAKE_RING) != 0)
-		return store_fail(s, STORE_EIO, "the intake log %s-intake: %s", s->path, strerror(errno));
+		return store_fail(s, STORE_EIO, "the intake log %s: %s", in->path, strerror(errno));
 	for (off_t off = st.st_size < (off_t)INTAKE_RING ? st.st_size : (off_t)INTAKE_RING; off < (off_t)INTAKE_RING;) {
 		size_t n = (size_t)((off_t)INTAKE_RING - off) < sizeof(zeros) ? (size_t)((off_t)INTAKE_RING - off)
 		                                                               : sizeof(zeros);
 		ssize_t w = pwrite(in->fd, zeros, n, off);
 		if (w <= 0)
 			return store_fail(s, w < 0 && (errno == ENOSPC || errno == EDQUOT) ? STORE_ENOSPC : STORE_EIO,
-			                  "making the intake log %s-intake (%u KiB): %s", s->path, INTAKE_RING >> 10,
+			                  "making the intake log %s (%u KiB): %s", in->path, INTAKE_RING >> 10,
 			                  w < 0 ? strerror(errno) : "short write");
 		off += w;
 	}
 	in->map = mmap(NULL, INTAKE_RING, PROT_READ | PROT_WRITE, MAP_SHARED, in->fd, 0);
 	if (in->map == MAP_FAILED) {
 		in->map = NULL;
-		return store_fail(s, STORE_ENOMEM, "mapping the intake log %s-intake: %s", s->path, strerror(errno));
+		return store_fail(s, STORE_ENOMEM, "mapping the intake log %s: %s", in->path, strerror(errno));
 	}
 	return 0;
 }
@@ -1126,7 +1157,11 @@ int store_intake_open(struct store *s, uint64_t *recovered)
 	pthread_cond_init(&in->idle, NULL);
 	s->intake = in;
 	in->tag = tag_of(s->store_id);
-	snprintf(path, sizeof(path), "%s-intake", s->path);
+	if (s->intake_path)
+		snprintf(path, sizeof(path), "%s", s->intake_path);
+	else
+		snprintf(path, sizeof(path), "%s-intake", s->path);
+	snprintf(in->path, sizeof(in->path), "%s", path);
 	in->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (in->fd < 0) {
 		rc = store_fail(s, errno == ENOSPC ? STORE_ENOSPC : STORE_EIO,
@@ -1138,8 +1173,26 @@ int store_intake_open(struct store *s, uint64_t *recovered)
 		rc = store_fail(s, STORE_EIO, "the intake log %s is not a regular file", path);
 		goto fail;
 	}
-	if ((rc = recover(s, recovered)))
+	if ((rc = recover(s, in->fd, in->path, recovered)))
 		goto fail;
+	/* A log an earlier start kept elsewhere (another --durability puts it
+	 * in the run directory or beside the database): applied too, then
+	 * removed. */
+	char other[4200];
+	snprintf(other, sizeof(other), "%s-intake", s->path);
+	const char *others[] = {strcmp(other, in->path) ? other : NULL, s->intake_other};
+	for (int i = 0; i < 2; i++) {
+		if (!others[i] || !strcmp(others[i], in->path))
+			continue;
+		int ofd = open(others[i], O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (ofd < 0)
+			continue;
+		rc = recover(s, ofd, others[i], recovered);
+		close(ofd);
+		if (rc)
+			goto fail;
+		unlink(others[i]);
+	}
 	in->tail = 0;
 	if ((rc = map_ring(s)))
 		goto fail;
@@ -1232,6 +1285,7 @@ void store_intake_stats(const struct store *s, struct store_intake_stats *out)
 		return;
 	pthread_mutex_lock(&in->mu);
 	out->folds = in->folds;
+	out->fold_us = in->fold_us;
 	out->folded_records = in->folded_records;
 	out->queued_bytes = in->queued;
 	out->folded_seq = in->folded_seq;

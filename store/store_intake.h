@@ -52,6 +52,7 @@ int store_intake_parse(const uint8_t *p, size_t avail, uint64_t tag, size_t *len
 struct store_intake_stats {
 	uint64_t folds;           /* transactions the folder committed */
 	uint64_t folded_records;  /* batches folded by them */
+	uint64_t fold_us;         /* the time they took */
 	uint64_t queued_bytes;    /* appended, not folded yet */
 	uint64_t queued_seq, folded_seq;
 	uint64_t recovered;       /* records the open applied from the log */

@@ -122,6 +122,8 @@ struct store {
 	struct store_intake *intake;
 	int batch_direct;              /* the open batch is an SQL transaction */
 	uint64_t intake_recovered;     /* records the open applied from the log */
+	const char *intake_path;       /* store_open_opts.intake_path and _other, during the open */
+	const char *intake_other;
 	char errmsg[512];
 };
 

@@ -477,8 +477,11 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
 		goto fail;
+	s->intake_path = opts->intake_path;
+	s->intake_other = opts->intake_other;
 	if (s->mode == STORE_OWNER && opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
 		goto fail;
+	s->intake_path = s->intake_other = NULL;
 	*out = s;
 	return 0;
 fail:

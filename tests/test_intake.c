@@ -20,7 +20,10 @@
  *     read back (from the records in memory, over what SQLite has), a
  *     batch with writes is refused, a batch of reads is answered; once
  *     folds work again everything is folded and writes are taken again;
- *   - --durability power: the log is synced before a commit returns.
+ *   - --durability power: the log is synced before a commit returns;
+ *   - a log kept elsewhere (the backend keeps it in its run directory under
+ *     --durability process) is found by a start that keeps it beside the
+ *     database (--durability power), applied, and removed.
  */
 #include "config.h"
 
@@ -42,9 +45,13 @@
 
 static uint64_t rng;
 
+/* Where the log goes, and where else one is looked for (NULL: defaults). */
+static const char *log_at, *log_other;
+
 static struct store *owner(const char *db, enum store_durability dur)
 {
-	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1, .intake = 1, .durability = dur};
+	struct store_open_opts o = {.mode = STORE_OWNER, .bulk_file = 1, .intake = 1, .durability = dur,
+	                            .intake_path = log_at, .intake_other = log_other};
 	struct store *s;
 	char err[512];
 	int rc;
@@ -497,6 +504,33 @@ static void test_power(void)
 	free(db);
 }
 
+static void test_moved_log(void)
+{
+	char *db = tu_path("moved.db"), *ring = tu_path("run-intake");
+	uint8_t *model;
+	int64_t writes, id;
+
+	log_at = ring;
+	die_with_records(db, 50, 0, &model, &writes, &id);
+	struct stat st;
+	CHECK(stat(ring, &st) == 0 && intake_size(db) < 0, "the log is not where it was put");
+	log_at = NULL;
+	log_other = ring;
+	struct store *s = owner(db, STORE_DURABLE_POWER);
+	struct store_intake_stats sts;
+	store_intake_stats(s, &sts);
+	CHECK(sts.recovered == 50, "%llu records applied from the log left elsewhere, want 50",
+	      (unsigned long long)sts.recovered);
+	store_close(s);
+	log_other = NULL;
+	CHECK(stat(ring, &st) != 0, "the log applied from elsewhere was left there");
+	same_as_model(db, id, model, writes, "a log left in another place");
+	free(model);
+	store_remove_files(db);
+	free(db);
+	free(ring);
+}
+
 int main(void)
 {
 	rng = tu_seed(0x1a7a6e);
@@ -509,5 +543,6 @@ int main(void)
 	test_deleted_under();
 	test_fold_fails();
 	test_power();
+	test_moved_log();
 	return tu_finish("test_intake");
 }
