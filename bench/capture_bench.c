@@ -727,16 +727,17 @@ struct ratio {
 	int met;  /* rounds that meet the target */
 };
 
-static struct ratio ratio_of(int sa, int wa, size_t off, int sb, int wb, size_t offb, double limit, int le)
+/* The figure at off of every round's figures[s][w] (0 when not measured). */
+static double at(int k, int s, int w, size_t off)
 {
-	double v[ROUNDS];
+	return *(const double *)((const char *)&figr[k][s][w] + off);
+}
+
+static struct ratio summarize(double v[ROUNDS], double limit, int le)
+{
 	struct ratio r = {0};
-	for (int k = 0; k < ROUNDS; k++) {
-		double a = *(const double *)((const char *)&figr[k][sa][wa] + off);
-		double b = *(const double *)((const char *)&figr[k][sb][wb] + offb);
-		v[k] = b > 0 ? a / b : 0;
+	for (int k = 0; k < ROUNDS; k++)
 		r.met += v[k] > 0 && (le ? v[k] <= limit : v[k] >= limit);
-	}
 	sort3(v, ROUNDS);
 	r.med = v[ROUNDS / 2];
 	r.min = v[0];
@@ -744,19 +745,20 @@ static struct ratio ratio_of(int sa, int wa, size_t off, int sb, int wb, size_t 
 	return r;
 }
 
+static struct ratio ratio_of(int sa, int wa, size_t off, int sb, int wb, size_t offb, double limit, int le)
+{
+	double v[ROUNDS];
+	for (int k = 0; k < ROUNDS; k++)
+		v[k] = at(k, sb, wb, offb) > 0 ? at(k, sa, wa, off) / at(k, sb, wb, offb) : 0;
+	return summarize(v, limit, le);
+}
+
 static struct ratio value_of(int s, int w, size_t off, double limit, int le)
 {
 	double v[ROUNDS];
-	struct ratio r = {0};
-	for (int k = 0; k < ROUNDS; k++) {
-		v[k] = *(const double *)((const char *)&figr[k][s][w] + off);
-		r.met += v[k] > 0 && (le ? v[k] <= limit : v[k] >= limit);
-	}
-	sort3(v, ROUNDS);
-	r.med = v[ROUNDS / 2];
-	r.min = v[0];
-	r.max = v[ROUNDS - 1];
-	return r;
+	for (int k = 0; k < ROUNDS; k++)
+		v[k] = at(k, s, w, off);
+	return summarize(v, limit, le);
 }
 
 /* ---- report ------------------------------------------------------------------------ */

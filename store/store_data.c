@@ -204,24 +204,27 @@ int store_device_row_write(struct store *s, const struct store_device_info *info
  * naming a device nobody can reach, and their space never given back),
  * and its handles refuse every later write.
  */
-int store_device_data_drop(struct store *s, int64_t dev)
+/* Removes the chunk rows [lo, hi] of one device, their slots freed. */
+static int drop_chunks(struct store *s, int64_t lo, int64_t hi, const char *what)
 {
-	int64_t lo = store_chunk_key(dev, 0), hi = store_chunk_key(dev, 0xffffffffu);
 	int rc = s->schema_version >= 3 ? store_slots_free_range(s, lo, hi) : 0;
-	sqlite3_stmt *st = rc ? NULL : store_stmt(s, ST_CHUNK_DELETE_RANGE);
-
 	if (rc)
 		return rc;
-	store_blob_release(s);
+	sqlite3_stmt *st = store_stmt(s, ST_CHUNK_DELETE_RANGE);
+	store_blob_release(s); /* a DELETE may hit the handle's row */
 	if (!st)
 		return STORE_EIO;
 	sqlite3_bind_int64(st, 1, lo);
 	sqlite3_bind_int64(st, 2, hi);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_fail(s, "removing the data of a deleted device");
-	return 0;
+	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, what);
+}
+
+int store_device_data_drop(struct store *s, int64_t dev)
+{
+	return drop_chunks(s, store_chunk_key(dev, 0), store_chunk_key(dev, 0xffffffffu),
+	                   "removing the data of a deleted device");
 }
 
 void store_device_mark_gone(struct store *s, int64_t device_id)
@@ -740,19 +743,8 @@ int store_discard(struct store_device *d, uint64_t sector, uint64_t nsect)
 		if (!rc && tail)
 			rc = chunk_write(s, dev, last * STORE_CHUNK_BYTES, NULL, tail * STORE_SECTOR_SIZE,
 			                 0);
-		if (!rc && s->schema_version >= 3)
-			rc = store_slots_free_range(s, store_chunk_key(dev, first), store_chunk_key(dev, last - 1));
-		if (!rc) {
-			sqlite3_stmt *st = store_stmt(s, ST_CHUNK_DELETE_RANGE);
-			store_blob_release(s); /* a DELETE may hit the handle's row */
-			if (!st)
-				return STORE_EIO;
-			sqlite3_bind_int64(st, 1, store_chunk_key(dev, first));
-			sqlite3_bind_int64(st, 2, store_chunk_key(dev, last - 1));
-			if (sqlite3_step(st) != SQLITE_DONE)
-				rc = store_sqlite_fail(s, "discarding data");
-			sqlite3_reset(st);
-		}
+		if (!rc)
+			rc = drop_chunks(s, store_chunk_key(dev, first), store_chunk_key(dev, last - 1), "discarding data");
 	}
 	if (rc)
 		return rc;

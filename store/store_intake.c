@@ -1253,26 +1253,26 @@ void store_intake_close(struct store *s)
 	s->intake = NULL;
 }
 
-void store_intake_pause(struct store *s, int paused)
+/* A test's knob, set under the lock, the folder woken to see it. */
+static void set_knob(struct store *s, int *knob, int v)
 {
 	struct store_intake *in = s->intake;
-	if (!in)
-		return;
 	pthread_mutex_lock(&in->mu);
-	in->paused = paused;
+	*knob = v;
 	pthread_cond_signal(&in->wake);
 	pthread_mutex_unlock(&in->mu);
 }
 
+void store_intake_pause(struct store *s, int paused)
+{
+	if (s->intake)
+		set_knob(s, &s->intake->paused, paused);
+}
+
 void store_intake_inject_failure(struct store *s, int on)
 {
-	struct store_intake *in = s->intake;
-	if (!in)
-		return;
-	pthread_mutex_lock(&in->mu);
-	in->inject = on;
-	pthread_cond_signal(&in->wake);
-	pthread_mutex_unlock(&in->mu);
+	if (s->intake)
+		set_knob(s, &s->intake->inject, on);
 }
 
 void store_intake_stats(const struct store *s, struct store_intake_stats *out)
