@@ -188,6 +188,12 @@ R="$T/ov/root"
 make -s -C "$B" install DESTDIR="\$R" >"$T/install.log" 2>&1
 # Whatever the prefix, systemd reads units from /etc/systemd/system.
 E="\$R/etc/systemd/system"
+mkdir -p "\$E"
+# /tmp as it is: a build's prefix may be there (make distcheck's is), so
+# no tmpfs over it and no boot-time clean-up of it (tmpfiles.d's tmp.conf).
+ln -sf /dev/null "\$E/tmp.mount"
+mkdir -p "\$R/etc/tmpfiles.d"
+: >"\$R/etc/tmpfiles.d/tmp.conf"
 cp "\$R$unitdir/profile-backend.service" "\$R$unitdir/profdb-serve.service" "\$E/"
 rm -rf "\$R$statedir/lib/profsvc" "\$R$rundir/profsvc"
 mkdir -p "\$E/profile-backend.service.d" "\$R/profsvc-test"
@@ -203,6 +209,15 @@ ExecStart=
 ExecStart=$sbindir/profile-backend start --foreground --platform sim --sim-dir /run/xensim --db $statedir/lib/profsvc/profiles.db --run-dir $rundir/profsvc
 ReadWritePaths=/run/xensim
 U
+case "$sbindir" in
+/tmp/*)
+	# make distcheck installs under /tmp, which the units' PrivateTmp=
+	# hides from them; a real install's prefix is /usr.
+	for u in profile-backend profdb-serve; do
+		mkdir -p "\$E/\$u.service.d"
+		printf '[Service]\nPrivateTmp=no\n' >"\$E/\$u.service.d/prefix-in-tmp.conf"
+	done ;;
+esac
 cat >"\$E/xensim.service" <<U
 [Service]
 Type=forking
