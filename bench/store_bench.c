@@ -400,7 +400,10 @@ static double bench_query(const char *profdb, int nruns, int json, double range[
 		if (st != 0)
 			die("profdb query runs", "failed");
 	}
-	remove_db(db);
+	if (getenv("STORE_BENCH_KEEP_QUERY_DB"))
+		printf("kept %s (for a profiler)\n", db);
+	else
+		remove_db(db);
 	range[0] = min_of(t, 5);
 	range[1] = max_of(t, 5);
 	return median(t, 5);

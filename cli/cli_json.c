@@ -12,15 +12,17 @@
 
 json_t *json_guest(const char *s)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
+	/* An escape is at most 6 characters for one byte (\u009b): a buffer of
+	 * 6 per byte never cuts.  Most names fit the stack one. */
+	char small[512];
+	size_t need = (s ? strlen(s) : 0) * 6 + 1;
+	char *buf = need <= sizeof(small) ? small : malloc(need);
+	if (!buf)
 		return NULL;
-	safe_text_print(f, s ? s : "", 0);
-	fclose(f);
-	json_t *v = buf ? json_stringn_nocheck(buf, len) : NULL;
-	free(buf);
+	safe_text(buf, need, s ? s : "");
+	json_t *v = json_string_nocheck(buf);
+	if (buf != small)
+		free(buf);
 	return v;
 }
 
@@ -109,6 +111,42 @@ json_t *json_device(const struct store_device_info *d)
 	json_object_set_new(o, "errors", json_integer(d->errors));
 	json_object_set_new(o, "status", json_status(d));
 	return o;
+}
+
+int json_list_begin(struct json_list *l, const char *key)
+{
+	memset(l, 0, sizeof(*l));
+	l->failed = printf("{\"%s\":[", key) < 0;
+	return l->failed;
+}
+
+int json_list_add(struct json_list *l, json_t *v)
+{
+	size_t len = v ? json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(12)) : 0;
+	if (!l->failed && len + 1 > l->cap) {
+		char *grown = realloc(l->buf, len + 1);
+		if (grown) {
+			l->buf = grown;
+			l->cap = len + 1;
+		} else {
+			l->failed = 1;
+		}
+	}
+	l->failed = l->failed || !v || json_dumpb(v, l->buf, l->cap, JSON_COMPACT | JSON_REAL_PRECISION(12)) != len ||
+	            (l->n && fputc(',', stdout) == EOF) || fwrite(l->buf, 1, len, stdout) != len;
+	l->n++;
+	json_decref(v);
+	return l->failed;
+}
+
+int json_list_end(struct json_list *l)
+{
+	int rc = l->failed || fputs("]}\n", stdout) == EOF || fflush(stdout) != 0;
+	free(l->buf);
+	l->buf = NULL;
+	if (rc)
+		cli_err("writing JSON to standard output failed (out of memory or a closed pipe)");
+	return rc;
 }
 
 int json_print(json_t *doc)

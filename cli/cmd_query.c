@@ -17,18 +17,35 @@ static const char usage[] =
 	"                         [--since TIME] [--limit N]\n"
 	"  TIME is UTC (2026-11-21, 2026-11-21T08:00) or an age (90s, 30m, 2h, 7d)\n";
 
+/* What the table shows of a run (a store_run is a kilobyte of fixed
+ * fields: 10,000 of them took 11 MB and a tenth of the command's time in
+ * page faults). */
+struct row {
+	int64_t run_id, started_us, ended_us, prof_bytes, hp_bytes;
+	int32_t domid;
+	enum store_run_state state;
+	int backend_gone;
+	char *name;
+};
+
 struct rows {
-	struct store_run *v;
+	struct row *v;
 	size_t n, cap;
+	int namew;
+	/* --json: each run printed as it comes */
+	struct json_list *json;
+	int64_t now;
 };
 
 static int collect(void *ctx, const struct store_run *r)
 {
 	struct rows *rows = ctx;
 
+	if (rows->json)
+		return json_list_add(rows->json, json_run(r, rows->now));
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
-		struct store_run *v = realloc(rows->v, cap * sizeof(*v));
+		struct row *v = realloc(rows->v, cap * sizeof(*v));
 		if (!v) {
 			cli_err("out of memory");
 			return 1; /* positive: already reported */
@@ -36,7 +53,16 @@ static int collect(void *ctx, const struct store_run *r)
 		rows->v = v;
 		rows->cap = cap;
 	}
-	rows->v[rows->n++] = *r;
+	struct row *w = &rows->v[rows->n];
+	*w = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes, r->domid, r->state,
+	                  r->backend_gone, strdup(r->name)};
+	if (!w->name) {
+		cli_err("out of memory");
+		return 1;
+	}
+	rows->n++;
+	int len = safe_text_width(r->name);
+	rows->namew = len > rows->namew ? len : rows->namew;
 	return 0;
 }
 
@@ -48,25 +74,20 @@ static void print_bytes(int64_t b, int width)
 		printf("%*lld", width, (long long)b);
 }
 
-static int64_t run_duration(const struct store_run *r, int64_t now)
+static int64_t run_duration(const struct row *r, int64_t now)
 {
 	return (r->ended_us ? r->ended_us : now) - r->started_us;
 }
 
 static void print_table(const struct rows *rows, int64_t now)
 {
-	int namew = 4;
+	int namew = rows->namew < 4 ? 4 : rows->namew > 32 ? 32 : rows->namew;
 	char t[32], d[32];
 
-	for (size_t i = 0; i < rows->n; i++) {
-		int len = safe_text_width(rows->v[i].name);
-		namew = len > namew ? len : namew;
-	}
-	namew = namew > 32 ? 32 : namew;
 	printf("%6s  %-*s  %5s  %-20s  %9s  %-8s  %10s  %10s\n", "RUN", namew, "NAME", "DOMID",
 	       "STARTED", "DURATION", "STATE", "PROF", "HP");
 	for (size_t i = 0; i < rows->n; i++) {
-		const struct store_run *r = &rows->v[i];
+		const struct row *r = &rows->v[i];
 		cli_format_time(r->started_us, t, sizeof(t));
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
 		if (r->backend_gone)
@@ -84,16 +105,6 @@ static void print_table(const struct rows *rows, int64_t now)
 		print_bytes(r->hp_bytes, 10);
 		printf("\n");
 	}
-}
-
-/* {"runs":[run...]}: docs/json.md */
-static int print_json(const struct rows *rows, int64_t now)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < rows->n; i++)
-		json_array_append_new(a, json_run(&rows->v[i], now));
-	return json_print(json_pack("{s:o}", "runs", a));
 }
 
 int cmd_query(const char *db, int argc, char **argv)
@@ -163,21 +174,26 @@ int cmd_query(const char *db, int argc, char **argv)
 	}
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	rc = store_list_runs(s, &f, collect, &rows);
-	if (rc) {
-		if (rc < 0)
-			cli_err("%s", store_errmsg(s));
-		free(rows.v);
-		store_close(s);
-		return 1;
-	}
+	/* {"runs":[run...]}: docs/json.md, each run written as it is read */
+	struct json_list list;
 	if (json) {
-		rc = print_json(&rows, now);
-	} else {
+		rows.json = &list;
+		rows.now = now;
+		json_list_begin(&list, "runs");
+	}
+	rc = store_list_runs(s, &f, collect, &rows);
+	if (rc < 0)
+		cli_err("%s", store_errmsg(s));
+	if (json) {
+		/* (a failed listing has printed part of a document: still closed) */
+		rc = json_list_end(&list) || rc;
+	} else if (!rc) {
 		print_table(&rows, now);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	}
+	for (size_t i = 0; i < rows.n; i++)
+		free(rows.v[i].name);
 	free(rows.v);
 	store_close(s);
-	return rc;
+	return rc ? 1 : 0;
 }

@@ -120,6 +120,9 @@ int main(int argc, char **argv)
 	const char *db = NULL;
 	int help = 0, rc = take_global_options(&argc, argv, &db, &help);
 
+	/* SQLite's global memory statistics take a mutex on every allocation;
+	 * profdb never asks for them. */
+	store_tune_for_threads();
 	if (rc >= 0)
 		return rc;
 	if (help) {
