@@ -96,6 +96,12 @@
  * when someone waits for the fold (store_quiet, a full ring).
  */
 #define INTAKE_QUIET_NS 1000000LL
+/* Folded records whose buffers are kept for new batches: enough for the
+ * HaLVM writer's (a page and its op: 8 KiB buffers) between two folds, at
+ * most 1 MiB (kept for every size, they held 32 MiB beside 128 busy Linux
+ * guests). */
+#define INTAKE_SPARES 128
+#define INTAKE_SPARE_CAP 8192u
 #define INTAKE_MAX_LAG_NS 20000000LL
 #define INTAKE_EAGER_BYTES (INTAKE_RING / 4)
 
@@ -595,11 +601,11 @@ static int fold_queued(struct store *s)
 		in->folded_seq = last;
 		in->folds++;
 		in->folded_records += n;
-		int room = 512 - in->nspare;
+		int room = INTAKE_SPARES - in->nspare;
 		pthread_mutex_unlock(&in->mu);
 		for (struct intake_rec *q = first, *qn; q != next; q = qn) {
 			qn = q->next;
-			if (nkeep < room && q->cap <= 65536) {
+			if (nkeep < room && q->cap <= INTAKE_SPARE_CAP) {
 				q->next = keep;
 				keep = q;
 				if (!keep_last)
