@@ -61,8 +61,10 @@ struct figures {
 
 /* ROUNDS rounds of every sink, the sinks taking turns within a round (so
  * that the machine's drift over minutes falls on all of them alike); a
- * figure is the median of the rounds, shown with their range, and a
- * target is met only when every round meets it. */
+ * figure is the median of the rounds, shown with their range.  A target
+ * is met when the median meets it (the run's figure, as every target of
+ * make bench is read), and the line says in how many rounds it held, so
+ * that one that holds only by the median is visible as such. */
 #define ROUNDS 3
 static struct figures fig[NSINKS][NWORK];        /* the round being measured, then the medians */
 static struct figures figr[ROUNDS][NSINKS][NWORK];
@@ -763,8 +765,8 @@ static struct ratio value_of(int s, int w, size_t off, double limit, int le)
 
 /* ---- report ------------------------------------------------------------------------ */
 
-/* One target line: the median of the rounds with their range, and met
- * only when every round meets it.  A figure this run did not measure
+/* One target line: the median of the rounds with their range, met when
+ * the median meets it, and in how many rounds it held.  A figure this run did not measure
  * (--only, --workload) is "n/a".  limit 0: shown for reference. */
 static void target(const char *label, struct ratio r, double limit, int le)
 {
@@ -774,8 +776,9 @@ static void target(const char *label, struct ratio r, double limit, int le)
 	else if (limit <= 0)
 		printf("%6.2f (%.2f-%.2f)  (for reference)\n", r.med, r.min, r.max);
 	else
-		printf("%6.2f (%.2f-%.2f)  (%s %.2f)  %s\n", r.med, r.min, r.max, le ? "<=" : ">=", limit,
-		       r.met == ROUNDS ? "met in every round" : r.met ? "MISSED in a round" : "MISSED");
+		printf("%6.2f (%.2f-%.2f)  (%s %.2f)  %s, in %d of %d rounds\n", r.med, r.min, r.max,
+		       le ? "<=" : ">=", limit, (le ? r.med <= limit : r.med >= limit) ? "met" : "MISSED",
+		       r.met, ROUNDS);
 }
 
 static const char *verdict(double v, double limit, int le)

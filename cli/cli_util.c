@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_fleet.h"
 #include "cli_util.h"
 
 const char *cli_prog = "profdb";
@@ -102,6 +103,16 @@ int cli_open_store(struct store **s, const char *path, enum store_open_mode mode
 	struct store_open_opts o = {.mode = mode, .bulk_file = mode != STORE_READ};
 	char err[512];
 
+	if (fleet_is_url(path)) {
+		/* a fleet catalogue: runs are read from a private copy */
+		if (mode != STORE_READ) {
+			cli_err("a fleet catalogue is only read here; change runs on their host's store");
+			return -1;
+		}
+		if (!(path = cli_fleet_store(path)))
+			return -1;
+	}
+
 	if (store_open(s, path, &o, err, sizeof(err)) != 0) {
 		cli_err("%s", err);
 		return -1;
@@ -127,6 +138,13 @@ int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
 {
 	uint64_t v;
 
+	if (cli_fleet_active() && arg[0] == '@' && cli_parse_u64(arg + 1, &v) == 0 && v > 0 &&
+	    v <= INT64_MAX) {
+		*run_id = (int64_t)v; /* cli_run_ref's: a run copied already */
+		return 0;
+	}
+	if (cli_fleet_active())
+		return cli_fleet_resolve(arg, run_id);
 	if (strcmp(arg, "latest") == 0) {
 		if (store_latest_run(s, run_id) != 0) {
 			cli_err("%s", store_errmsg(s));
@@ -140,6 +158,11 @@ int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
 	}
 	*run_id = (int64_t)v;
 	return 0;
+}
+
+void cli_run_ref(int64_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, cli_fleet_active() ? "@%lld" : "%lld", (long long)id);
 }
 
 void cli_format_time(int64_t us, char *buf, size_t len)

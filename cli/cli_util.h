@@ -36,6 +36,9 @@ int cli_nargs(int argc, int n, const char *usage);
 
 /* "12", "latest": a run id; prints the error itself. */
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
+/* A run already resolved, as an argument cli_resolve_run gives back as
+ * that same run (over a fleet catalogue, its id in the private copy). */
+void cli_run_ref(int64_t id, char *buf, size_t len);
 /* Strict decimal parse of a non-negative integer. */
 int cli_parse_u64(const char *s, uint64_t *out);
 

@@ -49,7 +49,7 @@ static int load(const char *db, const char *arg, struct side *s)
 	store_close(st);
 	if (bad)
 		return 1;
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	cli_run_ref(id, idbuf, sizeof(idbuf));
 	/* a run without one of its profiles is compared on the other */
 	s->have_tp = cli_read_time_profile(db, idbuf, &s->tp, &s->rd) == 0;
 	struct cli_profile_read hrd;

@@ -8,14 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_fleet.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
 
 static const char usage[] =
 	"usage: profdb query runs [--json] [--state running|complete|crashed] [--name GLOB]\n"
-	"                         [--since TIME] [--limit N]\n"
-	"  TIME is UTC (2026-11-21, 2026-11-21T08:00) or an age (90s, 30m, 2h, 7d)\n";
+	"                         [--since TIME] [--limit N] [--host HOST]\n"
+	"  TIME is UTC (2026-11-21, 2026-11-21T08:00) or an age (90s, 30m, 2h, 7d)\n"
+	"  --host (a fleet catalogue, --db postgresql://...): a hostname or a host id's prefix\n";
 
 /* What the table shows of a run (a store_run is a kilobyte of fixed
  * fields: 10,000 of them took 11 MB and a tenth of the command's time in
@@ -26,15 +28,17 @@ struct row {
 	enum store_run_state state;
 	int backend_gone;
 	char *name;
+	char *hostname; /* a fleet's runs: the host's name */
 };
 
 struct rows {
 	struct row *v;
 	size_t n, cap;
-	int namew;
+	int namew, hostw;
 	/* --json: each run printed as it comes */
 	struct json_list *json;
 	int64_t now;
+	int fleet;
 };
 
 static int collect(void *ctx, const struct store_run *r)
@@ -55,7 +59,7 @@ static int collect(void *ctx, const struct store_run *r)
 	}
 	struct row *w = &rows->v[rows->n];
 	*w = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes, r->domid, r->state,
-	                  r->backend_gone, strdup(r->name)};
+	                  r->backend_gone, strdup(r->name), NULL};
 	if (!w->name) {
 		cli_err("out of memory");
 		return 1;
@@ -63,6 +67,29 @@ static int collect(void *ctx, const struct store_run *r)
 	rows->n++;
 	int len = safe_text_width(r->name);
 	rows->namew = len > rows->namew ? len : rows->namew;
+	return 0;
+}
+
+/* A fleet's run: the run's fields, and which host it is from. */
+static int collect_fleet(void *ctx, const struct fleet_run *fr)
+{
+	struct rows *rows = ctx;
+
+	if (rows->json) {
+		json_t *o = json_run(&fr->run, rows->now);
+		json_object_set_new(o, "host_id", json_string(fr->host_id));
+		json_object_set_new(o, "hostname", json_guest(fr->hostname));
+		return json_list_add(rows->json, o);
+	}
+	int rc = collect(ctx, &fr->run);
+	if (rc)
+		return rc;
+	if (!(rows->v[rows->n - 1].hostname = strdup(fr->hostname))) {
+		cli_err("out of memory");
+		return 1;
+	}
+	int len = safe_text_width(fr->hostname);
+	rows->hostw = len > rows->hostw ? len : rows->hostw;
 	return 0;
 }
 
@@ -82,8 +109,11 @@ static int64_t run_duration(const struct row *r, int64_t now)
 static void print_table(const struct rows *rows, int64_t now)
 {
 	int namew = rows->namew < 4 ? 4 : rows->namew > 32 ? 32 : rows->namew;
+	int hostw = rows->hostw < 4 ? 4 : rows->hostw > 24 ? 24 : rows->hostw;
 	char t[32], d[32];
 
+	if (rows->fleet)
+		printf("%-*s  ", hostw, "HOST");
 	printf("%6s  %-*s  %5s  %-20s  %9s  %-8s  %10s  %10s\n", "RUN", namew, "NAME", "DOMID",
 	       "STARTED", "DURATION", "STATE", "PROF", "HP");
 	for (size_t i = 0; i < rows->n; i++) {
@@ -92,6 +122,10 @@ static void print_table(const struct rows *rows, int64_t now)
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
 		if (r->backend_gone)
 			snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
+		if (rows->fleet) {
+			safe_text_print(stdout, r->hostname ? r->hostname : "", hostw);
+			printf("  ");
+		}
 		printf("%6lld  ", (long long)r->run_id);
 		safe_text_print(stdout, r->name, namew);
 		if (r->domid >= 0)
@@ -112,12 +146,14 @@ int cmd_query(const char *db, int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},     {"state", required_argument, NULL, 's'},
 		{"name", required_argument, NULL, 'n'}, {"since", required_argument, NULL, 't'},
-		{"limit", required_argument, NULL, 'l'}, {"help", no_argument, NULL, 'h'},
+		{"limit", required_argument, NULL, 'l'}, {"host", required_argument, NULL, 'H'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct store_run_filter f = {.state = -1};
 	struct rows rows = {0};
 	struct store *s;
+	const char *host = NULL;
 	int json = 0, c, rc;
 	int64_t now = store_now_us();
 	uint64_t v;
@@ -164,6 +200,9 @@ int cmd_query(const char *db, int argc, char **argv)
 			}
 			f.limit = (int64_t)v;
 			break;
+		case 'H':
+			host = optarg;
+			break;
 		default:
 			return cli_usage(usage, c);
 		}
@@ -172,18 +211,33 @@ int cmd_query(const char *db, int argc, char **argv)
 		cli_err("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (cli_open_store(&s, db, STORE_READ) != 0)
+	rows.fleet = fleet_is_url(db);
+	if (host && !rows.fleet) {
+		cli_err("--host picks a host of a fleet catalogue (--db postgresql://...); this store is "
+		        "one host's");
+		return EXIT_USAGE;
+	}
+	struct fleet *fl = NULL;
+	s = NULL;
+	if (rows.fleet ? !(fl = cli_fleet(db)) : cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	/* {"runs":[run...]}: docs/json.md, each run written as it is read */
 	struct json_list list;
+	rows.now = now;
 	if (json) {
 		rows.json = &list;
-		rows.now = now;
 		json_list_begin(&list, "runs");
 	}
-	rc = store_list_runs(s, &f, collect, &rows);
-	if (rc < 0)
-		cli_err("%s", store_errmsg(s));
+	if (fl) {
+		struct fleet_filter ff = {.run = f, .host = host};
+		rc = fleet_list_runs(fl, &ff, collect_fleet, &rows);
+		if (rc < 0)
+			cli_err("%s", fleet_errmsg(fl));
+	} else {
+		rc = store_list_runs(s, &f, collect, &rows);
+		if (rc < 0)
+			cli_err("%s", store_errmsg(s));
+	}
 	if (json) {
 		/* (a failed listing has printed part of a document: still closed) */
 		rc = json_list_end(&list) || rc;
@@ -191,9 +245,12 @@ int cmd_query(const char *db, int argc, char **argv)
 		print_table(&rows, now);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	}
-	for (size_t i = 0; i < rows.n; i++)
+	for (size_t i = 0; i < rows.n; i++) {
 		free(rows.v[i].name);
+		free(rows.v[i].hostname);
+	}
 	free(rows.v);
-	store_close(s);
+	if (s)
+		store_close(s);
 	return rc ? 1 : 0;
 }

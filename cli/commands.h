@@ -22,5 +22,6 @@ int cmd_watch(const char *db, int argc, char **argv);
 int cmd_delete(const char *db, int argc, char **argv);
 int cmd_prune(const char *db, int argc, char **argv);
 int cmd_du(const char *db, int argc, char **argv);
+int cmd_sync(const char *db, int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "cli_fleet.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -17,7 +18,7 @@ static const char usage[] =
 	"\n"
 	"commands:\n"
 	"  query runs [--json] [--state S] [--name GLOB] [--since TIME] [--limit N]\n"
-	"                          list runs (one per guest boot)\n"
+	"             [--host HOST]  list runs (one per guest boot)\n"
 	"  show RUN [--json]       everything known about a run and its devices\n"
 	"  export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage] [--json]\n"
 	"                          write the run's .prof/.hp, byte-exact\n"
@@ -45,9 +46,13 @@ static const char usage[] =
 	"  serve [--listen ADDR:PORT] [--open]\n"
 	"                          a web view of every run, live while guests run\n"
 	"  watch RUN [-n BANDS]    a running guest's heap in the terminal, live\n"
+	"  sync --to URL [--since TIME] [--include-running] [--json]\n"
+	"                          push this host's runs into a fleet catalogue (PostgreSQL)\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
+	"--db postgresql://HOST/DB reads a fleet catalogue: query, show, export, export-disk,\n"
+	"heap, top, flame, diff and report, RUN then N, HOST:N, latest or HOST:latest.\n"
 	"--version and --help work anywhere; 'profdb COMMAND --help' is the command's usage.\n"
 	"JSON output (--json) is documented in docs/json.md.\n"
 	"Exit status: 0 ok, 1 error, 2 usage.\n";
@@ -64,6 +69,7 @@ static const struct {
 	{"report", cmd_report},       {"serve", cmd_serve},
 	{"watch", cmd_watch},         {"delete", cmd_delete},
 	{"prune", cmd_prune},         {"du", cmd_du},
+	{"sync", cmd_sync},
 };
 
 /*
@@ -133,9 +139,19 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(cli_db_path(db), argc - 1, argv + 1);
+	const char *path = cli_db_path(db);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		if (fleet_is_url(path) && !cli_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
+			cli_err("%s works on a host's store (--db PATH); a fleet catalogue (--db "
+			        "postgresql://...) is read by query, show, export, export-disk, heap, top, "
+			        "flame, diff and report",
+			        argv[1]);
+			return EXIT_USAGE;
+		}
+		return commands[i].fn(path, argc - 1, argv + 1);
+	}
 	cli_err("unknown command '%s' (profdb --help lists them)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -91,7 +91,7 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 	hp_init(&r->hp);
 	tp_init(&r->atp);
 	hp_init(&r->ahp);
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	cli_run_ref(id, idbuf, sizeof(idbuf));
 	/* A MirageOS run has a trace and no profile devices: the profile
 	 * readers are not asked (they would say that the devices are missing). */
 	int want_tp = 1, want_hp = 1;
@@ -122,7 +122,7 @@ int run_report_load(struct run_report *r, const char *db, int64_t id, const char
 			store_close(s);
 		}
 		if (bad) {
-			cli_err("run %s has no readable profile to report", idbuf);
+			cli_err("run %lld has no readable profile to report", (long long)id);
 			return 1;
 		}
 	}

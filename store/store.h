@@ -342,6 +342,23 @@ typedef int (*store_range_cb)(void *ctx, uint64_t byte_off, const void *data, si
 int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
                      store_range_cb cb, void *ctx);
 
+/* ---- copies (store_copy.c) ------------------------------------------------ */
+
+/* A run brought in from another store (profdb over a fleet's PostgreSQL
+ * catalogue), written as rows, in the caller's batch, so that it reads
+ * exactly as the original: its state, end and reason, each device's
+ * counters and status, chunks and trace packets as they were.  Ids are
+ * kept when free, else the next free one is taken and set in the struct. */
+int store_copy_run(struct store *s, struct store_run *r);
+int store_copy_device(struct store *s, struct store_device_info *d);
+/* A chunk's bytes (1 to STORE_CHUNK_BYTES; a shorter one reads as zeros
+ * after its end), chunk number `chunk` of the device. */
+int store_copy_chunk(struct store *s, int64_t device_id, uint64_t chunk, const void *data, size_t len);
+int store_copy_trace_packet(struct store *s, int64_t device_id, const struct store_trace_packet *p);
+/* The store's identity (meta.store_id, 32 hex digits; "" before schema 4):
+ * what names this host's store in a fleet catalogue. */
+const char *store_identity(const struct store *s);
+
 /* ---- maintenance ---------------------------------------------------------- */
 
 /* PRAGMA integrity_check + foreign_key_check; 0 when clean. */

@@ -4,7 +4,8 @@
 # (or null where the document allows it), and no field undocumented.
 #   json_shapes.py KIND FILE    KIND: runs, show, import, export, check, delete, du, api_runs,
 #                               backend (profile-backend status --json),
-#                               heap, heaps, top, diff, watch_sample
+#                               heap, heaps, top, diff, watch_sample,
+#                               sync, fleet_runs (query runs over a fleet catalogue)
 import json
 import sys
 
@@ -76,6 +77,10 @@ SHAPES["diff"] = {"before": [RUN], "after": [RUN],
                               "area": [[REAL]]}]]}
 SHAPES["watch_sample"] = {"sample": [{"index": [INT], "time": [REAL], "total": [INT],
                                       "bands": [[{"name": [STR], "bytes": [INT]}]]}]}
+FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])
+SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
+SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT],
+                            "bytes": [INT], "complete": [BOOL]}]}
 STATES = {"running", "complete", "crashed"}
 
 
@@ -104,7 +109,7 @@ def check(v, kinds, where):
                 sys.exit("json_shapes: %s: fields %s, documented %s" % (where, sorted(v), sorted(k)))
             for f, fk in k.items():
                 check(v[f], fk, where + "." + f)
-            if k is RUN and v["state"] not in STATES:
+            if (k is RUN or k is FLEET_RUN) and v["state"] not in STATES:
                 sys.exit("json_shapes: %s.state is %r" % (where, v["state"]))
             return
     sys.exit("json_shapes: %s is %r, not %s" % (where, v, kinds))

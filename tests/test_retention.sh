@@ -55,7 +55,7 @@ grep -q '^profdb (profsvc) ' "$T/out" && ok || fail "--version after the command
 mv "$T/q.db" "$PROFSVC_DB"; for f in -wal -shm -data; do [ -e "$T/q.db$f" ] && mv "$T/q.db$f" "$PROFSVC_DB$f"; done
 
 # --- every command's --help: its usage on stdout, exit 0; a bad option: 2 ---------------
-for c in query show export export-disk import-disk check heap top flame diff report serve watch delete prune du; do
+for c in query show export export-disk import-disk check heap top flame diff report serve watch delete prune du sync; do
 	expect 0 "" -- "$PROFDB" $c --help
 	grep -q "^usage: profdb $c" "$T/out" && ok || fail "$c --help: no usage on stdout: $(head -2 "$T/out")"
 	[ ! -s "$T/err" ] && ok || fail "$c --help wrote to stderr: $(cat "$T/err")"

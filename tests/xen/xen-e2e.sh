@@ -95,10 +95,11 @@ build() {
 
 	# ---- dom0 root: debootstrap minbase + xen-utils + profsvc's libraries -----
 	local R=$W/rootfs
-	# profdb links libmicrohttpd and jansson (profdb serve); babeltrace2
+	# profdb links libmicrohttpd and jansson (profdb serve) and libpq (the
+	# fleet catalogue); babeltrace2
 	# reads the MirageOS trace scenario's export; the stamp names the
 	# packages, so a root made with an older list is made again
-	local DOM0_PKGS="xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1 libmicrohttpd12 libjansson4 libxxhash0 babeltrace2"
+	local DOM0_PKGS="xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1 libmicrohttpd12 libjansson4 libxxhash0 libpq5 babeltrace2"
 	if [ "$(cat "$W/rootfs.stamp" 2>/dev/null)" != "$DOM0_PKGS" ]; then
 		rm -rf "$R"
 		log "debootstrap $SUITE (minbase) from $MIRROR"

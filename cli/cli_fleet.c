@@ -1,0 +1,128 @@
+/*
+ * cli_fleet.c - profdb over a fleet catalogue (cli_fleet.h).
+ *
+ * Why a private store and not a second reader for every command: show,
+ * export, heap, top, flame, diff and report then read a run of the fleet
+ * exactly as they read one of this host (an export is byte for byte the
+ * host's, a salvage finds what the host's finds), and no command has two
+ * versions.  A run is copied once per process however many times the
+ * command reads it; its id there is the host's when free (two hosts' runs
+ * of the same number in one diff: the second takes the next free id).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_fleet.h"
+#include "cli_util.h"
+
+static struct fleet *conn;
+static const char *conn_url;
+static struct store *writer;
+static char dir[4096], path[4200];
+static struct copied {
+	char host_id[33];
+	int64_t run_id, local_id;
+} copied[16];
+static int ncopied;
+
+int cli_fleet_command_ok(const char *cmd)
+{
+	static const char *const ok[] = {"query", "show", "export", "export-disk", "heap",
+	                                 "top",   "flame", "diff",  "report"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (strcmp(cmd, ok[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void cleanup(void)
+{
+	if (writer)
+		store_close(writer);
+	writer = NULL;
+	if (path[0])
+		store_remove_files(path);
+	if (dir[0])
+		rmdir(dir);
+	fleet_close(conn);
+	conn = NULL;
+}
+
+struct fleet *cli_fleet(const char *url)
+{
+	char err[1024];
+	if (conn)
+		return conn;
+	if (fleet_open(&conn, url, 0, err, sizeof(err)) != 0) {
+		cli_err("%s", err);
+		return NULL;
+	}
+	atexit(cleanup);
+	return conn;
+}
+
+int cli_fleet_active(void)
+{
+	return writer != NULL;
+}
+
+const char *cli_fleet_store(const char *url)
+{
+	char err[512];
+	if (writer)
+		return path;
+	if (!cli_fleet(url))
+		return NULL;
+	conn_url = url;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/profdb-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		cli_err("cannot make a private directory for the runs read from the catalogue (%s): "
+		        "set TMPDIR to a writable directory",
+		        dir);
+		dir[0] = 0;
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/fleet.db", dir);
+	struct store_open_opts o = {.mode = STORE_WRITE};
+	if (store_open(&writer, path, &o, err, sizeof(err)) != 0) {
+		cli_err("%s", err);
+		writer = NULL;
+		return NULL;
+	}
+	return path;
+}
+
+int cli_fleet_resolve(const char *arg, int64_t *local_id)
+{
+	char host_id[33];
+	int64_t run_id;
+	struct fleet *f = conn;
+
+	if (!f || !writer)
+		return -1;
+	if (fleet_resolve_run(f, arg, host_id, &run_id) != 0) {
+		cli_err("%s", fleet_errmsg(f));
+		return -1;
+	}
+	for (int i = 0; i < ncopied; i++)
+		if (copied[i].run_id == run_id && strcmp(copied[i].host_id, host_id) == 0) {
+			*local_id = copied[i].local_id;
+			return 0;
+		}
+	if (ncopied == (int)(sizeof(copied) / sizeof(copied[0]))) {
+		cli_err("too many runs in one command");
+		return -1;
+	}
+	if (fleet_copy_run(f, host_id, run_id, writer, local_id) != 0) {
+		cli_err("%s", fleet_errmsg(f));
+		return -1;
+	}
+	copied[ncopied++] = (struct copied){.run_id = run_id, .local_id = *local_id};
+	memcpy(copied[ncopied - 1].host_id, host_id, sizeof(host_id));
+	return 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * fleet.h - the fleet catalogue: every host's runs in one PostgreSQL
+ * database (libpq).  A host pushes its ended runs there (profdb sync);
+ * profdb lists the fleet's runs and brings one into a private store to show
+ * or export it with the code that reads a host's own.
+ *
+ * Model (fleet_schema.c has the tables)
+ *   host   one host's store, named by the store's identity (meta.store_id:
+ *          a reinstalled host is a new host; its old runs stay) and shown
+ *          by its hostname.
+ *   run    a run of a host, under the host's own run id: (host, run) is
+ *          the key, so pushing it again replaces it, never duplicates it.
+ *          Its devices, chunks and trace packets are the host's rows as
+ *          they were, and it is written in one transaction: a run is in
+ *          the catalogue whole or not at all.
+ *
+ * Every value a guest chose (names, uuids, profile bytes) goes through bound
+ * parameters or COPY, and strings are kept as bytea (a guest's name need not
+ * be UTF-8, which a text column would refuse).
+ */
+#ifndef PROFSVC_FLEET_H
+#define PROFSVC_FLEET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "store/store.h"
+
+#define FLEET_SCHEMA_VERSION 1
+
+struct fleet;
+
+/* 1 when s names a PostgreSQL database (a postgresql:// or postgres://
+ * URI; libpq's other sources, PGPASSFILE, service files and the
+ * environment, complete it). */
+int fleet_is_url(const char *s);
+
+/* Connects.  A writer creates the schema or migrates it; a reader refuses a
+ * database without it.  Either refuses a newer schema.  On failure returns
+ * -1 with a one-line reason in err (the URL's password is never in it). */
+int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_t len);
+void fleet_close(struct fleet *f);
+const char *fleet_errmsg(const struct fleet *f);
+
+/* ---- pushing a host's runs (fleet_sync.c) --------------------------------- */
+
+struct fleet_sync_opts {
+	int64_t since_us;     /* 0: every run; else runs started at or after */
+	int include_running;  /* push running runs as they are so far */
+	/* Called after each run pushed or found current (may be NULL). */
+	void (*progress)(void *ctx, int64_t run_id, int pushed, int64_t bytes);
+	void *ctx;
+};
+struct fleet_sync_report {
+	int64_t pushed;       /* runs written (new, or replacing an older copy) */
+	int64_t current;      /* runs already there as they are here */
+	int64_t running;      /* running runs left for later */
+	int64_t bytes;        /* chunk bytes sent */
+};
+/* Pushes every ended run of the store s (a reader) that the catalogue does
+ * not hold as it is here.  Each run is one transaction; an interrupted
+ * sync leaves whole runs and the next one completes it. */
+int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
+               struct fleet_sync_report *rep);
+
+/* ---- reading (fleet_read.c) ---------------------------------------------- */
+
+struct fleet_run {
+	struct store_run run; /* the host's fields; run.host is the captured hostname */
+	char host_id[33];     /* the host's store identity */
+	char hostname[STORE_NAME_MAX]; /* what the host said at its last sync */
+};
+struct fleet_filter {
+	struct store_run_filter run;
+	const char *host;     /* NULL: any; else a hostname or a prefix of a host id */
+};
+typedef int (*fleet_run_cb)(void *ctx, const struct fleet_run *r);
+/* The fleet's runs, oldest first (the newest run.limit with a limit). */
+int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx);
+/* A run named as "N" (when one host has run N), "HOST:N", "latest" or
+ * "HOST:latest", HOST being a hostname or a prefix of a host id. */
+int fleet_resolve_run(struct fleet *f, const char *arg, char host_id[33], int64_t *run_id);
+/* Copies a run of the catalogue into dst (a writer) as it was on its host
+ * (store_copy.c); its id there in *local_id. */
+int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct store *dst,
+                   int64_t *local_id);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * fleet_read.c - reading the fleet catalogue: the runs of every host, a run
+ * named by the user, and a run copied into a private store so that profdb's
+ * viewing and export commands read it with the code that reads a host's
+ * own store (and so export it byte for byte as the host does).
+ *
+ * A copy reads in one REPEATABLE READ transaction: a sync replacing the run
+ * meanwhile is seen entirely or not at all.
+ */
+#include "config.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_internal.h"
+
+#define RUN_COLS                                                                                  \
+	"r.host_id, h.hostname, r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, "      \
+	"r.state, r.host, r.backend_version, r.source, r.end_reason, r.prof_bytes, r.hp_bytes, "    \
+	"r.trace_bytes, r.ndevices "
+
+static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
+{
+	char state[16];
+	memset(out, 0, sizeof(*out));
+	fleet_get_str(r, i, 0, out->host_id, sizeof(out->host_id));
+	fleet_get_str(r, i, 1, out->hostname, sizeof(out->hostname));
+	struct store_run *run = &out->run;
+	run->run_id = fleet_get_i64(r, i, 2);
+	run->domid = (int32_t)fleet_get_i64(r, i, 3);
+	fleet_get_str(r, i, 4, run->name, sizeof(run->name));
+	fleet_get_str(r, i, 5, run->uuid, sizeof(run->uuid));
+	run->started_us = fleet_get_i64(r, i, 6);
+	run->ended_us = fleet_get_i64(r, i, 7);
+	fleet_get_str(r, i, 8, state, sizeof(state));
+	if (store_run_state_parse(state, &run->state) != 0)
+		run->state = STORE_RUN_CRASHED;
+	fleet_get_str(r, i, 9, run->host, sizeof(run->host));
+	fleet_get_str(r, i, 10, run->backend_version, sizeof(run->backend_version));
+	fleet_get_str(r, i, 11, run->source, sizeof(run->source));
+	fleet_get_str(r, i, 12, run->end_reason, sizeof(run->end_reason));
+	run->prof_bytes = fleet_get_i64(r, i, 13);
+	run->hp_bytes = fleet_get_i64(r, i, 14);
+	run->trace_bytes = fleet_get_i64(r, i, 15);
+	run->ndevices = (int)fleet_get_i64(r, i, 16);
+}
+
+
+int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx)
+{
+	struct fleet_params p = {0};
+	char sql[1024];
+	int n = 0;
+	/* The name glob is matched here, with SQLite's GLOB (the one the host's
+	 * own listing uses), so a limit counts only runs that match. */
+	int64_t limit = flt->run.limit;
+	int sql_limit = limit > 0 && !flt->run.name_glob;
+
+	n += snprintf(sql + n, sizeof(sql) - n, "SELECT * FROM (SELECT " RUN_COLS
+	              "FROM runs r JOIN hosts h USING (host_id) WHERE true");
+	if (flt->run.state >= 0) {
+		fleet_param_text(&p, store_run_state_name((enum store_run_state)flt->run.state));
+		n += snprintf(sql + n, sizeof(sql) - n, " AND r.state = $%d", p.n);
+	}
+	if (flt->run.since_us) {
+		fleet_param_i64(&p, flt->run.since_us);
+		n += snprintf(sql + n, sizeof(sql) - n, " AND r.started_us >= $%d", p.n);
+	}
+	if (flt->host) {
+		fleet_param_text(&p, flt->host);
+		n += snprintf(sql + n, sizeof(sql) - n,
+		              " AND (h.hostname = convert_to($%d, 'UTF8') OR h.host_id LIKE "
+		              "replace(replace(lower($%d), '%%', ''), '_', '') || '%%')",
+		              p.n, p.n);
+	}
+	if (sql_limit) {
+		fleet_param_i64(&p, limit);
+		n += snprintf(sql + n, sizeof(sql) - n,
+		              " ORDER BY r.started_us DESC, r.host_id DESC, r.run_id DESC LIMIT $%d", p.n);
+	}
+	snprintf(sql + n, sizeof(sql) - n, ") AS x ORDER BY started_us, host_id, run_id");
+	PGresult *r = fleet_exec(f, "listing the fleet's runs", sql, &p, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	int rows = PQntuples(r), first = 0, rc = 0;
+	struct fleet_run *run = malloc(sizeof(*run));
+	if (!run) {
+		PQclear(r);
+		return fleet_fail(f, "out of memory");
+	}
+	if (flt->run.name_glob && limit > 0) {
+		/* the newest `limit` that match: count back from the end */
+		int64_t seen = 0;
+		for (first = rows; first > 0 && seen < limit; first--) {
+			char name[STORE_NAME_MAX];
+			fleet_get_str(r, first - 1, 4, name, sizeof(name));
+			seen += sqlite3_strglob(flt->run.name_glob, name) == 0;
+		}
+	}
+	for (int i = first; i < rows && !rc; i++) {
+		run_of_row(r, i, run);
+		if (flt->run.name_glob && sqlite3_strglob(flt->run.name_glob, run->run.name) != 0)
+			continue;
+		rc = cb(ctx, run);
+	}
+	free(run);
+	PQclear(r);
+	return rc;
+}
+
+int fleet_resolve_run(struct fleet *f, const char *arg, char host_id[33], int64_t *run_id)
+{
+	char host[STORE_NAME_MAX] = "";
+	const char *num = arg, *colon = strrchr(arg, ':');
+	struct fleet_params p = {0};
+	char sql[512];
+
+	if (colon) {
+		size_t hl = (size_t)(colon - arg);
+		if (hl == 0 || hl >= sizeof(host))
+			return fleet_fail(f, "run '%s': say HOST:RUN, HOST a hostname or a host id", arg);
+		memcpy(host, arg, hl);
+		host[hl] = 0;
+		num = colon + 1;
+	}
+	int latest = strcmp(num, "latest") == 0;
+	char *end;
+	long long id = latest ? 0 : strtoll(num, &end, 10);
+	if (!latest && (!*num || *end || id <= 0))
+		return fleet_fail(f, "'%s' is not a run: give N, HOST:N, latest or HOST:latest", arg);
+	int n = snprintf(sql, sizeof(sql), "SELECT r.host_id, h.hostname, r.run_id FROM runs r "
+	                                   "JOIN hosts h USING (host_id) WHERE true");
+	if (!latest) {
+		fleet_param_i64(&p, id);
+		n += snprintf(sql + n, sizeof(sql) - n, " AND r.run_id = $%d", p.n);
+	}
+	if (host[0]) {
+		fleet_param_text(&p, host);
+		n += snprintf(sql + n, sizeof(sql) - n,
+		              " AND (h.hostname = convert_to($%d, 'UTF8') OR h.host_id LIKE "
+		              "replace(replace(lower($%d), '%%', ''), '_', '') || '%%')",
+		              p.n, p.n);
+	}
+	snprintf(sql + n, sizeof(sql) - n, " ORDER BY r.started_us DESC, r.host_id LIMIT %d", latest ? 1 : 3);
+	PGresult *r = fleet_exec(f, "finding the run", sql, &p, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	int rows = PQntuples(r);
+	if (rows == 0) {
+		PQclear(r);
+		return fleet_fail(f, "the catalogue holds no run %s%s", arg,
+		                  host[0] ? " (a host is a hostname or a prefix of its id)" : "");
+	}
+	if (rows > 1) {
+		char a[STORE_NAME_MAX], b[STORE_NAME_MAX], ia[33], ib[33];
+		fleet_get_str(r, 0, 1, a, sizeof(a));
+		fleet_get_str(r, 1, 1, b, sizeof(b));
+		fleet_get_str(r, 0, 0, ia, sizeof(ia));
+		fleet_get_str(r, 1, 0, ib, sizeof(ib));
+		PQclear(r);
+		return fleet_fail(f, "run %s is on more than one host (%s %.8s, %s %.8s%s): name it "
+		                     "HOST:%s with a hostname or a host id",
+		                  arg, a, ia, b, ib, rows > 2 ? ", ..." : "", num);
+	}
+	fleet_get_str(r, 0, 0, host_id, 33);
+	*run_id = fleet_get_i64(r, 0, 2);
+	PQclear(r);
+	return 0;
+}
+
+/* ---- copying a run out --------------------------------------------------------- */
+
+static int copy_fail(struct fleet *f, struct store *dst, const char *what)
+{
+	return fleet_fail(f, "%s into a private store: %s", what, store_errmsg(dst));
+}
+
+/* Device ids of the catalogue and of dst, for the chunks and packets. */
+struct id_map {
+	int64_t from, to;
+};
+
+static int64_t map_id(const struct id_map *m, size_t n, int64_t from)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m[i].from == from)
+			return m[i].to;
+	return 0;
+}
+
+static int copy_devices(struct fleet *f, const char *host_id, int64_t run_id, int64_t local_run,
+                        struct store *dst, struct id_map **map, size_t *nmap)
+{
+	struct fleet_params p = {0};
+	fleet_param_text(&p, host_id);
+	fleet_param_i64(&p, run_id);
+	PGresult *r = fleet_exec(
+		f, "reading the run's devices",
+		"SELECT device_id, vdev, devid, role, capacity_sectors, write_requests, write_bytes, "
+		"read_requests, read_bytes, flush_requests, discard_requests, errors, written_end_sector, "
+		"status, file_size, closed, word_size, status_updated_us FROM devices "
+		"WHERE host_id = $1 AND run_id = $2 ORDER BY device_id",
+		&p, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	int rows = PQntuples(r);
+	*map = calloc(rows ? (size_t)rows : 1, sizeof(**map));
+	if (!*map) {
+		PQclear(r);
+		return fleet_fail(f, "out of memory");
+	}
+	for (int i = 0; i < rows; i++) {
+		struct store_device_info d = {0};
+		char role[16], status[16];
+		d.device_id = fleet_get_i64(r, i, 0);
+		d.run_id = local_run;
+		fleet_get_str(r, i, 1, d.vdev, sizeof(d.vdev));
+		d.devid = (int32_t)fleet_get_i64(r, i, 2);
+		fleet_get_str(r, i, 3, role, sizeof(role));
+		d.role = strcmp(role, "prof") == 0    ? STORE_ROLE_PROF
+		         : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
+		         : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
+		                                      : STORE_ROLE_RAW;
+		d.capacity_sectors = (uint64_t)fleet_get_i64(r, i, 4);
+		d.write_requests = fleet_get_i64(r, i, 5);
+		d.write_bytes = fleet_get_i64(r, i, 6);
+		d.read_requests = fleet_get_i64(r, i, 7);
+		d.read_bytes = fleet_get_i64(r, i, 8);
+		d.flush_requests = fleet_get_i64(r, i, 9);
+		d.discard_requests = fleet_get_i64(r, i, 10);
+		d.errors = fleet_get_i64(r, i, 11);
+		d.written_end_sector = (uint64_t)fleet_get_i64(r, i, 12);
+		fleet_get_str(r, i, 13, status, sizeof(status));
+		d.status = strcmp(status, "ok") == 0        ? STORE_STATUS_OK
+		           : strcmp(status, "corrupt") == 0 ? STORE_STATUS_CORRUPT
+		                                            : STORE_STATUS_NONE;
+		d.file_size = fleet_get_i64(r, i, 14);
+		d.closed = (int)fleet_get_i64(r, i, 15);
+		d.word_size = (int)fleet_get_i64(r, i, 16);
+		d.status_updated_us = fleet_get_i64(r, i, 17);
+		(*map)[i].from = d.device_id;
+		if (store_copy_device(dst, &d) != 0) {
+			PQclear(r);
+			return copy_fail(f, dst, "copying a device");
+		}
+		(*map)[i].to = d.device_id;
+		(*nmap)++;
+	}
+	PQclear(r);
+	return 0;
+}
+
+/* Rows of a large result one at a time (libpq's single-row mode), so a run
+ * of gigabytes is never held in memory whole. */
+static int stream_rows(struct fleet *f, const char *what, const char *sql, const struct fleet_params *p,
+                       int (*row)(void *ctx, const PGresult *r), void *ctx)
+{
+	if (!PQsendQueryParams(f->conn, sql, p->n, NULL, p->v, p->len, p->fmt, 1) ||
+	    !PQsetSingleRowMode(f->conn))
+		return fleet_pg_fail(f, NULL, what);
+	int rc = 0;
+	PGresult *r;
+	while ((r = PQgetResult(f->conn))) {
+		ExecStatusType st = PQresultStatus(r);
+		if (st == PGRES_SINGLE_TUPLE) {
+			if (!rc && row(ctx, r) != 0)
+				rc = -1;
+		} else if (st != PGRES_TUPLES_OK && !rc) {
+			rc = fleet_pg_fail(f, r, what);
+		}
+		PQclear(r);
+	}
+	return rc;
+}
+
+struct copy_ctx {
+	struct fleet *f;
+	struct store *dst;
+	const struct id_map *map;
+	size_t nmap;
+};
+
+static int copy_chunk_row(void *ctx, const PGresult *r)
+{
+	struct copy_ctx *c = ctx;
+	int64_t dev = map_id(c->map, c->nmap, fleet_get_i64(r, 0, 0));
+	int64_t chunk = fleet_get_i64(r, 0, 1);
+	if (!dev || chunk < 0)
+		return fleet_fail(c->f, "the catalogue holds a chunk of no device of the run");
+	if (store_copy_chunk(c->dst, dev, (uint64_t)chunk, PQgetvalue(r, 0, 2),
+	                     (size_t)PQgetlength(r, 0, 2)) != 0)
+		return copy_fail(c->f, c->dst, "copying a chunk");
+	return 0;
+}
+
+static int copy_packet_row(void *ctx, const PGresult *r)
+{
+	struct copy_ctx *c = ctx;
+	int64_t dev = map_id(c->map, c->nmap, fleet_get_i64(r, 0, 0));
+	struct store_trace_packet p = {
+		.seq = (uint64_t)fleet_get_i64(r, 0, 1),
+		.sector = (uint64_t)fleet_get_i64(r, 0, 2),
+		.bytes = (uint32_t)fleet_get_i64(r, 0, 3),
+		.events = (uint64_t)fleet_get_i64(r, 0, 4),
+		.first_ts = (uint64_t)fleet_get_i64(r, 0, 5),
+		.last_ts = (uint64_t)fleet_get_i64(r, 0, 6),
+		.final = (int)fleet_get_i64(r, 0, 7),
+		.kept_us = fleet_get_i64(r, 0, 8),
+	};
+	if (!dev)
+		return fleet_fail(c->f, "the catalogue holds a trace packet of no device of the run");
+	if (store_copy_trace_packet(c->dst, dev, &p) != 0)
+		return copy_fail(c->f, c->dst, "copying a trace packet");
+	return 0;
+}
+
+int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct store *dst,
+                   int64_t *local_id)
+{
+	struct fleet_params p = {0};
+	struct id_map *map = NULL;
+	size_t nmap = 0;
+	int rc = -1, in_batch = 0;
+
+	if (fleet_cmd(f, "reading the catalogue",
+	              "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL) != 0)
+		return -1;
+	fleet_param_text(&p, host_id);
+	fleet_param_i64(&p, run_id);
+	PGresult *r = fleet_exec(f, "reading the run",
+	                         "SELECT " RUN_COLS "FROM runs r JOIN hosts h USING (host_id) "
+	                         "WHERE r.host_id = $1 AND r.run_id = $2",
+	                         &p, PGRES_TUPLES_OK);
+	if (!r)
+		goto out;
+	if (PQntuples(r) != 1) {
+		PQclear(r);
+		fleet_fail(f, "the catalogue holds no run %lld of host %.8s", (long long)run_id, host_id);
+		goto out;
+	}
+	struct fleet_run fr;
+	run_of_row(r, 0, &fr);
+	PQclear(r);
+	if (store_batch_begin(dst) != 0) {
+		copy_fail(f, dst, "copying the run");
+		goto out;
+	}
+	in_batch = 1;
+	if (store_copy_run(dst, &fr.run) != 0) {
+		copy_fail(f, dst, "copying the run");
+		goto out;
+	}
+	if (copy_devices(f, host_id, run_id, fr.run.run_id, dst, &map, &nmap) != 0)
+		goto out;
+	struct copy_ctx c = {f, dst, map, nmap};
+	if (stream_rows(f, "reading the run's chunks",
+	                "SELECT c.device_id, c.chunk, c.data FROM chunks c JOIN devices d "
+	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
+	                &p, copy_chunk_row, &c) != 0 ||
+	    stream_rows(f, "reading the run's trace packets",
+	                "SELECT t.device_id, t.seq, t.sector, t.bytes, t.events, t.first_ts, t.last_ts, "
+	                "t.final, t.kept_us FROM trace_packets t JOIN devices d "
+	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
+	                &p, copy_packet_row, &c) != 0)
+		goto out;
+	if (store_batch_commit(dst) != 0) {
+		in_batch = 0;
+		copy_fail(f, dst, "copying the run");
+		goto out;
+	}
+	in_batch = 0;
+	*local_id = fr.run.run_id;
+	rc = 0;
+out:
+	if (in_batch)
+		store_batch_abort(dst);
+	r = PQexec(f->conn, "COMMIT");
+	PQclear(r);
+	free(map);
+	return rc;
+}

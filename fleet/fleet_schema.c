@@ -1,0 +1,184 @@
+/*
+ * fleet_schema.c - the fleet catalogue's tables in PostgreSQL, versioned and
+ * migrated as the SQLite store's are (store_schema.c): profsvc_meta holds
+ * schema_version; migrations[i] takes version i to i + 1, each in the
+ * transaction that records the new version.  Two writers starting at once
+ * are kept in turn by an advisory lock; a reader never migrates, and
+ * anything newer than this build is refused rather than misread.
+ *
+ * The host's rows as they were (store_schema.c names the columns), plus
+ * what a listing needs without a join: a run's profile sizes and device
+ * count, and its stamp (a hash of everything a sync compares: a run whose
+ * stamp is unchanged is not sent again).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "fleet_internal.h"
+
+/* pg_advisory_xact_lock key for schema changes: "profsvc" in ASCII. */
+#define FLEET_SCHEMA_LOCK "7342666913145699"
+
+static const char *const migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE profsvc_meta ("
+	"  key   text PRIMARY KEY,"
+	"  value text NOT NULL"
+	");"
+	"CREATE TABLE hosts ("
+	"  host_id       text PRIMARY KEY CHECK (host_id ~ '^[0-9a-f]{32}$'),"
+	"  hostname      bytea NOT NULL,"
+	"  first_sync_us bigint NOT NULL,"
+	"  last_sync_us  bigint NOT NULL"
+	");"
+	"CREATE TABLE runs ("
+	"  host_id         text NOT NULL REFERENCES hosts(host_id) ON DELETE CASCADE,"
+	"  run_id          bigint NOT NULL CHECK (run_id > 0),"
+	"  domid           integer NOT NULL,"
+	"  name            bytea NOT NULL,"
+	"  uuid            bytea NOT NULL,"
+	"  started_us      bigint NOT NULL,"
+	"  ended_us        bigint,"
+	"  state           text NOT NULL CHECK (state IN ('running', 'complete', 'crashed')),"
+	"  host            bytea NOT NULL,"
+	"  backend_version bytea NOT NULL,"
+	"  source          text NOT NULL CHECK (source IN ('capture', 'import')),"
+	"  end_reason      bytea NOT NULL,"
+	"  prof_bytes      bigint NOT NULL,"
+	"  hp_bytes        bigint NOT NULL,"
+	"  trace_bytes     bigint NOT NULL,"
+	"  ndevices        integer NOT NULL,"
+	"  stamp           text NOT NULL,"
+	"  synced_us       bigint NOT NULL,"
+	"  PRIMARY KEY (host_id, run_id)"
+	");"
+	"CREATE INDEX runs_by_started ON runs(started_us);"
+	"CREATE TABLE devices ("
+	"  host_id            text NOT NULL,"
+	"  device_id          bigint NOT NULL CHECK (device_id > 0),"
+	"  run_id             bigint NOT NULL,"
+	"  vdev               bytea NOT NULL,"
+	"  devid              integer NOT NULL,"
+	"  role               text NOT NULL CHECK (role IN ('prof', 'hp', 'raw', 'trace')),"
+	"  capacity_sectors   bigint NOT NULL CHECK (capacity_sectors > 0),"
+	"  write_requests     bigint NOT NULL,"
+	"  write_bytes        bigint NOT NULL,"
+	"  read_requests      bigint NOT NULL,"
+	"  read_bytes         bigint NOT NULL,"
+	"  flush_requests     bigint NOT NULL,"
+	"  discard_requests   bigint NOT NULL,"
+	"  errors             bigint NOT NULL,"
+	"  written_end_sector bigint NOT NULL,"
+	"  status             text NOT NULL CHECK (status IN ('none', 'ok', 'corrupt')),"
+	"  file_size          bigint,"
+	"  closed             integer,"
+	"  word_size          integer,"
+	"  status_updated_us  bigint,"
+	"  PRIMARY KEY (host_id, device_id),"
+	"  FOREIGN KEY (host_id, run_id) REFERENCES runs(host_id, run_id) ON DELETE CASCADE"
+	");"
+	"CREATE INDEX devices_of_run ON devices(host_id, run_id);"
+	/* chunk: the device's 64 KiB chunk number; data: its bytes, a short
+	 * last one reading as zeros after its end (as in the store) */
+	"CREATE TABLE chunks ("
+	"  host_id   text NOT NULL,"
+	"  device_id bigint NOT NULL,"
+	"  chunk     bigint NOT NULL CHECK (chunk >= 0),"
+	"  data      bytea NOT NULL CHECK (length(data) BETWEEN 1 AND 65536 AND length(data) % 512 = 0),"
+	"  PRIMARY KEY (host_id, device_id, chunk),"
+	"  FOREIGN KEY (host_id, device_id) REFERENCES devices(host_id, device_id) ON DELETE CASCADE"
+	");"
+	"CREATE TABLE trace_packets ("
+	"  host_id   text NOT NULL,"
+	"  device_id bigint NOT NULL,"
+	"  seq       bigint NOT NULL CHECK (seq >= 0),"
+	"  sector    bigint NOT NULL CHECK (sector >= 0),"
+	"  bytes     bigint NOT NULL CHECK (bytes > 0),"
+	"  events    bigint NOT NULL,"
+	"  first_ts  bigint,"
+	"  last_ts   bigint,"
+	"  final     integer NOT NULL,"
+	"  kept_us   bigint NOT NULL,"
+	"  PRIMARY KEY (host_id, device_id, seq),"
+	"  FOREIGN KEY (host_id, device_id) REFERENCES devices(host_id, device_id) ON DELETE CASCADE"
+	");"
+	"INSERT INTO profsvc_meta(key, value) VALUES ('schema_version', '0');",
+};
+
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,
+               "one migration step per schema version");
+
+/* The schema version, 0 without our tables, -1 on failure. */
+static int read_version(struct fleet *f, int *version)
+{
+	PGresult *r = fleet_exec(f, "reading the catalogue's schema version",
+	                         "SELECT to_regclass('profsvc_meta') IS NOT NULL", NULL, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	int have = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 1;
+	PQclear(r);
+	*version = 0;
+	if (!have)
+		return 0;
+	r = fleet_exec(f, "reading the catalogue's schema version",
+	               "SELECT value FROM profsvc_meta WHERE key = 'schema_version'", NULL,
+	               PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	char v[16] = "";
+	if (PQntuples(r) == 1)
+		fleet_get_str(r, 0, 0, v, sizeof(v));
+	PQclear(r);
+	char *end;
+	long n = strtol(v, &end, 10);
+	if (!v[0] || *end || n < 1)
+		return fleet_fail(f, "%s holds a profsvc_meta table that is not profsvc's (schema_version "
+		                     "'%s'); give the catalogue a database of its own",
+		                  f->where, v);
+	*version = (int)n;
+	return 0;
+}
+
+int fleet_schema_ensure(struct fleet *f, int writer)
+{
+	int version;
+
+	if (read_version(f, &version) != 0)
+		return -1;
+	if (version > FLEET_SCHEMA_VERSION)
+		return fleet_fail(f, "%s holds catalogue schema %d, newer than this profdb's %d: upgrade "
+		                     "profsvc on this host",
+		                  f->where, version, FLEET_SCHEMA_VERSION);
+	if (version == FLEET_SCHEMA_VERSION)
+		return 0;
+	if (!writer)
+		return version == 0
+		               ? fleet_fail(f, "%s holds no profsvc catalogue yet: push a host's runs "
+		                               "there first (profdb sync --to URL)",
+		                            f->where)
+		               : fleet_fail(f, "%s holds catalogue schema %d; a sync from this host "
+		                               "(profdb sync --to URL) upgrades it to %d",
+		                            f->where, version, FLEET_SCHEMA_VERSION);
+	if (fleet_cmd(f, "upgrading the catalogue",
+	              "BEGIN; SELECT pg_advisory_xact_lock(" FLEET_SCHEMA_LOCK ")", NULL) != 0)
+		return -1;
+	/* again under the lock: another writer may have done it meanwhile */
+	if (read_version(f, &version) != 0)
+		goto fail;
+	for (; version < FLEET_SCHEMA_VERSION; version++) {
+		struct fleet_params p = {0};
+		fleet_param_i64(&p, version + 1);
+		if (fleet_cmd(f, "upgrading the catalogue", migrations[version], NULL) != 0 ||
+		    fleet_cmd(f, "upgrading the catalogue",
+		              "UPDATE profsvc_meta SET value = $1 WHERE key = 'schema_version'", &p) != 0)
+			goto fail;
+	}
+	if (fleet_cmd(f, "upgrading the catalogue", "COMMIT", NULL) != 0)
+		goto fail;
+	return 0;
+fail:;
+	PGresult *r = PQexec(f->conn, "ROLLBACK");
+	PQclear(r);
+	return -1;
+}

@@ -1,0 +1,547 @@
+/*
+ * fleet_sync.c - pushing a host's runs into the fleet catalogue.
+ *
+ * A run goes in one PostgreSQL transaction: its row, its devices' rows,
+ * then its chunks and trace packets through binary COPY, read from one
+ * snapshot of the host's store.  So the catalogue holds a run whole or not
+ * at all: a sync killed mid-run, or a server stopped under it, leaves the
+ * transaction uncommitted, and the next sync sends that run again.
+ *
+ * What is sent again is decided by the run's stamp, a hash of everything
+ * the catalogue keeps of the run but its bytes (state, end, every device's
+ * counters and status, the trace's packets): bytes only change through
+ * writes, which move the counters.  A run whose stamp there equals the one
+ * here is left alone, so repeating a sync costs one query.  Two syncs of
+ * the same host at once take turns on an advisory lock per host and look
+ * at the stamp again under it.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "fleet_internal.h"
+
+struct remote_run {
+	int64_t run_id;
+	char stamp[17];
+};
+
+static int cmp_remote(const void *a, const void *b)
+{
+	const struct remote_run *x = a, *y = b;
+	return x->run_id < y->run_id ? -1 : x->run_id > y->run_id;
+}
+
+/* ---- what a run is here ---------------------------------------------------- */
+
+struct local_run {
+	struct store_run run;
+	struct store_device_info *dev;
+	size_t ndev, cap;
+	char stamp[17];
+};
+
+static int collect_device(void *ctx, const struct store_device_info *d)
+{
+	struct local_run *l = ctx;
+	if (l->ndev == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4;
+		struct store_device_info *v = realloc(l->dev, cap * sizeof(*v));
+		if (!v)
+			return 1;
+		l->dev = v;
+		l->cap = cap;
+	}
+	l->dev[l->ndev++] = *d;
+	return 0;
+}
+
+static void hash_str(XXH3_state_t *h, const char *s)
+{
+	XXH3_64bits_update(h, s, strlen(s) + 1);
+}
+
+static void hash_i64(XXH3_state_t *h, int64_t v)
+{
+	XXH3_64bits_update(h, &v, sizeof(v));
+}
+
+static int trace_hash(void *ctx, const struct store_trace_packet *p)
+{
+	XXH3_state_t *h = ctx;
+	hash_i64(h, (int64_t)p->seq);
+	hash_i64(h, (int64_t)p->bytes);
+	hash_i64(h, p->final);
+	return 0;
+}
+
+/* The stamp: fields one by one (a struct's padding is not hashed). */
+static int stamp_of(struct store *s, struct local_run *l)
+{
+	XXH3_state_t *h = XXH3_createState();
+	if (!h)
+		return -1;
+	XXH3_64bits_reset(h);
+	const struct store_run *r = &l->run;
+	hash_i64(h, r->domid);
+	hash_str(h, r->name);
+	hash_str(h, r->uuid);
+	hash_i64(h, r->started_us);
+	hash_i64(h, r->ended_us);
+	hash_i64(h, r->state);
+	hash_str(h, r->host);
+	hash_str(h, r->backend_version);
+	hash_str(h, r->source);
+	hash_str(h, r->end_reason);
+	for (size_t i = 0; i < l->ndev; i++) {
+		const struct store_device_info *d = &l->dev[i];
+		hash_i64(h, d->device_id);
+		hash_str(h, d->vdev);
+		hash_i64(h, d->devid);
+		hash_i64(h, (int64_t)d->capacity_sectors);
+		hash_i64(h, d->write_requests);
+		hash_i64(h, d->write_bytes);
+		hash_i64(h, d->read_requests);
+		hash_i64(h, d->flush_requests);
+		hash_i64(h, d->discard_requests);
+		hash_i64(h, d->errors);
+		hash_i64(h, (int64_t)d->written_end_sector);
+		hash_i64(h, d->status);
+		hash_i64(h, d->file_size);
+		hash_i64(h, d->closed);
+		hash_i64(h, d->status_updated_us);
+		if (d->role == STORE_ROLE_TRACE && store_trace_packets(s, d->device_id, trace_hash, h) < 0) {
+			XXH3_freeState(h);
+			return -1;
+		}
+	}
+	snprintf(l->stamp, sizeof(l->stamp), "%016llx", (unsigned long long)XXH3_64bits_digest(h));
+	XXH3_freeState(h);
+	return 0;
+}
+
+/* ---- sending a run ----------------------------------------------------------- */
+
+struct chunk_sender {
+	struct fleet_copy *copy;
+	const char *host_id;
+	int64_t device_id;
+	uint64_t end;           /* bytes of the device that can hold data */
+	uint64_t cur;           /* the chunk being gathered, UINT64_MAX: none */
+	int present;            /* a stored piece fell in it */
+	uint8_t buf[STORE_CHUNK_BYTES];
+	int64_t sent;
+};
+
+static int emit_chunk(struct chunk_sender *c)
+{
+	if (c->cur != UINT64_MAX && c->present) {
+		uint64_t off = c->cur * STORE_CHUNK_BYTES;
+		size_t len = c->end - off < STORE_CHUNK_BYTES ? (size_t)(c->end - off) : STORE_CHUNK_BYTES;
+		/* zeros at a chunk's end are not sent: a short chunk reads as
+		 * zeros after its end, here and there (a profile's last chunk
+		 * is mostly zeros); a chunk is whole sectors, as the store's */
+		while (len && c->buf[len - 1] == 0)
+			len--;
+		len = (len + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE * STORE_SECTOR_SIZE; /* whole sectors */
+		if (!len) {
+			c->present = 0;
+			return 0;
+		}
+		fleet_copy_row(c->copy, 4);
+		fleet_copy_bytes(c->copy, c->host_id, strlen(c->host_id));
+		fleet_copy_i64(c->copy, c->device_id);
+		fleet_copy_i64(c->copy, (int64_t)c->cur);
+		fleet_copy_bytes(c->copy, c->buf, len);
+		c->sent += (int64_t)len;
+		if (fleet_copy_flush(c->copy, 0) != 0)
+			return 1;
+	}
+	c->present = 0;
+	return 0;
+}
+
+/* store_read_range's pieces, gathered into the store's chunks: a chunk
+ * with any stored piece is sent (its holes as zeros), one of holes only is
+ * not (it reads as zeros either way). */
+static int gather(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	struct chunk_sender *c = ctx;
+	while (len) {
+		uint64_t chunk = off / STORE_CHUNK_BYTES;
+		size_t in = (size_t)(off % STORE_CHUNK_BYTES);
+		size_t n = STORE_CHUNK_BYTES - in < len ? STORE_CHUNK_BYTES - in : len;
+		if (chunk != c->cur) {
+			if (emit_chunk(c))
+				return 1;
+			c->cur = chunk;
+			memset(c->buf, 0, sizeof(c->buf));
+		}
+		if (data) {
+			memcpy(c->buf + in, data, n);
+			c->present = 1;
+			data = (const uint8_t *)data + n;
+		}
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+struct packet_sender {
+	struct fleet_copy *copy;
+	const char *host_id;
+	int64_t device_id;
+};
+
+static int send_packet(void *ctx, const struct store_trace_packet *p)
+{
+	struct packet_sender *ps = ctx;
+	struct fleet_copy *c = ps->copy;
+	fleet_copy_row(c, 10);
+	fleet_copy_bytes(c, ps->host_id, strlen(ps->host_id));
+	fleet_copy_i64(c, ps->device_id);
+	fleet_copy_i64(c, (int64_t)p->seq);
+	fleet_copy_i64(c, (int64_t)p->sector);
+	fleet_copy_i64(c, p->bytes);
+	fleet_copy_i64(c, (int64_t)p->events);
+	if (p->events) {
+		fleet_copy_i64(c, (int64_t)p->first_ts);
+		fleet_copy_i64(c, (int64_t)p->last_ts);
+	} else {
+		fleet_copy_null(c);
+		fleet_copy_null(c);
+	}
+	fleet_copy_i32(c, p->final ? 1 : 0);
+	fleet_copy_i64(c, p->kept_us);
+	return fleet_copy_flush(c, 0) ? 1 : 0;
+}
+
+static const char *const status_names[] = {"none", "ok", "corrupt"};
+
+static int insert_rows(struct fleet *f, const char *host_id, const struct local_run *l)
+{
+	const struct store_run *r = &l->run;
+	struct fleet_params p = {0};
+
+	fleet_param_text(&p, host_id);
+	fleet_param_i64(&p, r->run_id);
+	fleet_param_i64(&p, r->domid);
+	fleet_param_str(&p, r->name);
+	fleet_param_str(&p, r->uuid);
+	fleet_param_i64(&p, r->started_us);
+	if (r->ended_us)
+		fleet_param_i64(&p, r->ended_us);
+	else
+		fleet_param_null(&p);
+	fleet_param_text(&p, store_run_state_name(r->state));
+	fleet_param_str(&p, r->host);
+	fleet_param_str(&p, r->backend_version);
+	fleet_param_text(&p, strcmp(r->source, "import") == 0 ? "import" : "capture");
+	fleet_param_str(&p, r->end_reason);
+	fleet_param_i64(&p, r->prof_bytes);
+	fleet_param_i64(&p, r->hp_bytes);
+	fleet_param_i64(&p, r->trace_bytes);
+	fleet_param_i64(&p, (int64_t)l->ndev);
+	fleet_param_text(&p, l->stamp);
+	fleet_param_i64(&p, store_now_us());
+	if (fleet_cmd(f, "adding a run",
+	              "INSERT INTO runs(host_id, run_id, domid, name, uuid, started_us, ended_us, state, "
+	              "host, backend_version, source, end_reason, prof_bytes, hp_bytes, trace_bytes, "
+	              "ndevices, stamp, synced_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+	              "$12, $13, $14, $15, $16, $17, $18)",
+	              &p) != 0)
+		return -1;
+	for (size_t i = 0; i < l->ndev; i++) {
+		const struct store_device_info *d = &l->dev[i];
+		struct fleet_params q = {0};
+		fleet_param_text(&q, host_id);
+		fleet_param_i64(&q, d->device_id);
+		fleet_param_i64(&q, d->run_id);
+		fleet_param_str(&q, d->vdev);
+		fleet_param_i64(&q, d->devid);
+		fleet_param_text(&q, store_role_name(d->role));
+		fleet_param_i64(&q, (int64_t)d->capacity_sectors);
+		fleet_param_i64(&q, d->write_requests);
+		fleet_param_i64(&q, d->write_bytes);
+		fleet_param_i64(&q, d->read_requests);
+		fleet_param_i64(&q, d->read_bytes);
+		fleet_param_i64(&q, d->flush_requests);
+		fleet_param_i64(&q, d->discard_requests);
+		fleet_param_i64(&q, d->errors);
+		fleet_param_i64(&q, (int64_t)d->written_end_sector);
+		fleet_param_text(&q, status_names[d->status <= STORE_STATUS_CORRUPT ? d->status : 0]);
+		if (d->status != STORE_STATUS_NONE) {
+			fleet_param_i64(&q, d->file_size);
+			fleet_param_i64(&q, d->closed);
+			fleet_param_i64(&q, d->word_size);
+			fleet_param_i64(&q, d->status_updated_us);
+		} else {
+			for (int k = 0; k < 4; k++)
+				fleet_param_null(&q);
+		}
+		if (fleet_cmd(f, "adding a device",
+		              "INSERT INTO devices(host_id, device_id, run_id, vdev, devid, role, "
+		              "capacity_sectors, write_requests, write_bytes, read_requests, read_bytes, "
+		              "flush_requests, discard_requests, errors, written_end_sector, status, file_size, "
+		              "closed, word_size, status_updated_us) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+		              "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)",
+		              &q) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int send_data(struct fleet *f, struct store *s, const char *host_id, const struct local_run *l,
+                     int64_t *bytes)
+{
+	struct fleet_copy copy;
+	struct chunk_sender *cs = malloc(sizeof(*cs));
+	int rc = -1, have_trace = 0;
+
+	if (!cs)
+		return fleet_fail(f, "out of memory");
+	if (fleet_copy_begin(&copy, f, "COPY chunks(host_id, device_id, chunk, data) FROM STDIN "
+	                               "(FORMAT binary)") != 0)
+		goto out;
+	for (size_t i = 0; i < l->ndev; i++) {
+		const struct store_device_info *d = &l->dev[i];
+		have_trace |= d->role == STORE_ROLE_TRACE;
+		*cs = (struct chunk_sender){.copy = &copy, .host_id = host_id, .device_id = d->device_id,
+		                            .end = d->written_end_sector * STORE_SECTOR_SIZE,
+		                            .cur = UINT64_MAX};
+		if (!cs->end)
+			continue;
+		int r = store_read_range(s, d->device_id, 0, cs->end, gather, cs);
+		if (r == 0)
+			r = emit_chunk(cs);
+		*bytes += cs->sent;
+		if (r != 0) {
+			if (r < 0)
+				fleet_fail(f, "reading run %lld's %s here: %s", (long long)l->run.run_id, d->vdev,
+				           store_errmsg(s));
+			fleet_copy_abort(&copy);
+			goto out;
+		}
+	}
+	if (fleet_copy_end(&copy) != 0)
+		goto out;
+	if (have_trace) {
+		if (fleet_copy_begin(&copy, f, "COPY trace_packets(host_id, device_id, seq, sector, bytes, "
+		                               "events, first_ts, last_ts, final, kept_us) FROM STDIN "
+		                               "(FORMAT binary)") != 0)
+			goto out;
+		for (size_t i = 0; i < l->ndev; i++) {
+			struct packet_sender ps = {&copy, host_id, l->dev[i].device_id};
+			if (l->dev[i].role == STORE_ROLE_TRACE &&
+			    store_trace_packets(s, ps.device_id, send_packet, &ps) != 0) {
+				fleet_copy_abort(&copy);
+				goto out;
+			}
+		}
+		if (fleet_copy_end(&copy) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(cs);
+	return rc;
+}
+
+/* One run, in one transaction; 1 when the catalogue already had it as it
+ * is here. */
+static int push_run(struct fleet *f, struct store *s, const char *host_id, struct local_run *l,
+                    int64_t *bytes)
+{
+	struct fleet_params p = {0};
+	int rc = -1;
+
+	fleet_param_text(&p, host_id);
+	fleet_param_i64(&p, l->run.run_id);
+	fleet_param_text(&p, l->stamp);
+	if (fleet_cmd(f, "starting a run's transaction", "BEGIN", NULL) != 0)
+		return -1;
+	struct fleet_params lk = {0};
+	fleet_param_text(&lk, host_id);
+	PGresult *r = fleet_exec(f, "taking the host's sync lock",
+	                         "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", &lk,
+	                         PGRES_TUPLES_OK);
+	if (!r)
+		goto fail;
+	PQclear(r);
+	r = fleet_exec(f, "looking for the run",
+	               "SELECT stamp = $3 FROM runs WHERE host_id = $1 AND run_id = $2", &p, PGRES_TUPLES_OK);
+	if (!r)
+		goto fail;
+	int same = PQntuples(r) == 1 && PQgetvalue(r, 0, 0)[0] == 1, had = PQntuples(r) == 1;
+	PQclear(r);
+	if (same) {
+		rc = 1;
+		goto fail; /* nothing to do: roll back the empty transaction */
+	}
+	if (had) {
+		/* an older copy (a running run pushed as it was then): replaced,
+		 * its devices, chunks and packets going with it */
+		struct fleet_params d = {0};
+		fleet_param_text(&d, host_id);
+		fleet_param_i64(&d, l->run.run_id);
+		if (fleet_cmd(f, "replacing the run", "DELETE FROM runs WHERE host_id = $1 AND run_id = $2",
+		              &d) != 0)
+			goto fail;
+	}
+	if (insert_rows(f, host_id, l) != 0 || send_data(f, s, host_id, l, bytes) != 0)
+		goto fail;
+	struct fleet_params h = {0};
+	fleet_param_text(&h, host_id);
+	fleet_param_i64(&h, store_now_us());
+	if (fleet_cmd(f, "updating the host", "UPDATE hosts SET last_sync_us = $2 WHERE host_id = $1",
+	              &h) != 0 ||
+	    fleet_cmd(f, "committing the run", "COMMIT", NULL) != 0)
+		goto fail;
+	return 0;
+fail:;
+	r = PQexec(f->conn, "ROLLBACK");
+	PQclear(r);
+	return rc;
+}
+
+static int load_remote(struct fleet *f, const char *host_id, struct remote_run **out, size_t *n)
+{
+	struct fleet_params p = {0};
+	fleet_param_text(&p, host_id);
+	PGresult *r = fleet_exec(f, "listing the host's runs there",
+	                         "SELECT run_id, stamp FROM runs WHERE host_id = $1", &p, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	*n = (size_t)PQntuples(r);
+	*out = calloc(*n ? *n : 1, sizeof(**out));
+	if (!*out) {
+		PQclear(r);
+		return fleet_fail(f, "out of memory");
+	}
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i].run_id = fleet_get_i64(r, (int)i, 0);
+		fleet_get_str(r, (int)i, 1, (*out)[i].stamp, sizeof((*out)[i].stamp));
+	}
+	PQclear(r);
+	qsort(*out, *n, sizeof(**out), cmp_remote);
+	return 0;
+}
+
+struct id_list {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int collect_id(void *ctx, const struct store_run *r)
+{
+	struct id_list *l = ctx;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		int64_t *v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return 1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = r->run_id;
+	return 0;
+}
+
+static int register_host(struct fleet *f, const char *host_id)
+{
+	char name[256] = "";
+	if (gethostname(name, sizeof(name) - 1) != 0)
+		snprintf(name, sizeof(name), "unknown");
+	struct fleet_params p = {0};
+	fleet_param_text(&p, host_id);
+	fleet_param_str(&p, name);
+	fleet_param_i64(&p, store_now_us());
+	return fleet_cmd(f, "registering this host",
+	                 "INSERT INTO hosts(host_id, hostname, first_sync_us, last_sync_us) "
+	                 "VALUES ($1, $2, $3, $3) ON CONFLICT (host_id) DO UPDATE SET "
+	                 "hostname = excluded.hostname",
+	                 &p);
+}
+
+int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
+               struct fleet_sync_report *rep)
+{
+	const char *host_id = store_identity(s);
+	struct store_run_filter flt = {.state = -1, .since_us = o->since_us};
+	struct remote_run *remote = NULL;
+	struct id_list ids = {0};
+	size_t nremote = 0;
+	struct local_run l = {0};
+	int rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	if (strlen(host_id) != 32)
+		return fleet_fail(f, "the store %s has no identity yet (a store older than schema 4): "
+		                     "start profile-backend on it once to upgrade it",
+		                  store_path(s));
+	if (register_host(f, host_id) != 0 || load_remote(f, host_id, &remote, &nremote) != 0)
+		goto out;
+	int lr = store_list_runs(s, &flt, collect_id, &ids);
+	if (lr != 0) {
+		fleet_fail(f, "listing the runs here: %s", lr < 0 ? store_errmsg(s) : "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ids.n; i++) {
+		int64_t bytes = 0;
+		if (store_read_begin(s) != 0) {
+			fleet_fail(f, "reading the store here: %s", store_errmsg(s));
+			goto out;
+		}
+		l.ndev = 0;
+		int r = store_get_run(s, ids.v[i], &l.run);
+		if (r == STORE_ENOTFOUND) { /* deleted since the listing */
+			store_read_end(s);
+			continue;
+		}
+		if (r == 0)
+			r = store_list_devices(s, ids.v[i], collect_device, &l);
+		if (r == 0)
+			r = stamp_of(s, &l);
+		if (r != 0) {
+			fleet_fail(f, "reading run %lld here: %s", (long long)ids.v[i],
+			           r < 0 ? store_errmsg(s) : "out of memory");
+			store_read_end(s);
+			goto out;
+		}
+		if (l.run.state == STORE_RUN_RUNNING && !o->include_running) {
+			rep->running++;
+			store_read_end(s);
+			continue;
+		}
+		struct remote_run key = {.run_id = l.run.run_id}, *have;
+		have = bsearch(&key, remote, nremote, sizeof(key), cmp_remote);
+		if (have && strcmp(have->stamp, l.stamp) == 0) {
+			rep->current++;
+			store_read_end(s);
+			if (o->progress)
+				o->progress(o->ctx, l.run.run_id, 0, 0);
+			continue;
+		}
+		r = push_run(f, s, host_id, &l, &bytes);
+		store_read_end(s);
+		if (r < 0)
+			goto out;
+		if (r == 1)
+			rep->current++;
+		else
+			rep->pushed++, rep->bytes += bytes;
+		if (o->progress)
+			o->progress(o->ctx, l.run.run_id, r == 0, bytes);
+	}
+	rc = 0;
+out:
+	free(l.dev);
+	free(ids.v);
+	free(remote);
+	return rc;
+}

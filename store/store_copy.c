@@ -1,0 +1,189 @@
+/*
+ * store_copy.c - a run copied into a store as it was in another one: its
+ * row, its devices' rows with their counters and status, their chunks and
+ * trace packets, written as rows rather than as requests.
+ *
+ * Why rows and not store_write(): a copy must read exactly as the original
+ * does (an export byte for byte, a salvage that finds what the original's
+ * finds, the same counters in `show`), and replaying writes would count
+ * them again and decode status blocks again.  profdb uses it to bring a
+ * run out of a fleet's PostgreSQL catalogue into a private store, where
+ * every viewing command reads it through the same code as a host's own.
+ *
+ * Ids are kept when they are free (a run shown as run 12 on its host is run
+ * 12 here); a second copy with a taken id gets the next free one.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "store_internal.h"
+
+const char *store_identity(const struct store *s)
+{
+	return s->store_id;
+}
+
+static int id_free(struct store *s, const char *sql, int64_t id, int *is_free)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "copying a run");
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "copying a run");
+	*is_free = rc == SQLITE_DONE;
+	return 0;
+}
+
+int store_copy_run(struct store *s, struct store_run *r)
+{
+	sqlite3_stmt *st;
+	int is_free = 0, rc;
+	STORE_NEED_SQL(s);
+
+	if (r->run_id > 0 &&
+	    (rc = id_free(s, "SELECT 1 FROM runs WHERE run_id = ?1", r->run_id, &is_free)))
+		return rc;
+	rc = sqlite3_prepare_v2(s->db,
+	                        "INSERT INTO runs(run_id, domid, name, uuid, started_us, ended_us, state, "
+	                        "host, backend_version, source, end_reason) "
+	                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "copying a run");
+	if (is_free)
+		sqlite3_bind_int64(st, 1, r->run_id);
+	sqlite3_bind_int(st, 2, r->domid);
+	sqlite3_bind_text(st, 3, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, r->uuid, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, r->started_us);
+	if (r->ended_us)
+		sqlite3_bind_int64(st, 6, r->ended_us);
+	sqlite3_bind_text(st, 7, store_run_state_name(r->state), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, r->host, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, r->backend_version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, strcmp(r->source, "import") == 0 ? "import" : "capture", -1,
+	                  SQLITE_STATIC);
+	sqlite3_bind_text(st, 11, r->end_reason, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "copying a run");
+	r->run_id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_copy_device(struct store *s, struct store_device_info *d)
+{
+	sqlite3_stmt *st;
+	int is_free = 0, rc;
+	STORE_NEED_SQL(s);
+
+	if (d->capacity_sectors == 0 || d->capacity_sectors > store_max_capacity() || !d->vdev[0])
+		return store_fail(s, STORE_EINVAL, "a copied device of run %lld is out of range",
+		                  (long long)d->run_id);
+	if (d->device_id > 0 && d->device_id <= STORE_MAX_DEVICE_ID &&
+	    (rc = id_free(s, "SELECT 1 FROM devices WHERE device_id = ?1", d->device_id, &is_free)))
+		return rc;
+	static const char *const status[] = {"none", "ok", "corrupt"};
+	rc = sqlite3_prepare_v2(
+		s->db,
+		"INSERT INTO devices(device_id, run_id, vdev, devid, role, capacity_sectors, "
+		"write_requests, write_bytes, read_requests, read_bytes, flush_requests, "
+		"discard_requests, errors, written_end_sector, status, file_size, closed, word_size, "
+		"status_updated_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"?15, ?16, ?17, ?18, ?19)",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "copying a device");
+	if (is_free)
+		sqlite3_bind_int64(st, 1, d->device_id);
+	sqlite3_bind_int64(st, 2, d->run_id);
+	sqlite3_bind_text(st, 3, d->vdev, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, d->devid);
+	sqlite3_bind_text(st, 5, store_role_name(d->role), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, (int64_t)d->capacity_sectors);
+	sqlite3_bind_int64(st, 7, d->write_requests);
+	sqlite3_bind_int64(st, 8, d->write_bytes);
+	sqlite3_bind_int64(st, 9, d->read_requests);
+	sqlite3_bind_int64(st, 10, d->read_bytes);
+	sqlite3_bind_int64(st, 11, d->flush_requests);
+	sqlite3_bind_int64(st, 12, d->discard_requests);
+	sqlite3_bind_int64(st, 13, d->errors);
+	sqlite3_bind_int64(st, 14, (int64_t)d->written_end_sector);
+	sqlite3_bind_text(st, 15, status[d->status <= STORE_STATUS_CORRUPT ? d->status : 0], -1,
+	                  SQLITE_STATIC);
+	if (d->status != STORE_STATUS_NONE) {
+		sqlite3_bind_int64(st, 16, d->file_size);
+		sqlite3_bind_int(st, 17, d->closed);
+		sqlite3_bind_int(st, 18, d->word_size);
+		sqlite3_bind_int64(st, 19, d->status_updated_us);
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "copying a device");
+	d->device_id = sqlite3_last_insert_rowid(s->db);
+	if (d->device_id > STORE_MAX_DEVICE_ID)
+		return store_fail(s, STORE_EINVAL, "device ids exhausted");
+	return 0;
+}
+
+int store_copy_chunk(struct store *s, int64_t device_id, uint64_t chunk, const void *data, size_t len)
+{
+	sqlite3_stmt *st;
+	int rc;
+	STORE_NEED_SQL(s);
+
+	if (len == 0 || len > STORE_CHUNK_BYTES || chunk > UINT32_MAX)
+		return store_fail(s, STORE_EINVAL, "a copied chunk of device %lld is out of range",
+		                  (long long)device_id);
+	rc = sqlite3_prepare_v2(s->db, "INSERT INTO chunks(key, data) VALUES (?1, ?2)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "copying a chunk");
+	sqlite3_bind_int64(st, 1, store_chunk_key(device_id, chunk));
+	sqlite3_bind_blob(st, 2, data, (int)len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "copying a chunk");
+	return 0;
+}
+
+int store_copy_trace_packet(struct store *s, int64_t device_id, const struct store_trace_packet *p)
+{
+	sqlite3_stmt *st;
+	int rc;
+	STORE_NEED_SQL(s);
+
+	if (p->bytes == 0 || p->seq > INT64_MAX || p->sector > INT64_MAX)
+		return store_fail(s, STORE_EINVAL, "a copied trace packet of device %lld is out of range",
+		                  (long long)device_id);
+	rc = sqlite3_prepare_v2(s->db,
+	                        "INSERT INTO trace_packets(device_id, seq, sector, bytes, events, "
+	                        "first_ts, last_ts, final, kept_us) "
+	                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	                        -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return store_sqlite_fail(s, "copying a trace packet");
+	sqlite3_bind_int64(st, 1, device_id);
+	sqlite3_bind_int64(st, 2, (int64_t)p->seq);
+	sqlite3_bind_int64(st, 3, (int64_t)p->sector);
+	sqlite3_bind_int64(st, 4, p->bytes);
+	sqlite3_bind_int64(st, 5, (int64_t)p->events);
+	if (p->events) {
+		sqlite3_bind_int64(st, 6, (int64_t)p->first_ts);
+		sqlite3_bind_int64(st, 7, (int64_t)p->last_ts);
+	}
+	sqlite3_bind_int(st, 8, p->final ? 1 : 0);
+	sqlite3_bind_int64(st, 9, p->kept_us);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "copying a trace packet");
+	return 0;
+}

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# test_fleet.sh - the fleet catalogue against a real PostgreSQL server: a
+# private one (initdb and pg_ctl in a scratch directory, as an unprivileged
+# user, on a Unix socket), stopped at the end.  Two hosts' stores with the
+# same run ids (one of them captured a HaLVM guest and a MirageOS trace
+# with profile-backend) are synced into it: query runs lists both hosts,
+# every export through PostgreSQL is byte-identical to the host's own, a
+# repeated sync sends nothing, a sync killed mid-run or cut off by the
+# server stopping leaves no partial run and the next completes it, a
+# running run pushed with --include-running is replaced once it ends,
+# hostile guest names come back as they went in, and a catalogue that is
+# missing, newer or unreachable is refused with a clear line.
+set -uo pipefail
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-fleet.XXXXXX")
+export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/a.db"
+. "$S/tests/lib.sh"
+XS="$B/xensim/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
+
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
+	[ -n "${CI:-}" ] && { echo "test_fleet: PostgreSQL's server missing (quickstart test installs it)"; exit 1; }
+	echo "test_fleet: PostgreSQL's server (initdb, pg_ctl) not installed: skipped"
+	rm -rf "$T"
+	exit 77
+fi
+# the server refuses to run as root: as nobody then, in a directory of its own
+AS=()
+if [ "$(id -u)" = 0 ]; then
+	AS=(runuser -u nobody --)
+	chmod 711 "$T"
+fi
+PGD="$T/pg"
+mkdir -p "$PGD/data" "$PGD/sock"
+[ "$(id -u)" = 0 ] && chown -R nobody "$PGD"
+pg() { "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w "$@" >>"$PGD/ctl.log" 2>&1; }
+pg_up() { pg -o "-k $PGD/sock -c listen_addresses='' -c fsync=off" start; }
+cleanup() {
+	"$BACKEND" stop >/dev/null 2>&1
+	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+	pg -m immediate stop
+	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/*.log "$PGD/log" "$PROFSVC_KEEP/" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+"${AS[@]}" "$PGBIN/initdb" -D "$PGD/data" -U profsvc --auth=trust -E UTF8 --locale=C.UTF-8 >"$PGD/initdb.log" 2>&1 ||
+	{ echo "initdb failed: $(tail -3 "$PGD/initdb.log")"; exit 99; }
+pg_up || { echo "the server did not start: $(tail -3 "$PGD/log")"; exit 99; }
+PSQL=(psql -X -q -t -A -h "$PGD/sock" -U profsvc)
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE fleet" -c "CREATE DATABASE empty" -c "CREATE DATABASE newer" >/dev/null ||
+	{ echo "createdb failed"; exit 99; }
+URL="postgresql://profsvc@/fleet?host=$PGD/sock"
+q() { "${PSQL[@]}" -d fleet -c "$1"; }
+# as_host NAME CMD...: CMD with the hostname NAME (its own UTS namespace)
+if [ "$(id -u)" = 0 ] && unshare --uts true 2>/dev/null; then
+	as_host() { local h=$1; shift; unshare --uts sh -c 'hostname "$0" && exec "$@"' "$h" "$@"; }
+else
+	as_host() { shift; "$@"; }
+fi
+mkdir -p "$PROFSVC_RUN_DIR"
+# jv FILE EXPR: a value of the JSON document d in FILE, compact (EXPR in Python)
+jv() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), separators=(",", ":")))' "$1" "$2" 2>/dev/null; }
+
+# --- host A: imports, a captured HaLVM guest and a MirageOS trace ------------------------
+P="$FIX/leak/leak-p-hc.prof" H="$FIX/leak/leak-p-hc.hp"
+import 'a-one' "$P" "$H"                                                        # A run 1
+import $'evil\x1b[31m<script>"\xff\xfe\');DROP TABLE runs;--' "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # A run 2
+"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
+cat >"$T/g.cfg" <<'CFG'
+name = "captured"
+kernel = "k"
+disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
+CFG
+DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { echo "create failed"; exit 99; }
+"$STUB" --mode halvm --domid "$DOM" --prof "$P" --hp "$H" -q >"$T/stub.log" 2>&1 || fail "the HaLVM guest: $(cat "$T/stub.log")"
+"$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null                             # A run 3
+MDOM=$("$XS" create --dir "$XENSIM_DIR" --name mirage-guest) || { echo "xensim create failed"; exit 99; }
+"$STUB" --platform sim --mode mirage --domid "$MDOM" -q --pages 16 --events 3000 --rate 20000 >"$T/mstub.log" 2>&1 ||
+	fail "the MirageOS guest: $(cat "$T/mstub.log")"
+"$XS" destroy --dir "$XENSIM_DIR" "$MDOM" >/dev/null                            # A run 4
+for _ in $(seq 200); do
+	[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state = 'running'")" = 0 ] && break; sleep 0.05
+done
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state != 'running'")" = 4 ] && ok ||
+	fail "host A: runs $(sqlite3 "$PROFSVC_DB" "select run_id, name, state from runs")"
+
+# --- host B: other profiles under the same run ids ------------------------------------------
+BDB="$T/b.db"
+PROFSVC_DB=$BDB import 'b-one' "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # B run 1
+PROFSVC_DB=$BDB import 'b-two' "$P" "$H"                                                     # B run 2
+
+# --- a reader never creates the catalogue ---------------------------------------------------
+expect 1 "holds no profsvc catalogue yet" -- "$PROFDB" --db "$URL" query runs
+expect 1 "no profsvc catalogue" -- "$PROFDB" --db "postgresql://profsvc@/empty?host=$PGD/sock" show 1
+expect 2 "a fleet catalogue" -- "$PROFDB" --db "$URL" du
+expect 2 "a fleet catalogue" -- "$PROFDB" --db "$URL" delete 1
+expect 2 "sync needs --to" -- "$PROFDB" sync
+expect 2 "postgresql:// URL" -- "$PROFDB" sync --to /tmp/x.db
+expect 2 "--host picks a host of a fleet" -- "$PROFDB" query runs --host x
+
+# --- both hosts synced ----------------------------------------------------------------------
+expect 0 "" -- as_host host-a "$PROFDB" sync --to "$URL" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "complete")]')" = "[4,0,true]" ] && ok ||
+	fail "sync of host A: $(cat "$T/out")"
+python3 "$S/tests/json_shapes.py" sync "$T/out" && ok || fail "sync --json not as documented: $(cat "$T/out")"
+expect 0 "" -- as_host host-b "$PROFDB" --db "$BDB" sync --to "$URL"
+grep -q "^2 runs pushed" "$T/out" && ok || fail "sync of host B: $(cat "$T/out")"
+[ "$(q "select count(*) from runs") $(q "select count(*) from hosts")" = "6 2" ] && ok ||
+	fail "the catalogue holds $(q "select host_id, run_id from runs")"
+
+# --- query runs: both hosts' runs, a host column, --host -------------------------------------
+expect 0 "" -- "$PROFDB" --db "$URL" query runs
+[ "$(grep -c . "$T/out")" = 7 ] && grep -q "^HOST " "$T/out" && ok || fail "fleet query runs: $(cat "$T/out")"
+if [ "$(id -u)" = 0 ]; then
+	grep -q '^host-a .* a-one ' "$T/out" && grep -q '^host-b .* b-two ' "$T/out" && ok ||
+		fail "fleet query runs: hostnames: $(cat "$T/out")"
+	expect 0 "" -- "$PROFDB" --db "$URL" query runs --host host-b --json
+	[ "$(jv "$T/out" '[r["name"] for r in d["runs"]]')" = '["b-one","b-two"]' ] && ok || fail "--host host-b: $(cat "$T/out")"
+fi
+HA=$(sqlite3 "$PROFSVC_DB" "select value from meta where key = 'store_id'")
+HB=$(sqlite3 "$BDB" "select value from meta where key = 'store_id'")
+expect 0 "" -- "$PROFDB" --db "$URL" query runs --host "${HB:0:8}" --json
+[ "$(jv "$T/out" 'sorted(set((r["run_id"], r["host_id"]) for r in d["runs"]))' | tr '()' '[]')" = "[[1,\"$HB\"],[2,\"$HB\"]]" ] && ok ||
+	fail "--host by a host id prefix: $(cat "$T/out")"
+python3 "$S/tests/json_shapes.py" fleet_runs "$T/out" && ok || fail "fleet query runs --json not as documented"
+expect 0 "" -- "$PROFDB" --db "$URL" query runs --state complete --name 'b-*' --limit 1 --json
+[ "$(jv "$T/out" '[r["name"] for r in d["runs"]]')" = '["b-two"]' ] && ok || fail "--name --limit over the fleet: $(cat "$T/out")"
+# a hostile guest's name: the same JSON as the host's own listing
+"$PROFDB" query runs --json >"$T/l.json" && jv "$T/l.json" 'd["runs"][1]["name"]' >"$T/local-name"
+"$PROFDB" --db "$URL" query runs --host "$HA" --json >"$T/f.json" && jv "$T/f.json" 'd["runs"][1]["name"]' >"$T/fleet-name"
+same "$T/local-name" "$T/fleet-name"
+grep -q 'DROP' "$T/fleet-name" && ! grep -q $'\x1b' "$T/fleet-name" && ok || fail "the hostile name: $(cat -v "$T/fleet-name")"
+[ "$(q "select count(*) from runs")" = 6 ] && ok || fail "the hostile name changed the catalogue"
+# the bytes as the guest gave them, in a bytea
+[ "$(q "select encode(name, 'hex') from runs where host_id = '$HA' and run_id = 2")" = \
+  "$(sqlite3 "$PROFSVC_DB" "select hex(name) from runs where run_id = 2" | tr A-F a-f)" ] && ok ||
+	fail "the hostile name's bytes differ in PostgreSQL"
+
+# --- runs named across hosts -----------------------------------------------------------------
+expect 1 "more than one host" -- "$PROFDB" --db "$URL" show 1
+expect 1 "no run" -- "$PROFDB" --db "$URL" show 9
+expect 1 "not a run" -- "$PROFDB" --db "$URL" show x:y
+expect 0 "" -- "$PROFDB" --db "$URL" show "${HA:0:6}:3"
+grep -q "name *captured" "$T/out" && ok || fail "show HOST:3: $(head -3 "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" show 4 --json
+[ "$(jv "$T/out" 'd["run"]["name"]')" = '"mirage-guest"' ] && ok || fail "show 4 (only on host A): $(head -c 300 "$T/out")"
+
+# --- exports through PostgreSQL, byte for byte the host's ----------------------------------------
+for h in A B; do
+	if [ $h = A ]; then db=$PROFSVC_DB id=$HA; else db=$BDB id=$HB; fi
+	for r in $(sqlite3 "$db" "select run_id from runs where run_id in (select run_id from devices where role = 'prof')"); do
+		rm -f "$T"/l.* "$T"/f.*
+		"$PROFDB" --db "$db" export "$r" --prof "$T/l.prof" --hp "$T/l.hp" --salvage >/dev/null 2>&1
+		expect 0 "" -- "$PROFDB" --db "$URL" export "$id:$r" --prof "$T/f.prof" --hp "$T/f.hp" --salvage
+		[ -s "$T/l.prof" ] && same "$T/l.prof" "$T/f.prof" || fail "host $h run $r: .prof"
+		[ -s "$T/l.hp" ] && same "$T/l.hp" "$T/f.hp" || fail "host $h run $r: .hp"
+		"$PROFDB" --db "$db" export-disk "$r" xvdp1 "$T/l.disk" >/dev/null 2>&1
+		expect 0 "" -- "$PROFDB" --db "$URL" export-disk "$id:$r" xvdp1 "$T/f.disk"
+		same "$T/l.disk" "$T/f.disk"
+	done
+done
+same "$T/f.prof" "$P" # B run 2 is the leak pair
+rm -rf "$T/l.ctf" "$T/f.ctf"
+"$PROFDB" export 4 --ctf "$T/l.ctf" --trace-json "$T/l.json" >/dev/null 2>&1
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:4" --ctf "$T/f.ctf" --trace-json "$T/f.json"
+diff -r "$T/l.ctf" "$T/f.ctf" >/dev/null && [ -s "$T/f.ctf/metadata" ] && ok || fail "the trace's CTF export differs"
+same "$T/l.json" "$T/f.json"
+"$PROFDB" show 4 --json >"$T/l.show" && jv "$T/l.show" 'd["trace"]' >"$T/l.trace"
+"$PROFDB" --db "$URL" show "$HA:4" --json >"$T/f.show" && jv "$T/f.show" 'd["trace"]' >"$T/f.trace"
+same "$T/l.trace" "$T/f.trace"
+# the viewing commands read a fleet's run as the host's
+for cmd in "top 3 -n 5" "heap 3 --csv" "flame 3 --json"; do
+	set -- $cmd
+	"$PROFDB" "$@" >"$T/l.view" 2>&1
+	"$PROFDB" --db "$URL" "$1" "$HA:$2" "${@:3}" >"$T/f.view" 2>&1
+	same "$T/l.view" "$T/f.view"
+done
+expect 0 "" -- "$PROFDB" --db "$URL" diff "$HA:1" "$HB:2" --json
+grep -q '"a-one"' "$T/out" && grep -q '"b-two"' "$T/out" && ok || fail "diff across hosts: $(head -c 300 "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" report "$HB:1" -o "$T/r.html"
+grep -q 'b-one' "$T/r.html" && ok || fail "report over the fleet"
+# nothing of the private copies is left behind
+ls "${TMPDIR:-/tmp}" | grep -q '^profdb-fleet\.' && fail "private copies left in ${TMPDIR:-/tmp}" || ok
+
+# --- a repeated sync sends nothing -------------------------------------------------------------
+before=$(q "select count(*), sum(length(data)) from chunks")
+expect 0 "" -- as_host host-a "$PROFDB" sync --to "$URL" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "bytes")]')" = "[0,4,0]" ] && ok || fail "sync again: $(cat "$T/out")"
+[ "$(q "select count(*), sum(length(data)) from chunks")" = "$before" ] && [ "$(q "select count(*) from runs")" = 6 ] &&
+	ok || fail "a repeated sync changed the catalogue"
+
+# --- a running run: pushed as it is with --include-running, replaced once ended ----------------------
+LP="$FIX/phases/phases-p-hc.prof" LH="$FIX/phases/phases-hd-i0.01.hp"
+sed 's/captured/slow-guest/' "$T/g.cfg" >"$T/s.cfg"
+SDOM=$("$BACKEND" create --platform sim "$T/s.cfg") || fail "create slow-guest"
+( "$STUB" --mode halvm --domid "$SDOM" --prof "$LP" --hp "$LH" --pace 40 -q >"$T/sstub.log" 2>&1
+  echo "stub exit $?" >>"$T/sstub.log"; "$XS" destroy --dir "$XENSIM_DIR" "$SDOM" >/dev/null ) &
+GUEST=$!
+SLOW=
+for _ in $(seq 100); do
+	SLOW=$(sqlite3 "$PROFSVC_DB" "select run_id from runs where name = 'slow-guest' and
+	        (select sum(write_bytes) from devices where devices.run_id = runs.run_id) > 4096" 2>/dev/null)
+	[ -n "$SLOW" ] && break; sleep 0.1
+done
+[ -n "$SLOW" ] && ok || fail "the slow guest's run never appeared"
+expect 0 "" -- "$PROFDB" sync --to "$URL" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "running")]')" = "[0,1]" ] && ok || fail "a running run was pushed: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" sync --to "$URL" --include-running --json
+[ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && [ "$(q "select state from runs where host_id = '$HA' and run_id = $SLOW")" = running ] &&
+	ok || fail "--include-running: $(cat "$T/out")"
+wait $GUEST
+grep -q 'stub exit 0' "$T/sstub.log" && ok || fail "the slow guest failed: $(cat "$T/sstub.log")"
+for _ in $(seq 100); do
+	[ "$(sqlite3 "$PROFSVC_DB" "select state from runs where run_id = $SLOW")" = complete ] && break; sleep 0.1
+done
+expect 0 "" -- "$PROFDB" sync --to "$URL" --json
+[ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && [ "$(q "select state from runs where host_id = '$HA' and run_id = $SLOW")" = complete ] &&
+	[ "$(q "select count(*) from runs")" = 7 ] && ok || fail "the ended run did not replace its running copy: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$SLOW" --prof "$T/s.prof" --hp "$T/s.hp"
+same "$T/s.prof" "$LP"
+same "$T/s.hp" "$LH"
+"$BACKEND" stop >/dev/null
+
+# --- interrupted: the client killed, then the server stopped, mid-run -----------------------------
+head -c 48000000 /dev/urandom | base64 -w 100 >"$T/big.prof"
+"$MKDISK" --prof "$T/big.prof" "$T/big.disk" >/dev/null && "$PROFDB" import-disk --force --name big "$T/big.disk" >/dev/null 2>&1 ||
+	{ echo "import of the big run failed"; exit 99; }
+BIG=$(sqlite3 "$PROFSVC_DB" "select max(run_id) from runs")
+copying() { [ "$(q "select count(*) from pg_stat_activity where application_name = 'profdb sync' and query like 'COPY%'")" != 0 ]; }
+# interrupt HOW: a sync of the big run cut off mid-COPY; 0 when it was
+interrupt() {
+	"$PROFDB" sync --to "$URL" >"$T/int.out" 2>&1 &
+	local pid=$! caught=1
+	for _ in $(seq 2000); do
+		if copying; then
+			if [ "$1" = client ]; then kill -9 $pid; else pg -m immediate stop; fi
+			caught=0; break
+		fi
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.005
+	done
+	wait $pid; echo "exit $?" >>"$T/int.out"
+	return $caught
+}
+if interrupt client; then
+	ok
+	[ "$(q "select count(*) from runs where host_id = '$HA' and run_id = $BIG")" = 0 ] && ok || fail "a killed sync left part of run $BIG"
+	[ "$(q "select count(*) from chunks c where not exists (select 1 from devices d where d.host_id = c.host_id and d.device_id = c.device_id)")" = 0 ] &&
+		ok || fail "a killed sync left chunks behind"
+else
+	fail "the sync of a 64 MB run ended before it could be killed: $(cat "$T/int.out")"
+fi
+if interrupt server; then
+	ok
+	grep -q "sync stopped" "$T/int.out" && grep -q "exit 1" "$T/int.out" && ok || fail "a sync cut off by the server: $(cat "$T/int.out")"
+	pg_up || { echo "the server did not restart"; exit 99; }
+	[ "$(q "select count(*) from runs where host_id = '$HA' and run_id = $BIG")" = 0 ] && ok || fail "a cut-off sync left part of run $BIG"
+else
+	fail "the sync of a 64 MB run ended before the server could be stopped: $(cat "$T/int.out")"
+	pg_up
+fi
+expect 0 "" -- "$PROFDB" sync --to "$URL" --json
+[ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && ok || fail "the sync after interruptions: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$BIG" --prof "$T/big.out"
+same "$T/big.out" "$T/big.prof"
+[ "$(q "select count(*) from runs")" = 8 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
+
+# --- catalogues this profdb must not read ---------------------------------------------------------
+"$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock" -q >/dev/null 2>&1 || fail "sync into a new database"
+"${PSQL[@]}" -d newer -c "update profsvc_meta set value = '99' where key = 'schema_version'" >/dev/null
+expect 1 "newer than this profdb" -- "$PROFDB" --db "postgresql://profsvc@/newer?host=$PGD/sock" query runs
+expect 1 "newer than this profdb" -- "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock"
+# unreachable: a clear line, and never the password
+expect 1 "cannot connect" -- "$PROFDB" --db "postgresql://profsvc:s3cret-pw@/fleet?host=$T/nowhere" query runs
+grep -q s3cret "$T/err" && fail "the password was printed: $(cat "$T/err")" || ok
+expect 1 "cannot connect" -- "$PROFDB" sync --to "postgresql://profsvc:s3cret-pw@/fleet?host=$T/nowhere"
+grep -q s3cret "$T/err" "$T/out" && fail "the password was printed" || ok
+
+finish test_fleet
