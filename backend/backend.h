@@ -76,6 +76,7 @@ struct options {
 	const char *sink_dir;         /* SINK_RAW*: the images */
 	uint32_t max_trace_pages;     /* a guest's trace buffer, at most */
 	unsigned trace_poll_ms;       /* trace headers looked at, at least this often */
+	const char *sync_url;         /* --sync: the fleet catalogue runs are pushed to as they end */
 };
 
 struct run;
@@ -172,6 +173,7 @@ struct backend {
 	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
 	struct trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
+	struct fleet_pusher *fleet;   /* fleet_push.c: --sync */
 };
 
 /* log.c */
@@ -292,6 +294,15 @@ void trace_status(struct backend *b, FILE *f);
  * typedef, repeated so that this header needs no jansson flags. */
 typedef struct json_t json_t;
 json_t *trace_status_json(struct backend *b);
+
+/* fleet_push.c: --sync URL, runs pushed to the fleet catalogue as they end,
+ * from a thread of its own (never in a guest's way). */
+int fleet_push_start(struct backend *b);
+void fleet_push_run_ended(struct backend *b, int64_t run_id);
+void fleet_push_stop(struct backend *b);
+void fleet_push_status(struct backend *b, FILE *f);
+/* Its part of status --json (null without --sync). */
+json_t *fleet_push_status_json(struct backend *b);
 
 /* quota.c: --max-run-bytes charges 64 KiB per chunk a run touches. */
 /* Admits a write of nsect sectors at sector of device devid if the chunks

@@ -67,6 +67,7 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu\n",
 	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
 	        (unsigned long long)b->xs_rounds);
+	fleet_push_status(b, f);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
 	int n = 0;
@@ -116,7 +117,7 @@ static void status_json(struct backend *b, FILE *f)
 			"domid", (int)r->domid, "devices", r->ndevices,
 			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name)));
 	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
-	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o}}",
+	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
 		"backend",
 		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
 		"platform", plat_kind_name(b->opt.platform),
@@ -130,7 +131,7 @@ static void status_json(struct backend *b, FILE *f)
 		"failed_commits", (json_int_t)b->commits_failed,
 		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
 		"rounds", (json_int_t)b->xs_rounds,
-		"devices", devs, "traces", trace_status_json(b), "runs", runs);
+		"devices", devs, "traces", trace_status_json(b), "runs", runs, "sync", fleet_push_status_json(b));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 	fputc('\n', f);

@@ -269,6 +269,10 @@ static int serve(struct options *o, int ready_fd)
 		blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		goto out;
 	}
+	if (o->sync_url && o->sink == SINK_STORE && fleet_push_start(&b) != 0) {
+		blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
+		goto out;
+	}
 	if (xenbus_init(&b) != 0) {
 		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
 		goto out;
@@ -304,6 +308,7 @@ out:
 		xenbus_shutdown(&b);
 	trace_shutdown(&b);
 	io_stop(&b);
+	fleet_push_stop(&b);
 	while (b.runs) {
 		struct run *r = b.runs;
 		b.runs = r->next;

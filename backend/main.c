@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fleet/fleet.h"
 #include "backend.h"
 
 static const char usage[] =
@@ -17,6 +18,7 @@ static const char usage[] =
 	"                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
 	"                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	"                             [--sink store|null|raw=DIR|raw-direct=DIR] [--intake on|off]\n"
+	"                             [--sync postgresql://HOST/DB]\n"
 	"       profile-backend stop | status [--json]\n"
 	"       profile-backend create [-v] [--dry-run] GUEST.cfg [xl options]\n"
 	"                             (-v: xl -vvv, libxl's steps; --dry-run: print the config xl\n"
@@ -111,6 +113,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{"json", no_argument, NULL, 'j'},
 		{"intake", required_argument, NULL, 'I'},
+		{"sync", required_argument, NULL, 'Y'},
 		/* Not in the usage: the tests' view of the journal fields. */
 		{"log-format", required_argument, NULL, 'L'},
 		{NULL, 0, NULL, 0},
@@ -235,6 +238,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			o.no_intake = !strcmp(optarg, "off");
+			break;
+		case 'Y':
+			if (!fleet_is_url(optarg)) {
+				fprintf(stderr, "profile-backend: --sync takes the fleet catalogue's "
+				                "postgresql:// URL (the password from ~/.pgpass or PGPASSFILE)\n");
+				return 2;
+			}
+			o.sync_url = optarg;
 			break;
 		case 'S':
 			if (parse_sink(optarg, &o) != 0) {

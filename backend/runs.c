@@ -191,6 +191,7 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_
 		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
 	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes)",
 	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp);
+	fleet_push_run_ended(b, run_id);
 }
 
 static void forget(struct backend *b, struct run *r)

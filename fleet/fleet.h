@@ -40,6 +40,9 @@ int fleet_is_url(const char *s);
  * -1 with a one-line reason in err (the URL's password is never in it). */
 int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_t len);
 void fleet_close(struct fleet *f);
+/* From another thread: cuts the connection under whatever f is doing (it
+ * then fails; the server rolls its transaction back). */
+void fleet_interrupt(struct fleet *f);
 const char *fleet_errmsg(const struct fleet *f);
 
 /* ---- pushing a host's runs (fleet_sync.c) --------------------------------- */
@@ -62,6 +65,14 @@ struct fleet_sync_report {
  * sync leaves whole runs and the next one completes it. */
 int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
                struct fleet_sync_report *rep);
+
+/* One run (profile-backend, as it ends): pushed unless the catalogue holds
+ * it as it is here, or it is still running.  *pushed says whether it was
+ * sent; 0 or -1. */
+int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes);
+/* Where a catalogue URL points, for logs and status: host, port, database
+ * and user as libpq reads them, never the password. */
+void fleet_describe_url(const char *url, char *out, size_t len);
 
 /* ---- reading (fleet_read.c) ---------------------------------------------- */
 

@@ -13,6 +13,7 @@ struct fleet {
 	PGconn *conn;
 	char where[160]; /* "PostgreSQL at HOST:PORT, database DB" (never the password) */
 	char err[768];
+	int host_registered; /* this host's row written on this connection */
 };
 
 /* Sets f->err ("what: PostgreSQL's message") and returns -1. */

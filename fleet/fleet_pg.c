@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "fleet_internal.h"
 
@@ -55,6 +56,44 @@ int fleet_pg_fail(struct fleet *f, PGresult *res, const char *what)
 	return fleet_fail(f, "%s (%s): %s", what, f->where, msg);
 }
 
+void fleet_describe_url(const char *url, char *out, size_t len)
+{
+	char *err = NULL;
+	PQconninfoOption *opts = PQconninfoParse(url, &err);
+	const char *host = NULL, *port = NULL, *db = NULL, *user = NULL;
+
+	if (!opts) {
+		snprintf(out, len, "an unreadable URL (%s)", err ? err : "out of memory");
+		PQfreemem(err);
+		one_line(out);
+		return;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || !*o->val)
+			continue;
+		if (!strcmp(o->keyword, "host"))
+			host = o->val;
+		else if (!strcmp(o->keyword, "port"))
+			port = o->val;
+		else if (!strcmp(o->keyword, "dbname"))
+			db = o->val;
+		else if (!strcmp(o->keyword, "user"))
+			user = o->val;
+	}
+	int sock = host && host[0] == '/'; /* a Unix socket's directory */
+	snprintf(out, len, "postgresql://%s%s%s%s%s/%s%s%s", user ? user : "", user ? "@" : "",
+	         host && !sock ? host : "", port ? ":" : "", port ? port : "", db ? db : "",
+	         sock ? "?host=" : "", sock ? host : "");
+	PQconninfoFree(opts);
+}
+
+void fleet_interrupt(struct fleet *f)
+{
+	int fd = f && f->conn ? PQsocket(f->conn) : -1;
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+}
+
 const char *fleet_errmsg(const struct fleet *f)
 {
 	return f->err;
@@ -64,8 +103,11 @@ int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_
 {
 	/* The URL through libpq's own parser (expand_dbname); profdb names
 	 * itself so that pg_stat_activity says who is connected. */
-	const char *keys[] = {"dbname", "application_name", "connect_timeout", NULL};
-	const char *vals[] = {url, writer ? "profdb sync" : "profdb", "10", NULL};
+	/* A server that stops answering mid-transfer is noticed within 30 s
+	 * (tcp_user_timeout, keepalives) instead of the kernel's 15 minutes. */
+	const char *keys[] = {"dbname", "application_name", "connect_timeout", "keepalives_idle",
+	                      "keepalives_interval", "keepalives_count", "tcp_user_timeout", NULL};
+	const char *vals[] = {url, writer ? "profdb sync" : "profdb", "10", "10", "5", "3", "30000", NULL};
 	struct fleet *f = calloc(1, sizeof(*f));
 
 	*out = NULL;

@@ -468,6 +468,66 @@ static int register_host(struct fleet *f, const char *host_id)
 	                 &p);
 }
 
+static int register_host(struct fleet *f, const char *host_id);
+
+/* Run id as it is here, in a read transaction the caller ends: 1 when it
+ * was deleted meanwhile. */
+static int read_local(struct fleet *f, struct store *s, int64_t id, struct local_run *l)
+{
+	if (store_read_begin(s) != 0)
+		return fleet_fail(f, "reading the store here: %s", store_errmsg(s));
+	l->ndev = 0;
+	int r = store_get_run(s, id, &l->run);
+	if (r == STORE_ENOTFOUND)
+		return 1;
+	if (r == 0)
+		r = store_list_devices(s, id, collect_device, l);
+	if (r == 0)
+		r = stamp_of(s, l);
+	if (r != 0)
+		return fleet_fail(f, "reading run %lld here: %s", (long long)id,
+		                  r < 0 ? store_errmsg(s) : "out of memory");
+	return 0;
+}
+
+static int check_identity(struct fleet *f, struct store *s)
+{
+	if (strlen(store_identity(s)) != 32)
+		return fleet_fail(f, "the store %s has no identity yet (a store older than schema 4): "
+		                     "start profile-backend on it once to upgrade it",
+		                  store_path(s));
+	return 0;
+}
+
+int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes)
+{
+	struct local_run l = {0};
+	const char *host_id = store_identity(s);
+	int rc = -1;
+
+	*pushed = 0;
+	*bytes = 0;
+	if (check_identity(f, s) != 0)
+		return -1;
+	if (!f->host_registered) {
+		if (register_host(f, host_id) != 0)
+			return -1;
+		f->host_registered = 1;
+	}
+	int r = read_local(f, s, run_id, &l);
+	if (r == 0 && l.run.state != STORE_RUN_RUNNING) {
+		r = push_run(f, s, host_id, &l, bytes);
+		*pushed = r == 0;
+		if (r == 1)
+			r = 0;
+	}
+	store_read_end(s);
+	if (r >= 0)
+		rc = 0;
+	free(l.dev);
+	return rc;
+}
+
 int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
                struct fleet_sync_report *rep)
 {
@@ -480,12 +540,11 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
-	if (strlen(host_id) != 32)
-		return fleet_fail(f, "the store %s has no identity yet (a store older than schema 4): "
-		                     "start profile-backend on it once to upgrade it",
-		                  store_path(s));
+	if (check_identity(f, s) != 0)
+		return -1;
 	if (register_host(f, host_id) != 0 || load_remote(f, host_id, &remote, &nremote) != 0)
 		goto out;
+	f->host_registered = 1;
 	int lr = store_list_runs(s, &flt, collect_id, &ids);
 	if (lr != 0) {
 		fleet_fail(f, "listing the runs here: %s", lr < 0 ? store_errmsg(s) : "out of memory");
@@ -493,24 +552,11 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 	}
 	for (size_t i = 0; i < ids.n; i++) {
 		int64_t bytes = 0;
-		if (store_read_begin(s) != 0) {
-			fleet_fail(f, "reading the store here: %s", store_errmsg(s));
-			goto out;
-		}
-		l.ndev = 0;
-		int r = store_get_run(s, ids.v[i], &l.run);
-		if (r == STORE_ENOTFOUND) { /* deleted since the listing */
-			store_read_end(s);
-			continue;
-		}
-		if (r == 0)
-			r = store_list_devices(s, ids.v[i], collect_device, &l);
-		if (r == 0)
-			r = stamp_of(s, &l);
+		int r = read_local(f, s, ids.v[i], &l);
 		if (r != 0) {
-			fleet_fail(f, "reading run %lld here: %s", (long long)ids.v[i],
-			           r < 0 ? store_errmsg(s) : "out of memory");
 			store_read_end(s);
+			if (r > 0)
+				continue; /* deleted since the listing */
 			goto out;
 		}
 		if (l.run.state == STORE_RUN_RUNNING && !o->include_running) {

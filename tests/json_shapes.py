@@ -56,6 +56,9 @@ BACKEND = {
     "traces": [[{"domid": [INT], "run_id": [INT, NUL], "pages": [INT], "packets_kept": [INT],
                  "packets_lost": [INT], "packets_dropped": [INT], "bytes": [INT], "state": [STR]}]],
     "runs": [[{"run_id": [INT], "domid": [INT], "devices": [INT], "bytes": [INT], "name": [STR]}]],
+    "sync": [{"catalogue": [STR], "connected": [BOOL], "waiting": [INT], "catch_up": [BOOL],
+              "pushed": [INT], "pushed_bytes": [INT], "failures": [INT], "last_push_us": [INT, NUL],
+              "last_error": [STR, NUL]}, NUL],
 }
 SHAPES["backend"] = {"backend": [BACKEND]}
 REAL = "real"

@@ -269,6 +269,51 @@ expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$BIG" --prof "$T/big.out"
 same "$T/big.out" "$T/big.prof"
 [ "$(q "select count(*) from runs")" = 8 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
 
+# --- profile-backend --sync: each run pushed as it ends; a server away delays no guest --------
+in_catalogue() { [ "$(q "select count(*) from runs where name = convert_to('$1', 'UTF8') and state != 'running'")" = 1 ]; }
+wait_catalogue() { for _ in $(seq 300); do in_catalogue "$1" && return 0; sleep 0.05; done; return 1; }
+status_json() { "$BACKEND" status --json >"$T/st.json" 2>/dev/null; }
+guest() { # guest NAME: a HaLVM guest from create to destroy, its stub's exit in $T/NAME.stub
+	local dom
+	sed "s/captured/$1/" "$T/g.cfg" >"$T/$1.cfg"
+	dom=$("$BACKEND" create --platform sim "$T/$1.cfg") || { fail "create $1"; return 1; }
+	"$STUB" --mode halvm --domid "$dom" --prof "$LP" --hp "$LH" -q >"$T/$1.stub" 2>&1; echo "exit $?" >>"$T/$1.stub"
+	"$XS" destroy --dir "$XENSIM_DIR" "$dom" >/dev/null
+}
+import offline "$P" "$H" # ended while no backend pushed: found by the catch-up at start
+"$BACKEND" start --platform sim --db "$PROFSVC_DB" --sync "$URL" >/dev/null || { echo "backend start --sync failed"; exit 99; }
+wait_catalogue offline && ok || fail "the catch-up at start did not push a run that ended before it"
+guest pushed-live
+grep -q "exit 0" "$T/pushed-live.stub" && ok || fail "pushed-live: $(cat "$T/pushed-live.stub")"
+wait_catalogue pushed-live && ok || fail "a run that ended was not pushed by the backend"
+status_json && python3 "$S/tests/json_shapes.py" backend "$T/st.json" && ok || fail "status --json with --sync: $(cat "$T/st.json")"
+[ "$(jv "$T/st.json" '[d["backend"]["sync"][k] for k in ("connected", "waiting")]')" = "[true,0]" ] && ok ||
+	fail "status after a push: $(cat "$T/st.json")"
+pg -m immediate stop
+guest while-away
+grep -q "exit 0" "$T/while-away.stub" && ok || fail "a guest beside an unreachable catalogue: $(cat "$T/while-away.stub")"
+AWAY=$(sqlite3 "$PROFSVC_DB" "select run_id from runs where name = 'while-away'")
+for _ in $(seq 100); do
+	[ "$(sqlite3 "$PROFSVC_DB" "select state from runs where run_id = $AWAY")" = complete ] && break; sleep 0.05
+done
+expect 0 "" -- "$PROFDB" export "$AWAY" --prof "$T/away.prof" --hp "$T/away.hp"
+same "$T/away.prof" "$LP"
+for _ in $(seq 100); do
+	status_json && [ "$(jv "$T/st.json" 'd["backend"]["sync"]["last_error"] is not None and not d["backend"]["sync"]["connected"]')" = true ] && break
+	sleep 0.05
+done
+[ "$(jv "$T/st.json" 'd["backend"]["sync"]["waiting"] + d["backend"]["sync"]["catch_up"]')" -ge 1 ] &&
+	[ "$(jv "$T/st.json" 'd["backend"]["sync"]["last_error"] is not None')" = true ] && ok ||
+	fail "status while the catalogue is away: $(cat "$T/st.json")"
+"$BACKEND" status | grep -q "^fleet catalogue .*not connected, .*waiting" && ok || fail "status text: $("$BACKEND" status | grep fleet)"
+pg_up || { echo "the server did not restart"; exit 99; }
+for _ in $(seq 400); do in_catalogue while-away && break; sleep 0.05; done
+in_catalogue while-away && ok || fail "a run that ended while the catalogue was away was not pushed once it came back"
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away2.prof"
+same "$T/away2.prof" "$LP"
+"$BACKEND" stop >/dev/null && ok || fail "stop with --sync"
+[ "$(q "select count(*) from runs")" = 11 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 11"
+
 # --- catalogues this profdb must not read ---------------------------------------------------------
 "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock" -q >/dev/null 2>&1 || fail "sync into a new database"
 "${PSQL[@]}" -d newer -c "update profsvc_meta set value = '99' where key = 'schema_version'" >/dev/null
