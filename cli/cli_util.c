@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/utc_time.h"
 #include "cli_fleet.h"
 #include "cli_util.h"
 
@@ -170,6 +171,8 @@ void cli_format_time(int64_t us, char *buf, size_t len)
 	time_t t = (time_t)(us / 1000000);
 	struct tm tm;
 
+	if (utc_format_fast(us, buf, len) == 0)
+		return;
 	if (us <= 0 || !gmtime_r(&t, &tm)) {
 		snprintf(buf, len, "-");
 		return;
@@ -177,19 +180,45 @@ void cli_format_time(int64_t us, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* "N<a>MM<b>": a count, a unit letter, two digits, a unit letter. */
+static void put_duration(char *buf, size_t len, int64_t a, char ua, int64_t b, char ub, int tenth)
+{
+	char d[24], *p = buf;
+	int n = 0;
+	if (len < 32)
+		return (void)snprintf(buf, len, "%lld%c", (long long)a, ua);
+	do
+		d[n++] = (char)('0' + a % 10);
+	while ((a /= 10));
+	while (n)
+		*p++ = d[--n];
+	if (tenth) { /* 12.3s */
+		*p++ = '.';
+		*p++ = (char)('0' + b);
+		*p++ = ub;
+	} else {
+		*p++ = ua;
+		*p++ = (char)('0' + b / 10);
+		*p++ = (char)('0' + b % 10);
+		*p++ = ub;
+	}
+	*p = 0;
+}
+
 void cli_format_duration(int64_t us, char *buf, size_t len)
 {
 	if (us < 0)
 		us = 0;
 	int64_t s = us / 1000000;
+	/* by hand: a listing of 100,000 runs formats as many */
 	if (s < 60)
-		snprintf(buf, len, "%lld.%llds", (long long)s, (long long)(us / 100000 % 10));
+		put_duration(buf, len, s, 's', us / 100000 % 10, 's', 1);
 	else if (s < 3600)
-		snprintf(buf, len, "%lldm%02llds", (long long)(s / 60), (long long)(s % 60));
+		put_duration(buf, len, s / 60, 'm', s % 60, 's', 0);
 	else if (s < 86400)
-		snprintf(buf, len, "%lldh%02lldm", (long long)(s / 3600), (long long)(s / 60 % 60));
+		put_duration(buf, len, s / 3600, 'h', s / 60 % 60, 'm', 0);
 	else
-		snprintf(buf, len, "%lldd%02lldh", (long long)(s / 86400), (long long)(s / 3600 % 24));
+		put_duration(buf, len, s / 86400, 'd', s / 3600 % 24, 'h', 0);
 }
 
 int cli_parse_time(const char *s, int64_t now_us, int64_t *out)

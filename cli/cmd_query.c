@@ -28,13 +28,15 @@ struct row {
 	enum store_run_state state;
 	int backend_gone;
 	char *name;
-	char *hostname; /* a fleet's runs: the host's name */
+	const char *hostname; /* a fleet's runs: the host's name (rows.hosts) */
 };
 
 struct rows {
 	struct row *v;
 	size_t n, cap;
 	int namew, hostw;
+	char **hosts;   /* a fleet's hostnames, each once */
+	size_t nhosts;
 	/* --json: each run printed as it comes */
 	struct json_list *json;
 	int64_t now;
@@ -84,21 +86,32 @@ static int collect_fleet(void *ctx, const struct fleet_run *fr)
 	int rc = collect(ctx, &fr->run);
 	if (rc)
 		return rc;
-	if (!(rows->v[rows->n - 1].hostname = strdup(fr->hostname))) {
-		cli_err("out of memory");
-		return 1;
+	/* a fleet has few hosts: each name kept once, by its number */
+	if (fr->host_no < 0) {
+		rows->v[rows->n - 1].hostname = "?"; /* (a host gone since the listing began) */
+		return 0;
 	}
-	int len = safe_text_width(fr->hostname);
-	rows->hostw = len > rows->hostw ? len : rows->hostw;
+	size_t no = (size_t)fr->host_no;
+	if (no >= rows->nhosts || !rows->hosts[no]) {
+		if (no >= rows->nhosts) {
+			char **v = realloc(rows->hosts, (no + 1) * sizeof(*v));
+			if (!v) {
+				cli_err("out of memory");
+				return 1;
+			}
+			rows->hosts = v;
+			while (rows->nhosts <= no)
+				rows->hosts[rows->nhosts++] = NULL;
+		}
+		if (!(rows->hosts[no] = strdup(fr->hostname))) {
+			cli_err("out of memory");
+			return 1;
+		}
+		int len = safe_text_width(rows->hosts[no]);
+		rows->hostw = len > rows->hostw ? len : rows->hostw;
+	}
+	rows->v[rows->n - 1].hostname = rows->hosts[no];
 	return 0;
-}
-
-static void print_bytes(int64_t b, int width)
-{
-	if (b < 0)
-		printf("%*s", width, "-");
-	else
-		printf("%*lld", width, (long long)b);
 }
 
 static int64_t run_duration(const struct row *r, int64_t now)
@@ -106,11 +119,45 @@ static int64_t run_duration(const struct row *r, int64_t now)
 	return (r->ended_us ? r->ended_us : now) - r->started_us;
 }
 
+/* A number right-aligned in w columns at p (a listing of 100,000 runs
+ * spent most of its time in printf); returns the end. */
+static char *put_num(char *p, int64_t v, int w)
+{
+	char d[24];
+	int n = 0, neg = v < 0;
+	uint64_t u = neg ? 0 - (uint64_t)v : (uint64_t)v;
+	do
+		d[n++] = (char)('0' + u % 10);
+	while ((u /= 10));
+	if (neg)
+		d[n++] = '-';
+	for (int i = n; i < w; i++)
+		*p++ = ' ';
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* s left-aligned in w columns (right-aligned when w < 0). */
+static char *put_str(char *p, const char *s, int w)
+{
+	int n = (int)strlen(s), aw = w < 0 ? -w : w;
+	if (w < 0)
+		for (int i = n; i < aw; i++)
+			*p++ = ' ';
+	memcpy(p, s, (size_t)n);
+	p += n;
+	if (w > 0)
+		for (int i = n; i < aw; i++)
+			*p++ = ' ';
+	return p;
+}
+
 static void print_table(const struct rows *rows, int64_t now)
 {
 	int namew = rows->namew < 4 ? 4 : rows->namew > 32 ? 32 : rows->namew;
 	int hostw = rows->hostw < 4 ? 4 : rows->hostw > 24 ? 24 : rows->hostw;
-	char t[32], d[32];
+	char t[32], d[32], line[256];
 
 	if (rows->fleet)
 		printf("%-*s  ", hostw, "HOST");
@@ -124,20 +171,27 @@ static void print_table(const struct rows *rows, int64_t now)
 			snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
 		if (rows->fleet) {
 			safe_text_print(stdout, r->hostname ? r->hostname : "", hostw);
-			printf("  ");
+			fputs("  ", stdout);
 		}
-		printf("%6lld  ", (long long)r->run_id);
-		safe_text_print(stdout, r->name, namew);
-		if (r->domid >= 0)
-			printf("  %5d", r->domid);
-		else
-			printf("  %5s", "-");
-		printf("  %-20s  %9s  %-8s  ", t, d,
-		       r->backend_gone ? "running (backend down)" : store_run_state_name(r->state));
-		print_bytes(r->prof_bytes, 10);
-		printf("  ");
-		print_bytes(r->hp_bytes, 10);
-		printf("\n");
+		char *p = put_num(line, r->run_id, 6);
+		*p++ = ' ', *p++ = ' ';
+		fwrite(line, 1, (size_t)(p - line), stdout);
+		safe_text_print(stdout, r->name, namew); /* guest text: escaped */
+		p = line;
+		*p++ = ' ', *p++ = ' ';
+		p = r->domid >= 0 ? put_num(p, r->domid, 5) : put_str(p, "-", -5);
+		*p++ = ' ', *p++ = ' ';
+		p = put_str(p, t, 20);
+		*p++ = ' ', *p++ = ' ';
+		p = put_str(p, d, -9);
+		*p++ = ' ', *p++ = ' ';
+		p = put_str(p, r->backend_gone ? "running (backend down)" : store_run_state_name(r->state), 8);
+		*p++ = ' ', *p++ = ' ';
+		p = r->prof_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->prof_bytes, 10);
+		*p++ = ' ', *p++ = ' ';
+		p = r->hp_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->hp_bytes, 10);
+		*p++ = '\n';
+		fwrite(line, 1, (size_t)(p - line), stdout);
 	}
 }
 
@@ -229,7 +283,7 @@ int cmd_query(const char *db, int argc, char **argv)
 		json_list_begin(&list, "runs");
 	}
 	if (fl) {
-		struct fleet_filter ff = {.run = f, .host = host};
+		struct fleet_filter ff = {.run = f, .host = host, .brief = !json};
 		rc = fleet_list_runs(fl, &ff, collect_fleet, &rows);
 		if (rc < 0)
 			cli_err("%s", fleet_errmsg(fl));
@@ -245,10 +299,11 @@ int cmd_query(const char *db, int argc, char **argv)
 		print_table(&rows, now);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	}
-	for (size_t i = 0; i < rows.n; i++) {
+	for (size_t i = 0; i < rows.n; i++)
 		free(rows.v[i].name);
-		free(rows.v[i].hostname);
-	}
+	for (size_t i = 0; i < rows.nhosts; i++)
+		free(rows.hosts[i]);
+	free(rows.hosts);
 	free(rows.v);
 	if (s)
 		store_close(s);

@@ -80,10 +80,16 @@ struct fleet_run {
 	struct store_run run; /* the host's fields; run.host is the captured hostname */
 	char host_id[33];     /* the host's store identity */
 	char hostname[STORE_NAME_MAX]; /* what the host said at its last sync */
+	/* fleet_list_runs: the host's number in this listing (0, 1, ...; -1
+	 * when unknown), for a caller that keeps each host once */
+	int host_no;
 };
 struct fleet_filter {
 	struct store_run_filter run;
 	const char *host;     /* NULL: any; else a hostname or a prefix of a host id */
+	/* Only what a table shows: host, run id, domid, name, start, end,
+	 * state, profile sizes (the rest left zero). */
+	int brief;
 };
 typedef int (*fleet_run_cb)(void *ctx, const struct fleet_run *r);
 /* The fleet's runs, oldest first (the newest run.limit with a limit). */

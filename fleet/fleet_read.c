@@ -1,6 +1,6 @@
 /*
- * fleet_read.c - reading the fleet catalogue: the runs of every host, a run
- * named by the user, and a run copied into a private store so that profdb's
+ * fleet_read.c - reading the fleet catalogue: a run named by the user, and
+ * a run copied into a private store so that profdb's
  * viewing and export commands read it with the code that reads a host's
  * own store (and so export it byte for byte as the host does).
  *
@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,68 +46,6 @@ static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 	run->ndevices = (int)fleet_get_i64(r, i, 16);
 }
 
-
-int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx)
-{
-	struct fleet_params p = {0};
-	char sql[1024];
-	int n = 0;
-	/* The name glob is matched here, with SQLite's GLOB (the one the host's
-	 * own listing uses), so a limit counts only runs that match. */
-	int64_t limit = flt->run.limit;
-	int sql_limit = limit > 0 && !flt->run.name_glob;
-
-	n += snprintf(sql + n, sizeof(sql) - n, "SELECT * FROM (SELECT " RUN_COLS
-	              "FROM runs r JOIN hosts h USING (host_id) WHERE true");
-	if (flt->run.state >= 0) {
-		fleet_param_text(&p, store_run_state_name((enum store_run_state)flt->run.state));
-		n += snprintf(sql + n, sizeof(sql) - n, " AND r.state = $%d", p.n);
-	}
-	if (flt->run.since_us) {
-		fleet_param_i64(&p, flt->run.since_us);
-		n += snprintf(sql + n, sizeof(sql) - n, " AND r.started_us >= $%d", p.n);
-	}
-	if (flt->host) {
-		fleet_param_text(&p, flt->host);
-		n += snprintf(sql + n, sizeof(sql) - n,
-		              " AND (h.hostname = convert_to($%d, 'UTF8') OR h.host_id LIKE "
-		              "replace(replace(lower($%d), '%%', ''), '_', '') || '%%')",
-		              p.n, p.n);
-	}
-	if (sql_limit) {
-		fleet_param_i64(&p, limit);
-		n += snprintf(sql + n, sizeof(sql) - n,
-		              " ORDER BY r.started_us DESC, r.host_id DESC, r.run_id DESC LIMIT $%d", p.n);
-	}
-	snprintf(sql + n, sizeof(sql) - n, ") AS x ORDER BY started_us, host_id, run_id");
-	PGresult *r = fleet_exec(f, "listing the fleet's runs", sql, &p, PGRES_TUPLES_OK);
-	if (!r)
-		return -1;
-	int rows = PQntuples(r), first = 0, rc = 0;
-	struct fleet_run *run = malloc(sizeof(*run));
-	if (!run) {
-		PQclear(r);
-		return fleet_fail(f, "out of memory");
-	}
-	if (flt->run.name_glob && limit > 0) {
-		/* the newest `limit` that match: count back from the end */
-		int64_t seen = 0;
-		for (first = rows; first > 0 && seen < limit; first--) {
-			char name[STORE_NAME_MAX];
-			fleet_get_str(r, first - 1, 4, name, sizeof(name));
-			seen += sqlite3_strglob(flt->run.name_glob, name) == 0;
-		}
-	}
-	for (int i = first; i < rows && !rc; i++) {
-		run_of_row(r, i, run);
-		if (flt->run.name_glob && sqlite3_strglob(flt->run.name_glob, run->run.name) != 0)
-			continue;
-		rc = cb(ctx, run);
-	}
-	free(run);
-	PQclear(r);
-	return rc;
-}
 
 int fleet_resolve_run(struct fleet *f, const char *arg, char host_id[33], int64_t *run_id)
 {

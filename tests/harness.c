@@ -74,6 +74,15 @@ void backend_start(const char *extra)
 			for (char *t = strtok(copy, " "); t && n < 30; t = strtok(NULL, " "))
 				argv[n++] = t;
 		}
+		/* benchmarks: options every backend of the run gets (e.g. --sync
+		 * to an unreachable catalogue, bench/fleet_bench.py) */
+		char more[512];
+		const char *env = getenv("PROFSVC_BACKEND_EXTRA");
+		if (env && *env) {
+			snprintf(more, sizeof(more), "%s", env);
+			for (char *t = strtok(more, " "); t && n < 30; t = strtok(NULL, " "))
+				argv[n++] = t;
+		}
 		argv[n] = NULL;
 		const char *cg = getenv("PROFSVC_CALLGRIND"); /* the benchmarks' instruction counts */
 		if (cg && *cg) {

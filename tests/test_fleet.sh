@@ -127,6 +127,14 @@ expect 0 "" -- "$PROFDB" --db "$URL" query runs --host "${HB:0:8}" --json
 [ "$(jv "$T/out" 'sorted(set((r["run_id"], r["host_id"]) for r in d["runs"]))' | tr '()' '[]')" = "[[1,\"$HB\"],[2,\"$HB\"]]" ] && ok ||
 	fail "--host by a host id prefix: $(cat "$T/out")"
 python3 "$S/tests/json_shapes.py" fleet_runs "$T/out" && ok || fail "fleet query runs --json not as documented"
+expect 1 "no host 'nosuch'" -- "$PROFDB" --db "$URL" query runs --host nosuch
+expect 0 "" -- "$PROFDB" --db "$URL" query runs --host "${HB:0:8}"
+[ "$(grep -c . "$T/out")" = 3 ] && ok || fail "--host in the table: $(cat "$T/out")"
+# the table and --json list the same runs in the same order
+"$PROFDB" --db "$URL" query runs | awk 'NR > 1 { print $2 }' >"$T/t.ids"
+"$PROFDB" --db "$URL" query runs --json >"$T/j.json" &&
+	python3 -c 'import json, sys; [print(r["run_id"]) for r in json.load(open(sys.argv[1]))["runs"]]' "$T/j.json" >"$T/j.ids"
+same "$T/t.ids" "$T/j.ids"
 expect 0 "" -- "$PROFDB" --db "$URL" query runs --state complete --name 'b-*' --limit 1 --json
 [ "$(jv "$T/out" '[r["name"] for r in d["runs"]]')" = '["b-two"]' ] && ok || fail "--name --limit over the fleet: $(cat "$T/out")"
 # a hostile guest's name: the same JSON as the host's own listing

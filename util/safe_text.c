@@ -86,12 +86,27 @@ static int render(enum kind k, const unsigned char *p, int len, unsigned cp, cha
 	}
 }
 
+/* Printable ASCII but the backslash: shown as it is, one column a byte
+ * (most names are; the listing of 100,000 runs takes this path). */
+static size_t plain_ascii(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e || s[n] == '\\')
+			return (size_t)-1;
+	return n;
+}
+
 int safe_text_width(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char buf[8];
 	int col = 0, len;
 	unsigned cp;
+	size_t plain = plain_ascii(s);
+
+	if (plain != (size_t)-1 && plain < 1u << 30)
+		return (int)plain;
 
 	while (*p) {
 		enum kind k = classify(p, &len, &cp);
@@ -107,6 +122,15 @@ void safe_text_print(FILE *f, const char *s, int width)
 	char buf[8];
 	int col = 0, len;
 	unsigned cp;
+	size_t plain = plain_ascii(s);
+
+	if (plain != (size_t)-1 && plain < 1u << 30) {
+		size_t n = width > 0 && plain > (size_t)width ? (size_t)width : plain;
+		fwrite(s, 1, n, f);
+		for (col = (int)n; width > 0 && col < width; col++)
+			fputc(' ', f);
+		return;
+	}
 
 	while (*p) {
 		enum kind k = classify(p, &len, &cp);

@@ -1,0 +1,347 @@
+/*
+ * fleet_list.c - the fleet's runs listed (profdb query runs over a
+ * catalogue), fast enough for 100,000 runs.
+ *
+ * Why COPY and not a query's result: a result is whole before the first row
+ * can be read (libpq builds it in memory, 100,000 rows of PGresult cells),
+ * while COPY ... TO STDOUT streams rows that are printed as they come, the
+ * server producing the next ones meanwhile.  The listing's columns are in
+ * an index of their own (runs_listing), so the server reads no table pages.
+ * Hostnames come from the hosts table once, not joined into every row.
+ *
+ * COPY takes no bound parameters, so everything put into its text is ours:
+ * a state's name and numbers (the hosts' numbers a parameterised query
+ * found for --host).  A row names its host by number (hosts.host_no), not
+ * by its 32-character id: the id's text cost the server a third of the
+ * listing.  The name glob is matched here,
+ * with SQLite's GLOB (the host's own listing's), so that a limit counts only
+ * runs that match.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet_internal.h"
+
+struct host {
+	int64_t no;
+	char id[33];
+	char name[STORE_NAME_MAX];
+};
+
+struct fields {
+	int n;
+	const unsigned char *v[24];
+	int32_t len[24];
+};
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* One binary COPY row: 0, 1 at the trailer, -1 when it is not one. */
+static int parse_row(const unsigned char *p, int len, struct fields *f)
+{
+	if (len < 2)
+		return -1;
+	int16_t n = (int16_t)(p[0] << 8 | p[1]);
+	if (n == -1)
+		return 1;
+	if (n < 0 || n > 24)
+		return -1;
+	int off = 2;
+	f->n = n;
+	for (int i = 0; i < n; i++) {
+		if (off + 4 > len)
+			return -1;
+		int32_t l = (int32_t)be32(p + off);
+		off += 4;
+		if (l < -1 || (l > 0 && l > len - off))
+			return -1;
+		f->v[i] = p + off;
+		f->len[i] = l;
+		if (l > 0)
+			off += l;
+	}
+	return 0;
+}
+
+static int64_t get_i64(const struct fields *f, int i)
+{
+	const unsigned char *p = f->v[i];
+	switch (f->len[i]) {
+	case 8: {
+		uint64_t u;
+		memcpy(&u, p, 8);
+		return (int64_t)be64toh(u);
+	}
+	case 4:
+		return (int32_t)be32(p);
+	case 2:
+		return (int16_t)(p[0] << 8 | p[1]);
+	default:
+		return 0;
+	}
+}
+
+static void get_str(const struct fields *f, int i, char *out, size_t outlen)
+{
+	size_t n = f->len[i] > 0 ? (size_t)f->len[i] : 0;
+	if (n >= outlen)
+		n = outlen - 1;
+	memcpy(out, f->v[i], n);
+	out[n] = 0;
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+	int64_t x = ((const struct host *)a)->no, y = ((const struct host *)b)->no;
+	return x < y ? -1 : x > y;
+}
+
+/* The hosts, sorted by number; with `want` only those it names (a hostname
+ * or a prefix of an id). */
+static int load_hosts(struct fleet *f, const char *want, struct host **out, size_t *n)
+{
+	struct fleet_params p = {0};
+	const char *sql = "SELECT host_no, host_id, hostname FROM hosts ORDER BY host_no";
+	if (want) {
+		fleet_param_text(&p, want);
+		sql = "SELECT host_no, host_id, hostname FROM hosts WHERE hostname = convert_to($1, 'UTF8') OR "
+		      "host_id LIKE replace(replace(lower($1), '%', ''), '_', '') || '%' ORDER BY host_no";
+	}
+	PGresult *r = fleet_exec(f, "listing the fleet's hosts", sql, &p, PGRES_TUPLES_OK);
+	if (!r)
+		return -1;
+	*n = (size_t)PQntuples(r);
+	*out = calloc(*n ? *n : 1, sizeof(**out));
+	if (!*out) {
+		PQclear(r);
+		return fleet_fail(f, "out of memory");
+	}
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i].no = fleet_get_i64(r, (int)i, 0);
+		fleet_get_str(r, (int)i, 1, (*out)[i].id, sizeof((*out)[i].id));
+		fleet_get_str(r, (int)i, 2, (*out)[i].name, sizeof((*out)[i].name));
+	}
+	PQclear(r);
+	return 0;
+}
+
+struct lister {
+	struct fleet *f;
+	const struct fleet_filter *flt;
+	struct host *hosts;
+	size_t nhosts;
+	int full;
+	fleet_run_cb cb;
+	void *ctx;
+	struct fleet_run run;
+	/* a name glob with a limit: the matching rows, kept until the end */
+	struct kept_row **kept;
+	size_t nkept, capkept;
+	int cb_rc;            /* what the callback said when it stopped */
+};
+
+struct kept_row {
+	int len;
+	char data[];
+};
+
+static int fill(struct lister *l, const struct fields *f)
+{
+	struct fleet_run *fr = &l->run;
+	struct store_run *r = &fr->run;
+	char state[16];
+
+	if (f->n != (l->full ? 16 : 9))
+		return fleet_fail(l->f, "the catalogue answered a listing row of %d columns", f->n);
+	struct host key = {.no = get_i64(f, 0)}, *h;
+	h = bsearch(&key, l->hosts, l->nhosts, sizeof(key), cmp_host);
+	int no = h ? (int)(h - l->hosts) : -1;
+	if (no != fr->host_no || no < 0) { /* copied when the host changes */
+		snprintf(fr->host_id, sizeof(fr->host_id), "%s", h ? h->id : "");
+		snprintf(fr->hostname, sizeof(fr->hostname), "%s", h ? h->name : "?");
+	}
+	fr->host_no = no;
+	r->run_id = get_i64(f, 1);
+	r->domid = (int32_t)get_i64(f, 2);
+	get_str(f, 3, r->name, sizeof(r->name));
+	r->started_us = get_i64(f, 4);
+	r->ended_us = get_i64(f, 5);
+	get_str(f, 6, state, sizeof(state));
+	if (store_run_state_parse(state, &r->state) != 0)
+		r->state = STORE_RUN_CRASHED;
+	r->prof_bytes = get_i64(f, 7);
+	r->hp_bytes = get_i64(f, 8);
+	if (l->full) {
+		get_str(f, 9, r->uuid, sizeof(r->uuid));
+		get_str(f, 10, r->host, sizeof(r->host));
+		get_str(f, 11, r->backend_version, sizeof(r->backend_version));
+		get_str(f, 12, r->source, sizeof(r->source));
+		get_str(f, 13, r->end_reason, sizeof(r->end_reason));
+		r->trace_bytes = get_i64(f, 14);
+		r->ndevices = (int)get_i64(f, 15);
+	}
+	return 0;
+}
+
+static int give(struct lister *l, const struct fields *f)
+{
+	if (fill(l, f) != 0)
+		return 1;
+	l->cb_rc = l->cb(l->ctx, &l->run);
+	return l->cb_rc ? 1 : 0;
+}
+
+/* A row: 0 go on, 1 stop. */
+static int take_row(struct lister *l, const char *buf, int len)
+{
+	struct fields f;
+	int pr = parse_row((const unsigned char *)buf, len, &f);
+	if (pr == 1)
+		return 0;
+	if (pr < 0)
+		return fleet_fail(l->f, "the catalogue answered a listing row that is not COPY's binary format"),
+		       1;
+	if (l->flt->run.name_glob) {
+		char name[STORE_NAME_MAX];
+		if (f.n < 4)
+			return fleet_fail(l->f, "the catalogue answered a short listing row"), 1;
+		get_str(&f, 3, name, sizeof(name));
+		if (sqlite3_strglob(l->flt->run.name_glob, name) != 0)
+			return 0;
+		if (l->flt->run.limit > 0) {
+			if (l->nkept == l->capkept) {
+				size_t cap = l->capkept ? l->capkept * 2 : 256;
+				struct kept_row **v = realloc(l->kept, cap * sizeof(*v));
+				if (!v)
+					return fleet_fail(l->f, "out of memory"), 1;
+				l->kept = v;
+				l->capkept = cap;
+			}
+			struct kept_row *k = malloc(sizeof(*k) + (size_t)len);
+			if (!k)
+				return fleet_fail(l->f, "out of memory"), 1;
+			k->len = len;
+			memcpy(k->data, buf, (size_t)len);
+			l->kept[l->nkept++] = k;
+			return 0;
+		}
+	}
+	return give(l, &f);
+}
+
+int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx)
+{
+	struct lister l = {.f = f, .flt = flt, .full = !flt->brief, .cb = cb, .ctx = ctx,
+	                   .run = {.host_no = -1}};
+	char sql[2048];
+	int n = 0, rc = -1;
+
+	/* The listing wants the index's order: a catalogue's pages are cached
+	 * or on SSD (random_page_cost as for SSDs), and when the planner sorts
+	 * anyway (pages not yet marked all-visible by autovacuum just after a
+	 * sync), it sorts in memory, not in files. */
+	if (fleet_cmd(f, "preparing the listing", "SET random_page_cost = 1.1; SET work_mem = '64MB'",
+	              NULL) != 0 ||
+	    load_hosts(f, NULL, &l.hosts, &l.nhosts) != 0)
+		return -1;
+	n += snprintf(sql + n, sizeof(sql) - n,
+	              "COPY (SELECT * FROM (SELECT host_no, run_id, domid, name, started_us, ended_us, "
+	              "state, prof_bytes, hp_bytes%s FROM runs WHERE true",
+	              l.full ? ", uuid, host, backend_version, source, end_reason, trace_bytes, ndevices" : "");
+	if (flt->run.state >= 0)
+		n += snprintf(sql + n, sizeof(sql) - n, " AND state = '%s'",
+		              store_run_state_name((enum store_run_state)flt->run.state));
+	if (flt->run.since_us)
+		n += snprintf(sql + n, sizeof(sql) - n, " AND started_us >= %lld", (long long)flt->run.since_us);
+	if (flt->host) {
+		struct host *want;
+		size_t nwant;
+		if (load_hosts(f, flt->host, &want, &nwant) != 0)
+			goto out;
+		if (nwant == 0) {
+			free(want);
+			fleet_fail(f, "the catalogue has no host '%s' (a hostname, or a prefix of a host id: "
+			              "query runs --json shows them)",
+			           flt->host);
+			goto out;
+		}
+		n += snprintf(sql + n, sizeof(sql) - n, " AND host_no IN (");
+		for (size_t i = 0; i < nwant && n < (int)sizeof(sql) - 200; i++)
+			n += snprintf(sql + n, sizeof(sql) - n, "%s%lld", i ? ", " : "", (long long)want[i].no);
+		n += snprintf(sql + n, sizeof(sql) - n, ")");
+		free(want);
+	}
+	if (flt->run.limit > 0 && !flt->run.name_glob)
+		n += snprintf(sql + n, sizeof(sql) - n,
+		              " ORDER BY started_us DESC, host_no DESC, run_id DESC LIMIT %lld",
+		              (long long)flt->run.limit);
+	n += snprintf(sql + n, sizeof(sql) - n,
+	              ") AS x ORDER BY started_us, host_no, run_id) TO STDOUT (FORMAT binary)");
+	if (n >= (int)sizeof(sql) - 1) {
+		fleet_fail(f, "too many hosts match '%s'", flt->host);
+		goto out;
+	}
+
+	PGresult *r = PQexec(f->conn, sql);
+	if (!r || PQresultStatus(r) != PGRES_COPY_OUT) {
+		fleet_pg_fail(f, r, "listing the fleet's runs");
+		PQclear(r);
+		goto out;
+	}
+	PQclear(r);
+	int stop = 0, header = 1;
+	for (;;) {
+		char *buf;
+		int len = PQgetCopyData(f->conn, &buf, 0);
+		if (len < 0)
+			break;
+		int off = 0;
+		if (header) { /* the signature, flags and extension area lead the first row */
+			uint32_t ext = len >= 19 ? be32((const unsigned char *)buf + 15) : 0;
+			if (len < 19 || memcmp(buf, "PGCOPY\n\377\r\n\0", 11) != 0 || ext > (uint32_t)(len - 19)) {
+				PQfreemem(buf);
+				if (!stop)
+					fleet_fail(f, "the catalogue's COPY output has no binary header");
+				stop = 1;
+				continue;
+			}
+			off = 19 + (int)ext;
+			header = 0;
+		}
+		if (!stop && take_row(&l, buf + off, len - off))
+			stop = 1;
+		PQfreemem(buf);
+	}
+	while ((r = PQgetResult(f->conn))) {
+		if (PQresultStatus(r) != PGRES_COMMAND_OK && !stop) {
+			fleet_pg_fail(f, r, "listing the fleet's runs");
+			stop = 1;
+		}
+		PQclear(r);
+	}
+	if (stop)
+		goto out;
+	/* a glob with a limit: the newest `limit` of the runs that matched */
+	size_t first = l.nkept > (size_t)flt->run.limit ? l.nkept - (size_t)flt->run.limit : 0;
+	for (size_t i = first; i < l.nkept; i++) {
+		struct fields fl;
+		if (parse_row((const unsigned char *)l.kept[i]->data, l.kept[i]->len, &fl) != 0 ||
+		    give(&l, &fl) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(l.hosts);
+	for (size_t i = 0; i < l.nkept; i++)
+		free(l.kept[i]);
+	free(l.kept);
+	return l.cb_rc ? l.cb_rc : rc;
+}
