@@ -67,6 +67,20 @@ int fleet_copy_flush(struct fleet_copy *c, int force);
 int fleet_copy_end(struct fleet_copy *c);
 void fleet_copy_abort(struct fleet_copy *c);
 
+/* fleet_list.c: one row of COPY's binary output (the catalogue's answer,
+ * parsed as untrusted: tests/fuzz/fuzz_fleet_copy): 0, 1 at the trailer,
+ * -1 when it is not one.  The getters read a field (0 or "" when NULL or
+ * of another size); i < f->n. */
+#define FLEET_MAX_FIELDS 24
+struct fleet_fields {
+	int n;
+	const unsigned char *v[FLEET_MAX_FIELDS];
+	int32_t len[FLEET_MAX_FIELDS];
+};
+int fleet_copy_parse(const unsigned char *p, int len, struct fleet_fields *f);
+int64_t fleet_field_i64(const struct fleet_fields *f, int i);
+void fleet_field_str(const struct fleet_fields *f, int i, char *out, size_t outlen);
+
 /* fleet_schema.c */
 int fleet_schema_ensure(struct fleet *f, int writer);
 

@@ -33,26 +33,19 @@ struct host {
 	char name[STORE_NAME_MAX];
 };
 
-struct fields {
-	int n;
-	const unsigned char *v[24];
-	int32_t len[24];
-};
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* One binary COPY row: 0, 1 at the trailer, -1 when it is not one. */
-static int parse_row(const unsigned char *p, int len, struct fields *f)
+int fleet_copy_parse(const unsigned char *p, int len, struct fleet_fields *f)
 {
 	if (len < 2)
 		return -1;
 	int16_t n = (int16_t)(p[0] << 8 | p[1]);
 	if (n == -1)
 		return 1;
-	if (n < 0 || n > 24)
+	if (n < 0 || n > FLEET_MAX_FIELDS)
 		return -1;
 	int off = 2;
 	f->n = n;
@@ -71,7 +64,7 @@ static int parse_row(const unsigned char *p, int len, struct fields *f)
 	return 0;
 }
 
-static int64_t get_i64(const struct fields *f, int i)
+int64_t fleet_field_i64(const struct fleet_fields *f, int i)
 {
 	const unsigned char *p = f->v[i];
 	switch (f->len[i]) {
@@ -89,9 +82,11 @@ static int64_t get_i64(const struct fields *f, int i)
 	}
 }
 
-static void get_str(const struct fields *f, int i, char *out, size_t outlen)
+void fleet_field_str(const struct fleet_fields *f, int i, char *out, size_t outlen)
 {
 	size_t n = f->len[i] > 0 ? (size_t)f->len[i] : 0;
+	if (!outlen)
+		return;
 	if (n >= outlen)
 		n = outlen - 1;
 	memcpy(out, f->v[i], n);
@@ -153,7 +148,7 @@ struct kept_row {
 	char data[];
 };
 
-static int fill(struct lister *l, const struct fields *f)
+static int fill(struct lister *l, const struct fleet_fields *f)
 {
 	struct fleet_run *fr = &l->run;
 	struct store_run *r = &fr->run;
@@ -161,7 +156,7 @@ static int fill(struct lister *l, const struct fields *f)
 
 	if (f->n != (l->full ? 16 : 9))
 		return fleet_fail(l->f, "the catalogue answered a listing row of %d columns", f->n);
-	struct host key = {.no = get_i64(f, 0)}, *h;
+	struct host key = {.no = fleet_field_i64(f, 0)}, *h;
 	h = bsearch(&key, l->hosts, l->nhosts, sizeof(key), cmp_host);
 	int no = h ? (int)(h - l->hosts) : -1;
 	if (no != fr->host_no || no < 0) { /* copied when the host changes */
@@ -169,29 +164,29 @@ static int fill(struct lister *l, const struct fields *f)
 		snprintf(fr->hostname, sizeof(fr->hostname), "%s", h ? h->name : "?");
 	}
 	fr->host_no = no;
-	r->run_id = get_i64(f, 1);
-	r->domid = (int32_t)get_i64(f, 2);
-	get_str(f, 3, r->name, sizeof(r->name));
-	r->started_us = get_i64(f, 4);
-	r->ended_us = get_i64(f, 5);
-	get_str(f, 6, state, sizeof(state));
+	r->run_id = fleet_field_i64(f, 1);
+	r->domid = (int32_t)fleet_field_i64(f, 2);
+	fleet_field_str(f, 3, r->name, sizeof(r->name));
+	r->started_us = fleet_field_i64(f, 4);
+	r->ended_us = fleet_field_i64(f, 5);
+	fleet_field_str(f, 6, state, sizeof(state));
 	if (store_run_state_parse(state, &r->state) != 0)
 		r->state = STORE_RUN_CRASHED;
-	r->prof_bytes = get_i64(f, 7);
-	r->hp_bytes = get_i64(f, 8);
+	r->prof_bytes = fleet_field_i64(f, 7);
+	r->hp_bytes = fleet_field_i64(f, 8);
 	if (l->full) {
-		get_str(f, 9, r->uuid, sizeof(r->uuid));
-		get_str(f, 10, r->host, sizeof(r->host));
-		get_str(f, 11, r->backend_version, sizeof(r->backend_version));
-		get_str(f, 12, r->source, sizeof(r->source));
-		get_str(f, 13, r->end_reason, sizeof(r->end_reason));
-		r->trace_bytes = get_i64(f, 14);
-		r->ndevices = (int)get_i64(f, 15);
+		fleet_field_str(f, 9, r->uuid, sizeof(r->uuid));
+		fleet_field_str(f, 10, r->host, sizeof(r->host));
+		fleet_field_str(f, 11, r->backend_version, sizeof(r->backend_version));
+		fleet_field_str(f, 12, r->source, sizeof(r->source));
+		fleet_field_str(f, 13, r->end_reason, sizeof(r->end_reason));
+		r->trace_bytes = fleet_field_i64(f, 14);
+		r->ndevices = (int)fleet_field_i64(f, 15);
 	}
 	return 0;
 }
 
-static int give(struct lister *l, const struct fields *f)
+static int give(struct lister *l, const struct fleet_fields *f)
 {
 	if (fill(l, f) != 0)
 		return 1;
@@ -202,8 +197,8 @@ static int give(struct lister *l, const struct fields *f)
 /* A row: 0 go on, 1 stop. */
 static int take_row(struct lister *l, const char *buf, int len)
 {
-	struct fields f;
-	int pr = parse_row((const unsigned char *)buf, len, &f);
+	struct fleet_fields f;
+	int pr = fleet_copy_parse((const unsigned char *)buf, len, &f);
 	if (pr == 1)
 		return 0;
 	if (pr < 0)
@@ -213,7 +208,7 @@ static int take_row(struct lister *l, const char *buf, int len)
 		char name[STORE_NAME_MAX];
 		if (f.n < 4)
 			return fleet_fail(l->f, "the catalogue answered a short listing row"), 1;
-		get_str(&f, 3, name, sizeof(name));
+		fleet_field_str(&f, 3, name, sizeof(name));
 		if (sqlite3_strglob(l->flt->run.name_glob, name) != 0)
 			return 0;
 		if (l->flt->run.limit > 0) {
@@ -332,8 +327,8 @@ int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_c
 	/* a glob with a limit: the newest `limit` of the runs that matched */
 	size_t first = l.nkept > (size_t)flt->run.limit ? l.nkept - (size_t)flt->run.limit : 0;
 	for (size_t i = first; i < l.nkept; i++) {
-		struct fields fl;
-		if (parse_row((const unsigned char *)l.kept[i]->data, l.kept[i]->len, &fl) != 0 ||
+		struct fleet_fields fl;
+		if (fleet_copy_parse((const unsigned char *)l.kept[i]->data, l.kept[i]->len, &fl) != 0 ||
 		    give(&l, &fl) != 0)
 			goto out;
 	}

@@ -333,4 +333,19 @@ grep -q s3cret "$T/err" && fail "the password was printed: $(cat "$T/err")" || o
 expect 1 "cannot connect" -- "$PROFDB" sync --to "postgresql://profsvc:s3cret-pw@/fleet?host=$T/nowhere"
 grep -q s3cret "$T/err" "$T/out" && fail "the password was printed" || ok
 
+# --- credentials from libpq's own sources: a password in PGPASSFILE, never in the URL -------------
+q "ALTER USER profsvc PASSWORD 'pw-in-the-file-42'" >/dev/null
+sed 's/trust$/scram-sha-256/' "$PGD/data/pg_hba.conf" >"$T/hba" && cat "$T/hba" >"$PGD/data/pg_hba.conf" && pg reload ||
+	fail "switching the server to passwords"
+expect 1 "password" -- env -u PGPASSFILE -u PGPASSWORD "$PROFDB" --db "$URL" query runs
+printf '%s:*:*:profsvc:pw-in-the-file-42\n' "$PGD/sock" >"$T/pgpass" && chmod 600 "$T/pgpass"
+export PGPASSFILE="$T/pgpass"
+expect 0 "" -- "$PROFDB" --db "$URL" query runs
+[ "$(grep -c . "$T/out")" -ge 11 ] && ok || fail "query runs with the password from PGPASSFILE: $(head -3 "$T/out")"
+import late "$P" "$H"
+expect 0 "" -- "$PROFDB" sync --to "$URL"
+grep -q "^1 run pushed" "$T/out" && ok || fail "sync with the password from PGPASSFILE: $(cat "$T/out")"
+expect 1 "password authentication failed" -- "$PROFDB" --db "postgresql://profsvc:wrong-pw-77@/fleet?host=$PGD/sock" query runs
+grep -q "wrong-pw-77" "$T/err" && fail "a password was printed: $(cat "$T/err")" || ok
+
 finish test_fleet
