@@ -32,7 +32,7 @@ static int ncopied;
 int cli_fleet_command_ok(const char *cmd)
 {
 	static const char *const ok[] = {"query", "show", "export", "export-disk", "heap",
-	                                 "top",   "flame", "diff",  "report"};
+	                                 "top",   "flame", "diff",  "report", "serve"};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strcmp(cmd, ok[i]) == 0)
 			return 1;
@@ -118,7 +118,7 @@ int cli_fleet_resolve(const char *arg, int64_t *local_id)
 		cli_err("too many runs in one command");
 		return -1;
 	}
-	if (fleet_copy_run(f, host_id, run_id, writer, local_id) != 0) {
+	if (fleet_copy_run(f, host_id, run_id, writer, NULL, local_id) != 0) {
 		cli_err("%s", fleet_errmsg(f));
 		return -1;
 	}

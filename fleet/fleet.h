@@ -98,8 +98,27 @@ int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_c
  * "HOST:latest", HOST being a hostname or a prefix of a host id. */
 int fleet_resolve_run(struct fleet *f, const char *arg, char host_id[33], int64_t *run_id);
 /* Copies a run of the catalogue into dst (a writer) as it was on its host
- * (store_copy.c); its id there in *local_id. */
+ * (store_copy.c); its id there in *local_id.  o may be NULL (the whole run,
+ * under the host's run id when free). */
+struct fleet_copy_opts {
+	int64_t id;        /* 0: the host's run id when free; else this id */
+	int rows_only;     /* the run's and devices' rows, not their bytes */
+	int catalogue_host; /* run.host: the catalogue's name for the host */
+};
 int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct store *dst,
-                   int64_t *local_id);
+                   const struct fleet_copy_opts *o, int64_t *local_id);
+/* Every run synced after since_us (run.synced_us), with its stamp, when it
+ * was synced and its devices' rows, in one snapshot: profdb serve keeps a
+ * private store of the catalogue's rows with it.  A non-zero return of the
+ * callback stops and is returned. */
+struct fleet_rows_cb {
+	int (*run)(void *ctx, struct fleet_run *r, const char *stamp, int64_t synced_us,
+	           struct store_device_info *devs, int ndevs);
+};
+int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_rows_cb *cb, void *ctx);
+/* The rows of such a run into dst, in the caller's batch, as run want_id
+ * (0: the next free id); devices take the next free ids. */
+int fleet_copy_rows(struct store *dst, struct fleet_run *r, int64_t want_id, struct store_device_info *devs,
+                    int ndevs, int64_t *local_id);
 
 #endif

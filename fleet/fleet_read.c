@@ -254,8 +254,9 @@ static int copy_packet_row(void *ctx, const PGresult *r)
 }
 
 int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct store *dst,
-                   int64_t *local_id)
+                   const struct fleet_copy_opts *o, int64_t *local_id)
 {
+	static const struct fleet_copy_opts whole = {0};
 	struct fleet_params p = {0};
 	struct id_map *map = NULL;
 	size_t nmap = 0;
@@ -280,6 +281,12 @@ int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct 
 	struct fleet_run fr;
 	run_of_row(r, 0, &fr);
 	PQclear(r);
+	if (!o)
+		o = &whole;
+	if (o->id)
+		fr.run.run_id = o->id;
+	if (o->catalogue_host && fr.hostname[0])
+		snprintf(fr.run.host, sizeof(fr.run.host), "%s", fr.hostname);
 	if (store_batch_begin(dst) != 0) {
 		copy_fail(f, dst, "copying the run");
 		goto out;
@@ -292,7 +299,7 @@ int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct 
 	if (copy_devices(f, host_id, run_id, fr.run.run_id, dst, &map, &nmap) != 0)
 		goto out;
 	struct copy_ctx c = {f, dst, map, nmap};
-	if (stream_rows(f, "reading the run's chunks",
+	if (!o->rows_only && (stream_rows(f, "reading the run's chunks",
 	                "SELECT c.device_id, c.chunk, c.data FROM chunks c JOIN devices d "
 	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
 	                &p, copy_chunk_row, &c) != 0 ||
@@ -300,7 +307,7 @@ int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct 
 	                "SELECT t.device_id, t.seq, t.sector, t.bytes, t.events, t.first_ts, t.last_ts, "
 	                "t.final, t.kept_us FROM trace_packets t JOIN devices d "
 	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
-	                &p, copy_packet_row, &c) != 0)
+	                &p, copy_packet_row, &c) != 0))
 		goto out;
 	if (store_batch_commit(dst) != 0) {
 		in_batch = 0;
@@ -316,5 +323,115 @@ out:
 	r = PQexec(f->conn, "COMMIT");
 	PQclear(r);
 	free(map);
+	return rc;
+}
+
+/* ---- every run's rows at once (profdb serve's mirror) ------------------------------ */
+
+static void device_of_row(const PGresult *r, int i, int c0, struct store_device_info *d)
+{
+	char role[16], status[16];
+	memset(d, 0, sizeof(*d));
+	d->device_id = fleet_get_i64(r, i, c0);
+	fleet_get_str(r, i, c0 + 1, d->vdev, sizeof(d->vdev));
+	d->devid = (int32_t)fleet_get_i64(r, i, c0 + 2);
+	fleet_get_str(r, i, c0 + 3, role, sizeof(role));
+	d->role = strcmp(role, "prof") == 0    ? STORE_ROLE_PROF
+	          : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
+	          : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
+	                                       : STORE_ROLE_RAW;
+	d->capacity_sectors = (uint64_t)fleet_get_i64(r, i, c0 + 4);
+	d->write_requests = fleet_get_i64(r, i, c0 + 5);
+	d->write_bytes = fleet_get_i64(r, i, c0 + 6);
+	d->read_requests = fleet_get_i64(r, i, c0 + 7);
+	d->read_bytes = fleet_get_i64(r, i, c0 + 8);
+	d->flush_requests = fleet_get_i64(r, i, c0 + 9);
+	d->discard_requests = fleet_get_i64(r, i, c0 + 10);
+	d->errors = fleet_get_i64(r, i, c0 + 11);
+	d->written_end_sector = (uint64_t)fleet_get_i64(r, i, c0 + 12);
+	fleet_get_str(r, i, c0 + 13, status, sizeof(status));
+	d->status = strcmp(status, "ok") == 0        ? STORE_STATUS_OK
+	            : strcmp(status, "corrupt") == 0 ? STORE_STATUS_CORRUPT
+	                                             : STORE_STATUS_NONE;
+	d->file_size = fleet_get_i64(r, i, c0 + 14);
+	d->closed = (int)fleet_get_i64(r, i, c0 + 15);
+	d->word_size = (int)fleet_get_i64(r, i, c0 + 16);
+	d->status_updated_us = fleet_get_i64(r, i, c0 + 17);
+}
+
+int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_rows_cb *cb, void *ctx)
+{
+	struct fleet_params p = {0};
+	int rc = -1;
+
+	if (fleet_cmd(f, "reading the catalogue", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL) != 0)
+		return -1;
+	fleet_param_i64(&p, since_us);
+	PGresult *runs = fleet_exec(f, "reading the runs",
+	                            "SELECT " RUN_COLS ", r.stamp, r.synced_us FROM runs r JOIN hosts h "
+	                            "USING (host_id) WHERE r.synced_us > $1 ORDER BY r.host_id, r.run_id",
+	                            &p, PGRES_TUPLES_OK);
+	PGresult *devs = runs ? fleet_exec(f, "reading the runs' devices",
+	                                   "SELECT d.host_id, d.run_id, d.device_id, d.vdev, d.devid, d.role, "
+	                                   "d.capacity_sectors, d.write_requests, d.write_bytes, "
+	                                   "d.read_requests, d.read_bytes, d.flush_requests, "
+	                                   "d.discard_requests, d.errors, d.written_end_sector, d.status, "
+	                                   "d.file_size, d.closed, d.word_size, d.status_updated_us "
+	                                   "FROM devices d JOIN runs r USING (host_id, run_id) "
+	                                   "WHERE r.synced_us > $1 ORDER BY d.host_id, d.run_id, d.device_id",
+	                                   &p, PGRES_TUPLES_OK)
+	                          : NULL;
+	if (!runs || !devs)
+		goto out;
+	int nr = PQntuples(runs), nd = PQntuples(devs), k = 0;
+	struct fleet_run *fr = malloc(sizeof(*fr));
+	struct store_device_info *dv = malloc(sizeof(*dv) * 64);
+	if (!fr || !dv) {
+		free(fr);
+		free(dv);
+		fleet_fail(f, "out of memory");
+		goto out;
+	}
+	rc = 0;
+	for (int i = 0; i < nr && !rc; i++) {
+		char stamp[17];
+		run_of_row(runs, i, fr);
+		fleet_get_str(runs, i, 17, stamp, sizeof(stamp));
+		int64_t synced = fleet_get_i64(runs, i, 18);
+		int n = 0;
+		/* its devices: the same order, a merge */
+		for (; k < nd; k++) {
+			char hid[33];
+			fleet_get_str(devs, k, 0, hid, sizeof(hid));
+			int64_t rid = fleet_get_i64(devs, k, 1);
+			int c = strcmp(hid, fr->host_id);
+			if (c > 0 || (c == 0 && rid > fr->run.run_id))
+				break;
+			if (c == 0 && rid == fr->run.run_id && n < 64)
+				device_of_row(devs, k, 2, &dv[n++]);
+		}
+		rc = cb->run(ctx, fr, stamp, synced, dv, n);
+	}
+	free(fr);
+	free(dv);
+out:
+	PQclear(runs);
+	PQclear(devs);
+	PGresult *e = PQexec(f->conn, "COMMIT");
+	PQclear(e);
+	return rc;
+}
+
+int fleet_copy_rows(struct store *dst, struct fleet_run *fr, int64_t want_id, struct store_device_info *devs,
+                    int ndevs, int64_t *local_id)
+{
+	fr->run.run_id = want_id;
+	int rc = store_copy_run(dst, &fr->run);
+	for (int i = 0; i < ndevs && !rc; i++) {
+		devs[i].run_id = fr->run.run_id;
+		devs[i].device_id = 0; /* the next free one: hosts' device ids meet here */
+		rc = store_copy_device(dst, &devs[i]);
+	}
+	*local_id = fr->run.run_id;
 	return rc;
 }

@@ -194,11 +194,66 @@ grep -q 'b-one' "$T/r.html" && ok || fail "report over the fleet"
 # nothing of the private copies is left behind
 ls "${TMPDIR:-/tmp}" | grep -q '^profdb-fleet\.' && fail "private copies left in ${TMPDIR:-/tmp}" || ok
 
+# --- profdb serve over the catalogue: every host's runs, from a private mirror ---------------
+PORT=$((20000 + RANDOM % 20000))
+mkdir -p "$T/serve-tmp"
+TMPDIR="$T/serve-tmp" "$PROFDB" --db "$URL" serve --listen 127.0.0.1:$PORT >"$T/serve.log" 2>&1 &
+SERVE=$!
+WEB="http://127.0.0.1:$PORT"
+for _ in $(seq 100); do curl -sf "$WEB/api/runs" >"$T/api.json" 2>/dev/null && break; sleep 0.1; done
+[ "$(jv "$T/api.json" 'len(d["runs"])')" = "$(q "select count(*) from runs")" ] && ok ||
+	fail "serve over the fleet: /api/runs lists $(jv "$T/api.json" 'len(d["runs"])') runs: $(cat "$T/serve.log")"
+grep -q "the fleet catalogue postgresql://profsvc@/fleet?host=.*: 6 runs" "$T/serve.log" && ok ||
+	fail "serve's first line: $(head -2 "$T/serve.log")"
+id_of() { jv "$T/api.json" "[r['run_id'] for r in d['runs'] if r['name'] == '$1'][0]"; }
+BID=$(id_of b-two) CID=$(id_of captured) EID=$(jv "$T/api.json" "[r['run_id'] for r in d['runs'] if 'DROP' in r['name']][0]")
+curl -sf "$WEB/runs/$BID/prof" -o "$T/web.prof" && same "$T/web.prof" "$P" || fail "the served .prof of b-two"
+curl -sf "$WEB/runs/$CID/hp" -o "$T/web.hp" && same "$T/web.hp" "$H" || fail "the served .hp of captured"
+curl -sf "$WEB/runs/$BID" -o "$T/web.html" && grep -q 'b-two' "$T/web.html" && grep -q '<svg' "$T/web.html" && ok ||
+	fail "the run page of b-two: $(head -c 300 "$T/web.html")"
+curl -sf "$WEB/runs/$EID" -o "$T/evil.html"
+grep -q '&lt;script&gt;' "$T/evil.html" && ! grep -q '<script>"' "$T/evil.html" && ok || fail "the hostile name in the run page"
+curl -sf "$WEB/compare?a=$BID&b=$CID" -o "$T/cmp.html" && grep -q 'b-two' "$T/cmp.html" && ok || fail "compare across hosts"
+curl -s -o /dev/null -w '%{http_code}' "$WEB/runs/9999" | grep -q 404 && ok || fail "an unknown run over the fleet"
+# a run a host pushes appears while the page is open
+PROFSVC_DB=$BDB import arrives-later "$P" "$H"
+as_host host-b "$PROFDB" --db "$BDB" sync -q --to "$URL" || fail "sync of arrives-later"
+for _ in $(seq 100); do
+	curl -sf "$WEB/api/runs" >"$T/api.json" && grep -q arrives-later "$T/api.json" && break; sleep 0.1
+done
+grep -q arrives-later "$T/api.json" && ok || fail "a run pushed while serving did not appear"
+curl -sf "$WEB/runs/$(id_of arrives-later)/prof" -o "$T/late.prof" && same "$T/late.prof" "$P" || fail "its .prof"
+if command -v chromium >/dev/null; then
+	chrome() {
+		timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+			--user-data-dir="$T/chrome" "$@" 2>>"$T/chrome.log"
+	}
+	# (the catalogue keeps an event stream open: --timeout ends the load)
+	chrome --window-size=1200,800 --timeout=4000 --screenshot="$T/fleet-catalogue.png" "$WEB/" >/dev/null
+	chrome --timeout=4000 --dump-dom "$WEB/" >"$T/fleet-dom.html"
+	# every run under its host's name, fetched ones too
+	if [ "$(id -u)" = 0 ]; then
+		[ "$(grep -o '<td class="host">[^<]*</td>' "$T/fleet-dom.html" | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = \
+		  '4 <td 3 <td ' ] && grep -q '<td class="host">host-a</td>' "$T/fleet-dom.html" && ok ||
+			fail "the catalogue page in Chromium: host column $(grep -o '<td class="host">[^<]*</td>' "$T/fleet-dom.html" | sort | uniq -c)"
+	fi
+	chrome --window-size=1200,1400 --virtual-time-budget=5000 --screenshot="$T/fleet-run.png" "$WEB/runs/$BID" >/dev/null
+	for png in fleet-catalogue fleet-run; do # drawn: not one flat colour
+		[ -s "$T/$png.png" ] && [ "$(od -An -tu1 -v "$T/$png.png" | tr -s ' ' '\n' | sort -u | wc -l)" -gt 100 ] &&
+			ok || fail "Chromium did not draw $png"
+	done
+	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/fleet-*.png "$PROFSVC_KEEP/"
+elif [ -n "${CI:-}" ]; then
+	fail "chromium missing under CI"
+fi
+kill $SERVE; wait $SERVE 2>/dev/null
+[ -z "$(ls "$T/serve-tmp")" ] && ok || fail "serve left its mirror: $(ls "$T/serve-tmp")"
+
 # --- a repeated sync sends nothing -------------------------------------------------------------
 before=$(q "select count(*), sum(length(data)) from chunks")
 expect 0 "" -- as_host host-a "$PROFDB" sync --to "$URL" --json
 [ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "bytes")]')" = "[0,4,0]" ] && ok || fail "sync again: $(cat "$T/out")"
-[ "$(q "select count(*), sum(length(data)) from chunks")" = "$before" ] && [ "$(q "select count(*) from runs")" = 6 ] &&
+[ "$(q "select count(*), sum(length(data)) from chunks")" = "$before" ] && [ "$(q "select count(*) from runs")" = 7 ] &&
 	ok || fail "a repeated sync changed the catalogue"
 
 # --- a running run: pushed as it is with --include-running, replaced once ended ----------------------
@@ -227,7 +282,7 @@ for _ in $(seq 100); do
 done
 expect 0 "" -- "$PROFDB" sync --to "$URL" --json
 [ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && [ "$(q "select state from runs where host_id = '$HA' and run_id = $SLOW")" = complete ] &&
-	[ "$(q "select count(*) from runs")" = 7 ] && ok || fail "the ended run did not replace its running copy: $(cat "$T/out")"
+	[ "$(q "select count(*) from runs")" = 8 ] && ok || fail "the ended run did not replace its running copy: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$SLOW" --prof "$T/s.prof" --hp "$T/s.hp"
 same "$T/s.prof" "$LP"
 same "$T/s.hp" "$LH"
@@ -275,7 +330,7 @@ expect 0 "" -- "$PROFDB" sync --to "$URL" --json
 [ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && ok || fail "the sync after interruptions: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$BIG" --prof "$T/big.out"
 same "$T/big.out" "$T/big.prof"
-[ "$(q "select count(*) from runs")" = 8 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
+[ "$(q "select count(*) from runs")" = 9 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
 
 # --- profile-backend --sync: each run pushed as it ends; a server away delays no guest --------
 in_catalogue() { [ "$(q "select count(*) from runs where name = convert_to('$1', 'UTF8') and state != 'running'")" = 1 ]; }
@@ -320,7 +375,7 @@ in_catalogue while-away && ok || fail "a run that ended while the catalogue was 
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away2.prof"
 same "$T/away2.prof" "$LP"
 "$BACKEND" stop >/dev/null && ok || fail "stop with --sync"
-[ "$(q "select count(*) from runs")" = 11 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 11"
+[ "$(q "select count(*) from runs")" = 12 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 12"
 
 # --- catalogues this profdb must not read ---------------------------------------------------------
 "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock" -q >/dev/null 2>&1 || fail "sync into a new database"

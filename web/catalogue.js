@@ -7,6 +7,8 @@
   'use strict';
   var body = document.querySelector('#runs tbody');
   if (!body) return;
+  // a fleet catalogue's runs: a host column (the run's own host field)
+  var fleet = document.getElementById('runs').getAttribute('data-fleet') === '1';
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs) e.setAttribute(k, attrs[k]);
@@ -31,6 +33,7 @@
       var tr = el('tr', { 'data-run': r.run_id, 'class': r.state });
       var a = el('a', { href: '/runs/' + r.run_id }, String(r.run_id));
       var td = el('td'); td.appendChild(a); tr.appendChild(td);
+      if (fleet) tr.appendChild(el('td', { 'class': 'host' }, r.host || ''));
       tr.appendChild(el('td', { 'class': 'name' }, r.name));
       var st = el('td', { 'class': 'state' });
       st.appendChild(el('span', { 'class': 'badge ' + r.state }, r.state === 'running' ? 'live' : r.state));

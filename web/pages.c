@@ -49,15 +49,27 @@ static void filter_form(FILE *f, arg_fn arg, void *req)
 	fputs("\"> <button>filter</button></form>\n", f);
 }
 
+struct rows_out {
+	FILE *f;
+	int fleet; /* a host column: the runs are a fleet's */
+};
+
 static int row(void *ctx, const struct store_run *r)
 {
-	FILE *f = ctx;
+	const struct rows_out *o = ctx;
+	FILE *f = o->f;
 	char t[32], d[32];
 	cli_format_time(r->started_us, t, sizeof(t));
 	cli_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
 	const char *st = store_run_state_name(r->state);
-	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td><a href=\"/runs/%lld\">%lld</a></td>"
-	           "<td class=\"name\">", (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id);
+	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td><a href=\"/runs/%lld\">%lld</a></td>",
+	        (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id);
+	if (o->fleet) {
+		fputs("<td class=\"host\">", f);
+		markup_text(f, r->host);
+		fputs("</td>", f);
+	}
+	fputs("<td class=\"name\">", f);
 	markup_text(f, r->name);
 	fprintf(f, "</td><td class=\"state\"><span class=\"badge %s\">%s</span></td><td>%s</td>"
 	           "<td class=\"num\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
@@ -87,11 +99,13 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	}
 	page_head(r->f, "runs");
 	filter_form(r->f, arg, req);
-	fputs("<p><span id=\"count\"></span> <span id=\"status\" class=\"note\"></span></p>\n"
-	      "<table id=\"runs\" class=\"runs\"><thead><tr><th>run</th><th>guest</th><th>state</th>"
-	      "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
-	      "<th>compare</th></tr></thead><tbody>\n", r->f);
-	int rc = store_list_runs(s, &flt, row, r->f);
+	fprintf(r->f, "<p><span id=\"count\"></span> <span id=\"status\" class=\"note\"></span></p>\n"
+	              "<table id=\"runs\" class=\"runs\"%s><thead><tr><th>run</th>%s<th>guest</th><th>state</th>"
+	              "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
+	              "<th>compare</th></tr></thead><tbody>\n",
+	        w->mirror ? " data-fleet=\"1\"" : "", w->mirror ? "<th>host</th>" : "");
+	struct rows_out out = {r->f, w->mirror != NULL};
+	int rc = store_list_runs(s, &flt, row, &out);
 	fputs("</tbody></table>\n", r->f);
 	if (rc != 0) {
 		char msg[300];

@@ -232,6 +232,29 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return send_reply(c, &r, url);
 	}
 	const char *rest;
+	/* Over a fleet catalogue, a run's bytes come into the mirror on the
+	 * first request that reads them (mirror.c). */
+	if (w->mirror) {
+		int64_t ids[2] = {-1, -1};
+		if (strncmp(url, "/runs/", 6) == 0)
+			ids[0] = split_run(url + 6, &rest);
+		else if (strncmp(url, "/api/runs/", 10) == 0)
+			ids[0] = split_run(url + 10, &rest);
+		else if (strcmp(url, "/compare") == 0) {
+			const char *a = conn_arg(c, "a"), *b = conn_arg(c, "b");
+			ids[0] = a ? web_run_id(a, strlen(a)) : -1;
+			ids[1] = b ? web_run_id(b, strlen(b)) : -1;
+		}
+		for (int i = 0; i < 2; i++) {
+			char err[1024];
+			if (ids[i] > 0 && mirror_ensure(w->mirror, ids[i], err, sizeof(err)) != 0) {
+				reply_error(&r, 502, strncmp(url, "/api/", 5) == 0,
+				            "run %lld could not be read from the fleet catalogue: %s", (long long)ids[i],
+				            err);
+				return send_reply(c, &r, url);
+			}
+		}
+	}
 	if (strcmp(url, "/") == 0) {
 		page_catalogue(w, conn_arg, c, &r);
 	} else if (strncmp(url, "/runs/", 6) == 0) {
@@ -298,7 +321,7 @@ int web_serve(const struct web_opts *o)
 		return EXIT_USAGE;
 	}
 	struct stat st;
-	if (stat(o->db, &st) != 0)
+	if (!o->mirror && stat(o->db, &st) != 0)
 		cli_warn("no store at %s yet: pages say so until profile-backend creates it", o->db);
 	if (!loopback)
 		cli_warn("listening on %s, not loopback: anyone who can reach it can read every run in "
@@ -313,7 +336,7 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db), NULL};
+	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror};
 	if (!w.live || !(w.activity = activity_start(o->db, w.live))) {
 		cli_err("cannot watch %s for changes: %s", o->db, strerror(errno));
 		if (w.live) {
@@ -347,7 +370,8 @@ int web_serve(const struct web_opts *o)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
 	snprintf(url, sizeof(url), v6 ? "http://[%s]:%u/" : "http://%s:%u/", host,
 	         info ? (unsigned)info->port : 0);
-	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", cli_prog, o->db, url);
+	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", cli_prog,
+	        o->shown ? o->shown : o->db, url);
 	if (o->open_browser)
 		open_browser(url);
 	int sig;

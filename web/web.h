@@ -5,10 +5,14 @@
 #ifndef PROFSVC_WEB_H
 #define PROFSVC_WEB_H
 
+struct mirror;
+
 struct web_opts {
 	const char *db;        /* the store, opened read-only per request */
 	const char *listen;    /* "127.0.0.1:8080", "[::1]:8080", ":8080" */
 	int open_browser;      /* xdg-open the catalogue once listening */
+	struct mirror *mirror; /* a fleet catalogue's mirror (db is its path), or NULL */
+	const char *shown;     /* what it serves, for messages (NULL: db) */
 };
 
 /* Serves until SIGINT or SIGTERM.  The exit status: 0, or 1 (reported). */

@@ -15,11 +15,13 @@
 #include "../store/store_watch.h"
 #include "../cli/cli_json.h"
 #include "activity.h"
+#include "mirror.h"
 
 struct web {
 	const char *db;
 	struct store_watch *live;   /* any change of the store (the catalogue) */
 	struct activity *activity;  /* which run changed (run streams) */
+	struct mirror *mirror;      /* over a fleet catalogue: db is its mirror */
 };
 
 /* One response, rendered whole into memory before it is sent (a render

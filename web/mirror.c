@@ -1,0 +1,322 @@
+/*
+ * mirror.c - profdb serve over a fleet catalogue (--db postgresql://...): a
+ * private store that mirrors the catalogue, which the server then serves
+ * exactly as it serves a host's store.
+ *
+ * Why a mirror: every page, download, API path and event stream of the
+ * server reads a store; a private store that holds the catalogue's runs
+ * keeps one server.  It holds every run's rows (a run and its devices: the
+ * catalogue, the run pages' facts and sizes) from the start, and a run's
+ * bytes (chunks, trace packets) from the first request that reads them
+ * (mirror_ensure), so that a fleet of 100,000 runs costs its rows, not its
+ * profiles.  A thread looks for runs synced since its last look every two
+ * seconds, so a run a host pushes appears in an open catalogue page (the
+ * store's change notifications do the rest), and a run pushed again
+ * (a running run, later ended) is replaced under the same id.
+ *
+ * Ids: hosts number their runs alike, so the mirror numbers them in the
+ * order it meets them; a run's page names its host (the run's host field).
+ * The mapping lives in memory, keyed by host id and run id.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../fleet/fleet.h"
+#include "mirror.h"
+
+struct entry {
+	char host_id[33];
+	int64_t run_id;    /* the host's */
+	int64_t local_id;  /* ours */
+	char stamp[17];
+	int have_bytes;
+};
+
+struct mirror {
+	pthread_mutex_t mu; /* the connection, the writer, the map */
+	pthread_cond_t cv;
+	pthread_t thread;
+	int stop, started;
+	struct fleet *f;
+	struct store *w;
+	char url[1024], dir[4096], path[4200];
+	int64_t since_us;    /* runs synced after this are looked at */
+	struct entry *v;     /* open addressing, by (host_id, run_id) */
+	size_t cap, n;
+	struct entry **by_local; /* local id -> entry */
+	size_t nlocal;
+	char err[1024];
+};
+
+static uint64_t key_hash(const char *host_id, int64_t run_id)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = host_id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return (h ^ (uint64_t)run_id) * 1099511628211ULL;
+}
+
+static struct entry *find(struct mirror *m, const char *host_id, int64_t run_id)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = key_hash(host_id, run_id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct entry *e = &m->v[i];
+		if (!e->local_id)
+			return NULL;
+		if (e->run_id == run_id && strcmp(e->host_id, host_id) == 0)
+			return e;
+	}
+}
+
+static int grow(struct mirror *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 1024;
+	struct entry *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -1;
+	for (size_t j = 0; j < m->cap; j++) {
+		struct entry *e = &m->v[j];
+		if (!e->local_id)
+			continue;
+		size_t i = key_hash(e->host_id, e->run_id) & (cap - 1);
+		while (v[i].local_id)
+			i = (i + 1) & (cap - 1);
+		v[i] = *e;
+	}
+	free(m->v);
+	m->v = v;
+	m->cap = cap;
+	/* by_local points into v: rebuilt */
+	for (size_t j = 0; j < cap; j++)
+		if (v[j].local_id && (size_t)v[j].local_id < m->nlocal)
+			m->by_local[v[j].local_id] = &v[j];
+	return 0;
+}
+
+static struct entry *add(struct mirror *m, const char *host_id, int64_t run_id, int64_t local_id)
+{
+	if ((m->n + 1) * 2 > m->cap && grow(m) != 0)
+		return NULL;
+	if ((size_t)local_id >= m->nlocal) {
+		size_t nl = m->nlocal ? m->nlocal : 1024;
+		while (nl <= (size_t)local_id)
+			nl *= 2;
+		struct entry **b = realloc(m->by_local, nl * sizeof(*b));
+		if (!b)
+			return NULL;
+		memset(b + m->nlocal, 0, (nl - m->nlocal) * sizeof(*b));
+		m->by_local = b;
+		m->nlocal = nl;
+	}
+	size_t i = key_hash(host_id, run_id) & (m->cap - 1);
+	while (m->v[i].local_id)
+		i = (i + 1) & (m->cap - 1);
+	struct entry *e = &m->v[i];
+	snprintf(e->host_id, sizeof(e->host_id), "%s", host_id);
+	e->run_id = run_id;
+	e->local_id = local_id;
+	m->by_local[local_id] = e;
+	m->n++;
+	return e;
+}
+
+/* One run's rows from the catalogue: new, or replacing an older copy. */
+static int take_rows(void *ctx, struct fleet_run *r, const char *stamp, int64_t synced_us,
+                     struct store_device_info *devs, int ndevs)
+{
+	struct mirror *m = ctx;
+	char host_id[33];
+	int64_t run_id = r->run.run_id, local;
+
+	snprintf(host_id, sizeof(host_id), "%s", r->host_id);
+	if (synced_us > m->since_us)
+		m->since_us = synced_us;
+	struct entry *e = find(m, host_id, run_id);
+	if (e && strcmp(e->stamp, stamp) == 0)
+		return 0;
+	int dr = e ? store_run_delete(m->w, e->local_id) : 0;
+	if (dr != 0 && dr != STORE_ENOTFOUND) /* (gone: a fetch of its bytes failed) */
+		return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
+	/* the host column is the catalogue's name for the host (a run's own
+	 * field says where it was captured, the same host but for imports) */
+	if (r->hostname[0])
+		snprintf(r->run.host, sizeof(r->run.host), "%s", r->hostname);
+	if (fleet_copy_rows(m->w, r, e ? e->local_id : 0, devs, ndevs, &local) != 0)
+		return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
+	if (!e && !(e = add(m, host_id, run_id, local)))
+		return snprintf(m->err, sizeof(m->err), "out of memory"), -1;
+	snprintf(e->stamp, sizeof(e->stamp), "%s", stamp);
+	e->have_bytes = 0;
+	return 0;
+}
+
+/* Runs synced since the last look, in one batch; under mu. */
+static int refresh(struct mirror *m)
+{
+	static const struct fleet_rows_cb cb = {take_rows};
+	if (store_batch_begin(m->w) != 0)
+		return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
+	/* (a second's overlap: a run synced in the same microsecond as the
+	 * newest seen is looked at again, and found current by its stamp) */
+	int64_t since = m->since_us > 1000000 ? m->since_us - 1000000 : 0;
+	if (fleet_each_run_rows(m->f, since, &cb, m) != 0) {
+		if (!m->err[0])
+			snprintf(m->err, sizeof(m->err), "%s", fleet_errmsg(m->f));
+		store_batch_abort(m->w);
+		return -1;
+	}
+	if (store_batch_commit(m->w) != 0)
+		return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
+	return 0;
+}
+
+static void *refresher(void *arg)
+{
+	struct mirror *m = arg;
+	sigset_t sigs; /* the server's main thread takes them (sigwait) */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	pthread_mutex_lock(&m->mu);
+	while (!m->stop) {
+		struct timespec t;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_sec += 2;
+		pthread_cond_timedwait(&m->cv, &m->mu, &t);
+		if (m->stop)
+			break;
+		m->err[0] = 0;
+		if (refresh(m) != 0) {
+			fprintf(stderr, "profdb serve: the fleet catalogue: %s (looking again in 2 s)\n", m->err);
+			/* a lost connection: made again on the next look */
+			char err[1024];
+			struct fleet *f;
+			if (fleet_open(&f, m->url, 0, err, sizeof(err)) == 0) {
+				fleet_close(m->f);
+				m->f = f;
+			}
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	return NULL;
+}
+
+int mirror_start(struct mirror **out, const char *url, char *err, size_t len)
+{
+	struct mirror *m = calloc(1, sizeof(*m));
+	*out = NULL;
+	if (!m)
+		return snprintf(err, len, "out of memory"), -1;
+	pthread_mutex_init(&m->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	snprintf(m->url, sizeof(m->url), "%s", url);
+	const char *tmp = getenv("TMPDIR");
+	snprintf(m->dir, sizeof(m->dir), "%s/profdb-serve-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(m->dir)) {
+		snprintf(err, len, "cannot make a private directory for the catalogue's mirror in %s: set "
+		                   "TMPDIR to a writable directory",
+		         tmp && *tmp ? tmp : "/tmp");
+		m->dir[0] = 0;
+		mirror_stop(m);
+		return -1;
+	}
+	snprintf(m->path, sizeof(m->path), "%s/mirror.db", m->dir);
+	struct store_open_opts so = {.mode = STORE_WRITE};
+	if (fleet_open(&m->f, url, 0, err, len) != 0 || store_open(&m->w, m->path, &so, err, len) != 0) {
+		mirror_stop(m);
+		return -1;
+	}
+	if (refresh(m) != 0) {
+		snprintf(err, len, "%s", m->err);
+		mirror_stop(m);
+		return -1;
+	}
+	if (pthread_create(&m->thread, NULL, refresher, m) != 0) {
+		snprintf(err, len, "cannot start the catalogue's refresher");
+		mirror_stop(m);
+		return -1;
+	}
+	m->started = 1;
+	*out = m;
+	return 0;
+}
+
+const char *mirror_path(const struct mirror *m)
+{
+	return m->path;
+}
+
+size_t mirror_runs(struct mirror *m)
+{
+	pthread_mutex_lock(&m->mu);
+	size_t n = m->n;
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
+
+int mirror_ensure(struct mirror *m, int64_t local_id, char *err, size_t len)
+{
+	int rc = 0;
+	pthread_mutex_lock(&m->mu);
+	struct entry *e = local_id > 0 && (size_t)local_id < m->nlocal ? m->by_local[local_id] : NULL;
+	if (e && !e->have_bytes) {
+		/* the run again, whole, under its id (its rows go first) */
+		int64_t got;
+		struct fleet_copy_opts o = {.id = local_id, .catalogue_host = 1};
+		if (store_batch_begin(m->w) != 0 || store_run_delete(m->w, local_id) != 0 ||
+		    store_batch_commit(m->w) != 0) {
+			snprintf(err, len, "%s", store_errmsg(m->w));
+			if (store_in_batch(m->w))
+				store_batch_abort(m->w);
+			rc = -1;
+		} else if (fleet_copy_run(m->f, e->host_id, e->run_id, m->w, &o, &got) != 0) {
+			snprintf(err, len, "%s", fleet_errmsg(m->f));
+			rc = -1;
+			/* its rows back, so that the catalogue still lists it */
+			m->since_us = 0;
+			e->stamp[0] = 0;
+		} else {
+			e->have_bytes = 1;
+		}
+	}
+	pthread_mutex_unlock(&m->mu);
+	return rc;
+}
+
+void mirror_stop(struct mirror *m)
+{
+	if (!m)
+		return;
+	if (m->started) {
+		pthread_mutex_lock(&m->mu);
+		m->stop = 1;
+		pthread_cond_signal(&m->cv);
+		pthread_mutex_unlock(&m->mu);
+		pthread_join(m->thread, NULL);
+	}
+	if (m->w)
+		store_close(m->w);
+	fleet_close(m->f);
+	if (m->path[0])
+		store_remove_files(m->path);
+	if (m->dir[0])
+		rmdir(m->dir);
+	pthread_cond_destroy(&m->cv);
+	pthread_mutex_destroy(&m->mu);
+	free(m->v);
+	free(m->by_local);
+	free(m);
+}

@@ -1,0 +1,26 @@
+/*
+ * mirror.h - profdb serve over a fleet catalogue: a private store mirroring
+ * it (mirror.c says how and why).
+ */
+#ifndef PROFSVC_WEB_MIRROR_H
+#define PROFSVC_WEB_MIRROR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mirror;
+
+/* Connects to the catalogue at url, makes the private store and fills it
+ * with every run's rows, then keeps it current from a thread.  -1 with a
+ * reason in err. */
+int mirror_start(struct mirror **out, const char *url, char *err, size_t len);
+/* The private store's path (what the server serves). */
+const char *mirror_path(const struct mirror *m);
+size_t mirror_runs(struct mirror *m);
+/* Before a request reads run local_id's bytes: fetched once.  0, or -1
+ * with a reason in err (the run still lists, without its bytes). */
+int mirror_ensure(struct mirror *m, int64_t local_id, char *err, size_t len);
+/* Stops the thread, removes the private store. */
+void mirror_stop(struct mirror *m);
+
+#endif
