@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "../fleet/fleet.h"
+#include "../util/deadline.h"
 #include "../util/safe_text.h"
 #include "backend.h"
 
@@ -66,14 +67,7 @@ static void set_error(struct fleet_pusher *p, const char *msg)
 /* Waits for work or for ms (0: for work only); 1 when told to stop. */
 static int wait_for(struct fleet_pusher *p, unsigned ms)
 {
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	struct timespec until = deadline_after_ms((int)ms);
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && (ms || (!p->n && !p->catch_up))) {
 		int r = ms ? pthread_cond_timedwait(&p->cv, &p->mu, &until) : pthread_cond_wait(&p->cv, &p->mu);
@@ -201,11 +195,7 @@ int fleet_push_start(struct backend *b)
 	if (!p)
 		return -1;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	deadline_cond_init(&p->cv);
 	snprintf(p->url, sizeof(p->url), "%s", b->opt.sync_url);
 	snprintf(p->db, sizeof(p->db), "%s", store_path(b->store));
 	fleet_describe_url(p->url, p->where, sizeof(p->where));

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../fleet/fleet.h"
+#include "../util/deadline.h"
 #include "mirror.h"
 
 struct entry {
@@ -188,9 +189,7 @@ static void *refresher(void *arg)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	pthread_mutex_lock(&m->mu);
 	while (!m->stop) {
-		struct timespec t;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		t.tv_sec += 2;
+		struct timespec t = deadline_after_ms(2000);
 		pthread_cond_timedwait(&m->cv, &m->mu, &t);
 		if (m->stop)
 			break;
@@ -217,11 +216,7 @@ int mirror_start(struct mirror **out, const char *url, char *err, size_t len)
 	if (!m)
 		return snprintf(err, len, "out of memory"), -1;
 	pthread_mutex_init(&m->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&m->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	deadline_cond_init(&m->cv);
 	snprintf(m->url, sizeof(m->url), "%s", url);
 	const char *tmp = getenv("TMPDIR");
 	snprintf(m->dir, sizeof(m->dir), "%s/profdb-serve-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
