@@ -38,7 +38,7 @@ int fleet_fail(struct fleet *f, const char *fmt, ...)
 static void one_line(char *s)
 {
 	for (char *p = s; *p; p++)
-		if (*p == '\n' || *p == '\r')
+		if (*p == '\n' || *p == '\r' || *p == '\t')
 			*p = ' ';
 	size_t n = strlen(s);
 	while (n && s[n - 1] == ' ')
