@@ -248,12 +248,14 @@ static int insert_rows(struct fleet *f, const char *host_id, const struct local_
 	fleet_param_i64(&p, r->trace_bytes);
 	fleet_param_i64(&p, (int64_t)l->ndev);
 	fleet_param_text(&p, l->stamp);
-	fleet_param_i64(&p, store_now_us());
 	if (fleet_cmd(f, "adding a run",
 	              "INSERT INTO runs(host_id, host_no, run_id, domid, name, uuid, started_us, ended_us, "
 	              "state, host, backend_version, source, end_reason, prof_bytes, hp_bytes, trace_bytes, "
 	              "ndevices, stamp, synced_us) VALUES ($1, (SELECT host_no FROM hosts WHERE host_id = $1), "
-	              "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+	              "$2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, "
+	              /* the server's clock, not the host's: readers that follow
+	               * the catalogue (profdb serve) compare it across hosts */
+	              "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint)",
 	              &p) != 0)
 		return -1;
 	for (size_t i = 0; i < l->ndev; i++) {

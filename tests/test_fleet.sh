@@ -197,7 +197,7 @@ ls "${TMPDIR:-/tmp}" | grep -q '^profdb-fleet\.' && fail "private copies left in
 # --- profdb serve over the catalogue: every host's runs, from a private mirror ---------------
 PORT=$((20000 + RANDOM % 20000))
 mkdir -p "$T/serve-tmp"
-TMPDIR="$T/serve-tmp" "$PROFDB" --db "$URL" serve --listen 127.0.0.1:$PORT >"$T/serve.log" 2>&1 &
+TMPDIR="$T/serve-tmp" PROFDB_SERVE_FULL_LOOK_EVERY=2 "$PROFDB" --db "$URL" serve --listen 127.0.0.1:$PORT >"$T/serve.log" 2>&1 &
 SERVE=$!
 WEB="http://127.0.0.1:$PORT"
 for _ in $(seq 100); do curl -sf "$WEB/api/runs" >"$T/api.json" 2>/dev/null && break; sleep 0.1; done
@@ -246,6 +246,21 @@ if command -v chromium >/dev/null; then
 elif [ -n "${CI:-}" ]; then
 	fail "chromium missing under CI"
 fi
+# a run whose row was written before the newest the mirror has seen (a long
+# sync committing late, or another host's): still found
+q "INSERT INTO runs SELECT host_id, host_no, run_id + 1000, domid, convert_to('committed-late', 'UTF8'), uuid,
+   started_us, ended_us, state, host, backend_version, source, end_reason, prof_bytes, hp_bytes, trace_bytes, 0,
+   stamp, synced_us - 60000000 FROM runs WHERE name = convert_to('arrives-later', 'UTF8')" >/dev/null
+for _ in $(seq 100); do
+	curl -sf "$WEB/api/runs" >"$T/api.json" && grep -q committed-late "$T/api.json" && break; sleep 0.1
+done
+grep -q committed-late "$T/api.json" && ok || fail "a run whose row is older than the newest seen did not appear"
+q "DELETE FROM runs WHERE name = convert_to('committed-late', 'UTF8')" >/dev/null
+# a run deleted from the catalogue leaves the served one at the next full look
+for _ in $(seq 100); do
+	curl -sf "$WEB/api/runs" >"$T/api.json" && ! grep -q committed-late "$T/api.json" && break; sleep 0.1
+done
+grep -q committed-late "$T/api.json" && fail "a run deleted from the catalogue is still served" || ok
 kill $SERVE; wait $SERVE 2>/dev/null
 [ -z "$(ls "$T/serve-tmp")" ] && ok || fail "serve left its mirror: $(ls "$T/serve-tmp")"
 

@@ -9,8 +9,8 @@
  * catalogue, the run pages' facts and sizes) from the start, and a run's
  * bytes (chunks, trace packets) from the first request that reads them
  * (mirror_ensure), so that a fleet of 100,000 runs costs its rows, not its
- * profiles.  A thread looks for runs synced since its last look every two
- * seconds, so a run a host pushes appears in an open catalogue page (the
+ * profiles.  A thread looks for runs synced lately every two seconds
+ * (refresh() says how far back), so a run a host pushes appears in an open catalogue page (the
  * store's change notifications do the rest), and a run pushed again
  * (a running run, later ended) is replaced under the same id.
  *
@@ -38,6 +38,7 @@ struct entry {
 	int64_t local_id;  /* ours */
 	char stamp[17];
 	int have_bytes;
+	unsigned seen;     /* the last full look that found it */
 };
 
 struct mirror {
@@ -48,7 +49,9 @@ struct mirror {
 	struct fleet *f;
 	struct store *w;
 	char url[1024], dir[4096], path[4200];
-	int64_t since_us;    /* runs synced after this are looked at */
+	int64_t since_us;    /* the newest synced_us seen */
+	unsigned looks;      /* refreshes so far */
+	unsigned full_every; /* a full look every this many (150: 5 minutes) */
 	struct entry *v;     /* open addressing, by (host_id, run_id) */
 	size_t cap, n;
 	struct entry **by_local; /* local id -> entry */
@@ -85,7 +88,7 @@ static int grow(struct mirror *m)
 		return -1;
 	for (size_t j = 0; j < m->cap; j++) {
 		struct entry *e = &m->v[j];
-		if (!e->local_id)
+		if (!e->local_id || e->run_id <= 0) /* (a dropped run's slot: not kept) */
 			continue;
 		size_t i = key_hash(e->host_id, e->run_id) & (cap - 1);
 		while (v[i].local_id)
@@ -141,6 +144,8 @@ static int take_rows(void *ctx, struct fleet_run *r, const char *stamp, int64_t 
 	if (synced_us > m->since_us)
 		m->since_us = synced_us;
 	struct entry *e = find(m, host_id, run_id);
+	if (e)
+		e->seen = m->looks;
 	if (e && strcmp(e->stamp, stamp) == 0)
 		return 0;
 	int dr = e ? store_run_delete(m->w, e->local_id) : 0;
@@ -156,6 +161,24 @@ static int take_rows(void *ctx, struct fleet_run *r, const char *stamp, int64_t 
 		return snprintf(m->err, sizeof(m->err), "out of memory"), -1;
 	snprintf(e->stamp, sizeof(e->stamp), "%s", stamp);
 	e->have_bytes = 0;
+	e->seen = m->looks;
+	return 0;
+}
+
+/* After a full look: runs the catalogue no longer holds (deleted there)
+ * leave the mirror too.  Their slots stay, under a run id no run has. */
+static int drop_unseen(struct mirror *m)
+{
+	for (size_t i = 0; i < m->cap; i++) {
+		struct entry *e = &m->v[i];
+		if (e->local_id <= 0 || e->run_id <= 0 || e->seen == m->looks)
+			continue;
+		int rc = store_run_delete(m->w, e->local_id);
+		if (rc != 0 && rc != STORE_ENOTFOUND)
+			return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
+		m->by_local[e->local_id] = NULL;
+		e->run_id = -1;
+	}
 	return 0;
 }
 
@@ -165,10 +188,16 @@ static int refresh(struct mirror *m)
 	static const struct fleet_rows_cb cb = {take_rows};
 	if (store_batch_begin(m->w) != 0)
 		return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
-	/* (a second's overlap: a run synced in the same microsecond as the
-	 * newest seen is looked at again, and found current by its stamp) */
-	int64_t since = m->since_us > 1000000 ? m->since_us - 1000000 : 0;
-	if (fleet_each_run_rows(m->f, since, &cb, m) != 0) {
+	/* synced_us is the server's clock when the run's row was written, not
+	 * when its transaction committed: a sync of a large run may commit
+	 * minutes after a later one.  So each look reaches 5 minutes back,
+	 * and every 5 minutes one looks at everything (runs found current
+	 * by their stamps cost a comparison). */
+	int64_t back = INT64_C(300000000);
+	m->looks++;
+	int full = m->looks % m->full_every == 1 % m->full_every || m->since_us <= back;
+	if (fleet_each_run_rows(m->f, full ? 0 : m->since_us - back, &cb, m) != 0 ||
+	    (full && drop_unseen(m) != 0)) {
 		if (!m->err[0])
 			snprintf(m->err, sizeof(m->err), "%s", fleet_errmsg(m->f));
 		store_batch_abort(m->w);
@@ -218,6 +247,9 @@ int mirror_start(struct mirror **out, const char *url, char *err, size_t len)
 	pthread_mutex_init(&m->mu, NULL);
 	deadline_cond_init(&m->cv);
 	snprintf(m->url, sizeof(m->url), "%s", url);
+	/* (tests make full looks frequent, to see deletions soon) */
+	const char *fe = getenv("PROFDB_SERVE_FULL_LOOK_EVERY");
+	m->full_every = fe && atoi(fe) > 0 ? (unsigned)atoi(fe) : 150;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(m->dir, sizeof(m->dir), "%s/profdb-serve-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(m->dir)) {
@@ -267,7 +299,7 @@ int mirror_ensure(struct mirror *m, int64_t local_id, char *err, size_t len)
 	int rc = 0;
 	pthread_mutex_lock(&m->mu);
 	struct entry *e = local_id > 0 && (size_t)local_id < m->nlocal ? m->by_local[local_id] : NULL;
-	if (e && !e->have_bytes) {
+	if (e && e->run_id > 0 && !e->have_bytes) {
 		/* the run again, whole, under its id (its rows go first) */
 		int64_t got;
 		struct fleet_copy_opts o = {.id = local_id, .catalogue_host = 1};
