@@ -189,8 +189,12 @@ mirage restart --pages 64 --events 40000 --rate 5000 &
 GUEST=$!
 for k in 1 2; do
 	sleep 2.5
-	kill -9 "$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")"
-	sleep 0.1
+	pid=$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")
+	kill -9 "$pid"
+	# its pid file's lock free before the next start: a process being torn
+	# down still holds it (under load that took more than the 0.1 s once
+	# waited, and the new start said "already running")
+	for _ in $(seq 200); do flock -n "$PROFSVC_RUN_DIR/profile-backend.pid" true && break; sleep 0.02; done
 	backend_up
 done
 wait $GUEST
