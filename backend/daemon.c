@@ -257,12 +257,21 @@ static int serve(struct options *o, int ready_fd)
 		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
 		goto out;
 	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	unlink(path);
+	/* The socket gets its name only once it listens, mode 0600: a client
+	 * (or a script waiting for the file) never finds it refusing. */
+	char bound[sizeof(sa.sun_path) + 8];
+	snprintf(bound, sizeof(bound), "%s.new", path);
+	if (strlen(bound) >= sizeof(sa.sun_path)) {
+		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
+		goto out;
+	}
+	memcpy(sa.sun_path, bound, strlen(bound) + 1);
+	unlink(bound);
 	ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(path, 0600) != 0 ||
-	    listen(ctl, 8) != 0) {
+	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(bound, 0600) != 0 ||
+	    listen(ctl, 16) != 0 || rename(bound, path) != 0) {
 		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
+		unlink(bound);
 		goto out;
 	}
 	if (io_start(&b) != 0) {

@@ -847,7 +847,8 @@ static void test_control_clients(void)
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		int small = 1024;
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-		REQUIRE(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s", sa.sun_path);
+		REQUIRE(fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0, "connect %s: %s", sa.sun_path,
+		        strerror(errno));
 		if (i % 3 == 0) /* asks, then never reads */
 			CHECK(send(fd, "status\n", 7, MSG_NOSIGNAL) == 7, "send");
 		fds[nfds++] = fd;
