@@ -127,6 +127,39 @@ static int64_t map_id(const struct id_map *m, size_t n, int64_t from)
 	return 0;
 }
 
+/* A device from a row whose columns c0.. are those of copy_devices' SELECT
+ * (run_id is the caller's to set). */
+static void device_of_row(const PGresult *r, int i, int c0, struct store_device_info *d)
+{
+	char role[16], status[16];
+	memset(d, 0, sizeof(*d));
+	d->device_id = fleet_get_i64(r, i, c0);
+	fleet_get_str(r, i, c0 + 1, d->vdev, sizeof(d->vdev));
+	d->devid = (int32_t)fleet_get_i64(r, i, c0 + 2);
+	fleet_get_str(r, i, c0 + 3, role, sizeof(role));
+	d->role = strcmp(role, "prof") == 0    ? STORE_ROLE_PROF
+	          : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
+	          : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
+	                                       : STORE_ROLE_RAW;
+	d->capacity_sectors = (uint64_t)fleet_get_i64(r, i, c0 + 4);
+	d->write_requests = fleet_get_i64(r, i, c0 + 5);
+	d->write_bytes = fleet_get_i64(r, i, c0 + 6);
+	d->read_requests = fleet_get_i64(r, i, c0 + 7);
+	d->read_bytes = fleet_get_i64(r, i, c0 + 8);
+	d->flush_requests = fleet_get_i64(r, i, c0 + 9);
+	d->discard_requests = fleet_get_i64(r, i, c0 + 10);
+	d->errors = fleet_get_i64(r, i, c0 + 11);
+	d->written_end_sector = (uint64_t)fleet_get_i64(r, i, c0 + 12);
+	fleet_get_str(r, i, c0 + 13, status, sizeof(status));
+	d->status = strcmp(status, "ok") == 0        ? STORE_STATUS_OK
+	            : strcmp(status, "corrupt") == 0 ? STORE_STATUS_CORRUPT
+	                                             : STORE_STATUS_NONE;
+	d->file_size = fleet_get_i64(r, i, c0 + 14);
+	d->closed = (int)fleet_get_i64(r, i, c0 + 15);
+	d->word_size = (int)fleet_get_i64(r, i, c0 + 16);
+	d->status_updated_us = fleet_get_i64(r, i, c0 + 17);
+}
+
 static int copy_devices(struct fleet *f, const char *host_id, int64_t run_id, int64_t local_run,
                         struct store *dst, struct id_map **map, size_t *nmap)
 {
@@ -149,34 +182,9 @@ static int copy_devices(struct fleet *f, const char *host_id, int64_t run_id, in
 		return fleet_fail(f, "out of memory");
 	}
 	for (int i = 0; i < rows; i++) {
-		struct store_device_info d = {0};
-		char role[16], status[16];
-		d.device_id = fleet_get_i64(r, i, 0);
+		struct store_device_info d;
+		device_of_row(r, i, 0, &d);
 		d.run_id = local_run;
-		fleet_get_str(r, i, 1, d.vdev, sizeof(d.vdev));
-		d.devid = (int32_t)fleet_get_i64(r, i, 2);
-		fleet_get_str(r, i, 3, role, sizeof(role));
-		d.role = strcmp(role, "prof") == 0    ? STORE_ROLE_PROF
-		         : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
-		         : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
-		                                      : STORE_ROLE_RAW;
-		d.capacity_sectors = (uint64_t)fleet_get_i64(r, i, 4);
-		d.write_requests = fleet_get_i64(r, i, 5);
-		d.write_bytes = fleet_get_i64(r, i, 6);
-		d.read_requests = fleet_get_i64(r, i, 7);
-		d.read_bytes = fleet_get_i64(r, i, 8);
-		d.flush_requests = fleet_get_i64(r, i, 9);
-		d.discard_requests = fleet_get_i64(r, i, 10);
-		d.errors = fleet_get_i64(r, i, 11);
-		d.written_end_sector = (uint64_t)fleet_get_i64(r, i, 12);
-		fleet_get_str(r, i, 13, status, sizeof(status));
-		d.status = strcmp(status, "ok") == 0        ? STORE_STATUS_OK
-		           : strcmp(status, "corrupt") == 0 ? STORE_STATUS_CORRUPT
-		                                            : STORE_STATUS_NONE;
-		d.file_size = fleet_get_i64(r, i, 14);
-		d.closed = (int)fleet_get_i64(r, i, 15);
-		d.word_size = (int)fleet_get_i64(r, i, 16);
-		d.status_updated_us = fleet_get_i64(r, i, 17);
 		(*map)[i].from = d.device_id;
 		if (store_copy_device(dst, &d) != 0) {
 			PQclear(r);
@@ -327,37 +335,6 @@ out:
 }
 
 /* ---- every run's rows at once (profdb serve's mirror) ------------------------------ */
-
-static void device_of_row(const PGresult *r, int i, int c0, struct store_device_info *d)
-{
-	char role[16], status[16];
-	memset(d, 0, sizeof(*d));
-	d->device_id = fleet_get_i64(r, i, c0);
-	fleet_get_str(r, i, c0 + 1, d->vdev, sizeof(d->vdev));
-	d->devid = (int32_t)fleet_get_i64(r, i, c0 + 2);
-	fleet_get_str(r, i, c0 + 3, role, sizeof(role));
-	d->role = strcmp(role, "prof") == 0    ? STORE_ROLE_PROF
-	          : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
-	          : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
-	                                       : STORE_ROLE_RAW;
-	d->capacity_sectors = (uint64_t)fleet_get_i64(r, i, c0 + 4);
-	d->write_requests = fleet_get_i64(r, i, c0 + 5);
-	d->write_bytes = fleet_get_i64(r, i, c0 + 6);
-	d->read_requests = fleet_get_i64(r, i, c0 + 7);
-	d->read_bytes = fleet_get_i64(r, i, c0 + 8);
-	d->flush_requests = fleet_get_i64(r, i, c0 + 9);
-	d->discard_requests = fleet_get_i64(r, i, c0 + 10);
-	d->errors = fleet_get_i64(r, i, c0 + 11);
-	d->written_end_sector = (uint64_t)fleet_get_i64(r, i, c0 + 12);
-	fleet_get_str(r, i, c0 + 13, status, sizeof(status));
-	d->status = strcmp(status, "ok") == 0        ? STORE_STATUS_OK
-	            : strcmp(status, "corrupt") == 0 ? STORE_STATUS_CORRUPT
-	                                             : STORE_STATUS_NONE;
-	d->file_size = fleet_get_i64(r, i, c0 + 14);
-	d->closed = (int)fleet_get_i64(r, i, c0 + 15);
-	d->word_size = (int)fleet_get_i64(r, i, c0 + 16);
-	d->status_updated_us = fleet_get_i64(r, i, c0 + 17);
-}
 
 int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_rows_cb *cb, void *ctx)
 {
