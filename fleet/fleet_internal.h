@@ -81,6 +81,16 @@ int fleet_copy_parse(const unsigned char *p, int len, struct fleet_fields *f);
 int64_t fleet_field_i64(const struct fleet_fields *f, int i);
 void fleet_field_str(const struct fleet_fields *f, int i, char *out, size_t outlen);
 
+/* runs.listing (schema 2, fleet_schema.c): a run's listing columns packed
+ * by the server, big-endian: host_no int32, run_id int64, domid int32,
+ * started_us int64, ended_us int64 (-1: not ended), prof_bytes int64,
+ * hp_bytes int64, state 1 byte (0 running, 1 complete, 2 crashed), then
+ * the name's bytes.  fleet_listing_parse reads one into r (its host_no
+ * into *host_no): 0, or -1 when it is not one (short, or a state out of
+ * range; tests/fuzz/fuzz_fleet_copy). */
+#define FLEET_LISTING_FIXED 49
+int fleet_listing_parse(const unsigned char *p, int len, int64_t *host_no, struct store_run *r);
+
 /* fleet_schema.c */
 int fleet_schema_ensure(struct fleet *f, int writer);
 

@@ -50,7 +50,7 @@ trap cleanup EXIT
 	{ echo "initdb failed: $(tail -3 "$PGD/initdb.log")"; exit 99; }
 pg_up || { echo "the server did not start: $(tail -3 "$PGD/log")"; exit 99; }
 PSQL=(psql -X -q -t -A -h "$PGD/sock" -U profsvc)
-"${PSQL[@]}" -d postgres -c "CREATE DATABASE fleet" -c "CREATE DATABASE empty" -c "CREATE DATABASE newer" >/dev/null ||
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE fleet" -c "CREATE DATABASE empty" -c "CREATE DATABASE newer" -c "CREATE DATABASE old" >/dev/null ||
 	{ echo "createdb failed"; exit 99; }
 URL="postgresql://profsvc@/fleet?host=$PGD/sock"
 q() { "${PSQL[@]}" -d fleet -c "$1"; }
@@ -397,6 +397,26 @@ same "$T/away2.prof" "$LP"
 "${PSQL[@]}" -d newer -c "update profsvc_meta set value = '99' where key = 'schema_version'" >/dev/null
 expect 1 "newer than this profdb" -- "$PROFDB" --db "postgresql://profsvc@/newer?host=$PGD/sock" query runs
 expect 1 "newer than this profdb" -- "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock"
+# a catalogue at schema 1 (before runs.listing): refused by readers with
+# what to do; a sync upgrades it, and the rows it held list as before
+OLD="postgresql://profsvc@/old?host=$PGD/sock"
+"$PROFDB" sync --to "$OLD" -q >/dev/null 2>&1 || fail "sync into the database 'old'"
+expect 0 "" -- "$PROFDB" --db "$OLD" query runs
+cp "$T/out" "$T/old-before"
+"${PSQL[@]}" -d old -c "ALTER TABLE runs DROP COLUMN listing" \
+	-c "CREATE INDEX runs_listing ON runs(started_us, host_no, run_id) INCLUDE (domid, name, ended_us, state, prof_bytes, hp_bytes)" \
+	-c "UPDATE profsvc_meta SET value = '1' WHERE key = 'schema_version'" >/dev/null || fail "making a schema-1 catalogue"
+expect 1 "catalogue schema 1; a sync from this host" -- "$PROFDB" --db "$OLD" query runs
+expect 0 "" -- "$PROFDB" sync --to "$OLD"
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 2 ] && ok ||
+	fail "the sync did not upgrade the catalogue to schema 2"
+expect 0 "" -- "$PROFDB" --db "$OLD" query runs
+[ "$(grep -c . "$T/out")" -ge 3 ] && cmp -s "$T/out" "$T/old-before" && ok ||
+	fail "the upgraded catalogue lists otherwise: $(diff "$T/old-before" "$T/out" | head -5)"
+# a listing row that is not one (a row changed by hand): refused, not misread
+"${PSQL[@]}" -d old -c "ALTER TABLE runs DROP CONSTRAINT runs_state_check" -c "UPDATE runs SET state = 'odd' WHERE run_id = 1" >/dev/null
+expect 0 "" -- "$PROFDB" --db "$OLD" query runs
+grep -q " crashed " "$T/out" && ok || fail "a run of an unknown state is not listed as crashed: $(cat "$T/out")"
 # unreachable: a clear line, and never the password
 expect 1 "cannot connect" -- "$PROFDB" --db "postgresql://profsvc:s3cret-pw@/fleet?host=$T/nowhere" query runs
 grep -q s3cret "$T/err" && fail "the password was printed: $(cat "$T/err")" || ok

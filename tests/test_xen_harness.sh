@@ -46,7 +46,7 @@ scenario() {
 	local w=$T/$name; mkdir -p "$w/logs"; echo x >"$w/dom0.cpio"
 	for l in "$@"; do i=$((i + 1)); printf '%s\n' "$l" >"$w/logs/round$i"; done
 	RC=0
-	env PATH="$T/bin:$PATH" FAKE_LOGS="$w/logs" XQ_WORK="$w" XQ_SILENCE=30 XQ_STALL=30 XQ_TIMEOUT=30 \
+	env PATH="$T/bin:$PATH" FAKE_LOGS="$w/logs" XQ_WORK="$w" XQ_FLEET=no XQ_SILENCE=30 XQ_STALL=30 XQ_TIMEOUT=30 \
 		"${env[@]}" "$SRC/tests/xen/xen-e2e.sh" boot >"$T/$name.out" 2>&1 || RC=$?
 	ROUNDS=$(cat "$w/logs/count" 2>/dev/null || echo 0)
 	SCORE=$("$SRC/tests/xen/score.sh" "$T/$name.out" | tail -1)

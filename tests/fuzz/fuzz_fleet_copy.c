@@ -4,7 +4,8 @@
  * whose rows anyone with write access may have changed answers with.  The
  * input is a sequence of rows, each led by a 16-bit length (the CopyData
  * message libpq hands over); every field of a row that parses is read as a
- * number and as a string into buffers of several sizes.  Asserted, beyond
+ * number, as a string into buffers of several sizes, and as a packed
+ * listing record (runs.listing, fleet_listing_parse).  Asserted, beyond
  * "no crash, no out-of-bounds read": a parsed row's fields lie inside the
  * row and number at most FLEET_MAX_FIELDS.
  */
@@ -47,6 +48,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fleet_field_str(&f, i, s8, sizeof(s8));
 				fleet_field_str(&f, i, s300, sizeof(s300));
 				assert(!s1[0] && strlen(s8) < 8 && strlen(s300) < 300);
+				struct store_run run;
+				int64_t host_no;
+				if (fleet_listing_parse(f.v[i], f.len[i], &host_no, &run) == 0)
+					assert(f.len[i] >= FLEET_LISTING_FIXED &&
+					       strlen(run.name) < sizeof(run.name) && run.ended_us >= 0);
+				else
+					assert(f.len[i] < FLEET_LISTING_FIXED || f.v[i][48] > 2);
 			}
 		}
 		free(row);

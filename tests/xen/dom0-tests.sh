@@ -34,6 +34,12 @@
 #      identical), and xl migrate to this host the same (or, as this host
 #      cannot migrate live, a failed migration losing nothing); xl create
 #      refused, with the reason and no domain left, when profile-backend is not running
+#  10. profile-backend --sync to the fleet catalogue, a PostgreSQL on another
+#      machine (the QEMU host, over the dom0's NIC): a guest's run reaches it
+#      when the guest powers off, and exports from it byte-identical; with
+#      the dom0's link down (a partition, mid-connection), a guest writes
+#      as fast and sees no error, `status` says what waits, and once the
+#      link is back the run reaches the catalogue whole
 export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
@@ -571,6 +577,69 @@ chk "9 xl create refused without profile-backend (exit $rc)" test "$rc" != 0
 chk "9 ... with the reason" grep -q "profile-backend is not running" /tmp/x-nobe.xl.err /var/log/xen/xen-hotplug.log
 sleep 2
 chk "9 ... and no domain left" no_domain x-nobe
+
+# ---- 10 --------------------------------------------------------------------------
+T s10-fleet
+PGPORT=$(sed -n 's/.*profsvc_pg=\([0-9][0-9]*\).*/\1/p' /proc/cmdline)
+NIC=$(ls /sys/class/net | grep -vx lo | head -1)
+URL="postgresql://profsvc@10.0.2.2:$PGPORT/fleet?connect_timeout=5"
+fleet() { profdb --db "$URL" "$@"; }
+# in_catalogue RUN STATE: until the catalogue holds RUN in STATE (2 min)
+in_catalogue() {
+	for i in $(seq 1 240); do
+		fleet show "$1" --json 2>/dev/null | grep -q "\"state\":\"$2\"" && return 0
+		sleep 0.5; progress
+	done
+	return 1
+}
+# fleet_same RUN PROF HP: exports through the catalogue byte-identical
+fleet_same() {
+	rm -f "/tmp/f$1.prof" "/tmp/f$1.hp"
+	fleet export "$1" --prof "/tmp/f$1.prof" --hp "/tmp/f$1.hp" >/dev/null &&
+		same "/tmp/f$1.prof" "$FX/$2" && same "/tmp/f$1.hp" "$FX/$3"
+}
+sync_field() { profile-backend status --json | grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2-; }
+busybox ip addr 2>&1 | grep -E 'inet |state' | info "10 network"
+if [ -z "$PGPORT" ] || [ -z "$NIC" ]; then
+	fail "10 the fleet catalogue: no profsvc_pg= port on the dom0's command line, or no NIC"
+else
+	chk "10 profile-backend start --sync (the catalogue on 10.0.2.2:$PGPORT)" \
+		profile-backend start --platform xen --sync "$URL"
+	# 10a: a guest powers off: its run is pushed
+	guest_cfg f-net leak-p-hc.prof phases-hd-i0.01.hp 0
+	create f-net >/dev/null || fail "10 profile-backend create f-net"
+	chk "10 the guest ran and powered off" wait_gone f-net
+	R=$(wait_run f-net)
+	chk "10 run complete" wait_state "$R" complete
+	chk "10 the run reached the catalogue, complete" in_catalogue "$R" complete
+	fleet query runs | info "10 fleet runs"
+	chk "10 the catalogue names this host" sh -c "profdb --db '$URL' query runs --json | grep -q '\"hostname\":\"xen-dom0\"'"
+	chk "10 exports from the catalogue byte-identical" fleet_same "$R" leak-p-hc.prof phases-hd-i0.01.hp
+	# 10b: the link goes down (the backend's connection stays open, its
+	# packets now go nowhere); a guest writes and powers off meanwhile
+	chk "10 link $NIC down" busybox ip link set "$NIC" down
+	guest_cfg f-part exprcalc-p.prof leak-p-hc.hp 0
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	create f-part >/dev/null || fail "10 profile-backend create f-part"
+	chk "10 partitioned: the guest ran and powered off" wait_gone f-part
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	echo "guest f-part created to gone in $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b-a}') s (f-net's: see T lines)" | info "10"
+	chk "10 partitioned: the guest saw no write error" grep -q "DOMU: profiles written" /var/log/xen/console/guest-f-part.log
+	R2=$(wait_run f-part)
+	chk "10 partitioned: run complete here" wait_state "$R2" complete
+	sleep 2
+	profile-backend status --json | grep -o '"sync":{[^}]*}' | info "10 status while partitioned"
+	profile-backend status 2>&1 | grep -i -A4 'sync\|catalogue' | info "10 status text"
+	chk "10 partitioned: status says a run waits, or the push is stuck" sh -c \
+		"w=\$(profile-backend status --json | grep -o '\"waiting\":[0-9]*' | cut -d: -f2); [ \"\${w:-0}\" -ge 1 ]"
+	chk "10 link $NIC up" busybox ip link set "$NIC" up
+	chk "10 after the partition: the run reached the catalogue, complete" in_catalogue "$R2" complete
+	profile-backend status --json | grep -o '"sync":{[^}]*}' | info "10 status after"
+	chk "10 after the partition: exports from the catalogue byte-identical" fleet_same "$R2" exprcalc-p.prof leak-p-hc.hp
+	chk "10 the first run is there once" test "$(profdb --db "$URL" query runs --json | grep -o '"run_id":[0-9]*' | grep -cx "\"run_id\":$R")" = 1
+	grep profile-backend /var/log/messages | grep -iE 'catalogue|sync|fleet' | tail -12 | info "10 log"
+	profile-backend stop >/dev/null 2>&1
+fi
 
 profile-backend stop >/dev/null 2>&1
 # Programs that died of a fault in the dom0 during the round (under TCG:

@@ -10,7 +10,7 @@
 #   TOP_SRCDIR, TOP_BUILDDIR  the source tree and a plain (not sanitized) build
 #   XQ_WORK      where images are built (default /var/tmp/profsvc-xen)
 #   XQ_MIRROR    Debian archive for debootstrap (default: the one apt uses)
-#   XQ_TIMEOUT   QEMU wall-clock limit per round in s (default 600)
+#   XQ_TIMEOUT   QEMU wall-clock limit per round in s (default 720)
 #   XQ_SILENCE   s without any serial output after which the host is taken
 #                as hung and QEMU is stopped (default 240; the dom0 prints a
 #                heartbeat every 20 s, and every test step is bounded)
@@ -23,11 +23,18 @@
 #   XQ_XEN_ARGS  Xen's command line beyond the console and dom0 memory
 #                (default: spec-ctrl=eager-fpu, see boot())
 #   XQ_CPU       QEMU's -cpu (default: see boot())
+#   XQ_FLEET     no: start no fleet catalogue (scenario 10 then fails; for
+#                tests/test_xen_harness.sh, whose stand-in QEMU needs none)
 #   XQ_STRESS    N: before the scenarios, N guests in a row each created
 #                the moment the one before powered off (hunting races in
 #                the toolstack path; local use, default 0); with
 #                XQ_STRESS_DISKS=no those guests have no disks at all
 #                (is it the backend, or the host, when something breaks?)
+#
+# The fleet catalogue (scenario 10) is a private PostgreSQL on this host,
+# one per round, which the dom0 reaches through QEMU's user network (its
+# e1000 NIC; 10.0.2.2 is this host's loopback), as a dom0 reaches a
+# catalogue server on the network.
 #
 # The dom0 runs tests/xen/dom0-tests.sh, which prints one "XENTEST: PASS|FAIL"
 # line per check and "XENTEST: RESULT N passed, N failed".  Exit status: 0
@@ -36,7 +43,7 @@ set -euo pipefail
 
 SRC=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BLD=${TOP_BUILDDIR:-$SRC}
-XQ_TIMEOUT=${XQ_TIMEOUT:-600}
+XQ_TIMEOUT=${XQ_TIMEOUT:-720}
 XQ_SILENCE=${XQ_SILENCE:-240}
 XQ_STALL=${XQ_STALL:-330}
 XQ_ROUNDS=${XQ_ROUNDS:-6}
@@ -54,7 +61,8 @@ MIRROR=${XQ_MIRROR:-$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.
                          awk '$1=="deb"{print $2}' /etc/apt/sources.list 2>/dev/null || true; } | grep -v security | head -1)}
 # xen-blkback as Debian's xen init script loads it: profile-backend must
 # take stock xl's script=block-profsvc disks from it (scenario 9).
-DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop"
+# e1000: the NIC through which the dom0 reaches the fleet catalogue.
+DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop e1000"
 FIXTURES="leak/leak-p-hc.prof leak/leak-p-hc.hp phases/phases-p-hc.prof phases/phases-hd-i0.01.hp exprcalc/exprcalc-p.prof"
 
 log() { printf '[xen-e2e %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -62,7 +70,7 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b-a}'; }
 
 host_packages() {
-	local pkgs="qemu-system-x86 debootstrap cpio busybox-static gcc libc6-dev"
+	local pkgs="qemu-system-x86 debootstrap cpio busybox-static gcc libc6-dev postgresql"
 	local missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -201,7 +209,15 @@ mkdir -p /dev/pts /dev/shm; mount -t devpts devpts /dev/pts; mount -t tmpfs tmpf
 mount -t tmpfs tmpfs /run; mkdir -p /run/lock /var/log/xen/console /var/lib/xen
 ln -sfn /proc/self/fd /dev/fd; for i in 0:stdin 1:stdout 2:stderr; do ln -sfn /proc/self/fd/${i%%:*} /dev/${i#*:}; done
 exec </dev/console >/dev/console 2>&1
-modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop
+modprobe -a xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop e1000
+# The network to the fleet catalogue (QEMU's user network: this dom0 is
+# 10.0.2.15, the host 10.0.2.2).
+busybox hostname xen-dom0
+busybox ip link set lo up
+for n in /sys/class/net/*; do
+	n=${n##*/}; [ "$n" = lo ] && continue
+	busybox ip link set "$n" up && busybox ip addr add 10.0.2.15/24 dev "$n" && break
+done
 busybox syslogd -O /var/log/messages
 /etc/init.d/xen start >/dev/null
 # A heartbeat: a host that hears nothing for minutes knows the dom0 (or Xen)
@@ -233,9 +249,42 @@ stream() {
 	echo "$n"
 }
 
+# ---- the fleet catalogue -------------------------------------------------------
+# A private PostgreSQL for one round, on 127.0.0.1 (QEMU's user network
+# takes the dom0's connections to 10.0.2.2:PORT there): initdb as nobody,
+# trust authentication, an empty database "fleet".  Sets PG_PORT.
+PGD=$W/pg
+pg_start() {
+	local pgbin i
+	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+	[ -n "$pgbin" ] && [ -x "$pgbin/initdb" ] || { log "PostgreSQL's server is not installed (Debian package postgresql)"; return 1; }
+	pg_stop
+	rm -rf "$PGD"; mkdir -p "$PGD"; chown nobody "$PGD"
+	runuser -u nobody -- "$pgbin/initdb" -D "$PGD/data" -U profsvc --auth=trust -E UTF8 --locale=C.UTF-8 \
+		>"$PGD/initdb.log" 2>&1 || { log "initdb failed: $(tail -3 "$PGD/initdb.log")"; return 1; }
+	for i in 1 2 3 4 5; do
+		PG_PORT=$((20000 + RANDOM % 20000))
+		runuser -u nobody -- "$pgbin/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w \
+			-o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PGD" start >"$PGD/ctl.log" 2>&1 && break
+		PG_PORT=""
+	done
+	[ -n "$PG_PORT" ] || { log "the fleet catalogue's PostgreSQL did not start: $(tail -3 "$PGD/log")"; return 1; }
+	"$pgbin/psql" -q -h 127.0.0.1 -p "$PG_PORT" -U profsvc -d postgres -c "CREATE DATABASE fleet" >>"$PGD/ctl.log" 2>&1 ||
+		{ log "CREATE DATABASE fleet failed: $(tail -3 "$PGD/ctl.log")"; return 1; }
+	PG_BIN=$pgbin
+	log "fleet catalogue: PostgreSQL on 127.0.0.1:$PG_PORT (the dom0's 10.0.2.2:$PG_PORT)"
+}
+pg_stop() {
+	[ -s "$PGD/data/postmaster.pid" ] || return 0
+	runuser -u nobody -- "${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}/pg_ctl" \
+		-D "$PGD/data" -m immediate -w stop >/dev/null 2>&1 || true
+}
+
 boot() {
 	[ -s "$W/dom0.cpio" ] || { log "nothing built; run build first"; exit 2; }
 	local out=$W/serial.log t0; t0=$(now)
+	PG_PORT=""
+	[ "${XQ_FLEET:-yes}" = no ] || pg_start || return 2
 	log "booting Xen under qemu (TCG), timeout ${XQ_TIMEOUT}s, serial log $out"
 	: > "$out"; rm -f "$W/qemu.pid"
 	# -smap,-smep: with them the dom0 faults at once in Xen's
@@ -252,14 +301,15 @@ boot() {
 	qemu-system-x86_64 -accel tcg -cpu "$XQ_CPU" -m 3072 -smp 2 \
 		-display none -monitor none -serial stdio -nodefaults -no-reboot \
 		-pidfile "$W/qemu.pid" -kernel "$W/xen" \
+		-netdev user,id=net0 -device e1000,netdev=net0,romfile= \
 		-append "console=com1 com1=115200,8n1 dom0_mem=1536M,max:1536M $XQ_XEN_ARGS" \
-		-initrd "$W/vmlinuz console=hvc0 print-fatal-signals=1 rdinit=/init,$W/dom0.cpio" \
+		-initrd "$W/vmlinuz console=hvc0 print-fatal-signals=1 profsvc_pg=$PG_PORT rdinit=/init,$W/dom0.cpio" \
 		< /dev/null > "$out" 2>&1 &
 	local qpid="" deadline=$(( $(date +%s) + XQ_TIMEOUT ))
 	for i in $(seq 1 50); do [ -s "$W/qemu.pid" ] && break; sleep 0.2; done
 	qpid=$(cat "$W/qemu.pid" 2>/dev/null || true)
 	[ -n "$qpid" ] || { log "qemu did not start"; tail "$out" >&2; return 2; }
-	trap 'kill "$qpid" 2>/dev/null || true' EXIT INT TERM
+	trap 'kill "$qpid" 2>/dev/null || true; pg_stop' EXIT INT TERM
 	local shown=0 progress; progress=$(date +%s)
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then log "TIMEOUT: killing qemu"; kill "$qpid"; break; fi
@@ -277,6 +327,7 @@ boot() {
 		sleep 1
 	done
 	wait 2>/dev/null || true
+	pg_stop
 	trap - EXIT INT TERM
 	stream "$out" "$shown" >/dev/null
 	log "qemu ran $(elapsed "$t0" "$(now)") s"
