@@ -122,17 +122,23 @@ int json_list_begin(struct json_list *l, const char *key)
 
 int json_list_add(struct json_list *l, json_t *v)
 {
-	size_t len = v ? json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_REAL_PRECISION(12)) : 0;
-	if (!l->failed && len + 1 > l->cap) {
-		char *grown = realloc(l->buf, len + 1);
+	const size_t flags = JSON_COMPACT | JSON_REAL_PRECISION(12);
+	/* Dumped once into the kept buffer; again only when it had to grow
+	 * (jansson says the size it needed). */
+	size_t len = v && l->buf ? json_dumpb(v, l->buf, l->cap, flags) : 0;
+	if (v && !l->failed && (!l->buf || len > l->cap)) {
+		size_t need = l->buf ? len : json_dumpb(v, NULL, 0, flags);
+		size_t cap = need > 2 * l->cap ? need : 2 * l->cap;
+		char *grown = realloc(l->buf, cap ? cap : 1);
 		if (grown) {
 			l->buf = grown;
-			l->cap = len + 1;
+			l->cap = cap;
+			len = json_dumpb(v, l->buf, l->cap, flags);
 		} else {
 			l->failed = 1;
 		}
 	}
-	l->failed = l->failed || !v || json_dumpb(v, l->buf, l->cap, JSON_COMPACT | JSON_REAL_PRECISION(12)) != len ||
+	l->failed = l->failed || !v || len == 0 || len > l->cap ||
 	            (l->n && fputc(',', stdout) == EOF) || fwrite(l->buf, 1, len, stdout) != len;
 	l->n++;
 	json_decref(v);

@@ -309,7 +309,9 @@ boot() {
 	for i in $(seq 1 50); do [ -s "$W/qemu.pid" ] && break; sleep 0.2; done
 	qpid=$(cat "$W/qemu.pid" 2>/dev/null || true)
 	[ -n "$qpid" ] || { log "qemu did not start"; tail "$out" >&2; return 2; }
-	trap 'kill "$qpid" 2>/dev/null || true; pg_stop' EXIT INT TERM
+	# (stopped by a signal: QEMU and the catalogue go too, and no round follows)
+	trap 'kill "$qpid" 2>/dev/null || true; pg_stop' EXIT
+	trap 'kill "$qpid" 2>/dev/null || true; pg_stop; exit 2' INT TERM
 	local shown=0 progress; progress=$(date +%s)
 	while kill -0 "$qpid" 2>/dev/null; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then log "TIMEOUT: killing qemu"; kill "$qpid"; break; fi
