@@ -27,13 +27,15 @@ struct row {
 	int32_t domid;
 	enum store_run_state state;
 	int backend_gone;
-	char *name;
+	size_t name;          /* its offset in rows.names */
 	const char *hostname; /* a fleet's runs: the host's name (rows.hosts) */
 };
 
 struct rows {
 	struct row *v;
 	size_t n, cap;
+	char *names; /* every name, each terminated: one allocation, not one a run */
+	size_t names_len, names_cap;
 	int namew, hostw;
 	char **hosts;   /* a fleet's hostnames, each once */
 	size_t nhosts;
@@ -59,16 +61,26 @@ static int collect(void *ctx, const struct store_run *r)
 		rows->v = v;
 		rows->cap = cap;
 	}
-	struct row *w = &rows->v[rows->n];
-	*w = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes, r->domid, r->state,
-	                  r->backend_gone, strdup(r->name), NULL};
-	if (!w->name) {
-		cli_err("out of memory");
-		return 1;
+	size_t len = strlen(r->name) + 1;
+	if (rows->names_len + len > rows->names_cap) {
+		size_t cap = rows->names_cap ? rows->names_cap * 2 : 4096;
+		while (cap < rows->names_len + len)
+			cap *= 2;
+		char *v = realloc(rows->names, cap);
+		if (!v) {
+			cli_err("out of memory");
+			return 1;
+		}
+		rows->names = v;
+		rows->names_cap = cap;
 	}
+	memcpy(rows->names + rows->names_len, r->name, len);
+	rows->v[rows->n] = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes, r->domid,
+	                                r->state, r->backend_gone, rows->names_len, NULL};
+	rows->names_len += len;
 	rows->n++;
-	int len = safe_text_width(r->name);
-	rows->namew = len > rows->namew ? len : rows->namew;
+	int w = safe_text_width(r->name);
+	rows->namew = w > rows->namew ? w : rows->namew;
 	return 0;
 }
 
@@ -157,7 +169,9 @@ static void print_table(const struct rows *rows, int64_t now)
 {
 	int namew = rows->namew < 4 ? 4 : rows->namew > 32 ? 32 : rows->namew;
 	int hostw = rows->hostw < 4 ? 4 : rows->hostw > 24 ? 24 : rows->hostw;
-	char t[32], d[32], line[256];
+	char t[32], d[32];
+	/* a row is built whole, then written once */
+	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + 160];
 
 	if (rows->fleet)
 		printf("%-*s  ", hostw, "HOST");
@@ -165,19 +179,18 @@ static void print_table(const struct rows *rows, int64_t now)
 	       "STARTED", "DURATION", "STATE", "PROF", "HP");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
+		char *p = line;
 		cli_format_time(r->started_us, t, sizeof(t));
 		cli_format_duration(run_duration(r, now), d, sizeof(d));
 		if (r->backend_gone)
-			snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
+			memcpy(d, "?", 2); /* nobody is adding to it: its end is unknown */
 		if (rows->fleet) {
-			safe_text_print(stdout, r->hostname ? r->hostname : "", hostw);
-			fputs("  ", stdout);
+			p = safe_text_cell(p, r->hostname ? r->hostname : "", hostw);
+			*p++ = ' ', *p++ = ' ';
 		}
-		char *p = put_num(line, r->run_id, 6);
+		p = put_num(p, r->run_id, 6);
 		*p++ = ' ', *p++ = ' ';
-		fwrite(line, 1, (size_t)(p - line), stdout);
-		safe_text_print(stdout, r->name, namew); /* guest text: escaped */
-		p = line;
+		p = safe_text_cell(p, rows->names + r->name, namew); /* guest text: escaped */
 		*p++ = ' ', *p++ = ' ';
 		p = r->domid >= 0 ? put_num(p, r->domid, 5) : put_str(p, "-", -5);
 		*p++ = ' ', *p++ = ' ';
@@ -299,8 +312,7 @@ int cmd_query(const char *db, int argc, char **argv)
 		print_table(&rows, now);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	}
-	for (size_t i = 0; i < rows.n; i++)
-		free(rows.v[i].name);
+	free(rows.names);
 	for (size_t i = 0; i < rows.nhosts; i++)
 		free(rows.hosts[i]);
 	free(rows.hosts);

@@ -34,6 +34,7 @@ struct host {
 	int64_t no;
 	char id[33];
 	char name[STORE_NAME_MAX];
+	size_t name_len; /* (rows come from the hosts in turn: copied often) */
 };
 
 static uint32_t be32(const unsigned char *p)
@@ -156,6 +157,7 @@ static int load_hosts(struct fleet *f, const char *want, struct host **out, size
 		(*out)[i].no = fleet_get_i64(r, (int)i, 0);
 		fleet_get_str(r, (int)i, 1, (*out)[i].id, sizeof((*out)[i].id));
 		fleet_get_str(r, (int)i, 2, (*out)[i].name, sizeof((*out)[i].name));
+		(*out)[i].name_len = strlen((*out)[i].name);
 	}
 	PQclear(r);
 	return 0;
@@ -196,8 +198,13 @@ static int fill(struct lister *l, const struct fleet_fields *f)
 	h = bsearch(&key, l->hosts, l->nhosts, sizeof(key), cmp_host);
 	int no = h ? (int)(h - l->hosts) : -1;
 	if (no != fr->host_no || no < 0) { /* copied when the host changes */
-		snprintf(fr->host_id, sizeof(fr->host_id), "%s", h ? h->id : "");
-		snprintf(fr->hostname, sizeof(fr->hostname), "%s", h ? h->name : "?");
+		if (h) {
+			memcpy(fr->host_id, h->id, sizeof(fr->host_id));
+			memcpy(fr->hostname, h->name, h->name_len + 1);
+		} else {
+			fr->host_id[0] = 0;
+			memcpy(fr->hostname, "?", 2);
+		}
 	}
 	fr->host_no = no;
 	if (l->full) {

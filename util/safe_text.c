@@ -145,6 +145,39 @@ void safe_text_print(FILE *f, const char *s, int width)
 		fputc(' ', f);
 }
 
+char *safe_text_cell(char *out, const char *s, int width)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[8];
+	int col = 0, len;
+	unsigned cp;
+	size_t plain = plain_ascii(s);
+
+	if (width <= 0)
+		return out;
+	if (plain != (size_t)-1 && plain < 1u << 30) {
+		size_t n = plain > (size_t)width ? (size_t)width : plain;
+		memcpy(out, s, n);
+		out += n;
+		col = (int)n;
+	} else {
+		while (*p) {
+			enum kind k = classify(p, &len, &cp);
+			int w = render(k, p, len, cp, buf);
+			if (col + w > width)
+				break;
+			size_t n = strlen(buf); /* <= 6 bytes for w <= 6 columns */
+			memcpy(out, buf, n);
+			out += n;
+			col += w;
+			p += len;
+		}
+	}
+	for (; col < width; col++)
+		*out++ = ' ';
+	return out;
+}
+
 char *safe_text(char *out, size_t outlen, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -22,6 +22,12 @@
  * character (never inside an escape) and padded with spaces. */
 void safe_text_print(FILE *f, const char *s, int width);
 
+/* safe_text_print's cell of width columns (width > 0) written at out,
+ * which has room for SAFE_TEXT_CELL_MAX(width) bytes; returns the end
+ * (nothing is terminated).  A table's row is then one write. */
+#define SAFE_TEXT_CELL_MAX(width) (6 * (size_t)(width) + 8)
+char *safe_text_cell(char *out, const char *s, int width);
+
 /* Columns safe_text_print needs for all of s. */
 int safe_text_width(const char *s);
 

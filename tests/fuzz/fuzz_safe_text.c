@@ -4,7 +4,9 @@
  *   - the terminal form is valid UTF-8 holding no C0 control, DEL, C1
  *     control or bidi control, and unescapes back to exactly the input
  *     (nothing is lost or made ambiguous);
- *   - the padded form takes exactly the width asked for (in characters);
+ *   - the padded form takes exactly the width asked for (in characters),
+ *     and a table's cell (safe_text_cell) is the same bytes within its
+ *     bound;
  *   - the JSON form is a quoted string of valid UTF-8 with no raw control,
  *     C1 or bidi character.
  */
@@ -124,6 +126,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = open_memstream(&pad, &padlen);
 	safe_text_print(f, in, width);
 	fclose(f);
+	/* A table's cell (safe_text_cell): the same bytes, inside its bound. */
+	char *cell = malloc(SAFE_TEXT_CELL_MAX(width));
+	char *cend = safe_text_cell(cell, in, width);
+	assert(cend >= cell && (size_t)(cend - cell) <= SAFE_TEXT_CELL_MAX(width));
+	assert((size_t)(cend - cell) == padlen && memcmp(cell, pad, padlen) == 0);
+	free(cell);
 	int chars = 0;
 	for (const unsigned char *q = (const unsigned char *)pad, *e = q + padlen; q < e;) {
 		unsigned cp;
