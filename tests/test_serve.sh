@@ -8,7 +8,11 @@
 #    stalled event stream delay nobody; a store that is replaced or damaged
 #    gives an error page and serving goes on; the backend restarting too;
 #  - the event stream: samples as the guest writes them, then the end;
-#  - profdb watch: one line per sample when not a terminal, exit at the end;
+#  - the catalogue's filters; the comparison offered against earlier runs
+#    of the same guest; bounded connections; a warning for --listen off
+#    loopback;
+#  - profdb watch: one line per sample when not a terminal, the top-like
+#    view on a terminal of its own (tests/pty_run.py), exit at the end;
 #  - in headless Chromium (tests/peers/serve_browser.cjs): the catalogue and
 #    the run page live with no reload, the end of the run, hostile names
 #    inert, no console error, screenshots with something drawn (kept with
@@ -63,6 +67,9 @@ sed 's/^\(MAIN\|(.*\)\t/<\/script><img\/src=x\/onerror=window.__xss=1>\1\t/' "$F
 import "x\"><img src=x onerror=window.__xss=1></title></script><script>window.__xss=1</script>$(printf '\033]0;pwned\007')" \
 	"$T/evil.prof" "$T/evil.hp"                                                   # run 1
 EVIL=1
+# a second later: a time between the imported run's start and the live one's (since= filters)
+sleep 1.1
+MID=$(date -u +%Y-%m-%dT%H:%M:%S)
 
 "$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
 "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
@@ -79,6 +86,7 @@ for _ in $(seq 300); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; do
 PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
 [ -n "$PORT" ] && ok || { fail "serve did not start: $(cat "$T/serve.log")"; finish test_serve; exit 1; }
 URL="http://127.0.0.1:$PORT"
+grep -q 'not loopback' "$T/serve.log" && fail "a loopback address warned: $(cat "$T/serve.log")" || ok
 # get PATH [curl options]: the status code; the body in $T/body, headers in $T/hdr
 get() { local p=$1; shift; curl -s --max-time $((10 * SLOW)) -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$@" "$URL$p"; }
 status() { local want=$1; shift; local got; got=$(get "$@"); [ "$got" = "$want" ] && ok || fail "GET $1: $got, want $want: $(head -c 200 "$T/body")"; }
@@ -142,6 +150,52 @@ exec 4<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET / HTTP/1.1\r\nHost: x\r\n' >&4
 exec 5<>"/dev/tcp/127.0.0.1/$PORT"; printf 'GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n' >&5
 t0=$(date +%s%N); status 200 /api/runs; t1=$(date +%s%N)
 [ $(((t1 - t0) / 1000000)) -lt $((3000 * SLOW)) ] && ok || fail "a request took $(((t1 - t0) / 1000000)) ms beside stalled clients"
+# bounded connections: 80 idle ones from one address are not all kept (the
+# rest are closed at once, 48 at most per address), a request among them
+# is refused rather than queued, and once they go the server serves again
+python3 - "$PORT" $SLOW <<'PY' >"$T/conns" 2>&1 && ok || fail "connection limit: $(cat "$T/conns")"
+import socket, sys, time, urllib.request
+port, slow = int(sys.argv[1]), int(sys.argv[2])
+socks = [socket.create_connection(('127.0.0.1', port)) for _ in range(80)]
+time.sleep(1.0 * slow)
+kept = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        kept += s.recv(1) != b''  # a reply without a request: not expected either
+    except BlockingIOError:
+        kept += 1  # still open, waiting for a request
+    except OSError:
+        pass  # reset: closed by the server
+assert 1 <= kept <= 48, 'the server kept %d of 80 idle connections from one address' % kept
+try:
+    urllib.request.urlopen('http://127.0.0.1:%d/api/runs' % port, timeout=5 * slow).read()
+    refused = False
+except OSError:
+    refused = True
+assert refused, 'a request beyond the limit was served'
+for s in socks:
+    s.close()
+deadline = time.time() + 10 * slow
+while True:
+    try:
+        urllib.request.urlopen('http://127.0.0.1:%d/api/runs' % port, timeout=5 * slow).read()
+        break
+    except OSError as e:
+        assert time.time() < deadline, 'not serving again after the connections closed: %s' % e
+        time.sleep(0.2)
+print('kept', kept)
+PY
+# --listen another address: served, with a warning that anyone reaching it reads the store
+"$PROFDB" serve --listen 0.0.0.0:0 2>"$T/serve-any.log" &
+ANY=$!
+for _ in $(seq $((100 * SLOW))); do grep -q 'serving' "$T/serve-any.log" && break; sleep 0.1; done
+grep -q 'not loopback: anyone who can reach it can read every run' "$T/serve-any.log" && ok ||
+	fail "--listen 0.0.0.0: no warning: $(cat "$T/serve-any.log")"
+APORT=$(grep -o 'http://0\.0\.0\.0:[0-9]*' "$T/serve-any.log" | head -1 | cut -d: -f3)
+[ "$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:${APORT:-1}/api/runs")" = 200 ] && ok ||
+	fail "--listen 0.0.0.0:0 does not serve: $(cat "$T/serve-any.log")"
+kill $ANY; wait $ANY 2>/dev/null
 
 # --- a live guest: the event stream, watch, and the browser ------------------------
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_serve; exit 1; }
@@ -156,6 +210,9 @@ LIVE=2
 WATCH=$!
 "$PROFDB" watch $LIVE --json -n 3 >"$T/watch.json" 2>&1 &
 WATCHJ=$!
+# and on a terminal of its own (100 x 30), the top-like view
+python3 "$S/tests/pty_run.py" "$T/watch.tty" 100 30 $((120 * SLOW)) -- "$PROFDB" watch $LIVE &
+WATCHT=$!
 timeout $((SLOW > 1 ? 10 : 3)) curl -sN "$URL/api/runs/$LIVE/events" >"$T/ev.txt"
 grep -q '^event: heap' "$T/ev.txt" && ok || fail "event stream: no heap event: $(head -c 300 "$T/ev.txt")"
 [ "$(grep -c '^event: samples' "$T/ev.txt")" -ge 3 ] && ok || fail "event stream: fewer than 3 sample events in 3 s: $(grep -c '^event:' "$T/ev.txt") events"
@@ -191,6 +248,48 @@ grep -q '^event: end' "$T/ev2.txt" && ok || fail "an ended run's stream does not
 status 200 "/runs/$LIVE"
 grep -q 'id="cost-centres"' "$T/body" && ok || fail "the ended run's page has no cost centres"
 get "/runs/$LIVE/hp" >/dev/null; same "$T/body" "$HP"
+# the terminal view: redrawn as samples arrived (their count rising
+# frame by frame to all of them), the largest bands with a sparkline each,
+# nothing wider than the terminal, and no escape sequence but its own
+wait $WATCHT && ok || fail "watch on a terminal exited $?: $(tail -c 300 "$T/watch.tty" | od -c | tail -5)"
+python3 - "$T/watch.tty" "$NS" "$LIVE" <<'PY' && ok || fail "watch on a terminal: $(tail -c 600 "$T/watch.tty")"
+import re, sys
+raw = open(sys.argv[1], 'rb').read().decode('utf-8').replace('\r\n', '\n')
+ns, run = int(sys.argv[2]), sys.argv[3]
+CLEAR = '\x1b[H\x1b[2J'
+frames = raw.split(CLEAR)[1:]
+assert re.search(r'[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]', ''.join(frames)) is None, 'an escape or control besides the redraw'
+counts = [int(m.group(1)) for f in frames for m in [re.search(r'^(\d+) samples', f, re.M)] if m]
+assert len(counts) == len(frames) and len(frames) >= 3, '%d frames, %d with a sample count' % (len(frames), len(counts))
+assert counts == sorted(counts) and len(set(counts)) >= 3, 'sample counts by frame: %s' % counts
+last = frames[-1]
+assert counts[-1] == ns and last.rstrip().endswith('run %s ended: complete' % run), 'the last frame: %r' % last[-300:]
+bands = [l for l in last.split('\n') if re.search('[\u2581-\u2588]', l)]
+assert 3 <= len(bands) <= 12, '%d band lines with a sparkline' % len(bands)
+assert re.search(r' total +heap now, by band', last), 'no total line'
+assert all(len(l) <= 100 for f in frames for l in f.split('\n')), 'a line wider than the terminal'
+PY
+# a finished run with hostile names: one frame, nothing of the names' escapes
+python3 "$S/tests/pty_run.py" "$T/watch-evil.tty" 80 24 $((20 * SLOW)) -- "$PROFDB" watch $EVIL && ok ||
+	fail "watch $EVIL on a terminal exited $?"
+python3 - "$T/watch-evil.tty" <<'PY' && ok || fail "watch of the hostile run: $(od -c "$T/watch-evil.tty" | head -20)"
+import re, sys
+raw = open(sys.argv[1], 'rb').read().decode('utf-8', 'strict').replace('\r\n', '\n')
+rest = raw.split('\x1b[H\x1b[2J')
+assert len(rest) == 2 and rest[0] == '', 'not one frame'
+assert re.search('[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069]', rest[1]) is None, 'a control, C1 or bidi character of the guest reached the terminal'
+assert 'ended: complete' in rest[1]
+PY
+# the catalogue's filters filter (run 1 imported, run 2 the live guest's)
+rows() { get "$1" >/dev/null; grep -o 'data-run="[0-9]*"' "$T/body" | tr -dc '0-9\n' | tr '\n' ' '; }
+for f in "name=live-*|2 " "name=nobody|" "state=complete|1 2 " "state=crashed|" "state=running|" \
+	"since=$MID|2 " "since=2099-01-01|" "since=1h|1 2 " "name=live-guest&state=complete&since=$MID|2 " "limit=1|2 "; do
+	got=$(rows "/?${f%%|*}")
+	[ "$got" = "${f#*|}" ] && ok || fail "catalogue /?${f%%|*}: runs '$got', want '${f#*|}'"
+done
+get "/api/runs?name=live-*&state=complete" >/dev/null
+[ "$(python3 -c 'import json,sys; print([r["run_id"] for r in json.load(open(sys.argv[1]))["runs"]])' "$T/body")" = "[2]" ] &&
+	ok || fail "/api/runs?name=live-*: $(head -c 300 "$T/body")"
 expect 1 "no run 999" -- "$PROFDB" watch 999
 expect 2 "" -- "$PROFDB" watch
 
@@ -198,6 +297,19 @@ expect 2 "" -- "$PROFDB" watch
 "$BACKEND" stop >/dev/null; "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null
 status 200 /
 "$BACKEND" stop >/dev/null
+# the same guest twice more (runs 3 and 4): a run's page offers it against
+# the earlier runs of that name, the newest first, and that comparison is served
+import live-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"
+import live-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"
+status 200 /runs/4
+offers=$(grep -o '<a href="/compare?a=[0-9]*&amp;b=4">against run [0-9]* (' "$T/body" | grep -o 'a=[0-9]*' | tr '\n' ' ')
+[ "$offers" = "a=3 a=2 " ] && ok ||
+	fail "run 4's page offers '$offers', want runs 3 then 2: $(grep -o '<p class="links">.*' "$T/body" | head -c 600)"
+status 200 /runs/3
+grep -q '<a href="/compare?a=2&amp;b=3">against run 2 (' "$T/body" && ok || fail "run 3's page offers no comparison with run 2"
+grep -q 'against run [14]' "$T/body" && fail "run 3's page offers another guest's or a later run" || ok
+status 200 "/compare?a=2&b=3"
+grep -q '<section id="changes"><h2>Compared with' "$T/body" && ok || fail "/compare?a=2&b=3 has no comparison"
 # locked by another process in exclusive locking mode, mid-write (the
 # sqlite3 shell then cannot read it): a read-only reader keeps serving the
 # last committed state

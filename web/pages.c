@@ -120,26 +120,29 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 
 /* ---- /runs/N and /compare -------------------------------------------------- */
 
-/* Links to earlier runs of the same guest, to compare with (at most 8). */
+/* Links to the earlier runs of the same guest, to compare with: the 8
+ * most recent, the newest first (the runs come oldest first, so the last
+ * 8 seen are kept, in a ring). */
+#define EARLIER_MAX 8
 struct earlier {
 	const char *name;
 	int64_t id;
-	char labels[8][96], hrefs[8][64];
-	size_t n;
+	char labels[EARLIER_MAX][96], hrefs[EARLIER_MAX][64];
+	size_t n;    /* seen, of which the last EARLIER_MAX are kept */
 };
 
 static int earlier_cb(void *ctx, const struct store_run *run)
 {
 	struct earlier *e = ctx;
-	if (run->run_id >= e->id || strcmp(run->name, e->name) != 0 || e->n >= 8)
+	if (run->run_id >= e->id || strcmp(run->name, e->name) != 0)
 		return 0;
+	size_t k = e->n++ % EARLIER_MAX;
 	char t[32];
 	cli_format_time(run->started_us, t, sizeof(t));
-	snprintf(e->labels[e->n], sizeof(e->labels[e->n]), "against run %lld (%s, %s)",
+	snprintf(e->labels[k], sizeof(e->labels[k]), "against run %lld (%s, %s)",
 	         (long long)run->run_id, t, store_run_state_name(run->state));
-	snprintf(e->hrefs[e->n], sizeof(e->hrefs[e->n]), "/compare?a=%lld&b=%lld",
+	snprintf(e->hrefs[k], sizeof(e->hrefs[k]), "/compare?a=%lld&b=%lld",
 	         (long long)run->run_id, (long long)e->id);
-	e->n++;
 	return 0;
 }
 
@@ -190,9 +193,10 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	struct earlier e = {rr.run.name, id, {{0}}, {{0}}, 0};
 	find_earlier(w, &e);
-	for (size_t i = 0; i < e.n; i++, nl++) {
-		lv[2 * nl] = e.labels[i];
-		lv[2 * nl + 1] = e.hrefs[i];
+	for (size_t i = 0; i < e.n && i < EARLIER_MAX; i++, nl++) { /* the newest first */
+		size_t k = (e.n - 1 - i) % EARLIER_MAX;
+		lv[2 * nl] = e.labels[k];
+		lv[2 * nl + 1] = e.hrefs[k];
 	}
 	in.links = lv;
 	in.nlinks = nl;

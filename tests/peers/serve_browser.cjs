@@ -8,7 +8,8 @@
 // the catalogue marks the live run live and its .hp size grows with no
 // reload; the run page's chart gains samples with no reload; when the
 // domain is destroyed the page says so and shows the final report with
-// its cost centres; hostile names run no script in any page; no page logs
+// its cost centres; a filtered catalogue stays filtered while it is rebuilt;
+// the compare page draws its comparison; hostile names run no script in any page; no page logs
 // an error; every screenshot has a drawn chart or table (not one flat
 // colour), counted pixel by pixel in the browser.
 'use strict';
@@ -71,6 +72,15 @@ async function until(fn, ms) {
   check(await cat.evaluate(() => window.__loaded) === 1, 'catalogue: the page reloaded');
   const catShot = await drawn(cat, 'catalogue.png');
   check(catShot.inked > 0.02, 'catalogue screenshot is blank: ' + JSON.stringify(catShot));
+  // a filtered catalogue stays filtered as the live table is rebuilt
+  const filtered = await open('/?name=live-*&state=running');
+  check(await until(async () => +(await filtered.evaluate(() => document.body.getAttribute('data-updates') || 0)) >= 2, 8000),
+        'filtered catalogue: not rebuilt from the event stream');
+  const shown = await filtered.$$eval('#runs tbody tr', rows => rows.map(r => r.getAttribute('data-run')));
+  check(shown.length === 1 && shown[0] === String(liveRun), 'filtered catalogue shows runs ' + JSON.stringify(shown));
+  check(await filtered.$eval('input[name=name]', e => e.value) === 'live-*', 'filtered catalogue: the form lost the filter');
+  await drawn(filtered, 'catalogue-filtered.png');
+  await filtered.close();
 
   // --- the run page: samples appear as the guest writes them -----------------
   const run = await open('/runs/' + liveRun);
@@ -110,7 +120,11 @@ async function until(fn, ms) {
       const shot = await drawn(p, 'evil.png');
       check(shot.inked > 0.05, 'hostile run screenshot is blank');
     }
-    if (path.startsWith('/compare')) await drawn(p, 'compare.png');
+    if (path.startsWith('/compare')) {
+      const shot = await drawn(p, 'compare.png');
+      check(shot.inked > 0.05 && shot.colours > 20, 'compare screenshot has no chart: ' + JSON.stringify(shot));
+      check(await p.$('#changes') !== null, 'compare page: no comparison section');
+    }
     await p.close();
   }
   const ok = errors.filter(e => !/favicon/.test(e));
