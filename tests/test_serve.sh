@@ -248,6 +248,21 @@ grep -q '^event: end' "$T/ev2.txt" && ok || fail "an ended run's stream does not
 status 200 "/runs/$LIVE"
 grep -q 'id="cost-centres"' "$T/body" && ok || fail "the ended run's page has no cost centres"
 get "/runs/$LIVE/hp" >/dev/null; same "$T/body" "$HP"
+# a guest that dies half-way (run 3): an open stream says so, and the page too
+sed 's/live-guest/crash-guest/' "$T/g.cfg" >"$T/c.cfg"
+CDOM=$("$BACKEND" create --platform sim "$T/c.cfg") || fail "create crash-guest"
+"$STUB" --mode halvm --domid "$CDOM" --prof "$FIX/phases/phases-p-hc.prof" --hp "$HP" --pace 60 \
+	--crash-at $(($(wc -c <"$HP") / 2)) -q >"$T/crash-stub.log" 2>&1 &
+CSTUB=$!
+timeout $((30 * SLOW)) curl -sN "$URL/api/runs/3/events" >"$T/ev3.txt" &
+CURL3=$!
+{ wait $CSTUB; } 2>/dev/null # killed at --crash-at, its domain with it
+"$XS" destroy --dir "$XENSIM_DIR" "$CDOM" >/dev/null 2>&1
+wait $CURL3
+grep -q '^event: samples' "$T/ev3.txt" && grep -A1 '^event: end' "$T/ev3.txt" | grep -q '"state": *"crashed"' && ok ||
+	fail "the crashed guest's stream: $(grep -A1 '^event: end' "$T/ev3.txt"; tail -c 300 "$T/ev3.txt")"
+status 200 /runs/3
+grep -q '<td>state</td><td>crashed</td>' "$T/body" && ok || fail "run 3's page does not say crashed: $(grep -o '<section id="facts">.\{0,600\}' "$T/body")"
 # the terminal view: redrawn as samples arrived (their count rising
 # frame by frame to all of them), the largest bands with a sparkline each,
 # nothing wider than the terminal, and no escape sequence but its own
@@ -280,10 +295,10 @@ assert len(rest) == 2 and rest[0] == '', 'not one frame'
 assert re.search('[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u202a-\u202e\u2066-\u2069]', rest[1]) is None, 'a control, C1 or bidi character of the guest reached the terminal'
 assert 'ended: complete' in rest[1]
 PY
-# the catalogue's filters filter (run 1 imported, run 2 the live guest's)
+# the catalogue's filters filter (run 1 imported, run 2 the live guest's, run 3 crashed)
 rows() { get "$1" >/dev/null; grep -o 'data-run="[0-9]*"' "$T/body" | tr -dc '0-9\n' | tr '\n' ' '; }
-for f in "name=live-*|2 " "name=nobody|" "state=complete|1 2 " "state=crashed|" "state=running|" \
-	"since=$MID|2 " "since=2099-01-01|" "since=1h|1 2 " "name=live-guest&state=complete&since=$MID|2 " "limit=1|2 "; do
+for f in "name=live-*|2 " "name=nobody|" "state=complete|1 2 " "state=crashed|3 " "state=running|" \
+	"since=$MID|2 3 " "since=2099-01-01|" "since=1h|1 2 3 " "name=live-guest&state=complete&since=$MID|2 " "limit=1|3 "; do
 	got=$(rows "/?${f%%|*}")
 	[ "$got" = "${f#*|}" ] && ok || fail "catalogue /?${f%%|*}: runs '$got', want '${f#*|}'"
 done
@@ -297,18 +312,18 @@ expect 2 "" -- "$PROFDB" watch
 "$BACKEND" stop >/dev/null; "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null
 status 200 /
 "$BACKEND" stop >/dev/null
-# the same guest twice more (runs 3 and 4): a run's page offers it against
+# the same guest twice more (runs 4 and 5): a run's page offers it against
 # the earlier runs of that name, the newest first, and that comparison is served
 import live-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"
 import live-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"
+status 200 /runs/5
+offers=$(grep -o '<a href="/compare?a=[0-9]*&amp;b=5">against run [0-9]* (' "$T/body" | grep -o 'a=[0-9]*' | tr '\n' ' ')
+[ "$offers" = "a=4 a=2 " ] && ok ||
+	fail "run 5's page offers '$offers', want runs 4 then 2: $(grep -o '<p class="links">.*' "$T/body" | head -c 600)"
 status 200 /runs/4
-offers=$(grep -o '<a href="/compare?a=[0-9]*&amp;b=4">against run [0-9]* (' "$T/body" | grep -o 'a=[0-9]*' | tr '\n' ' ')
-[ "$offers" = "a=3 a=2 " ] && ok ||
-	fail "run 4's page offers '$offers', want runs 3 then 2: $(grep -o '<p class="links">.*' "$T/body" | head -c 600)"
-status 200 /runs/3
-grep -q '<a href="/compare?a=2&amp;b=3">against run 2 (' "$T/body" && ok || fail "run 3's page offers no comparison with run 2"
-grep -q 'against run [14]' "$T/body" && fail "run 3's page offers another guest's or a later run" || ok
-status 200 "/compare?a=2&b=3"
+grep -q '<a href="/compare?a=2&amp;b=4">against run 2 (' "$T/body" && ok || fail "run 4's page offers no comparison with run 2"
+grep -q 'against run [135]' "$T/body" && fail "run 4's page offers another guest's or a later run" || ok
+status 200 "/compare?a=2&b=4"
 grep -q '<section id="changes"><h2>Compared with' "$T/body" && ok || fail "/compare?a=2&b=3 has no comparison"
 # locked by another process in exclusive locking mode, mid-write (the
 # sqlite3 shell then cannot read it): a read-only reader keeps serving the
