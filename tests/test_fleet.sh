@@ -112,6 +112,25 @@ grep -q "^2 runs pushed" "$T/out" && ok || fail "sync of host B: $(cat "$T/out")
 [ "$(q "select count(*) from runs") $(q "select count(*) from hosts")" = "6 2" ] && ok ||
 	fail "the catalogue holds $(q "select host_id, run_id from runs")"
 
+# --- --since: only the runs started since then; the next sync without it the rest -------------
+CDB="$T/c.db"
+PROFSVC_DB=$CDB import 'c-old' "$P" "$H"
+sleep 1.1
+MID=$(date -u +%Y-%m-%dT%H:%M:%S)
+PROFSVC_DB=$CDB import 'c-new' "$P" "$H"
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE since" >/dev/null
+SURL="postgresql://profsvc@/since?host=$PGD/sock"
+sq() { "${PSQL[@]}" -d since -c "$1"; }
+expect 0 "" -- "$PROFDB" --db "$CDB" sync --to "$SURL" --since "$MID" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current")]')" = "[1,0]" ] &&
+	[ "$(sq "select string_agg(convert_from(name, 'UTF8'), ',' order by run_id) from runs")" = c-new ] && ok ||
+	fail "sync --since $MID: $(cat "$T/out"); the catalogue: $(sq "select run_id, convert_from(name, 'UTF8') from runs")"
+expect 0 "" -- "$PROFDB" --db "$CDB" sync --to "$SURL" --since 1h --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current")]')" = "[1,1]" ] &&
+	[ "$(sq "select string_agg(convert_from(name, 'UTF8'), ',' order by run_id) from runs")" = c-old,c-new ] && ok ||
+	fail "sync --since 1h after --since $MID: $(cat "$T/out")"
+expect 2 "--since: 'yesterday' is not a UTC time" -- "$PROFDB" --db "$CDB" sync --to "$SURL" --since yesterday
+
 # --- query runs: both hosts' runs, a host column, --host -------------------------------------
 expect 0 "" -- "$PROFDB" --db "$URL" query runs
 [ "$(grep -c . "$T/out")" = 7 ] && grep -q "^HOST " "$T/out" && ok || fail "fleet query runs: $(cat "$T/out")"
