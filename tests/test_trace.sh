@@ -71,6 +71,11 @@ mirage() {
 	{ "$STUB" --platform sim --mode mirage --domid "$dom" --event-log "$T/$name.jsonl" -q "$@" >"$T/$name.stub" 2>&1
 	  echo "exit $?" >>"$T/$name.stub"; } 2>/dev/null # a crashing guest is killed by its domain's end
 	"$XS" destroy --dir "$XENSIM_DIR" "$dom" >/dev/null 2>&1
+	# the backend takes its last look and unmaps the buffer: the domain
+	# goes, it does not stay a zombie held by the backend's mapping
+	for _ in $(seq 100); do "$XS" list --dir "$XENSIM_DIR" | grep -q "^$dom " || break; sleep 0.05; done
+	"$XS" list --dir "$XENSIM_DIR" | grep -q "^$dom " &&
+		fail "$name: domain $dom still there 5 s after its destruction: $("$XS" list --dir "$XENSIM_DIR" | grep "^$dom ")" || ok
 	return 0
 }
 # exported NAME MODE: the run's trace exported three ways; the JSON checked
