@@ -51,6 +51,18 @@ void io_schedule(struct device *d)
 	b->work_tail = d;
 }
 
+/* Back at the head of the FIFO: the rest of a turn a full batch cut short. */
+static void io_schedule_first(struct device *d)
+{
+	struct backend *b = d->b;
+
+	d->work = WORK_QUEUED;
+	d->next_work = b->work;
+	b->work = d;
+	if (!b->work_tail)
+		b->work_tail = d;
+}
+
 void io_unschedule(struct device *d)
 {
 	struct backend *b = d->b;
@@ -117,7 +129,7 @@ static void copy_segments(struct backend *b, uint32_t domid, int to_guest,
 
 /* Step 1: take and pre-validate requests of one device. */
 static unsigned take_requests(struct device *d, struct pending_req **items, unsigned *n, unsigned *cap,
-                              uint64_t *bytes)
+                              uint64_t *bytes, int *cut)
 {
 	unsigned taken = 0;
 	int avail = ring_pending_requests(&d->ring);
@@ -167,6 +179,9 @@ static unsigned take_requests(struct device *d, struct pending_req **items, unsi
 	/* Unanswered requests left: come back next turn, no event needed. */
 	if (avail > 0)
 		d->work = WORK_MORE;
+	/* Cut short by the batch's size, not by its own share of the turn:
+	 * the rest of its turn comes first in the next batch (io_prepare). */
+	*cut = avail > 0 && taken < REQUESTS_PER_TURN && *bytes >= BATCH_BYTES_MAX;
 	return taken;
 }
 
@@ -460,12 +475,20 @@ struct batch *io_prepare(struct backend *b)
 	if (!bt)
 		return NULL;
 	/* Devices are taken in order until the batch is full; those not
-	 * reached keep their place at the front for the next one. */
+	 * reached keep their place at the front for the next one, and so
+	 * does the one the batch's size cut short, ahead of them: sent to
+	 * the back, the rest of its requests waited a whole round of every
+	 * other device (a fleet's guests saw twice their median at p99). */
 	while (bytes < BATCH_BYTES_MAX && (d = next_scheduled(b))) {
 		if (!d->connected)
 			continue;
 		unsigned before = bt->n;
-		take_requests(d, &bt->items, &bt->n, &bt->cap, &bytes);
+		int cut = 0;
+		take_requests(d, &bt->items, &bt->n, &bt->cap, &bytes, &cut);
+		if (cut) {
+			io_schedule_first(d);
+			continue;
+		}
 		/* Looked and found nothing: tell the frontend to notify us for
 		 * its next request (req_event), and catch one that slipped in.
 		 * Without this a ring whose requests an earlier batch took (or a

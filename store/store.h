@@ -329,6 +329,10 @@ void store_note_error(struct store_device *d);
  * the WAL): what a guest's FLUSH asks for under --durability process.
  * Under STORE_DURABLE_POWER every commit already is. */
 int store_sync(struct store *s);
+/* The owner's write-behind of the data file (store_writeback.c): how many
+ * ranges of it have been written out and dropped from the page cache (for
+ * tests). */
+uint64_t store_writeback_count(struct store *s);
 
 /* ---- read transactions ---------------------------------------------------- */
 

@@ -105,6 +105,7 @@ struct store {
 	struct store_device *devices;  /* every live handle */
 	uint8_t *scratch;              /* one chunk, for building new rows */
 	struct store_checkpointer *checkpointer; /* STORE_OWNER only */
+	struct store_writeback *writeback;       /* STORE_OWNER only */
 	int schema_version;            /* as opened (readers may read older ones) */
 	int bulk_file;                 /* whole chunks may go to the data file */
 	/* the data file (store_slots.c) */
@@ -148,6 +149,15 @@ void store_blob_release(struct store *s);
 
 /* meta.store_id and meta.data_header into s (store_slots.c). */
 int store_slots_read_identity(struct store *s);
+
+/* The owner's write-behind of the data file (store_writeback.c): once the
+ * slots written since the last hand-over span this much, their writeback
+ * is started, and the range before is waited for and dropped from the
+ * page cache. */
+#define STORE_WRITEBACK_BYTES ((off_t)4 << 20)
+int store_writeback_start(struct store *s);
+void store_writeback_stop(struct store *s);
+void store_writeback_note(struct store *s, off_t off, off_t len);
 
 /* The owner's background WAL checkpointer (store_checkpoint.c). */
 int store_checkpointer_start(struct store *s);

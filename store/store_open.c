@@ -477,6 +477,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
 		goto fail;
+	if (s->mode == STORE_OWNER && (rc = store_writeback_start(s)))
+		goto fail;
 	s->intake_path = opts->intake_path;
 	s->intake_other = opts->intake_other;
 	if (s->mode == STORE_OWNER && opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
@@ -625,6 +627,7 @@ void store_close(struct store *s)
 		store_device_release(s->devices);
 	store_blob_release(s);
 	store_checkpointer_stop(s);
+	store_writeback_stop(s);
 	store_slots_close(s);
 	for (int i = 0; i < ST__COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);

@@ -260,6 +260,7 @@ int store_slot_write(struct store *s, int64_t key, const struct iovec *iov, int 
 		}
 	}
 	s->slots_written = 1;
+	store_writeback_note(s, off, (off_t)STORE_CHUNK_BYTES);
 	if ((rc = store_slot_of(s, key, &old)))
 		return rc;
 	store_blob_release(s);
