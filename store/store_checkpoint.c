@@ -81,6 +81,7 @@ static void *checkpoint_main(void *arg)
 {
 	struct store_checkpointer *c = arg;
 
+	store_thread_background("store-ckpt");
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		while (!c->pending && !c->stop)

@@ -652,7 +652,7 @@ static void *folder_main(void *arg)
 	struct store *s = arg;
 	struct store_intake *in = s->intake;
 
-	pthread_setname_np(pthread_self(), "store-fold"); /* as top -H and perf show it */
+	store_thread_background("store-fold");
 	pthread_mutex_lock(&in->mu);
 	while (!in->stop) {
 		if (in->head && !in->hold && !in->failed && !in->paused) {

@@ -131,6 +131,9 @@ struct store {
 /* Where store_fail() writes: s->errmsg, or on the intake's folder thread
  * the folder's own buffer (the writer's thread owns s->errmsg). */
 char *store_errbuf(struct store *s);
+/* Names the calling thread, one of the store's own, and puts it at the
+ * lowest priority (store_conn.c says why). */
+void store_thread_background(const char *name);
 /* Sets s->errmsg (printf-style) and returns code. */
 /* Writers: the path still names the database we have open (0), else
  * STORE_EIO with a message.  The writer's thread only (its inotify watch);

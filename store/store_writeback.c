@@ -91,6 +91,8 @@ static void *writeback_main(void *arg)
 	struct store_writeback *wb = arg;
 	struct range prev = {-1, 0, 0};
 
+	store_thread_background("store-wb");
+
 	pthread_mutex_lock(&wb->lock);
 	while (!wb->stop) {
 		if (wb->n == 0) {
