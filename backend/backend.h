@@ -105,6 +105,7 @@ struct device {
 		WORK_QUEUED,          /* on the backend's FIFO of devices to serve */
 		WORK_MORE,            /* taken this turn, requests left: queue it again */
 	} work;
+	unsigned turn_taken;          /* requests of its turn taken in batches the size cut short */
 	int ring_broken;              /* io.c found the ring bogus: xenbus_fail_broken() */
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;

@@ -138,7 +138,7 @@ static unsigned take_requests(struct device *d, struct pending_req **items, unsi
 		d->ring_broken = 1; /* the state machine disconnects it (xenbus_fail_broken) */
 		return 0;
 	}
-	while (avail > 0 && taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
+	while (avail > 0 && d->turn_taken + taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 64;
 			struct pending_req *grown = realloc(*items, *cap * sizeof(**items));
@@ -180,8 +180,11 @@ static unsigned take_requests(struct device *d, struct pending_req **items, unsi
 	if (avail > 0)
 		d->work = WORK_MORE;
 	/* Cut short by the batch's size, not by its own share of the turn:
-	 * the rest of its turn comes first in the next batch (io_prepare). */
-	*cut = avail > 0 && taken < REQUESTS_PER_TURN && *bytes >= BATCH_BYTES_MAX;
+	 * the rest of its turn comes first in the next batch (io_prepare),
+	 * and counts against the same share, so that no device keeps the
+	 * head of the queue. */
+	*cut = avail > 0 && d->turn_taken + taken < REQUESTS_PER_TURN && *bytes >= BATCH_BYTES_MAX;
+	d->turn_taken = *cut ? d->turn_taken + taken : 0;
 	return taken;
 }
 
