@@ -143,6 +143,9 @@ struct run {
 	struct chunk_set chunks;      /* what it costs in the store (--max-run-bytes) */
 	int over_limit_logged;
 	int saved;                    /* its domain was shut down to be saved */
+	int64_t end_retry_at_us;      /* its domain is gone but the store could not end it
+	                               * (a full disk): retried then (0: not ending) */
+	int end_failures;
 	struct run *next;
 };
 
@@ -247,6 +250,12 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead);
 void runs_reconcile(struct backend *b);
 /* After @releaseDomain: runs without devices whose domain died end. */
 void runs_domains_changed(struct backend *b);
+/* Retries ending the runs the store could not end; the milliseconds until
+ * the next try, or -1 when none waits. */
+int runs_retry_ends(struct backend *b);
+
+/* CLOCK_MONOTONIC in microseconds (timers: never the wall clock). */
+int64_t backend_mono_us(void);
 
 /* journal.c: responses recorded before they touch the ring */
 int journal_open(struct device *d, uint32_t ring_ref0);

@@ -32,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -90,6 +91,13 @@ static void notify_status(struct backend *b, int *last)
 		return;
 	*last = n;
 	sd_notifyf(0, "STATUS=serving %d device%s", n, n == 1 ? "" : "s");
+}
+
+int64_t backend_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int event_loop(struct backend *b, int ctl, int sig)
@@ -186,6 +194,9 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		int deferred = xenbus_deferred_run(b);
 		if (deferred >= 0 && (timeout < 0 || deferred < timeout))
 			timeout = deferred;
+		int ends = runs_retry_ends(b);
+		if (ends >= 0 && (timeout < 0 || ends < timeout))
+			timeout = ends;
 		int traces = trace_poll(b);
 		if (traces >= 0 && (timeout < 0 || traces < timeout))
 			timeout = traces;

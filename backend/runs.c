@@ -77,6 +77,12 @@ static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, cons
 	return r;
 }
 
+/* A run whose end the store refused (a full disk, a locked database) is
+ * tried again this often, from the event loop, until it ends; meanwhile
+ * readers see it running, as they would after a crash of the backend,
+ * and a restart's reconciliation would end it all the same. */
+#define RUN_END_RETRY_MS 1000
+
 #define RUN_SAVED_WHY "the domain was saved (xl save or migrate); restoring it continues this run"
 
 /* The run that a saved domain of this uuid left, reopened for domid. */
@@ -112,7 +118,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 	if (*gone)
 		return NULL;
 	for (struct run *r = b->runs; r; r = r->next)
-		if (r->domid == domid && strcmp(r->uuid, uuid) == 0)
+		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us)
 			return r;
 	/* A backend restarted during the run: the run is still in the store. */
 	if (store_list_running(b->store, &ids, &n) == 0) {
@@ -169,7 +175,8 @@ static int judge(void *ctx, const struct store_device_info *d)
  * still the status blocks' (a guest that closed its profiles and exited
  * meanwhile left a complete run), but the reason says that its end was
  * not seen, so that a crashed run's reader knows why it is crashed. */
-static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved)
+static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
+                   int quiet_failure)
 {
 	struct verdict v = {0, 0, -1, -1};
 	store_list_devices(b->store, run_id, judge, &v);
@@ -181,8 +188,12 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_
 	                  : saved                   ? RUN_SAVED_WHY
 	                                            : "the domain ended before closing its profiles";
 	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
-		rlog_at(LOG_ERR, domid, run_id, "cannot end: %s", store_errmsg(b->store));
-		return;
+		if (!quiet_failure)
+			rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->store),
+			        RUN_END_RETRY_MS / 1000);
+		else
+			rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->store));
+		return -1;
 	}
 	char prof[32] = "-", hp[32] = "-";
 	if (v.prof >= 0)
@@ -192,6 +203,7 @@ static void end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_
 	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes)",
 	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp);
 	fleet_push_run_ended(b, run_id);
+	return 0;
 }
 
 static void forget(struct backend *b, struct run *r)
@@ -205,6 +217,40 @@ static void forget(struct backend *b, struct run *r)
 	free(r);
 }
 
+/* Ends r, whose domain is gone, and forgets it; or, when the store cannot
+ * end it now, keeps it for runs_retry_ends(). */
+static void end_or_retry(struct backend *b, struct run *r)
+{
+	if (end_run(b, r->run_id, r->domid, 0, r->saved, r->end_failures > 0) == 0) {
+		if (r->end_failures)
+			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended at last, %d retries after the first try",
+			        r->end_failures);
+		forget(b, r);
+		return;
+	}
+	r->end_failures++;
+	r->end_retry_at_us = backend_mono_us() + RUN_END_RETRY_MS * 1000LL;
+}
+
+int runs_retry_ends(struct backend *b)
+{
+	int64_t now = backend_mono_us(), next = -1;
+
+	for (struct run *r = b->runs, *n; r; r = n) {
+		n = r->next;
+		if (!r->end_retry_at_us)
+			continue;
+		if (r->end_retry_at_us <= now)
+			end_or_retry(b, r); /* may forget r */
+	}
+	for (struct run *r = b->runs; r; r = r->next)
+		if (r->end_retry_at_us && (next < 0 || r->end_retry_at_us < next))
+			next = r->end_retry_at_us;
+	if (next < 0)
+		return -1;
+	return next <= now ? 0 : (int)((next - now + 999) / 1000);
+}
+
 void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 {
 	/* Removed while the domain lives: is it being saved?  Asked now, as
@@ -216,20 +262,16 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 	}
 	if (r->ndevices > 0)
 		r->ndevices--;
-	if (domain_dead && r->ndevices == 0) {
-		end_run(b, r->run_id, r->domid, 0, r->saved);
-		forget(b, r);
-	}
+	if (domain_dead && r->ndevices == 0 && !r->end_retry_at_us)
+		end_or_retry(b, r);
 }
 
 void runs_domains_changed(struct backend *b)
 {
 	for (struct run *r = b->runs, *next; r; r = next) {
 		next = r->next;
-		if (r->ndevices == 0 && !xenbus_domain_alive(b, r->domid)) {
-			end_run(b, r->run_id, r->domid, 0, r->saved);
-			forget(b, r);
-		}
+		if (r->ndevices == 0 && !r->end_retry_at_us && !xenbus_domain_alive(b, r->domid))
+			end_or_retry(b, r);
 	}
 }
 
@@ -256,7 +298,7 @@ void runs_reconcile(struct backend *b)
 			}
 		}
 		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
-		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0);
+		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0, 0); /* (or at the next start) */
 	}
 	free(ids);
 }

@@ -82,13 +82,6 @@ struct kept_packet {
 	int stored;                 /* in the batch, counted once it commits */
 };
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static uint32_t fnv1a(const char *s)
 {
 	uint32_t h = 2166136261u;
@@ -182,7 +175,7 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 	for (struct trace *t = b->traces; t; t = t->next) {
 		if (strcmp(path, t->node) != 0)
 			continue;
-		int64_t now = mono_us();
+		int64_t now = backend_mono_us();
 		t->tokens = t->tokens_us ? t->tokens + (double)(now - t->tokens_us) * TRACE_EVENTS_PER_S / 1e6
 		                         : TRACE_EVENTS_BURST;
 		if (t->tokens > TRACE_EVENTS_BURST)
@@ -347,7 +340,7 @@ struct keep_list {
 
 static void note_lost(struct trace *t, uint64_t from, uint64_t to)
 {
-	int64_t now = mono_us();
+	int64_t now = backend_mono_us();
 	t->lost += to - from;
 	if (now - t->lost_logged_us > 10 * 1000000) {
 		tlog(LOG_WARNING, t, "packets %llu-%llu lost: the guest overwrote them before they were kept (%llu lost "
@@ -377,7 +370,7 @@ static void snapshot(struct trace *t, int final, struct keep_list *kl)
 		return;
 	/* Progress for the next poll's timing. */
 	uint64_t progress = seq[active] * len[active] + mprof_content_bytes(&h[active]);
-	int64_t now = mono_us();
+	int64_t now = backend_mono_us();
 	if (t->last_poll_us && progress > t->last_progress && now > t->last_poll_us) {
 		double rate = (double)(progress - t->last_progress) / (double)(now - t->last_poll_us);
 		/* Poll at least twice per packet filled: the guest overwrites a
@@ -578,7 +571,7 @@ int trace_pending(const struct backend *b)
 
 int trace_poll(struct backend *b)
 {
-	int64_t now = mono_us(), next = -1;
+	int64_t now = backend_mono_us(), next = -1;
 	struct keep_list kl = {0};
 	int looked = 0;
 

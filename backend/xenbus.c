@@ -645,16 +645,9 @@ static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind
 #define FE_EVENTS_BURST 200.0
 #define FE_DEFERRED_US 100000
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static int fe_event_allowed(struct device *d)
 {
-	int64_t now = mono_us();
+	int64_t now = backend_mono_us();
 
 	if (!d->fe_tokens_us)
 		d->fe_tokens = FE_EVENTS_BURST;
@@ -681,7 +674,7 @@ static int fe_event_allowed(struct device *d)
 
 int xenbus_deferred_run(struct backend *b)
 {
-	int64_t now = mono_us(), next = -1;
+	int64_t now = backend_mono_us(), next = -1;
 	int quiesced = 0;
 
 	for (struct device *d = b->devices, *nd; d; d = nd) {

@@ -564,11 +564,19 @@ static int fold_queued(struct store *s)
 	 * log; after a crash the next start refuses it, as another store's.
 	 */
 	int replaced = store_identity_stat(s) != 0, refuse = 0;
+	/*
+	 * A group's transaction needs room for all of it (pages, then the
+	 * WAL's copy of them); on a nearly full disk a smaller one may still
+	 * fit.  So a group the disk had no room for is tried again in halves,
+	 * down to one record: what fits is folded (and its ring space freed),
+	 * and the folder does not wait for a large hole to appear at once.
+	 */
+	size_t group = INTAKE_GROUP_BYTES;
 	for (int more = 1; more && !rc;) {
 		/* one transaction of up to a group's bytes */
 		size_t n = 0, bytes = 0;
 		struct intake_rec *r = first, *glast = first;
-		for (; r && (n == 0 || bytes + r->len <= INTAKE_GROUP_BYTES); r = r->next) {
+		for (; r && (n == 0 || bytes + r->len <= group); r = r->next) {
 			bytes += r->len;
 			glast = r;
 			n++;
@@ -582,6 +590,12 @@ static int fold_queued(struct store *s)
 		rc = fold(s, first, n, last);
 		clock_gettime(CLOCK_MONOTONIC, &tb);
 		in->fold_us += (uint64_t)((tb.tv_sec - ta.tv_sec) * 1000000 + (tb.tv_nsec - ta.tv_nsec) / 1000);
+		if (rc == STORE_ENOSPC && n > 1) {
+			group = bytes / 2;
+			rc = 0;
+			more = 1;
+			continue;
+		}
 		if (rc)
 			break;
 		/* folded: out of the queue, their buffers kept for new batches
@@ -805,11 +819,16 @@ int store_intake_commit(struct store *s, const struct store_device *dirty)
 	r->len += sizeof(hash);
 
 	/* Room in the ring; while the folder fails, one more try to fold, and
-	 * a batch that writes is refused (its reads were answered). */
+	 * a batch that writes is refused.  A batch without writes (reads: its
+	 * data is already read, only its counters are in the record) goes in
+	 * if it fits, and is refused, not kept waiting, if it does not: with
+	 * the ring full and every fold failing, nothing would ever make room
+	 * (a guest reading back its disk on a full dom0 once hung the backend
+	 * here), and its reads are answered all the same. */
 	pthread_mutex_lock(&in->mu);
 	int64_t off;
 	for (;;) {
-		if (in->failed && !in->busy && fold_queued(s) != 0 && writes) {
+		if (in->failed && !in->busy && fold_queued(s) != 0 && (writes || place(in, r->len) < 0)) {
 			rc = -1;
 			break;
 		}

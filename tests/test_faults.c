@@ -144,6 +144,8 @@ static void show_backend_log(const char *why)
 	free(log);
 }
 
+static int log_has(const char *needle);
+
 /* ---- a small filesystem for the store ---------------------------------------- */
 
 static char *mnt;
@@ -209,7 +211,10 @@ static int store_intact(const char *path, char *report, size_t len)
  * still read back, and be folded once space comes back. */
 static void disk_full_with(unsigned nsect, int max_writes)
 {
-	if (mount_small("size=6m,mode=0700") != 0)
+	/* 16 MiB: what the intake log holds when the disk fills (up to its
+	 * 4 MiB when the folder lags behind the guest) must fit twice (the
+	 * database's pages and the WAL's copy) once the filler goes. */
+	if (mount_small("size=16m,mode=0700") != 0)
 		return;
 	char path[4200], filler[4200];
 	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
@@ -244,7 +249,7 @@ static void disk_full_with(unsigned nsect, int max_writes)
 		CHECK(st == 0 || st == BLKIF_RSP_ERROR, "write answered %d (not OKAY or ERROR)", st);
 	}
 	printf("disk-full (%u-sector writes): %d writes acknowledged, then an error response\n", nsect, ok);
-	CHECK(failed, "6 MiB filesystem never filled");
+	CHECK(failed, "16 MiB filesystem never filled");
 	CHECK(kill(backend_pid, 0) == 0, "the backend died on a full disk");
 	/* Everything acknowledged reads back while the disk is full. */
 	CHECK(read_seeded(f, 0, 8, 1), "first write lost on a full disk");
@@ -277,10 +282,59 @@ static void disk_full_with(unsigned nsect, int max_writes)
 	unmount_small();
 }
 
+/* The domain dies while the disk is full: its run cannot be ended then
+ * (the store refuses the transaction), and is ended once space comes
+ * back, by the backend's own retries, without a restart. */
+static void run_end_on_full_disk(void)
+{
+	if (mount_small("size=16m,mode=0700") != 0)
+		return;
+	char path[4200], filler[4200];
+	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
+	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+	backend_on(path, NULL);
+	struct guest g;
+	struct blkfront_opts o = {.data_pages = 64};
+	struct blkfront *f = guest_with_disk(&g, "full-at-end", "xvdb", &o);
+	CHECK(write_seeded(f, 0, 8, 1) == 0, "first write");
+	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	static uint8_t block[4096];
+	while (fd >= 0 && write(fd, block, sizeof(block)) == (ssize_t)sizeof(block)) {
+	}
+	if (fd >= 0)
+		close(fd);
+	int refused = 0;
+	for (uint64_t i = 0, sector = 8; i < 4000 && !refused; i++, sector += 8)
+		refused = write_seeded(f, sector, 8, 200 + i) != 0;
+	CHECK(refused, "writes still taken on a full disk");
+	blkfront_close(f, 0);
+	guest_destroy(&g);
+	usleep(1500000);
+	int ended_full = wait_run_state("full-at-end", STORE_RUN_COMPLETE, 10) ||
+	                 wait_run_state("full-at-end", STORE_RUN_CRASHED, 10);
+	if (!ended_full)
+		CHECK(log_has("cannot end"), "a run not ended on a full disk, and no log line says so");
+	unlink(filler);
+	int ended = wait_run_state("full-at-end", STORE_RUN_COMPLETE, 5000) ||
+	            wait_run_state("full-at-end", STORE_RUN_CRASHED, 100);
+	CHECK(ended, "run not ended within 5 s of space coming back");
+	if (!ended)
+		show_backend_log("the full-at-end run did not end");
+	if (!ended_full)
+		CHECK(log_has("ended at last"), "no log line says the run ended after all");
+	printf("a domain dying on a full disk: its run %s\n",
+	       ended_full ? "ended all the same (its end fitted)" : "ended once space came back (retried)");
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit after a full disk");
+	char report[512];
+	CHECK(store_intact(path, report, sizeof(report)), "store damaged by a full disk: %s", report);
+	unmount_small();
+}
+
 static void test_disk_full(void)
 {
 	disk_full_with(128, 400);
 	disk_full_with(8, 8000);
+	run_end_on_full_disk();
 }
 
 /* ---- the database replaced, or its filesystem made read-only ------------------- */

@@ -28,7 +28,7 @@ fi
 # The configured directories, as make expands them (configure's values are
 # ${prefix}/... until then): what the installed files must name.
 dirs=$(printf 'print-dirs:\n\t@echo "$(prefix)|$(bindir)|$(sbindir)|$(pkglibexecdir)|$(mandir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(bashcompletiondir)"\n' |
-	make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
 IFS='|' read -r prefix bindir sbindir libexec mandir statedir rundir unitdir compdir <<<"$dirs"
 for v in prefix bindir sbindir libexec mandir statedir rundir unitdir compdir; do
 	[ -n "${!v}" ] || { echo "empty $v in '$dirs'"; exit 99; }
@@ -103,7 +103,7 @@ page 1 xensim "xensim - " "--dir DIR" "XENSIM_DIR" "$simdir"
 # the page is built as make builds it, with such a --localstatedir.
 odd='/o_dd/*st_ate*'
 printf 'odd-page:\n\t@$(SCDOC_DIRS) $(srcdir)/man/profdb.1.scd | $(SCDOC)\n' |
-	make -s --no-print-directory -C "$B" -f Makefile -f - odd-page localstatedir="$odd" >"$T/odd.1" 2>"$T/odd.err" && ok ||
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - odd-page localstatedir="$odd" >"$T/odd.1" 2>"$T/odd.err" && ok ||
 	fail "profdb.1 with --localstatedir=$odd: $(head -3 "$T/odd.err")"
 MANWIDTH=200 MAN_KEEP_FORMATTING= man -l "$T/odd.1" 2>&1 | grep -qF "$odd/lib/profsvc/profiles.db" && ok ||
 	fail "profdb.1 with --localstatedir=$odd does not name $odd/lib/profsvc/profiles.db"

@@ -470,6 +470,26 @@ static void test_fold_fails(void)
 	for (uint64_t sec = 0; sec < SECTORS; sec += 8)
 		bad += !read_matches(s, &v, sec, 8, (sec / 8) % 2);
 	CHECK(bad == 0, "%d reads of acknowledged data differ while folds fail", bad);
+	/* A guest that goes on reading: each batch of reads appends its
+	 * counters, until the ring is full; then such a batch is refused,
+	 * not kept waiting for room that no fold will make (the backend once
+	 * hung there, on a full dom0).  alarm: a hang fails the test. */
+	alarm(120);
+	int reads_taken = 0, reads_refused = 0;
+	uint8_t rbuf[4096];
+	for (int i = 0; i < 400000 && !reads_refused; i++) {
+		REQUIRE(store_batch_begin(s) == 0, "%s", store_errmsg(s));
+		CHECK(store_read(v.d, 0, 8, rbuf) == 0, "a read while folds fail: %s", store_errmsg(s));
+		int rc = store_batch_commit(s);
+		CHECK(rc == 0 || rc == STORE_ENOSPC, "a batch of reads while folds fail: %d %s", rc, store_errmsg(s));
+		if (rc)
+			reads_refused = 1;
+		else
+			reads_taken++;
+	}
+	alarm(0);
+	CHECK(reads_refused, "%d batches of reads and the ring never filled", reads_taken);
+	CHECK(read_matches(s, &v, 0, 8, 1), "reads with a full ring and failing folds");
 	/* Folds work again: writes are taken, everything gets folded. */
 	store_intake_inject_failure(s, 0);
 	int again = 0;
@@ -482,7 +502,8 @@ static void test_fold_fails(void)
 	int64_t writes = v.writes, id = v.id;
 	store_close(s);
 	same_as_model(db, id, v.model, writes, "after folds failed for a while");
-	printf("failing folds: %d batches appended after the failure began, then refused\n", taken);
+	printf("failing folds: %d batches appended after the failure began, then refused; %d batches of reads "
+	       "until the ring was full, then refused\n", taken, reads_taken);
 	free(v.model);
 	store_remove_files(db);
 	free(db);

@@ -41,7 +41,7 @@ unshare --mount --pid --fork true 2>/dev/null || skip "unshare --mount --pid ref
 
 # The configured directories, as make expands them (see test_install.sh).
 dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)"\n' |
-	make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
 IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix <<<"$dirs"
 simdir=$libexec
 "$B/config.status" --config | grep -q -- "--enable-simulators-in-path" && simdir=$bindir
