@@ -761,7 +761,12 @@ int store_quiet(struct store *s)
 		return 0;
 	pthread_mutex_lock(&in->mu);
 	int rc = drain_locked(s);
-	in->hold = 1; /* until the next record: the connection is the writer's */
+	/* Until the next record the connection is the writer's.  Not after a
+	 * failure: the caller gives up without touching the connection, and
+	 * the folder's own retries must go on (an idle guest's acknowledged
+	 * writes reach SQLite once the disk has room again). */
+	if (!rc)
+		in->hold = 1;
 	pthread_mutex_unlock(&in->mu);
 	take_gone(s);
 	return rc ? report(s) : 0;
@@ -925,6 +930,16 @@ int store_intake_folding_fails(struct store *s)
 	int failed = in->failed && in->head;
 	pthread_mutex_unlock(&in->mu);
 	return failed;
+}
+
+void store_intake_hold(struct store *s, int on)
+{
+	struct store_intake *in = s->intake;
+	pthread_mutex_lock(&in->mu);
+	while (on && in->busy)
+		pthread_cond_wait(&in->idle, &in->mu);
+	in->hold = on;
+	pthread_mutex_unlock(&in->mu);
 }
 
 void store_intake_abort(struct store *s)

@@ -38,6 +38,10 @@ int store_intake_check(struct store *s);
 /* The folder fails (a full disk) with records not folded: reads must add
  * them (store_intake_overlay) to what SQLite has. */
 int store_intake_folding_fails(struct store *s);
+/* While folding fails, the writer reads SQLite on the connection the
+ * folder retries on: held (on = 1: once no fold is under way) for the
+ * read, given back after (on = 0). */
+void store_intake_hold(struct store *s, int on);
 /* Copies into buf (nsect sectors from sector of device dev) what the
  * acknowledged records not folded yet, then the open batch, wrote there. */
 int store_intake_overlay(struct store *s, int64_t dev, uint64_t sector, uint64_t nsect, uint8_t *buf);
