@@ -11,6 +11,7 @@
 
 #include "../fleet/fleet.h"
 #include "backend.h"
+#include "util/units.h"
 
 static const char usage[] =
 	"usage: profile-backend start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
@@ -32,30 +33,6 @@ static const char usage[] =
 	"Serves the xvdp1/xvdp2 disks of HaLVM guests (disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
 	"into the profsvc store, and keeps the mirage-profile trace buffer of any MirageOS guest\n"
 	"that shares one (data/mprof/ring-ref); see profdb for the runs it records.\n";
-
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	unsigned shift = 0;
-	if (*end == 'K' || *end == 'k')
-		shift = 10;
-	else if (*end == 'M')
-		shift = 20;
-	else if (*end == 'G')
-		shift = 30;
-	else if (*end == 'T')
-		shift = 40;
-	if (shift)
-		end++;
-	if (*end || errno || (shift && v > (UINT64_MAX >> shift)))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
 
 /* --sink store | null | raw=DIR | raw-direct=DIR */
 static int parse_sink(const char *arg, struct options *o)
@@ -177,19 +154,19 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'm':
-			if (parse_size(optarg, &o.max_run_bytes) || o.max_run_bytes == 0) {
+			if (units_parse_size(optarg, &o.max_run_bytes) || o.max_run_bytes == 0) {
 				fprintf(stderr, "profile-backend: --max-run-bytes takes a size (e.g. 4G)\n");
 				return 2;
 			}
 			break;
 		case 'B':
-			if (parse_size(optarg, &o.max_store_bytes) || o.max_store_bytes == 0) {
+			if (units_parse_size(optarg, &o.max_store_bytes) || o.max_store_bytes == 0) {
 				fprintf(stderr, "profile-backend: --max-store-bytes takes a size (e.g. 100G)\n");
 				return 2;
 			}
 			break;
 		case 'c':
-			if (parse_size(optarg, &o.capacity) || o.capacity < 2 || o.capacity > store_max_capacity()) {
+			if (units_parse_size(optarg, &o.capacity) || o.capacity < 2 || o.capacity > store_max_capacity()) {
 				fprintf(stderr, "profile-backend: --capacity takes 2..%llu sectors\n",
 				        (unsigned long long)store_max_capacity());
 				return 2;

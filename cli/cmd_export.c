@@ -17,6 +17,7 @@
 #include "../profile/speedscope.h"
 #include "../profile/time_profile.h"
 #include "../store/store_export.h"
+#include "../util/units.h"
 #include "cli_profile.h"
 #include "cli_trace.h"
 #include "cli_json.h"
@@ -363,30 +364,6 @@ int cmd_export(const char *db, int argc, char **argv)
 	return failed ? 1 : 0;
 }
 
-/* SIZE with an optional K/M/G/T (binary) suffix; -1 if not one. */
-static int parse_size(const char *arg, uint64_t *out)
-{
-	char *end;
-	if (!*arg || *arg == '-')
-		return -1;
-	errno = 0;
-	uintmax_t v = strtoumax(arg, &end, 10);
-	unsigned shift = 0;
-	switch (*end) {
-	case 'K': case 'k': shift = 10; break;
-	case 'M': case 'm': shift = 20; break;
-	case 'G': case 'g': shift = 30; break;
-	case 'T': case 't': shift = 40; break;
-	default: break;
-	}
-	if (shift)
-		end++;
-	if (*end || errno || end == arg || v > (UINT64_MAX >> shift))
-		return -1;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 int cmd_export_disk(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -412,7 +389,7 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 			json = 1;
 		} else if (c == 'z') {
 			size_arg = optarg;
-			if (parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
+			if (units_parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
 				cli_err("--size %s: give a size in whole 512-byte sectors (e.g. 64M)", optarg);
 				return EXIT_USAGE;
 			}

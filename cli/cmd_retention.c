@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/units.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -63,26 +64,6 @@ static int push(struct runs *r, const struct store_run *run)
 static int collect(void *ctx, const struct store_run *run)
 {
 	return push(ctx, run);
-}
-
-/* "30d", "12h", "90m", "45s", "2w" -> microseconds. */
-static int parse_duration(const char *s, int64_t *us)
-{
-	uint64_t v;
-	size_t len = strlen(s);
-	char num[24];
-
-	if (len < 2 || len > sizeof(num))
-		return -1;
-	char unit = s[len - 1];
-	int64_t mul = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600 : unit == 'd' ? 86400
-	            : unit == 'w' ? 604800 : 0;
-	memcpy(num, s, len - 1);
-	num[len - 1] = '\0';
-	if (!mul || cli_parse_u64(num, &v) != 0 || v > (uint64_t)(INT64_MAX / 1000000 / mul))
-		return -1;
-	*us = (int64_t)v * mul * 1000000;
-	return 0;
 }
 
 static void print_reclaim_text(const struct store_reclaim *rc)
@@ -253,7 +234,7 @@ int cmd_prune(const char *db, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (parse_duration(optarg, &older) != 0) {
+			if (units_parse_duration(optarg, &older) != 0) {
 				cli_err("--older-than: '%s' is not a duration (90m, 12h, 30d, 2w)", optarg);
 				return EXIT_USAGE;
 			}

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/units.h"
 #include "halvm_writer.h"
 
 static const char usage[] =
@@ -46,25 +47,6 @@ static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
 	return 0;
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *s == '-')
-		return -1;
-	if (*end == 'K' || *end == 'k')
-		v <<= 10, end++;
-	else if (*end == 'M')
-		v <<= 20, end++;
-	else if (*end == 'G')
-		v <<= 30, end++;
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -80,7 +62,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_size(optarg, &d.size) || d.size < 1024 || d.size % 512) {
+			if (units_parse_size(optarg, &d.size) || d.size < 1024 || d.size % 512) {
 				fprintf(stderr, "halvm-mkdisk: --size must be a multiple of 512, at least 1K\n");
 				return 2;
 			}
@@ -93,7 +75,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'c':
-			if (parse_size(optarg, &crash)) {
+			if (units_parse_size(optarg, &crash)) {
 				fprintf(stderr, "halvm-mkdisk: bad --crash-at\n");
 				return 2;
 			}
