@@ -146,6 +146,7 @@ struct run {
 	int64_t end_retry_at_us;      /* its domain is gone but the store could not end it
 	                               * (a full disk): retried then (0: not ending) */
 	int end_failures;
+	char end_error[256];          /* why the store refused, the last time */
 	struct run *next;
 };
 

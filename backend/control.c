@@ -89,6 +89,11 @@ static void status_text(struct backend *b, FILE *f)
 		        (unsigned long long)quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
 	if (!n)
 		fprintf(f, "(no runs in progress)\n");
+	for (struct run *r = b->runs; r; r = r->next)
+		if (r->end_failures)
+			fprintf(f, "run %lld: its domain is gone but the run is not ended yet: the store refused %d "
+			        "time(s), retried every second (%s)\n",
+			        (long long)r->run_id, r->end_failures, safe_text(safe, sizeof(safe), r->end_error));
 }
 
 /* A guest's text as JSON: escaped as everywhere (docs/json.md). */
@@ -113,9 +118,11 @@ static void status_json(struct backend *b, FILE *f)
 			"errors", (json_int_t)d->errors,
 			"last_error", d->last_error[0] ? guest_text(d->last_error) : json_null()));
 	for (struct run *r = b->runs; r; r = r->next)
-		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o}", "run_id", (json_int_t)r->run_id,
+		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o, s:i, s:o}", "run_id", (json_int_t)r->run_id,
 			"domid", (int)r->domid, "devices", r->ndevices,
-			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name)));
+			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name),
+			"end_failures", r->end_failures,
+			"end_error", r->end_failures ? guest_text(r->end_error) : json_null()));
 	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
 	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
 		"backend",

@@ -229,6 +229,7 @@ static void end_or_retry(struct backend *b, struct run *r)
 		return;
 	}
 	r->end_failures++;
+	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(b->store));
 	r->end_retry_at_us = backend_mono_us() + RUN_END_RETRY_MS * 1000LL;
 }
 

@@ -312,8 +312,13 @@ static void run_end_on_full_disk(void)
 	usleep(1500000);
 	int ended_full = wait_run_state("full-at-end", STORE_RUN_COMPLETE, 10) ||
 	                 wait_run_state("full-at-end", STORE_RUN_CRASHED, 10);
-	if (!ended_full)
+	if (!ended_full) {
 		CHECK(log_has("cannot end"), "a run not ended on a full disk, and no log line says so");
+		char status[16384];
+		backend_status(status, sizeof(status));
+		CHECK(strstr(status, "not ended yet") && strstr(status, "full"),
+		      "status does not show the run waiting to be ended: %s", status);
+	}
 	unlink(filler);
 	int ended = wait_run_state("full-at-end", STORE_RUN_COMPLETE, 5000) ||
 	            wait_run_state("full-at-end", STORE_RUN_CRASHED, 100);
