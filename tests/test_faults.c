@@ -210,29 +210,41 @@ static int store_intact(const char *path, char *report, size_t len)
  * SQL path; 8 (4 KiB, a HaLVM-sized request) is acknowledged from the
  * intake log, whose folds then fail on the full disk: what it holds must
  * still read back, and be folded once space comes back. */
-static void disk_full_with(unsigned nsect, int max_writes)
+/* A backend whose store is on a small filesystem of its own, a guest
+ * named name with one disk and a first write, then the filesystem filled
+ * to its last block by the file filler: the guest's disk, or NULL (the
+ * test is skipped: no root, or no tmpfs).  16 MiB: what the intake log
+ * holds when the disk fills (up to its 4 MiB when the folder lags behind
+ * the guest) must fit twice (the database's pages and the WAL's copy)
+ * once the filler goes. */
+static struct blkfront *guest_on_full_disk(struct guest *g, const char *name, char path[4200],
+                                           char filler[4200])
 {
-	/* 16 MiB: what the intake log holds when the disk fills (up to its
-	 * 4 MiB when the folder lags behind the guest) must fit twice (the
-	 * database's pages and the WAL's copy) once the filler goes. */
 	if (mount_small("size=16m,mode=0700") != 0)
-		return;
-	char path[4200], filler[4200];
-	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
-	snprintf(filler, sizeof(filler), "%s/filler", mnt);
+		return NULL;
+	snprintf(path, 4200, "%s/profiles.db", mnt);
+	snprintf(filler, 4200, "%s/filler", mnt);
 	backend_on(path, NULL);
-
-	struct guest g;
 	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = guest_with_disk(&g, "disk-full", "xvdb", &o);
+	struct blkfront *f = guest_with_disk(g, name, "xvdb", &o);
 	CHECK(write_seeded(f, 0, 8, 1) == 0, "first write");
-	/* Fill the filesystem up to what is left of it. */
 	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	static uint8_t block[65536];
-	while (fd >= 0 && write(fd, block, sizeof(block)) == (ssize_t)sizeof(block)) {
-	}
+	for (size_t len = sizeof(block); fd >= 0 && len >= 4096; len /= 16)
+		while (write(fd, block, len) == (ssize_t)len) {
+		}
 	if (fd >= 0)
 		close(fd);
+	return f;
+}
+
+static void disk_full_with(unsigned nsect, int max_writes)
+{
+	char path[4200], filler[4200];
+	struct guest g;
+	struct blkfront *f = guest_on_full_disk(&g, "disk-full", path, filler);
+	if (!f)
+		return;
 	/* Write on until the store runs out (64 KiB requests: bulk slots and
 	 * in-database chunks both). */
 	/* Give back a little, so that the guest gets some way before it fills. */
@@ -288,22 +300,11 @@ static void disk_full_with(unsigned nsect, int max_writes)
  * back, by the backend's own retries, without a restart. */
 static void run_end_on_full_disk(void)
 {
-	if (mount_small("size=16m,mode=0700") != 0)
-		return;
 	char path[4200], filler[4200];
-	snprintf(path, sizeof(path), "%s/profiles.db", mnt);
-	snprintf(filler, sizeof(filler), "%s/filler", mnt);
-	backend_on(path, NULL);
 	struct guest g;
-	struct blkfront_opts o = {.data_pages = 64};
-	struct blkfront *f = guest_with_disk(&g, "full-at-end", "xvdb", &o);
-	CHECK(write_seeded(f, 0, 8, 1) == 0, "first write");
-	int fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	static uint8_t block[4096];
-	while (fd >= 0 && write(fd, block, sizeof(block)) == (ssize_t)sizeof(block)) {
-	}
-	if (fd >= 0)
-		close(fd);
+	struct blkfront *f = guest_on_full_disk(&g, "full-at-end", path, filler);
+	if (!f)
+		return;
 	int refused = 0;
 	for (uint64_t i = 0, sector = 8; i < 4000 && !refused; i++, sector += 8)
 		refused = write_seeded(f, sector, 8, 200 + i) != 0;
