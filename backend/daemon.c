@@ -100,6 +100,12 @@ int64_t backend_mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* The sooner of two timeouts in milliseconds, -1 meaning none. */
+static int sooner(int a, int b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
 static int event_loop(struct backend *b, int ctl, int sig)
 {
 	int served = -1;
@@ -187,19 +193,12 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		if (io_can_run(b))
 			io_run_batch(b);
 		xenbus_fail_broken(b);
+		/* the soonest of the timers' next times (-1: none) */
 		timeout = storm_unmask_ports(b);
-		int expire = control_expire(b);
-		if (expire >= 0 && (timeout < 0 || expire < timeout))
-			timeout = expire;
-		int deferred = xenbus_deferred_run(b);
-		if (deferred >= 0 && (timeout < 0 || deferred < timeout))
-			timeout = deferred;
-		int ends = runs_retry_ends(b);
-		if (ends >= 0 && (timeout < 0 || ends < timeout))
-			timeout = ends;
-		int traces = trace_poll(b);
-		if (traces >= 0 && (timeout < 0 || traces < timeout))
-			timeout = traces;
+		timeout = sooner(timeout, control_expire(b));
+		timeout = sooner(timeout, xenbus_deferred_run(b));
+		timeout = sooner(timeout, runs_retry_ends(b));
+		timeout = sooner(timeout, trace_poll(b));
 		if (!b->stopping)
 			notify_status(b, &served);
 	}

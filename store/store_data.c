@@ -701,12 +701,10 @@ int store_read(struct store_device *d, uint64_t sector, uint32_t nsect, void *bu
 	                (size_t)nsect * STORE_SECTOR_SIZE);
 	if (!rc && degraded)
 		rc = store_intake_overlay(s, d->pending.device_id, sector, nsect, buf);
-	if (degraded && !s->in_batch && !s->in_read)
-		store_blob_release(s);
-	if (degraded)
-		store_intake_hold(s, 0);
 	if (!s->in_batch && !s->in_read)
 		store_blob_release(s); /* do not pin a snapshot between calls */
+	if (degraded)
+		store_intake_hold(s, 0); /* (after the release: the folder may write then) */
 	if (rc)
 		return rc;
 	d->pending.read_requests++;
