@@ -16,93 +16,6 @@
 #include "cli_trace.h"
 #include "cli_util.h"
 
-struct loader {
-	struct store *s;
-	int64_t device_id;
-	struct cli_trace *ct;
-	size_t cap;
-	int rc;
-};
-
-static int grow(struct cli_trace *ct, size_t *cap)
-{
-	if (ct->t.n < *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *g = realloc(ct->packets, n * sizeof(*ct->packets));
-	if (!g)
-		return -1;
-	ct->packets = g;
-	*cap = n;
-	return 0;
-}
-
-struct copy_ctx {
-	uint8_t *dst;
-};
-
-static int copy_range(void *ctx, uint64_t off, const void *data, size_t len)
-{
-	struct copy_ctx *c = ctx;
-	(void)off;
-	if (data)
-		memcpy(c->dst, data, len);
-	else
-		memset(c->dst, 0, len);
-	c->dst += len;
-	return 0;
-}
-
-static int load_packet(void *ctx, const struct store_trace_packet *p)
-{
-	struct loader *l = ctx;
-	struct cli_trace *ct = l->ct;
-
-	if (grow(ct, &l->cap) != 0)
-		return STORE_ENOMEM;
-	uint8_t *b = malloc(p->bytes);
-	if (!b)
-		return STORE_ENOMEM;
-	struct copy_ctx cc = {b};
-	int rc = store_read_range(l->s, l->device_id, p->sector * STORE_SECTOR_SIZE, p->bytes, copy_range, &cc);
-	if (rc) {
-		free(b);
-		return rc;
-	}
-	ct->packets[ct->t.n++] = (struct mprof_trace_packet){p->seq, b, p->bytes, p->final};
-	ct->nbytes += p->bytes;
-	return 0;
-}
-
-int cli_trace_load(struct store *s, const struct store_run *run, struct cli_trace *out)
-{
-	struct store_device_info dev;
-	size_t cap = 0;
-
-	memset(out, 0, sizeof(*out));
-	out->t.name = run->name;
-	out->t.run_id = run->run_id;
-	if (store_find_device(s, run->run_id, STORE_TRACE_VDEV, &dev) != 0 || dev.role != STORE_ROLE_TRACE)
-		return STORE_ENOTFOUND;
-	struct loader l = {s, dev.device_id, out, 0, 0};
-	(void)cap;
-	int rc = store_trace_packets(s, dev.device_id, load_packet, &l);
-	out->t.p = out->packets;
-	if (rc) {
-		cli_trace_free(out);
-		return rc;
-	}
-	return 0;
-}
-
-void cli_trace_free(struct cli_trace *ct)
-{
-	for (size_t i = 0; i < ct->t.n; i++)
-		free((void *)ct->packets[i].bytes);
-	free(ct->packets);
-	memset(ct, 0, sizeof(*ct));
-}
-
 /* ---- export ------------------------------------------------------------------------ */
 
 struct render_job {
@@ -165,7 +78,7 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 {
 	struct store *s;
 	struct store_run run;
-	struct cli_trace ct;
+	struct view_trace ct;
 	int64_t id;
 	int rc = 1;
 
@@ -180,7 +93,7 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 		store_close(s);
 		return 1;
 	}
-	int lr = cli_trace_load(s, &run, &ct);
+	int lr = view_trace_load(s, &run, &ct);
 	store_read_end(s);
 	if (lr == STORE_ENOTFOUND) {
 		cli_err("run %lld has no MirageOS trace (only guests that share a mirage-profile buffer have "
@@ -219,7 +132,7 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 	}
 	rc = 0;
 out:
-	cli_trace_free(&ct);
+	view_trace_free(&ct);
 	store_close(s);
 	return rc;
 }
@@ -230,11 +143,11 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 {
 	int json = out != NULL;
 
-	struct cli_trace ct;
+	struct view_trace ct;
 	struct mprof_stats st;
 	char lost[512], t0[32];
 
-	if (cli_trace_load(s, run, &ct) != 0)
+	if (view_trace_load(s, run, &ct) != 0)
 		return;
 	mprof_trace_stats(&ct.t, &st);
 	mprof_lost_ranges(&ct.t, lost, sizeof(lost));
@@ -245,14 +158,14 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 			json_object_set_new(kinds, mprof_event_name(k), json_integer((json_int_t)st.per_kind[k]));
 		for (size_t i = 0; i < st.ncounters; i++)
 			json_array_append_new(counters,
-			                      json_pack("{s:o, s:I, s:I}", "name", json_guest(st.counters[i].name),
+			                      json_pack("{s:o, s:I, s:I}", "name", view_json_guest(st.counters[i].name),
 			                                "value", (json_int_t)st.counters[i].value, "updates",
 			                                (json_int_t)st.counters[i].updates));
 		/* uint64 counts and guest timestamps as JSON integers: jansson's
 		 * are int64, which a guest clock in ns reaches in 292 years */
 		*out = json_pack("{s:I, s:I, s:o, s:I, s:b, s:I, s:I, s:I, s:I, s:{s:I, s:I, s:I}, s:I, s:o, s:o}",
 		                 "packets_kept", (json_int_t)st.kept, "packets_lost", (json_int_t)st.lost,
-		                 "lost_ranges", json_guest(lost), "packets_cut", (json_int_t)st.cut,
+		                 "lost_ranges", view_json_guest(lost), "packets_cut", (json_int_t)st.cut,
 		                 "ended", st.final, "bytes", (json_int_t)ct.nbytes, "events",
 		                 (json_int_t)st.events, "first_ts", (json_int_t)st.first_ts, "last_ts",
 		                 (json_int_t)st.last_ts, "gc", "count", (json_int_t)st.gc_count, "total_ns",
@@ -286,5 +199,5 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 			printf("  counters        %" PRIu64 " updates of further counters not shown\n",
 			       st.counters_dropped);
 	}
-	cli_trace_free(&ct);
+	view_trace_free(&ct);
 }

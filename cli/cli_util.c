@@ -1,5 +1,7 @@
 /*
  * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
+ *
+ * May call: view/view.h, cli_view.h, util/, libc.
  */
 #include "config.h"
 
@@ -13,43 +15,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../util/utc_time.h"
-#include "cli_fleet.h"
+#include "../view/view.h"
+#include "../view/view_fleet.h"
 #include "cli_util.h"
+#include "cli_view.h"
 
 const char *cli_prog = "profdb";
 
-/* Where this thread's messages go instead of stderr (profdb serve puts a
- * request's errors on its error page). */
-static _Thread_local struct {
-	char *buf;
-	size_t len;
-	int have_error;
-} capture;
-
-void cli_capture_errors(char *buf, size_t len)
-{
-	capture.buf = buf;
-	capture.len = len;
-	capture.have_error = 0;
-	if (buf && len)
-		buf[0] = '\0';
-}
-
 static void message(const char *prefix, const char *fmt, va_list ap)
 {
-	if (capture.buf && capture.len) {
-		/* the first error is the cause (what follows is its echo); a
-		 * warning only until there is an error */
-		int is_err = !*prefix;
-		if (!capture.have_error && (is_err || !capture.buf[0])) {
-			capture.have_error = is_err;
-			snprintf(capture.buf, capture.len, "%s", prefix);
-			size_t used = strlen(capture.buf);
-			vsnprintf(capture.buf + used, capture.len - used, fmt, ap);
-		}
-		return;
-	}
 	fprintf(stderr, "%s: %s", cli_prog, prefix);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -98,176 +72,29 @@ int cli_nargs(int argc, int n, const char *usage)
 
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)
 {
-	/* Writers put whole chunks in the data file, as the backend does: an
-	 * import through the WAL made the backend's own checkpoints of it
-	 * stall live guests. */
-	struct store_open_opts o = {.mode = mode, .bulk_file = mode != STORE_READ};
-	char err[512];
-
-	if (fleet_is_url(path)) {
-		/* a fleet catalogue: runs are read from a private copy */
-		if (mode != STORE_READ) {
-			cli_err("a fleet catalogue is only read here; change runs on their host's store");
-			return -1;
-		}
-		if (!(path = cli_fleet_store(path)))
-			return -1;
-	}
-
-	if (store_open(s, path, &o, err, sizeof(err)) != 0) {
-		cli_err("%s", err);
-		return -1;
-	}
-	return 0;
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_store_open(s, path, mode, &e);
+	cli_print_err(&e);
+	return rc;
 }
 
-int cli_parse_u64(const char *s, uint64_t *out)
+struct fleet *cli_fleet(const char *url)
 {
-	char *end;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
+	struct view_err e;
+	view_err_init(&e);
+	struct fleet *f = view_fleet(url, &e);
+	cli_print_err(&e);
+	return f;
 }
 
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
 {
-	uint64_t v;
-
-	if (cli_fleet_active() && arg[0] == '@' && cli_parse_u64(arg + 1, &v) == 0 && v > 0 &&
-	    v <= INT64_MAX) {
-		*run_id = (int64_t)v; /* cli_run_ref's: a run copied already */
-		return 0;
-	}
-	if (cli_fleet_active())
-		return cli_fleet_resolve(arg, run_id);
-	if (strcmp(arg, "latest") == 0) {
-		if (store_latest_run(s, run_id) != 0) {
-			cli_err("%s", store_errmsg(s));
-			return -1;
-		}
-		return 0;
-	}
-	if (cli_parse_u64(arg, &v) != 0 || v == 0 || v > INT64_MAX) {
-		cli_err("'%s' is not a run id (a number from 'profdb query runs', or 'latest')", arg);
-		return -1;
-	}
-	*run_id = (int64_t)v;
-	return 0;
-}
-
-void cli_run_ref(int64_t id, char *buf, size_t len)
-{
-	snprintf(buf, len, cli_fleet_active() ? "@%lld" : "%lld", (long long)id);
-}
-
-void cli_format_time(int64_t us, char *buf, size_t len)
-{
-	time_t t = (time_t)(us / 1000000);
-	struct tm tm;
-
-	if (utc_format_fast(us, buf, len) == 0)
-		return;
-	if (us <= 0 || !gmtime_r(&t, &tm)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* "N<a>MM<b>": a count, a unit letter, two digits, a unit letter. */
-static void put_duration(char *buf, size_t len, int64_t a, char ua, int64_t b, char ub, int tenth)
-{
-	char d[24], *p = buf;
-	int n = 0;
-	if (len < 32)
-		return (void)snprintf(buf, len, "%lld%c", (long long)a, ua);
-	do
-		d[n++] = (char)('0' + a % 10);
-	while ((a /= 10));
-	while (n)
-		*p++ = d[--n];
-	if (tenth) { /* 12.3s */
-		*p++ = '.';
-		*p++ = (char)('0' + b);
-		*p++ = ub;
-	} else {
-		*p++ = ua;
-		*p++ = (char)('0' + b / 10);
-		*p++ = (char)('0' + b % 10);
-		*p++ = ub;
-	}
-	*p = 0;
-}
-
-void cli_format_duration(int64_t us, char *buf, size_t len)
-{
-	if (us < 0)
-		us = 0;
-	int64_t s = us / 1000000;
-	/* by hand: a listing of 100,000 runs formats as many */
-	if (s < 60)
-		put_duration(buf, len, s, 's', us / 100000 % 10, 's', 1);
-	else if (s < 3600)
-		put_duration(buf, len, s / 60, 'm', s % 60, 's', 0);
-	else if (s < 86400)
-		put_duration(buf, len, s / 3600, 'h', s / 60 % 60, 'm', 0);
-	else
-		put_duration(buf, len, s / 86400, 'd', s / 3600 % 24, 'h', 0);
-}
-
-int cli_parse_time(const char *s, int64_t now_us, int64_t *out)
-{
-	struct tm tm;
-	char *end;
-	int n = 0;
-
-	/* An age: digits and one unit. */
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (end != s && errno == 0 && v >= 0 && end[0] && !end[1] && *s != '-' && *s != '+' &&
-	    end - s < 10) {
-		long long mul = end[0] == 's' ? 1 : end[0] == 'm' ? 60 : end[0] == 'h' ? 3600
-		              : end[0] == 'd' ? 86400 : end[0] == 'w' ? 604800 : 0;
-		if (mul) {
-			/* An age older than the epoch is "since always", not a
-			 * signed overflow (999999999w once was). */
-			*out = v > now_us / (mul * 1000000) ? 0 : now_us - v * mul * 1000000;
-			return 0;
-		}
-	}
-	memset(&tm, 0, sizeof(tm));
-	if (sscanf(s, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
-		return -1;
-	const char *rest = s + n;
-	if (*rest == 'T' || *rest == ' ') {
-		int m = 0;
-		if (sscanf(rest + 1, "%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2)
-			return -1;
-		rest += 1 + m;
-		if (*rest == ':') {
-			if (sscanf(rest + 1, "%2d%n", &tm.tm_sec, &m) != 1)
-				return -1;
-			rest += 1 + m;
-		}
-	}
-	if (*rest == 'Z')
-		rest++;
-	if (*rest || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60 || tm.tm_year < 1970)
-		return -1;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	time_t t = timegm(&tm);
-	if (t == (time_t)-1)
-		return -1;
-	*out = (int64_t)t * 1000000;
-	return 0;
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_resolve_run(s, arg, run_id, &e);
+	cli_print_err(&e);
+	return rc;
 }
 
 void cli_safe_filename(const char *s, char *out, size_t len)

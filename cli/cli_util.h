@@ -1,7 +1,9 @@
 /*
- * cli_util.h - what every profdb command shares: the store path, run
- * lookup, time formats, safe output of guest-controlled text, and output
- * files that are never left half-written.
+ * cli_util.h - what every profdb command shares: the store path, messages
+ * on stderr, run lookup, usage, and output files that are never left
+ * half-written.  Times and numbers as shown: view/view_format.h.
+ *
+ * May call: view/, util/, libc.
  */
 #ifndef PROFSVC_CLI_UTIL_H
 #define PROFSVC_CLI_UTIL_H
@@ -11,6 +13,7 @@
 
 #include "../store/store.h"
 #include "../util/safe_text.h"
+#include "../view/view_format.h"
 
 #define EXIT_USAGE 2
 
@@ -19,14 +22,13 @@ extern const char *cli_prog; /* "profdb" */
 /* Prints "profdb: <message>" to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* From now on this thread's first cli_err/cli_warn message is kept in
- * buf (cut to len) instead of printed, the rest dropped; NULL prints them
- * again. */
-void cli_capture_errors(char *buf, size_t len);
 
 /* --db, else $PROFSVC_DB, else the default. */
 const char *cli_db_path(const char *opt);
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode);
+struct fleet;
+/* The fleet catalogue at url (view/view_fleet.h); NULL after printing why. */
+struct fleet *cli_fleet(const char *url);
 
 /* getopt's last cases: 'h' prints usage to stdout (exit 0), anything
  * else to stderr (exit 2).  Returns the exit status. */
@@ -34,21 +36,8 @@ int cli_usage(const char *usage, int opt);
 /* Exactly n arguments left after the options, else usage (0 or 2). */
 int cli_nargs(int argc, int n, const char *usage);
 
-/* "12", "latest": a run id; prints the error itself. */
+/* "12", "latest": a run id (view/view.h); prints the error itself. */
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
-/* A run already resolved, as an argument cli_resolve_run gives back as
- * that same run (over a fleet catalogue, its id in the private copy). */
-void cli_run_ref(int64_t id, char *buf, size_t len);
-/* Strict decimal parse of a non-negative integer. */
-int cli_parse_u64(const char *s, uint64_t *out);
-
-/* "2026-11-21T08:12:03Z" (UTC). */
-void cli_format_time(int64_t us, char *buf, size_t len);
-/* "1h02m", "3m20s", "12.3s". */
-void cli_format_duration(int64_t us, char *buf, size_t len);
-/* ISO date/time in UTC (YYYY-MM-DD[THH:MM[:SS]][Z]) or an age (90s, 30m,
- * 2h, 7d) before now.  Returns 0 or -1. */
-int cli_parse_time(const char *s, int64_t now_us, int64_t *out);
 
 /* Guest strings in a terminal or JSON: util/safe_text.h. */
 /* Guest strings in file names: [A-Za-z0-9._-] only, no leading dot. */

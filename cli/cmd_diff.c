@@ -18,9 +18,9 @@
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
 #include "../profile/time_profile.h"
-#include "cli_profile.h"
 #include "cli_json.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -32,28 +32,23 @@ static const char usage[] =
 struct side {
 	struct time_profile tp;
 	struct hp_profile hp;
-	struct cli_profile_read rd;
+	struct view_profile_read rd;
 	int have_tp, have_hp;
 };
 
 /* Both profiles of one run, each if it reads (what does not is said). */
-static int load(const char *db, const char *arg, struct side *s)
+static int load(struct view *v, const char *arg, struct side *s)
 {
-	struct store *st;
 	int64_t id;
 	char idbuf[32];
 
-	if (cli_open_store(&st, db, STORE_READ) != 0)
+	if (cli_view_resolve(v, arg, &id) != 0)
 		return 1;
-	int bad = cli_resolve_run(st, arg, &id);
-	store_close(st);
-	if (bad)
-		return 1;
-	cli_run_ref(id, idbuf, sizeof(idbuf));
+	view_run_ref(id, idbuf, sizeof(idbuf));
 	/* a run without one of its profiles is compared on the other */
-	s->have_tp = cli_read_time_profile(db, idbuf, &s->tp, &s->rd) == 0;
-	struct cli_profile_read hrd;
-	s->have_hp = cli_read_heap_profile(db, idbuf, &s->hp, NULL, &hrd) == 0 && s->hp.nsamples;
+	s->have_tp = cli_read_time_profile(v, idbuf, &s->tp, &s->rd) == 0;
+	struct view_profile_read hrd;
+	s->have_hp = cli_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd) == 0 && s->hp.nsamples;
 	if (!s->have_tp)
 		s->rd = hrd;
 	return !s->have_tp && !s->have_hp;
@@ -113,7 +108,7 @@ static json_t *stacks_json(const struct side *a, const struct side *b, const str
 	for (size_t i = 0; i < n; i++) {
 		char *path = cmp_stack_path(&s[i], &a->tp, &b->tp);
 		json_array_append_new(arr, json_pack("{s:o, s:b, s:b, s:o, s:o, s:[I, I]}",
-			"stack", json_guest(path ? path : ""), "before", s[i].node[0] != TP_NONE,
+			"stack", view_json_guest(path ? path : ""), "before", s[i].node[0] != TP_NONE,
 			"after", s[i].node[1] != TP_NONE, "time", pair(s[i].time[0], s[i].time[1]),
 			"alloc", pair(s[i].alloc[0], s[i].alloc[1]), "entries", (json_int_t)s[i].entries[0],
 			(json_int_t)s[i].entries[1]));
@@ -144,7 +139,7 @@ static json_t *bands_json(const struct cmp_band *c, size_t n)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, json_pack("{s:o, s:b, s:b, s:[I, I], s:o}", "band", json_guest(c[i].name),
+		json_array_append_new(arr, json_pack("{s:o, s:b, s:b, s:[I, I], s:o}", "band", view_json_guest(c[i].name),
 			"before", c[i].present[0], "after", c[i].present[1], "peak", (json_int_t)c[i].peak[0],
 			(json_int_t)c[i].peak[1], "area", pair(c[i].area[0], c[i].area[1])));
 	return arr;
@@ -162,7 +157,7 @@ int cmd_diff(const char *db, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (cli_parse_u64(optarg, &limit) != 0) {
+			if (view_parse_u64(optarg, &limit) != 0) {
 				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -177,10 +172,12 @@ int cmd_diff(const char *db, int argc, char **argv)
 	if (cli_nargs(argc, 2, usage) != 0)
 		return EXIT_USAGE;
 	struct side s[2];
+	struct view v = {0};
 	memset(s, 0, sizeof(s));
 	tp_init(&s[0].tp);
 	tp_init(&s[1].tp);
-	if (load(db, argv[optind], &s[0]) != 0 || load(db, argv[optind + 1], &s[1]) != 0)
+	if (cli_view_open(&v, db) != 0 || load(&v, argv[optind], &s[0]) != 0 ||
+	    load(&v, argv[optind + 1], &s[1]) != 0)
 		goto out;
 	int stacks = s[0].have_tp && s[1].have_tp, bands = s[0].have_hp && s[1].have_hp;
 	if (!stacks && !bands) {
@@ -190,14 +187,14 @@ int cmd_diff(const char *db, int argc, char **argv)
 	}
 	json_t *doc = NULL;
 	if (json) {
-		doc = json_pack("{s:o, s:o}", "before", json_run(&s[0].rd.run, store_now_us()), "after",
-		                json_run(&s[1].rd.run, store_now_us()));
+		doc = json_pack("{s:o, s:o}", "before", view_json_run(&s[0].rd.run, store_now_us()), "after",
+		                view_json_run(&s[1].rd.run, store_now_us()));
 	} else {
 		char cap[400];
-		cli_profile_caption(&s[0].rd.run, cap, sizeof(cap));
+		view_profile_caption(&s[0].rd.run, cap, sizeof(cap));
 		fputs("before: ", stdout);
 		safe_text_print(stdout, cap, 0);
-		cli_profile_caption(&s[1].rd.run, cap, sizeof(cap));
+		view_profile_caption(&s[1].rd.run, cap, sizeof(cap));
 		fputs("\nafter:  ", stdout);
 		safe_text_print(stdout, cap, 0);
 		fputs("\n\n", stdout);
@@ -239,7 +236,7 @@ int cmd_diff(const char *db, int argc, char **argv)
 		printf("\nheap bands: not compared (a run has no readable .hp)\n");
 	}
 	if (json) {
-		rc = json_print(doc);
+		rc = cli_json_print(doc);
 		goto out;
 	}
 	rc = fflush(stdout) ? 1 : 0;
@@ -250,5 +247,6 @@ out:
 		tp_free(&s[i].tp);
 		hp_free(&s[i].hp);
 	}
+	view_close(&v);
 	return rc;
 }

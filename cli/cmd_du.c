@@ -55,7 +55,7 @@ int cmd_du(const char *db, int argc, char **argv)
 		if (c == 'j') {
 			json = 1;
 		} else if (c == 'n') {
-			if (cli_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
+			if (view_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
 				cli_err("-n must be a number of runs (0: all), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -81,9 +81,9 @@ int cmd_du(const char *db, int argc, char **argv)
 			                                   "bytes", (json_int_t)(runs[i].db_bytes + runs[i].slot_bytes),
 			                                   "db_bytes", (json_int_t)runs[i].db_bytes, "data_bytes",
 			                                   (json_int_t)runs[i].slot_bytes));
-		rc = json_print(json_pack("{s:{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}}", "du",
+		rc = cli_json_print(json_pack("{s:{s:o, s:o, s:o, s:o, s:I, s:I, s:I, s:I, s:o}}", "du",
 		                          "database", file_json(&sp.db), "wal", file_json(&sp.wal), "data",
-		                          file_json(&sp.data), "path", json_guest(db), "page_size",
+		                          file_json(&sp.data), "path", view_json_guest(db), "page_size",
 		                          (json_int_t)sp.page_size, "free_db_bytes", (json_int_t)free_db,
 		                          "data_slots_in_use", (json_int_t)sp.slots_in_use,
 		                          "reclaimable_data_bytes", (json_int_t)freed_slots, "runs", a));

@@ -18,10 +18,10 @@
 #include "../profile/time_profile.h"
 #include "../store/store_export.h"
 #include "../util/units.h"
-#include "cli_profile.h"
 #include "cli_trace.h"
 #include "cli_json.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -129,7 +129,7 @@ static int make_dirs(const char *dir)
 static json_t *json_exported(int64_t run_id, const char *vdev, const char *path, uint64_t bytes)
 {
 	return json_pack("{s:I,s:s,s:o,s:I}", "run_id", (json_int_t)run_id, "vdev", vdev, "path",
-	                 json_guest(path), "bytes", (json_int_t)bytes);
+	                 view_json_guest(path), "bytes", (json_int_t)bytes);
 }
 
 /* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do.
@@ -202,17 +202,22 @@ static int render_speedscope(FILE *f, void *ctx)
 static int export_speedscope(const char *db, const char *arg, const char *path)
 {
 	struct time_profile p;
-	struct cli_profile_read rd;
+	struct view_profile_read rd;
+	struct view v;
 	int rc = 1;
 
-	if (cli_read_time_profile(db, arg, &p, &rd) == 0) {
+	tp_init(&p);
+	if (cli_view_open(&v, db) != 0)
+		return 1;
+	if (cli_read_time_profile(&v, arg, &p, &rd) == 0) {
 		struct speedscope_job job = {&p, {0}};
 		char what[64];
-		cli_profile_caption(&rd.run, job.name, sizeof(job.name));
+		view_profile_caption(&rd.run, job.name, sizeof(job.name));
 		snprintf(what, sizeof(what), "run %lld in speedscope's format", (long long)rd.run.run_id);
 		rc = outfile_render(path, render_speedscope, &job, what);
 	}
 	tp_free(&p);
+	view_close(&v);
 	return rc;
 }
 
@@ -359,7 +364,7 @@ int cmd_export(const char *db, int argc, char **argv)
 	}
 	store_close(s);
 	if (files && !failed)
-		return json_print(json_pack("{s:o}", "exported", files));
+		return cli_json_print(json_pack("{s:o}", "exported", files));
 	json_decref(files);
 	return failed ? 1 : 0;
 }
@@ -447,7 +452,7 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	if (outfile_commit(&o) != 0)
 		goto out;
 	if (json)
-		rc = json_print(json_pack("{s:[o]}", "exported",
+		rc = cli_json_print(json_pack("{s:[o]}", "exported",
 		                          json_exported(id, dev.vdev, argv[3], sectors * STORE_SECTOR_SIZE)));
 	else {
 		printf("run %lld %s -> %s (%" PRIu64 " bytes, sparse)\n", (long long)id, dev.vdev, argv[3],

@@ -12,8 +12,8 @@
 
 #include "../profile/flame.h"
 #include "../profile/time_profile.h"
-#include "cli_profile.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -85,13 +85,15 @@ int cmd_flame(const char *db, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct time_profile p, before;
-	struct cli_profile_read brd;
+	struct view_profile_read brd;
 	tp_init(&before);
-	struct cli_profile_read rd;
+	tp_init(&p);
+	struct view_profile_read rd;
+	struct view v = {0};
 	int rc = 1;
-	if (cli_read_time_profile(db, argv[optind], &p, &rd) != 0)
+	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
 		goto out;
-	if (against && cli_read_time_profile(db, against, &before, &brd) != 0)
+	if (against && cli_read_time_profile(&v, against, &before, &brd) != 0)
 		goto out;
 	if (!svg) {
 		rc = (json ? flame_json(stdout, &p, by) : flame_folded(stdout, &p, by)) || fflush(stdout) ? 1 : 0;
@@ -101,11 +103,12 @@ int cmd_flame(const char *db, int argc, char **argv)
 	}
 	struct flame_job job = {&p, against ? &before : NULL, by, {0}};
 	char what[64];
-	cli_profile_caption(&rd.run, job.caption, sizeof(job.caption));
+	view_profile_caption(&rd.run, job.caption, sizeof(job.caption));
 	snprintf(what, sizeof(what), "%zu call stacks", p.nnodes);
 	rc = outfile_render(svg, render, &job, what);
 out:
 	tp_free(&before);
 	tp_free(&p);
+	view_close(&v);
 	return rc;
 }

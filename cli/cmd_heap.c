@@ -16,9 +16,9 @@
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
-#include "cli_profile.h"
 #include "cli_json.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -35,15 +35,15 @@ struct heap_run {
 	struct hp_profile hp;
 	struct hp_tail tail;
 	struct hp_chart chart;
-	struct cli_profile_read rd;
+	struct view_profile_read rd;
 	char caption[400];
 	char note[200];
 };
 
 /* Reads and charts one run; 0, or 1 (reported). */
-static int load(const char *db, const char *arg, const struct hp_chart_opts *o, struct heap_run *h)
+static int load(struct view *v, const char *arg, const struct hp_chart_opts *o, struct heap_run *h)
 {
-	if (cli_read_heap_profile(db, arg, &h->hp, &h->tail, &h->rd) != 0)
+	if (cli_read_heap_profile(v, arg, &h->hp, &h->tail, &h->rd) != 0)
 		return 1;
 	long long id = (long long)h->rd.run.run_id;
 	if (h->tail.partial_sample)
@@ -63,7 +63,7 @@ static int load(const char *db, const char *arg, const struct hp_chart_opts *o, 
 		cli_err("out of memory charting run %lld", id);
 		return 1;
 	}
-	cli_profile_caption(&h->rd.run, h->caption, sizeof(h->caption));
+	view_profile_caption(&h->rd.run, h->caption, sizeof(h->caption));
 	return 0;
 }
 
@@ -132,13 +132,13 @@ static json_t *heap_json(const struct heap_run *h)
 	json_t *bands = json_array();
 	for (size_t r = 0; r < c->nbands; r++) {
 		const struct hp_chart_band *b = &c->bands[c->nbands - 1 - r];
-		json_array_append_new(bands, json_pack("{s:o, s:b, s:I, s:I}", "name", json_guest(b->name),
+		json_array_append_new(bands, json_pack("{s:o, s:b, s:I, s:I}", "name", view_json_guest(b->name),
 		                                       "other", !b->band, "peak", (json_int_t)b->peak,
 		                                       "total", (json_int_t)b->total));
 	}
 	return json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:o}",
-		"run", json_run(&h->rd.run, store_now_us()), "job", json_guest(h->hp.job ? h->hp.job : ""),
-		"date", json_guest(h->hp.date ? h->hp.date : ""), "samples", (json_int_t)c->nsamples,
+		"run", view_json_run(&h->rd.run, store_now_us()), "job", view_json_guest(h->hp.job ? h->hp.job : ""),
+		"date", view_json_guest(h->hp.date ? h->hp.date : ""), "samples", (json_int_t)c->nsamples,
 		"start", c->times[0], "end", c->times[c->nsamples - 1], "max_total", (json_int_t)c->ymax,
 		"trace_dropped", (json_int_t)c->dropped_trace, "merged_into_other", (json_int_t)c->merged_other,
 		"left_out_bytes", (json_int_t)h->tail.dropped_bytes, "partial_sample", h->tail.partial_sample,
@@ -238,7 +238,7 @@ int cmd_heap(const char *db, int argc, char **argv)
 			json = 1;
 			break;
 		case 'b':
-			if (cli_parse_u64(optarg, &u) != 0 || u > 10000) {
+			if (view_parse_u64(optarg, &u) != 0 || u > 10000) {
 				cli_err("--bands takes a whole number from 0 (no limit) to 10000, not '%s'",
 				        optarg);
 				return EXIT_USAGE;
@@ -281,10 +281,15 @@ int cmd_heap(const char *db, int argc, char **argv)
 		cli_err("out of memory");
 		return 1;
 	}
+	struct view v;
+	if (cli_view_open(&v, db) != 0) {
+		free(runs);
+		return 1;
+	}
 	int rc = 0;
 	size_t loaded = 0;
 	for (; loaded < n; loaded++)
-		if (load(db, argv[optind + (int)loaded], &co, &runs[loaded]) != 0) {
+		if (load(&v, argv[optind + (int)loaded], &co, &runs[loaded]) != 0) {
 			unload(&runs[loaded]);
 			rc = 1;
 			break;
@@ -298,7 +303,7 @@ int cmd_heap(const char *db, int argc, char **argv)
 			json_t *doc = n > 1 ? json_array() : heap_json(&runs[0]);
 			for (size_t i = 0; n > 1 && i < n; i++)
 				json_array_append_new(doc, heap_json(&runs[i]));
-			rc = json_print(doc);
+			rc = cli_json_print(doc);
 		} else
 			for (size_t i = 0; i < n; i++) {
 				if (i)
@@ -309,6 +314,7 @@ int cmd_heap(const char *db, int argc, char **argv)
 	for (size_t i = 0; i < loaded; i++)
 		unload(&runs[i]);
 	free(runs);
+	view_close(&v);
 	if (fflush(stdout) != 0) {
 		cli_err("standard output: %s", strerror(errno));
 		rc = 1;

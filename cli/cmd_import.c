@@ -326,9 +326,9 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 			if (!dev[i])
 				continue;
 			store_device_get_info(dev[i], &info);
-			json_array_append_new(devs, json_device(&info));
+			json_array_append_new(devs, view_json_device(&info));
 		}
-		rc = json_print(json_pack("{s:o,s:o}", "run", json_run(&now, store_now_us()), "devices", devs));
+		rc = cli_json_print(json_pack("{s:o,s:o}", "run", view_json_run(&now, store_now_us()), "devices", devs));
 		goto out;
 	}
 	printf("imported run %lld (", (long long)run.run_id);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_fleet.h"
+#include "../view/view_fleet.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -40,7 +40,7 @@ struct rows {
 	char **hosts;   /* a fleet's hostnames, each once */
 	size_t nhosts;
 	/* --json: each run printed as it comes */
-	struct json_list *json;
+	struct cli_json_list *json;
 	int64_t now;
 	int fleet;
 };
@@ -50,7 +50,7 @@ static int collect(void *ctx, const struct store_run *r)
 	struct rows *rows = ctx;
 
 	if (rows->json)
-		return json_list_add(rows->json, json_run(r, rows->now));
+		return cli_json_list_add(rows->json, view_json_run(r, rows->now));
 	if (rows->n == rows->cap) {
 		size_t cap = rows->cap ? rows->cap * 2 : 64;
 		struct row *v = realloc(rows->v, cap * sizeof(*v));
@@ -90,10 +90,10 @@ static int collect_fleet(void *ctx, const struct fleet_run *fr)
 	struct rows *rows = ctx;
 
 	if (rows->json) {
-		json_t *o = json_run(&fr->run, rows->now);
+		json_t *o = view_json_run(&fr->run, rows->now);
 		json_object_set_new(o, "host_id", json_string(fr->host_id));
-		json_object_set_new(o, "hostname", json_guest(fr->hostname));
-		return json_list_add(rows->json, o);
+		json_object_set_new(o, "hostname", view_json_guest(fr->hostname));
+		return cli_json_list_add(rows->json, o);
 	}
 	int rc = collect(ctx, &fr->run);
 	if (rc)
@@ -180,8 +180,8 @@ static void print_table(const struct rows *rows, int64_t now)
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 		char *p = line;
-		cli_format_time(r->started_us, t, sizeof(t));
-		cli_format_duration(run_duration(r, now), d, sizeof(d));
+		view_format_time(r->started_us, t, sizeof(t));
+		view_format_duration(run_duration(r, now), d, sizeof(d));
 		if (r->backend_gone)
 			memcpy(d, "?", 2); /* nobody is adding to it: its end is unknown */
 		if (rows->fleet) {
@@ -253,7 +253,7 @@ int cmd_query(const char *db, int argc, char **argv)
 			f.name_glob = optarg;
 			break;
 		case 't':
-			if (cli_parse_time(optarg, now, &f.since_us) != 0) {
+			if (view_parse_time(optarg, now, &f.since_us) != 0) {
 				cli_err("--since: '%s' is not a UTC time (2026-11-21T08:00) or an age "
 				        "(30m, 2h, 7d)",
 				        optarg);
@@ -261,7 +261,7 @@ int cmd_query(const char *db, int argc, char **argv)
 			}
 			break;
 		case 'l':
-			if (cli_parse_u64(optarg, &v) != 0 || v == 0 || v > INT64_MAX) {
+			if (view_parse_u64(optarg, &v) != 0 || v == 0 || v > INT64_MAX) {
 				cli_err("--limit must be a positive number, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -289,11 +289,11 @@ int cmd_query(const char *db, int argc, char **argv)
 	if (rows.fleet ? !(fl = cli_fleet(db)) : cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	/* {"runs":[run...]}: docs/json.md, each run written as it is read */
-	struct json_list list;
+	struct cli_json_list list;
 	rows.now = now;
 	if (json) {
 		rows.json = &list;
-		json_list_begin(&list, "runs");
+		cli_json_list_begin(&list, "runs");
 	}
 	if (fl) {
 		struct fleet_filter ff = {.run = f, .host = host, .brief = !json};
@@ -307,7 +307,7 @@ int cmd_query(const char *db, int argc, char **argv)
 	}
 	if (json) {
 		/* (a failed listing has printed part of a document: still closed) */
-		rc = json_list_end(&list) || rc;
+		rc = cli_json_list_end(&list) || rc;
 	} else if (!rc) {
 		print_table(&rows, now);
 		rc = fflush(stdout) == 0 ? 0 : 1;

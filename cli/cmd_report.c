@@ -12,7 +12,8 @@
 
 #include "cli_util.h"
 #include "commands.h"
-#include "run_report.h"
+#include "cli_view.h"
+#include "../view/view_report.h"
 
 static const char usage[] =
 	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN2]\n"
@@ -64,28 +65,33 @@ int cmd_report(const char *db, int argc, char **argv)
 		cli_err("--json writes the report's data to standard output; -o writes the page: one or the other");
 		return EXIT_USAGE;
 	}
-	struct store *st;
+	struct view v;
 	int64_t id;
-	if (cli_open_store(&st, db, STORE_READ) != 0)
+	if (cli_view_open(&v, db) != 0)
 		return 1;
-	int bad = cli_resolve_run(st, argv[optind], &id);
-	store_close(st);
-	if (bad)
+	if (cli_view_resolve(&v, argv[optind], &id) != 0) {
+		view_close(&v);
 		return 1;
+	}
 	char def[64];
 	snprintf(def, sizeof(def), "report-%lld.html", (long long)id);
 	if (!out)
 		out = json ? "-" : def;
 
-	struct run_report rr;
+	struct view_report rr;
 	struct report_input in;
+	struct view_err e;
 	int rc = 1;
-	if (run_report_load(&rr, db, id, against, 0) == 0) {
+	view_err_init(&e);
+	int bad = view_report_load(&rr, &v, id, against, 0, &e);
+	cli_print_err(&e);
+	if (!bad) {
 		char what[32];
-		run_report_input(&rr, &in);
+		view_report_input(&rr, &in);
 		snprintf(what, sizeof(what), "run %lld", (long long)id);
 		rc = outfile_render(out, json ? render_json : render, &in, what);
 	}
-	run_report_free(&rr);
+	view_report_free(&rr);
+	view_close(&v);
 	return rc;
 }

@@ -109,7 +109,7 @@ static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, 
 			rc = 1;
 			continue;
 		}
-		json_array_append_new(deleted, json_run(r, now));
+		json_array_append_new(deleted, view_json_run(r, now));
 		if (!json) {
 			printf("%s run %lld (", dry_run ? "would delete" : "deleted", (long long)r->run_id);
 			safe_text_print(stdout, r->name, 0);
@@ -143,7 +143,7 @@ static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, 
 		json_decref(skipped);
 		return fflush(stdout) == 0 ? rc : 1;
 	}
-	if (json_print(json_pack("{s:o, s:o, s:b, s:o}", "deleted", deleted, "skipped", skipped, "dry_run",
+	if (cli_json_print(json_pack("{s:o, s:o, s:b, s:o}", "deleted", deleted, "skipped", skipped, "dry_run",
 	                         dry_run, "reclaimed", have_rec ? reclaim_json(&rec) : json_null())) != 0)
 		rc = 1;
 	return rc;
@@ -240,7 +240,7 @@ int cmd_prune(const char *db, int argc, char **argv)
 			}
 			break;
 		case 'k':
-			if (cli_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
+			if (view_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
 				cli_err("--keep must be a number of runs (0 or more), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -301,7 +301,7 @@ int cmd_prune(const char *db, int argc, char **argv)
 		if (older >= 0 && r->started_us > now - older)
 			continue;
 		if (r->state == STORE_RUN_RUNNING && !force) {
-			json_array_append_new(skipped, json_pack("{s:o, s:s}", "run", json_run(r, now), "reason",
+			json_array_append_new(skipped, json_pack("{s:o, s:s}", "run", view_json_run(r, now), "reason",
 			                                         "running (--force deletes it)"));
 			continue;
 		}

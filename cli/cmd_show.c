@@ -34,7 +34,7 @@ static void print_status(const struct store_device_info *d)
 		       d->closed ? "closed" : "not closed", d->word_size);
 		break;
 	}
-	cli_format_time(d->status_updated_us, t, sizeof(t));
+	view_format_time(d->status_updated_us, t, sizeof(t));
 	printf("  updated         %s\n", t);
 }
 
@@ -59,7 +59,7 @@ static int print_device_text(void *ctx, const struct store_device_info *d)
 
 static int add_device_json(void *ctx, const struct store_device_info *d)
 {
-	return json_array_append_new(ctx, json_device(d)) != 0;
+	return json_array_append_new(ctx, view_json_device(d)) != 0;
 }
 
 static void print_run_text(const struct store_run *r)
@@ -84,11 +84,11 @@ static void print_run_text(const struct store_run *r)
 		printf(")");
 	}
 	printf("\n");
-	cli_format_time(r->started_us, t, sizeof(t));
+	view_format_time(r->started_us, t, sizeof(t));
 	printf("  started         %s\n", t);
-	cli_format_time(r->ended_us, t, sizeof(t));
+	view_format_time(r->ended_us, t, sizeof(t));
 	printf("  ended           %s\n", t);
-	cli_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d,
+	view_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d,
 	                    sizeof(d));
 	if (r->backend_gone)
 		printf("  duration        unknown (no backend running)\n");
@@ -144,7 +144,7 @@ int cmd_show(const char *db, int argc, char **argv)
 			goto out;
 		}
 		cli_trace_show(s, &run, &trace);
-		rc = json_print(json_pack("{s:o, s:o, s:o}", "run", json_run(&run, store_now_us()),
+		rc = cli_json_print(json_pack("{s:o, s:o, s:o}", "run", view_json_run(&run, store_now_us()),
 		                          "devices", devs, "trace", trace ? trace : json_null()));
 		goto out;
 	}
@@ -194,8 +194,8 @@ int cmd_check(const char *db, int argc, char **argv)
 	}
 	if (json) {
 		/* the result goes to stdout either way; the exit status says it too */
-		if (json_print(json_pack("{s:{s:o, s:b, s:o}}", "check", "database", json_guest(db), "ok", rc == 0,
-		                         "problems", rc == 0 ? json_null() : json_guest(report))) != 0)
+		if (cli_json_print(json_pack("{s:{s:o, s:b, s:o}}", "check", "database", view_json_guest(db), "ok", rc == 0,
+		                         "problems", rc == 0 ? json_null() : view_json_guest(report))) != 0)
 			rc = -1;
 	} else if (rc == 0) {
 		printf("%s: ok\n", db);

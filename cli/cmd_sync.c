@@ -49,7 +49,7 @@ int cmd_sync(const char *db, int argc, char **argv)
 			url = optarg;
 			break;
 		case 's':
-			if (cli_parse_time(optarg, store_now_us(), &o.since_us) != 0) {
+			if (view_parse_time(optarg, store_now_us(), &o.since_us) != 0) {
 				cli_err("--since: '%s' is not a UTC time (2026-11-21T08:00) or an age "
 				        "(30m, 2h, 7d)",
 				        optarg);
@@ -103,7 +103,7 @@ int cmd_sync(const char *db, int argc, char **argv)
 		                        store_identity(s), "pushed", (json_int_t)rep.pushed, "current",
 		                        (json_int_t)rep.current, "running", (json_int_t)rep.running,
 		                        "bytes", (json_int_t)rep.bytes, "complete", rc == 0);
-		if (json_print(doc))
+		if (cli_json_print(doc))
 			rc = 1;
 	} else if (!quiet || rc) {
 		printf("%lld run%s pushed (%lld bytes), %lld already there%s", (long long)rep.pushed,

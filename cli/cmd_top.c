@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "../profile/time_profile.h"
-#include "cli_profile.h"
 #include "cli_json.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
@@ -32,11 +32,11 @@ static const struct {
 	{"inherited-alloc", TP_BY_INH_ALLOC},
 };
 
-static void print_table(const struct time_profile *p, const struct cli_profile_read *rd,
+static void print_table(const struct time_profile *p, const struct view_profile_read *rd,
                         const struct tp_row *rows, size_t n)
 {
 	char caption[400];
-	cli_profile_caption(&rd->run, caption, sizeof(caption));
+	view_profile_caption(&rd->run, caption, sizeof(caption));
 	safe_text_print(stdout, caption, 0);
 	fputs("\n  ", stdout);
 	safe_text_print(stdout, p->command ? p->command : "(no command line)", 0);
@@ -64,15 +64,15 @@ static void print_table(const struct time_profile *p, const struct cli_profile_r
 	}
 }
 
-static json_t *top_json(const struct time_profile *p, const struct cli_profile_read *rd,
+static json_t *top_json(const struct time_profile *p, const struct view_profile_read *rd,
                         const struct tp_row *rows, size_t n)
 {
 	json_t *ccs = json_array();
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_row *r = &rows[i];
 		const struct tp_cc *c = &p->ccs[r->cc];
-		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f, s:I}", "name", json_guest(c->name),
-			"module", json_guest(c->module), "src", json_guest(c->src), "entries", (json_int_t)r->entries,
+		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f, s:I}", "name", view_json_guest(c->name),
+			"module", view_json_guest(c->module), "src", view_json_guest(c->src), "entries", (json_int_t)r->entries,
 			"time", r->time, "alloc", r->alloc, "inherited_time", r->inh_time,
 			"inherited_alloc", r->inh_alloc, "stacks", (json_int_t)r->stacks);
 		if (p->has_ticks || p->format == TP_JSON) {
@@ -81,8 +81,8 @@ static json_t *top_json(const struct time_profile *p, const struct cli_profile_r
 		}
 		json_array_append_new(ccs, o);
 	}
-	return json_pack("{s:o, s:s, s:o, s:f, s:I, s:I, s:o}", "run", json_run(&rd->run, store_now_us()),
-		"format", p->format == TP_JSON ? "json" : "text", "command", json_guest(p->command ? p->command : ""),
+	return json_pack("{s:o, s:s, s:o, s:f, s:I, s:I, s:o}", "run", view_json_run(&rd->run, store_now_us()),
+		"format", p->format == TP_JSON ? "json" : "text", "command", view_json_guest(p->command ? p->command : ""),
 		"total_time", p->total_secs, "total_ticks", (json_int_t)p->total_ticks,
 		"total_alloc", (json_int_t)p->total_alloc, "cost_centres", ccs);
 }
@@ -116,7 +116,7 @@ int cmd_top(const char *db, int argc, char **argv)
 			}
 			break;
 		case 'n':
-			if (cli_parse_u64(optarg, &limit) != 0) {
+			if (view_parse_u64(optarg, &limit) != 0) {
 				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -134,9 +134,11 @@ int cmd_top(const char *db, int argc, char **argv)
 	if (cli_nargs(argc, 1, usage) != 0)
 		return EXIT_USAGE;
 	struct time_profile p;
-	struct cli_profile_read rd;
+	struct view_profile_read rd;
+	struct view v = {0};
 	int rc = 1;
-	if (cli_read_time_profile(db, argv[optind], &p, &rd) != 0)
+	tp_init(&p);
+	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
 		goto out;
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, by, module, &n);
@@ -149,7 +151,7 @@ int cmd_top(const char *db, int argc, char **argv)
 	if (limit && n > limit)
 		n = (size_t)limit;
 	if (json) {
-		rc = json_print(top_json(&p, &rd, rows, n));
+		rc = cli_json_print(top_json(&p, &rd, rows, n));
 		free(rows);
 		goto out;
 	}
@@ -162,5 +164,6 @@ int cmd_top(const char *db, int argc, char **argv)
 	}
 out:
 	tp_free(&p);
+	view_close(&v);
 	return rc;
 }

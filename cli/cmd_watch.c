@@ -22,7 +22,7 @@
 #include "../profile/heap_svg.h"
 #include "../store/store_watch.h"
 #include "cli_json.h"
-#include "cli_profile.h"
+#include "cli_view.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -54,7 +54,7 @@ static void draw_screen(const struct store_run *r, const struct hp_profile *hp, 
 	struct winsize ws;
 	int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 80;
 	char caption[400], b1[32], b2[32];
-	cli_profile_caption(r, caption, sizeof(caption));
+	view_profile_caption(r, caption, sizeof(caption));
 	fputs("\033[H\033[2J", stdout);
 	safe_text_print(stdout, caption, cols - 1 < safe_text_width(caption) ? cols - 1 : 0);
 	fputc('\n', stdout);
@@ -140,9 +140,9 @@ static void print_json_lines(const struct hp_profile *hp, const struct hp_chart 
 			}
 		json_t *bands = json_array();
 		for (size_t i = 0; i < c->nbands && i < nb; i++)
-			json_array_append_new(bands, json_pack("{s:o, s:I}", "name", json_guest(c->bands[order[i]].name),
+			json_array_append_new(bands, json_pack("{s:o, s:I}", "name", view_json_guest(c->bands[order[i]].name),
 			                                       "bytes", (json_int_t)c->bands[order[i]].values[k]));
-		json_print(json_pack("{s:{s:I, s:f, s:I, s:o}}", "sample", "index", (json_int_t)k, "time",
+		cli_json_print(json_pack("{s:{s:I, s:f, s:I, s:o}}", "sample", "index", (json_int_t)k, "time",
 		                     hp->times[k], "total", (json_int_t)total, "bands", bands));
 	}
 	free(order);
@@ -159,7 +159,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			if (cli_parse_u64(optarg, &nb) != 0 || nb == 0 || nb > 64) {
+			if (view_parse_u64(optarg, &nb) != 0 || nb == 0 || nb > 64) {
 				cli_err("-n must be a number of bands from 1 to 64, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -217,7 +217,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 			break;
 		}
 		problem[0] = '\0';
-		cli_follow_heap(s, id, &hp, &fed, problem, sizeof(problem));
+		view_follow_heap(s, id, &hp, &fed, problem, sizeof(problem));
 		store_read_end(s);
 		if (hp.nsamples > (have_chart ? chart.nsamples : 0)) {
 			if (have_chart)
@@ -235,7 +235,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 		}
 		if (r.state != STORE_RUN_RUNNING) {
 			if (json)
-				json_print(json_pack("{s:o}", "end", json_run(&r, store_now_us())));
+				cli_json_print(json_pack("{s:o}", "end", view_json_run(&r, store_now_us())));
 			else
 				printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
 			break;

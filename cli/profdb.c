@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "cli_fleet.h"
+#include "../view/view_fleet.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -143,7 +143,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
-		if (fleet_is_url(path) && !cli_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
+		if (fleet_is_url(path) && !view_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
 			cli_err("%s works on a host's store (--db PATH); a fleet catalogue (--db "
 			        "postgresql://...) is read by query, show, export, export-disk, heap, top, "
 			        "flame, diff, report and serve",

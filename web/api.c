@@ -2,8 +2,8 @@
  * api.c - profdb serve's JSON API under /api/ (README "profdb serve"):
  * the catalogue, one run with its devices, heap samples since sample K,
  * the cost-centre tree and the diff of two runs.  Built with jansson;
- * runs and devices are cli/cli_json.c's shared objects, and
- * every guest string goes through json_guest (escapes visible, valid
+ * runs and devices are view/view_json.c's shared objects, and
+ * every guest string goes through view_json_guest (escapes visible, valid
  * UTF-8), and the documents are served as application/json with nosniff,
  * so a hostile name is data, never markup.
  */
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli_profile.h"
-#include "../cli/cli_util.h"
+#include "../view/view_format.h"
+#include "../view/view_profile.h"
 #include "../profile/compare.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
@@ -23,7 +23,7 @@
 /* The catalogue's runs are the shared run object (docs/json.md). */
 json_t *api_run_object(const struct store_run *r, int64_t now_us)
 {
-	return json_run(r, now_us);
+	return view_json_run(r, now_us);
 }
 
 struct list_ctx {
@@ -71,7 +71,7 @@ void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r)
 
 static int add_device(void *ctx, const struct store_device_info *d)
 {
-	return json_array_append_new(ctx, json_device(d)) != 0;
+	return json_array_append_new(ctx, view_json_device(d)) != 0;
 }
 
 void api_run(struct web *w, int64_t id, struct reply *r)
@@ -103,24 +103,27 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 {
 	struct hp_profile hp;
 	struct hp_tail tail;
-	struct cli_profile_read rd;
-	char idbuf[32], err[600];
+	struct view_profile_read rd;
+	char idbuf[32];
 	uint64_t since = 0;
-	const char *v = arg(req, "since");
-	if (v && *v && cli_parse_u64(v, &since) != 0)
+	const char *sv = arg(req, "since");
+	if (sv && *sv && view_parse_u64(sv, &since) != 0)
 		return reply_error(r, 400, 1, "since must be a sample number (0 is the first)");
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
-	cli_capture_errors(err, sizeof(err));
-	int bad = cli_read_heap_profile(w->db, idbuf, &hp, &tail, &rd);
-	cli_capture_errors(NULL, 0);
+	struct view v;
+	struct view_err e;
+	view_err_init(&e);
+	hp_init(&hp);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, idbuf, &hp, &tail, &rd, &e) != 0;
+	view_close(&v);
 	if (bad) {
-		reply_error(r, 404, 1, "%s", err);
+		reply_error(r, 404, 1, "%s", view_err_first(&e));
 		hp_free(&hp);
 		return;
 	}
 	json_t *names = json_array(), *samples = json_array();
 	for (size_t i = 0; i < hp.nbands; i++)
-		json_array_append_new(names, json_guest(hp.bands[i].name));
+		json_array_append_new(names, view_json_guest(hp.bands[i].name));
 	struct hp_cursor *cur = calloc(hp.nbands ? hp.nbands : 1, sizeof(*cur));
 	for (size_t k = since; cur && k < hp.nsamples; k++) {
 		json_t *vals = json_array();
@@ -134,7 +137,7 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 	free(cur);
 	json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I, s:b}", "since", (json_int_t)since,
 	                      "nsamples", json_integer((json_int_t)hp.nsamples), "bands", names,
-	                      "samples", samples, "job", json_guest(hp.job ? hp.job : ""),
+	                      "samples", samples, "job", view_json_guest(hp.job ? hp.job : ""),
 	                      "dropped_bytes", (json_int_t)tail.dropped_bytes, "salvaged", rd.salvaged);
 	hp_free(&hp);
 	reply_json(r, o);
@@ -143,14 +146,17 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 void api_tree(struct web *w, int64_t id, struct reply *r)
 {
 	struct time_profile tp;
-	struct cli_profile_read rd;
-	char idbuf[32], err[600];
+	struct view_profile_read rd;
+	char idbuf[32];
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
-	cli_capture_errors(err, sizeof(err));
-	int bad = cli_read_time_profile(w->db, idbuf, &tp, &rd);
-	cli_capture_errors(NULL, 0);
+	struct view v;
+	struct view_err e;
+	view_err_init(&e);
+	tp_init(&tp);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
+	view_close(&v);
 	if (bad) {
-		reply_error(r, 404, 1, "%s", err);
+		reply_error(r, 404, 1, "%s", view_err_first(&e));
 		tp_free(&tp);
 		return;
 	}
@@ -160,12 +166,12 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 		const struct tp_cc *c = &tp.ccs[n->cc];
 		json_array_append_new(nodes, json_pack("{s:I, s:i, s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f}",
 		        "parent", n->parent == TP_NONE ? (json_int_t)-1 : (json_int_t)n->parent, "depth",
-		        (int)n->depth, "name", json_guest(c->name), "module", json_guest(c->module), "src",
-		        json_guest(c->src), "entries", (json_int_t)n->entries, "time", n->time, "alloc",
+		        (int)n->depth, "name", view_json_guest(c->name), "module", view_json_guest(c->module), "src",
+		        view_json_guest(c->src), "entries", (json_int_t)n->entries, "time", n->time, "alloc",
 		        n->alloc, "inh_time", n->inh_time, "inh_alloc", n->inh_alloc));
 	}
 	json_t *o = json_pack("{s:o, s:f, s:I, s:I, s:o, s:b}", "command",
-	                      json_guest(tp.command ? tp.command : ""), "total_secs", tp.total_secs,
+	                      view_json_guest(tp.command ? tp.command : ""), "total_secs", tp.total_secs,
 	                      "total_ticks", (json_int_t)tp.total_ticks, "total_alloc",
 	                      (json_int_t)tp.total_alloc, "nodes", nodes, "salvaged", rd.salvaged);
 	tp_free(&tp);
@@ -177,21 +183,26 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 {
 	const char *a = arg(req, "a"), *b = arg(req, "b");
-	char ids[2][32], err[600];
+	char ids[2][32];
 	if (!a || !b || web_run_id(a, strlen(a)) < 0 || web_run_id(b, strlen(b)) < 0)
 		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
 	snprintf(ids[0], sizeof(ids[0]), "%s", a);
 	snprintf(ids[1], sizeof(ids[1]), "%s", b);
 	struct time_profile tp[2];
 	struct hp_profile hp[2];
-	struct cli_profile_read rd;
+	struct view_profile_read rd;
 	int have_tp[2], have_hp[2];
-	cli_capture_errors(err, sizeof(err));
+	struct view v;
+	struct view_err e;
+	view_err_init(&e);
+	int opened = view_open(&v, w->db, &e) == 0; /* both runs in one snapshot */
 	for (int i = 0; i < 2; i++) {
-		have_tp[i] = cli_read_time_profile(w->db, ids[i], &tp[i], &rd) == 0;
-		have_hp[i] = cli_read_heap_profile(w->db, ids[i], &hp[i], NULL, &rd) == 0;
+		tp_init(&tp[i]);
+		hp_init(&hp[i]);
+		have_tp[i] = opened && view_read_time_profile(&v, ids[i], &tp[i], &rd, &e) == 0;
+		have_hp[i] = opened && view_read_heap_profile(&v, ids[i], &hp[i], NULL, &rd, &e) == 0;
 	}
-	cli_capture_errors(NULL, 0);
+	view_close(&v);
 	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
 	                      (json_int_t)web_run_id(b, strlen(b)));
 	if (have_tp[0] && have_tp[1]) {
@@ -201,7 +212,7 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 		for (size_t i = 0; cs && i < n && i < 200; i++) {
 			char *path = cmp_stack_path(&cs[i], &tp[0], &tp[1]);
 			json_array_append_new(st, json_pack("{s:o, s:[f,f], s:[f,f], s:[I,I]}", "stack",
-			        json_guest(path ? path : ""), "time", cs[i].time[0], cs[i].time[1], "alloc",
+			        view_json_guest(path ? path : ""), "time", cs[i].time[0], cs[i].time[1], "alloc",
 			        cs[i].alloc[0], cs[i].alloc[1], "entries", (json_int_t)cs[i].entries[0],
 			        (json_int_t)cs[i].entries[1]));
 			free(path);
@@ -215,7 +226,7 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 		json_t *bd = json_array();
 		for (size_t i = 0; cb && i < n && i < 200; i++)
 			json_array_append_new(bd, json_pack("{s:o, s:b, s:b, s:[f,f], s:[f,f]}", "band",
-			        json_guest(cb[i].name), "before", cb[i].present[0], "after", cb[i].present[1],
+			        view_json_guest(cb[i].name), "before", cb[i].present[0], "after", cb[i].present[1],
 			        "peak", cb[i].peak[0], cb[i].peak[1], "area", cb[i].area[0], cb[i].area[1]));
 		if (cb)
 			cmp_bands_free(cb, n);
@@ -228,7 +239,7 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 	if (!json_object_get(o, "stacks") && !json_object_get(o, "bands")) {
 		json_decref(o);
 		return reply_error(r, 404, 1, "the two runs have no profile of the same kind to compare: %s",
-		                   err[0] ? err : "nothing readable");
+		                   e.n ? view_err_first(&e) : "nothing readable");
 	}
 	reply_json(r, o);
 }

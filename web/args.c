@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../cli/cli_util.h"
+#include "../view/view_format.h"
 #include "web_internal.h"
 
 int64_t web_run_id(const char *s, size_t len)
@@ -44,12 +44,12 @@ int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, siz
 	}
 	if ((v = arg(req, "name")) && *v)
 		f->name_glob = v;
-	if ((v = arg(req, "since")) && *v && cli_parse_time(v, store_now_us(), &f->since_us) != 0) {
+	if ((v = arg(req, "since")) && *v && view_parse_time(v, store_now_us(), &f->since_us) != 0) {
 		snprintf(err, len, "since must be a UTC time (2026-11-21T08:00) or an age (30m, 2h, 7d)");
 		return -1;
 	}
 	if ((v = arg(req, "limit")) && *v) {
-		if (cli_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
+		if (view_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
 			snprintf(err, len, "limit must be a number from 1 to 100000");
 			return -1;
 		}
@@ -64,7 +64,7 @@ int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *l
 	const char *colon = strrchr(s, ':');
 	char host[64];
 	uint64_t port;
-	if (!colon || cli_parse_u64(colon + 1, &port) != 0 || port > 65535)
+	if (!colon || view_parse_u64(colon + 1, &port) != 0 || port > 65535)
 		return -1;
 	size_t hl = (size_t)(colon - s);
 	if (hl >= sizeof(host))

@@ -36,7 +36,7 @@
 
 #include <microhttpd.h>
 
-#include "../cli/cli_profile.h"
+#include "../view/view_profile.h"
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/report.h"
@@ -114,7 +114,7 @@ static void emit_problem(struct event_stream *e, const char *msg)
 	if (strcmp(msg, e->last_error) == 0)
 		return; /* said once is enough */
 	snprintf(e->last_error, sizeof(e->last_error), "%s", msg);
-	emit_json(e, "problem", json_pack("{s:o}", "error", json_guest(msg)));
+	emit_json(e, "problem", json_pack("{s:o}", "error", view_json_guest(msg)));
 }
 
 /* ---- a run ---------------------------------------------------------------- */
@@ -225,7 +225,7 @@ static void look_run(struct event_stream *e)
 	int rc = store_read_begin(e->s);
 	if (rc != 0)
 		return store_failed(e, rc);
-	if (!e->hp_failed && cli_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
+	if (!e->hp_failed && view_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
 		e->hp_failed = e->hp.failed; /* a store error is tried again */
 		emit_problem(e, err);
 	}

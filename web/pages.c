@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cli/cli_profile.h"
-#include "../cli/cli_util.h"
-#include "../cli/run_report.h"
+#include "../view/view_format.h"
+#include "../view/view_profile.h"
+#include "../view/view_report.h"
 #include "../profile/flame.h"
 #include "../profile/markup.h"
 #include "../profile/speedscope.h"
@@ -59,8 +59,8 @@ static int row(void *ctx, const struct store_run *r)
 	const struct rows_out *o = ctx;
 	FILE *f = o->f;
 	char t[32], d[32];
-	cli_format_time(r->started_us, t, sizeof(t));
-	cli_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
+	view_format_time(r->started_us, t, sizeof(t));
+	view_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
 	const char *st = store_run_state_name(r->state);
 	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td><a href=\"/runs/%lld\">%lld</a></td>",
 	        (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id);
@@ -138,7 +138,7 @@ static int earlier_cb(void *ctx, const struct store_run *run)
 		return 0;
 	size_t k = e->n++ % EARLIER_MAX;
 	char t[32];
-	cli_format_time(run->started_us, t, sizeof(t));
+	view_format_time(run->started_us, t, sizeof(t));
 	snprintf(e->labels[k], sizeof(e->labels[k]), "against run %lld (%s, %s)",
 	         (long long)run->run_id, t, store_run_state_name(run->state));
 	snprintf(e->hrefs[k], sizeof(e->hrefs[k]), "/compare?a=%lld&b=%lld",
@@ -146,36 +146,37 @@ static int earlier_cb(void *ctx, const struct store_run *run)
 	return 0;
 }
 
-static void find_earlier(struct web *w, struct earlier *e)
+static void find_earlier(struct view *v, struct earlier *e)
 {
-	struct store *s;
-	char err[256];
 	struct store_run_filter f = {.state = -1, .limit = 2000};
-	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) == 0) {
-		store_list_runs(s, &f, earlier_cb, e);
-		store_close(s);
-	}
+	if (view_snapshot(v, NULL) == 0)
+		store_list_runs(v->s, &f, earlier_cb, e);
 }
 
 static void render_report(struct web *w, int64_t id, const char *against, int live, struct reply *r)
 {
-	struct run_report rr;
+	struct view_report rr;
 	struct report_input in;
-	char err[1000], links[12][96];
+	char links[12][96];
 	const char *lv[2 * 16];
 	size_t nl = 0;
 	char idbuf[32];
 
 	if (against && web_run_id(against, strlen(against)) < 0)
 		return reply_error(r, 400, 0, "a= must be a run id");
-	cli_capture_errors(err, sizeof(err));
-	int bad = run_report_load(&rr, w->db, id, against, live);
-	cli_capture_errors(NULL, 0);
-	if (bad) {
-		run_report_free(&rr);
+	/* one view: the report, its links and the earlier runs of one moment */
+	struct view v;
+	struct view_err e;
+	view_err_init(&e);
+	if (view_open(&v, w->db, &e) != 0)
+		return reply_error(r, 503, 0, "%s", view_err_first(&e));
+	if (view_report_load(&rr, &v, id, against, live, &e) != 0) {
+		view_report_free(&rr);
+		view_close(&v);
+		const char *err = view_err_first(&e);
 		return reply_error(r, strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0, "%s", err);
 	}
-	run_report_input(&rr, &in);
+	view_report_input(&rr, &in);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	static const char *const files[][2] = {
 		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
@@ -191,12 +192,13 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		lv[2 * nl + 1] = links[nl];
 		nl++;
 	}
-	struct earlier e = {rr.run.name, id, {{0}}, {{0}}, 0};
-	find_earlier(w, &e);
-	for (size_t i = 0; i < e.n && i < EARLIER_MAX; i++, nl++) { /* the newest first */
-		size_t k = (e.n - 1 - i) % EARLIER_MAX;
-		lv[2 * nl] = e.labels[k];
-		lv[2 * nl + 1] = e.hrefs[k];
+	struct earlier ea = {rr.run.name, id, {{0}}, {{0}}, 0};
+	find_earlier(&v, &ea);
+	view_close(&v);
+	for (size_t i = 0; i < ea.n && i < EARLIER_MAX; i++, nl++) { /* the newest first */
+		size_t k = (ea.n - 1 - i) % EARLIER_MAX;
+		lv[2 * nl] = ea.labels[k];
+		lv[2 * nl + 1] = ea.hrefs[k];
 	}
 	in.links = lv;
 	in.nlinks = nl;
@@ -209,12 +211,12 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
 		if (report_write(r->f, &in) != 0) {
 			reply_close(r);
-			run_report_free(&rr);
+			view_report_free(&rr);
 			return reply_error(r, 500, 0, "the report could not be rendered (out of memory)");
 		}
 		reply_close(r);
 	}
-	run_report_free(&rr);
+	view_report_free(&rr);
 }
 
 void page_run(struct web *w, int64_t id, struct reply *r)
@@ -244,8 +246,11 @@ static int to_file(void *ctx, const void *data, size_t len)
 
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 {
-	char idbuf[32], err[1000];
+	char idbuf[32];
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	struct view v;
+	struct view_err e;
+	view_err_init(&e);
 	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
 	if (strcmp(what, "report.html") == 0) {
 		render_report(w, id, NULL, 0, r);
@@ -255,16 +260,16 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		return;
 	}
 	if (is_prof || is_hp) {
-		struct cli_profile_read rd;
+		struct view_profile_read rd;
 		if (reply_open(r, 200, "application/octet-stream") != 0)
 			return;
 		struct sink_ctx sc = {r->f};
-		cli_capture_errors(err, sizeof(err));
-		int bad = cli_profile_read(w->db, idbuf, what, to_file, &sc, &rd);
-		cli_capture_errors(NULL, 0);
+		int bad = view_open(&v, w->db, &e) != 0 ||
+		          view_profile_read(&v, idbuf, what, to_file, &sc, &rd, &e) != 0;
+		view_close(&v);
 		reply_close(r);
 		if (bad)
-			return reply_error(r, 404, 0, "%s", err);
+			return reply_error(r, 404, 0, "%s", view_err_first(&e));
 		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
 		         idbuf, what);
 		if (rd.salvaged) {
@@ -278,16 +283,16 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		return reply_error(r, 404, 0, "no such file of a run: %s (there are prof, hp, "
 		                              "speedscope.json, folded and report.html)", what);
 	struct time_profile tp;
-	struct cli_profile_read rd;
-	cli_capture_errors(err, sizeof(err));
-	int bad = cli_read_time_profile(w->db, idbuf, &tp, &rd);
-	cli_capture_errors(NULL, 0);
+	struct view_profile_read rd;
+	tp_init(&tp);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
+	view_close(&v);
 	if (bad) {
 		tp_free(&tp);
-		return reply_error(r, 404, 0, "%s", err);
+		return reply_error(r, 404, 0, "%s", view_err_first(&e));
 	}
 	char caption[400];
-	cli_profile_caption(&rd.run, caption, sizeof(caption));
+	view_profile_caption(&rd.run, caption, sizeof(caption));
 	if (reply_open(r, 200, ss ? "application/json" : "text/plain; charset=utf-8") == 0) {
 		int rc = ss ? speedscope_write(r->f, &tp, caption) : flame_folded(r->f, &tp, FLAME_TIME);
 		reply_close(r);

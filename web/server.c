@@ -31,7 +31,6 @@
 
 #include <microhttpd.h>
 
-#include "../cli/cli_util.h"
 #include "../profile/markup.h"
 #include "web.h"
 #include "web_assets.h"
@@ -41,6 +40,35 @@
 #define MAX_PER_ADDRESS 48
 #define REQUEST_MEMORY (32 * 1024)
 #define IDLE_TIMEOUT_S 30
+
+/* The server's own messages on stderr, as profdb's other commands say
+ * theirs. */
+static const char web_prog[] = "profdb";
+
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", web_prog, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void web_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void web_err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("", fmt, ap);
+	va_end(ap);
+}
+
+static void web_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void web_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("warning: ", fmt, ap);
+	va_end(ap);
+}
 
 static const char page_csp[] = "default-src 'none'; style-src 'unsafe-inline'; script-src "
                                "'unsafe-inline'; connect-src 'self'; img-src data:; base-uri "
@@ -93,7 +121,7 @@ void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
 	r->disposition[0] = '\0';
 	r->note = NULL;
 	if (json) {
-		reply_json(r, json_pack("{s:o, s:i}", "error", json_guest(msg), "status", status));
+		reply_json(r, json_pack("{s:o, s:i}", "error", view_json_guest(msg), "status", status));
 		r->status = status;
 		return;
 	}
@@ -171,7 +199,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, con
 	if (r->f)
 		reply_close(r);
 	if (r->status >= 500)
-		fprintf(stderr, "%s: %s: %d\n", cli_prog, url, r->status);
+		fprintf(stderr, "%s: %s: %d\n", web_prog, url, r->status);
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	if (!resp) {
@@ -308,7 +336,7 @@ static void open_browser(const char *url)
 		_exit(127);
 	}
 	if (pid < 0)
-		cli_warn("--open: cannot start xdg-open; open %s yourself", url);
+		web_warn("--open: cannot start xdg-open; open %s yourself", url);
 }
 
 int web_serve(const struct web_opts *o)
@@ -317,14 +345,14 @@ int web_serve(const struct web_opts *o)
 	int v6 = 0, loopback = 1;
 	const char *listen = o->listen ? o->listen : "127.0.0.1:8080";
 	if (web_parse_listen(listen, &ss, &v6, &loopback) != 0) {
-		cli_err("--listen: '%s' is not ADDR:PORT (127.0.0.1:8080, [::1]:8080, :8080)", listen);
-		return EXIT_USAGE;
+		web_err("--listen: '%s' is not ADDR:PORT (127.0.0.1:8080, [::1]:8080, :8080)", listen);
+		return WEB_EXIT_USAGE;
 	}
 	struct stat st;
 	if (!o->mirror && stat(o->db, &st) != 0)
-		cli_warn("no store at %s yet: pages say so until profile-backend creates it", o->db);
+		web_warn("no store at %s yet: pages say so until profile-backend creates it", o->db);
 	if (!loopback)
-		cli_warn("listening on %s, not loopback: anyone who can reach it can read every run in "
+		web_warn("listening on %s, not loopback: anyone who can reach it can read every run in "
 		         "the store (there is no authentication)", listen);
 
 	store_tune_for_threads();
@@ -338,7 +366,7 @@ int web_serve(const struct web_opts *o)
 
 	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror};
 	if (!w.live || !(w.activity = activity_start(o->db, w.live))) {
-		cli_err("cannot watch %s for changes: %s", o->db, strerror(errno));
+		web_err("cannot watch %s for changes: %s", o->db, strerror(errno));
 		if (w.live) {
 			store_watch_stop(w.live);
 			store_watch_free(w.live);
@@ -355,7 +383,7 @@ int web_serve(const struct web_opts *o)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
 		MHD_OPTION_END);
 	if (!d) {
-		cli_err("cannot listen on %s: %s (is another server there? try --listen 127.0.0.1:PORT)",
+		web_err("cannot listen on %s: %s (is another server there? try --listen 127.0.0.1:PORT)",
 		        listen, strerror(errno));
 		store_watch_stop(w.live);
 		activity_free(w.activity);
@@ -370,13 +398,13 @@ int web_serve(const struct web_opts *o)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
 	snprintf(url, sizeof(url), v6 ? "http://[%s]:%u/" : "http://%s:%u/", host,
 	         info ? (unsigned)info->port : 0);
-	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", cli_prog,
+	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", web_prog,
 	        o->shown ? o->shown : o->db, url);
 	if (o->open_browser)
 		open_browser(url);
 	int sig;
 	sigwait(&sigs, &sig);
-	fprintf(stderr, "%s: stopping (%s)\n", cli_prog, sig == SIGINT ? "SIGINT" : "SIGTERM");
+	fprintf(stderr, "%s: stopping (%s)\n", web_prog, sig == SIGINT ? "SIGINT" : "SIGTERM");
 	store_watch_stop(w.live); /* event streams see it and end */
 	MHD_stop_daemon(d);
 	activity_free(w.activity);

@@ -15,7 +15,9 @@ struct web_opts {
 	const char *shown;     /* what it serves, for messages (NULL: db) */
 };
 
-/* Serves until SIGINT or SIGTERM.  The exit status: 0, or 1 (reported). */
+/* Serves until SIGINT or SIGTERM.  The exit status: 0, 1 (reported), or
+ * WEB_EXIT_USAGE (2) for a --listen that is not an address. */
+#define WEB_EXIT_USAGE 2
 int web_serve(const struct web_opts *o);
 
 #endif

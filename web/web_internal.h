@@ -13,7 +13,7 @@
 
 #include "../store/store.h"
 #include "../store/store_watch.h"
-#include "../cli/cli_json.h"
+#include "../view/view_json.h"
 #include "activity.h"
 #include "mirror.h"
 
@@ -59,7 +59,7 @@ int64_t web_run_id(const char *s, size_t len);
  * -1 when it is none of those. */
 struct sockaddr_storage;
 int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback);
-/* json_guest, json_run, json_device: ../cli/cli_json.h */
+/* view_json_guest, view_json_run, view_json_device: ../view/view_json.h */
 json_t *api_run_object(const struct store_run *r, int64_t now_us);
 
 /* pages.c */

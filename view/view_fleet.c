@@ -1,5 +1,5 @@
 /*
- * cli_fleet.c - profdb over a fleet catalogue (cli_fleet.h).
+ * view_fleet.c - the views over a fleet catalogue (view_fleet.h).
  *
  * Why a private store and not a second reader for every command: show,
  * export, heap, top, flame, diff and report then read a run of the fleet
@@ -8,6 +8,8 @@
  * versions.  A run is copied once per process however many times the
  * command reads it; its id there is the host's when free (two hosts' runs
  * of the same number in one diff: the second takes the next free id).
+ *
+ * May call: fleet/fleet.h, store/store.h, view_err.h.
  */
 #include "config.h"
 
@@ -16,11 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_fleet.h"
-#include "cli_util.h"
+#include "view_fleet.h"
 
 static struct fleet *conn;
-static const char *conn_url;
 static struct store *writer;
 static char dir[4096], path[4200];
 static struct copied {
@@ -29,7 +29,7 @@ static struct copied {
 } copied[16];
 static int ncopied;
 
-int cli_fleet_command_ok(const char *cmd)
+int view_fleet_command_ok(const char *cmd)
 {
 	static const char *const ok[] = {"query", "show", "export", "export-disk", "heap",
 	                                 "top",   "flame", "diff",  "report", "serve"};
@@ -52,36 +52,35 @@ static void cleanup(void)
 	conn = NULL;
 }
 
-struct fleet *cli_fleet(const char *url)
+struct fleet *view_fleet(const char *url, struct view_err *e)
 {
 	char err[1024];
 	if (conn)
 		return conn;
 	if (fleet_open(&conn, url, 0, err, sizeof(err)) != 0) {
-		cli_err("%s", err);
+		view_error(e, "%s", err);
 		return NULL;
 	}
 	atexit(cleanup);
 	return conn;
 }
 
-int cli_fleet_active(void)
+int view_fleet_active(void)
 {
 	return writer != NULL;
 }
 
-const char *cli_fleet_store(const char *url)
+const char *view_fleet_store(const char *url, struct view_err *e)
 {
 	char err[512];
 	if (writer)
 		return path;
-	if (!cli_fleet(url))
+	if (!view_fleet(url, e))
 		return NULL;
-	conn_url = url;
 	const char *tmp = getenv("TMPDIR");
 	snprintf(dir, sizeof(dir), "%s/profdb-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		cli_err("cannot make a private directory for the runs read from the catalogue (%s): "
+		view_error(e, "cannot make a private directory for the runs read from the catalogue (%s): "
 		        "set TMPDIR to a writable directory",
 		        dir);
 		dir[0] = 0;
@@ -90,14 +89,14 @@ const char *cli_fleet_store(const char *url)
 	snprintf(path, sizeof(path), "%s/fleet.db", dir);
 	struct store_open_opts o = {.mode = STORE_WRITE};
 	if (store_open(&writer, path, &o, err, sizeof(err)) != 0) {
-		cli_err("%s", err);
+		view_error(e, "%s", err);
 		writer = NULL;
 		return NULL;
 	}
 	return path;
 }
 
-int cli_fleet_resolve(const char *arg, int64_t *local_id)
+int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e)
 {
 	char host_id[33];
 	int64_t run_id;
@@ -106,7 +105,7 @@ int cli_fleet_resolve(const char *arg, int64_t *local_id)
 	if (!f || !writer)
 		return -1;
 	if (fleet_resolve_run(f, arg, host_id, &run_id) != 0) {
-		cli_err("%s", fleet_errmsg(f));
+		view_error(e, "%s", fleet_errmsg(f));
 		return -1;
 	}
 	for (int i = 0; i < ncopied; i++)
@@ -115,11 +114,11 @@ int cli_fleet_resolve(const char *arg, int64_t *local_id)
 			return 0;
 		}
 	if (ncopied == (int)(sizeof(copied) / sizeof(copied[0]))) {
-		cli_err("too many runs in one command");
+		view_error(e, "too many runs in one command");
 		return -1;
 	}
 	if (fleet_copy_run(f, host_id, run_id, writer, NULL, local_id) != 0) {
-		cli_err("%s", fleet_errmsg(f));
+		view_error(e, "%s", fleet_errmsg(f));
 		return -1;
 	}
 	copied[ncopied++] = (struct copied){.run_id = run_id, .local_id = *local_id};

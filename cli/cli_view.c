@@ -1,0 +1,78 @@
+/*
+ * cli_view.c - profdb on the view library (cli_view.h).
+ *
+ * May call: view/, profile/heap_chart.h, cli_util.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "../profile/heap_chart.h"
+#include "cli_util.h"
+#include "cli_view.h"
+
+void cli_print_err(struct view_err *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		fprintf(stderr, "%s: %s\n", cli_prog, e->m[i].text);
+	e->n = 0;
+}
+
+int cli_view_open(struct view *v, const char *db)
+{
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_open(v, db, &e);
+	cli_print_err(&e);
+	return rc;
+}
+
+int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id)
+{
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_resolve(v, arg, run_id, &e);
+	cli_print_err(&e);
+	return rc;
+}
+
+int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
+                          struct view_profile_read *rd)
+{
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_read_time_profile(v, arg, p, rd, &e);
+	cli_print_err(&e);
+	return rc;
+}
+
+int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+                          struct view_profile_read *rd)
+{
+	struct view_err e;
+	view_err_init(&e);
+	int rc = view_read_heap_profile(v, arg, p, tail, rd, &e);
+	cli_print_err(&e);
+	return rc;
+}
+
+/* A band's shape over time in `cols` block characters (its own scale). */
+void cli_sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols)
+{
+	static const char *const blocks[] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+	                                     "\u2585", "\u2586", "\u2587", "\u2588"};
+	double t0 = c->times[0], span = c->times[c->nsamples - 1] - t0;
+	size_t k = 0;
+	for (int col = 0; col < cols; col++) {
+		double hi = t0 + span * (col + 1) / cols, m = -1;
+		/* the largest sample in the column; none there: the one before */
+		for (; k < c->nsamples && (c->times[k] < hi || col == cols - 1); k++)
+			m = fmax(m, b->values[k]);
+		if (m < 0)
+			m = b->values[k ? k - 1 : 0];
+		int lvl = b->peak ? (int)ceil(m / (double)b->peak * 8) : 0;
+		fputs(blocks[lvl < 0 ? 0 : lvl > 8 ? 8 : lvl], stdout);
+	}
+}
+

@@ -1,0 +1,32 @@
+/*
+ * cli_view.h - profdb on the view library (view/): views opened and
+ * profiles read with their errors and warnings printed as profdb prints
+ * them, and a heap band drawn in the terminal.
+ *
+ * May call: view/, cli_util.h.
+ */
+#ifndef PROFSVC_CLI_VIEW_H
+#define PROFSVC_CLI_VIEW_H
+
+#include "../view/view.h"
+#include "../view/view_profile.h"
+
+/* Prints e's messages on stderr ("profdb: ..." in order) and empties it. */
+void cli_print_err(struct view_err *e);
+/* view_open, view_resolve: 0, or -1 (reported). */
+int cli_view_open(struct view *v, const char *db);
+int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id);
+/* view_read_time_profile, view_read_heap_profile: 0, or 1 (reported;
+ * a salvage's warning too). */
+int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
+                          struct view_profile_read *rd);
+int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+                          struct view_profile_read *rd);
+
+struct hp_chart;
+struct hp_chart_band;
+/* A band's shape over time in `cols` block characters on stdout (its own
+ * scale: the band's peak is a full block). */
+void cli_sparkline(const struct hp_chart *c, const struct hp_chart_band *b, int cols);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * view_err.c - the view library's error value (view_err.h).
+ *
+ * May call: libc.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "view_err.h"
+
+void view_err_init(struct view_err *e)
+{
+	if (e)
+		e->n = 0;
+}
+
+static void add(struct view_err *e, int warning, const char *fmt, va_list ap)
+{
+	if (!e || e->n >= VIEW_ERR_MAX)
+		return;
+	/* a warning keeps its "warning: " (profdb prints it so, serve too) */
+	char *t = e->m[e->n].text;
+	size_t used = warning ? (size_t)snprintf(t, VIEW_ERR_LEN, "warning: ") : 0;
+	e->m[e->n].warning = warning;
+	vsnprintf(t + used, VIEW_ERR_LEN - used, fmt, ap);
+	e->n++;
+}
+
+void view_error(struct view_err *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(e, 0, fmt, ap);
+	va_end(ap);
+}
+
+void view_warn(struct view_err *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	add(e, 1, fmt, ap);
+	va_end(ap);
+}
+
+int view_err_has_error(const struct view_err *e)
+{
+	for (size_t i = 0; e && i < e->n; i++)
+		if (!e->m[i].warning)
+			return 1;
+	return 0;
+}
+
+const char *view_err_first(const struct view_err *e)
+{
+	for (size_t i = 0; e && i < e->n; i++)
+		if (!e->m[i].warning)
+			return e->m[i].text;
+	return e && e->n ? e->m[0].text : "";
+}

@@ -1,0 +1,33 @@
+/*
+ * view_err.h - the view library's error value: what went wrong (and what
+ * it warned of on the way), kept in order for the front end to show as it
+ * shows errors.  profdb prints every message on stderr; profdb serve puts
+ * the first error (else the first warning) on its error page.
+ *
+ * May call: nothing but libc.
+ */
+#ifndef PROFSVC_VIEW_ERR_H
+#define PROFSVC_VIEW_ERR_H
+
+#include <stddef.h>
+
+#define VIEW_ERR_MAX 8      /* messages kept; later ones are dropped */
+#define VIEW_ERR_LEN 512
+
+struct view_err {
+	size_t n;               /* messages kept, in the order they came */
+	struct {
+		int warning;        /* 0: an error */
+		char text[VIEW_ERR_LEN]; /* a warning's starts "warning: " */
+	} m[VIEW_ERR_MAX];
+};
+
+void view_err_init(struct view_err *e);
+/* Adds an error (or a warning) to e; e may be NULL (nobody listens). */
+void view_error(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void view_warn(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The cause: the first error, else the first warning, else "". */
+const char *view_err_first(const struct view_err *e);
+int view_err_has_error(const struct view_err *e);
+
+#endif

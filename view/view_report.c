@@ -1,0 +1,208 @@
+/*
+ * view_report.c - a run's report assembled from a view (view_report.h),
+ * all of it read in the view's one snapshot.
+ *
+ * May call: view.h, view_profile.h, view_trace.h, view_format.h,
+ * view_err.h, profile/, store/store.h.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "view_format.h"
+#include "view_profile.h"
+#include "view_report.h"
+
+/* A run with a trace: which profile devices it has (each read only if
+ * there).  Any doubt leaves both wanted, and the readers say what is
+ * wrong. */
+static void probe_devices(struct view *v, int64_t id, int *want_tp, int *want_hp)
+{
+	struct store_device_info dev;
+
+	if (view_snapshot(v, NULL) != 0)
+		return;
+	if (store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) == 0) {
+		*want_tp = store_find_device(v->s, id, "xvdp1", &dev) == 0;
+		*want_hp = store_find_device(v->s, id, "xvdp2", &dev) == 0;
+	}
+}
+
+/* The run's MirageOS trace, if it has one: 0, or -1. */
+static int load_trace(struct view_report *r, struct view *v)
+{
+	if (view_snapshot(v, NULL) != 0)
+		return -1;
+	return view_trace_load(v->s, &r->run, &r->trace) == 0 ? 0 : -1;
+}
+
+/* The run compared with: each profile it has; 0, or 1 when it has none. */
+static int load_against(struct view_report *r, struct view *v, const char *arg,
+                        struct view_err *e)
+{
+	struct view_profile_read rd, hrd;
+	r->a_tp = view_read_time_profile(v, arg, &r->atp, &rd, e) == 0;
+	if (r->a_tp)
+		view_profile_caption(&rd.run, r->against_caption, sizeof(r->against_caption));
+	if (view_read_heap_profile(v, arg, &r->ahp, NULL, &hrd, e) == 0 && r->ahp.nsamples) {
+		r->a_hp = 1;
+		if (!r->a_tp)
+			view_profile_caption(&hrd.run, r->against_caption, sizeof(r->against_caption));
+	}
+	if (!r->a_tp && !r->a_hp) {
+		view_error(e, "--against %s: the run has no readable profile to compare with", arg);
+		return 1;
+	}
+	r->against = 1;
+	return 0;
+}
+
+static void add_warning(struct view_report *r, size_t *nbuf, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_warning(struct view_report *r, size_t *nbuf, const char *fmt, ...)
+{
+	va_list ap;
+	if (*nbuf >= sizeof(r->wbuf) / sizeof(r->wbuf[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->wbuf[*nbuf], sizeof(r->wbuf[*nbuf]), fmt, ap);
+	va_end(ap);
+	r->warn[r->nw++] = r->wbuf[(*nbuf)++];
+}
+
+/* The run's profiles: each one it has, charted, with what a salvage or a
+ * cut cost as warnings.  hp_read: the .hp was read, even if empty. */
+static void load_profiles(struct view_report *r, struct view *v, int64_t id, int *hp_read,
+                          struct view_profile_read *prd, struct view_profile_read *hrd,
+                          size_t *nbuf, struct view_err *e)
+{
+	struct hp_tail tail;
+	struct hp_chart_opts co;
+	char idbuf[32];
+
+	view_run_ref(id, idbuf, sizeof(idbuf));
+	/* A MirageOS run has a trace and no profile devices: the profile
+	 * readers are not asked (they would say that the devices are missing). */
+	int want_tp = 1, want_hp = 1;
+	probe_devices(v, id, &want_tp, &want_hp);
+	r->have_tp = want_tp && view_read_time_profile(v, idbuf, &r->tp, prd, e) == 0;
+	if (r->have_tp && prd->salvaged)
+		add_warning(r, nbuf, "time profile salvaged: %s", prd->note);
+	*hp_read = want_hp && view_read_heap_profile(v, idbuf, &r->hp, &tail, hrd, e) == 0;
+	if (!*hp_read)
+		return;
+	hp_chart_defaults(&co);
+	r->have_hp = r->hp.nsamples > 0 && hp_chart_make(&r->hp, &co, &r->chart) == 0;
+	if (hrd->salvaged)
+		add_warning(r, nbuf, "heap profile salvaged: %s", hrd->note);
+	if (tail.dropped_bytes)
+		add_warning(r, nbuf, "heap profile cut %s: the last %llu bytes are not in the chart",
+		            tail.partial_sample ? "in the middle of a sample" : "after its last sample",
+		            (unsigned long long)tail.dropped_bytes);
+}
+
+/* What the report says is missing or went wrong. */
+static void add_state_warnings(struct view_report *r, int hp_read)
+{
+	const struct store_run *run = &r->run;
+	int mirage_only = r->have_trace && !r->have_tp && !hp_read; /* no HaLVM profile to miss */
+	if (!r->have_tp && !mirage_only)
+		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING
+			? "no time profile (.prof) yet: GHC writes it when the program exits"
+			: "no readable time profile (.prof): no cost centres or flame graph";
+	if (!r->have_hp && !mirage_only)
+		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING ? "no heap sample yet"
+		                                                    : "no readable heap profile (.hp): no heap chart";
+	if (run->state == STORE_RUN_CRASHED)
+		r->warn[r->nw++] = "the guest crashed or was destroyed: what it wrote and was told was saved "
+		                   "is shown; a profile it never flushed is missing";
+}
+
+/* The facts' table: name, value pairs (values kept in r). */
+static void fill_facts(struct view_report *r)
+{
+	const struct store_run *run = &r->run;
+	view_profile_caption(run, r->caption, sizeof(r->caption));
+	view_format_time(run->started_us, r->started, sizeof(r->started));
+	if (run->ended_us) {
+		view_format_time(run->ended_us, r->ended, sizeof(r->ended));
+		view_format_duration(run->ended_us - run->started_us, r->dur, sizeof(r->dur));
+	} else {
+		snprintf(r->ended, sizeof(r->ended), "(running)");
+		snprintf(r->dur, sizeof(r->dur), "-");
+	}
+	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
+	snprintf(r->pbytes, sizeof(r->pbytes), run->prof_bytes < 0 ? "-" : "%lld", (long long)run->prof_bytes);
+	snprintf(r->hbytes, sizeof(r->hbytes), run->hp_bytes < 0 ? "-" : "%lld", (long long)run->hp_bytes);
+	const char *facts[] = {
+		"guest", run->name, "domain id", r->domid, "uuid", run->uuid,
+		"state", store_run_state_name(run->state), "started", r->started, "ended", r->ended,
+		"duration", r->dur, "host", run->host, "backend", run->backend_version,
+		"source", run->source, ".prof bytes", r->pbytes, ".hp bytes", r->hbytes,
+	};
+	memcpy(r->facts, facts, sizeof(facts));
+}
+
+int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
+                     int even_empty, struct view_err *e)
+{
+	struct view_profile_read prd, hrd;
+	size_t nbuf = 0;
+	int hp_read;
+
+	memset(r, 0, sizeof(*r));
+	tp_init(&r->tp);
+	hp_init(&r->hp);
+	tp_init(&r->atp);
+	hp_init(&r->ahp);
+	load_profiles(r, v, id, &hp_read, &prd, &hrd, &nbuf, e);
+	if (!r->have_tp && !hp_read) {
+		/* No profile: a run still waiting for its guest (even_empty), or
+		 * a MirageOS guest's, whose trace is the report. */
+		struct store_device_info dev;
+		if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, id, &hrd.run) != 0 ||
+		    (!even_empty && store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) != 0)) {
+			view_error(e, "run %lld has no readable profile to report", (long long)id);
+			return 1;
+		}
+	}
+	r->run = r->have_tp ? prd.run : hrd.run;
+	r->have_trace = load_trace(r, v) == 0;
+	add_state_warnings(r, hp_read);
+	fill_facts(r);
+	if (against && load_against(r, v, against, e) != 0)
+		return 1;
+	return 0;
+}
+
+void view_report_input(const struct view_report *r, struct report_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->title = r->caption;
+	in->facts = r->facts;
+	in->nfacts = 12;
+	in->warnings = r->warn;
+	in->nwarnings = r->nw;
+	in->hp = r->have_hp ? &r->hp : NULL;
+	in->chart = r->have_hp ? &r->chart : NULL;
+	in->tp = r->have_tp ? &r->tp : NULL;
+	in->trace = r->have_trace ? &r->trace.t : NULL;
+	if (r->against) {
+		in->against_title = r->against_caption;
+		in->against_tp = r->a_tp ? &r->atp : NULL;
+		in->against_hp = r->a_hp ? &r->ahp : NULL;
+	}
+}
+
+void view_report_free(struct view_report *r)
+{
+	if (r->have_trace)
+		view_trace_free(&r->trace);
+	tp_free(&r->atp);
+	hp_free(&r->ahp);
+	hp_chart_free(&r->chart);
+	hp_free(&r->hp);
+	tp_free(&r->tp);
+}

@@ -1,0 +1,58 @@
+/*
+ * view_report.h - a run's report (profile/report.h) assembled from a view:
+ * both profiles read and charted, the facts and the warnings that say
+ * what a crash or a salvage cost, and optionally a second run to compare
+ * with.  What `profdb report` writes to a file and `profdb serve` sends
+ * as /runs/N and /compare.
+ *
+ * May call: view.h, view_profile.h, view_trace.h, view_format.h,
+ * view_err.h, profile/, store/store.h.
+ */
+#ifndef PROFSVC_VIEW_REPORT_H
+#define PROFSVC_VIEW_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../profile/heap_chart.h"
+#include "../profile/heap_profile.h"
+#include "../profile/report.h"
+#include "../profile/time_profile.h"
+#include "../store/store.h"
+#include "view.h"
+#include "view_trace.h"
+
+struct view_report {
+	struct store_run run;
+	int have_tp, have_hp, have_trace;
+	struct view_trace trace;       /* a MirageOS run's trace */
+	struct time_profile tp;
+	struct hp_profile hp;
+	struct hp_chart chart;
+	char caption[400];
+	const char *warn[8];
+	char wbuf[4][400];
+	size_t nw;
+	/* the run compared with */
+	int against, a_tp, a_hp;
+	struct time_profile atp;
+	struct hp_profile ahp;
+	char against_caption[400];
+	/* the facts' values */
+	char started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32];
+	const char *facts[26];
+};
+
+/* Reads run id (and, when against is not NULL, that run too) in v.  0,
+ * or 1 with the error in e ("run 12 has no readable profile to report";
+ * what the profile readers said on the way is in e either way);
+ * even_empty makes a run without any readable profile yet a report of
+ * its facts (a live page waiting for the guest).  view_report_free() in
+ * both cases. */
+int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
+                     int even_empty, struct view_err *e);
+/* The report input for it; the caller may add links and live parts. */
+void view_report_input(const struct view_report *r, struct report_input *in);
+void view_report_free(struct view_report *r);
+
+#endif
