@@ -249,15 +249,12 @@ int cmd_prune(const char *db, int argc, char **argv)
 		case 'n':
 			f.name_glob = optarg;
 			break;
-		case 's': {
-			enum store_run_state st;
-			if (store_run_state_parse(optarg, &st) != 0) {
+		case 's':
+			if (view_parse_state(optarg, &f.state) != 0) {
 				cli_err("--state must be running, complete or crashed, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
-			f.state = (int)st;
 			break;
-		}
 		case 'd':
 			dry = 1;
 			break;

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/id_index.h"
+
 static uint64_t mix(uint64_t h, const char *s)
 {
 	for (; *s; s++)
@@ -20,19 +22,43 @@ static uint64_t mix(uint64_t h, const char *s)
 	return (h ^ 0x1f) * 1099511628211ull;
 }
 
-struct map {
-	uint64_t *keys;
-	uint32_t *vals;  /* index + 1 */
-	size_t cap;
+/* Stacks by path key, bands by name: the index's ids are out[]'s index + 1. */
+static uint64_t key_spread(uint64_t key)
+{
+	return key * 0x9e3779b97f4a7c15ull >> 11;
+}
+
+static uint64_t stack_hash(const void *ctx, uint32_t id)
+{
+	return key_spread(((const struct cmp_stack *)ctx)[id - 1].key);
+}
+
+struct stack_key {
+	const struct cmp_stack *out;
+	uint64_t key;
 };
 
-static uint32_t *map_slot(struct map *m, uint64_t key)
+static int stack_is(const void *ctx, uint32_t id)
 {
-	size_t at = (size_t)(key * 0x9e3779b97f4a7c15ull >> 11) & (m->cap - 1);
-	while (m->vals[at] && m->keys[at] != key)
-		at = (at + 1) & (m->cap - 1);
-	m->keys[at] = key;
-	return &m->vals[at];
+	const struct stack_key *k = ctx;
+	return k->out[id - 1].key == k->key;
+}
+
+/* The stack of path key in out[], made if new (k counts them); NULL when
+ * out of memory. */
+static struct cmp_stack *stack_get(struct id_index *x, struct cmp_stack *out, size_t *k, uint64_t key)
+{
+	size_t at;
+	struct stack_key sk = {out, key};
+	if (id_index_reserve(x, stack_hash, out) != 0)
+		return NULL;
+	uint32_t id = id_index_find(x, key_spread(key), stack_is, &sk, &at);
+	if (!id) {
+		out[*k] = (struct cmp_stack){.key = key, .node = {TP_NONE, TP_NONE}};
+		id = (uint32_t)++*k;
+		id_index_put(x, at, id);
+	}
+	return &out[id - 1];
 }
 
 void cmp_path_keys(const struct time_profile *p, uint64_t *keys)
@@ -58,30 +84,20 @@ static int cmp_movers(const void *x, const void *y)
 struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_profile *b, size_t *n)
 {
 	const struct time_profile *p[2] = {a, b};
-	size_t total = a->nnodes + b->nnodes, cap = 16, k = 0;
-	while (cap < total * 2 + 2)
-		cap *= 2;
-	struct map m = {calloc(cap, sizeof(uint64_t)), calloc(cap, sizeof(uint32_t)), cap};
+	size_t total = a->nnodes + b->nnodes, k = 0;
+	struct id_index m = {0};
 	struct cmp_stack *out = calloc(total ? total : 1, sizeof(*out));
 	uint64_t *keys = malloc(((a->nnodes > b->nnodes ? a->nnodes : b->nnodes) + 1) * sizeof(*keys));
 	*n = 0;
-	if (!m.keys || !m.vals || !out || !keys) {
-		free(m.keys);
-		free(m.vals);
-		free(out);
-		free(keys);
-		return NULL;
-	}
+	if (!out || !keys)
+		goto oom;
 	for (int side = 0; side < 2; side++) {
 		cmp_path_keys(p[side], keys);
 		for (size_t i = 0; i < p[side]->nnodes; i++) {
 			const struct tp_node *nd = &p[side]->nodes[i];
-			uint32_t *slot = map_slot(&m, keys[i]);
-			if (!*slot) {
-				out[k] = (struct cmp_stack){.key = keys[i], .node = {TP_NONE, TP_NONE}};
-				*slot = (uint32_t)++k;
-			}
-			struct cmp_stack *s = &out[*slot - 1];
+			struct cmp_stack *s = stack_get(&m, out, &k, keys[i]);
+			if (!s)
+				goto oom;
 			if (s->node[side] == TP_NONE)
 				s->node[side] = (uint32_t)i;
 			/* the same path twice in one profile (two SRCs): summed */
@@ -91,12 +107,16 @@ struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_pro
 			                       ? UINT64_MAX : s->entries[side] + nd->entries;
 		}
 	}
-	free(m.keys);
-	free(m.vals);
+	id_index_free(&m);
 	free(keys);
 	qsort(out, k, sizeof(*out), cmp_movers);
 	*n = k;
 	return out;
+oom:
+	id_index_free(&m);
+	free(out);
+	free(keys);
+	return NULL;
 }
 
 char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
@@ -195,39 +215,66 @@ static int by_key_sample(const void *x, const void *y)
 
 static uint64_t str_hash(const char *s)
 {
-	return mix(1469598103934665603ull, s);
+	return mix(ID_INDEX_SEED, s);
+}
+
+static uint64_t band_hash(const void *ctx, uint32_t id)
+{
+	return str_hash(((const struct cmp_band *)ctx)[id - 1].name);
+}
+
+struct band_key {
+	const struct cmp_band *out;
+	const char *name;
+};
+
+static int band_is(const void *ctx, uint32_t id)
+{
+	const struct band_key *k = ctx;
+	return strcmp(k->out[id - 1].name, k->name) == 0;
+}
+
+/* The band of a normalised name in out[] (key is taken, or freed when
+ * the band is there already); its index, or -1 when out of memory. */
+static int64_t band_get(struct id_index *x, struct cmp_band *out, size_t *k, char *key)
+{
+	size_t at;
+	struct band_key bk = {out, key};
+	if (id_index_reserve(x, band_hash, out) != 0) {
+		free(key);
+		return -1;
+	}
+	uint32_t id = id_index_find(x, str_hash(key), band_is, &bk, &at);
+	if (id) {
+		free(key);
+		return id - 1;
+	}
+	out[*k].name = key;
+	id = (uint32_t)++*k;
+	id_index_put(x, at, id);
+	return id - 1;
 }
 
 struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *b, size_t *n)
 {
 	const struct hp_profile *p[2] = {a, b};
-	size_t total = a->nbands + b->nbands, k = 0, cap = 16;
-	while (cap < total * 2 + 2)
-		cap *= 2;
+	size_t total = a->nbands + b->nbands, k = 0;
 	struct cmp_band *out = calloc(total ? total : 1, sizeof(*out));
-	uint32_t *slots = calloc(cap, sizeof(*slots));
+	struct id_index slots = {0};
 	uint32_t *band_key[2] = {calloc(a->nbands + 1, sizeof(uint32_t)), calloc(b->nbands + 1, sizeof(uint32_t))};
 	struct point *pts = NULL;
 	*n = 0;
-	if (!out || !slots || !band_key[0] || !band_key[1])
+	if (!out || !band_key[0] || !band_key[1])
 		goto oom;
 	/* names to keys: open addressing on the normalised name */
 	for (int side = 0; side < 2; side++)
 		for (size_t i = 0; i < p[side]->nbands; i++) {
 			char *key = cmp_band_key(p[side]->bands[i].name);
-			if (!key)
+			int64_t at = key ? band_get(&slots, out, &k, key) : -1;
+			if (at < 0)
 				goto oom;
-			size_t at = (size_t)str_hash(key) & (cap - 1);
-			while (slots[at] && strcmp(out[slots[at] - 1].name, key) != 0)
-				at = (at + 1) & (cap - 1);
-			if (!slots[at]) {
-				out[k].name = key;
-				slots[at] = (uint32_t)++k;
-			} else {
-				free(key);
-			}
-			band_key[side][i] = slots[at] - 1;
-			out[slots[at] - 1].present[side] = 1;
+			band_key[side][i] = (uint32_t)at;
+			out[at].present[side] = 1;
 		}
 	/* per side: every point under its key, summed per sample (bands that
 	 * differ only in a unique add up), then peak and area */
@@ -260,7 +307,7 @@ struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *
 		}
 	}
 	free(pts);
-	free(slots);
+	id_index_free(&slots);
 	free(band_key[0]);
 	free(band_key[1]);
 	qsort(out, k, sizeof(*out), cmp_area);
@@ -268,7 +315,7 @@ struct cmp_band *cmp_bands(const struct hp_profile *a, const struct hp_profile *
 	return out;
 oom:
 	free(pts);
-	free(slots);
+	id_index_free(&slots);
 	free(band_key[0]);
 	free(band_key[1]);
 	cmp_bands_free(out, k);

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/id_index.h"
+
 #include "parse_util.h"
 
 /* The longest line accepted (a band name GHC writes is at most a few KiB). */
@@ -93,8 +95,7 @@ struct hp_profile {
 	uint64_t *open_bytes;
 	size_t nopen, open_cap;
 	size_t times_cap, marks_cap, bands_cap;
-	uint32_t *hash;          /* open addressing over bands, index + 1 */
-	size_t hash_cap;
+	struct id_index names;   /* bands by name (ids: index + 1) */
 	int failed, finished;
 	char err[256];
 };

@@ -65,7 +65,7 @@ void hp_free(struct hp_profile *p)
 	free(p->lines.buf);
 	free(p->open);
 	free(p->open_bytes);
-	free(p->hash);
+	id_index_free(&p->names);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -76,43 +76,35 @@ const char *hp_error(const struct hp_profile *p)
 
 /* ---- names ---------------------------------------------------------------- */
 
-static uint64_t name_hash(const char *s, size_t n)
+static uint64_t band_hash(const void *ctx, uint32_t id)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	const struct hp_band *b = &((const struct hp_profile *)ctx)->bands[id - 1];
+	return id_index_hash(ID_INDEX_SEED, b->name, b->name_len);
 }
 
-static int rehash(struct hp_profile *p)
+struct name_key {
+	const struct hp_profile *p;
+	const char *name;
+	size_t n;
+};
+
+static int band_is(const void *ctx, uint32_t id)
 {
-	size_t cap = p->hash_cap ? p->hash_cap * 2 : 64;
-	uint32_t *h = calloc(cap, sizeof(*h));
-	if (!h)
-		return -1;
-	for (size_t i = 0; i < p->nbands; i++) {
-		size_t at = name_hash(p->bands[i].name, p->bands[i].name_len) & (cap - 1);
-		while (h[at])
-			at = (at + 1) & (cap - 1);
-		h[at] = (uint32_t)i + 1;
-	}
-	free(p->hash);
-	p->hash = h;
-	p->hash_cap = cap;
-	return 0;
+	const struct name_key *k = ctx;
+	const struct hp_band *b = &k->p->bands[id - 1];
+	return b->name_len == k->n && memcmp(b->name, k->name, k->n) == 0;
 }
 
 /* The band called name, made if new; NULL when out of memory. */
 static struct hp_band *band_get(struct hp_profile *p, const char *name, size_t n)
 {
-	if (p->nbands + 1 > p->hash_cap / 2 && rehash(p) != 0)
+	size_t at;
+	struct name_key key = {p, name, n};
+	if (id_index_reserve(&p->names, band_hash, p) != 0)
 		return NULL;
-	size_t at = name_hash(name, n) & (p->hash_cap - 1);
-	for (; p->hash[at]; at = (at + 1) & (p->hash_cap - 1)) {
-		struct hp_band *b = &p->bands[p->hash[at] - 1];
-		if (b->name_len == n && memcmp(b->name, name, n) == 0)
-			return b;
-	}
+	uint32_t id = id_index_find(&p->names, id_index_hash(ID_INDEX_SEED, name, n), band_is, &key, &at);
+	if (id)
+		return &p->bands[id - 1];
 	if (p->nbands >= UINT32_MAX - 1 ||
 	    pf_grow((void **)&p->bands, &p->bands_cap, p->nbands + 1, sizeof(*p->bands)) != 0)
 		return NULL;
@@ -124,7 +116,7 @@ static struct hp_band *band_get(struct hp_profile *p, const char *name, size_t n
 	memcpy(b->name, name, n);
 	b->name[n] = '\0';
 	b->name_len = n;
-	p->hash[at] = (uint32_t)++p->nbands;
+	id_index_put(&p->names, at, (uint32_t)++p->nbands);
 	return b;
 }
 

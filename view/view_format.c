@@ -3,7 +3,7 @@
  * show and take them (view_format.h).  Moved from the CLI's helpers so
  * that both front ends sit on one copy.
  *
- * May call: util/utc_time.h, libc.
+ * May call: store/store.h (run state names), util/utc_time.h, libc.
  */
 #include "config.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../store/store.h"
 #include "../util/utc_time.h"
 #include "view_format.h"
 
@@ -131,5 +132,14 @@ int view_parse_time(const char *s, int64_t now_us, int64_t *out)
 	if (t == (time_t)-1)
 		return -1;
 	*out = (int64_t)t * 1000000;
+	return 0;
+}
+
+int view_parse_state(const char *s, int *state)
+{
+	enum store_run_state st;
+	if (store_run_state_parse(s, &st) != 0)
+		return -1;
+	*state = (int)st;
 	return 0;
 }

@@ -35,12 +35,10 @@ int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, siz
 	f->state = -1;
 	f->limit = 500;
 	if ((v = arg(req, "state")) && *v) {
-		enum store_run_state st;
-		if (store_run_state_parse(v, &st) != 0) {
+		if (view_parse_state(v, &f->state) != 0) {
 			snprintf(err, len, "state must be running, complete or crashed");
 			return -1;
 		}
-		f->state = (int)st;
 	}
 	if ((v = arg(req, "name")) && *v)
 		f->name_glob = v;
