@@ -30,6 +30,7 @@
 
 #include "../fleet/fleet.h"
 #include "../util/deadline.h"
+#include "../util/id_index.h"
 #include "mirror.h"
 
 struct entry {
@@ -52,83 +53,86 @@ struct mirror {
 	int64_t since_us;    /* the newest synced_us seen */
 	unsigned looks;      /* refreshes so far */
 	unsigned full_every; /* a full look every this many (150: 5 minutes) */
-	struct entry *v;     /* open addressing, by (host_id, run_id) */
-	size_t cap, n;
-	struct entry **by_local; /* local id -> entry */
+	struct entry *v;     /* the runs met, in order (id: index + 1) */
+	size_t n, vcap;
+	struct id_index idx; /* ids by (host_id, run_id) */
+	uint32_t *by_local;  /* local id -> id, 0 for none */
 	size_t nlocal;
 	char err[1024];
 };
 
 static uint64_t key_hash(const char *host_id, int64_t run_id)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (const char *p = host_id; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	uint64_t h = id_index_hash(ID_INDEX_SEED, host_id, strlen(host_id));
 	return (h ^ (uint64_t)run_id) * 1099511628211ULL;
+}
+
+static uint64_t entry_hash(const void *ctx, uint32_t id)
+{
+	const struct entry *e = &((const struct mirror *)ctx)->v[id - 1];
+	return key_hash(e->host_id, e->run_id);
+}
+
+struct run_key {
+	const struct mirror *m;
+	const char *host_id;
+	int64_t run_id;
+};
+
+static int entry_is(const void *ctx, uint32_t id)
+{
+	const struct run_key *k = ctx;
+	const struct entry *e = &k->m->v[id - 1];
+	return e->run_id == k->run_id && strcmp(e->host_id, k->host_id) == 0;
 }
 
 static struct entry *find(struct mirror *m, const char *host_id, int64_t run_id)
 {
-	if (!m->cap)
-		return NULL;
-	for (size_t i = key_hash(host_id, run_id) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-		struct entry *e = &m->v[i];
-		if (!e->local_id)
-			return NULL;
-		if (e->run_id == run_id && strcmp(e->host_id, host_id) == 0)
-			return e;
-	}
+	struct run_key k = {m, host_id, run_id};
+	uint32_t id = id_index_find(&m->idx, key_hash(host_id, run_id), entry_is, &k, NULL);
+	return id ? &m->v[id - 1] : NULL;
 }
 
-static int grow(struct mirror *m)
+/* Room for local_id in by_local: 0, or -1. */
+static int grow_local(struct mirror *m, int64_t local_id)
 {
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	struct entry *v = calloc(cap, sizeof(*v));
-	if (!v)
+	if ((size_t)local_id < m->nlocal)
+		return 0;
+	size_t nl = m->nlocal ? m->nlocal : 1024;
+	while (nl <= (size_t)local_id)
+		nl *= 2;
+	uint32_t *b = realloc(m->by_local, nl * sizeof(*b));
+	if (!b)
 		return -1;
-	for (size_t j = 0; j < m->cap; j++) {
-		struct entry *e = &m->v[j];
-		if (!e->local_id || e->run_id <= 0) /* (a dropped run's slot: not kept) */
-			continue;
-		size_t i = key_hash(e->host_id, e->run_id) & (cap - 1);
-		while (v[i].local_id)
-			i = (i + 1) & (cap - 1);
-		v[i] = *e;
-	}
-	free(m->v);
-	m->v = v;
-	m->cap = cap;
-	/* by_local points into v: rebuilt */
-	for (size_t j = 0; j < cap; j++)
-		if (v[j].local_id && (size_t)v[j].local_id < m->nlocal)
-			m->by_local[v[j].local_id] = &v[j];
+	memset(b + m->nlocal, 0, (nl - m->nlocal) * sizeof(*b));
+	m->by_local = b;
+	m->nlocal = nl;
 	return 0;
 }
 
 static struct entry *add(struct mirror *m, const char *host_id, int64_t run_id, int64_t local_id)
 {
-	if ((m->n + 1) * 2 > m->cap && grow(m) != 0)
+	size_t at;
+	struct run_key k = {m, host_id, run_id};
+	if (m->n >= UINT32_MAX - 1 || grow_local(m, local_id) != 0 ||
+	    id_index_reserve(&m->idx, entry_hash, m) != 0)
 		return NULL;
-	if ((size_t)local_id >= m->nlocal) {
-		size_t nl = m->nlocal ? m->nlocal : 1024;
-		while (nl <= (size_t)local_id)
-			nl *= 2;
-		struct entry **b = realloc(m->by_local, nl * sizeof(*b));
-		if (!b)
+	if (m->n == m->vcap) {
+		size_t cap = m->vcap ? m->vcap * 2 : 1024;
+		struct entry *v = realloc(m->v, cap * sizeof(*v));
+		if (!v)
 			return NULL;
-		memset(b + m->nlocal, 0, (nl - m->nlocal) * sizeof(*b));
-		m->by_local = b;
-		m->nlocal = nl;
+		m->v = v;
+		m->vcap = cap;
 	}
-	size_t i = key_hash(host_id, run_id) & (m->cap - 1);
-	while (m->v[i].local_id)
-		i = (i + 1) & (m->cap - 1);
-	struct entry *e = &m->v[i];
+	id_index_find(&m->idx, key_hash(host_id, run_id), entry_is, &k, &at);
+	struct entry *e = &m->v[m->n];
+	memset(e, 0, sizeof(*e));
 	snprintf(e->host_id, sizeof(e->host_id), "%s", host_id);
 	e->run_id = run_id;
 	e->local_id = local_id;
-	m->by_local[local_id] = e;
-	m->n++;
+	id_index_put(&m->idx, at, (uint32_t)++m->n);
+	m->by_local[local_id] = (uint32_t)m->n;
 	return e;
 }
 
@@ -166,18 +170,18 @@ static int take_rows(void *ctx, struct fleet_run *r, const char *stamp, int64_t 
 }
 
 /* After a full look: runs the catalogue no longer holds (deleted there)
- * leave the mirror too.  Their slots stay, under a run id no run has. */
+ * leave the mirror too.  Their entries stay, under a run id no run has. */
 static int drop_unseen(struct mirror *m)
 {
-	for (size_t i = 0; i < m->cap; i++) {
+	for (size_t i = 0; i < m->n; i++) {
 		struct entry *e = &m->v[i];
 		if (e->local_id <= 0 || e->run_id <= 0 || e->seen == m->looks)
 			continue;
 		int rc = store_run_delete(m->w, e->local_id);
 		if (rc != 0 && rc != STORE_ENOTFOUND)
 			return snprintf(m->err, sizeof(m->err), "%s", store_errmsg(m->w)), -1;
-		m->by_local[e->local_id] = NULL;
-		e->run_id = -1;
+		m->by_local[e->local_id] = 0;
+		e->run_id = -1; /* (its id stays in the index: it matches no run) */
 	}
 	return 0;
 }
@@ -298,7 +302,8 @@ int mirror_ensure(struct mirror *m, int64_t local_id, char *err, size_t len)
 {
 	int rc = 0;
 	pthread_mutex_lock(&m->mu);
-	struct entry *e = local_id > 0 && (size_t)local_id < m->nlocal ? m->by_local[local_id] : NULL;
+	uint32_t id = local_id > 0 && (size_t)local_id < m->nlocal ? m->by_local[local_id] : 0;
+	struct entry *e = id ? &m->v[id - 1] : NULL;
 	if (e && e->run_id > 0 && !e->have_bytes) {
 		/* the run again, whole, under its id (its rows go first) */
 		int64_t got;
@@ -344,6 +349,7 @@ void mirror_stop(struct mirror *m)
 	pthread_cond_destroy(&m->cv);
 	pthread_mutex_destroy(&m->mu);
 	free(m->v);
+	id_index_free(&m->idx);
 	free(m->by_local);
 	free(m);
 }
