@@ -130,6 +130,13 @@ int store_promote(struct store *s)
 	return store_intake_replay(s);
 }
 
+int store_need_sql(struct store *s)
+{
+	if (!s->intake)
+		return 0;
+	return s->in_batch ? store_promote(s) : store_quiet(s);
+}
+
 static const char *status_name(enum store_status st)
 {
 	return st == STORE_STATUS_OK ? "ok" : st == STORE_STATUS_CORRUPT ? "corrupt" : "none";

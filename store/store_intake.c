@@ -194,15 +194,6 @@ static int64_t mono_ns(void)
 	return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* The folder's thread: store_fail() writes its messages here, not into the
- * store's, which belongs to the writer's thread. */
-static _Thread_local struct store_intake *folding;
-
-char *store_errbuf(struct store *s)
-{
-	return folding == s->intake && folding ? folding->errmsg : s->errmsg;
-}
-
 /* ---- the record ------------------------------------------------------------------ */
 
 static int rec_reserve(struct store *s, struct intake_rec *r, size_t more)
@@ -554,8 +545,10 @@ static int fold_queued(struct store *s)
 	struct intake_rec *first = in->head, *end = in->last; /* the producer appends after end */
 	in->busy = 1;
 	pthread_mutex_unlock(&in->mu);
-	struct store_intake *was = folding;
-	folding = in;
+	/* The folder's thread: store_fail() writes its messages into the
+	 * folder's buffer, not into the store's, which belongs to the writer's
+	 * thread. */
+	struct store_errbuf_to was = store_errbuf_redirect((struct store_errbuf_to){in, in->errmsg});
 	/*
 	 * The database replaced or removed under us: what was acknowledged is
 	 * still folded, into the file we have open (wherever it went now), and
@@ -647,7 +640,7 @@ static int fold_queued(struct store *s)
 	}
 	if (!rc && replaced)
 		refuse = store_identity_stat(s); /* its message, for the writer */
-	folding = was;
+	store_errbuf_redirect(was);
 	pthread_mutex_lock(&in->mu);
 	in->busy = 0;
 	if (refuse) {

@@ -131,6 +131,14 @@ struct store {
 /* Where store_fail() writes: s->errmsg, or on the intake's folder thread
  * the folder's own buffer (the writer's thread owns s->errmsg). */
 char *store_errbuf(struct store *s);
+/* The calling thread's messages for the store whose s->intake is owner go
+ * to buf from now on ({NULL, NULL}: to s->errmsg); returns the previous. */
+struct store_intake;
+struct store_errbuf_to {
+	const struct store_intake *owner;
+	char *buf;
+};
+struct store_errbuf_to store_errbuf_redirect(struct store_errbuf_to to);
 /* Names the calling thread, one of the store's own, and puts it at the
  * lowest priority (store_conn.c says why). */
 void store_thread_background(const char *name);
@@ -140,6 +148,10 @@ void store_thread_background(const char *name);
  * store_identity_stat() is the same check by stat() alone, for any thread. */
 int store_check_identity(struct store *s);
 int store_identity_stat(struct store *s);
+/* The owner's inotify watch of its database (store_check_identity). */
+void store_identity_watch(struct store *s);
+/* The owner's mark for readers, beside its lock (store_owner_alive). */
+void store_owner_mark(struct store *s);
 int store_fail(struct store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Maps the connection's last SQLite error to a STORE_E* code with a
@@ -208,12 +220,7 @@ int store_batch_begin_sql(struct store *s);
 /* At the top of every function that runs SQL on a connection that may
  * have an intake log: inside a batch it becomes SQL, outside the folder
  * is drained and held.  Readers and plain writers: nothing. */
-static inline int store_need_sql(struct store *s)
-{
-	if (!s->intake)
-		return 0;
-	return s->in_batch ? store_promote(s) : store_quiet(s);
-}
+int store_need_sql(struct store *s);
 /* store_need_sql, returning its error from the function. */
 #define STORE_NEED_SQL(s)                                                                                      \
 	do {                                                                                                   \
@@ -247,7 +254,6 @@ int store_slots_free_range(struct store *s, int64_t key_lo, int64_t key_hi);
 int store_slots_before_commit(struct store *s);
 void store_slots_after_batch(struct store *s);
 int store_slots_sync(struct store *s);
-void store_slots_wal_restarted(struct store *s);
 int store_slots_reclaim(struct store *s);
 /* Opens the existing data file (store_space.c punches its freed slots). */
 int store_slots_open_data(struct store *s);

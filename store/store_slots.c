@@ -373,12 +373,6 @@ int store_slots_open_data(struct store *s)
 
 /* ---- reclaiming (the owner) --------------------------------------------------- */
 
-void store_slots_wal_restarted(struct store *s)
-{
-	s->wal_gen++;
-	s->reclaim_due = 1;
-}
-
 /* Inside the owner's batch, once per WAL generation: adopt slots freed by
  * others, punch holes where no reader can look any more. */
 int store_slots_reclaim(struct store *s)
