@@ -205,6 +205,15 @@ int store_apply_writes(struct store *s, int64_t device_id, const struct store_se
 int store_device_row_write(struct store *s, const struct store_device_info *info, int *changed);
 /* Removes every chunk of a device (its row is gone), slots freed. */
 int store_device_data_drop(struct store *s, int64_t device_id);
+/* Removes the chunk rows [lo, hi] of one device, their slots freed; what:
+ * the doing a failure's message names. */
+int store_chunks_drop(struct store *s, int64_t lo, int64_t hi, const char *what);
+/* Writes len bytes at byte offset off of a device; data == NULL writes
+ * zeros.  With create == 0 a missing chunk is left missing and a short one
+ * is not extended (zeros there already read as zeros). */
+int store_chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t *data, size_t len, int create);
+/* Reads len bytes at byte offset off; holes read as zeros. */
+int store_chunk_read(struct store *s, int64_t dev, uint64_t off, uint8_t *buf, size_t len);
 /* Marks the handles of a device whose row is gone: writes are refused. */
 void store_device_mark_gone(struct store *s, int64_t device_id);
 /* With an intake log: before SQL outside a batch, waits until everything
