@@ -65,29 +65,34 @@ static const char *status_name(enum store_status st)
 	return st == STORE_STATUS_OK ? "ok" : st == STORE_STATUS_CORRUPT ? "corrupt" : "none";
 }
 
+void store_device_bind_counters(sqlite3_stmt *st, int first, const struct store_device_info *d)
+{
+	sqlite3_bind_int64(st, first, d->write_requests);
+	sqlite3_bind_int64(st, first + 1, d->write_bytes);
+	sqlite3_bind_int64(st, first + 2, d->read_requests);
+	sqlite3_bind_int64(st, first + 3, d->read_bytes);
+	sqlite3_bind_int64(st, first + 4, d->flush_requests);
+	sqlite3_bind_int64(st, first + 5, d->discard_requests);
+	sqlite3_bind_int64(st, first + 6, d->errors);
+	sqlite3_bind_int64(st, first + 7, (int64_t)d->written_end_sector);
+	sqlite3_bind_text(st, first + 8, status_name(d->status), -1, SQLITE_STATIC);
+	if (d->status == STORE_STATUS_NONE) {
+		sqlite3_bind_null(st, first + 9);
+		sqlite3_bind_null(st, first + 10);
+		sqlite3_bind_null(st, first + 11);
+		sqlite3_bind_null(st, first + 12);
+	} else {
+		sqlite3_bind_int64(st, first + 9, d->file_size);
+		sqlite3_bind_int(st, first + 10, d->closed);
+		sqlite3_bind_int(st, first + 11, d->word_size);
+		sqlite3_bind_int64(st, first + 12, d->status_updated_us);
+	}
+}
+
 void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *d)
 {
 	sqlite3_bind_int64(st, 1, d->device_id);
-	sqlite3_bind_int64(st, 2, d->write_requests);
-	sqlite3_bind_int64(st, 3, d->write_bytes);
-	sqlite3_bind_int64(st, 4, d->read_requests);
-	sqlite3_bind_int64(st, 5, d->read_bytes);
-	sqlite3_bind_int64(st, 6, d->flush_requests);
-	sqlite3_bind_int64(st, 7, d->discard_requests);
-	sqlite3_bind_int64(st, 8, d->errors);
-	sqlite3_bind_int64(st, 9, (int64_t)d->written_end_sector);
-	sqlite3_bind_text(st, 10, status_name(d->status), -1, SQLITE_STATIC);
-	if (d->status == STORE_STATUS_NONE) {
-		sqlite3_bind_null(st, 11);
-		sqlite3_bind_null(st, 12);
-		sqlite3_bind_null(st, 13);
-		sqlite3_bind_null(st, 14);
-	} else {
-		sqlite3_bind_int64(st, 11, d->file_size);
-		sqlite3_bind_int(st, 12, d->closed);
-		sqlite3_bind_int(st, 13, d->word_size);
-		sqlite3_bind_int64(st, 14, d->status_updated_us);
-	}
+	store_device_bind_counters(st, 2, d);
 }
 
 int store_device_row_write(struct store *s, const struct store_device_info *info, int *changed)

@@ -238,6 +238,10 @@ int store_need_sql(struct store *s);
 			return need_sql_rc;                                                                    \
 	} while (0)
 
+/* Binds a device row's counters and status (write_requests through
+ * status_updated_us, 13 columns in the table's order) from info, to the
+ * parameters from number first on: the one place that spells them. */
+void store_device_bind_counters(sqlite3_stmt *st, int first, const struct store_device_info *info);
 /* Binds ST_DEVICE_UPDATE's parameters from info. */
 void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *info);
 /* Writes the open batch's device counters to their rows (before COMMIT,

@@ -18,6 +18,31 @@
 /* "PROF" */
 #define STORE_APPLICATION_ID 0x50524f46
 
+/*
+ * The columns of the devices table after its role, as the steps that
+ * rebuild the table (1 -> 2, 4 -> 5) create them: spelled once, string
+ * literals joined by the compiler, so each step's SQL is the same text it
+ * always was.
+ */
+#define DEVICES_COLUMNS_AFTER_ROLE \
+	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0)," \
+	"  write_requests     INTEGER NOT NULL DEFAULT 0," \
+	"  write_bytes        INTEGER NOT NULL DEFAULT 0," \
+	"  read_requests      INTEGER NOT NULL DEFAULT 0," \
+	"  read_bytes         INTEGER NOT NULL DEFAULT 0," \
+	"  flush_requests     INTEGER NOT NULL DEFAULT 0," \
+	"  discard_requests   INTEGER NOT NULL DEFAULT 0," \
+	"  errors             INTEGER NOT NULL DEFAULT 0," \
+	"  written_end_sector INTEGER NOT NULL DEFAULT 0," \
+	"  status             TEXT NOT NULL DEFAULT 'none'" \
+	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt')," \
+	"  file_size          INTEGER," \
+	"  closed             INTEGER," \
+	"  word_size          INTEGER," \
+	"  status_updated_us  INTEGER," \
+	"  UNIQUE (run_id, vdev)" \
+	");"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the initial schema. */
 	"CREATE TABLE meta ("
@@ -86,23 +111,7 @@ static const char *const migrations[] = {
 	"  vdev               TEXT NOT NULL,"
 	"  devid              INTEGER NOT NULL,"
 	"  role               TEXT NOT NULL CHECK (role = 'prof' OR role = 'hp' OR role = 'raw'),"
-	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
-	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
-	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
-	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
-	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
-	"  errors             INTEGER NOT NULL DEFAULT 0,"
-	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
-	"  status             TEXT NOT NULL DEFAULT 'none'"
-	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
-	"  file_size          INTEGER,"
-	"  closed             INTEGER,"
-	"  word_size          INTEGER,"
-	"  status_updated_us  INTEGER,"
-	"  UNIQUE (run_id, vdev)"
-	");"
+	DEVICES_COLUMNS_AFTER_ROLE
 	"INSERT INTO devices_v2 SELECT * FROM devices;"
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v2 RENAME TO devices;"
@@ -155,23 +164,7 @@ static const char *const migrations[] = {
 	"  devid              INTEGER NOT NULL,"
 	"  role               TEXT NOT NULL"
 	"                     CHECK (role = 'prof' OR role = 'hp' OR role = 'raw' OR role = 'trace'),"
-	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
-	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
-	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
-	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
-	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
-	"  errors             INTEGER NOT NULL DEFAULT 0,"
-	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
-	"  status             TEXT NOT NULL DEFAULT 'none'"
-	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
-	"  file_size          INTEGER,"
-	"  closed             INTEGER,"
-	"  word_size          INTEGER,"
-	"  status_updated_us  INTEGER,"
-	"  UNIQUE (run_id, vdev)"
-	");"
+	DEVICES_COLUMNS_AFTER_ROLE
 	"INSERT INTO devices_v5 SELECT * FROM devices;"
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v5 RENAME TO devices;"
