@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "store_intake.h"
 #include "store_internal.h"
 
 #define INTAKE_MAGIC 0x4b495350u /* "PSIK" */
@@ -28,7 +27,8 @@
  * writer's pace (a 4 KiB request every 10-100 us) it holds 10-100 ms of
  * requests, far more than the folder lags. */
 #define INTAKE_RING (4u << 20)
-/* A record is at most this (INTAKE_BATCH_MAX of data, its ops, device rows). */
+/* A record is at most this (INTAKE_BATCH_MAX of data (store_intake.h),
+ * its ops, device rows). */
 #define INTAKE_REC_MAX (1u << 20)
 /* A fold takes at most this much into one transaction. */
 #define INTAKE_GROUP_BYTES (16u << 20)
@@ -158,6 +158,9 @@ void intake_overlay_record(const uint8_t *rec, size_t len, int64_t dev, uint64_t
                            uint8_t *buf);
 /* The tag of the store whose meta.store_id is store_id. */
 uint64_t intake_tag_of(const char *store_id);
+/* 0 and its length when p holds a sound record of the store with this
+ * tag (store_intake_parse, as recovery reads the log). */
+int intake_rec_parse(const uint8_t *p, size_t avail, uint64_t tag, size_t *len);
 
 /* ---- store_intake_fold.c -------------------------------------------------------------- */
 

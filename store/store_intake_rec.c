@@ -1,7 +1,7 @@
 /*
  * store_intake_rec.c - layer 3 (the intake log), its bottom: the record.
  * A batch's record built in memory (begin, writes, device rows), sealed
- * (header, trailer), checked as recovery reads it (store_intake_parse),
+ * (header, trailer), checked as recovery reads it (intake_rec_parse),
  * and read back (device rows, the overlay of its writes).  The layout is
  * described in store_intake.c and store_intake_int.h.
  * May call: store_conn.c.  Called by the other store_intake*.c files and
@@ -38,59 +38,6 @@ void intake_rec_free(struct intake_rec *r)
 		free(r->data);
 		free(r);
 	}
-}
-
-int store_intake_begin(struct store *s)
-{
-	struct store_intake *in = s->intake;
-
-	if (!in->cur) {
-		pthread_mutex_lock(&in->mu);
-		if ((in->cur = in->spare)) {
-			in->spare = in->cur->next;
-			in->nspare--;
-		}
-		pthread_mutex_unlock(&in->mu);
-		if (!in->cur && !(in->cur = calloc(1, sizeof(*in->cur))))
-			return store_fail(s, STORE_ENOMEM, "out of memory starting a batch");
-	}
-	in->cur->len = 0;
-	in->cur_data = 0;
-	int rc = intake_rec_reserve(s, in->cur, sizeof(struct intake_hdr));
-	if (rc)
-		return rc;
-	memset(in->cur->data, 0, sizeof(struct intake_hdr));
-	in->cur->len = sizeof(struct intake_hdr);
-	return 0;
-}
-
-uint64_t store_intake_batch_bytes(const struct store *s)
-{
-	return s->intake->cur_data;
-}
-
-int store_intake_add_writes(struct store *s, int64_t device_id, const struct store_segment *segs, unsigned n)
-{
-	struct store_intake *in = s->intake;
-	struct intake_rec *r = in->cur;
-	size_t need = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		need += sizeof(struct intake_op) + (size_t)segs[i].nsect * STORE_SECTOR_SIZE;
-	int rc = intake_rec_reserve(s, r, need);
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i < n; i++) {
-		struct intake_op op = {.kind = INTAKE_KIND_WRITE, .nsect = segs[i].nsect,
-		                       .device_id = device_id, .sector = segs[i].sector};
-		size_t bytes = (size_t)segs[i].nsect * STORE_SECTOR_SIZE;
-		memcpy(r->data + r->len, &op, sizeof(op));
-		memcpy(r->data + r->len + sizeof(op), segs[i].data, bytes);
-		r->len += sizeof(op) + bytes;
-		in->cur_data += bytes;
-		((struct intake_hdr *)r->data)->nops++;
-	}
-	return 0;
 }
 
 static int add_device(struct store *s, const struct store_device_info *d)
@@ -195,7 +142,7 @@ uint64_t intake_tag_of(const char *store_id)
 	return v ? v : 1;
 }
 
-int store_intake_parse(const uint8_t *p, size_t avail, uint64_t tag, size_t *len)
+int intake_rec_parse(const uint8_t *p, size_t avail, uint64_t tag, size_t *len)
 {
 	struct intake_hdr h;
 

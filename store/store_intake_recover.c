@@ -58,7 +58,7 @@ static int scan_ring(struct store *s, const uint8_t *ring, size_t size, uint64_t
 		}
 		struct intake_hdr h;
 		memcpy(&h, ring + off, sizeof(h));
-		if (store_intake_parse(ring + off, size - off, h.tag, &len) != 0) {
+		if (intake_rec_parse(ring + off, size - off, h.tag, &len) != 0) {
 			off += 8;
 			continue;
 		}
