@@ -25,6 +25,9 @@
  * the writer is mid-batch; otherwise it copies the few frames appended
  * since the PASSIVE pass, holding the writer for that long, and the next
  * commit starts the WAL over.
+ *
+ * Layer 2 (store_internal.h): counts the WAL's generations for the data
+ * file's slots (wal_restarted).  May call: store_conn.c.
  */
 #include "config.h"
 

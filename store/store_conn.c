@@ -2,9 +2,14 @@
  * store_conn.c - what every other store file uses on an open connection:
  * errors (s->errmsg, and SQLite's codes turned into messages a user can act
  * on), the cache of prepared statements, the cached blob handle, the clock,
- * and how the store's own threads run.
+ * how the store's own threads run, and the store's identity: whether the
+ * path still names the database the writer has open, and the owner's mark
+ * that tells readers a backend owns the store.
  * Its own file so that the store's files depend on it, not on the code
  * that opens a store.
+ *
+ * Layer 1 (store_internal.h): calls no other file of the store; every
+ * other one may call it.
  */
 #include "config.h"
 

@@ -12,6 +12,9 @@
  *
  * Ids are kept when they are free (a run shown as run 12 on its host is run
  * 12 here); a second copy with a taken id gets the next free one.
+ *
+ * Layer 6 (store_internal.h).  May call: store_catalog.c,
+ * store_chunks.c (a device row's counters), store_conn.c.
  */
 #include "config.h"
 

@@ -1,7 +1,8 @@
 /*
- * store_data.c - device data: batches (one SQLite transaction each), writes
- * into 64 KiB chunks, reads, discards, snapshot reads, and the status-block
- * decoding that makes a run's progress visible while it runs.
+ * store_data.c - device data: batches (one SQLite transaction each, or one
+ * record of the intake log), writes, reads, discards, snapshot reads, and
+ * the status-block decoding that makes a run's progress visible while it
+ * runs.  The bytes go into 64 KiB chunks through store_chunks.c.
  *
  * A write to an existing chunk goes through sqlite3_blob_write(), which
  * rewrites only the overflow pages under the written bytes; a write that
@@ -9,6 +10,10 @@
  * the decoded status block are kept per device in memory during a batch and
  * written once per device at commit, so a batch of N requests costs N data
  * writes plus one small UPDATE per device, not N.
+ *
+ * Layer 4 (store_internal.h): what a batch is (an SQL transaction, or a
+ * record of the intake log) is decided here.  May call: store_intake*.c
+ * (through store_intake.h), store_chunks.c, store_slots.c, store_conn.c.
  */
 #include "config.h"
 

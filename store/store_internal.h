@@ -2,6 +2,46 @@
  * store_internal.h - what the store's own modules share: the connection
  * object, device handles, the chunk layout and error plumbing.  Not for
  * users of the store.
+ *
+ * THE LAYERS.  The store's files stand in layers, and calls go one way:
+ * down.  Bottom up:
+ *   1. The connection and its identity: store_conn.c (errors, the cache of
+ *      statements, the blob handle, the clock, the store's threads, the
+ *      file the path names, the owner's mark).
+ *   2. The data file and the rows: store_checkpoint.c (the WAL's
+ *      generations), store_writeback.c, store_slots.c (the data file),
+ *      store_chunks.c (the writer's transactions, chunks, device rows),
+ *      store_schema.c.
+ *   3. The intake log: store_intake_rec.c, store_intake_fold.c,
+ *      store_intake_recover.c, store_intake.c (store_intake_int.h).
+ *   4. The data path: store_data.c (batches, requests, snapshot reads).
+ *   5. The catalogue: store_catalog.c (runs, devices, handles),
+ *      store_space.c.
+ *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c.
+ *   7. The assembly: store_open.c (open and close: it starts, wires and
+ *      stops what the layers below need).
+ * store_watch.c stands apart: it uses store.h alone.
+ *
+ * INVARIANTS (each file's opening comment names its layer and what it
+ * may call; a change that needs another call changes the layers here
+ * first):
+ *   (1) A file calls only files of lower layers, and files of its own
+ *       layer listed before it above.  No file calls one above it, so no
+ *       two files call each other, however indirectly.
+ *   (2) store_conn.c calls no other file of the store.  Where its
+ *       messages go on a thread of the store's own is registered with it
+ *       (store_errbuf_redirect), not looked up above it.
+ *   (3) Nothing calls store_open.c: it is the one place that assembles the
+ *       store (the owner's lock, the schema, the data file, the
+ *       checkpointer, the write-behind, then the intake log; the log is
+ *       closed first).
+ *   (4) Layers 1-3 run SQL inside a transaction they own (store_txn_*),
+ *       one their caller has open, or for store_open.c before the store
+ *       serves.  Layers 4 and up run SQL after STORE_NEED_SQL
+ *       (store_data.c), which keeps the intake's folder off the
+ *       connection meanwhile.
+ *   (5) The folder (layer 3) and the writer's thread never use the
+ *       connection at once (store_intake.c says how).
  */
 #ifndef PROFSVC_STORE_INTERNAL_H
 #define PROFSVC_STORE_INTERNAL_H

@@ -1,7 +1,12 @@
 /*
  * store_open.c - opening and closing a store: file creation with root-only
  * permissions, one real path, the single-owner lock, connection pragmas,
- * schema checks; the identity and integrity checks of an open store.
+ * schema checks; the integrity check of an open store.
+ *
+ * Layer 7 (store_internal.h), the assembly: the one place that opens the
+ * layers below and wires them together (the owner's lock, the schema, the
+ * data file, the checkpointer, the write-behind, the intake log), and
+ * closes them.  May call any file of the store; none calls it.
  */
 #include "config.h"
 

@@ -7,6 +7,8 @@
  * transaction; a database newer than this build is refused untouched.
  * To change the schema: append a step to `migrations` and bump
  * STORE_SCHEMA_VERSION in store.h.  Never edit a released step.
+ *
+ * Layer 2 (store_internal.h).  May call: store_slots.c, store_conn.c.
  */
 #include "config.h"
 

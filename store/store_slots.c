@@ -37,6 +37,9 @@
  *    when they first open the file.  A data file written before headers
  *    (schema 3) gets one at its owner's first open: slot 0's chunk moves to
  *    a new slot first (meta.data_header: 'moved', then 'ok').
+ *
+ * Layer 2 (store_internal.h).  May call: store_checkpoint.c,
+ * store_writeback.c, store_conn.c.
  */
 #include "config.h"
 

@@ -14,6 +14,10 @@
  * grows), so a hole punched twice, here and by the owner, is harmless.
  * A passive checkpoint takes no lock a writer waits for: the backend's
  * guests never wait for it.
+ *
+ * Also the store's files: their names, their removal and their usage.
+ * Layer 5 (store_internal.h).  May call: store_data.c (batches),
+ * store_slots.c, store_conn.c.
  */
 #include "config.h"
 
