@@ -313,25 +313,20 @@ static int enter_wal(struct store *s)
 	return 0;
 }
 
-int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
-               char *err, size_t errlen)
+/* A store object for path, nothing opened yet; NULL (err says why) when
+ * memory is short. */
+static struct store *store_new(const char *path, const struct store_open_opts *opts, char *err,
+                               size_t errlen)
 {
-	struct store_open_opts def = {.mode = STORE_READ};
-	struct store *s;
-	struct stat st;
-	int rc, flags, version;
+	struct store *s = calloc(1, sizeof(*s));
 
-	*out = NULL;
-	if (!opts)
-		opts = &def;
-	s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)) || !(s->scratch = malloc(STORE_CHUNK_BYTES))) {
 		if (s) {
 			free(s->path);
 			free(s);
 		}
 		snprintf(err, errlen, "out of memory opening %s", path);
-		return STORE_ENOMEM;
+		return NULL;
 	}
 	s->mode = opts->mode;
 	s->durability = opts->durability;
@@ -340,38 +335,124 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	s->data_fd = -1;
 	s->slot_next = -1;
 	s->bulk_file = opts->bulk_file && opts->mode != STORE_READ;
+	return s;
+}
+
+/* The file at path as the mode needs it: a reader's there, regular and
+ * readable; a writer's created if absent.  *flags: how SQLite opens it. */
+static int check_file(struct store *s, const char *path, int *flags)
+{
+	struct stat st;
+	int rc;
 
 	if (s->mode == STORE_READ) {
-		if (stat(path, &st) != 0) {
-			rc = store_fail(s, errno == EACCES ? STORE_EPERM : STORE_ENOTFOUND,
-			                errno == EACCES ? "cannot open database %s: permission denied "
-			                                  "(the store is root-only: run as root)"
-			                                : "no database at %s (start profile-backend or "
-			                                  "run 'profdb import-disk' first, or pass --db)",
-			                path);
-			goto fail;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
-			goto fail;
-		}
-		if (access(path, R_OK) != 0) {
-			rc = store_fail(s, STORE_EPERM,
-			                "cannot read database %s: %s (the store is root-only: run as root)",
-			                path, strerror(errno));
-			goto fail;
-		}
-		flags = SQLITE_OPEN_READONLY;
-	} else {
-		if ((rc = create_db_file(s)))
-			goto fail;
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
-			goto fail;
-		}
-		flags = SQLITE_OPEN_READWRITE;
+		if (stat(path, &st) != 0)
+			return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_ENOTFOUND,
+			                  errno == EACCES ? "cannot open database %s: permission denied "
+			                                    "(the store is root-only: run as root)"
+			                                  : "no database at %s (start profile-backend or "
+			                                    "run 'profdb import-disk' first, or pass --db)",
+			                  path);
+		if (!S_ISREG(st.st_mode))
+			return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+		if (access(path, R_OK) != 0)
+			return store_fail(s, STORE_EPERM,
+			                  "cannot read database %s: %s (the store is root-only: run as root)",
+			                  path, strerror(errno));
+		*flags = SQLITE_OPEN_READONLY;
+		return 0;
 	}
-	if ((rc = resolve_path(s)))
+	if ((rc = create_db_file(s)))
+		return rc;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+	*flags = SQLITE_OPEN_READWRITE;
+	return 0;
+}
+
+/* The database at this build's schema: readers read every version from
+ * STORE_SCHEMA_READABLE_FROM on as it is (later versions changed
+ * constraints, not what readers read: a user who upgraded profsvc can
+ * query before the backend restarts); writers migrate it. */
+static int settle_schema(struct store *s, int version)
+{
+	int rc;
+
+	if (version < STORE_SCHEMA_VERSION &&
+	    !(s->mode == STORE_READ && version >= STORE_SCHEMA_READABLE_FROM)) {
+		if (s->mode == STORE_READ)
+			return version == 0
+				       ? store_fail(s, STORE_ENOTFOUND,
+				                    "database %s is empty (nothing has been captured or "
+				                    "imported yet)",
+				                    s->path)
+				       : store_fail(s, STORE_EINVAL,
+				                    "database %s has schema version %d, older than this "
+				                    "profdb's %d; start profile-backend (or run 'profdb "
+				                    "import-disk') once to upgrade it",
+				                    s->path, version, STORE_SCHEMA_VERSION);
+		if ((rc = store_schema_migrate(s)))
+			return rc;
+		version = STORE_SCHEMA_VERSION;
+	}
+	s->schema_version = version;
+	return version >= 4 ? store_slots_read_identity(s) : 0;
+}
+
+/* The connection: opened, configured for the mode, its schema settled. */
+static int open_connection(struct store *s, int flags, const struct store_open_opts *opts)
+{
+	int rc, version;
+
+	if (sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return s->db ? store_sqlite_fail(s, "opening the database")
+		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
+	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)
+		return store_fail(s, STORE_EREADONLY,
+		                  "database %s is read-only: make it writable (chmod u+w) or use another "
+		                  "--db",
+		                  s->path);
+	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000,
+	                           opts->follows_growth)))
+		return rc;
+	if ((rc = store_schema_check(s, &version)))
+		return rc;
+	if (s->mode != STORE_READ && (rc = configure_writer(s, version)))
+		return rc;
+	return settle_schema(s, version);
+}
+
+/* What only the owner runs: the data file, the checkpointer, the
+ * write-behind, and the intake log (which may apply records at once). */
+static int start_owner(struct store *s, const struct store_open_opts *opts)
+{
+	int rc;
+
+	if ((rc = store_slots_owner_open(s)) || (rc = store_checkpointer_start(s)) ||
+	    (rc = store_writeback_start(s)))
+		return rc;
+	s->intake_path = opts->intake_path;
+	s->intake_other = opts->intake_other;
+	if (opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
+		return rc;
+	s->intake_path = s->intake_other = NULL;
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
+               char *err, size_t errlen)
+{
+	struct store_open_opts def = {.mode = STORE_READ};
+	struct store *s;
+	struct stat st;
+	int rc, flags = 0;
+
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	if (!(s = store_new(path, opts, err, errlen)))
+		return STORE_ENOMEM;
+	if ((rc = check_file(s, path, &flags)) || (rc = resolve_path(s)))
 		goto fail;
 	path = s->path;
 	if (s->mode != STORE_READ && (rc = check_private_dir(s)))
@@ -381,50 +462,7 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	if ((rc = check_not_truncated(s)))
 		goto fail;
 	s->empty_file = stat(path, &st) != 0 || st.st_size == 0;
-
-	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = s->db ? store_sqlite_fail(s, "opening the database")
-		           : store_fail(s, STORE_ENOMEM, "out of memory opening %s", path);
-		goto fail;
-	}
-	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1) {
-		rc = store_fail(s, STORE_EREADONLY,
-		                "database %s is read-only: make it writable (chmod u+w) or use another "
-		                "--db",
-		                path);
-		goto fail;
-	}
-	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000,
-	                           opts->follows_growth)))
-		goto fail;
-	if ((rc = store_schema_check(s, &version)))
-		goto fail;
-	if (s->mode != STORE_READ && (rc = configure_writer(s, version)))
-		goto fail;
-	/* Readers read every version from STORE_SCHEMA_READABLE_FROM on as it
-	 * is (later versions changed constraints, not what readers read): a
-	 * user who upgraded profsvc can query before the backend restarts. */
-	if (version < STORE_SCHEMA_VERSION &&
-	    !(s->mode == STORE_READ && version >= STORE_SCHEMA_READABLE_FROM)) {
-		if (s->mode == STORE_READ) {
-			rc = version == 0
-				     ? store_fail(s, STORE_ENOTFOUND,
-				                  "database %s is empty (nothing has been captured or "
-				                  "imported yet)",
-				                  path)
-				     : store_fail(s, STORE_EINVAL,
-				                  "database %s has schema version %d, older than this "
-				                  "profdb's %d; start profile-backend (or run 'profdb "
-				                  "import-disk') once to upgrade it",
-				                  path, version, STORE_SCHEMA_VERSION);
-			goto fail;
-		}
-		if ((rc = store_schema_migrate(s)))
-			goto fail;
-		version = STORE_SCHEMA_VERSION;
-	}
-	s->schema_version = version;
-	if (version >= 4 && (rc = store_slots_read_identity(s)))
+	if ((rc = open_connection(s, flags, opts)))
 		goto fail;
 	if (s->mode != STORE_READ && (rc = enter_wal(s)))
 		goto fail;
@@ -435,17 +473,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		if (s->mode == STORE_OWNER)
 			store_identity_watch(s);
 	}
-	if (s->mode == STORE_OWNER && (rc = store_slots_owner_open(s)))
+	if (s->mode == STORE_OWNER && (rc = start_owner(s, opts)))
 		goto fail;
-	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
-		goto fail;
-	if (s->mode == STORE_OWNER && (rc = store_writeback_start(s)))
-		goto fail;
-	s->intake_path = opts->intake_path;
-	s->intake_other = opts->intake_other;
-	if (s->mode == STORE_OWNER && opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
-		goto fail;
-	s->intake_path = s->intake_other = NULL;
 	*out = s;
 	return 0;
 fail:
