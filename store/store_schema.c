@@ -45,6 +45,21 @@
 	"  UNIQUE (run_id, vdev)" \
 	");"
 
+/*
+ * The trigger that deletes a deleted device's chunks and frees their
+ * slots, as 2 -> 3 made it and 4 -> 5 made it again after rebuilding the
+ * table: spelled once, the same way as DEVICES_COLUMNS_AFTER_ROLE.
+ */
+#define DEVICES_DROP_CHUNKS_TRIGGER \
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN" \
+	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)" \
+	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296" \
+	"                                 AND OLD.device_id * 4294967296 + 4294967295" \
+	"                                 AND slot IS NOT NULL;" \
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296" \
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;" \
+	"END;"
+
 static const char *const migrations[] = {
 	/* 0 -> 1: the initial schema. */
 	"CREATE TABLE meta ("
@@ -132,14 +147,7 @@ static const char *const migrations[] = {
 	"  freed_gen INTEGER NOT NULL"
 	");"
 	"DROP TRIGGER devices_drop_chunks;"
-	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
-	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
-	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                 AND OLD.device_id * 4294967296 + 4294967295"
-	"                                 AND slot IS NOT NULL;"
-	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
-	"END;",
+	DEVICES_DROP_CHUNKS_TRIGGER,
 
 	/* 3 -> 4: the store's identity, which <db>-data carries too in its
 	 * header (slot 0; store_slots.c): a data file that went missing, or
@@ -170,14 +178,7 @@ static const char *const migrations[] = {
 	"INSERT INTO devices_v5 SELECT * FROM devices;"
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v5 RENAME TO devices;"
-	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
-	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
-	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                 AND OLD.device_id * 4294967296 + 4294967295"
-	"                                 AND slot IS NOT NULL;"
-	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
-	"END;"
+	DEVICES_DROP_CHUNKS_TRIGGER
 	"CREATE TABLE trace_packets ("
 	"  device_id INTEGER NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,"
 	"  seq       INTEGER NOT NULL CHECK (seq >= 0),"
