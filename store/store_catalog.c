@@ -2,6 +2,9 @@
  * store_catalog.c - the run catalogue: runs, devices, and device handles.
  * Every statement binds its parameters; guest-controlled strings (domain
  * names, uuids) never become SQL text.
+ *
+ * Layer 5 (store_internal.h).  May call: store_data.c (batches),
+ * store_chunks.c (device rows), store_checkpoint.c, store_conn.c.
  */
 #include "config.h"
 

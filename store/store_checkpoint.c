@@ -25,6 +25,9 @@
  * the writer is mid-batch; otherwise it copies the few frames appended
  * since the PASSIVE pass, holding the writer for that long, and the next
  * commit starts the WAL over.
+ *
+ * Layer 2 (store_internal.h): counts the WAL's generations for the data
+ * file's slots (wal_restarted).  May call: store_conn.c.
  */
 #include "config.h"
 
@@ -115,6 +118,14 @@ static void *checkpoint_main(void *arg)
 	return NULL;
 }
 
+/* A WAL generation more: the data file's slots freed two generations ago
+ * may be given back (store_slots_reclaim, at the next batch). */
+static void wal_restarted(struct store *s)
+{
+	s->wal_gen++;
+	s->reclaim_due = 1;
+}
+
 static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 {
 	struct store *s = ctx;
@@ -126,7 +137,7 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		uint64_t salts = wal_generation(s, c);
 		if (salts && salts != c->wal_salts) {
 			if (c->wal_salts) {
-				store_slots_wal_restarted(s);
+				wal_restarted(s);
 				pthread_mutex_lock(&c->lock);
 				if (c->restarts_wanted > 0)
 					c->restarts_wanted--;

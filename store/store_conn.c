@@ -2,18 +2,27 @@
  * store_conn.c - what every other store file uses on an open connection:
  * errors (s->errmsg, and SQLite's codes turned into messages a user can act
  * on), the cache of prepared statements, the cached blob handle, the clock,
- * and how the store's own threads run.
+ * how the store's own threads run, and the store's identity: whether the
+ * path still names the database the writer has open, and the owner's mark
+ * that tells readers a backend owns the store.
  * Its own file so that the store's files depend on it, not on the code
  * that opens a store.
+ *
+ * Layer 1 (store_internal.h): calls no other file of the store; every
+ * other one may call it.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +47,21 @@ void store_thread_background(const char *name)
 {
 	pthread_setname_np(pthread_self(), name); /* as top -H and perf show it */
 	(void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
+
+/* Where the folder's thread writes its messages (store_errbuf_redirect). */
+static _Thread_local struct store_errbuf_to errbuf_to;
+
+char *store_errbuf(struct store *s)
+{
+	return errbuf_to.owner == s->intake && errbuf_to.owner ? errbuf_to.buf : s->errmsg;
+}
+
+struct store_errbuf_to store_errbuf_redirect(struct store_errbuf_to to)
+{
+	struct store_errbuf_to was = errbuf_to;
+	errbuf_to = to;
+	return was;
 }
 
 int store_fail(struct store *s, int code, const char *fmt, ...)
@@ -210,3 +234,122 @@ void store_blob_release(struct store *s)
 	}
 }
 
+/* ---- identity: the file the path names, the owner's mark ---------------------------- */
+
+/*
+ * A writer keeps its database open for days.  If someone replaces or
+ * removes the file meanwhile (mv, restore from backup, rm), SQLite goes on
+ * writing into the old inode, which nobody will ever read again: every
+ * write acknowledged from then on would be lost.  So each batch first
+ * checks that the path still names the file we have open; if not, writes
+ * are refused with a message saying what happened and what to do.
+ *
+ * The check is on every guest request's path, and a stat() of the path
+ * cost a microsecond there.  The owner therefore watches the file with
+ * inotify (its links, a move, and a move of its directory), and stats the
+ * path only when something was reported, once a second whatever happened
+ * (a rename further up the tree), and on every batch while the path is not
+ * ours.  A rename or unlink queues its event before it returns, so the
+ * next batch sees it.
+ */
+int store_identity_stat(struct store *s)
+{
+	struct stat st;
+
+	if (!s->have_ident)
+		return 0;
+	int found = stat(s->path, &st) == 0;
+	if (found && st.st_dev == s->db_dev && st.st_ino == s->db_ino)
+		return 0;
+	return store_fail(s, STORE_EIO,
+	                  "database %s was %s while open: writes are refused so that nothing is "
+	                  "acknowledged into a file nobody will read; restart the writer "
+	                  "(profile-backend stop, then start) to use the file now at that path",
+	                  s->path, found ? "replaced" : "removed");
+}
+
+static int64_t coarse_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+int store_check_identity(struct store *s)
+{
+	if (!s->have_ident)
+		return 0;
+	if (s->ident_fd >= 0 && !s->ident_bad) {
+		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+		ssize_t n = read(s->ident_fd, ev, sizeof(ev));
+		int64_t now = coarse_us();
+		if (n < 0 && errno == EAGAIN && now < s->ident_next_us)
+			return 0; /* nothing happened to it */
+		while (n > 0) /* what happened is read again by stat() */
+			n = read(s->ident_fd, ev, sizeof(ev));
+		s->ident_next_us = now + 1000000;
+	}
+	int rc = store_identity_stat(s);
+	s->ident_bad = rc != 0;
+	return rc;
+}
+
+/* The owner's inotify watch of its database (store_check_identity). */
+void store_identity_watch(struct store *s)
+{
+	char dir[PATH_MAX];
+
+	s->ident_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->ident_fd < 0)
+		return; /* every batch stats the path */
+	snprintf(dir, sizeof(dir), "%s", s->path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	if (inotify_add_watch(s->ident_fd, s->path, IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF) < 0 ||
+	    inotify_add_watch(s->ident_fd, slash && *dir ? dir : "/", IN_MOVE_SELF | IN_DELETE_SELF) < 0) {
+		close(s->ident_fd);
+		s->ident_fd = -1;
+	}
+}
+
+/*
+ * The owner's mark for readers: beside its flock, the owner holds an
+ * open-file-description read lock on one byte of the database file far
+ * past anything SQLite locks (its bytes are at 1 GiB) or any store grows
+ * to.  A reader asks with F_OFD_GETLK whether that byte could be written
+ * (store_owner_alive): a question, not a lock, so a backend starting at
+ * that instant is never refused, and the kernel drops the mark whatever
+ * kills the owner (kill -9 included); a pid kept in the store could be
+ * reused or another boot's.  Not the flock itself: flock has no test but
+ * taking it, and reading /proc/locks stalls every file lock on the host
+ * while it is read (the kernel takes a global lock for it), the backend's
+ * SQLite locks included: readers polling it cost a tracing guest packets.
+ * OFD locks belong to the open file, not the process, so SQLite closing
+ * its own descriptors never drops the mark.
+ */
+#define OWNER_MARK_BYTE ((off_t)0x4000000000000000LL)
+
+void store_owner_mark(struct store *s)
+{
+	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	/* Without the mark readers only miss that the backend is down. */
+	(void)fcntl(s->lock_fd, F_OFD_SETLK, &fl);
+}
+
+int store_owner_alive(struct store *s)
+{
+	if (s->mode == STORE_OWNER)
+		return 1;
+	/* The descriptor stays open until store_close, after SQLite's own:
+	 * closing a descriptor of the database would drop the POSIX locks
+	 * SQLite holds on it (per process, per file). */
+	if (s->lock_fd < 0)
+		s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->lock_fd < 0)
+		return -1;
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
+	if (fcntl(s->lock_fd, F_OFD_GETLK, &fl) != 0)
+		return -1;
+	return fl.l_type != F_UNLCK;
+}

@@ -12,6 +12,9 @@
  *
  * Ids are kept when they are free (a run shown as run 12 on its host is run
  * 12 here); a second copy with a taken id gets the next free one.
+ *
+ * Layer 6 (store_internal.h).  May call: store_catalog.c,
+ * store_chunks.c (a device row's counters), store_conn.c.
  */
 #include "config.h"
 
@@ -89,7 +92,6 @@ int store_copy_device(struct store *s, struct store_device_info *d)
 	if (d->device_id > 0 && d->device_id <= STORE_MAX_DEVICE_ID &&
 	    (rc = id_free(s, "SELECT 1 FROM devices WHERE device_id = ?1", d->device_id, &is_free)))
 		return rc;
-	static const char *const status[] = {"none", "ok", "corrupt"};
 	rc = sqlite3_prepare_v2(
 		s->db,
 		"INSERT INTO devices(device_id, run_id, vdev, devid, role, capacity_sectors, "
@@ -107,22 +109,7 @@ int store_copy_device(struct store *s, struct store_device_info *d)
 	sqlite3_bind_int(st, 4, d->devid);
 	sqlite3_bind_text(st, 5, store_role_name(d->role), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 6, (int64_t)d->capacity_sectors);
-	sqlite3_bind_int64(st, 7, d->write_requests);
-	sqlite3_bind_int64(st, 8, d->write_bytes);
-	sqlite3_bind_int64(st, 9, d->read_requests);
-	sqlite3_bind_int64(st, 10, d->read_bytes);
-	sqlite3_bind_int64(st, 11, d->flush_requests);
-	sqlite3_bind_int64(st, 12, d->discard_requests);
-	sqlite3_bind_int64(st, 13, d->errors);
-	sqlite3_bind_int64(st, 14, (int64_t)d->written_end_sector);
-	sqlite3_bind_text(st, 15, status[d->status <= STORE_STATUS_CORRUPT ? d->status : 0], -1,
-	                  SQLITE_STATIC);
-	if (d->status != STORE_STATUS_NONE) {
-		sqlite3_bind_int64(st, 16, d->file_size);
-		sqlite3_bind_int(st, 17, d->closed);
-		sqlite3_bind_int(st, 18, d->word_size);
-		sqlite3_bind_int64(st, 19, d->status_updated_us);
-	}
+	store_device_bind_counters(st, 7, d);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -6,6 +6,9 @@
  * disagrees, take `size` bytes from byte 512.  Salvage is ours, and says
  * what it did, because a user reading a salvaged profile must know where its
  * end came from.
+ *
+ * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
+ * store_conn.c.
  */
 #include "config.h"
 

@@ -1,8 +1,10 @@
 /*
- * store_intake.h - the owner's intake log (store_intake.c): batches are
- * acknowledged once appended to <db>-intake and folded into SQLite by a
- * thread of the store.  The store's own modules call these; users of the
- * store only choose it (store_open_opts.intake) and may read its figures.
+ * store_intake.h - the owner's intake log (store_intake.c, the files it
+ * names): batches are acknowledged once appended to <db>-intake and folded
+ * into SQLite by a thread of the store.  The store's own modules call
+ * these (the data path, store_data.c, and store_open.c, which opens and
+ * closes it); users of the store only choose it (store_open_opts.intake)
+ * and may read its figures.  All of it is defined in store_intake.c.
  */
 #ifndef PROFSVC_STORE_INTAKE_H
 #define PROFSVC_STORE_INTAKE_H

@@ -2,6 +2,46 @@
  * store_internal.h - what the store's own modules share: the connection
  * object, device handles, the chunk layout and error plumbing.  Not for
  * users of the store.
+ *
+ * THE LAYERS.  The store's files stand in layers, and calls go one way:
+ * down.  Bottom up:
+ *   1. The connection and its identity: store_conn.c (errors, the cache of
+ *      statements, the blob handle, the clock, the store's threads, the
+ *      file the path names, the owner's mark).
+ *   2. The data file and the rows: store_checkpoint.c (the WAL's
+ *      generations), store_writeback.c, store_slots.c (the data file),
+ *      store_chunks.c (the writer's transactions, chunks, device rows),
+ *      store_schema.c.
+ *   3. The intake log: store_intake_rec.c, store_intake_fold.c,
+ *      store_intake_recover.c, store_intake.c (store_intake_int.h).
+ *   4. The data path: store_data.c (batches, requests, snapshot reads).
+ *   5. The catalogue: store_catalog.c (runs, devices, handles),
+ *      store_space.c.
+ *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c.
+ *   7. The assembly: store_open.c (open and close: it starts, wires and
+ *      stops what the layers below need).
+ * store_watch.c stands apart: it uses store.h alone.
+ *
+ * INVARIANTS (each file's opening comment names its layer and what it
+ * may call; a change that needs another call changes the layers here
+ * first):
+ *   (1) A file calls only files of lower layers, and files of its own
+ *       layer listed before it above.  No file calls one above it, so no
+ *       two files call each other, however indirectly.
+ *   (2) store_conn.c calls no other file of the store.  Where its
+ *       messages go on a thread of the store's own is registered with it
+ *       (store_errbuf_redirect), not looked up above it.
+ *   (3) Nothing calls store_open.c: it is the one place that assembles the
+ *       store (the owner's lock, the schema, the data file, the
+ *       checkpointer, the write-behind, then the intake log; the log is
+ *       closed first).
+ *   (4) Layers 1-3 run SQL inside a transaction they own (store_txn_*),
+ *       one their caller has open, or for store_open.c before the store
+ *       serves.  Layers 4 and up run SQL after STORE_NEED_SQL
+ *       (store_data.c), which keeps the intake's folder off the
+ *       connection meanwhile.
+ *   (5) The folder (layer 3) and the writer's thread never use the
+ *       connection at once (store_intake.c says how).
  */
 #ifndef PROFSVC_STORE_INTERNAL_H
 #define PROFSVC_STORE_INTERNAL_H
@@ -131,6 +171,14 @@ struct store {
 /* Where store_fail() writes: s->errmsg, or on the intake's folder thread
  * the folder's own buffer (the writer's thread owns s->errmsg). */
 char *store_errbuf(struct store *s);
+/* The calling thread's messages for the store whose s->intake is owner go
+ * to buf from now on ({NULL, NULL}: to s->errmsg); returns the previous. */
+struct store_intake;
+struct store_errbuf_to {
+	const struct store_intake *owner;
+	char *buf;
+};
+struct store_errbuf_to store_errbuf_redirect(struct store_errbuf_to to);
 /* Names the calling thread, one of the store's own, and puts it at the
  * lowest priority (store_conn.c says why). */
 void store_thread_background(const char *name);
@@ -140,6 +188,10 @@ void store_thread_background(const char *name);
  * store_identity_stat() is the same check by stat() alone, for any thread. */
 int store_check_identity(struct store *s);
 int store_identity_stat(struct store *s);
+/* The owner's inotify watch of its database (store_check_identity). */
+void store_identity_watch(struct store *s);
+/* The owner's mark for readers, beside its lock (store_owner_alive). */
+void store_owner_mark(struct store *s);
 int store_fail(struct store *s, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Maps the connection's last SQLite error to a STORE_E* code with a
@@ -193,6 +245,15 @@ int store_apply_writes(struct store *s, int64_t device_id, const struct store_se
 int store_device_row_write(struct store *s, const struct store_device_info *info, int *changed);
 /* Removes every chunk of a device (its row is gone), slots freed. */
 int store_device_data_drop(struct store *s, int64_t device_id);
+/* Removes the chunk rows [lo, hi] of one device, their slots freed; what:
+ * the doing a failure's message names. */
+int store_chunks_drop(struct store *s, int64_t lo, int64_t hi, const char *what);
+/* Writes len bytes at byte offset off of a device; data == NULL writes
+ * zeros.  With create == 0 a missing chunk is left missing and a short one
+ * is not extended (zeros there already read as zeros). */
+int store_chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t *data, size_t len, int create);
+/* Reads len bytes at byte offset off; holes read as zeros. */
+int store_chunk_read(struct store *s, int64_t dev, uint64_t off, uint8_t *buf, size_t len);
 /* Marks the handles of a device whose row is gone: writes are refused. */
 void store_device_mark_gone(struct store *s, int64_t device_id);
 /* With an intake log: before SQL outside a batch, waits until everything
@@ -208,12 +269,7 @@ int store_batch_begin_sql(struct store *s);
 /* At the top of every function that runs SQL on a connection that may
  * have an intake log: inside a batch it becomes SQL, outside the folder
  * is drained and held.  Readers and plain writers: nothing. */
-static inline int store_need_sql(struct store *s)
-{
-	if (!s->intake)
-		return 0;
-	return s->in_batch ? store_promote(s) : store_quiet(s);
-}
+int store_need_sql(struct store *s);
 /* store_need_sql, returning its error from the function. */
 #define STORE_NEED_SQL(s)                                                                                      \
 	do {                                                                                                   \
@@ -222,6 +278,10 @@ static inline int store_need_sql(struct store *s)
 			return need_sql_rc;                                                                    \
 	} while (0)
 
+/* Binds a device row's counters and status (write_requests through
+ * status_updated_us, 13 columns in the table's order) from info, to the
+ * parameters from number first on: the one place that spells them. */
+void store_device_bind_counters(sqlite3_stmt *st, int first, const struct store_device_info *info);
 /* Binds ST_DEVICE_UPDATE's parameters from info. */
 void store_device_bind_update(sqlite3_stmt *st, const struct store_device_info *info);
 /* Writes the open batch's device counters to their rows (before COMMIT,
@@ -247,7 +307,6 @@ int store_slots_free_range(struct store *s, int64_t key_lo, int64_t key_hi);
 int store_slots_before_commit(struct store *s);
 void store_slots_after_batch(struct store *s);
 int store_slots_sync(struct store *s);
-void store_slots_wal_restarted(struct store *s);
 int store_slots_reclaim(struct store *s);
 /* Opens the existing data file (store_space.c punches its freed slots). */
 int store_slots_open_data(struct store *s);

@@ -1,7 +1,12 @@
 /*
  * store_open.c - opening and closing a store: file creation with root-only
  * permissions, one real path, the single-owner lock, connection pragmas,
- * schema checks; the identity and integrity checks of an open store.
+ * schema checks; the integrity check of an open store.
+ *
+ * Layer 7 (store_internal.h), the assembly: the one place that opens the
+ * layers below and wires them together (the owner's lock, the schema, the
+ * data file, the checkpointer, the write-behind, the intake log), and
+ * closes them.  May call any file of the store; none calls it.
  */
 #include "config.h"
 
@@ -13,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -141,47 +145,6 @@ static long flock_holder(int fd)
 }
 
 /*
- * The owner's mark for readers: beside its flock, the owner holds an
- * open-file-description read lock on one byte of the database file far
- * past anything SQLite locks (its bytes are at 1 GiB) or any store grows
- * to.  A reader asks with F_OFD_GETLK whether that byte could be written
- * (store_owner_alive): a question, not a lock, so a backend starting at
- * that instant is never refused, and the kernel drops the mark whatever
- * kills the owner (kill -9 included); a pid kept in the store could be
- * reused or another boot's.  Not the flock itself: flock has no test but
- * taking it, and reading /proc/locks stalls every file lock on the host
- * while it is read (the kernel takes a global lock for it), the backend's
- * SQLite locks included: readers polling it cost a tracing guest packets.
- * OFD locks belong to the open file, not the process, so SQLite closing
- * its own descriptors never drops the mark.
- */
-#define OWNER_MARK_BYTE ((off_t)0x4000000000000000LL)
-
-static void mark_owner(struct store *s)
-{
-	struct flock fl = {.l_type = F_RDLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
-	/* Without the mark readers only miss that the backend is down. */
-	(void)fcntl(s->lock_fd, F_OFD_SETLK, &fl);
-}
-
-int store_owner_alive(struct store *s)
-{
-	if (s->mode == STORE_OWNER)
-		return 1;
-	/* The descriptor stays open until store_close, after SQLite's own:
-	 * closing a descriptor of the database would drop the POSIX locks
-	 * SQLite holds on it (per process, per file). */
-	if (s->lock_fd < 0)
-		s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->lock_fd < 0)
-		return -1;
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
-	if (fcntl(s->lock_fd, F_OFD_GETLK, &fl) != 0)
-		return -1;
-	return fl.l_type != F_UNLCK;
-}
-
-/*
  * The owner lock: an flock on the database file itself, so that it is one
  * lock per store whatever name the store is reached by (two hard links
  * once made two owners, two WALs and two data files, and a fully
@@ -206,7 +169,7 @@ static int take_owner_lock(struct store *s)
 		                  "profile-backend may write a database: stop it or use another --db",
 		                  s->path, who);
 	}
-	mark_owner(s);
+	store_owner_mark(s);
 	return 0;
 }
 
@@ -227,7 +190,6 @@ static int busy_wait(void *ctx, int tries)
 }
 
 /* Settings that write nothing: safe before we know whose file this is. */
-static void watch_identity(struct store *s);
 
 static int configure_reader(struct store *s, int busy_ms, int follows_growth)
 {
@@ -351,25 +313,20 @@ static int enter_wal(struct store *s)
 	return 0;
 }
 
-int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
-               char *err, size_t errlen)
+/* A store object for path, nothing opened yet; NULL (err says why) when
+ * memory is short. */
+static struct store *store_new(const char *path, const struct store_open_opts *opts, char *err,
+                               size_t errlen)
 {
-	struct store_open_opts def = {.mode = STORE_READ};
-	struct store *s;
-	struct stat st;
-	int rc, flags, version;
+	struct store *s = calloc(1, sizeof(*s));
 
-	*out = NULL;
-	if (!opts)
-		opts = &def;
-	s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path)) || !(s->scratch = malloc(STORE_CHUNK_BYTES))) {
 		if (s) {
 			free(s->path);
 			free(s);
 		}
 		snprintf(err, errlen, "out of memory opening %s", path);
-		return STORE_ENOMEM;
+		return NULL;
 	}
 	s->mode = opts->mode;
 	s->durability = opts->durability;
@@ -378,38 +335,124 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	s->data_fd = -1;
 	s->slot_next = -1;
 	s->bulk_file = opts->bulk_file && opts->mode != STORE_READ;
+	return s;
+}
+
+/* The file at path as the mode needs it: a reader's there, regular and
+ * readable; a writer's created if absent.  *flags: how SQLite opens it. */
+static int check_file(struct store *s, const char *path, int *flags)
+{
+	struct stat st;
+	int rc;
 
 	if (s->mode == STORE_READ) {
-		if (stat(path, &st) != 0) {
-			rc = store_fail(s, errno == EACCES ? STORE_EPERM : STORE_ENOTFOUND,
-			                errno == EACCES ? "cannot open database %s: permission denied "
-			                                  "(the store is root-only: run as root)"
-			                                : "no database at %s (start profile-backend or "
-			                                  "run 'profdb import-disk' first, or pass --db)",
-			                path);
-			goto fail;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
-			goto fail;
-		}
-		if (access(path, R_OK) != 0) {
-			rc = store_fail(s, STORE_EPERM,
-			                "cannot read database %s: %s (the store is root-only: run as root)",
-			                path, strerror(errno));
-			goto fail;
-		}
-		flags = SQLITE_OPEN_READONLY;
-	} else {
-		if ((rc = create_db_file(s)))
-			goto fail;
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			rc = store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
-			goto fail;
-		}
-		flags = SQLITE_OPEN_READWRITE;
+		if (stat(path, &st) != 0)
+			return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_ENOTFOUND,
+			                  errno == EACCES ? "cannot open database %s: permission denied "
+			                                    "(the store is root-only: run as root)"
+			                                  : "no database at %s (start profile-backend or "
+			                                    "run 'profdb import-disk' first, or pass --db)",
+			                  path);
+		if (!S_ISREG(st.st_mode))
+			return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+		if (access(path, R_OK) != 0)
+			return store_fail(s, STORE_EPERM,
+			                  "cannot read database %s: %s (the store is root-only: run as root)",
+			                  path, strerror(errno));
+		*flags = SQLITE_OPEN_READONLY;
+		return 0;
 	}
-	if ((rc = resolve_path(s)))
+	if ((rc = create_db_file(s)))
+		return rc;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+	*flags = SQLITE_OPEN_READWRITE;
+	return 0;
+}
+
+/* The database at this build's schema: readers read every version from
+ * STORE_SCHEMA_READABLE_FROM on as it is (later versions changed
+ * constraints, not what readers read: a user who upgraded profsvc can
+ * query before the backend restarts); writers migrate it. */
+static int settle_schema(struct store *s, int version)
+{
+	int rc;
+
+	if (version < STORE_SCHEMA_VERSION &&
+	    !(s->mode == STORE_READ && version >= STORE_SCHEMA_READABLE_FROM)) {
+		if (s->mode == STORE_READ)
+			return version == 0
+				       ? store_fail(s, STORE_ENOTFOUND,
+				                    "database %s is empty (nothing has been captured or "
+				                    "imported yet)",
+				                    s->path)
+				       : store_fail(s, STORE_EINVAL,
+				                    "database %s has schema version %d, older than this "
+				                    "profdb's %d; start profile-backend (or run 'profdb "
+				                    "import-disk') once to upgrade it",
+				                    s->path, version, STORE_SCHEMA_VERSION);
+		if ((rc = store_schema_migrate(s)))
+			return rc;
+		version = STORE_SCHEMA_VERSION;
+	}
+	s->schema_version = version;
+	return version >= 4 ? store_slots_read_identity(s) : 0;
+}
+
+/* The connection: opened, configured for the mode, its schema settled. */
+static int open_connection(struct store *s, int flags, const struct store_open_opts *opts)
+{
+	int rc, version;
+
+	if (sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return s->db ? store_sqlite_fail(s, "opening the database")
+		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
+	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)
+		return store_fail(s, STORE_EREADONLY,
+		                  "database %s is read-only: make it writable (chmod u+w) or use another "
+		                  "--db",
+		                  s->path);
+	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000,
+	                           opts->follows_growth)))
+		return rc;
+	if ((rc = store_schema_check(s, &version)))
+		return rc;
+	if (s->mode != STORE_READ && (rc = configure_writer(s, version)))
+		return rc;
+	return settle_schema(s, version);
+}
+
+/* What only the owner runs: the data file, the checkpointer, the
+ * write-behind, and the intake log (which may apply records at once). */
+static int start_owner(struct store *s, const struct store_open_opts *opts)
+{
+	int rc;
+
+	if ((rc = store_slots_owner_open(s)) || (rc = store_checkpointer_start(s)) ||
+	    (rc = store_writeback_start(s)))
+		return rc;
+	s->intake_path = opts->intake_path;
+	s->intake_other = opts->intake_other;
+	if (opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
+		return rc;
+	s->intake_path = s->intake_other = NULL;
+	return 0;
+}
+
+int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
+               char *err, size_t errlen)
+{
+	struct store_open_opts def = {.mode = STORE_READ};
+	struct store *s;
+	struct stat st;
+	int rc, flags = 0;
+
+	*out = NULL;
+	if (!opts)
+		opts = &def;
+	if (!(s = store_new(path, opts, err, errlen)))
+		return STORE_ENOMEM;
+	if ((rc = check_file(s, path, &flags)) || (rc = resolve_path(s)))
 		goto fail;
 	path = s->path;
 	if (s->mode != STORE_READ && (rc = check_private_dir(s)))
@@ -419,50 +462,7 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 	if ((rc = check_not_truncated(s)))
 		goto fail;
 	s->empty_file = stat(path, &st) != 0 || st.st_size == 0;
-
-	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = s->db ? store_sqlite_fail(s, "opening the database")
-		           : store_fail(s, STORE_ENOMEM, "out of memory opening %s", path);
-		goto fail;
-	}
-	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1) {
-		rc = store_fail(s, STORE_EREADONLY,
-		                "database %s is read-only: make it writable (chmod u+w) or use another "
-		                "--db",
-		                path);
-		goto fail;
-	}
-	if ((rc = configure_reader(s, opts->busy_timeout_ms > 0 ? opts->busy_timeout_ms : 5000,
-	                           opts->follows_growth)))
-		goto fail;
-	if ((rc = store_schema_check(s, &version)))
-		goto fail;
-	if (s->mode != STORE_READ && (rc = configure_writer(s, version)))
-		goto fail;
-	/* Readers read every version from STORE_SCHEMA_READABLE_FROM on as it
-	 * is (later versions changed constraints, not what readers read): a
-	 * user who upgraded profsvc can query before the backend restarts. */
-	if (version < STORE_SCHEMA_VERSION &&
-	    !(s->mode == STORE_READ && version >= STORE_SCHEMA_READABLE_FROM)) {
-		if (s->mode == STORE_READ) {
-			rc = version == 0
-				     ? store_fail(s, STORE_ENOTFOUND,
-				                  "database %s is empty (nothing has been captured or "
-				                  "imported yet)",
-				                  path)
-				     : store_fail(s, STORE_EINVAL,
-				                  "database %s has schema version %d, older than this "
-				                  "profdb's %d; start profile-backend (or run 'profdb "
-				                  "import-disk') once to upgrade it",
-				                  path, version, STORE_SCHEMA_VERSION);
-			goto fail;
-		}
-		if ((rc = store_schema_migrate(s)))
-			goto fail;
-		version = STORE_SCHEMA_VERSION;
-	}
-	s->schema_version = version;
-	if (version >= 4 && (rc = store_slots_read_identity(s)))
+	if ((rc = open_connection(s, flags, opts)))
 		goto fail;
 	if (s->mode != STORE_READ && (rc = enter_wal(s)))
 		goto fail;
@@ -471,146 +471,16 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		s->db_ino = st.st_ino;
 		s->have_ident = 1;
 		if (s->mode == STORE_OWNER)
-			watch_identity(s);
+			store_identity_watch(s);
 	}
-	if (s->mode == STORE_OWNER && (rc = store_slots_owner_open(s)))
+	if (s->mode == STORE_OWNER && (rc = start_owner(s, opts)))
 		goto fail;
-	if (s->mode == STORE_OWNER && (rc = store_checkpointer_start(s)))
-		goto fail;
-	if (s->mode == STORE_OWNER && (rc = store_writeback_start(s)))
-		goto fail;
-	s->intake_path = opts->intake_path;
-	s->intake_other = opts->intake_other;
-	if (s->mode == STORE_OWNER && opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
-		goto fail;
-	s->intake_path = s->intake_other = NULL;
 	*out = s;
 	return 0;
 fail:
 	snprintf(err, errlen, "%s", s->errmsg);
 	store_close(s);
 	return rc;
-}
-
-/*
- * A writer keeps its database open for days.  If someone replaces or
- * removes the file meanwhile (mv, restore from backup, rm), SQLite goes on
- * writing into the old inode, which nobody will ever read again: every
- * write acknowledged from then on would be lost.  So each batch first
- * checks that the path still names the file we have open; if not, writes
- * are refused with a message saying what happened and what to do.
- *
- * The check is on every guest request's path, and a stat() of the path
- * cost a microsecond there.  The owner therefore watches the file with
- * inotify (its links, a move, and a move of its directory), and stats the
- * path only when something was reported, once a second whatever happened
- * (a rename further up the tree), and on every batch while the path is not
- * ours.  A rename or unlink queues its event before it returns, so the
- * next batch sees it.
- */
-int store_identity_stat(struct store *s)
-{
-	struct stat st;
-
-	if (!s->have_ident)
-		return 0;
-	int found = stat(s->path, &st) == 0;
-	if (found && st.st_dev == s->db_dev && st.st_ino == s->db_ino)
-		return 0;
-	return store_fail(s, STORE_EIO,
-	                  "database %s was %s while open: writes are refused so that nothing is "
-	                  "acknowledged into a file nobody will read; restart the writer "
-	                  "(profile-backend stop, then start) to use the file now at that path",
-	                  s->path, found ? "replaced" : "removed");
-}
-
-static int64_t coarse_us(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
-int store_check_identity(struct store *s)
-{
-	if (!s->have_ident)
-		return 0;
-	if (s->ident_fd >= 0 && !s->ident_bad) {
-		char ev[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-		ssize_t n = read(s->ident_fd, ev, sizeof(ev));
-		int64_t now = coarse_us();
-		if (n < 0 && errno == EAGAIN && now < s->ident_next_us)
-			return 0; /* nothing happened to it */
-		while (n > 0) /* what happened is read again by stat() */
-			n = read(s->ident_fd, ev, sizeof(ev));
-		s->ident_next_us = now + 1000000;
-	}
-	int rc = store_identity_stat(s);
-	s->ident_bad = rc != 0;
-	return rc;
-}
-
-/* The owner's inotify watch of its database (store_check_identity). */
-static void watch_identity(struct store *s)
-{
-	char dir[PATH_MAX];
-
-	s->ident_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (s->ident_fd < 0)
-		return; /* every batch stats the path */
-	snprintf(dir, sizeof(dir), "%s", s->path);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*slash = '\0';
-	if (inotify_add_watch(s->ident_fd, s->path, IN_ATTRIB | IN_MOVE_SELF | IN_DELETE_SELF) < 0 ||
-	    inotify_add_watch(s->ident_fd, slash && *dir ? dir : "/", IN_MOVE_SELF | IN_DELETE_SELF) < 0) {
-		close(s->ident_fd);
-		s->ident_fd = -1;
-	}
-}
-
-const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", "-intake", NULL};
-
-void store_remove_files(const char *path)
-{
-	char p[PATH_MAX + 8];
-	for (int i = 0; store_file_suffixes[i]; i++) {
-		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
-		unlink(p);
-	}
-	/* A rollback journal exists only while a schema upgrade runs (or
-	 * after one was interrupted), but one left behind would be played
-	 * back into the next file at this path. */
-	snprintf(p, sizeof(p), "%s-journal", path);
-	unlink(p);
-}
-
-int64_t store_files_usage(const char *path)
-{
-	char p[PATH_MAX + 8];
-	int64_t total = 0;
-
-	for (int i = 0; store_file_suffixes[i]; i++) {
-		struct stat st;
-		if (!strcmp(store_file_suffixes[i], "-shm") || !strcmp(store_file_suffixes[i], "-intake"))
-			continue; /* a few pages of shared memory; the intake log's fixed ring */
-		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
-		if (stat(p, &st) == 0)
-			total += (int64_t)st.st_blocks * 512;
-		else if (i == 0)
-			return -1;
-	}
-	return total;
-}
-
-int64_t store_disk_usage(struct store *s)
-{
-	return store_files_usage(s->path);
-}
-
-int64_t store_memory_used(void)
-{
-	return (int64_t)sqlite3_memory_used();
 }
 
 void store_close(struct store *s)

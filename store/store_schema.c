@@ -7,6 +7,8 @@
  * transaction; a database newer than this build is refused untouched.
  * To change the schema: append a step to `migrations` and bump
  * STORE_SCHEMA_VERSION in store.h.  Never edit a released step.
+ *
+ * Layer 2 (store_internal.h).  May call: store_slots.c, store_conn.c.
  */
 #include "config.h"
 
@@ -17,6 +19,46 @@
 
 /* "PROF" */
 #define STORE_APPLICATION_ID 0x50524f46
+
+/*
+ * The columns of the devices table after its role, as the steps that
+ * rebuild the table (1 -> 2, 4 -> 5) create them: spelled once, string
+ * literals joined by the compiler, so each step's SQL is the same text it
+ * always was.
+ */
+#define DEVICES_COLUMNS_AFTER_ROLE \
+	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0)," \
+	"  write_requests     INTEGER NOT NULL DEFAULT 0," \
+	"  write_bytes        INTEGER NOT NULL DEFAULT 0," \
+	"  read_requests      INTEGER NOT NULL DEFAULT 0," \
+	"  read_bytes         INTEGER NOT NULL DEFAULT 0," \
+	"  flush_requests     INTEGER NOT NULL DEFAULT 0," \
+	"  discard_requests   INTEGER NOT NULL DEFAULT 0," \
+	"  errors             INTEGER NOT NULL DEFAULT 0," \
+	"  written_end_sector INTEGER NOT NULL DEFAULT 0," \
+	"  status             TEXT NOT NULL DEFAULT 'none'" \
+	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt')," \
+	"  file_size          INTEGER," \
+	"  closed             INTEGER," \
+	"  word_size          INTEGER," \
+	"  status_updated_us  INTEGER," \
+	"  UNIQUE (run_id, vdev)" \
+	");"
+
+/*
+ * The trigger that deletes a deleted device's chunks and frees their
+ * slots, as 2 -> 3 made it and 4 -> 5 made it again after rebuilding the
+ * table: spelled once, the same way as DEVICES_COLUMNS_AFTER_ROLE.
+ */
+#define DEVICES_DROP_CHUNKS_TRIGGER \
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN" \
+	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)" \
+	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296" \
+	"                                 AND OLD.device_id * 4294967296 + 4294967295" \
+	"                                 AND slot IS NOT NULL;" \
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296" \
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;" \
+	"END;"
 
 static const char *const migrations[] = {
 	/* 0 -> 1: the initial schema. */
@@ -86,23 +128,7 @@ static const char *const migrations[] = {
 	"  vdev               TEXT NOT NULL,"
 	"  devid              INTEGER NOT NULL,"
 	"  role               TEXT NOT NULL CHECK (role = 'prof' OR role = 'hp' OR role = 'raw'),"
-	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
-	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
-	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
-	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
-	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
-	"  errors             INTEGER NOT NULL DEFAULT 0,"
-	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
-	"  status             TEXT NOT NULL DEFAULT 'none'"
-	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
-	"  file_size          INTEGER,"
-	"  closed             INTEGER,"
-	"  word_size          INTEGER,"
-	"  status_updated_us  INTEGER,"
-	"  UNIQUE (run_id, vdev)"
-	");"
+	DEVICES_COLUMNS_AFTER_ROLE
 	"INSERT INTO devices_v2 SELECT * FROM devices;"
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v2 RENAME TO devices;"
@@ -121,14 +147,7 @@ static const char *const migrations[] = {
 	"  freed_gen INTEGER NOT NULL"
 	");"
 	"DROP TRIGGER devices_drop_chunks;"
-	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
-	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
-	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                 AND OLD.device_id * 4294967296 + 4294967295"
-	"                                 AND slot IS NOT NULL;"
-	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
-	"END;",
+	DEVICES_DROP_CHUNKS_TRIGGER,
 
 	/* 3 -> 4: the store's identity, which <db>-data carries too in its
 	 * header (slot 0; store_slots.c): a data file that went missing, or
@@ -155,34 +174,11 @@ static const char *const migrations[] = {
 	"  devid              INTEGER NOT NULL,"
 	"  role               TEXT NOT NULL"
 	"                     CHECK (role = 'prof' OR role = 'hp' OR role = 'raw' OR role = 'trace'),"
-	"  capacity_sectors   INTEGER NOT NULL CHECK (capacity_sectors > 0),"
-	"  write_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  write_bytes        INTEGER NOT NULL DEFAULT 0,"
-	"  read_requests      INTEGER NOT NULL DEFAULT 0,"
-	"  read_bytes         INTEGER NOT NULL DEFAULT 0,"
-	"  flush_requests     INTEGER NOT NULL DEFAULT 0,"
-	"  discard_requests   INTEGER NOT NULL DEFAULT 0,"
-	"  errors             INTEGER NOT NULL DEFAULT 0,"
-	"  written_end_sector INTEGER NOT NULL DEFAULT 0,"
-	"  status             TEXT NOT NULL DEFAULT 'none'"
-	"                     CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
-	"  file_size          INTEGER,"
-	"  closed             INTEGER,"
-	"  word_size          INTEGER,"
-	"  status_updated_us  INTEGER,"
-	"  UNIQUE (run_id, vdev)"
-	");"
+	DEVICES_COLUMNS_AFTER_ROLE
 	"INSERT INTO devices_v5 SELECT * FROM devices;"
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v5 RENAME TO devices;"
-	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
-	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
-	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                 AND OLD.device_id * 4294967296 + 4294967295"
-	"                                 AND slot IS NOT NULL;"
-	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
-	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
-	"END;"
+	DEVICES_DROP_CHUNKS_TRIGGER
 	"CREATE TABLE trace_packets ("
 	"  device_id INTEGER NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,"
 	"  seq       INTEGER NOT NULL CHECK (seq >= 0),"

@@ -37,6 +37,9 @@
  *    when they first open the file.  A data file written before headers
  *    (schema 3) gets one at its owner's first open: slot 0's chunk moves to
  *    a new slot first (meta.data_header: 'moved', then 'ok').
+ *
+ * Layer 2 (store_internal.h).  May call: store_checkpoint.c,
+ * store_writeback.c, store_conn.c.
  */
 #include "config.h"
 
@@ -373,12 +376,6 @@ int store_slots_open_data(struct store *s)
 
 /* ---- reclaiming (the owner) --------------------------------------------------- */
 
-void store_slots_wal_restarted(struct store *s)
-{
-	s->wal_gen++;
-	s->reclaim_due = 1;
-}
-
 /* Inside the owner's batch, once per WAL generation: adopt slots freed by
  * others, punch holes where no reader can look any more. */
 int store_slots_reclaim(struct store *s)
@@ -524,6 +521,38 @@ static int add_header(struct store *s, int64_t *slots, const char *state)
  * (or gets its header), bytes past the last committed slot are a failed
  * batch's and go, and dead slots of earlier processes start their wait
  * again (their readers' snapshots are unknown). */
+/* The owner's data file at path has the header hs says (other: the
+ * store it names): meta.data_header (state) is brought in line, or a
+ * header added, or the file refused. */
+static int settle_header(struct store *s, enum header_state hs, const char *path, const char *state,
+                         const char *other, int64_t *slots)
+{
+	int rc = 0;
+
+	switch (hs) {
+	case HEADER_OURS:
+		if (strcmp(state, "ok") != 0)
+			rc = meta_set(s, "data_header", "ok");
+		break;
+	case HEADER_FOREIGN:
+		rc = foreign_data(s, path, other);
+		break;
+	case HEADER_EMPTY:
+	case HEADER_NONE:
+	default:
+		if (strcmp(state, "ok") == 0)
+			rc = store_fail(s, STORE_ECORRUPT,
+			                "data file %s has no header although this store's data files have "
+			                "one: it is damaged or not this store's; restore it from the same "
+			                "backup as %s",
+			                path, s->path);
+		else
+			rc = add_header(s, slots, state);
+		break;
+	}
+	return rc;
+}
+
 int store_slots_owner_open(struct store *s)
 {
 	char path[4200], state[16], other[64];
@@ -567,27 +596,7 @@ int store_slots_owner_open(struct store *s)
 		                path, s->path);
 		goto out;
 	}
-	switch (hs) {
-	case HEADER_OURS:
-		if (strcmp(state, "ok") != 0)
-			rc = meta_set(s, "data_header", "ok");
-		break;
-	case HEADER_FOREIGN:
-		rc = foreign_data(s, path, other);
-		break;
-	case HEADER_EMPTY:
-	case HEADER_NONE:
-	default:
-		if (strcmp(state, "ok") == 0)
-			rc = store_fail(s, STORE_ECORRUPT,
-			                "data file %s has no header although this store's data files have "
-			                "one: it is damaged or not this store's; restore it from the same "
-			                "backup as %s",
-			                path, s->path);
-		else
-			rc = add_header(s, &slots, state);
-		break;
-	}
+	rc = settle_header(s, hs, path, state, other, &slots);
 	if (!rc)
 		s->data_header_ok = 1;
 	int64_t keep = slots > 0 ? slots : 1; /* never below the header */

@@ -14,11 +14,17 @@
  * grows), so a hole punched twice, here and by the owner, is harmless.
  * A passive checkpoint takes no lock a writer waits for: the backend's
  * guests never wait for it.
+ *
+ * Also the store's files: their names, their removal and their usage.
+ * Layer 5 (store_internal.h).  May call: store_data.c (batches),
+ * store_slots.c, store_conn.c.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -198,4 +204,50 @@ int store_runs_space(struct store *s, int64_t limit, struct store_run_space **ou
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "measuring the runs");
+}
+
+/* ---- the store's files ------------------------------------------------------------------ */
+
+const char *const store_file_suffixes[] = {"", "-wal", "-shm", "-data", "-intake", NULL};
+
+void store_remove_files(const char *path)
+{
+	char p[PATH_MAX + 8];
+	for (int i = 0; store_file_suffixes[i]; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
+		unlink(p);
+	}
+	/* A rollback journal exists only while a schema upgrade runs (or
+	 * after one was interrupted), but one left behind would be played
+	 * back into the next file at this path. */
+	snprintf(p, sizeof(p), "%s-journal", path);
+	unlink(p);
+}
+
+int64_t store_files_usage(const char *path)
+{
+	char p[PATH_MAX + 8];
+	int64_t total = 0;
+
+	for (int i = 0; store_file_suffixes[i]; i++) {
+		struct stat st;
+		if (!strcmp(store_file_suffixes[i], "-shm") || !strcmp(store_file_suffixes[i], "-intake"))
+			continue; /* a few pages of shared memory; the intake log's fixed ring */
+		snprintf(p, sizeof(p), "%s%s", path, store_file_suffixes[i]);
+		if (stat(p, &st) == 0)
+			total += (int64_t)st.st_blocks * 512;
+		else if (i == 0)
+			return -1;
+	}
+	return total;
+}
+
+int64_t store_disk_usage(struct store *s)
+{
+	return store_files_usage(s->path);
+}
+
+int64_t store_memory_used(void)
+{
+	return (int64_t)sqlite3_memory_used();
 }

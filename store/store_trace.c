@@ -7,6 +7,9 @@
  * trace_packets says where it lies and what it holds.  The packet's
  * sequence is the key: a packet offered twice (a restarted backend sees
  * the ring again) is kept once.
+ *
+ * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
+ * store_conn.c.
  */
 #include "config.h"
 

@@ -6,6 +6,9 @@
  * the directory sees all of that.  Why a stat poll as well: inotify does
  * not work on every filesystem (NFS, some FUSE), and a poll every 500 ms
  * bounds the delay there without costing anything measurable.
+ *
+ * Apart from the layers (store_internal.h): uses store.h alone, and no
+ * other file of the store calls it.
  */
 #include "config.h"
 

@@ -43,6 +43,8 @@
  * kernel writes, and what it keeps cached.  The data file is opened once
  * and closed only by store_close, after this thread has stopped, so the
  * descriptor handed over stays valid.
+ *
+ * Layer 2 (store_internal.h).  May call: store_conn.c.
  */
 #include "config.h"
 

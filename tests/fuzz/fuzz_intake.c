@@ -1,6 +1,6 @@
 /*
  * fuzz_intake.c - libFuzzer target: the owner's recovery of a damaged or
- * hostile intake log (store/store_intake.c).  A fresh store with two
+ * hostile intake log (store/store_intake_recover.c).  A fresh store with two
  * devices is made once; for each input, its database is put back and the
  * input becomes the log beside it, then an owner opens the store (and
  * applies what the log holds).  Records carry a hash, so that bytes
