@@ -1,8 +1,10 @@
 /*
  * xensim.h - the simulated hypervisor's parts and how they meet:
- * xensim.c (daemon, event loop, command line), xensim_xs.c (a xenstored
- * speaking the real wire protocol), xensim_hv.c (domains, grant tables,
- * event channels: the "hypercalls" of platform/sim_proto.h).
+ * xensim.c (daemon, event loop, command line), the xenstored speaking the
+ * real wire protocol (xensim_xs.c and the parts xensim_xs.h maps:
+ * xensim_xs_tx.c, xensim_xs_watch.c, xensim_xs_conn.c, xensim_xs_tree.c),
+ * xensim_hv.c (domains, grant tables, event channels: the "hypercalls" of
+ * platform/sim_proto.h), xensim_io.c (the one socket send/receive).
  */
 #ifndef PROFSVC_XENSIM_H
 #define PROFSVC_XENSIM_H
@@ -35,7 +37,7 @@ ssize_t ev_io(int fd, enum ev_dir dir, void *buf, size_t len, int flags);
 void sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int sim_verbose;
 
-/* ---- xenstored (xensim_xs.c) ----------------------------------------------- */
+/* ---- xenstored (xensim_xs*.c) ---------------------------------------------- */
 
 /* Per-domain limits for unprivileged domains (dom0 has none). */
 #define XS_QUOTA_NODES 1000
@@ -58,7 +60,8 @@ void xs_domain_release(uint32_t domid, const char *uuid);
 void xs_reap(void);
 /* Connections currently open (for tests of the daemon's hygiene). */
 size_t xs_conn_count(void);
-/* Watches the domain's connections hold (`xensim list`: leak checks). */
+/* Watches the domain's live connections hold (`xensim list`: leak checks;
+ * the watch quota). */
 uint32_t xs_watch_count(uint32_t domid);
 
 /* ---- hypervisor (xensim_hv.c) ------------------------------------------------ */
