@@ -1,10 +1,18 @@
 /*
- * xensim.h - the simulated hypervisor's parts and how they meet:
- * xensim.c (daemon, event loop, command line), the xenstored speaking the
- * real wire protocol (xensim_xs.c and the parts xensim_xs.h maps:
- * xensim_xs_tx.c, xensim_xs_watch.c, xensim_xs_conn.c, xensim_xs_tree.c),
- * xensim_hv.c (domains, grant tables, event channels: the "hypercalls" of
- * platform/sim_proto.h), xensim_io.c (the one socket send/receive).
+ * xensim.h - the simulated host's parts and how they meet, from the top:
+ *   xensim.c          the daemon (its event loop, start/stop) and the
+ *                     command line that creates, destroys and lists domains
+ *   xensim_hv.c       the hypervisor: domains, grant tables, event channels,
+ *                     the "hypercalls" of platform/sim_proto.h; its parts
+ *                     (xensim_hv_evtchn.c, xensim_hv_grant.c,
+ *                     xensim_hv_wire.c, xensim_hv_dom.c) are mapped in
+ *                     xensim_hv_internal.h
+ *   xensim_xs.c       a xenstored speaking the real wire protocol; its parts
+ *                     (xensim_xs_tx.c, xensim_xs_watch.c, xensim_xs_conn.c,
+ *                     xensim_xs_tree.c) are mapped in xensim_xs_internal.h
+ *   xensim_io.c       the one non-blocking send/receive on a client's socket
+ * The hypervisor tells the xenstored of domains coming and going; neither
+ * calls the daemon but for the loop and log below.
  */
 #ifndef PROFSVC_XENSIM_H
 #define PROFSVC_XENSIM_H

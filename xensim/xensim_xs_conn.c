@@ -7,7 +7,7 @@
  * (xensim_xs.c) frees it with its watches and transactions.
  *
  * May call: xensim.h's event loop, ev_io and log.  Nothing else of the
- * xenstored (xensim_xs.h): watches and transactions sit above it.
+ * xenstored (xensim_xs_internal.h): watches and transactions sit above it.
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xensim_xs.h"
+#include "xensim_xs_internal.h"
 
 static struct xs_conn *conns;
 

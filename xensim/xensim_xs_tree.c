@@ -10,7 +10,7 @@
  * unprivileged creator becomes the owner; only dom0 changes owners.
  *
  * May call: xensim.h's log (sim_log).  The bottom of the xenstored
- * (xensim_xs.h): it calls none of its other parts.
+ * (xensim_xs_internal.h): it calls none of its other parts.
  */
 #include "config.h"
 
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_xs.h"
+#include "xensim_xs_internal.h"
 
 struct xs_tree xs_store = {.is_main = 1};
 static uint64_t gen;

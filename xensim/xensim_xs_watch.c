@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_xs.h"
+#include "xensim_xs_internal.h"
 
 struct xs_watch {
 	struct xs_conn *conn;
@@ -51,7 +51,7 @@ static void send_event(struct xs_watch *w, const char *path)
 	free(body);
 }
 
-/* path changed (xensim_xs.h): watches on it or on an ancestor xs_fire, if their owner may
+/* path changed: watches on it or on an ancestor fire, if their owner may
  * read perm_node (the node as it is, or was before a removal). */
 void xs_fire(const char *path, const struct xs_node *perm_node)
 {

@@ -1,7 +1,7 @@
 /*
- * xensim_xs.h - the parts of xensim's xenstored and how they meet (what the
- * rest of xensim sees is in xensim.h).  Each part calls only those below
- * it, and xensim.h's event loop and log:
+ * xensim_xs_internal.h - the parts of xensim's xenstored and how they
+ * meet (what the rest of xensim sees is in xensim.h).  Each part calls
+ * only those below it, and xensim.h's event loop and log:
  *
  *   xensim_xs.c        the wire protocol: framing, one handler per
  *                      operation, domains introduced and released, start/stop
@@ -14,8 +14,8 @@
  *   xensim_xs_tree.c   the node tree: nodes, permissions, the node quota's
  *                      counts, paths, the four modifying ops
  */
-#ifndef PROFSVC_XENSIM_XS_H
-#define PROFSVC_XENSIM_XS_H
+#ifndef PROFSVC_XENSIM_XS_INTERNAL_H
+#define PROFSVC_XENSIM_XS_INTERNAL_H
 
 #include <errno.h> /* before xs_wire.h: its table of error names */
 #include <stddef.h>
