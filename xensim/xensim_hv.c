@@ -8,10 +8,10 @@
  * destroy: like a crash, the guest's processes stop dead, its clients are
  * dropped, its ports closed and its grants ended; a domain whose pages
  * are still mapped by someone stays "dying" (Xen's zombie) until they
- * unmap.  Its parts (xensim_hv_internal.h): event channels, grants, the
+ * unmap.  Its parts (xensim_hv_parts.h): event channels, grants, the
  * reply, the domain table.
  *
- * May call: every part in xensim_hv_internal.h, xensim.h's event loop and log,
+ * May call: every part in xensim_hv_parts.h, the event loop and log (xensim_loop.h),
  * xs_domain_release and xs_watch_count (the xenstored).
  */
 #include "config.h"
@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xensim_hv_internal.h"
+#include "xensim_hv_parts.h"
 
 static struct hv_conn *conns;
 static int stop_requested;

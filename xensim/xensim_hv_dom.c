@@ -4,8 +4,8 @@
  * to), freeing its pages and grant entries, and a destroyed domain kept
  * "dying" (Xen's zombie) while others still map its pages, then reaped.
  *
- * May call: xensim.h's event loop and log, xs_domain_introduce (the
- * xenstored).  The bottom of the hypervisor (xensim_hv_internal.h).
+ * May call: the event loop and log (xensim_loop.h), xs_domain_introduce (the
+ * xenstored).  The bottom of the hypervisor (xensim_hv_parts.h).
  */
 #include "config.h"
 
@@ -20,7 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "xensim_hv_internal.h"
+#include "xensim_hv_parts.h"
 
 static struct domain *domains[SIM_MAX_DOMID + 1];
 static uint32_t incarnations;

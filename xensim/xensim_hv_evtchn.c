@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "xensim_hv_internal.h"
+#include "xensim_hv_parts.h"
 
 struct evt_handle {
 	uint32_t id;

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_hv_internal.h"
+#include "xensim_hv_parts.h"
 
 struct map_handle {
 	uint32_t id;

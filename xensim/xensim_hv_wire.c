@@ -5,14 +5,14 @@
  * does not go is marked, and dropped by xensim_hv.c once its request is
  * handled.
  *
- * May call: nothing of xensim but xensim_hv_internal.h's types.
+ * May call: nothing of xensim but xensim_hv_parts.h's types.
  */
 #include "config.h"
 
 #include <string.h>
 #include <sys/socket.h>
 
-#include "xensim_hv_internal.h"
+#include "xensim_hv_parts.h"
 
 int hv_reply(struct hv_conn *c, struct sim_msg *m, const void *items, size_t len, int fd)
 {

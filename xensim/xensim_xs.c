@@ -23,10 +23,10 @@
  *
  * This file: the wire protocol (framing, one handler per operation) and
  * what the toolstack does in xenstore when domains come and go.  Its
- * parts (xensim_xs_internal.h): transactions, watches, connections, the
+ * parts (xensim_xs_parts.h): transactions, watches, connections, the
  * node tree.
  *
- * May call: every part in xensim_xs_internal.h, xensim.h's event loop and log.
+ * May call: every part in xensim_xs_parts.h, the event loop and log (xensim_loop.h).
  */
 #include "config.h"
 
@@ -37,7 +37,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "xensim_xs_internal.h"
+#include "xensim_xs_parts.h"
 
 static uint8_t introduced[SIM_MAX_DOMID + 1];
 

@@ -6,8 +6,8 @@
  * domain is destroyed.  A dropped connection stays, dead, until xs_reap()
  * (xensim_xs.c) frees it with its watches and transactions.
  *
- * May call: xensim.h's event loop, ev_io and log.  Nothing else of the
- * xenstored (xensim_xs_internal.h): watches and transactions sit above it.
+ * May call: the event loop, ev_io and log (xensim_loop.h).  Nothing else of the
+ * xenstored (xensim_xs_parts.h): watches and transactions sit above it.
  */
 #include "config.h"
 
@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "xensim_xs_internal.h"
+#include "xensim_xs_parts.h"
 
 static struct xs_conn *conns;
 

@@ -9,8 +9,8 @@
  * default; new nodes inherit their parent's permissions and an
  * unprivileged creator becomes the owner; only dom0 changes owners.
  *
- * May call: xensim.h's log (sim_log).  The bottom of the xenstored
- * (xensim_xs_internal.h): it calls none of its other parts.
+ * May call: the log (sim_log, xensim_loop.h).  The bottom of the xenstored
+ * (xensim_xs_parts.h): it calls none of its other parts.
  */
 #include "config.h"
 
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_xs_internal.h"
+#include "xensim_xs_parts.h"
 
 struct xs_tree xs_store = {.is_main = 1};
 static uint64_t gen;

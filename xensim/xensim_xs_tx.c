@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_xs_internal.h"
+#include "xensim_xs_parts.h"
 
 struct xs_access {
 	char *path;

@@ -8,7 +8,7 @@
  * Every watch fires once when it is registered.
  *
  * May call: xensim_xs_conn.c (sending events and replies),
- * xensim_xs_tree.c, xensim.h's log.
+ * xensim_xs_tree.c, the log (xensim_loop.h).
  */
 #include "config.h"
 
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xensim_xs_internal.h"
+#include "xensim_xs_parts.h"
 
 struct xs_watch {
 	struct xs_conn *conn;

@@ -1,9 +1,9 @@
 /*
- * xensim_hv_internal.h - the parts of xensim's hypervisor and how they
- * meet (what the rest of xensim sees is in xensim.h).  Each part calls
- * only those below it, xensim.h's event loop and log, and the
- * xenstored's domain calls (xs_domain_introduce, xs_domain_release,
- * xs_watch_count):
+ * xensim_hv_parts.h - the parts of xensim's hypervisor and how they
+ * meet (what the daemon sees is in xensim_hypervisor.h).  Each part calls
+ * only those below it, the event loop and log (xensim_loop.h), and the
+ * xenstored's domain calls (xensim_xenstored.h: xs_domain_introduce,
+ * xs_domain_release, xs_watch_count):
  *
  *   xensim_hv.c         the connections and their dispatch: one handler per
  *                       call of platform/sim_proto.h; hello, the control
@@ -15,14 +15,16 @@
  *   xensim_hv_dom.c     the domain table: creating one, its pages and grant
  *                       entries freed, its sockets, a dying one reaped
  */
-#ifndef PROFSVC_XENSIM_HV_INTERNAL_H
-#define PROFSVC_XENSIM_HV_INTERNAL_H
+#ifndef PROFSVC_XENSIM_HV_PARTS_H
+#define PROFSVC_XENSIM_HV_PARTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "xensim.h"
+#include "../platform/sim_proto.h"
+#include "xensim_hypervisor.h"
+#include "xensim_xenstored.h"
 
 #define FIRST_REF 8 /* refs below are the toolstack's on Xen */
 #define MAX_PIDS 16

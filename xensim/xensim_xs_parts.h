@@ -1,7 +1,8 @@
 /*
- * xensim_xs_internal.h - the parts of xensim's xenstored and how they
- * meet (what the rest of xensim sees is in xensim.h).  Each part calls
- * only those below it, and xensim.h's event loop and log:
+ * xensim_xs_parts.h - the parts of xensim's xenstored and how they
+ * meet (what the rest of xensim sees is in xensim_xenstored.h).  Each
+ * part calls only those below it, and the event loop and log
+ * (xensim_loop.h):
  *
  *   xensim_xs.c        the wire protocol: framing, one handler per
  *                      operation, domains introduced and released, start/stop
@@ -14,8 +15,8 @@
  *   xensim_xs_tree.c   the node tree: nodes, permissions, the node quota's
  *                      counts, paths, the four modifying ops
  */
-#ifndef PROFSVC_XENSIM_XS_INTERNAL_H
-#define PROFSVC_XENSIM_XS_INTERNAL_H
+#ifndef PROFSVC_XENSIM_XS_PARTS_H
+#define PROFSVC_XENSIM_XS_PARTS_H
 
 #include <errno.h> /* before xs_wire.h: its table of error names */
 #include <stddef.h>
@@ -23,7 +24,8 @@
 
 #include <xen/io/xs_wire.h>
 
-#include "xensim.h"
+#include "../platform/sim_proto.h"
+#include "xensim_xenstored.h"
 
 /* ---- the node tree (xensim_xs_tree.c) --------------------------------------- */
 
