@@ -305,6 +305,100 @@ static int find_domain(const char *dir, const char *arg, uint32_t *domid)
 	return -1;
 }
 
+static int cmd_stop(const char *dir)
+{
+	struct sim_msg m = {.op = SIM_STOP};
+	if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+		return 1;
+	/* Wait until it has cleaned up (its lock is released last). */
+	for (int i = 0; i < 500; i++) {
+		int fd;
+		char path[600];
+		snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+		if (access(path, F_OK) != 0 && lock_dir(dir, &fd, 1) == 0) {
+			close(fd);
+			snprintf(path, sizeof(path), "%s/xensim.lock", dir);
+			unlink(path);
+			rmdir(dir); /* only if empty */
+			return 0;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "xensim: still running after 5 s\n");
+	return 1;
+}
+
+static int cmd_create(const char *dir, const char *name, const char *uuid, uint32_t domid)
+{
+	char items[256], text[256];
+	if (!name) {
+		fprintf(stderr, "xensim: create needs --name\n");
+		return 2;
+	}
+	int len = snprintf(items, sizeof(items), "%s%c%s", name, '\0', uuid) + 1;
+	struct sim_msg m = {.op = SIM_DOM_CREATE, .a = {domid}, .n = (uint32_t)len};
+	if (len > (int)sizeof(items) || control(dir, &m, items, (size_t)len, text, sizeof(text)))
+		return 1;
+	if (m.err) {
+		fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
+		return 1;
+	}
+	printf("%u\n", m.a[0]);
+	return 0;
+}
+
+static int cmd_destroy(const char *dir, const char *arg)
+{
+	uint32_t domid;
+
+	if (find_domain(dir, arg, &domid) != 0)
+		return 1;
+	struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
+	if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+		return 1;
+	if (m.err) {
+		fprintf(stderr, "xensim: cannot destroy domain %u: %s\n", domid,
+		        m.err == ESRCH ? "no such running domain"
+		        : m.err == EPERM ? "dom0 stays" : strerror(m.err));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_list(const char *dir)
+{
+	static char text[64 * 1024];
+	struct sim_msg m = {.op = SIM_DOM_LIST};
+	if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
+		return 1;
+	printf("%-6s %-8s %-36s %5s %5s %7s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
+	       "WATCHES", "NAME");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned id, maps, watches;
+		int procs, pos;
+		char state[16], u[64];
+		if (sscanf(line, "%u %15s %63s %u %d %u %n", &id, state, u, &maps, &procs, &watches,
+		           &pos) >= 6)
+			printf("%-6u %-8s %-36s %5u %5d %7u  %s\n", id, state, u, maps, procs, watches,
+			       line + pos);
+	}
+	return 0;
+}
+
+/* --domid: 1..SIM_MAX_DOMID; 0, or -1 said. */
+static int domid_opt(const char *arg, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (!*arg || *end || v == 0 || v > SIM_MAX_DOMID) {
+		fprintf(stderr, "xensim: --domid must be 1..%u\n", SIM_MAX_DOMID);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -340,16 +434,10 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
-		case 'i': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || v == 0 || v > SIM_MAX_DOMID) {
-				fprintf(stderr, "xensim: --domid must be 1..%u\n", SIM_MAX_DOMID);
+		case 'i':
+			if (domid_opt(optarg, &domid) != 0)
 				return 2;
-			}
-			domid = (uint32_t)v;
 			break;
-		}
 		case 'u':
 			uuid = optarg;
 			break;
@@ -370,80 +458,19 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "start"))
 		return cmd_start(dir, foreground);
-	if (!strcmp(cmd, "stop")) {
-		struct sim_msg m = {.op = SIM_STOP};
-		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
-			return 1;
-		/* Wait until it has cleaned up (its lock is released last). */
-		for (int i = 0; i < 500; i++) {
-			int fd;
-			char path[600];
-			snprintf(path, sizeof(path), "%s/xensim.pid", dir);
-			if (access(path, F_OK) != 0 && lock_dir(dir, &fd, 1) == 0) {
-				close(fd);
-				snprintf(path, sizeof(path), "%s/xensim.lock", dir);
-				unlink(path);
-				rmdir(dir); /* only if empty */
-				return 0;
-			}
-			usleep(10000);
-		}
-		fprintf(stderr, "xensim: still running after 5 s\n");
-		return 1;
-	}
-	if (!strcmp(cmd, "create")) {
-		char items[256], text[256];
-		if (!name) {
-			fprintf(stderr, "xensim: create needs --name\n");
-			return 2;
-		}
-		int len = snprintf(items, sizeof(items), "%s%c%s", name, '\0', uuid) + 1;
-		struct sim_msg m = {.op = SIM_DOM_CREATE, .a = {domid}, .n = (uint32_t)len};
-		if (len > (int)sizeof(items) || control(dir, &m, items, (size_t)len, text, sizeof(text)))
-			return 1;
-		if (m.err) {
-			fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
-			return 1;
-		}
-		printf("%u\n", m.a[0]);
-		return 0;
-	}
+	if (!strcmp(cmd, "stop"))
+		return cmd_stop(dir);
+	if (!strcmp(cmd, "create"))
+		return cmd_create(dir, name, uuid, domid);
 	if (!strcmp(cmd, "destroy")) {
 		if (optind != argc - 1) {
 			usage(stderr);
 			return 2;
 		}
-		if (find_domain(dir, argv[optind], &domid) != 0)
-			return 1;
-		struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
-		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
-			return 1;
-		if (m.err) {
-			fprintf(stderr, "xensim: cannot destroy domain %u: %s\n", domid,
-			        m.err == ESRCH ? "no such running domain"
-			        : m.err == EPERM ? "dom0 stays" : strerror(m.err));
-			return 1;
-		}
-		return 0;
+		return cmd_destroy(dir, argv[optind]);
 	}
-	if (!strcmp(cmd, "list")) {
-		static char text[64 * 1024];
-		struct sim_msg m = {.op = SIM_DOM_LIST};
-		if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
-			return 1;
-		printf("%-6s %-8s %-36s %5s %5s %7s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
-		       "WATCHES", "NAME");
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			unsigned id, maps, watches;
-			int procs, pos;
-			char state[16], u[64];
-			if (sscanf(line, "%u %15s %63s %u %d %u %n", &id, state, u, &maps, &procs, &watches,
-			           &pos) >= 6)
-				printf("%-6u %-8s %-36s %5u %5d %7u  %s\n", id, state, u, maps, procs, watches,
-				       line + pos);
-		}
-		return 0;
-	}
+	if (!strcmp(cmd, "list"))
+		return cmd_list(dir);
 	fprintf(stderr, "xensim: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;
