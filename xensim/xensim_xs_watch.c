@@ -137,20 +137,37 @@ static void watch_free(struct xs_watch *x)
 	free(x);
 }
 
+/* The link to the watch c registered on path with token, or NULL. */
+static struct xs_watch **find_watch(const struct xs_conn *c, const char *path, const char *token)
+{
+	for (struct xs_watch **w = &watches; *w; w = &(*w)->next)
+		if ((*w)->conn == c && strcmp((*w)->path, path) == 0 && strcmp((*w)->token, token) == 0)
+			return w;
+	return NULL;
+}
+
+/* A watch's arguments: its path (made absolute in r->abs) and token; 0, or
+ * -1 replied EINVAL. */
+static int watch_args(struct xs_req *r)
+{
+	if (r->n < 2 || xs_canonical(r->c->domid, r->v[0], r->abs, sizeof(r->abs), 1)) {
+		xs_reply_err(r->c, r->h, EINVAL);
+		return -1;
+	}
+	return 0;
+}
+
 void xs_op_watch(struct xs_req *r)
 {
 	struct xs_conn *c = r->c;
 	char **v = r->v;
 
-	if (r->n < 2 || xs_canonical(c->domid, v[0], r->abs, sizeof(r->abs), 1)) {
-		xs_reply_err(c, r->h, EINVAL);
+	if (watch_args(r) != 0)
+		return;
+	if (find_watch(c, v[0], v[1])) {
+		xs_reply_err(c, r->h, EEXIST);
 		return;
 	}
-	for (struct xs_watch *w = watches; w; w = w->next)
-		if (w->conn == c && strcmp(w->path, v[0]) == 0 && strcmp(w->token, v[1]) == 0) {
-			xs_reply_err(c, r->h, EEXIST);
-			return;
-		}
 	if (c->domid && xs_watch_count(c->domid) >= XS_QUOTA_WATCHES) {
 		xs_reply_err(c, r->h, E2BIG);
 		return;
@@ -168,22 +185,18 @@ void xs_op_watch(struct xs_req *r)
 
 void xs_op_unwatch(struct xs_req *r)
 {
-	struct xs_conn *c = r->c;
-	char **v = r->v;
+	struct xs_watch **w, *x;
 
-	if (r->n < 2 || xs_canonical(c->domid, v[0], r->abs, sizeof(r->abs), 1)) {
-		xs_reply_err(c, r->h, EINVAL);
+	if (watch_args(r) != 0)
+		return;
+	if (!(w = find_watch(r->c, r->v[0], r->v[1]))) {
+		xs_reply_err(r->c, r->h, ENOENT);
 		return;
 	}
-	for (struct xs_watch **w = &watches; *w; w = &(*w)->next)
-		if ((*w)->conn == c && strcmp((*w)->path, v[0]) == 0 && strcmp((*w)->token, v[1]) == 0) {
-			struct xs_watch *x = *w;
-			*w = x->next;
-			watch_free(x);
-			xs_reply_ok(c, r->h);
-			return;
-		}
-	xs_reply_err(c, r->h, ENOENT);
+	x = *w;
+	*w = x->next;
+	watch_free(x);
+	xs_reply_ok(r->c, r->h);
 }
 
 void xs_watches_free(const struct xs_conn *c)
