@@ -131,69 +131,83 @@ void hv_op_evt_open(struct hv_req *req)
 	close(p[0]);
 }
 
+/* The caller's handle that m->a[0] names, or NULL replied EINVAL. */
+static struct evt_handle *evt_arg(struct hv_req *req)
+{
+	struct evt_handle *h = find_evt(req->c, req->m->a[0]);
+
+	if (!h)
+		hv_reply_err(req->c, req->m, EINVAL);
+	return h;
+}
+
+static int port_number(uint32_t port)
+{
+	return port != 0 && port < SIM_MAX_PORTS;
+}
+
+/* A free port of the caller's made p: its number, or 0 replied ENOSPC. */
+static uint32_t new_port(struct hv_req *req, struct port p)
+{
+	uint32_t port = alloc_port(req->me);
+
+	if (!port) {
+		hv_reply_err(req->c, req->m, ENOSPC);
+		return 0;
+	}
+	req->me->ports[port] = p;
+	return port;
+}
+
 void hv_op_evt_close(struct hv_req *req)
 {
-	struct hv_conn *c = req->c;
-	struct sim_msg *m = req->m;
+	struct evt_handle *h = evt_arg(req);
 
-	struct evt_handle *h = find_evt(c, m->a[0]);
-	if (!h) {
-		hv_reply_err(c, m, EINVAL);
+	if (!h)
 		return;
-	}
-	evt_close(c, h);
-	hv_reply_ok(c, m);
+	evt_close(req->c, h);
+	hv_reply_ok(req->c, req->m);
 }
 
 void hv_op_evt_alloc(struct hv_req *req)
 {
-	struct hv_conn *c = req->c;
 	struct sim_msg *m = req->m;
-	struct domain *me = req->me;
+	struct evt_handle *h = evt_arg(req);
+	uint32_t port;
 
-	struct evt_handle *h = find_evt(c, m->a[0]);
-	uint32_t port = alloc_port(me);
-	if (!h || m->a[1] > SIM_MAX_DOMID) {
-		hv_reply_err(c, m, EINVAL);
+	if (!h)
+		return;
+	if (m->a[1] > SIM_MAX_DOMID) {
+		hv_reply_err(req->c, m, EINVAL);
 		return;
 	}
-	if (!port) {
-		hv_reply_err(c, m, ENOSPC);
+	if (!(port = new_port(req, (struct port){PORT_UNBOUND, 0, 0, m->a[1], 0, h})))
 		return;
-	}
-	me->ports[port] = (struct port){PORT_UNBOUND, 0, 0, m->a[1], 0, h};
 	m->a[0] = port;
-	hv_reply_ok(c, m);
+	hv_reply_ok(req->c, m);
 }
 
 void hv_op_evt_bind(struct hv_req *req)
 {
 	struct hv_conn *c = req->c;
 	struct sim_msg *m = req->m;
-	struct domain *me = req->me;
+	struct evt_handle *h = evt_arg(req);
+	struct domain *r = hv_running_domain(m->a[1]);
+	uint32_t rport = m->a[2], port;
 
-	struct evt_handle *h = find_evt(c, m->a[0]);
-	struct domain *r = hv_domain(m->a[1]);
-	uint32_t rport = m->a[2];
-	if (!h) {
-		hv_reply_err(c, m, EINVAL);
+	if (!h)
 		return;
-	}
-	if (!r || r->state != DOM_RUNNING) {
+	if (!r) {
 		hv_reply_err(c, m, ESRCH);
 		return;
 	}
-	if (rport == 0 || rport >= SIM_MAX_PORTS || r->ports[rport].state != PORT_UNBOUND ||
+	if (!port_number(rport) || r->ports[rport].state != PORT_UNBOUND ||
 	    r->ports[rport].remote_dom != c->domid) {
 		hv_reply_err(c, m, EINVAL);
 		return;
 	}
-	uint32_t port = alloc_port(me);
-	if (!port) {
-		hv_reply_err(c, m, ENOSPC);
+	if (!(port = new_port(req, (struct port){PORT_INTERDOMAIN, 0, 0, r->domid, rport, h})))
 		return;
-	}
-	me->ports[port] = (struct port){PORT_INTERDOMAIN, 0, 0, r->domid, rport, h};
 	r->ports[rport].state = PORT_INTERDOMAIN;
 	r->ports[rport].remote_port = port;
 	m->a[0] = port;
@@ -202,18 +216,18 @@ void hv_op_evt_bind(struct hv_req *req)
 
 void hv_op_evt_unbind(struct hv_req *req)
 {
-	struct hv_conn *c = req->c;
-	struct sim_msg *m = req->m;
 	struct domain *me = req->me;
+	uint32_t port = req->m->a[1];
+	struct evt_handle *h = evt_arg(req);
 
-	uint32_t port = m->a[1];
-	struct evt_handle *h = find_evt(c, m->a[0]);
-	if (!h || port == 0 || port >= SIM_MAX_PORTS || me->ports[port].h != h) {
-		hv_reply_err(c, m, EINVAL);
+	if (!h)
+		return;
+	if (!port_number(port) || me->ports[port].h != h) {
+		hv_reply_err(req->c, req->m, EINVAL);
 		return;
 	}
 	close_port(me, port);
-	hv_reply_ok(c, m);
+	hv_reply_ok(req->c, req->m);
 }
 
 void hv_op_evt_notify(struct hv_req *req)
@@ -222,7 +236,7 @@ void hv_op_evt_notify(struct hv_req *req)
 	struct domain *me = req->me;
 
 	uint32_t port = m->a[0];
-	if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state != PORT_INTERDOMAIN)
+	if (!port_number(port) || me->ports[port].state != PORT_INTERDOMAIN)
 		return; /* notifying nothing is harmless */
 	struct domain *r = hv_running_domain(me->ports[port].remote_dom);
 	if (r)
@@ -235,7 +249,7 @@ void hv_op_evt_unmask(struct hv_req *req)
 	struct domain *me = req->me;
 
 	uint32_t port = m->a[0];
-	if (port == 0 || port >= SIM_MAX_PORTS || me->ports[port].state == PORT_FREE)
+	if (!port_number(port) || me->ports[port].state == PORT_FREE)
 		return;
 	me->ports[port].masked = 0;
 	if (me->ports[port].pending)
