@@ -108,6 +108,20 @@ struct xs_conn {
 	struct xs_conn *next;
 };
 
+/* A request being handled: its connection and header, the body split at
+ * NULs (v[0..n-1]), the transaction it runs in (if any) and the tree it
+ * sees, and room for its path made absolute. */
+struct xs_req {
+	struct xs_conn *c;
+	struct xsd_sockmsg *h;
+	char *body;
+	char **v;
+	int n;
+	struct xs_tx *tx;
+	struct xs_tree *t;
+	char abs[XENSTORE_ABS_PATH_MAX + 64];
+};
+
 /* Queues a message and sends what the socket takes now. */
 void xs_send_msg(struct xs_conn *c, uint32_t type, uint32_t req_id, uint32_t tx_id,
                  const void *body, size_t len);
@@ -123,20 +137,6 @@ struct xs_conn *xs_conn_take_dead(void);
 void xs_conn_free(struct xs_conn *c);
 
 /* ---- watches (xensim_xs_watch.c) ----------------------------------------------- */
-
-/* A request being handled: its connection and header, the body split at
- * NULs (v[0..n-1]), the transaction it runs in (if any) and the tree it
- * sees, and room for its path made absolute. */
-struct xs_req {
-	struct xs_conn *c;
-	struct xsd_sockmsg *h;
-	char *body;
-	char **v;
-	int n;
-	struct xs_tx *tx;
-	struct xs_tree *t;
-	char abs[XENSTORE_ABS_PATH_MAX + 64];
-};
 
 /* path changed: watches on it or on an ancestor fire, if their owner may
  * read perm_node (the node as it is, or was before a removal). */
