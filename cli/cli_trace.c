@@ -31,17 +31,17 @@ static int render_metadata(FILE *f, void *ctx)
 
 static int render_stream(FILE *f, void *ctx)
 {
-	return mprof_write_ctf_stream(f, ((struct render_job *)ctx)->t);
+	return trace_render_ctf_stream(f, ((struct render_job *)ctx)->t);
 }
 
 static int render_json(FILE *f, void *ctx)
 {
-	return mprof_write_json(f, ((struct render_job *)ctx)->t);
+	return trace_render_json(f, ((struct render_job *)ctx)->t);
 }
 
 static int render_chrome(FILE *f, void *ctx)
 {
-	return mprof_write_chrome(f, ((struct render_job *)ctx)->t);
+	return trace_render_chrome(f, ((struct render_job *)ctx)->t);
 }
 
 /* DIR is made, or must be an empty directory: a trace directory holding
@@ -149,8 +149,8 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 
 	if (view_trace_load(s, run, &ct) != 0)
 		return;
-	mprof_trace_stats(&ct.t, &st);
-	mprof_lost_ranges(&ct.t, lost, sizeof(lost));
+	trace_render_stats(&ct.t, &st);
+	trace_render_lost_ranges(&ct.t, lost, sizeof(lost));
 	double span = st.events ? (double)(st.last_ts - st.first_ts) / 1e9 : 0;
 	if (json) {
 		json_t *kinds = json_object(), *counters = json_array();

@@ -16,6 +16,10 @@ struct fleet {
 	int host_registered; /* this host's row written on this connection */
 };
 
+/* The connection, its session set up (fleet_open, fleet_schema.c, then
+ * checks the schema): 0, or -1 with err. */
+int fleet_connect(struct fleet **out, const char *url, int writer, char *err, size_t len);
+
 /* Sets f->err ("what: PostgreSQL's message") and returns -1. */
 int fleet_fail(struct fleet *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* fleet_fail with the connection's or the result's message appended. */
@@ -91,7 +95,5 @@ void fleet_field_str(const struct fleet_fields *f, int i, char *out, size_t outl
 #define FLEET_LISTING_FIXED 49
 int fleet_listing_parse(const unsigned char *p, int len, int64_t *host_no, struct store_run *r);
 
-/* fleet_schema.c */
-int fleet_schema_ensure(struct fleet *f, int writer);
 
 #endif

@@ -6,6 +6,10 @@
  * Why binary: a guest's name or a profile's bytes come back exactly as they
  * went in, with nothing to unescape; a number is 8 bytes, not a string to
  * parse.
+ *
+ * May call: libpq.  The bottom of the fleet: it calls none of its other
+ * files (fleet_open, connecting and then checking the schema, is
+ * fleet_schema.c's).
  */
 #include "config.h"
 
@@ -99,7 +103,7 @@ const char *fleet_errmsg(const struct fleet *f)
 	return f->err;
 }
 
-int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_t len)
+int fleet_connect(struct fleet **out, const char *url, int writer, char *err, size_t len)
 {
 	/* The URL through libpq's own parser (expand_dbname); profdb names
 	 * itself so that pg_stat_activity says who is connected. */
@@ -128,8 +132,7 @@ int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_
 	snprintf(f->where, sizeof(f->where), "PostgreSQL at %s%s%s, database %s",
 	         h && *h ? h : "the default socket", p && *p ? ":" : "", p && *p ? p : "", d ? d : "?");
 	if (fleet_cmd(f, "setting up the session",
-	              "SET client_min_messages = warning; SET TIME ZONE 'UTC'", NULL) != 0 ||
-	    fleet_schema_ensure(f, writer) != 0) {
+	              "SET client_min_messages = warning; SET TIME ZONE 'UTC'", NULL) != 0) {
 		snprintf(err, len, "%s", f->err);
 		fleet_close(f);
 		return -1;

@@ -11,9 +11,15 @@
  * count, its host's number (a listing row names its host by it), and its
  * stamp (a hash of everything a sync compares: a run whose
  * stamp is unchanged is not sent again).
+ *
+ * Also fleet_open: the connection (fleet_pg.c), then the schema checked,
+ * or made and migrated by a writer.
+ *
+ * May call: fleet_pg.c.
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "fleet_internal.h"
@@ -159,7 +165,7 @@ static int read_version(struct fleet *f, int *version)
 	return 0;
 }
 
-int fleet_schema_ensure(struct fleet *f, int writer)
+static int schema_ensure(struct fleet *f, int writer)
 {
 	int version;
 
@@ -200,4 +206,17 @@ fail:;
 	PGresult *r = PQexec(f->conn, "ROLLBACK");
 	PQclear(r);
 	return -1;
+}
+
+int fleet_open(struct fleet **out, const char *url, int writer, char *err, size_t len)
+{
+	if (fleet_connect(out, url, writer, err, len) != 0)
+		return -1;
+	if (schema_ensure(*out, writer) != 0) {
+		snprintf(err, len, "%s", (*out)->err);
+		fleet_close(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
 }

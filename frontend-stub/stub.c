@@ -19,52 +19,30 @@
  * destroying that domain kills the stub, as a crash would.  A halvm
  * --crash-* run stops dead and has the toolstack destroy its domain, as
  * xl does for a crashed guest (on_crash = destroy).
+ *
+ * This file: the command line and the halvm and linux modes.  May call:
+ * the other modes (stub_modes.h), what the modes share (stub_ctx.c),
+ * blkfront, the HaLVM writer, the platform seam.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <xenstore.h>
 
 #include <xen/io/blkif.h>
 
-#include "../platform/sim_proto.h"
 #include "blkfront.h"
 #include "halvm_writer.h"
-#include "stub.h"
-
-int stub_quiet;
-
-void stub_say(const char *fmt, ...)
-{
-	va_list ap;
-	if (stub_quiet)
-		return;
-	va_start(ap, fmt);
-	fputs("frontend-stub: ", stdout);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
-
-uint64_t stub_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "stub_ctx.h"
+#include "stub_modes.h"
 
 static uint8_t *read_file(const char *path, size_t *len)
 {
@@ -198,26 +176,6 @@ static int open_ref(const char *dir, const char *name)
 	return fd;
 }
 
-/* xensim's toolstack role for a crashed guest: destroy the domain. */
-static void destroy_self(const char *sim_dir, uint32_t domid)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct sim_msg m = {.op = SIM_DOM_DESTROY, .id = 1, .a = {domid}};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/dom0/hv.sock", sim_dir);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-	    send(fd, &m, sizeof(m), 0) == sizeof(m))
-		recv(fd, &m, sizeof(m), 0); /* it kills us before or after this */
-	if (fd >= 0)
-		close(fd);
-}
-
-void stub_destroy_self(struct stub_ctx *c)
-{
-	destroy_self(c->sim_dir, c->domid);
-}
-
 static int run_halvm(struct stub_ctx *c)
 {
 	struct halvm_guest g = {.next_id = 1};
@@ -287,7 +245,7 @@ static int run_halvm(struct stub_ctx *c)
 				close(files[i]->ref_fd);
 		fflush(stdout);
 		if (c->kind == PLAT_SIM)
-			destroy_self(c->sim_dir, c->domid); /* kills us */
+			stub_destroy_self(c); /* kills us */
 		_exit(0);
 	}
 	stub_say("done: .prof %llu bytes in %llu requests, .hp %llu bytes in %llu requests",

@@ -10,6 +10,9 @@
  *   - last, a producer index a ring ahead, which must cost it the device.
  * Between attacks a valid write and read must still work.  Exit 0 when
  * every attack was answered safely.
+ *
+ * May call: what the modes share (stub_ctx.c), blkfront, the platform
+ * seam.  Called by stub.c's main (stub_modes.h).
  */
 #include "config.h"
 
@@ -24,7 +27,7 @@
 #include <xen/io/blkif.h>
 
 #include "blkfront.h"
-#include "stub.h"
+#include "stub_modes.h"
 
 static int attacks, unsafe;
 

@@ -26,6 +26,9 @@
  *   headers         packet headers given impossible sizes, over and over
  *   scribble        random bytes written all over the buffer as it goes
  *   flood           the node rewritten thousands of times
+ *
+ * May call: what the modes share (stub_ctx.c), profile/mprof.h's format,
+ * the platform seam.  Called by stub.c's main (stub_modes.h).
  */
 #include "config.h"
 
@@ -38,7 +41,7 @@
 #include <xenstore.h>
 
 #include "../profile/mprof.h"
-#include "stub.h"
+#include "stub_modes.h"
 
 struct mwriter {
 	uint8_t *buf;

@@ -13,6 +13,8 @@
  * what follows it (after white space) could follow a string in JSON: one
  * of , : } ] or the end.  A name holding `",` would still be misread;
  * GHC's names never do.
+ *
+ * May call: the model (prof_model.c).  Called by prof_feed.c.
  */
 #include "config.h"
 

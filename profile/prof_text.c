@@ -11,6 +11,8 @@
  * space, SRC can ("<no location info>"), so a row is read from both ends:
  * name and module from the left, the numbers from the right, and SRC is
  * what lies between.
+ *
+ * May call: the model (prof_model.c).  Called by prof_feed.c.
  */
 #include "config.h"
 

@@ -106,11 +106,13 @@ enum tp_by { TP_BY_TIME, TP_BY_ALLOC, TP_BY_ENTRIES, TP_BY_INH_TIME, TP_BY_INH_A
  * first; *n rows.  NULL when out of memory (or *n == 0). */
 struct tp_row *tp_rank(const struct time_profile *p, enum tp_by by, const char *module, size_t *n);
 
-/* Internal to the parsers (prof_text.c, prof_json.c): */
+/* Internal to the readers.  The model they build (prof_model.c), called
+ * by the readers (prof_text.c, prof_json.c): */
 int tp_fail(struct time_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module, const char *src,
                    int is_caf, int64_t id);
 int tp_node_add(struct time_profile *p, uint32_t cc, uint32_t parent, struct tp_node *n);
+/* The readers, called by tp_feed, tp_finish and tp_free (prof_feed.c): */
 int tp_text_line(struct time_profile *p, char *line, size_t len);
 int tp_json_feed(struct time_profile *p, const char *data, size_t len);
 int tp_json_finish(struct time_profile *p);

@@ -2,7 +2,10 @@
  * trace_render.c - a kept MirageOS trace walked and written out (see
  * trace_render.h).  Every string an event carries is the guest's: it is
  * written through util/safe_text (JSON escapes, invalid bytes replaced),
- * never as it is.
+ * never as it is.  Its exported names start trace_render_ (mprof_ is
+ * mprof.c's).
+ *
+ * May call: mprof.c (packets and the event decoder), util/safe_text.
  */
 #include "config.h"
 
@@ -41,7 +44,7 @@ static int walk_packet(const struct mprof_trace_packet *pk, uint64_t *last_ts, m
 	return 0;
 }
 
-int mprof_trace_walk(const struct mprof_trace *t, mprof_event_cb cb, void *ctx)
+int trace_render_walk(const struct mprof_trace *t, mprof_event_cb cb, void *ctx)
 {
 	uint64_t last = 0;
 	for (size_t i = 0; i < t->n; i++) {
@@ -103,7 +106,7 @@ static int stat_event(void *ctx, const struct mprof_trace_packet *pk, const stru
 	return 0;
 }
 
-void mprof_trace_stats(const struct mprof_trace *t, struct mprof_stats *s)
+void trace_render_stats(const struct mprof_trace *t, struct mprof_stats *s)
 {
 	uint64_t next = 0, last = 0;
 
@@ -125,7 +128,7 @@ void mprof_trace_stats(const struct mprof_trace *t, struct mprof_stats *s)
 	}
 }
 
-void mprof_lost_ranges(const struct mprof_trace *t, char *out, size_t len)
+void trace_render_lost_ranges(const struct mprof_trace *t, char *out, size_t len)
 {
 	uint64_t next = 0;
 	size_t at = 0;
@@ -146,7 +149,7 @@ void mprof_lost_ranges(const struct mprof_trace *t, char *out, size_t len)
 
 /* ---- CTF --------------------------------------------------------------------- */
 
-int mprof_write_ctf_stream(FILE *f, const struct mprof_trace *t)
+int trace_render_ctf_stream(FILE *f, const struct mprof_trace *t)
 {
 	uint64_t last = 0;
 	for (size_t i = 0; i < t->n; i++) {
@@ -236,20 +239,20 @@ static int json_event(void *ctx, const struct mprof_trace_packet *pk, const stru
 	return 0;
 }
 
-int mprof_write_json(FILE *f, const struct mprof_trace *t)
+int trace_render_json(FILE *f, const struct mprof_trace *t)
 {
 	struct mprof_stats s;
 	char lost[1024];
 	struct json_walk w = {f, 1};
 
-	mprof_trace_stats(t, &s);
-	mprof_lost_ranges(t, lost, sizeof(lost));
+	trace_render_stats(t, &s);
+	trace_render_lost_ranges(t, lost, sizeof(lost));
 	fprintf(f, "{\"run\":%lld,\"guest\":", t->run_id);
 	safe_text_json(f, t->name ? t->name : "");
 	fprintf(f, ",\"packets\":{\"kept\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"lost_ranges\":", s.kept, s.lost);
 	safe_text_json(f, lost);
 	fprintf(f, ",\"cut\":%" PRIu64 ",\"ended\":%s},\"events\":[", s.cut, s.final ? "true" : "false");
-	mprof_trace_walk(t, json_event, &w);
+	trace_render_walk(t, json_event, &w);
 	fputs("\n]}\n", f);
 	return ferror(f) ? -1 : 0;
 }
@@ -413,7 +416,7 @@ static int chrome_event(void *ctx, const struct mprof_trace_packet *pk, const st
 	return 0;
 }
 
-int mprof_write_chrome(FILE *f, const struct mprof_trace *t)
+int trace_render_chrome(FILE *f, const struct mprof_trace *t)
 {
 	struct chrome_walk w = {.f = f, .first = 1};
 	uint64_t end = 0;
@@ -431,10 +434,10 @@ int mprof_write_chrome(FILE *f, const struct mprof_trace *t)
 		fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"name\":\"thread_name\",\"args\":{\"name\":\"%s\"}}",
 		        i + 1, tracks[i]);
 	}
-	mprof_trace_walk(t, chrome_event, &w);
+	trace_render_walk(t, chrome_event, &w);
 	/* The slice still open ends with the last event. */
 	struct mprof_stats s;
-	mprof_trace_stats(t, &s);
+	trace_render_stats(t, &s);
 	end = s.last_ts;
 	close_slice(&w, end >= w.since ? end : w.since);
 	fputs("\n]}\n", f);

@@ -32,7 +32,7 @@ struct mprof_trace {
  * packets either: a packet is cut at its first torn event.  cb returns
  * non-zero to stop (returned). */
 typedef int (*mprof_event_cb)(void *ctx, const struct mprof_trace_packet *pk, const struct mprof_event *e);
-int mprof_trace_walk(const struct mprof_trace *t, mprof_event_cb cb, void *ctx);
+int trace_render_walk(const struct mprof_trace *t, mprof_event_cb cb, void *ctx);
 
 /* What a trace holds. */
 #define MPROF_STATS_COUNTERS 64
@@ -53,18 +53,18 @@ struct mprof_stats {
 	size_t ncounters;
 	uint64_t counters_dropped;     /* names beyond MPROF_STATS_COUNTERS */
 };
-void mprof_trace_stats(const struct mprof_trace *t, struct mprof_stats *s);
+void trace_render_stats(const struct mprof_trace *t, struct mprof_stats *s);
 
 /* The CTF stream file: the packets in order, each with its content size
  * cut after its last sound event (the bytes are otherwise the guest's). */
-int mprof_write_ctf_stream(FILE *f, const struct mprof_trace *t);
+int trace_render_ctf_stream(FILE *f, const struct mprof_trace *t);
 /* {"run":..,"guest":..,"packets":{..},"events":[{"seq":..,"ts":..,"event":..,...}]} */
-int mprof_write_json(FILE *f, const struct mprof_trace *t);
+int trace_render_json(FILE *f, const struct mprof_trace *t);
 /* Chrome's trace-event format: Lwt thread run slices (switch to switch)
  * named by their labels, GC pauses, counters, and the other events as
  * instants. */
-int mprof_write_chrome(FILE *f, const struct mprof_trace *t);
+int trace_render_chrome(FILE *f, const struct mprof_trace *t);
 /* The lost sequence ranges, "3-7, 12" style, into out. */
-void mprof_lost_ranges(const struct mprof_trace *t, char *out, size_t len);
+void trace_render_lost_ranges(const struct mprof_trace *t, char *out, size_t len);
 
 #endif

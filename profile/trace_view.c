@@ -132,8 +132,8 @@ int trace_view_html(FILE *f, const struct mprof_trace *t)
 
 	if (!v)
 		return -1;
-	mprof_trace_stats(t, &st);
-	mprof_lost_ranges(t, lost, sizeof(lost));
+	trace_render_stats(t, &st);
+	trace_render_lost_ranges(t, lost, sizeof(lost));
 	v->t0 = st.first_ts;
 	v->t1 = st.last_ts;
 	fputs("<section id=\"trace\"><h2>MirageOS trace (mirage-profile)</h2>\n<table class=\"facts\">\n", f);
@@ -168,7 +168,7 @@ int trace_view_html(FILE *f, const struct mprof_trace *t)
 	           "width=\"100%%\"><g stroke=\"#b03a2e\" stroke-width=\"1\">",
 	        CHART_W, CHART_H);
 	v->f = f;
-	mprof_trace_walk(t, collect, v);
+	trace_render_walk(t, collect, v);
 	v->f = NULL;
 	fprintf(f, "</g><line x1=\"0\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#999\"/></svg>\n", CHART_W, CHART_H,
 	        CHART_H);

@@ -13,6 +13,10 @@
  * protocol: point libxenstore at it with XENSTORED_PATH) and dom<N>/hv.sock
  * (platform/sim_proto.h), xensim.pid, xensim.log when not in the foreground.
  * One daemon per directory; it removes what it created when it stops.
+ *
+ * May call: the xenstored (xensim_xenstored.h), the hypervisor
+ * (xensim_hypervisor.h), the event loop and log (xensim_loop.h),
+ * util/daemonize.  Nothing calls it.
  */
 #include "config.h"
 
@@ -20,7 +24,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,54 +33,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/daemonize.h"
-#include "util/safe_text.h"
 #include "xensim.h"
-
-int sim_verbose;
-static int epfd = -1;
-static FILE *log_file;
-
-void sim_log(const char *fmt, ...)
-{
-	va_list ap;
-	FILE *f = log_file ? log_file : stderr;
-	struct timespec ts;
-	struct tm tm;
-	char when[32], raw[1024], line[1024];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	fprintf(f, "xensim %s.%03ld ", when, ts.tv_nsec / 1000000);
-	va_start(ap, fmt);
-	vsnprintf(raw, sizeof(raw), fmt, ap);
-	va_end(ap);
-	/* Domain names and xenstore paths are a guest's choice: escaped, so
-	 * that no line of the log can be forged or steer a terminal. */
-	fprintf(f, "%s\n", safe_text(line, sizeof(line), raw));
-	fflush(f);
-}
-
-int loop_add(struct ev_item *it, int want_write)
-{
-	struct epoll_event ev = {.events = EPOLLIN | (want_write ? EPOLLOUT : 0), .data.ptr = it};
-	return epoll_ctl(epfd, EPOLL_CTL_ADD, it->fd, &ev);
-}
-
-void loop_mod(struct ev_item *it, int want_write)
-{
-	struct epoll_event ev = {.events = EPOLLIN | (want_write ? EPOLLOUT : 0), .data.ptr = it};
-	epoll_ctl(epfd, EPOLL_CTL_MOD, it->fd, &ev);
-}
-
-void loop_del(struct ev_item *it)
-{
-	epoll_ctl(epfd, EPOLL_CTL_DEL, it->fd, NULL);
-}
 
 static void usage(FILE *f)
 {
@@ -94,6 +53,43 @@ static void usage(FILE *f)
 
 /* ---- the daemon ---------------------------------------------------------------- */
 
+/* One event of the loop: 1 if a signal says stop. */
+static int on_event(struct ev_item *it, uint32_t events)
+{
+	int rd = (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
+	int wr = (events & EPOLLOUT) != 0;
+
+	switch (it->kind) {
+	case EV_SIGNAL: {
+		struct signalfd_siginfo si;
+		if (read(it->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			sim_log("signal %u: stopping", si.ssi_signo);
+			return 1;
+		}
+		break;
+	}
+	case EV_XS_LISTEN:
+	case EV_HV_LISTEN: {
+		struct hv_listener *l = (struct hv_listener *)it;
+		int fd;
+		while ((fd = accept4(it->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+			if (l->is_xs)
+				xs_accept(fd, l->domid);
+			else
+				hv_accept(fd, l->domid);
+		}
+		break;
+	}
+	case EV_XS_CONN:
+		xs_conn_event(it, rd, wr);
+		break;
+	case EV_HV_CONN:
+		hv_conn_event(it, rd, wr);
+		break;
+	}
+	return 0;
+}
+
 static int serve(const char *dir, int ready_fd)
 {
 	struct ev_item sig = {.kind = EV_SIGNAL};
@@ -108,9 +104,9 @@ static int serve(const char *dir, int ready_fd)
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	epfd = epoll_create1(EPOLL_CLOEXEC);
+	int lerr = loop_open();
 	sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (epfd < 0 || sig.fd < 0 || loop_add(&sig, 0) != 0) {
+	if (lerr != 0 || sig.fd < 0 || loop_add(&sig, 0) != 0) {
 		sim_log("cannot set up the event loop: %s", strerror(errno));
 		return 1;
 	}
@@ -136,7 +132,7 @@ static int serve(const char *dir, int ready_fd)
 	}
 	while (!hv_stop_requested()) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(epfd, evs, 64, -1);
+		int n = loop_wait(evs, 64);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -145,36 +141,8 @@ static int serve(const char *dir, int ready_fd)
 		}
 		for (int i = 0; i < n; i++) {
 			struct ev_item *it = evs[i].data.ptr;
-			int rd = (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0;
-			int wr = (evs[i].events & EPOLLOUT) != 0;
-			switch (it->kind) {
-			case EV_SIGNAL: {
-				struct signalfd_siginfo si;
-				if (read(it->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-					sim_log("signal %u: stopping", si.ssi_signo);
-					goto stopping;
-				}
-				break;
-			}
-			case EV_XS_LISTEN:
-			case EV_HV_LISTEN: {
-				struct hv_listener *l = (struct hv_listener *)it;
-				int fd;
-				while ((fd = accept4(it->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
-					if (l->is_xs)
-						xs_accept(fd, l->domid);
-					else
-						hv_accept(fd, l->domid);
-				}
-				break;
-			}
-			case EV_XS_CONN:
-				xs_conn_event(it, rd, wr);
-				break;
-			case EV_HV_CONN:
-				hv_conn_event(it, rd, wr);
-				break;
-			}
+			if (on_event(it, evs[i].events))
+				goto stopping;
 			/* A destroy frees domains (and their listeners) that may
 			 * be later in this batch: take a fresh batch. */
 			if (it->kind == EV_HV_CONN)
@@ -192,7 +160,7 @@ out:
 	unlink(path);
 	sim_log("stopped");
 	close(sig.fd);
-	close(epfd);
+	loop_close();
 	return rc;
 }
 
@@ -254,12 +222,15 @@ static int cmd_start(const char *dir, int foreground)
 		snprintf(path, sizeof(path), "%s/xensim.log", dir);
 		/* Owner-only: it names every guest.  Never through a link. */
 		int lfd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		FILE *log_file = NULL;
 		if (lfd >= 0 && fchmod(lfd, 0600) == 0)
 			log_file = fdopen(lfd, "a");
 		else if (lfd >= 0)
 			close(lfd);
-		if (log_file)
+		if (log_file) {
+			sim_log_to(log_file);
 			dup2(fileno(log_file), 2);
+		}
 		_exit(serve(dir, ready));
 	}
 	close(lockfd); /* the child holds the lock through its copy */
@@ -334,6 +305,100 @@ static int find_domain(const char *dir, const char *arg, uint32_t *domid)
 	return -1;
 }
 
+static int cmd_stop(const char *dir)
+{
+	struct sim_msg m = {.op = SIM_STOP};
+	if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+		return 1;
+	/* Wait until it has cleaned up (its lock is released last). */
+	for (int i = 0; i < 500; i++) {
+		int fd;
+		char path[600];
+		snprintf(path, sizeof(path), "%s/xensim.pid", dir);
+		if (access(path, F_OK) != 0 && lock_dir(dir, &fd, 1) == 0) {
+			close(fd);
+			snprintf(path, sizeof(path), "%s/xensim.lock", dir);
+			unlink(path);
+			rmdir(dir); /* only if empty */
+			return 0;
+		}
+		usleep(10000);
+	}
+	fprintf(stderr, "xensim: still running after 5 s\n");
+	return 1;
+}
+
+static int cmd_create(const char *dir, const char *name, const char *uuid, uint32_t domid)
+{
+	char items[256], text[256];
+	if (!name) {
+		fprintf(stderr, "xensim: create needs --name\n");
+		return 2;
+	}
+	int len = snprintf(items, sizeof(items), "%s%c%s", name, '\0', uuid) + 1;
+	struct sim_msg m = {.op = SIM_DOM_CREATE, .a = {domid}, .n = (uint32_t)len};
+	if (len > (int)sizeof(items) || control(dir, &m, items, (size_t)len, text, sizeof(text)))
+		return 1;
+	if (m.err) {
+		fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
+		return 1;
+	}
+	printf("%u\n", m.a[0]);
+	return 0;
+}
+
+static int cmd_destroy(const char *dir, const char *arg)
+{
+	uint32_t domid;
+
+	if (find_domain(dir, arg, &domid) != 0)
+		return 1;
+	struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
+	if (control(dir, &m, NULL, 0, NULL, 0) != 0)
+		return 1;
+	if (m.err) {
+		fprintf(stderr, "xensim: cannot destroy domain %u: %s\n", domid,
+		        m.err == ESRCH ? "no such running domain"
+		        : m.err == EPERM ? "dom0 stays" : strerror(m.err));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_list(const char *dir)
+{
+	static char text[64 * 1024];
+	struct sim_msg m = {.op = SIM_DOM_LIST};
+	if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
+		return 1;
+	printf("%-6s %-8s %-36s %5s %5s %7s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
+	       "WATCHES", "NAME");
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned id, maps, watches;
+		int procs, pos;
+		char state[16], u[64];
+		if (sscanf(line, "%u %15s %63s %u %d %u %n", &id, state, u, &maps, &procs, &watches,
+		           &pos) >= 6)
+			printf("%-6u %-8s %-36s %5u %5d %7u  %s\n", id, state, u, maps, procs, watches,
+			       line + pos);
+	}
+	return 0;
+}
+
+/* --domid: 1..SIM_MAX_DOMID; 0, or -1 said. */
+static int domid_opt(const char *arg, uint32_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+
+	if (!*arg || *end || v == 0 || v > SIM_MAX_DOMID) {
+		fprintf(stderr, "xensim: --domid must be 1..%u\n", SIM_MAX_DOMID);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -369,16 +434,10 @@ int main(int argc, char **argv)
 		case 'n':
 			name = optarg;
 			break;
-		case 'i': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || v == 0 || v > SIM_MAX_DOMID) {
-				fprintf(stderr, "xensim: --domid must be 1..%u\n", SIM_MAX_DOMID);
+		case 'i':
+			if (domid_opt(optarg, &domid) != 0)
 				return 2;
-			}
-			domid = (uint32_t)v;
 			break;
-		}
 		case 'u':
 			uuid = optarg;
 			break;
@@ -399,80 +458,19 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "start"))
 		return cmd_start(dir, foreground);
-	if (!strcmp(cmd, "stop")) {
-		struct sim_msg m = {.op = SIM_STOP};
-		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
-			return 1;
-		/* Wait until it has cleaned up (its lock is released last). */
-		for (int i = 0; i < 500; i++) {
-			int fd;
-			char path[600];
-			snprintf(path, sizeof(path), "%s/xensim.pid", dir);
-			if (access(path, F_OK) != 0 && lock_dir(dir, &fd, 1) == 0) {
-				close(fd);
-				snprintf(path, sizeof(path), "%s/xensim.lock", dir);
-				unlink(path);
-				rmdir(dir); /* only if empty */
-				return 0;
-			}
-			usleep(10000);
-		}
-		fprintf(stderr, "xensim: still running after 5 s\n");
-		return 1;
-	}
-	if (!strcmp(cmd, "create")) {
-		char items[256], text[256];
-		if (!name) {
-			fprintf(stderr, "xensim: create needs --name\n");
-			return 2;
-		}
-		int len = snprintf(items, sizeof(items), "%s%c%s", name, '\0', uuid) + 1;
-		struct sim_msg m = {.op = SIM_DOM_CREATE, .a = {domid}, .n = (uint32_t)len};
-		if (len > (int)sizeof(items) || control(dir, &m, items, (size_t)len, text, sizeof(text)))
-			return 1;
-		if (m.err) {
-			fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
-			return 1;
-		}
-		printf("%u\n", m.a[0]);
-		return 0;
-	}
+	if (!strcmp(cmd, "stop"))
+		return cmd_stop(dir);
+	if (!strcmp(cmd, "create"))
+		return cmd_create(dir, name, uuid, domid);
 	if (!strcmp(cmd, "destroy")) {
 		if (optind != argc - 1) {
 			usage(stderr);
 			return 2;
 		}
-		if (find_domain(dir, argv[optind], &domid) != 0)
-			return 1;
-		struct sim_msg m = {.op = SIM_DOM_DESTROY, .a = {domid}};
-		if (control(dir, &m, NULL, 0, NULL, 0) != 0)
-			return 1;
-		if (m.err) {
-			fprintf(stderr, "xensim: cannot destroy domain %u: %s\n", domid,
-			        m.err == ESRCH ? "no such running domain"
-			        : m.err == EPERM ? "dom0 stays" : strerror(m.err));
-			return 1;
-		}
-		return 0;
+		return cmd_destroy(dir, argv[optind]);
 	}
-	if (!strcmp(cmd, "list")) {
-		static char text[64 * 1024];
-		struct sim_msg m = {.op = SIM_DOM_LIST};
-		if (control(dir, &m, NULL, 0, text, sizeof(text)) != 0)
-			return 1;
-		printf("%-6s %-8s %-36s %5s %5s %7s  %s\n", "DOMID", "STATE", "UUID", "MAPS", "PROCS",
-		       "WATCHES", "NAME");
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			unsigned id, maps, watches;
-			int procs, pos;
-			char state[16], u[64];
-			if (sscanf(line, "%u %15s %63s %u %d %u %n", &id, state, u, &maps, &procs, &watches,
-			           &pos) >= 6)
-				printf("%-6u %-8s %-36s %5u %5d %7u  %s\n", id, state, u, maps, procs, watches,
-				       line + pos);
-		}
-		return 0;
-	}
+	if (!strcmp(cmd, "list"))
+		return cmd_list(dir);
 	fprintf(stderr, "xensim: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -1,6 +1,6 @@
 /*
  * xensim_io.c - the one non-blocking send/receive on a client's socket
- * (ev_io, xensim.h), shared by the xenstored and the hypervisor and linked
+ * (ev_io, xensim_loop.h), shared by the xenstored and the hypervisor and linked
  * on its own by the xs_wire fuzz target.
  */
 #include "config.h"
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <sys/socket.h>
 
-#include "xensim.h"
+#include "xensim_loop.h"
 
 ssize_t ev_io(int fd, enum ev_dir dir, void *buf, size_t len, int flags)
 {

@@ -51,13 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct mprof_trace t = {p, n, "fuzz\"<guest>\xff", 7};
 	struct mprof_stats st;
-	mprof_trace_stats(&t, &st);
+	trace_render_stats(&t, &st);
 	assert(st.kept == n);
 
 	char *doc = NULL;
 	size_t doclen = 0;
 	FILE *f = open_memstream(&doc, &doclen);
-	assert(mprof_write_ctf_stream(f, &t) == 0);
+	assert(trace_render_ctf_stream(f, &t) == 0);
 	fclose(f);
 	/* What babeltrace2 would read: every packet written has a sound header
 	 * and walks to its content's end. */
@@ -77,12 +77,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(doc);
 
 	f = open_memstream(&doc, &doclen);
-	assert(mprof_write_json(f, &t) == 0);
+	assert(trace_render_json(f, &t) == 0);
 	fclose(f);
 	assert(doclen > 0 && doc[doclen - 2] == '}');
 	free(doc);
 	f = open_memstream(&doc, &doclen);
-	assert(mprof_write_chrome(f, &t) == 0);
+	assert(trace_render_chrome(f, &t) == 0);
 	mprof_write_metadata(f, t.name, t.run_id);
 	fclose(f);
 	free(doc);
@@ -93,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(!strstr(doc, "<guest>") && !memmem(doc, doclen, "<script", 7));
 	free(doc);
 	char lost[256];
-	mprof_lost_ranges(&t, lost, sizeof(lost));
+	trace_render_lost_ranges(&t, lost, sizeof(lost));
 	free(p);
 	free(buf);
 	return 0;

@@ -1,8 +1,11 @@
 /*
- * stub.h - what the frontend-stub's modes share (stub.c, stub_hostile.c).
+ * stub_ctx.h - what the frontend-stub's modes share: the guest's context
+ * (its options and its platform handles), the progress lines, the
+ * generator of their randomness, and the toolstack's destroy of a crashed
+ * guest (stub_ctx.c).  The modes' entry points are in stub_modes.h.
  */
-#ifndef PROFSVC_STUB_H
-#define PROFSVC_STUB_H
+#ifndef PROFSVC_STUB_CTX_H
+#define PROFSVC_STUB_CTX_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -39,11 +42,12 @@ struct stub_ctx {
 	FILE *event_log;
 };
 
+/* -q: no progress lines. */
 extern int stub_quiet;
+/* A progress line on stdout ("frontend-stub: ..."), unless stub_quiet. */
 void stub_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The next number of a seeded generator (splitmix64). */
 uint64_t stub_rand(uint64_t *s);
-int run_hostile(struct stub_ctx *c);
-int run_mirage(struct stub_ctx *c);
 /* xensim's toolstack role for a crashed guest: destroy our domain. */
 void stub_destroy_self(struct stub_ctx *c);
 
