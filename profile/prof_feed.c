@@ -36,7 +36,7 @@ void tp_free(struct time_profile *p)
 	free(p->nodes);
 	free(p->lines.buf);
 	free(p->stack);
-	free(p->cc_hash);
+	id_index_free(&p->cc_index);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -36,46 +36,42 @@ const char *tp_error(const struct time_profile *p)
 
 static uint64_t hash3(const char *a, const char *b, const char *c)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (const char *s[3] = {a, b, c}, **q = s; q < s + 3; q++) {
-		for (const char *x = *q; *x; x++)
-			h = (h ^ (unsigned char)*x) * 1099511628211ull;
-		h = (h ^ 0xff) * 1099511628211ull;
-	}
+	static const unsigned char sep = 0xff;
+	uint64_t h = ID_INDEX_SEED;
+	for (const char *s[3] = {a, b, c}, **q = s; q < s + 3; q++)
+		h = id_index_hash(id_index_hash(h, *q, strlen(*q)), &sep, 1);
 	return h;
 }
 
-static int cc_rehash(struct time_profile *p)
+static uint64_t cc_hash(const void *ctx, uint32_t id)
 {
-	size_t cap = p->cc_hash_cap ? p->cc_hash_cap * 2 : 64;
-	uint32_t *h = calloc(cap, sizeof(*h));
-	if (!h)
-		return -1;
-	for (size_t i = 0; i < p->nccs; i++) {
-		const struct tp_cc *c = &p->ccs[i];
-		size_t at = hash3(c->name, c->module, c->src) & (cap - 1);
-		while (h[at])
-			at = (at + 1) & (cap - 1);
-		h[at] = (uint32_t)i + 1;
-	}
-	free(p->cc_hash);
-	p->cc_hash = h;
-	p->cc_hash_cap = cap;
-	return 0;
+	const struct tp_cc *c = &((const struct time_profile *)ctx)->ccs[id - 1];
+	return hash3(c->name, c->module, c->src);
+}
+
+struct cc_key {
+	const struct time_profile *p;
+	const char *name, *module, *src;
+};
+
+static int cc_is(const void *ctx, uint32_t id)
+{
+	const struct cc_key *k = ctx;
+	const struct tp_cc *c = &k->p->ccs[id - 1];
+	return !strcmp(c->name, k->name) && !strcmp(c->module, k->module) && !strcmp(c->src, k->src);
 }
 
 uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module, const char *src,
                    int is_caf, int64_t id)
 {
+	size_t at;
+	struct cc_key key = {p, name, module, src};
 	(void)id;
-	if (p->nccs + 1 > p->cc_hash_cap / 2 && cc_rehash(p) != 0)
+	if (id_index_reserve(&p->cc_index, cc_hash, p) != 0)
 		return TP_NONE;
-	size_t at = hash3(name, module, src) & (p->cc_hash_cap - 1);
-	for (; p->cc_hash[at]; at = (at + 1) & (p->cc_hash_cap - 1)) {
-		struct tp_cc *c = &p->ccs[p->cc_hash[at] - 1];
-		if (!strcmp(c->name, name) && !strcmp(c->module, module) && !strcmp(c->src, src))
-			return p->cc_hash[at] - 1;
-	}
+	uint32_t found = id_index_find(&p->cc_index, hash3(name, module, src), cc_is, &key, &at);
+	if (found)
+		return found - 1;
 	if (p->nccs >= TP_NONE - 1 || pf_grow((void **)&p->ccs, &p->ccs_cap, p->nccs + 1, sizeof(*p->ccs)))
 		return TP_NONE;
 	struct tp_cc *c = &p->ccs[p->nccs];
@@ -89,7 +85,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 		free(c->src);
 		return TP_NONE;
 	}
-	p->cc_hash[at] = (uint32_t)++p->nccs;
+	id_index_put(&p->cc_index, at, (uint32_t)++p->nccs);
 	return (uint32_t)(p->nccs - 1);
 }
 

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/id_index.h"
 #include "parse_util.h"
 
 #define TP_MAX_LINE (1u << 20)
@@ -70,8 +71,7 @@ struct time_profile {
 	uint32_t *stack;         /* open ancestors (text: by depth) */
 	size_t nstack, stack_cap;
 	size_t ccs_cap, nodes_cap;
-	uint32_t *cc_hash;
-	size_t cc_hash_cap;
+	struct id_index cc_index; /* ccs by name, module and src (ids: index + 1) */
 	void *json;              /* the JSON reader's state */
 	int failed, finished;
 	char err[256];
