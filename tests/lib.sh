@@ -1,11 +1,85 @@
-# tests/lib.sh - what the shell tests share (sourced by test_cli.sh,
-# test_view.sh, test_peers.sh): counting checks, running a command and
-# checking its exit status and message, importing a GHC profile pair as a
-# run the way old HaLVM raw images are, and checking JSON and XML.
-# The caller sets B, S, T (a scratch directory) and PROFSVC_DB first.
+# tests/lib.sh - what the shell tests share.  Every shell test sources it
+# first, before anything else it does:
+#
+#     set -uo pipefail
+#     . "${TOP_SRCDIR:-.}/tests/lib.sh"
+#
+# The preamble it runs gives the test:
+#  - B (the build tree, $TOP_BUILDDIR) and S (the source tree, $TOP_SRCDIR);
+#  - T, a private scratch directory ($TMPDIR/profsvc-NAME.XXXXXX for
+#    tests/test_NAME.sh), with PROFSVC_DB=$T/p.db in the environment;
+#  - the programs: PROFDB, MKDISK, XS (xensim), BACKEND (profile-backend),
+#    STUB (frontend-stub); the GHC fixtures: FIX;
+#  - PROFSVC_VALGRIND=1 (make check-valgrind): VG, the valgrind command to
+#    put before a program whose memory errors and leaks must fail its exit
+#    status (9), and SLOW, the factor for the test's timeouts (1 without);
+#  - on exit: the simulated host and the backend stopped (with_xensim),
+#    what at_exit asked for done, then T removed (PROFSVC_KEEP_TMP=1 keeps
+#    it and says where).
+# A system test then calls with_xensim (a simulated host of its own:
+# XENSIM_DIR=$T/xen, PROFSVC_RUN_DIR=$T/run) and starts what it needs with
+# start_xensim and start_backend.  The rest: counting checks, running a
+# command and checking its exit status and message, importing a GHC profile
+# pair as a run the way old HaLVM raw images are, checking JSON and XML.
+B=${TOP_BUILDDIR:-.}
+S=${TOP_SRCDIR:-.}
+NAME=$(basename "$0" .sh)
+NAME=${NAME#test_}
+T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-$NAME.XXXXXX") || { echo "no scratch directory"; exit 99; }
+export PROFSVC_DB="$T/p.db"
 PROFDB="$B/profdb"
 MKDISK="$B/frontend-stub/halvm-mkdisk"
+XS="$B/xensim/xensim"
+BACKEND="$B/profile-backend"
+STUB="$B/frontend-stub/frontend-stub"
 FIX="$S/tests/data/ghc"
+VG= SLOW=1
+if [ "${PROFSVC_VALGRIND:-}" = 1 ]; then
+	SLOW=10
+	VG="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+fi
+
+lib_xensim=no
+lib_at_exit=()
+# at_exit CMD: CMD (shell text, evaluated then) runs on exit, once the
+# backend and xensim are stopped and before T is removed
+at_exit() { lib_at_exit+=("$1"); }
+# keep_at_exit FILE...: with PROFSVC_KEEP=DIR, the FILEs (shell words,
+# evaluated on exit: quote them, globs allowed) are copied into DIR on exit
+keep_at_exit() {
+	at_exit "[ -n \"\${PROFSVC_KEEP:-}\" ] && mkdir -p \"\$PROFSVC_KEEP\" && cp $* \"\$PROFSVC_KEEP/\" 2>/dev/null"
+}
+lib_exit() {
+	if [ $lib_xensim = yes ]; then
+		"$BACKEND" stop >/dev/null 2>&1
+		"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
+	fi
+	local cmd
+	for cmd in "${lib_at_exit[@]}"; do eval "$cmd"; done
+	if [ -n "${PROFSVC_KEEP_TMP:-}" ]; then echo "test_$NAME: keeping $T"; else rm -rf "$T"; fi
+}
+trap lib_exit EXIT
+# with_xensim: the test's own simulated host and backend run directory
+# (exported for every program it runs), both stopped on exit
+with_xensim() {
+	export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run"
+	mkdir -p "$PROFSVC_RUN_DIR"
+	lib_xensim=yes
+}
+# start_xensim: the simulated host in $XENSIM_DIR (exit 99 when it fails)
+start_xensim() { "$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }; }
+# start_backend [OPTION...]: profile-backend daemonised on it, serving
+# $PROFSVC_DB (exit 99 when it fails)
+start_backend() {
+	"$BACKEND" start --platform sim --db "$PROFSVC_DB" "$@" >/dev/null || { echo "backend start failed"; exit 99; }
+}
+# guest_cfg NAME: $T/g.cfg, the xl config of a HaLVM guest NAME with both
+# profiles on profsvc disks (xvdp1, xvdp2)
+guest_cfg() {
+	printf '%s\n' "name = \"$1\"" 'kernel = "k"' \
+		"disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]" >"$T/g.cfg"
+}
+
 fails=0
 pass=0
 ok()   { pass=$((pass + 1)); }

@@ -4,14 +4,9 @@
 # round trips byte for byte, and every kind of bad input: exit status 0/1/2,
 # one clear line, no half-written output, guest names that try to escape.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-cli.XXXXXX")
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
 MNT=""
-cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
-trap cleanup EXIT
-export PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
+at_exit '[ -n "$MNT" ] && umount "$MNT" 2>/dev/null'
 
 P="$FIX/leak/leak-p-hc.prof"
 H="$FIX/leak/leak-p-hc.hp"
@@ -307,7 +302,6 @@ fi
 
 # --- xensim as a daemon: an owner-only log that shows names escaped, and a
 # stop that does not claim it is "already running" while it waits ----------
-XS="$B/xensim/xensim"
 SD="$T/sim"
 if "$XS" start --dir "$SD" >"$T/out" 2>&1; then
 	"$XS" create --dir "$SD" --name "$(printf 'evil\033]0;t\007\nxensim 00:00:00.000 forged')" >/dev/null 2>&1

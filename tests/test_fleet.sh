@@ -11,20 +11,14 @@
 # hostile guest names come back as they went in, and a catalogue that is
 # missing, newer or unreachable is refused with a clear line.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-fleet.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/a.db"
-. "$S/tests/lib.sh"
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
+export PROFSVC_DB="$T/a.db"
 
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 if [ -z "$PGBIN" ] || [ ! -x "$PGBIN/initdb" ]; then
 	[ -n "${CI:-}" ] && { echo "test_fleet: PostgreSQL's server missing (quickstart test installs it)"; exit 1; }
 	echo "test_fleet: PostgreSQL's server (initdb, pg_ctl) not installed: skipped"
-	rm -rf "$T"
 	exit 77
 fi
 # the server refuses to run as root: as nobody then, in a directory of its own
@@ -38,14 +32,8 @@ mkdir -p "$PGD/data" "$PGD/sock"
 [ "$(id -u)" = 0 ] && chown -R nobody "$PGD"
 pg() { "${AS[@]}" "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w "$@" >>"$PGD/ctl.log" 2>&1; }
 pg_up() { pg -o "-k $PGD/sock -c listen_addresses='' -c fsync=off" start; }
-cleanup() {
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	pg -m immediate stop
-	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/*.log "$PGD/log" "$PROFSVC_KEEP/" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
+at_exit 'pg -m immediate stop'
+keep_at_exit '"$T"/*.log' '"$PGD/log"'
 "${AS[@]}" "$PGBIN/initdb" -D "$PGD/data" -U profsvc --auth=trust -E UTF8 --locale=C.UTF-8 >"$PGD/initdb.log" 2>&1 ||
 	{ echo "initdb failed: $(tail -3 "$PGD/initdb.log")"; exit 99; }
 pg_up || { echo "the server did not start: $(tail -3 "$PGD/log")"; exit 99; }
@@ -60,7 +48,6 @@ if [ "$(id -u)" = 0 ] && unshare --uts true 2>/dev/null; then
 else
 	as_host() { shift; "$@"; }
 fi
-mkdir -p "$PROFSVC_RUN_DIR"
 # jv FILE EXPR: a value of the JSON document d in FILE, compact (EXPR in Python)
 jv() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(json.dumps(eval(sys.argv[2]), separators=(",", ":")))' "$1" "$2" 2>/dev/null; }
 
@@ -68,13 +55,9 @@ jv() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(jso
 P="$FIX/leak/leak-p-hc.prof" H="$FIX/leak/leak-p-hc.hp"
 import 'a-one' "$P" "$H"                                                        # A run 1
 import $'evil\x1b[31m<script>"\xff\xfe\');DROP TABLE runs;--' "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # A run 2
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
-"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
-cat >"$T/g.cfg" <<'CFG'
-name = "captured"
-kernel = "k"
-disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
-CFG
+start_xensim
+start_backend
+guest_cfg captured
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { echo "create failed"; exit 99; }
 "$STUB" --mode halvm --domid "$DOM" --prof "$P" --hp "$H" -q >"$T/stub.log" 2>&1 || fail "the HaLVM guest: $(cat "$T/stub.log")"
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null                             # A run 3

@@ -7,12 +7,7 @@
 # leaving nothing.  Needs man, systemd-analyze and bash-completion (quickstart
 # installs them); without them it is skipped (77), except under CI=true.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-install.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-export PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 missing=""

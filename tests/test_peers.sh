@@ -11,13 +11,8 @@
 # installs both; PROFSVC_PEERS names their node_modules).  Without them
 # the test is skipped (77), except under CI=true, where that is a failure.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
 NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-peers.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-export PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
 
 missing=""
 command -v chromium >/dev/null || missing="$missing chromium"

@@ -5,21 +5,8 @@
 # filter, --dry-run), du, the space of deleted runs given back, and a
 # delete beside a backend capturing another run, which stays byte-exact.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-retention.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
-cleanup() {
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir -p "$PROFSVC_RUN_DIR"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
 jx() { sqlite3 :memory: "select json_extract(readfile('$T/out'), '$1')"; }
 shape() { python3 "$S/tests/json_shapes.py" "$1" "$T/out" && ok || fail "$2: JSON not as documented: $(head -c 400 "$T/out")"; }
 nruns() { sqlite3 "$PROFSVC_DB" "select count(*) from runs"; }
@@ -139,13 +126,9 @@ grep -q "data file" "$T/out" && ok || fail "du text: $(cat "$T/out")"
 expect 2 "" -- "$PROFDB" du -n x
 
 # --- beside a backend capturing a guest: the guest's run stays byte-exact -------------------
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
-"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
-cat >"$T/g.cfg" <<'CFG'
-name = "live-guest"
-kernel = "k"
-disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
-CFG
+start_xensim
+start_backend
+guest_cfg live-guest
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_retention; exit 1; }
 LP="$FIX/phases/phases-p-hc.prof" LH="$FIX/phases/phases-hd-i0.01.hp"
 ( "$STUB" --mode halvm --domid "$DOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/stub.log" 2>&1

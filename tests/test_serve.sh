@@ -22,29 +22,13 @@
 # check-valgrind) runs the server under valgrind instead, without the
 # browser part: any memory error or leak fails its exit status.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
 NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-serve.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-. "$S/tests/lib.sh"
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
 SERVE_PID=
-cleanup() {
-	[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/*.png "$PROFSVC_KEEP/" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir -p "$PROFSVC_RUN_DIR"
-VG= SLOW=1
-[ "${PROFSVC_VALGRIND:-}" = 1 ] && SLOW=10 &&
-	VG="valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect"
+at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null'
+keep_at_exit '"$T"/*.png'
 browser=yes
 [ -n "$VG" ] && browser=valgrind
 command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
@@ -71,13 +55,9 @@ EVIL=1
 sleep 1.1
 MID=$(date -u +%Y-%m-%dT%H:%M:%S)
 
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
-"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
-cat >"$T/g.cfg" <<'CFG'
-name = "live-guest"
-kernel = "k"
-disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
-CFG
+start_xensim
+start_backend
+guest_cfg live-guest
 
 # serve, on a port of the kernel's choosing
 $VG "$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &

@@ -8,27 +8,14 @@
 # shown as such by readers, then ended crashed with the reason at the next
 # start.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-service.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
 # jv FILE EXPR: EXPR (Python, over the JSON document d) evaluated on FILE
 jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
 LISTENER=""
-cleanup() {
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir -p "$PROFSVC_RUN_DIR"
+at_exit '[ -n "$LISTENER" ] && kill "$LISTENER" 2>/dev/null'
 chmod 700 "$PROFSVC_RUN_DIR"
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+start_xensim
 
 # --- a start that fails says why, exits 1, and touches nothing ---------------------
 # refused DB WORDS: the daemonised start with --db DB fails, its stderr
@@ -83,11 +70,7 @@ expect 0 "" -- "$BACKEND" status
 expect 0 "" -- "$BACKEND" --run-dir "$PROFSVC_RUN_DIR" status
 expect 3 "not running" -- "$BACKEND" --run-dir "$T" --platform sim status
 grep -q 'STATUS=serving 0 devices' "$T/notify.txt" && ok || fail "no STATUS=serving 0 devices: $(cat "$T/notify.txt")"
-cat >"$T/g.cfg" <<'CFG'
-name = "svc-guest"
-kernel = "k"
-disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]
-CFG
+guest_cfg svc-guest
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_service; exit 1; }
 "$STUB" --mode halvm --domid "$DOM" --prof "$FIX/leak/leak-p-hc.prof" --hp "$FIX/leak/leak-p-hc.hp" -q \
 	>"$T/stub.log" 2>&1 || fail "the guest failed: $(cat "$T/stub.log")"

@@ -22,12 +22,9 @@
 # Needs root, unshare(1) and overlayfs; without them it is skipped (77),
 # except under CI=true, where it fails.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
 B=$(cd "$B" && pwd)
 S=$(cd "$S" && pwd)
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-systemd.XXXXXX")
-[ -n "${PROFSVC_KEEP_TMP:-}" ] && echo "test_systemd: keeping $T" || trap 'rm -rf "$T"' EXIT
 
 skip() {
 	echo "test_systemd: $* (a root shell on Linux with overlayfs runs it)"

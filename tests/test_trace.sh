@@ -17,14 +17,9 @@
 #    that must be served throughout.
 # Needs babeltrace2 (skipped, 77, without it, except under CI=true).
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-trace.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
+keep_at_exit '"$T"/*.log'
 CHECK="python3 $S/tests/trace_check.py"
 BACKEND_ARGS=(--platform sim --db "$PROFSVC_DB" --max-trace-pages 64)
 if ! command -v babeltrace2 >/dev/null; then
@@ -32,14 +27,6 @@ if ! command -v babeltrace2 >/dev/null; then
 	echo "test_trace: babeltrace2 not installed: skipped"
 	exit 77
 fi
-cleanup() {
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	[ -n "${PROFSVC_KEEP:-}" ] && mkdir -p "$PROFSVC_KEEP" && cp "$T"/*.log "$PROFSVC_KEEP/" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir -p "$PROFSVC_RUN_DIR"
 
 backend_up() {
 	"$BACKEND" start "${BACKEND_ARGS[@]}" --foreground >>"$T/backend.log" 2>&1 &
@@ -49,7 +36,7 @@ backend_up() {
 	exit 99
 }
 import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no trace
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
+start_xensim
 backend_up
 
 run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }

@@ -6,12 +6,7 @@
 # invalid UTF-8) that must come out inert in every form; bad input and bad
 # options with one clear line and the right exit status.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-view.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-export PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
 
 import leak "$FIX/leak/leak-p-hc.prof" "$FIX/leak/leak-p-hc.hp"                 # run 1
 import phases "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"   # run 2

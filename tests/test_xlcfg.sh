@@ -7,21 +7,8 @@
 # file, then every disk, profsvc's in stock xl's script= form); and on xensim, a refused
 # create leaves no domain and no run behind.
 set -uo pipefail
-B=${TOP_BUILDDIR:-.}
-S=${TOP_SRCDIR:-.}
-T=$(mktemp -d "${TMPDIR:-/tmp}/profsvc-xlcfg.XXXXXX")
-export XENSIM_DIR="$T/xen" PROFSVC_RUN_DIR="$T/run" PROFSVC_DB="$T/p.db"
-. "$S/tests/lib.sh"
-XS="$B/xensim/xensim"
-BACKEND="$B/profile-backend"
-STUB="$B/frontend-stub/frontend-stub"
-cleanup() {
-	"$BACKEND" stop >/dev/null 2>&1
-	"$XS" stop --dir "$XENSIM_DIR" >/dev/null 2>&1
-	rm -rf "$T"
-}
-trap cleanup EXIT
-mkdir -p "$PROFSVC_RUN_DIR"
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
 C="$T/g.cfg"
 # cfg TEXT: the guest config (printf's escapes)
 cfg() { printf "$1" >"$C"; }
@@ -152,8 +139,8 @@ expect 1 "is a directory" -- "$BACKEND" create --dry-run "$T"
 expect 1 "not a config xl can read" -- "$BACKEND" create --dry-run "$S/README.md"
 
 # --- on xensim: created as named, or nothing left behind --------------------------------------
-"$XS" start --dir "$XENSIM_DIR" >/dev/null || { echo "xensim start failed"; exit 99; }
-"$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null || { echo "backend start failed"; exit 99; }
+start_xensim
+start_backend
 domains() { "$XS" list --dir "$XENSIM_DIR" | awk 'NR > 1 { print $NF }' | sort | tr '\n' ' '; }
 before=$(domains)
 cfg 'name = "q\\"x";\ndisk=[ "vdev=xvdp1,  backendtype=profsvc", ]\n'

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""layout_check.py - the README's layout table and the folders' file maps
+against the tree (run by test_layout.sh).
+
+    layout_check.py SRCDIR
+
+The tree is what git tracks, with the files git would add (in a git
+checkout whose top is SRCDIR), else every file under SRCDIR but the
+autotools' own folders (build-aux, autom4te.cache) and build trees (a
+folder holding config.status, or named _*, as make distcheck's are).
+
+1. The table under README.md's "## Layout" heading: its first column names
+   each top-level folder (`name/`) once; every top-level folder of the tree
+   is in it and every folder it names exists.  The files a row names in
+   backticks (`name.c`, `dir/name.h`, ...) exist in that folder or below it.
+2. File maps (README.md, "Layout"): the folder D's map is the first comment
+   of D/<D's name>.h, its lines that begin with the names of .c files
+   ("main.c  command line ...", "blkif.c, ring.c  the protocol ...").  Every
+   name exists (relative to D), and every .c file directly in D is named,
+   except those make generates (a first line saying "generated ... do not
+   edit").  A folder at any depth may have one; one without is not checked.
+Prints one line per problem and exits 1 if there is any.
+"""
+import os
+import re
+import subprocess
+import sys
+
+SRC = sys.argv[1] if len(sys.argv) > 1 else "."
+problems = []
+
+
+def tree_files():
+    """The tree's files, as paths relative to SRC."""
+    try:
+        top = subprocess.run(["git", "-C", SRC, "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        if os.path.realpath(top) == os.path.realpath(SRC):
+            out = subprocess.run(["git", "-C", SRC, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                 capture_output=True, check=True).stdout
+            files = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
+            # deleted in the working tree but not yet from the index: gone
+            return sorted(f for f in files if os.path.lexists(os.path.join(SRC, f)))
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    files = []
+    for dirpath, dirnames, filenames in os.walk(SRC):
+        rel = os.path.relpath(dirpath, SRC)
+        if rel == ".":
+            dirnames[:] = [d for d in dirnames if d not in ("build-aux", "autom4te.cache") and not d.startswith("_")
+                           and not os.path.exists(os.path.join(SRC, d, "config.status"))]
+        dirnames[:] = [d for d in dirnames if d not in (".deps", ".git")]
+        files += [os.path.normpath(os.path.join(rel, f)) for f in filenames]
+    return sorted(files)
+
+
+def layout_table():
+    """{folder: row text} from README.md's Layout table."""
+    rows, in_section = {}, False
+    with open(os.path.join(SRC, "README.md"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("## "):
+                in_section = line.strip() == "## Layout"
+                continue
+            m = re.match(r"\|\s*`([^`]+)/`\s*\|(.*)", line) if in_section else None
+            if m:
+                if m.group(1) in rows:
+                    problems.append(f"README.md, Layout: `{m.group(1)}/` has two rows")
+                rows[m.group(1)] = m.group(2)
+    if not rows:
+        problems.append("README.md has no Layout table (a '## Layout' section with a `folder/` row each)")
+    return rows
+
+
+def generated(path):
+    with open(os.path.join(SRC, path), encoding="utf-8", errors="replace") as f:
+        first = f.readline().lower()
+    return "generated" in first and "do not edit" in first
+
+
+MAP_LINE = re.compile(r"^\s*\*?\s*((?:[\w./-]+\.c)(?:\s*,\s*[\w./-]+\.c)*)(?=[\s,(:]|$)")
+
+
+def file_map(header):
+    """The .c names the first comment of header lists, or None."""
+    with open(os.path.join(SRC, header), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    m = re.match(r"\s*/\*(.*?)\*/", text, re.S)
+    if not m:
+        return None
+    names = []
+    for line in m.group(1).splitlines():
+        lm = MAP_LINE.match(line)
+        if lm:
+            names += [n.strip() for n in lm.group(1).split(",")]
+    return names or None
+
+
+files = tree_files()
+fileset = set(files)
+dirs = {os.path.dirname(f) for f in files}
+alldirs = set()
+for d in dirs:
+    while d:
+        alldirs.add(d)
+        d = os.path.dirname(d)
+
+# 1. the layout table
+top = sorted({f.split("/")[0] for f in files if "/" in f})
+rows = layout_table()
+for d in top:
+    if d not in rows:
+        problems.append(f"README.md, Layout: the folder {d}/ is missing from the table")
+for d, text in sorted(rows.items()):
+    if d not in top:
+        problems.append(f"README.md, Layout: `{d}/` names no folder of the tree")
+        continue
+    below = [f[len(d) + 1:] for f in files if f.startswith(d + "/")]
+    for name in re.findall(r"`([\w./-]+\.(?:c|h|sh|py|js|css|cjs))`", text):
+        if not any(b == name or b.endswith("/" + name) for b in below):
+            problems.append(f"README.md, Layout, `{d}/`: names `{name}`, which is nowhere in {d}/")
+
+# 2. the file maps
+maps = 0
+for d in sorted(alldirs):
+    header = f"{d}/{os.path.basename(d)}.h"
+    if header not in fileset:
+        continue
+    names = file_map(header)
+    if names is None:
+        continue
+    maps += 1
+    for n in names:
+        if os.path.normpath(f"{d}/{n}") not in fileset:
+            problems.append(f"{header}: the file map names {n}, which is not in {d}/")
+    own = sorted(os.path.basename(f) for f in files
+                 if os.path.dirname(f) == d and f.endswith(".c") and not generated(f))
+    missing = [c for c in own if c not in names]
+    if missing:
+        problems.append(f"{header}: the file map omits {len(missing)} of {d}/'s files: {' '.join(missing)}")
+
+for p in problems:
+    print(p)
+print(f"layout: {len(top)} folders, {len(rows)} rows, {maps} file maps, {len(problems)} problems")
+sys.exit(1 if problems else 0)
