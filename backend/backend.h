@@ -255,9 +255,6 @@ void runs_domains_changed(struct backend *b);
  * the next try, or -1 when none waits. */
 int runs_retry_ends(struct backend *b);
 
-/* CLOCK_MONOTONIC in microseconds (timers: never the wall clock). */
-int64_t backend_mono_us(void);
-
 /* journal.c: responses recorded before they touch the ring */
 int journal_open(struct device *d, uint32_t ring_ref0);
 void journal_close(struct device *d);

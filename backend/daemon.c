@@ -93,13 +93,6 @@ static void notify_status(struct backend *b, int *last)
 	sd_notifyf(0, "STATUS=serving %d device%s", n, n == 1 ? "" : "s");
 }
 
-int64_t backend_mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /* The sooner of two timeouts in milliseconds, -1 meaning none. */
 static int sooner(int a, int b)
 {

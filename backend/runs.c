@@ -25,6 +25,7 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "util/clock.h"
 
 /* The domain's name and uuid, read in one transaction so that a domain
  * torn down between two reads cannot give its name without its uuid (which
@@ -230,12 +231,12 @@ static void end_or_retry(struct backend *b, struct run *r)
 	}
 	r->end_failures++;
 	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(b->store));
-	r->end_retry_at_us = backend_mono_us() + RUN_END_RETRY_MS * 1000LL;
+	r->end_retry_at_us = clock_mono_us() + RUN_END_RETRY_MS * 1000LL;
 }
 
 int runs_retry_ends(struct backend *b)
 {
-	int64_t now = backend_mono_us(), next = -1;
+	int64_t now = clock_mono_us(), next = -1;
 
 	for (struct run *r = b->runs, *n; r; r = n) {
 		n = r->next;

@@ -38,6 +38,7 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "util/clock.h"
 #include "profile/mprof.h"
 #include "xs_values.h"
 #include "util/safe_text.h"
@@ -175,7 +176,7 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 	for (struct trace *t = b->traces; t; t = t->next) {
 		if (strcmp(path, t->node) != 0)
 			continue;
-		int64_t now = backend_mono_us();
+		int64_t now = clock_mono_us();
 		t->tokens = t->tokens_us ? t->tokens + (double)(now - t->tokens_us) * TRACE_EVENTS_PER_S / 1e6
 		                         : TRACE_EVENTS_BURST;
 		if (t->tokens > TRACE_EVENTS_BURST)
@@ -340,7 +341,7 @@ struct keep_list {
 
 static void note_lost(struct trace *t, uint64_t from, uint64_t to)
 {
-	int64_t now = backend_mono_us();
+	int64_t now = clock_mono_us();
 	t->lost += to - from;
 	if (now - t->lost_logged_us > 10 * 1000000) {
 		tlog(LOG_WARNING, t, "packets %llu-%llu lost: the guest overwrote them before they were kept (%llu lost "
@@ -370,7 +371,7 @@ static void snapshot(struct trace *t, int final, struct keep_list *kl)
 		return;
 	/* Progress for the next poll's timing. */
 	uint64_t progress = seq[active] * len[active] + mprof_content_bytes(&h[active]);
-	int64_t now = backend_mono_us();
+	int64_t now = clock_mono_us();
 	if (t->last_poll_us && progress > t->last_progress && now > t->last_poll_us) {
 		double rate = (double)(progress - t->last_progress) / (double)(now - t->last_poll_us);
 		/* Poll at least twice per packet filled: the guest overwrites a
@@ -571,7 +572,7 @@ int trace_pending(const struct backend *b)
 
 int trace_poll(struct backend *b)
 {
-	int64_t now = backend_mono_us(), next = -1;
+	int64_t now = clock_mono_us(), next = -1;
 	struct keep_list kl = {0};
 	int looked = 0;
 

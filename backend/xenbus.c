@@ -25,6 +25,7 @@
 #include <xenstore.h>
 
 #include "backend.h"
+#include "util/clock.h"
 #include "xs_values.h"
 
 _Static_assert(XSV_MAX_RING_PAGE_ORDER == MAX_RING_PAGE_ORDER, "one ring size limit");
@@ -647,7 +648,7 @@ static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind
 
 static int fe_event_allowed(struct device *d)
 {
-	int64_t now = backend_mono_us();
+	int64_t now = clock_mono_us();
 
 	if (!d->fe_tokens_us)
 		d->fe_tokens = FE_EVENTS_BURST;
@@ -674,7 +675,7 @@ static int fe_event_allowed(struct device *d)
 
 int xenbus_deferred_run(struct backend *b)
 {
-	int64_t now = backend_mono_us(), next = -1;
+	int64_t now = clock_mono_us(), next = -1;
 	int quiesced = 0;
 
 	for (struct device *d = b->devices, *nd; d; d = nd) {
