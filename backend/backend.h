@@ -175,7 +175,8 @@ struct backend {
 	/* xenstore watch events (xenbus.c): seen, deferred by the frontends'
 	 * rate limit, and rounds that drained the pipeline to act on some. */
 	uint64_t xs_events, xs_deferred, xs_rounds;
-	struct xb_todo *todo;         /* xenbus.c: watch events being handled */
+	struct alive_cache *alive;    /* domains.c: liveness asked this round (NULL: none) */
+	const struct xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
 	struct fleet_pusher *fleet;   /* fleet_push.c: --sync */
@@ -206,8 +207,29 @@ void dlog(const struct device *d, const char *fmt, ...) __attribute__((format(pr
 int64_t vdev_to_devid(const char *vdev);
 int devid_to_vdev(uint32_t devid, char *out, size_t len);
 
+/* domains.c: 1 if the domain lives; within a round of watch events
+ * (b->alive set) each domain is asked once. */
+struct alive_cache {
+	struct alive_cache_entry {
+		uint32_t domid;
+		int alive;
+	} v[256];
+	size_t n;
+};
+int domain_alive(struct backend *b, uint32_t domid);
+
 /* xenbus.c */
-int xenbus_init(struct backend *b);
+/* What xenbus tells the rest of the control plane (runs, traces) in a
+ * round of watch events; the daemon wires it, so that xenbus calls none of
+ * them by name.  note_event: a watch of theirs fired (tokens "intro",
+ * "mprof"), 1 to act this round; domains_changed: some domain died (after
+ * its devices went); round: the round's end, when note_event asked. */
+struct xenbus_listener {
+	int (*note_event)(struct backend *b, const char *path, const char *token);
+	void (*domains_changed)(struct backend *b);
+	void (*round)(struct backend *b);
+};
+int xenbus_init(struct backend *b, const struct xenbus_listener *l);
 /* xl_disks.c: stock xl's vbds with our hotplug script */
 int xl_disk_is_ours(struct backend *b, const char *bpath);
 void xl_claim(struct device *d);
@@ -221,7 +243,6 @@ void xenbus_shutdown(struct backend *b);
 /* Tears a connected device down to Closed (ring bogus, fatal error). */
 void xenbus_fail(struct device *d, const char *why);
 struct device *device_by_port(struct backend *b, uint32_t port);
-int xenbus_domain_alive(struct backend *b, uint32_t domid);
 
 /* io.c: batches are pipelined: while the commit worker stores and commits
  * one, the loop takes and copies in the next. */

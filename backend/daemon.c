@@ -99,6 +99,20 @@ static int sooner(int a, int b)
 	return a < 0 || (b >= 0 && b < a) ? b : a;
 }
 
+/* What xenbus tells the runs and the traces: some domain died, the traces'
+ * own watches fired. */
+static void domains_changed(struct backend *b)
+{
+	trace_domains_changed(b);
+	runs_domains_changed(b);
+}
+
+static const struct xenbus_listener xenbus_listener = {
+	.note_event = trace_note_event,
+	.domains_changed = domains_changed,
+	.round = trace_round,
+};
+
 static int event_loop(struct backend *b, int ctl, int sig)
 {
 	int served = -1;
@@ -285,7 +299,7 @@ static int serve(struct options *o, int ready_fd)
 		blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
 		goto out;
 	}
-	if (xenbus_init(&b) != 0) {
+	if (xenbus_init(&b, &xenbus_listener) != 0) {
 		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
 		goto out;
 	}

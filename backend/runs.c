@@ -272,7 +272,7 @@ void runs_domains_changed(struct backend *b)
 {
 	for (struct run *r = b->runs, *next; r; r = next) {
 		next = r->next;
-		if (r->ndevices == 0 && !r->end_retry_at_us && !xenbus_domain_alive(b, r->domid))
+		if (r->ndevices == 0 && !r->end_retry_at_us && !domain_alive(b, r->domid))
 			end_or_retry(b, r);
 	}
 }
@@ -292,7 +292,7 @@ void runs_reconcile(struct backend *b)
 		if (known || store_get_run(b->store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
 			continue;
 		char name[STORE_NAME_MAX], uuid[40];
-		if (sr.domid >= 0 && xenbus_domain_alive(b, (uint32_t)sr.domid)) {
+		if (sr.domid >= 0 && domain_alive(b, (uint32_t)sr.domid)) {
 			if (read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid)) == 0 &&
 			    strcmp(uuid, sr.uuid) == 0) {
 				adopt(b, sr.run_id, (uint32_t)sr.domid, uuid, name);

@@ -538,7 +538,7 @@ void trace_domains_changed(struct backend *b)
 {
 	for (struct trace *t = b->traces, *next; t; t = next) {
 		next = t->next;
-		if (xenbus_domain_alive(b, t->domid))
+		if (domain_alive(b, t->domid))
 			continue;
 		trace_finish(b, t, 1, "domain destroyed");
 		trace_free(b, t);

@@ -138,30 +138,7 @@ struct xb_todo {
 	} *v;
 	size_t n, cap;
 	int scan, released, traces;
-	struct xb_alive {
-		uint32_t domid;
-		int alive;
-	} alive[256];
-	size_t nalive;
 };
-
-int xenbus_domain_alive(struct backend *b, uint32_t domid)
-{
-	char path[64];
-	unsigned len;
-	struct xb_todo *t = b->todo;
-
-	for (size_t i = 0; t && i < t->nalive; i++)
-		if (t->alive[i].domid == domid)
-			return t->alive[i].alive;
-	snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
-	char *v = xs_read(b->xs, XBT_NULL, path, &len);
-	free(v);
-	int alive = v != NULL && xs_is_domain_introduced(b->xs, domid);
-	if (t && t->nalive < sizeof(t->alive) / sizeof(t->alive[0]))
-		t->alive[t->nalive++] = (struct xb_alive){domid, alive};
-	return alive;
-}
 
 static void disconnect(struct device *d)
 {
@@ -213,7 +190,7 @@ static void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int on
 		char **left = xs_directory(b->xs, t, dom, &n);
 		int empty = left && n == 0;
 		free(left);
-		if (!empty || (only_if_dead && xenbus_domain_alive(b, domid))) {
+		if (!empty || (only_if_dead && domain_alive(b, domid))) {
 			xs_transaction_end(b->xs, t, true);
 			return;
 		}
@@ -451,7 +428,7 @@ static void device_refresh(struct device *d)
 	if (xs_get_u32(b, d->bpath, "state", 8, &v) == -1) {
 		char *dir = xs_get(b, d->bpath, NULL);
 		if (!dir) {
-			device_free(d, !xenbus_domain_alive(b, d->domid), "backend directory removed");
+			device_free(d, !domain_alive(b, d->domid), "backend directory removed");
 			return;
 		}
 		free(dir);
@@ -461,7 +438,7 @@ static void device_refresh(struct device *d)
 	d->online = xs_get_u32(b, d->bpath, "online", 1, &v) == 0 ? (int)v : 1;
 	if (d->xl_managed)
 		xl_release_kernel(d, 0); /* a xen-blkback loaded since */
-	if (!xenbus_domain_alive(b, d->domid)) {
+	if (!domain_alive(b, d->domid)) {
 		device_free(d, 1, "domain gone");
 		return;
 	}
@@ -504,7 +481,7 @@ static void device_refresh(struct device *d)
 	case XB_UNKNOWN:
 	default:
 		/* The frontend's directory is gone. */
-		device_free(d, !xenbus_domain_alive(b, d->domid), "frontend gone");
+		device_free(d, !domain_alive(b, d->domid), "frontend gone");
 		return;
 	}
 	if (!d->online && d->xl_managed) {
@@ -706,7 +683,7 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 		return;
 	}
 	if (strcmp(token, "intro") == 0 || strcmp(token, "mprof") == 0) {
-		t->traces |= trace_note_event(b, path, token);
+		t->traces |= b->listener->note_event(b, path, token);
 		return;
 	}
 	if (strcmp(token, "fe") == 0) {
@@ -766,6 +743,7 @@ static void scan_domain(struct backend *b, int xl, uint32_t domid)
 void xenbus_watch_events(struct backend *b)
 {
 	struct xb_todo t = {0};
+	struct alive_cache alive = {0};
 	char **w;
 
 	while ((w = xs_check_watch(b->xs))) {
@@ -779,7 +757,7 @@ void xenbus_watch_events(struct backend *b)
 	/* Devices may come and go: nothing in flight may refer to them, and
 	 * the store is ours meanwhile. */
 	io_quiesce(b);
-	b->todo = &t;
+	b->alive = &alive;
 	if (t.scan) {
 		xenbus_scan(b);
 	} else {
@@ -795,20 +773,20 @@ void xenbus_watch_events(struct backend *b)
 		/* Some domain died: every device of a dead domain goes. */
 		for (struct device *d = b->devices, *next; d; d = next) {
 			next = d->next;
-			if (!xenbus_domain_alive(b, d->domid))
+			if (!domain_alive(b, d->domid))
 				device_free(d, 1, "domain destroyed");
 		}
-		trace_domains_changed(b);
-		runs_domains_changed(b);
+		b->listener->domains_changed(b);
 	}
 	if (t.traces)
-		trace_round(b);
-	b->todo = NULL;
+		b->listener->round(b);
+	b->alive = NULL;
 	free(t.v);
 }
 
-int xenbus_init(struct backend *b)
+int xenbus_init(struct backend *b, const struct xenbus_listener *l)
 {
+	b->listener = l;
 	/* Our root, owned by dom0 and readable by nobody else. */
 	if (!xs_mkdir(b->xs, XBT_NULL, BACKEND_ROOT))
 		return -1;
