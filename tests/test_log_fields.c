@@ -10,7 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "backend/log_fields.h"
+#include "backend/common/log_fields.h"
 
 static int failed, passed;
 

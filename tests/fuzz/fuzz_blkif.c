@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/blkif.h"
-#include "backend/ring.h"
+#include "backend/blkif/blkif.h"
+#include "backend/blkif/ring.h"
 
 #define PAGE 4096u
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/xlcfg.h"
+#include "backend/toolstack/xlcfg.h"
 
 /* libxlutil 4.17's parser loses a string it made when a syntax error
  * follows it (its bison rules have no %destructor); that leak is theirs,

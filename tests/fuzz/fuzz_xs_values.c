@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/xs_values.h"
+#include "backend/control/xs_values.h"
 
 int64_t vdev_to_devid(const char *vdev);
 int devid_to_vdev(uint32_t devid, char *out, size_t len);
