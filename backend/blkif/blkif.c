@@ -9,6 +9,8 @@
  * declared under the i386 ABI, where a uint64_t is 4-byte aligned (as
  * Linux's blkback and QEMU's xen_blkif.h declare them); and the compiler
  * checks both against the numbers the ABIs are known by.
+ *
+ * Calls: only the C library and Xen's public headers (the structs' offsets).
  */
 #include "config.h"
 

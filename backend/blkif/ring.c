@@ -4,6 +4,8 @@
  * Shared header (io/ring.h): req_prod @0, req_event @4, rsp_prod @8,
  * rsp_event @12, then 48 bytes of padding, then the slots.  Every index we
  * read from the shared page is read once and checked before it is used.
+ *
+ * Calls: blkif.c.
  */
 #include "config.h"
 

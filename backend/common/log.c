@@ -14,6 +14,8 @@
  *   - stderr with --foreground otherwise (a terminal, a test's log file).
  * The last error is kept so that a start that fails can say why on the
  * terminal that started it (daemon.c).
+ *
+ * Calls: log_fields.c, util/safe_text, syslog (the journal) or stderr; any part may call it.
  */
 #include "config.h"
 

@@ -9,6 +9,8 @@
  * chunk it has touched: a set of (device, chunk) per run, filled as writes
  * are admitted and, when a backend restarts or a disk comes back, from
  * what the store already holds.
+ *
+ * Calls: only the C library (and the store's chunk size).
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * docs/misc/vbd-interface.txt): xvd<letter><partition> with disks a..p and
  * partitions 0..15 is (202 << 8) | (disk << 4) | partition; xvdp1 = 51953.
  * Longer disk names use the extended form (1 << 28) | (disk << 8) | part.
+ *
+ * Calls: only the C library.
  */
 #include "config.h"
 

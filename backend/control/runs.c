@@ -13,6 +13,8 @@
  * be saved ends crashed with RUN_SAVED_WHY; a new instance with that uuid
  * reopens it, so that the profile stays whole in one run.  A reboot (same
  * uuid too) never does: its run ended for another reason.
+ *
+ * Calls: domains.c, sync_push.c, quota.c, log.c, util/clock and the store.
  */
 #include "config.h"
 

@@ -16,6 +16,8 @@
  * (fleet_sync: one query, then only the runs the catalogue lacks) pushes
  * whatever ended meanwhile, including before this start.  status shows the
  * queue, the last error and what was pushed.
+ *
+ * Calls: the fleet/ library, log.c and util/; runs.c calls it.
  */
 #include "config.h"
 

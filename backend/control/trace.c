@@ -25,6 +25,9 @@
  * while mapped is logged and keeps being read from the first list; after
  * the trace ended, the node is ignored.  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
+ *
+ * Calls: runs.c, domains.c, xs_values.c, the data path's io_quiesce, quota.c,
+ * log.c, util/, profile/mprof, the store and the platform.
  */
 #include "config.h"
 

@@ -12,6 +12,8 @@
  * lifecycle (reboot, block-attach/-detach, shutdown, destroy, save and
  * restore) then works as for any vbd: libxl makes and removes the
  * directories, we serve what is in them.
+ *
+ * Calls: log.c, xenstore and sysfs.
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * xs_values.h).  Everything here may come from a guest or a confused
  * toolstack: values are parsed strictly, never trusted for a length, and
  * a bad one produces a message naming it.
+ *
+ * Calls: blkif.c (ABI names) and vdev.c: pure functions over strings.
  */
 #include "config.h"
 

@@ -8,6 +8,9 @@
  * that does not finish within CONTROL_TIMEOUT_US is dropped.  (A status
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
+ *
+ * Calls: trace.c, sync_push.c, xenbus_state.c (state names), sink.c,
+ * quota.c and log.c: it reads every part's state, nothing calls back.
  */
 #include "config.h"
 

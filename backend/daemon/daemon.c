@@ -16,6 +16,10 @@
  * I/O per turn (io.c); ports are unmasked only after their ring was
  * drained, and later still for a device that storms us with empty
  * notifications.
+ *
+ * Calls: the control plane (xenbus, xenbus_state, runs, trace, sync_push),
+ * the data path (io_worker, io, storm, sink), the control socket, log.c and
+ * util/; it wires xenbus's listener to runs and traces.
  */
 #include "config.h"
 

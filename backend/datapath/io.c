@@ -16,6 +16,9 @@
  * state machine (d->ring_broken; xenbus_fail_broken), as Linux's blkback
  * returns an error to its caller.  Where steps 4-5 run: io_worker.c; what
  * stands in for the store in benchmarks: sink.c.
+ *
+ * Calls: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/, quota.c, log.c, the
+ * store and the platform (grant copies, notifications); io_worker.c calls it.
  */
 #include "config.h"
 

@@ -7,6 +7,8 @@
  * the HaLVM writer's round trip).  The worker is the only user of the
  * store while it works: io_quiesce() waits for it before anything else
  * touches the store or tears a device down.
+ *
+ * Calls: io.c, log.c and the store; the daemon and the control plane call it.
  */
 #include "config.h"
 

@@ -17,6 +17,8 @@
  * A journal belongs to one ring: the first ring grant and the event
  * channel identify it, so a frontend that reconnected with a new ring finds
  * no stale journal.
+ *
+ * Calls: blkif/ and log.c.
  */
 #include "config.h"
 

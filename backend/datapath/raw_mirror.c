@@ -9,6 +9,8 @@
  * The benchmarks' raw sink (sink.c, --sink raw=DIR) writes an image
  * opened here too: mirror_open with sink set opens it for reading back,
  * mirror_reap marks its failed writes, mirror_close closes it.
+ *
+ * Calls: log.c and libaio.
  */
 #include "config.h"
 

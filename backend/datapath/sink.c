@@ -10,6 +10,8 @@
  * qdisk, cache=writeback, what libxl asks for), raw-direct is O_DIRECT +
  * libaio (tapdisk, or qdisk with cache=none,aio=native).  A flush is
  * fdatasync.
+ *
+ * Calls: batch.c and raw_mirror.c (the raw sink's image).
  */
 #include "config.h"
 

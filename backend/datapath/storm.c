@@ -5,6 +5,8 @@
  * drained, and a device that woke us 1000 times in under a second with
  * nothing to do has its unmask delayed by 10 ms each time, so that it
  * cannot take the loop from the other guests.
+ *
+ * Calls: log.c, the store's clock and the platform.
  */
 #include "config.h"
 

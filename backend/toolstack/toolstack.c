@@ -10,6 +10,8 @@
  * them for a vbd) or, with `,script=block-profsvc`, the directories stock
  * xl writes for that disk line.  On xensim, which has no xl, `create`
  * makes a simulated domain and writes its devices itself.
+ *
+ * Calls: xlcfg.c, vdev.c, xenstore and xl.
  */
 #include "config.h"
 

@@ -23,6 +23,8 @@
  * target=prof` (xl_disks.c): xl then makes and removes those disks itself
  * for the domain's whole life, a reboot included, which profile-backend
  * could not follow from outside.
+ *
+ * Calls: vdev.c and libxlutil.
  */
 #include "config.h"
 
