@@ -1,6 +1,6 @@
 /*
  * fuzz_xs_values.c - libFuzzer target: what the backend parses out of
- * xenstore (backend/xs_values.c, backend/vdev.c).  The input is a
+ * xenstore (backend/control/xs_values.c, backend/common/vdev.c).  The input is a
  * frontend directory as "node=value" lines (values are the guest's), then
  * the same lines as watch-event paths and backend-directory entries.
  * Asserted: a ring description that parses has 1..16 pages, a known ABI
