@@ -238,9 +238,9 @@ static int note_stored_chunk(void *ctx, uint64_t chunk)
 }
 
 
-/* First sight of a device: check what the toolstack wrote, find the run
- * and the store device, publish our features, InitWait. */
-static int device_setup(struct device *d)
+/* What the toolstack wrote in our directory is consistent: d->vdev and
+ * d->fpath set, 0; else Closed, -1. */
+static int device_check_dir(struct device *d)
 {
 	struct backend *b = d->b;
 	char expect[96], *fe, *feid, *dev;
@@ -261,8 +261,16 @@ static int device_setup(struct device *d)
 		return -1;
 	}
 	snprintf(d->fpath, sizeof(d->fpath), "%s", expect);
+	return 0;
+}
 
+/* The device's run and its data in the store (found again, or made), and
+ * its raw image: 0, or -1 (said why; Closed unless the domain is going). */
+static int device_open_data(struct device *d)
+{
+	struct backend *b = d->b;
 	int gone = 0;
+
 	d->run = run_for_domain(b, d->domid, &gone);
 	if (!d->run && gone) {
 		dlog_at(LOG_INFO, d, "domain %u is being destroyed: no run started for this device", d->domid);
@@ -307,14 +315,19 @@ static int device_setup(struct device *d)
 	} else if (b->opt.mirror_raw && raw_mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
 		dlog_at(LOG_WARNING, d, "raw mirror unavailable (continuing without it)");
 	}
+	return 0;
+}
 
-	struct store_device_info si;
-	store_device_get_info(d->sdev, &si);
+/* Our features, in one transaction. */
+static void device_publish(struct device *d, uint64_t sectors)
+{
+	struct backend *b = d->b;
+
 	for (;;) {
 		xs_transaction_t t = xs_transaction_start(b->xs);
 		if (!t)
 			break;
-		xs_put(b, t, d->bpath, "sectors", "%llu", (unsigned long long)si.capacity_sectors);
+		xs_put(b, t, d->bpath, "sectors", "%llu", (unsigned long long)sectors);
 		xs_put(b, t, d->bpath, "sector-size", "512");
 		xs_put(b, t, d->bpath, "physical-sector-size", "512");
 		xs_put(b, t, d->bpath, "info", "0");
@@ -330,6 +343,19 @@ static int device_setup(struct device *d)
 		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
 			break;
 	}
+}
+
+/* First sight of a device: check what the toolstack wrote, find the run
+ * and the store device, publish our features, InitWait. */
+static int device_setup(struct device *d)
+{
+	struct backend *b = d->b;
+
+	if (device_check_dir(d) != 0 || device_open_data(d) != 0)
+		return -1;
+	struct store_device_info si;
+	store_device_get_info(d->sdev, &si);
+	device_publish(d, si.capacity_sectors);
 	char path[256];
 	snprintf(path, sizeof(path), "%s/state", d->fpath);
 	xs_watch(b->xs, path, "fe");
@@ -396,6 +422,46 @@ static int connect_ring(struct device *d)
 	return 0;
 }
 
+/* The frontend says fs: the device follows (connects, closes).  1 when
+ * the device was freed (the frontend is gone, or closed and detached). */
+static int follow_frontend(struct device *d, int fs)
+{
+	switch (fs) {
+	case XB_INITIALISING:
+		if (d->bstate == XB_CLOSED) {
+			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
+			set_state(d, XB_INITWAIT);
+		}
+		break;
+	case XB_INITIALISED:
+	case XB_CONNECTED:
+		if (d->connected || !d->online || d->bstate == XB_CLOSING || d->bstate == XB_CLOSED)
+			break;
+		if (connect_ring(d) != 0) {
+			set_state(d, XB_CLOSING);
+			break;
+		}
+		set_state(d, XB_CONNECTED);
+		io_schedule(d);
+		break;
+	case XB_CLOSING:
+		set_state(d, XB_CLOSING);
+		break;
+	case XB_CLOSED:
+		disconnect(d);
+		set_state(d, XB_CLOSED);
+		if (!d->online)
+			device_free(d, 0, "detached");
+		return 1;
+	case XB_UNKNOWN:
+	default:
+		/* The frontend's directory is gone. */
+		device_free(d, !domain_alive(d->b, d->domid), "frontend gone");
+		return 1;
+	}
+	return 0;
+}
+
 /* Looks again at one device and moves it along. */
 void device_refresh(struct device *d)
 {
@@ -428,39 +494,8 @@ void device_refresh(struct device *d)
 		       xenbus_state_name(fs));
 	d->fstate = fs;
 
-	switch (fs) {
-	case XB_INITIALISING:
-		if (d->bstate == XB_CLOSED) {
-			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
-			set_state(d, XB_INITWAIT);
-		}
-		break;
-	case XB_INITIALISED:
-	case XB_CONNECTED:
-		if (d->connected || !d->online || d->bstate == XB_CLOSING || d->bstate == XB_CLOSED)
-			break;
-		if (connect_ring(d) != 0) {
-			set_state(d, XB_CLOSING);
-			break;
-		}
-		set_state(d, XB_CONNECTED);
-		io_schedule(d);
-		break;
-	case XB_CLOSING:
-		set_state(d, XB_CLOSING);
-		break;
-	case XB_CLOSED:
-		disconnect(d);
-		set_state(d, XB_CLOSED);
-		if (!d->online)
-			device_free(d, 0, "detached");
+	if (follow_frontend(d, fs))
 		return;
-	case XB_UNKNOWN:
-	default:
-		/* The frontend's directory is gone. */
-		device_free(d, !domain_alive(b, d->domid), "frontend gone");
-		return;
-	}
 	if (!d->online && d->xl_managed) {
 		/*
 		 * libxl removes the device (block-detach, and every shutdown,
