@@ -129,6 +129,61 @@ static const struct xenbus_listener xenbus_listener = {
 	.round = trace_round,
 };
 
+/* One epoll event: 1 when the host went away under us (stop now). */
+static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl, int sig)
+{
+	/* xenstored or the event channel device went away (xensim
+	 * stopped under us; never on Xen): a hung-up fd is readable
+	 * forever, and reading it again and again spun a core. */
+	if ((ev->data.u32 == SRC_XS || ev->data.u32 == SRC_EVT) &&
+	    (ev->events & (EPOLLHUP | EPOLLERR))) {
+		blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
+		     "their state for the next start",
+		     ev->data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
+		b->stopping = 1;
+		sd_notify(0, "STOPPING=1\nSTATUS=stopping: the host's xenstore or event channels are gone");
+		return 1;
+	}
+	switch (ev->data.u32) {
+	case SRC_XS:
+		xenbus_watch_events(b);
+		break;
+	case SRC_EVT: {
+		int port;
+		while ((port = plat_evtchn_pending(b->evt)) >= 0) {
+			struct device *d = device_by_port(b, (uint32_t)port);
+			if (d) {
+				d->port_masked = 1;
+				io_schedule(d);
+			} else {
+				plat_evtchn_unmask(b->evt, (uint32_t)port);
+			}
+		}
+		break;
+	}
+	case SRC_CTL:
+		control_accept(b, ctl);
+		break;
+	case SRC_IO:
+		io_completed(b);
+		break;
+	case SRC_SIG: {
+		struct signalfd_siginfo si;
+		if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
+			blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
+			     si.ssi_signo);
+			b->stopping = 1;
+			sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+		}
+		break;
+	}
+	default:
+		control_event(b, ev->data.u32 - SRC_CONTROL_CLIENT);
+		break;
+	}
+	return 0;
+}
+
 static int event_loop(struct backend *b, int ctl, int sig)
 {
 	int served = -1;
@@ -162,57 +217,9 @@ static int event_loop(struct backend *b, int ctl, int sig)
 			malloc_trim(0);
 			trimmed_at = b->batches;
 		}
-		for (int i = 0; i < n; i++) {
-			/* xenstored or the event channel device went away (xensim
-			 * stopped under us; never on Xen): a hung-up fd is readable
-			 * forever, and reading it again and again spun a core. */
-			if ((evs[i].data.u32 == SRC_XS || evs[i].data.u32 == SRC_EVT) &&
-			    (evs[i].events & (EPOLLHUP | EPOLLERR))) {
-				blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
-				     "their state for the next start",
-				     evs[i].data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
-				b->stopping = 1;
-				sd_notify(0, "STOPPING=1\nSTATUS=stopping: the host's xenstore or event channels are gone");
+		for (int i = 0; i < n; i++)
+			if (handle_event(b, &evs[i], ctl, sig))
 				break;
-			}
-			switch (evs[i].data.u32) {
-			case SRC_XS:
-				xenbus_watch_events(b);
-				break;
-			case SRC_EVT: {
-				int port;
-				while ((port = plat_evtchn_pending(b->evt)) >= 0) {
-					struct device *d = device_by_port(b, (uint32_t)port);
-					if (d) {
-						d->port_masked = 1;
-						io_schedule(d);
-					} else {
-						plat_evtchn_unmask(b->evt, (uint32_t)port);
-					}
-				}
-				break;
-			}
-			case SRC_CTL:
-				control_accept(b, ctl);
-				break;
-			case SRC_IO:
-				io_completed(b);
-				break;
-			case SRC_SIG: {
-				struct signalfd_siginfo si;
-				if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
-					blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
-					     si.ssi_signo);
-					b->stopping = 1;
-					sd_notify(0, "STOPPING=1\nSTATUS=stopping");
-				}
-				break;
-			default:
-				control_event(b, evs[i].data.u32 - SRC_CONTROL_CLIENT);
-				break;
-			}
-			}
-		}
 		if (io_can_run(b))
 			io_run_batch(b);
 		xenbus_fail_broken(b);
@@ -230,65 +237,83 @@ static int event_loop(struct backend *b, int ctl, int sig)
 	return 0;
 }
 
-static int serve(struct options *o, int ready_fd)
+/* SIGTERM, SIGINT and SIGHUP as a signalfd (-1: none); SIGPIPE ignored. */
+static int signals_fd(void)
 {
-	struct backend b = {.opt = *o};
-	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
-	                             .intake = !o->no_intake};
-	/* The intake log only has to outlive this process under durability
-	 * process: it goes in the run directory (tmpfs on a host, as the
-	 * response journals), not on the disk the store may fill; under power
-	 * it must be on stable storage, beside the database. */
-	char intake[1024];
-	const char *base = strrchr(o->db, '/');
-	snprintf(intake, sizeof(intake), "%s/%s-intake", o->run_dir, base ? base + 1 : o->db);
-	if (o->durability == STORE_DURABLE_PROCESS)
-		so.intake_path = intake;
-	else
-		so.intake_other = intake; /* left by a start with durability process */
-	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
-	char err[512], path[512];
 	sigset_t mask;
-	int ctl = -1, sig = -1, rc = 1;
 
-	b.started_us = store_now_us();
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	sig = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
 
+/* The store (and --sink's directory): 0, or -1 (logged). */
+static int open_store(struct backend *b, const struct options *o)
+{
+	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
+	                             .intake = !o->no_intake};
+	/* The intake log only has to outlive this process under durability
+	 * process: it goes in the run directory (tmpfs on a host, as the
+	 * response journals), not on the disk the store may fill; under power
+	 * it must be on stable storage, beside the database. */
+	char intake[1024], err[512];
+	const char *base = strrchr(o->db, '/');
+	snprintf(intake, sizeof(intake), "%s/%s-intake", o->run_dir, base ? base + 1 : o->db);
+	if (o->durability == STORE_DURABLE_PROCESS)
+		so.intake_path = intake;
+	else
+		so.intake_other = intake; /* left by a start with durability process */
 	if (o->sink_dir) {
 		struct stat st;
 		if (stat(o->sink_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->sink_dir, W_OK) != 0) {
 			blog_at(LOG_ERR, "--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
 			     o->sink_dir);
-			goto out;
+			return -1;
 		}
 	}
-	if (store_open(&b.store, o->db, &so, err, sizeof(err)) != 0) {
+	if (store_open(&b->store, o->db, &so, err, sizeof(err)) != 0) {
 		blog_at(LOG_ERR, "%s", err);
-		goto out;
+		return -1;
 	}
-	if (plat_open(&b.plat, &po, err, sizeof(err)) != 0) {
+	return 0;
+}
+
+/* The platform: xenstore, event channels, grant tables.  0, or -1 (logged). */
+static int open_platform(struct backend *b, const struct options *o)
+{
+	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
+	char err[512];
+
+	if (plat_open(&b->plat, &po, err, sizeof(err)) != 0) {
 		blog_at(LOG_ERR, "%s", err);
-		goto out;
+		return -1;
 	}
-	b.xs = plat_xs_open(b.plat);
-	b.evt = plat_evtchn_open(b.plat);
-	b.gnt = plat_gnttab_open(b.plat);
-	if (!b.xs || !b.evt || !b.gnt) {
-		blog_at(LOG_ERR, "cannot open %s: %s", !b.xs ? "xenstore" : !b.evt ? "event channels" : "grant tables",
+	b->xs = plat_xs_open(b->plat);
+	b->evt = plat_evtchn_open(b->plat);
+	b->gnt = plat_gnttab_open(b->plat);
+	if (!b->xs || !b->evt || !b->gnt) {
+		blog_at(LOG_ERR, "cannot open %s: %s", !b->xs ? "xenstore" : !b->evt ? "event channels" : "grant tables",
 		     strerror(errno));
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* The control socket, listening under its name: 0, or -1 (logged).  *ctl
+ * is its fd (-1: none) either way, for serve_end to close. */
+static int control_listen(const struct options *o, int *ctl_out)
+{
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char path[512];
+
 	path_in(o, "backend.sock", path, sizeof(path));
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
-		goto out;
+		return -1;
 	}
 	/* The socket gets its name only once it listens, mode 0600: a client
 	 * (or a script waiting for the file) never finds it refusing. */
@@ -296,35 +321,87 @@ static int serve(struct options *o, int ready_fd)
 	snprintf(bound, sizeof(bound), "%s.new", path);
 	if (strlen(bound) >= sizeof(sa.sun_path)) {
 		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
-		goto out;
+		return -1;
 	}
 	memcpy(sa.sun_path, bound, strlen(bound) + 1);
 	unlink(bound);
-	ctl = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int ctl = *ctl_out = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(bound, 0600) != 0 ||
 	    listen(ctl, 16) != 0 || rename(bound, path) != 0) {
 		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
 		unlink(bound);
-		goto out;
+		return -1;
 	}
-	if (io_start(&b) != 0) {
+	return 0;
+}
+
+/* The commit worker, the fleet's thread, the watches; the runs left by a
+ * previous start reconciled.  0, or -1 (logged). */
+static int start_parts(struct backend *b, const struct options *o)
+{
+	if (io_start(b) != 0) {
 		blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (o->sync_url && o->sink == SINK_STORE && sync_push_start(&b) != 0) {
+	if (o->sync_url && o->sink == SINK_STORE && sync_push_start(b) != 0) {
 		blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (xenbus_init(&b, &xenbus_listener) != 0) {
+	if (xenbus_init(b, &xenbus_listener) != 0) {
 		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
-		goto out;
+		return -1;
 	}
-	xenbus_scan(&b);
-	if (o->sink == SINK_STORE && trace_init(&b) != 0) {
+	xenbus_scan(b);
+	if (o->sink == SINK_STORE && trace_init(b) != 0) {
 		blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
-		goto out;
+		return -1;
 	}
-	runs_reconcile(&b);
+	runs_reconcile(b);
+	return 0;
+}
+
+/* Everything serve() opened, closed: the guests stay connected in
+ * xenstore for the next start. */
+static void serve_end(struct backend *b, const struct options *o, int ctl, int sig)
+{
+	char path[512];
+
+	if (b->io)
+		xenbus_shutdown(b);
+	trace_shutdown(b);
+	io_stop(b);
+	sync_push_stop(b);
+	while (b->runs) {
+		struct run *r = b->runs;
+		b->runs = r->next;
+		quota_free(&r->chunks);
+		free(r);
+	}
+	if (ctl >= 0) {
+		close(ctl);
+		path_in(o, "backend.sock", path, sizeof(path));
+		unlink(path);
+	}
+	if (sig >= 0)
+		close(sig);
+	plat_gnttab_close(b->gnt);
+	plat_evtchn_close(b->evt);
+	if (b->xs)
+		xs_close(b->xs);
+	plat_close(b->plat);
+	store_close(b->store);
+}
+
+static int serve(struct options *o, int ready_fd)
+{
+	struct backend b = {.opt = *o};
+	int ctl = -1, sig, rc = 1;
+
+	b.started_us = store_now_us();
+	sig = signals_fd();
+	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
+	    start_parts(&b, o) != 0)
+		goto out;
 	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
 	     o->sink == SINK_STORE ? "" : ", BENCHMARK SINK (data not recorded): ",
@@ -346,30 +423,7 @@ out:
 		const char *why = log_last_error();
 		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
 	}
-	if (b.io)
-		xenbus_shutdown(&b);
-	trace_shutdown(&b);
-	io_stop(&b);
-	sync_push_stop(&b);
-	while (b.runs) {
-		struct run *r = b.runs;
-		b.runs = r->next;
-		quota_free(&r->chunks);
-		free(r);
-	}
-	if (ctl >= 0) {
-		close(ctl);
-		path_in(o, "backend.sock", path, sizeof(path));
-		unlink(path);
-	}
-	if (sig >= 0)
-		close(sig);
-	plat_gnttab_close(b.gnt);
-	plat_evtchn_close(b.evt);
-	if (b.xs)
-		xs_close(b.xs);
-	plat_close(b.plat);
-	store_close(b.store);
+	serve_end(&b, o, ctl, sig);
 	return rc ? 1 : 0;
 }
 
