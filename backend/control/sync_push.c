@@ -83,6 +83,99 @@ static int wait_for(struct sync_pusher *p, unsigned ms)
 	return stop;
 }
 
+/* Connects to the catalogue (*f NULL): 0, or -1 with err set. */
+static int push_connect(struct sync_pusher *p, struct fleet **f, char *err, size_t errlen, char *logged)
+{
+	if (fleet_open(f, p->url, 1, err, errlen) != 0) {
+		*f = NULL;
+		return -1;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->connected = 1;
+	p->catch_up = 1; /* whatever ended while we could not push */
+	p->active = *f;
+	pthread_mutex_unlock(&p->mu);
+	elog_at(logged[0] ? LOG_NOTICE : LOG_INFO, -1, -1,
+	        "fleet catalogue %s: connected%s", p->where,
+	        logged[0] ? " again, pushing what waited" : "");
+	logged[0] = 0;
+	return 0;
+}
+
+/* Every run the catalogue lacks: 0, or -1 with err set. */
+static int push_catch_up(struct sync_pusher *p, struct fleet *f, struct store *s, char *err, size_t errlen)
+{
+	struct fleet_sync_opts o = {0};
+	struct fleet_sync_report rep;
+
+	if (fleet_sync(f, s, &o, &rep) != 0) {
+		snprintf(err, errlen, "%s", fleet_errmsg(f));
+		return -1;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->catch_up = 0;
+	p->n = 0; /* every ended run is there now */
+	p->pushed += (uint64_t)rep.pushed;
+	p->pushed_bytes += (uint64_t)rep.bytes;
+	if (rep.pushed)
+		p->last_push_us = store_now_us();
+	pthread_mutex_unlock(&p->mu);
+	if (rep.pushed)
+		elog_at(LOG_INFO, -1, -1, "fleet catalogue %s: %lld run%s pushed (%lld bytes)",
+		        p->where, (long long)rep.pushed, rep.pushed == 1 ? "" : "s",
+		        (long long)rep.bytes);
+	return 0;
+}
+
+/* The run at the queue's head: 0 (taken off the queue), or -1 with err set. */
+static int push_run(struct sync_pusher *p, struct fleet *f, struct store *s, int64_t run_id, char *err,
+                    size_t errlen)
+{
+	int pushed;
+	int64_t bytes;
+
+	if (fleet_sync_run(f, s, run_id, &pushed, &bytes) != 0) {
+		snprintf(err, errlen, "%s", fleet_errmsg(f));
+		return -1;
+	}
+	pthread_mutex_lock(&p->mu);
+	if (p->n && p->queue[p->head] == run_id) {
+		p->head = (p->head + 1) % FLEET_QUEUE;
+		p->n--;
+	}
+	if (pushed) {
+		p->pushed++;
+		p->pushed_bytes += (uint64_t)bytes;
+		p->last_push_us = store_now_us();
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (pushed)
+		elog_at(LOG_INFO, -1, run_id, "run %lld pushed to the fleet catalogue %s (%lld bytes)",
+		        (long long)run_id, p->where, (long long)bytes);
+	return 0;
+}
+
+/* A push failed: said (a warning when the reason changes, not at every
+ * retry), the connection dropped. */
+static void push_failed(struct sync_pusher *p, struct fleet **f, const char *err, char *logged, size_t loggedlen)
+{
+	set_error(p, err);
+	if (strncmp(logged, err, loggedlen - 1) != 0) {
+		pthread_mutex_lock(&p->mu);
+		unsigned waiting = p->n;
+		pthread_mutex_unlock(&p->mu);
+		elog_at(LOG_WARNING, -1, -1,
+		        "fleet catalogue %s: %s; retrying (guests are not affected; %u run%s waiting)",
+		        p->where, err, waiting, waiting == 1 ? "" : "s");
+		snprintf(logged, loggedlen, "%s", err);
+	}
+	pthread_mutex_lock(&p->mu);
+	p->active = NULL;
+	pthread_mutex_unlock(&p->mu);
+	fleet_close(*f);
+	*f = NULL;
+}
+
 static void *pusher_main(void *arg)
 {
 	struct sync_pusher *p = arg;
@@ -97,89 +190,28 @@ static void *pusher_main(void *arg)
 			break;
 		if (!backoff && wait_for(p, 0))
 			break;
+		int failed = 0;
 		if (!s && store_open(&s, p->db, &so, err, sizeof(err)) != 0) {
 			s = NULL;
-			goto failed;
+			failed = 1;
+		} else if (!f) {
+			failed = push_connect(p, &f, err, sizeof(err), logged) != 0;
 		}
-		if (!f) {
-			if (fleet_open(&f, p->url, 1, err, sizeof(err)) != 0) {
-				f = NULL;
-				goto failed;
-			}
+		if (!failed) {
 			pthread_mutex_lock(&p->mu);
-			p->connected = 1;
-			p->catch_up = 1; /* whatever ended while we could not push */
-			p->active = f;
+			int catch_up = p->catch_up;
+			int64_t run_id = p->n ? p->queue[p->head] : 0;
 			pthread_mutex_unlock(&p->mu);
-			elog_at(logged[0] ? LOG_NOTICE : LOG_INFO, -1, -1,
-			        "fleet catalogue %s: connected%s", p->where,
-			        logged[0] ? " again, pushing what waited" : "");
-			logged[0] = 0;
+			if (catch_up)
+				failed = push_catch_up(p, f, s, err, sizeof(err)) != 0;
+			else if (run_id)
+				failed = push_run(p, f, s, run_id, err, sizeof(err)) != 0;
 		}
-		pthread_mutex_lock(&p->mu);
-		int catch_up = p->catch_up;
-		int64_t run_id = p->n ? p->queue[p->head] : 0;
-		pthread_mutex_unlock(&p->mu);
-		if (catch_up) {
-			struct fleet_sync_opts o = {0};
-			struct fleet_sync_report rep;
-			if (fleet_sync(f, s, &o, &rep) != 0) {
-				snprintf(err, sizeof(err), "%s", fleet_errmsg(f));
-				goto failed;
-			}
-			pthread_mutex_lock(&p->mu);
-			p->catch_up = 0;
-			p->n = 0; /* every ended run is there now */
-			p->pushed += (uint64_t)rep.pushed;
-			p->pushed_bytes += (uint64_t)rep.bytes;
-			if (rep.pushed)
-				p->last_push_us = store_now_us();
-			pthread_mutex_unlock(&p->mu);
-			if (rep.pushed)
-				elog_at(LOG_INFO, -1, -1, "fleet catalogue %s: %lld run%s pushed (%lld bytes)",
-				        p->where, (long long)rep.pushed, rep.pushed == 1 ? "" : "s",
-				        (long long)rep.bytes);
-		} else if (run_id) {
-			int pushed;
-			int64_t bytes;
-			if (fleet_sync_run(f, s, run_id, &pushed, &bytes) != 0) {
-				snprintf(err, sizeof(err), "%s", fleet_errmsg(f));
-				goto failed;
-			}
-			pthread_mutex_lock(&p->mu);
-			if (p->n && p->queue[p->head] == run_id) {
-				p->head = (p->head + 1) % FLEET_QUEUE;
-				p->n--;
-			}
-			if (pushed) {
-				p->pushed++;
-				p->pushed_bytes += (uint64_t)bytes;
-				p->last_push_us = store_now_us();
-			}
-			pthread_mutex_unlock(&p->mu);
-			if (pushed)
-				elog_at(LOG_INFO, -1, run_id, "run %lld pushed to the fleet catalogue %s (%lld bytes)",
-				        (long long)run_id, p->where, (long long)bytes);
+		if (!failed) {
+			backoff = 0;
+			continue;
 		}
-		backoff = 0;
-		continue;
-	failed:
-		set_error(p, err);
-		/* a warning when the reason changes, not at every retry */
-		if (strncmp(logged, err, sizeof(logged) - 1) != 0) {
-			pthread_mutex_lock(&p->mu);
-			unsigned waiting = p->n;
-			pthread_mutex_unlock(&p->mu);
-			elog_at(LOG_WARNING, -1, -1,
-			        "fleet catalogue %s: %s; retrying (guests are not affected; %u run%s waiting)",
-			        p->where, err, waiting, waiting == 1 ? "" : "s");
-			snprintf(logged, sizeof(logged), "%s", err);
-		}
-		pthread_mutex_lock(&p->mu);
-		p->active = NULL;
-		pthread_mutex_unlock(&p->mu);
-		fleet_close(f);
-		f = NULL;
+		push_failed(p, &f, err, logged, sizeof(logged));
 		backoff = backoff ? (backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2) : BACKOFF_FIRST_MS;
 	}
 	pthread_mutex_lock(&p->mu);
