@@ -359,6 +359,24 @@ static void note_lost(struct trace *t, uint64_t from, uint64_t to)
 	}
 }
 
+/* Progress for the next poll's timing: the active packet (its sequence
+ * and length) says how fast the guest writes. */
+static void pace_polls(struct trace *t, const struct mprof_header *active, uint64_t seq, size_t len)
+{
+	uint64_t progress = seq * len + mprof_content_bytes(active);
+	int64_t now = clock_mono_us();
+	if (t->last_poll_us && progress > t->last_progress && now > t->last_poll_us) {
+		double rate = (double)(progress - t->last_progress) / (double)(now - t->last_poll_us);
+		/* Poll at least twice per packet filled: the guest overwrites a
+		 * closed packet three packets later. */
+		double us = (double)len / rate / 2;
+		int64_t limit = (int64_t)t->poll_us_max;
+		t->next_poll_us = now + (us < 1000 ? 1000 : us > limit ? limit : (int64_t)us);
+	}
+	t->last_poll_us = now;
+	t->last_progress = progress;
+}
+
 /* Copies out the packets to keep; final: the domain is dead or withdrew
  * the buffer, so the active packet is taken too. */
 static void snapshot(struct trace *t, int final, struct keep_list *kl)
@@ -377,19 +395,7 @@ static void snapshot(struct trace *t, int final, struct keep_list *kl)
 	}
 	if (active < 0)
 		return;
-	/* Progress for the next poll's timing. */
-	uint64_t progress = seq[active] * len[active] + mprof_content_bytes(&h[active]);
-	int64_t now = clock_mono_us();
-	if (t->last_poll_us && progress > t->last_progress && now > t->last_poll_us) {
-		double rate = (double)(progress - t->last_progress) / (double)(now - t->last_poll_us);
-		/* Poll at least twice per packet filled: the guest overwrites a
-		 * closed packet three packets later. */
-		double us = (double)len[active] / rate / 2;
-		int64_t limit = (int64_t)t->poll_us_max;
-		t->next_poll_us = now + (us < 1000 ? 1000 : us > limit ? limit : (int64_t)us);
-	}
-	t->last_poll_us = now;
-	t->last_progress = progress;
+	pace_polls(t, &h[active], seq[active], len[active]);
 
 	for (;;) {
 		/* The smallest sequence left to keep. */
