@@ -355,6 +355,72 @@ static void undo_domain(const struct options *o, struct plat *p, uint32_t domid)
 	}
 }
 
+/* On xensim, which has no xl: a simulated domain and its devices written
+ * here.  0 with *domid, or -1 (said why, undone). */
+static int create_sim(const struct options *o, struct plat *p, struct xs_handle *xs, const struct xlcfg *c,
+                      uint32_t *domid)
+{
+	char err[512];
+
+	if (plat_domain_create(p, c->name, domid, err, sizeof(err)) != 0) {
+		fprintf(stderr, "profile-backend: %s\n", err);
+		return -1;
+	}
+	for (int i = 0; i < c->nprof; i++) {
+		/* libxl writes protocol for PV guests: 64-bit x86 here. */
+		if (write_device(xs, *domid, c->prof_vdevs[i], "x86_64-abi", 0) != 0) {
+			undo_domain(o, p, *domid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Stock xl, with the profsvc disks in its own form (xlcfg.c): libxl writes
+ * them and runs block-profsvc before the guest runs, and does so again at
+ * every reboot.  xl undoes a create that fails half-way itself.  0 with
+ * *domid, or -1 (said why). */
+static int create_xl(const struct options *o, struct xs_handle *xs, const struct xlcfg *c, int argc,
+                     char **argv, uint32_t *domid)
+{
+	char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
+	int fd = mkstemps(tmp, 4);
+	if (fd < 0 || write(fd, c->xl_text, c->xl_len) != (ssize_t)c->xl_len) {
+		fprintf(stderr, "profile-backend: cannot write a temporary config: %s\n", strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return -1;
+	}
+	close(fd);
+	/* -v: xl's own debug log (libxl's every step) on stderr, so a
+	 * create that stalls says where. */
+	char *xl[64] = {"xl"};
+	int k = 1;
+	if (o->verbose) {
+		xl[k++] = "-vvv";
+		fprintf(stderr, "profile-backend: running xl -vvv create %s\n", tmp);
+	}
+	xl[k++] = "create";
+	xl[k++] = tmp;
+	for (int i = 0; i < argc && k < 63; i++)
+		xl[k++] = argv[i];
+	xl[k] = NULL;
+	int st = run_cmd(xl);
+	unlink(tmp);
+	if (st != 0) {
+		fprintf(stderr, "profile-backend: xl create failed (status %d)%s\n", st,
+		        c->nprof ? "; if xl said hotplug-error, see above (is profile-backend running?)" : "");
+		return -1;
+	}
+	if (resolve_domain(xs, c->name, domid) != 0)
+		return -1;
+	if (o->verbose)
+		fprintf(stderr, "profile-backend: xl created domain %u (%s)\n", *domid, c->name);
+	return 0;
+}
+
 int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
 {
 	struct xlcfg c;
@@ -368,74 +434,22 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		fwrite(c.xl_text, 1, c.xl_len, stdout);
 		for (int i = 0; i < c.nprof; i++)
 			printf("# profsvc disk: %s\n", c.prof_vdevs[i]);
-		rc = 0;
-		goto out;
+		xlcfg_free(&c);
+		return 0;
 	}
 	struct plat *p;
 	struct xs_handle *xs = open_xs(o, &p);
-	if (!xs)
-		goto out;
-	uint32_t domid = 0;
-	if (o->platform == PLAT_SIM) {
-		char err[512];
-		if (plat_domain_create(p, c.name, &domid, err, sizeof(err)) != 0) {
-			fprintf(stderr, "profile-backend: %s\n", err);
-			goto close;
+	if (xs) {
+		uint32_t domid = 0;
+		int made = o->platform == PLAT_SIM ? create_sim(o, p, xs, &c, &domid)
+		                                   : create_xl(o, xs, &c, argc, argv, &domid);
+		if (made == 0) {
+			printf("%u\n", domid);
+			rc = 0;
 		}
-		for (int i = 0; i < c.nprof; i++) {
-			/* libxl writes protocol for PV guests: 64-bit x86 here. */
-			if (write_device(xs, domid, c.prof_vdevs[i], "x86_64-abi", 0) != 0) {
-				undo_domain(o, p, domid);
-				goto close;
-			}
-		}
-	} else {
-		/* Stock xl, with the profsvc disks in its own form
-		 * (xlcfg.c): libxl writes them and runs block-profsvc before
-		 * the guest runs, and does so again at every reboot.  xl
-		 * undoes a create that fails half-way itself. */
-		char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
-		int fd = mkstemps(tmp, 4);
-		if (fd < 0 || write(fd, c.xl_text, c.xl_len) != (ssize_t)c.xl_len) {
-			fprintf(stderr, "profile-backend: cannot write a temporary config: %s\n", strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
-			goto close;
-		}
-		close(fd);
-		/* -v: xl's own debug log (libxl's every step) on stderr, so a
-		 * create that stalls says where. */
-		char *xl[64] = {"xl"};
-		int k = 1;
-		if (o->verbose) {
-			xl[k++] = "-vvv";
-			fprintf(stderr, "profile-backend: running xl -vvv create %s\n", tmp);
-		}
-		xl[k++] = "create";
-		xl[k++] = tmp;
-		for (int i = 0; i < argc && k < 63; i++)
-			xl[k++] = argv[i];
-		xl[k] = NULL;
-		int st = run_cmd(xl);
-		unlink(tmp);
-		if (st != 0) {
-			fprintf(stderr, "profile-backend: xl create failed (status %d)%s\n", st,
-			        c.nprof ? "; if xl said hotplug-error, see above (is profile-backend running?)" : "");
-			goto close;
-		}
-		if (resolve_domain(xs, c.name, &domid) != 0)
-			goto close;
-		if (o->verbose)
-			fprintf(stderr, "profile-backend: xl created domain %u (%s)\n", domid, c.name);
+		xs_close(xs);
+		plat_close(p);
 	}
-	printf("%u\n", domid);
-	rc = 0;
-close:
-	xs_close(xs);
-	plat_close(p);
-out:
 	xlcfg_free(&c);
 	return rc;
 }
