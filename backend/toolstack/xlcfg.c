@@ -292,147 +292,124 @@ int xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct xlc
 }
 
 /* The config src (len bytes and a NUL, freed here) read as path. */
-static int load_src(const char *path, char *src, size_t len, struct xlcfg *c)
+/* A disk entry seen: its vdev (ours), its number, whether it is ours. */
+struct disk_seen {
+	char *vdev;
+	int64_t devid;
+	int prof;
+};
+
+/* libxlutil asserts (aborts) on a NUL inside a quoted string: 0 if there
+ * is none, else -1 (said where). */
+static int check_no_nul(const char *path, const char *src, size_t len)
 {
-	struct lines l = {0};
-	XLU_Config *cfg = NULL;
-	int rc = -1, ndisks = 0;
-	char at[4200];
-	struct {
-		char *vdev;
-		int64_t devid;
-		int prof;
-	} seen[MAX_DISKS];
-
-	/* libxlutil asserts (aborts) on a NUL inside a quoted string. */
 	const char *nul = memchr(src, '\0', len);
-	if (nul) {
-		int line = 1;
-		for (const char *p = src; p < nul; p++)
-			line += *p == '\n';
-		fprintf(stderr, "profile-backend: %s:%d: a NUL byte: not an xl config; nothing created\n", path,
-		        line);
-		goto out;
-	}
-	/* Syntax errors: libxlutil prints "path:line: config parsing error
-	 * near ..." on stderr. */
-	cfg = xlu_cfg_init(stderr, path);
-	if (!cfg || xlu_cfg_readdata(cfg, src, (int)len) != 0) {
-		fprintf(stderr, "profile-backend: %s: not a config xl can read (see above); nothing created\n",
-		        path);
-		goto out;
-	}
-	l.f = open_memstream(&l.buf, &l.len);
-	l.cfg = l.f ? xlu_cfg_init(l.f, "L") : NULL;
-	if (l.cfg && xlu_cfg_readdata(l.cfg, src, (int)len) != 0) {
-		xlu_cfg_destroy(l.cfg);
-		l.cfg = NULL;
-	}
+	if (!nul)
+		return 0;
+	int line = 1;
+	for (const char *p = src; p < nul; p++)
+		line += *p == '\n';
+	fprintf(stderr, "profile-backend: %s:%d: a NUL byte: not an xl config; nothing created\n", path, line);
+	return -1;
+}
 
+/* name = "GUEST" into c->name (at: where it is said).  0, or -1 (said
+ * why). */
+static int take_name(XLU_Config *cfg, struct lines *l, const char *path, char *at, size_t atlen,
+                     struct xlcfg *c)
+{
 	const char *name;
 	int e = xlu_cfg_get_string(cfg, "name", &name, 1);
-	where(at, sizeof(at), path, e == ESRCH ? 0 : setting_line(&l, "name", e != 0));
+	where(at, atlen, path, e == ESRCH ? 0 : setting_line(l, "name", e != 0));
 	if (e == ESRCH) {
 		fprintf(stderr, "profile-backend: %s: no name = \"...\": xl needs the guest's name\n", at);
-		goto out;
+		return -1;
 	}
 	if (e) {
 		fprintf(stderr, "profile-backend: %s: name is a list; write name = \"GUEST\"\n", at);
-		goto out;
+		return -1;
 	}
 	if (!*name) {
 		fprintf(stderr, "profile-backend: %s: name is empty; write name = \"GUEST\"\n", at);
-		goto out;
+		return -1;
 	}
-	if (!(c->name = strdup(name)))
-		goto out;
+	return (c->name = strdup(name)) ? 0 : -1;
+}
 
-	XLU_ConfigList *list = NULL;
-	int n = 0;
-	e = xlu_cfg_get_list(cfg, "disk", &list, &n, 1);
-	if (e == ESRCH) {
-		rc = 0; /* no disks: xl gets the file as it is */
-		goto text;
+/* Disk entry i (spec) parsed as xl would and, if it is a profsvc disk,
+ * checked; its vdev kept in seen[*ndisks] (counted there once held) and a
+ * profsvc one's in c.  0, or -1 (said why). */
+static int take_disk(const char *at, int i, const char *spec, struct disk_seen *seen, int *ndisks,
+                     struct xlcfg *c)
+{
+	if (!spec) {
+		fprintf(stderr, "profile-backend: %s: disk entry %d is a list; each disk is one string\n", at, i + 1);
+		return -1;
 	}
-	where(at, sizeof(at), path, setting_line(&l, "disk", e == 0));
-	if (e) {
-		fprintf(stderr, "profile-backend: %s: disk is a single string, not a list (xl would ignore "
-		                "it): write disk = [ '...', '...' ]\n", at);
-		goto out;
-	}
-	if (n > MAX_DISKS) {
-		fprintf(stderr, "profile-backend: %s: %d disks; at most %d\n", at, n, MAX_DISKS);
-		goto out;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *spec = xlu_cfg_get_listitem(list, i);
-		if (!spec) {
-			fprintf(stderr, "profile-backend: %s: disk entry %d is a list; each disk is one string\n",
-			        at, i + 1);
-			goto bad;
-		}
-		size_t btlen = 0;
-		int spaced;
-		const char *bt = backendtype_of(spec, &btlen, &spaced);
-		int prof = bt && btlen == strlen(BACKEND_TYPE) && !strncmp(bt, BACKEND_TYPE, btlen);
-		libxl_device_disk d;
-		libxl_device_disk_init(&d);
-		if (parse_disk(at, spec, bt, btlen, prof, &d) != 0) {
-			libxl_device_disk_dispose(&d);
-			if (prof)
-				fprintf(stderr, "profile-backend: %s: disk entry %d '%s' is not a disk xl accepts (see "
-				                "above); a profsvc disk reads 'vdev=xvdp1, backendtype=%s'\n",
-				        at, i + 1, spec, BACKEND_TYPE);
-			else if ((bt && looks_like_profsvc(bt, btlen)) || spaced)
-				fprintf(stderr, "profile-backend: %s: disk entry %d: xl takes backendtype=%s exactly "
-				                "(lower case, no blanks around '=' or the value)\n",
-				        at, i + 1, BACKEND_TYPE);
-			else
-				fprintf(stderr, "profile-backend: %s: disk entry %d '%s' is not a disk xl accepts "
-				                "(see above; docs/misc/xl-disk-configuration.txt)\n",
-				        at, i + 1, spec);
-			goto bad;
-		}
-		int bad = prof && check_prof(at, i, spec, &d) != 0;
-		seen[ndisks].vdev = d.vdev ? strdup(d.vdev) : NULL;
+	size_t btlen = 0;
+	int spaced;
+	const char *bt = backendtype_of(spec, &btlen, &spaced);
+	int prof = bt && btlen == strlen(BACKEND_TYPE) && !strncmp(bt, BACKEND_TYPE, btlen);
+	libxl_device_disk d;
+	libxl_device_disk_init(&d);
+	if (parse_disk(at, spec, bt, btlen, prof, &d) != 0) {
 		libxl_device_disk_dispose(&d);
-		if (bad || !seen[ndisks].vdev) {
-			free(seen[ndisks].vdev); /* not yet counted in ndisks */
-			goto bad;
-		}
-		seen[ndisks].devid = vdev_to_devid(seen[ndisks].vdev);
-		seen[ndisks].prof = prof;
-		for (int k = 0; k < ndisks; k++) {
-			int same = seen[k].devid >= 0 ? seen[k].devid == seen[ndisks].devid
-			                              : !strcmp(seen[k].vdev, seen[ndisks].vdev);
-			if (same && (prof || seen[k].prof)) {
-				fprintf(stderr, "profile-backend: %s: disk entries %d and %d are both %s; give each "
-				                "disk its own vdev\n", at, k + 1, i + 1, seen[ndisks].vdev);
-				ndisks++;
-				goto bad;
-			}
-		}
-		ndisks++;
-		if (prof) {
-			if (c->nprof == XLCFG_MAX_PROF) {
-				fprintf(stderr, "profile-backend: %s: more than %d profsvc disks\n", at, XLCFG_MAX_PROF);
-				goto bad;
-			}
-			if (!(c->prof_vdevs[c->nprof++] = strdup(seen[ndisks - 1].vdev)))
-				goto bad;
+		if (prof)
+			fprintf(stderr, "profile-backend: %s: disk entry %d '%s' is not a disk xl accepts (see "
+			                "above); a profsvc disk reads 'vdev=xvdp1, backendtype=%s'\n",
+			        at, i + 1, spec, BACKEND_TYPE);
+		else if ((bt && looks_like_profsvc(bt, btlen)) || spaced)
+			fprintf(stderr, "profile-backend: %s: disk entry %d: xl takes backendtype=%s exactly "
+			                "(lower case, no blanks around '=' or the value)\n",
+			        at, i + 1, BACKEND_TYPE);
+		else
+			fprintf(stderr, "profile-backend: %s: disk entry %d '%s' is not a disk xl accepts "
+			                "(see above; docs/misc/xl-disk-configuration.txt)\n",
+			        at, i + 1, spec);
+		return -1;
+	}
+	int bad = prof && check_prof(at, i, spec, &d) != 0;
+	struct disk_seen *me = &seen[*ndisks];
+	me->vdev = d.vdev ? strdup(d.vdev) : NULL;
+	libxl_device_disk_dispose(&d);
+	if (bad || !me->vdev) {
+		free(me->vdev); /* not yet counted in ndisks */
+		return -1;
+	}
+	me->devid = vdev_to_devid(me->vdev);
+	me->prof = prof;
+	for (int k = 0; k < *ndisks; k++) {
+		int same = seen[k].devid >= 0 ? seen[k].devid == me->devid : !strcmp(seen[k].vdev, me->vdev);
+		if (same && (prof || seen[k].prof)) {
+			fprintf(stderr, "profile-backend: %s: disk entries %d and %d are both %s; give each "
+			                "disk its own vdev\n", at, k + 1, i + 1, me->vdev);
+			(*ndisks)++;
+			return -1;
 		}
 	}
-	rc = 0;
-text:
-	/* The file as it is, then (if profsvc disks were taken out) the list
-	 * of the others, which xl reads instead of the first. */
+	(*ndisks)++;
+	if (!prof)
+		return 0;
+	if (c->nprof == XLCFG_MAX_PROF) {
+		fprintf(stderr, "profile-backend: %s: more than %d profsvc disks\n", at, XLCFG_MAX_PROF);
+		return -1;
+	}
+	return (c->prof_vdevs[c->nprof++] = strdup(me->vdev)) ? 0 : -1;
+}
+
+/* The config for xl: the file as it is, then (if profsvc disks were taken
+ * out) the list of the others, which xl reads instead of the first.  0,
+ * or -1 (said why, if not out of memory). */
+static int make_xl_text(struct xlcfg *c, const char *src, size_t len, XLU_ConfigList *list, int n,
+                        const struct disk_seen *seen, const char *at)
+{
+	int rc = 0;
+
 	c->xl_len = len;
 	size_t cap = len + 256;
 	c->xl_text = malloc(cap);
-	if (!c->xl_text) {
-		rc = -1;
-		goto bad;
-	}
+	if (!c->xl_text)
+		return -1;
 	memcpy(c->xl_text, src, len);
 	if (c->nprof) {
 		static const char head[] = "\n# profile-backend: the disks as stock xl takes them (each "
@@ -468,6 +445,53 @@ text:
 	}
 	if (rc == 0)
 		c->xl_text[c->xl_len] = '\0';
+	return rc;
+}
+
+static int load_src(const char *path, char *src, size_t len, struct xlcfg *c)
+{
+	struct lines l = {0};
+	XLU_Config *cfg = NULL;
+	XLU_ConfigList *list = NULL;
+	int rc = -1, ndisks = 0, n = 0;
+	char at[4200];
+	struct disk_seen seen[MAX_DISKS];
+
+	if (check_no_nul(path, src, len) != 0)
+		goto out;
+	/* Syntax errors: libxlutil prints "path:line: config parsing error
+	 * near ..." on stderr. */
+	cfg = xlu_cfg_init(stderr, path);
+	if (!cfg || xlu_cfg_readdata(cfg, src, (int)len) != 0) {
+		fprintf(stderr, "profile-backend: %s: not a config xl can read (see above); nothing created\n",
+		        path);
+		goto out;
+	}
+	l.f = open_memstream(&l.buf, &l.len);
+	l.cfg = l.f ? xlu_cfg_init(l.f, "L") : NULL;
+	if (l.cfg && xlu_cfg_readdata(l.cfg, src, (int)len) != 0) {
+		xlu_cfg_destroy(l.cfg);
+		l.cfg = NULL;
+	}
+	if (take_name(cfg, &l, path, at, sizeof(at), c) != 0)
+		goto out;
+	int e = xlu_cfg_get_list(cfg, "disk", &list, &n, 1);
+	if (e != ESRCH) { /* no disks: xl gets the file as it is */
+		where(at, sizeof(at), path, setting_line(&l, "disk", e == 0));
+		if (e) {
+			fprintf(stderr, "profile-backend: %s: disk is a single string, not a list (xl would ignore "
+			                "it): write disk = [ '...', '...' ]\n", at);
+			goto out;
+		}
+		if (n > MAX_DISKS) {
+			fprintf(stderr, "profile-backend: %s: %d disks; at most %d\n", at, n, MAX_DISKS);
+			goto out;
+		}
+		for (int i = 0; i < n; i++)
+			if (take_disk(at, i, xlu_cfg_get_listitem(list, i), seen, &ndisks, c) != 0)
+				goto bad;
+	}
+	rc = make_xl_text(c, src, len, list, n, seen, at);
 bad:
 	for (int k = 0; k < ndisks; k++)
 		free(seen[k].vdev);
