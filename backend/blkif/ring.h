@@ -2,6 +2,7 @@
  * ring.h - the backend's side of a blkif shared ring (one or more pages):
  * index arithmetic, the producer-index check, pushing responses and the
  * final check, as Xen's io/ring.h macros do, with explicit barriers.
+ * ring.c calls blkif.c.
  */
 #ifndef PROFSVC_RING_H
 #define PROFSVC_RING_H

@@ -3,6 +3,7 @@
  * journal fields (MESSAGE=, PRIORITY=, SYSLOG_IDENTIFIER=, DOMID=, VDEV=,
  * RUN=) built apart from sending them, so that a test can check exactly
  * what journald would be given without a journald.
+ * log_fields.c calls only util/safe_text.
  */
 #ifndef PROFSVC_LOG_FIELDS_H
 #define PROFSVC_LOG_FIELDS_H

@@ -3,6 +3,7 @@
  * frontend's ring description (guest-controlled), the toolstack's backend
  * directory, and the paths of watch events.  Pure functions over strings,
  * no xenstore handle, so that all of it can be fuzzed (tests/fuzz).
+ * xs_values.c calls blkif.c and vdev.c.
  */
 #ifndef PROFSVC_XS_VALUES_H
 #define PROFSVC_XS_VALUES_H

@@ -2,6 +2,8 @@
  * io.h - the data path's batch (io.c): devices queued for service, and the
  * batch's steps, which io_worker.c runs (prepare and finish on the loop's
  * thread, commit on whichever thread commits).
+ * io.c calls batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/,
+ * quota.c and log.c.
  */
 #ifndef PROFSVC_BE_IO_H
 #define PROFSVC_BE_IO_H

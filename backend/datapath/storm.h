@@ -1,7 +1,7 @@
 /*
  * storm.h - event channel storms (XSA-332).  A wake-up that found no
  * request; and the unmask of drained ports (ms to the next delayed one,
- * or -1).  storm.c calls only log.c and the platform.
+ * or -1).  storm.c calls log.c, the store's clock and the platform.
  */
 #ifndef PROFSVC_BE_STORM_H
 #define PROFSVC_BE_STORM_H

@@ -3,6 +3,7 @@
  * libxlutil (xl's own parser): the guest's name, the backendtype=profsvc
  * disks profile-backend serves, and the config handed to `xl create -p`
  * without them.
+ * xlcfg.c calls vdev.c and libxlutil.
  */
 #ifndef PROFSVC_XLCFG_H
 #define PROFSVC_XLCFG_H
