@@ -2,11 +2,11 @@
 # test_service.sh - profile-backend as a service: a start that fails says
 # why on the terminal and leaves the --db it was given untouched; the
 # service manager's notifications (READY=1 once it serves, STATUS=,
-# STOPPING=1); status and stop's LSB exit codes; SUB --help; the priorities and the
-# journal fields of its log lines (--log-format=fields: what it would give
-# journald, checked without one); a run whose backend and host were killed
-# shown as such by readers, then ended crashed with the reason at the next
-# start.
+# STOPPING=1); status and stop's LSB exit codes; SUB --help; the
+# priorities and the journal fields of its log lines (--log-format=fields:
+# what it would give journald, checked without one); a run whose backend
+# and host were killed shown as such by readers, then ended crashed with
+# the reason at the next start.
 set -uo pipefail
 B=${TOP_BUILDDIR:-.}
 S=${TOP_SRCDIR:-.}
