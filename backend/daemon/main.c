@@ -74,13 +74,12 @@ static const struct subcommand {
 	 "                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	 "                             [--sink store|null|raw=DIR|raw-direct=DIR] [--intake on|off]\n"
 	 "                             [--sync postgresql://HOST/DB]",
-	 "Starts the backend (a daemon, one per run directory): serves the guests' profsvc disks and\n"
-	 "MirageOS trace buffers into the store.",
+	 "Serves the guests' profsvc disks and MirageOS trace buffers into the store, as a daemon.",
 	 0, 0, 0, 1, cmd_start},
 	{"stop", "stop", "Stops the running backend; its guests stay connected for the next start.",
 	 0, 0, 0, 0, cmd_stop},
 	{"status", "status [--json]",
-	 "Says whether the backend runs and what it serves (--json: the backend object of docs/json.md).",
+	 "Says whether the backend runs and what it serves (--json: as docs/json.md says).",
 	 1, 0, 0, 0, cmd_status},
 	{"create",
 	 "create [-v] [--dry-run] GUEST.cfg [xl options]\n"
