@@ -148,7 +148,8 @@ static struct trace *trace_watch_domain(struct backend *b, uint32_t domid)
 	return t;
 }
 
-void trace_scan_domains(struct backend *b)
+/* Every domain's trace node watched (at start, and after @introduceDomain). */
+static void trace_scan_domains(struct backend *b)
 {
 	unsigned n = 0;
 	char **doms = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
@@ -572,16 +573,6 @@ void trace_round(struct backend *b)
 		if (t->look)
 			trace_look(b, t);
 	}
-}
-
-int trace_pending(const struct backend *b)
-{
-	if (b->trace_scan_due)
-		return 1;
-	for (struct trace *t = b->traces; t; t = t->next)
-		if (t->look)
-			return 1;
-	return 0;
 }
 
 int trace_poll(struct backend *b)

@@ -16,9 +16,7 @@
 struct backend;
 
 int trace_init(struct backend *b);
-void trace_scan_domains(struct backend *b);
 int trace_note_event(struct backend *b, const char *path, const char *token);
-int trace_pending(const struct backend *b);
 void trace_round(struct backend *b);
 int trace_poll(struct backend *b);
 void trace_domains_changed(struct backend *b);

@@ -133,7 +133,8 @@ static void disconnect(struct device *d)
 	dlog_at(LOG_NOTICE, d, "disconnected");
 }
 
-void xenbus_fail(struct device *d, const char *why)
+/* Tears a connected device down to Closing (ring bogus, fatal error). */
+static void xenbus_fail(struct device *d, const char *why)
 {
 	dev_error(LOG_WARNING, d, "%s; disconnecting this device (other devices are not affected)", why);
 	disconnect(d);

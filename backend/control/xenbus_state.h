@@ -28,9 +28,7 @@ void device_drop(struct device *d);
  * only_if_dead, when the domain is gone). */
 void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead);
 
-/* Tears a connected device down to Closing (ring bogus, fatal error). */
-void xenbus_fail(struct device *d, const char *why);
-/* Disconnects the devices whose ring io.c found bogus. */
+/* Disconnects (to Closing) the devices whose ring io.c found bogus. */
 void xenbus_fail_broken(struct backend *b);
 
 #endif
