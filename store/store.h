@@ -33,7 +33,7 @@
 /* The schema version this build creates and understands. */
 /* The unit of storage: a device's data is kept in chunks of this many
  * bytes, allocated whole on the first write that touches them (what a
- * write costs in dom0's disk; backend/quota.c). */
+ * write costs in dom0's disk; backend/common/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
 #define STORE_SCHEMA_VERSION 6

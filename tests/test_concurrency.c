@@ -765,7 +765,7 @@ static void test_damage(void)
 	free(db);
 }
 
-/* A saved domain restored continues its run (backend/runs.c): only a run
+/* A saved domain restored continues its run (backend/control/runs.c): only a run
  * ended crashed with the writer's reason is opened again, for the new
  * domid, and its data takes more writes after the end's trim. */
 static void test_run_reopen(void)

@@ -1,5 +1,5 @@
 /*
- * test_log_fields.c - backend/log_fields.c: the journal fields of a log
+ * test_log_fields.c - backend/common/log_fields.c: the journal fields of a log
  * line (MESSAGE, PRIORITY, SYSLOG_IDENTIFIER, DOMID, VDEV, RUN), those the
  * event lacks left out, a guest-chosen vdev unable to end its field and
  * forge another, and a small buffer cutting values without overrunning.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 
-#include "backend/log_fields.h"
+#include "backend/common/log_fields.h"
 
 static int failed, passed;
 

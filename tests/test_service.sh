@@ -2,11 +2,11 @@
 # test_service.sh - profile-backend as a service: a start that fails says
 # why on the terminal and leaves the --db it was given untouched; the
 # service manager's notifications (READY=1 once it serves, STATUS=,
-# STOPPING=1); status and stop's LSB exit codes; the priorities and the
-# journal fields of its log lines (--log-format=fields: what it would give
-# journald, checked without one); a run whose backend and host were killed
-# shown as such by readers, then ended crashed with the reason at the next
-# start.
+# STOPPING=1); status and stop's LSB exit codes; SUB --help; the
+# priorities and the journal fields of its log lines (--log-format=fields:
+# what it would give journald, checked without one); a run whose backend
+# and host were killed shown as such by readers, then ended crashed with
+# the reason at the next start.
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
@@ -45,6 +45,18 @@ refused "$T/newer.db" "failed to start: database $T/newer.db has schema version 
 expect 3 "not running" -- "$BACKEND" status
 expect 0 "not running" -- "$BACKEND" stop
 expect 0 "not running" -- "$BACKEND" stop
+
+# --- the command line: SUB --help is that subcommand's usage and what it does, on
+# stdout (exit 0); --help alone, or an unknown command, the whole usage --------------
+for sub in start stop status create attach detach; do
+	expect 0 "" -- "$BACKEND" "$sub" --help
+	head -1 "$T/out" | grep -q "^usage: profile-backend $sub" && ok || fail "$sub --help: $(head -2 "$T/out")"
+	[ "$(wc -l <"$T/out")" -lt "$("$BACKEND" --help | wc -l)" ] && ok || fail "$sub --help is the whole usage"
+done
+expect 0 "" -- "$BACKEND" --run-dir "$T/run" status -h
+grep -q "^usage: profile-backend status \[--json\]" "$T/out" && ok || fail "status -h: $(head -2 "$T/out")"
+expect 2 "usage: profile-backend start" -- "$BACKEND" frobnicate
+grep -q "profile-backend detach DOMAIN VDEV" "$T/err" && ok || fail "an unknown command's usage is cut short"
 
 # --- sd_notify: READY=1 once it serves, STATUS=, STOPPING=1 ------------------------
 python3 "$S/tests/notify_listen.py" "$T/notify.sock" "$T/notify.txt" &

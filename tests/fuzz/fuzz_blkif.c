@@ -1,7 +1,7 @@
 /*
  * fuzz_blkif.c - libFuzzer target: a hostile guest's shared ring, in every
- * request ABI, through the backend's ring and blkif code (backend/ring.c,
- * backend/blkif.c): producer indices, each request copied out and
+ * request ABI, through the backend's ring and blkif code (backend/blkif/ring.c,
+ * backend/blkif/blkif.c): producer indices, each request copied out and
  * decoded, validated, indirect segment pages loaded and checked, responses
  * written.  Asserted, beyond "no crash":
  *   - a request that validates covers only sectors inside the device;
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/blkif.h"
-#include "backend/ring.h"
+#include "backend/blkif/blkif.h"
+#include "backend/blkif/ring.h"
 
 #define PAGE 4096u
 

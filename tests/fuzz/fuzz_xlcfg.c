@@ -1,5 +1,5 @@
 /*
- * tests/fuzz/fuzz_xlcfg.c - libFuzzer target for backend/xlcfg.c: the input
+ * tests/fuzz/fuzz_xlcfg.c - libFuzzer target for backend/toolstack/xlcfg.c: the input
  * is a guest's xl config, read by xlcfg_load_buffer (libxlutil's parser,
  * the disk specs, profsvc's checks and the text for xl create).  On success
  * it checks the result's invariants.  What xlcfg says on stderr is noise.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/xlcfg.h"
+#include "backend/toolstack/xlcfg.h"
 
 /* libxlutil 4.17's parser loses a string it made when a syntax error
  * follows it (its bison rules have no %destructor); that leak is theirs,

@@ -1,6 +1,6 @@
 /*
  * fuzz_xs_values.c - libFuzzer target: what the backend parses out of
- * xenstore (backend/xs_values.c, backend/vdev.c).  The input is a
+ * xenstore (backend/control/xs_values.c, backend/common/vdev.c).  The input is a
  * frontend directory as "node=value" lines (values are the guest's), then
  * the same lines as watch-event paths and backend-directory entries.
  * Asserted: a ring description that parses has 1..16 pages, a known ABI
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/xs_values.h"
+#include "backend/control/xs_values.h"
 
 int64_t vdev_to_devid(const char *vdev);
 int devid_to_vdev(uint32_t devid, char *out, size_t len);

@@ -1,0 +1,34 @@
+/*
+ * domains.c - is a domain alive?  Asked of xenstore, and within a round
+ * of watch events asked once per domain (xenbus.c opens the round): a
+ * domain that dies meanwhile fires @releaseDomain, which is the next
+ * round.  Shared by the control plane (xenbus.c, runs.c, trace.c); calls
+ * only xenstore.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <xenstore.h>
+
+#include "backend/common/state.h"
+#include "backend/control/domains.h"
+
+int domain_alive(struct backend *b, uint32_t domid)
+{
+	char path[64];
+	unsigned len;
+	struct alive_cache *c = b->alive;
+
+	for (size_t i = 0; c && i < c->n; i++)
+		if (c->v[i].domid == domid)
+			return c->v[i].alive;
+	snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
+	char *v = xs_read(b->xs, XBT_NULL, path, &len);
+	free(v);
+	int alive = v != NULL && xs_is_domain_introduced(b->xs, domid);
+	if (c && c->n < sizeof(c->v) / sizeof(c->v[0]))
+		c->v[c->n++] = (struct alive_cache_entry){domid, alive};
+	return alive;
+}

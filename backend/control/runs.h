@@ -1,0 +1,25 @@
+/*
+ * runs.h - one run per guest boot, ended when the domain dies.  runs.c
+ * calls domains.c, sync_push.c, quota.c, log.c and the store.
+ */
+#ifndef PROFSVC_BE_RUNS_H
+#define PROFSVC_BE_RUNS_H
+
+#include <stdint.h>
+
+struct backend;
+struct run;
+
+/* The run of the domain's current boot, resumed or started; NULL with
+ * *gone set when the domain is already being torn down. */
+struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone);
+void run_device_gone(struct backend *b, struct run *r, int domain_dead);
+/* At start: runs still marked running whose domains are gone are ended. */
+void runs_reconcile(struct backend *b);
+/* After @releaseDomain: runs without devices whose domain died end. */
+void runs_domains_changed(struct backend *b);
+/* Retries ending the runs the store could not end; the milliseconds until
+ * the next try, or -1 when none waits. */
+int runs_retry_ends(struct backend *b);
+
+#endif

@@ -1,0 +1,356 @@
+/*
+ * xenbus.c - device discovery: our backend directories and stock xl's
+ * vbds, found by scanning and by xenstore watch events, handled in rounds
+ * (below); each device found is handed to the XenbusState machine
+ * (xenbus_state.c), which moves it.  A frontend's events are rate-limited
+ * here.  Runs and traces are told of a round through the listener the
+ * daemon wires (xenbus.h), never called by name.
+ *
+ * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
+ * path's io_quiesce, log.c, util/clock and xenstore.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xenstore.h>
+
+#include "backend/common/log.h"
+#include "backend/common/state.h"
+#include "backend/datapath/io_worker.h"
+#include "backend/control/domains.h"
+#include "backend/control/xenbus.h"
+#include "backend/control/xenbus_state.h"
+#include "backend/control/xl_disks.h"
+#include "backend/control/xs_values.h"
+#include "util/clock.h"
+
+/* ---- devices ---------------------------------------------------------------- */
+
+static struct device *find_device(struct backend *b, uint32_t domid, uint32_t devid)
+{
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->domid == domid && d->devid == devid)
+			return d;
+	return NULL;
+}
+
+struct device *device_by_port(struct backend *b, uint32_t port)
+{
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->connected && d->local_port == port)
+			return d;
+	return NULL;
+}
+
+/*
+ * Watch events are handled in rounds (xenbus_watch_events): every event
+ * queued is noted first, then each device, domain directory and kind of
+ * event is acted on once.  A round of 64 guests starting or dying is
+ * hundreds of events; handled one by one, each re-reading its device and
+ * asking whether its domain lives, they cost thousands of xenstore round
+ * trips, all while the rings wait.  Within a round a domain's liveness is
+ * asked once: one that dies meanwhile fires @releaseDomain, which is the
+ * next round.
+ */
+enum { TODO_DEVICE, TODO_DOMAIN, TODO_VBD_DEVICE, TODO_VBD_DOMAIN };
+
+struct xb_todo {
+	struct {
+		uint32_t domid, devid;
+		int kind;
+	} *v;
+	size_t n, cap;
+	int scan, released, traces;
+};
+
+/* ---- discovery ---------------------------------------------------------------- */
+
+static int parse_id(const char *s, uint32_t max, uint32_t *out)
+{
+	return xsv_parse_u32(s, max, out) == 0 ? 0 : -1;
+}
+
+static void refresh_path(struct backend *b, int xl, uint32_t domid, uint32_t devid)
+{
+	struct device *d = find_device(b, domid, devid);
+
+	if (d && d->xl_managed != xl)
+		return; /* the other kind's device of that number: not this one */
+	if (!d) {
+		char path[128];
+		unsigned len;
+		snprintf(path, sizeof(path), "%s/%u/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid, devid);
+		char *v = xs_read(b->xs, XBT_NULL, path, &len);
+		if (!v)
+			return; /* a removal we already handled */
+		free(v);
+		if (xl && !xl_disk_is_ours(b, path))
+			return;
+		if (!(d = device_new(b, xl, domid, devid)))
+			return;
+		if (xl)
+			xl_claim(d);
+	}
+	device_refresh(d);
+}
+
+static void scan_root(struct backend *b, int xl)
+{
+	unsigned nd = 0, nv = 0;
+	const char *root = xl ? VBD_ROOT : BACKEND_ROOT;
+	char **doms = xs_directory(b->xs, XBT_NULL, root, &nd);
+
+	for (unsigned i = 0; doms && i < nd; i++) {
+		uint32_t domid, devid;
+		char path[128];
+		if (parse_id(doms[i], 32767, &domid) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%u", root, domid);
+		char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+		for (unsigned k = 0; devs && k < nv; k++)
+			if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
+				refresh_path(b, xl, domid, devid);
+		free(devs);
+		if (!xl && (!devs || nv == 0)) /* left behind: ours to remove if the domain is gone */
+			remove_domain_dir_if_empty(b, domid, 1);
+	}
+	free(doms);
+}
+
+void xenbus_scan(struct backend *b)
+{
+	scan_root(b, 0);
+	scan_root(b, 1);
+	/* Devices whose directory vanished without an event we saw. */
+	for (struct device *d = b->devices, *next; d; d = next) {
+		next = d->next;
+		device_refresh(d);
+	}
+}
+
+/* Notes that a device (or a domain's directory) needs a look this round,
+ * once however many events named it. */
+static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].domid == domid && t->v[i].devid == devid && t->v[i].kind == kind)
+			return;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		void *grown = realloc(t->v, cap * sizeof(*t->v));
+		if (!grown) {
+			t->scan = 1; /* cannot remember it: look at everything */
+			return;
+		}
+		t->v = grown;
+		t->cap = cap;
+	}
+	t->v[t->n].domid = domid;
+	t->v[t->n].devid = devid;
+	t->v[t->n++].kind = kind;
+}
+
+/*
+ * A guest writes its frontend directory as often as it likes, and every
+ * write is a watch event that costs the backend a drained pipeline and a
+ * look at the device: 187k state writes in 15 s raised an honest
+ * neighbour's p50 from 0.16 to 1.8 ms.  As Xen's fix for event channel
+ * storms (XSA-332) does, each device's frontend events are rate-limited:
+ * FE_EVENTS_PER_S, bursts of FE_EVENTS_BURST; past that the device is
+ * looked at once every FE_DEFERRED_US, however many events came, so a
+ * real state change still takes effect within that time.
+ */
+#define FE_EVENTS_PER_S 100.0
+#define FE_EVENTS_BURST 200.0
+#define FE_DEFERRED_US 100000
+
+static int fe_event_allowed(struct device *d)
+{
+	int64_t now = clock_mono_us();
+
+	if (!d->fe_tokens_us)
+		d->fe_tokens = FE_EVENTS_BURST;
+	else
+		d->fe_tokens += (double)(now - d->fe_tokens_us) * FE_EVENTS_PER_S / 1e6;
+	if (d->fe_tokens > FE_EVENTS_BURST)
+		d->fe_tokens = FE_EVENTS_BURST;
+	d->fe_tokens_us = now;
+	if (d->fe_tokens >= 1.0) {
+		d->fe_tokens -= 1.0;
+		return 1;
+	}
+	d->b->xs_deferred++;
+	if (!d->fe_deferred)
+		d->fe_deferred = now; /* looked at FE_DEFERRED_US from now */
+	if (!d->fe_flood_logged) {
+		dlog_at(LOG_WARNING, d, "xenstore event flood from the frontend (over %.0f events/s): this device is "
+		        "looked at every %d ms until it calms down",
+		     FE_EVENTS_PER_S, FE_DEFERRED_US / 1000);
+		d->fe_flood_logged = 1;
+	}
+	return 0;
+}
+
+int xenbus_deferred_run(struct backend *b)
+{
+	int64_t now = clock_mono_us(), next = -1;
+	int quiesced = 0;
+
+	for (struct device *d = b->devices, *nd; d; d = nd) {
+		nd = d->next;
+		if (!d->fe_deferred)
+			continue;
+		int64_t due = d->fe_deferred + FE_DEFERRED_US;
+		if (due > now) {
+			int64_t wait = (due - now) / 1000 + 1;
+			next = next < 0 || wait < next ? wait : next;
+			continue;
+		}
+		if (!quiesced) {
+			io_quiesce(b);
+			b->xs_rounds++;
+			quiesced = 1;
+		}
+		d->fe_deferred = 0;
+		device_refresh(d); /* may free d: nd was read first */
+	}
+	return (int)next;
+}
+
+static void note_event(struct backend *b, struct xb_todo *t, const char *path, const char *token)
+{
+	if (strcmp(token, "rel") == 0) {
+		t->released = 1;
+		return;
+	}
+	if (strcmp(token, "intro") == 0 || strcmp(token, "mprof") == 0) {
+		t->traces |= b->listener->note_event(b, path, token);
+		return;
+	}
+	if (strcmp(token, "fe") == 0) {
+		for (struct device *d = b->devices; d; d = d->next) {
+			size_t n = strlen(d->fpath);
+			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
+				if (fe_event_allowed(d))
+					todo_add(t, d->domid, d->devid,
+					         d->xl_managed ? TODO_VBD_DEVICE : TODO_DEVICE);
+				return;
+			}
+		}
+		return;
+	}
+	/* token "be": /local/domain/0/backend/profsvc[/<domid>[/<devid>[/<node>]]],
+	 * token "vbd": the same under backend/vbd (stock xl's disks, most of
+	 * them the kernel's: only those with our hotplug script are ours) */
+	uint32_t domid, devid;
+	int xl = strcmp(token, "vbd") == 0;
+	switch (xsv_backend_path(xl ? VBD_ROOT : BACKEND_ROOT, path, &domid, &devid)) {
+	case XSV_PATH_ROOT:
+		t->scan = 1;
+		break;
+	case XSV_PATH_DOMAIN:
+		todo_add(t, domid, 0, xl ? TODO_VBD_DOMAIN : TODO_DOMAIN);
+		break;
+	case XSV_PATH_DEVICE:
+		todo_add(t, domid, devid, xl ? TODO_VBD_DEVICE : TODO_DEVICE);
+		break;
+	case XSV_PATH_OTHER:
+		break;
+	}
+}
+
+/* One domain's directory changed: its devices, and devices we hold of it
+ * whose directory went. */
+static void scan_domain(struct backend *b, int xl, uint32_t domid)
+{
+	char path[128];
+	unsigned nv = 0;
+
+	snprintf(path, sizeof(path), "%s/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid);
+	char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+	for (unsigned k = 0; devs && k < nv; k++) {
+		uint32_t devid;
+		if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
+			refresh_path(b, xl, domid, devid);
+	}
+	free(devs);
+	for (struct device *d = b->devices, *next; d; d = next) {
+		next = d->next;
+		if (d->domid == domid && d->xl_managed == xl)
+			device_refresh(d);
+	}
+}
+
+void xenbus_watch_events(struct backend *b)
+{
+	struct xb_todo t = {0};
+	struct alive_cache alive = {0};
+	char **w;
+
+	while ((w = xs_check_watch(b->xs))) {
+		note_event(b, &t, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
+		b->xs_events++;
+		free(w);
+	}
+	if (!t.scan && !t.n && !t.released && !t.traces)
+		return; /* only rate-limited events: nothing to drain the pipeline for */
+	b->xs_rounds++;
+	/* Devices may come and go: nothing in flight may refer to them, and
+	 * the store is ours meanwhile. */
+	io_quiesce(b);
+	b->alive = &alive;
+	if (t.scan) {
+		xenbus_scan(b);
+	} else {
+		for (size_t i = 0; i < t.n; i++) {
+			int k = t.v[i].kind, xl = k == TODO_VBD_DOMAIN || k == TODO_VBD_DEVICE;
+			if (k == TODO_DOMAIN || k == TODO_VBD_DOMAIN)
+				scan_domain(b, xl, t.v[i].domid);
+			else
+				refresh_path(b, xl, t.v[i].domid, t.v[i].devid);
+		}
+	}
+	if (t.released) {
+		/* Some domain died: every device of a dead domain goes. */
+		for (struct device *d = b->devices, *next; d; d = next) {
+			next = d->next;
+			if (!domain_alive(b, d->domid))
+				device_free(d, 1, "domain destroyed");
+		}
+		b->listener->domains_changed(b);
+	}
+	if (t.traces)
+		b->listener->round(b);
+	b->alive = NULL;
+	free(t.v);
+}
+
+int xenbus_init(struct backend *b, const struct xenbus_listener *l)
+{
+	b->listener = l;
+	/* Our root, owned by dom0 and readable by nobody else. */
+	if (!xs_mkdir(b->xs, XBT_NULL, BACKEND_ROOT))
+		return -1;
+	if (!xs_watch(b->xs, BACKEND_ROOT, "be") || !xs_watch(b->xs, "@releaseDomain", "rel"))
+		return -1;
+	/* Stock xl's disks: a watch on a path that does not exist yet is
+	 * fine (it fires when libxl makes it). */
+	if (!xs_watch(b->xs, VBD_ROOT, "vbd"))
+		return -1;
+	return 0;
+}
+
+void xenbus_shutdown(struct backend *b)
+{
+	io_quiesce(b);
+	/* Leave the guests connected in xenstore: a restarted backend picks
+	 * them up.  Only our own resources go. */
+	while (b->devices) {
+		struct device *d = b->devices;
+		b->devices = d->next;
+		device_drop(d);
+	}
+}

@@ -1,0 +1,34 @@
+/*
+ * xenbus_state.h - the per-device XenbusState machine (xenbus_state.c), as
+ * discovery (xenbus.c) and the daemon drive it.  It calls runs.c,
+ * domains.c, xl_disks.c, xs_values.c and the data path, never xenbus.c.
+ */
+#ifndef PROFSVC_BE_XENBUS_STATE_H
+#define PROFSVC_BE_XENBUS_STATE_H
+
+#include <stdint.h>
+
+struct backend;
+struct device;
+
+/* "Connected" for XB_CONNECTED; "?" past Closed. */
+const char *xenbus_state_name(int s);
+
+/* A device of ours (xl: stock xl's vbd) first seen: on b->devices, not
+ * yet looked at; NULL without memory. */
+struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid);
+/* Looks again at one device and moves it along; may free it. */
+void device_refresh(struct device *d);
+/* Removes a device: closed, its nodes removed, its run told. */
+void device_free(struct device *d, int domain_dead, const char *why);
+/* The backend stops: a device (unlinked by the caller) closed and freed,
+ * its xenstore nodes left for the next start. */
+void device_drop(struct device *d);
+/* Removes .../profsvc/<domid> when it holds no device (and, with
+ * only_if_dead, when the domain is gone). */
+void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead);
+
+/* Disconnects (to Closing) the devices whose ring io.c found bogus. */
+void xenbus_fail_broken(struct backend *b);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * control.c - the control socket (<run-dir>/backend.sock): answers
+ * `profile-backend status` (the text a person reads, or with --json the
+ * backend object of docs/json.md, built with jansson).  The event loop serves guests, so no client
+ * may ever make it wait: clients are non-blocking, at most
+ * CONTROL_CLIENTS_MAX at once (more are turned away), the answer is
+ * rendered into memory and sent as the client reads it, and a client
+ * that does not finish within CONTROL_TIMEOUT_US is dropped.  (A status
+ * written on a blocking socket to a client that never read, as
+ * `profile-backend status | less` did, once stopped every guest.)
+ *
+ * Calls: trace.c, sync_push.c, xenbus_state.c (state names), sink.c,
+ * quota.c and log.c: it reads every part's state, nothing calls back.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "backend/common/log.h"
+#include "backend/common/state.h"
+#include "backend/datapath/sink.h"
+#include "backend/control/sync_push.h"
+#include "backend/control/trace.h"
+#include "backend/control/xenbus_state.h"
+#include "backend/daemon/control_socket.h"
+#include "util/safe_text.h"
+
+#define CONTROL_TIMEOUT_US (10 * 1000000)
+#define CONTROL_CMD_MAX 64
+
+struct control_client {
+	int fd;                 /* -1: free */
+	char cmd[CONTROL_CMD_MAX];
+	size_t cmdlen;
+	char *out;              /* the answer, once the command is complete */
+	size_t outlen, sent;
+	int64_t deadline_us;
+};
+
+static void status_text(struct backend *b, FILE *f)
+{
+	int64_t up = (store_now_us() - b->started_us) / 1000000;
+
+	fprintf(f, "profile-backend %s, pid %ld, platform %s, up %llds\n", PACKAGE_VERSION,
+	        (long)getpid(), plat_kind_name(b->opt.platform), (long long)up);
+	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
+	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
+	if (b->opt.sink != SINK_STORE)
+		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
+		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
+	/* What malloc has handed out and not had back: the leak checks of
+	 * tests/test_faults read it (RSS also counts what free() kept). */
+	struct mallinfo2 mi = mallinfo2();
+	fprintf(f, "heap %zu KiB in use, %lld KiB of it the store's caches\n", mi.uordblks / 1024,
+	        (long long)(store_memory_used() / 1024));
+	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
+	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
+	        (unsigned long long)b->commits_failed);
+	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu\n",
+	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
+	        (unsigned long long)b->xs_rounds);
+	sync_push_status(b, f);
+	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
+	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
+	int n = 0;
+	/* Names and error texts can quote what a guest wrote: escaped. */
+	char safe[512];
+	for (struct device *d = b->devices; d; d = d->next, n++)
+		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
+		        xenbus_state_name(d->bstate), xenbus_state_name(d->fstate),
+		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
+		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
+		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
+	if (!n)
+		fprintf(f, "(no devices)\n");
+	trace_status(b, f);
+	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
+	n = 0;
+	for (struct run *r = b->runs; r; r = r->next, n++)
+		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
+		        (unsigned long long)quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
+	if (!n)
+		fprintf(f, "(no runs in progress)\n");
+	for (struct run *r = b->runs; r; r = r->next)
+		if (r->end_failures)
+			fprintf(f, "run %lld: its domain is gone but the run is not ended yet: the store refused %d "
+			        "time(s), retried every second (%s)\n",
+			        (long long)r->run_id, r->end_failures, safe_text(safe, sizeof(safe), r->end_error));
+}
+
+/* A guest's text as JSON: escaped as everywhere (docs/json.md). */
+static json_t *guest_text(const char *s)
+{
+	char safe[1024];
+	return json_string(safe_text(safe, sizeof(safe), s));
+}
+
+/* The backend object of docs/json.md: what status_text says, as data. */
+static void status_json(struct backend *b, FILE *f)
+{
+	struct mallinfo2 mi = mallinfo2();
+	json_t *devs = json_array(), *runs = json_array();
+
+	for (struct device *d = b->devices; d; d = d->next)
+		json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:o}",
+			"domid", (int)d->domid, "vdev", d->vdev,
+			"backend_state", xenbus_state_name(d->bstate), "frontend_state", xenbus_state_name(d->fstate),
+			"run_id", d->run ? json_integer(d->run->run_id) : json_null(),
+			"requests", (json_int_t)d->requests, "bytes", (json_int_t)d->bytes,
+			"errors", (json_int_t)d->errors,
+			"last_error", d->last_error[0] ? guest_text(d->last_error) : json_null()));
+	for (struct run *r = b->runs; r; r = r->next)
+		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o, s:i, s:o}", "run_id", (json_int_t)r->run_id,
+			"domid", (int)r->domid, "devices", r->ndevices,
+			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name),
+			"end_failures", r->end_failures,
+			"end_error", r->end_failures ? guest_text(r->end_error) : json_null()));
+	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
+	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
+		"backend",
+		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
+		"platform", plat_kind_name(b->opt.platform),
+		"up_seconds", (json_int_t)((store_now_us() - b->started_us) / 1000000),
+		"store", store_path(b->store),
+		"durability", b->opt.durability == STORE_DURABLE_POWER ? "power" : "process",
+		"sink", sink_name(b->opt.sink),
+		"sink_dir", b->opt.sink_dir ? json_string(b->opt.sink_dir) : json_null(),
+		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
+		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
+		"failed_commits", (json_int_t)b->commits_failed,
+		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
+		"rounds", (json_int_t)b->xs_rounds,
+		"devices", devs, "traces", trace_status_json(b), "runs", runs, "sync", sync_push_status_json(b));
+	if (doc)
+		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
+	fputc('\n', f);
+	json_decref(doc);
+}
+
+static void client_close(struct backend *b, struct control_client *c)
+{
+	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+void control_init(struct backend *b, int ep)
+{
+	b->control_ep = ep;
+	b->control = calloc(CONTROL_CLIENTS_MAX, sizeof(*b->control));
+	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++)
+		b->control[i].fd = -1;
+}
+
+void control_shutdown(struct backend *b)
+{
+	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++)
+		if (b->control[i].fd >= 0)
+			client_close(b, &b->control[i]);
+	free(b->control);
+	b->control = NULL;
+}
+
+void control_accept(struct backend *b, int lfd)
+{
+	int fd;
+
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		struct control_client *c = NULL, *oldest = NULL;
+		for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX && !c; i++) {
+			if (b->control[i].fd < 0)
+				c = &b->control[i];
+			else if (!oldest || b->control[i].deadline_us < oldest->deadline_us)
+				oldest = &b->control[i];
+		}
+		if (!c && oldest) {
+			/* Full: the client waiting longest makes room, so that idle
+			 * connections cannot lock out `profile-backend status`. */
+			client_close(b, oldest);
+			c = oldest;
+		}
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
+		if (epoll_ctl(b->control_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
+	}
+}
+
+/* Sends what the client will take now; closes it when all is sent. */
+static void client_send(struct backend *b, struct control_client *c)
+{
+	while (c->sent < c->outlen) {
+		ssize_t n = send(c->fd, c->out + c->sent, c->outlen - c->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			c->sent += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* EPOLLOUT will say when */
+		break;
+	}
+	client_close(b, c);
+}
+
+static void client_answer(struct backend *b, struct control_client *c)
+{
+	FILE *f = open_memstream(&c->out, &c->outlen);
+	if (!f) {
+		client_close(b, c);
+		return;
+	}
+	if (strncmp(c->cmd, "status json", 11) == 0)
+		status_json(b, f);
+	else if (strncmp(c->cmd, "status", 6) == 0)
+		status_text(b, f);
+	else
+		fprintf(f, "unknown command\n");
+	if (fclose(f) != 0) {
+		client_close(b, c);
+		return;
+	}
+	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
+	epoll_ctl(b->control_ep, EPOLL_CTL_MOD, c->fd, &ev);
+	client_send(b, c);
+}
+
+void control_event(struct backend *b, unsigned idx)
+{
+	if (!b->control || idx >= CONTROL_CLIENTS_MAX || b->control[idx].fd < 0)
+		return;
+	struct control_client *c = &b->control[idx];
+	if (c->out) {
+		client_send(b, c);
+		return;
+	}
+	ssize_t n = recv(c->fd, c->cmd + c->cmdlen, sizeof(c->cmd) - 1 - c->cmdlen, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n > 0)
+		c->cmdlen += (size_t)n;
+	c->cmd[c->cmdlen] = '\0';
+	/* A command is a line; EOF or a full buffer ends it too. */
+	if (n <= 0 || memchr(c->cmd, '\n', c->cmdlen) || c->cmdlen == sizeof(c->cmd) - 1)
+		client_answer(b, c);
+}
+
+int control_expire(struct backend *b)
+{
+	int64_t now = store_now_us(), next = -1;
+
+	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++) {
+		struct control_client *c = &b->control[i];
+		if (c->fd < 0)
+			continue;
+		if (c->deadline_us <= now) {
+			client_close(b, c);
+			continue;
+		}
+		int64_t wait = (c->deadline_us - now) / 1000 + 1;
+		next = next < 0 || wait < next ? wait : next;
+	}
+	return (int)next;
+}

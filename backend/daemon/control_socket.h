@@ -1,0 +1,21 @@
+/*
+ * control_socket.h - the control socket's clients, never blocking the
+ * loop.  Their epoll events carry SRC_CONTROL_CLIENT + their index.
+ * control_socket.c reads the state of every part (status) and calls
+ * trace.c, sync_push.c, xenbus_state.c, sink.c, quota.c, log.c.
+ */
+#ifndef PROFSVC_BE_CONTROL_SOCKET_H
+#define PROFSVC_BE_CONTROL_SOCKET_H
+
+struct backend;
+
+#define SRC_CONTROL_CLIENT 100u
+#define CONTROL_CLIENTS_MAX 16
+void control_init(struct backend *b, int ep);
+void control_shutdown(struct backend *b);
+void control_accept(struct backend *b, int listen_fd);
+void control_event(struct backend *b, unsigned idx);
+/* Drops clients past their time; ms until the next deadline, or -1. */
+int control_expire(struct backend *b);
+
+#endif

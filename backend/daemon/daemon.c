@@ -1,0 +1,560 @@
+/*
+ * daemon.c - profile-backend as a daemon: one instance per run directory
+ * (a locked pid file), the event loop, the control socket that answers
+ * `status`, and stop/status as clients of it.
+ *
+ * Its service manager hears from it (sd_notify; a no-op without
+ * NOTIFY_SOCKET): READY=1 once it serves, STATUS= the devices it serves,
+ * STOPPING=1 when it is told to stop.  A start that fails says why on the
+ * terminal too (the daemonised child passes its last error back through
+ * the ready pipe).  status and stop follow the LSB init-script codes:
+ * status 0 running, 3 not running, 1 cannot tell; stop 0 once nothing
+ * runs (also when nothing ran), 1 when it cannot stop it.
+ *
+ * The loop: xenstore watch events move devices through their states;
+ * event channel notifications put devices on the work list; one batch of
+ * I/O per turn (io.c); ports are unmasked only after their ring was
+ * drained, and later still for a device that storms us with empty
+ * notifications.
+ *
+ * Calls: the control plane (xenbus, xenbus_state, runs, trace, sync_push),
+ * the data path (io_worker, io, storm, sink), the control socket, log.c and
+ * util/; it wires xenbus's listener to runs and traces.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <systemd/sd-daemon.h>
+#include <xenstore.h>
+
+#include "backend/common/log.h"
+#include "backend/common/state.h"
+#include "backend/datapath/io.h"
+#include "backend/datapath/io_worker.h"
+#include "backend/datapath/sink.h"
+#include "backend/datapath/storm.h"
+#include "backend/control/runs.h"
+#include "backend/control/sync_push.h"
+#include "backend/control/trace.h"
+#include "backend/control/xenbus.h"
+#include "backend/control/xenbus_state.h"
+#include "backend/daemon/control_socket.h"
+#include "backend/daemon/daemon.h"
+#include "util/daemonize.h"
+#include "util/private_dir.h"
+#include "util/safe_text.h"
+
+enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG, SRC_IO };
+_Static_assert(SRC_CONTROL_CLIENT > SRC_IO, "epoll sources do not overlap");
+
+static void path_in(const struct options *o, const char *name, char *out, size_t len)
+{
+	snprintf(out, len, "%s/%s", o->run_dir, name);
+}
+
+static int lock_pidfile(const struct options *o, int *fd_out)
+{
+	char path[512], pid[32] = "";
+
+	path_in(o, "profile-backend.pid", path, sizeof(path));
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "profile-backend: %s: %s (is --run-dir writable, and the pid file not a link?)\n",
+		        path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		fprintf(stderr, "profile-backend: already running (pid %s); 'profile-backend stop' first\n",
+		        pid[0] ? pid : "unknown");
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static int add_fd(int ep, int fd, int src)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)src};
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+}
+
+/* STATUS= for the service manager: how many devices are connected. */
+static void notify_status(struct backend *b, int *last)
+{
+	int n = 0;
+	for (struct device *d = b->devices; d; d = d->next)
+		n += d->connected;
+	if (n == *last)
+		return;
+	*last = n;
+	sd_notifyf(0, "STATUS=serving %d device%s", n, n == 1 ? "" : "s");
+}
+
+/* The sooner of two timeouts in milliseconds, -1 meaning none. */
+static int sooner(int a, int b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
+/* What xenbus tells the runs and the traces: some domain died, the traces'
+ * own watches fired. */
+static void domains_changed(struct backend *b)
+{
+	trace_domains_changed(b);
+	runs_domains_changed(b);
+}
+
+static const struct xenbus_listener xenbus_listener = {
+	.note_event = trace_note_event,
+	.domains_changed = domains_changed,
+	.round = trace_round,
+};
+
+/* One epoll event: 1 when the host went away under us (stop now). */
+static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl, int sig)
+{
+	/* xenstored or the event channel device went away (xensim
+	 * stopped under us; never on Xen): a hung-up fd is readable
+	 * forever, and reading it again and again spun a core. */
+	if ((ev->data.u32 == SRC_XS || ev->data.u32 == SRC_EVT) &&
+	    (ev->events & (EPOLLHUP | EPOLLERR))) {
+		blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
+		     "their state for the next start",
+		     ev->data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
+		b->stopping = 1;
+		sd_notify(0, "STOPPING=1\nSTATUS=stopping: the host's xenstore or event channels are gone");
+		return 1;
+	}
+	switch (ev->data.u32) {
+	case SRC_XS:
+		xenbus_watch_events(b);
+		break;
+	case SRC_EVT: {
+		int port;
+		while ((port = plat_evtchn_pending(b->evt)) >= 0) {
+			struct device *d = device_by_port(b, (uint32_t)port);
+			if (d) {
+				d->port_masked = 1;
+				io_schedule(d);
+			} else {
+				plat_evtchn_unmask(b->evt, (uint32_t)port);
+			}
+		}
+		break;
+	}
+	case SRC_CTL:
+		control_accept(b, ctl);
+		break;
+	case SRC_IO:
+		io_completed(b);
+		break;
+	case SRC_SIG: {
+		struct signalfd_siginfo si;
+		if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
+			blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
+			     si.ssi_signo);
+			b->stopping = 1;
+			sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+		}
+		break;
+	}
+	default:
+		control_event(b, ev->data.u32 - SRC_CONTROL_CLIENT);
+		break;
+	}
+	return 0;
+}
+
+static int event_loop(struct backend *b, int ctl, int sig)
+{
+	int served = -1;
+
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
+	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
+	    add_fd(ep, io_event_fd(b), SRC_IO)) {
+		blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
+		return -1;
+	}
+	control_init(b, ep);
+	int timeout = -1;
+	uint64_t trimmed_at = 0; /* b->batches when memory was last trimmed */
+	while (!b->stopping) {
+		struct epoll_event evs[8];
+		/* A second after the guests go quiet, the heap a burst grew is
+		 * handed back (batches of up to BATCH_BYTES_MAX each, freed but
+		 * kept by malloc): a fleet's peak is not the daemon's size. */
+		int wait = io_can_run(b) ? 0 : timeout;
+		if (b->batches != trimmed_at && (wait < 0 || wait > 1000))
+			wait = 1000;
+		int n = epoll_wait(ep, evs, 8, wait);
+		if (n < 0 && errno != EINTR) {
+			blog_at(LOG_ERR, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		if (n == 0 && wait == 1000 && !io_can_run(b) && b->batches != trimmed_at) {
+			io_quiesce(b);
+			malloc_trim(0);
+			trimmed_at = b->batches;
+		}
+		for (int i = 0; i < n; i++)
+			if (handle_event(b, &evs[i], ctl, sig))
+				break;
+		if (io_can_run(b))
+			io_run_batch(b);
+		xenbus_fail_broken(b);
+		/* the soonest of the timers' next times (-1: none) */
+		timeout = storm_unmask_ports(b);
+		timeout = sooner(timeout, control_expire(b));
+		timeout = sooner(timeout, xenbus_deferred_run(b));
+		timeout = sooner(timeout, runs_retry_ends(b));
+		timeout = sooner(timeout, trace_poll(b));
+		if (!b->stopping)
+			notify_status(b, &served);
+	}
+	control_shutdown(b);
+	close(ep);
+	return 0;
+}
+
+/* SIGTERM, SIGINT and SIGHUP as a signalfd (-1: none); SIGPIPE ignored. */
+static int signals_fd(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* The store (and --sink's directory): 0, or -1 (logged). */
+static int open_store(struct backend *b, const struct options *o)
+{
+	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
+	                             .intake = !o->no_intake};
+	/* The intake log only has to outlive this process under durability
+	 * process: it goes in the run directory (tmpfs on a host, as the
+	 * response journals), not on the disk the store may fill; under power
+	 * it must be on stable storage, beside the database. */
+	char intake[1024], err[512];
+	const char *base = strrchr(o->db, '/');
+	snprintf(intake, sizeof(intake), "%s/%s-intake", o->run_dir, base ? base + 1 : o->db);
+	if (o->durability == STORE_DURABLE_PROCESS)
+		so.intake_path = intake;
+	else
+		so.intake_other = intake; /* left by a start with durability process */
+	if (o->sink_dir) {
+		struct stat st;
+		if (stat(o->sink_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->sink_dir, W_OK) != 0) {
+			blog_at(LOG_ERR, "--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
+			     o->sink_dir);
+			return -1;
+		}
+	}
+	if (store_open(&b->store, o->db, &so, err, sizeof(err)) != 0) {
+		blog_at(LOG_ERR, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The platform: xenstore, event channels, grant tables.  0, or -1 (logged). */
+static int open_platform(struct backend *b, const struct options *o)
+{
+	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
+	char err[512];
+
+	if (plat_open(&b->plat, &po, err, sizeof(err)) != 0) {
+		blog_at(LOG_ERR, "%s", err);
+		return -1;
+	}
+	b->xs = plat_xs_open(b->plat);
+	b->evt = plat_evtchn_open(b->plat);
+	b->gnt = plat_gnttab_open(b->plat);
+	if (!b->xs || !b->evt || !b->gnt) {
+		blog_at(LOG_ERR, "cannot open %s: %s", !b->xs ? "xenstore" : !b->evt ? "event channels" : "grant tables",
+		     strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The control socket, listening under its name: 0, or -1 (logged).  *ctl
+ * is its fd (-1: none) either way, for serve_end to close. */
+static int control_listen(const struct options *o, int *ctl_out)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char path[512];
+
+	path_in(o, "backend.sock", path, sizeof(path));
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
+		return -1;
+	}
+	/* The socket gets its name only once it listens, mode 0600: a client
+	 * (or a script waiting for the file) never finds it refusing. */
+	char bound[sizeof(sa.sun_path) + 8];
+	snprintf(bound, sizeof(bound), "%s.new", path);
+	if (strlen(bound) >= sizeof(sa.sun_path)) {
+		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
+		return -1;
+	}
+	memcpy(sa.sun_path, bound, strlen(bound) + 1);
+	unlink(bound);
+	int ctl = *ctl_out = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(bound, 0600) != 0 ||
+	    listen(ctl, 16) != 0 || rename(bound, path) != 0) {
+		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
+		unlink(bound);
+		return -1;
+	}
+	return 0;
+}
+
+/* The commit worker, the fleet's thread, the watches; the runs left by a
+ * previous start reconciled.  0, or -1 (logged). */
+static int start_parts(struct backend *b, const struct options *o)
+{
+	if (io_start(b) != 0) {
+		blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
+		return -1;
+	}
+	if (o->sync_url && o->sink == SINK_STORE && sync_push_start(b) != 0) {
+		blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
+		return -1;
+	}
+	if (xenbus_init(b, &xenbus_listener) != 0) {
+		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
+		return -1;
+	}
+	xenbus_scan(b);
+	if (o->sink == SINK_STORE && trace_init(b) != 0) {
+		blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
+		return -1;
+	}
+	runs_reconcile(b);
+	return 0;
+}
+
+/* Everything serve() opened, closed: the guests stay connected in
+ * xenstore for the next start. */
+static void serve_end(struct backend *b, const struct options *o, int ctl, int sig)
+{
+	char path[512];
+
+	if (b->io)
+		xenbus_shutdown(b);
+	trace_shutdown(b);
+	io_stop(b);
+	sync_push_stop(b);
+	while (b->runs) {
+		struct run *r = b->runs;
+		b->runs = r->next;
+		quota_free(&r->chunks);
+		free(r);
+	}
+	if (ctl >= 0) {
+		close(ctl);
+		path_in(o, "backend.sock", path, sizeof(path));
+		unlink(path);
+	}
+	if (sig >= 0)
+		close(sig);
+	plat_gnttab_close(b->gnt);
+	plat_evtchn_close(b->evt);
+	if (b->xs)
+		xs_close(b->xs);
+	plat_close(b->plat);
+	store_close(b->store);
+}
+
+static int serve(struct options *o, int ready_fd)
+{
+	struct backend b = {.opt = *o};
+	int ctl = -1, sig, rc = 1;
+
+	b.started_us = store_now_us();
+	sig = signals_fd();
+	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
+	    start_parts(&b, o) != 0)
+		goto out;
+	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
+	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
+	     o->sink == SINK_STORE ? "" : ", BENCHMARK SINK (data not recorded): ",
+	     o->sink == SINK_STORE ? "" : sink_name(o->sink));
+	if (ready_fd >= 0) {
+		daemonize_ready(ready_fd);
+		ready_fd = -1;
+	}
+	/* Daemonised, we are not the pid the service manager started:
+	 * MAINPID says which process it is to watch. */
+	if (o->foreground)
+		sd_notify(0, "READY=1");
+	else
+		sd_notifyf(0, "READY=1\nMAINPID=%ld", (long)getpid());
+	rc = event_loop(&b, ctl, sig);
+	blog_at(LOG_NOTICE, "stopped");
+out:
+	if (ready_fd >= 0) {
+		const char *why = log_last_error();
+		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
+	}
+	serve_end(&b, o, ctl, sig);
+	return rc ? 1 : 0;
+}
+
+int daemon_start(struct options *o)
+{
+	int lockfd;
+	char path[512], why[512];
+
+	if (mkdir(o->run_dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "profile-backend: cannot create %s: %s\n", o->run_dir, strerror(errno));
+		return 1;
+	}
+	/* The pid file, the socket and the response journals are made there
+	 * by root: nobody else may be able to plant links in it. */
+	if (private_dir_check(o->run_dir, "the run directory (--run-dir)", why, sizeof(why)) != 0) {
+		fprintf(stderr, "profile-backend: %s\n", why);
+		return 1;
+	}
+	if (lock_pidfile(o, &lockfd) != 0)
+		return 1;
+	if (o->foreground) {
+		log_open(1, o->verbose, o->log_fields);
+		if (ftruncate(lockfd, 0) == 0)
+			dprintf(lockfd, "%ld\n", (long)getpid());
+		int rc = serve(o, -1);
+		path_in(o, "profile-backend.pid", path, sizeof(path));
+		unlink(path);
+		close(lockfd);
+		return rc;
+	}
+	int ready;
+	char reason[1024];
+	pid_t pid = daemonize_why("profile-backend", &ready, reason, sizeof(reason));
+	if (pid == 0) {
+		log_open(0, o->verbose, 0);
+		if (ftruncate(lockfd, 0) == 0)
+			dprintf(lockfd, "%ld\n", (long)getpid());
+		int rc = serve(o, ready);
+		path_in(o, "profile-backend.pid", path, sizeof(path));
+		unlink(path);
+		_exit(rc);
+	}
+	close(lockfd); /* the child keeps the lock */
+	if (pid < 0) {
+		if (reason[0])
+			fprintf(stderr, "profile-backend: failed to start: %s\n", reason);
+		else
+			fprintf(stderr, "profile-backend: failed to start (see the system log: journalctl -t "
+			                "profile-backend, or run with --foreground)\n");
+		return 1;
+	}
+	printf("profile-backend running (pid %ld)\n", (long)pid);
+	return 0;
+}
+
+static pid_t running_pid(const struct options *o)
+{
+	char path[512], buf[32] = "";
+	int fd;
+
+	path_in(o, "profile-backend.pid", path, sizeof(path));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		close(fd); /* nobody holds it: not running */
+		return 0;
+	}
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return (pid_t)strtol(buf, NULL, 10);
+}
+
+int daemon_stop(const struct options *o)
+{
+	pid_t pid = running_pid(o);
+
+	if (pid <= 0) {
+		/* Already where stop would take it: success (LSB). */
+		fprintf(stderr, "profile-backend: not running (no locked pid file in %s): nothing to stop\n",
+		        o->run_dir);
+		return 0;
+	}
+	if (kill(pid, SIGTERM) != 0) {
+		fprintf(stderr, "profile-backend: cannot signal pid %ld: %s\n", (long)pid, strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < 1000; i++) {
+		if (running_pid(o) == 0)
+			return 0;
+		usleep(10000);
+	}
+	fprintf(stderr, "profile-backend: pid %ld did not stop within 10 s\n", (long)pid);
+	return 1;
+}
+
+int daemon_status(const struct options *o)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char buf[4096];
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (strlen(o->run_dir) + 14 > sizeof(sa.sun_path)) {
+		fprintf(stderr, "profile-backend: --run-dir too long\n");
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", o->run_dir);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		pid_t pid = running_pid(o);
+		if (pid > 0) {
+			fprintf(stderr, "profile-backend: pid %ld holds the pid file but %s does not answer: %s\n",
+			        (long)pid, sa.sun_path, strerror(e));
+			return 1;
+		}
+		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(e));
+		return 3; /* LSB: program is not running */
+	}
+	const char *ask = o->json ? "status json\n" : "status\n";
+	if (send(fd, ask, strlen(ask), MSG_NOSIGNAL) != (ssize_t)strlen(ask)) {
+		close(fd);
+		return 1;
+	}
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(fd);
+	return 0;
+}

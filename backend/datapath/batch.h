@@ -1,0 +1,50 @@
+/*
+ * batch.h - a batch of guest requests, the data path's unit of work: what
+ * io.c takes from the rings and answers, io_worker.c commits and sink.c
+ * stands in for the store on.  batch.c owns refusing an item; it calls
+ * only log.c.
+ */
+#ifndef PROFSVC_BE_BATCH_H
+#define PROFSVC_BE_BATCH_H
+
+#include <stdint.h>
+
+#include "backend/common/state.h"
+
+/* One guest request in a batch (Linux's blkback calls it pending_req). */
+struct pending_req {
+	struct device *d;
+	struct blk_req req;
+	struct blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
+	uint8_t *ind_pages;
+	unsigned nsegs;
+	uint64_t nsect;
+	uint8_t *data;
+	int16_t status;
+	uint8_t kind;          /* effective operation */
+	uint8_t pending;       /* still to be done */
+	uint8_t noted;         /* its error is counted in the store */
+	uint64_t charged;      /* chunks it took from the run's quota (quota_admit) */
+};
+
+struct batch {
+	struct pending_req *items;
+	unsigned n, cap;
+	int need_sync;
+	int failed;
+};
+
+/* What an item does, whatever its operation code says. */
+enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
+
+/* Derived, never stored: items live in an array that grows (realloc). */
+static inline const struct blk_seg *item_segs(const struct pending_req *it)
+{
+	return it->ind_segs ? it->ind_segs : it->req.seg;
+}
+
+/* The request is answered with status (and done with).  Also runs on the
+ * worker: only the item is touched. */
+void batch_fail(struct pending_req *it, int16_t status, const char *why);
+
+#endif

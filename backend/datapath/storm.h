@@ -1,0 +1,15 @@
+/*
+ * storm.h - event channel storms (XSA-332).  A wake-up that found no
+ * request; and the unmask of drained ports (ms to the next delayed one,
+ * or -1).  storm.c calls log.c, the store's clock and the platform.
+ */
+#ifndef PROFSVC_BE_STORM_H
+#define PROFSVC_BE_STORM_H
+
+struct backend;
+struct device;
+
+void storm_empty_wakeup(struct device *d);
+int storm_unmask_ports(struct backend *b);
+
+#endif
