@@ -10,9 +10,12 @@ autotools' own folders (build-aux, autom4te.cache) and build trees (a
 folder holding config.status, or named _*, as make distcheck's are).
 
 1. The table under README.md's "## Layout" heading: its first column names
-   each top-level folder (`name/`) once; every top-level folder of the tree
-   is in it and every folder it names exists.  The files a row names in
-   backticks (`name.c`, `dir/name.h`, ...) exist in that folder or below it.
+   each top-level folder (`name/`) once, and may name folders below them
+   (`backend/datapath/`); every top-level folder of the tree is in it and
+   every folder it names exists.  The files a row names in
+   backticks (`name.c`, `dir/name.h`, ...) exist in that folder or below it,
+   and every .c file of the product (all but tests/ and bench/) is named
+   by the row of its folder or of the nearest folder above it.
 2. File maps (README.md, "Layout"): the folder D's map is the first comment
    of D/<D's name>.h, its lines that begin with the names of .c files
    ("main.c  command line ...", "blkif.c, ring.c  the protocol ...").  Every
@@ -112,13 +115,30 @@ for d in top:
     if d not in rows:
         problems.append(f"README.md, Layout: the folder {d}/ is missing from the table")
 for d, text in sorted(rows.items()):
-    if d not in top:
+    if d not in alldirs:
         problems.append(f"README.md, Layout: `{d}/` names no folder of the tree")
         continue
     below = [f[len(d) + 1:] for f in files if f.startswith(d + "/")]
     for name in re.findall(r"`([\w./-]+\.(?:c|h|sh|py|js|css|cjs))`", text):
-        if not any(b == name or b.endswith("/" + name) for b in below):
+        # in the row's folder or below it; a name with a folder may also
+        # be one from the top of the tree (`util/clock.c` in backend's row)
+        if not any(b == name or b.endswith("/" + name) for b in below) and name not in fileset:
             problems.append(f"README.md, Layout, `{d}/`: names `{name}`, which is nowhere in {d}/")
+
+# Every source file of the product is named by the row of its folder (or
+# of the nearest folder above it that has a row): the table is the map of
+# the tree a newcomer reads.  tests/ and bench/ name their kinds of files.
+for f in files:
+    if not f.endswith(".c") or f.split("/")[0] in ("tests", "bench") or generated(f):
+        continue
+    d = os.path.dirname(f)
+    while d and d not in rows:
+        d = os.path.dirname(d)
+    if not d:
+        continue
+    named = re.findall(r"`([\w./-]+\.c)`", rows[d])
+    if not any(f == n or f.endswith("/" + n) for n in named):
+        problems.append(f"README.md, Layout, `{d}/`: does not name {f[len(d) + 1:]}")
 
 # 2. the file maps
 maps = 0

@@ -6,8 +6,8 @@
  *
  * Pure functions over bytes: no rings, grants or I/O here, so everything a
  * guest controls can be fuzzed (tests and issue 8).
- * blkif.c calls only the C library; the data path, xs_values.c and the
- * fuzzers call it.
+ * It calls only the C library (blkif.c); the data path, xs_values.c and
+ * the fuzzers call it.
  */
 #ifndef PROFSVC_BLKIF_H
 #define PROFSVC_BLKIF_H

@@ -20,7 +20,7 @@
 
 #include "xensim/xensim.h"
 
-/* The event loop and log of xensim.c, reduced to what one connection needs. */
+/* The event loop and log of xensim_loop.c, reduced to what one connection needs. */
 int sim_verbose;
 static struct ev_item *last_added;
 
