@@ -1,7 +1,8 @@
 /*
  * web_internal.h - what the server's parts share: a reply being built
  * (status, type, body in memory), the request's query arguments, and the
- * entry points of pages.c, api.c and events.c that server.c routes to.
+ * entry points of pages.c, api.c and events.c that server.c routes to;
+ * reply.c builds the replies, below them all.
  */
 #ifndef PROFSVC_WEB_INTERNAL_H
 #define PROFSVC_WEB_INTERNAL_H
