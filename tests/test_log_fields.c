@@ -11,8 +11,7 @@
 #include <syslog.h>
 
 #include "backend/common/log_fields.h"
-
-static int failed, passed;
+#include "tests/testutil.h"
 
 /* The fields joined by '|', for comparing in one go. */
 static const char *joined(const struct log_event *e, size_t buflen)
@@ -31,12 +30,7 @@ static const char *joined(const struct log_event *e, size_t buflen)
 
 static void expect(const char *what, const char *got, const char *want)
 {
-	if (strcmp(got, want) == 0) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s:\n  got  %s\n  want %s\n", what, got, want);
+	CHECK(strcmp(got, want) == 0, "%s:\n  got  %s\n  want %s", what, got, want);
 }
 
 int main(void)
@@ -57,6 +51,5 @@ int main(void)
 	expect("a small buffer cuts, never overruns", joined(&all, 20), "MESSAGE=dom5 xvdp1 ");
 	expect("an empty vdev is no vdev", joined(&(struct log_event){LOG_INFO, 1, "", -1, "x"}, 1024),
 	       "MESSAGE=x|PRIORITY=6|SYSLOG_IDENTIFIER=profile-backend|DOMID=1");
-	printf("test_log_fields: %d checks passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return tu_finish("test_log_fields");
 }

@@ -9,18 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/testutil.h"
 #include "util/safe_text.h"
-
-static int failed, passed;
 
 static void expect(const char *what, const char *got, const char *want)
 {
-	if (strcmp(got, want) == 0) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL %s: got \"%s\", want \"%s\"\n", what, got, want);
+	CHECK(strcmp(got, want) == 0, "%s: got \"%s\", want \"%s\"", what, got, want);
 }
 
 static const char *json(const char *s)
@@ -88,6 +82,5 @@ int main(void)
 	/* A buffer too small is cut at a character and stays terminated. */
 	expect("small buffer", safe_text(out, 6, "ab\x1b" "cd"), "ab");
 	expect("empty buffer untouched", safe_text(out, 1, "abc"), "");
-	printf("test_safe_text: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tu_finish("test_safe_text");
 }

@@ -11,32 +11,23 @@
 #include <string.h>
 
 #include "../util/units.h"
-
-static int failed, passed;
+#include "testutil.h"
 
 static void size_case(const char *s, int ok, uint64_t want)
 {
 	uint64_t v = 12345;
 	int rc = units_parse_size(s, &v);
-	if (ok ? rc != 0 || v != want : rc != -1 || v != 12345) {
-		failed++;
-		fprintf(stderr, "FAIL: size \"%s\": rc %d, value %llu (want %s %llu)\n", s, rc,
-		        (unsigned long long)v, ok ? "accepted as" : "refused,", (unsigned long long)want);
-		return;
-	}
-	passed++;
+	CHECK(ok ? rc == 0 && v == want : rc == -1 && v == 12345,
+	      "size \"%s\": rc %d, value %llu (want %s %llu)", s, rc, (unsigned long long)v,
+	      ok ? "accepted as" : "refused,", (unsigned long long)want);
 }
 
 static void duration_case(const char *s, int ok, int64_t want)
 {
 	int64_t v = 12345;
 	int rc = units_parse_duration(s, &v);
-	if (ok ? rc != 0 || v != want : rc != -1 || v != 12345) {
-		failed++;
-		fprintf(stderr, "FAIL: duration \"%s\": rc %d, value %lld\n", s, rc, (long long)v);
-		return;
-	}
-	passed++;
+	CHECK(ok ? rc == 0 && v == want : rc == -1 && v == 12345, "duration \"%s\": rc %d, value %lld",
+	      s, rc, (long long)v);
 }
 
 int main(void)
@@ -83,6 +74,5 @@ int main(void)
 	duration_case(" 3d", 0, 0);
 	duration_case("99999999999999999999999d", 0, 0);
 
-	printf("test_units: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return tu_finish("test_units");
 }

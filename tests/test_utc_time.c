@@ -12,27 +12,27 @@
 #include <time.h>
 
 #include "../util/utc_time.h"
+#include "testutil.h"
 
-static int failed, passed;
+/* A million instants: the first failures are enough to read. */
+#define SAY_AT_MOST 10
 
 static void check(int64_t us)
 {
 	char fast[32], ref[32];
 	time_t t = (time_t)(us / 1000000);
 	struct tm tm;
-	if (utc_format_fast(us, fast, sizeof(fast)) != 0) {
-		if (failed++ < 10)
-			fprintf(stderr, "FAIL: %lld refused\n", (long long)us);
-		return;
-	}
+	int refused = utc_format_fast(us, fast, sizeof(fast)) != 0;
 	gmtime_r(&t, &tm);
 	strftime(ref, sizeof(ref), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if (strcmp(fast, ref) != 0) {
-		if (failed++ < 10)
-			fprintf(stderr, "FAIL: %lld: %s, gmtime says %s\n", (long long)us, fast, ref);
+	if (!refused && strcmp(fast, ref) == 0)
+		return;
+	if (tu_failures >= SAY_AT_MOST) {
+		tu_failures++;
 		return;
 	}
-	passed++;
+	CHECK(!refused, "%lld refused", (long long)us);
+	CHECK(refused || strcmp(fast, ref) == 0, "%lld: %s, gmtime says %s", (long long)us, fast, ref);
 }
 
 int main(void)
@@ -49,12 +49,8 @@ int main(void)
 		check(1 + (int64_t)(r % (uint64_t)(end * 1000000 - 1)));
 	}
 	char buf[32] = "untouched";
-	if (utc_format_fast(0, buf, sizeof(buf)) == 0 || utc_format_fast(-5, buf, sizeof(buf)) == 0 ||
-	    utc_format_fast(end * 1000000, buf, sizeof(buf)) == 0 || utc_format_fast(1, buf, 20) == 0 ||
-	    strcmp(buf, "untouched") != 0)
-		failed++, fprintf(stderr, "FAIL: out of range not refused, or buf touched\n");
-	else
-		passed++;
-	printf("test_utc_time: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	CHECK(utc_format_fast(0, buf, sizeof(buf)) != 0 && utc_format_fast(-5, buf, sizeof(buf)) != 0 &&
+	      utc_format_fast(end * 1000000, buf, sizeof(buf)) != 0 && utc_format_fast(1, buf, 20) != 0 &&
+	      strcmp(buf, "untouched") == 0, "out of range not refused, or buf touched");
+	return tu_finish("test_utc_time");
 }
