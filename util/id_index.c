@@ -10,14 +10,6 @@
 
 #include "id_index.h"
 
-uint64_t id_index_hash(uint64_t h, const void *bytes, size_t n)
-{
-	const unsigned char *p = bytes;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 1099511628211ull;
-	return h;
-}
-
 int id_index_reserve(struct id_index *x, uint64_t (*hash_of)(const void *ctx, uint32_t id),
                      const void *ctx)
 {
@@ -38,23 +30,6 @@ int id_index_reserve(struct id_index *x, uint64_t (*hash_of)(const void *ctx, ui
 	free(x->slot);
 	x->slot = slot;
 	x->cap = cap;
-	return 0;
-}
-
-uint32_t id_index_find(const struct id_index *x, uint64_t h,
-                       int (*eq)(const void *ctx, uint32_t id), const void *ctx, size_t *at)
-{
-	if (!x->cap) {
-		if (at)
-			*at = 0;
-		return 0;
-	}
-	size_t i = (size_t)h & (x->cap - 1);
-	for (; x->slot[i]; i = (i + 1) & (x->cap - 1))
-		if (eq(ctx, x->slot[i]))
-			return x->slot[i];
-	if (at)
-		*at = i;
 	return 0;
 }
 
