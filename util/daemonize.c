@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <sys/signalfd.h>
+
 #include "daemonize.h"
 
 pid_t daemonize_why(const char *prog, int *ready_fd, char *why, size_t whylen)
@@ -85,4 +88,17 @@ void daemonize_failed(int ready_fd, const char *why)
 		/* the parent is gone */
 	}
 	close(ready_fd);
+}
+
+int daemonize_signal_fd(void)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 }

@@ -24,5 +24,9 @@ pid_t daemonize(const char *prog, int *ready_fd);
 void daemonize_ready(int ready_fd);
 /* The child will not serve: the parent gets why.  Closes ready_fd. */
 void daemonize_failed(int ready_fd, const char *why);
+/* A daemon's stop signals: SIGTERM, SIGINT and SIGHUP blocked and read
+ * from the signalfd returned (non-blocking, close-on-exec; -1 with errno
+ * when it cannot be made); SIGPIPE ignored. */
+int daemonize_signal_fd(void);
 
 #endif

@@ -94,18 +94,11 @@ static int serve(const char *dir, int ready_fd)
 {
 	struct ev_item sig = {.kind = EV_SIGNAL};
 	char path[600], err[256];
-	sigset_t mask;
 	uint32_t dom0;
 	int rc = 1;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	sig.fd = daemonize_signal_fd();
 	int lerr = loop_open();
-	sig.fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (lerr != 0 || sig.fd < 0 || loop_add(&sig, 0) != 0) {
 		sim_log("cannot set up the event loop: %s", strerror(errno));
 		return 1;

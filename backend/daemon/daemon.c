@@ -237,19 +237,6 @@ static int event_loop(struct backend *b, int ctl, int sig)
 	return 0;
 }
 
-/* SIGTERM, SIGINT and SIGHUP as a signalfd (-1: none); SIGPIPE ignored. */
-static int signals_fd(void)
-{
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-}
 
 /* The store (and --sink's directory): 0, or -1 (logged). */
 static int open_store(struct backend *b, const struct options *o)
@@ -398,7 +385,7 @@ static int serve(struct options *o, int ready_fd)
 	int ctl = -1, sig, rc = 1;
 
 	b.started_us = store_now_us();
-	sig = signals_fd();
+	sig = daemonize_signal_fd();
 	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
 	    start_parts(&b, o) != 0)
 		goto out;
