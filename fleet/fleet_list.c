@@ -19,6 +19,9 @@
  * listing.  The name glob is matched here,
  * with SQLite's GLOB (the host's own listing's), so that a limit counts only
  * runs that match.
+ *
+ * May call: fleet_pg.c (statements, errors), the store's run states,
+ * SQLite's glob.
  */
 #include "config.h"
 

@@ -5,6 +5,8 @@
  * native (x86_64) layout with the structs of xen/io/blkif.h, which is what
  * a 64-bit PV guest's blkfront writes.  Data travels in a pool of pages
  * granted to the backend once at connect (as HaLVM's single data page).
+ *
+ * May call: the platform seam (grants, event channels), xenstore.
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * would hold after a HaLVM guest wrote a profile to it (the old way:
  * `dd ... seek=64M` and `disk = ["prof.disk,raw,xvdp1,rw"]`).  Used by the
  * demo (old images to import) and by tests as the reference disk.
+ *
+ * May call: the HaLVM writer (halvm_writer.c), util/units.
  */
 #include "config.h"
 

@@ -6,6 +6,8 @@
  * children sit on it left to right in GHC's order.  Names are the guest's:
  * folded lines pass through safe_text (and ';', the frame separator, is
  * written \x3b), the SVG through markup_text.
+ *
+ * May call: compare.c (stack paths), markup.c, util/safe_text.
  */
 #include "config.h"
 

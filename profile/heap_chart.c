@@ -9,6 +9,8 @@
  * quadratic: beyond SELECTION_MAX bands (no GHC profile has that many
  * distinct names, a hostile one might) a stable merge-style qsort on
  * (key, position) takes over, which differs from hp2ps only among ties.
+ *
+ * May call: the heap profile's points (hp_parse.c's hp_next).
  */
 #include "config.h"
 

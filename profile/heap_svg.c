@@ -6,6 +6,8 @@
  * one closed path (its upper edge left to right, the band below's edge
  * back), as hp2ps's ShadeCurve draws it.  Every guest-chosen string goes
  * through markup_text.
+ *
+ * May call: markup.c.
  */
 #include "config.h"
 

@@ -6,6 +6,9 @@
  * JSON inside a script element ends at the first "</script", so every
  * '<', '>' and '&' in a string is written as a \u escape: the JSON is the
  * same, and no name can end the element or open markup.
+ *
+ * May call: compare.c (the changes), flame.c, heap_svg.c (the band
+ * colours), trace_view.c, markup.c, util/safe_text.
  */
 #include "config.h"
 

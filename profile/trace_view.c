@@ -5,6 +5,9 @@
  * (`increase` summed, `counter` as set), and its labels.  Drawn on the
  * server as inline SVG: no script, nothing fetched.  Every name comes from
  * the guest and goes through markup.c.
+ *
+ * May call: trace_render.c (the walk, the stats), mprof.c (event names),
+ * markup.c.
  */
 #include "config.h"
 
