@@ -19,6 +19,9 @@
  * listing.  The name glob is matched here,
  * with SQLite's GLOB (the host's own listing's), so that a limit counts only
  * runs that match.
+ *
+ * May call: fleet_pg.c (statements, errors), the store's run states,
+ * SQLite's glob.
  */
 #include "config.h"
 
@@ -268,69 +271,65 @@ static int take_row(struct lister *l, const char *buf, int len)
 	return give(l, &f);
 }
 
-int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx)
+/* " AND host_no IN (...)": the hosts --host names; -1 when none does. */
+static int host_clause(struct fleet *f, const char *host, char *sql, size_t cap, int *np)
 {
-	struct lister l = {.f = f, .flt = flt, .full = !flt->brief, .cb = cb, .ctx = ctx,
-	                   .run = {.host_no = -1}};
-	char sql[2048];
-	int n = 0, rc = -1;
-
-	/* The listing wants the index's order: a catalogue's pages are cached
-	 * or on SSD (random_page_cost as for SSDs), and when the planner sorts
-	 * anyway (pages not yet marked all-visible by autovacuum just after a
-	 * sync), it sorts in memory, not in files. */
-	if (fleet_cmd(f, "preparing the listing", "SET random_page_cost = 1.1; SET work_mem = '64MB'",
-	              NULL) != 0 ||
-	    load_hosts(f, NULL, &l.hosts, &l.nhosts) != 0)
+	struct host *want;
+	size_t nwant;
+	int n = *np;
+	if (load_hosts(f, host, &want, &nwant) != 0)
 		return -1;
+	if (nwant == 0) {
+		free(want);
+		fleet_fail(f, "the catalogue has no host '%s' (a hostname, or a prefix of a host id: "
+		              "query runs --json shows them)",
+		           host);
+		return -1;
+	}
+	n += snprintf(sql + n, cap - n, " AND host_no IN (");
+	for (size_t i = 0; i < nwant && n < (int)cap - 200; i++)
+		n += snprintf(sql + n, cap - n, "%s%lld", i ? ", " : "", (long long)want[i].no);
+	n += snprintf(sql + n, cap - n, ")");
+	free(want);
+	*np = n;
+	return 0;
+}
+
+/* The COPY statement of the listing the filter asks for. */
+static int listing_sql(struct fleet *f, const struct fleet_filter *flt, int full, char *sql, size_t cap)
+{
+	int n = 0;
 	/* (the row: the packed listing alone, or with --json the columns
 	 * outside it; the inner query keeps the index's keys for ORDER BY) */
-	const char *more = l.full ? ", uuid, host, backend_version, source, end_reason, trace_bytes, ndevices" : "";
-	n += snprintf(sql + n, sizeof(sql) - n,
+	const char *more = full ? ", uuid, host, backend_version, source, end_reason, trace_bytes, ndevices" : "";
+	n += snprintf(sql + n, cap - n,
 	              "COPY (SELECT listing%s FROM (SELECT started_us, host_no, run_id, listing%s "
 	              "FROM runs WHERE true",
 	              more, more);
 	if (flt->run.state >= 0)
-		n += snprintf(sql + n, sizeof(sql) - n, " AND state = '%s'",
+		n += snprintf(sql + n, cap - n, " AND state = '%s'",
 		              store_run_state_name((enum store_run_state)flt->run.state));
 	if (flt->run.since_us)
-		n += snprintf(sql + n, sizeof(sql) - n, " AND started_us >= %lld", (long long)flt->run.since_us);
-	if (flt->host) {
-		struct host *want;
-		size_t nwant;
-		if (load_hosts(f, flt->host, &want, &nwant) != 0)
-			goto out;
-		if (nwant == 0) {
-			free(want);
-			fleet_fail(f, "the catalogue has no host '%s' (a hostname, or a prefix of a host id: "
-			              "query runs --json shows them)",
-			           flt->host);
-			goto out;
-		}
-		n += snprintf(sql + n, sizeof(sql) - n, " AND host_no IN (");
-		for (size_t i = 0; i < nwant && n < (int)sizeof(sql) - 200; i++)
-			n += snprintf(sql + n, sizeof(sql) - n, "%s%lld", i ? ", " : "", (long long)want[i].no);
-		n += snprintf(sql + n, sizeof(sql) - n, ")");
-		free(want);
-	}
+		n += snprintf(sql + n, cap - n, " AND started_us >= %lld", (long long)flt->run.since_us);
+	if (flt->host && host_clause(f, flt->host, sql, cap, &n) != 0)
+		return -1;
 	if (flt->run.limit > 0 && !flt->run.name_glob)
-		n += snprintf(sql + n, sizeof(sql) - n,
+		n += snprintf(sql + n, cap - n,
 		              " ORDER BY started_us DESC, host_no DESC, run_id DESC LIMIT %lld",
 		              (long long)flt->run.limit);
-	n += snprintf(sql + n, sizeof(sql) - n,
+	n += snprintf(sql + n, cap - n,
 	              ") AS x ORDER BY started_us, host_no, run_id) TO STDOUT (FORMAT binary)");
-	if (n >= (int)sizeof(sql) - 1) {
-		fleet_fail(f, "too many hosts match '%s'", flt->host);
-		goto out;
-	}
+	if (n >= (int)cap - 1)
+		return fleet_fail(f, "too many hosts match '%s'", flt->host);
+	return 0;
+}
 
-	PGresult *r = PQexec(f->conn, sql);
-	if (!r || PQresultStatus(r) != PGRES_COPY_OUT) {
-		fleet_pg_fail(f, r, "listing the fleet's runs");
-		PQclear(r);
-		goto out;
-	}
-	PQclear(r);
+/* COPY's rows, each to take_row; 1 when the listing stopped (an error, or
+ * the callback said so). */
+static int copy_rows(struct lister *l)
+{
+	struct fleet *f = l->f;
+	PGresult *r;
 	int stop = 0, header = 1;
 	for (;;) {
 		char *buf;
@@ -350,7 +349,7 @@ int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_c
 			off = 19 + (int)ext;
 			header = 0;
 		}
-		if (!stop && take_row(&l, buf + off, len - off))
+		if (!stop && take_row(l, buf + off, len - off))
 			stop = 1;
 		PQfreemem(buf);
 	}
@@ -361,17 +360,48 @@ int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_c
 		}
 		PQclear(r);
 	}
-	if (stop)
-		goto out;
-	/* a glob with a limit: the newest `limit` of the runs that matched */
-	size_t first = l.nkept > (size_t)flt->run.limit ? l.nkept - (size_t)flt->run.limit : 0;
-	for (size_t i = first; i < l.nkept; i++) {
+	return stop;
+}
+
+/* A glob with a limit: the newest `limit` of the runs that matched. */
+static int give_kept(struct lister *l, int64_t limit)
+{
+	size_t first = l->nkept > (size_t)limit ? l->nkept - (size_t)limit : 0;
+	for (size_t i = first; i < l->nkept; i++) {
 		struct fleet_fields fl;
-		if (fleet_copy_parse((const unsigned char *)l.kept[i]->data, l.kept[i]->len, &fl) != 0 ||
-		    give(&l, &fl) != 0)
-			goto out;
+		if (fleet_copy_parse((const unsigned char *)l->kept[i]->data, l->kept[i]->len, &fl) != 0 ||
+		    give(l, &fl) != 0)
+			return -1;
 	}
-	rc = 0;
+	return 0;
+}
+
+int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx)
+{
+	struct lister l = {.f = f, .flt = flt, .full = !flt->brief, .cb = cb, .ctx = ctx,
+	                   .run = {.host_no = -1}};
+	char sql[2048];
+	int rc = -1;
+
+	/* The listing wants the index's order: a catalogue's pages are cached
+	 * or on SSD (random_page_cost as for SSDs), and when the planner sorts
+	 * anyway (pages not yet marked all-visible by autovacuum just after a
+	 * sync), it sorts in memory, not in files. */
+	if (fleet_cmd(f, "preparing the listing", "SET random_page_cost = 1.1; SET work_mem = '64MB'",
+	              NULL) != 0 ||
+	    load_hosts(f, NULL, &l.hosts, &l.nhosts) != 0)
+		return -1;
+	if (listing_sql(f, flt, l.full, sql, sizeof(sql)) != 0)
+		goto out;
+	PGresult *r = PQexec(f->conn, sql);
+	if (!r || PQresultStatus(r) != PGRES_COPY_OUT) {
+		fleet_pg_fail(f, r, "listing the fleet's runs");
+		PQclear(r);
+		goto out;
+	}
+	PQclear(r);
+	if (copy_rows(&l) == 0 && give_kept(&l, flt->run.limit) == 0)
+		rc = 0;
 out:
 	free(l.hosts);
 	for (size_t i = 0; i < l.nkept; i++)

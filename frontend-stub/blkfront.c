@@ -5,6 +5,8 @@
  * native (x86_64) layout with the structs of xen/io/blkif.h, which is what
  * a 64-bit PV guest's blkfront writes.  Data travels in a pool of pages
  * granted to the backend once at connect (as HaLVM's single data page).
+ *
+ * May call: the platform seam (grants, event channels), xenstore.
  */
 #include "config.h"
 
@@ -155,11 +157,123 @@ static int discover(struct blkfront *f, const char *vdev, char *err, size_t errl
 	return -1;
 }
 
+/* The ring's page order: as asked, at most what a Linux guest's backend
+ * offers once in InitWait (HaLVM does not wait); -1 when it never is. */
+static int ring_order(struct blkfront *f, const struct blkfront_opts *o, uint32_t *order,
+                      char *err, size_t errlen)
+{
+	*order = o->ring_order > MAX_ORDER ? MAX_ORDER : o->ring_order;
+	if (o->halvm)
+		return 0;
+	/* Linux: wait for the backend's features (InitWait). */
+	if (wait_backend(f, 2, 2) < 0) {
+		set_err(err, errlen, "backend %s never reached InitWait", f->bpath);
+		return -1;
+	}
+	char *mo = get(f, f->bpath, "max-ring-page-order");
+	uint32_t max = mo ? (uint32_t)strtoul(mo, NULL, 10) : 0;
+	free(mo);
+	if (*order > max)
+		*order = max;
+	return 0;
+}
+
+/* The shared ring, the data pages and the event channel. */
+static int ring_share(struct blkfront *f, const struct blkfront_opts *o, uint32_t order, char *err,
+                      size_t errlen)
+{
+	f->ring_pages = 1u << order;
+	/* A 32-bit guest's slots are 108 bytes; only raw requests fit them. */
+	f->slot_size = o->protocol && !strcmp(o->protocol, "x86_32-abi") ? 108 : NATIVE_SLOT;
+	size_t n = (f->ring_pages * 4096 - RING_HDR) / f->slot_size;
+	f->slots = 1;
+	while (f->slots * 2 <= n)
+		f->slots *= 2;
+	f->shr = plat_gntshr_open(f->p);
+	f->evt = plat_evtchn_open(f->p);
+	if (!f->shr || !f->evt) {
+		set_err(err, errlen, "cannot open grant sharing/event channels: %s", strerror(errno));
+		return -1;
+	}
+	f->sring = plat_gntshr_share(f->shr, f->backend_id, f->ring_pages, f->ring_refs, 1);
+	f->npages = o->data_pages ? o->data_pages : 64;
+	f->pool_refs = calloc(f->npages, sizeof(*f->pool_refs));
+	f->page_used = calloc(f->npages, 1);
+	f->inflight = calloc(f->slots, sizeof(*f->inflight));
+	if (!f->sring || !f->pool_refs || !f->page_used || !f->inflight ||
+	    !(f->pool = plat_gntshr_share(f->shr, f->backend_id, f->npages, f->pool_refs, 1))) {
+		set_err(err, errlen, "cannot share pages with the backend: %s", strerror(errno));
+		return -1;
+	}
+	/* SHARED_RING_INIT */
+	memset((void *)f->sring, 0, RING_HDR);
+	store32(f->sring, 4, 1);  /* req_event */
+	store32(f->sring, 12, 1); /* rsp_event */
+	f->port = plat_evtchn_alloc_unbound(f->evt, f->backend_id);
+	if (f->port < 0) {
+		set_err(err, errlen, "cannot allocate an event channel: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The ring and channel published in our xenstore nodes, state Initialised. */
+static void ring_publish(struct blkfront *f, const struct blkfront_opts *o, uint32_t order)
+{
+	if (o->halvm) {
+		/* The HaLVM order: three plain writes, no transaction, no protocol
+		 * unless asked, and no waiting for InitWait first. */
+		put(f, XBT_NULL, "ring-ref", "%u", f->ring_refs[0]);
+		put(f, XBT_NULL, "event-channel", "%d", f->port);
+		if (o->protocol)
+			put(f, XBT_NULL, "protocol", "%s", o->protocol);
+		put(f, XBT_NULL, "state", "3");
+		return;
+	}
+	for (;;) {
+		xs_transaction_t t = xs_transaction_start(f->xs);
+		if (order == 0) {
+			put(f, t, "ring-ref", "%u", f->ring_refs[0]);
+		} else {
+			put(f, t, "ring-page-order", "%u", order);
+			for (uint32_t i = 0; i < f->ring_pages; i++) {
+				char node[32];
+				snprintf(node, sizeof(node), "ring-ref%u", i);
+				put(f, t, node, "%u", f->ring_refs[i]);
+			}
+		}
+		put(f, t, "event-channel", "%d", f->port);
+		if (o->protocol)
+			put(f, t, "protocol", "%s", o->protocol);
+		put(f, t, "state", "3");
+		if (xs_transaction_end(f->xs, t, false) || errno != EAGAIN)
+			break;
+	}
+}
+
+/* Waits for Connected, reads the disk's size and says Connected too. */
+static int ring_connect(struct blkfront *f, char *err, size_t errlen)
+{
+	if (wait_backend(f, 4, 4) < 0) {
+		char *e = get(f, f->bpath, "error");
+		set_err(err, errlen, "backend did not connect (state %d)%s%s", backend_state(f),
+		        e ? ": " : "", e ? e : "");
+		free(e);
+		return -1;
+	}
+	char *sec = get(f, f->bpath, "sectors");
+	f->sectors = sec ? strtoull(sec, NULL, 10) : 0;
+	free(sec);
+	put(f, XBT_NULL, "state", "4");
+	return 0;
+}
+
 int blkfront_open(struct blkfront **out, struct plat *p, struct xs_handle *xs, const char *vdev,
                   const struct blkfront_opts *o, char *err, size_t errlen)
 {
 	struct blkfront_opts def = {0};
 	struct blkfront *f = calloc(1, sizeof(*f));
+	uint32_t order;
 
 	*out = NULL;
 	if (!o)
@@ -172,95 +286,12 @@ int blkfront_open(struct blkfront **out, struct plat *p, struct xs_handle *xs, c
 	f->xs = xs;
 	f->port = -1;
 	f->timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 10000;
-	if (discover(f, vdev, err, errlen) != 0)
+	if (discover(f, vdev, err, errlen) != 0 || ring_order(f, o, &order, err, errlen) != 0 ||
+	    ring_share(f, o, order, err, errlen) != 0)
 		goto fail;
-	uint32_t order = o->ring_order > MAX_ORDER ? MAX_ORDER : o->ring_order;
-	if (!o->halvm) {
-		/* Linux: wait for the backend's features (InitWait). */
-		if (wait_backend(f, 2, 2) < 0) {
-			set_err(err, errlen, "backend %s never reached InitWait", f->bpath);
-			goto fail;
-		}
-		char *mo = get(f, f->bpath, "max-ring-page-order");
-		uint32_t max = mo ? (uint32_t)strtoul(mo, NULL, 10) : 0;
-		free(mo);
-		if (order > max)
-			order = max;
-	}
-	f->ring_pages = 1u << order;
-	/* A 32-bit guest's slots are 108 bytes; only raw requests fit them. */
-	f->slot_size = o->protocol && !strcmp(o->protocol, "x86_32-abi") ? 108 : NATIVE_SLOT;
-	{
-		size_t n = (f->ring_pages * 4096 - RING_HDR) / f->slot_size;
-		f->slots = 1;
-		while (f->slots * 2 <= n)
-			f->slots *= 2;
-	}
-	f->shr = plat_gntshr_open(p);
-	f->evt = plat_evtchn_open(p);
-	if (!f->shr || !f->evt) {
-		set_err(err, errlen, "cannot open grant sharing/event channels: %s", strerror(errno));
+	ring_publish(f, o, order);
+	if (ring_connect(f, err, errlen) != 0)
 		goto fail;
-	}
-	f->sring = plat_gntshr_share(f->shr, f->backend_id, f->ring_pages, f->ring_refs, 1);
-	f->npages = o->data_pages ? o->data_pages : 64;
-	f->pool_refs = calloc(f->npages, sizeof(*f->pool_refs));
-	f->page_used = calloc(f->npages, 1);
-	f->inflight = calloc(f->slots, sizeof(*f->inflight));
-	if (!f->sring || !f->pool_refs || !f->page_used || !f->inflight ||
-	    !(f->pool = plat_gntshr_share(f->shr, f->backend_id, f->npages, f->pool_refs, 1))) {
-		set_err(err, errlen, "cannot share pages with the backend: %s", strerror(errno));
-		goto fail;
-	}
-	/* SHARED_RING_INIT */
-	memset((void *)f->sring, 0, RING_HDR);
-	store32(f->sring, 4, 1);  /* req_event */
-	store32(f->sring, 12, 1); /* rsp_event */
-	f->port = plat_evtchn_alloc_unbound(f->evt, f->backend_id);
-	if (f->port < 0) {
-		set_err(err, errlen, "cannot allocate an event channel: %s", strerror(errno));
-		goto fail;
-	}
-	if (o->halvm) {
-		/* The HaLVM order: three plain writes, no transaction, no protocol
-		 * unless asked, and no waiting for InitWait first. */
-		put(f, XBT_NULL, "ring-ref", "%u", f->ring_refs[0]);
-		put(f, XBT_NULL, "event-channel", "%d", f->port);
-		if (o->protocol)
-			put(f, XBT_NULL, "protocol", "%s", o->protocol);
-		put(f, XBT_NULL, "state", "3");
-	} else {
-		for (;;) {
-			xs_transaction_t t = xs_transaction_start(xs);
-			if (order == 0) {
-				put(f, t, "ring-ref", "%u", f->ring_refs[0]);
-			} else {
-				put(f, t, "ring-page-order", "%u", order);
-				for (uint32_t i = 0; i < f->ring_pages; i++) {
-					char node[32];
-					snprintf(node, sizeof(node), "ring-ref%u", i);
-					put(f, t, node, "%u", f->ring_refs[i]);
-				}
-			}
-			put(f, t, "event-channel", "%d", f->port);
-			if (o->protocol)
-				put(f, t, "protocol", "%s", o->protocol);
-			put(f, t, "state", "3");
-			if (xs_transaction_end(xs, t, false) || errno != EAGAIN)
-				break;
-		}
-	}
-	if (wait_backend(f, 4, 4) < 0) {
-		char *e = get(f, f->bpath, "error");
-		set_err(err, errlen, "backend did not connect (state %d)%s%s", backend_state(f),
-		        e ? ": " : "", e ? e : "");
-		free(e);
-		goto fail;
-	}
-	char *sec = get(f, f->bpath, "sectors");
-	f->sectors = sec ? strtoull(sec, NULL, 10) : 0;
-	free(sec);
-	put(f, XBT_NULL, "state", "4");
 	*out = f;
 	return 0;
 fail:
@@ -350,6 +381,53 @@ static uint64_t wire_id(const struct bf_req *r, uint32_t slot)
 	return r->wire_id ? r->wire_id : MAKE_ID(slot);
 }
 
+/* A read or write (or a flush with data) into slot s: direct up to
+ * BLKIF_MAX_SEGMENTS_PER_REQUEST segments, indirect beyond; its data
+ * copied into pool pages for a write. */
+static int queue_rw(struct blkfront *f, struct bf_req *r, struct inflight *in, volatile void *s)
+{
+	unsigned nseg = (r->nsect + 7) / 8;
+	int indirect = nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST;
+	unsigned need = nseg + (indirect ? 1 : 0);
+	if (r->nsect == 0 || nseg > BLKIF_SEGS_PER_INDIRECT_PAGE_FOR_STUB ||
+	    alloc_pages(f, need, in->pages) != 0) {
+		errno = r->nsect == 0 ? EINVAL : EBUSY;
+		return -1;
+	}
+	in->npages = need;
+	struct blkif_request_segment *segs;
+	struct blkif_request *q = (struct blkif_request *)s;
+	if (indirect) {
+		struct blkif_request_indirect *ir = (struct blkif_request_indirect *)s;
+		ir->operation = BLKIF_OP_INDIRECT;
+		ir->indirect_op = r->op == BLKIF_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
+		ir->nr_segments = (uint16_t)nseg;
+		ir->id = r->id;
+		ir->sector_number = r->sector;
+		ir->handle = (blkif_vdev_t)f->devid;
+		ir->indirect_grefs[0] = f->pool_refs[in->pages[nseg]];
+		segs = (struct blkif_request_segment *)(f->pool + (size_t)in->pages[nseg] * 4096);
+		memset(segs, 0, 4096);
+	} else {
+		q->operation = r->op;
+		q->nr_segments = (uint8_t)nseg;
+		q->handle = (blkif_vdev_t)f->devid;
+		q->id = r->id;
+		q->sector_number = r->sector;
+		segs = q->seg;
+	}
+	for (unsigned i = 0; i < nseg; i++) {
+		uint32_t left = r->nsect - i * 8, n = left < 8 ? left : 8;
+		segs[i].gref = f->pool_refs[in->pages[i]];
+		segs[i].first_sect = 0;
+		segs[i].last_sect = (uint8_t)(n - 1);
+		if (r->op != BLKIF_OP_READ)
+			memcpy(f->pool + (size_t)in->pages[i] * 4096, (uint8_t *)r->buf + i * 4096,
+			       n * 512);
+	}
+	return 0;
+}
+
 int blkfront_queue(struct blkfront *f, struct bf_req *r)
 {
 	uint32_t id;
@@ -384,46 +462,8 @@ int blkfront_queue(struct blkfront *f, struct bf_req *r)
 		q->handle = (blkif_vdev_t)f->devid;
 		q->id = r->id;
 		q->sector_number = r->sector;
-	} else {
-		unsigned nseg = (r->nsect + 7) / 8;
-		int indirect = nseg > BLKIF_MAX_SEGMENTS_PER_REQUEST;
-		unsigned need = nseg + (indirect ? 1 : 0);
-		if (r->nsect == 0 || nseg > BLKIF_SEGS_PER_INDIRECT_PAGE_FOR_STUB ||
-		    alloc_pages(f, need, in->pages) != 0) {
-			errno = r->nsect == 0 ? EINVAL : EBUSY;
-			return -1;
-		}
-		in->npages = need;
-		struct blkif_request_segment *segs;
-		struct blkif_request *q = (struct blkif_request *)s;
-		if (indirect) {
-			struct blkif_request_indirect *ir = (struct blkif_request_indirect *)s;
-			ir->operation = BLKIF_OP_INDIRECT;
-			ir->indirect_op = r->op == BLKIF_OP_READ ? BLKIF_OP_READ : BLKIF_OP_WRITE;
-			ir->nr_segments = (uint16_t)nseg;
-			ir->id = r->id;
-			ir->sector_number = r->sector;
-			ir->handle = (blkif_vdev_t)f->devid;
-			ir->indirect_grefs[0] = f->pool_refs[in->pages[nseg]];
-			segs = (struct blkif_request_segment *)(f->pool + (size_t)in->pages[nseg] * 4096);
-			memset(segs, 0, 4096);
-		} else {
-			q->operation = r->op;
-			q->nr_segments = (uint8_t)nseg;
-			q->handle = (blkif_vdev_t)f->devid;
-			q->id = r->id;
-			q->sector_number = r->sector;
-			segs = q->seg;
-		}
-		for (unsigned i = 0; i < nseg; i++) {
-			uint32_t left = r->nsect - i * 8, n = left < 8 ? left : 8;
-			segs[i].gref = f->pool_refs[in->pages[i]];
-			segs[i].first_sect = 0;
-			segs[i].last_sect = (uint8_t)(n - 1);
-			if (r->op != BLKIF_OP_READ)
-				memcpy(f->pool + (size_t)in->pages[i] * 4096, (uint8_t *)r->buf + i * 4096,
-				       n * 512);
-		}
+	} else if (queue_rw(f, r, in, s) != 0) {
+		return -1;
 	}
 	in->r = r;
 	in->used = 1;

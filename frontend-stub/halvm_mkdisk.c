@@ -3,6 +3,8 @@
  * would hold after a HaLVM guest wrote a profile to it (the old way:
  * `dd ... seek=64M` and `disk = ["prof.disk,raw,xvdp1,rw"]`).  Used by the
  * demo (old images to import) and by tests as the reference disk.
+ *
+ * May call: the HaLVM writer (halvm_writer.c), util/units.
  */
 #include "config.h"
 
@@ -47,7 +49,14 @@ static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct mkdisk_args {
+	uint64_t size, crash;
+	int ws, is_hp; /* is_hp -1: by the file's name */
+};
+
+/* The options into a; -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct mkdisk_args *a)
 {
 	static const struct option opts[] = {
 		{"size", required_argument, NULL, 's'},   {"word-size", required_argument, NULL, 'w'},
@@ -55,36 +64,34 @@ int main(int argc, char **argv)
 		{"prof", no_argument, NULL, 'P'},         {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct disk d = {.fd = -1, .size = 64u << 20};
-	uint64_t crash = UINT64_MAX;
-	int ws = 8, is_hp = -1, c;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (units_parse_size(optarg, &d.size) || d.size < 1024 || d.size % 512) {
+			if (units_parse_size(optarg, &a->size) || a->size < 1024 || a->size % 512) {
 				fprintf(stderr, "halvm-mkdisk: --size must be a multiple of 512, at least 1K\n");
 				return 2;
 			}
 			break;
 		case 'w':
-			ws = atoi(optarg);
-			if (ws != 4 && ws != 8) {
+			a->ws = atoi(optarg);
+			if (a->ws != 4 && a->ws != 8) {
 				fprintf(stderr, "halvm-mkdisk: --word-size is 8 or 4\n");
 				return 2;
 			}
 			break;
 		case 'c':
-			if (units_parse_size(optarg, &crash)) {
+			if (units_parse_size(optarg, &a->crash)) {
 				fprintf(stderr, "halvm-mkdisk: bad --crash-at\n");
 				return 2;
 			}
 			break;
 		case 'H':
-			is_hp = 1;
+			a->is_hp = 1;
 			break;
 		case 'P':
-			is_hp = 0;
+			a->is_hp = 0;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -98,15 +105,16 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	const char *src = argv[optind], *dst = argv[optind + 1];
-	if (is_hp < 0) {
-		size_t n = strlen(src);
-		is_hp = n > 3 && strcmp(src + n - 3, ".hp") == 0;
-	}
+	return -1;
+}
+
+/* The whole profile in memory; NULL (said why) when it cannot be read. */
+static uint8_t *read_profile(const char *src, size_t *lenp)
+{
 	FILE *f = fopen(src, "rb");
 	if (!f) {
 		fprintf(stderr, "halvm-mkdisk: %s: %s\n", src, strerror(errno));
-		return 1;
+		return NULL;
 	}
 	size_t cap = 1 << 20, len = 0, n;
 	uint8_t *buf = malloc(cap);
@@ -116,18 +124,36 @@ int main(int argc, char **argv)
 			buf = realloc(buf, cap *= 2);
 	}
 	fclose(f);
-	if (!buf) {
+	if (!buf)
 		fprintf(stderr, "halvm-mkdisk: out of memory\n");
-		return 1;
+	*lenp = len;
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	struct mkdisk_args a = {.size = 64u << 20, .crash = UINT64_MAX, .ws = 8, .is_hp = -1};
+	int rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	struct disk d = {.fd = -1, .size = a.size};
+	const char *src = argv[optind], *dst = argv[optind + 1];
+	if (a.is_hp < 0) {
+		size_t n = strlen(src);
+		a.is_hp = n > 3 && strcmp(src + n - 3, ".hp") == 0;
 	}
+	size_t len;
+	uint8_t *buf = read_profile(src, &len);
+	if (!buf)
+		return 1;
 	d.fd = open(dst, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (d.fd < 0 || ftruncate(d.fd, (off_t)d.size) != 0) {
 		fprintf(stderr, "halvm-mkdisk: %s: %s\n", dst, strerror(errno));
 		return 1;
 	}
 	struct halvm_writer w;
-	halvm_writer_init(&w, ws, submit, &d);
-	int rc = halvm_writer_replay(&w, buf, len, is_hp, crash);
+	halvm_writer_init(&w, a.ws, submit, &d);
+	rc = halvm_writer_replay(&w, buf, len, a.is_hp, a.crash);
 	free(buf);
 	if (close(d.fd) != 0 || rc != 0) {
 		unlink(dst);

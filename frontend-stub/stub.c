@@ -176,17 +176,79 @@ static int open_ref(const char *dir, const char *name)
 	return fd;
 }
 
+/* Opens the devices of the files the guest writes (and their reference
+ * images), each with its HaLVM writer. */
+static int halvm_open(struct halvm_guest *g, struct hfile *const files[2], struct stub_ctx *c)
+{
+	/* HaLVM's blkfront waits for its backend as long as it takes; 60 s
+	 * keeps a test bounded while a backend restarts again and again (a
+	 * sanitized backend on a loaded machine once needed more than 10). */
+	struct blkfront_opts o = {.halvm = 1, .data_pages = 1, .timeout_ms = 60000};
+	char err[512];
+
+	for (int i = 0; i < 2; i++) {
+		struct hfile *h = files[i];
+		if (!h)
+			continue;
+		if (blkfront_open(&h->f, c->plat, c->xs, h->vdev, &o, err, sizeof(err)) != 0) {
+			fprintf(stderr, "frontend-stub: %s: %s\n", h->vdev, err);
+			return -1;
+		}
+		if (c->reference && (h->ref_fd = open_ref(c->reference, h == &g->prof ? "prof.disk" : "hp.disk")) < 0)
+			return -1;
+		halvm_writer_init(&h->w, c->word_size, halvm_submit, h);
+	}
+	return 0;
+}
+
+/* The program's run: the heap profile grows sample by sample; at exit GHC
+ * writes the .prof and closes both files.  -1 failed, 0 closed, 1 crashed
+ * (the budget ran out). */
+static int halvm_write(struct halvm_guest *g, const uint8_t *prof, size_t plen, const uint8_t *hp,
+                       size_t hlen, uint64_t *budget, const struct stub_ctx *c)
+{
+	int crashed = 0;
+	if (hp) {
+		int r = replay_hp(&g->hp, hp, hlen, budget, c);
+		if (r < 0)
+			return -1;
+		crashed = r == 1;
+	}
+	if (!crashed && prof) {
+		int r = append_budget(&g->prof, prof, plen, budget);
+		if (r < 0)
+			return -1;
+		crashed = r == 1;
+		if (!crashed && halvm_writer_close(&g->prof.w))
+			return -1;
+	}
+	if (!crashed && hp && halvm_writer_close(&g->hp.w))
+		return -1;
+	return crashed;
+}
+
+/* A crash as asked: stop dead, no close; on xensim the toolstack destroys
+ * the domain. */
+static _Noreturn void halvm_crash(struct stub_ctx *c, struct hfile *const files[2], uint64_t total)
+{
+	uint64_t done = (files[0] ? files[0]->w.size : 0) + (files[1] ? files[1]->w.size : 0);
+	stub_say("crashed after %llu of %llu bytes, as asked (no close)", (unsigned long long)done,
+	         (unsigned long long)total);
+	for (int i = 0; i < 2; i++)
+		if (files[i] && files[i]->ref_fd >= 0)
+			close(files[i]->ref_fd);
+	fflush(stdout);
+	if (c->kind == PLAT_SIM)
+		stub_destroy_self(c); /* kills us */
+	_exit(0);
+}
+
 static int run_halvm(struct stub_ctx *c)
 {
 	struct halvm_guest g = {.next_id = 1};
 	size_t plen = 0, hlen = 0;
 	uint8_t *prof = c->prof ? read_file(c->prof, &plen) : NULL;
 	uint8_t *hp = c->hp ? read_file(c->hp, &hlen) : NULL;
-	/* HaLVM's blkfront waits for its backend as long as it takes; 60 s
-	 * keeps a test bounded while a backend restarts again and again (a
-	 * sanitized backend on a loaded machine once needed more than 10). */
-	struct blkfront_opts o = {.halvm = 1, .data_pages = 1, .timeout_ms = 60000};
-	char err[512];
 	int rc = 1;
 
 	if ((c->prof && !prof) || (c->hp && !hp))
@@ -196,18 +258,8 @@ static int run_halvm(struct stub_ctx *c)
 	g.hp.vdev = "xvdp2";
 	g.prof.ref_fd = g.hp.ref_fd = -1;
 	struct hfile *files[2] = {hp ? &g.hp : NULL, prof ? &g.prof : NULL};
-	for (int i = 0; i < 2; i++) {
-		struct hfile *h = files[i];
-		if (!h)
-			continue;
-		if (blkfront_open(&h->f, c->plat, c->xs, h->vdev, &o, err, sizeof(err)) != 0) {
-			fprintf(stderr, "frontend-stub: %s: %s\n", h->vdev, err);
-			goto out;
-		}
-		if (c->reference && (h->ref_fd = open_ref(c->reference, h == &g.prof ? "prof.disk" : "hp.disk")) < 0)
-			goto out;
-		halvm_writer_init(&h->w, c->word_size, halvm_submit, h);
-	}
+	if (halvm_open(&g, files, c) != 0)
+		goto out;
 	uint64_t total = plen + hlen;
 	uint64_t budget = c->crash_at;
 	if (c->crash_random) {
@@ -217,37 +269,11 @@ static int run_halvm(struct stub_ctx *c)
 	stub_say("halvm guest %u: %s%s%s (%llu bytes)%s", c->domid, hp ? "heap profile" : "",
 	         hp && prof ? " and " : "", prof ? "time profile" : "", (unsigned long long)total,
 	         budget != UINT64_MAX ? ", will crash" : "");
-	/* During the run the heap profile grows sample by sample; at exit GHC
-	 * writes the .prof and closes both files. */
-	int crashed = 0;
-	if (hp) {
-		int r = replay_hp(&g.hp, hp, hlen, &budget, c);
-		if (r < 0)
-			goto out;
-		crashed = r == 1;
-	}
-	if (!crashed && prof) {
-		int r = append_budget(&g.prof, prof, plen, &budget);
-		if (r < 0)
-			goto out;
-		crashed = r == 1;
-		if (!crashed && halvm_writer_close(&g.prof.w))
-			goto out;
-	}
-	if (!crashed && hp && halvm_writer_close(&g.hp.w))
+	int w = halvm_write(&g, prof, plen, hp, hlen, &budget, c);
+	if (w < 0)
 		goto out;
-	if (crashed) {
-		uint64_t done = (hp ? g.hp.w.size : 0) + (prof ? g.prof.w.size : 0);
-		stub_say("crashed after %llu of %llu bytes, as asked (no close)", (unsigned long long)done,
-		         (unsigned long long)total);
-		for (int i = 0; i < 2; i++)
-			if (files[i] && files[i]->ref_fd >= 0)
-				close(files[i]->ref_fd);
-		fflush(stdout);
-		if (c->kind == PLAT_SIM)
-			stub_destroy_self(c); /* kills us */
-		_exit(0);
-	}
+	if (w == 1)
+		halvm_crash(c, files, total);
 	stub_say("done: .prof %llu bytes in %llu requests, .hp %llu bytes in %llu requests",
 	         (unsigned long long)plen, (unsigned long long)g.prof.requests,
 	         (unsigned long long)hlen, (unsigned long long)g.hp.requests);
@@ -270,115 +296,150 @@ out:
 #define MAX_SLOTS 1024      /* 1 MiB regions of the disk the test uses */
 #define REGION_SECT 2048u
 
+/* A linux guest's disk as it should read, and its requests in flight. */
+struct linux_run {
+	struct blkfront *f;
+	uint64_t rng;
+	int regions, depth;
+	uint8_t *model, *written;
+	struct bf_req reqs[32];
+	uint8_t *bufs[32];
+	int busy_region[32], region_busy[MAX_SLOTS];
+	uint64_t issued, completed;
+	int errors, verified;
+};
+
+/* Request slot i's next request, on a free region; that region. */
+static int linux_make(struct linux_run *l, int i)
+{
+	int region;
+	do
+		region = (int)(stub_rand(&l->rng) % (uint64_t)l->regions);
+	while (l->region_busy[region]);
+	uint32_t kind = (uint32_t)(stub_rand(&l->rng) % 10);
+	uint32_t nsect = kind < 6 ? 1 + (uint32_t)(stub_rand(&l->rng) % 88)      /* direct */
+	               : kind < 8 ? 89 + (uint32_t)(stub_rand(&l->rng) % 1959) /* indirect */
+	                          : 1 + (uint32_t)(stub_rand(&l->rng) % 64);
+	uint32_t off = (uint32_t)(stub_rand(&l->rng) % (REGION_SECT - nsect + 1));
+	uint64_t sector = (uint64_t)region * REGION_SECT + off;
+	uint8_t op = kind == 9 ? BLKIF_OP_READ : kind == 8 ? BLKIF_OP_FLUSH_DISKCACHE : BLKIF_OP_WRITE;
+	l->reqs[i] = (struct bf_req){.op = op, .sector = sector, .nsect = op == BLKIF_OP_FLUSH_DISKCACHE ? 0 : nsect,
+	                             .buf = l->bufs[i]};
+	if (op == BLKIF_OP_WRITE)
+		for (uint32_t k = 0; k < nsect * 512; k += 8) {
+			uint64_t v = stub_rand(&l->rng);
+			memcpy(l->bufs[i] + k, &v, 8);
+		}
+	return region;
+}
+
+/* Keep up to 32 requests outstanding, on distinct regions so their order
+ * does not matter. */
+static void linux_issue(struct linux_run *l, uint64_t requests)
+{
+	for (int i = 0; i < l->depth && l->issued < requests; i++) {
+		if (!l->reqs[i].done || l->busy_region[i] >= 0)
+			continue;
+		int region = linux_make(l, i);
+		if (blkfront_queue(l->f, &l->reqs[i]) != 0) {
+			l->reqs[i].done = 1;
+			break; /* pool full: wait for some */
+		}
+		l->busy_region[i] = region;
+		l->region_busy[region] = 1;
+		l->issued++;
+	}
+}
+
+/* A response: a write goes into the model, a read is checked against it. */
+static void linux_complete(struct linux_run *l, struct bf_req *r)
+{
+	int i = (int)(r - l->reqs);
+	l->completed++;
+	if (r->status != BLKIF_RSP_OKAY) {
+		l->errors++;
+	} else if (r->op == BLKIF_OP_WRITE) {
+		memcpy(l->model + r->sector * 512, r->buf, (size_t)r->nsect * 512);
+		memset(l->written + r->sector, 1, r->nsect);
+	} else if (r->op == BLKIF_OP_READ) {
+		/* What we wrote reads back; what we never wrote reads zero. */
+		if (memcmp(l->model + r->sector * 512, r->buf, (size_t)r->nsect * 512) != 0) {
+			fprintf(stderr, "frontend-stub: read of sector %llu (+%u) differs from what was "
+			                "written\n",
+			        (unsigned long long)r->sector, r->nsect);
+			l->errors++;
+		} else {
+			l->verified++;
+		}
+	}
+	l->region_busy[l->busy_region[i]] = 0;
+	l->busy_region[i] = -1;
+}
+
+/* Read everything back at the end. */
+static void linux_read_back(struct linux_run *l)
+{
+	for (int region = 0; region < l->regions; region++) {
+		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)region * REGION_SECT,
+		                   .nsect = REGION_SECT, .buf = l->bufs[0]};
+		if (blkfront_do(l->f, &r, 30000) != BLKIF_RSP_OKAY ||
+		    memcmp(l->bufs[0], l->model + (size_t)region * REGION_SECT * 512, REGION_SECT * 512u) != 0) {
+			fprintf(stderr, "frontend-stub: region %d does not read back\n", region);
+			l->errors++;
+		}
+	}
+}
+
 static int run_linux(struct stub_ctx *c)
 {
 	struct blkfront_opts o = {.ring_order = 2, .protocol = "x86_64-abi", .data_pages = 2048};
-	struct blkfront *f;
 	char err[512];
-	uint64_t rng = c->seed;
-	int rc = 1, errors = 0, verified = 0;
-	const int regions = c->span_mb;
-	/* Outstanding requests use distinct regions: no more of them than regions. */
-	const int depth = regions < 32 ? regions : 32;
-	uint8_t *model = calloc((size_t)regions, REGION_SECT * 512u);
-	uint8_t *written = calloc((size_t)regions, REGION_SECT);
-	struct bf_req reqs[32];
-	uint8_t *bufs[32];
-	int busy_region[32], region_busy[MAX_SLOTS] = {0};
-
-	if (!model || !written)
+	int rc = 1;
+	struct linux_run *l = calloc(1, sizeof(*l));
+	if (!l)
 		return 1;
-	if (blkfront_open(&f, c->plat, c->xs, c->vdev ? c->vdev : "xvdb", &o, err, sizeof(err)) != 0) {
+	l->rng = c->seed;
+	l->regions = c->span_mb;
+	/* Outstanding requests use distinct regions: no more of them than regions. */
+	l->depth = l->regions < 32 ? l->regions : 32;
+	l->model = calloc((size_t)l->regions, REGION_SECT * 512u);
+	l->written = calloc((size_t)l->regions, REGION_SECT);
+
+	if (!l->model || !l->written)
+		goto out;
+	if (blkfront_open(&l->f, c->plat, c->xs, c->vdev ? c->vdev : "xvdb", &o, err, sizeof(err)) != 0) {
 		fprintf(stderr, "frontend-stub: %s\n", err);
 		goto out;
 	}
 	for (int i = 0; i < 32; i++) {
-		bufs[i] = malloc(REGION_SECT * 512u);
-		busy_region[i] = -1;
-		reqs[i].done = 1;
+		l->bufs[i] = malloc(REGION_SECT * 512u);
+		l->busy_region[i] = -1;
+		l->reqs[i].done = 1;
 	}
 	stub_say("linux guest %u: %llu requests on %s over %d MiB, up to 32 outstanding", c->domid,
-	         (unsigned long long)c->requests, c->vdev ? c->vdev : "xvdb", regions);
-	uint64_t issued = 0, completed = 0;
-	while (completed < c->requests) {
-		/* Keep up to 32 requests outstanding, on distinct regions so
-		 * their order does not matter. */
-		for (int i = 0; i < depth && issued < c->requests; i++) {
-			if (!reqs[i].done || busy_region[i] >= 0)
-				continue;
-			int region;
-			do
-				region = (int)(stub_rand(&rng) % (uint64_t)regions);
-			while (region_busy[region]);
-			uint32_t kind = (uint32_t)(stub_rand(&rng) % 10);
-			uint32_t nsect = kind < 6 ? 1 + (uint32_t)(stub_rand(&rng) % 88)      /* direct */
-			               : kind < 8 ? 89 + (uint32_t)(stub_rand(&rng) % 1959) /* indirect */
-			                          : 1 + (uint32_t)(stub_rand(&rng) % 64);
-			uint32_t off = (uint32_t)(stub_rand(&rng) % (REGION_SECT - nsect + 1));
-			uint64_t sector = (uint64_t)region * REGION_SECT + off;
-			uint8_t op = kind == 9 ? BLKIF_OP_READ : kind == 8 ? BLKIF_OP_FLUSH_DISKCACHE : BLKIF_OP_WRITE;
-			reqs[i] = (struct bf_req){.op = op, .sector = sector, .nsect = op == BLKIF_OP_FLUSH_DISKCACHE ? 0 : nsect,
-			                          .buf = bufs[i]};
-			if (op == BLKIF_OP_WRITE)
-				for (uint32_t k = 0; k < nsect * 512; k += 8) {
-					uint64_t v = stub_rand(&rng);
-					memcpy(bufs[i] + k, &v, 8);
-				}
-			if (blkfront_queue(f, &reqs[i]) != 0) {
-				reqs[i].done = 1;
-				break; /* pool full: wait for some */
-			}
-			busy_region[i] = region;
-			region_busy[region] = 1;
-			issued++;
-		}
-		blkfront_kick(f);
-		struct bf_req *r = blkfront_wait(f, 30000);
+	         (unsigned long long)c->requests, c->vdev ? c->vdev : "xvdb", l->regions);
+	while (l->completed < c->requests) {
+		linux_issue(l, c->requests);
+		blkfront_kick(l->f);
+		struct bf_req *r = blkfront_wait(l->f, 30000);
 		if (!r) {
 			fprintf(stderr, "frontend-stub: no response in 30 s\n");
 			goto out;
 		}
-		int i = (int)(r - reqs);
-		completed++;
-		if (r->status != BLKIF_RSP_OKAY) {
-			errors++;
-		} else if (r->op == BLKIF_OP_WRITE) {
-			memcpy(model + r->sector * 512, r->buf, (size_t)r->nsect * 512);
-			memset(written + r->sector, 1, r->nsect);
-		} else if (r->op == BLKIF_OP_READ) {
-			/* What we wrote reads back; what we never wrote reads zero. */
-			if (memcmp(model + r->sector * 512, r->buf, (size_t)r->nsect * 512) != 0) {
-				fprintf(stderr, "frontend-stub: read of sector %llu (+%u) differs from what was "
-				                "written\n",
-				        (unsigned long long)r->sector, r->nsect);
-				errors++;
-			} else {
-				verified++;
-			}
-		}
-		region_busy[busy_region[i]] = 0;
-		busy_region[i] = -1;
+		linux_complete(l, r);
 	}
-	/* Read everything back at the end. */
-	for (int region = 0; region < regions; region++) {
-		struct bf_req r = {.op = BLKIF_OP_READ, .sector = (uint64_t)region * REGION_SECT,
-		                   .nsect = REGION_SECT, .buf = bufs[0]};
-		if (blkfront_do(f, &r, 30000) != BLKIF_RSP_OKAY ||
-		    memcmp(bufs[0], model + (size_t)region * REGION_SECT * 512, REGION_SECT * 512u) != 0) {
-			fprintf(stderr, "frontend-stub: region %d does not read back\n", region);
-			errors++;
-		}
-	}
+	linux_read_back(l);
 	stub_say("linux guest %u: %llu requests, %d reads verified, final read-back of %d MiB, %d "
 	         "errors",
-	         c->domid, (unsigned long long)completed, verified, regions, errors);
-	blkfront_close(f, 1);
-	rc = errors ? 1 : 0;
+	         c->domid, (unsigned long long)l->completed, l->verified, l->regions, l->errors);
+	blkfront_close(l->f, 1);
+	rc = l->errors ? 1 : 0;
 out:
 	for (int i = 0; i < 32; i++)
-		free(bufs[i]);
-	free(model);
-	free(written);
+		free(l->bufs[i]);
+	free(l->model);
+	free(l->written);
+	free(l);
 	return rc;
 }
 
@@ -395,7 +456,145 @@ static const char usage[] =
 	"                     [--withdraw (remove the node at the end)] [--hostile KIND]\n"
 	"common: [--platform sim|xen] [--sim-dir DIR (or $XENSIM_DIR)] [-q]\n";
 
-int main(int argc, char **argv)
+/* What the command line says: the guest's context, the mode, the platform. */
+struct stub_args {
+	struct stub_ctx c;
+	const char *mode, *platform;
+	int have_domid;
+};
+
+#define GO_ON (-1) /* an option taken: parse on; else the exit code */
+
+/* --span, --pace, --pages: numbers in a range. */
+static int take_number(struct stub_ctx *c, int opt)
+{
+	char *end;
+	unsigned long v;
+	switch (opt) {
+	case 'M':
+		c->span_mb = atoi(optarg);
+		if (c->span_mb < 1 || c->span_mb > MAX_SLOTS) {
+			fprintf(stderr, "frontend-stub: --span is 1..%d MiB\n", MAX_SLOTS);
+			return 2;
+		}
+		return GO_ON;
+	case 'i':
+		v = strtoul(optarg, &end, 10);
+		if (*optarg == '\0' || *end || v > 60000) {
+			fprintf(stderr, "frontend-stub: --pace is 0..60000 ms\n");
+			return 2;
+		}
+		c->pace_ms = (unsigned)v;
+		return GO_ON;
+	default: /* 'G' */
+		v = strtoul(optarg, NULL, 10);
+		if (v < 1 || v > 65536) {
+			fprintf(stderr, "frontend-stub: --pages is 1..65536\n");
+			return 2;
+		}
+		c->mirage_pages = (uint32_t)v;
+		return GO_ON;
+	}
+}
+
+/* --sample-log, --event-log: a file opened for writing. */
+static int take_log(FILE **log, const char *option)
+{
+	if (!(*log = fopen(optarg, "w"))) {
+		fprintf(stderr, "frontend-stub: %s %s: %s\n", option, optarg, strerror(errno));
+		return 1;
+	}
+	return GO_ON;
+}
+
+/* The options of a mode's guest. */
+static int take_guest_option(struct stub_ctx *c, int opt)
+{
+	switch (opt) {
+	case 'P':
+		c->prof = optarg;
+		break;
+	case 'H':
+		c->hp = optarg;
+		break;
+	case 'c':
+		c->crash_at = strtoull(optarg, NULL, 10);
+		break;
+	case 'r':
+		c->crash_random = 1;
+		c->crash_seed = strtoull(optarg, NULL, 10);
+		break;
+	case 'w':
+		c->word_size = atoi(optarg);
+		break;
+	case 'R':
+		c->reference = optarg;
+		break;
+	case 'v':
+		c->vdev = optarg;
+		break;
+	case 'n':
+		c->requests = strtoull(optarg, NULL, 10);
+		break;
+	case 'S':
+		c->seed = strtoull(optarg, NULL, 10);
+		break;
+	case 'e':
+		c->mirage_rate = (unsigned)strtoul(optarg, NULL, 10);
+		break;
+	case 'W':
+		c->mirage_withdraw = 1;
+		break;
+	default: /* 'K' */
+		c->mirage_hostile = optarg;
+		break;
+	}
+	return GO_ON;
+}
+
+/* One option: GO_ON, or the exit code it ends the program with. */
+static int take_option(struct stub_args *a, int opt)
+{
+	switch (opt) {
+	case 'm':
+		a->mode = optarg;
+		return GO_ON;
+	case 'd':
+		a->c.domid = (uint32_t)strtoul(optarg, NULL, 10);
+		a->have_domid = 1;
+		return GO_ON;
+	case 'p':
+		a->platform = optarg;
+		return GO_ON;
+	case 's':
+		a->c.sim_dir = optarg;
+		return GO_ON;
+	case 'P': case 'H': case 'c': case 'r': case 'w': case 'R':
+	case 'v': case 'n': case 'S': case 'e': case 'W': case 'K':
+		return take_guest_option(&a->c, opt);
+	case 'M': case 'i': case 'G':
+		return take_number(&a->c, opt);
+	case 'L':
+		return take_log(&a->c.sample_log, "--sample-log");
+	case 'E':
+		return take_log(&a->c.event_log, "--event-log");
+	case 'q':
+		stub_quiet = 1;
+		return GO_ON;
+	case 'h':
+		fputs(usage, stdout);
+		return 0;
+	case 'V':
+		printf("frontend-stub (profsvc) %s\n", PACKAGE_VERSION);
+		return 0;
+	default:
+		fputs(usage, stderr);
+		return 2;
+	}
+}
+
+/* The command line into a; GO_ON, or the exit code. */
+static int parse_args(int argc, char **argv, struct stub_args *a)
 {
 	static const struct option opts[] = {
 		{"mode", required_argument, NULL, 'm'},      {"domid", required_argument, NULL, 'd'},
@@ -413,151 +612,66 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	struct stub_ctx c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
-	                     .requests = 2000, .seed = 1, .span_mb = 256, .mirage_pages = 16};
-	const char *mode = NULL, *platform = NULL;
-	int opt, have_domid = 0;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'm':
-			mode = optarg;
-			break;
-		case 'd':
-			c.domid = (uint32_t)strtoul(optarg, NULL, 10);
-			have_domid = 1;
-			break;
-		case 'p':
-			platform = optarg;
-			break;
-		case 's':
-			c.sim_dir = optarg;
-			break;
-		case 'P':
-			c.prof = optarg;
-			break;
-		case 'H':
-			c.hp = optarg;
-			break;
-		case 'c':
-			c.crash_at = strtoull(optarg, NULL, 10);
-			break;
-		case 'r':
-			c.crash_random = 1;
-			c.crash_seed = strtoull(optarg, NULL, 10);
-			break;
-		case 'w':
-			c.word_size = atoi(optarg);
-			break;
-		case 'R':
-			c.reference = optarg;
-			break;
-		case 'v':
-			c.vdev = optarg;
-			break;
-		case 'n':
-			c.requests = strtoull(optarg, NULL, 10);
-			break;
-		case 'S':
-			c.seed = strtoull(optarg, NULL, 10);
-			break;
-		case 'M':
-			c.span_mb = atoi(optarg);
-			if (c.span_mb < 1 || c.span_mb > MAX_SLOTS) {
-				fprintf(stderr, "frontend-stub: --span is 1..%d MiB\n", MAX_SLOTS);
-				return 2;
-			}
-			break;
-		case 'i': {
-			char *end;
-			unsigned long ms = strtoul(optarg, &end, 10);
-			if (*optarg == '\0' || *end || ms > 60000) {
-				fprintf(stderr, "frontend-stub: --pace is 0..60000 ms\n");
-				return 2;
-			}
-			c.pace_ms = (unsigned)ms;
-			break;
-		}
-		case 'L':
-			if (!(c.sample_log = fopen(optarg, "w"))) {
-				fprintf(stderr, "frontend-stub: --sample-log %s: %s\n", optarg, strerror(errno));
-				return 1;
-			}
-			break;
-		case 'G': {
-			unsigned long v = strtoul(optarg, NULL, 10);
-			if (v < 1 || v > 65536) {
-				fprintf(stderr, "frontend-stub: --pages is 1..65536\n");
-				return 2;
-			}
-			c.mirage_pages = (uint32_t)v;
-			break;
-		}
-		case 'e':
-			c.mirage_rate = (unsigned)strtoul(optarg, NULL, 10);
-			break;
-		case 'E':
-			if (!(c.event_log = fopen(optarg, "w"))) {
-				fprintf(stderr, "frontend-stub: --event-log %s: %s\n", optarg, strerror(errno));
-				return 1;
-			}
-			break;
-		case 'W':
-			c.mirage_withdraw = 1;
-			break;
-		case 'K':
-			c.mirage_hostile = optarg;
-			break;
-		case 'q':
-			stub_quiet = 1;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		case 'V':
-			printf("frontend-stub (profsvc) %s\n", PACKAGE_VERSION);
-			return 0;
-		default:
-			fputs(usage, stderr);
-			return 2;
-		}
+		int rc = take_option(a, opt);
+		if (rc != GO_ON)
+			return rc;
 	}
-	if (!mode || !have_domid || optind != argc || (c.word_size != 4 && c.word_size != 8) ||
-	    (!strcmp(mode, "halvm") && !c.prof && !c.hp)) {
+	if (!a->mode || !a->have_domid || optind != argc || (a->c.word_size != 4 && a->c.word_size != 8) ||
+	    (!strcmp(a->mode, "halvm") && !a->c.prof && !a->c.hp)) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (plat_parse_kind(platform, &c.kind) != 0) {
+	if (plat_parse_kind(a->platform, &a->c.kind) != 0) {
 		fprintf(stderr, "frontend-stub: --platform is sim or xen\n");
 		return 2;
 	}
-	struct plat_opts po = {.kind = c.kind, .sim_dir = c.sim_dir, .sim_domid = c.domid,
+	return GO_ON;
+}
+
+/* The modes, by their --mode name. */
+static const struct {
+	const char *name;
+	int (*run)(struct stub_ctx *c);
+} modes[] = {
+	{"halvm", run_halvm},
+	{"linux", run_linux},
+	{"hostile", run_hostile},
+	{"mirage", run_mirage},
+};
+
+int main(int argc, char **argv)
+{
+	struct stub_args a = {.c = {.sim_dir = getenv("XENSIM_DIR"), .word_size = 8, .crash_at = UINT64_MAX,
+	                            .requests = 2000, .seed = 1, .span_mb = 256, .mirage_pages = 16}};
+	struct stub_ctx *c = &a.c;
+	int rc = parse_args(argc, argv, &a);
+	if (rc != GO_ON)
+		return rc;
+	struct plat_opts po = {.kind = c->kind, .sim_dir = c->sim_dir, .sim_domid = c->domid,
 	                       .sim_guest = 1};
 	char err[512];
-	if (plat_open(&c.plat, &po, err, sizeof(err)) != 0) {
+	if (plat_open(&c->plat, &po, err, sizeof(err)) != 0) {
 		fprintf(stderr, "frontend-stub: %s\n", err);
 		return 1;
 	}
-	c.xs = plat_xs_open(c.plat);
-	if (!c.xs) {
+	c->xs = plat_xs_open(c->plat);
+	if (!c->xs) {
 		fprintf(stderr, "frontend-stub: cannot open xenstore: %s\n", strerror(errno));
-		plat_close(c.plat);
+		plat_close(c->plat);
 		return 1;
 	}
-	int rc;
-	if (!strcmp(mode, "halvm"))
-		rc = run_halvm(&c);
-	else if (!strcmp(mode, "linux"))
-		rc = run_linux(&c);
-	else if (!strcmp(mode, "hostile"))
-		rc = run_hostile(&c);
-	else if (!strcmp(mode, "mirage"))
-		rc = run_mirage(&c);
-	else {
+	rc = 2;
+	size_t m = 0;
+	while (m < sizeof(modes) / sizeof(modes[0]) && strcmp(modes[m].name, a.mode) != 0)
+		m++;
+	if (m < sizeof(modes) / sizeof(modes[0]))
+		rc = modes[m].run(c);
+	else
 		fputs(usage, stderr);
-		rc = 2;
-	}
-	xs_close(c.xs);
-	plat_close(c.plat);
+	xs_close(c->xs);
+	plat_close(c->plat);
 	return rc;
 }

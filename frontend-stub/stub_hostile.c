@@ -130,22 +130,9 @@ static void xenstore_attacks(struct stub_ctx *c)
 	verdict("xenstore: state 'banana', then 99", "ignored", 1);
 }
 
-int run_hostile(struct stub_ctx *c)
+/* Requests breaking each validation rule of a direct request. */
+static void direct_attacks(struct blkfront *f, uint64_t cap, uint32_t ref, uint8_t s[112])
 {
-	struct blkfront_opts o = {.data_pages = 8};
-	struct blkfront *f;
-	char err[512];
-	uint64_t rng = c->seed;
-	uint8_t s[112];
-
-	if (blkfront_open(&f, c->plat, c->xs, c->vdev ? c->vdev : "xvdc", &o, err, sizeof(err)) != 0) {
-		fprintf(stderr, "frontend-stub: %s\n", err);
-		return 1;
-	}
-	uint64_t cap = blkfront_sectors(f);
-	uint32_t ref = blkfront_grant(f, 0);
-	stub_say("hostile guest %u on %s (%llu sectors)", c->domid, c->vdev ? c->vdev : "xvdc",
-	         (unsigned long long)cap);
 	struct {
 		const char *what;
 		uint8_t op, nseg, first, last;
@@ -170,8 +157,12 @@ int run_hostile(struct stub_ctx *c)
 		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict(bad[i].what, status_name(st), st == BLKIF_RSP_ERROR || st == BLKIF_RSP_EOPNOTSUPP);
 	}
-	/* Indirect: bad op, too many segments, a page never granted, and a
-	 * good page listing a bad segment. */
+}
+
+/* Indirect: bad op, too many segments, a page never granted, and a good
+ * page listing a bad segment. */
+static void indirect_attacks(struct blkfront *f, uint32_t ref, uint8_t s[112])
+{
 	uint32_t ipage = blkfront_grant(f, 1);
 	uint8_t *ip = blkfront_page(f, 1);
 	struct {
@@ -203,6 +194,11 @@ int run_hostile(struct stub_ctx *c)
 		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict(ind[i].what, status_name(st), st == BLKIF_RSP_ERROR);
 	}
+}
+
+/* A discard of 2^64-1 sectors from the last one. */
+static void discard_attack(struct blkfront *f, uint64_t cap, uint8_t s[112])
+{
 	memset(s, 0, 112);
 	s[0] = BLKIF_OP_DISCARD;
 	uint64_t sec = cap - 1, nr = UINT64_MAX;
@@ -210,30 +206,26 @@ int run_hostile(struct stub_ctx *c)
 	memcpy(s + 24, &nr, 8);
 	int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 	verdict("discard of 2^64-1 sectors", status_name(st), st == BLKIF_RSP_ERROR);
-	verdict("the device still serves (write + read back)", still_serves(f, &rng) ? "yes" : "NO",
-	        still_serves(f, &rng));
+}
 
-	/* A grant revoked between the request and the backend's copy. */
+/* A grant revoked between the request and the backend's copy. */
+static void revoked_attack(struct stub_ctx *c, struct blkfront *f, uint8_t s[112])
+{
 	struct plat_gntshr *shr = plat_gntshr_open(c->plat);
 	uint32_t gone;
 	void *page = shr ? plat_gntshr_share(shr, 0, 1, &gone, 1) : NULL;
 	if (page) {
 		blkfront_rw_slot(s, BLKIF_OP_WRITE, 1, 24, gone, 0, 7);
 		plat_gntshr_unshare(shr, page, 1);
-		st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
+		int16_t st = (int16_t)blkfront_do_raw(f, s, 112, 8, 5000);
 		verdict("write from a grant revoked before the copy", status_name(st), st == BLKIF_RSP_ERROR);
 	}
 	plat_gntshr_close(shr);
+}
 
-	/* A storm of empty notifications. */
-	for (int i = 0; i < 200000; i++)
-		blkfront_notify(f);
-	verdict("200000 empty notifications", still_serves(f, &rng) ? "still served" : "NOT served",
-	        still_serves(f, &rng));
-
-	xenstore_attacks(c);
-
-	/* Last: a producer index a whole ring ahead. */
+/* Last: a producer index a whole ring ahead, which must cost the device. */
+static void ring_ahead_attack(struct stub_ctx *c, struct blkfront *f)
+{
 	volatile uint8_t *sr = blkfront_sring(f);
 	uint32_t rp = __atomic_load_n((volatile uint32_t *)(sr + 8), __ATOMIC_ACQUIRE);
 	__atomic_store_n((volatile uint32_t *)sr, rp + 10000, __ATOMIC_RELEASE);
@@ -251,6 +243,39 @@ int run_hostile(struct stub_ctx *c)
 	verdict("producer index 10000 slots ahead", v && !strcmp(v, "5") ? "disconnected (Closing)" : v ? v : "?",
 	        v && !strcmp(v, "5"));
 	free(v);
+}
+
+int run_hostile(struct stub_ctx *c)
+{
+	struct blkfront_opts o = {.data_pages = 8};
+	struct blkfront *f;
+	char err[512];
+	uint64_t rng = c->seed;
+	uint8_t s[112];
+
+	if (blkfront_open(&f, c->plat, c->xs, c->vdev ? c->vdev : "xvdc", &o, err, sizeof(err)) != 0) {
+		fprintf(stderr, "frontend-stub: %s\n", err);
+		return 1;
+	}
+	uint64_t cap = blkfront_sectors(f);
+	uint32_t ref = blkfront_grant(f, 0);
+	stub_say("hostile guest %u on %s (%llu sectors)", c->domid, c->vdev ? c->vdev : "xvdc",
+	         (unsigned long long)cap);
+	direct_attacks(f, cap, ref, s);
+	indirect_attacks(f, ref, s);
+	discard_attack(f, cap, s);
+	verdict("the device still serves (write + read back)", still_serves(f, &rng) ? "yes" : "NO",
+	        still_serves(f, &rng));
+	revoked_attack(c, f, s);
+
+	/* A storm of empty notifications. */
+	for (int i = 0; i < 200000; i++)
+		blkfront_notify(f);
+	verdict("200000 empty notifications", still_serves(f, &rng) ? "still served" : "NOT served",
+	        still_serves(f, &rng));
+
+	xenstore_attacks(c);
+	ring_ahead_attack(c, f);
 	blkfront_close(f, 0);
 	stub_say("hostile guest %u: %d attacks, %d answered unsafely", c->domid, attacks, unsafe);
 	return unsafe ? 1 : 0;

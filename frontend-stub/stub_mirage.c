@@ -124,95 +124,121 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One event of kind k (the stream cycles through all of them); log: the
- * export's JSON line for it. */
-static void write_event(struct mwriter *w, unsigned k, uint64_t n, uint64_t ts, FILE *log, int crash)
+/* An event of the stream: its kind, number and fields. */
+struct mevent {
+	unsigned k;
+	uint64_t n, ts;
+	uint64_t thread, other;
+	const char *text; /* NULL: the kind has no string */
+	int64_t value;
+	size_t fixed;     /* the fields' bytes before the string */
+	uint8_t tt;       /* a CREATES's thread type */
+};
+
+/* Event n's fields: kind k's, varied by the kind's own count. */
+static void event_shape(struct mevent *e, unsigned k, uint64_t n, uint64_t ts)
 {
 	static const char *const labels[] = {"http-server", "tcp.read", "dns-cache", "<script>x</script>"};
 	static const char *const counters[] = {"bytes_rx", "bytes_tx", "net-packets"};
 	static const char *const exns[] = {"Not_found", "Failure(\"timeout\")", "Invalid_argument(\"x\")"};
-	uint64_t thread = 100 + n % 17, other = 1000 + n;
-	const char *text = NULL;
-	int64_t value = 0;
-	size_t fixed = 0;
 	uint64_t round = n / MPROF_EVENT_KINDS; /* each kind's own count: its values vary */
+
+	*e = (struct mevent){.k = k, .n = n, .ts = ts, .thread = 100 + n % 17, .other = 1000 + n};
 	/* Every Lwt thread type, and the 99 mirage-profile writes for one it
 	 * does not know. */
-	uint8_t tt = round % 16 == 15 ? 99 : (uint8_t)(round % 16);
+	e->tt = round % 16 == 15 ? 99 : (uint8_t)(round % 16);
+	switch (k) {
+	case MPROF_CREATES: e->fixed = 17; break;
+	case MPROF_FAILS: e->text = exns[round % 3]; e->fixed = 16; break;
+	case MPROF_LABEL: e->text = labels[round % 4]; e->fixed = 8; break;
+	case MPROF_INCREASE: e->text = counters[round % 3]; e->value = (int64_t)(n % 1500) - 20; e->fixed = 16; break;
+	case MPROF_COUNTER: e->text = counters[(round + 1) % 3]; e->value = (int64_t)(n * 7); e->fixed = 16; break;
+	case MPROF_SWITCH: case MPROF_GC: e->fixed = 8; break;
+	default: e->fixed = 16; break;
+	}
+}
 
-	switch (k) {
-	case MPROF_CREATES: fixed = 17; break;
-	case MPROF_FAILS: text = exns[round % 3]; fixed = 16; break;
-	case MPROF_LABEL: text = labels[round % 4]; fixed = 8; break;
-	case MPROF_INCREASE: text = counters[round % 3]; value = (int64_t)(n % 1500) - 20; fixed = 16; break;
-	case MPROF_COUNTER: text = counters[(round + 1) % 3]; value = (int64_t)(n * 7); fixed = 16; break;
-	case MPROF_SWITCH: case MPROF_GC: fixed = 8; break;
-	default: fixed = 16; break;
-	}
-	size_t len = fixed + (text ? strlen(text) + 1 : 0);
-	size_t f = add_event(w, (uint8_t)k, len, ts);
-	if (crash)
-		return; /* dead inside the event: content set, fields not written */
+/* The event's fields at f in the buffer. */
+static void event_fields(struct mwriter *w, const struct mevent *e, size_t f)
+{
 	uint8_t *p = w->buf + f;
-	if (k == MPROF_GC) {
-		put64(p, 20000 + n % 5000);
-	} else {
-		put64(p, thread);
-		p += 8;
-		if (k == MPROF_CREATES) {
-			put64(p, other);
-			p[8] = tt;
-		} else if (k == MPROF_INCREASE || k == MPROF_COUNTER) {
-			put64(p, (uint64_t)value);
-		} else if (k != MPROF_LABEL && k != MPROF_SWITCH) {
-			put64(p, other);
-		}
-		if (text)
-			memcpy(w->buf + f + fixed, text, strlen(text) + 1);
-	}
-	if (!log)
+	if (e->k == MPROF_GC) {
+		put64(p, 20000 + e->n % 5000);
 		return;
-	fprintf(log, "{\"seq\":%llu,\"ts\":%llu,\"event\":\"%s\"", (unsigned long long)w->packets_begun - 1,
-	        (unsigned long long)ts, mprof_event_name(k));
-	if (k != MPROF_GC)
-		fprintf(log, ",\"thread\":%llu", (unsigned long long)thread);
-	switch (k) {
+	}
+	put64(p, e->thread);
+	p += 8;
+	if (e->k == MPROF_CREATES) {
+		put64(p, e->other);
+		p[8] = e->tt;
+	} else if (e->k == MPROF_INCREASE || e->k == MPROF_COUNTER) {
+		put64(p, (uint64_t)e->value);
+	} else if (e->k != MPROF_LABEL && e->k != MPROF_SWITCH) {
+		put64(p, e->other);
+	}
+	if (e->text)
+		memcpy(w->buf + f + e->fixed, e->text, strlen(e->text) + 1);
+}
+
+/* The export's JSON line for the event. */
+static void event_log(FILE *log, const struct mevent *e, uint64_t seq)
+{
+	fprintf(log, "{\"seq\":%llu,\"ts\":%llu,\"event\":\"%s\"", (unsigned long long)seq,
+	        (unsigned long long)e->ts, mprof_event_name(e->k));
+	if (e->k != MPROF_GC)
+		fprintf(log, ",\"thread\":%llu", (unsigned long long)e->thread);
+	switch (e->k) {
 	case MPROF_CREATES:
-		fprintf(log, ",\"child\":%llu,\"thread_type\":", (unsigned long long)other);
-		if (mprof_thread_type_name(tt))
-			fprintf(log, "\"%s\"", mprof_thread_type_name(tt));
+		fprintf(log, ",\"child\":%llu,\"thread_type\":", (unsigned long long)e->other);
+		if (mprof_thread_type_name(e->tt))
+			fprintf(log, "\"%s\"", mprof_thread_type_name(e->tt));
 		else
-			fprintf(log, "%u", tt);
+			fprintf(log, "%u", e->tt);
 		break;
 	case MPROF_READ: case MPROF_SIGNAL: case MPROF_TRY_READ:
-		fprintf(log, ",\"source\":%llu", (unsigned long long)other);
+		fprintf(log, ",\"source\":%llu", (unsigned long long)e->other);
 		break;
 	case MPROF_FULFILLS:
-		fprintf(log, ",\"resolvee\":%llu", (unsigned long long)other);
+		fprintf(log, ",\"resolvee\":%llu", (unsigned long long)e->other);
 		break;
 	case MPROF_FAILS:
-		fprintf(log, ",\"resolvee\":%llu,\"exn\":\"", (unsigned long long)other);
-		for (const char *s = text; *s; s++)
+		fprintf(log, ",\"resolvee\":%llu,\"exn\":\"", (unsigned long long)e->other);
+		for (const char *s = e->text; *s; s++)
 			fprintf(log, *s == '"' ? "\\\"" : "%c", *s);
 		fputc('"', log);
 		break;
 	case MPROF_BECOMES:
-		fprintf(log, ",\"sleeper\":%llu", (unsigned long long)other);
+		fprintf(log, ",\"sleeper\":%llu", (unsigned long long)e->other);
 		break;
 	case MPROF_LABEL:
-		fprintf(log, ",\"label\":\"%s\"", text);
+		fprintf(log, ",\"label\":\"%s\"", e->text);
 		break;
 	case MPROF_INCREASE:
-		fprintf(log, ",\"amount\":%lld,\"counter\":\"%s\"", (long long)value, text);
+		fprintf(log, ",\"amount\":%lld,\"counter\":\"%s\"", (long long)e->value, e->text);
 		break;
 	case MPROF_COUNTER:
-		fprintf(log, ",\"value\":%lld,\"counter\":\"%s\"", (long long)value, text);
+		fprintf(log, ",\"value\":%lld,\"counter\":\"%s\"", (long long)e->value, e->text);
 		break;
 	case MPROF_GC:
-		fprintf(log, ",\"duration_ns\":%llu", (unsigned long long)(20000 + n % 5000));
+		fprintf(log, ",\"duration_ns\":%llu", (unsigned long long)(20000 + e->n % 5000));
 		break;
 	}
 	fputs("}\n", log);
+}
+
+/* One event of kind k (the stream cycles through all of them); log: the
+ * export's JSON line for it. */
+static void write_event(struct mwriter *w, unsigned k, uint64_t n, uint64_t ts, FILE *log, int crash)
+{
+	struct mevent e;
+	event_shape(&e, k, n, ts);
+	size_t len = e.fixed + (e.text ? strlen(e.text) + 1 : 0);
+	size_t f = add_event(w, (uint8_t)k, len, ts);
+	if (crash)
+		return; /* dead inside the event: content set, fields not written */
+	event_fields(w, &e, f);
+	if (log)
+		event_log(log, &e, w->packets_begun - 1);
 }
 
 static int write_node(struct stub_ctx *c, const char *value)
@@ -295,24 +321,65 @@ out:
 	return rc;
 }
 
-int run_mirage(struct stub_ctx *c)
+/* --hostile before event n: the node rewritten with a second buffer's
+ * refs half-way, headers spoiled every 50 events, or a random byte
+ * scribbled over the buffer. */
+static void hostile_step(struct stub_ctx *c, const char *hostile, struct mwriter *w, uint64_t n,
+                         uint64_t total, uint64_t *rnd)
 {
-	struct plat_gntshr *gs = NULL;
-	uint8_t *buf = NULL;
-	struct mwriter w;
-	uint64_t total = c->requests, crash_at = c->crash_at;
-
-	if (share(c, &buf, c->mirage_pages, &gs) != 0)
-		return 1;
-	if (c->mirage_hostile && !strncmp(c->mirage_hostile, "refs-", 5)) {
-		/* Bad lists: a backend that maps nothing is what is tested; the
-		 * buffer is written all the same. */
-		stub_say("dom%u: wrote a hostile ring-ref (%s)", c->domid, c->mirage_hostile);
+	if (!strcmp(hostile, "rewrite") && n == total / 2) {
+		struct plat_gntshr *gs2 = NULL;
+		uint8_t *buf2 = NULL;
+		if (share(c, &buf2, c->mirage_pages, &gs2) == 0)
+			stub_say("dom%u: rewrote the node with a second buffer's refs", c->domid);
 	}
-	stub_say("dom%u: tracing into %u pages shared read-only with dom0, %llu events at %u/s%s",
-	         c->domid, c->mirage_pages, (unsigned long long)total, c->mirage_rate,
-	         crash_at != UINT64_MAX ? ", will crash mid-packet" : "");
-	mwriter_init(&w, buf, (size_t)c->mirage_pages * PLAT_PAGE_SIZE);
+	if (!strcmp(hostile, "headers") && n % 50 == 0) {
+		uint64_t r = stub_rand(rnd);
+		uint8_t *hd = w->buf + w->off[r % MPROF_PACKETS];
+		switch ((r >> 8) % 4) {
+		case 0: hd[20] ^= 0xff; break;                          /* packet_size */
+		case 1: hd[28] = 0xff, hd[29] = 0x7f; break;            /* content past the packet */
+		case 2: hd[0] ^= 0x55; break;                           /* magic */
+		case 3: hd[26] = 3; break;                              /* content not whole bytes */
+		}
+	}
+	if (!strcmp(hostile, "scribble")) {
+		uint64_t r = stub_rand(rnd);
+		w->buf[r % w->size] = (uint8_t)(r >> 32);
+	}
+}
+
+/* Paced: event n is due at n / rate seconds after start. */
+static void pace(unsigned rate, uint64_t start, uint64_t n)
+{
+	uint64_t due = start + n * 1000000000ull / rate, now = now_ns();
+	/* Events come in bursts of up to 2 ms, as an Lwt program's do; a
+	 * sleep per event cost 32 guests all of a CPU. */
+	if (due > now + 2000000) {
+		struct timespec d = {0, (long)(due - now)};
+		d.tv_sec = d.tv_nsec / 1000000000, d.tv_nsec %= 1000000000;
+		nanosleep(&d, NULL);
+	}
+}
+
+/* --crash-at: dead inside event n; on xensim the toolstack destroys the
+ * domain. */
+static _Noreturn void crash_now(struct stub_ctx *c, const struct mwriter *w, uint64_t n)
+{
+	if (c->event_log)
+		fflush(c->event_log);
+	stub_say("crashed inside event %llu (packet %llu), as asked", (unsigned long long)n,
+	         (unsigned long long)w->packets_begun - 1);
+	fflush(stdout);
+	if (c->kind == PLAT_SIM)
+		stub_destroy_self(c); /* kills us */
+	_exit(0);
+}
+
+/* The events, one after another, as the program makes them. */
+static void trace_events(struct stub_ctx *c, struct mwriter *w)
+{
+	uint64_t total = c->requests, crash_at = c->crash_at;
 	uint64_t start = now_ns(), last_ts = 0, rnd = c->seed;
 	const char *hostile = c->mirage_hostile ? c->mirage_hostile : "";
 	if (!strcmp(hostile, "flood")) {
@@ -323,57 +390,41 @@ int run_mirage(struct stub_ctx *c)
 		}
 	}
 	for (uint64_t n = 0; n < total; n++) {
-		if (!strcmp(hostile, "rewrite") && n == total / 2) {
-			struct plat_gntshr *gs2 = NULL;
-			uint8_t *buf2 = NULL;
-			if (share(c, &buf2, c->mirage_pages, &gs2) == 0)
-				stub_say("dom%u: rewrote the node with a second buffer's refs", c->domid);
-		}
-		if (!strcmp(hostile, "headers") && n % 50 == 0) {
-			uint64_t r = stub_rand(&rnd);
-			uint8_t *hd = buf + w.off[r % MPROF_PACKETS];
-			switch ((r >> 8) % 4) {
-			case 0: hd[20] ^= 0xff; break;                          /* packet_size */
-			case 1: hd[28] = 0xff, hd[29] = 0x7f; break;            /* content past the packet */
-			case 2: hd[0] ^= 0x55; break;                           /* magic */
-			case 3: hd[26] = 3; break;                              /* content not whole bytes */
-			}
-		}
-		if (!strcmp(hostile, "scribble")) {
-			uint64_t r = stub_rand(&rnd);
-			buf[r % w.size] = (uint8_t)(r >> 32);
-		}
-		if (c->mirage_rate) {
-			/* Paced: event n is due at n / rate seconds. */
-			uint64_t due = start + n * 1000000000ull / c->mirage_rate, now = now_ns();
-			/* Events come in bursts of up to 2 ms, as an Lwt program's
-			 * do; a sleep per event cost 32 guests all of a CPU. */
-			if (due > now + 2000000) {
-				struct timespec d = {0, (long)(due - now)};
-				d.tv_sec = d.tv_nsec / 1000000000, d.tv_nsec %= 1000000000;
-				nanosleep(&d, NULL);
-			}
-		}
+		hostile_step(c, hostile, w, n, total, &rnd);
+		if (c->mirage_rate)
+			pace(c->mirage_rate, start, n);
 		uint64_t ts = now_ns();
 		if (ts <= last_ts)
 			ts = last_ts + 1; /* a monotonic clock, never equal in the log */
 		last_ts = ts;
 		int crash = n == crash_at;
-		write_event(&w, (unsigned)(n % MPROF_EVENT_KINDS), n, ts, crash ? NULL : c->event_log, crash);
-		if (crash) {
-			if (c->event_log)
-				fflush(c->event_log);
-			stub_say("crashed inside event %llu (packet %llu), as asked", (unsigned long long)n,
-			         (unsigned long long)w.packets_begun - 1);
-			fflush(stdout);
-			if (c->kind == PLAT_SIM)
-				stub_destroy_self(c); /* kills us */
-			_exit(0);
-		}
+		write_event(w, (unsigned)(n % MPROF_EVENT_KINDS), n, ts, crash ? NULL : c->event_log, crash);
+		if (crash)
+			crash_now(c, w, n);
 	}
+}
+
+int run_mirage(struct stub_ctx *c)
+{
+	struct plat_gntshr *gs = NULL;
+	uint8_t *buf = NULL;
+	struct mwriter w;
+
+	if (share(c, &buf, c->mirage_pages, &gs) != 0)
+		return 1;
+	if (c->mirage_hostile && !strncmp(c->mirage_hostile, "refs-", 5)) {
+		/* Bad lists: a backend that maps nothing is what is tested; the
+		 * buffer is written all the same. */
+		stub_say("dom%u: wrote a hostile ring-ref (%s)", c->domid, c->mirage_hostile);
+	}
+	stub_say("dom%u: tracing into %u pages shared read-only with dom0, %llu events at %u/s%s",
+	         c->domid, c->mirage_pages, (unsigned long long)c->requests, c->mirage_rate,
+	         c->crash_at != UINT64_MAX ? ", will crash mid-packet" : "");
+	mwriter_init(&w, buf, (size_t)c->mirage_pages * PLAT_PAGE_SIZE);
+	trace_events(c, &w);
 	if (c->event_log)
 		fflush(c->event_log);
-	stub_say("dom%u: %llu events in %llu packets", c->domid, (unsigned long long)total,
+	stub_say("dom%u: %llu events in %llu packets", c->domid, (unsigned long long)c->requests,
 	         (unsigned long long)w.packets_begun);
 	if (c->mirage_withdraw) {
 		char *dom = xs_get_domain_path(c->xs, c->domid), *path = NULL;

@@ -6,6 +6,8 @@
  * children sit on it left to right in GHC's order.  Names are the guest's:
  * folded lines pass through safe_text (and ';', the frame separator, is
  * written \x3b), the SVG through markup_text.
+ *
+ * May call: compare.c (stack paths), markup.c, util/safe_text.
  */
 #include "config.h"
 
@@ -211,6 +213,119 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 	return flame_svg_diff(f, NULL, p, by, caption);
 }
 
+/* What every frame of one graph is drawn with. */
+struct flame_draw {
+	const struct time_profile *p;
+	const uint64_t *total;
+	uint64_t all;      /* the roots' total */
+	uint32_t maxd;     /* the deepest row drawn */
+	const double *was; /* before_shares, or NULL */
+	double most;       /* the largest change in share */
+};
+
+/* The roots' total and the deepest row drawn. */
+static void flame_extent(struct flame_draw *d)
+{
+	const struct time_profile *p = d->p;
+	d->all = 0;
+	d->maxd = 0;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		if (p->nodes[i].parent == TP_NONE)
+			d->all = d->all > UINT64_MAX - d->total[i] ? UINT64_MAX : d->all + d->total[i];
+		if (p->nodes[i].depth > d->maxd)
+			d->maxd = p->nodes[i].depth;
+	}
+	if (d->maxd >= MAX_ROWS)
+		d->maxd = MAX_ROWS - 1;
+}
+
+/* The largest change in share of a stack that was in the run before. */
+static double most_change(const struct flame_draw *d)
+{
+	double most = 0;
+	for (size_t i = 0; i < d->p->nnodes; i++)
+		if (!isnan(d->was[i]) && d->all)
+			most = fmax(most, fabs(100.0 * (double)d->total[i] / (double)d->all - d->was[i]));
+	return most;
+}
+
+/* The SVG's start, its caption and the program's command line. */
+static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, const char *caption)
+{
+	double height = TOP + ROW * (d->maxd + 1) + 30;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
+	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
+	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdf6\"/>\n"
+	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
+	        FW, height, FW, height, FW / 2);
+	markup_text_cut(f, caption ? caption : "", 100);
+	fprintf(f, " \xe2\x80\x94 %s%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
+	           "text-anchor=\"middle\">",
+	        by == FLAME_TIME ? "time" : "allocation",
+	        d->was ? " (red grew, blue shrank, against the run before)" : "", FW / 2);
+	markup_text_cut(f, d->p->command ? d->p->command : "", 120);
+	fputs("</text>\n", f);
+}
+
+/* One frame: node i at x, w wide. */
+static void flame_frame(FILE *f, const struct flame_draw *d, size_t i, double x, double w)
+{
+	const struct tp_node *nd = &d->p->nodes[i];
+	/* flame: the root at the bottom */
+	double y = TOP + ROW * (d->maxd - nd->depth);
+	const struct tp_cc *c = &d->p->ccs[nd->cc];
+	char fill[8];
+	double pct = d->all ? 100.0 * (double)d->total[i] / (double)d->all : 0;
+	if (d->was)
+		diff_colour(pct - d->was[i], d->most, fill);
+	else
+		colour(c, fill);
+	fputs("<g class=\"frame\"><title>", f);
+	markup_text(f, c->module);
+	fputc('.', f);
+	markup_text(f, c->name);
+	if (d->was && isnan(d->was[i]))
+		fputs(" (new)", f);
+	else if (d->was)
+		fprintf(f, " (%+.2f%%)", pct - d->was[i]);
+	fprintf(f, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+	           "height=\"%.1f\" fill=\"%s\" rx=\"2\"/>",
+	        (unsigned long long)d->total[i], d->all ? 100.0 * (double)d->total[i] / (double)d->all : 0,
+	        x, y, w, ROW - 1, fill);
+	int chars = (int)((w - 6) / 7);
+	if (chars >= 3) {
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + ROW - 5);
+		markup_text_cut(f, c->name, chars);
+		fputs("</text>", f);
+	}
+	fputs("</g>\n", f);
+}
+
+/* Every frame wide enough to see, each child right of its elder siblings
+ * above its parent. */
+static void flame_frames(FILE *f, const struct flame_draw *d, double *x, double *next)
+{
+	const struct time_profile *p = d->p;
+	double scale = d->all ? (FW - 20) / (double)d->all : 0, root_x = 10;
+	for (size_t i = 0; i < p->nnodes; i++) {
+		const struct tp_node *nd = &p->nodes[i];
+		if (nd->parent == TP_NONE) {
+			x[i] = root_x;
+			root_x += (double)d->total[i] * scale;
+		} else {
+			x[i] = next[nd->parent];
+		}
+		next[i] = x[i];
+		if (nd->parent != TP_NONE)
+			next[nd->parent] += (double)d->total[i] * scale;
+		double w = (double)d->total[i] * scale;
+		if (w < 0.3 || nd->depth > d->maxd)
+			continue;
+		flame_frame(f, d, i, x[i], w);
+	}
+}
+
 int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time_profile *p,
                    enum flame_by by, const char *caption)
 {
@@ -222,17 +337,9 @@ int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time
 		free(next);
 		return -1;
 	}
-	uint64_t all = 0;
-	uint32_t maxd = 0;
-	for (size_t i = 0; i < p->nnodes; i++) {
-		if (p->nodes[i].parent == TP_NONE)
-			all = all > UINT64_MAX - total[i] ? UINT64_MAX : all + total[i];
-		if (p->nodes[i].depth > maxd)
-			maxd = p->nodes[i].depth;
-	}
-	if (maxd >= MAX_ROWS)
-		maxd = MAX_ROWS - 1;
-	double *was = NULL, most = 0;
+	struct flame_draw d = {.p = p, .total = total};
+	flame_extent(&d);
+	double *was = NULL;
 	if (before) {
 		if (!(was = before_shares(before, p, by))) {
 			free(x);
@@ -241,68 +348,11 @@ int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time
 			free(total);
 			return -1;
 		}
-		for (size_t i = 0; i < p->nnodes; i++)
-			if (!isnan(was[i]) && all)
-				most = fmax(most, fabs(100.0 * (double)total[i] / (double)all - was[i]));
+		d.was = was;
+		d.most = most_change(&d);
 	}
-	double scale = all ? (FW - 20) / (double)all : 0, root_x = 10;
-	double height = TOP + ROW * (maxd + 1) + 30;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
-	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdf6\"/>\n"
-	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
-	        FW, height, FW, height, FW / 2);
-	markup_text_cut(f, caption ? caption : "", 100);
-	fprintf(f, " \xe2\x80\x94 %s%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
-	           "text-anchor=\"middle\">",
-	        by == FLAME_TIME ? "time" : "allocation",
-	        before ? " (red grew, blue shrank, against the run before)" : "", FW / 2);
-	markup_text_cut(f, p->command ? p->command : "", 120);
-	fputs("</text>\n", f);
-	for (size_t i = 0; i < p->nnodes; i++) {
-		const struct tp_node *nd = &p->nodes[i];
-		if (nd->parent == TP_NONE) {
-			x[i] = root_x;
-			root_x += (double)total[i] * scale;
-		} else {
-			x[i] = next[nd->parent];
-		}
-		next[i] = x[i];
-		if (nd->parent != TP_NONE)
-			next[nd->parent] += (double)total[i] * scale;
-		double w = (double)total[i] * scale;
-		if (w < 0.3 || nd->depth > maxd)
-			continue;
-		/* flame: the root at the bottom */
-		double y = TOP + ROW * (maxd - nd->depth);
-		const struct tp_cc *c = &p->ccs[nd->cc];
-		char fill[8];
-		double pct = all ? 100.0 * (double)total[i] / (double)all : 0;
-		if (was)
-			diff_colour(pct - was[i], most, fill);
-		else
-			colour(c, fill);
-		fputs("<g class=\"frame\"><title>", f);
-		markup_text(f, c->module);
-		fputc('.', f);
-		markup_text(f, c->name);
-		if (was && isnan(was[i]))
-			fputs(" (new)", f);
-		else if (was)
-			fprintf(f, " (%+.2f%%)", pct - was[i]);
-		fprintf(f, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-		           "height=\"%.1f\" fill=\"%s\" rx=\"2\"/>",
-		        (unsigned long long)total[i], all ? 100.0 * (double)total[i] / (double)all : 0,
-		        x[i], y, w, ROW - 1, fill);
-		int chars = (int)((w - 6) / 7);
-		if (chars >= 3) {
-			fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x[i] + 3, y + ROW - 5);
-			markup_text_cut(f, c->name, chars);
-			fputs("</text>", f);
-		}
-		fputs("</g>\n", f);
-	}
+	flame_head(f, &d, by, caption);
+	flame_frames(f, &d, x, next);
 	fputs("</svg>\n", f);
 	free(was);
 	free(x);

@@ -9,6 +9,8 @@
  * quadratic: beyond SELECTION_MAX bands (no GHC profile has that many
  * distinct names, a hostile one might) a stable merge-style qsort on
  * (key, position) takes over, which differs from hp2ps only among ties.
+ *
+ * May call: the heap profile's points (hp_parse.c's hp_next).
  */
 #include "config.h"
 
@@ -93,16 +95,10 @@ static void fill_values(const struct hp_band *b, double *v, size_t nsamples)
 			v[pt.sample] += (double)pt.bytes;
 }
 
-int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c)
+/* The bands that have points, in hp2ps's hash-table order; their count. */
+static size_t table_order(const struct hp_profile *p, struct slot *s)
 {
-	size_t n = 0, ns = p->nsamples;
-	struct slot *s = calloc(p->nbands ? p->nbands : 1, sizeof(*s));
-
-	memset(c, 0, sizeof(*c));
-	c->nsamples = ns;
-	c->times = p->times;
-	if (!s)
-		return -1;
+	size_t n = 0;
 	for (size_t i = 0; i < p->nbands; i++) {
 		if (p->bands[i].npts == 0) /* only in a sample that was cut off */
 			continue;
@@ -110,8 +106,13 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 		                       .bucket = hp_chart_hp2ps_bucket(p->bands[i].name)};
 	}
 	qsort(s, n, sizeof(*s), by_table_order);
+	return n;
+}
 
-	/* TraceElement: by total, then drop the smallest under trace_pct. */
+/* TraceElement: by total, then drop the smallest under trace_pct; how
+ * many were dropped (the rest moved to the front). */
+static size_t trace_element(struct slot *s, size_t n, double trace_pct)
+{
 	double grand = 0;
 	for (size_t i = 0; i < n; i++) {
 		s[i].key = (double)s[i].b->total;
@@ -122,56 +123,65 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 	double cum = 0;
 	for (; first < n; first++) {
 		cum += 100.0 * s[first].key / grand;
-		if (cum >= o->trace_pct)
+		if (cum >= trace_pct)
 			break;
 	}
-	c->dropped_trace = first;
 	memmove(s, s + first, (n - first) * sizeof(*s));
-	n -= first;
+	return first;
+}
 
-	if (o->sort == HP_SORT_STDDEV) { /* Deviation: steadiest first */
-		for (size_t i = 0; i < n; i++) {
-			const struct hp_band *b = s[i].b;
-			double avg = 0, dev = 0;
-			struct hp_cursor cur = HP_CURSOR_INIT;
-			struct hp_point pt;
-			while (hp_next(b, &cur, &pt))
-				avg += (double)pt.bytes;
-			avg /= (double)ns;
-			cur = (struct hp_cursor)HP_CURSOR_INIT;
-			while (hp_next(b, &cur, &pt)) {
-				double d = (double)pt.bytes - avg;
-				dev += d * d;
-			}
-			s[i].key = sqrt(dev / (double)(ns - 1));
+/* Deviation: steadiest first. */
+static void deviation_sort(struct slot *s, size_t n, size_t ns)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct hp_band *b = s[i].b;
+		double avg = 0, dev = 0;
+		struct hp_cursor cur = HP_CURSOR_INIT;
+		struct hp_point pt;
+		while (hp_next(b, &cur, &pt))
+			avg += (double)pt.bytes;
+		avg /= (double)ns;
+		cur = (struct hp_cursor)HP_CURSOR_INIT;
+		while (hp_next(b, &cur, &pt)) {
+			double d = (double)pt.bytes - avg;
+			dev += d * d;
 		}
-		sort_slots(s, n);
+		s[i].key = sqrt(dev / (double)(ns - 1));
 	}
+	sort_slots(s, n);
+}
 
-	/* TopTwenty: the smallest beyond max_bands become OTHER, at the bottom. */
-	size_t compact = 0;
-	if (o->max_bands && n > o->max_bands)
-		compact = n - o->max_bands + 1;
+/* The OTHER band: the sum of the first `compact` slots. */
+static int other_band(struct hp_chart_band *ob, const struct slot *s, size_t compact, size_t ns)
+{
+	ob->name = "OTHER";
+	if (!(ob->values = calloc(ns ? ns : 1, sizeof(double))))
+		return -1;
+	for (size_t i = 0; i < compact; i++) {
+		fill_values(s[i].b, ob->values, ns);
+		uint64_t t = s[i].b->total;
+		ob->total = ob->total > UINT64_MAX - t ? UINT64_MAX : ob->total + t;
+	}
+	for (size_t k = 0; k < ns; k++)
+		if (ob->values[k] > (double)ob->peak)
+			ob->peak = (uint64_t)ob->values[k];
+	return 0;
+}
+
+/* TopTwenty: the smallest beyond max_bands become OTHER, at the bottom. */
+static int top_bands(struct hp_chart *c, const struct slot *s, size_t n, size_t max_bands)
+{
+	size_t compact = 0, ns = c->nsamples;
+	if (max_bands && n > max_bands)
+		compact = n - max_bands + 1;
 	c->merged_other = compact;
-	c->nbands = compact ? o->max_bands : n;
+	c->nbands = compact ? max_bands : n;
 	c->bands = calloc(c->nbands ? c->nbands : 1, sizeof(*c->bands));
 	if (!c->bands)
-		goto oom;
+		return -1;
 	size_t at = 0;
-	if (compact) {
-		struct hp_chart_band *ob = &c->bands[at++];
-		ob->name = "OTHER";
-		if (!(ob->values = calloc(ns ? ns : 1, sizeof(double))))
-			goto oom;
-		for (size_t i = 0; i < compact; i++) {
-			fill_values(s[i].b, ob->values, ns);
-			uint64_t t = s[i].b->total;
-			ob->total = ob->total > UINT64_MAX - t ? UINT64_MAX : ob->total + t;
-		}
-		for (size_t k = 0; k < ns; k++)
-			if (ob->values[k] > (double)ob->peak)
-				ob->peak = (uint64_t)ob->values[k];
-	}
+	if (compact && other_band(&c->bands[at++], s, compact, ns) != 0)
+		return -1;
 	for (size_t i = compact; i < n; i++) {
 		struct hp_chart_band *cb = &c->bands[at++];
 		cb->band = s[i].b;
@@ -179,8 +189,31 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 		cb->total = s[i].b->total;
 		cb->peak = s[i].b->peak;
 		if (!(cb->values = calloc(ns ? ns : 1, sizeof(double))))
-			goto oom;
+			return -1;
 		fill_values(s[i].b, cb->values, ns);
+	}
+	return 0;
+}
+
+int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c)
+{
+	size_t n, ns = p->nsamples;
+	struct slot *s = calloc(p->nbands ? p->nbands : 1, sizeof(*s));
+
+	memset(c, 0, sizeof(*c));
+	c->nsamples = ns;
+	c->times = p->times;
+	if (!s)
+		return -1;
+	n = table_order(p, s);
+	c->dropped_trace = trace_element(s, n, o->trace_pct);
+	n -= c->dropped_trace;
+	if (o->sort == HP_SORT_STDDEV)
+		deviation_sort(s, n, ns);
+	if (top_bands(c, s, n, o->max_bands) != 0) {
+		free(s);
+		hp_chart_free(c);
+		return -1;
 	}
 	for (size_t k = 0; k < ns; k++) {
 		double y = 0;
@@ -191,10 +224,6 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 	}
 	free(s);
 	return 0;
-oom:
-	free(s);
-	hp_chart_free(c);
-	return -1;
 }
 
 void hp_chart_free(struct hp_chart *c)

@@ -6,6 +6,8 @@
  * one closed path (its upper edge left to right, the band below's edge
  * back), as hp2ps's ShadeCurve draws it.  Every guest-chosen string goes
  * through markup_text.
+ *
+ * May call: markup.c.
  */
 #include "config.h"
 
@@ -91,13 +93,10 @@ static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit
 	        PLOT_X, y0 + PLOT_TOP, PLOT_W, PLOT_H);
 }
 
-static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax)
+/* A panel's title: the job, the caption and date, the note. */
+static void panel_title(FILE *f, const struct heap_svg_panel *p, double y0)
 {
-	const struct hp_chart *c = p->chart;
 	const struct hp_profile *hp = p->profile;
-	size_t ns = c->nsamples;
-	double grand = 0;
-
 	fprintf(f, "<g class=\"panel\">\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" "
 	           "font-weight=\"bold\">",
 	        PLOT_X, y0 + 22);
@@ -117,14 +116,19 @@ static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tma
 		markup_text_cut(f, p->note, 44);
 		fputs("</text>\n", f);
 	}
-	axes(f, y0, tmax, ymax, hp->sample_unit);
+}
 
+/* The bands, stacked bottom up, each with its peak and share. */
+static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax, double ymax)
+{
+	size_t ns = c->nsamples;
+	double grand = 0;
 	for (size_t i = 0; i < c->nbands; i++)
 		for (size_t k = 0; k < ns; k++)
 			grand += c->bands[i].values[k];
 	double *lower = calloc(ns ? ns : 1, sizeof(double));
 	if (!lower)
-		return;
+		return -1;
 	double t0 = ns ? c->times[0] : 0;
 	double sx = tmax > 0 ? PLOT_W / tmax : 0, sy = ymax > 0 ? PLOT_H / ymax : 0;
 	double base = y0 + PLOT_TOP + PLOT_H;
@@ -150,8 +154,12 @@ static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tma
 		        grand > 0 ? 100 * share / grand : 0);
 	}
 	free(lower);
+	return 0;
+}
 
-	/* The key, top down: the top band first, as it is stacked. */
+/* The key, top down: the top band first, as it is stacked. */
+static void panel_key(FILE *f, const struct hp_chart *c, double y0)
+{
 	size_t rows = c->nbands;
 	double dy = rows ? fmin(18, PLOT_H / (double)rows) : 18;
 	fprintf(f, "<g class=\"key\" font-size=\"11\">\n");
@@ -171,6 +179,15 @@ static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tma
 	if (rows == 0)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">no bands</text>\n", KEY_X, y0 + PLOT_TOP + 12);
 	fputs("</g>\n</g>\n", f);
+}
+
+static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax)
+{
+	panel_title(f, p, y0);
+	axes(f, y0, tmax, ymax, p->profile->sample_unit);
+	if (panel_bands(f, p->chart, y0, tmax, ymax) != 0)
+		return;
+	panel_key(f, p->chart, y0);
 }
 
 int heap_svg_write(FILE *f, const struct heap_svg_panel *panels, size_t n)

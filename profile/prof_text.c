@@ -101,14 +101,13 @@ static int set_text(char **dst, const char *s)
 
 #define MAX_TOKENS 16
 
-static int tree_row(struct time_profile *p, char *line)
+/* A row's fields, cut in place: the name and module from the left (tok),
+ * the numbers from the right (num), the source location between them
+ * (*src, "" when the profile has none). */
+static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[MAX_TOKENS],
+                      char **src)
 {
-	size_t depth = 0;
-	while (line[depth] == ' ')
-		depth++;
-	char *tok[2];
 	int nt = 0;
-	char *s = line + depth;
 	/* name, module from the left */
 	while (nt < 2) {
 		while (*s == ' ' || *s == '\t')
@@ -124,7 +123,6 @@ static int tree_row(struct time_profile *p, char *line)
 	}
 	char *rest = s;
 	/* the numbers from the right */
-	char *num[MAX_TOKENS];
 	char *e = rest + strlen(rest);
 	for (int k = p->col_numbers - 1; k >= 0; k--) {
 		while (e > rest && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
@@ -141,26 +139,42 @@ static int tree_row(struct time_profile *p, char *line)
 	while (e > rest && (e[-1] == ' ' || e[-1] == '\t'))
 		*--e = '\0';
 	static char nothing[] = "";
-	char *src = e > rest ? trim(rest) : nothing; /* rest is num[0] when no SRC */
-	if (!p->has_src && *src)
-		return tp_fail(p, "unexpected text '%.40s' between the module and the numbers", src);
+	*src = e > rest ? trim(rest) : nothing; /* rest is num[0] when no SRC */
+	if (!p->has_src && **src)
+		return tp_fail(p, "unexpected text '%.40s' between the module and the numbers", *src);
+	return 0;
+}
 
-	struct tp_node n = {0};
+/* A row's numbers into its node. */
+static int row_numbers(struct time_profile *p, char *const num[MAX_TOKENS], struct tp_node *n)
+{
 	uint64_t no;
 	if (parse_count(num[0], num[0] + strlen(num[0]), &no) != 0 || no > INT64_MAX)
 		return tp_fail(p, "the cost-centre number '%.40s' is not a number", num[0]);
-	n.no = (int64_t)no;
-	if (parse_count(num[1], num[1] + strlen(num[1]), &n.entries) != 0)
+	n->no = (int64_t)no;
+	if (parse_count(num[1], num[1] + strlen(num[1]), &n->entries) != 0)
 		return tp_fail(p, "entries '%.40s' is not a whole number", num[1]);
-	double *pct[4] = {&n.time, &n.alloc, &n.inh_time, &n.inh_alloc};
+	double *pct[4] = {&n->time, &n->alloc, &n->inh_time, &n->inh_alloc};
 	for (int k = 0; k < 4; k++)
 		if (parse_pct(num[2 + k], pct[k]) != 0)
 			return tp_fail(p, "'%.40s' is not a percentage", num[2 + k]);
 	if (p->has_ticks) {
-		if (parse_count(num[6], num[6] + strlen(num[6]), &n.ticks) != 0 ||
-		    parse_count(num[7], num[7] + strlen(num[7]), &n.bytes) != 0)
+		if (parse_count(num[6], num[6] + strlen(num[6]), &n->ticks) != 0 ||
+		    parse_count(num[7], num[7] + strlen(num[7]), &n->bytes) != 0)
 			return tp_fail(p, "ticks and bytes must be whole numbers");
 	}
+	return 0;
+}
+
+static int tree_row(struct time_profile *p, char *line)
+{
+	size_t depth = 0;
+	while (line[depth] == ' ')
+		depth++;
+	char *tok[2], *num[MAX_TOKENS], *src = NULL;
+	struct tp_node n = {0};
+	if (row_fields(p, line + depth, tok, num, &src) != 0 || row_numbers(p, num, &n) != 0)
+		return -1;
 
 	if (depth > p->nstack)
 		return tp_fail(p, "the call tree's indentation jumps from depth %zu to %zu", p->nstack,

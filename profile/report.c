@@ -6,6 +6,9 @@
  * JSON inside a script element ends at the first "</script", so every
  * '<', '>' and '&' in a string is written as a \u escape: the JSON is the
  * same, and no name can end the element or open markup.
+ *
+ * May call: compare.c (the changes), flame.c, heap_svg.c (the band
+ * colours), trace_view.c, markup.c, util/safe_text.
  */
 #include "config.h"
 
@@ -229,7 +232,8 @@ int report_write_json(FILE *f, const struct report_input *in)
 	return ferror(f) ? -1 : 0;
 }
 
-int report_write(FILE *f, const struct report_input *in)
+/* The document's head and the page's title. */
+static void report_head(FILE *f, const struct report_input *in)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -244,7 +248,13 @@ int report_write(FILE *f, const struct report_input *in)
 	fputs("</h1><div class=\"sub\">", f);
 	markup_text(f, in->tp && in->tp->command ? in->tp->command
 	                                         : in->hp && in->hp->job ? in->hp->job : "");
-	fputs("</div></header>\n<main>\n<section id=\"facts\"><h2>Run</h2><table class=\"facts\">\n", f);
+	fputs("</div></header>\n<main>\n", f);
+}
+
+/* The run's facts, links, live marker and warnings. */
+static void facts_section(FILE *f, const struct report_input *in)
+{
+	fputs("<section id=\"facts\"><h2>Run</h2><table class=\"facts\">\n", f);
 	for (size_t i = 0; i < in->nfacts; i++) {
 		fputs("<tr><td>", f);
 		markup_text(f, in->facts[2 * i]);
@@ -275,58 +285,76 @@ int report_write(FILE *f, const struct report_input *in)
 		fputs("</div>\n", f);
 	}
 	fputs("</section>\n", f);
-	if ((in->hp && in->chart) || in->live_events) {
-		static const struct hp_chart none;
-		const struct hp_chart *chart = in->hp && in->chart ? in->chart : &none;
-		fputs("<section id=\"heap\"><h2>Heap</h2>\n<div id=\"heap-modes\">"
-		      "<button data-mode=\"stacked\">stacked</button><button data-mode=\"line\">line"
-		      "</button><button data-mode=\"normalised\">normalised</button></div>\n"
-		      "<p class=\"note\" id=\"heap-note\">",
+}
+
+/* The heap chart's section and its data (an empty chart for a live run
+ * with no heap profile yet). */
+static void heap_section(FILE *f, const struct report_input *in)
+{
+	static const struct hp_chart none;
+	const struct hp_chart *chart = in->hp && in->chart ? in->chart : &none;
+	fputs("<section id=\"heap\"><h2>Heap</h2>\n<div id=\"heap-modes\">"
+	      "<button data-mode=\"stacked\">stacked</button><button data-mode=\"line\">line"
+	      "</button><button data-mode=\"normalised\">normalised</button></div>\n"
+	      "<p class=\"note\" id=\"heap-note\">",
+	      f);
+	fprintf(f, "%zu samples; %zu bands shown (hp2ps's rules: %zu trace bands dropped, %zu "
+	           "summed into OTHER). Click a band in the key to hide it.</p>\n",
+	        chart->nsamples, chart->nbands, chart->dropped_trace, chart->merged_other);
+	fputs("<div class=\"chart\"><svg id=\"heap-svg\" xmlns=\"http://www.w3.org/2000/svg\" "
+	      "viewBox=\"0 0 900 360\"></svg><div id=\"heap-key\"></div></div>\n"
+	      "<div id=\"heap-tip\"></div></section>\n"
+	      "<script type=\"application/json\" id=\"heap-data\">{",
+	      f);
+	report_heap_json(f, in->hp ? in->hp->sample_unit : NULL, chart);
+	if (in->against_hp && in->against_hp->nsamples)
+		against_json(f, in->against_hp, in->against_title);
+	fputs("}</script>\n", f);
+}
+
+/* The cost-centre tree and the flame graphs of a time profile. */
+static int cost_centres_section(FILE *f, const struct report_input *in)
+{
+	fprintf(f, "<section id=\"cost-centres\"><h2>Cost centres</h2>\n<p class=\"note\">total "
+	           "time %.2f s (%llu ticks), total alloc %llu bytes</p>\n<div class=\"tools\">"
+	           "<input id=\"tree-search\" type=\"search\" placeholder=\"search names\">"
+	           "<button id=\"tree-open\">open all</button><span id=\"tree-count\" "
+	           "class=\"note\"></span></div>\n<table id=\"tree\"><thead><tr></tr></thead>"
+	           "<tbody></tbody></table></section>\n"
+	           "<script type=\"application/json\" id=\"tree-data\">{",
+	        in->tp->total_secs, (unsigned long long)in->tp->total_ticks,
+	        (unsigned long long)in->tp->total_alloc);
+	tree_json(f, in->tp);
+	fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
+	      "<section class=\"flame\"><h2>Flame graph (time)</h2>\n",
+	      f);
+	if (flame_inline(f, NULL, in->tp, in->title) != 0)
+		return -1;
+	fputs("</section>\n", f);
+	if (in->against_tp) {
+		fputs("<section class=\"flame\" id=\"flame-diff\"><h2>Differential flame graph "
+		      "(time)</h2>\n",
 		      f);
-		fprintf(f, "%zu samples; %zu bands shown (hp2ps's rules: %zu trace bands dropped, %zu "
-		           "summed into OTHER). Click a band in the key to hide it.</p>\n",
-		        chart->nsamples, chart->nbands, chart->dropped_trace, chart->merged_other);
-		fputs("<div class=\"chart\"><svg id=\"heap-svg\" xmlns=\"http://www.w3.org/2000/svg\" "
-		      "viewBox=\"0 0 900 360\"></svg><div id=\"heap-key\"></div></div>\n"
-		      "<div id=\"heap-tip\"></div></section>\n"
-		      "<script type=\"application/json\" id=\"heap-data\">{",
-		      f);
-		report_heap_json(f, in->hp ? in->hp->sample_unit : NULL, chart);
-		if (in->against_hp && in->against_hp->nsamples)
-			against_json(f, in->against_hp, in->against_title);
-		fputs("}</script>\n", f);
+		if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
+			return -1;
+		fputs("</section>\n", f);
 	}
+	return 0;
+}
+
+int report_write(FILE *f, const struct report_input *in)
+{
+	report_head(f, in);
+	facts_section(f, in);
+	if ((in->hp && in->chart) || in->live_events)
+		heap_section(f, in);
 	if (in->trace && trace_view_html(f, in->trace) != 0)
 		return -1;
 	/* the script right after the chart's data: the chart is drawn before
 	 * the browser has read the tree and the flame graph below */
 	fprintf(f, "<script>\n%s</script>\n", report_js);
-	if (in->tp) {
-		fprintf(f, "<section id=\"cost-centres\"><h2>Cost centres</h2>\n<p class=\"note\">total "
-		           "time %.2f s (%llu ticks), total alloc %llu bytes</p>\n<div class=\"tools\">"
-		           "<input id=\"tree-search\" type=\"search\" placeholder=\"search names\">"
-		           "<button id=\"tree-open\">open all</button><span id=\"tree-count\" "
-		           "class=\"note\"></span></div>\n<table id=\"tree\"><thead><tr></tr></thead>"
-		           "<tbody></tbody></table></section>\n"
-		           "<script type=\"application/json\" id=\"tree-data\">{",
-		        in->tp->total_secs, (unsigned long long)in->tp->total_ticks,
-		        (unsigned long long)in->tp->total_alloc);
-		tree_json(f, in->tp);
-		fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
-		      "<section class=\"flame\"><h2>Flame graph (time)</h2>\n",
-		      f);
-		if (flame_inline(f, NULL, in->tp, in->title) != 0)
-			return -1;
-		fputs("</section>\n", f);
-		if (in->against_tp) {
-			fputs("<section class=\"flame\" id=\"flame-diff\"><h2>Differential flame graph "
-			      "(time)</h2>\n",
-			      f);
-			if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
-				return -1;
-			fputs("</section>\n", f);
-		}
-	}
+	if (in->tp && cost_centres_section(f, in) != 0)
+		return -1;
 	if (in->against_title && changes_html(f, in) != 0)
 		return -1;
 	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);

@@ -5,6 +5,9 @@
  * (`increase` summed, `counter` as set), and its labels.  Drawn on the
  * server as inline SVG: no script, nothing fetched.  Every name comes from
  * the guest and goes through markup.c.
+ *
+ * May call: trace_render.c (the walk, the stats), mprof.c (event names),
+ * markup.c.
  */
 #include "config.h"
 
@@ -124,46 +127,47 @@ static void fmt_ns(char *out, size_t len, uint64_t ns)
 		snprintf(out, len, "%.1f \xc2\xb5s", (double)ns / 1e3);
 }
 
-int trace_view_html(FILE *f, const struct mprof_trace *t)
+/* The trace's facts: packets kept and lost, events, whether it ended,
+ * events by kind. */
+static void trace_facts(FILE *f, const struct mprof_trace *t, const struct mprof_stats *st)
 {
-	struct mprof_stats st;
-	struct view *v = calloc(1, sizeof(*v));
-	char lost[512], a[32], b[32], c[32];
+	char lost[512], a[32];
 
-	if (!v)
-		return -1;
-	trace_render_stats(t, &st);
 	trace_render_lost_ranges(t, lost, sizeof(lost));
-	v->t0 = st.first_ts;
-	v->t1 = st.last_ts;
 	fputs("<section id=\"trace\"><h2>MirageOS trace (mirage-profile)</h2>\n<table class=\"facts\">\n", f);
-	fmt_ns(a, sizeof(a), st.events ? st.last_ts - st.first_ts : 0);
-	fprintf(f, "<tr><td>packets</td><td>%" PRIu64 " kept, %" PRIu64 " lost", st.kept, st.lost);
-	if (st.lost) {
+	fmt_ns(a, sizeof(a), st->events ? st->last_ts - st->first_ts : 0);
+	fprintf(f, "<tr><td>packets</td><td>%" PRIu64 " kept, %" PRIu64 " lost", st->kept, st->lost);
+	if (st->lost) {
 		fputs(" (", f);
 		markup_text(f, lost);
 		fputs(")", f);
 	}
 	fprintf(f, "</td></tr>\n<tr><td>events</td><td>%" PRIu64 " over %s of the guest's clock</td></tr>\n"
 	           "<tr><td>ended</td><td>%s</td></tr>\n",
-	        st.events, a, st.final ? "yes: its last packet was taken" : "no: still being captured, or lost with its domain");
-	if (st.cut)
-		fprintf(f, "<tr><td>torn</td><td>%" PRIu64 " packets end in an event being overwritten</td></tr>\n", st.cut);
+	        st->events, a, st->final ? "yes: its last packet was taken" : "no: still being captured, or lost with its domain");
+	if (st->cut)
+		fprintf(f, "<tr><td>torn</td><td>%" PRIu64 " packets end in an event being overwritten</td></tr>\n", st->cut);
 	fputs("<tr><td>by kind</td><td>", f);
 	for (unsigned k = 0, first = 1; k < MPROF_EVENT_KINDS; k++)
-		if (st.per_kind[k]) {
-			fprintf(f, "%s%s %" PRIu64, first ? "" : " \xc2\xb7 ", mprof_event_name(k), st.per_kind[k]);
+		if (st->per_kind[k]) {
+			fprintf(f, "%s%s %" PRIu64, first ? "" : " \xc2\xb7 ", mprof_event_name(k), st->per_kind[k]);
 			first = 0;
 		}
 	fputs("</td></tr>\n</table>\n", f);
+}
 
-	/* GC pauses: marks over the trace's time */
-	fmt_ns(a, sizeof(a), st.gc_total_ns);
-	fmt_ns(b, sizeof(b), st.gc_max_ns);
-	fmt_ns(c, sizeof(c), st.gc_count ? st.gc_total_ns / st.gc_count : 0);
+/* GC pauses: marks over the trace's time, drawn while the walk collects
+ * the counters and labels into v. */
+static void gc_chart(FILE *f, const struct mprof_trace *t, struct view *v, const struct mprof_stats *st)
+{
+	char a[32], b[32], c[32];
+
+	fmt_ns(a, sizeof(a), st->gc_total_ns);
+	fmt_ns(b, sizeof(b), st->gc_max_ns);
+	fmt_ns(c, sizeof(c), st->gc_count ? st->gc_total_ns / st->gc_count : 0);
 	fprintf(f, "<h3>GC pauses</h3>\n<p class=\"note\">%" PRIu64 " pauses, %s in all, mean %s, longest %s; a "
 	           "mark per pause where it ended, taller for longer (1 \xc2\xb5s, 10, 100, ...)</p>\n",
-	        st.gc_count, a, c, b);
+	        st->gc_count, a, c, b);
 	fprintf(f, "<svg class=\"trace-chart\" id=\"trace-gc\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
 	           "width=\"100%%\"><g stroke=\"#b03a2e\" stroke-width=\"1\">",
 	        CHART_W, CHART_H);
@@ -172,55 +176,75 @@ int trace_view_html(FILE *f, const struct mprof_trace *t)
 	v->f = NULL;
 	fprintf(f, "</g><line x1=\"0\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#999\"/></svg>\n", CHART_W, CHART_H,
 	        CHART_H);
+}
 
-	/* counters, one line each, each on its own scale */
-	if (v->ns) {
-		static const char *const colours[MAX_SERIES] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
-		                                                 "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
-		fputs("<h3>Counters</h3>\n<p class=\"note\">each on its own scale, from its lowest to its highest "
-		      "value; <code>increase</code> events summed, <code>counter</code> events as set</p>\n",
-		      f);
-		fprintf(f, "<svg class=\"trace-chart\" id=\"trace-counters\" xmlns=\"http://www.w3.org/2000/svg\" "
-		           "viewBox=\"0 0 %.0f %.0f\" width=\"100%%\">",
-		        CHART_W, CHART_H);
-		for (size_t i = 0; i < v->ns; i++) {
-			struct series *s = &v->s[i];
-			/* in double: a guest's values may span all of int64 (the
-			 * difference overflowed; fuzz_mprof) */
-			double span = s->hi > s->lo ? (double)s->hi - (double)s->lo : 1;
-			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colours[i]);
-			for (size_t p = 0; p < MAX_POINTS; p++)
-				if (s->have[p])
-					fprintf(f, "%.1f,%.1f ", (double)p * CHART_W / (MAX_POINTS - 1),
-					        CHART_H - 4 - (((double)s->pts[p] - (double)s->lo) / span) * (CHART_H - 8));
-			fputs("\"/>", f);
-		}
-		fputs("</svg>\n<table class=\"facts\" id=\"trace-counter-key\">", f);
-		for (size_t i = 0; i < v->ns; i++) {
-			struct series *s = &v->s[i];
-			fprintf(f, "<tr><td><span style=\"color:%s\">\xe2\x96\xa0</span> ", colours[i]);
-			markup_text(f, s->name);
-			fprintf(f, "</td><td>%" PRId64 " at the end, %" PRId64 " to %" PRId64 ", %" PRIu64 " updates</td></tr>\n",
-			        s->value, s->lo, s->hi, s->n);
-		}
-		fputs("</table>\n", f);
-		if (v->more_counters)
-			fprintf(f, "<p class=\"note\">%" PRIu64 " updates of further counters not drawn</p>\n", v->more_counters);
+/* Counters, one line each, each on its own scale, and their key. */
+static void counters(FILE *f, const struct view *v)
+{
+	static const char *const colours[MAX_SERIES] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
+	                                                 "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
+	fputs("<h3>Counters</h3>\n<p class=\"note\">each on its own scale, from its lowest to its highest "
+	      "value; <code>increase</code> events summed, <code>counter</code> events as set</p>\n",
+	      f);
+	fprintf(f, "<svg class=\"trace-chart\" id=\"trace-counters\" xmlns=\"http://www.w3.org/2000/svg\" "
+	           "viewBox=\"0 0 %.0f %.0f\" width=\"100%%\">",
+	        CHART_W, CHART_H);
+	for (size_t i = 0; i < v->ns; i++) {
+		const struct series *s = &v->s[i];
+		/* in double: a guest's values may span all of int64 (the
+		 * difference overflowed; fuzz_mprof) */
+		double span = s->hi > s->lo ? (double)s->hi - (double)s->lo : 1;
+		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colours[i]);
+		for (size_t p = 0; p < MAX_POINTS; p++)
+			if (s->have[p])
+				fprintf(f, "%.1f,%.1f ", (double)p * CHART_W / (MAX_POINTS - 1),
+				        CHART_H - 4 - (((double)s->pts[p] - (double)s->lo) / span) * (CHART_H - 8));
+		fputs("\"/>", f);
 	}
+	fputs("</svg>\n<table class=\"facts\" id=\"trace-counter-key\">", f);
+	for (size_t i = 0; i < v->ns; i++) {
+		const struct series *s = &v->s[i];
+		fprintf(f, "<tr><td><span style=\"color:%s\">\xe2\x96\xa0</span> ", colours[i]);
+		markup_text(f, s->name);
+		fprintf(f, "</td><td>%" PRId64 " at the end, %" PRId64 " to %" PRId64 ", %" PRIu64 " updates</td></tr>\n",
+		        s->value, s->lo, s->hi, s->n);
+	}
+	fputs("</table>\n", f);
+	if (v->more_counters)
+		fprintf(f, "<p class=\"note\">%" PRIu64 " updates of further counters not drawn</p>\n", v->more_counters);
+}
 
-	/* labels, most used first */
-	if (v->nlabels) {
-		qsort(v->labels, v->nlabels, sizeof(v->labels[0]), by_count);
-		fprintf(f, "<h3>Labels</h3>\n<p class=\"note\">%" PRIu64 " label events naming Lwt threads; the most used:</p>\n"
-		           "<table class=\"facts\" id=\"trace-labels\">",
-		        st.labels);
-		for (size_t i = 0; i < v->nlabels && i < MAX_LABELS; i++) {
-			fputs("<tr><td>", f);
-			markup_text(f, v->labels[i].name);
-			fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", v->labels[i].n);
-		}
-		fputs("</table>\n", f);
+/* Labels, most used first. */
+static void labels(FILE *f, struct view *v, uint64_t nlabel_events)
+{
+	qsort(v->labels, v->nlabels, sizeof(v->labels[0]), by_count);
+	fprintf(f, "<h3>Labels</h3>\n<p class=\"note\">%" PRIu64 " label events naming Lwt threads; the most used:</p>\n"
+	           "<table class=\"facts\" id=\"trace-labels\">",
+	        nlabel_events);
+	for (size_t i = 0; i < v->nlabels && i < MAX_LABELS; i++) {
+		fputs("<tr><td>", f);
+		markup_text(f, v->labels[i].name);
+		fprintf(f, "</td><td>%" PRIu64 "</td></tr>\n", v->labels[i].n);
 	}
+	fputs("</table>\n", f);
+}
+
+int trace_view_html(FILE *f, const struct mprof_trace *t)
+{
+	struct mprof_stats st;
+	struct view *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	trace_render_stats(t, &st);
+	v->t0 = st.first_ts;
+	v->t1 = st.last_ts;
+	trace_facts(f, t, &st);
+	gc_chart(f, t, v, &st);
+	if (v->ns)
+		counters(f, v);
+	if (v->nlabels)
+		labels(f, v, st.labels);
 	fputs("</section>\n", f);
 	free(v);
 	return ferror(f) ? -1 : 0;
