@@ -1,7 +1,8 @@
 /*
  * cli_util.h - what every profdb command shares: the store path, messages
- * on stderr, run lookup, usage, and output files that are never left
- * half-written.  Times and numbers as shown: view/view_format.h.
+ * on stderr, run lookup, usage and the options commands have in common,
+ * and output files that are never left half-written.  Times and numbers
+ * as shown: view/view_format.h.
  *
  * May call: view/, util/, libc.
  */

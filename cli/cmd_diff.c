@@ -5,6 +5,9 @@
  * first; heap bands' peak and area before and after, matched by name with
  * GHC's generated uniques taken out.  Either part is shown when both runs
  * have that profile.
+ *
+ * May call: profile/ (compare.h, the time and heap profiles), view/ through
+ *           cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * database, its WAL, the data file (allocated against apparent size: the
  * holes of given-back slots are free), what is free or waiting to be
  * given back, and the runs that hold the most.
+ *
+ * May call: store/store.h, view/view_json.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -4,6 +4,10 @@
  * raw image a raw-disk backend would have held).  Both read one consistent
  * snapshot and never leave a half-written output file; export replaces no
  * existing file unless --force, and makes -o DIR as mkdir -p would.
+ *
+ * May call: store/ (store.h, store_export.h), profile/speedscope.h,
+ *           profile/time_profile.h, util/units.h, view/ through cli_view.h,
+ *           cli_util.h, cli_json.h, cli_trace.h.
  */
 #include "config.h"
 
@@ -318,8 +322,8 @@ static int targets_free(struct store *s, const struct store_run *run, const stru
 	for (int i = 0; i < 2 && !o->force; i++) {
 		struct store_device_info dev;
 		char def[4096];
-		if ((int)o->t[i].role < 0 ||
-		    store_find_device(s, run->run_id, o->t[i].role == STORE_ROLE_PROF ? "prof" : "hp", &dev) != 0)
+		const char *ext = o->t[i].role == STORE_ROLE_PROF ? "prof" : "hp";
+		if ((int)o->t[i].role < 0 || store_find_device(s, run->run_id, ext, &dev) != 0)
 			continue;
 		if (may_write(target_path(run, &o->t[i], o->dir, def, sizeof(def)), 0) != 0)
 			return -1;
@@ -376,7 +380,8 @@ int cmd_export(const char *db, int argc, char **argv)
 	int trace = o.ctf || o.trace_json || o.chrome;
 	int alone = !o.dir && !o.t[0].explicit && !o.t[1].explicit; /* no profile asked for */
 	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
-	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) || may_write(o.chrome, o.force))
+	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) ||
+	    may_write(o.chrome, o.force))
 		return 1;
 	if (trace && alone) {
 		if (o.speedscope && export_speedscope(db, run, o.speedscope) != 0)
@@ -385,10 +390,8 @@ int cmd_export(const char *db, int argc, char **argv)
 	}
 	if (trace && cli_trace_export(db, run, o.ctf, o.trace_json, o.chrome) != 0)
 		return 1;
-	if (o.speedscope && alone)
-		return export_speedscope(db, run, o.speedscope);
-	if (o.speedscope && export_speedscope(db, run, o.speedscope) != 0)
-		return 1;
+	if (o.speedscope && ((rc = export_speedscope(db, run, o.speedscope)) != 0 || alone))
+		return rc;
 	return export_profiles(db, run, &o);
 }
 

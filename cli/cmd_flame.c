@@ -2,6 +2,8 @@
  * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
  * here (profile/flame.h).
+ *
+ * May call: profile/flame.h, profile/time_profile.h, view/ through cli_view.h, cli_util.h.
  */
 #include "config.h"
 

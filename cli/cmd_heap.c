@@ -4,6 +4,9 @@
  * in the terminal.  Several runs draw on one scale.  A profile still being
  * written or cut by a crash shows every complete sample, and says what
  * was left out.
+ *
+ * May call: profile/ (heap_chart.h, heap_profile.h, heap_svg.h), view/ through cli_view.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 

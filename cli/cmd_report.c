@@ -3,6 +3,8 @@
  * HTML file with everything known about a run (profile/report.h): facts,
  * the heap chart, the cost-centre tree and the flame graph, for running,
  * complete and crashed runs alike, with what a crash cost said plainly.
+ *
+ * May call: view/view_report.h, cli_util.h, cli_view.h.
  */
 #include "config.h"
 

@@ -10,6 +10,8 @@
  * arguments delete nothing.  Space comes back through store_reclaim
  * (store/store_space.c): the database's free pages at once, the data
  * file's slots as soon as no reader can see them.
+ *
+ * May call: store/store.h, util/units.h, view/view_json.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -1,5 +1,7 @@
 /*
  * cmd_serve.c - `profdb serve`: the web view of the store (web/web.h).
+ *
+ * May call: web/ (web.h, mirror.h), fleet/fleet.h, cli_util.h.
  */
 #include "config.h"
 

@@ -3,6 +3,8 @@
  * PostgreSQL catalogue (fleet/fleet_sync.c), incrementally: what is there
  * as it is here is not sent again.  The store is only read (a reader never
  * delays the backend), so a sync runs beside a live backend.
+ *
+ * May call: fleet/fleet.h, store/store.h, view/view_format.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -84,7 +86,8 @@ static int parse_options(const char *db, int argc, char **argv, struct sync_opts
 }
 
 /* What a sync did (rc: how it ended), as --json or text: 0, or 1. */
-static int print_report(const struct sync_opts *o, struct store *s, const struct fleet_sync_report *rep, int rc)
+static int print_report(const struct sync_opts *o, struct store *s, const struct fleet_sync_report *rep,
+                        int rc)
 {
 	if (o->json) {
 		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
@@ -99,7 +102,8 @@ static int print_report(const struct sync_opts *o, struct store *s, const struct
 	       rep->pushed == 1 ? "" : "s", (long long)rep->bytes, (long long)rep->current,
 	       rep->running ? ", " : "\n");
 	if (rep->running)
-		printf("%lld running (pushed once ended, or with --include-running)\n", (long long)rep->running);
+		printf("%lld running (pushed once ended, or with --include-running)\n",
+		       (long long)rep->running);
 	return 0;
 }
 

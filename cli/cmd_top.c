@@ -2,6 +2,8 @@
  * cmd_top.c - `profdb top`: the cost centres of a run's time profile that
  * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
  * -pj profiles alike (profile/time_profile.h).
+ *
+ * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
