@@ -3,7 +3,8 @@
  * memory in sequence order, exported (CTF for babeltrace2, JSON, Chrome
  * trace events) and summarised for `profdb show`.
  *
- * May call: view/view_trace.h (the trace and its renderers), store/store.h, cli_util.h, cli_json.h.
+ * May call: view/view_trace.h (the trace and its renderers), store/store.h,
+ *           cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -1,7 +1,8 @@
 /*
  * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
  *
- * May call: view/ (view.h, view_format.h, view_fleet.h), cli_view.h, util/, libc.
+ * May call: view/ (view.h, view_format.h, view_fleet.h), cli_view.h, util/,
+ *           libc.
  */
 #include "config.h"
 

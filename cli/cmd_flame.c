@@ -3,7 +3,8 @@
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
  * here (profile/flame.h).
  *
- * May call: profile/flame.h, profile/time_profile.h, view/ through cli_view.h, cli_util.h.
+ * May call: profile/flame.h, profile/time_profile.h, view/ through
+ *           cli_view.h, cli_util.h.
  */
 #include "config.h"
 

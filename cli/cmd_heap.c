@@ -5,8 +5,8 @@
  * written or cut by a crash shows every complete sample, and says what
  * was left out.
  *
- * May call: profile/ (heap_chart.h, heap_profile.h, heap_svg.h), view/ through cli_view.h, cli_util.h,
- *           cli_json.h.
+ * May call: profile/ (heap_chart.h, heap_profile.h, heap_svg.h), view/
+ *           through cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -8,7 +8,8 @@
  * report header (or '{' for -pj); an image given in the other's place, an
  * all-zero one, or a file that is no profile disk is refused.
  *
- * May call: store/ (store.h, store_export.h), view/view_json.h, cli_util.h, cli_json.h, libc.
+ * May call: store/ (store.h, store_export.h), view/view_json.h, cli_util.h,
+ *           cli_json.h, libc.
  */
 #include "config.h"
 

@@ -2,8 +2,8 @@
  * cmd_query.c - `profdb query runs`: the catalogue of runs as a table or
  * JSON ({"runs":[...]}, docs/json.md), filtered by state, name glob, start time, and count.
  *
- * May call: store/store.h, view/view_fleet.h (a fleet catalogue's runs), view/view_json.h, cli_util.h,
- *           cli_json.h.
+ * May call: store/store.h, view/view_fleet.h (a fleet catalogue's runs),
+ *           view/view_json.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 

@@ -11,7 +11,8 @@
  * (store/store_space.c): the database's free pages at once, the data
  * file's slots as soon as no reader can see them.
  *
- * May call: store/store.h, util/units.h, view/view_json.h, cli_util.h, cli_json.h.
+ * May call: store/store.h, util/units.h, view/view_json.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 

@@ -2,7 +2,8 @@
  * cmd_show.c - `profdb show RUN`: everything known about one run and its
  * devices; and `profdb check`: the database's integrity.
  *
- * May call: store/store.h, view/ (view_format.h, view_json.h), cli_util.h, cli_json.h, cli_trace.h.
+ * May call: store/store.h, view/ (view_format.h, view_json.h), cli_util.h,
+ *           cli_json.h, cli_trace.h.
  */
 #include "config.h"
 

@@ -4,7 +4,8 @@
  * as it is here is not sent again.  The store is only read (a reader never
  * delays the backend), so a sync runs beside a live backend.
  *
- * May call: fleet/fleet.h, store/store.h, view/view_format.h, cli_util.h, cli_json.h.
+ * May call: fleet/fleet.h, store/store.h, view/view_format.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 

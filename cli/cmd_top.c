@@ -3,7 +3,8 @@
  * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
  * -pj profiles alike (profile/time_profile.h).
  *
- * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h, cli_json.h.
+ * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 

@@ -8,8 +8,9 @@
  * object per sample and one for the end (docs/json.md).  Band names are
  * the guest's: printed through safe_text, cut to the terminal's width.
  *
- * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h, heap_profile.h, heap_svg.h),
- *           view/ through cli_view.h, cli_util.h, cli_json.h.
+ * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
+ *           heap_profile.h, heap_svg.h), view/ through cli_view.h,
+ *           cli_util.h, cli_json.h.
  */
 #include "config.h"
 

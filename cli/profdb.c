@@ -3,7 +3,8 @@
  * --help, --version, taken wherever they are before "--") and dispatch
  * to the subcommands in cmd_*.c.
  *
- * May call: the commands (commands.h), view/view_fleet.h, store/store.h, cli_util.h.
+ * May call: the commands (commands.h), view/view_fleet.h, store/store.h,
+ *           cli_util.h.
  */
 #include "config.h"
 
