@@ -2,6 +2,9 @@
  * cli_trace.c - a run's MirageOS trace out of the store: loaded into
  * memory in sequence order, exported (CTF for babeltrace2, JSON, Chrome
  * trace events) and summarised for `profdb show`.
+ *
+ * May call: view/view_trace.h (the trace and its renderers), store/store.h,
+ *           cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -79,20 +82,11 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 	struct store *s;
 	struct store_run run;
 	struct view_trace ct;
-	int64_t id;
 	int rc = 1;
 
-	if (cli_open_store(&s, db, STORE_READ) != 0)
+	if (cli_open_run(&s, db, run_arg, &run) != 0)
 		return 1;
-	if (cli_resolve_run(s, run_arg, &id) != 0) {
-		store_close(s);
-		return 1;
-	}
-	if (store_read_begin(s) != 0 || store_get_run(s, id, &run) != 0) {
-		cli_err("%s", store_errmsg(s));
-		store_close(s);
-		return 1;
-	}
+	int64_t id = run.run_id;
 	int lr = view_trace_load(s, &run, &ct);
 	store_read_end(s);
 	if (lr == STORE_ENOTFOUND) {

@@ -1,7 +1,8 @@
 /*
  * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
  *
- * May call: view/view.h, cli_view.h, util/, libc.
+ * May call: view/ (view.h, view_format.h, view_fleet.h), cli_view.h, util/,
+ *           libc.
  */
 #include "config.h"
 
@@ -70,6 +71,71 @@ int cli_nargs(int argc, int n, const char *usage)
 	return EXIT_USAGE;
 }
 
+int cli_parse_opts(const struct cli_optspec *spec, int argc, char **argv, void *ctx, int *json)
+{
+	int c;
+
+	optind = 0;
+	while ((c = getopt_long(argc, argv, spec->shortopts, spec->longopts, NULL)) != -1) {
+		int rc = CLI_NOT_MINE;
+		if (c == 'j' && json) {
+			*json = 1;
+			continue;
+		}
+		if (c != 'h' && c != '?' && spec->own)
+			rc = spec->own(c, optarg, ctx);
+		if (rc == CLI_NOT_MINE)
+			return cli_usage(spec->usage, c);
+		if (rc != 0)
+			return rc;
+	}
+	if (spec->nargs >= 0 && cli_nargs(argc, spec->nargs, spec->usage) != 0)
+		return EXIT_USAGE;
+	return CLI_GO_ON;
+}
+
+int cli_since_opt(const char *arg, int64_t now, int64_t *since_us)
+{
+	if (view_parse_time(arg, now, since_us) == 0)
+		return 0;
+	cli_err("--since: '%s' is not a UTC time (2026-11-21T08:00) or an age (30m, 2h, 7d)", arg);
+	return EXIT_USAGE;
+}
+
+int cli_filter_opt(int c, const char *arg, int64_t now, struct store_run_filter *f)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 's':
+		if (view_parse_state(arg, &f->state) == 0)
+			return 0;
+		cli_err("--state must be running, complete or crashed, not '%s'", arg);
+		return EXIT_USAGE;
+	case 'n':
+		f->name_glob = arg;
+		return 0;
+	case 't':
+		return cli_since_opt(arg, now, &f->since_us);
+	case 'l':
+		if (view_parse_u64(arg, &v) != 0 || v == 0 || v > INT64_MAX) {
+			cli_err("--limit must be a positive number, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		f->limit = (int64_t)v;
+		return 0;
+	}
+	return CLI_NOT_MINE;
+}
+
+int cli_rows_opt(const char *arg, uint64_t *rows)
+{
+	if (view_parse_u64(arg, rows) == 0)
+		return 0;
+	cli_err("-n takes a whole number (0: all), not '%s'", arg);
+	return EXIT_USAGE;
+}
+
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)
 {
 	struct view_err e;
@@ -95,6 +161,24 @@ int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
 	int rc = view_resolve_run(s, arg, run_id, &e);
 	cli_print_err(&e);
 	return rc;
+}
+
+int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run)
+{
+	int64_t id;
+
+	if (cli_open_store(s, db, STORE_READ) != 0)
+		return 1;
+	if (cli_resolve_run(*s, arg, &id) != 0) {
+		store_close(*s);
+		return 1;
+	}
+	if (store_read_begin(*s) != 0 || store_get_run(*s, id, run) != 0) {
+		cli_err("%s", store_errmsg(*s));
+		store_close(*s);
+		return 1;
+	}
+	return 0;
 }
 
 void cli_safe_filename(const char *s, char *out, size_t len)

@@ -1,13 +1,15 @@
 /*
  * cli_util.h - what every profdb command shares: the store path, messages
- * on stderr, run lookup, usage, and output files that are never left
- * half-written.  Times and numbers as shown: view/view_format.h.
+ * on stderr, run lookup, usage and the options commands have in common,
+ * and output files that are never left half-written.  Times and numbers
+ * as shown: view/view_format.h.
  *
  * May call: view/, util/, libc.
  */
 #ifndef PROFSVC_CLI_UTIL_H
 #define PROFSVC_CLI_UTIL_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,8 +38,46 @@ int cli_usage(const char *usage, int opt);
 /* Exactly n arguments left after the options, else usage (0 or 2). */
 int cli_nargs(int argc, int n, const char *usage);
 
+/* ---- a command's options ---------------------------------------------------- */
+
+/* cli_parse_opts's answer when the command goes on. */
+#define CLI_GO_ON (-1)
+/* An option handler's answer for an option that is not its own. */
+#define CLI_NOT_MINE (-2)
+
+/* What a command takes: its usage; getopt's short options ("h" and the
+ * command's own; a leading '+' stops at the first argument); its long
+ * options; how many arguments follow them (-1: the command counts them
+ * itself); and its own options, each put into the command's struct ctx:
+ * 0, EXIT_USAGE (said why), or CLI_NOT_MINE. */
+struct cli_optspec {
+	const char *usage;
+	const char *shortopts;
+	const struct option *longopts;
+	int nargs;
+	int (*own)(int c, const char *arg, void *ctx);
+};
+
+/* getopt_long over argv from its start: --json ('j') sets *json (NULL: a
+ * command without it), the command's options go to spec->own, --help and
+ * what getopt or the command refuses are cli_usage's; then spec->nargs
+ * arguments (cli_nargs).  CLI_GO_ON, or the exit status. */
+int cli_parse_opts(const struct cli_optspec *spec, int argc, char **argv, void *ctx, int *json);
+
+/* The catalogue's filters (query, prune) into f: --state ('s'), --name
+ * ('n'), --since ('t', an age counted back from now), --limit ('l').
+ * 0, EXIT_USAGE (said why), or CLI_NOT_MINE for another option. */
+int cli_filter_opt(int c, const char *arg, int64_t now, struct store_run_filter *f);
+/* --since TIME (a UTC time or an age back from now): 0, or EXIT_USAGE. */
+int cli_since_opt(const char *arg, int64_t now, int64_t *since_us);
+/* -n N, a number of rows to show (0: all): 0, or EXIT_USAGE. */
+int cli_rows_opt(const char *arg, uint64_t *rows);
+
 /* "12", "latest": a run id (view/view.h); prints the error itself. */
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
+/* The store at db opened to read, arg resolved, a read begun and the run
+ * got: 0, or 1 (reported, the store closed). */
+int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run);
 
 /* Guest strings in a terminal or JSON: util/safe_text.h. */
 /* Guest strings in file names: [A-Za-z0-9._-] only, no leading dot. */

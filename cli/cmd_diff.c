@@ -5,6 +5,9 @@
  * first; heap bands' peak and area before and after, matched by name with
  * GHC's generated uniques taken out.  Either part is shown when both runs
  * have that profile.
+ *
+ * May call: profile/ (compare.h, the time and heap profiles), view/ through
+ *           cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -145,48 +148,78 @@ static json_t *bands_json(const struct cmp_band *c, size_t n)
 	return arr;
 }
 
-int cmd_diff(const char *db, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
-	uint64_t limit = 20;
-	int json = 0, c, rc = 1;
+/* What diff is asked: -n (rows of each; 0: all), --json. */
+struct diff_opts {
+	uint64_t limit;
+	int json;
+};
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (view_parse_u64(optarg, &limit) != 0) {
-				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
+static int diff_opt(int c, const char *arg, void *ctx)
+{
+	struct diff_opts *o = ctx;
+
+	return c == 'n' ? cli_rows_opt(arg, &o->limit) : CLI_NOT_MINE;
+}
+
+/* The call stacks of both runs compared, into doc (--json) or printed,
+ * when both have them: 0, or 1 (reported). */
+static int diff_stacks(const struct side *s, const struct diff_opts *o, json_t *doc)
+{
+	size_t n;
+	struct cmp_stack *cs;
+
+	if (!s[0].have_tp || !s[1].have_tp) {
+		if (!o->json)
+			printf("call stacks: not compared (a run has no readable .prof)\n");
+		return 0;
 	}
-	if (cli_nargs(argc, 2, usage) != 0)
-		return EXIT_USAGE;
-	struct side s[2];
-	struct view v = {0};
-	memset(s, 0, sizeof(s));
-	tp_init(&s[0].tp);
-	tp_init(&s[1].tp);
-	if (cli_view_open(&v, db) != 0 || load(&v, argv[optind], &s[0]) != 0 ||
-	    load(&v, argv[optind + 1], &s[1]) != 0)
-		goto out;
-	int stacks = s[0].have_tp && s[1].have_tp, bands = s[0].have_hp && s[1].have_hp;
-	if (!stacks && !bands) {
-		cli_err("runs %s and %s have no profile in common to compare", argv[optind],
-		        argv[optind + 1]);
-		goto out;
+	if (!(cs = cmp_stacks(&s[0].tp, &s[1].tp, &n))) {
+		cli_err("out of memory comparing call stacks");
+		return 1;
 	}
+	size_t shown = o->limit && n > o->limit ? (size_t)o->limit : n;
+	if (o->json)
+		json_object_set_new(doc, "stacks", stacks_json(&s[0], &s[1], cs, shown));
+	else
+		print_stacks(&s[0], &s[1], cs, shown, n);
+	free(cs);
+	return 0;
+}
+
+/* The heap bands of both runs compared, into doc (--json) or printed,
+ * when both have them: 0, or 1 (reported). */
+static int diff_bands(const struct side *s, const struct diff_opts *o, json_t *doc)
+{
+	size_t n;
+	struct cmp_band *cb;
+
+	if (!s[0].have_hp || !s[1].have_hp) {
+		if (!o->json)
+			printf("\nheap bands: not compared (a run has no readable .hp)\n");
+		return 0;
+	}
+	if (!(cb = cmp_bands(&s[0].hp, &s[1].hp, &n))) {
+		cli_err("out of memory comparing heap bands");
+		return 1;
+	}
+	size_t shown = o->limit && n > o->limit ? (size_t)o->limit : n;
+	if (o->json) {
+		json_object_set_new(doc, "bands", bands_json(cb, shown));
+	} else {
+		fputc('\n', stdout);
+		print_bands(cb, shown, n);
+	}
+	cmp_bands_free(cb, n);
+	return 0;
+}
+
+/* Two loaded runs compared on the profiles they both have: the exit
+ * status. */
+static int compare(const struct side *s, const struct diff_opts *o)
+{
 	json_t *doc = NULL;
-	if (json) {
+
+	if (o->json) {
 		doc = json_pack("{s:o, s:o}", "before", view_json_run(&s[0].rd.run, store_now_us()), "after",
 		                view_json_run(&s[1].rd.run, store_now_us()));
 	} else {
@@ -199,49 +232,43 @@ int cmd_diff(const char *db, int argc, char **argv)
 		safe_text_print(stdout, cap, 0);
 		fputs("\n\n", stdout);
 	}
-	if (stacks) {
-		size_t n;
-		struct cmp_stack *cs = cmp_stacks(&s[0].tp, &s[1].tp, &n);
-		if (!cs) {
-			cli_err("out of memory comparing call stacks");
-			json_decref(doc);
-			goto out;
-		}
-		size_t shown = limit && n > limit ? (size_t)limit : n;
-		if (json)
-			json_object_set_new(doc, "stacks", stacks_json(&s[0], &s[1], cs, shown));
-		else
-			print_stacks(&s[0], &s[1], cs, shown, n);
-		free(cs);
-	} else if (!json) {
-		printf("call stacks: not compared (a run has no readable .prof)\n");
+	if (diff_stacks(s, o, doc) != 0 || diff_bands(s, o, doc) != 0) {
+		json_decref(doc);
+		return 1;
 	}
-	if (bands) {
-		size_t n;
-		struct cmp_band *cb = cmp_bands(&s[0].hp, &s[1].hp, &n);
-		if (!cb) {
-			cli_err("out of memory comparing heap bands");
-			json_decref(doc);
-			goto out;
-		}
-		size_t shown = limit && n > limit ? (size_t)limit : n;
-		if (json) {
-			json_object_set_new(doc, "bands", bands_json(cb, shown));
-		} else {
-			fputc('\n', stdout);
-			print_bands(cb, shown, n);
-		}
-		cmp_bands_free(cb, n);
-	} else if (!json) {
-		printf("\nheap bands: not compared (a run has no readable .hp)\n");
-	}
-	if (json) {
-		rc = cli_json_print(doc);
+	if (o->json)
+		return cli_json_print(doc);
+	if (fflush(stdout) == 0)
+		return 0;
+	cli_err("standard output: %s", strerror(errno));
+	return 1;
+}
+
+int cmd_diff(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	static const struct cli_optspec spec = {usage, "n:h", opts, 2, diff_opt};
+	struct diff_opts o = {.limit = 20};
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
+
+	if (rc != CLI_GO_ON)
+		return rc;
+	struct side s[2];
+	struct view v = {0};
+	memset(s, 0, sizeof(s));
+	tp_init(&s[0].tp);
+	tp_init(&s[1].tp);
+	rc = 1;
+	if (cli_view_open(&v, db) != 0 || load(&v, argv[optind], &s[0]) != 0 ||
+	    load(&v, argv[optind + 1], &s[1]) != 0)
 		goto out;
-	}
-	rc = fflush(stdout) ? 1 : 0;
-	if (rc)
-		cli_err("standard output: %s", strerror(errno));
+	if (!(s[0].have_tp && s[1].have_tp) && !(s[0].have_hp && s[1].have_hp))
+		cli_err("runs %s and %s have no profile in common to compare", argv[optind],
+		        argv[optind + 1]);
+	else
+		rc = compare(s, &o);
 out:
 	for (int i = 0; i < 2; i++) {
 		tp_free(&s[i].tp);

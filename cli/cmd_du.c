@@ -3,6 +3,8 @@
  * database, its WAL, the data file (allocated against apparent size: the
  * holes of given-back slots are free), what is free or waiting to be
  * given back, and the runs that hold the most.
+ *
+ * May call: store/store.h, view/view_json.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -36,6 +38,21 @@ static void file_text(const char *what, const struct store_file_space *f)
 		       (long long)f->apparent);
 }
 
+/* -n N: how many runs to list, the largest first (0: all). */
+static int top_opt(int c, const char *arg, void *ctx)
+{
+	uint64_t v;
+
+	if (c != 'n')
+		return CLI_NOT_MINE;
+	if (view_parse_u64(arg, &v) != 0 || v > INT64_MAX) {
+		cli_err("-n must be a number of runs (0: all), not '%s'", arg);
+		return EXIT_USAGE;
+	}
+	*(uint64_t *)ctx = v;
+	return 0;
+}
+
 int cmd_du(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -43,29 +60,17 @@ int cmd_du(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct cli_optspec spec = {usage, "hn:", opts, 0, top_opt};
 	struct store_space sp;
 	struct store_run_space *runs = NULL;
 	size_t n = 0;
 	struct store *s;
-	int c, json = 0, rc = 1;
-	uint64_t v, top = 10;
+	uint64_t top = 10;
+	int json = 0, rc = cli_parse_opts(&spec, argc, argv, &top, &json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "hn:", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = 1;
-		} else if (c == 'n') {
-			if (view_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
-				cli_err("-n must be a number of runs (0: all), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			top = v;
-		} else {
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 0, usage) != 0)
-		return EXIT_USAGE;
+	if (rc != CLI_GO_ON)
+		return rc;
+	rc = 1;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	if (store_space(s, &sp) != 0 || store_runs_space(s, (int64_t)top, &runs, &n) != 0) {

@@ -4,6 +4,10 @@
  * raw image a raw-disk backend would have held).  Both read one consistent
  * snapshot and never leave a half-written output file; export replaces no
  * existing file unless --force, and makes -o DIR as mkdir -p would.
+ *
+ * May call: store/ (store.h, store_export.h), profile/speedscope.h,
+ *           profile/time_profile.h, util/units.h, view/ through cli_view.h,
+ *           cli_util.h, cli_json.h, cli_trace.h.
  */
 #include "config.h"
 
@@ -221,7 +225,52 @@ static int export_speedscope(const char *db, const char *arg, const char *path)
 	return rc;
 }
 
-int cmd_export(const char *db, int argc, char **argv)
+/* What export is asked: the profiles (0: .prof, 1: .hp) and where they
+ * go, the other outputs, --salvage, --force, --json. */
+struct export_opts {
+	struct target t[2];
+	const char *dir, *speedscope, *ctf, *trace_json, *chrome;
+	int salvage, force, json;
+};
+
+static int export_opt(int c, const char *arg, void *ctx)
+{
+	struct export_opts *o = ctx;
+
+	switch (c) {
+	case 'p':
+	case 'H':
+		o->t[c == 'H'].path = arg;
+		o->t[c == 'H'].explicit = 1;
+		break;
+	case 'o':
+		o->dir = arg;
+		break;
+	case 's':
+		o->salvage = 1;
+		break;
+	case 'f':
+		o->force = 1;
+		break;
+	case 'S':
+		o->speedscope = arg;
+		break;
+	case 'C':
+		o->ctf = arg;
+		break;
+	case 'J':
+		o->trace_json = arg;
+		break;
+	case 'T':
+		o->chrome = arg;
+		break;
+	default:
+		return CLI_NOT_MINE;
+	}
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct export_opts *o)
 {
 	static const struct option opts[] = {
 		{"prof", required_argument, NULL, 'p'}, {"hp", required_argument, NULL, 'H'},
@@ -233,56 +282,12 @@ int cmd_export(const char *db, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *speedscope = NULL, *ctf = NULL, *trace_json = NULL, *chrome = NULL;
-	struct target t[2] = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}};
-	const char *dir = NULL;
-	struct store_run run;
-	struct store *s;
-	struct stat st;
-	int64_t id;
-	int salvage = 0, c, failed = 0, to_stdout = 0, force = 0, json = 0;
+	static const struct cli_optspec spec = {usage, "o:h", opts, 1, export_opt};
+	const struct target *t = o->t;
+	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			t[0].path = optarg;
-			t[0].explicit = 1;
-			break;
-		case 'H':
-			t[1].path = optarg;
-			t[1].explicit = 1;
-			break;
-		case 'o':
-			dir = optarg;
-			break;
-		case 's':
-			salvage = 1;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'S':
-			speedscope = optarg;
-			break;
-		case 'C':
-			ctf = optarg;
-			break;
-		case 'J':
-			trace_json = optarg;
-			break;
-		case 'T':
-			chrome = optarg;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 1, usage) != 0)
-		return EXIT_USAGE;
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (t[0].path && t[1].path && strcmp(t[0].path, "-") == 0 && strcmp(t[1].path, "-") == 0) {
 		cli_err("--prof and --hp cannot both go to standard output");
 		return EXIT_USAGE;
@@ -291,75 +296,70 @@ int cmd_export(const char *db, int argc, char **argv)
 		cli_err("--prof and --hp name the same file '%s'", t[0].path);
 		return EXIT_USAGE;
 	}
-	int trace = ctf || trace_json || chrome;
-	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
-	if (may_write(speedscope, force) || may_write(trace_json, force) || may_write(chrome, force))
-		return 1;
-	if (trace && !dir && !t[0].explicit && !t[1].explicit) {
-		if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
-			return 1;
-		return cli_trace_export(db, argv[optind], ctf, trace_json, chrome);
+	return CLI_GO_ON;
+}
+
+/* Files not named go to DIR, or when nothing is named, to the cwd (made
+ * as mkdir -p would); else only the named files.  0, or -1 (reported). */
+static int place_targets(struct export_opts *o)
+{
+	if (o->dir || (!o->t[0].explicit && !o->t[1].explicit)) {
+		if (!o->dir)
+			o->dir = ".";
+		return make_dirs(o->dir);
 	}
-	if (trace && cli_trace_export(db, argv[optind], ctf, trace_json, chrome) != 0)
-		return 1;
-	if (speedscope && !dir && !t[0].explicit && !t[1].explicit)
-		return export_speedscope(db, argv[optind], speedscope);
-	if (speedscope && export_speedscope(db, argv[optind], speedscope) != 0)
-		return 1;
-	to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
-	if (json && to_stdout) {
+	for (int i = 0; i < 2; i++)
+		if (!o->t[i].explicit)
+			o->t[i].role = (enum store_role)-1;
+	return 0;
+}
+
+/* Nothing is written while any output exists (unless --force): checked
+ * for every profile first, so a refusal leaves no export.  0, or -1
+ * (reported). */
+static int targets_free(struct store *s, const struct store_run *run, const struct export_opts *o)
+{
+	for (int i = 0; i < 2 && !o->force; i++) {
+		struct store_device_info dev;
+		char def[4096];
+		const char *ext = o->t[i].role == STORE_ROLE_PROF ? "prof" : "hp";
+		if ((int)o->t[i].role < 0 || store_find_device(s, run->run_id, ext, &dev) != 0)
+			continue;
+		if (may_write(target_path(run, &o->t[i], o->dir, def, sizeof(def)), 0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The run's .prof and .hp as the options say: the exit status. */
+static int export_profiles(const char *db, const char *arg, struct export_opts *o)
+{
+	const struct target *t = o->t;
+	int to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
+	struct store_run run;
+	struct store *s;
+
+	if (o->json && to_stdout) {
 		cli_err("--json prints on standard output: a profile cannot go there too");
 		return EXIT_USAGE;
 	}
-	/* Files not named go to DIR, or when nothing is named, to the cwd. */
-	if (dir || (!t[0].explicit && !t[1].explicit)) {
-		if (!dir)
-			dir = ".";
-		if (make_dirs(dir) != 0)
-			return 1;
-	} else {
-		/* Only the named files. */
-		for (int i = 0; i < 2; i++)
-			if (!t[i].explicit)
-				t[i].role = (enum store_role)-1;
-	}
-	if (cli_open_store(&s, db, STORE_READ) != 0)
+	if (place_targets(o) != 0 || cli_open_run(&s, db, arg, &run) != 0)
 		return 1;
-	if (cli_resolve_run(s, argv[optind], &id) != 0) {
+	if (targets_free(s, &run, o) != 0) {
 		store_close(s);
 		return 1;
 	}
-	if (store_read_begin(s) != 0 || store_get_run(s, id, &run) != 0) {
-		cli_err("%s", store_errmsg(s));
-		store_close(s);
-		return 1;
-	}
-	/* Nothing is written while any output exists (unless --force):
-	 * checked for every profile first, so a refusal leaves no export. */
-	for (int i = 0; i < 2 && !force; i++) {
-		struct store_device_info dev;
-		char def[4096];
-		if ((int)t[i].role < 0 ||
-		    store_find_device(s, run.run_id, t[i].role == STORE_ROLE_PROF ? "prof" : "hp", &dev) != 0)
-			continue;
-		const char *path = target_path(&run, &t[i], dir, def, sizeof(def));
-		if (strcmp(path, "-") != 0 && lstat(path, &st) == 0) {
-			cli_err("%s exists; nothing exported (--force replaces it)", path);
-			store_close(s);
-			return 1;
-		}
-	}
-	int exported = 0;
-	json_t *files = json ? json_array() : NULL;
+	int exported = 0, failed = 0;
+	json_t *files = o->json ? json_array() : NULL;
 	for (int i = 0; i < 2; i++) {
 		if ((int)t[i].role < 0)
 			continue;
-		int r = export_one(s, &run, &t[i], dir, salvage, to_stdout ? stderr : stdout, files);
+		int r = export_one(s, &run, &t[i], o->dir, o->salvage, to_stdout ? stderr : stdout, files);
 		failed |= r == 1;
 		exported += r == 0;
 	}
 	if (!failed && !exported) {
-		cli_err("run %lld has no profile to export", (long long)id);
+		cli_err("run %lld has no profile to export", (long long)run.run_id);
 		failed = 1;
 	}
 	store_close(s);
@@ -367,6 +367,80 @@ int cmd_export(const char *db, int argc, char **argv)
 		return cli_json_print(json_pack("{s:o}", "exported", files));
 	json_decref(files);
 	return failed ? 1 : 0;
+}
+
+int cmd_export(const char *db, int argc, char **argv)
+{
+	struct export_opts o = {.t = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}}};
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
+	const char *run = argv[optind];
+	int trace = o.ctf || o.trace_json || o.chrome;
+	int alone = !o.dir && !o.t[0].explicit && !o.t[1].explicit; /* no profile asked for */
+	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
+	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) ||
+	    may_write(o.chrome, o.force))
+		return 1;
+	if (trace && alone) {
+		if (o.speedscope && export_speedscope(db, run, o.speedscope) != 0)
+			return 1;
+		return cli_trace_export(db, run, o.ctf, o.trace_json, o.chrome);
+	}
+	if (trace && cli_trace_export(db, run, o.ctf, o.trace_json, o.chrome) != 0)
+		return 1;
+	if (o.speedscope && ((rc = export_speedscope(db, run, o.speedscope)) != 0 || alone))
+		return rc;
+	return export_profiles(db, run, &o);
+}
+
+/* What export-disk is asked: --size (0: by default), --force, --json. */
+struct disk_opts {
+	uint64_t size;
+	const char *size_arg;
+	int force, json;
+};
+
+static int disk_opt(int c, const char *arg, void *ctx)
+{
+	struct disk_opts *o = ctx;
+
+	if (c == 'f') {
+		o->force = 1;
+	} else if (c == 'z') {
+		o->size_arg = arg;
+		if (units_parse_size(arg, &o->size) != 0 || o->size == 0 || o->size % STORE_SECTOR_SIZE) {
+			cli_err("--size %s: give a size in whole 512-byte sectors (e.g. 64M)", arg);
+			return EXIT_USAGE;
+		}
+	} else {
+		return CLI_NOT_MINE;
+	}
+	return 0;
+}
+
+/* The image's size in sectors: --size, else what the guest wrote (status
+ * block included) rounded up to a whole MiB, never more than the device.
+ * 0 when --size is smaller than what the guest wrote (reported). */
+static uint64_t image_sectors(const struct store_device_info *dev, const struct disk_opts *o, int64_t id)
+{
+	uint64_t data = dev->written_end_sector > 2 ? dev->written_end_sector : 2;
+	uint64_t sectors, mib = (1u << 20) / STORE_SECTOR_SIZE;
+
+	if (o->size) {
+		sectors = o->size / STORE_SECTOR_SIZE;
+		if (sectors < data) {
+			cli_err("--size %s: run %lld's %s holds %" PRIu64 " bytes; give at least that",
+			        o->size_arg, (long long)id, dev->vdev, data * STORE_SECTOR_SIZE);
+			return 0;
+		}
+		return sectors;
+	}
+	sectors = (data + mib - 1) / mib * mib;
+	if (sectors > dev->capacity_sectors)
+		sectors = dev->capacity_sectors > data ? dev->capacity_sectors : data;
+	return sectors;
 }
 
 int cmd_export_disk(const char *db, int argc, char **argv)
@@ -378,80 +452,42 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct cli_optspec spec = {usage_disk, "h", opts, 3, disk_opt};
+	struct disk_opts o = {0};
 	struct store_device_info dev;
-	struct outfile o;
+	struct outfile of;
 	struct store *s;
-	uint64_t size = 0;
-	const char *size_arg = NULL;
+	uint64_t sectors;
 	int64_t id;
-	int rc = 1, c, force = 0, json = 0;
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'f') {
-			force = 1;
-		} else if (c == 'j') {
-			json = 1;
-		} else if (c == 'z') {
-			size_arg = optarg;
-			if (units_parse_size(optarg, &size) != 0 || size == 0 || size % STORE_SECTOR_SIZE) {
-				cli_err("--size %s: give a size in whole 512-byte sectors (e.g. 64M)", optarg);
-				return EXIT_USAGE;
-			}
-		} else if (c == 'h') {
-			fputs(usage_disk, stdout);
-			return 0;
-		} else {
-			fputs(usage_disk, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 3) {
-		fputs(usage_disk, stderr);
-		return EXIT_USAGE;
-	}
+	if (rc != CLI_GO_ON)
+		return rc;
 	argv += optind - 1; /* RUN VDEV FILE as argv[1..3] */
 	if (strcmp(argv[3], "-") == 0) {
 		cli_err("a disk image must be a seekable file, not standard output");
 		return EXIT_USAGE;
 	}
-	if (may_write(argv[3], force) != 0)
+	if (may_write(argv[3], o.force) != 0 || cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	if (cli_open_store(&s, db, STORE_READ) != 0)
-		return 1;
+	rc = 1;
 	if (cli_resolve_run(s, argv[1], &id) != 0)
 		goto out;
 	if (store_read_begin(s) != 0 || store_find_device(s, id, argv[2], &dev) != 0) {
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
-	/* What the guest wrote (status block included), in sectors. */
-	uint64_t data = dev.written_end_sector > 2 ? dev.written_end_sector : 2;
-	uint64_t sectors;
-	if (size) {
-		sectors = size / STORE_SECTOR_SIZE;
-		if (sectors < data) {
-			cli_err("--size %s: run %lld's %s holds %" PRIu64 " bytes; give at least that",
-			        size_arg, (long long)id, dev.vdev, data * STORE_SECTOR_SIZE);
-			goto out;
-		}
-	} else {
-		uint64_t mib = (1u << 20) / STORE_SECTOR_SIZE;
-		sectors = (data + mib - 1) / mib * mib;
-		if (sectors > dev.capacity_sectors)
-			sectors = dev.capacity_sectors > data ? dev.capacity_sectors : data;
-	}
+	if (!(sectors = image_sectors(&dev, &o, id)) || outfile_open(&of, argv[3]) != 0)
+		goto out;
 	dev.capacity_sectors = sectors; /* the size of the image written */
-	if (outfile_open(&o, argv[3]) != 0)
-		goto out;
-	if (store_export_disk(s, &dev, o.fd) != 0) {
+	if (store_export_disk(s, &dev, of.fd) != 0) {
 		cli_err("%s: %s", argv[3], store_errmsg(s));
-		outfile_abort(&o);
+		outfile_abort(&of);
 		goto out;
 	}
-	if (outfile_commit(&o) != 0)
+	if (outfile_commit(&of) != 0)
 		goto out;
-	if (json)
+	if (o.json)
 		rc = cli_json_print(json_pack("{s:[o]}", "exported",
 		                          json_exported(id, dev.vdev, argv[3], sectors * STORE_SECTOR_SIZE)));
 	else {

@@ -2,6 +2,9 @@
  * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
  * here (profile/flame.h).
+ *
+ * May call: profile/flame.h, profile/time_profile.h, view/ through
+ *           cli_view.h, cli_util.h.
  */
 #include "config.h"
 
@@ -37,75 +40,88 @@ static int render(FILE *f, void *ctx)
 	                 : flame_svg(f, j->p, j->by, j->caption);
 }
 
-int cmd_flame(const char *db, int argc, char **argv)
+/* What flame is asked: the values, -o, --against, --json. */
+struct flame_opts {
+	enum flame_by by;
+	const char *svg, *against;
+	int json;
+};
+
+static int flame_opt(int c, const char *arg, void *ctx)
+{
+	struct flame_opts *o = ctx;
+
+	switch (c) {
+	case 'b':
+		if (strcmp(arg, "time") != 0 && strcmp(arg, "alloc") != 0) {
+			cli_err("--by is time or alloc, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->by = strcmp(arg, "time") == 0 ? FLAME_TIME : FLAME_ALLOC;
+		return 0;
+	case 'o':
+		o->svg = arg;
+		return 0;
+	case 'a':
+		o->against = arg;
+		return 0;
+	}
+	return CLI_NOT_MINE;
+}
+
+static int parse_options(int argc, char **argv, struct flame_opts *o)
 {
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
 		{"against", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
 	};
-	enum flame_by by = FLAME_TIME;
-	const char *svg = NULL, *against = NULL;
-	int c, json = 0;
+	static const struct cli_optspec spec = {usage, "o:h", opts, -1, flame_opt};
+	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if (!strcmp(optarg, "time"))
-				by = FLAME_TIME;
-			else if (!strcmp(optarg, "alloc"))
-				by = FLAME_ALLOC;
-			else {
-				cli_err("--by is time or alloc, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			svg = optarg;
-			break;
-		case 'a':
-			against = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (json && svg) {
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (o->json && o->svg) {
 		cli_err("--json writes the stacks to standard output; -o draws an SVG: one or the other");
 		return EXIT_USAGE;
 	}
-	if (argc - optind != 1 || (against && !svg)) {
-		if (against && !svg)
-			cli_err("--against draws a differential flame graph: it needs -o FILE.svg");
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - optind == 1 && (!o->against || o->svg))
+		return CLI_GO_ON;
+	if (o->against && !o->svg)
+		cli_err("--against draws a differential flame graph: it needs -o FILE.svg");
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+int cmd_flame(const char *db, int argc, char **argv)
+{
+	struct flame_opts o = {.by = FLAME_TIME};
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
 	struct time_profile p, before;
 	struct view_profile_read brd;
 	tp_init(&before);
 	tp_init(&p);
 	struct view_profile_read rd;
 	struct view v = {0};
-	int rc = 1;
+	rc = 1;
 	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
 		goto out;
-	if (against && cli_read_time_profile(&v, against, &before, &brd) != 0)
+	if (o.against && cli_read_time_profile(&v, o.against, &before, &brd) != 0)
 		goto out;
-	if (!svg) {
-		rc = (json ? flame_json(stdout, &p, by) : flame_folded(stdout, &p, by)) || fflush(stdout) ? 1 : 0;
+	if (!o.svg) {
+		rc = (o.json ? flame_json(stdout, &p, o.by) : flame_folded(stdout, &p, o.by)) || fflush(stdout) ? 1 : 0;
 		if (rc)
 			cli_err("standard output: %s", strerror(errno));
 		goto out;
 	}
-	struct flame_job job = {&p, against ? &before : NULL, by, {0}};
+	struct flame_job job = {&p, o.against ? &before : NULL, o.by, {0}};
 	char what[64];
 	view_profile_caption(&rd.run, job.caption, sizeof(job.caption));
 	snprintf(what, sizeof(what), "%zu call stacks", p.nnodes);
-	rc = outfile_render(svg, render, &job, what);
+	rc = outfile_render(o.svg, render, &job, what);
 out:
 	tp_free(&before);
 	tp_free(&p);

@@ -4,6 +4,9 @@
  * in the terminal.  Several runs draw on one scale.  A profile still being
  * written or cut by a crash shows every complete sample, and says what
  * was left out.
+ *
+ * May call: profile/ (heap_chart.h, heap_profile.h, heap_svg.h), view/
+ *           through cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -210,7 +213,56 @@ static int write_svg(const char *path, struct heap_run *runs, size_t n)
 	return rc;
 }
 
-int cmd_heap(const char *db, int argc, char **argv)
+/* What heap is asked: the chart's rules, and one output (-o FILE.svg,
+ * --csv, --json; none: a summary). */
+struct heap_opts {
+	struct hp_chart_opts co;
+	const char *svg;
+	int csv, json;
+};
+
+static int heap_opt(int c, const char *arg, void *ctx)
+{
+	struct heap_opts *o = ctx;
+	uint64_t u;
+	char *end;
+
+	switch (c) {
+	case 'o':
+		o->svg = arg;
+		return 0;
+	case 'c':
+		o->csv = 1;
+		return 0;
+	case 'b':
+		if (view_parse_u64(arg, &u) != 0 || u > 10000) {
+			cli_err("--bands takes a whole number from 0 (no limit) to 10000, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->co.max_bands = (size_t)u;
+		return 0;
+	case 't':
+		errno = 0;
+		o->co.trace_pct = strtod(arg, &end);
+		if (*end || end == arg || errno || !(o->co.trace_pct >= 0 && o->co.trace_pct <= 100)) {
+			cli_err("--trace takes a percentage from 0 to 100, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 's':
+		if (strcmp(arg, "area") != 0 && strcmp(arg, "stddev") != 0) {
+			cli_err("--sort is area or stddev, not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->co.sort = strcmp(arg, "area") == 0 ? HP_SORT_AREA : HP_SORT_STDDEV;
+		return 0;
+	}
+	return CLI_NOT_MINE;
+}
+
+/* The options, then the runs (at least one; --csv: one): CLI_GO_ON, or
+ * the exit status. */
+static int parse_options(int argc, char **argv, struct heap_opts *o)
 {
 	static const struct option opts[] = {
 		{"csv", no_argument, NULL, 'c'},          {"json", no_argument, NULL, 'j'},
@@ -218,99 +270,70 @@ int cmd_heap(const char *db, int argc, char **argv)
 		{"sort", required_argument, NULL, 's'},   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct hp_chart_opts co;
-	const char *svg = NULL;
-	int csv = 0, json = 0, c;
-	uint64_t u;
-	char *end;
+	static const struct cli_optspec spec = {usage, "o:h", opts, -1, heap_opt};
+	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	hp_chart_defaults(&co);
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			svg = optarg;
-			break;
-		case 'c':
-			csv = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'b':
-			if (view_parse_u64(optarg, &u) != 0 || u > 10000) {
-				cli_err("--bands takes a whole number from 0 (no limit) to 10000, not '%s'",
-				        optarg);
-				return EXIT_USAGE;
-			}
-			co.max_bands = (size_t)u;
-			break;
-		case 't':
-			errno = 0;
-			co.trace_pct = strtod(optarg, &end);
-			if (*end || end == optarg || errno || !(co.trace_pct >= 0 && co.trace_pct <= 100)) {
-				cli_err("--trace takes a percentage from 0 to 100, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (strcmp(optarg, "area") == 0)
-				co.sort = HP_SORT_AREA;
-			else if (strcmp(optarg, "stddev") == 0)
-				co.sort = HP_SORT_STDDEV;
-			else {
-				cli_err("--sort is area or stddev, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		default:
-			return cli_usage(usage, c);
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (o->csv + o->json + !!o->svg > 1)
+		cli_err("-o, --csv and --json are one each: choose one");
+	else if (o->csv && argc - optind != 1)
+		cli_err("--csv takes one run");
+	else if (argc - optind > 0)
+		return CLI_GO_ON;
+	fputs(usage, stderr);
+	return EXIT_USAGE;
+}
+
+/* The n loaded runs, as the options ask: 0, or 1 (reported). */
+static int print_heap(const struct heap_opts *o, struct heap_run *runs, size_t n)
+{
+	if (o->svg)
+		return write_svg(o->svg, runs, n);
+	if (o->csv) {
+		print_csv(&runs[0]);
+	} else if (o->json) {
+		json_t *doc = n > 1 ? json_array() : heap_json(&runs[0]);
+		for (size_t i = 0; n > 1 && i < n; i++)
+			json_array_append_new(doc, heap_json(&runs[i]));
+		return cli_json_print(doc);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				putchar('\n');
+			print_summary(&runs[i]);
 		}
 	}
-	size_t n = (size_t)(argc - optind);
-	if (n == 0 || csv + json + !!svg > 1 || (csv && n != 1)) {
-		if (csv + json + !!svg > 1)
-			cli_err("-o, --csv and --json are one each: choose one");
-		else if (csv && n != 1)
-			cli_err("--csv takes one run");
-		fputs(usage, stderr);
-		return EXIT_USAGE;
-	}
+	return 0;
+}
+
+int cmd_heap(const char *db, int argc, char **argv)
+{
+	struct heap_opts o = {.svg = NULL};
+	struct view v;
+	int rc;
+
+	hp_chart_defaults(&o.co);
+	if ((rc = parse_options(argc, argv, &o)) != CLI_GO_ON)
+		return rc;
+	size_t n = (size_t)(argc - optind), loaded = 0;
 	struct heap_run *runs = calloc(n, sizeof(*runs));
 	if (!runs) {
 		cli_err("out of memory");
 		return 1;
 	}
-	struct view v;
 	if (cli_view_open(&v, db) != 0) {
 		free(runs);
 		return 1;
 	}
-	int rc = 0;
-	size_t loaded = 0;
-	for (; loaded < n; loaded++)
-		if (load(&v, argv[optind + (int)loaded], &co, &runs[loaded]) != 0) {
+	for (rc = 0; loaded < n; loaded++)
+		if (load(&v, argv[optind + (int)loaded], &o.co, &runs[loaded]) != 0) {
 			unload(&runs[loaded]);
 			rc = 1;
 			break;
 		}
-	if (rc == 0) {
-		if (svg)
-			rc = write_svg(svg, runs, n);
-		else if (csv)
-			print_csv(&runs[0]);
-		else if (json) {
-			json_t *doc = n > 1 ? json_array() : heap_json(&runs[0]);
-			for (size_t i = 0; n > 1 && i < n; i++)
-				json_array_append_new(doc, heap_json(&runs[i]));
-			rc = cli_json_print(doc);
-		} else
-			for (size_t i = 0; i < n; i++) {
-				if (i)
-					putchar('\n');
-				print_summary(&runs[i]);
-			}
-	}
+	if (rc == 0)
+		rc = print_heap(&o, runs, n);
 	for (size_t i = 0; i < loaded; i++)
 		unload(&runs[i]);
 	free(runs);

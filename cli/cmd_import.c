@@ -7,6 +7,9 @@
  * file from sector 1): a .hp begins with its JOB line, a .prof with GHC's
  * report header (or '{' for -pj); an image given in the other's place, an
  * all-zero one, or a file that is no profile disk is refused.
+ *
+ * May call: store/ (store.h, store_export.h), view/view_json.h, cli_util.h,
+ *           cli_json.h, libc.
  */
 #include "config.h"
 
@@ -183,7 +186,32 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-int cmd_import_disk(const char *db, int argc, char **argv)
+/* What import-disk is asked: the images (0: the .prof, xvdp1; 1: the
+ * .hp, xvdp2), the run's name, --force, --json. */
+struct import_opts {
+	struct image im[2];
+	const char *name;
+	int force, json;
+};
+
+static int import_opt(int c, const char *arg, void *ctx)
+{
+	struct import_opts *o = ctx;
+
+	if (c == 'n')
+		o->name = arg;
+	else if (c == 'p' || c == 'H')
+		o->im[c == 'H'].path = arg;
+	else if (c == 'f')
+		o->force = 1;
+	else
+		return CLI_NOT_MINE;
+	return 0;
+}
+
+/* The options, then the images given as arguments: CLI_GO_ON, or the
+ * exit status. */
+static int parse_options(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option opts[] = {
 		{"name", required_argument, NULL, 'n'},
@@ -194,176 +222,235 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct image im[2] = {{.fd = -1, .vdev = "xvdp1", .devid = 51953},
-	                      {.fd = -1, .vdev = "xvdp2", .devid = 51954}};
-	struct store_device *dev[2] = {NULL, NULL};
-	struct store_run run;
-	struct store *s = NULL;
-	const char *name = NULL;
-	int n, c, rc = 1, all_closed = 1, run_made = 0, force = 0, json = 0, first = -1;
+	static const struct cli_optspec spec = {usage, "h", opts, -1, import_opt};
+	int n, rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'n') {
-			name = optarg;
-		} else if (c == 'p' || c == 'H') {
-			im[c == 'H'].path = optarg;
-		} else if (c == 'f') {
-			force = 1;
-		} else if (c == 'j') {
-			json = 1;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		} else {
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (rc != CLI_GO_ON)
+		return rc;
 	n = argc - optind;
-	if ((im[0].path || im[1].path) && n > 0) {
+	if ((o->im[0].path || o->im[1].path) && n > 0) {
 		cli_err("give the images either as PROF.disk [HP.disk] or with --prof/--hp, not both");
 		return EXIT_USAGE;
 	}
-	if (!im[0].path && !im[1].path && (n < 1 || n > 2)) {
+	if (!o->im[0].path && !o->im[1].path && (n < 1 || n > 2)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	for (int i = 0; i < n; i++)
-		im[i].path = argv[optind + i];
-	/* Every image checked before the store is touched. */
+		o->im[i].path = argv[optind + i];
+	return CLI_GO_ON;
+}
+
+/* Every image opened and recognised before the store is touched: the
+ * first one given, or -1 (reported). */
+static int check_images(struct import_opts *o)
+{
+	int first = -1;
+
 	for (int i = 0; i < 2; i++) {
-		if (!im[i].path)
+		if (!o->im[i].path)
 			continue;
-		if (open_image(&im[i]) != 0 || recognise(&im[i], i, force) != 0)
-			goto out;
+		if (open_image(&o->im[i]) != 0 || recognise(&o->im[i], i, o->force) != 0)
+			return -1;
 		if (first < 0)
 			first = i;
 	}
-	memset(&run, 0, sizeof(run));
-	run.domid = -1;
-	if (name)
-		snprintf(run.name, sizeof(run.name), "%s", name);
-	else
-		default_name(im[first].path, run.name, sizeof(run.name));
-	/* The image's mtime is the best we know of when the run ended. */
-	run.started_us = (int64_t)im[first].st.st_mtim.tv_sec * 1000000 + im[first].st.st_mtim.tv_nsec / 1000;
-	snprintf(run.source, sizeof(run.source), "import");
-	snprintf(run.backend_version, sizeof(run.backend_version), "profdb %s", PACKAGE_VERSION);
-	if (gethostname(run.host, sizeof(run.host) - 1) != 0)
-		run.host[0] = '\0';
+	return first;
+}
 
-	if (cli_open_store(&s, db, STORE_WRITE) != 0)
-		goto out;
-	/* The run and its devices first, then the data in transactions of
-	 * IMPORT_BATCH_BYTES, each holding the write lock only briefly, so
-	 * that a backend serving live guests waits milliseconds, never long
-	 * enough for their writes to fail.  Meanwhile the run shows as
-	 * running; if the import fails or is interrupted, it is deleted. */
+/* The run an import makes, named after its first image unless --name. */
+static void new_run(struct store_run *run, const struct import_opts *o, const struct image *first)
+{
+	memset(run, 0, sizeof(*run));
+	run->domid = -1;
+	if (o->name)
+		snprintf(run->name, sizeof(run->name), "%s", o->name);
+	else
+		default_name(first->path, run->name, sizeof(run->name));
+	/* The image's mtime is the best we know of when the run ended. */
+	run->started_us = (int64_t)first->st.st_mtim.tv_sec * 1000000 + first->st.st_mtim.tv_nsec / 1000;
+	snprintf(run->source, sizeof(run->source), "import");
+	snprintf(run->backend_version, sizeof(run->backend_version), "profdb %s", PACKAGE_VERSION);
+	if (gethostname(run->host, sizeof(run->host) - 1) != 0)
+		run->host[0] = '\0';
+}
+
+/* An import under way: the store, the run once made, its devices. */
+struct import {
+	struct store *s;
+	struct store_run run;
+	struct store_device *dev[2];
+	int run_made;
+};
+
+/* One image's data into its device, IMPORT_BATCH_BYTES a transaction:
+ * 0, -1 (a store error, not yet said), or 1 (reported). */
+static int copy_image(struct import *x, const struct image *im, struct store_device *dev)
+{
+	uint64_t size = (uint64_t)im->st.st_size, pos = 0;
+
+	while (pos < size) {
+		if (interrupted) {
+			cli_err("interrupted: the partial run %lld is removed", (long long)x->run.run_id);
+			return 1;
+		}
+		if (store_batch_begin(x->s) != 0)
+			return -1;
+		if (store_import_disk(dev, im->fd, size, &pos, IMPORT_BATCH_BYTES) != 0) {
+			cli_err("importing %s: %s", im->path, store_errmsg(x->s));
+			return 1;
+		}
+		if (store_batch_commit(x->s) != 0)
+			return -1;
+		/* A gap for a waiting writer (the backend) to take the lock. */
+		usleep(500);
+	}
+	return 0;
+}
+
+/* 1 when the device imported from path holds a whole, closed profile;
+ * else 0, said in a warning. */
+static int device_closed(struct store_device *dev, const char *path)
+{
+	struct store_device_info info;
+
+	store_device_get_info(dev, &info);
+	if (info.status == STORE_STATUS_NONE)
+		cli_warn("%s: no status block: the guest never wrote this file", path);
+	else if (info.status == STORE_STATUS_CORRUPT)
+		cli_warn("%s: header block corrupted; imported anyway (export needs --salvage)", path);
+	else if (!info.closed)
+		cli_warn("%s: profile not cleanly closed", path);
+	else if (!store_device_profile_whole(&info))
+		cli_warn("%s: status block claims %lld bytes but the image holds only %llu", path,
+		         (long long)info.file_size, (unsigned long long)store_device_written_bytes(&info));
+	else
+		return 1;
+	return 0;
+}
+
+/*
+ * The run and its devices first, then the data in transactions of
+ * IMPORT_BATCH_BYTES, each holding the write lock only briefly, so that a
+ * backend serving live guests waits milliseconds, never long enough for
+ * their writes to fail.  Meanwhile the run shows as running; if the
+ * import fails or is interrupted, it is deleted (remove_partial).
+ * 0, -1 (a store error, not yet said), or 1 (reported).
+ */
+static int import_run(struct import *x, const struct image *im)
+{
+	int all_closed = 1, rc;
+
 	catch_signals(); /* before the run exists: a signal then removes it */
-	if (store_run_begin(s, &run) != 0)
-		goto store_error;
-	run_made = 1;
+	if (store_run_begin(x->s, &x->run) != 0)
+		return -1;
+	x->run_made = 1;
 	for (int i = 0; i < 2; i++) {
 		if (!im[i].path)
 			continue;
 		uint64_t size = (uint64_t)im[i].st.st_size;
 		uint64_t cap = (size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
-		if (store_device_create(s, run.run_id, im[i].vdev, im[i].devid, cap, &dev[i]) != 0)
-			goto store_error;
+		if (store_device_create(x->s, x->run.run_id, im[i].vdev, im[i].devid, cap, &x->dev[i]) != 0)
+			return -1;
 	}
 	for (int i = 0; i < 2; i++) {
 		if (!im[i].path)
 			continue;
-		uint64_t size = (uint64_t)im[i].st.st_size, pos = 0;
-		struct store_device_info info;
-
-		while (pos < size) {
-			if (interrupted) {
-				cli_err("interrupted: the partial run %lld is removed", (long long)run.run_id);
-				goto abort;
-			}
-			if (store_batch_begin(s) != 0)
-				goto store_error;
-			if (store_import_disk(dev[i], im[i].fd, size, &pos, IMPORT_BATCH_BYTES) != 0) {
-				cli_err("importing %s: %s", im[i].path, store_errmsg(s));
-				goto abort;
-			}
-			if (store_batch_commit(s) != 0)
-				goto store_error;
-			/* A gap for a waiting writer (the backend) to take the lock. */
-			usleep(500);
-		}
-		store_device_get_info(dev[i], &info);
-		if (info.status == STORE_STATUS_NONE) {
-			cli_warn("%s: no status block: the guest never wrote this file", im[i].path);
+		if ((rc = copy_image(x, &im[i], x->dev[i])) != 0)
+			return rc;
+		if (!device_closed(x->dev[i], im[i].path))
 			all_closed = 0;
-		} else if (info.status == STORE_STATUS_CORRUPT) {
-			cli_warn("%s: header block corrupted; imported anyway (export needs --salvage)",
-			         im[i].path);
-			all_closed = 0;
-		} else if (!info.closed) {
-			cli_warn("%s: profile not cleanly closed", im[i].path);
-			all_closed = 0;
-		} else if (!store_device_profile_whole(&info)) {
-			cli_warn("%s: status block claims %lld bytes but the image holds only %llu",
-			         im[i].path, (long long)info.file_size,
-			         (unsigned long long)store_device_written_bytes(&info));
-			all_closed = 0;
-		}
 	}
-	if (store_run_end(s, run.run_id, all_closed ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED,
-	                  run.started_us) != 0)
-		goto store_error;
+	if (store_run_end(x->s, x->run.run_id, all_closed ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED,
+	                  x->run.started_us) != 0)
+		return -1;
+	return 0;
+}
+
+/* The new run said on stdout: the exit status, or -1 (a store error,
+ * not yet said). */
+static int print_result(struct import *x, int json)
+{
+	struct store_device_info info;
+
 	if (json) {
 		/* the run as it now stands in the store, with its devices */
 		struct store_run now;
 		json_t *devs = json_array();
-		if (store_get_run(s, run.run_id, &now) != 0)
-			goto store_error;
+		if (store_get_run(x->s, x->run.run_id, &now) != 0)
+			return -1;
 		for (int i = 0; i < 2; i++) {
-			struct store_device_info info;
-			if (!dev[i])
+			if (!x->dev[i])
 				continue;
-			store_device_get_info(dev[i], &info);
+			store_device_get_info(x->dev[i], &info);
 			json_array_append_new(devs, view_json_device(&info));
 		}
-		rc = cli_json_print(json_pack("{s:o,s:o}", "run", view_json_run(&now, store_now_us()), "devices", devs));
-		goto out;
+		return cli_json_print(json_pack("{s:o,s:o}", "run", view_json_run(&now, store_now_us()), "devices", devs));
 	}
-	printf("imported run %lld (", (long long)run.run_id);
-	safe_text_print(stdout, run.name, 0);
+	printf("imported run %lld (", (long long)x->run.run_id);
+	safe_text_print(stdout, x->run.name, 0);
 	printf(")");
 	for (int i = 0; i < 2; i++) {
-		struct store_device_info info;
-		if (!dev[i])
+		if (!x->dev[i])
 			continue;
-		store_device_get_info(dev[i], &info);
+		store_device_get_info(x->dev[i], &info);
 		if (info.status == STORE_STATUS_OK)
 			printf(", %s: %lld bytes", info.role == STORE_ROLE_PROF ? ".prof" : ".hp",
 			       (long long)info.file_size);
 	}
 	printf("\n");
-	rc = 0;
-	goto out;
-store_error:
-	cli_err("%s", store_errmsg(s));
-abort:
-	if (s && store_in_batch(s))
-		store_batch_abort(s);
+	return 0;
+}
+
+/* A failed or interrupted import's run goes, with what it holds. */
+static void remove_partial(struct import *x)
+{
+	if (x->s && store_in_batch(x->s))
+		store_batch_abort(x->s);
 	for (int i = 0; i < 2; i++)
-		if (dev[i]) {
-			store_device_release(dev[i]);
-			dev[i] = NULL;
+		if (x->dev[i]) {
+			store_device_release(x->dev[i]);
+			x->dev[i] = NULL;
 		}
-	if (run_made && store_run_delete(s, run.run_id) != 0)
+	if (x->run_made && store_run_delete(x->s, x->run.run_id) != 0)
 		cli_err("the partial run %lld could not be removed (%s): it stays in the catalogue, "
 		        "marked running",
-		        (long long)run.run_id, store_errmsg(s));
-out:
+		        (long long)x->run.run_id, store_errmsg(x->s));
+}
+
+/* The import once its images are checked: the exit status. */
+static int import(const char *db, const struct import_opts *o, int first)
+{
+	struct import x = {0};
+	int rc = 1, r;
+
+	new_run(&x.run, o, &o->im[first]);
+	if (cli_open_store(&x.s, db, STORE_WRITE) != 0)
+		return 1;
+	r = import_run(&x, o->im);
+	if (r == 0 && (r = print_result(&x, o->json)) >= 0) {
+		rc = r;
+	} else {
+		if (r < 0)
+			cli_err("%s", store_errmsg(x.s));
+		remove_partial(&x);
+	}
+	store_close(x.s);
+	return rc;
+}
+
+int cmd_import_disk(const char *db, int argc, char **argv)
+{
+	struct import_opts o = {.im = {{.fd = -1, .vdev = "xvdp1", .devid = 51953},
+	                               {.fd = -1, .vdev = "xvdp2", .devid = 51954}}};
+	int first, rc = parse_options(argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
+	first = check_images(&o);
+	rc = first < 0 ? 1 : import(db, &o, first);
 	for (int i = 0; i < 2; i++)
-		if (im[i].fd >= 0)
-			close(im[i].fd);
-	store_close(s);
+		if (o.im[i].fd >= 0)
+			close(o.im[i].fd);
 	return rc;
 }

@@ -1,6 +1,9 @@
 /*
  * cmd_query.c - `profdb query runs`: the catalogue of runs as a table or
  * JSON ({"runs":[...]}, docs/json.md), filtered by state, name glob, start time, and count.
+ *
+ * May call: store/store.h, view/view_fleet.h (a fleet catalogue's runs),
+ *           view/view_json.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -208,7 +211,26 @@ static void print_table(const struct rows *rows, int64_t now)
 	}
 }
 
-int cmd_query(const char *db, int argc, char **argv)
+/* What query is asked: the catalogue's filters, --host, --json. */
+struct query_opts {
+	struct store_run_filter f;
+	const char *host;
+	int64_t now;
+	int json;
+};
+
+static int query_opt(int c, const char *arg, void *ctx)
+{
+	struct query_opts *o = ctx;
+
+	if (c != 'H')
+		return cli_filter_opt(c, arg, o->now, &o->f);
+	o->host = arg;
+	return 0;
+}
+
+/* "runs", then its options: CLI_GO_ON, or the exit status. */
+static int parse_options(int argc, char **argv, struct query_opts *o)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},     {"state", required_argument, NULL, 's'},
@@ -217,13 +239,8 @@ int cmd_query(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct store_run_filter f = {.state = -1};
-	struct rows rows = {0};
-	struct store *s;
-	const char *host = NULL;
-	int json = 0, c, rc;
-	int64_t now = store_now_us();
-	uint64_t v;
+	static const struct cli_optspec spec = {usage, "+h", opts, -1, query_opt};
+	int rc;
 
 	if (argc < 2 || strcmp(argv[1], "runs") != 0) {
 		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
@@ -234,81 +251,67 @@ int cmd_query(const char *db, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	argc--, argv++;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = 1;
-			break;
-		case 's':
-			if (view_parse_state(optarg, &f.state) != 0) {
-				cli_err("--state must be running, complete or crashed, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			f.name_glob = optarg;
-			break;
-		case 't':
-			if (view_parse_time(optarg, now, &f.since_us) != 0) {
-				cli_err("--since: '%s' is not a UTC time (2026-11-21T08:00) or an age "
-				        "(30m, 2h, 7d)",
-				        optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			if (view_parse_u64(optarg, &v) != 0 || v == 0 || v > INT64_MAX) {
-				cli_err("--limit must be a positive number, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			f.limit = (int64_t)v;
-			break;
-		case 'H':
-			host = optarg;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
+	if ((rc = cli_parse_opts(&spec, argc, argv, o, &o->json)) != CLI_GO_ON)
+		return rc;
 	if (optind < argc) {
 		cli_err("unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	return CLI_GO_ON;
+}
+
+/* The runs listed from a fleet catalogue fl or a store s, as a table or
+ * JSON: 0, or nonzero (reported). */
+static int list_runs(struct fleet *fl, struct store *s, const struct query_opts *o, struct rows *rows)
+{
+	/* {"runs":[run...]}: docs/json.md, each run written as it is read */
+	struct cli_json_list list;
+	int rc;
+
+	rows->now = o->now;
+	if (o->json) {
+		rows->json = &list;
+		cli_json_list_begin(&list, "runs");
+	}
+	if (fl) {
+		struct fleet_filter ff = {.run = o->f, .host = o->host, .brief = !o->json};
+		rc = fleet_list_runs(fl, &ff, collect_fleet, rows);
+		if (rc < 0)
+			cli_err("%s", fleet_errmsg(fl));
+	} else {
+		rc = store_list_runs(s, &o->f, collect, rows);
+		if (rc < 0)
+			cli_err("%s", store_errmsg(s));
+	}
+	if (o->json) {
+		/* (a failed listing has printed part of a document: still closed) */
+		rc = cli_json_list_end(&list) || rc;
+	} else if (!rc) {
+		print_table(rows, o->now);
+		rc = fflush(stdout) == 0 ? 0 : 1;
+	}
+	return rc;
+}
+
+int cmd_query(const char *db, int argc, char **argv)
+{
+	struct query_opts o = {.f = {.state = -1}, .now = store_now_us()};
+	struct rows rows = {0};
+	struct fleet *fl = NULL;
+	struct store *s = NULL;
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
 	rows.fleet = fleet_is_url(db);
-	if (host && !rows.fleet) {
+	if (o.host && !rows.fleet) {
 		cli_err("--host picks a host of a fleet catalogue (--db postgresql://...); this store is "
 		        "one host's");
 		return EXIT_USAGE;
 	}
-	struct fleet *fl = NULL;
-	s = NULL;
 	if (rows.fleet ? !(fl = cli_fleet(db)) : cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	/* {"runs":[run...]}: docs/json.md, each run written as it is read */
-	struct cli_json_list list;
-	rows.now = now;
-	if (json) {
-		rows.json = &list;
-		cli_json_list_begin(&list, "runs");
-	}
-	if (fl) {
-		struct fleet_filter ff = {.run = f, .host = host, .brief = !json};
-		rc = fleet_list_runs(fl, &ff, collect_fleet, &rows);
-		if (rc < 0)
-			cli_err("%s", fleet_errmsg(fl));
-	} else {
-		rc = store_list_runs(s, &f, collect, &rows);
-		if (rc < 0)
-			cli_err("%s", store_errmsg(s));
-	}
-	if (json) {
-		/* (a failed listing has printed part of a document: still closed) */
-		rc = cli_json_list_end(&list) || rc;
-	} else if (!rc) {
-		print_table(&rows, now);
-		rc = fflush(stdout) == 0 ? 0 : 1;
-	}
+	rc = list_runs(fl, s, &o, &rows);
 	free(rows.names);
 	for (size_t i = 0; i < rows.nhosts; i++)
 		free(rows.hosts[i]);

@@ -3,6 +3,8 @@
  * HTML file with everything known about a run (profile/report.h): facts,
  * the heap chart, the cost-centre tree and the flame graph, for running,
  * complete and crashed runs alike, with what a crash cost said plainly.
+ *
+ * May call: view/view_report.h, cli_util.h, cli_view.h.
  */
 #include "config.h"
 
@@ -34,34 +36,38 @@ static int render_json(FILE *f, void *ctx)
 	return report_write_json(f, ctx);
 }
 
+/* What report is asked: -o, --against, --json. */
+struct report_opts {
+	const char *out, *against;
+	int json;
+};
+
+static int report_opt(int c, const char *arg, void *ctx)
+{
+	struct report_opts *o = ctx;
+
+	if (c == 'o')
+		o->out = arg;
+	else if (c == 'a')
+		o->against = arg;
+	else
+		return CLI_NOT_MINE;
+	return 0;
+}
+
 int cmd_report(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'},
 	                                     {"against", required_argument, NULL, 'a'},
 	                                     {"json", no_argument, NULL, 'j'},
 	                                     {NULL, 0, NULL, 0}};
-	const char *out = NULL, *against = NULL;
-	int c, json = 0;
+	static const struct cli_optspec spec = {usage, "o:h", opts, 1, report_opt};
+	struct report_opts o = {NULL, NULL, 0};
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'a':
-			against = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 1, usage) != 0)
-		return EXIT_USAGE;
-	if (json && out) {
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (o.json && o.out) {
 		cli_err("--json writes the report's data to standard output; -o writes the page: one or the other");
 		return EXIT_USAGE;
 	}
@@ -75,21 +81,21 @@ int cmd_report(const char *db, int argc, char **argv)
 	}
 	char def[64];
 	snprintf(def, sizeof(def), "report-%lld.html", (long long)id);
-	if (!out)
-		out = json ? "-" : def;
+	if (!o.out)
+		o.out = o.json ? "-" : def;
 
 	struct view_report rr;
 	struct report_input in;
 	struct view_err e;
-	int rc = 1;
+	rc = 1;
 	view_err_init(&e);
-	int bad = view_report_load(&rr, &v, id, against, 0, &e);
+	int bad = view_report_load(&rr, &v, id, o.against, 0, &e);
 	cli_print_err(&e);
 	if (!bad) {
 		char what[32];
 		view_report_input(&rr, &in);
 		snprintf(what, sizeof(what), "run %lld", (long long)id);
-		rc = outfile_render(out, json ? render_json : render, &in, what);
+		rc = outfile_render(o.out, o.json ? render_json : render, &in, what);
 	}
 	view_report_free(&rr);
 	view_close(&v);

@@ -10,6 +10,9 @@
  * arguments delete nothing.  Space comes back through store_reclaim
  * (store/store_space.c): the database's free pages at once, the data
  * file's slots as soon as no reader can see them.
+ *
+ * May call: store/store.h, util/units.h, view/view_json.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 
@@ -149,6 +152,15 @@ static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, 
 	return rc;
 }
 
+static int force_opt(int c, const char *arg, void *ctx)
+{
+	(void)arg;
+	if (c != 'f')
+		return CLI_NOT_MINE;
+	*(int *)ctx = 1;
+	return 0;
+}
+
 int cmd_delete(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -157,24 +169,19 @@ int cmd_delete(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct cli_optspec spec = {delete_usage, "h", opts, -1, force_opt};
 	struct runs sel = {0};
 	struct store *s;
-	int c, force = 0, json = 0, rc = 1;
+	int force = 0, json = 0, rc = cli_parse_opts(&spec, argc, argv, &force, &json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'f')
-			force = 1;
-		else if (c == 'j')
-			json = 1;
-		else
-			return cli_usage(delete_usage, c);
-	}
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (optind >= argc) {
 		cli_err("delete needs at least one RUN (a run id from 'profdb query runs', or 'latest')");
 		fputs(delete_usage, stderr);
 		return EXIT_USAGE;
 	}
+	rc = 1;
 	/* Every run checked before any is deleted: a typo deletes nothing. */
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
@@ -214,7 +221,44 @@ static int by_run_id_desc(const void *a, const void *b)
 	return x->run_id < y->run_id ? 1 : x->run_id > y->run_id ? -1 : 0;
 }
 
-int cmd_prune(const char *db, int argc, char **argv)
+/* What prune is asked: the catalogue's filters (--name, --state),
+ * --older-than and --keep (-1: not given), --dry-run, --force, --json. */
+struct prune_opts {
+	struct store_run_filter f;
+	int64_t older, keep;
+	int dry, force, json;
+};
+
+static int prune_opt(int c, const char *arg, void *ctx)
+{
+	struct prune_opts *o = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case 'o':
+		if (units_parse_duration(arg, &o->older) != 0) {
+			cli_err("--older-than: '%s' is not a duration (90m, 12h, 30d, 2w)", arg);
+			return EXIT_USAGE;
+		}
+		return 0;
+	case 'k':
+		if (view_parse_u64(arg, &v) != 0 || v > INT64_MAX) {
+			cli_err("--keep must be a number of runs (0 or more), not '%s'", arg);
+			return EXIT_USAGE;
+		}
+		o->keep = (int64_t)v;
+		return 0;
+	case 'd':
+		o->dry = 1;
+		return 0;
+	case 'f':
+		o->force = 1;
+		return 0;
+	}
+	return cli_filter_opt(c, arg, store_now_us(), &o->f);
+}
+
+static int parse_options(int argc, char **argv, struct prune_opts *o)
 {
 	static const struct option opts[] = {
 		{"older-than", required_argument, NULL, 'o'}, {"keep", required_argument, NULL, 'k'},
@@ -223,65 +267,61 @@ int cmd_prune(const char *db, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},             {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct store_run_filter f = {.state = -1};
-	struct runs all = {0}, sel = {0};
-	struct store *s;
-	int64_t older = -1, keep = -1, now = store_now_us();
-	int c, dry = 0, force = 0, json = 0, rc = 1;
-	uint64_t v;
+	static const struct cli_optspec spec = {prune_usage, "h", opts, -1, prune_opt};
+	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (units_parse_duration(optarg, &older) != 0) {
-				cli_err("--older-than: '%s' is not a duration (90m, 12h, 30d, 2w)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'k':
-			if (view_parse_u64(optarg, &v) != 0 || v > INT64_MAX) {
-				cli_err("--keep must be a number of runs (0 or more), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			keep = (int64_t)v;
-			break;
-		case 'n':
-			f.name_glob = optarg;
-			break;
-		case 's':
-			if (view_parse_state(optarg, &f.state) != 0) {
-				cli_err("--state must be running, complete or crashed, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'd':
-			dry = 1;
-			break;
-		case 'f':
-			force = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(prune_usage, c);
-		}
-	}
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (optind < argc) {
 		cli_err("unexpected argument '%s' (prune selects runs by its options; 'profdb delete "
 		        "RUN' deletes given runs)",
 		        argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (older < 0 && keep < 0) {
+	if (o->older < 0 && o->keep < 0) {
 		cli_err("prune needs --older-than DUR or --keep N (or both): without them it would "
 		        "delete every matching run");
 		return EXIT_USAGE;
 	}
+	return CLI_GO_ON;
+}
+
+/* Of all the matching runs (newest first), those prune lets go into sel;
+ * running ones into skipped unless --force.  0, or 1 (reported). */
+static int select_runs(const struct runs *all, const struct prune_opts *o, int64_t now, struct runs *sel,
+                       json_t *skipped)
+{
+	for (size_t i = 0; i < all->n; i++) {
+		const struct store_run *r = &all->v[i];
+		if (o->keep >= 0 && (int64_t)i < o->keep)
+			continue;
+		if (o->older >= 0 && r->started_us > now - o->older)
+			continue;
+		if (r->state == STORE_RUN_RUNNING && !o->force) {
+			json_array_append_new(skipped, json_pack("{s:o, s:s}", "run", view_json_run(r, now), "reason",
+			                                         "running (--force deletes it)"));
+			continue;
+		}
+		if (push(sel, r) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+int cmd_prune(const char *db, int argc, char **argv)
+{
+	struct prune_opts o = {.f = {.state = -1}, .older = -1, .keep = -1};
+	struct runs all = {0}, sel = {0};
+	struct store *s;
+	int64_t now = store_now_us();
+	int rc = parse_options(argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	int lrc = store_list_runs(s, &f, collect, &all);
+	rc = 1;
+	int lrc = store_list_runs(s, &o.f, collect, &all);
 	if (lrc) {
 		if (lrc < 0)
 			cli_err("%s", store_errmsg(s));
@@ -291,23 +331,11 @@ int cmd_prune(const char *db, int argc, char **argv)
 	s = NULL;
 	qsort(all.v, all.n, sizeof(*all.v), by_run_id_desc); /* newest first */
 	json_t *skipped = json_array();
-	for (size_t i = 0; i < all.n; i++) {
-		const struct store_run *r = &all.v[i];
-		if (keep >= 0 && (int64_t)i < keep)
-			continue;
-		if (older >= 0 && r->started_us > now - older)
-			continue;
-		if (r->state == STORE_RUN_RUNNING && !force) {
-			json_array_append_new(skipped, json_pack("{s:o, s:s}", "run", view_json_run(r, now), "reason",
-			                                         "running (--force deletes it)"));
-			continue;
-		}
-		if (push(&sel, r) != 0) {
-			json_decref(skipped);
-			goto out;
-		}
+	if (select_runs(&all, &o, now, &sel, skipped) != 0) {
+		json_decref(skipped);
+		goto out;
 	}
-	rc = delete_runs(db, &sel, skipped, dry, json);
+	rc = delete_runs(db, &sel, skipped, o.dry, o.json);
 out:
 	store_close(s);
 	free(all.v);

@@ -1,5 +1,7 @@
 /*
  * cmd_serve.c - `profdb serve`: the web view of the store (web/web.h).
+ *
+ * May call: web/ (web.h, mirror.h), fleet/fleet.h, cli_util.h.
  */
 #include "config.h"
 
@@ -22,6 +24,21 @@ static const char usage[] =
 	"            anyone who reaches it read every run (there is no login)\n"
 	"  --open    open the catalogue in a browser (xdg-open)\n";
 
+static int serve_opt(int c, const char *arg, void *ctx)
+{
+	struct web_opts *o = ctx;
+
+	if (c == 'l')
+		o->listen = arg;
+	else if (c == 'o')
+		o->open_browser = 1;
+	else if (c == 'd')
+		o->db = cli_db_path(arg);
+	else
+		return CLI_NOT_MINE;
+	return 0;
+}
+
 int cmd_serve(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
@@ -29,27 +46,12 @@ int cmd_serve(const char *db, int argc, char **argv)
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {NULL, 0, NULL, 0}};
+	static const struct cli_optspec spec = {usage, "h", opts, 0, serve_opt};
 	struct web_opts o = {db, NULL, 0, NULL, NULL};
-	int c;
+	int rc = cli_parse_opts(&spec, argc, argv, &o, NULL);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			o.listen = optarg;
-			break;
-		case 'o':
-			o.open_browser = 1;
-			break;
-		case 'd':
-			o.db = cli_db_path(optarg);
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 0, usage) != 0)
-		return EXIT_USAGE;
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (!fleet_is_url(o.db))
 		return web_serve(&o);
 	/* a fleet catalogue: served from a private mirror of it */
@@ -64,7 +66,7 @@ int cmd_serve(const char *db, int argc, char **argv)
 	o.db = mirror_path(m);
 	o.mirror = m;
 	o.shown = shown;
-	int rc = web_serve(&o);
+	rc = web_serve(&o);
 	mirror_stop(m);
 	return rc;
 }

@@ -1,6 +1,9 @@
 /*
  * cmd_show.c - `profdb show RUN`: everything known about one run and its
  * devices; and `profdb check`: the database's integrity.
+ *
+ * May call: store/store.h, view/ (view_format.h, view_json.h), cli_util.h,
+ *           cli_json.h, cli_trace.h.
  */
 #include "config.h"
 
@@ -108,33 +111,17 @@ int cmd_show(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct cli_optspec spec = {usage, "h", opts, 1, NULL};
 	struct store_run run;
 	struct store *s;
-	int64_t id;
-	int json = 0, c, rc = 1;
+	int json = 0, rc = cli_parse_opts(&spec, argc, argv, NULL, &json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			json = 1;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return 0;
-		} else {
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
-	if (cli_nargs(argc, 1, usage) != 0)
-		return EXIT_USAGE;
-	if (cli_open_store(&s, db, STORE_READ) != 0)
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (cli_open_run(&s, db, argv[optind], &run) != 0)
 		return 1;
-	if (cli_resolve_run(s, argv[optind], &id) != 0)
-		goto out;
-	if (store_read_begin(s) != 0 || store_get_run(s, id, &run) != 0) {
-		cli_err("%s", store_errmsg(s));
-		goto out;
-	}
+	rc = 1;
+	int64_t id = run.run_id;
 	if (json) {
 		/* {"run":{..}, "devices":[..], "trace":{..}|null}: docs/json.md */
 		json_t *devs = json_array(), *trace = NULL;
@@ -171,19 +158,13 @@ int cmd_check(const char *db, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
+	static const struct cli_optspec spec = {check_usage, "h", opts, 0, NULL};
 	char report[1024] = "";
 	struct store *s;
-	int rc, c, json = 0;
+	int json = 0, rc = cli_parse_opts(&spec, argc, argv, NULL, &json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return cli_usage(check_usage, c);
-	}
-	if (cli_nargs(argc, 0, check_usage) != 0)
-		return EXIT_USAGE;
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	rc = store_check_integrity(s, report, sizeof(report));

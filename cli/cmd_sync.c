@@ -3,6 +3,9 @@
  * PostgreSQL catalogue (fleet/fleet_sync.c), incrementally: what is there
  * as it is here is not sent again.  The store is only read (a reader never
  * delays the backend), so a sync runs beside a live backend.
+ *
+ * May call: fleet/fleet.h, store/store.h, view/view_format.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 
@@ -28,7 +31,34 @@ static void progress(void *ctx, int64_t run_id, int pushed, int64_t bytes)
 		printf("run %lld pushed (%lld bytes)\n", (long long)run_id, (long long)bytes);
 }
 
-int cmd_sync(const char *db, int argc, char **argv)
+/* What sync is asked: the catalogue, what to push, --json, -q. */
+struct sync_opts {
+	struct fleet_sync_opts o;
+	const char *url;
+	int json, quiet;
+};
+
+static int sync_opt(int c, const char *arg, void *ctx)
+{
+	struct sync_opts *o = ctx;
+
+	switch (c) {
+	case 't':
+		o->url = arg;
+		return 0;
+	case 's':
+		return cli_since_opt(arg, store_now_us(), &o->o.since_us);
+	case 'r':
+		o->o.include_running = 1;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	}
+	return CLI_NOT_MINE;
+}
+
+static int parse_options(const char *db, int argc, char **argv, struct sync_opts *o)
 {
 	static const struct option opts[] = {
 		{"to", required_argument, NULL, 't'},       {"since", required_argument, NULL, 's'},
@@ -36,83 +66,74 @@ int cmd_sync(const char *db, int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},          {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct fleet_sync_opts o = {0};
-	struct fleet_sync_report rep;
-	const char *url = NULL;
-	int json = 0, quiet = 0, c;
-	char err[1024];
+	static const struct cli_optspec spec = {usage, "+hq", opts, 0, sync_opt};
+	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+hq", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			url = optarg;
-			break;
-		case 's':
-			if (view_parse_time(optarg, store_now_us(), &o.since_us) != 0) {
-				cli_err("--since: '%s' is not a UTC time (2026-11-21T08:00) or an age "
-				        "(30m, 2h, 7d)",
-				        optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'r':
-			o.include_running = 1;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 0, usage) != 0)
-		return EXIT_USAGE;
-	if (!url) {
+	if (rc != CLI_GO_ON)
+		return rc;
+	if (!o->url) {
 		cli_err("sync needs --to postgresql://HOST/DB (the fleet catalogue)");
 		return EXIT_USAGE;
 	}
-	if (!fleet_is_url(url)) {
-		cli_err("--to must be a postgresql:// URL, not '%s'", url);
+	if (!fleet_is_url(o->url)) {
+		cli_err("--to must be a postgresql:// URL, not '%s'", o->url);
 		return EXIT_USAGE;
 	}
 	if (fleet_is_url(db)) {
 		cli_err("sync reads this host's store: --db names its file, --to the catalogue");
 		return EXIT_USAGE;
 	}
+	return CLI_GO_ON;
+}
+
+/* What a sync did (rc: how it ended), as --json or text: 0, or 1. */
+static int print_report(const struct sync_opts *o, struct store *s, const struct fleet_sync_report *rep,
+                        int rc)
+{
+	if (o->json) {
+		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
+		                        store_identity(s), "pushed", (json_int_t)rep->pushed, "current",
+		                        (json_int_t)rep->current, "running", (json_int_t)rep->running,
+		                        "bytes", (json_int_t)rep->bytes, "complete", rc == 0);
+		return cli_json_print(doc) ? 1 : 0;
+	}
+	if (o->quiet && !rc)
+		return 0;
+	printf("%lld run%s pushed (%lld bytes), %lld already there%s", (long long)rep->pushed,
+	       rep->pushed == 1 ? "" : "s", (long long)rep->bytes, (long long)rep->current,
+	       rep->running ? ", " : "\n");
+	if (rep->running)
+		printf("%lld running (pushed once ended, or with --include-running)\n",
+		       (long long)rep->running);
+	return 0;
+}
+
+int cmd_sync(const char *db, int argc, char **argv)
+{
+	struct sync_opts o = {.url = NULL};
+	struct fleet_sync_report rep;
 	struct store *s;
+	struct fleet *f;
+	char err[1024];
+	int rc = parse_options(db, argc, argv, &o);
+
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	struct fleet *f;
-	if (fleet_open(&f, url, 1, err, sizeof(err)) != 0) {
+	if (fleet_open(&f, o.url, 1, err, sizeof(err)) != 0) {
 		cli_err("%s", err);
 		store_close(s);
 		return 1;
 	}
-	o.progress = json ? NULL : progress;
-	o.ctx = &quiet;
-	int rc = fleet_sync(f, s, &o, &rep);
+	o.o.progress = o.json ? NULL : progress;
+	o.o.ctx = &o.quiet;
+	rc = fleet_sync(f, s, &o.o, &rep);
 	if (rc != 0)
 		cli_err("sync stopped: %s (runs pushed before it are whole; the next sync goes on)",
 		        fleet_errmsg(f));
-	if (json) {
-		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
-		                        store_identity(s), "pushed", (json_int_t)rep.pushed, "current",
-		                        (json_int_t)rep.current, "running", (json_int_t)rep.running,
-		                        "bytes", (json_int_t)rep.bytes, "complete", rc == 0);
-		if (cli_json_print(doc))
-			rc = 1;
-	} else if (!quiet || rc) {
-		printf("%lld run%s pushed (%lld bytes), %lld already there%s", (long long)rep.pushed,
-		       rep.pushed == 1 ? "" : "s", (long long)rep.bytes, (long long)rep.current,
-		       rep.running ? ", " : "\n");
-		if (rep.running)
-			printf("%lld running (pushed once ended, or with --include-running)\n",
-			       (long long)rep.running);
-	}
+	if (print_report(&o, s, &rep, rc) != 0)
+		rc = 1;
 	fleet_close(f);
 	store_close(s);
 	return rc ? 1 : 0;

@@ -2,6 +2,9 @@
  * cmd_top.c - `profdb top`: the cost centres of a run's time profile that
  * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
  * -pj profiles alike (profile/time_profile.h).
+ *
+ * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h,
+ *           cli_json.h.
  */
 #include "config.h"
 
@@ -87,6 +90,36 @@ static json_t *top_json(const struct time_profile *p, const struct view_profile_
 		"total_alloc", (json_int_t)p->total_alloc, "cost_centres", ccs);
 }
 
+/* What top is asked: the order, -n (0: all), --module, --json. */
+struct top_opts {
+	enum tp_by by;
+	const char *module;
+	uint64_t limit;
+	int json;
+};
+
+static int top_opt(int c, const char *arg, void *ctx)
+{
+	struct top_opts *o = ctx;
+
+	switch (c) {
+	case 'b':
+		for (size_t i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
+			if (!strcmp(arg, bys[i].name)) {
+				o->by = bys[i].by;
+				return 0;
+			}
+		cli_err("--by is time, alloc, entries, inherited-time or inherited-alloc, not '%s'", arg);
+		return EXIT_USAGE;
+	case 'n':
+		return cli_rows_opt(arg, &o->limit);
+	case 'm':
+		o->module = arg;
+		return 0;
+	}
+	return CLI_NOT_MINE;
+}
+
 int cmd_top(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -94,63 +127,30 @@ int cmd_top(const char *db, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum tp_by by = TP_BY_TIME;
-	const char *module = NULL;
-	uint64_t limit = 20;
-	int json = 0, c, found;
+	static const struct cli_optspec spec = {usage, "n:h", opts, 1, top_opt};
+	struct top_opts o = {.by = TP_BY_TIME, .limit = 20};
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			found = 0;
-			for (size_t i = 0; i < sizeof(bys) / sizeof(bys[0]); i++)
-				if (!strcmp(optarg, bys[i].name)) {
-					by = bys[i].by;
-					found = 1;
-				}
-			if (!found) {
-				cli_err("--by is time, alloc, entries, inherited-time or inherited-alloc, "
-				        "not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (view_parse_u64(optarg, &limit) != 0) {
-				cli_err("-n takes a whole number (0: all), not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'm':
-			module = optarg;
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 1, usage) != 0)
-		return EXIT_USAGE;
+	if (rc != CLI_GO_ON)
+		return rc;
 	struct time_profile p;
 	struct view_profile_read rd;
 	struct view v = {0};
-	int rc = 1;
+	rc = 1;
 	tp_init(&p);
 	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
 		goto out;
 	size_t n;
-	struct tp_row *rows = tp_rank(&p, by, module, &n);
+	struct tp_row *rows = tp_rank(&p, o.by, o.module, &n);
 	if (!rows) {
 		cli_err("out of memory ranking run %lld", (long long)rd.run.run_id);
 		goto out;
 	}
-	if (module && n == 0)
-		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, module);
-	if (limit && n > limit)
-		n = (size_t)limit;
-	if (json) {
+	if (o.module && n == 0)
+		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, o.module);
+	if (o.limit && n > o.limit)
+		n = (size_t)o.limit;
+	if (o.json) {
 		rc = cli_json_print(top_json(&p, &rd, rows, n));
 		free(rows);
 		goto out;

@@ -7,6 +7,10 @@
  * new sample instead (for logs and scripts), or with --json one JSON
  * object per sample and one for the end (docs/json.md).  Band names are
  * the guest's: printed through safe_text, cut to the terminal's width.
+ *
+ * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
+ *           heap_profile.h, heap_svg.h), view/ through cli_view.h,
+ *           cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -148,34 +152,124 @@ static void print_json_lines(const struct hp_profile *hp, const struct hp_chart 
 	free(order);
 }
 
+/* What watch is asked: -n (the largest bands shown), --json. */
+struct watch_opts {
+	uint64_t bands;
+	int json;
+};
+
+static int watch_opt(int c, const char *arg, void *ctx)
+{
+	struct watch_opts *o = ctx;
+
+	if (c != 'n')
+		return CLI_NOT_MINE;
+	if (view_parse_u64(arg, &o->bands) != 0 || o->bands == 0 || o->bands > 64) {
+		cli_err("-n must be a number of bands from 1 to 64, not '%s'", arg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* A run followed: its heap profile as read so far, charted, and how much
+ * of it is already shown. */
+struct watch_state {
+	struct hp_profile hp;
+	struct hp_chart chart;
+	struct hp_chart_opts co;
+	int have_chart;
+	uint64_t fed;
+	size_t printed;
+	char problem[400];
+};
+
+/* The run and what its heap profile has grown by, read in one snapshot:
+ * 0, or 1 (reported). */
+static int refresh(struct store *s, int64_t id, struct store_run *r, struct watch_state *st)
+{
+	int err = store_read_begin(s);
+
+	if (err == 0)
+		err = store_get_run(s, id, r);
+	if (err != 0) {
+		cli_err("%s", store_errmsg(s));
+		store_read_end(s);
+		return 1;
+	}
+	st->problem[0] = '\0';
+	view_follow_heap(s, id, &st->hp, &st->fed, st->problem, sizeof(st->problem));
+	store_read_end(s);
+	if (st->hp.nsamples > (st->have_chart ? st->chart.nsamples : 0)) {
+		if (st->have_chart)
+			hp_chart_free(&st->chart);
+		st->have_chart = hp_chart_make(&st->hp, &st->co, &st->chart) == 0;
+	}
+	return 0;
+}
+
+/* What is new: the screen redrawn, or the new samples printed. */
+static void show(struct watch_state *st, const struct store_run *r, const struct watch_opts *o, int tty)
+{
+	if (tty) {
+		draw_screen(r, &st->hp, st->have_chart ? &st->chart : NULL, (size_t)o->bands, st->problem);
+	} else if (st->have_chart && st->chart.nsamples > st->printed) {
+		if (o->json)
+			print_json_lines(&st->hp, &st->chart, st->printed, (size_t)o->bands);
+		else
+			print_lines(&st->hp, &st->chart, st->printed);
+		st->printed = st->chart.nsamples;
+	}
+}
+
+/* Follows run id until it ends or a signal comes: the exit status. */
+static int follow(struct store *s, struct store_watch *w, int64_t id, const struct watch_opts *o)
+{
+	int tty = !o->json && isatty(STDOUT_FILENO), rc = 0;
+	struct watch_state st = {.have_chart = 0};
+	uint64_t gen = store_watch_generation(w);
+
+	hp_init(&st.hp);
+	hp_chart_defaults(&st.co);
+	st.co.max_bands = 0; /* the terminal shows the largest now, not by area */
+	for (;;) {
+		struct store_run r;
+		if (refresh(s, id, &r, &st) != 0) {
+			rc = 1;
+			break;
+		}
+		show(&st, &r, o, tty);
+		if (r.state != STORE_RUN_RUNNING) {
+			if (o->json)
+				cli_json_print(json_pack("{s:o}", "end", view_json_run(&r, store_now_us())));
+			else
+				printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
+			break;
+		}
+		if (stop)
+			break;
+		gen = store_watch_wait(w, gen, 1000);
+		if (stop)
+			break;
+	}
+	if (st.have_chart)
+		hp_chart_free(&st.chart);
+	hp_free(&st.hp);
+	return rc;
+}
+
 int cmd_watch(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
 	                                     {NULL, 0, NULL, 0}};
-	uint64_t nb = 12;
-	int c, json = 0;
-
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (view_parse_u64(optarg, &nb) != 0 || nb == 0 || nb > 64) {
-				cli_err("-n must be a number of bands from 1 to 64, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		default:
-			return cli_usage(usage, c);
-		}
-	}
-	if (cli_nargs(argc, 1, usage) != 0)
-		return EXIT_USAGE;
+	static const struct cli_optspec spec = {usage, "n:h", opts, 1, watch_opt};
+	struct watch_opts o = {.bands = 12};
 	struct store *s;
 	int64_t id;
 	char why[512];
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
+
+	if (rc != CLI_GO_ON)
+		return rc;
 	if (store_open(&s, db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, why,
 	               sizeof(why)) != 0) {
 		cli_err("%s", why);
@@ -194,61 +288,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	int tty = !json && isatty(STDOUT_FILENO), rc = 0;
-	struct hp_profile hp;
-	struct hp_chart chart;
-	struct hp_chart_opts co;
-	int have_chart = 0;
-	uint64_t fed = 0, gen = store_watch_generation(w);
-	size_t printed = 0;
-	char problem[400] = "";
-	hp_init(&hp);
-	hp_chart_defaults(&co);
-	co.max_bands = 0; /* the terminal shows the largest now, not by area */
-	for (;;) {
-		struct store_run r;
-		int err = store_read_begin(s);
-		if (err == 0)
-			err = store_get_run(s, id, &r);
-		if (err != 0) {
-			cli_err("%s", store_errmsg(s));
-			store_read_end(s);
-			rc = 1;
-			break;
-		}
-		problem[0] = '\0';
-		view_follow_heap(s, id, &hp, &fed, problem, sizeof(problem));
-		store_read_end(s);
-		if (hp.nsamples > (have_chart ? chart.nsamples : 0)) {
-			if (have_chart)
-				hp_chart_free(&chart);
-			have_chart = hp_chart_make(&hp, &co, &chart) == 0;
-		}
-		if (tty)
-			draw_screen(&r, &hp, have_chart ? &chart : NULL, (size_t)nb, problem);
-		else if (have_chart && chart.nsamples > printed) {
-			if (json)
-				print_json_lines(&hp, &chart, printed, (size_t)nb);
-			else
-				print_lines(&hp, &chart, printed);
-			printed = chart.nsamples;
-		}
-		if (r.state != STORE_RUN_RUNNING) {
-			if (json)
-				cli_json_print(json_pack("{s:o}", "end", view_json_run(&r, store_now_us())));
-			else
-				printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
-			break;
-		}
-		if (stop)
-			break;
-		gen = store_watch_wait(w, gen, 1000);
-		if (stop)
-			break;
-	}
-	if (have_chart)
-		hp_chart_free(&chart);
-	hp_free(&hp);
+	rc = follow(s, w, id, &o);
 	store_watch_free(w);
 	store_close(s);
 	return rc;

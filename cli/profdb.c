@@ -2,6 +2,9 @@
  * profdb.c - the profdb command: its usage, the global options (--db,
  * --help, --version, taken wherever they are before "--") and dispatch
  * to the subcommands in cmd_*.c.
+ *
+ * May call: the commands (commands.h), view/view_fleet.h, store/store.h,
+ *           cli_util.h.
  */
 #include "config.h"
 
