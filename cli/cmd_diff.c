@@ -21,6 +21,7 @@
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
 #include "../profile/time_profile.h"
+#include "../view/view_diff.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"
@@ -32,29 +33,16 @@ static const char usage[] =
 	"  entries, the biggest movers first) and heap bands (peak and area).\n"
 	"  -n rows of each (default 20; 0: all).\n";
 
-struct side {
-	struct time_profile tp;
-	struct hp_profile hp;
-	struct view_profile_read rd;
-	int have_tp, have_hp;
-};
-
-/* Both profiles of one run, each if it reads (what does not is said). */
-static int load(struct view *v, const char *arg, struct side *s)
+/* Both profiles of one run, each if it reads (what does not is said); a
+ * heap profile counts only with a sample. */
+static int load(struct view *v, const char *arg, struct view_diff_side *s)
 {
-	int64_t id;
-	char idbuf[32];
-
-	if (cli_view_resolve(v, arg, &id) != 0)
-		return 1;
-	view_run_ref(id, idbuf, sizeof(idbuf));
-	/* a run without one of its profiles is compared on the other */
-	s->have_tp = cli_read_time_profile(v, idbuf, &s->tp, &s->rd) == 0;
-	struct view_profile_read hrd;
-	s->have_hp = cli_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd) == 0 && s->hp.nsamples;
-	if (!s->have_tp)
-		s->rd = hrd;
-	return !s->have_tp && !s->have_hp;
+	struct view_err e;
+	view_err_init(&e);
+	int bad = view_diff_side_load(v, arg, s, &e);
+	cli_print_err(&e);
+	s->have_hp = s->have_hp && s->hp.nsamples;
+	return bad || (!s->have_tp && !s->have_hp);
 }
 
 static void pct(double a, int have_a, double b, int have_b)
@@ -70,7 +58,7 @@ static void pct(double a, int have_a, double b, int have_b)
 	printf(" %+7.1f", (have_b ? b : 0) - (have_a ? a : 0));
 }
 
-static void print_stacks(const struct side *a, const struct side *b, const struct cmp_stack *s,
+static void print_stacks(const struct view_diff_side *a, const struct view_diff_side *b, const struct cmp_stack *s,
                          size_t n, size_t all)
 {
 	printf("call stacks: %zu in all, the biggest movers first\n  %6s %6s %7s %6s %6s %7s %12s "
@@ -105,7 +93,7 @@ static json_t *pair(double a, double b)
 	return json_pack("[f, f]", a, b);
 }
 
-static json_t *stacks_json(const struct side *a, const struct side *b, const struct cmp_stack *s, size_t n)
+static json_t *stacks_json(const struct view_diff_side *a, const struct view_diff_side *b, const struct cmp_stack *s, size_t n)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < n; i++) {
@@ -163,7 +151,7 @@ static int diff_opt(int c, const char *arg, void *ctx)
 
 /* The call stacks of both runs compared, into doc (--json) or printed,
  * when both have them: 0, or 1 (reported). */
-static int diff_stacks(const struct side *s, const struct diff_opts *o, json_t *doc)
+static int diff_stacks(const struct view_diff_side *s, const struct diff_opts *o, json_t *doc)
 {
 	size_t n;
 	struct cmp_stack *cs;
@@ -188,7 +176,7 @@ static int diff_stacks(const struct side *s, const struct diff_opts *o, json_t *
 
 /* The heap bands of both runs compared, into doc (--json) or printed,
  * when both have them: 0, or 1 (reported). */
-static int diff_bands(const struct side *s, const struct diff_opts *o, json_t *doc)
+static int diff_bands(const struct view_diff_side *s, const struct diff_opts *o, json_t *doc)
 {
 	size_t n;
 	struct cmp_band *cb;
@@ -215,7 +203,7 @@ static int diff_bands(const struct side *s, const struct diff_opts *o, json_t *d
 
 /* Two loaded runs compared on the profiles they both have: the exit
  * status. */
-static int compare(const struct side *s, const struct diff_opts *o)
+static int compare(const struct view_diff_side *s, const struct diff_opts *o)
 {
 	json_t *doc = NULL;
 
@@ -255,11 +243,9 @@ int cmd_diff(const char *db, int argc, char **argv)
 
 	if (rc != CLI_GO_ON)
 		return rc;
-	struct side s[2];
+	struct view_diff_side s[2];
 	struct view v = {0};
 	memset(s, 0, sizeof(s));
-	tp_init(&s[0].tp);
-	tp_init(&s[1].tp);
 	rc = 1;
 	if (cli_view_open(&v, db) != 0 || load(&v, argv[optind], &s[0]) != 0 ||
 	    load(&v, argv[optind + 1], &s[1]) != 0)
@@ -270,10 +256,8 @@ int cmd_diff(const char *db, int argc, char **argv)
 	else
 		rc = compare(s, &o);
 out:
-	for (int i = 0; i < 2; i++) {
-		tp_free(&s[i].tp);
-		hp_free(&s[i].hp);
-	}
+	view_diff_side_free(&s[0]);
+	view_diff_side_free(&s[1]);
 	view_close(&v);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../view/view_format.h"
+#include "../view/view_diff.h"
 #include "../view/view_profile.h"
 #include "../profile/compare.h"
 #include "../profile/heap_profile.h"
@@ -188,29 +189,23 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
 	snprintf(ids[0], sizeof(ids[0]), "%s", a);
 	snprintf(ids[1], sizeof(ids[1]), "%s", b);
-	struct time_profile tp[2];
-	struct hp_profile hp[2];
-	struct view_profile_read rd;
-	int have_tp[2], have_hp[2];
+	struct view_diff_side side[2];
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
-	int opened = view_open(&v, w->db, &e) == 0; /* both runs in one snapshot */
-	for (int i = 0; i < 2; i++) {
-		tp_init(&tp[i]);
-		hp_init(&hp[i]);
-		have_tp[i] = opened && view_read_time_profile(&v, ids[i], &tp[i], &rd, &e) == 0;
-		have_hp[i] = opened && view_read_heap_profile(&v, ids[i], &hp[i], NULL, &rd, &e) == 0;
-	}
+	memset(side, 0, sizeof(side));
+	if (view_open(&v, w->db, &e) == 0) /* both runs in one snapshot */
+		for (int i = 0; i < 2; i++)
+			view_diff_side_load(&v, ids[i], &side[i], &e);
 	view_close(&v);
 	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
 	                      (json_int_t)web_run_id(b, strlen(b)));
-	if (have_tp[0] && have_tp[1]) {
+	if (side[0].have_tp && side[1].have_tp) {
 		size_t n;
-		struct cmp_stack *cs = cmp_stacks(&tp[0], &tp[1], &n);
+		struct cmp_stack *cs = cmp_stacks(&side[0].tp, &side[1].tp, &n);
 		json_t *st = json_array();
 		for (size_t i = 0; cs && i < n && i < 200; i++) {
-			char *path = cmp_stack_path(&cs[i], &tp[0], &tp[1]);
+			char *path = cmp_stack_path(&cs[i], &side[0].tp, &side[1].tp);
 			json_array_append_new(st, json_pack("{s:o, s:[f,f], s:[f,f], s:[I,I]}", "stack",
 			        view_json_guest(path ? path : ""), "time", cs[i].time[0], cs[i].time[1], "alloc",
 			        cs[i].alloc[0], cs[i].alloc[1], "entries", (json_int_t)cs[i].entries[0],
@@ -220,9 +215,9 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 		free(cs);
 		json_object_set_new(o, "stacks", st);
 	}
-	if (have_hp[0] && have_hp[1]) {
+	if (side[0].have_hp && side[1].have_hp) {
 		size_t n;
-		struct cmp_band *cb = cmp_bands(&hp[0], &hp[1], &n);
+		struct cmp_band *cb = cmp_bands(&side[0].hp, &side[1].hp, &n);
 		json_t *bd = json_array();
 		for (size_t i = 0; cb && i < n && i < 200; i++)
 			json_array_append_new(bd, json_pack("{s:o, s:b, s:b, s:[f,f], s:[f,f]}", "band",
@@ -232,10 +227,8 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 			cmp_bands_free(cb, n);
 		json_object_set_new(o, "bands", bd);
 	}
-	for (int i = 0; i < 2; i++) {
-		tp_free(&tp[i]);
-		hp_free(&hp[i]);
-	}
+	view_diff_side_free(&side[0]);
+	view_diff_side_free(&side[1]);
 	if (!json_object_get(o, "stacks") && !json_object_get(o, "bands")) {
 		json_decref(o);
 		return reply_error(r, 404, 1, "the two runs have no profile of the same kind to compare: %s",
