@@ -52,6 +52,10 @@ for sub in start stop status create attach detach; do
 	expect 0 "" -- "$BACKEND" "$sub" --help
 	head -1 "$T/out" | grep -q "^usage: profile-backend $sub" && ok || fail "$sub --help: $(head -2 "$T/out")"
 	[ "$(wc -l <"$T/out")" -lt "$("$BACKEND" --help | wc -l)" ] && ok || fail "$sub --help is the whole usage"
+	# the whole usage lists it with the line of description its own --help gives
+	desc=$(awk 'NR > 1 && !/^ /{print; exit}' "$T/out")
+	[ "$(grep -c '^usage' "$T/out")" = 1 ] && "$BACKEND" --help | grep -qxF "  $(printf '%-8s' "$sub") $desc" && ok ||
+		fail "--help does not list $sub with its description '$desc'"
 done
 expect 0 "" -- "$BACKEND" --run-dir "$T/run" status -h
 grep -q "^usage: profile-backend status \[--json\]" "$T/out" && ok || fail "status -h: $(head -2 "$T/out")"

@@ -112,7 +112,10 @@ static void usage(FILE *f)
 		                   : subcommands[i].same_line ? " | " : "\n       profile-backend ";
 		fprintf(f, "%s%s", lead, subcommands[i].synopsis);
 	}
-	fprintf(f, "\n%s%s", common_usage, about);
+	fputs("\nCommands (profile-backend COMMAND --help says more of one):\n", f);
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].description);
+	fprintf(f, "%s%s", common_usage, about);
 }
 
 /* profile-backend SUB --help: its usage and what it does. */
