@@ -30,6 +30,17 @@ static void message(const char *prefix, const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
+static void say(void *ctx, int warning, const char *fmt, va_list ap)
+{
+	(void)ctx;
+	message(warning ? "warning: " : "", fmt, ap);
+}
+
+void cli_view_err(struct view_err *e)
+{
+	view_err_say(e, say, NULL);
+}
+
 void cli_err(const char *fmt, ...)
 {
 	va_list ap;
@@ -139,28 +150,22 @@ int cli_rows_opt(const char *arg, uint64_t *rows)
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_store_open(s, path, mode, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_store_open(s, path, mode, &e);
 }
 
 struct fleet *cli_fleet(const char *url)
 {
 	struct view_err e;
-	view_err_init(&e);
-	struct fleet *f = view_fleet(url, &e);
-	cli_print_err(&e);
-	return f;
+	cli_view_err(&e);
+	return view_fleet(url, &e);
 }
 
 int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_resolve_run(s, arg, run_id, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_resolve_run(s, arg, run_id, &e);
 }
 
 int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run)

@@ -24,6 +24,10 @@ extern const char *cli_prog; /* "profdb" */
 /* Prints "profdb: <message>" to stderr. */
 void cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+struct view_err;
+/* e says each of its messages at once as cli_err/cli_warn would, whole
+ * (the view library's errors in profdb). */
+void cli_view_err(struct view_err *e);
 
 /* --db, else $PROFSVC_DB, else the default. */
 const char *cli_db_path(const char *opt);

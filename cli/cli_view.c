@@ -12,49 +12,34 @@
 #include "cli_util.h"
 #include "cli_view.h"
 
-void cli_print_err(struct view_err *e)
-{
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "%s: %s\n", cli_prog, e->m[i].text);
-	e->n = 0;
-}
-
 int cli_view_open(struct view *v, const char *db)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_open(v, db, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_open(v, db, &e);
 }
 
 int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_resolve(v, arg, run_id, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_resolve(v, arg, run_id, &e);
 }
 
 int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
                           struct view_profile_read *rd)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_read_time_profile(v, arg, p, rd, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_read_time_profile(v, arg, p, rd, &e);
 }
 
 int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct view_profile_read *rd)
 {
 	struct view_err e;
-	view_err_init(&e);
-	int rc = view_read_heap_profile(v, arg, p, tail, rd, &e);
-	cli_print_err(&e);
-	return rc;
+	cli_view_err(&e);
+	return view_read_heap_profile(v, arg, p, tail, rd, &e);
 }
 
 /* A band's shape over time in `cols` block characters (its own scale). */

@@ -11,8 +11,6 @@
 #include "../view/view.h"
 #include "../view/view_profile.h"
 
-/* Prints e's messages on stderr ("profdb: ..." in order) and empties it. */
-void cli_print_err(struct view_err *e);
 /* view_open, view_resolve: 0, or -1 (reported). */
 int cli_view_open(struct view *v, const char *db);
 int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id);

@@ -38,9 +38,8 @@ static const char usage[] =
 static int load(struct view *v, const char *arg, struct view_diff_side *s)
 {
 	struct view_err e;
-	view_err_init(&e);
+	cli_view_err(&e);
 	int bad = view_diff_side_load(v, arg, s, &e);
-	cli_print_err(&e);
 	s->have_hp = s->have_hp && s->hp.nsamples;
 	return bad || (!s->have_tp && !s->have_hp);
 }

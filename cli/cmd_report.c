@@ -88,9 +88,8 @@ int cmd_report(const char *db, int argc, char **argv)
 	struct report_input in;
 	struct view_err e;
 	rc = 1;
-	view_err_init(&e);
+	cli_view_err(&e);
 	int bad = view_report_load(&rr, &v, id, o.against, 0, &e);
-	cli_print_err(&e);
 	if (!bad) {
 		char what[32];
 		view_report_input(&rr, &in);

@@ -13,15 +13,30 @@
 
 void view_err_init(struct view_err *e)
 {
-	if (e)
+	if (e) {
+		e->say = NULL;
+		e->ctx = NULL;
 		e->n = 0;
+	}
+}
+
+void view_err_say(struct view_err *e, void (*say)(void *ctx, int warning, const char *fmt, va_list ap),
+                  void *ctx)
+{
+	view_err_init(e);
+	e->say = say;
+	e->ctx = ctx;
 }
 
 static void add(struct view_err *e, int warning, const char *fmt, va_list ap)
 {
+	if (e && e->say) {
+		e->say(e->ctx, warning, fmt, ap);
+		return;
+	}
 	if (!e || e->n >= VIEW_ERR_MAX)
 		return;
-	/* a warning keeps its "warning: " (profdb prints it so, serve too) */
+	/* a warning keeps its "warning: " (serve shows it so) */
 	char *t = e->m[e->n].text;
 	size_t used = warning ? (size_t)snprintf(t, VIEW_ERR_LEN, "warning: ") : 0;
 	e->m[e->n].warning = warning;
@@ -43,14 +58,6 @@ void view_warn(struct view_err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	add(e, 1, fmt, ap);
 	va_end(ap);
-}
-
-int view_err_has_error(const struct view_err *e)
-{
-	for (size_t i = 0; e && i < e->n; i++)
-		if (!e->m[i].warning)
-			return 1;
-	return 0;
 }
 
 const char *view_err_first(const struct view_err *e)

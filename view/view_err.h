@@ -2,19 +2,26 @@
  * view_err.h - the view library's error value: what went wrong (and what
  * it warned of on the way), kept in order for the front end to show as it
  * shows errors.  profdb prints every message on stderr; profdb serve puts
- * the first error (else the first warning) on its error page.
+ * the first error (else the first warning) on its error page.  Kept
+ * messages are cut at VIEW_ERR_LEN; said ones are whole.
  *
  * May call: nothing but libc.
  */
 #ifndef PROFSVC_VIEW_ERR_H
 #define PROFSVC_VIEW_ERR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define VIEW_ERR_MAX 8      /* messages kept; later ones are dropped */
 #define VIEW_ERR_LEN 512
 
 struct view_err {
+	/* When set (view_err_say), each message goes to say whole as it comes
+	 * and nothing is kept: profdb prints them at once, as before there
+	 * was a view library; serve keeps them (view_err_init). */
+	void (*say)(void *ctx, int warning, const char *fmt, va_list ap);
+	void *ctx;
 	size_t n;               /* messages kept, in the order they came */
 	struct {
 		int warning;        /* 0: an error */
@@ -23,11 +30,13 @@ struct view_err {
 };
 
 void view_err_init(struct view_err *e);
+void view_err_say(struct view_err *e, void (*say)(void *ctx, int warning, const char *fmt, va_list ap),
+                  void *ctx);
 /* Adds an error (or a warning) to e; e may be NULL (nobody listens). */
 void view_error(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void view_warn(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The cause: the first error, else the first warning, else "". */
+/* The cause: the first error, else the first warning, else "" (of those
+ * kept). */
 const char *view_err_first(const struct view_err *e);
-int view_err_has_error(const struct view_err *e);
 
 #endif
