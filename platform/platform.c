@@ -219,3 +219,46 @@ int plat_domain_suspended(struct plat *p, uint32_t domid)
 {
 	return p->ops->domain_suspended ? p->ops->domain_suspended(p, domid) : 0;
 }
+
+/* ---- looking into a domain ------------------------------------------------------ */
+
+struct plat_inspect *plat_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen)
+{
+	if (!p->ops->inspect_open) {
+		snprintf(err, errlen, "the %s platform cannot look into domains", p->ops->name);
+		errno = ENOSYS;
+		return NULL;
+	}
+	return p->ops->inspect_open(p, domid, err, errlen);
+}
+
+void plat_inspect_close(struct plat_inspect *in)
+{
+	if (in)
+		in->p->ops->inspect_close(in);
+}
+
+int plat_inspect_pause(struct plat_inspect *in)
+{
+	return in->p->ops->inspect_pause(in);
+}
+
+int plat_inspect_unpause(struct plat_inspect *in)
+{
+	return in->p->ops->inspect_unpause(in);
+}
+
+int plat_inspect_vcpus(struct plat_inspect *in)
+{
+	return in->p->ops->inspect_vcpus(in);
+}
+
+int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out)
+{
+	return in->p->ops->inspect_regs(in, vcpu, out);
+}
+
+long plat_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len)
+{
+	return in->p->ops->inspect_read(in, cr3, va, buf, len);
+}

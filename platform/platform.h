@@ -126,6 +126,55 @@ int plat_domain_destroy(struct plat *p, uint32_t domid);
  * domains are never saved: 0. */
 int plat_domain_suspended(struct plat *p, uint32_t domid);
 
+
+/* ---- looking into a domain: what stack sampling needs ------------------------
+ * A dom0 sampler pauses a domain, reads each vCPU's registers and walks its
+ * stacks in the guest's memory by virtual address, then unpauses it.
+ *  - Xen: xc_domain_pause/unpause, xc_vcpu_getcontext (and
+ *    xc_vcpu_getinfo for a blocked vCPU), and reads through
+ *    libxenforeignmemory after our own walk of the guest's page tables
+ *    from the vCPU's cr3 (4-level, present bit, 2 MiB and 1 GiB pages);
+ *    a 64-bit PV guest in user mode runs on ctrlreg[1].  Translations are
+ *    cached per cr3 within one pause only (page tables change while the
+ *    guest runs); mapped frames are kept across pauses in a small LRU.
+ *  - sim: a domain made with --exec is a program; its threads are its
+ *    vCPUs.  xensim stops and resumes it (ptrace) and hands over the
+ *    registers; its memory is read through /proc/PID/mem, opened by xensim
+ *    and passed to us, so that virtual addresses are the program's own
+ *    (cr3 is 0).
+ * Every value read is the guest's: hostile. */
+
+struct plat_vcpu_regs {
+	uint64_t rip, rsp, rbp, rax, rbx, rcx, rdx, rsi, rdi;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15, rflags;
+	uint64_t cr3;       /* the page table it runs on (0 on sim: no translation) */
+	uint8_t online;     /* 0: the vCPU is down (no other field holds) */
+	uint8_t blocked;    /* 1: idle, waiting for an event (Xen: blocked;
+	                       sim: a thread inside a blocking system call) */
+	uint8_t user_mode;  /* 1: in a PV guest's user mode (a Linux process) */
+	uint8_t width;      /* guest width in bytes: 8 (only 64-bit guests are walked) */
+};
+
+struct plat_inspect;
+
+/* Opens a domain for inspection: NULL with a message in err (no such
+ * domain; a sim domain that is not a program; not permitted). */
+struct plat_inspect *plat_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen);
+void plat_inspect_close(struct plat_inspect *in);
+/* Stops every vCPU (nests as xc_domain_pause does not: one pause at a
+ * time); 0, or -1 and errno (ESRCH: the domain is gone). */
+int plat_inspect_pause(struct plat_inspect *in);
+int plat_inspect_unpause(struct plat_inspect *in);
+/* The vCPU ids are 0..n-1; n, or -1 and errno. */
+int plat_inspect_vcpus(struct plat_inspect *in);
+/* While paused: vCPU vcpu's registers; 0, or -1 and errno. */
+int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
+/* While paused: up to len bytes at guest virtual address va in the address
+ * space of cr3 (a vCPU's regs.cr3).  Returns the bytes read: fewer than
+ * len when the range runs into an unmapped page; -1 and errno when none
+ * could be read. */
+long plat_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
+
 /* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
 
 struct plat_ops {
@@ -163,6 +212,14 @@ struct plat_ops {
 	int (*domain_destroy)(struct plat *p, uint32_t domid);
 	/* NULL where domains are never saved (xensim) */
 	int (*domain_suspended)(struct plat *p, uint32_t domid);
+
+	struct plat_inspect *(*inspect_open)(struct plat *p, uint32_t domid, char *err, size_t errlen);
+	void (*inspect_close)(struct plat_inspect *in);
+	int (*inspect_pause)(struct plat_inspect *in);
+	int (*inspect_unpause)(struct plat_inspect *in);
+	int (*inspect_vcpus)(struct plat_inspect *in);
+	int (*inspect_regs)(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
+	long (*inspect_read)(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 };
 
 struct plat {
@@ -181,6 +238,10 @@ struct plat_gnttab {
 };
 struct plat_gntshr {
 	struct plat *p;
+};
+struct plat_inspect {
+	struct plat *p;
+	uint32_t domid;
 };
 
 extern const struct plat_ops plat_sim_ops;

@@ -1,0 +1,66 @@
+/*
+ * ghc_rts.h - what a walk of GHC's STG stack needs to know about the RTS
+ * a program was linked with, found in its ELF symbols (ghc_rts.c): where
+ * the RTS keeps the current thread (MainCapability, for the Sp of a
+ * program stopped in the RTS's C code), the info tables that end a stack
+ * (stg_stop_thread_info) or chain its chunks (stg_stack_underflow_frame_info),
+ * the offsets of the structures on the way, and the closure-type numbers,
+ * which differ between GHC versions (rts/include/rts/storage/ClosureTypes.h:
+ * HaLVM's GHC 8.0.2 and Debian's 9.0.2 are both known).
+ *
+ * walk_ghc.c walks; ghc_names.c turns z-encoded symbols into Haskell names.
+ */
+#ifndef PROFSVC_GHC_RTS_H
+#define PROFSVC_GHC_RTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "walk.h"
+
+struct ghc_rts {
+	int found;                 /* 1: the program has GHC's RTS */
+	int version;               /* e.g. 900 for 9.0.x, 800 for 8.0.x */
+	/* closure types (ClosureTypes.h of that version) */
+	uint32_t ct_ret_small, ct_ret_big, ct_ret_fun, ct_update_frame, ct_catch_frame,
+	    ct_underflow_frame, ct_stop_frame, ct_atomically_frame, ct_catch_retry_frame,
+	    ct_catch_stm_frame, ct_max;
+	/* addresses (from the ELF symbols; 0: not present) */
+	uint64_t main_capability;  /* &MainCapability (non-threaded RTS) */
+	uint64_t stop_frame_info;  /* stg_stop_thread_info */
+	uint64_t underflow_frame_info; /* stg_stack_underflow_frame_info */
+	/* byte offsets (DerivedConstants.h of that version) */
+	uint32_t off_cap_r, off_reg_current_tso, off_tso_stackobj, off_stack_sp,
+	    off_stack_stack_size, off_stack_stack;
+	/* the RTS's text range, where rbp is not Sp */
+	uint64_t rts_text_lo, rts_text_hi;
+};
+
+/* A symbol's address by name: 0 and *addr, or -1 when absent.  The
+ * symbol table (symbols.h) provides it. */
+typedef int (*ghc_sym_lookup)(void *ctx, const char *name, uint64_t *addr);
+
+/* Fills g from the program's symbols; g->found = 0 for a program without
+ * GHC's RTS.  0, or -1 with a message (an RTS of a version not known). */
+int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, char *err,
+                         size_t errlen);
+
+/* Appends the return points of the STG stack from sp (innermost first, as
+ * WALK_FRAME_HASKELL), following underflow frames into older chunks and
+ * stopping at the stop frame.  Returns how many it appended. */
+uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, struct walk_out *out);
+
+/* The saved Sp of the thread the capability runs (the program is stopped
+ * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1. */
+int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp);
+
+/* A z-encoded GHC symbol as Haskell spells it: "Main_zdwcrunchHot_info"
+ * -> "Main.$wcrunchHot" (module dots, z-codes decoded, the _info/_closure/
+ * _entry/_con_info suffix dropped); a name that is not GHC's is copied as
+ * it is.  Writes at most outlen bytes (NUL included); returns out. */
+char *ghc_demangle(const char *sym, char *out, size_t outlen);
+/* 1 when sym names GHC-generated code (a *_info, *_entry, *_closure,
+ * stg_* or local c123_info label), 0 otherwise. */
+int ghc_symbol_is_haskell(const char *sym);
+
+#endif
