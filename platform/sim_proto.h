@@ -50,6 +50,20 @@ enum sim_op {
 	SIM_DOM_DESTROY,    /* a[0] = domid */
 	SIM_DOM_LIST,       /* -> items: "domid state uuid maps procs watches name\n" text */
 	SIM_STOP,
+	SIM_DOM_EXEC,       /* a[0] = domid; items: cwd\0 console\0 argv0\0 argv1\0 ...:
+	                       runs the program as that (new) domain's vCPUs */
+	SIM_DOM_PAUSE,      /* a[0] = domid (a program) -> a[0] = vCPUs; items:
+	                       struct sim_vcpu_regs each */
+	SIM_DOM_UNPAUSE,    /* a[0] = domid */
+	SIM_DOM_MEM,        /* a[0] = domid (a program) -> fd: its /proc/PID/mem */
+};
+
+#define SIM_MAX_VCPUS 64u
+#define SIM_REGS 18u
+/* rip rsp rbp rax rbx rcx rdx rsi rdi r8 .. r15 rflags, as plat_vcpu_regs */
+struct sim_vcpu_regs {
+	uint64_t r[SIM_REGS];
+	uint8_t online, blocked, pad[6];
 };
 
 struct sim_msg {

@@ -6,6 +6,7 @@
  *   xensim start   --dir DIR [--foreground] [-v]
  *   xensim stop    --dir DIR
  *   xensim create  --dir DIR --name NAME [--domid N] [--uuid UUID]
+ *                  [--console FILE] [--exec PROGRAM [ARGS...]]
  *   xensim destroy --dir DIR DOMID|NAME
  *   xensim list    --dir DIR
  *
@@ -43,11 +44,15 @@ static void usage(FILE *f)
 	fputs("usage: xensim start   --dir DIR [--foreground] [-v]\n"
 	      "       xensim stop    --dir DIR\n"
 	      "       xensim create  --dir DIR --name NAME [--domid N] [--uuid UUID]\n"
+	      "                      [--console FILE] [--exec PROGRAM [ARGS...]]\n"
 	      "       xensim destroy --dir DIR DOMID|NAME\n"
 	      "       xensim list    --dir DIR\n"
 	      "A simulated Xen (hypervisor + xenstored) for running profsvc without Xen.\n"
 	      "DIR defaults to $XENSIM_DIR.  Clients: XENSTORED_PATH=DIR/dom0/xs.sock for\n"
-	      "libxenstore, and --platform sim --sim-dir DIR for profsvc programs.\n",
+	      "libxenstore, and --platform sim --sim-dir DIR for profsvc programs.\n"
+	      "--exec runs PROGRAM as the domain (its threads are the vCPUs, which dom0\n"
+	      "can pause and sample); the domain ends when it exits.  Its output goes to\n"
+	      "--console FILE (default DIR/dom<DOMID>.console).\n",
 	      f);
 }
 
@@ -80,6 +85,13 @@ static int on_event(struct ev_item *it, uint32_t events)
 		}
 		break;
 	}
+	case EV_CHILD: {
+		struct signalfd_siginfo si;
+		while (read(it->fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			;
+		hv_children();
+		break;
+	}
 	case EV_XS_CONN:
 		xs_conn_event(it, rd, wr);
 		break;
@@ -92,14 +104,20 @@ static int on_event(struct ev_item *it, uint32_t events)
 
 static int serve(const char *dir, int ready_fd)
 {
-	struct ev_item sig = {.kind = EV_SIGNAL};
+	struct ev_item sig = {.kind = EV_SIGNAL}, child = {.kind = EV_CHILD};
 	char path[600], err[256];
 	uint32_t dom0;
 	int rc = 1;
 
 	sig.fd = daemonize_signal_fd();
+	/* Domains that are programs are our children (xensim_hv_exec.c). */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	child.fd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	int lerr = loop_open();
-	if (lerr != 0 || sig.fd < 0 || loop_add(&sig, 0) != 0) {
+	if (lerr != 0 || sig.fd < 0 || child.fd < 0 || loop_add(&sig, 0) != 0 || loop_add(&child, 0) != 0) {
 		sim_log("cannot set up the event loop: %s", strerror(errno));
 		return 1;
 	}
@@ -153,6 +171,7 @@ out:
 	unlink(path);
 	sim_log("stopped");
 	close(sig.fd);
+	close(child.fd);
 	loop_close();
 	return rc;
 }
@@ -321,7 +340,76 @@ static int cmd_stop(const char *dir)
 	return 1;
 }
 
-static int cmd_create(const char *dir, const char *name, const char *uuid, uint32_t domid)
+/* PROGRAM as an absolute path: xensim runs it from its own directory. */
+static int resolve_program(const char *prog, char *out, size_t outlen)
+{
+	const char *path = getenv("PATH");
+	char cand[4096];
+
+	if (strchr(prog, '/'))
+		return realpath(prog, cand) && strlen(cand) < outlen && access(cand, X_OK) == 0
+		           ? (snprintf(out, outlen, "%s", cand), 0)
+		           : -1;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(cand, sizeof(cand), "%.*s/%s", (int)n, p, prog);
+		if (n && access(cand, X_OK) == 0 && strlen(cand) < outlen) {
+			snprintf(out, outlen, "%s", cand);
+			return 0;
+		}
+		p += n + (p[n] == ':');
+	}
+	return -1;
+}
+
+/* Runs argv as domain domid: 0, or 1 said (the domain is destroyed). */
+static int exec_domain(const char *dir, uint32_t domid, char **argv, const char *console)
+{
+	static char items[16384];
+	char prog[4096], cwd[4096], cons[4096], text[512];
+	size_t len = 0;
+
+	if (resolve_program(argv[0], prog, sizeof(prog)) != 0) {
+		fprintf(stderr, "xensim: --exec %s: no such program (or not executable)\n", argv[0]);
+		goto fail;
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	if (console)
+		snprintf(cons, sizeof(cons), "%s%s%s", console[0] == '/' ? "" : cwd,
+		         console[0] == '/' ? "" : "/", console);
+	else
+		snprintf(cons, sizeof(cons), "%s/dom%u.console", dir, domid);
+	const char *parts[260] = {cwd, cons, prog};
+	int nparts = 3;
+	for (int i = 1; argv[i] && nparts < 259; i++)
+		parts[nparts++] = argv[i];
+	for (int i = 0; i < nparts; i++) {
+		size_t l = strlen(parts[i]) + 1;
+		if (len + l > sizeof(items)) {
+			fprintf(stderr, "xensim: --exec: the command line is too long (at most %zu bytes)\n",
+			        sizeof(items));
+			goto fail;
+		}
+		memcpy(items + len, parts[i], l);
+		len += l;
+	}
+	struct sim_msg m = {.op = SIM_DOM_EXEC, .a = {domid}, .n = (uint32_t)len};
+	if (control(dir, &m, items, len, text, sizeof(text)) != 0)
+		goto fail;
+	if (m.err) {
+		fprintf(stderr, "xensim: cannot run %s: %s\n", prog, text[0] ? text : strerror(m.err));
+		goto fail;
+	}
+	return 0;
+fail:;
+	struct sim_msg d = {.op = SIM_DOM_DESTROY, .a = {domid}};
+	control(dir, &d, NULL, 0, NULL, 0);
+	return 1;
+}
+
+static int cmd_create(const char *dir, const char *name, const char *uuid, uint32_t domid,
+                      char **exec_argv, const char *console)
 {
 	char items[256], text[256];
 	if (!name) {
@@ -336,6 +424,8 @@ static int cmd_create(const char *dir, const char *name, const char *uuid, uint3
 		fprintf(stderr, "xensim: %s\n", text[0] ? text : strerror(m.err));
 		return 1;
 	}
+	if (exec_argv && exec_domain(dir, m.a[0], exec_argv, console) != 0)
+		return 1;
 	printf("%u\n", m.a[0]);
 	return 0;
 }
@@ -399,8 +489,11 @@ int main(int argc, char **argv)
 		{"name", required_argument, NULL, 'n'}, {"domid", required_argument, NULL, 'i'},
 		{"uuid", required_argument, NULL, 'u'}, {"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},       {"version", no_argument, NULL, 'V'},
+		{"console", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
+	char **exec_argv = NULL;
+	const char *console = NULL;
 	const char *dir = getenv("XENSIM_DIR"), *name = NULL, *uuid = "";
 	uint32_t domid = 0;
 	int foreground = 0, c;
@@ -415,6 +508,17 @@ int main(int argc, char **argv)
 			return 0;
 		}
 	const char *cmd = argv[1];
+	/* --exec PROGRAM ARGS...: everything after it is the program's. */
+	for (int i = 2; i < argc; i++)
+		if (!strcmp(argv[i], "--exec")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "xensim: --exec needs a PROGRAM\n");
+				return 2;
+			}
+			exec_argv = argv + i + 1;
+			argc = i;
+			break;
+		}
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -433,6 +537,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			uuid = optarg;
+			break;
+		case 'c':
+			console = optarg;
 			break;
 		case 'v':
 			sim_verbose = 1;
@@ -454,7 +561,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "stop"))
 		return cmd_stop(dir);
 	if (!strcmp(cmd, "create"))
-		return cmd_create(dir, name, uuid, domid);
+		return cmd_create(dir, name, uuid, domid, exec_argv, console);
 	if (!strcmp(cmd, "destroy")) {
 		if (optind != argc - 1) {
 			usage(stderr);

@@ -101,6 +101,7 @@ static int destroy_domain(uint32_t domid)
 	for (int i = 0; i < MAX_PIDS; i++)
 		if (d->pids[i] > 0)
 			kill(d->pids[i], SIGKILL);
+	hv_exec_kill(d);
 	for (struct hv_conn *c = conns; c; c = c->next)
 		if (c->domid == domid && !c->dead)
 			conn_drop(c, "its domain was destroyed");
@@ -196,6 +197,103 @@ static void op_dom_list(struct hv_req *r)
 	do_list(r->c, r->m);
 }
 
+/* items: cwd \0 console \0 argv0 \0 ... (at least one argument). */
+static void op_dom_exec(struct hv_req *r)
+{
+	struct domain *d = hv_running_domain(r->m->a[0]);
+	char *text = malloc(r->ilen + 1), *argv[257], err[300];
+	int argc = 0;
+
+	if (!text || !d || r->m->a[0] == 0 || d->prog) {
+		free(text);
+		hv_reply_err(r->c, r->m, !text ? ENOMEM : !d || r->m->a[0] == 0 ? ESRCH : EBUSY);
+		return;
+	}
+	memcpy(text, r->items, r->ilen);
+	text[r->ilen] = '\0';
+	for (size_t at = 0; at < r->ilen && argc < 256; at += strlen(text + at) + 1)
+		argv[argc++] = text + at;
+	argv[argc] = NULL;
+	if (argc < 3 || text[r->ilen - 1] != '\0' || !argv[2][0]) {
+		free(text);
+		hv_reply_err(r->c, r->m, EINVAL);
+		return;
+	}
+	int rc = hv_exec_start(d, argv[0], argv[1], argv + 2, hv_rundir(), err, sizeof(err));
+	free(text);
+	if (rc) {
+		sim_log("exec failed: %s", err);
+		r->m->err = EINVAL;
+		r->m->n = (uint32_t)strlen(err);
+		hv_reply(r->c, r->m, err, strlen(err), -1);
+		return;
+	}
+	hv_reply_ok(r->c, r->m);
+}
+
+static struct hv_prog *prog_of(struct hv_req *r)
+{
+	struct domain *d = hv_running_domain(r->m->a[0]);
+	if (!d || !d->prog) {
+		hv_reply_err(r->c, r->m, !d ? ESRCH : EOPNOTSUPP);
+		return NULL;
+	}
+	return d->prog;
+}
+
+/* Pauses, and replies with every vCPU's registers (one round trip). */
+static void op_dom_pause(struct hv_req *r)
+{
+	static struct sim_vcpu_regs regs[SIM_MAX_VCPUS];
+	struct hv_prog *p = prog_of(r);
+	if (!p)
+		return;
+	int err = hv_exec_pause(p);
+	if (err) {
+		hv_reply_err(r->c, r->m, err);
+		return;
+	}
+	int n = hv_exec_regs(p, regs, SIM_MAX_VCPUS);
+	r->m->a[0] = (uint32_t)n;
+	r->m->n = (uint32_t)n;
+	hv_reply(r->c, r->m, regs, (size_t)n * sizeof(regs[0]), -1);
+}
+
+static void op_dom_unpause(struct hv_req *r)
+{
+	struct hv_prog *p = prog_of(r);
+	if (!p)
+		return;
+	int err = hv_exec_unpause(p);
+	if (err)
+		hv_reply_err(r->c, r->m, err);
+	else
+		hv_reply_ok(r->c, r->m);
+}
+
+static void op_dom_mem(struct hv_req *r)
+{
+	struct hv_prog *p = prog_of(r);
+	if (!p)
+		return;
+	int fd = hv_exec_memfd(p);
+	if (fd < 0) {
+		hv_reply_err(r->c, r->m, errno);
+		return;
+	}
+	r->m->n = 0;
+	hv_reply(r->c, r->m, NULL, 0, fd);
+	close(fd);
+}
+
+void hv_children(void)
+{
+	uint32_t ended;
+	while (hv_exec_children(&ended))
+		if (hv_running_domain(ended))
+			destroy_domain(ended);
+}
+
 static void op_stop(struct hv_req *r)
 {
 	stop_requested = 1;
@@ -224,6 +322,10 @@ static const struct {
 	[SIM_DOM_DESTROY] = {op_dom_destroy, 1},
 	[SIM_DOM_LIST] = {op_dom_list, 1},
 	[SIM_STOP] = {op_stop, 1},
+	[SIM_DOM_EXEC] = {op_dom_exec, 1},
+	[SIM_DOM_PAUSE] = {op_dom_pause, 1},
+	[SIM_DOM_UNPAUSE] = {op_dom_unpause, 1},
+	[SIM_DOM_MEM] = {op_dom_mem, 1},
 };
 
 static void dispatch(struct hv_conn *c, struct sim_msg *m, const uint8_t *items, size_t ilen)
@@ -236,10 +338,11 @@ static void dispatch(struct hv_conn *c, struct sim_msg *m, const uint8_t *items,
 	}
 	/* The item count must match what arrived (SHARE: n is a page count). */
 	size_t item_size = m->op == SIM_COPY         ? sizeof(struct sim_copy_seg)
-	                   : m->op == SIM_DOM_CREATE ? 1
+	                   : m->op == SIM_DOM_CREATE || m->op == SIM_DOM_EXEC ? 1
 	                   : m->op == SIM_SHARE      ? 0
 	                                             : sizeof(uint32_t);
-	if (m->n > (m->op == SIM_DOM_CREATE ? 512 : SIM_MAX_ITEMS) || ilen != (size_t)m->n * item_size) {
+	size_t max_items = m->op == SIM_DOM_CREATE ? 512 : m->op == SIM_DOM_EXEC ? 16384 : SIM_MAX_ITEMS;
+	if (m->n > max_items || ilen != (size_t)m->n * item_size) {
 		if (m->op == SIM_EVT_NOTIFY || m->op == SIM_EVT_UNMASK)
 			return;
 		hv_reply_err(c, m, EINVAL);

@@ -32,6 +32,11 @@ int hv_init(const char *dir)
 	return 0;
 }
 
+const char *hv_rundir(void)
+{
+	return rundir;
+}
+
 struct domain *hv_domain(uint32_t domid)
 {
 	return domid <= SIM_MAX_DOMID ? domains[domid] : NULL;

@@ -12,6 +12,8 @@
  *                       them, their calls
  *   xensim_hv_grant.c   grants: sharing pages, maps and copies, their calls
  *   xensim_hv_wire.c    a reply on a client's socket
+ *   xensim_hv_exec.c    domains that are programs: started, paused, their
+ *                       registers and memory, their end (ptrace)
  *   xensim_hv_dom.c     the domain table: creating one, its pages and grant
  *                       entries freed, its sockets, a dying one reaped
  */
@@ -44,6 +46,7 @@ struct grant {
 };
 
 struct evt_handle;
+struct hv_prog;
 
 struct port {
 	uint8_t state;
@@ -68,6 +71,7 @@ struct domain {
 	struct port ports[SIM_MAX_PORTS];
 	uint32_t maps_held; /* of its grants, by others */
 	pid_t pids[MAX_PIDS];
+	struct hv_prog *prog; /* a domain that is a program (--exec) */
 	struct hv_listener xs_listen, hv_listen;
 	char dir[512];
 };
@@ -82,8 +86,44 @@ void hv_free_grant(struct domain *d, uint32_t ref);
 void hv_domain_unlisten(struct domain *d);
 /* A dying domain nobody maps pages of any more is gone. */
 void hv_reap_domain(struct domain *d);
+/* xensim's run directory. */
+const char *hv_rundir(void);
 /* Frees every domain (at the end). */
 void hv_domains_free(void);
+
+/* ---- domains that are programs (xensim_hv_exec.c) ------------------------------ */
+
+struct hv_thread {
+	pid_t tid;
+	int stopped;     /* inside a pause: its stop was reported */
+	int pending_sig; /* delivered when it is resumed */
+};
+
+struct hv_prog {
+	uint32_t domid;
+	pid_t pid;
+	int paused, exited, too_many_logged;
+	int nthreads;
+	struct hv_thread threads[SIM_MAX_VCPUS]; /* the vCPUs, in the order made */
+	struct hv_prog *next;
+};
+
+/* Runs argv as domain d (cwd: where it starts; its output appended to
+ * console_path); 0, or -1 with a message. */
+int hv_exec_start(struct domain *d, const char *cwd, const char *console_path, char *const argv[],
+                  const char *dir, char *err, size_t errlen);
+/* Takes the news of traced children (SIGCHLD): 1 and *ended when a
+ * domain's program exited (call again for more), 0 when there is no more. */
+int hv_exec_children(uint32_t *ended);
+/* 0, or an errno (EBUSY: paused already; ESRCH: it died meanwhile). */
+int hv_exec_pause(struct hv_prog *p);
+int hv_exec_unpause(struct hv_prog *p);
+/* While paused: each vCPU's registers into out (max of them); how many. */
+int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max);
+/* Its memory, /proc/PID/mem opened read-only (-1 and errno). */
+int hv_exec_memfd(struct hv_prog *p);
+/* Kills the program (its domain is being destroyed) and forgets it. */
+void hv_exec_kill(struct domain *d);
 
 /* ---- a client and its replies (xensim_hv_wire.c) ---------------------------- */
 

@@ -25,6 +25,9 @@ struct hv_listener {
 int hv_create_domain(uint32_t domid, const char *name, const char *uuid, uint32_t *out,
                      char *err, size_t errlen);
 int hv_stop_requested(void);
+/* SIGCHLD: the news of the domains that are programs; a domain whose
+ * program exited is destroyed. */
+void hv_children(void);
 void hv_reap(void);
 
 #endif

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-enum ev_kind { EV_XS_LISTEN, EV_XS_CONN, EV_HV_LISTEN, EV_HV_CONN, EV_SIGNAL };
+enum ev_kind { EV_XS_LISTEN, EV_XS_CONN, EV_HV_LISTEN, EV_HV_CONN, EV_SIGNAL, EV_CHILD };
 
 /* Everything registered with the loop starts with this. */
 struct ev_item {

@@ -1,0 +1,283 @@
+/*
+ * sample_stack.c - one vCPU's stack in a sample (sample_stack.h).
+ *
+ * Taking (the domain paused):
+ *  - a blocked vCPU is [idle]: nothing is read;
+ *  - pc in Haskell code (its symbol is GHC's, and the program has GHC's
+ *    RTS): pc, then the STG stack from rbp, which is Sp there;
+ *  - pc anywhere else: frame pointers from rbp, then, for a GHC program,
+ *    the STG stack from the current thread's saved Sp (the Haskell code
+ *    that called into the RTS).  Never frame pointers in Haskell code:
+ *    rbp is Sp there, and following it as a frame chain reads garbage.
+ * Naming (the domain running again): every pc once (a cache by pc), a
+ * frame per (kind, name, module, file, line), Haskell names decoded;
+ * a sample inside the RTS's garbage collector keeps only its C frames
+ * under a [GC] root, so GC time never lands in the program's stacks.
+ *
+ * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c,
+ * profile/samples_stream.c (FRAME records), util/id_index.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_stack.h"
+
+static int is_haskell_pc(const struct stack_namer *nm, uint64_t pc)
+{
+	const char *name;
+	return nm->ghc && nm->ghc->found && nm->syms && (name = symtab_name_at(nm->syms, pc)) &&
+	       ghc_symbol_is_haskell(name);
+}
+
+void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
+                struct stack_taken *out)
+{
+	out->w.n = 0;
+	out->w.stop = WALK_STOP_END;
+	out->idle = r->blocked;
+	if (out->idle)
+		return;
+	if (is_haskell_pc(nm, r->rip)) {
+		out->w.pc[0] = r->rip;
+		out->w.kind[0] = WALK_FRAME_HASKELL;
+		out->w.n = 1;
+		walk_ghc(m, nm->ghc, r->rbp, &out->w);
+		return;
+	}
+	walk_fp(m, r->rip, r->rbp, &out->w);
+	uint64_t sp;
+	if (nm->ghc && nm->ghc->found && walk_ghc_saved_sp(m, nm->ghc, &sp) == 0)
+		walk_ghc(m, nm->ghc, sp, &out->w);
+}
+
+/* ---- naming ----------------------------------------------------------------- */
+
+struct key_ctx {
+	const struct stack_namer *nm;
+	const struct samples_frame *f;
+};
+
+static int str_eq(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static uint64_t frame_hash(const struct samples_frame *f)
+{
+	uint64_t h = id_index_hash(ID_INDEX_SEED, &f->kind, sizeof(f->kind));
+	h = id_index_hash(h, f->name, strlen(f->name) + 1);
+	h = id_index_hash(h, f->module, strlen(f->module) + 1);
+	h = id_index_hash(h, f->file, strlen(f->file) + 1);
+	return id_index_hash(h, &f->line, sizeof(f->line));
+}
+
+static uint64_t frame_hash_of(const void *ctx, uint32_t id)
+{
+	const struct stack_namer *nm = ctx;
+	return frame_hash(&nm->frames[id - 1]);
+}
+
+static int frame_eq(const void *ctx, uint32_t id)
+{
+	const struct key_ctx *k = ctx;
+	const struct samples_frame *g = &k->nm->frames[id - 1];
+	return g->kind == k->f->kind && g->line == k->f->line && str_eq(g->name, k->f->name) &&
+	       str_eq(g->module, k->f->module) && str_eq(g->file, k->f->file);
+}
+
+/* The id of frame f (its strings are copied when it is new, and its
+ * FRAME record written); 0 when out of memory. */
+static uint32_t intern_frame(struct stack_namer *nm, const struct samples_frame *f, struct samples_buf *b)
+{
+	struct key_ctx k = {nm, f};
+	size_t at;
+	uint32_t id = id_index_find(&nm->by_key, frame_hash(f), frame_eq, &k, &at);
+	if (id)
+		return id;
+	if (nm->nframes == nm->cap) {
+		uint32_t cap = nm->cap ? nm->cap * 2 : 256;
+		struct samples_frame *p = realloc(nm->frames, cap * sizeof(*p));
+		if (!p)
+			return 0;
+		nm->frames = p;
+		nm->cap = cap;
+	}
+	if (id_index_reserve(&nm->by_key, frame_hash_of, nm) != 0)
+		return 0;
+	struct samples_frame *g = &nm->frames[nm->nframes];
+	*g = (struct samples_frame){f->kind, f->addr, f->line, strdup(f->name), strdup(f->module),
+	                            strdup(f->file)};
+	if (!g->name || !g->module || !g->file) {
+		free(g->name), free(g->module), free(g->file);
+		return 0;
+	}
+	id = ++nm->nframes;
+	id_index_find(&nm->by_key, frame_hash(g), frame_eq, &(struct key_ctx){nm, g}, &at);
+	id_index_put(&nm->by_key, at, id);
+	return samples_put_frame(b, id, g) == 0 ? id : 0;
+}
+
+/* "GHC.Base.++" -> module "GHC.Base", name "++": the leading capitalised
+ * components are the module. */
+static void split_haskell(char *full, const char **module, const char **name)
+{
+	char *p = full, *last = NULL;
+	while (*p >= 'A' && *p <= 'Z') {
+		char *dot = strchr(p, '.');
+		if (!dot || !dot[1])
+			break;
+		last = dot;
+		p = dot + 1;
+	}
+	if (!last) {
+		*module = "";
+		*name = full;
+		return;
+	}
+	*last = '\0';
+	*module = full;
+	*name = last + 1;
+}
+
+/* What pc is called, as a frame. */
+static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+{
+	struct sym_hit hit = {0};
+	char decoded[512];
+	struct samples_frame f = {SAMPLES_KIND_C, pc, 0, "[unknown]", "", ""};
+
+	if (nm->syms)
+		symtab_lookup(nm->syms, pc, is_return, &hit);
+	if (hit.name) {
+		f.addr = hit.start;
+		if (ghc_symbol_is_haskell(hit.name)) {
+			const char *module, *name;
+			ghc_demangle(hit.name, decoded, sizeof(decoded));
+			split_haskell(decoded, &module, &name);
+			f = (struct samples_frame){SAMPLES_KIND_HASKELL, hit.start, 0, (char *)name,
+			                           (char *)module, ""};
+		} else {
+			f.name = (char *)hit.name;
+			f.module = nm->dso;
+		}
+	}
+	if (hit.file) {
+		f.file = (char *)hit.file;
+		f.line = hit.line;
+	}
+	return intern_frame(nm, &f, b);
+}
+
+static uint64_t pc_hash(uint64_t pc, int is_return)
+{
+	uint64_t key[2] = {pc, (uint64_t)is_return};
+	return id_index_hash(ID_INDEX_SEED, key, sizeof(key));
+}
+
+static uint64_t pc_hash_of(const void *ctx, uint32_t id)
+{
+	const struct stack_namer *nm = ctx;
+	return pc_hash(nm->pcs[id - 1].pc, nm->pcs[id - 1].kind);
+}
+
+struct pc_key {
+	const struct stack_namer *nm;
+	uint64_t pc;
+	int is_return;
+};
+
+static int pc_eq(const void *ctx, uint32_t id)
+{
+	const struct pc_key *k = ctx;
+	return k->nm->pcs[id - 1].pc == k->pc && k->nm->pcs[id - 1].kind == k->is_return;
+}
+
+/* The frame id of pc, looked up once per address. */
+static uint32_t frame_of_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+{
+	struct pc_key k = {nm, pc, is_return};
+	size_t at;
+	uint32_t slot = id_index_find(&nm->by_pc, pc_hash(pc, is_return), pc_eq, &k, &at);
+	if (slot)
+		return nm->pcs[slot - 1].id;
+	uint32_t id = name_pc(nm, pc, is_return, b);
+	if (!id)
+		return 0;
+	if (nm->npcs == nm->pcs_cap) {
+		uint32_t cap = nm->pcs_cap ? nm->pcs_cap * 2 : 1024;
+		struct pc_id *p = realloc(nm->pcs, cap * sizeof(*p));
+		if (!p)
+			return id;
+		nm->pcs = p;
+		nm->pcs_cap = cap;
+	}
+	if (id_index_reserve(&nm->by_pc, pc_hash_of, nm) != 0)
+		return id;
+	nm->pcs[nm->npcs] = (struct pc_id){pc, id, (uint8_t)is_return};
+	nm->npcs++;
+	id_index_find(&nm->by_pc, pc_hash(pc, is_return), pc_eq, &k, &at);
+	id_index_put(&nm->by_pc, at, nm->npcs);
+	return id;
+}
+
+static uint32_t root(struct stack_namer *nm, uint32_t *cached, const char *name, struct samples_buf *b)
+{
+	if (!*cached) {
+		struct samples_frame f = {SAMPLES_KIND_ROOT, 0, 0, (char *)name, "", ""};
+		*cached = intern_frame(nm, &f, b);
+	}
+	return *cached;
+}
+
+/* The RTS's garbage collector, by the C functions it runs. */
+static int is_gc_symbol(const char *s)
+{
+	static const char *const gc[] = {"GarbageCollect", "gcWorkerThread", "scavenge", "evacuate",
+	                                 "scavenge_loop", "gc_thread_work", "copy_tag", "alloc_for_copy",
+	                                 "markQueue", "nonmovingMark"};
+	for (size_t i = 0; s && i < sizeof(gc) / sizeof(gc[0]); i++)
+		if (strncmp(s, gc[i], strlen(gc[i])) == 0)
+			return 1;
+	return 0;
+}
+
+int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct samples_buf *b, uint32_t *ids,
+               uint32_t max)
+{
+	uint32_t n = 0, in_gc = 0;
+
+	if (t->idle) {
+		ids[0] = root(nm, &nm->root_idle, "[idle]", b);
+		return ids[0] ? 1 : -1;
+	}
+	for (uint32_t i = 0; i < t->w.n && n + 1 < max; i++) {
+		if (in_gc && t->w.kind[i] == WALK_FRAME_HASKELL)
+			break; /* GC time stays out of the program's stacks */
+		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0, b);
+		if (!id)
+			return -1;
+		ids[n++] = id;
+		if (nm->syms && t->w.kind[i] == WALK_FRAME_C && nm->ghc && nm->ghc->found &&
+		    is_gc_symbol(symtab_name_at(nm->syms, t->w.pc[i])))
+			in_gc = 1;
+	}
+	if (in_gc && (ids[n++] = root(nm, &nm->root_gc, "[GC]", b)) == 0)
+		return -1;
+	return (int)n;
+}
+
+void stack_namer_free(struct stack_namer *nm)
+{
+	for (uint32_t i = 0; i < nm->nframes; i++) {
+		free(nm->frames[i].name);
+		free(nm->frames[i].module);
+		free(nm->frames[i].file);
+	}
+	free(nm->frames);
+	free(nm->pcs);
+	id_index_free(&nm->by_key);
+	id_index_free(&nm->by_pc);
+	memset(nm, 0, sizeof(*nm));
+}

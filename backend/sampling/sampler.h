@@ -1,0 +1,63 @@
+/*
+ * sampler.h - sampling one domain's stacks from dom0 (sampler.c), on a
+ * thread of its own with its own platform instance (the seam is one
+ * instance per thread): at each tick, pause the domain, read each vCPU's
+ * registers and walk its stacks (walk.h, ghc_rts.h), unpause, and only
+ * then name what was found (symbols.h) and encode it as the samples
+ * stream (profile/samples.h), which it hands to emit.  The pause window
+ * holds only what must see the guest stopped.
+ *
+ * The guest's loss is bounded: the ticks are jittered (no lock-step with
+ * the guest's own timers), and when the pause time of the last second
+ * passes the budget the rate is halved (a RATE record says so) and raised
+ * again when the guest is cheap to sample.
+ */
+#ifndef PROFSVC_SAMPLER_H
+#define PROFSVC_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform.h"
+
+#define SAMPLER_MAX_HZ 10000u
+#define SAMPLER_DEFAULT_HZ 99u
+/* Pause time a domain may lose per second by default: 1%. */
+#define SAMPLER_DEFAULT_BUDGET_US 10000u
+
+struct sampler_opts {
+	struct plat_opts plat;   /* how to reach the platform (the daemon's) */
+	uint32_t domid;
+	uint32_t hz;             /* 1..SAMPLER_MAX_HZ */
+	uint64_t duration_us;    /* 0: until the domain ends or sampler_stop */
+	const char *symbols;     /* the program's ELF, or NULL: addresses only */
+	uint32_t budget_us;      /* pause time per second (0: the default) */
+	const char *program;     /* what BEGIN names (the ELF's path, the domain's name) */
+};
+
+/* Called on the sampler's thread with whole records, in order. */
+typedef void (*sampler_emit_fn)(void *ctx, const void *bytes, size_t len);
+
+struct sampler;
+
+/* Checks what it can at once (the domain can be looked into, the
+ * symbols read) and starts the thread: 0, or -1 with a message. */
+int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_emit_fn emit, void *ctx,
+                  char *err, size_t errlen);
+/* Asks the thread to stop (it writes END) and waits for it; frees s. */
+void sampler_stop(struct sampler *s);
+/* A descriptor readable once the thread has finished by itself (the
+ * domain ended, the time is up, an error): the owner then calls
+ * sampler_stop. */
+int sampler_done_fd(const struct sampler *s);
+
+struct sampler_stats {
+	uint64_t samples, lost, ticks;
+	uint32_t hz_now;
+	uint64_t pause_us_p50, pause_us_p99, pause_us_max; /* over the last 1024 pauses */
+	int finished;
+	char why[256];           /* how it finished: the domain ended, an error, ... */
+};
+void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * symbols.h - a guest program's ELF as the sampler needs it (symbols.c,
+ * on Debian's libelf and libdw): the function that holds an address, its
+ * source line from DWARF when the program was built with -g, and a
+ * symbol's address by name (for ghc_rts.c).  The ELF is dom0's file (the
+ * config's kernel, or --symbols), not guest memory, but it is still read
+ * with care: a damaged ELF is an error, not a crash.
+ */
+#ifndef PROFSVC_SYMBOLS_H
+#define PROFSVC_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symtab;
+
+/* Opens path; NULL with a message (no such file, not an ELF, no symbols). */
+struct symtab *symtab_open(const char *path, char *err, size_t errlen);
+void symtab_close(struct symtab *t);
+/* The symbols held (for the log). */
+size_t symtab_count(const struct symtab *t);
+
+struct sym_hit {
+	const char *name; /* the raw symbol, or NULL: no symbol holds it */
+	uint64_t start;   /* its address */
+	const char *file; /* DWARF: the source file, or NULL */
+	uint32_t line;    /* DWARF: the line (0: none) */
+};
+/* What holds pc.  is_return: pc is a return address, whose call is the
+ * instruction before it (the line is looked up at pc - 1).  GHC's block
+ * labels (c1Rz_info) are mapped to the closure that holds them. */
+void symtab_lookup(struct symtab *t, uint64_t pc, int is_return, struct sym_hit *out);
+/* Only the name of what holds pc (no line: cheap enough for a pause
+ * window), or NULL. */
+const char *symtab_name_at(const struct symtab *t, uint64_t pc);
+/* A symbol's address by name: 0, or -1 when absent (ghc_sym_lookup). */
+int symtab_addr_of(void *t, const char *name, uint64_t *addr);
+
+#endif
