@@ -34,6 +34,14 @@ int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *
 	return view_read_time_profile(v, arg, p, rd, &e);
 }
 
+int cli_read_profile_or_samples(struct view *v, const char *arg, int samples, struct time_profile *p,
+                                struct view_profile_read *rd)
+{
+	struct view_err e;
+	cli_view_err(&e);
+	return samples ? view_read_samples_profile(v, arg, p, rd, &e) : view_read_time_profile(v, arg, p, rd, &e);
+}
+
 int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct view_profile_read *rd)
 {

@@ -10,6 +10,7 @@
 
 #include "../view/view.h"
 #include "../view/view_profile.h"
+#include "../view/view_samples.h"
 
 /* view_open, view_resolve: 0, or -1 (reported). */
 int cli_view_open(struct view *v, const char *db);
@@ -20,6 +21,10 @@ int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *
                           struct view_profile_read *rd);
 int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct view_profile_read *rd);
+/* The run's time profile, or with samples its stack samples as one
+ * (top --samples, flame --samples); 0, or 1 (reported). */
+int cli_read_profile_or_samples(struct view *v, const char *arg, int samples, struct time_profile *p,
+                                struct view_profile_read *rd);
 
 struct hp_chart;
 struct hp_chart_band;

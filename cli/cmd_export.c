@@ -24,6 +24,7 @@
 #include "../util/units.h"
 #include "cli_trace.h"
 #include "cli_json.h"
+#include "cli_samples.h"
 #include "cli_util.h"
 #include "cli_view.h"
 #include "commands.h"
@@ -32,6 +33,7 @@ static const char usage[] =
 	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage] [--json]\n"
 	"                         [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
 	"                         [--chrome-trace FILE]\n"
+	"                         [--folded FILE] [--perf-script FILE] [--pprof FILE] [--samples]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
 	"  --speedscope writes the time profile in speedscope's format (from\n"
 	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
@@ -41,7 +43,11 @@ static const char usage[] =
 	"  --force.  --json lists the profile files written (docs/json.md).\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
-	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n";
+	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n"
+	"  A run's stack samples (profile-backend sample): --folded FILE (folded\n"
+	"  stacks), --perf-script FILE (perf script's text), --pprof FILE (pprof's\n"
+	"  gzipped profile.proto), and --speedscope FILE when the run has no .prof\n"
+	"  or --samples is given; alone unless --prof, --hp or -o are given.\n";
 
 static const char usage_disk[] =
 	"usage: profdb export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
@@ -230,7 +236,8 @@ static int export_speedscope(const char *db, const char *arg, const char *path)
 struct export_opts {
 	struct target t[2];
 	const char *dir, *speedscope, *ctf, *trace_json, *chrome;
-	int salvage, force, json;
+	struct samples_outputs so;
+	int salvage, force, json, samples;
 };
 
 static int export_opt(int c, const char *arg, void *ctx)
@@ -264,6 +271,18 @@ static int export_opt(int c, const char *arg, void *ctx)
 	case 'T':
 		o->chrome = arg;
 		break;
+	case 'F':
+		o->so.folded = arg;
+		break;
+	case 'P':
+		o->so.perf_script = arg;
+		break;
+	case 'G':
+		o->so.pprof = arg;
+		break;
+	case 'm':
+		o->samples = 1;
+		break;
 	default:
 		return CLI_NOT_MINE;
 	}
@@ -278,6 +297,8 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 		{"speedscope", required_argument, NULL, 'S'},
 		{"ctf", required_argument, NULL, 'C'},  {"trace-json", required_argument, NULL, 'J'},
 		{"chrome-trace", required_argument, NULL, 'T'},
+		{"folded", required_argument, NULL, 'F'}, {"perf-script", required_argument, NULL, 'P'},
+		{"pprof", required_argument, NULL, 'G'},  {"samples", no_argument, NULL, 'm'},
 		{"force", no_argument, NULL, 'f'},
 		{"json", no_argument, NULL, 'j'},
 		{NULL, 0, NULL, 0},
@@ -369,6 +390,39 @@ static int export_profiles(const char *db, const char *arg, struct export_opts *
 	return failed ? 1 : 0;
 }
 
+/* --speedscope from the samples: asked (--samples), or the run has
+ * samples and no .prof to draw it from. */
+static int speedscope_of_samples(const char *db, const char *arg, int asked)
+{
+	struct view v;
+	struct view_err e;
+	struct store_device_info dev;
+	int64_t id;
+	if (asked)
+		return 1;
+	view_err_init(&e);
+	if (view_open(&v, db, &e) != 0)
+		return 0;
+	int yes = view_resolve(&v, arg, &id, &e) == 0 && view_snapshot(&v, &e) == 0 &&
+	          store_find_device(v.s, id, "prof", &dev) != 0 &&
+	          store_find_device(v.s, id, STORE_SAMPLES_VDEV, &dev) == 0;
+	view_close(&v);
+	return yes;
+}
+
+/* The samples' outputs (with --speedscope when it is theirs), then
+ * whatever else was asked: the exit status. */
+static int export_samples_first(const char *db, const char *run, struct export_opts *o, int alone)
+{
+	if (o->speedscope && speedscope_of_samples(db, run, o->samples)) {
+		o->so.speedscope = o->speedscope;
+		o->speedscope = NULL;
+	}
+	if (samples_outputs_any(&o->so) && cli_samples_export(db, run, &o->so) != 0)
+		return 1;
+	return alone && !o->speedscope && !o->ctf && !o->trace_json && !o->chrome ? 0 : -1;
+}
+
 int cmd_export(const char *db, int argc, char **argv)
 {
 	struct export_opts o = {.t = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}}};
@@ -381,8 +435,18 @@ int cmd_export(const char *db, int argc, char **argv)
 	int alone = !o.dir && !o.t[0].explicit && !o.t[1].explicit; /* no profile asked for */
 	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
 	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) ||
-	    may_write(o.chrome, o.force))
+	    may_write(o.chrome, o.force) || may_write(o.so.folded, o.force) ||
+	    may_write(o.so.perf_script, o.force) || may_write(o.so.pprof, o.force))
 		return 1;
+	if (o.samples && !o.speedscope) {
+		cli_err("--samples says where --speedscope comes from: give --speedscope FILE too");
+		return EXIT_USAGE;
+	}
+	if (samples_outputs_any(&o.so) || o.speedscope) {
+		rc = export_samples_first(db, run, &o, alone);
+		if (rc >= 0)
+			return rc;
+	}
 	if (trace && alone) {
 		if (o.speedscope && export_speedscope(db, run, o.speedscope) != 0)
 			return 1;

@@ -20,12 +20,14 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb flame RUN [--by time|alloc] [--json | -o FILE.svg [--against RUN0]]\n"
+	"usage: profdb flame RUN [--by time|alloc] [--samples] [--json | -o FILE.svg [--against RUN0]]\n"
 	"  The run's call tree as folded stacks (\"Main.main;Main.go 123\" per line,\n"
 	"  flamegraph.pl's input) on standard output, the same stacks as JSON with\n"
 	"  --json, or with -o a flame graph SVG.\n"
 	"  Values are ticks (--by time) or bytes (--by alloc).  --against RUN0 draws\n"
-	"  a differential flame graph: red grew since RUN0, blue shrank.\n";
+	"  a differential flame graph: red grew since RUN0, blue shrank.\n"
+	"  --samples: the run's stack samples (profile-backend sample), a sample a\n"
+	"  tick, instead of its .prof.\n";
 
 struct flame_job {
 	const struct time_profile *p, *before;
@@ -44,7 +46,7 @@ static int render(FILE *f, void *ctx)
 struct flame_opts {
 	enum flame_by by;
 	const char *svg, *against;
-	int json;
+	int json, samples;
 };
 
 static int flame_opt(int c, const char *arg, void *ctx)
@@ -65,6 +67,9 @@ static int flame_opt(int c, const char *arg, void *ctx)
 	case 'a':
 		o->against = arg;
 		return 0;
+	case 'S':
+		o->samples = 1;
+		return 0;
 	}
 	return CLI_NOT_MINE;
 }
@@ -74,7 +79,7 @@ static int parse_options(int argc, char **argv, struct flame_opts *o)
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
 		{"against", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
-		{NULL, 0, NULL, 0},
+		{"samples", no_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
 	};
 	static const struct cli_optspec spec = {usage, "o:h", opts, -1, flame_opt};
 	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
@@ -107,9 +112,9 @@ int cmd_flame(const char *db, int argc, char **argv)
 	struct view_profile_read rd;
 	struct view v = {0};
 	rc = 1;
-	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
+	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], o.samples, &p, &rd) != 0)
 		goto out;
-	if (o.against && cli_read_time_profile(&v, o.against, &before, &brd) != 0)
+	if (o.against && cli_read_profile_or_samples(&v, o.against, o.samples, &before, &brd) != 0)
 		goto out;
 	if (!o.svg) {
 		rc = (o.json ? flame_json(stdout, &p, o.by) : flame_folded(stdout, &p, o.by)) || fflush(stdout) ? 1 : 0;

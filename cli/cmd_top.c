@@ -21,10 +21,12 @@
 
 static const char usage[] =
 	"usage: profdb top RUN [--by time|alloc|entries|inherited-time|inherited-alloc]\n"
-	"                  [-n N] [--module M] [--json]\n"
+	"                  [-n N] [--module M] [--samples] [--json]\n"
 	"  The cost centres of the run's time profile (.prof), largest first:\n"
 	"  individual time and allocation summed over all their call stacks,\n"
-	"  inherited over the outermost ones.  -n 0 lists all (default 20).\n";
+	"  inherited over the outermost ones.  -n 0 lists all (default 20).\n"
+	"  --samples: the functions of the run's stack samples (profile-backend\n"
+	"  sample) instead, self (%time) and inclusive (inh%tm) shares.\n";
 
 static const struct {
 	const char *name;
@@ -95,7 +97,7 @@ struct top_opts {
 	enum tp_by by;
 	const char *module;
 	uint64_t limit;
-	int json;
+	int json, samples;
 };
 
 static int top_opt(int c, const char *arg, void *ctx)
@@ -116,6 +118,9 @@ static int top_opt(int c, const char *arg, void *ctx)
 	case 'm':
 		o->module = arg;
 		return 0;
+	case 'S':
+		o->samples = 1;
+		return 0;
 	}
 	return CLI_NOT_MINE;
 }
@@ -125,7 +130,7 @@ int cmd_top(const char *db, int argc, char **argv)
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"module", required_argument, NULL, 'm'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"samples", no_argument, NULL, 'S'},  {NULL, 0, NULL, 0},
 	};
 	static const struct cli_optspec spec = {usage, "n:h", opts, 1, top_opt};
 	struct top_opts o = {.by = TP_BY_TIME, .limit = 20};
@@ -138,7 +143,7 @@ int cmd_top(const char *db, int argc, char **argv)
 	struct view v = {0};
 	rc = 1;
 	tp_init(&p);
-	if (cli_view_open(&v, db) != 0 || cli_read_time_profile(&v, argv[optind], &p, &rd) != 0)
+	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], o.samples, &p, &rd) != 0)
 		goto out;
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, o.by, o.module, &n);

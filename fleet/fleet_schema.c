@@ -129,6 +129,11 @@ static const char *const migrations[] = {
 	"  name) STORED;"
 	"DROP INDEX runs_listing;"
 	"CREATE INDEX runs_listing ON runs(started_us, host_no, run_id) INCLUDE (state, listing);",
+
+	/* 2 -> 3: stack samples taken from dom0 (a device of role 'samples'). */
+	"ALTER TABLE devices DROP CONSTRAINT devices_role_check;"
+	"ALTER TABLE devices ADD CONSTRAINT devices_role_check"
+	"  CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples'));",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,

@@ -36,7 +36,7 @@
  * write costs in dom0's disk; backend/common/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -68,9 +68,13 @@ enum store_durability {
 
 enum store_run_state { STORE_RUN_RUNNING, STORE_RUN_COMPLETE, STORE_RUN_CRASHED };
 
-enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP, STORE_ROLE_TRACE };
+enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP, STORE_ROLE_TRACE, STORE_ROLE_SAMPLES };
+#define STORE_ROLES 5
 /* The vdev name of a run's MirageOS trace (never a guest's disk name). */
 #define STORE_TRACE_VDEV "mprof"
+/* The vdev name of a run's stack samples, taken from dom0: its bytes are
+ * the samples stream of profile/samples.h, from sector 0. */
+#define STORE_SAMPLES_VDEV "samples"
 /* A HaLVM profile device: sector 0 is its status block. */
 static inline int store_role_is_profile(enum store_role r)
 {

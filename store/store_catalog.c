@@ -15,7 +15,7 @@
 
 #include "store_internal.h"
 
-static const char *const role_names[] = {"raw", "prof", "hp", "trace"};
+static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples"};
 static const char *const state_names[] = {"running", "complete", "crashed"};
 
 uint64_t store_device_written_bytes(const struct store_device_info *d)
@@ -31,7 +31,7 @@ int store_device_profile_whole(const struct store_device_info *d)
 
 const char *store_role_name(enum store_role r)
 {
-	return (unsigned)r < 4 ? role_names[r] : "raw";
+	return (unsigned)r < STORE_ROLES ? role_names[r] : "raw";
 }
 
 const char *store_run_state_name(enum store_run_state st)
@@ -55,7 +55,7 @@ int store_run_state_parse(const char *s, enum store_run_state *out)
 
 static enum store_role parse_role(const char *s)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < STORE_ROLES; i++)
 		if (s && strcmp(s, role_names[i]) == 0)
 			return (enum store_role)i;
 	return STORE_ROLE_RAW;
@@ -69,6 +69,8 @@ enum store_role store_role_for_vdev(const char *vdev)
 		return STORE_ROLE_HP;
 	if (strcmp(vdev, STORE_TRACE_VDEV) == 0)
 		return STORE_ROLE_TRACE;
+	if (strcmp(vdev, STORE_SAMPLES_VDEV) == 0)
+		return STORE_ROLE_SAMPLES;
 	return STORE_ROLE_RAW;
 }
 

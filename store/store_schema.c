@@ -195,6 +195,24 @@ static const char *const migrations[] = {
 	/* 5 -> 6: why a run ended, when the backend knows better than its
 	 * state says (a run whose domain died while no backend ran). */
 	"ALTER TABLE runs ADD COLUMN end_reason TEXT NOT NULL DEFAULT '';",
+
+	/* 6 -> 7: stack samples taken from dom0.  A device may have the role
+	 * 'samples' (vdev "samples"): its sectors hold the samples stream of
+	 * profile/samples.h, appended as the sampler takes them.  The devices
+	 * table is rebuilt for its role constraint (as in 4 -> 5). */
+	"DROP TRIGGER devices_drop_chunks;"
+	"CREATE TABLE devices_v7 ("
+	"  device_id          INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id             INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	"  vdev               TEXT NOT NULL,"
+	"  devid              INTEGER NOT NULL,"
+	"  role               TEXT NOT NULL"
+	"                     CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples')),"
+	DEVICES_COLUMNS_AFTER_ROLE
+	"INSERT INTO devices_v7 SELECT * FROM devices;"
+	"DROP TABLE devices;"
+	"ALTER TABLE devices_v7 RENAME TO devices;"
+	DEVICES_DROP_CHUNKS_TRIGGER,
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

@@ -223,10 +223,10 @@ expect 1 "not a profsvc database" -- "$PROFDB" --db "$T/junk.db" query runs
 sqlite3 "$T/other.db" "create table t(x)"
 expect 1 "not a profsvc store" -- "$PROFDB" --db "$T/other.db" query runs
 cp "$PROFSVC_DB" "$T/newer.db"
-sqlite3 "$T/newer.db" "pragma user_version=7"
+sqlite3 "$T/newer.db" "pragma user_version=99"
 expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" query runs
 expect 1 "newer than this profsvc" -- "$PROFDB" --db "$T/newer.db" import-disk "$T/prof.disk"
-[ "$(sqlite3 "$T/newer.db" 'pragma user_version')" = 7 ] && ok || fail "newer database modified"
+[ "$(sqlite3 "$T/newer.db" 'pragma user_version')" = 99 ] && ok || fail "newer database modified"
 # A negative schema version (a damaged header; it once indexed the
 # migrations out of bounds: tests/fuzz/fuzz_store_open).
 cp "$PROFSVC_DB" "$T/negative.db"

@@ -15,6 +15,7 @@
  *   view.c          a view: open, resolve a run, one snapshot, close
  *   view_trace.c    a run's MirageOS trace loaded in sequence order
  *   view_profile.c  a run's .prof and .hp read and parsed, a live heap followed
+ *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
  */

@@ -56,6 +56,9 @@ struct options {
 	uint32_t max_trace_pages;     /* a guest's trace buffer, at most */
 	unsigned trace_poll_ms;       /* trace headers looked at, at least this often */
 	const char *sync_url;         /* --sync: the fleet catalogue runs are pushed to as they end */
+	uint32_t sample_hz;           /* sample --hz (0: the default) */
+	uint64_t sample_us;           /* sample --seconds, in us (0: until the domain ends) */
+	const char *symbols;          /* sample --symbols: the program's ELF */
 };
 
 #endif

@@ -9,8 +9,13 @@
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
  *
- * Calls: trace.c, sync_push.c, xenbus_state.c (state names), sink.c,
- * quota.c and log.c: it reads every part's state, nothing calls back.
+ * `profile-backend sample` asks here too: the client is held, without a
+ * deadline, until its domain's sampling ends (its summary is sent) or it
+ * hangs up (the sampling stops).
+ *
+ * Calls: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
+ * sink.c, quota.c and log.c: it reads every part's state, nothing calls
+ * back.
  */
 #include "config.h"
 
@@ -28,6 +33,7 @@
 #include "backend/common/log.h"
 #include "backend/common/state.h"
 #include "backend/datapath/sink.h"
+#include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/trace.h"
 #include "backend/control/xenbus_state.h"
@@ -35,7 +41,7 @@
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
-#define CONTROL_CMD_MAX 64
+#define CONTROL_CMD_MAX 4400 /* "sample HZ US DOMAIN SYMBOLS": a path */
 
 struct control_client {
 	int fd;                 /* -1: free */
@@ -44,6 +50,8 @@ struct control_client {
 	char *out;              /* the answer, once the command is complete */
 	size_t outlen, sent;
 	int64_t deadline_us;
+	int sampling;           /* waits for a domain's sampling to end */
+	uint32_t sample_domid;
 };
 
 static void status_text(struct backend *b, FILE *f)
@@ -83,6 +91,7 @@ static void status_text(struct backend *b, FILE *f)
 	if (!n)
 		fprintf(f, "(no devices)\n");
 	trace_status(b, f);
+	sampling_status(b, f);
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)
@@ -181,7 +190,7 @@ void control_accept(struct backend *b, int lfd)
 		for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX && !c; i++) {
 			if (b->control[i].fd < 0)
 				c = &b->control[i];
-			else if (!oldest || b->control[i].deadline_us < oldest->deadline_us)
+			else if (!b->control[i].sampling && (!oldest || b->control[i].deadline_us < oldest->deadline_us))
 				oldest = &b->control[i];
 		}
 		if (!c && oldest) {
@@ -222,6 +231,38 @@ static void client_send(struct backend *b, struct control_client *c)
 	client_close(b, c);
 }
 
+/* "sample HZ DURATION_US DOMAIN [SYMBOLS]": starts, says so, and holds the
+ * client until the sampling ends (control_expire) or it hangs up
+ * (control_event: the sampling stops). */
+static void sample_request(struct backend *b, struct control_client *c, FILE *f)
+{
+	char domain[256] = "", err[512];
+	unsigned hz = 0;
+	unsigned long long us = 0;
+	int pos = 0;
+	c->cmd[strcspn(c->cmd, "\n")] = '\0';
+	if (sscanf(c->cmd, "sample %u %llu %255s %n", &hz, &us, domain, &pos) < 3) {
+		fprintf(f, "error: malformed sample request\n");
+		return;
+	}
+	struct sampling_request rq = {domain, hz, us, pos && c->cmd[pos] ? c->cmd + pos : NULL};
+	uint32_t domid;
+	int64_t run_id;
+	if (sampling_start(b, &rq, &domid, &run_id, err, sizeof(err)) != 0) {
+		fprintf(f, "error: %s\n", err);
+		return;
+	}
+	char line[128];
+	int n = snprintf(line, sizeof(line), "sampling domain %u into run %lld at %u Hz\n", domid,
+	                 (long long)run_id, hz);
+	if (send(c->fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
+		sampling_stop(b, domid);
+		return;
+	}
+	c->sampling = 1;
+	c->sample_domid = domid;
+}
+
 static void client_answer(struct backend *b, struct control_client *c)
 {
 	FILE *f = open_memstream(&c->out, &c->outlen);
@@ -233,10 +274,18 @@ static void client_answer(struct backend *b, struct control_client *c)
 		status_json(b, f);
 	else if (strncmp(c->cmd, "status", 6) == 0)
 		status_text(b, f);
+	else if (strncmp(c->cmd, "sample ", 7) == 0)
+		sample_request(b, c, f);
 	else
 		fprintf(f, "unknown command\n");
 	if (fclose(f) != 0) {
 		client_close(b, c);
+		return;
+	}
+	if (c->sampling) {
+		free(c->out); /* nothing more until the sampling ends */
+		c->out = NULL;
+		c->outlen = 0;
 		return;
 	}
 	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
@@ -253,6 +302,13 @@ void control_event(struct backend *b, unsigned idx)
 		client_send(b, c);
 		return;
 	}
+	if (c->sampling) {
+		/* It hung up (or wrote more, which it should not): the sampling
+		 * it asked for stops. */
+		sampling_stop(b, c->sample_domid);
+		client_close(b, c);
+		return;
+	}
 	ssize_t n = recv(c->fd, c->cmd + c->cmdlen, sizeof(c->cmd) - 1 - c->cmdlen, MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
@@ -264,6 +320,26 @@ void control_event(struct backend *b, unsigned idx)
 		client_answer(b, c);
 }
 
+/* A client waiting for its sampling: its summary once it ended. */
+static void held_sampling(struct backend *b, struct control_client *c)
+{
+	char line[600];
+	int rc = sampling_result(b, c->sample_domid, line, sizeof(line));
+	if (rc == 0)
+		return;
+	c->sampling = 0;
+	if (rc < 0 || !(c->out = strdup(line))) {
+		client_close(b, c);
+		return;
+	}
+	c->outlen = strlen(line);
+	c->sent = 0;
+	c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
+	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
+	epoll_ctl(b->control_ep, EPOLL_CTL_MOD, c->fd, &ev);
+	client_send(b, c);
+}
+
 int control_expire(struct backend *b)
 {
 	int64_t now = store_now_us(), next = -1;
@@ -272,6 +348,10 @@ int control_expire(struct backend *b)
 		struct control_client *c = &b->control[i];
 		if (c->fd < 0)
 			continue;
+		if (c->sampling) {
+			held_sampling(b, c);
+			continue;
+		}
 		if (c->deadline_us <= now) {
 			client_close(b, c);
 			continue;

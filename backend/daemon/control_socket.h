@@ -2,7 +2,8 @@
  * control_socket.h - the control socket's clients, never blocking the
  * loop.  Their epoll events carry SRC_CONTROL_CLIENT + their index.
  * control_socket.c reads the state of every part (status) and calls
- * trace.c, sync_push.c, xenbus_state.c, sink.c, quota.c, log.c.
+ * trace.c, sampling.c, sync_push.c, xenbus_state.c, sink.c, quota.c,
+ * log.c.
  */
 #ifndef PROFSVC_BE_CONTROL_SOCKET_H
 #define PROFSVC_BE_CONTROL_SOCKET_H

@@ -50,6 +50,7 @@
 #include "backend/datapath/storm.h"
 #include "backend/control/runs.h"
 #include "backend/control/sync_push.h"
+#include "backend/control/sampling.h"
 #include "backend/control/trace.h"
 #include "backend/control/xenbus.h"
 #include "backend/control/xenbus_state.h"
@@ -229,9 +230,11 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		timeout = sooner(timeout, xenbus_deferred_run(b));
 		timeout = sooner(timeout, runs_retry_ends(b));
 		timeout = sooner(timeout, trace_poll(b));
+		timeout = sooner(timeout, sampling_poll(b));
 		if (!b->stopping)
 			notify_status(b, &served);
 	}
+	sampling_shutdown(b);
 	control_shutdown(b);
 	close(ep);
 	return 0;
@@ -508,17 +511,19 @@ int daemon_stop(const struct options *o)
 	return 1;
 }
 
-int daemon_status(const struct options *o)
+/* A connection to the running backend's control socket, or -1 and the
+ * exit code in *rc (said why). */
+static int control_connect(const struct options *o, int *rc)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	char buf[4096];
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (strlen(o->run_dir) + 14 > sizeof(sa.sun_path)) {
 		fprintf(stderr, "profile-backend: --run-dir too long\n");
 		if (fd >= 0)
 			close(fd);
-		return 1;
+		*rc = 1;
+		return -1;
 	}
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", o->run_dir);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
@@ -529,11 +534,22 @@ int daemon_status(const struct options *o)
 		if (pid > 0) {
 			fprintf(stderr, "profile-backend: pid %ld holds the pid file but %s does not answer: %s\n",
 			        (long)pid, sa.sun_path, strerror(e));
-			return 1;
+			*rc = 1;
+			return -1;
 		}
 		fprintf(stderr, "profile-backend: not running (%s: %s)\n", sa.sun_path, strerror(e));
-		return 3; /* LSB: program is not running */
+		*rc = 3; /* LSB: program is not running */
+		return -1;
 	}
+	return fd;
+}
+
+int daemon_status(const struct options *o)
+{
+	char buf[4096];
+	int rc = 1, fd = control_connect(o, &rc);
+	if (fd < 0)
+		return rc;
 	const char *ask = o->json ? "status json\n" : "status\n";
 	if (send(fd, ask, strlen(ask), MSG_NOSIGNAL) != (ssize_t)strlen(ask)) {
 		close(fd);
@@ -544,4 +560,40 @@ int daemon_status(const struct options *o)
 		fwrite(buf, 1, (size_t)n, stdout);
 	close(fd);
 	return 0;
+}
+
+int daemon_sample(const struct options *o, const char *domain)
+{
+	char sym[4096] = "", ask[4400], buf[4096];
+	if (o->symbols && !realpath(o->symbols, sym)) {
+		fprintf(stderr, "profile-backend: --symbols %s: %s\n", o->symbols, strerror(errno));
+		return 1;
+	}
+	if (strlen(domain) > 200 || strpbrk(domain, " \t\n")) {
+		fprintf(stderr, "profile-backend: sample: '%.200s' is not a domain's id or name\n", domain);
+		return 2;
+	}
+	int rc = 1, fd = control_connect(o, &rc);
+	if (fd < 0)
+		return rc;
+	int n = snprintf(ask, sizeof(ask), "sample %u %llu %s %s\n", o->sample_hz ? o->sample_hz : 99,
+	                 (unsigned long long)o->sample_us, domain, sym);
+	if (send(fd, ask, (size_t)n, MSG_NOSIGNAL) != n) {
+		close(fd);
+		return 1;
+	}
+	/* Lines as they come: "sampling ...", then the summary; an error
+	 * instead says why. */
+	ssize_t got;
+	size_t len = 0;
+	while ((got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	close(fd);
+	buf[len] = '\0';
+	if (strncmp(buf, "error: ", 7) == 0) {
+		fprintf(stderr, "profile-backend: sample: %s", buf + 7);
+		return 1;
+	}
+	fputs(buf, stdout);
+	return len ? 0 : 1;
 }

@@ -11,5 +11,8 @@ struct options;
 int daemon_start(struct options *o);
 int daemon_stop(const struct options *o);
 int daemon_status(const struct options *o);
+/* Asks the running backend to sample a domain and waits until it is done
+ * (the summary on stdout); interrupted, the sampling stops.  The exit code. */
+int daemon_sample(const struct options *o, const char *domain);
 
 #endif

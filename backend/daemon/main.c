@@ -3,7 +3,7 @@
  * (name, usage, a line of description, the function that runs it), the
  * usage generated from that table, `profile-backend SUB --help` for one
  * subcommand, and the options every subcommand shares.  Calls daemon.c
- * (start, stop, status), toolstack.c (create, attach, detach) and
+ * (start, stop, status, sample), toolstack.c (create, attach, detach) and
  * sink.c's names.
  */
 #include "config.h"
@@ -37,6 +37,12 @@ static int cmd_status(struct options *o, int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	return daemon_status(o);
+}
+
+static int cmd_sample(struct options *o, int argc, char **argv)
+{
+	(void)argc;
+	return daemon_sample(o, argv[0]);
 }
 
 static int cmd_create(struct options *o, int argc, char **argv)
@@ -90,6 +96,9 @@ static const struct subcommand {
 	{"attach", "attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]",
 	 "Attaches profsvc disks to a running domain.", 0, 2, -1, 1, cmd_attach},
 	{"detach", "detach DOMAIN VDEV", "Detaches a profsvc disk from a domain.", 0, 2, 2, 1, cmd_detach},
+	{"sample", "sample DOMAIN [--hz 99] [--seconds S] [--symbols ELF]",
+	 "Samples a running domain's stacks from dom0 into its run, until it ends or S seconds pass.",
+	 0, 1, 1, 0, cmd_sample},
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
@@ -187,6 +196,9 @@ static const struct option opts[] = {
 	{"json", no_argument, NULL, 'j'},
 	{"intake", required_argument, NULL, 'I'},
 	{"sync", required_argument, NULL, 'Y'},
+	{"hz", required_argument, NULL, 'H'},
+	{"seconds", required_argument, NULL, 'E'},
+	{"symbols", required_argument, NULL, 'Z'},
 	/* Not in the usage: the tests' view of the journal fields. */
 	{"log-format", required_argument, NULL, 'L'},
 	{NULL, 0, NULL, 0},
@@ -235,6 +247,31 @@ static int opt_count(int c, const char *arg, struct options *o)
 		o->max_trace_pages = (uint32_t)v;
 	else
 		o->trace_poll_ms = (unsigned)v;
+	return 0;
+}
+
+/* sample's --hz, --seconds, --symbols: 0, or 2 (said why). */
+static int opt_sample(int c, const char *arg, struct options *o)
+{
+	char *end;
+	errno = 0;
+	if (c == 'H') {
+		unsigned long v = strtoul(arg, &end, 10);
+		if (!*arg || *arg == '-' || *end || errno || v < 1 || v > 10000) {
+			fprintf(stderr, "profile-backend: --hz takes 1..10000 (samples a second)\n");
+			return 2;
+		}
+		o->sample_hz = (uint32_t)v;
+	} else if (c == 'E') {
+		double v = strtod(arg, &end);
+		if (!*arg || *end || errno || !(v > 0) || v > 31536000) {
+			fprintf(stderr, "profile-backend: --seconds takes a number of seconds above 0 (e.g. 10 or 0.5)\n");
+			return 2;
+		}
+		o->sample_us = (uint64_t)(v * 1e6);
+	} else {
+		o->symbols = arg;
+	}
 	return 0;
 }
 
@@ -306,6 +343,7 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 		case 'j': o->json = 1; break;
 		case 'm': case 'B': case 'c': rc = opt_size(c, optarg, o); break;
 		case 'T': case 'P': rc = opt_count(c, optarg, o); break;
+		case 'H': case 'E': case 'Z': rc = opt_sample(c, optarg, o); break;
 		case 'D': case 'L': case 'I': case 'Y': case 'S': rc = opt_choice(c, optarg, o); break;
 		case 'h':
 			if (s)

@@ -1,0 +1,369 @@
+/*
+ * sampling.c - domains sampled by the daemon (sampling.h).
+ *
+ * Invariants:
+ *  1. The sampler's thread never touches the store: it appends whole
+ *     records to its domain's queue (under the queue's lock); the event
+ *     loop takes the queue and writes it, as every other write, in a
+ *     store batch with the data path quiesced.
+ *  2. The device's bytes are the stream from sector 0: each flush writes
+ *     the tail (the bytes after the last whole sector) again with the new
+ *     bytes after it, zero-padded to a sector.  A sampler that starts on
+ *     a device holding an earlier one's stream begins at the next whole
+ *     sector (the reader skips a zero record head to the next sector).
+ *  3. A domain has one sampler at a time; its run counts the samples
+ *     device as one of its devices until the sampler is done, so the run
+ *     outlives neither its samples nor its domain.
+ *
+ * May call: backend/sampling/sampler.h, runs.c, the data path's
+ * io_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xenstore.h>
+
+#include "backend/common/log.h"
+#include "backend/common/quota.h"
+#include "backend/common/state.h"
+#include "backend/control/runs.h"
+#include "backend/control/sampling.h"
+#include "backend/datapath/io_worker.h"
+#include "backend/sampling/sampler.h"
+#include "util/clock.h"
+
+#define SECTOR STORE_SECTOR_SIZE
+#define QUEUE_MAX (64u << 20) /* queued and not yet stored: past it, dropped and counted */
+/* Its devid, apart from the trace's 0 in the run's quota (no disk has 1). */
+#define SAMPLES_DEVID 1
+
+struct sampled {
+	uint32_t domid;
+	struct run *run;
+	struct store_device *sdev;
+	struct sampler *sampler;
+	pthread_mutex_t lock;         /* the queue (invariant 1) */
+	uint8_t *q;
+	size_t qlen, qcap;
+	uint64_t dropped;             /* bytes the queue could not hold */
+	uint64_t base_sector;         /* where the tail lies (invariant 2) */
+	uint8_t tail[SECTOR];
+	size_t tail_len;
+	uint64_t stored;              /* stream bytes stored */
+	int64_t flushed_us;
+	int done, abandoned, store_failed;
+	char summary[512];
+	struct sampled *next;
+};
+
+static struct sampled *all;
+
+/* The sampler's thread: queue the records (invariant 1). */
+static void enqueue(void *ctx, const void *bytes, size_t len)
+{
+	struct sampled *s = ctx;
+	pthread_mutex_lock(&s->lock);
+	if (s->qlen + len > s->qcap && s->qlen + len <= QUEUE_MAX) {
+		size_t cap = s->qcap ? s->qcap : 65536;
+		while (cap < s->qlen + len)
+			cap *= 2;
+		uint8_t *p = realloc(s->q, cap);
+		if (p) {
+			s->q = p;
+			s->qcap = cap;
+		}
+	}
+	if (s->qlen + len <= s->qcap) {
+		memcpy(s->q + s->qlen, bytes, len);
+		s->qlen += len;
+	} else {
+		s->dropped += len;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static struct sampled *find(uint32_t domid)
+{
+	for (struct sampled *s = all; s; s = s->next)
+		if (s->domid == domid && !s->abandoned)
+			return s;
+	return NULL;
+}
+
+/* A domid, or a running domain's name looked up in xenstore. */
+static int resolve_domain(struct backend *b, const char *arg, uint32_t *domid)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*arg && !*end && v < 32752) {
+		*domid = (uint32_t)v;
+		return 0;
+	}
+	unsigned n = 0;
+	char **ids = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
+	int rc = -1;
+	for (unsigned i = 0; ids && i < n && rc != 0; i++) {
+		char path[64];
+		unsigned len;
+		snprintf(path, sizeof(path), "/local/domain/%.20s/name", ids[i]);
+		char *name = xs_read(b->xs, XBT_NULL, path, &len);
+		if (name && strcmp(name, arg) == 0 && (v = strtoul(ids[i], &end, 10), !*end)) {
+			*domid = (uint32_t)v;
+			rc = 0;
+		}
+		free(name);
+	}
+	free(ids);
+	return rc;
+}
+
+/* The run and its samples device: the one an earlier sampler left, or new. */
+static int attach_store(struct backend *b, struct sampled *s, char *err, size_t errlen)
+{
+	int gone = 0;
+	struct store_device_info info;
+
+	s->run = run_for_domain(b, s->domid, &gone);
+	if (!s->run) {
+		snprintf(err, errlen, "domain %u %s", s->domid, gone ? "is going away" : "has no run: see the log");
+		return -1;
+	}
+	int rc = store_find_device(b->store, s->run->run_id, STORE_SAMPLES_VDEV, &info) == 0
+	             ? store_device_open(b->store, info.device_id, &s->sdev)
+	             : store_device_create(b->store, s->run->run_id, STORE_SAMPLES_VDEV, SAMPLES_DEVID,
+	                                   store_max_capacity(), &s->sdev);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot record samples: %s", store_errmsg(b->store));
+		s->run = NULL;
+		return -1;
+	}
+	store_device_get_info(s->sdev, &info);
+	s->base_sector = info.written_end_sector; /* invariant 2: a fresh sector */
+	s->run->ndevices++;
+	return 0;
+}
+
+static void free_sampled(struct sampled *s)
+{
+	pthread_mutex_destroy(&s->lock);
+	free(s->q);
+	free(s);
+}
+
+int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid,
+                   int64_t *run_id, char *err, size_t errlen)
+{
+	struct sampled *s = calloc(1, sizeof(*s));
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	if (resolve_domain(b, rq->domain, &s->domid) != 0) {
+		snprintf(err, errlen, "no domain '%.100s' (give its domid or its name, as 'xl list' shows)",
+		         rq->domain);
+		goto fail;
+	}
+	if (s->domid == 0 || find(s->domid)) {
+		snprintf(err, errlen, "domain %u %s", s->domid,
+		         s->domid == 0 ? "is dom0, where the sampler runs" : "is being sampled already");
+		goto fail;
+	}
+	if (attach_store(b, s, err, errlen) != 0)
+		goto fail;
+	struct sampler_opts o = {
+		.plat = {.kind = b->opt.platform, .sim_dir = b->opt.sim_dir},
+		.domid = s->domid, .hz = rq->hz, .duration_us = rq->duration_us, .symbols = rq->symbols,
+		.program = rq->symbols ? rq->symbols : s->run->name,
+	};
+	if (sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0) {
+		store_device_release(s->sdev);
+		run_device_gone(b, s->run, 0);
+		goto fail;
+	}
+	s->flushed_us = clock_mono_us();
+	s->next = all;
+	all = s;
+	*domid = s->domid;
+	*run_id = s->run->run_id;
+	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s", s->domid, (long long)s->run->run_id,
+	        rq->hz, rq->symbols ? ", symbols " : "", rq->symbols ? rq->symbols : "");
+	return 0;
+fail:
+	free_sampled(s);
+	return -1;
+}
+
+/* ---- the event loop's side --------------------------------------------------- */
+
+static uint8_t *take_queue(struct sampled *s, size_t *len)
+{
+	pthread_mutex_lock(&s->lock);
+	uint8_t *q = s->q;
+	*len = s->qlen;
+	s->q = NULL;
+	s->qlen = s->qcap = 0;
+	pthread_mutex_unlock(&s->lock);
+	return q;
+}
+
+static int write_sectors(struct backend *b, struct sampled *s, const uint8_t *buf, uint64_t nsect)
+{
+	uint64_t added = 0;
+	if (quota_admit(&s->run->chunks, SAMPLES_DEVID, s->base_sector, nsect, b->opt.max_run_bytes, &added) != 0)
+		return 1;
+	io_quiesce(b);
+	struct store_segment seg = {s->base_sector, (uint32_t)nsect, buf};
+	int rc = store_batch_begin(b->store);
+	if (rc == 0 && (rc = store_write(s->sdev, &seg, 1)) == 0)
+		rc = store_batch_commit(b->store);
+	else if (rc == 0 || store_in_batch(b->store))
+		store_batch_abort(b->store);
+	if (rc != 0)
+		quota_release(&s->run->chunks, SAMPLES_DEVID, s->base_sector, added);
+	return rc ? -1 : 0;
+}
+
+/* Stores what was queued (invariant 2); -1 when it was lost. */
+static int flush(struct backend *b, struct sampled *s)
+{
+	size_t len;
+	uint8_t *data = take_queue(s, &len);
+	if (!len) {
+		free(data);
+		return 0;
+	}
+	size_t total = s->tail_len + len;
+	uint64_t nsect = (total + SECTOR - 1) / SECTOR;
+	uint8_t *buf = calloc(nsect, SECTOR);
+	int rc = -1;
+	if (buf) {
+		memcpy(buf, s->tail, s->tail_len);
+		memcpy(buf + s->tail_len, data, len);
+		rc = write_sectors(b, s, buf, nsect);
+	}
+	if (rc == 0) {
+		uint64_t whole = total / SECTOR;
+		s->base_sector += whole;
+		s->tail_len = total % SECTOR;
+		memcpy(s->tail, buf + whole * SECTOR, s->tail_len);
+		s->stored += len;
+	} else {
+		s->dropped += len;
+		if (!s->store_failed)
+			blog_at(LOG_WARNING, "domid=%u run=%lld: samples not stored (%s): the rest of this sampling "
+			        "may have gaps", s->domid, (long long)s->run->run_id,
+			        rc > 0 ? "the run is at --max-run-bytes" : store_errmsg(b->store));
+		s->store_failed = 1;
+	}
+	free(buf);
+	free(data);
+	s->flushed_us = clock_mono_us();
+	return rc == 0 ? 0 : -1;
+}
+
+/* The sampler finished: the rest stored, the device handed back. */
+static void finish(struct backend *b, struct sampled *s)
+{
+	struct sampler_stats st;
+	sampler_get_stats(s->sampler, &st);
+	sampler_stop(s->sampler);
+	s->sampler = NULL;
+	flush(b, s);
+	int domain_dead = strstr(st.why, "domain ended") != NULL;
+	snprintf(s->summary, sizeof(s->summary),
+	         "domain %u, run %lld: %llu samples in %llu ticks (%llu lost), %llu bytes; pause p50 %llu us, p99 %llu "
+	         "us, max %llu us; %s\n",
+	         s->domid, (long long)s->run->run_id, (unsigned long long)st.samples,
+	         (unsigned long long)st.ticks, (unsigned long long)st.lost, (unsigned long long)s->stored,
+	         (unsigned long long)st.pause_us_p50, (unsigned long long)st.pause_us_p99,
+	         (unsigned long long)st.pause_us_max, st.why);
+	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling ended: %.*s", s->domid, (long long)s->run->run_id,
+	        (int)strlen(s->summary) - 1, s->summary);
+	store_device_release(s->sdev);
+	s->sdev = NULL;
+	struct run *r = s->run;
+	s->run = NULL;
+	run_device_gone(b, r, domain_dead);
+	s->done = 1;
+}
+
+int sampling_poll(struct backend *b)
+{
+	int64_t now = clock_mono_us();
+	int wait = -1;
+	for (struct sampled **pp = &all; *pp;) {
+		struct sampled *s = *pp;
+		if (s->sampler) {
+			struct sampler_stats st;
+			sampler_get_stats(s->sampler, &st);
+			if (st.finished || s->abandoned)
+				finish(b, s);
+			else if (now - s->flushed_us >= SAMPLING_FLUSH_MS * 1000)
+				flush(b, s);
+		}
+		if (s->done && s->abandoned) {
+			*pp = s->next;
+			free_sampled(s);
+			continue;
+		}
+		if (!s->done)
+			wait = SAMPLING_FLUSH_MS;
+		pp = &s->next;
+	}
+	return wait;
+}
+
+void sampling_stop(struct backend *b, uint32_t domid)
+{
+	for (struct sampled *s = all; s; s = s->next)
+		if (s->domid == domid && !s->abandoned) {
+			s->abandoned = 1;
+			break;
+		}
+	sampling_poll(b);
+}
+
+int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len)
+{
+	(void)b;
+	struct sampled *s = find(domid);
+	if (!s)
+		return -1;
+	if (!s->done)
+		return 0;
+	snprintf(line, len, "%s", s->summary);
+	s->abandoned = 1; /* told: freed at the next poll */
+	return 1;
+}
+
+void sampling_shutdown(struct backend *b)
+{
+	for (struct sampled *s = all; s; s = s->next)
+		s->abandoned = 1;
+	sampling_poll(b);
+}
+
+void sampling_status(struct backend *b, FILE *f)
+{
+	(void)b;
+	int n = 0;
+	for (struct sampled *s = all; s; s = s->next) {
+		if (s->done || !s->sampler)
+			continue;
+		struct sampler_stats st;
+		sampler_get_stats(s->sampler, &st);
+		if (!n++)
+			fprintf(f, "\n%-6s %-6s %6s %10s %8s %12s %10s\n", "DOMID", "RUN", "HZ", "SAMPLES", "LOST",
+			        "BYTES", "PAUSE p99");
+		fprintf(f, "%-6u %-6lld %6u %10llu %8llu %12llu %8llu us\n", s->domid,
+		        s->run ? (long long)s->run->run_id : -1LL, st.hz_now, (unsigned long long)st.samples,
+		        (unsigned long long)st.lost, (unsigned long long)s->stored,
+		        (unsigned long long)st.pause_us_p99);
+	}
+}

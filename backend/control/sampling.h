@@ -1,0 +1,45 @@
+/*
+ * sampling.h - the daemon's side of black-box sampling (sampling.c): a
+ * domain sampled on request (`profile-backend sample`, through the control
+ * socket) gets a sampler thread (backend/sampling/sampler.h) and a device
+ * "samples" in its run (one run per boot, made for it when the domain has
+ * no profsvc disk); what the sampler emits is queued and appended to that
+ * device by the event loop, in store batches at most every
+ * SAMPLING_FLUSH_MS, so a reader sees new samples within a second.
+ * sampling.c calls the sampler, runs.c, the data path's io_quiesce,
+ * quota.c, log.c and the store; control_socket.c calls it.
+ */
+#ifndef PROFSVC_BE_SAMPLING_H
+#define PROFSVC_BE_SAMPLING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct backend;
+
+#define SAMPLING_FLUSH_MS 200
+
+struct sampling_request {
+	const char *domain;   /* a domid or a domain's name */
+	uint32_t hz;
+	uint64_t duration_us; /* 0: until the domain ends, or the asker hangs up */
+	const char *symbols;  /* an absolute path, or NULL */
+};
+
+/* Starts sampling; 0 and the domid and run, or -1 with a message. */
+int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid,
+                   int64_t *run_id, char *err, size_t errlen);
+/* Stops a domain's sampling (its asker hung up). */
+void sampling_stop(struct backend *b, uint32_t domid);
+/* 1 and a summary line when the domain's sampling has finished (and
+ * everything it took is stored); 0 while it runs; -1 when the domain is
+ * not being sampled. */
+int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len);
+/* Stores what the samplers queued, ends the finished ones; the ms until
+ * it wants to run again, or -1 when nothing is sampled. */
+int sampling_poll(struct backend *b);
+void sampling_shutdown(struct backend *b);
+void sampling_status(struct backend *b, FILE *f);
+
+#endif

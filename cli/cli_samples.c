@@ -1,0 +1,94 @@
+/*
+ * cli_samples.c - a run's stack samples exported (cli_samples.h): the
+ * samples are read once, in one snapshot, and each output rendered from
+ * them into its own file.
+ *
+ * May call: profile/samples.h, view/ through cli_view.h, cli_util.h.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../profile/samples.h"
+#include "cli_samples.h"
+#include "cli_util.h"
+#include "cli_view.h"
+
+int samples_outputs_any(const struct samples_outputs *so)
+{
+	return so->folded || so->perf_script || so->pprof || so->speedscope;
+}
+
+struct samples_job {
+	const struct samples_profile *p;
+	char name[400];
+	char comm[64];
+};
+
+static int render_folded(FILE *f, void *ctx)
+{
+	return samples_write_folded(f, ((struct samples_job *)ctx)->p);
+}
+
+static int render_perf_script(FILE *f, void *ctx)
+{
+	struct samples_job *j = ctx;
+	return samples_write_perf_script(f, j->p, j->comm);
+}
+
+static int render_pprof(FILE *f, void *ctx)
+{
+	return samples_write_pprof(f, ((struct samples_job *)ctx)->p);
+}
+
+static int render_speedscope(FILE *f, void *ctx)
+{
+	struct samples_job *j = ctx;
+	return samples_write_speedscope(f, j->p, j->name);
+}
+
+/* perf script's command name: the guest's name, with no blank (perf's
+ * readers split the header on blanks). */
+static void comm_of(const char *name, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; name[i] && i + 1 < len && i < 15; i++)
+		out[i] = name[i] == ' ' || name[i] == '\t' || (unsigned char)name[i] < 0x20 ? '_' : name[i];
+	out[i] = '\0';
+	if (!i)
+		snprintf(out, len, "guest");
+}
+
+int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so)
+{
+	struct samples_profile p;
+	struct view_profile_read rd;
+	struct view v;
+	struct view_err e;
+	int rc = 1;
+
+	cli_view_err(&e);
+	if (cli_view_open(&v, db) != 0)
+		return 1;
+	if (view_read_samples(&v, arg, &p, &rd, &e) != 0)
+		goto out;
+	struct samples_job job = {&p, {0}, {0}};
+	char what[96];
+	view_profile_caption(&rd.run, job.name, sizeof(job.name));
+	comm_of(rd.run.name, job.comm, sizeof(job.comm));
+	snprintf(what, sizeof(what), "%zu samples of run %lld", p.nsamples, (long long)rd.run.run_id);
+	rc = 0;
+	if (so->folded)
+		rc |= outfile_render(so->folded, render_folded, &job, what);
+	if (so->perf_script)
+		rc |= outfile_render(so->perf_script, render_perf_script, &job, what);
+	if (so->pprof)
+		rc |= outfile_render(so->pprof, render_pprof, &job, what);
+	if (so->speedscope)
+		rc |= outfile_render(so->speedscope, render_speedscope, &job, what);
+out:
+	samples_free(&p);
+	view_close(&v);
+	return rc ? 1 : 0;
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# test_sampling.sh - black-box stack sampling on xensim: real compiled
+# programs run as domains (xensim create --exec) and sampled from dom0 by
+# profile-backend sample, then read back through profdb:
+#  - a C program built with frame pointers: its hot chain whole
+#    (main;run_for;mid;hot), its leaf shares within 5 points of what
+#    Debian's perf record measures on the same binary run natively;
+#  - a GHC program (ghc -O2 -g, not profiled): the hot worker found, and
+#    its Haskell callers above it, which only the STG-stack walk finds;
+#  - hostile "guests" whose frame pointers loop, point nowhere, are
+#    random or a million frames deep, sampled beside an honest one that
+#    must come out right; the backend stays up;
+#  - a program that dies mid-sampling ends its sampling and its run;
+#  - bad requests: no such domain, a domain that is not a program, a bad
+#    rate.
+# Needs gcc; the GHC part needs ghc, the perf part perf (each skipped
+# without it, except under CI=true, where all must be there).
+set -uo pipefail
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+with_xensim
+keep_at_exit '"$T"/*.log' '"$T"/*.folded' '"$T"/*.out'
+need() {
+	command -v "$1" >/dev/null && return 0
+	[ -n "${CI:-}" ] && { echo "test_sampling: $1 missing (quickstart test installs it)"; exit 1; }
+	return 1
+}
+need gcc || { echo "test_sampling: gcc missing: skipped"; exit 77; }
+
+gcc -O1 -g -fno-omit-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
+	{ echo "cannot build hot.c"; exit 99; }
+gcc -O1 -g -mno-red-zone -no-pie -o "$T/hostile" "$S/tests/sampling/hostile.c" ||
+	{ echo "cannot build hostile.c"; exit 99; }
+start_xensim
+start_backend
+
+run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
+# sample NAME SECONDS HZ PROGRAM ARGS...: the program as a domain, sampled
+# until it ends; the summary in $T/NAME.out
+sample() {
+	local name=$1 secs=$2 hz=$3 dom
+	shift 3
+	dom=$("$XS" create --dir "$XENSIM_DIR" --name "$name" --console "$T/$name.console" --exec "$@") ||
+		{ fail "$name: xensim create --exec"; return 1; }
+	"$BACKEND" sample "$dom" --hz "$hz" --symbols "$1" >"$T/$name.out" 2>"$T/$name.err" ||
+		{ fail "$name: sample: $(cat "$T/$name.err")"; return 1; }
+	grep -q "samples" "$T/$name.out" && ok || fail "$name: no summary: $(cat "$T/$name.out")"
+}
+# share FOLDED PATTERN: the percentage of samples whose stack matches
+share() {
+	awk -v pat="$2" '{ n = $NF; total += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ pat) hit += n }
+	                 END { printf "%.1f\n", total ? 100 * hit / total : 0 }' "$1"
+}
+# at_least A B: A >= B (decimals)
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# ---- a C program with frame pointers --------------------------------------------
+sample hotc 3 499 "$T/hot" 3
+r=$(run_of hotc)
+"$PROFDB" export "$r" --folded "$T/c.folded" 2>"$T/err" && ok || fail "export --folded: $(cat "$T/err")"
+chain=$(share "$T/c.folded" '(^|;)main;run_for;mid;hot$')
+cold=$(share "$T/c.folded" '(^|;)main;run_for;cold$')
+at_least "$chain" 60 && ok || fail "C: main;run_for;mid;hot holds $chain% of the samples, expected most: $(sort -k2 -nr -t' ' "$T/c.folded" | head -5)"
+at_least "$cold" 5 && ok || fail "C: main;run_for;cold holds $cold%"
+"$PROFDB" top "$r" --samples -n 5 >"$T/top.out" 2>"$T/err" && ok || fail "top --samples: $(cat "$T/err")"
+awk '$1 == "hot" { found = 1 } END { exit !found }' "$T/top.out" && ok || fail "top --samples: no hot: $(cat "$T/top.out")"
+"$PROFDB" flame "$r" --samples -o "$T/c.svg" 2>"$T/err" && xml_ok "$T/c.svg" && ok || fail "flame --samples: $(cat "$T/err")"
+# The same binary natively under perf: the leaf shares agree within 5 points.
+if need perf && perf record -q -F 999 -g -o "$T/perf.data" "$T/hot" 3 >/dev/null 2>"$T/perf.err"; then
+	perf report -i "$T/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$T/perf.out"
+	p_hot=$(awk '/\] hot$/ { gsub("%", "", $1); print $1; exit }' "$T/perf.out")
+	our_hot=$(share "$T/c.folded" '(^|;)hot$')
+	if [ -n "$p_hot" ] && awk -v a="$p_hot" -v b="$our_hot" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'; then ok
+	else fail "C: hot's leaf share: perf ${p_hot:-?}%, ours $our_hot%"; fi
+	echo "test_sampling: hot's leaf share: perf $p_hot%, sampled from dom0 $our_hot%"
+elif [ -n "${CI:-}" ]; then
+	fail "perf record failed: $(cat "$T/perf.err")"
+fi
+
+# ---- a GHC program, not profiled ---------------------------------------------------
+if need ghc; then
+	mkdir -p "$T/hs" && cp "$S/tests/sampling/Hot.hs" "$T/hs/" &&
+		(cd "$T/hs" && ghc -O2 -g -rtsopts -v0 Hot.hs -o hot) || { echo "cannot build Hot.hs"; exit 99; }
+	sample hoths 3 499 "$T/hs/hot" 3
+	r=$(run_of hoths)
+	"$PROFDB" export "$r" --folded "$T/hs.folded" 2>"$T/err" && ok || fail "export --folded (GHC): $(cat "$T/err")"
+	leaf=$(share "$T/hs.folded" '(^|;)Main\.crunchHot$')
+	callers=$(share "$T/hs.folded" 'Main\.outer;Main\.middle;Main\.crunchHot$')
+	at_least "$leaf" 50 && ok || fail "GHC: Main.crunchHot is the leaf of $leaf% of the samples: $(sort -k2 -nr -t' ' "$T/hs.folded" | head -5)"
+	at_least "$callers" 30 && ok ||
+		fail "GHC: Main.outer;Main.middle;Main.crunchHot in $callers% of the samples (the STG walk's callers): $(sort -t' ' -k2 -nr "$T/hs.folded" | head -5)"
+	echo "test_sampling: GHC: crunchHot leaf $leaf%, with its Haskell callers $callers%"
+fi
+
+# ---- hostile stacks beside an honest program ------------------------------------------
+for mode in loop random deep wild; do
+	sample "bad-$mode" 2 999 "$T/hostile" "$mode" 2 &
+done
+sample honest 2 499 "$T/hot" 2
+wait
+for mode in loop random deep wild; do
+	grep -q "samples" "$T/bad-$mode.out" && ok || fail "hostile $mode: $(cat "$T/bad-$mode.out" "$T/bad-$mode.err")"
+done
+r=$(run_of honest)
+"$PROFDB" export "$r" --folded "$T/honest.folded" 2>"$T/err" && ok || fail "export honest: $(cat "$T/err")"
+chain=$(share "$T/honest.folded" '(^|;)main;run_for;mid;hot$')
+at_least "$chain" 60 && ok || fail "honest beside hostile: main;run_for;mid;hot $chain%"
+"$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"
+
+# ---- a program that dies mid-sampling; bad requests ------------------------------------
+dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)
+"$BACKEND" sample "$dom" --symbols "$T/hot" >"$T/short.out" 2>&1 && grep -q "domain ended" "$T/short.out" && ok ||
+	fail "a program ending mid-sampling: $(cat "$T/short.out")"
+expect 1 "no domain 'nosuch'" -- "$BACKEND" sample nosuch
+plain=$("$XS" create --dir "$XENSIM_DIR" --name plain)
+expect 1 "not a program" -- "$BACKEND" sample "$plain"
+expect 2 "--hz takes 1..10000" -- "$BACKEND" sample "$plain" --hz 0
+expect 1 "has no stack samples" -- "$PROFDB" top 1 --samples
+finish test_sampling

@@ -1,0 +1,87 @@
+/*
+ * view_samples.c - a run's stack samples from the store (view_samples.h).
+ * The device's bytes are the samples stream from sector 0; holes read as
+ * zeros, which the stream reads as padding, so a damaged or unwritten
+ * range costs what it held and no more.
+ *
+ * May call: store/store.h, profile/samples.h, profile/time_profile.h,
+ * view.h, view_err.h.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../profile/time_profile.h"
+#include "view_samples.h"
+
+static int feed_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	static const uint8_t zeros[65536];
+	struct samples_profile *p = ctx;
+	(void)off;
+	while (len) {
+		size_t n = data ? len : len < sizeof(zeros) ? len : sizeof(zeros);
+		if (samples_feed(p, data ? data : zeros, n) != 0)
+			return 1;
+		len -= n;
+	}
+	return 0;
+}
+
+int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
+                      struct view_profile_read *rd, struct view_err *e)
+{
+	struct store_device_info dev;
+	int64_t id;
+
+	samples_init(p);
+	memset(rd, 0, sizeof(*rd));
+	if (view_resolve(v, arg, &id, e) != 0 || view_snapshot(v, e) != 0)
+		return 1;
+	if (store_get_run(v->s, id, &rd->run) != 0) {
+		view_error(e, "%s", store_errmsg(v->s));
+		return 1;
+	}
+	if (store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES) {
+		view_error(e, "run %lld has no stack samples (take them with 'profile-backend sample DOMAIN' "
+		           "while its guest runs)", (long long)id);
+		return 1;
+	}
+	uint64_t len = dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE;
+	int r = store_read_range(v->s, dev.device_id, 0, len, feed_cb, p);
+	if (r < 0) {
+		view_error(e, "%s", store_errmsg(v->s));
+		return 1;
+	}
+	if (r > 0 || samples_finish(p) != 0) {
+		view_error(e, "run %lld: stack samples, %s", (long long)id, samples_error(p));
+		return 1;
+	}
+	rd->bytes = len;
+	if (p->cut)
+		view_warn(e, "run %lld: the samples stop inside a record (the sampler was cut off): the whole "
+		          "ones are shown", (long long)id);
+	return 0;
+}
+
+int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
+                              struct view_profile_read *rd, struct view_err *e)
+{
+	struct samples_profile sp;
+	tp_init(p);
+	if (view_read_samples(v, arg, &sp, rd, e) != 0) {
+		samples_free(&sp);
+		return 1;
+	}
+	int rc = 0;
+	if (sp.nsamples == 0) {
+		view_error(e, "run %lld has no stack samples yet", (long long)rd->run.run_id);
+		rc = 1;
+	} else if (samples_to_time_profile(&sp, p) != 0) {
+		view_error(e, "out of memory");
+		rc = 1;
+	}
+	samples_free(&sp);
+	return rc;
+}

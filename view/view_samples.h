@@ -1,0 +1,23 @@
+/*
+ * view_samples.h - a run's stack samples (its "samples" device, taken by
+ * profile-backend's sampler) read from the store for the views
+ * (view_samples.c): as the samples model (exports) or as a time profile
+ * (top, flame, diff, the report), read in the view's one snapshot.
+ */
+#ifndef PROFSVC_VIEW_SAMPLES_H
+#define PROFSVC_VIEW_SAMPLES_H
+
+#include "../profile/samples.h"
+#include "view.h"
+#include "view_profile.h"
+
+/* RUN's samples parsed to the end of what is stored (a stream still being
+ * written ends at its last whole record).  0, or 1 with the reason in e
+ * ("run 12 has no samples: sample it with profile-backend sample"). */
+int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
+                      struct view_profile_read *rd, struct view_err *e);
+/* The same as a time profile (samples_to_time_profile). */
+int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
+                              struct view_profile_read *rd, struct view_err *e);
+
+#endif
