@@ -29,10 +29,23 @@ struct ghc_rts {
 	uint64_t main_capability;  /* &MainCapability (non-threaded RTS) */
 	uint64_t stop_frame_info;  /* stg_stop_thread_info */
 	uint64_t underflow_frame_info; /* stg_stack_underflow_frame_info */
-	/* byte offsets (DerivedConstants.h of that version) */
+	/* byte offsets (DerivedConstants.h of that version), each from the
+	 * start of its structure: the closures' (StgTSO, StgStack) include
+	 * their one-word header, which DerivedConstants' OFFSET_StgTSO_* and
+	 * OFFSET_StgStack_* leave out */
 	uint32_t off_cap_r, off_reg_current_tso, off_tso_stackobj, off_stack_sp,
 	    off_stack_stack_size, off_stack_stack;
-	/* the RTS's text range, where rbp is not Sp */
+	/* sizes in words of the RTS's own frames (sizeofW of StgUpdateFrame,
+	 * StgCatchFrame, StgAtomicallyFrame, StgCatchRetryFrame,
+	 * StgCatchSTMFrame, StgUnderflowFrame; StgRetFun without its
+	 * payload): the walk steps over them by these, and refuses a frame
+	 * whose info table's bitmap says otherwise */
+	uint32_t sz_update_frame, sz_catch_frame, sz_atomically_frame, sz_catch_retry_frame,
+	    sz_catch_stm_frame, sz_underflow_frame, sz_ret_fun;
+	/* the RTS's text range, where rbp is not Sp: 0, 0 when the symbols do
+	 * not say (the RTS's objects are not contiguous in a static link);
+	 * then the caller decides by the symbol at the pc
+	 * (ghc_symbol_is_haskell) */
 	uint64_t rts_text_lo, rts_text_hi;
 };
 

@@ -1,24 +1,27 @@
 /*
- * walk_mem.c - the one way a walker reads guest memory: a word at a
- * time, each read counted against the walk's budget (walk.h).
+ * walk_mem.c - the one way a stack walker reads a guest's memory
+ * (walk.h): a word at a time through the walk_mem reader, each read
+ * counted against the walk's budget, so that no guest memory, however it
+ * is laid out, makes a walk cost more than its budget.
  *
- * May call: nothing but the reader it is given.
+ * Calls only the reader it is handed (walk_mem.read).
  */
 #include "config.h"
-
-#include <string.h>
 
 #include "walk.h"
 
 int walk_read_word(struct walk_mem *m, uint64_t va, uint64_t *out)
 {
-	uint8_t b[8];
-
-	if (m->budget == 0)
+	if (!m || !m->read || m->budget == 0)
 		return -1;
 	m->budget--;
-	if (va > UINT64_MAX - 8 || m->read(m->ctx, va, b, sizeof(b)) != (long)sizeof(b))
+	unsigned char b[8];
+	if (m->read(m->ctx, va, b, sizeof b) != (long)sizeof b)
 		return -1;
-	memcpy(out, b, sizeof(b)); /* x86-64: little-endian, as the guest */
+	/* little-endian whatever the host: the guests are x86-64 */
+	uint64_t w = 0;
+	for (int i = 7; i >= 0; i--)
+		w = (w << 8) | b[i];
+	*out = w;
 	return 0;
 }

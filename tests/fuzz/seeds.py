@@ -122,3 +122,44 @@ xl = {
 }
 for k, v in xl.items():
     put("fuzz_xlcfg", k, v)
+
+# ---- fuzz_walk_ghc: [flags][budget][sp off][outlen][name len][stack len][info len]
+# + name + stack region (0x10000) + info region (0x20000) + RTS region (0x30000):
+# a thread whose chunk holds a small, a big, an update and a function frame,
+# then underflows into a chunk with a small frame and the stop frame.
+def ghc_image(v800, name, budget=4000, outlen=64):
+    STACK, INFO, RTS = 0x10000, 0x20000, 0x30000
+    small_t = 32 if v800 else 30   # RET_SMALL; RET_BIG .. STOP_FRAME follow
+    q = lambda v: struct.pack("<Q", v)
+    info = bytearray(0x900)
+    def table(k, layout, t):       # its return point: INFO + 0x20 k + 0x10
+        struct.pack_into("<QII", info, 0x20 * k, layout, t, 0)
+        return INFO + 0x20 * k + 0x10
+    small = table(0, 2, small_t)
+    big = table(1, 0x800 - 0x30, small_t + 1)
+    struct.pack_into("<Q", info, 0x800, 5)
+    fun = table(2, 0, small_t + 2)
+    upd = table(3, 1, small_t + 3)
+    under = table(4, 1, small_t + 5)
+    stop = table(5, 0, small_t + 6)
+    words = 64
+    frames = (q(small) + q(0) + q(0) + q(big) + bytes(40) + q(upd) + q(0)
+              + q(fun) + q(1) + q(0) + q(0) + q(under) + q(RTS + 0x800))
+    sp = STACK + 24 + words * 8 - len(frames)
+    stack = bytearray(24 + words * 8)
+    struct.pack_into("<QIIQ", stack, 0, 0, words, 1, sp)
+    stack[sp - STACK:] = frames
+    rts = bytearray(0x900)
+    struct.pack_into("<Q", rts, 24 + 872, RTS + 0x400)   # MainCapability.r.rCurrentTSO
+    struct.pack_into("<Q", rts, 0x400 + 24, STACK)       # ->stackobj
+    b_words = 8
+    b_sp = RTS + 0x800 + 24 + b_words * 8 - 32
+    struct.pack_into("<QIIQ", rts, 0x800, 0, b_words, 1, b_sp)
+    struct.pack_into("<QQQQ", rts, b_sp - RTS, small, 0, 0, stop)
+    hdr = struct.pack("<BHHBHHH", (1 if v800 else 0) | 2, budget, sp - STACK, outlen - 1,
+                      len(name), len(stack), len(info))
+    return hdr + name + bytes(stack) + bytes(info) + bytes(rts)
+put("fuzz_walk_ghc", "ghc900", ghc_image(False, b"base_GHCziBase_zpzp_info"))
+put("fuzz_walk_ghc", "ghc800", ghc_image(True, b"ghczmprim_GHCziTuple_Z3T_con_info"))
+put("fuzz_walk_ghc", "budget", ghc_image(False, b"Main_z2200U_info", budget=9, outlen=5))
+put("fuzz_walk_ghc", "local", ghc_image(False, b"_c1ab_info"))
