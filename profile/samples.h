@@ -93,6 +93,7 @@ struct samples_sample {
 	uint64_t t_ns;        /* since the first BEGIN's start */
 	uint32_t vcpu, weight;
 	uint32_t depth, stop;
+	uint32_t hz;          /* the rate it was taken at: its BEGIN's or the last RATE's */
 	size_t at;            /* frames: pool[at .. at + depth), leaf first */
 };
 

@@ -202,7 +202,9 @@ char *safe_text(char *out, size_t outlen, const char *s)
 	return out;
 }
 
-void safe_text_json(FILE *f, const char *s)
+/* A JSON string of s: keep_bytes says how a byte that is not UTF-8 is
+ * carried (U+FFFD, or U+DC00 + the byte). */
+static void json_string(FILE *f, const char *s, int keep_bytes)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	int len;
@@ -211,7 +213,9 @@ void safe_text_json(FILE *f, const char *s)
 	fputc('"', f);
 	while (*p) {
 		enum kind k = classify(p, &len, &cp);
-		if (k == BYTE && len == 1 && p[0] >= 0x80)
+		if (k == BYTE && len == 1 && p[0] >= 0x80 && keep_bytes)
+			fprintf(f, "\\udc%02x", p[0]); /* a lone surrogate: no UTF-8 gives one */
+		else if (k == BYTE && len == 1 && p[0] >= 0x80)
 			fputs("\\ufffd", f); /* not UTF-8: JSON cannot carry the byte */
 		else if (k == BYTE || k == CODEPT)
 			fprintf(f, "\\u%04x", cp);
@@ -222,4 +226,35 @@ void safe_text_json(FILE *f, const char *s)
 		p += len;
 	}
 	fputc('"', f);
+}
+
+void safe_text_json(FILE *f, const char *s)
+{
+	json_string(f, s, 0);
+}
+
+void safe_text_json_bytes(FILE *f, const char *s)
+{
+	json_string(f, s, 1);
+}
+
+void safe_text_spelled(FILE *f, const char *s, const char *also)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char buf[8];
+	int len;
+	unsigned cp;
+
+	while (*p) {
+		enum kind k = classify(p, &len, &cp);
+		if (k == PLAIN && len == 1 && also && strchr(also, *p))
+			fprintf(f, "\\x%02x", *p);
+		else if (k == PLAIN || k == BSLASH)
+			fwrite(p, 1, (size_t)len, f);
+		else {
+			render(k, p, len, cp, buf);
+			fputs(buf, f);
+		}
+		p += len;
+	}
 }

@@ -39,4 +39,19 @@ char *safe_text(char *out, size_t outlen, const char *s);
  * JSON escapes (\u001b, \u009b, \u202e); invalid bytes become U+FFFD. */
 void safe_text_json(FILE *f, const char *s);
 
+/* For files other programs read, where a name must show as spelled
+ * (samples' folded stacks, perf script text, pprof, speedscope): */
+/* s as a JSON string as safe_text_json writes it, but a byte that is not
+ * UTF-8 becomes the lone surrogate U+DC00 + byte (\udcNN, as Python's
+ * "surrogateescape"): no character of valid UTF-8 decodes to one, so the
+ * exact bytes come back from the string (lossless); JSON parsers accept
+ * it, and it shows as one replacement character. */
+void safe_text_json_bytes(FILE *f, const char *s);
+/* s as safe_text_print shows it (controls, bidi controls and bad bytes as
+ * \xNN and \uNNNN), except that a backslash is itself: the name shows as
+ * spelled (so "\x1b" typed and an escaped ESC look alike: for display,
+ * not for reading back).  Each byte of `also` (ASCII, may be NULL) is
+ * shown \xNN too: a format's separators (';' in folded stacks). */
+void safe_text_spelled(FILE *f, const char *s, const char *also);
+
 #endif
