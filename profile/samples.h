@@ -14,14 +14,17 @@
  * ## The stream (the bytes of a run's device "samples", role 'samples')
  * Little-endian.  Records back to back, each an 8-byte head
  *     u16 type, u16 0, u32 length of the payload (<= SAMPLES_MAX_RECORD)
- * then the payload.  A zero type with a zero length is padding: the
- * stream ends there (the writer appends in whole sectors and rewrites the
- * last).  A stream cut inside a record (a crash) ends at the last whole
+ * then the payload.  A record's first byte is never 0 (types are
+ * 1..255): a zero byte where a record would start is padding, zeros up
+ * to the next SAMPLES_SECTOR boundary, after which the stream goes on (the
+ * writer appends whole sectors and rewrites the last; a later sampler of
+ * the same run starts at the next sector).  A stream cut inside a record (a crash) ends at the last whole
  * record; the reader says the stream was cut.  Strings are u16 length +
  * bytes (any bytes: the guest's names are hostile; no NUL inside).
  *
  *  BEGIN  (1)  a sampler starts: u32 format (1), u32 hz, u64 start_unix_ns,
- *              u32 vcpus, str program.  Frame ids start again from 1.
+ *              u32 vcpus (0: not known yet, at most SAMPLES_MAX_VCPUS),
+ *              str program.  Frame ids start again from 1.
  *  FRAME  (2)  u32 id (the previous id + 1), u8 kind (enum samples_kind),
  *              u8 0, u16 0, u64 addr, u32 line (0: none), str name,
  *              str module, str file
@@ -43,6 +46,8 @@
 #define SAMPLES_FORMAT 1u
 #define SAMPLES_MAX_RECORD 65536u
 #define SAMPLES_MAX_DEPTH 1024u
+#define SAMPLES_SECTOR 512u
+#define SAMPLES_MAX_VCPUS 4096u
 
 enum samples_rec {
 	SAMPLES_REC_BEGIN = 1,

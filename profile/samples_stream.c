@@ -196,7 +196,7 @@ struct reader {
 	uint64_t rec_at;            /* the offset of the record being read */
 	uint64_t seg_base_ns;       /* this segment's start since the first's */
 	uint32_t seg_vcpus, hz;     /* this segment's vCPUs; the rate in effect */
-	int padded;                 /* zero padding read: the stream is over */
+	int in_pad;                 /* inside zero padding, up to the next sector */
 };
 
 static void frame_drop(struct samples_frame *f)
@@ -428,8 +428,11 @@ static int read_sample(struct samples_profile *p, struct cursor *c)
 		return fail(p, "SAMPLE of depth %u in %zu bytes of frame ids", s.depth, (size_t)(c->end - c->at));
 	if (s.weight == 0)
 		return fail(p, "SAMPLE of weight 0");
-	if (s.vcpu >= r->seg_vcpus)
-		return fail(p, "SAMPLE of vCPU %u, of a domain of %u", s.vcpu, r->seg_vcpus);
+	if (r->seg_vcpus ? s.vcpu >= r->seg_vcpus : s.vcpu >= SAMPLES_MAX_VCPUS)
+		return fail(p, "SAMPLE of vCPU %u, of a domain of %u", s.vcpu,
+		            r->seg_vcpus ? r->seg_vcpus : SAMPLES_MAX_VCPUS);
+	if (s.vcpu + 1 > p->vcpus)
+		p->vcpus = s.vcpu + 1;
 	if (pf_grow((void **)&p->pool, &r->pool_cap, p->npool + s.depth, sizeof(*p->pool)) != 0 ||
 	    pf_grow((void **)&p->samples, &r->samples_cap, p->nsamples + 1, sizeof(*p->samples)) != 0)
 		return fail(p, "out of memory");
@@ -522,16 +525,12 @@ static uint32_t head_len(const uint8_t *h)
 	return (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
 }
 
-/* A whole head at h: -1 (refused), 0 (padding: the stream is over) or 1. */
+/* A whole head at h: -1 (refused) or 1.  (A zero first byte is padding,
+ * taken before a head is looked at: skip_padding.) */
 static int check_head(struct samples_profile *p, const uint8_t *h)
 {
-	struct reader *r = p->priv;
 	uint16_t type = (uint16_t)(h[0] | h[1] << 8);
 	uint32_t len = head_len(h);
-	if (type == 0 && len == 0) {
-		r->padded = 1;
-		return 0;
-	}
 	if (len > SAMPLES_MAX_RECORD)
 		return fail(p, "type %u claims %u bytes (at most %u)", type, len, SAMPLES_MAX_RECORD);
 	return 1;
@@ -558,13 +557,8 @@ static long long feed_held(struct samples_profile *p, const uint8_t *d, size_t l
 		return fail(p, "out of memory");
 	memcpy(r->held + r->nheld, d, take);
 	r->nheld += take;
-	if (r->nheld == HEAD) {
-		int rc = check_head(p, r->held);
-		if (rc <= 0) {
-			r->nheld = rc == 0 ? 0 : r->nheld;
-			return rc < 0 ? -1 : (long long)take;
-		}
-	}
+	if (r->nheld == HEAD && check_head(p, r->held) < 0)
+		return -1;
 	if (r->nheld >= HEAD && r->nheld == HEAD + head_len(r->held)) {
 		r->nheld = 0;
 		if (take_record(p, r->held) != 0)
@@ -578,13 +572,29 @@ static long long feed_direct(struct samples_profile *p, const uint8_t *d, size_t
 {
 	if (len < HEAD)
 		return feed_held(p, d, len);
-	int rc = check_head(p, d);
-	if (rc <= 0)
-		return rc < 0 ? -1 : (long long)HEAD;
+	if (check_head(p, d) < 0)
+		return -1;
 	size_t need = HEAD + head_len(d);
 	if (len < need)
 		return feed_held(p, d, len);
 	return take_record(p, d) != 0 ? -1 : (long long)need;
+}
+
+/* Zero padding, from a record's place to the next sector's start (the
+ * writer pads its last sector, and a later sampler starts at the next
+ * one): how many bytes it took, or -1 (a byte that is not zero). */
+static long long skip_padding(struct samples_profile *p, const uint8_t *d, size_t len)
+{
+	struct reader *r = p->priv;
+	uint64_t end = (r->rec_at / SAMPLES_SECTOR + 1) * SAMPLES_SECTOR;
+	size_t n = end - r->rec_at < len ? (size_t)(end - r->rec_at) : len;
+	for (size_t i = 0; i < n; i++)
+		if (d[i])
+			return fail(p, "byte %llu: %u inside the zero padding before the next sector",
+			            (unsigned long long)(r->rec_at + i), d[i]);
+	r->rec_at += n;
+	r->in_pad = r->rec_at != end;
+	return (long long)n;
 }
 
 int samples_feed(struct samples_profile *p, const void *data, size_t len)
@@ -603,8 +613,10 @@ int samples_feed(struct samples_profile *p, const void *data, size_t len)
 	}
 	struct reader *r = p->priv;
 	p->fed += len;
-	while (len > 0 && !r->padded) {
-		long long n = r->nheld ? feed_held(p, d, len) : feed_direct(p, d, len);
+	while (len > 0) {
+		long long n = r->nheld                  ? feed_held(p, d, len)
+		              : r->in_pad || d[0] == 0 ? skip_padding(p, d, len)
+		                                       : feed_direct(p, d, len);
 		if (n < 0)
 			return -1;
 		d += n;
@@ -618,12 +630,8 @@ int samples_finish(struct samples_profile *p)
 	const struct reader *r = p->priv;
 	if (p->failed)
 		return -1;
-	if (!r || r->padded || r->nheld == 0)
+	if (!r || r->nheld == 0)
 		return 0;
-	/* the last sector's zeros may end before a whole head: padding too */
-	int zeros = r->nheld < HEAD;
-	for (size_t i = 0; zeros && i < r->nheld; i++)
-		zeros = r->held[i] == 0;
-	p->cut = !zeros;
+	p->cut = 1; /* a record's first bytes and no more */
 	return 0;
 }

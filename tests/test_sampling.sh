@@ -26,7 +26,7 @@ need() {
 }
 need gcc || { echo "test_sampling: gcc missing: skipped"; exit 77; }
 
-gcc -O1 -g -fno-omit-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
+gcc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
 	{ echo "cannot build hot.c"; exit 99; }
 gcc -O1 -g -mno-red-zone -no-pie -o "$T/hostile" "$S/tests/sampling/hostile.c" ||
 	{ echo "cannot build hostile.c"; exit 99; }

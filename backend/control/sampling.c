@@ -57,6 +57,7 @@ struct sampled {
 	uint64_t stored;              /* stream bytes stored */
 	int64_t flushed_us;
 	int done, abandoned, store_failed;
+	int64_t done_us;              /* when it finished (its summary waits 10 s to be asked for) */
 	char summary[512];
 	struct sampled *next;
 };
@@ -291,6 +292,7 @@ static void finish(struct backend *b, struct sampled *s)
 	s->run = NULL;
 	run_device_gone(b, r, domain_dead);
 	s->done = 1;
+	s->done_us = clock_mono_us();
 }
 
 int sampling_poll(struct backend *b)
@@ -307,13 +309,15 @@ int sampling_poll(struct backend *b)
 			else if (now - s->flushed_us >= SAMPLING_FLUSH_MS * 1000)
 				flush(b, s);
 		}
-		if (s->done && s->abandoned) {
+		if (s->done && (s->abandoned || now - s->done_us > 10000000)) {
 			*pp = s->next;
 			free_sampled(s);
 			continue;
 		}
-		if (!s->done)
-			wait = SAMPLING_FLUSH_MS;
+		/* A finished one's summary is taken by its asker on the loop's
+		 * next round (control_expire): come round soon. */
+		int w = s->done ? 20 : SAMPLING_FLUSH_MS;
+		wait = wait < 0 || w < wait ? w : wait;
 		pp = &s->next;
 	}
 	return wait;

@@ -329,8 +329,10 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 	int c, rc = 0;
 
 	optind = 2;
-	/* "+": xl options after the config belong to xl. */
-	while (rc == 0 && (c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	/* "+" for create: xl options after the config belong to xl.  Others
+	 * take options after their words too (sample DOMAIN --hz 99). */
+	const char *shorts = s && strcmp(s->name, "create") == 0 ? "+vh" : "vh";
+	while (rc == 0 && (c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'p': *platform = optarg; break;
