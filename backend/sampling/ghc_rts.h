@@ -60,11 +60,20 @@ int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, ch
 
 /* Appends the return points of the STG stack from sp (innermost first, as
  * WALK_FRAME_HASKELL), following underflow frames into older chunks and
- * stopping at the stop frame.  Returns how many it appended. */
+ * stopping at the stop frame (WALK_STOP_END).  The RTS's own frames
+ * (update, catch, STM) are return points too and are appended; a frame
+ * of the interpreter (RET_BCO) or a word that is no frame ends the walk
+ * (WALK_STOP_BAD_FRAME), as does an RTS of a version not known
+ * (g->version 0).  When g->main_capability is known and the running
+ * thread's stack chunk holds sp, frames are held to that chunk's end.
+ * Returns how many it appended. */
 uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, struct walk_out *out);
 
 /* The saved Sp of the thread the capability runs (the program is stopped
- * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1. */
+ * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1.  It is
+ * the Sp the thread last left Haskell code with (a heap check, a safe
+ * foreign call, the scheduler): stale while Haskell code runs, so only
+ * for a pc in the RTS's C code; a sp outside its own chunk is refused. */
 int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp);
 
 /* A z-encoded GHC symbol as Haskell spells it: "Main_zdwcrunchHot_info"
