@@ -43,69 +43,71 @@ static void demangle_case(const char *sym, const char *want)
 	CHECK(strcmp(out, want) == 0, "ghc_demangle(\"%s\") = \"%s\", want \"%s\"", sym, out, want);
 }
 
+/* symbol, as ghc_demangle writes it */
+static const char *const demangle_cases[][2] = {
+	{"Main_zdwcrunchHot_info", "Main.$wcrunchHot"},
+	{"base_GHCziBase_zpzp_info", "GHC.Base.++"},
+	{"base_GHCziBase_zpzp_closure", "GHC.Base.++"},
+	{"base_GHCziBase_zgzgze_info", "GHC.Base.>>="},
+	{"base_GHCziBase_zlzd_entry", "GHC.Base.<$"},
+	{"base_GHCziShow_zdwitos_info", "GHC.Show.$witos"},
+	{"base_GHCziReal_zdfIntegralInt_closure", "GHC.Real.$fIntegralInt"},
+	{"base_GHCziNum_zm_info", "GHC.Num.-"},
+	{"base_GHCziNum_zt_info", "GHC.Num.*"},
+	{"base_GHCziReal_zs_info", "GHC.Real./"},
+	{"base_GHCziReal_zc_info", "GHC.Real.^"},
+	{"base_GHCziReal_zv_info", "GHC.Real.%"},
+	{"base_DataziOldList_zrzr_info", "Data.OldList.\\\\"},
+	{"base_GHCziClasses_zeze_info", "GHC.Classes.=="},
+	{"ghczmprim_GHCziClasses_zaza_info", "GHC.Classes.&&"},
+	{"ghczmprim_GHCziClasses_zbzb_info", "GHC.Classes.||"},
+	{"base_GHCziList_zn_info", "GHC.List.!"},
+	{"ghczmprim_GHCziTypes_Izh_con_info", "GHC.Types.I#"},
+	{"ghczmprim_GHCziTypes_Izh_con_entry", "GHC.Types.I#"},
+	{"ghczmprim_GHCziTypes_ZC_con_info", "GHC.Types.:"},
+	{"ghczmprim_GHCziTypes_ZMZN_closure", "GHC.Types.[]"},
+	{"ghczmprim_GHCziTuple_Z0T_closure", "GHC.Tuple.()"},
+	{"ghczmprim_GHCziTuple_Z3T_con_info", "GHC.Tuple.(,,)"},
+	{"ghczmprim_GHCziPrim_Z2H_closure", "GHC.Prim.(#,#)"},
+	{"ghczmprim_GHCziPrim_Z1H_closure", "GHC.Prim.(# #)"},
+	{"containerszm0zi6zi4zi1_DataziMapziInternal_insert_info", "Data.Map.Internal.insert"},
+	{"ZCMain_main_info", ":Main.main"},
+	{"Main_fzqzq_info", "Main.f''"},
+	{"Main_foozuBar_info", "Main.foo_Bar"},
+	{"Main_zlzbzg_info", "Main.<|>"},
+	{"Main_zdwgo_slow", "Main.$wgo"},
+	{"Main_go_fast", "Main.go"},
+	{"Main_con_info", "Main.con"},
+	{"Main_Con_con_info", "Main.Con"},
+	{"Main_info_info", "Main.info"},
+	{"Main_ZZeta_con_info", "Main.Zeta"},
+	{"ZZmod_x_info", "Zmod.x"},
+	{"Main_z2200U_info", "Main.\xe2\x88\x80"},
+	{"Main_zzz3bbU_info", "Main.z\xce\xbb"},
+	{"stg_upd_frame_info", "stg_upd_frame"},
+	{"stg_ap_pp_fast", "stg_ap_pp"},
+	/* not GHC's, or not decodable: as they are */
+	{"memcpy", "memcpy"},
+	{"main", "main"},
+	{"MainCapability", "MainCapability"},
+	{"c1ab_info", "c1ab_info"},
+	{"_c1ab_info", "_c1ab_info"},
+	{"Main_zy_info", "Main_zy_info"},
+	{"Main_z12_info", "Main_z12_info"},
+	{"Main_z_info", "Main_z_info"},
+	{"Main_zdfFoo_Z_info", "Main_zdfFoo_Z_info"},
+	{"Main_z110000U_info", "Main_z110000U_info"},
+	{"Main_z0d800U_info", "Main_z0d800U_info"},
+	{"a_B_c_d_info", "a_B_c_d_info"},
+	{"main_lower_info", "main_lower_info"},
+	{"_info", "_info"},
+	{"", ""},
+};
+
 static void test_demangle(void)
 {
-	static const char *const cases[][2] = {
-		{"Main_zdwcrunchHot_info", "Main.$wcrunchHot"},
-		{"base_GHCziBase_zpzp_info", "GHC.Base.++"},
-		{"base_GHCziBase_zpzp_closure", "GHC.Base.++"},
-		{"base_GHCziBase_zgzgze_info", "GHC.Base.>>="},
-		{"base_GHCziBase_zlzd_entry", "GHC.Base.<$"},
-		{"base_GHCziShow_zdwitos_info", "GHC.Show.$witos"},
-		{"base_GHCziReal_zdfIntegralInt_closure", "GHC.Real.$fIntegralInt"},
-		{"base_GHCziNum_zm_info", "GHC.Num.-"},
-		{"base_GHCziNum_zt_info", "GHC.Num.*"},
-		{"base_GHCziReal_zs_info", "GHC.Real./"},
-		{"base_GHCziReal_zc_info", "GHC.Real.^"},
-		{"base_GHCziReal_zv_info", "GHC.Real.%"},
-		{"base_DataziOldList_zrzr_info", "Data.OldList.\\\\"},
-		{"base_GHCziClasses_zeze_info", "GHC.Classes.=="},
-		{"ghczmprim_GHCziClasses_zaza_info", "GHC.Classes.&&"},
-		{"ghczmprim_GHCziClasses_zbzb_info", "GHC.Classes.||"},
-		{"base_GHCziList_zn_info", "GHC.List.!"},
-		{"ghczmprim_GHCziTypes_Izh_con_info", "GHC.Types.I#"},
-		{"ghczmprim_GHCziTypes_Izh_con_entry", "GHC.Types.I#"},
-		{"ghczmprim_GHCziTypes_ZC_con_info", "GHC.Types.:"},
-		{"ghczmprim_GHCziTypes_ZMZN_closure", "GHC.Types.[]"},
-		{"ghczmprim_GHCziTuple_Z0T_closure", "GHC.Tuple.()"},
-		{"ghczmprim_GHCziTuple_Z3T_con_info", "GHC.Tuple.(,,)"},
-		{"ghczmprim_GHCziPrim_Z2H_closure", "GHC.Prim.(#,#)"},
-		{"ghczmprim_GHCziPrim_Z1H_closure", "GHC.Prim.(# #)"},
-		{"containerszm0zi6zi4zi1_DataziMapziInternal_insert_info", "Data.Map.Internal.insert"},
-		{"ZCMain_main_info", ":Main.main"},
-		{"Main_fzqzq_info", "Main.f''"},
-		{"Main_foozuBar_info", "Main.foo_Bar"},
-		{"Main_zlzbzg_info", "Main.<|>"},
-		{"Main_zdwgo_slow", "Main.$wgo"},
-		{"Main_go_fast", "Main.go"},
-		{"Main_con_info", "Main.con"},
-		{"Main_Con_con_info", "Main.Con"},
-		{"Main_info_info", "Main.info"},
-		{"Main_ZZeta_con_info", "Main.Zeta"},
-		{"ZZmod_x_info", "Zmod.x"},
-		{"Main_z2200U_info", "Main.\xe2\x88\x80"},
-		{"Main_zzz3bbU_info", "Main.z\xce\xbb"},
-		{"stg_upd_frame_info", "stg_upd_frame"},
-		{"stg_ap_pp_fast", "stg_ap_pp"},
-		/* not GHC's, or not decodable: as they are */
-		{"memcpy", "memcpy"},
-		{"main", "main"},
-		{"MainCapability", "MainCapability"},
-		{"c1ab_info", "c1ab_info"},
-		{"_c1ab_info", "_c1ab_info"},
-		{"Main_zy_info", "Main_zy_info"},
-		{"Main_z12_info", "Main_z12_info"},
-		{"Main_z_info", "Main_z_info"},
-		{"Main_zdfFoo_Z_info", "Main_zdfFoo_Z_info"},
-		{"Main_z110000U_info", "Main_z110000U_info"},
-		{"Main_z0d800U_info", "Main_z0d800U_info"},
-		{"a_B_c_d_info", "a_B_c_d_info"},
-		{"main_lower_info", "main_lower_info"},
-		{"_info", "_info"},
-		{"", ""},
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		demangle_case(cases[i][0], cases[i][1]);
+	for (size_t i = 0; i < sizeof demangle_cases / sizeof demangle_cases[0]; i++)
+		demangle_case(demangle_cases[i][0], demangle_cases[i][1]);
 
 	char small[5];
 	ghc_demangle("Main_zdwcrunchHot_info", small, sizeof small);
@@ -713,6 +715,34 @@ static void check_kept(const struct syms *s)
 	}
 }
 
+/* Every label of base, ghc-prim, ghc-bignum and Main in the program is
+ * GHC's and decodes to Module.name. */
+static void check_real_names(const struct syms *s)
+{
+	static const char *const units[] = {"base_", "ghczmprim_", "ghczmbignum_", "Main_"};
+	int n = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		const char *sym = s->v[i].name;
+		size_t len = strlen(sym);
+		int info = len > 5 && strcmp(sym + len - 5, "_info") == 0;
+		int closure = len > 8 && strcmp(sym + len - 8, "_closure") == 0;
+		if (!info && !closure)
+			continue;
+		for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+			if (strncmp(sym, units[u], strlen(units[u])) != 0)
+				continue;
+			char name[512];
+			ghc_demangle(sym, name, sizeof name);
+			CHECK(ghc_symbol_is_haskell(sym) && strcmp(name, sym) != 0 && strchr(name, '.') &&
+			          !strstr(name, "_info") && !strstr(name, "_closure"),
+			      "%s decodes: \"%s\"", sym, name);
+			n++;
+		}
+	}
+	printf("%d labels of base, ghc-prim, ghc-bignum and Main decoded\n", n);
+	CHECK(n > 1000, "the program has its libraries' labels (%d)", n);
+}
+
 static pid_t start_program(const char *prog)
 {
 	pid_t pid = fork();
@@ -740,6 +770,7 @@ static int test_real(void)
 	struct syms s;
 	REQUIRE(syms_load(prog, &s) == 0, "the symbols of %s", prog);
 	check_kept(&s);
+	check_real_names(&s);
 	struct ghc_rts g;
 	char err[200] = "";
 	REQUIRE(ghc_rts_from_symbols(&g, syms_lookup, &s, err, sizeof err) == 0 && g.found,
