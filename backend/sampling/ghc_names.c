@@ -171,17 +171,15 @@ static int z_decode(const char *s, size_t n, struct zout *o)
 	return 0;
 }
 
-/* The length of sym without its GHC suffix; 0 when it has none. */
-static size_t ghc_strip_suffix(const char *sym)
+/* The length of sym without the k-th GHC suffix; 0 when it does not end
+ * with that one. */
+static size_t ghc_strip_suffix(const char *sym, size_t k)
 {
-	size_t n = strlen(sym);
-	for (size_t k = 0; k < sizeof ghc_suffixes / sizeof ghc_suffixes[0]; k++) {
-		size_t sl = strlen(ghc_suffixes[k]);
-		if (n > sl && memcmp(sym + n - sl, ghc_suffixes[k], sl) == 0)
-			return n - sl;
-	}
-	return 0;
+	size_t n = strlen(sym), sl = strlen(ghc_suffixes[k]);
+	return n > sl && memcmp(sym + n - sl, ghc_suffixes[k], sl) == 0 ? n - sl : 0;
 }
+
+#define N_SUFFIXES (sizeof ghc_suffixes / sizeof ghc_suffixes[0])
 
 /* Characters a z-encoded part is made of. */
 static int z_part_ok(const char *s, size_t n)
@@ -227,19 +225,36 @@ static int ghc_decode_label(const char *s, size_t n, struct zout *o)
 	return z_decode(name, name_n, o);
 }
 
+/* sym as a GHC label with one of the suffixes (a function named con has
+ * Main_con_info, not a constructor's _con_info): 0 and o filled, or -1. */
+static int ghc_decode_symbol(const char *sym, struct zout *o)
+{
+	for (size_t k = 0; k < N_SUFFIXES; k++) {
+		size_t n = ghc_strip_suffix(sym, k);
+		o->len = 0;
+		if (n && ghc_decode_label(sym, n, o) == 0)
+			return 0;
+	}
+	return -1;
+}
+
 char *ghc_demangle(const char *sym, char *out, size_t outlen)
 {
 	if (!out || outlen == 0)
 		return out;
 	struct zout o = {out, 0, outlen - 1};
-	size_t n = sym ? ghc_strip_suffix(sym) : 0;
+	if (!sym)
+		sym = "";
+	size_t n = 0;
+	for (size_t k = 0; k < N_SUFFIXES && !n; k++)
+		n = ghc_strip_suffix(sym, k);
 	if (n && strncmp(sym, "stg_", 4) == 0) {
 		/* the RTS's own: C names, not z-encoded */
 		for (size_t i = 0; i < n; i++)
 			zput(&o, sym[i]);
-	} else if (!n || ghc_decode_label(sym, n, &o) != 0) {
+	} else if (ghc_decode_symbol(sym, &o) != 0) {
 		o.len = 0;
-		zputs(&o, sym ? sym : "");
+		zputs(&o, sym);
 	}
 	out[o.len] = '\0';
 	return out;
@@ -270,12 +285,12 @@ int ghc_symbol_is_haskell(const char *sym)
 		return 0;
 	if (strncmp(sym, "stg_", 4) == 0)
 		return 1;
-	size_t n = ghc_strip_suffix(sym);
-	if (!n)
-		return 0;
-	if (ghc_local_label(sym, n))
-		return 1;
+	for (size_t k = 0; k < N_SUFFIXES; k++) {
+		size_t n = ghc_strip_suffix(sym, k);
+		if (n && ghc_local_label(sym, n))
+			return 1;
+	}
 	char buf[8];
 	struct zout o = {buf, 0, 0}; /* decoded only to be checked */
-	return ghc_decode_label(sym, n, &o) == 0;
+	return ghc_decode_symbol(sym, &o) == 0;
 }

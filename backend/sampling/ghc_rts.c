@@ -91,6 +91,10 @@ static void ghc_rts_fill(struct ghc_rts *g, const struct ghc_rts_version *v)
 	 * SpLim, Hp, HpLim, CCCS: 872 in both (OFFSET_StgRegTable_rCurrentTSO) */
 	g->off_cap_r = 24;
 	g->off_reg_current_tso = 872;
+	/* then u32 no (944: OFFSET_Capability_no in 9.0), 9.0's u32 node,
+	 * Task *running_task (952), in_haskell (a bool in 9.0, 8.0's rtsBool
+	 * an enum), u32 idle, disabled, and run_queue_hd word-aligned: 976 */
+	g->off_cap_run_queue_hd = 976;
 	/* StgTSO: header, _link, global_link, stackobj */
 	g->off_tso_stackobj = 8 + 16;
 	/* StgStack: header, u32 stack_size, dirty (u32 in 8.0, two bytes in
@@ -117,6 +121,8 @@ int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, ch
 	g->found = 1;
 	has(lookup, ctx, "stg_stack_underflow_frame_info", &g->underflow_frame_info);
 	has(lookup, ctx, "MainCapability", &g->main_capability);
+	has(lookup, ctx, "stg_TSO_info", &g->tso_info);
+	has(lookup, ctx, "stg_STACK_info", &g->stack_info);
 
 	const struct ghc_rts_version *v = ghc_rts_pick(lookup, ctx);
 	if (!v) {

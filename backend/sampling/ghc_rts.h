@@ -29,12 +29,18 @@ struct ghc_rts {
 	uint64_t main_capability;  /* &MainCapability (non-threaded RTS) */
 	uint64_t stop_frame_info;  /* stg_stop_thread_info */
 	uint64_t underflow_frame_info; /* stg_stack_underflow_frame_info */
+	uint64_t tso_info, stack_info; /* stg_TSO_info, stg_STACK_info: a thread's
+	                                * and a stack chunk's header word */
 	/* byte offsets (DerivedConstants.h of that version), each from the
 	 * start of its structure: the closures' (StgTSO, StgStack) include
 	 * their one-word header, which DerivedConstants' OFFSET_StgTSO_* and
 	 * OFFSET_StgStack_* leave out */
 	uint32_t off_cap_r, off_reg_current_tso, off_tso_stackobj, off_stack_sp,
 	    off_stack_stack_size, off_stack_stack;
+	/* Capability.run_queue_hd (rts/Capability.h; not in DerivedConstants):
+	 * the thread to run next, which is where the scheduler puts the one
+	 * that was running while it collects garbage */
+	uint32_t off_cap_run_queue_hd;
 	/* sizes in words of the RTS's own frames (sizeofW of StgUpdateFrame,
 	 * StgCatchFrame, StgAtomicallyFrame, StgCatchRetryFrame,
 	 * StgCatchSTMFrame, StgUnderflowFrame; StgRetFun without its
@@ -60,11 +66,25 @@ int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, ch
 
 /* Appends the return points of the STG stack from sp (innermost first, as
  * WALK_FRAME_HASKELL), following underflow frames into older chunks and
- * stopping at the stop frame.  Returns how many it appended. */
+ * stopping at the stop frame (WALK_STOP_END).  The RTS's own frames
+ * (update, catch, STM) are return points too and are appended; a frame
+ * of the interpreter (RET_BCO) or a word that is no frame ends the walk
+ * (WALK_STOP_BAD_FRAME), as does an RTS of a version not known
+ * (g->version 0).  When g->main_capability is known and the thread's
+ * stack chunk (as walk_ghc_saved_sp finds it) holds sp, frames are held
+ * to that chunk's end.
+ * Returns how many it appended. */
 uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, struct walk_out *out);
 
 /* The saved Sp of the thread the capability runs (the program is stopped
- * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1. */
+ * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1.  The
+ * thread is MainCapability.r.rCurrentTSO, or when that is NULL (the
+ * scheduler and the garbage collector run: the thread waits at the head
+ * of the run queue) run_queue_hd.  Its Sp is the one it last left Haskell
+ * code with (a heap check, a safe foreign call, the scheduler): stale
+ * while Haskell code runs, so only for a pc in the RTS's C code.  A
+ * thread or a chunk whose header is not stg_TSO_info's / stg_STACK_info's
+ * (when known), or a sp outside its own chunk, is refused. */
 int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp);
 
 /* A z-encoded GHC symbol as Haskell spells it: "Main_zdwcrunchHot_info"

@@ -18,8 +18,9 @@
  * walk_read_word (counted against the walk's budget), the frames found
  * are at most WALK_MAX_FRAMES, a frame's size is capped, a frame must lie
  * within its chunk when the chunk is known, the chunks followed are at
- * most WALK_GHC_MAX_CHUNKS and never one twice, and a word whose closure
- * type is not a return frame's ends the walk (WALK_STOP_BAD_FRAME).
+ * most WALK_GHC_MAX_CHUNKS, never one twice, each with a StgStack's header
+ * (when the symbols gave stg_STACK_info), and a word whose closure type
+ * is not a return frame's ends the walk (WALK_STOP_BAD_FRAME).
  *
  * Calls: walk_mem.c (walk_read_word).  Nothing else.
  */
@@ -68,6 +69,21 @@ static int ghc_stop(struct ghc_walk *w, enum walk_stop why)
 	return -1;
 }
 
+/* A chunk's words [*lo, *hi) from its StgStack's address and stack_size
+ * (a StgWord32, the low half of the word read); -1 for a size no chunk
+ * has or bounds that wrap. */
+static int ghc_chunk_bounds(const struct ghc_rts *g, uint64_t stack, uint64_t size_word,
+                            uint64_t *lo, uint64_t *hi)
+{
+	uint64_t size = size_word & 0xffffffffu;
+	uint64_t l = stack + g->off_stack_stack;
+	if (size == 0 || size > WALK_GHC_MAX_CHUNK_WORDS || l < stack || l > UINT64_MAX - size * 8)
+		return -1;
+	*lo = l;
+	*hi = l + size * 8;
+	return 0;
+}
+
 /* A chunk (StgStack) entered: its bounds, and never the same one twice. */
 static int ghc_enter_chunk(struct ghc_walk *w, uint64_t stack)
 {
@@ -78,41 +94,53 @@ static int ghc_enter_chunk(struct ghc_walk *w, uint64_t stack)
 		return ghc_stop(w, WALK_STOP_LOOP);
 	w->chunk[w->nchunks++] = stack;
 
-	uint64_t size;
+	uint64_t hdr, size;
+	if (w->g->stack_info) {
+		if (ghc_read(w, stack, &hdr) != 0)
+			return -1;
+		if (hdr != w->g->stack_info) /* not a stack chunk */
+			return ghc_stop(w, WALK_STOP_BAD_FRAME);
+	}
 	if (ghc_read(w, stack + w->g->off_stack_stack_size, &size) != 0)
 		return -1;
-	size &= 0xffffffffu; /* a StgWord32 */
-	if (size == 0 || size > WALK_GHC_MAX_CHUNK_WORDS)
+	if (ghc_chunk_bounds(w->g, stack, size, &w->lo, &w->hi) != 0)
 		return ghc_stop(w, WALK_STOP_BAD_FRAME);
-	uint64_t lo = stack + w->g->off_stack_stack;
-	if (lo < stack || lo > UINT64_MAX - size * 8)
-		return ghc_stop(w, WALK_STOP_BAD_FRAME);
-	w->lo = lo;
-	w->hi = lo + size * 8;
 	return 0;
 }
 
-/* The chunk the walk starts in, when the running thread's stack object
- * (MainCapability.r.rCurrentTSO->stackobj) holds sp: then frames are
- * checked against its end.  Otherwise the first chunk's bounds stay
- * unknown, which only loosens the checks. */
+/* The stack chunk of the thread the capability runs: rCurrentTSO while
+ * Haskell code runs, the head of the run queue while the scheduler and
+ * the garbage collector do (rCurrentTSO is NULL then).  Headers checked
+ * when the symbols gave them.  0 and *stack, or -1. */
+static int ghc_thread_stack(struct walk_mem *m, const struct ghc_rts *g, uint64_t *stack)
+{
+	uint64_t cap = g->main_capability, tso, hdr, st;
+	if (!cap || walk_read_word(m, cap + g->off_cap_r + g->off_reg_current_tso, &tso) != 0)
+		return -1;
+	if (tso == 0 && walk_read_word(m, cap + g->off_cap_run_queue_hd, &tso) != 0)
+		return -1;
+	if (tso == 0 || (tso & 7) ||
+	    (g->tso_info && (walk_read_word(m, tso, &hdr) != 0 || hdr != g->tso_info)))
+		return -1; /* no thread, or the empty queue's END_TSO_QUEUE */
+	if (walk_read_word(m, tso + g->off_tso_stackobj, &st) != 0 || st == 0 || (st & 7) ||
+	    (g->stack_info && (walk_read_word(m, st, &hdr) != 0 || hdr != g->stack_info)))
+		return -1;
+	*stack = st;
+	return 0;
+}
+
+/* The chunk the walk starts in, when it is the thread's and holds sp:
+ * then frames are checked against its end.  Otherwise the first chunk's
+ * bounds stay unknown, which only loosens the checks. */
 static void ghc_first_chunk(struct ghc_walk *w, uint64_t sp)
 {
-	const struct ghc_rts *g = w->g;
-	uint64_t tso, stack, size;
-	uint32_t budget = w->m->budget;
-	if (!g->main_capability || budget < 8 ||
-	    walk_read_word(w->m, g->main_capability + g->off_cap_r + g->off_reg_current_tso, &tso) ||
-	    !tso || walk_read_word(w->m, tso + g->off_tso_stackobj, &stack) || !stack ||
-	    walk_read_word(w->m, stack + g->off_stack_stack_size, &size))
-		return;
-	size &= 0xffffffffu;
-	uint64_t lo = stack + g->off_stack_stack;
-	if (size == 0 || size > WALK_GHC_MAX_CHUNK_WORDS || lo < stack ||
-	    lo > UINT64_MAX - size * 8 || sp < lo || sp >= lo + size * 8)
+	uint64_t stack, size, lo, hi;
+	if (w->m->budget < 16 || ghc_thread_stack(w->m, w->g, &stack) != 0 ||
+	    walk_read_word(w->m, stack + w->g->off_stack_stack_size, &size) != 0 ||
+	    ghc_chunk_bounds(w->g, stack, size, &lo, &hi) != 0 || sp < lo || sp >= hi)
 		return;
 	w->lo = lo;
-	w->hi = lo + size * 8;
+	w->hi = hi;
 	w->chunk[w->nchunks++] = stack;
 }
 
@@ -253,19 +281,16 @@ uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, stru
 
 int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp)
 {
-	if (!g || !g->found || !g->version || !g->main_capability)
+	if (!g || !g->found || !g->version)
 		return -1;
-	uint64_t tso, stack, size, s;
-	if (walk_read_word(m, g->main_capability + g->off_cap_r + g->off_reg_current_tso, &tso) ||
-	    !tso || (tso & 7) || walk_read_word(m, tso + g->off_tso_stackobj, &stack) || !stack ||
-	    (stack & 7) || walk_read_word(m, stack + g->off_stack_stack_size, &size) ||
-	    walk_read_word(m, stack + g->off_stack_sp, &s))
+	uint64_t stack, size, s, lo, hi;
+	if (ghc_thread_stack(m, g, &stack) != 0 ||
+	    walk_read_word(m, stack + g->off_stack_stack_size, &size) != 0 ||
+	    walk_read_word(m, stack + g->off_stack_sp, &s) != 0 ||
+	    ghc_chunk_bounds(g, stack, size, &lo, &hi) != 0)
 		return -1;
-	size &= 0xffffffffu;
-	uint64_t lo = stack + g->off_stack_stack;
 	/* the saved sp lies in its own chunk */
-	if (size == 0 || size > WALK_GHC_MAX_CHUNK_WORDS || lo < stack ||
-	    lo > UINT64_MAX - size * 8 || (s & 7) || s < lo || s >= lo + size * 8)
+	if ((s & 7) || s < lo || s >= hi)
 		return -1;
 	*sp = s;
 	return 0;

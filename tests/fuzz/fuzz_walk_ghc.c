@@ -6,7 +6,7 @@
  * the info tables, and the RTS's structures (MainCapability, a TSO, stack
  * chunks).  Asserted, beyond "no crash":
  *   - a walk reads no more than its budget, and never more than a fixed
- *     bound whatever the budget (4 reads a frame, 5 a chunk);
+ *     bound whatever the budget (4 reads a frame, 6 a chunk);
  *   - it appends at most WALK_MAX_FRAMES, says why it stopped, and each
  *     return point it appends has a return frame's closure type;
  *   - the same memory walks the same way twice;
@@ -14,9 +14,10 @@
  *   - ghc_demangle's output is NUL-terminated within its buffer and, cut
  *     to a smaller buffer, is the prefix of the whole one.
  *
- * Input: [flags][budget u16][sp offset u16][outlen][name len u16]
- * [stack len u16][info len u16], then the name, the stack region, the
- * info region, and the rest as the RTS region.
+ * Input: [flags: 1 GHC 8.0, 2 a capability, 4 thread and chunk headers
+ * checked][budget u16][sp offset u16][outlen][name len u16][stack len u16]
+ * [info len u16], then the name, the stack region, the info region, and
+ * the rest as the RTS region.
  */
 #include "config.h"
 
@@ -32,8 +33,8 @@
 #define RTS_VA 0x30000u
 #define REGION 4096u
 /* the most reads one walk may make whatever the budget: 4 per frame,
- * 5 per chunk, the first chunk's 3, the last frame's 4 */
-#define MAX_READS (WALK_MAX_FRAMES * 4 + 64 * 5 + 3 + 4)
+ * 6 per chunk, the first chunk's 6, the last frame's 4 */
+#define MAX_READS (WALK_MAX_FRAMES * 4 + 64 * 6 + 6 + 4)
 
 struct image {
 	const uint8_t *part[3];
@@ -150,7 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 12)
 		return 0;
-	int v800 = data[0] & 1, cap = (data[0] >> 1) & 1;
+	uint8_t data0 = data[0];
+	int v800 = data0 & 1, cap = (data0 >> 1) & 1;
 	uint32_t budget = get16(data + 1);
 	uint64_t sp = STACK_VA + get16(data + 3);
 	size_t small = 1 + data[5] % 64;
@@ -175,6 +177,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ghc_rts g;
 	int rc = ghc_rts_from_symbols(&g, v800 ? lookup_800 : lookup_900, &cap, NULL, 0);
 	assert(rc == 0 && g.found && g.version == (v800 ? 800 : 900));
+	if (data0 & 4) { /* the headers a thread and a chunk must have */
+		g.tso_info = INFO_VA + 0x10;
+		g.stack_info = INFO_VA + 0x20;
+	}
 	check_walk(&im, &g, sp, budget);
 	check_walk(&im, &g, sp, UINT32_MAX);
 	return 0;

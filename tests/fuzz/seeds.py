@@ -127,7 +127,7 @@ for k, v in xl.items():
 # + name + stack region (0x10000) + info region (0x20000) + RTS region (0x30000):
 # a thread whose chunk holds a small, a big, an update and a function frame,
 # then underflows into a chunk with a small frame and the stop frame.
-def ghc_image(v800, name, budget=4000, outlen=64):
+def ghc_image(v800, name, budget=4000, outlen=64, headers=False):
     STACK, INFO, RTS = 0x10000, 0x20000, 0x30000
     small_t = 32 if v800 else 30   # RET_SMALL; RET_BIG .. STOP_FRAME follow
     q = lambda v: struct.pack("<Q", v)
@@ -147,19 +147,22 @@ def ghc_image(v800, name, budget=4000, outlen=64):
               + q(fun) + q(1) + q(0) + q(0) + q(under) + q(RTS + 0x800))
     sp = STACK + 24 + words * 8 - len(frames)
     stack = bytearray(24 + words * 8)
-    struct.pack_into("<QIIQ", stack, 0, 0, words, 1, sp)
+    tso_hdr, stack_hdr = (INFO + 0x10, INFO + 0x20) if headers else (0, 0)
+    struct.pack_into("<QIIQ", stack, 0, stack_hdr, words, 1, sp)
     stack[sp - STACK:] = frames
     rts = bytearray(0x900)
     struct.pack_into("<Q", rts, 24 + 872, RTS + 0x400)   # MainCapability.r.rCurrentTSO
+    struct.pack_into("<Q", rts, 0x400, tso_hdr)          # the TSO's header
     struct.pack_into("<Q", rts, 0x400 + 24, STACK)       # ->stackobj
     b_words = 8
     b_sp = RTS + 0x800 + 24 + b_words * 8 - 32
-    struct.pack_into("<QIIQ", rts, 0x800, 0, b_words, 1, b_sp)
+    struct.pack_into("<QIIQ", rts, 0x800, stack_hdr, b_words, 1, b_sp)
     struct.pack_into("<QQQQ", rts, b_sp - RTS, small, 0, 0, stop)
-    hdr = struct.pack("<BHHBHHH", (1 if v800 else 0) | 2, budget, sp - STACK, outlen - 1,
+    hdr = struct.pack("<BHHBHHH", (1 if v800 else 0) | 2 | (4 if headers else 0), budget, sp - STACK, outlen - 1,
                       len(name), len(stack), len(info))
     return hdr + name + bytes(stack) + bytes(info) + bytes(rts)
 put("fuzz_walk_ghc", "ghc900", ghc_image(False, b"base_GHCziBase_zpzp_info"))
 put("fuzz_walk_ghc", "ghc800", ghc_image(True, b"ghczmprim_GHCziTuple_Z3T_con_info"))
 put("fuzz_walk_ghc", "budget", ghc_image(False, b"Main_z2200U_info", budget=9, outlen=5))
 put("fuzz_walk_ghc", "local", ghc_image(False, b"_c1ab_info"))
+put("fuzz_walk_ghc", "headers", ghc_image(False, b"Main_zdwlevelC_info", headers=True))
