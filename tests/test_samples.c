@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "profile/flame.h"
 #include "profile/samples.h"
 #include "profile/time_profile.h"
 #include "testutil.h"
@@ -437,6 +438,16 @@ static void test_time_profile(void)
 	      (unsigned long long)tp.total_ticks, tp.nnodes);
 	CHECK(tp.nodes[0].inh_ticks == 5 && tp.nodes[0].parent == TP_NONE, "Main.main's inherited ticks");
 	CHECK(rows[0].time > 42.8 && rows[0].time < 42.9, "time %%: %g", rows[0].time);
+	/* flame (and so the report) reads it as a .prof's tree */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	REQUIRE(m, "open_memstream");
+	CHECK(flame_folded(m, &tp, FLAME_TIME) == 0, "flame_folded");
+	fclose(m);
+	CHECK(strstr(buf, "Main.main;Main.go;Data.Work.work 3\n") && strstr(buf, "Main.main;Main.go;libc.a.memcpy 1\n"),
+	      "flame's folded stacks of the time profile:\n%s", buf);
+	free(buf);
 	free(rows);
 	tp_free(&tp);
 	samples_free(&p);
