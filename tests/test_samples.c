@@ -216,13 +216,9 @@ static size_t heap_in_use(void)
 	return mallinfo2().uordblks;
 }
 
-static void test_hostile(void)
+static void test_hostile_lengths(void)
 {
 	struct samples_buf b = {0};
-	uint32_t ids[SAMPLES_MAX_DEPTH + 1];
-	for (size_t i = 0; i <= SAMPLES_MAX_DEPTH; i++)
-		ids[i] = 1;
-
 	begin_and_frames(&b, 1);
 	put_head(&b, SAMPLES_REC_SAMPLE, 0xffffffffu);
 	refused("a record of 4 GiB", &b, "claims 4294967295 bytes");
@@ -246,6 +242,15 @@ static void test_hostile(void)
 	CHECK(samples_feed(&p, zeros, sizeof(zeros)) == 0 && samples_finish(&p) == 0 && !p.cut,
 	      "an unknown record is skipped");
 	samples_free(&p);
+	samples_buf_free(&b);
+}
+
+static void test_hostile_fields(void)
+{
+	struct samples_buf b = {0};
+	uint32_t ids[SAMPLES_MAX_DEPTH + 1];
+	for (size_t i = 0; i <= SAMPLES_MAX_DEPTH; i++)
+		ids[i] = 1;
 
 	begin_and_frames(&b, 3);
 	uint32_t bad[3] = {1, 7, 2};
@@ -490,7 +495,8 @@ int main(void)
 	rng = tu_seed(0x5341);
 	test_round_trip();
 	test_cut_everywhere();
-	test_hostile();
+	test_hostile_lengths();
+	test_hostile_fields();
 	test_long_strings();
 	test_segments();
 	test_folded_and_names();
