@@ -567,7 +567,13 @@ static long long feed_held(struct samples_profile *p, const uint8_t *d, size_t l
 	}
 	if (r->nheld >= HEAD && r->nheld == HEAD + head_len(r->held)) {
 		r->nheld = 0;
-		if (take_record(p, r->held) != 0)
+		int rc = take_record(p, r->held);
+		if (r->held_cap > 16384) { /* a big record's room is not kept between records */
+			free(r->held);
+			r->held = NULL;
+			r->held_cap = 0;
+		}
+		if (rc != 0)
 			return -1;
 	}
 	return (long long)take;
