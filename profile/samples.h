@@ -42,8 +42,8 @@
  * replaced: the writer takes C strings, so a NUL is damage); a SAMPLE of
  * depth 0 or over SAMPLES_MAX_DEPTH, of weight 0, of a vCPU not below its
  * BEGIN's vcpus, or naming a frame id not defined in its segment.  The
- * u8 and u16 fields written 0 are not checked.  Frames are deduplicated
- * across segments by kind, name, module, file, line and address.
+ * u8 and u16 fields written 0 are not checked.  A frame is kept once
+ * over all segments, known by kind, name, module, file, line and address.
  */
 #ifndef PROFSVC_SAMPLES_H
 #define PROFSVC_SAMPLES_H

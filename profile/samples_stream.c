@@ -5,7 +5,7 @@
  *
  * The reader keeps only the bytes of a record not yet whole (a head and at
  * most SAMPLES_MAX_RECORD bytes of payload), so its memory is the model's:
- * frames (deduplicated across segments by kind, name, module, file, line
+ * frames (each kept once over all segments, by kind, name, module, file, line
  * and address, through util/id_index.h), samples and their frame indexes,
  * and a map of the current segment's frame ids.  Every field is checked
  * before anything is kept; the first bad record stops the stream with a
