@@ -35,6 +35,18 @@
  *  RATE   (5)  u64 t_ns, u32 hz: the rate from here on (the budget lowered it)
  *  END    (6)  u64 t_ns, u32 reason (enum samples_end)
  * An unknown type is skipped by its length (newer writers still read).
+ *
+ * What the reader refuses (the stream stops there, samples_error names
+ * the record's offset and what is wrong; what came before is kept): a
+ * length over SAMPLES_MAX_RECORD; a known record whose payload is not
+ * exactly its fields; a record other than BEGIN before the first BEGIN;
+ * a format other than 1; 0 Hz (BEGIN, RATE); a FRAME id other than the
+ * next, a kind outside samples_kind, a NUL inside a string (refused, not
+ * replaced: the writer takes C strings, so a NUL is damage); a SAMPLE of
+ * depth 0 or over SAMPLES_MAX_DEPTH, of weight 0, of a vCPU not below its
+ * BEGIN's vcpus, or naming a frame id not defined in its segment.  The
+ * u8 and u16 fields written 0 are not checked.  A frame is kept once
+ * over all segments, known by kind, name, module, file, line and address.
  */
 #ifndef PROFSVC_SAMPLES_H
 #define PROFSVC_SAMPLES_H
@@ -76,7 +88,11 @@ struct samples_buf {
 };
 void samples_buf_free(struct samples_buf *b);
 /* Each appends one record; 0, or -1 when out of memory or a field is too
- * long (a string past 65535 bytes is cut, not refused). */
+ * long (a string past 65535 bytes is cut, not refused, at a UTF-8
+ * character; a FRAME's three strings are cut, the longest first, so that
+ * the record fits SAMPLES_MAX_RECORD).  samples_put_sample refuses what
+ * the reader would (depth 0 or over SAMPLES_MAX_DEPTH, weight 0, stop
+ * over 65535).  A NULL string is written "". */
 int samples_put_begin(struct samples_buf *b, uint32_t hz, uint64_t start_unix_ns, uint32_t vcpus,
                       const char *program);
 struct samples_frame {
@@ -136,24 +152,53 @@ const char *samples_error(const struct samples_profile *p);
 
 /* ---- what they become (samples_export.c) ---------------------------------- */
 
-/* "root;...;leaf COUNT" lines, names as "Module.name" (Haskell) or the
- * name; ';' and newlines in names replaced as flame.h's folded output does. */
+/* Names in every export: frames are grouped into functions by (kind,
+ * name, module), a frame with no name being its own function, named by
+ * its address ("0x401000"); a function is "Module.name" (Haskell) or its
+ * name.  Names show as spelled: in folded, perf script and pprof text a
+ * backslash stays one backslash and only controls, bidi controls and
+ * bytes that are not UTF-8 are shown \xNN / \uNNNN (safe_text_spelled:
+ * terminals that show these files obey nothing); speedscope's JSON
+ * carries the exact bytes (safe_text_json_bytes: a byte that is not
+ * UTF-8 is the lone surrogate \udcNN).
+ *
+ * "root;...;leaf COUNT" lines, a line a distinct stack of functions in
+ * the order first sampled, COUNT the samples' weights; ';' is \x3b and
+ * a newline \x0a as in flame.h's folded output (but a backslash is not
+ * doubled there: flame.c shows names as the terminal does). */
 int samples_write_folded(FILE *f, const struct samples_profile *p);
-/* `perf script` text: one header line a sample, a line a frame (leaf
- * first), a blank line between samples. */
+/* `perf script` text as `perf record -g` gives it: a sample is
+ *     COMM VCPU [VCPU] SEC.USEC: PERIOD cpu-clock:
+ * (the vCPU as the thread; the time since the first BEGIN; the period in
+ * nanoseconds, its weight times 1e9 / its rate), then a line a frame,
+ * leaf first, "\tADDR NAME+0x0 (DSO)" (the offset into the symbol is not
+ * known; DSO: a Haskell frame's program, a C frame's module, [unknown]
+ * or [kernel.kallsyms]; no white space in it), then a blank line.  COMM
+ * is comm, or the program when NULL, white space as \x20, in brackets
+ * when shorter than 2 bytes (the readers' pattern needs 2).  The shape
+ * FlameGraph's stackcollapse-perf.pl and speedscope's importer read; they
+ * count a sample once whatever its weight (the sampler writes 1). */
 int samples_write_perf_script(FILE *f, const struct samples_profile *p, const char *comm);
 /* pprof's profile.proto, gzipped: sample types samples/count and
- * cpu/nanoseconds, locations with lines of functions. */
+ * cpu/nanoseconds (a sample a distinct stack of frames), period, one
+ * mapping (the program, functions and lines known: nothing to
+ * symbolize), a location a frame (its address, one line: function and
+ * line), a function a function (name "Module.name", system_name the
+ * symbol's, filename), string_table[0] "". */
 int samples_write_pprof(FILE *f, const struct samples_profile *p);
-/* speedscope's file format: shared frames, one sampled profile per vCPU;
- * written as it goes, in space linear in the samples. */
+/* speedscope's file format: shared frames (a function each: name, and
+ * file and line of its first frame with a line), one sampled profile per
+ * vCPU that has samples ("vCPU N", in nanoseconds: samples root first,
+ * weights); written as it goes, in space linear in the samples. */
 int samples_write_speedscope(FILE *f, const struct samples_profile *p, const char *name);
 
 struct time_profile;
 /* The samples as a time profile: a cost centre per function (name,
- * module, "file:line" of its first known line), a call-tree node per
- * stack path, a tick per sample (tick_us = 1e6 / hz).  0, or -1 when out
- * of memory.  tp_free() it. */
+ * module, "file:line" of its first known line or ""), a call-tree node
+ * per stack path, a tick per sample of weight 1 (tick_us = 1e6 / hz, the
+ * first BEGIN's), inherited ticks (tp_finish) and the time percentages.
+ * 0, or -1 (tp_error says why) when out of memory or when there is no
+ * sample.  tp_free() it either way. */
 int samples_to_time_profile(const struct samples_profile *p, struct time_profile *out);
 
 #endif

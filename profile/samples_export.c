@@ -761,6 +761,8 @@ static int describe(struct time_profile *tp, const struct samples_profile *p)
 	if (!tp->command || !tp->title)
 		return -1;
 	snprintf(tp->title, n, "%s: stack samples at %u Hz", prog, p->hz);
+	for (size_t i = 0; i < tp->nccs; i++)
+		tp->has_src |= tp->ccs[i].src[0] != '\0';
 	return 0;
 }
 

@@ -5,7 +5,7 @@
  *
  * The reader keeps only the bytes of a record not yet whole (a head and at
  * most SAMPLES_MAX_RECORD bytes of payload), so its memory is the model's:
- * frames (deduplicated across segments by kind, name, module, file, line
+ * frames (each kept once over all segments, by kind, name, module, file, line
  * and address, through util/id_index.h), samples and their frame indexes,
  * and a map of the current segment's frame ids.  Every field is checked
  * before anything is kept; the first bad record stops the stream with a
@@ -561,7 +561,13 @@ static long long feed_held(struct samples_profile *p, const uint8_t *d, size_t l
 		return -1;
 	if (r->nheld >= HEAD && r->nheld == HEAD + head_len(r->held)) {
 		r->nheld = 0;
-		if (take_record(p, r->held) != 0)
+		int rc = take_record(p, r->held);
+		if (r->held_cap > 16384) { /* a big record's room is not kept between records */
+			free(r->held);
+			r->held = NULL;
+			r->held_cap = 0;
+		}
+		if (rc != 0)
 			return -1;
 	}
 	return (long long)take;

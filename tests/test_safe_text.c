@@ -26,6 +26,26 @@ static const char *json(const char *s)
 	return buf;
 }
 
+/* The forms for files other programs read: JSON with the exact bytes,
+ * text as spelled (also: the format's separators). */
+static const char *json_bytes(const char *s)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	safe_text_json_bytes(f, s);
+	fclose(f);
+	return buf;
+}
+
+static const char *spelled(const char *s, const char *also)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	safe_text_spelled(f, s, also);
+	fclose(f);
+	return buf;
+}
+
 static const char *padded(const char *s, int width)
 {
 	static char buf[512];
@@ -72,6 +92,13 @@ int main(void)
 		snprintf(what, sizeof(what), "%s (json)", cases[i].what);
 		expect(what, json(cases[i].in), cases[i].json);
 	}
+	/* Names as spelled: a backslash is itself, controls still inert; JSON
+	 * keeps a byte that is not UTF-8 as U+DC00 + byte. */
+	expect("spelled backslash", spelled("a\\b\\x1b", NULL), "a\\b\\x1b");
+	expect("spelled controls", spelled("a\x1b\xff\xe2\x80\xae;\n", NULL), "a\\x1b\\xff\\u202e;\\x0a");
+	expect("spelled, ';' a separator", spelled("a;b c", "; "), "a\\x3bb\\x20c");
+	expect("spelled UTF-8", spelled("gr\xc3\xbc\xc3\x9f", ";"), "gr\xc3\xbc\xc3\x9f");
+	expect("json bytes", json_bytes("a\\\"\x1b\xff\xc0\xaf\xc3\xbc"), "\"a\\\\\\\"\\u001b\\udcff\\udcc0\\udcaf\xc3\xbc\"");
 	/* Widths count columns, escapes are never cut in half. */
 	char w[16];
 	snprintf(w, sizeof(w), "%d", safe_text_width("a\x1b\xe2\x80\xae\xc3\xbc"));

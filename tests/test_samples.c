@@ -16,6 +16,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "profile/flame.h"
 #include "profile/samples.h"
 #include "profile/time_profile.h"
 #include "testutil.h"
@@ -215,13 +216,9 @@ static size_t heap_in_use(void)
 	return mallinfo2().uordblks;
 }
 
-static void test_hostile(void)
+static void test_hostile_lengths(void)
 {
 	struct samples_buf b = {0};
-	uint32_t ids[SAMPLES_MAX_DEPTH + 1];
-	for (size_t i = 0; i <= SAMPLES_MAX_DEPTH; i++)
-		ids[i] = 1;
-
 	begin_and_frames(&b, 1);
 	put_head(&b, SAMPLES_REC_SAMPLE, 0xffffffffu);
 	refused("a record of 4 GiB", &b, "claims 4294967295 bytes");
@@ -245,6 +242,15 @@ static void test_hostile(void)
 	CHECK(samples_feed(&p, zeros, sizeof(zeros)) == 0 && samples_finish(&p) == 0 && !p.cut,
 	      "an unknown record is skipped");
 	samples_free(&p);
+	samples_buf_free(&b);
+}
+
+static void test_hostile_fields(void)
+{
+	struct samples_buf b = {0};
+	uint32_t ids[SAMPLES_MAX_DEPTH + 1];
+	for (size_t i = 0; i <= SAMPLES_MAX_DEPTH; i++)
+		ids[i] = 1;
 
 	begin_and_frames(&b, 3);
 	uint32_t bad[3] = {1, 7, 2};
@@ -437,6 +443,16 @@ static void test_time_profile(void)
 	      (unsigned long long)tp.total_ticks, tp.nnodes);
 	CHECK(tp.nodes[0].inh_ticks == 5 && tp.nodes[0].parent == TP_NONE, "Main.main's inherited ticks");
 	CHECK(rows[0].time > 42.8 && rows[0].time < 42.9, "time %%: %g", rows[0].time);
+	/* flame (and so the report) reads it as a .prof's tree */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	REQUIRE(m, "open_memstream");
+	CHECK(flame_folded(m, &tp, FLAME_TIME) == 0, "flame_folded");
+	fclose(m);
+	CHECK(strstr(buf, "Main.main;Main.go;Data.Work.work 3\n") && strstr(buf, "Main.main;Main.go;libc.a.memcpy 1\n"),
+	      "flame's folded stacks of the time profile:\n%s", buf);
+	free(buf);
 	free(rows);
 	tp_free(&tp);
 	samples_free(&p);
@@ -479,7 +495,8 @@ int main(void)
 	rng = tu_seed(0x5341);
 	test_round_trip();
 	test_cut_everywhere();
-	test_hostile();
+	test_hostile_lengths();
+	test_hostile_fields();
 	test_long_strings();
 	test_segments();
 	test_folded_and_names();

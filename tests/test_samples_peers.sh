@@ -36,7 +36,7 @@ if [ -n "$missing" ]; then
 fi
 SCHEMA="$NM/speedscope/dist/release/file-format-schema.json"
 validate() { node "$S/tests/peers/validate.cjs" "$NM" "$SCHEMA" "$1"; }
-export GOCACHE="$T/gocache" PPROF_TMPDIR="$T/pprof" GOFLAGS=-mod=mod GOTOOLCHAIN=local
+export GOCACHE="$T/gocache" PPROF_TMPDIR="$T/pprof" GOTOOLCHAIN=local
 
 "$GEN" stream "$T/s.bin" && ok || fail "samples_gen stream"
 "$GEN" export "$T/s.bin" "$T" 2>"$T/err" && ok || fail "samples_gen export: $(cat "$T/err")"

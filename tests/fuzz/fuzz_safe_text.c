@@ -8,7 +8,10 @@
  *     and a table's cell (safe_text_cell) is the same bytes within its
  *     bound;
  *   - the JSON form is a quoted string of valid UTF-8 with no raw control,
- *     C1 or bidi character.
+ *     C1 or bidi character;
+ *   - the exact JSON form (safe_text_json_bytes) decodes back to exactly
+ *     the input (a lone surrogate U+DC00 + byte for a byte not UTF-8), and
+ *     the spelled form (safe_text_spelled) is valid UTF-8 and inert.
  */
 #include "config.h"
 
@@ -62,6 +65,63 @@ static void put_utf8(unsigned cp, unsigned char *o, size_t *n)
 		o[(*n)++] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
 		o[(*n)++] = (unsigned char)(0x80 | (cp & 0x3f));
 	}
+}
+
+/* safe_text_json_bytes(in) decoded as JSON, lone surrogates as bytes:
+ * exactly in. */
+static void json_bytes_round_trip(const char *in, size_t len)
+{
+	char *js = NULL;
+	size_t jl = 0, nb = 0;
+	FILE *f = open_memstream(&js, &jl);
+	safe_text_json_bytes(f, in);
+	fclose(f);
+	unsigned char *back = malloc(len * 3 + 1);
+	assert(jl >= 2 && js[0] == '"' && js[jl - 1] == '"');
+	for (const unsigned char *q = (const unsigned char *)js + 1, *e = (const unsigned char *)js + jl - 1; q < e;) {
+		unsigned cp;
+		int n = decode(q, e, &cp);
+		assert(n > 0 && inert(cp) && cp != '"');
+		if (cp != '\\') {
+			memcpy(back + nb, q, (size_t)n);
+			nb += (size_t)n;
+			q += n;
+			continue;
+		}
+		assert(q + 1 < e && (q[1] == '\\' || q[1] == '"' || (q[1] == 'u' && e - q >= 6)));
+		if (q[1] != 'u') {
+			back[nb++] = q[1];
+			q += 2;
+			continue;
+		}
+		char hex[5] = {(char)q[2], (char)q[3], (char)q[4], (char)q[5], 0};
+		unsigned u = (unsigned)strtoul(hex, NULL, 16);
+		if (u >= 0xdc80 && u <= 0xdcff)
+			back[nb++] = (unsigned char)(u - 0xdc00);
+		else
+			put_utf8(u, back, &nb);
+		q += 6;
+		assert(nb <= len);
+	}
+	assert(nb == len && memcmp(back, in, len) == 0);
+	free(back);
+	free(js);
+}
+
+static void spelled_inert(const char *in)
+{
+	char *sp = NULL;
+	size_t sl = 0;
+	FILE *f = open_memstream(&sp, &sl);
+	safe_text_spelled(f, in, ";");
+	fclose(f);
+	for (const unsigned char *q = (const unsigned char *)sp, *e = q + sl; q < e;) {
+		unsigned cp;
+		int n = decode(q, e, &cp);
+		assert(n > 0 && inert(cp) && cp != ';');
+		q += n;
+	}
+	free(sp);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -162,6 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		q += n;
 	}
 	free(js);
+	json_bytes_round_trip(in, len);
+	spelled_inert(in);
 	free(pad);
 	free(back);
 	free(out);

@@ -166,3 +166,26 @@ put("fuzz_walk_ghc", "ghc800", ghc_image(True, b"ghczmprim_GHCziTuple_Z3T_con_in
 put("fuzz_walk_ghc", "budget", ghc_image(False, b"Main_z2200U_info", budget=9, outlen=5))
 put("fuzz_walk_ghc", "local", ghc_image(False, b"_c1ab_info"))
 put("fuzz_walk_ghc", "headers", ghc_image(False, b"Main_zdwlevelC_info", headers=True))
+# ---- fuzz_samples: [n][n piece sizes] + a samples stream (profile/samples.h) --
+def srec(t, payload):
+    return struct.pack("<HHI", t, 0, len(payload)) + payload
+def sstr(s):
+    return struct.pack("<H", len(s)) + s
+def sbegin(hz=1000, vcpus=2, prog=b"halvm-guest", start=1 << 60):
+    return srec(1, struct.pack("<IIQI", 1, hz, start, vcpus) + sstr(prog))
+def sframe(i, kind, name, module=b"", file=b"", line=0, addr=0):
+    return srec(2, struct.pack("<IBBHQI", i, kind, 0, 0, addr, line) + sstr(name) + sstr(module) + sstr(file))
+def ssample(t, vcpu, ids, weight=1, stop=0):
+    return srec(3, struct.pack("<QIIHH", t, vcpu, weight, len(ids), stop) + b"".join(struct.pack("<I", i) for i in ids))
+frames = (sframe(1, 1, b"main", b"Main", b"Main.hs", 10, 0x401000) + sframe(2, 1, b"go", b"Main", b"Main.hs", 20, 0x401100)
+          + sframe(3, 0, b"memcpy", b"libc", b"", 0, 0x402000) + sframe(4, 2, b"[GC]") + sframe(5, 3, b"", b"", b"", 0, 0xffff800000001000))
+samples = ssample(1000, 0, [2, 1]) + ssample(2000, 1, [3, 2, 1]) + ssample(3000, 0, [4]) + ssample(4000, 1, [5, 1], 3, 2)
+tail = srec(4, struct.pack("<QII", 5000, 2, 1)) + srec(5, struct.pack("<QI", 6000, 500)) + srec(6, struct.pack("<QI", 7000, 2))
+put("fuzz_samples", "one-segment", b"\0" + sbegin() + frames + samples + tail + bytes(64))
+put("fuzz_samples", "pieces", bytes([3, 1, 7, 200]) + sbegin() + frames + samples + tail)
+put("fuzz_samples", "two-segments", b"\0" + sbegin() + frames + samples + srec(6, struct.pack("<QI", 7000, 2))
+    + sbegin(start=(1 << 60) + 10**9) + sframe(1, 0, b"memcpy", b"libc", b"", 0, 0x402000) + sframe(2, 1, b"go", b"Main", b"Main.hs", 20, 0x401100)
+    + ssample(10, 0, [1, 2]) + srec(77, b"newer record"))
+put("fuzz_samples", "hostile-names", b"\0" + sbegin(prog=b"evil\x1b]0;x\x07") + sframe(1, 0, b"a\\b;c\n\xff\xc3", b"we ird", b"f\"ile", 7, 1)
+    + sframe(2, 1, "rtl\u202egnp".encode(), b"M\x00d") + ssample(1, 0, [1]))
+put("fuzz_samples", "cut", b"\0" + (sbegin() + frames + samples)[:-5])
