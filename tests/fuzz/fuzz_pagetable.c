@@ -1,13 +1,15 @@
 /*
  * tests/fuzz/fuzz_pagetable.c - libFuzzer target for platform/guest_pagetable.c:
- * the input is a guest, [cr3 u64][4 virtual addresses u64] and then its
- * memory, up to 8 frames of 4096 bytes (a short last frame is padded with
- * zeros; frames past it are beyond the guest's memory).  Every address is
- * translated, then again (from the cache), then again after
- * gpt_invalidate; the invariants checked: at most four frames read by a
- * walk, no frame read outside memory, the three answers the same, an
- * errno from the documented set, a frame below 2^40, non-canonical
- * addresses refused without a read.
+ * the input is a guest, [cr3 u64][4 virtual addresses u64] and then page-table
+ * entries, 11 bytes each: [frame u8][index u16][entry u64], little-endian,
+ * written into its memory of 8 frames (frame mod 8, index mod 512; the
+ * rest is zeros; frames 8 and up are beyond its memory).  Entries rather
+ * than whole frames: a walk through four tables then takes 84 bytes, not
+ * 16 KiB.  Every address is translated, then again (from the cache), then
+ * again after gpt_invalidate; the invariants checked: at most four frames
+ * read by a walk, no frame read outside memory, the three answers the
+ * same, an errno from the documented set, a frame below 2^40,
+ * non-canonical addresses refused without a read.
  */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 
 #define FRAMES 8
 #define HEADER 40
+#define ENTRY 11
 
 struct guest {
 	uint8_t mem[FRAMES][GPT_PAGE_SIZE];
@@ -89,12 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < HEADER)
 		return 0;
 	uint64_t cr3 = le64(data);
-	size_t memlen = size - HEADER;
-	if (memlen > sizeof(g.mem))
-		memlen = sizeof(g.mem);
 	memset(g.mem, 0, sizeof(g.mem));
-	memcpy(g.mem, data + HEADER, memlen);
-	g.nframes = (memlen + GPT_PAGE_SIZE - 1) / GPT_PAGE_SIZE;
+	g.nframes = FRAMES;
+	for (size_t at = HEADER; at + ENTRY <= size; at += ENTRY) {
+		unsigned frame = data[at] % FRAMES;
+		unsigned index = (unsigned)(data[at + 1] | data[at + 2] << 8) % 512u;
+		memcpy(&g.mem[frame][index * 8], data + at + 3, 8);
+	}
 
 	gpt_init(&w, read_frame, &g);
 	for (int i = 0; i < 4; i++) {
