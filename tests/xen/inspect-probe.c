@@ -4,7 +4,7 @@
  * through platform.h's plat_inspect_* on the real platform, as a stack
  * sampler will, and prints what it saw in a form to set beside xenctx's.
  *
- *   inspect-probe [--samples N] [--interval-ms MS] [--bad] DOMID
+ *   inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S] DOMID
  *
  * Each sample pauses the domain, prints one line per vCPU and unpauses it:
  *   vcpu V online O blocked B user U rip X rsp X rbp X cr3 X
@@ -15,8 +15,13 @@
  * With the domain already paused (`xl pause`), one sample sees what
  * `xenctx -a -C DOMID` sees.  --bad also reads a non-canonical address and
  * the unmapped page 0 and prints what came back ("bad: ..."): both must
- * fail.  Last line: "probe: N samples, E errors, slowest pause-to-unpause
- * U us".  Exit status 0 when no pause, unpause or register read failed.
+ * fail.  A pause that finds the domain gone prints "gone: ..." and ends
+ * the sampling; --hold-after-gone keeps the inspector open S seconds more,
+ * so that a scenario can check meanwhile that no zombie domain is left
+ * (the inspector must have unmapped every frame the moment it saw the
+ * domain go).  Last line: "probe: N samples, E errors, slowest
+ * pause-to-unpause U us".  Exit status 0 when no pause, unpause or
+ * register read failed, 3 when the domain went.
  */
 #include "config.h"
 
@@ -66,15 +71,16 @@ static void print_stack(struct plat_inspect *in, uint32_t v, const struct plat_v
 	printf("\n");
 }
 
-/* One pause: every vCPU's line.  The number of failures. */
+/* One pause: every vCPU's line.  The number of failures, -1 when the
+ * domain is gone. */
 static int sample(struct plat_inspect *in, int nvcpus, uint64_t *slowest)
 {
 	int errors = 0;
 	uint64_t t0 = now_us();
 
 	if (plat_inspect_pause(in) != 0) {
-		printf("pause: error %d (%s)\n", errno, strerror(errno));
-		return 1;
+		printf("%s: error %d (%s)\n", errno == ESRCH ? "gone" : "pause", errno, strerror(errno));
+		return errno == ESRCH ? -1 : 1;
 	}
 	for (int v = 0; v < nvcpus; v++) {
 		struct plat_vcpu_regs r;
@@ -120,20 +126,22 @@ static void bad_reads(struct plat_inspect *in)
 
 int main(int argc, char **argv)
 {
-	long samples = 1, interval_ms = 10;
-	int bad = 0, i = 1;
+	long samples = 1, interval_ms = 10, hold_s = 0;
+	int bad = 0, gone = 0, i = 1;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--samples") && i + 1 < argc)
 			samples = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--interval-ms") && i + 1 < argc)
 			interval_ms = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--hold-after-gone") && i + 1 < argc)
+			hold_s = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--bad"))
 			bad = 1;
 		else
 			break;
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: inspect-probe [--samples N] [--interval-ms MS] [--bad] DOMID\n");
+		fprintf(stderr, "usage: inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S] DOMID\n");
 		return 2;
 	}
 	uint32_t domid = (uint32_t)strtoul(argv[i], NULL, 10);
@@ -152,18 +160,27 @@ int main(int argc, char **argv)
 	}
 	int nvcpus = plat_inspect_vcpus(in), errors = 0;
 	uint64_t slowest = 0;
-	for (long s = 0; s < samples; s++) {
-		errors += sample(in, nvcpus, &slowest);
-		if (s + 1 < samples) {
+	long s = 0;
+	while (s < samples) {
+		int e = sample(in, nvcpus, &slowest);
+		s++;
+		if (e < 0) {
+			gone = 1;
+			if (hold_s > 0)
+				nanosleep(&(struct timespec){hold_s, 0}, NULL);
+			break;
+		}
+		errors += e;
+		if (s < samples) {
 			struct timespec ts = {interval_ms / 1000, (interval_ms % 1000) * 1000000L};
 			nanosleep(&ts, NULL);
 		}
 	}
-	if (bad)
+	if (bad && !gone)
 		bad_reads(in);
-	printf("probe: %ld samples, %d errors, slowest pause-to-unpause %" PRIu64 " us\n", samples, errors,
+	printf("probe: %ld samples, %d errors, slowest pause-to-unpause %" PRIu64 " us\n", s, errors,
 	       slowest);
 	plat_inspect_close(in);
 	plat_close(p);
-	return errors ? 1 : 0;
+	return gone ? 3 : errors ? 1 : 0;
 }
