@@ -52,7 +52,13 @@
 /* Frames kept mapped: the top of a few stacks, the code around their
  * return addresses and the page tables above them.  Mapping is a
  * hypercall and an mmap, so a sampler that hits the same frames every
- * pause would spend its time there without them. */
+ * pause would spend its time there without them.  Keeping them across
+ * pauses is sound for a PV guest: a mapping shows the frame as it is now,
+ * not a copy, and an MFN stays the same frame for as long as we hold it;
+ * what changes while the guest runs is which frames its tables name, and
+ * the walker reads those afresh after each pause.  (On HVM a GFN can be
+ * backed by another machine frame after ballooning: these mappings would
+ * have to go at each pause too.) */
 #define XI_MAPPED_FRAMES 32
 
 struct xi_frame {
@@ -392,9 +398,7 @@ static long xi_read_in_page(struct xen_inspect *x, uint64_t cr3, uint64_t va, ui
 	uint64_t frame;
 	const uint8_t *page;
 
-	if (gpt_translate(&x->walker, cr3, va, &frame) != 0)
-		return -1;
-	if (xi_read_frame(x, frame, &page) != 0) {
+	if (gpt_translate(&x->walker, cr3, va, &frame) != 0 || xi_read_frame(x, frame, &page) != 0) {
 		xi_check_gone(x);
 		return -1;
 	}
