@@ -3,6 +3,9 @@
  * (and its xengntshr half), libxenstore, and libxl (as xl itself) for
  * one question about a domain: was it shut down to be saved?  Thin on purpose: every call maps
  * one to one onto the library, so behaviour on Xen is the libraries'.
+ * Looking into a domain (libxenctrl, libxenforeignmemory, our own
+ * page-table walk) is platform_xen_inspect.c's; its entries are in the
+ * ops table below.
  */
 #include "config.h"
 
@@ -23,6 +26,7 @@
 #include <xen/grant_table.h>
 
 #include "platform.h"
+#include "platform_xen_inspect.h"
 
 struct xen_evtchn {
 	struct plat_evtchn base;
@@ -299,4 +303,11 @@ const struct plat_ops plat_xen_ops = {
 	.gntshr_share = xen_gntshr_share,
 	.gntshr_unshare = xen_gntshr_unshare,
 	.domain_suspended = xen_domain_suspended,
+	.inspect_open = xen_inspect_open,
+	.inspect_close = xen_inspect_close,
+	.inspect_pause = xen_inspect_pause,
+	.inspect_unpause = xen_inspect_unpause,
+	.inspect_vcpus = xen_inspect_vcpus,
+	.inspect_regs = xen_inspect_regs,
+	.inspect_read = xen_inspect_read,
 };

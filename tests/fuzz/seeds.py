@@ -189,3 +189,23 @@ put("fuzz_samples", "two-segments", b"\0" + sbegin() + frames + samples + srec(6
 put("fuzz_samples", "hostile-names", b"\0" + sbegin(prog=b"evil\x1b]0;x\x07") + sframe(1, 0, b"a\\b;c\n\xff\xc3", b"we ird", b"f\"ile", 7, 1)
     + sframe(2, 1, "rtl\u202egnp".encode(), b"M\x00d") + ssample(1, 0, [1]))
 put("fuzz_samples", "cut", b"\0" + (sbegin() + frames + samples)[:-5])
+# ---- fuzz_pagetable: [cr3][4 vas] + entries [frame u8][index u16][value u64] --
+def pt_entry(frame, index, value):
+    return struct.pack("<BHQ", frame, index, value)
+def pt_idx(va, level):
+    return (va >> (12 + 9 * (level - 1))) & 511
+def pt_guest(cr3, vas, entries):
+    return struct.pack("<5Q", cr3, *vas) + b"".join(pt_entry(*e) for e in entries)
+P, PS = 1, 0x80
+va4k, va2m, va1g = 0x00007f1234567abc, 0xffff888040323456, 0x00007fc0abcdef12
+put("fuzz_pagetable", "4k", pt_guest(1 << 12, [va4k, va4k + 0x1000, 0x0000800000000000, 0], [
+    (1, pt_idx(va4k, 4), 2 << 12 | P), (2, pt_idx(va4k, 3), 3 << 12 | P),
+    (3, pt_idx(va4k, 2), 4 << 12 | P), (4, pt_idx(va4k, 1), 5 << 12 | P)]))
+put("fuzz_pagetable", "2m-1g", pt_guest(1 << 12, [va2m, va1g, va2m + 0x200000, va1g | 0xfff], [
+    (1, pt_idx(va2m, 4), 2 << 12 | P), (2, pt_idx(va2m, 3), 3 << 12 | P),
+    (3, pt_idx(va2m, 2), 0x40000 << 12 | P | PS),
+    (1, pt_idx(va1g, 4), 6 << 12 | P), (6, pt_idx(va1g, 3), 0x80000 << 12 | P | PS)]))
+put("fuzz_pagetable", "self-loop", pt_guest(7 << 12, [0, 0x123, 0x00007fffffffffff, 0xffffffffffffffff], [
+    (7, 0, 7 << 12 | P), (7, 511, 7 << 12 | P)]))
+put("fuzz_pagetable", "beyond", pt_guest(1 << 12, [0, 0x1000, 0x40000000, 0xffff800000000000], [
+    (1, 0, 9 << 12 | P), (1, 256, 0xffffffffffffff7f)]))
