@@ -26,10 +26,11 @@ need() {
 }
 need gcc || { echo "test_sampling: gcc missing: skipped"; exit 77; }
 
-gcc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
+gcc -O0 -g -fno-omit-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
 	{ echo "cannot build hot.c"; exit 99; }
 gcc -O1 -g -mno-red-zone -no-pie -o "$T/hostile" "$S/tests/sampling/hostile.c" ||
 	{ echo "cannot build hostile.c"; exit 99; }
+import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no samples
 start_xensim
 start_backend
 
@@ -83,8 +84,9 @@ if need ghc; then
 	sample hoths 3 499 "$T/hs/hot" 3
 	r=$(run_of hoths)
 	"$PROFDB" export "$r" --folded "$T/hs.folded" 2>"$T/err" && ok || fail "export --folded (GHC): $(cat "$T/err")"
-	leaf=$(share "$T/hs.folded" '(^|;)Main\.crunchHot$')
-	callers=$(share "$T/hs.folded" 'Main\.outer;Main\.middle;Main\.crunchHot$')
+	# GHC -O2 names the workers $wouter, $wmiddle, $wcrunchHot
+	leaf=$(share "$T/hs.folded" '(^|;)Main[.]([$]w)?crunchHot$')
+	callers=$(share "$T/hs.folded" 'Main[.]([$]w)?outer;Main[.]([$]w)?middle;Main[.]([$]w)?crunchHot$')
 	at_least "$leaf" 50 && ok || fail "GHC: Main.crunchHot is the leaf of $leaf% of the samples: $(sort -k2 -nr -t' ' "$T/hs.folded" | head -5)"
 	at_least "$callers" 30 && ok ||
 		fail "GHC: Main.outer;Main.middle;Main.crunchHot in $callers% of the samples (the STG walk's callers): $(sort -t' ' -k2 -nr "$T/hs.folded" | head -5)"

@@ -24,11 +24,30 @@
 
 #include "sample_stack.h"
 
+/* Haskell code: the program's code outside its sized C functions (a
+ * module's local functions have no symbol, and lie past the sized one
+ * before them). */
 static int is_haskell_pc(const struct stack_namer *nm, uint64_t pc)
 {
-	const char *name;
-	return nm->ghc && nm->ghc->found && nm->syms && (name = symtab_name_at(nm->syms, pc)) &&
-	       ghc_symbol_is_haskell(name);
+	return nm->ghc && nm->ghc->found && nm->syms && !symtab_in_c_function(nm->syms, pc, ghc_symbol_is_haskell);
+}
+
+/* Frame pointers from a GHC program's C code, up to the first return
+ * address into Haskell code: past it, rbp is Sp (a signal handler, the
+ * RTS entered from Haskell), which only the STG walk may follow. */
+static void walk_c_part(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
+                        struct walk_out *w)
+{
+	uint32_t from = w->n;
+	walk_fp(m, r->rip, r->rbp, w);
+	if (!nm->ghc || !nm->ghc->found)
+		return;
+	for (uint32_t i = from + 1; i < w->n; i++)
+		if (is_haskell_pc(nm, w->pc[i] - 1)) {
+			w->n = i;
+			w->stop = WALK_STOP_END;
+			return;
+		}
 }
 
 void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
@@ -46,7 +65,7 @@ void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct p
 		walk_ghc(m, nm->ghc, r->rbp, &out->w);
 		return;
 	}
-	walk_fp(m, r->rip, r->rbp, &out->w);
+	walk_c_part(m, nm, r, &out->w);
 	uint64_t sp;
 	if (nm->ghc && nm->ghc->found && walk_ghc_saved_sp(m, nm->ghc, &sp) == 0)
 		walk_ghc(m, nm->ghc, sp, &out->w);
@@ -150,9 +169,17 @@ static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, stru
 
 	if (nm->syms)
 		symtab_lookup(nm->syms, pc, is_return, &hit);
+	int haskell = hit.name && ghc_symbol_is_haskell(hit.name);
+	if (!haskell && hit.file && is_haskell_pc(nm, is_return ? pc - 1 : pc)) {
+		/* Haskell code with no symbol of its own (a module's local
+		 * function): its source line names it. */
+		snprintf(decoded, sizeof(decoded), "%s:%u", hit.file, hit.line);
+		f = (struct samples_frame){SAMPLES_KIND_HASKELL, pc, hit.line, decoded, "", (char *)hit.file};
+		return intern_frame(nm, &f, b);
+	}
 	if (hit.name) {
 		f.addr = hit.start;
-		if (ghc_symbol_is_haskell(hit.name)) {
+		if (haskell) {
 			const char *module, *name;
 			ghc_demangle(hit.name, decoded, sizeof(decoded));
 			split_haskell(decoded, &module, &name);
@@ -255,7 +282,9 @@ int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct sampl
 	for (uint32_t i = 0; i < t->w.n && n + 1 < max; i++) {
 		if (in_gc && t->w.kind[i] == WALK_FRAME_HASKELL)
 			break; /* GC time stays out of the program's stacks */
-		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0, b);
+		/* A C return address points after its call (its line is the
+		 * call's); a Haskell return point is the code itself. */
+		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0 && t->w.kind[i] == WALK_FRAME_C, b);
 		if (!id)
 			return -1;
 		ids[n++] = id;

@@ -43,6 +43,7 @@ struct symtab {
 	char *names;
 	size_t names_len, names_cap;
 	char line_file[512];
+	uint64_t text_lo, text_hi;  /* the executable sections' span */
 };
 
 size_t symtab_count(const struct symtab *t)
@@ -119,6 +120,10 @@ static int read_table(struct symtab *t, Elf_Scn *scn, const GElf_Shdr *sh)
 		GElf_Shdr ish;
 		if (!in || !gelf_getshdr(in, &ish) || !(ish.sh_flags & SHF_EXECINSTR))
 			continue;
+		if (!t->text_hi || ish.sh_addr < t->text_lo)
+			t->text_lo = ish.sh_addr;
+		if (ish.sh_addr + ish.sh_size > t->text_hi)
+			t->text_hi = ish.sh_addr + ish.sh_size;
 		const char *name = elf_strptr(t->elf, sh->sh_link, s.st_name);
 		if (name && *name && add_sym(t, &s, name) != 0)
 			return -1;
@@ -253,6 +258,17 @@ static long holder(const struct symtab *t, uint64_t at)
 	/* A symbol's size is not trusted: GHC's unexported code lies past
 	 * the end of its neighbour's sized symbol. */
 	return i >= 0 && at - t->syms[i].addr < SYM_MAX_REACH ? i : -1;
+}
+
+int symtab_in_c_function(const struct symtab *t, uint64_t pc, int (*is_generated)(const char *))
+{
+	long i = nearest(t, pc);
+	if (pc < t->text_lo || pc >= t->text_hi)
+		return 1; /* not the program's code: a shared library, the vDSO */
+	if (i < 0)
+		return 0;
+	const struct sym *y = &t->syms[i];
+	return y->size && pc - y->addr < y->size && !y->block && !is_generated(t->names + y->name);
 }
 
 const char *symtab_name_at(const struct symtab *t, uint64_t pc)

@@ -30,6 +30,11 @@ struct sym_hit {
  * instruction before it (the line is looked up at pc - 1).  GHC's block
  * labels (c1Rz_info) are mapped to the closure that holds them. */
 void symtab_lookup(struct symtab *t, uint64_t pc, int is_return, struct sym_hit *out);
+/* 1 when pc lies inside a sized function that is_generated does not
+ * claim (C code: the RTS's, libc's), or outside the program's code
+ * altogether; 0 for the rest of the program's code (GHC's, whose
+ * module-local functions have no symbol of their own). */
+int symtab_in_c_function(const struct symtab *t, uint64_t pc, int (*is_generated)(const char *));
 /* Only the name of what holds pc (no line: cheap enough for a pause
  * window), or NULL. */
 const char *symtab_name_at(const struct symtab *t, uint64_t pc);

@@ -1,6 +1,8 @@
 /*
  * hot.c - a C program with a known profile, sampled as a xensim domain by
- * tests/test_sampling.sh (built with -fno-omit-frame-pointer): main ->
+ * tests/test_sampling.sh (built with -O0 -fno-omit-frame-pointer: at -O1
+ * gcc 12 gives a leaf function no frame even so, and the leaf's caller is
+ * then lost to any frame-pointer walk, perf's as ours): main ->
  * run_for -> mid -> hot takes about 80% of its time, main -> run_for ->
  * cold about 20%.  Runs for argv[1] seconds of CPU time whatever the
  * machine's speed.
