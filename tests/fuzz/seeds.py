@@ -209,3 +209,17 @@ put("fuzz_pagetable", "self-loop", pt_guest(7 << 12, [0, 0x123, 0x00007fffffffff
     (7, 0, 7 << 12 | P), (7, 511, 7 << 12 | P)]))
 put("fuzz_pagetable", "beyond", pt_guest(1 << 12, [0, 0x1000, 0x40000000, 0xffff800000000000], [
     (1, 0, 9 << 12 | P), (1, 256, 0xffffffffffffff7f)]))
+
+# ---- fuzz_walk_fp: [fp offset u16][budget u16][flags] + a stack region -------
+def fp_chain(n, loop=False):
+    base = 0x7ff000000000
+    region = bytearray(16 * (n + 1))
+    for i in range(n):
+        nxt = 0 if i == n - 1 else base + 16 * (i + 1)
+        if loop and i == n - 1:
+            nxt = base  # back down to the first frame
+        struct.pack_into("<QQ", region, 16 * i, nxt, 0x401000 + i)
+    return region
+put("fuzz_walk_fp", "chain", struct.pack("<HHB", 0, 4000, 0) + fp_chain(20))
+put("fuzz_walk_fp", "loop", struct.pack("<HHB", 0, 4000, 0) + fp_chain(8, loop=True))
+put("fuzz_walk_fp", "short-reads", struct.pack("<HHB", 0, 64, 1) + fp_chain(40))
