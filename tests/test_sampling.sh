@@ -15,6 +15,9 @@
 #    rate.
 # Needs gcc; the GHC part needs ghc, the perf part perf (each skipped
 # without it, except under CI=true, where all must be there).
+# PROFSVC_VALGRIND=1 (make check-valgrind): the backend, sampler threads
+# and all, runs under valgrind, which must find no error nor leak; the
+# shares are not compared then (valgrind's pauses lower the rate).
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
@@ -32,7 +35,13 @@ gcc -O1 -g -mno-red-zone -no-pie -o "$T/hostile" "$S/tests/sampling/hostile.c" |
 	{ echo "cannot build hostile.c"; exit 99; }
 import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no samples
 start_xensim
-start_backend
+if [ -n "$VG" ]; then
+	$VG "$BACKEND" start --platform sim --db "$PROFSVC_DB" --foreground 2>"$T/backend.log" &
+	BACKEND_PID=$!
+	for _ in $(seq 300); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.1; done
+else
+	start_backend
+fi
 
 run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
 # sample NAME SECONDS HZ PROGRAM ARGS...: the program as a domain, sampled
@@ -53,6 +62,18 @@ share() {
 }
 # at_least A B: A >= B (decimals)
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# ---- under valgrind: one program sampled, then the backend's verdict -------------
+if [ -n "$VG" ]; then
+	sample hotc 2 199 "$T/hot" 2
+	"$PROFDB" export 2 --folded "$T/c.folded" --pprof "$T/c.pprof" 2>"$T/err" && ok || fail "export: $(cat "$T/err")"
+	dom=$("$XS" create --dir "$XENSIM_DIR" --name cut --exec "$T/hot" 5)
+	timeout 2 "$BACKEND" sample "$dom" --symbols "$T/hot" >/dev/null 2>&1 # hung up on: the sampling stops
+	"$BACKEND" stop >/dev/null
+	wait $BACKEND_PID && ok || fail "the backend under valgrind exited $? (9: errors): $(grep -v '^profile-backend' "$T/backend.log" | head -40)"
+	finish test_sampling
+	exit
+fi
 
 # ---- a C program with frame pointers --------------------------------------------
 sample hotc 3 499 "$T/hot" 3

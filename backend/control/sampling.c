@@ -272,8 +272,7 @@ static int flush(struct backend *b, struct sampled *s)
 static void finish(struct backend *b, struct sampled *s)
 {
 	struct sampler_stats st;
-	sampler_get_stats(s->sampler, &st);
-	sampler_stop(s->sampler);
+	sampler_stop(s->sampler, &st);
 	s->sampler = NULL;
 	flush(b, s);
 	int domain_dead = strstr(st.why, "domain ended") != NULL;

@@ -288,9 +288,9 @@ static uint64_t wall_ns(void)
 
 static void free_sampler(struct sampler *s)
 {
-	stack_namer_free(&s->nm);
 	if (s->nm.syms)
 		symtab_close(s->nm.syms);
+	stack_namer_free(&s->nm);
 	if (s->in)
 		plat_inspect_close(s->in);
 	if (s->plat)
@@ -374,7 +374,7 @@ fail:
 	return -1;
 }
 
-void sampler_stop(struct sampler *s)
+void sampler_stop(struct sampler *s, struct sampler_stats *last)
 {
 	uint64_t one = 1;
 	if (!s)
@@ -383,6 +383,8 @@ void sampler_stop(struct sampler *s)
 		/* cannot fail on a fresh eventfd */
 	}
 	pthread_join(s->thread, NULL);
+	if (last)
+		sampler_get_stats(s, last);
 	free_sampler(s);
 }
 

@@ -44,8 +44,10 @@ struct sampler;
  * symbols read) and starts the thread: 0, or -1 with a message. */
 int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_emit_fn emit, void *ctx,
                   char *err, size_t errlen);
-/* Asks the thread to stop (it writes END) and waits for it; frees s. */
-void sampler_stop(struct sampler *s);
+/* Asks the thread to stop (it writes END) and waits for it; its last
+ * figures into *last (when not NULL); frees s. */
+struct sampler_stats;
+void sampler_stop(struct sampler *s, struct sampler_stats *last);
 /* A descriptor readable once the thread has finished by itself (the
  * domain ended, the time is up, an error): the owner then calls
  * sampler_stop. */
