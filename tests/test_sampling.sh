@@ -45,13 +45,16 @@ fi
 
 run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
 # sample NAME SECONDS HZ PROGRAM ARGS...: the program as a domain, sampled
-# until it ends; the summary in $T/NAME.out
+# until it ends, its own ELF the symbols (none with NOSYMS=1); the summary
+# in $T/NAME.out
 sample() {
-	local name=$1 secs=$2 hz=$3 dom
+	local name=$1 secs=$2 hz=$3 dom syms
 	shift 3
 	dom=$("$XS" create --dir "$XENSIM_DIR" --name "$name" --console "$T/$name.console" --exec "$@") ||
 		{ fail "$name: xensim create --exec"; return 1; }
-	"$BACKEND" sample "$dom" --hz "$hz" --symbols "$1" >"$T/$name.out" 2>"$T/$name.err" ||
+	syms=(--symbols "$1")
+	[ "${NOSYMS:-}" = 1 ] && syms=()
+	"$BACKEND" sample "$dom" --hz "$hz" "${syms[@]}" >"$T/$name.out" 2>"$T/$name.err" ||
 		{ fail "$name: sample: $(cat "$T/$name.err")"; return 1; }
 	grep -q "samples" "$T/$name.out" && ok || fail "$name: no summary: $(cat "$T/$name.out")"
 }
@@ -112,7 +115,42 @@ if need ghc; then
 	at_least "$callers" 30 && ok ||
 		fail "GHC: Main.outer;Main.middle;Main.crunchHot in $callers% of the samples (the STG walk's callers): $(sort -t' ' -k2 -nr "$T/hs.folded" | head -5)"
 	echo "test_sampling: GHC: crunchHot leaf $leaf%, with its Haskell callers $callers%"
+	# A program that lives in its collector: the GC's time under [GC],
+	# none of the program's frames under it; the rest its own stacks.
+	cp "$S/tests/sampling/Alloc.hs" "$T/hs/" && (cd "$T/hs" && ghc -O2 -g -rtsopts -v0 Alloc.hs -o alloc) ||
+		{ echo "cannot build Alloc.hs"; exit 99; }
+	sample alloc 2 499 "$T/hs/alloc" 1
+	"$PROFDB" export "$(run_of alloc)" --folded "$T/alloc.folded" 2>"$T/err" && ok || fail "export (GC): $(cat "$T/err")"
+	gc=$(share "$T/alloc.folded" '^\[GC\];')
+	at_least "$gc" 40 && ok || fail "GC: [GC] holds $gc% of a program that spends most of its time collecting"
+	grep -q '^\[GC\];.*Main[.]' "$T/alloc.folded" && fail "GC: Haskell frames under [GC]: $(grep '^\[GC\];.*Main[.]' "$T/alloc.folded" | head -3)" || ok
+	echo "test_sampling: GC: [GC] holds $gc% of Alloc's samples"
 fi
+
+# ---- an idle domain: every sample [idle] --------------------------------------------
+NOSYMS=1 sample idle 1 199 /bin/sleep 1
+"$PROFDB" export "$(run_of idle)" --folded "$T/idle.folded" 2>"$T/err" && ok || fail "export (idle): $(cat "$T/err")"
+[ "$(share "$T/idle.folded" '^\[idle\]$')" = 100.0 ] && ok || fail "idle: $(head -3 "$T/idle.folded")"
+
+# ---- the exports, read by the tools they are for ---------------------------------------
+r=$(run_of hotc)
+"$PROFDB" export "$r" --pprof "$T/c.pb.gz" --speedscope "$T/c.speedscope.json" --perf-script "$T/c.perf" 2>"$T/err" && ok ||
+	fail "export --pprof --speedscope --perf-script: $(cat "$T/err")"
+if need go; then
+	GOCACHE="$T/gocache" PPROF_TMPDIR="$T/pprof" GOTOOLCHAIN=local go tool pprof -top -sample_index=samples "$T/c.pb.gz" \
+		>"$T/pprof.out" 2>"$T/err" && ok || fail "go tool pprof: $(cat "$T/err")"
+	awk 'f && NF >= 6 { print $NF; exit } /flat%/ { f = 1 }' "$T/pprof.out" | grep -qx hot && ok ||
+		fail "go tool pprof's top function is not hot: $(head -12 "$T/pprof.out")"
+fi
+NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
+if [ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && need node; then
+	node "$S/tests/peers/validate.cjs" "$NM" "$NM/speedscope/dist/release/file-format-schema.json" \
+		"$T/c.speedscope.json" >"$T/err" 2>&1 && ok || fail "speedscope's schema refused the export: $(head -5 "$T/err")"
+elif [ -n "${CI:-}" ]; then
+	fail "speedscope's schema missing ($NM)"
+fi
+grep -c '^$' "$T/c.perf" | awk -v n="$(awk '{ s += $NF } END { print s }' "$T/c.folded")" '{ exit !($1 >= n - 1 && $1 <= n) }' && ok ||
+	fail "perf script: not one block a sample ($(grep -c '^$' "$T/c.perf") blank lines)"
 
 # ---- hostile stacks beside an honest program ------------------------------------------
 for mode in loop random deep wild; do

@@ -11,8 +11,9 @@
  *    rbp is Sp there, and following it as a frame chain reads garbage.
  * Naming (the domain running again): every pc once (a cache by pc), a
  * frame per (kind, name, module, file, line), Haskell names decoded;
- * a sample inside the RTS's garbage collector keeps only its C frames
- * under a [GC] root, so GC time never lands in the program's stacks.
+ * a sample inside the RTS's garbage collector keeps only the function it
+ * is in, under a [GC] root, so GC time never lands in the program's
+ * stacks (Debian's RTS has no frame pointers: its C callers are guesses).
  *
  * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c,
  * profile/samples_stream.c (FRAME records), util/id_index.
@@ -270,30 +271,42 @@ static int is_gc_symbol(const char *s)
 	return 0;
 }
 
+/* Whether the walk stands in the RTS's garbage collector: a C frame of
+ * it, before any Haskell frame. */
+static int in_gc(const struct stack_namer *nm, const struct stack_taken *t)
+{
+	if (!nm->syms || !nm->ghc || !nm->ghc->found)
+		return 0;
+	for (uint32_t i = 0; i < t->w.n && t->w.kind[i] == WALK_FRAME_C; i++)
+		if (is_gc_symbol(symtab_name_at(nm->syms, i ? t->w.pc[i] - 1 : t->w.pc[i])))
+			return 1;
+	return 0;
+}
+
 int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct samples_buf *b, uint32_t *ids,
                uint32_t max)
 {
-	uint32_t n = 0, in_gc = 0;
+	uint32_t n = 0;
 
 	if (t->idle) {
 		ids[0] = root(nm, &nm->root_idle, "[idle]", b);
 		return ids[0] ? 1 : -1;
 	}
-	for (uint32_t i = 0; i < t->w.n && n + 1 < max; i++) {
-		if (in_gc && t->w.kind[i] == WALK_FRAME_HASKELL)
-			break; /* GC time stays out of the program's stacks */
+	/* GC time stays out of the program's stacks: the function it is in,
+	 * under [GC] (the RTS has no frame pointers to say more). */
+	if (t->w.n && in_gc(nm, t)) {
+		if (!(ids[0] = frame_of_pc(nm, t->w.pc[0], 0, b)) || !(ids[1] = root(nm, &nm->root_gc, "[GC]", b)))
+			return -1;
+		return 2;
+	}
+	for (uint32_t i = 0; i < t->w.n && n < max; i++) {
 		/* A C return address points after its call (its line is the
 		 * call's); a Haskell return point is the code itself. */
 		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0 && t->w.kind[i] == WALK_FRAME_C, b);
 		if (!id)
 			return -1;
 		ids[n++] = id;
-		if (nm->syms && t->w.kind[i] == WALK_FRAME_C && nm->ghc && nm->ghc->found &&
-		    is_gc_symbol(symtab_name_at(nm->syms, t->w.pc[i])))
-			in_gc = 1;
 	}
-	if (in_gc && (ids[n++] = root(nm, &nm->root_gc, "[GC]", b)) == 0)
-		return -1;
 	return (int)n;
 }
 
