@@ -215,6 +215,16 @@ int plat_domain_destroy(struct plat *p, uint32_t domid)
 	return p->ops->domain_destroy(p, domid);
 }
 
+int plat_domain_exec(struct plat *p, uint32_t domid, char *const argv[], char *err, size_t errlen)
+{
+	if (!p->ops->domain_exec) {
+		snprintf(err, errlen, "the %s platform runs no programs as domains", p->ops->name);
+		errno = ENOSYS;
+		return -1;
+	}
+	return p->ops->domain_exec(p, domid, argv, err, errlen);
+}
+
 int plat_domain_suspended(struct plat *p, uint32_t domid)
 {
 	return p->ops->domain_suspended ? p->ops->domain_suspended(p, domid) : 0;

@@ -119,6 +119,11 @@ int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *
  * and errno. */
 int plat_domain_destroy(struct plat *p, uint32_t domid);
 
+/* Runs argv (argv[0] an absolute path) as domain domid, its threads the
+ * vCPUs (xensim only: `xensim create --exec`); its output goes to
+ * xensim's console file for it.  0, or -1 with a message in err. */
+int plat_domain_exec(struct plat *p, uint32_t domid, char *const argv[], char *err, size_t errlen);
+
 /* 1 when the domain is shut down to be saved (xl save, xl migrate: its
  * guest suspended itself and may be restored as a new domain that goes on
  * where it was), 0 when it is not (running, or shut down for any other
@@ -210,6 +215,8 @@ struct plat_ops {
 	/* NULL where the toolstack creates domains (Xen) */
 	int (*domain_create)(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);
 	int (*domain_destroy)(struct plat *p, uint32_t domid);
+	/* NULL where domains are not programs (Xen) */
+	int (*domain_exec)(struct plat *p, uint32_t domid, char *const argv[], char *err, size_t errlen);
 	/* NULL where domains are never saved (xensim) */
 	int (*domain_suspended)(struct plat *p, uint32_t domid);
 

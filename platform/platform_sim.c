@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xenstore.h>
@@ -608,6 +609,37 @@ static int sim_domain_destroy(struct plat *p, uint32_t domid)
 	return call(S(p), &m, NULL, 0, NULL);
 }
 
+/* items: cwd \0 console (empty: xensim's default) \0 argv0 \0 ... */
+static int sim_domain_exec(struct plat *p, uint32_t domid, char *const argv[], char *err, size_t errlen)
+{
+	struct sim *s = S(p);
+	static char items[16384];
+	char cwd[4096];
+	size_t len = 0;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	const char *head[2] = {cwd, ""};
+	for (int i = 0; i < 2 + 256 && (i < 2 || argv[i - 2]); i++) {
+		const char *part = i < 2 ? head[i] : argv[i - 2];
+		size_t l = strlen(part) + 1;
+		if (len + l > sizeof(items)) {
+			snprintf(err, errlen, "the command line is too long (at most %zu bytes)", sizeof(items));
+			return -1;
+		}
+		memcpy(items + len, part, l);
+		len += l;
+	}
+	struct sim_msg m = {.op = SIM_DOM_EXEC, .a = {domid}, .n = (uint32_t)len};
+	if (call(s, &m, items, len, NULL) != 0) {
+		size_t n = s->rlen > sizeof(struct sim_msg) ? s->rlen - sizeof(struct sim_msg) : 0;
+		snprintf(err, errlen, "xensim cannot run %s: %.*s", argv[0], (int)n,
+		         n ? (const char *)reply_items(s) : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- looking into a domain that is a program ----------------------------------------- */
 
 struct sim_inspect {
@@ -628,7 +660,15 @@ static struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, cha
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (call(S(p), &m, NULL, 0, &fd) != 0 || fd < 0) {
+	int rc;
+	/* EAGAIN: the program is being started (its exec comes within
+	 * milliseconds of the domain): asked again, for up to 2 s. */
+	for (int i = 0; (rc = call(S(p), &m, NULL, 0, &fd)) != 0 && errno == EAGAIN && i < 200; i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		m = (struct sim_msg){.op = SIM_DOM_MEM, .a = {domid}};
+		nanosleep(&ts, NULL);
+	}
+	if (rc != 0 || fd < 0) {
 		int e = errno;
 		snprintf(err, errlen, "domain %u: %s", domid,
 		         e == ESRCH        ? "no such domain"
@@ -756,6 +796,7 @@ const struct plat_ops plat_sim_ops = {
 	.gntshr_unshare = sim_gntshr_unshare,
 	.domain_create = sim_domain_create,
 	.domain_destroy = sim_domain_destroy,
+	.domain_exec = sim_domain_exec,
 	.inspect_open = sim_inspect_open,
 	.inspect_close = sim_inspect_close,
 	.inspect_pause = sim_inspect_pause,

@@ -172,8 +172,23 @@ dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)
 "$BACKEND" sample "$dom" --symbols "$T/hot" >"$T/short.out" 2>&1 && grep -q "domain ended" "$T/short.out" && ok ||
 	fail "a program ending mid-sampling: $(cat "$T/short.out")"
 expect 1 "no domain 'nosuch'" -- "$BACKEND" sample nosuch
-plain=$("$XS" create --dir "$XENSIM_DIR" --name plain)
+plain=$("$XS" create --dir "$XENSIM_DIR" --name notaprogram)
 expect 1 "not a program" -- "$BACKEND" sample "$plain"
 expect 2 "--hz takes 1..10000" -- "$BACKEND" sample "$plain" --hz 0
+[ -z "$(run_of notaprogram)" ] && ok || fail "a domain that cannot be sampled got a run"
 expect 1 "has no stack samples" -- "$PROFDB" top 1 --samples
+
+# ---- start --sample-hz: every new domain, its config's kernel the symbols ----------------
+"$BACKEND" stop >/dev/null
+start_backend --sample-hz 199
+printf 'name = "fromcfg"\nkernel = "%s"\nextra = "1"\n' "$T/hot" >"$T/k.cfg"
+"$BACKEND" create --platform sim "$T/k.cfg" >"$T/create.out" 2>"$T/err" && ok || fail "create a program's domain: $(cat "$T/err")"
+for _ in $(seq 100); do
+	r=$(run_of fromcfg)
+	[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && break
+	sleep 0.1
+done
+"$PROFDB" export "$r" --folded "$T/cfg.folded" 2>"$T/err" && ok || fail "export (--sample-hz): $(cat "$T/err")"
+chain=$(share "$T/cfg.folded" '(^|;)main;run_for;mid;hot$')
+at_least "$chain" 50 && ok || fail "--sample-hz with the kernel's symbols: main;run_for;mid;hot $chain%: $(head -3 "$T/cfg.folded")"
 finish test_sampling

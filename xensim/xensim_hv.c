@@ -214,12 +214,17 @@ static void op_dom_exec(struct hv_req *r)
 	for (size_t at = 0; at < r->ilen && argc < 256; at += strlen(text + at) + 1)
 		argv[argc++] = text + at;
 	argv[argc] = NULL;
-	if (argc < 3 || text[r->ilen - 1] != '\0' || !argv[2][0]) {
+	if (argc < 3 || text[r->ilen - 1] != '\0' || argv[2][0] != '/') {
 		free(text);
 		hv_reply_err(r->c, r->m, EINVAL);
 		return;
 	}
-	int rc = hv_exec_start(d, argv[0], argv[1], argv + 2, hv_rundir(), err, sizeof(err));
+	char console[600];
+	if (!argv[1][0]) /* xensim's own: beside the domains' directories */
+		snprintf(console, sizeof(console), "%s/dom%u.console", hv_rundir(), d->domid);
+	else
+		snprintf(console, sizeof(console), "%s", argv[1]);
+	int rc = hv_exec_start(d, argv[0], console, argv + 2, hv_rundir(), err, sizeof(err));
 	free(text);
 	if (rc) {
 		sim_log("exec failed: %s", err);
@@ -251,6 +256,10 @@ static void op_dom_pause(struct hv_req *r)
 	int err = hv_exec_pause(p);
 	if (err) {
 		hv_reply_err(r->c, r->m, err);
+		/* The program ended while it was being stopped: the pause took
+		 * its exit, which SIGCHLD will not bring again. */
+		if (err == ESRCH && p->exited)
+			destroy_domain(r->m->a[0]);
 		return;
 	}
 	int n = hv_exec_regs(p, regs, SIM_MAX_VCPUS);

@@ -12,7 +12,9 @@
  * program stopping itself.  PTRACE_SEIZE (not TRACEME) so that
  * PTRACE_INTERRUPT works and exec brings no extra SIGTRAP; TRACECLONE so
  * that every thread the program makes is traced from its first
- * instruction; EXITKILL so that a dying xensim takes its programs along.
+ * instruction; TRACEEXEC to know when its memory is the program's (a
+ * /proc/PID/mem opened before the exec would read the old one forever);
+ * EXITKILL so that a dying xensim takes its programs along.
  * xensim is the parent, so no ptrace permission is needed beyond that.
  *
  * Invariants:
@@ -127,7 +129,7 @@ int hv_exec_start(struct domain *d, const char *cwd, const char *console_path, c
 	close(console);
 	int st;
 	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_EXITKILL) != 0) {
+	    ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) != 0) {
 		snprintf(err, errlen, "cannot start %s under ptrace: %s", argv[0], strerror(errno));
 		if (pid > 0) {
 			kill(pid, SIGKILL);
@@ -157,6 +159,9 @@ static void on_stop(struct hv_prog *p, int i, int st)
 		unsigned long child = 0;
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0)
 			thread_add(p, (pid_t)child);
+		sig = 0;
+	} else if (event == PTRACE_EVENT_EXEC) {
+		p->execed = 1; /* its memory is the program's from here on */
 		sig = 0;
 	} else if (event != 0) {
 		sig = 0; /* PTRACE_EVENT_STOP: an interrupt or group stop */
@@ -280,6 +285,12 @@ int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max)
 int hv_exec_memfd(struct hv_prog *p)
 {
 	char path[64];
+	if (!p->execed) {
+		/* Opened now it would be the memory of xensim's child before
+		 * the exec, kept by the descriptor after it. */
+		errno = EAGAIN;
+		return -1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/mem", (int)p->pid);
 	return open(path, O_RDONLY | O_CLOEXEC);
 }

@@ -102,7 +102,7 @@ struct hv_thread {
 struct hv_prog {
 	uint32_t domid;
 	pid_t pid;
-	int paused, exited, too_many_logged;
+	int paused, exited, execed, too_many_logged;
 	int nthreads;
 	struct hv_thread threads[SIM_MAX_VCPUS]; /* the vCPUs, in the order made */
 	struct hv_prog *next;
@@ -120,7 +120,8 @@ int hv_exec_pause(struct hv_prog *p);
 int hv_exec_unpause(struct hv_prog *p);
 /* While paused: each vCPU's registers into out (max of them); how many. */
 int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max);
-/* Its memory, /proc/PID/mem opened read-only (-1 and errno). */
+/* Its memory, /proc/PID/mem opened read-only (-1 and errno: EAGAIN
+ * before the program's exec). */
 int hv_exec_memfd(struct hv_prog *p);
 /* Kills the program (its domain is being destroyed) and forgets it. */
 void hv_exec_kill(struct domain *d);

@@ -17,6 +17,10 @@
  * hotplug script is XL_HOTPLUG_SCRIPT (docs: profile-backend(8)). */
 #define VBD_ROOT "/local/domain/0/backend/vbd"
 #define XL_HOTPLUG_SCRIPT "block-profsvc"
+/* KERNEL_ROOT/DOMID: the ELF `create` started the domain from (its
+ * config's kernel, an absolute path), the sampler's symbols for it.
+ * dom0's own node: no guest can write it. */
+#define KERNEL_ROOT "/local/domain/0/profsvc/kernel"
 #define MAX_RING_PAGE_ORDER 4u     /* up to 16 ring pages */
 #define DEFAULT_CAPACITY (1ull << 31) /* 1 TiB of sparse sectors */
 #define DEFAULT_MAX_RUN_BYTES (4ull << 30)
@@ -59,6 +63,7 @@ struct options {
 	uint32_t sample_hz;           /* sample --hz (0: the default) */
 	uint64_t sample_us;           /* sample --seconds, in us (0: until the domain ends) */
 	const char *symbols;          /* sample --symbols: the program's ELF */
+	uint32_t start_sample_hz;     /* start --sample-hz: every new domain sampled (0: none) */
 };
 
 #endif

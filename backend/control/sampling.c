@@ -29,8 +29,10 @@
 #include <xenstore.h>
 
 #include "backend/common/log.h"
+#include "backend/common/options.h"
 #include "backend/common/quota.h"
 #include "backend/common/state.h"
+#include "backend/control/domains.h"
 #include "backend/control/runs.h"
 #include "backend/control/sampling.h"
 #include "backend/datapath/io_worker.h"
@@ -57,12 +59,17 @@ struct sampled {
 	uint64_t stored;              /* stream bytes stored */
 	int64_t flushed_us;
 	int done, abandoned, store_failed;
+	int unattended;               /* started by --sample-hz: nobody asks for the summary */
+	uint32_t hz;
 	int64_t done_us;              /* when it finished (its summary waits 10 s to be asked for) */
-	char summary[512];
+	char summary[1024];
 	struct sampled *next;
 };
 
 static struct sampled *all;
+/* --sample-hz: the domains a sampler was started for, while they live. */
+static uint32_t seen[4096];
+static size_t nseen;
 
 /* The sampler's thread: queue the records (invariant 1). */
 static void enqueue(void *ctx, const void *bytes, size_t len)
@@ -156,8 +163,8 @@ static void free_sampled(struct sampled *s)
 	free(s);
 }
 
-int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid,
-                   int64_t *run_id, char *err, size_t errlen)
+int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid, char *err,
+                   size_t errlen)
 {
 	struct sampled *s = calloc(1, sizeof(*s));
 	if (!s) {
@@ -165,6 +172,11 @@ int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_
 		return -1;
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	if (b->opt.sink != SINK_STORE) {
+		snprintf(err, errlen, "this backend runs with --sink %s: it records nothing, samples neither",
+		         b->opt.sink == SINK_NULL ? "null" : "raw");
+		goto fail;
+	}
 	if (resolve_domain(b, rq->domain, &s->domid) != 0) {
 		snprintf(err, errlen, "no domain '%.100s' (give its domid or its name, as 'xl list' shows)",
 		         rq->domain);
@@ -175,25 +187,23 @@ int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_
 		         s->domid == 0 ? "is dom0, where the sampler runs" : "is being sampled already");
 		goto fail;
 	}
-	if (attach_store(b, s, err, errlen) != 0)
-		goto fail;
+	/* The sampler opens the domain on its thread; the run and its device
+	 * come when it is ready (sampling_poll): a domain that cannot be
+	 * looked into gets no run.  What it emits waits in the queue. */
+	char node[128];
+	snprintf(node, sizeof(node), KERNEL_ROOT "/%u", s->domid);
 	struct sampler_opts o = {
 		.plat = {.kind = b->opt.platform, .sim_dir = b->opt.sim_dir},
 		.domid = s->domid, .hz = rq->hz, .duration_us = rq->duration_us, .symbols = rq->symbols,
-		.program = rq->symbols ? rq->symbols : s->run->name,
+		.kernel_node = rq->symbols ? NULL : node, .program = rq->symbols,
 	};
-	if (sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0) {
-		store_device_release(s->sdev);
-		run_device_gone(b, s->run, 0);
+	if (sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0)
 		goto fail;
-	}
+	s->hz = rq->hz;
 	s->flushed_us = clock_mono_us();
 	s->next = all;
 	all = s;
 	*domid = s->domid;
-	*run_id = s->run->run_id;
-	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s", s->domid, (long long)s->run->run_id,
-	        rq->hz, rq->symbols ? ", symbols " : "", rq->symbols ? rq->symbols : "");
 	return 0;
 fail:
 	free_sampled(s);
@@ -268,12 +278,36 @@ static int flush(struct backend *b, struct sampled *s)
 	return rc == 0 ? 0 : -1;
 }
 
+/* The sampler is ready: its run and device (2 in store_failed when they
+ * cannot be had: the sampling stops). */
+static void attach(struct backend *b, struct sampled *s, const struct sampler_stats *st)
+{
+	char err[512];
+	if (attach_store(b, s, err, sizeof(err)) != 0) {
+		blog_at(LOG_ERR, "domid=%u: %s", s->domid, err);
+		snprintf(s->summary, sizeof(s->summary), "error: %.900s\n", err);
+		s->store_failed = 2;
+		return;
+	}
+	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s", s->domid, (long long)s->run->run_id, s->hz,
+	        st->symbols[0] ? ", symbols " : " (no symbols: addresses only)", st->symbols);
+}
+
 /* The sampler finished: the rest stored, the device handed back. */
 static void finish(struct backend *b, struct sampled *s)
 {
 	struct sampler_stats st;
 	sampler_stop(s->sampler, &st);
 	s->sampler = NULL;
+	s->done = 1;
+	s->done_us = clock_mono_us();
+	if (!s->run) {
+		/* It never got ready: the domain could not be looked into. */
+		if (!s->summary[0])
+			snprintf(s->summary, sizeof(s->summary), "error: %.900s\n", st.why);
+		blog_at(s->unattended ? LOG_WARNING : LOG_INFO, "domid=%u: not sampled: %s", s->domid, st.why);
+		return;
+	}
 	flush(b, s);
 	int domain_dead = strstr(st.why, "domain ended") != NULL;
 	snprintf(s->summary, sizeof(s->summary),
@@ -290,8 +324,6 @@ static void finish(struct backend *b, struct sampled *s)
 	struct run *r = s->run;
 	s->run = NULL;
 	run_device_gone(b, r, domain_dead);
-	s->done = 1;
-	s->done_us = clock_mono_us();
 }
 
 int sampling_poll(struct backend *b)
@@ -303,12 +335,14 @@ int sampling_poll(struct backend *b)
 		if (s->sampler) {
 			struct sampler_stats st;
 			sampler_get_stats(s->sampler, &st);
-			if (st.finished || s->abandoned)
+			if (st.ready && !s->run && !st.failed)
+				attach(b, s, &st);
+			if (st.finished || s->abandoned || s->store_failed == 2)
 				finish(b, s);
-			else if (now - s->flushed_us >= SAMPLING_FLUSH_MS * 1000)
+			else if (s->run && now - s->flushed_us >= SAMPLING_FLUSH_MS * 1000)
 				flush(b, s);
 		}
-		if (s->done && (s->abandoned || now - s->done_us > 10000000)) {
+		if (s->done && (s->abandoned || s->unattended || now - s->done_us > 10000000)) {
 			*pp = s->next;
 			free_sampled(s);
 			continue;
@@ -369,4 +403,56 @@ void sampling_status(struct backend *b, FILE *f)
 		        (unsigned long long)st.lost, (unsigned long long)s->stored,
 		        (unsigned long long)st.pause_us_p99);
 	}
+}
+
+/* ---- --sample-hz: every domain from its start --------------------------------------- */
+
+static int seen_before(uint32_t domid)
+{
+	for (size_t i = 0; i < nseen; i++)
+		if (seen[i] == domid)
+			return 1;
+	if (nseen < sizeof(seen) / sizeof(seen[0]))
+		seen[nseen++] = domid;
+	return 0;
+}
+
+void sampling_new_domains(struct backend *b)
+{
+	if (!b->opt.start_sample_hz)
+		return;
+	unsigned n = 0;
+	char **ids = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
+	for (unsigned i = 0; ids && i < n; i++) {
+		char *end, err[512];
+		unsigned long v = strtoul(ids[i], &end, 10);
+		if (*end || v == 0 || v >= 32752 || seen_before((uint32_t)v))
+			continue;
+		struct sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL};
+		uint32_t domid;
+		if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
+			blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);
+			continue;
+		}
+		all->unattended = 1; /* sampling_start put it first */
+	}
+	free(ids);
+}
+
+void sampling_domains_changed(struct backend *b)
+{
+	unsigned n = 0;
+	char **ids = xs_directory(b->xs, XBT_NULL, KERNEL_ROOT, &n);
+	for (unsigned i = 0; ids && i < n; i++) {
+		char *end, node[128];
+		unsigned long v = strtoul(ids[i], &end, 10);
+		if (*end || v >= 32752 || domain_alive(b, (uint32_t)v))
+			continue;
+		snprintf(node, sizeof(node), KERNEL_ROOT "/%lu", v);
+		xs_rm(b->xs, XBT_NULL, node); /* a later domain may have its domid */
+		for (size_t k = 0; k < nseen; k++)
+			if (seen[k] == v)
+				seen[k] = seen[--nseen];
+	}
+	free(ids);
 }

@@ -27,19 +27,27 @@ struct sampling_request {
 	const char *symbols;  /* an absolute path, or NULL */
 };
 
-/* Starts sampling; 0 and the domid and run, or -1 with a message. */
-int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid,
-                   int64_t *run_id, char *err, size_t errlen);
+/* Starts sampling: 0 and the domid, or -1 with a message.  The domain is
+ * opened on the sampler's thread; its run comes once it is (a domain that
+ * cannot be sampled gets none, and its summary says why). */
+int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid, char *err,
+                   size_t errlen);
 /* Stops a domain's sampling (its asker hung up). */
 void sampling_stop(struct backend *b, uint32_t domid);
 /* 1 and a summary line when the domain's sampling has finished (and
- * everything it took is stored); 0 while it runs; -1 when the domain is
- * not being sampled. */
+ * everything it took is stored; "error: ..." when it could not start); 0
+ * while it runs; -1 when the domain is not being sampled. */
 int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len);
 /* Stores what the samplers queued, ends the finished ones; the ms until
  * it wants to run again, or -1 when nothing is sampled. */
 int sampling_poll(struct backend *b);
 void sampling_shutdown(struct backend *b);
+/* start --sample-hz: every domain not sampled yet gets a sampler, until it
+ * ends (after @introduceDomain, and at start). */
+void sampling_new_domains(struct backend *b);
+/* Some domain died: its noted kernel (KERNEL_ROOT) goes, and --sample-hz
+ * forgets it. */
+void sampling_domains_changed(struct backend *b);
 void sampling_status(struct backend *b, FILE *f);
 
 #endif

@@ -247,14 +247,12 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 	}
 	struct sampling_request rq = {domain, hz, us, pos && c->cmd[pos] ? c->cmd + pos : NULL};
 	uint32_t domid;
-	int64_t run_id;
-	if (sampling_start(b, &rq, &domid, &run_id, err, sizeof(err)) != 0) {
+	if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
 		fprintf(f, "error: %s\n", err);
 		return;
 	}
 	char line[128];
-	int n = snprintf(line, sizeof(line), "sampling domain %u into run %lld at %u Hz\n", domid,
-	                 (long long)run_id, hz);
+	int n = snprintf(line, sizeof(line), "sampling domain %u at %u Hz\n", domid, hz);
 	if (send(c->fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
 		sampling_stop(b, domid);
 		return;
@@ -323,7 +321,7 @@ void control_event(struct backend *b, unsigned idx)
 /* A client waiting for its sampling: its summary once it ended. */
 static void held_sampling(struct backend *b, struct control_client *c)
 {
-	char line[600];
+	char line[1100];
 	int rc = sampling_result(b, c->sample_domid, line, sizeof(line));
 	if (rc == 0)
 		return;

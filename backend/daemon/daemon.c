@@ -121,13 +121,24 @@ static int sooner(int a, int b)
 static void domains_changed(struct backend *b)
 {
 	trace_domains_changed(b);
+	sampling_domains_changed(b);
 	runs_domains_changed(b);
+}
+
+/* A round's end: the traces' work, and --sample-hz's new domains (those
+ * @introduceDomain announced, which the traces watch). */
+static void round_end(struct backend *b)
+{
+	int introduced = b->trace_scan_due;
+	trace_round(b);
+	if (introduced)
+		sampling_new_domains(b);
 }
 
 static const struct xenbus_listener xenbus_listener = {
 	.note_event = trace_note_event,
 	.domains_changed = domains_changed,
-	.round = trace_round,
+	.round = round_end,
 };
 
 /* One epoll event: 1 when the host went away under us (stop now). */
@@ -347,6 +358,8 @@ static int start_parts(struct backend *b, const struct options *o)
 		return -1;
 	}
 	runs_reconcile(b);
+	if (o->sink == SINK_STORE)
+		sampling_new_domains(b); /* --sample-hz: those already running too */
 	return 0;
 }
 
@@ -590,8 +603,12 @@ int daemon_sample(const struct options *o, const char *domain)
 		len += (size_t)got;
 	close(fd);
 	buf[len] = '\0';
-	if (strncmp(buf, "error: ", 7) == 0) {
-		fprintf(stderr, "profile-backend: sample: %s", buf + 7);
+	/* an error at once, or once the sampler found it could not start */
+	char *e = strncmp(buf, "error: ", 7) == 0 ? buf : strstr(buf, "\nerror: ");
+	if (e) {
+		*e = '\0';
+		fputs(buf, stdout);
+		fprintf(stderr, "profile-backend: sample: %s", e + (e == buf ? 7 : 8));
 		return 1;
 	}
 	fputs(buf, stdout);

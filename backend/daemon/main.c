@@ -79,7 +79,7 @@ static const struct subcommand {
 	 "                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
 	 "                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	 "                             [--sink store|null|raw=DIR|raw-direct=DIR] [--intake on|off]\n"
-	 "                             [--sync postgresql://HOST/DB]",
+	 "                             [--sync postgresql://HOST/DB] [--sample-hz N]",
 	 "Serves the guests' profsvc disks and MirageOS trace buffers into the store, as a daemon.",
 	 0, 0, 0, 1, cmd_start},
 	{"stop", "stop", "Stops the running backend; its guests stay connected for the next start.",
@@ -199,6 +199,7 @@ static const struct option opts[] = {
 	{"hz", required_argument, NULL, 'H'},
 	{"seconds", required_argument, NULL, 'E'},
 	{"symbols", required_argument, NULL, 'Z'},
+	{"sample-hz", required_argument, NULL, 'K'},
 	/* Not in the usage: the tests' view of the journal fields. */
 	{"log-format", required_argument, NULL, 'L'},
 	{NULL, 0, NULL, 0},
@@ -255,13 +256,14 @@ static int opt_sample(int c, const char *arg, struct options *o)
 {
 	char *end;
 	errno = 0;
-	if (c == 'H') {
+	if (c == 'H' || c == 'K') {
 		unsigned long v = strtoul(arg, &end, 10);
 		if (!*arg || *arg == '-' || *end || errno || v < 1 || v > 10000) {
-			fprintf(stderr, "profile-backend: --hz takes 1..10000 (samples a second)\n");
+			fprintf(stderr, "profile-backend: --%s takes 1..10000 (samples a second)\n",
+			        c == 'H' ? "hz" : "sample-hz");
 			return 2;
 		}
-		o->sample_hz = (uint32_t)v;
+		*(c == 'H' ? &o->sample_hz : &o->start_sample_hz) = (uint32_t)v;
 	} else if (c == 'E') {
 		double v = strtod(arg, &end);
 		if (!*arg || *end || errno || !(v > 0) || v > 31536000) {
@@ -345,7 +347,7 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 		case 'j': o->json = 1; break;
 		case 'm': case 'B': case 'c': rc = opt_size(c, optarg, o); break;
 		case 'T': case 'P': rc = opt_count(c, optarg, o); break;
-		case 'H': case 'E': case 'Z': rc = opt_sample(c, optarg, o); break;
+		case 'H': case 'E': case 'Z': case 'K': rc = opt_sample(c, optarg, o); break;
 		case 'D': case 'L': case 'I': case 'Y': case 'S': rc = opt_choice(c, optarg, o); break;
 		case 'h':
 			if (s)

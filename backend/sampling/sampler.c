@@ -14,7 +14,8 @@
  *     rate halves; after a cheap second it doubles back towards what was
  *     asked.  Every change is a RATE record.
  *
- * May call: the platform seam, sample_stack.c, symbols.c, ghc_rts.c,
+ * May call: the platform seam (and its libxenstore handle, for the ELF the
+ * toolstack noted), sample_stack.c, symbols.c, ghc_rts.c,
  * profile/samples_stream.c, util/clock.
  */
 #include "config.h"
@@ -28,6 +29,8 @@
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <xenstore.h>
 
 #include "sample_stack.h"
 #include "sampler.h"
@@ -231,10 +234,24 @@ static void finish(struct sampler *s, const char *why)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static int open_all(struct sampler *s, char *err, size_t errlen);
+
 static void *run(void *arg)
 {
 	struct sampler *s = arg;
 	struct samples_buf b = {0};
+	char err[512];
+	if (open_all(s, err, sizeof(err)) != 0) {
+		pthread_mutex_lock(&s->lock);
+		s->st.failed = 1;
+		pthread_mutex_unlock(&s->lock);
+		finish(s, err);
+		uint64_t one = 1;
+		if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+			/* readable anyway */
+		}
+		return NULL;
+	}
 	struct pacer p = {s->o.hz, s->o.hz, 0, 0, 0, 0x9e3779b9u ^ s->o.domid};
 	int64_t start = clock_mono_us(), end = s->o.duration_us ? start + (int64_t)s->o.duration_us : 0;
 	uint32_t budget = s->o.budget_us ? s->o.budget_us : SAMPLER_DEFAULT_BUDGET_US;
@@ -302,6 +319,7 @@ static void free_sampler(struct sampler *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s->symbols);
 	free(s->program);
+	free((char *)s->o.kernel_node);
 	free(s);
 }
 
@@ -311,10 +329,28 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* The ELF the toolstack noted for the domain (kernel_node), read through
+ * this thread's own xenstore handle; NULL when none. */
+static char *noted_symbols(struct sampler *s)
+{
+	if (!s->o.kernel_node)
+		return NULL;
+	struct xs_handle *xs = plat_xs_open(s->plat);
+	unsigned len = 0;
+	char *v = xs ? xs_read(xs, XBT_NULL, s->o.kernel_node, &len) : NULL;
+	if (xs)
+		xs_close(xs);
+	if (v && (len == 0 || v[0] != '/' || strlen(v) != len)) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
 /* The symbols and, for a GHC program, where its RTS keeps things. */
 static int open_symbols(struct sampler *s, char *err, size_t errlen)
 {
-	if (!s->symbols)
+	if (!s->symbols && !(s->symbols = noted_symbols(s)))
 		return 0;
 	struct symtab *t = symtab_open(s->symbols, err, errlen);
 	if (!t)
@@ -324,6 +360,35 @@ static int open_symbols(struct sampler *s, char *err, size_t errlen)
 	if (ghc_rts_from_symbols(&s->ghc, symtab_addr_of, t, err, errlen) != 0)
 		return -1;
 	s->nm.ghc = &s->ghc;
+	return 0;
+}
+
+/* On the thread: the platform, the domain (which may still be starting:
+ * the sim platform waits for its program's exec), then the symbols, which
+ * the toolstack notes before it starts the domain; BEGIN emitted. */
+static int open_all(struct sampler *s, char *err, size_t errlen)
+{
+	if (plat_open(&s->plat, &s->o.plat, err, errlen) != 0)
+		return -1;
+	if (!(s->in = plat_inspect_open(s->plat, s->o.domid, err, errlen)))
+		return -1;
+	s->cache.in = s->in;
+	if (open_symbols(s, err, errlen) != 0)
+		return -1;
+	struct samples_buf b = {0};
+	const char *program = s->program[0] ? s->program : s->symbols ? s->symbols : "";
+	int rc = samples_put_begin(&b, s->o.hz, wall_ns(), 0, program);
+	if (rc == 0)
+		s->emit(s->ctx, b.data, b.len);
+	samples_buf_free(&b);
+	if (rc != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pthread_mutex_lock(&s->lock);
+	s->st.ready = 1;
+	snprintf(s->st.symbols, sizeof(s->st.symbols), "%s", s->symbols ? s->symbols : "");
+	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
@@ -339,31 +404,23 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_em
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	s->o = *o;
+	s->o.kernel_node = o->kernel_node ? strdup(o->kernel_node) : NULL;
 	s->emit = emit;
 	s->ctx = ctx;
 	s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->symbols = o->symbols ? strdup(o->symbols) : NULL;
-	s->program = strdup(o->program ? o->program : o->symbols ? o->symbols : "");
+	s->program = strdup(o->program ? o->program : "");
 	if (o->hz == 0 || o->hz > SAMPLER_MAX_HZ) {
 		snprintf(err, errlen, "sampling rate %u Hz: give 1..%u", o->hz, SAMPLER_MAX_HZ);
 		goto fail;
 	}
-	if (s->stop_fd < 0 || s->done_fd < 0 || !s->program || (o->symbols && !s->symbols)) {
+	if (s->stop_fd < 0 || s->done_fd < 0 || !s->program || (o->symbols && !s->symbols) ||
+	    (o->kernel_node && !s->o.kernel_node)) {
 		snprintf(err, errlen, "out of resources: %s", strerror(errno));
 		goto fail;
 	}
-	if (open_symbols(s, err, errlen) != 0 || plat_open(&s->plat, &o->plat, err, errlen) != 0)
-		goto fail;
-	if (!(s->in = plat_inspect_open(s->plat, o->domid, err, errlen)))
-		goto fail;
-	struct samples_buf b = {0};
-	int rc = samples_put_begin(&b, o->hz, wall_ns(), 0, s->program);
-	if (rc == 0)
-		emit(ctx, b.data, b.len);
-	samples_buf_free(&b);
-	s->cache.in = s->in;
-	if (rc != 0 || pthread_create(&s->thread, NULL, run, s) != 0) {
+	if (pthread_create(&s->thread, NULL, run, s) != 0) {
 		snprintf(err, errlen, "cannot start the sampling thread");
 		goto fail;
 	}

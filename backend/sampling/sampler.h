@@ -30,7 +30,8 @@ struct sampler_opts {
 	uint32_t domid;
 	uint32_t hz;             /* 1..SAMPLER_MAX_HZ */
 	uint64_t duration_us;    /* 0: until the domain ends or sampler_stop */
-	const char *symbols;     /* the program's ELF, or NULL: addresses only */
+	const char *symbols;     /* the program's ELF, or NULL: kernel_node's, else addresses only */
+	const char *kernel_node; /* a xenstore node holding the ELF's path (the toolstack's), or NULL */
 	uint32_t budget_us;      /* pause time per second (0: the default) */
 	const char *program;     /* what BEGIN names (the ELF's path, the domain's name) */
 };
@@ -40,8 +41,9 @@ typedef void (*sampler_emit_fn)(void *ctx, const void *bytes, size_t len);
 
 struct sampler;
 
-/* Checks what it can at once (the domain can be looked into, the
- * symbols read) and starts the thread: 0, or -1 with a message. */
+/* Checks the options and starts the thread, which opens the domain (it
+ * may still be starting) and the symbols, then says ready (stats) or
+ * finishes failed with the reason in why: 0, or -1 with a message. */
 int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_emit_fn emit, void *ctx,
                   char *err, size_t errlen);
 /* Asks the thread to stop (it writes END) and waits for it; its last
@@ -57,8 +59,10 @@ struct sampler_stats {
 	uint64_t samples, lost, ticks;
 	uint32_t hz_now;
 	uint64_t pause_us_p50, pause_us_p99, pause_us_max; /* over the last 1024 pauses */
-	int finished;
-	char why[256];           /* how it finished: the domain ended, an error, ... */
+	int ready;               /* the domain and the symbols are open: samples come */
+	int finished, failed;    /* failed: it never got ready (why says why) */
+	char why[512];           /* how it finished: the domain ended, an error, ... */
+	char symbols[512];       /* the ELF it names frames by ("": none) */
 };
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
 

@@ -475,6 +475,13 @@ static int load_src(const char *path, char *src, size_t len, struct xlcfg *c)
 	}
 	if (take_name(cfg, &l, path, at, sizeof(at), c) != 0)
 		goto out;
+	/* kernel and extra: what the sampler names the guest's code by, and
+	 * what xensim runs as the guest (a list is xl's to refuse). */
+	const char *v;
+	if (xlu_cfg_get_string(cfg, "kernel", &v, 1) == 0 && *v && !(c->kernel = strdup(v)))
+		goto out;
+	if (xlu_cfg_get_string(cfg, "extra", &v, 1) == 0 && *v && !(c->extra = strdup(v)))
+		goto out;
 	int e = xlu_cfg_get_list(cfg, "disk", &list, &n, 1);
 	if (e != ESRCH) { /* no disks: xl gets the file as it is */
 		where(at, sizeof(at), path, setting_line(&l, "disk", e == 0));
@@ -511,6 +518,8 @@ out:
 
 void xlcfg_free(struct xlcfg *c)
 {
+	free(c->kernel);
+	free(c->extra);
 	free(c->name);
 	for (int i = 0; i < c->nprof; i++)
 		free(c->prof_vdevs[i]);

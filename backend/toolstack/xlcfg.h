@@ -17,6 +17,8 @@
 
 struct xlcfg {
 	char *name;                        /* the guest's name, dequoted */
+	char *kernel;                      /* kernel = "...", or NULL */
+	char *extra;                       /* extra = "...", or NULL */
 	int nprof;                         /* backendtype=profsvc disks */
 	char *prof_vdevs[XLCFG_MAX_PROF];  /* their vdevs, e.g. "xvdp1" */
 	char *xl_text;                     /* the config for xl: the file as it is,
