@@ -182,6 +182,9 @@ want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk --size 1M 1 ""
 want "start status stop " "$D$compdir/profile-backend" profile-backend st
 want "sim xen " "$D$compdir/profile-backend" profile-backend start --platform ""
 want "--dry-run " "$D$compdir/profile-backend" profile-backend create --dr
+want "sample start status stop " "$D$compdir/profile-backend" profile-backend s
+want "--seconds --sim-dir --symbols " "$D$compdir/profile-backend" profile-backend sample 3 --s
+want "--samples " "$D$compdir/profdb" profdb top 1 --sa
 touch "$T/guest.cfg"
 want "$T/guest.cfg " "$D$compdir/profile-backend" profile-backend create "$T/gu"
 

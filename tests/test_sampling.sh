@@ -167,6 +167,25 @@ chain=$(share "$T/honest.folded" '(^|;)main;run_for;mid;hot$')
 at_least "$chain" 60 && ok || fail "honest beside hostile: main;run_for;mid;hot $chain%"
 "$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"
 
+# ---- profdb serve: a sampled run's page and files ---------------------------------------
+if command -v curl >/dev/null; then
+	"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
+	SERVE_PID=$!
+	for _ in $(seq 100); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
+	PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
+	r=$(run_of hotc)
+	code=$(curl -s -o "$T/page.html" -w '%{http_code}' "http://127.0.0.1:$PORT/runs/$r")
+	[ "$code" = 200 ] && grep -q '<svg' "$T/page.html" && grep -q '>mid<' "$T/page.html" && ok ||
+		fail "serve: run $r's page ($code) has no flame graph of its samples"
+	grep -q "/runs/$r/prof\"" "$T/page.html" && fail "serve: a sampled run's page links a .prof it has not" || ok
+	for f in folded speedscope.json samples.pb.gz; do
+		code=$(curl -s -o "$T/dl.$f" -w '%{http_code}' "http://127.0.0.1:$PORT/runs/$r/$f")
+		[ "$code" = 200 ] && [ -s "$T/dl.$f" ] && ok || fail "serve: /runs/$r/$f: $code"
+	done
+	cmp -s "$T/dl.folded" "$T/c.folded" && ok || fail "serve's folded stacks differ from profdb export's"
+	kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
+fi
+
 # ---- a program that dies mid-sampling; bad requests ------------------------------------
 dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)
 "$BACKEND" sample "$dom" --symbols "$T/hot" >"$T/short.out" 2>&1 && grep -q "domain ended" "$T/short.out" && ok ||

@@ -14,17 +14,19 @@
 #include "view_format.h"
 #include "view_profile.h"
 #include "view_report.h"
+#include "view_samples.h"
 
 /* A run with a trace: which profile devices it has (each read only if
  * there).  Any doubt leaves both wanted, and the readers say what is
  * wrong. */
-static void probe_devices(struct view *v, int64_t id, int *want_tp, int *want_hp)
+static void probe_devices(struct view *v, int64_t id, int *want_tp, int *want_hp, int *samples)
 {
 	struct store_device_info dev;
 
 	if (view_snapshot(v, NULL) != 0)
 		return;
-	if (store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) == 0) {
+	*samples = store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0;
+	if (*samples || store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) == 0) {
 		*want_tp = store_find_device(v->s, id, "xvdp1", &dev) == 0;
 		*want_hp = store_find_device(v->s, id, "xvdp2", &dev) == 0;
 	}
@@ -85,9 +87,17 @@ static void load_profiles(struct view_report *r, struct view *v, int64_t id, int
 	view_run_ref(id, idbuf, sizeof(idbuf));
 	/* A MirageOS run has a trace and no profile devices: the profile
 	 * readers are not asked (they would say that the devices are missing). */
-	int want_tp = 1, want_hp = 1;
-	probe_devices(v, id, &want_tp, &want_hp);
+	int want_tp = 1, want_hp = 1, samples = 0;
+	probe_devices(v, id, &want_tp, &want_hp, &samples);
 	r->have_tp = want_tp && view_read_time_profile(v, idbuf, &r->tp, prd, e) == 0;
+	/* A run with stack samples and no .prof: the samples are its time
+	 * profile (the cost centres and the flame graph are its functions). */
+	if (!want_tp && samples) {
+		tp_free(&r->tp);
+		r->have_tp = r->from_samples = view_read_samples_profile(v, idbuf, &r->tp, prd, e) == 0;
+	} else if (samples) {
+		add_warning(r, nbuf, "this run has stack samples too: profdb top %s --samples", idbuf);
+	}
 	if (r->have_tp && prd->salvaged)
 		add_warning(r, nbuf, "time profile salvaged: %s", prd->note);
 	*hp_read = want_hp && view_read_heap_profile(v, idbuf, &r->hp, &tail, hrd, e) == 0;
@@ -108,6 +118,8 @@ static void add_state_warnings(struct view_report *r, int hp_read)
 {
 	const struct store_run *run = &r->run;
 	int mirage_only = r->have_trace && !r->have_tp && !hp_read; /* no HaLVM profile to miss */
+	if (r->from_samples)
+		return; /* sampled from dom0: no profile was expected of the guest */
 	if (!r->have_tp && !mirage_only)
 		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING
 			? "no time profile (.prof) yet: GHC writes it when the program exits"

@@ -25,6 +25,7 @@
 struct view_report {
 	struct store_run run;
 	int have_tp, have_hp, have_trace;
+	int from_samples;              /* tp is the run's stack samples (it has no .prof) */
 	struct view_trace trace;       /* a MirageOS run's trace */
 	struct time_profile tp;
 	struct hp_profile hp;

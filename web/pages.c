@@ -13,9 +13,11 @@
 
 #include "../view/view_format.h"
 #include "../view/view_profile.h"
+#include "../view/view_samples.h"
 #include "../view/view_report.h"
 #include "../profile/flame.h"
 #include "../profile/markup.h"
+#include "../profile/samples.h"
 #include "../profile/speedscope.h"
 #include "web_assets.h"
 #include "web_internal.h"
@@ -185,10 +187,18 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	for (size_t i = 0; i < 5; i++) {
 		if ((i == 0 || i == 2 || i == 3) && !rr.have_tp)
 			continue;
+		if (i == 0 && rr.from_samples)
+			continue; /* no .prof: the time profile is the stack samples */
 		if (i == 1 && !rr.have_hp && rr.run.hp_bytes < 0)
 			continue;
 		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/%s", idbuf, files[i][1]);
 		lv[2 * nl] = files[i][0];
+		lv[2 * nl + 1] = links[nl];
+		nl++;
+	}
+	if (rr.from_samples) { /* pprof's file of the samples */
+		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/samples.pb.gz", idbuf);
+		lv[2 * nl] = "pprof (go tool pprof)";
 		lv[2 * nl + 1] = links[nl];
 		nl++;
 	}
@@ -244,6 +254,45 @@ static int to_file(void *ctx, const void *data, size_t len)
 	return fwrite(data, 1, len, ((struct sink_ctx *)ctx)->f) != len;
 }
 
+/* The run has stack samples (profile-backend sample). */
+static int run_has_samples(struct view *v, const char *idbuf)
+{
+	struct store_device_info dev;
+	int64_t id;
+	return view_resolve(v, idbuf, &id, NULL) == 0 && view_snapshot(v, NULL) == 0 &&
+	       store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0;
+}
+
+/* A run's stack samples as speedscope.json, folded or pprof's samples.pb.gz. */
+static void download_samples(struct web *w, const char *idbuf, const char *what, struct reply *r)
+{
+	struct view v;
+	struct view_err e;
+	struct samples_profile sp;
+	struct view_profile_read rd;
+	view_err_init(&e);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_samples(&v, idbuf, &sp, &rd, &e) != 0;
+	view_close(&v);
+	if (bad) {
+		samples_free(&sp);
+		return reply_error(r, 404, 0, "%s", view_err_first(&e));
+	}
+	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
+	char caption[400];
+	view_profile_caption(&rd.run, caption, sizeof(caption));
+	if (reply_open(r, 200, ss ? "application/json" : folded ? "text/plain; charset=utf-8" : "application/gzip") == 0) {
+		int rc = ss ? samples_write_speedscope(r->f, &sp, caption)
+		         : folded ? samples_write_folded(r->f, &sp) : samples_write_pprof(r->f, &sp);
+		reply_close(r);
+		if (rc != 0)
+			reply_error(r, 500, 0, "could not render (out of memory)");
+		else
+			snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf,
+			         ss ? "speedscope.json" : folded ? "folded.txt" : "samples.pb.gz");
+	}
+	samples_free(&sp);
+}
+
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 {
 	char idbuf[32];
@@ -279,13 +328,21 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		return;
 	}
 	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
-	if (!ss && !folded)
+	if (!ss && !folded && strcmp(what, "samples.pb.gz") != 0)
 		return reply_error(r, 404, 0, "no such file of a run: %s (there are prof, hp, "
-		                              "speedscope.json, folded and report.html)", what);
+		                              "speedscope.json, folded, samples.pb.gz and report.html)", what);
+	if (!ss && !folded)
+		return download_samples(w, idbuf, what, r);
 	struct time_profile tp;
 	struct view_profile_read rd;
 	tp_init(&tp);
 	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
+	if (bad && v.s && run_has_samples(&v, idbuf)) {
+		/* No .prof: its stack samples are what these files show. */
+		tp_free(&tp);
+		view_close(&v);
+		return download_samples(w, idbuf, what, r);
+	}
 	view_close(&v);
 	if (bad) {
 		tp_free(&tp);

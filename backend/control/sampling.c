@@ -311,10 +311,10 @@ static void finish(struct backend *b, struct sampled *s)
 	flush(b, s);
 	int domain_dead = strstr(st.why, "domain ended") != NULL;
 	snprintf(s->summary, sizeof(s->summary),
-	         "domain %u, run %lld: %llu samples in %llu ticks (%llu lost), %llu bytes; pause p50 %llu us, p99 %llu "
-	         "us, max %llu us; %s\n",
+	         "domain %u, run %lld: %llu samples in %llu ticks (%llu lost), %llu bytes, %u Hz at the end; pause p50 "
+	         "%llu us, p99 %llu us, max %llu us; %s\n",
 	         s->domid, (long long)s->run->run_id, (unsigned long long)st.samples,
-	         (unsigned long long)st.ticks, (unsigned long long)st.lost, (unsigned long long)s->stored,
+	         (unsigned long long)st.ticks, (unsigned long long)st.lost, (unsigned long long)s->stored, st.hz_now,
 	         (unsigned long long)st.pause_us_p50, (unsigned long long)st.pause_us_p99,
 	         (unsigned long long)st.pause_us_max, st.why);
 	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling ended: %.*s", s->domid, (long long)s->run->run_id,
