@@ -138,9 +138,11 @@ char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
 		size_t nm = strlen(c->name), md = strlen(c->module);
 		end -= nm;
 		memcpy(end, c->name, nm);
-		*--end = '.';
-		end -= md;
-		memcpy(end, c->module, md);
+		if (md) { /* a sampled C function has no module */
+			*--end = '.';
+			end -= md;
+			memcpy(end, c->module, md);
+		}
 		if (p->nodes[i].parent != TP_NONE)
 			*--end = ';';
 	}

@@ -59,7 +59,7 @@ static void frame_name(FILE *f, const struct tp_cc *c)
 {
 	char buf[4 * 1024 + 8];
 	const char *parts[2] = {c->module, c->name};
-	for (int k = 0; k < 2; k++) {
+	for (int k = c->module[0] ? 0 : 1; k < 2; k++) { /* a sampled C function has no module */
 		safe_text(buf, sizeof(buf), parts[k]);
 		for (const char *s = buf; *s; s++) {
 			if (*s == ';')
@@ -282,8 +282,10 @@ static void flame_frame(FILE *f, const struct flame_draw *d, size_t i, double x,
 	else
 		colour(c, fill);
 	fputs("<g class=\"frame\"><title>", f);
-	markup_text(f, c->module);
-	fputc('.', f);
+	if (c->module[0]) {
+		markup_text(f, c->module);
+		fputc('.', f);
+	}
 	markup_text(f, c->name);
 	if (d->was && isnan(d->was[i]))
 		fputs(" (new)", f);

@@ -724,7 +724,10 @@ static int cost_centres(struct time_profile *tp, const struct funcs *fs, uint32_
 				return -1;
 			snprintf(src, n, "%s:%u", l->file, l->line);
 		}
-		ccs[i] = tp_cc_get(tp, fr->name[0] ? fr->name : addr, fr->module, src ? src : "", 0, (int64_t)i);
+		/* A C function's module would be its file (perf's dso), which
+		 * flame and diff would print as "hot.main": Haskell's only. */
+		const char *module = fr->kind == SAMPLES_KIND_HASKELL ? fr->module : "";
+		ccs[i] = tp_cc_get(tp, fr->name[0] ? fr->name : addr, module, src ? src : "", 0, (int64_t)i);
 		free(src);
 		if (ccs[i] == TP_NONE)
 			return -1;

@@ -76,7 +76,7 @@ int speedscope_write(FILE *f, const struct time_profile *p, const char *name)
 			free(path);
 			return -1;
 		}
-		sprintf(full, "%s.%s", c->module, c->name);
+		sprintf(full, "%s%s%s", c->module, c->module[0] ? "." : "", c->name);
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
 		report_json_string(f, full);
 		free(full);

@@ -1,13 +1,14 @@
 /*
  * view_diff.c - one side of a comparison of two runs (view_diff.h).
  *
- * May call: view.h, view_profile.h, view_err.h, profile/.
+ * May call: view.h, view_profile.h, view_samples.h, view_err.h, profile/.
  */
 #include "config.h"
 
 #include <string.h>
 
 #include "view_diff.h"
+#include "view_samples.h"
 
 int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *s,
                         struct view_err *e)
@@ -22,8 +23,13 @@ int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *
 	if (view_resolve(v, arg, &id, e) != 0)
 		return 1;
 	view_run_ref(id, idbuf, sizeof(idbuf));
-	s->have_tp = view_read_time_profile(v, idbuf, &s->tp, &s->rd, e) == 0;
-	s->have_hp = view_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd, e) == 0;
+	/* a run sampled from dom0 (no .prof) compares by its samples */
+	int from_samples;
+	s->have_tp = view_read_time_profile_or_samples(v, idbuf, &s->tp, &s->rd, &from_samples, e) == 0;
+	struct store_device_info dev;
+	/* a sampled run without a .hp is not missing one */
+	s->have_hp = !(from_samples && store_find_device(v->s, id, "xvdp2", &dev) != 0) &&
+	             view_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd, e) == 0;
 	if (!s->have_tp)
 		s->rd = hrd;
 	return !s->have_tp && !s->have_hp;

@@ -85,3 +85,21 @@ int view_read_samples_profile(struct view *v, const char *arg, struct time_profi
 	samples_free(&sp);
 	return rc;
 }
+
+int view_read_time_profile_or_samples(struct view *v, const char *arg, struct time_profile *p,
+                                      struct view_profile_read *rd, int *from_samples, struct view_err *e)
+{
+	struct store_device_info dev;
+	int64_t id;
+	*from_samples = 0;
+	if (view_resolve(v, arg, &id, e) != 0 || view_snapshot(v, e) != 0) {
+		tp_init(p);
+		return 1;
+	}
+	if (store_find_device(v->s, id, "xvdp1", &dev) != 0 &&
+	    store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0) {
+		*from_samples = 1;
+		return view_read_samples_profile(v, arg, p, rd, e);
+	}
+	return view_read_time_profile(v, arg, p, rd, e);
+}

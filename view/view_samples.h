@@ -20,4 +20,9 @@ int view_read_samples(struct view *v, const char *arg, struct samples_profile *p
 int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
                               struct view_profile_read *rd, struct view_err *e);
 
+/* The run's time profile: its .prof, or when it has none but stack
+ * samples, the samples (*from_samples says which).  0, or 1 with e. */
+int view_read_time_profile_or_samples(struct view *v, const char *arg, struct time_profile *p,
+                                      struct view_profile_read *rd, int *from_samples, struct view_err *e);
+
 #endif
