@@ -21,7 +21,7 @@
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
-keep_at_exit '"$T"/*.log' '"$T"/*.folded' '"$T"/*.out'
+keep_at_exit '"$T"/*.log' '"$T"/*.folded' '"$T"/*.out' '"$T"/*.png'
 need() {
 	command -v "$1" >/dev/null && return 0
 	[ -n "${CI:-}" ] && { echo "test_sampling: $1 missing (quickstart test installs it)"; exit 1; }
@@ -183,6 +183,16 @@ if command -v curl >/dev/null; then
 		[ "$code" = 200 ] && [ -s "$T/dl.$f" ] && ok || fail "serve: /runs/$r/$f: $code"
 	done
 	cmp -s "$T/dl.folded" "$T/c.folded" && ok || fail "serve's folded stacks differ from profdb export's"
+	# the page in a real browser: the flame graph drawn, its frames named
+	if command -v chromium >/dev/null; then
+		timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1280,1400 \
+			--screenshot="$T/run.png" --dump-dom "http://127.0.0.1:$PORT/runs/$r" >"$T/dom.html" 2>/dev/null
+		n=$(grep -o '<g class="frame">' "$T/dom.html" | wc -l)
+		[ "$n" -ge 4 ] && grep -q '>hot<' "$T/dom.html" && ok ||
+			fail "chromium: the sampled run's flame graph has $n frames"
+	elif [ -n "${CI:-}" ]; then
+		fail "chromium missing"
+	fi
 	kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 fi
 

@@ -482,7 +482,33 @@ static int domid_opt(const char *arg, uint32_t *out)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line says. */
+struct cmdline {
+	const char *cmd, *dir, *name, *uuid, *console;
+	char **exec_argv;
+	uint32_t domid;
+	int foreground;
+};
+
+/* --exec PROGRAM ARGS...: everything after it is the program's; argc is
+ * cut there.  0, or 2 (said why). */
+static int take_exec(int *argc, char **argv, struct cmdline *cl)
+{
+	for (int i = 2; i < *argc; i++)
+		if (!strcmp(argv[i], "--exec")) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "xensim: --exec needs a PROGRAM\n");
+				return 2;
+			}
+			cl->exec_argv = argv + i + 1;
+			*argc = i;
+			break;
+		}
+	return 0;
+}
+
+/* The options after the command: -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct cmdline *cl)
 {
 	static const struct option opts[] = {
 		{"dir", required_argument, NULL, 'd'},  {"foreground", no_argument, NULL, 'f'},
@@ -492,11 +518,38 @@ int main(int argc, char **argv)
 		{"console", required_argument, NULL, 'c'},
 		{NULL, 0, NULL, 0},
 	};
-	char **exec_argv = NULL;
-	const char *console = NULL;
-	const char *dir = getenv("XENSIM_DIR"), *name = NULL, *uuid = "";
-	uint32_t domid = 0;
-	int foreground = 0, c;
+	int c;
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': cl->dir = optarg; break;
+		case 'f': cl->foreground = 1; break;
+		case 'n': cl->name = optarg; break;
+		case 'i':
+			if (domid_opt(optarg, &cl->domid) != 0)
+				return 2;
+			break;
+		case 'u': cl->uuid = optarg; break;
+		case 'c': cl->console = optarg; break;
+		case 'v': sim_verbose = 1; break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!cl->dir || !*cl->dir) {
+		fprintf(stderr, "xensim: no directory: pass --dir DIR or set XENSIM_DIR\n");
+		return 2;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmdline cl = {.dir = getenv("XENSIM_DIR"), .uuid = ""};
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -507,71 +560,26 @@ int main(int argc, char **argv)
 			printf("xensim (profsvc) %s\n", PACKAGE_VERSION);
 			return 0;
 		}
-	const char *cmd = argv[1];
-	/* --exec PROGRAM ARGS...: everything after it is the program's. */
-	for (int i = 2; i < argc; i++)
-		if (!strcmp(argv[i], "--exec")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "xensim: --exec needs a PROGRAM\n");
-				return 2;
-			}
-			exec_argv = argv + i + 1;
-			argc = i;
-			break;
-		}
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			dir = optarg;
-			break;
-		case 'f':
-			foreground = 1;
-			break;
-		case 'n':
-			name = optarg;
-			break;
-		case 'i':
-			if (domid_opt(optarg, &domid) != 0)
-				return 2;
-			break;
-		case 'u':
-			uuid = optarg;
-			break;
-		case 'c':
-			console = optarg;
-			break;
-		case 'v':
-			sim_verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!dir || !*dir) {
-		fprintf(stderr, "xensim: no directory: pass --dir DIR or set XENSIM_DIR\n");
-		return 2;
-	}
-	if (!strcmp(cmd, "start"))
-		return cmd_start(dir, foreground);
-	if (!strcmp(cmd, "stop"))
-		return cmd_stop(dir);
-	if (!strcmp(cmd, "create"))
-		return cmd_create(dir, name, uuid, domid, exec_argv, console);
-	if (!strcmp(cmd, "destroy")) {
+	cl.cmd = argv[1];
+	int rc = take_exec(&argc, argv, &cl);
+	if (rc != 0 || (rc = parse_options(argc, argv, &cl)) >= 0)
+		return rc;
+	if (!strcmp(cl.cmd, "start"))
+		return cmd_start(cl.dir, cl.foreground);
+	if (!strcmp(cl.cmd, "stop"))
+		return cmd_stop(cl.dir);
+	if (!strcmp(cl.cmd, "create"))
+		return cmd_create(cl.dir, cl.name, cl.uuid, cl.domid, cl.exec_argv, cl.console);
+	if (!strcmp(cl.cmd, "destroy")) {
 		if (optind != argc - 1) {
 			usage(stderr);
 			return 2;
 		}
-		return cmd_destroy(dir, argv[optind]);
+		return cmd_destroy(cl.dir, argv[optind]);
 	}
-	if (!strcmp(cmd, "list"))
-		return cmd_list(dir);
-	fprintf(stderr, "xensim: unknown command '%s'\n", cmd);
+	if (!strcmp(cl.cmd, "list"))
+		return cmd_list(cl.dir);
+	fprintf(stderr, "xensim: unknown command '%s'\n", cl.cmd);
 	usage(stderr);
 	return 2;
 }

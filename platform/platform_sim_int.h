@@ -1,0 +1,31 @@
+/*
+ * platform_sim_int.h - between the parts of the sim platform:
+ * platform_sim.c (the connection to xensim, event channels, grants,
+ * domains) and platform_sim_inspect.c (looking into a domain that is a
+ * program), whose ops platform_sim.c's table holds.
+ */
+#ifndef PROFSVC_PLATFORM_SIM_INT_H
+#define PROFSVC_PLATFORM_SIM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform.h"
+#include "sim_proto.h"
+
+/* One call on p's connection (platform_sim.c): m's reply in m, its items
+ * at *reply (valid until the next call), *reply_len bytes; at most one
+ * descriptor in *fd_out (when not NULL).  0, or -1 and errno. */
+int sim_call(struct plat *p, struct sim_msg *m, const void *items, size_t len, int *fd_out,
+             const void **reply, size_t *reply_len);
+
+/* platform_sim_inspect.c: plat_inspect_* on xensim */
+struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen);
+void sim_inspect_close(struct plat_inspect *in);
+int sim_inspect_pause(struct plat_inspect *in);
+int sim_inspect_unpause(struct plat_inspect *in);
+int sim_inspect_vcpus(struct plat_inspect *in);
+int sim_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
+long sim_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
+
+#endif
