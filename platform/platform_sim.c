@@ -641,6 +641,11 @@ static int sim_domain_exec(struct plat *p, uint32_t domid, char *const argv[], c
 }
 
 /* The calls of the other parts (platform_sim_int.h). */
+int sim_send(struct plat *p, struct sim_msg *m)
+{
+	return send_msg(S(p), m, NULL, 0);
+}
+
 int sim_call(struct plat *p, struct sim_msg *m, const void *items, size_t len, int *fd_out,
              const void **reply, size_t *reply_len)
 {

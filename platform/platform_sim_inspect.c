@@ -70,9 +70,7 @@ void sim_inspect_close(struct plat_inspect *b)
 	struct sim_inspect *in = (struct sim_inspect *)b;
 	if (in->paused) {
 		struct sim_msg m = {.op = SIM_DOM_UNPAUSE, .a = {b->domid}};
-		const void *reply;
-		size_t rlen;
-		sim_call(b->p, &m, NULL, 0, NULL, &reply, &rlen);
+		sim_send(b->p, &m);
 	}
 	close(in->memfd);
 	free(in);
@@ -102,10 +100,8 @@ int sim_inspect_unpause(struct plat_inspect *b)
 {
 	struct sim_inspect *in = (struct sim_inspect *)b;
 	struct sim_msg m = {.op = SIM_DOM_UNPAUSE, .a = {b->domid}};
-	const void *reply;
-	size_t rlen;
 	in->paused = 0;
-	return sim_call(b->p, &m, NULL, 0, NULL, &reply, &rlen);
+	return sim_send(b->p, &m);
 }
 
 int sim_inspect_vcpus(struct plat_inspect *b)

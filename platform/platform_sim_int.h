@@ -19,6 +19,9 @@
 int sim_call(struct plat *p, struct sim_msg *m, const void *items, size_t len, int *fd_out,
              const void **reply, size_t *reply_len);
 
+/* A one-way message (no reply): 0, or -1 and errno. */
+int sim_send(struct plat *p, struct sim_msg *m);
+
 /* platform_sim_inspect.c: plat_inspect_* on xensim */
 struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen);
 void sim_inspect_close(struct plat_inspect *in);

@@ -10,8 +10,9 @@
  * here: it uses the real xenstored wire protocol on <rundir>/dom<N>/xs.sock.
  *
  * Every message starts with struct sim_msg; items follow.  Requests get one
- * reply with the same id, except NOTIFY and UNMASK, which are one-way (as
- * cheap as the evtchn device's write on Linux).  File descriptors travel
+ * reply with the same id, except NOTIFY, UNMASK and DOM_UNPAUSE, which
+ * are one-way (as cheap as the evtchn device's write on Linux; an unpause
+ * that waited for its reply would keep the sampler's window open).  File descriptors travel
  * with SCM_RIGHTS: a domain's memory (a memfd; page N of the domain is at
  * offset N * 4096) and event pipes.
  */
@@ -54,7 +55,7 @@ enum sim_op {
 	                       runs the program as that (new) domain's vCPUs */
 	SIM_DOM_PAUSE,      /* a[0] = domid (a program) -> a[0] = vCPUs; items:
 	                       struct sim_vcpu_regs each */
-	SIM_DOM_UNPAUSE,    /* a[0] = domid */
+	SIM_DOM_UNPAUSE,    /* a[0] = domid (one-way) */
 	SIM_DOM_MEM,        /* a[0] = domid (a program) -> fd: its /proc/PID/mem */
 };
 

@@ -49,6 +49,7 @@ static void conn_drop(struct hv_conn *c, const char *why)
 	c->it.fd = -1;
 	hv_evts_close(c);
 	hv_maps_release(c);
+	hv_exec_conn_gone(c); /* a domain it paused runs again */
 	struct domain *d = hv_domain(c->domid);
 	if (d && c->pid > 0)
 		for (int i = 0; i < MAX_PIDS; i++)
@@ -246,38 +247,44 @@ static struct hv_prog *prog_of(struct hv_req *r)
 	return d->prog;
 }
 
-/* Pauses, and replies with every vCPU's registers (one round trip). */
-static void op_dom_pause(struct hv_req *r)
+/* The pause's reply: every vCPU's registers (one round trip). */
+static void pause_reply(struct hv_conn *c, struct sim_msg *m, struct hv_prog *p)
 {
 	static struct sim_vcpu_regs regs[SIM_MAX_VCPUS];
+	int n = hv_exec_regs(p, regs, SIM_MAX_VCPUS);
+	m->err = 0;
+	m->a[0] = (uint32_t)n;
+	m->n = (uint32_t)n;
+	hv_reply(c, m, regs, (size_t)n * sizeof(regs[0]), -1);
+	if (c->reply_failed)
+		conn_drop(c, "reply failed");
+}
+
+/* Pauses; the reply comes once every thread has stopped (now, or from
+ * hv_children). */
+static void op_dom_pause(struct hv_req *r)
+{
 	struct hv_prog *p = prog_of(r);
 	if (!p)
 		return;
 	int err = hv_exec_pause(p);
-	if (err) {
+	if (err && err != EINPROGRESS) {
 		hv_reply_err(r->c, r->m, err);
-		/* The program ended while it was being stopped: the pause took
-		 * its exit, which SIGCHLD will not bring again. */
-		if (err == ESRCH && p->exited)
-			destroy_domain(r->m->a[0]);
 		return;
 	}
-	int n = hv_exec_regs(p, regs, SIM_MAX_VCPUS);
-	r->m->a[0] = (uint32_t)n;
-	r->m->n = (uint32_t)n;
-	hv_reply(r->c, r->m, regs, (size_t)n * sizeof(regs[0]), -1);
+	p->pause_conn = r->c; /* until its unpause, or until it goes */
+	p->pause_msg = *r->m;
+	if (err == 0)
+		pause_reply(r->c, r->m, p);
 }
 
+/* One-way, as NOTIFY: the sampler's pause window ends when it asks, not
+ * a round trip later (the guest runs again as soon as xensim reads it). */
 static void op_dom_unpause(struct hv_req *r)
 {
-	struct hv_prog *p = prog_of(r);
-	if (!p)
-		return;
-	int err = hv_exec_unpause(p);
-	if (err)
-		hv_reply_err(r->c, r->m, err);
-	else
-		hv_reply_ok(r->c, r->m);
+	struct domain *d = hv_running_domain(r->m->a[0]);
+	if (d && d->prog && d->prog->pause_conn == r->c) /* only its pauser */
+		hv_exec_unpause(d->prog);
 }
 
 static void op_dom_mem(struct hv_req *r)
@@ -298,9 +305,23 @@ static void op_dom_mem(struct hv_req *r)
 void hv_children(void)
 {
 	uint32_t ended;
-	while (hv_exec_children(&ended))
-		if (hv_running_domain(ended))
-			destroy_domain(ended);
+	struct hv_prog *paused;
+	int rc;
+	while ((rc = hv_exec_children(&ended, &paused)) != 0) {
+		if (rc == 1) {
+			struct domain *d = hv_running_domain(ended);
+			struct hv_prog *p = d ? d->prog : NULL;
+			/* an asker waiting for its pause hears that the domain went */
+			if (p && p->pause_waiting && p->pause_conn && !p->pause_conn->dead)
+				hv_reply_err(p->pause_conn, &p->pause_msg, ESRCH);
+			if (d)
+				destroy_domain(ended);
+		} else if (paused->pause_conn && !paused->pause_conn->dead) {
+			pause_reply(paused->pause_conn, &paused->pause_msg, paused);
+		} else {
+			hv_exec_unpause(paused); /* its asker went: nobody will unpause it */
+		}
+	}
 }
 
 static void op_stop(struct hv_req *r)
@@ -352,7 +373,7 @@ static void dispatch(struct hv_conn *c, struct sim_msg *m, const uint8_t *items,
 	                                             : sizeof(uint32_t);
 	size_t max_items = m->op == SIM_DOM_CREATE ? 512 : m->op == SIM_DOM_EXEC ? 16384 : SIM_MAX_ITEMS;
 	if (m->n > max_items || ilen != (size_t)m->n * item_size) {
-		if (m->op == SIM_EVT_NOTIFY || m->op == SIM_EVT_UNMASK)
+		if (m->op == SIM_EVT_NOTIFY || m->op == SIM_EVT_UNMASK || m->op == SIM_DOM_UNPAUSE)
 			return;
 		hv_reply_err(c, m, EINVAL);
 		return;

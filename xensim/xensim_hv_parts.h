@@ -103,6 +103,10 @@ struct hv_prog {
 	uint32_t domid;
 	pid_t pid;
 	int paused, exited, execed, too_many_logged;
+	int pause_waiting;      /* a pause asked for, some thread not stopped yet */
+	int exit_seen;          /* a pause took the program's exit: hv_exec_children says it */
+	struct hv_conn *pause_conn; /* who paused it, until the unpause (xensim_hv.c replies) */
+	struct sim_msg pause_msg;
 	int nthreads;
 	struct hv_thread threads[SIM_MAX_VCPUS]; /* the vCPUs, in the order made */
 	struct hv_prog *next;
@@ -113,11 +117,15 @@ struct hv_prog {
 int hv_exec_start(struct domain *d, const char *cwd, const char *console_path, char *const argv[],
                   const char *dir, char *err, size_t errlen);
 /* Takes the news of traced children (SIGCHLD): 1 and *ended when a
- * domain's program exited (call again for more), 0 when there is no more. */
-int hv_exec_children(uint32_t *ended);
-/* 0, or an errno (EBUSY: paused already; ESRCH: it died meanwhile). */
+ * domain's program exited, 2 and *paused when a program's pause is now
+ * complete (call again for more), 0 when there is no more. */
+int hv_exec_children(uint32_t *ended, struct hv_prog **paused);
+/* Stops every thread: 0 (all stopped), EINPROGRESS (the stops will come:
+ * hv_exec_children says when), or an errno (EBUSY: paused already). */
 int hv_exec_pause(struct hv_prog *p);
 int hv_exec_unpause(struct hv_prog *p);
+/* A connection went: a program it paused runs again. */
+void hv_exec_conn_gone(const struct hv_conn *c);
 /* While paused: each vCPU's registers into out (max of them); how many. */
 int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max);
 /* Its memory, /proc/PID/mem opened read-only (-1 and errno: EAGAIN
