@@ -53,7 +53,7 @@
 
 #include "xensim_hv_parts.h"
 
-#define PAUSE_SPIN_US 50
+#define PAUSE_SPIN_US 10
 
 /* The programs running, to find a thread's domain by its tid. */
 static struct hv_prog *progs;
