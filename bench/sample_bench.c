@@ -99,7 +99,7 @@ static uint32_t exec_domain(const char *name, const char *args)
 /* ---- 1: a guest's slowdown ----------------------------------------------------- */
 
 struct spin_fig {
-	double iters, pause_p50, pause_p99;
+	double iters, pause_p50, pause_p99, hz_end;
 };
 
 /* The domain spins; sampled at hz (0: not); its figures. */
@@ -116,9 +116,11 @@ static struct spin_fig spin_once(int hz, double secs)
 		         tu_builddir(), dom, hz, sim.dir, rundir);
 		FILE *p = popen(path, "r");
 		while (p && fgets(line, sizeof(line), p)) {
-			const char *at = strstr(line, "pause p50 ");
+			const char *at = strstr(line, "pause p50 "), *hz = strstr(line, " bytes, ");
 			if (at)
 				sscanf(at, "pause p50 %lf us, p99 %lf", &f.pause_p50, &f.pause_p99);
+			if (hz)
+				sscanf(hz, " bytes, %lf Hz", &f.hz_end);
 		}
 		if (p)
 			pclose(p);
@@ -249,7 +251,7 @@ int main(int argc, char **argv)
 	int rounds = quick ? 3 : 5;
 	double secs = quick ? 1.0 : 2.0;
 	double s0[MAX_ROUNDS], s99[MAX_ROUNDS], s999[MAX_ROUNDS], p50[MAX_ROUNDS], p99[MAX_ROUNDS];
-	double p50k[MAX_ROUNDS], p99k[MAX_ROUNDS], rt0[MAX_ROUNDS], rt1[MAX_ROUNDS];
+	double p50k[MAX_ROUNDS], p99k[MAX_ROUNDS], rt0[MAX_ROUNDS], rt1[MAX_ROUNDS], hzk[MAX_ROUNDS];
 	harness_start();
 	backend_start("--max-run-bytes 1024G");
 	printf("sample_bench: a guest's slowdown, %d rounds of %.0f s ...\n", rounds, secs);
@@ -264,7 +266,7 @@ int main(int argc, char **argv)
 			else if (m == 1)
 				s99[r] = f.iters, p50[r] = f.pause_p50, p99[r] = f.pause_p99;
 			else
-				s999[r] = f.iters, p50k[r] = f.pause_p50, p99k[r] = f.pause_p99;
+				s999[r] = f.iters, p50k[r] = f.pause_p50, p99k[r] = f.pause_p99, hzk[r] = f.hz_end;
 		}
 	}
 	backend_stop(SIGTERM);
@@ -293,6 +295,7 @@ int main(int argc, char **argv)
 	row(j, "pause_p99_us_99hz", "pause window p99 at 99 Hz (us)", p99, rounds, "", 100, 1, 0);
 	row(j, "pause_p50_us_999hz", "pause window p50 at 999 Hz (us)", p50k, rounds, "", -1, 1, 0);
 	row(j, "pause_p99_us_999hz", "pause window p99 at 999 Hz (us)", p99k, rounds, "", 100, 1, 0);
+	row(j, "rate_at_end_999hz", "999 Hz asked: the rate at the end (Hz)", hzk, rounds, "", 999, 0, 0);
 	row(j, "fleet_rt_p99_ratio", "HaLVM p99, 64 sampled / unsampled", rtr, rounds, "x", 1.10, 1, 0);
 	row(j, "fleet_rt_p99_unsampled_us", "HaLVM p99 beside 64 unsampled (us)", rt0, rounds, "", -1, 1, 1);
 	if (j) {

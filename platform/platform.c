@@ -263,6 +263,11 @@ int plat_inspect_vcpus(struct plat_inspect *in)
 	return in->p->ops->inspect_vcpus(in);
 }
 
+int plat_inspect_idle(struct plat_inspect *in)
+{
+	return in->p->ops->inspect_idle ? in->p->ops->inspect_idle(in) : -1;
+}
+
 int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out)
 {
 	return in->p->ops->inspect_regs(in, vcpu, out);

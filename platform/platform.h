@@ -172,6 +172,11 @@ int plat_inspect_pause(struct plat_inspect *in);
 int plat_inspect_unpause(struct plat_inspect *in);
 /* The vCPU ids are 0..n-1; n, or -1 and errno. */
 int plat_inspect_vcpus(struct plat_inspect *in);
+/* Without pausing: 1 when every vCPU is blocked (waiting for an event)
+ * now, 0 when one runs, -1 when that cannot be told cheaply (then pause
+ * and look).  Xen: xc_vcpu_getinfo; sim: the state of the threads the
+ * last pause found.  A sampler records an idle domain without stopping it. */
+int plat_inspect_idle(struct plat_inspect *in);
 /* While paused: vCPU vcpu's registers; 0, or -1 and errno. */
 int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 /* While paused: up to len bytes at guest virtual address va in the address
@@ -225,6 +230,7 @@ struct plat_ops {
 	int (*inspect_pause)(struct plat_inspect *in);
 	int (*inspect_unpause)(struct plat_inspect *in);
 	int (*inspect_vcpus)(struct plat_inspect *in);
+	int (*inspect_idle)(struct plat_inspect *in); /* NULL: -1, always */
 	int (*inspect_regs)(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 	long (*inspect_read)(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 };

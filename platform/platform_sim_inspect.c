@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,8 @@ struct sim_inspect {
 	int paused;
 	uint32_t nvcpus;
 	struct sim_vcpu_regs regs[SIM_MAX_VCPUS]; /* as the last pause found them */
+	int stat_fd[SIM_MAX_VCPUS];  /* each vCPU's /proc/TID/task/TID/stat, or -1 */
+	uint32_t stat_tid[SIM_MAX_VCPUS];
 };
 
 struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen)
@@ -62,6 +65,8 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 	in->base.p = p;
 	in->base.domid = domid;
 	in->memfd = fd;
+	for (uint32_t i = 0; i < SIM_MAX_VCPUS; i++)
+		in->stat_fd[i] = -1;
 	return &in->base;
 }
 
@@ -73,7 +78,30 @@ void sim_inspect_close(struct plat_inspect *b)
 		sim_send(b->p, &m);
 	}
 	close(in->memfd);
+	for (uint32_t i = 0; i < SIM_MAX_VCPUS; i++)
+		if (in->stat_fd[i] >= 0)
+			close(in->stat_fd[i]);
 	free(in);
+}
+
+/* The threads the pause found, their state files kept open (a pread
+ * each when asked whether the domain idles). */
+static void note_threads(struct sim_inspect *in)
+{
+	for (uint32_t i = 0; i < SIM_MAX_VCPUS; i++) {
+		uint32_t tid = i < in->nvcpus && in->regs[i].online ? in->regs[i].tid : 0;
+		if (tid == in->stat_tid[i])
+			continue;
+		if (in->stat_fd[i] >= 0)
+			close(in->stat_fd[i]);
+		in->stat_fd[i] = -1;
+		in->stat_tid[i] = tid;
+		if (tid) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%u/task/%u/stat", tid, tid);
+			in->stat_fd[i] = open(path, O_RDONLY | O_CLOEXEC);
+		}
+	}
 }
 
 /* One round trip: xensim stops every thread and replies with their
@@ -93,7 +121,36 @@ int sim_inspect_pause(struct plat_inspect *b)
 		n = (uint32_t)(rlen / sizeof(struct sim_vcpu_regs));
 	memcpy(in->regs, reply, (size_t)n * sizeof(struct sim_vcpu_regs));
 	in->nvcpus = n;
+	note_threads(in);
 	return 0;
+}
+
+/* Each vCPU's thread state, read without stopping it: 1 running, 0 not
+ * (asleep, waiting, stopped), -1 unknown. */
+static int thread_running(int fd)
+{
+	char buf[512];
+	ssize_t n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *end = strrchr(buf, ')'); /* the name may hold anything but this is the last */
+	return end && end[1] == ' ' && end[2] ? end[2] == 'R' : -1;
+}
+
+int sim_inspect_idle(struct plat_inspect *b)
+{
+	struct sim_inspect *in = (struct sim_inspect *)b;
+	if (in->paused || in->nvcpus == 0)
+		return -1;
+	for (uint32_t i = 0; i < in->nvcpus; i++) {
+		if (!in->regs[i].online)
+			continue;
+		int r = thread_running(in->stat_fd[i]);
+		if (r != 0)
+			return r > 0 ? 0 : -1;
+	}
+	return 1;
 }
 
 int sim_inspect_unpause(struct plat_inspect *b)

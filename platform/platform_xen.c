@@ -308,6 +308,7 @@ const struct plat_ops plat_xen_ops = {
 	.inspect_pause = xen_inspect_pause,
 	.inspect_unpause = xen_inspect_unpause,
 	.inspect_vcpus = xen_inspect_vcpus,
+	.inspect_idle = xen_inspect_idle,
 	.inspect_regs = xen_inspect_regs,
 	.inspect_read = xen_inspect_read,
 };

@@ -390,6 +390,23 @@ int xen_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_re
 	return 0;
 }
 
+/* Without a pause: every online vCPU blocked (xc_vcpu_getinfo reads the
+ * scheduler's state; a vCPU that wakes just after is the next sample's). */
+int xen_inspect_idle(struct plat_inspect *in)
+{
+	struct xen_inspect *x = (struct xen_inspect *)in;
+	if (x->paused || x->nvcpus == 0)
+		return -1;
+	for (unsigned v = 0; v < x->nvcpus; v++) {
+		xc_vcpuinfo_t info;
+		if (xc_vcpu_getinfo(x->xch, in->domid, v, &info) != 0)
+			return -1;
+		if (info.online && !info.blocked)
+			return 0;
+	}
+	return 1;
+}
+
 /* Up to one page's worth at va (to the end of its page); the bytes read,
  * or -1 and errno. */
 static long xi_read_in_page(struct xen_inspect *x, uint64_t cr3, uint64_t va, uint8_t *buf,

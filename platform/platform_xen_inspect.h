@@ -17,6 +17,7 @@ void xen_inspect_close(struct plat_inspect *in);
 int xen_inspect_pause(struct plat_inspect *in);
 int xen_inspect_unpause(struct plat_inspect *in);
 int xen_inspect_vcpus(struct plat_inspect *in);
+int xen_inspect_idle(struct plat_inspect *in);
 int xen_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 long xen_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 

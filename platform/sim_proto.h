@@ -64,7 +64,8 @@ enum sim_op {
 /* rip rsp rbp rax rbx rcx rdx rsi rdi r8 .. r15 rflags, as plat_vcpu_regs */
 struct sim_vcpu_regs {
 	uint64_t r[SIM_REGS];
-	uint8_t online, blocked, pad[6];
+	uint8_t online, blocked, pad[2];
+	uint32_t tid; /* the thread that is this vCPU (its /proc state says idle or not) */
 };
 
 struct sim_msg {

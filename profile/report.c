@@ -277,6 +277,8 @@ static void facts_section(FILE *f, const struct report_input *in)
 	if (in->live_events) {
 		fputs("<p id=\"live\" class=\"live\" data-events=\"", f);
 		markup_text(f, in->live_events);
+		if (in->refresh_ms)
+			fprintf(f, "\" data-refresh=\"%u", in->refresh_ms);
 		fputs("\">live: waiting for the guest</p>\n", f);
 	}
 	for (size_t i = 0; i < in->nwarnings; i++) {
@@ -326,7 +328,7 @@ static int cost_centres_section(FILE *f, const struct report_input *in)
 	        (unsigned long long)in->tp->total_alloc);
 	tree_json(f, in->tp);
 	fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
-	      "<section class=\"flame\"><h2>Flame graph (time)</h2>\n",
+	      "<section class=\"flame\" id=\"flame\"><h2>Flame graph (time)</h2>\n",
 	      f);
 	if (flame_inline(f, NULL, in->tp, in->title) != 0)
 		return -1;
@@ -346,7 +348,7 @@ int report_write(FILE *f, const struct report_input *in)
 {
 	report_head(f, in);
 	facts_section(f, in);
-	if ((in->hp && in->chart) || in->live_events)
+	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms))
 		heap_section(f, in);
 	if (in->trace && trace_view_html(f, in->trace) != 0)
 		return -1;

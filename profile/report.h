@@ -44,6 +44,10 @@ struct report_input {
 	size_t nlinks;
 	const char *live_events;
 	const char *page_script;
+	/* A running run sampled from dom0: its flame graph is fetched again
+	 * every refresh_ms (0: not), and there is no heap section to wait
+	 * for. */
+	unsigned refresh_ms;
 };
 
 /* 0, or -1 when out of memory or writing failed. */

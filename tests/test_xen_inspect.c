@@ -42,7 +42,7 @@ static uint8_t refused_page[4096]; /* what a map with a per-page error returns *
 static struct {
 	int exists, dying, hvm, other_domid;
 	unsigned width;
-	int pause_count;
+	int pause_count, idle_asked;
 	int online[NVCPUS], blocked[NVCPUS];
 	vcpu_guest_context_x86_64_t ctx[NVCPUS];
 	int xc_open, fmem_open;        /* handles open */
@@ -134,7 +134,8 @@ int xc_domain_unpause(xc_interface *xch, uint32_t domid)
 int xc_vcpu_getinfo(xc_interface *xch, uint32_t domid, uint32_t vcpu, xc_vcpuinfo_t *info)
 {
 	(void)xch, (void)domid;
-	CHECK(fx.pause_count > 0, "vcpu info read while the domain runs");
+	/* read while the domain runs only to tell whether it idles */
+	CHECK(fx.pause_count > 0 || fx.idle_asked, "vcpu info read while the domain runs");
 	if (vcpu >= NVCPUS) {
 		errno = EINVAL;
 		return -1;
@@ -395,6 +396,23 @@ static void test_pauses(struct plat_inspect *in)
 	      "after the remap: \"%.6s\"", buf);
 }
 
+/* Idle told without a pause: every online vCPU blocked. */
+static void test_idle(struct plat_inspect *in)
+{
+	CHECK(xen_inspect_idle(in) == -1, "idle asked while paused");
+	CHECK(xen_inspect_unpause(in) == 0, "unpause");
+	fx.idle_asked = 1;
+	for (int v = 0; v < NVCPUS; v++)
+		fx.online[v] = 1, fx.blocked[v] = 1;
+	CHECK(xen_inspect_idle(in) == 1 && fx.pause_count == 0, "all blocked: idle, and not paused");
+	fx.blocked[NVCPUS - 1] = 0;
+	CHECK(xen_inspect_idle(in) == 0, "one running: not idle");
+	fx.online[NVCPUS - 1] = 0;
+	CHECK(xen_inspect_idle(in) == 1, "the running one offline: idle");
+	fx.idle_asked = 0;
+	CHECK(xen_inspect_pause(in) == 0, "pause again");
+}
+
 static void test_gone(void)
 {
 	char err[256];
@@ -436,6 +454,7 @@ int main(void)
 	test_reads(in);
 	test_lru(in);
 	test_pauses(in);
+	test_idle(in);
 	xen_inspect_close(in); /* while paused */
 	CHECK(fx.pause_count == 0, "close left the guest paused (%d)", fx.pause_count);
 	CHECK(live_maps() == 0 && fx.xc_open == 0 && fx.fmem_open == 0,

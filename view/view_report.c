@@ -94,7 +94,8 @@ static void load_profiles(struct view_report *r, struct view *v, int64_t id, int
 	 * profile (the cost centres and the flame graph are its functions). */
 	if (!want_tp && samples) {
 		tp_free(&r->tp);
-		r->have_tp = r->from_samples = view_read_samples_profile(v, idbuf, &r->tp, prd, e) == 0;
+		r->from_samples = 1;
+		r->have_tp = view_read_samples_profile(v, idbuf, &r->tp, prd, e) == 0;
 	} else if (samples) {
 		add_warning(r, nbuf, "this run has stack samples too: profdb top %s --samples", idbuf);
 	}

@@ -27,6 +27,22 @@
       'Click a band in the key to hide it.';
   }
   var es = new EventSource(url), ended = false;
+  // A run sampled from dom0: its flame graph, drawn by the server, is
+  // fetched again every data-refresh ms while the run lasts (the page's
+  // own origin; the server escapes the guest's names as in any page).
+  var refresh = Number(live.getAttribute('data-refresh') || 0);
+  if (refresh > 0) {
+    var timer = setInterval(function () {
+      if (ended) { clearInterval(timer); return; }
+      fetch(location.pathname, {cache: 'no-store'}).then(function (r) { return r.text(); }).then(function (t) {
+        var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('flame');
+        var old = document.getElementById('flame');
+        if (fresh && old) old.replaceWith(document.importNode(fresh, true));
+        if (fresh && !old) location.reload(); // the first samples: the whole report
+        if (!ended) say('live: stack samples, the flame graph redrawn every ' + refresh / 1000 + ' s', 'on');
+      }).catch(function () { say('live: reconnecting to the server', 'bad'); });
+    }, refresh);
+  }
   es.addEventListener('heap', function (ev) {
     var d = JSON.parse(ev.data);
     profsvcReport.setHeap(d.heap);

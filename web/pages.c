@@ -217,6 +217,8 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
 		in.live_events = events;
 		in.page_script = web_live_js;
+		if (rr.from_samples)
+			in.refresh_ms = 2000; /* its flame graph grows as samples come */
 	}
 	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
 		if (report_write(r->f, &in) != 0) {

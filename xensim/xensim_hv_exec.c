@@ -325,6 +325,7 @@ int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max)
 		                        r.r8,  r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.eflags};
 		memcpy(o->r, v, sizeof(v));
 		o->online = 1;
+		o->tid = (uint32_t)p->threads[i].tid;
 		o->blocked = (uint8_t)in_blocking_call(&r);
 	}
 	return (int)n;

@@ -10,9 +10,13 @@
  *  3. A walk's reads are budgeted (walk.h): however the stack is laid out,
  *     one sample's pause is bounded.
  *  4. Ticks are jittered by up to a tenth of the period either way.
- *  5. When the pauses of the last second took more than the budget, the
- *     rate halves; after a cheap second it doubles back towards what was
- *     asked.  Every change is a RATE record.
+ *  5. When the pauses of the last second took more than the budget (10%
+ *     of it), the rate halves; after a cheap second it doubles back
+ *     towards what was asked.  Every change is a RATE record.
+ *  6. A domain whose every vCPU is blocked is sampled [idle] without a
+ *     pause (the platform can tell: plat_inspect_idle), up to
+ *     IDLE_TICKS_MAX ticks in a row; then a real pause looks again, and
+ *     finds the vCPUs a platform counts by pausing (xensim's threads).
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
  * toolstack noted), sample_stack.c, symbols.c, ghc_rts.c,
@@ -41,6 +45,7 @@
 #define WALK_READS 4096u
 #define PAUSE_RING 1024u
 #define MAX_VCPUS 64u /* sampled per tick; more are not (the log says so) */
+#define IDLE_TICKS_MAX 15u
 
 struct page_cache {
 	struct plat_inspect *in;
@@ -68,6 +73,10 @@ struct sampler {
 	uint32_t pause_us[PAUSE_RING];
 	uint64_t npauses;
 	struct stack_taken taken[MAX_VCPUS];
+	/* invariant 6: the vCPUs the last pause found online, and how many
+	 * ticks since found the domain idle without pausing it */
+	uint32_t online[MAX_VCPUS], nonline;
+	uint32_t idle_ticks;
 };
 
 /* ---- guest memory, a page at a time (invariant 2) ------------------------------ */
@@ -125,8 +134,10 @@ static int take(struct sampler *s, struct stack_taken *taken, uint32_t max, int6
 		struct walk_mem m = {cached_read, &s->cache, WALK_READS};
 		taken[n].vcpu = (uint32_t)v;
 		stack_take(&m, &s->nm, &r, &taken[n]);
+		s->online[n] = (uint32_t)v;
 		n++;
 	}
+	s->nonline = (uint32_t)n;
 	int rc = plat_inspect_unpause(s->in);
 	*pause_us = clock_mono_us() - t0;
 	return rc == 0 ? n : -1;
@@ -145,11 +156,21 @@ static int tick(struct sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t
 {
 	struct stack_taken *taken = s->taken;
 	uint32_t ids[WALK_MAX_FRAMES + 2];
-	int n = take(s, taken, MAX_VCPUS, pause_us);
+	int n;
 
-	if (n < 0)
-		return -1;
-	note_pause(s, *pause_us);
+	if (s->nonline && s->idle_ticks < IDLE_TICKS_MAX && plat_inspect_idle(s->in) == 1) {
+		/* invariant 6: idle, and not stopped to be told so */
+		for (uint32_t i = 0; i < s->nonline; i++)
+			taken[i] = (struct stack_taken){.vcpu = s->online[i], .idle = 1};
+		n = (int)s->nonline;
+		s->idle_ticks++;
+		*pause_us = 0;
+	} else {
+		s->idle_ticks = 0;
+		if ((n = take(s, taken, MAX_VCPUS, pause_us)) < 0)
+			return -1;
+		note_pause(s, *pause_us);
+	}
 	for (int i = 0; i < n; i++) {
 		int depth = stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);
 		if (depth <= 0 || samples_put_sample(b, t_ns, taken[i].vcpu, 1, ids, (uint32_t)depth,

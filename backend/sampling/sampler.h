@@ -22,8 +22,11 @@
 
 #define SAMPLER_MAX_HZ 10000u
 #define SAMPLER_DEFAULT_HZ 99u
-/* Pause time a domain may lose per second by default: 1%. */
-#define SAMPLER_DEFAULT_BUDGET_US 10000u
+/* Pause time a domain may lose per second: 10%.  Not the cost of a
+ * normal rate (99 Hz costs a guest about 0.5%, 999 Hz about 5%: what the
+ * user asked for), a bound on what a guest whose stacks are costly to
+ * walk, or a host too loaded to pause it quickly, may lose. */
+#define SAMPLER_DEFAULT_BUDGET_US 100000u
 
 struct sampler_opts {
 	struct plat_opts plat;   /* how to reach the platform (the daemon's) */
