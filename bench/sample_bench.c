@@ -116,11 +116,11 @@ static struct spin_fig spin_once(int hz, double secs)
 		         tu_builddir(), dom, hz, sim.dir, rundir);
 		FILE *p = popen(path, "r");
 		while (p && fgets(line, sizeof(line), p)) {
-			const char *at = strstr(line, "pause p50 "), *hz = strstr(line, " bytes, ");
+			const char *at = strstr(line, "pause p50 "), *rate = strstr(line, " bytes, ");
 			if (at)
 				sscanf(at, "pause p50 %lf us, p99 %lf", &f.pause_p50, &f.pause_p99);
-			if (hz)
-				sscanf(hz, " bytes, %lf Hz", &f.hz_end);
+			if (rate)
+				sscanf(rate, " bytes, %lf Hz", &f.hz_end);
 		}
 		if (p)
 			pclose(p);
