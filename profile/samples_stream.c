@@ -595,9 +595,10 @@ static long long skip_padding(struct samples_profile *p, const uint8_t *d, size_
 	uint64_t end = (r->rec_at / SAMPLES_SECTOR + 1) * SAMPLES_SECTOR;
 	size_t n = end - r->rec_at < len ? (size_t)(end - r->rec_at) : len;
 	for (size_t i = 0; i < n; i++)
-		if (d[i])
-			return fail(p, "byte %llu: %u inside the zero padding before the next sector",
-			            (unsigned long long)(r->rec_at + i), d[i]);
+		if (d[i]) {
+			r->rec_at += i; /* the message names the byte, however the bytes came */
+			return fail(p, "%u inside the zero padding before the next sector", d[i]);
+		}
 	r->rec_at += n;
 	r->in_pad = r->rec_at != end;
 	return (long long)n;
