@@ -447,6 +447,7 @@ out:
 
 static const char usage[] =
 	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE\n"
+	"       (--domid: $XENSIM_DOMID when xensim runs it as the domain)\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
 	"                     [--pace MS (a pause after each heap sample, as GHC's -i)] [--sample-log FILE]\n"
 	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
@@ -618,6 +619,13 @@ static int parse_args(int argc, char **argv, struct stub_args *a)
 		int rc = take_option(a, opt);
 		if (rc != GO_ON)
 			return rc;
+	}
+	/* Run by xensim as the domain itself (create --exec, or a config's
+	 * kernel): the domain it is. */
+	const char *env = getenv("XENSIM_DOMID");
+	if (!a->have_domid && env && *env) {
+		a->c.domid = (uint32_t)strtoul(env, NULL, 10);
+		a->have_domid = 1;
 	}
 	if (!a->mode || !a->have_domid || optind != argc || (a->c.word_size != 4 && a->c.word_size != 8) ||
 	    (!strcmp(a->mode, "halvm") && !a->c.prof && !a->c.hp)) {

@@ -44,10 +44,14 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 	}
 	int rc;
 	/* EAGAIN: the program is being started (its exec comes within
-	 * milliseconds of the domain): asked again, for up to 2 s. */
+	 * milliseconds of the domain); EOPNOTSUPP: not a program yet (a
+	 * toolstack makes the domain, then runs its kernel in it).  Asked
+	 * again, for up to 2 s. */
 	const void *reply;
 	size_t rlen;
-	for (int i = 0; (rc = sim_call(p, &m, NULL, 0, &fd, &reply, &rlen)) != 0 && errno == EAGAIN && i < 200; i++) {
+	for (int i = 0; (rc = sim_call(p, &m, NULL, 0, &fd, &reply, &rlen)) != 0 &&
+	                (errno == EAGAIN || errno == EOPNOTSUPP) && i < 200;
+	     i++) {
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		m = (struct sim_msg){.op = SIM_DOM_MEM, .a = {domid}};
 		nanosleep(&ts, NULL);

@@ -220,4 +220,20 @@ done
 "$PROFDB" export "$r" --folded "$T/cfg.folded" 2>"$T/err" && ok || fail "export (--sample-hz): $(cat "$T/err")"
 chain=$(share "$T/cfg.folded" '(^|;)main;run_for;mid;hot$')
 at_least "$chain" 50 && ok || fail "--sample-hz with the kernel's symbols: main;run_for;mid;hot $chain%: $(head -3 "$T/cfg.folded")"
+# A HaLVM guest (the frontend-stub as its kernel) writing its profiles to
+# its disks while sampled: one run, its .prof, .hp and samples.
+printf 'name = "halvm-sampled"\nkernel = "%s"\nextra = "--mode halvm --platform sim -q --pace 20 --prof %s --hp %s"\n' \
+	"$STUB" "$FIX/leak/leak-hr.prof" "$FIX/leak/leak-hr.hp" >"$T/h.cfg"
+echo 'disk = [ "vdev=xvdp1, backendtype=profsvc", "vdev=xvdp2, backendtype=profsvc" ]' >>"$T/h.cfg"
+"$BACKEND" create --platform sim "$T/h.cfg" >/dev/null 2>"$T/err" && ok || fail "create a sampled HaLVM guest: $(cat "$T/err")"
+for _ in $(seq 150); do
+	r=$(run_of halvm-sampled)
+	[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && break
+	sleep 0.1
+done
+devs=$("$PROFDB" show "$r" | grep -c '^device ')
+[ "$devs" = 3 ] && ok || fail "the sampled HaLVM guest's run has $devs devices, not .prof, .hp and samples: $("$PROFDB" show "$r" | grep '^device')"
+"$PROFDB" export "$r" --hp "$T/h.hp" --force >/dev/null 2>&1 && cmp -s "$T/h.hp" "$FIX/leak/leak-hr.hp" && ok ||
+	fail "the sampled HaLVM guest's .hp is not byte-exact"
+"$PROFDB" export "$r" --folded "$T/h.folded" 2>"$T/err" && [ -s "$T/h.folded" ] && ok || fail "its samples: $(cat "$T/err")"
 finish test_sampling
