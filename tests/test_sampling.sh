@@ -146,6 +146,19 @@ NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 if [ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && need node; then
 	node "$S/tests/peers/validate.cjs" "$NM" "$NM/speedscope/dist/release/file-format-schema.json" \
 		"$T/c.speedscope.json" >"$T/err" 2>&1 && ok || fail "speedscope's schema refused the export: $(head -5 "$T/err")"
+	# speedscope's own page loads the speedscope file, and its perf
+	# importer the perf script text (as test_peers.sh loads the .prof's)
+	if command -v chromium >/dev/null; then
+		for f in c.speedscope.json c.perf; do
+			echo "speedscope.loadFileFromBase64(\"$f\", \"$(base64 -w0 "$T/$f")\")" >"$T/load.js"
+			timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
+				--allow-file-access-from-files --user-data-dir="$T/chrome" --virtual-time-budget=10000 --dump-dom \
+				"file://$NM/speedscope/dist/release/index.html#localProfilePath=$T/load.js" >"$T/ss.html" 2>/dev/null
+			# it draws on a canvas: the profile's name in the title says it loaded
+			grep -q '<title>[^<]*hotc[^<]* - speedscope</title>' "$T/ss.html" && ok ||
+				fail "speedscope's page does not show $f: $(sed 's/<[^>]*>/ /g' "$T/ss.html" | tr -s ' ' | head -c 300)"
+		done
+	fi
 elif [ -n "${CI:-}" ]; then
 	fail "speedscope's schema missing ($NM)"
 fi
