@@ -6,7 +6,9 @@
 # end; the second crashes half-way.  Then profdb lists the runs and exports
 # them, and the exports are compared byte for byte with GHC's own files.
 # A third guest is followed live, and a MirageOS guest's mirage-profile
-# trace is captured beside them and read by babeltrace2.
+# trace is captured beside them and read by babeltrace2.  Last, a C program
+# and a GHC one (when ghc is there) run as domains and are sampled from
+# dom0, their stacks walked, Haskell's included.
 # Everything it starts, it stops; the store and the exports stay for a look.
 set -euo pipefail
 B=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
@@ -114,7 +116,26 @@ if command -v babeltrace2 >/dev/null; then
 fi
 echo "   $OUT/mirage-4.trace.json opens in Perfetto (ui.perfetto.dev), chrome://tracing or speedscope."
 
-say "9. Integrity, and shutting everything down"
+say "9. Any program, sampled from dom0 as a black box: no profiling build"
+echo "   A domain that is a program (xensim create --exec; on Xen, any 64-bit PV guest),"
+echo "   paused 499 times a second, its stacks walked, the samples in its run:"
+cc -O0 -g -fno-omit-frame-pointer -no-pie -o "$W/hot" "$SRC/tests/sampling/hot.c"
+DOM5=$("$XENSIM" create --name hot-c --exec "$W/hot" 2)
+run "$BACKEND" sample "$DOM5" --hz 499 --symbols "$W/hot"
+run "$PROFDB" top 5 --samples -n 4
+if command -v ghc >/dev/null; then
+	echo "   A GHC -O2 program: its Haskell callers too, from the STG stack (perf cannot):"
+	mkdir -p "$W/hs" && cp "$SRC/tests/sampling/Hot.hs" "$W/hs/"
+	(cd "$W/hs" && ghc -O2 -g -v0 Hot.hs -o hot)
+	DOM6=$("$XENSIM" create --name hot-haskell --exec "$W/hs/hot" 2)
+	run "$BACKEND" sample "$DOM6" --hz 499 --symbols "$W/hs/hot"
+	printf '$ %s\n' "profdb export 6 --folded - | sort -k2 -nr | head -2"
+	"$PROFDB" export 6 --folded - | sort -t' ' -k2 -nr | head -2 | cut -c1-140
+fi
+run "$PROFDB" export 5 --pprof "$OUT/hot-5.pb.gz" --speedscope "$OUT/hot-5.speedscope.json"
+echo "   go tool pprof -top $OUT/hot-5.pb.gz, or speedscope, read them."
+
+say "10. Integrity, and shutting everything down"
 run "$PROFDB" check
 run "$BACKEND" stop
 run "$XENSIM" stop --dir "$XENSIM_DIR"
