@@ -40,7 +40,7 @@
 #include "util/clock.h"
 
 #define SECTOR STORE_SECTOR_SIZE
-#define QUEUE_MAX (64u << 20) /* queued and not yet stored: past it, dropped and counted */
+#define QUEUE_MAX (8u << 20) /* queued and not yet stored (minutes at 999 Hz): past it, dropped and counted */
 /* Its devid, apart from the trace's 0 in the run's quota (no disk has 1). */
 #define SAMPLES_DEVID 1
 

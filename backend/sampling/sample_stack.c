@@ -25,6 +25,8 @@
 
 #include "sample_stack.h"
 
+#define PC_CACHE_MAX (1u << 18) /* addresses named and remembered, at most */
+
 /* Haskell code: the program's code outside its sized C functions (a
  * module's local functions have no symbol, and lie past the sized one
  * before them). */
@@ -233,6 +235,12 @@ static uint32_t frame_of_pc(struct stack_namer *nm, uint64_t pc, int is_return, 
 	uint32_t id = name_pc(nm, pc, is_return, b);
 	if (!id)
 		return 0;
+	if (nm->npcs >= PC_CACHE_MAX) {
+		/* A guest whose stacks are random words would grow the cache
+		 * without end: it starts again (frames stay interned). */
+		nm->npcs = 0;
+		id_index_free(&nm->by_pc);
+	}
 	if (nm->npcs == nm->pcs_cap) {
 		uint32_t cap = nm->pcs_cap ? nm->pcs_cap * 2 : 1024;
 		struct pc_id *p = realloc(nm->pcs, cap * sizeof(*p));
