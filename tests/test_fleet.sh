@@ -65,10 +65,12 @@ MDOM=$("$XS" create --dir "$XENSIM_DIR" --name mirage-guest) || { echo "xensim c
 "$STUB" --platform sim --mode mirage --domid "$MDOM" -q --pages 16 --events 3000 --rate 20000 >"$T/mstub.log" 2>&1 ||
 	fail "the MirageOS guest: $(cat "$T/mstub.log")"
 "$XS" destroy --dir "$XENSIM_DIR" "$MDOM" >/dev/null                            # A run 4
+SDOM=$("$XS" create --dir "$XENSIM_DIR" --name sampled-guest --exec /bin/sleep 1) || { echo "xensim create --exec failed"; exit 99; }
+"$BACKEND" sample "$SDOM" --hz 199 >"$T/sample.out" 2>&1 || fail "sampling a program: $(cat "$T/sample.out")" # A run 5
 for _ in $(seq 200); do
 	[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state = 'running'")" = 0 ] && break; sleep 0.05
 done
-[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state != 'running'")" = 4 ] && ok ||
+[ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where state != 'running'")" = 5 ] && ok ||
 	fail "host A: runs $(sqlite3 "$PROFSVC_DB" "select run_id, name, state from runs")"
 
 # --- host B: other profiles under the same run ids ------------------------------------------
@@ -87,12 +89,12 @@ expect 2 "--host picks a host of a fleet" -- "$PROFDB" query runs --host x
 
 # --- both hosts synced ----------------------------------------------------------------------
 expect 0 "" -- as_host host-a "$PROFDB" sync --to "$URL" --json
-[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "complete")]')" = "[4,0,true]" ] && ok ||
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "complete")]')" = "[5,0,true]" ] && ok ||
 	fail "sync of host A: $(cat "$T/out")"
 python3 "$S/tests/json_shapes.py" sync "$T/out" && ok || fail "sync --json not as documented: $(cat "$T/out")"
 expect 0 "" -- as_host host-b "$PROFDB" --db "$BDB" sync --to "$URL"
 grep -q "^2 runs pushed" "$T/out" && ok || fail "sync of host B: $(cat "$T/out")"
-[ "$(q "select count(*) from runs") $(q "select count(*) from hosts")" = "6 2" ] && ok ||
+[ "$(q "select count(*) from runs") $(q "select count(*) from hosts")" = "7 2" ] && ok ||
 	fail "the catalogue holds $(q "select host_id, run_id from runs")"
 
 # --- --since: only the runs started since then; the next sync without it the rest -------------
@@ -116,7 +118,7 @@ expect 2 "--since: 'yesterday' is not a UTC time" -- "$PROFDB" --db "$CDB" sync 
 
 # --- query runs: both hosts' runs, a host column, --host -------------------------------------
 expect 0 "" -- "$PROFDB" --db "$URL" query runs
-[ "$(grep -c . "$T/out")" = 7 ] && grep -q "^HOST " "$T/out" && ok || fail "fleet query runs: $(cat "$T/out")"
+[ "$(grep -c . "$T/out")" = 8 ] && grep -q "^HOST " "$T/out" && ok || fail "fleet query runs: $(cat "$T/out")"
 if [ "$(id -u)" = 0 ]; then
 	grep -q '^host-a .* a-one ' "$T/out" && grep -q '^host-b .* b-two ' "$T/out" && ok ||
 		fail "fleet query runs: hostnames: $(cat "$T/out")"
@@ -144,7 +146,7 @@ expect 0 "" -- "$PROFDB" --db "$URL" query runs --state complete --name 'b-*' --
 "$PROFDB" --db "$URL" query runs --host "$HA" --json >"$T/f.json" && jv "$T/f.json" 'd["runs"][1]["name"]' >"$T/fleet-name"
 same "$T/local-name" "$T/fleet-name"
 grep -q 'DROP' "$T/fleet-name" && ! grep -q $'\x1b' "$T/fleet-name" && ok || fail "the hostile name: $(cat -v "$T/fleet-name")"
-[ "$(q "select count(*) from runs")" = 6 ] && ok || fail "the hostile name changed the catalogue"
+[ "$(q "select count(*) from runs")" = 7 ] && ok || fail "the hostile name changed the catalogue"
 # the bytes as the guest gave them, in a bytea
 [ "$(q "select encode(name, 'hex') from runs where host_id = '$HA' and run_id = 2")" = \
   "$(sqlite3 "$PROFSVC_DB" "select hex(name) from runs where run_id = 2" | tr A-F a-f)" ] && ok ||
@@ -182,6 +184,11 @@ same "$T/l.json" "$T/f.json"
 "$PROFDB" show 4 --json >"$T/l.show" && jv "$T/l.show" 'd["trace"]' >"$T/l.trace"
 "$PROFDB" --db "$URL" show "$HA:4" --json >"$T/f.show" && jv "$T/f.show" 'd["trace"]' >"$T/f.trace"
 same "$T/l.trace" "$T/f.trace"
+# a run sampled from dom0: its samples through the catalogue as on the host
+"$PROFDB" export 5 --folded "$T/l.folded" --pprof "$T/l.pb.gz" >/dev/null 2>&1
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:5" --folded "$T/f.folded" --pprof "$T/f.pb.gz"
+[ -s "$T/l.folded" ] && same "$T/l.folded" "$T/f.folded" || fail "the sampled run's folded stacks through the catalogue"
+same "$T/l.pb.gz" "$T/f.pb.gz"
 # the viewing commands read a fleet's run as the host's
 for cmd in "top 3 -n 5" "heap 3 --csv" "flame 3 --json"; do
 	set -- $cmd
@@ -205,7 +212,7 @@ WEB="http://127.0.0.1:$PORT"
 for _ in $(seq 100); do curl -sf "$WEB/api/runs" >"$T/api.json" 2>/dev/null && break; sleep 0.1; done
 [ "$(jv "$T/api.json" 'len(d["runs"])')" = "$(q "select count(*) from runs")" ] && ok ||
 	fail "serve over the fleet: /api/runs lists $(jv "$T/api.json" 'len(d["runs"])') runs: $(cat "$T/serve.log")"
-grep -q "the fleet catalogue postgresql://profsvc@/fleet?host=.*: 6 runs" "$T/serve.log" && ok ||
+grep -q "the fleet catalogue postgresql://profsvc@/fleet?host=.*: 7 runs" "$T/serve.log" && ok ||
 	fail "serve's first line: $(head -2 "$T/serve.log")"
 id_of() { jv "$T/api.json" "[r['run_id'] for r in d['runs'] if r['name'] == '$1'][0]"; }
 BID=$(id_of b-two) CID=$(id_of captured) EID=$(jv "$T/api.json" "[r['run_id'] for r in d['runs'] if 'DROP' in r['name']][0]")
@@ -236,7 +243,7 @@ if command -v chromium >/dev/null; then
 	# every run under its host's name, fetched ones too
 	if [ "$(id -u)" = 0 ]; then
 		[ "$(grep -o '<td class="host">[^<]*</td>' "$T/fleet-dom.html" | sort | uniq -c | awk '{print $1, $2}' | tr '\n' ' ')" = \
-		  '4 <td 3 <td ' ] && grep -q '<td class="host">host-a</td>' "$T/fleet-dom.html" && ok ||
+		  '5 <td 3 <td ' ] && grep -q '<td class="host">host-a</td>' "$T/fleet-dom.html" && ok ||
 			fail "the catalogue page in Chromium: host column $(grep -o '<td class="host">[^<]*</td>' "$T/fleet-dom.html" | sort | uniq -c)"
 	fi
 	chrome --window-size=1200,1400 --virtual-time-budget=5000 --screenshot="$T/fleet-run.png" "$WEB/runs/$BID" >/dev/null
@@ -269,8 +276,8 @@ kill $SERVE; wait $SERVE 2>/dev/null
 # --- a repeated sync sends nothing -------------------------------------------------------------
 before=$(q "select count(*), sum(length(data)) from chunks")
 expect 0 "" -- as_host host-a "$PROFDB" sync --to "$URL" --json
-[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "bytes")]')" = "[0,4,0]" ] && ok || fail "sync again: $(cat "$T/out")"
-[ "$(q "select count(*), sum(length(data)) from chunks")" = "$before" ] && [ "$(q "select count(*) from runs")" = 7 ] &&
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "bytes")]')" = "[0,5,0]" ] && ok || fail "sync again: $(cat "$T/out")"
+[ "$(q "select count(*), sum(length(data)) from chunks")" = "$before" ] && [ "$(q "select count(*) from runs")" = 8 ] &&
 	ok || fail "a repeated sync changed the catalogue"
 
 # --- a running run: pushed as it is with --include-running, replaced once ended ----------------------
@@ -299,7 +306,7 @@ for _ in $(seq 100); do
 done
 expect 0 "" -- "$PROFDB" sync --to "$URL" --json
 [ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && [ "$(q "select state from runs where host_id = '$HA' and run_id = $SLOW")" = complete ] &&
-	[ "$(q "select count(*) from runs")" = 8 ] && ok || fail "the ended run did not replace its running copy: $(cat "$T/out")"
+	[ "$(q "select count(*) from runs")" = 9 ] && ok || fail "the ended run did not replace its running copy: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$SLOW" --prof "$T/s.prof" --hp "$T/s.hp"
 same "$T/s.prof" "$LP"
 same "$T/s.hp" "$LH"
@@ -347,7 +354,7 @@ expect 0 "" -- "$PROFDB" sync --to "$URL" --json
 [ "$(jv "$T/out" 'd["sync"]["pushed"]')" = 1 ] && ok || fail "the sync after interruptions: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$BIG" --prof "$T/big.out"
 same "$T/big.out" "$T/big.prof"
-[ "$(q "select count(*) from runs")" = 9 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
+[ "$(q "select count(*) from runs")" = 10 ] && ok || fail "runs duplicated: $(q "select count(*) from runs")"
 
 # --- profile-backend --sync: each run pushed as it ends; a server away delays no guest --------
 in_catalogue() { [ "$(q "select count(*) from runs where name = convert_to('$1', 'UTF8') and state != 'running'")" = 1 ]; }
@@ -392,7 +399,7 @@ in_catalogue while-away && ok || fail "a run that ended while the catalogue was 
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away2.prof"
 same "$T/away2.prof" "$LP"
 "$BACKEND" stop >/dev/null && ok || fail "stop with --sync"
-[ "$(q "select count(*) from runs")" = 12 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 12"
+[ "$(q "select count(*) from runs")" = 13 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 13"
 
 # --- catalogues this profdb must not read ---------------------------------------------------------
 "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock" -q >/dev/null 2>&1 || fail "sync into a new database"
