@@ -3,14 +3,19 @@
  * samples are read once, in one snapshot, and each output rendered from
  * them into its own file.
  *
- * May call: profile/samples.h, view/ through cli_view.h, cli_util.h.
+ * May call: profile/samples.h, store/store.h (show's summary, in the
+ * caller's read), view/ through cli_view.h, cli_util.h, jansson.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "../profile/samples.h"
+#include "../store/store.h"
+#include "../view/view_json.h"
 #include "cli_samples.h"
 #include "cli_util.h"
 #include "cli_view.h"
@@ -91,4 +96,60 @@ out:
 	samples_free(&p);
 	view_close(&v);
 	return rc ? 1 : 0;
+}
+
+static int feed_range(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	static const uint8_t zeros[65536];
+	(void)off;
+	while (len) {
+		size_t n = data ? len : len < sizeof(zeros) ? len : sizeof(zeros);
+		if (samples_feed(ctx, data ? data : zeros, n) != 0)
+			return 1;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The samples' time span, from the first sample to the last. */
+static double span_s(const struct samples_profile *p)
+{
+	if (!p->nsamples)
+		return 0;
+	return (double)(p->samples[p->nsamples - 1].t_ns - p->samples[0].t_ns) / 1e9;
+}
+
+int cli_samples_show(struct store *s, const struct store_run *run, json_t **json)
+{
+	struct store_device_info dev;
+	struct samples_profile p;
+
+	if (json)
+		*json = NULL;
+	if (store_find_device(s, run->run_id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES)
+		return 0;
+	samples_init(&p);
+	int r = store_read_range(s, dev.device_id, 0, dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE,
+	                         feed_range, &p);
+	if (r < 0 || (r == 0 && samples_finish(&p) != 0) || r > 0) {
+		cli_err("run %lld: stack samples: %s", (long long)run->run_id, r < 0 ? store_errmsg(s) : samples_error(&p));
+		samples_free(&p);
+		return 1;
+	}
+	if (json) {
+		*json = json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:o, s:b, s:b}", "samples", (json_int_t)p.nsamples,
+		                  "lost", (json_int_t)p.lost, "frames", (json_int_t)p.nframes, "hz", (json_int_t)p.hz,
+		                  "vcpus", (json_int_t)p.vcpus, "seconds", span_s(&p),
+		                  "program", view_json_guest(p.program ? p.program : ""), "ended", p.ended, "cut", p.cut);
+	} else {
+		printf("samples (taken from dom0)\n");
+		printf("  taken           %zu (%llu lost) at %u Hz, %u vCPU%s, over %.2f s\n", p.nsamples,
+		       (unsigned long long)p.lost, p.hz, p.vcpus, p.vcpus == 1 ? "" : "s", span_s(&p));
+		printf("  frames          %zu distinct\n", p.nframes);
+		fputs("  program         ", stdout);
+		safe_text_print(stdout, p.program ? p.program : "", 0);
+		printf("\n  ended           %s\n", p.ended ? "yes" : p.cut ? "no: cut inside a record" : "no (still sampling, or cut)");
+	}
+	samples_free(&p);
+	return 0;
 }

@@ -15,4 +15,12 @@ int samples_outputs_any(const struct samples_outputs *so);
 /* Writes the outputs asked for from RUN's samples: 0, or 1 (reported). */
 int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so);
 
+struct store;
+struct store_run;
+typedef struct json_t json_t;
+/* show's summary of the run's stack samples: printed (json NULL), or as
+ * the object of docs/json.md into *json (NULL when the run has none).
+ * 0, or 1 (reported). */
+int cli_samples_show(struct store *s, const struct store_run *run, json_t **json);
+
 #endif

@@ -12,6 +12,7 @@
 
 #include "cli_json.h"
 #include "cli_trace.h"
+#include "cli_samples.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -123,16 +124,18 @@ int cmd_show(const char *db, int argc, char **argv)
 	rc = 1;
 	int64_t id = run.run_id;
 	if (json) {
-		/* {"run":{..}, "devices":[..], "trace":{..}|null}: docs/json.md */
-		json_t *devs = json_array(), *trace = NULL;
+		/* {"run":{..}, "devices":[..], "trace":{..}|null, "samples":{..}|null}: docs/json.md */
+		json_t *devs = json_array(), *trace = NULL, *samples = NULL;
 		if (store_list_devices(s, id, add_device_json, devs) != 0) {
 			cli_err("%s", store_errmsg(s));
 			json_decref(devs);
 			goto out;
 		}
 		cli_trace_show(s, &run, &trace);
-		rc = cli_json_print(json_pack("{s:o, s:o, s:o}", "run", view_json_run(&run, store_now_us()),
-		                          "devices", devs, "trace", trace ? trace : json_null()));
+		cli_samples_show(s, &run, &samples);
+		rc = cli_json_print(json_pack("{s:o, s:o, s:o, s:o}", "run", view_json_run(&run, store_now_us()),
+		                          "devices", devs, "trace", trace ? trace : json_null(),
+		                          "samples", samples ? samples : json_null()));
 		goto out;
 	}
 	print_run_text(&run);
@@ -141,7 +144,7 @@ int cmd_show(const char *db, int argc, char **argv)
 		goto out;
 	}
 	cli_trace_show(s, &run, NULL);
-	rc = fflush(stdout) == 0 ? 0 : 1;
+	rc = cli_samples_show(s, &run, NULL) == 0 && fflush(stdout) == 0 ? 0 : 1;
 out:
 	store_close(s);
 	return rc;

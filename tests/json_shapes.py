@@ -28,12 +28,14 @@ DEVICE = {
     "read_bytes": [INT], "flush_requests": [INT], "discard_requests": [INT],
     "errors": [INT], "status": [STATUS, NUL],
 }
+SAMPLES = {"samples": [INT], "lost": [INT], "frames": [INT], "hz": [INT], "vcpus": [INT],
+           "seconds": ["real"], "program": [STR], "ended": [BOOL], "cut": [BOOL]}
 RECLAIMED = {"db_bytes": [INT], "data_bytes": [INT], "data_bytes_waiting": [INT]}
 FILE = {"apparent_bytes": [INT], "allocated_bytes": [INT]}
 SHAPES = {
     "runs": {"runs": [[RUN]]},
     "api_runs": {"runs": [[RUN]]},
-    "show": {"run": [RUN], "devices": [[DEVICE]], "trace": [dict, NUL]},
+    "show": {"run": [RUN], "devices": [[DEVICE]], "trace": [dict, NUL], "samples": [SAMPLES, NUL]},
     "import": {"run": [RUN], "devices": [[DEVICE]]},
     "export": {"exported": [[{"run_id": [INT], "vdev": [STR], "path": [STR], "bytes": [INT]}]]},
     "check": {"check": [{"database": [STR], "ok": [BOOL], "problems": [STR, NUL]}]},

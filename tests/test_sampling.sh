@@ -87,6 +87,10 @@ cold=$(share "$T/c.folded" '(^|;)main;run_for;cold$')
 at_least "$chain" 60 && ok || fail "C: main;run_for;mid;hot holds $chain% of the samples, expected most: $(sort -k2 -nr -t' ' "$T/c.folded" | head -5)"
 at_least "$cold" 5 && ok || fail "C: main;run_for;cold holds $cold%"
 "$PROFDB" top "$r" --samples -n 5 >"$T/top.out" 2>"$T/err" && ok || fail "top --samples: $(cat "$T/err")"
+"$PROFDB" show "$r" --json >"$T/show.json" && python3 "$S/tests/json_shapes.py" show "$T/show.json" && ok ||
+	fail "show --json of a sampled run not as docs/json.md says"
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["samples"]; assert s["samples"] > 500 and s["hz"] == 499 and s["ended"], s' \
+	"$T/show.json" && ok || fail "show's samples summary: $(cat "$T/show.json")"
 awk '$1 == "hot" { found = 1 } END { exit !found }' "$T/top.out" && ok || fail "top --samples: no hot: $(cat "$T/top.out")"
 "$PROFDB" flame "$r" --samples -o "$T/c.svg" 2>"$T/err" && xml_ok "$T/c.svg" && ok || fail "flame --samples: $(cat "$T/err")"
 # The same binary natively under perf: the leaf shares agree within 5 points.
