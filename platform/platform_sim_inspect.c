@@ -129,8 +129,10 @@ int sim_inspect_pause(struct plat_inspect *b)
 	return 0;
 }
 
-/* Each vCPU's thread state, read without stopping it: 1 running, 0 not
- * (asleep, waiting, stopped), -1 unknown. */
+/* Each vCPU's thread state, read without stopping it: 1 running, 0
+ * asleep or waiting (S, D, I), -1 anything else: a thread still stopped
+ * ('t': xensim has not yet taken our one-way unpause, on a loaded host)
+ * is no idle vCPU. */
 static int thread_running(int fd)
 {
 	char buf[512];
@@ -139,7 +141,9 @@ static int thread_running(int fd)
 		return -1;
 	buf[n] = '\0';
 	const char *end = strrchr(buf, ')'); /* the name may hold anything but this is the last */
-	return end && end[1] == ' ' && end[2] ? end[2] == 'R' : -1;
+	if (!end || end[1] != ' ' || !end[2])
+		return -1;
+	return end[2] == 'R' ? 1 : strchr("SDI", end[2]) ? 0 : -1;
 }
 
 int sim_inspect_idle(struct plat_inspect *b)

@@ -171,9 +171,9 @@ grep -c '^$' "$T/c.perf" | awk -v n="$(awk '{ s += $NF } END { print s }' "$T/c.
 
 # ---- hostile stacks beside an honest program ------------------------------------------
 for mode in loop random deep wild; do
-	sample "bad-$mode" 2 999 "$T/hostile" "$mode" 2 &
+	sample "bad-$mode" 2 199 "$T/hostile" "$mode" 2 &
 done
-sample honest 2 499 "$T/hot" 2
+sample honest 3 499 "$T/hot" 3
 wait
 for mode in loop random deep wild; do
 	grep -q "samples" "$T/bad-$mode.out" && ok || fail "hostile $mode: $(cat "$T/bad-$mode.out" "$T/bad-$mode.err")"
