@@ -148,8 +148,8 @@ EOF
 	done < "$R/usr/local/lib/tmpfiles.d/profsvc.conf"
 	# Test tools, from the build tree: the conformance test, and the
 	# simulated guest (installed off the PATH, in pkglibexecdir)
-	make -s -C "$BLD" tests/test_xenstore >/dev/null
-	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$R/usr/local/bin/"
+	make -s -C "$BLD" tests/test_xenstore tests/xen/inspect-probe >/dev/null
+	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$BLD/tests/xen/inspect-probe" "$R/usr/local/bin/"
 	rm -rf "$R/root/profsvc"; mkdir -p "$R/root/profsvc/fixtures"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$R/root/profsvc/fixtures/"; done
 	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
@@ -165,6 +165,26 @@ EOF
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
 		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
+	# Scenarios 11-13 (looking into a domain, sampling it): the guest
+	# kernel's System.map for xenctx, and programs the guest runs that the
+	# dom0 samples, the same binary on both sides (the dom0's is
+	# --symbols).  Static: the guest's root is busybox and nothing else.
+	cp "$W/x/boot/System.map-$KVER" "$R/root/profsvc/guest-System.map"
+	gcc -O0 -g -fno-omit-frame-pointer -static -no-pie -o "$D/bin/hot" "$SRC/tests/sampling/hot.c"
+	cp "$D/bin/hot" "$R/root/profsvc/hot"
+	# The GHC one only where Debian's ghc is there and links statically;
+	# without it scenario 13 says it was skipped and why.
+	rm -f "$R/root/profsvc/hoths" "$R/root/profsvc/hoths.why"
+	if ! command -v ghc >/dev/null; then
+		echo "no ghc on the host that built the images" > "$R/root/profsvc/hoths.why"
+	elif ! { mkdir -p "$W/hs" && cp "$SRC/tests/sampling/Hot.hs" "$W/hs/" &&
+	         (cd "$W/hs" && ghc -O2 -g -v0 -static -optl-static -optl-pthread Hot.hs -o hoths) >"$W/hs/ghc.log" 2>&1; }; then
+		{ echo "ghc -static -optl-static failed:"; tail -5 "$W/hs/ghc.log"; } > "$R/root/profsvc/hoths.why"
+	else
+		cp "$W/hs/hoths" "$D/bin/hoths"
+		cp "$W/hs/hoths" "$R/root/profsvc/hoths"
+	fi
+	[ -f "$R/root/profsvc/hoths.why" ] && log "scenario 13 will be skipped: $(head -1 "$R/root/profsvc/hoths.why")"
 	cat > "$D/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -189,9 +209,18 @@ if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
 else
 	echo "DOMU: no xvdp1/xvdp2"; ls /sys/block
 fi
+# spin: a user process that never ends (the dom0 looks into its vCPU);
+# hot, hoths: a program of known profile for profsvc_secs= CPU seconds,
+# then its output (sampled from the dom0).
 case "${after:-poweroff}" in
 reboot) echo "DOMU: rebooting"; sync; reboot -f ;;
 hold) echo "DOMU: holding"; sleep 600 ;;
+spin) echo "DOMU: spinning"; while :; do :; done ;;
+hot|hoths)
+	echo "DOMU: $after start"
+	/bin/$after "${secs:-10}" >/tmp/out 2>&1
+	rc=$?
+	echo "DOMU: $after done rc=$rc output $(cat /tmp/out)" ;;
 esac
 echo "DOMU: powering off"
 sync; poweroff -f
