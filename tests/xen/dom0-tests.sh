@@ -690,6 +690,18 @@ probe_code() { sed -n "s/^code $1: //p" /tmp/probe.txt | head -1 | tr -s ' ' | s
 # xenctx_field V FIELD: xenctx's "FIELD: X" line in its "vcpuV:" block
 xenctx_field() { awk -v v="vcpu$1:" -v f="$2:" '$0 == v { on = 1; next } /^vcpu[0-9]/ { on = 0 } on && $1 == f { print $2; exit }' /tmp/xenctx.txt; }
 xenctx_code() { awk -v v="vcpu$1:" '$0 == v { on = 1; next } /^vcpu[0-9]/ { on = 0 } on && /^Code \(/ { getline; print; exit }' /tmp/xenctx.txt | tr -s ' ' | sed 's/ *$//'; }
+# probe_stack V, xenctx_stack V: the stack words from rsp, one a line
+probe_stack() { sed -n "s/^stack $1: //p" /tmp/probe.txt | head -1 | tr ' ' '\n' | grep -v '^$'; }
+xenctx_stack() {
+	awk -v v="vcpu$1:" '$0 == v { on = 1; next } /^vcpu[0-9]/ { on = 0 }
+		on && /^Stack:/ { st = 1; next } st && (/^$/ || /^Call Trace/) { exit }
+		st { for (i = 1; i <= NF; i++) if (length($i) == 16 && $i ~ /^[0-9a-f]+$/) print $i }' /tmp/xenctx.txt
+}
+# same_prefix A B: files A and B agree on their common first lines (at least one)
+same_prefix() {
+	local n; n=$(( $(wc -l <"$1") < $(wc -l <"$2") ? $(wc -l <"$1") : $(wc -l <"$2") ))
+	[ "$n" -gt 0 ] && [ "$(head -n "$n" "$1")" = "$(head -n "$n" "$2")" ]
+}
 # look_paused NAME DOMID: xl pause, inspect-probe and xenctx on the same
 # stopped domain, xl vcpu-list, xl unpause
 look_paused() {
@@ -734,6 +746,10 @@ for v in $VCPUS; do
 			sh -c "[ -n '$c' ] && [ '$c' != '$xc' ] && [ \$((0x$c & 0xfff)) = 0 ] && [ \$((0x$c)) != 0 ]"
 	else
 		chk "11 vCPU $v in kernel mode: cr3 as xenctx's ($c)" test -n "$xc" -a "$c" = "$xc"
+		# xenctx prints the stack of a vCPU in its kernel only
+		probe_stack "$v" >/tmp/stack.ours; xenctx_stack "$v" >/tmp/stack.xenctx
+		chk "11 vCPU $v in kernel mode: the stack words from rsp as xenctx's ($(wc -l </tmp/stack.ours) and $(wc -l </tmp/stack.xenctx) words)" \
+			same_prefix /tmp/stack.ours /tmp/stack.xenctx
 	fi
 	chk "11 vCPU $v: the code bytes around rip as xenctx's" test -n "$(xenctx_code "$v")" -a "$(probe_code "$v")" = "$(xenctx_code "$v")"
 	# xl vcpu-list: Name ID VCPU CPU State ...; b in State: blocked
