@@ -854,7 +854,7 @@ sample_guest() {
 	chk "$scn the guest's program ran to completion" console_has "$name" "DOMU: $prog done rc=0 output [0-9]" 240
 	info "$scn console" <"/var/log/xen/console/guest-$name.log"
 	chk "$scn the guest powered off" wait_gone "$name" 120
-	grep profile-backend /var/log/messages | grep -E "domid=$D[ :]" | tail -6 | info "$scn log"
+	grep profile-backend /var/log/messages | grep -E "domid=${D}[ :]" | tail -6 | info "$scn log"
 	rm -f "/tmp/$name.folded"
 	if [ -z "$R" ]; then
 		fail "$scn the summary names the run"
