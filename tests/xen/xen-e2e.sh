@@ -165,11 +165,12 @@ EOF
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
 		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
-	# Scenarios 11-13 (looking into a domain, sampling it): the guest
-	# kernel's System.map for xenctx, and programs the guest runs that the
-	# dom0 samples, the same binary on both sides (the dom0's is
-	# --symbols).  Static: the guest's root is busybox and nothing else.
-	cp "$W/x/boot/System.map-$KVER" "$R/root/profsvc/guest-System.map"
+	# Scenarios 11-13 (looking into a domain, sampling it): programs the
+	# guest runs that the dom0 samples, the same binary on both sides (the
+	# dom0's is --symbols).  Static: the guest's root is busybox and nothing
+	# else.  (The guest kernel's symbols for xenctx come from the dom0's
+	# /proc/kallsyms, the same kernel: Debian's System.map is a stub that
+	# points at the -dbg package.)
 	gcc -O0 -g -fno-omit-frame-pointer -static -no-pie -o "$D/bin/hot" "$SRC/tests/sampling/hot.c"
 	cp "$D/bin/hot" "$R/root/profsvc/hot"
 	# The GHC one only where Debian's ghc is there and links statically;
