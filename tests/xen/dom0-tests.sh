@@ -736,11 +736,12 @@ chk "11 inspect-probe on the paused domain (exit $probe_rc)" test "$probe_rc" = 
 chk "11 xenctx on the same paused domain (exit $xenctx_rc)" test "$xenctx_rc" = 0
 VCPUS=$(awk '$1 == "vcpu" && $4 == 1 { print $2 }' /tmp/probe.txt)
 chk "11 both vCPUs online" test "$(echo $VCPUS)" = "0 1"
-nuser=0 nblocked=0
+nuser=0 nkernel=0 nblocked=0
 for v in $VCPUS; do
 	u=$(probe_field "$v" user) b=$(probe_field "$v" blocked) c=$(probe_field "$v" cr3) xc=$(xenctx_field "$v" cr3)
 	[ "$u" = 1 ] && [ "$b" = 0 ] && nuser=$((nuser + 1))
 	[ "$b" = 1 ] && nblocked=$((nblocked + 1))
+	[ "$u" = 0 ] && nkernel=$((nkernel + 1))
 	chk "11 vCPU $v (user $u, blocked $b): rip as xenctx's ($(probe_field "$v" rip))" \
 		test -n "$(xenctx_field "$v" rip)" -a "$(probe_field "$v" rip)" = "$(xenctx_field "$v" rip)"
 	chk "11 vCPU $v: rsp as xenctx's ($(probe_field "$v" rsp))" \
@@ -762,7 +763,12 @@ for v in $VCPUS; do
 	chk "11 vCPU $v: blocked $b as xl vcpu-list's state ($st)" \
 		sh -c "case '$st' in *b*) [ '$b' = 1 ] ;; ?*) [ '$b' = 0 ] ;; *) false ;; esac"
 done
-chk "11 one vCPU caught in user mode, one blocked ($nuser, $nblocked)" test "$nuser" -ge 1 -a "$nblocked" -ge 1
+# The idle vCPU is in its kernel; blocked or not is Xen's word, which the
+# probe must repeat (above), not the test's: on the emulated host Xen never
+# showed it blocked (it sat at xen_hypercall_pv+5, SCHEDOP_block having
+# returned at once: an event is always pending there, docs/xen-in-qemu.md).
+chk "11 one vCPU caught in user mode, the other in its kernel ($nuser, $nkernel; $nblocked blocked)" \
+	test "$nuser" -ge 1 -a "$nkernel" -ge 1
 # Refusals, with the reason
 QUIET=1 bounded 30 /tmp/probe0 inspect-probe 0; rc=$?
 info "11 inspect-probe 0" </tmp/probe0.err
