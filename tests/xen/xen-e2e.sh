@@ -10,7 +10,9 @@
 #   TOP_SRCDIR, TOP_BUILDDIR  the source tree and a plain (not sanitized) build
 #   XQ_WORK      where images are built (default /var/tmp/profsvc-xen)
 #   XQ_MIRROR    Debian archive for debootstrap (default: the one apt uses)
-#   XQ_TIMEOUT   QEMU wall-clock limit per round in s (default 720)
+#   XQ_TIMEOUT   QEMU wall-clock limit per round in s (default 900: a round
+#                took 652 s on a 2-core machine with scenarios 11-13, which
+#                added 83 s of it)
 #   XQ_SILENCE   s without any serial output after which the host is taken
 #                as hung and QEMU is stopped (default 240; the dom0 prints a
 #                heartbeat every 20 s, and every test step is bounded)
@@ -43,7 +45,7 @@ set -euo pipefail
 
 SRC=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BLD=${TOP_BUILDDIR:-$SRC}
-XQ_TIMEOUT=${XQ_TIMEOUT:-720}
+XQ_TIMEOUT=${XQ_TIMEOUT:-900}
 XQ_SILENCE=${XQ_SILENCE:-240}
 XQ_STALL=${XQ_STALL:-330}
 XQ_ROUNDS=${XQ_ROUNDS:-6}
@@ -148,8 +150,8 @@ EOF
 	done < "$R/usr/local/lib/tmpfiles.d/profsvc.conf"
 	# Test tools, from the build tree: the conformance test, and the
 	# simulated guest (installed off the PATH, in pkglibexecdir)
-	make -s -C "$BLD" tests/test_xenstore >/dev/null
-	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$R/usr/local/bin/"
+	make -s -C "$BLD" tests/test_xenstore tests/xen/inspect-probe >/dev/null
+	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$BLD/tests/xen/inspect-probe" "$R/usr/local/bin/"
 	rm -rf "$R/root/profsvc"; mkdir -p "$R/root/profsvc/fixtures"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$R/root/profsvc/fixtures/"; done
 	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
@@ -165,6 +167,27 @@ EOF
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
 		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
+	# Scenarios 11-13 (looking into a domain, sampling it): programs the
+	# guest runs that the dom0 samples, the same binary on both sides (the
+	# dom0's is --symbols).  Static: the guest's root is busybox and nothing
+	# else.  (The guest kernel's symbols for xenctx come from the dom0's
+	# /proc/kallsyms, the same kernel: Debian's System.map is a stub that
+	# points at the -dbg package.)
+	gcc -O0 -g -fno-omit-frame-pointer -static -no-pie -o "$D/bin/hot" "$SRC/tests/sampling/hot.c"
+	cp "$D/bin/hot" "$R/root/profsvc/hot"
+	# The GHC one only where Debian's ghc is there and links statically;
+	# without it scenario 13 says it was skipped and why.
+	rm -f "$R/root/profsvc/hoths" "$R/root/profsvc/hoths.why"
+	if ! command -v ghc >/dev/null; then
+		echo "no ghc on the host that built the images" > "$R/root/profsvc/hoths.why"
+	elif ! { mkdir -p "$W/hs" && cp "$SRC/tests/sampling/Hot.hs" "$W/hs/" &&
+	         (cd "$W/hs" && ghc -O2 -g -v0 -static -optl-static -optl-pthread Hot.hs -o hoths) >"$W/hs/ghc.log" 2>&1; }; then
+		{ echo "ghc -static -optl-static failed:"; tail -5 "$W/hs/ghc.log"; } > "$R/root/profsvc/hoths.why"
+	else
+		cp "$W/hs/hoths" "$D/bin/hoths"
+		cp "$W/hs/hoths" "$R/root/profsvc/hoths"
+	fi
+	[ -f "$R/root/profsvc/hoths.why" ] && log "scenario 13 will be skipped: $(head -1 "$R/root/profsvc/hoths.why")"
 	cat > "$D/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -189,9 +212,18 @@ if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
 else
 	echo "DOMU: no xvdp1/xvdp2"; ls /sys/block
 fi
+# spin: a user process that never ends (the dom0 looks into its vCPU);
+# hot, hoths: a program of known profile for profsvc_secs= CPU seconds,
+# then its output (sampled from the dom0).
 case "${after:-poweroff}" in
 reboot) echo "DOMU: rebooting"; sync; reboot -f ;;
 hold) echo "DOMU: holding"; sleep 600 ;;
+spin) echo "DOMU: spinning"; while :; do :; done ;;
+hot|hoths)
+	echo "DOMU: $after start"
+	/bin/$after "${secs:-10}" >/tmp/out 2>&1
+	rc=$?
+	echo "DOMU: $after done rc=$rc output $(cat /tmp/out)" ;;
 esac
 echo "DOMU: powering off"
 sync; poweroff -f
