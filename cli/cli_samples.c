@@ -4,7 +4,8 @@
  * them into its own file.
  *
  * May call: profile/samples.h, store/store.h (show's summary, in the
- * caller's read), view/ through cli_view.h, cli_util.h, jansson.
+ * caller's read: view_samples_feed_device reads it), view/ through
+ * cli_view.h, cli_util.h, jansson.
  */
 #include "config.h"
 
@@ -98,19 +99,6 @@ out:
 	return rc ? 1 : 0;
 }
 
-static int feed_range(void *ctx, uint64_t off, const void *data, size_t len)
-{
-	static const uint8_t zeros[65536];
-	(void)off;
-	while (len) {
-		size_t n = data ? len : len < sizeof(zeros) ? len : sizeof(zeros);
-		if (samples_feed(ctx, data ? data : zeros, n) != 0)
-			return 1;
-		len -= n;
-	}
-	return 0;
-}
-
 /* The samples' time span, from the first sample to the last. */
 static double span_s(const struct samples_profile *p)
 {
@@ -129,9 +117,8 @@ int cli_samples_show(struct store *s, const struct store_run *run, json_t **json
 	if (store_find_device(s, run->run_id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES)
 		return 0;
 	samples_init(&p);
-	int r = store_read_range(s, dev.device_id, 0, dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE,
-	                         feed_range, &p);
-	if (r < 0 || (r == 0 && samples_finish(&p) != 0) || r > 0) {
+	int r = view_samples_feed_device(s, &dev, &p);
+	if (r != 0) {
 		cli_err("run %lld: stack samples: %s", (long long)run->run_id, r < 0 ? store_errmsg(s) : samples_error(&p));
 		samples_free(&p);
 		return 1;

@@ -29,6 +29,13 @@ static int feed_cb(void *ctx, uint64_t off, const void *data, size_t len)
 	return 0;
 }
 
+int view_samples_feed_device(struct store *s, const struct store_device_info *dev, struct samples_profile *p)
+{
+	uint64_t len = dev->written_end_sector * (uint64_t)STORE_SECTOR_SIZE;
+	int r = store_read_range(s, dev->device_id, 0, len, feed_cb, p);
+	return r < 0 ? -1 : r > 0 || samples_finish(p) != 0 ? 1 : 0;
+}
+
 int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
                       struct view_profile_read *rd, struct view_err *e)
 {
@@ -48,17 +55,16 @@ int view_read_samples(struct view *v, const char *arg, struct samples_profile *p
 		           "while its guest runs)", (long long)id);
 		return 1;
 	}
-	uint64_t len = dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE;
-	int r = store_read_range(v->s, dev.device_id, 0, len, feed_cb, p);
+	int r = view_samples_feed_device(v->s, &dev, p);
 	if (r < 0) {
 		view_error(e, "%s", store_errmsg(v->s));
 		return 1;
 	}
-	if (r > 0 || samples_finish(p) != 0) {
+	if (r > 0) {
 		view_error(e, "run %lld: stack samples, %s", (long long)id, samples_error(p));
 		return 1;
 	}
-	rd->bytes = len;
+	rd->bytes = dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE;
 	if (p->cut)
 		view_warn(e, "run %lld: the samples stop inside a record (the sampler was cut off): the whole "
 		          "ones are shown", (long long)id);

@@ -16,6 +16,10 @@
  * ("run 12 has no samples: sample it with profile-backend sample"). */
 int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
                       struct view_profile_read *rd, struct view_err *e);
+/* A samples device's bytes fed to p (holes as zeros) and finished, in the
+ * caller's read of s: 0, -1 (the store failed: store_errmsg), or 1 (the
+ * stream is refused: samples_error). */
+int view_samples_feed_device(struct store *s, const struct store_device_info *dev, struct samples_profile *p);
 /* The same as a time profile (samples_to_time_profile). */
 int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
                               struct view_profile_read *rd, struct view_err *e);
