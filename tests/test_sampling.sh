@@ -44,6 +44,17 @@ else
 fi
 
 run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
+# complete_run NAME TENTHS: its run once it has ended complete (within
+# TENTHS tenths of a second), else whatever run it has
+complete_run() {
+	local r
+	for _ in $(seq "$2"); do
+		r=$(run_of "$1")
+		[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && break
+		sleep 0.1
+	done
+	echo "$r"
+}
 # sample NAME SECONDS HZ PROGRAM ARGS...: the program as a domain, sampled
 # until it ends, its own ELF the symbols (none with NOSYMS=1); the summary
 # in $T/NAME.out
@@ -229,11 +240,7 @@ expect 1 "has no stack samples" -- "$PROFDB" top 1 --samples
 start_backend --sample-hz 199
 printf 'name = "fromcfg"\nkernel = "%s"\nextra = "1"\n' "$T/hot" >"$T/k.cfg"
 "$BACKEND" create --platform sim "$T/k.cfg" >"$T/create.out" 2>"$T/err" && ok || fail "create a program's domain: $(cat "$T/err")"
-for _ in $(seq 100); do
-	r=$(run_of fromcfg)
-	[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && break
-	sleep 0.1
-done
+r=$(complete_run fromcfg 100)
 "$PROFDB" export "$r" --folded "$T/cfg.folded" 2>"$T/err" && ok || fail "export (--sample-hz): $(cat "$T/err")"
 chain=$(share "$T/cfg.folded" '(^|;)main;run_for;mid;hot$')
 at_least "$chain" 50 && ok || fail "--sample-hz with the kernel's symbols: main;run_for;mid;hot $chain%: $(head -3 "$T/cfg.folded")"
@@ -243,11 +250,7 @@ printf 'name = "halvm-sampled"\nkernel = "%s"\nextra = "--mode halvm --platform 
 	"$STUB" "$FIX/leak/leak-hr.prof" "$FIX/leak/leak-hr.hp" >"$T/h.cfg"
 echo 'disk = [ "vdev=xvdp1, backendtype=profsvc", "vdev=xvdp2, backendtype=profsvc" ]' >>"$T/h.cfg"
 "$BACKEND" create --platform sim "$T/h.cfg" >/dev/null 2>"$T/err" && ok || fail "create a sampled HaLVM guest: $(cat "$T/err")"
-for _ in $(seq 150); do
-	r=$(run_of halvm-sampled)
-	[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && break
-	sleep 0.1
-done
+r=$(complete_run halvm-sampled 150)
 devs=$("$PROFDB" show "$r" | grep -c '^device ')
 [ "$devs" = 3 ] && ok || fail "the sampled HaLVM guest's run has $devs devices, not .prof, .hp and samples: $("$PROFDB" show "$r" | grep '^device')"
 "$PROFDB" export "$r" --hp "$T/h.hp" --force >/dev/null 2>&1 && cmp -s "$T/h.hp" "$FIX/leak/leak-hr.hp" && ok ||
