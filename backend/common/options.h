@@ -63,6 +63,7 @@ struct options {
 	uint32_t sample_hz;           /* sample --hz (0: the default) */
 	uint64_t sample_us;           /* sample --seconds, in us (0: until the domain ends) */
 	const char *symbols;          /* sample --symbols: the program's ELF */
+	const char *kernel_symbols;   /* sample --kernel-symbols: a PV guest kernel's System.map */
 	uint32_t start_sample_hz;     /* start --sample-hz: every new domain sampled (0: none) */
 };
 

@@ -195,7 +195,7 @@ int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_
 	struct sampler_opts o = {
 		.plat = {.kind = b->opt.platform, .sim_dir = b->opt.sim_dir},
 		.domid = s->domid, .hz = rq->hz, .duration_us = rq->duration_us, .symbols = rq->symbols,
-		.kernel_node = rq->symbols ? NULL : node, .program = rq->symbols,
+		.kernel_symbols = rq->kernel_symbols, .kernel_node = rq->symbols ? NULL : node, .program = rq->symbols,
 	};
 	if (sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0)
 		goto fail;
@@ -289,8 +289,11 @@ static void attach(struct backend *b, struct sampled *s, const struct sampler_st
 		s->store_failed = 2;
 		return;
 	}
-	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s", s->domid, (long long)s->run->run_id, s->hz,
-	        st->symbols[0] ? ", symbols " : " (no symbols: addresses only)", st->symbols);
+	char ksyms[64] = "";
+	if (st->kernel_symbols)
+		snprintf(ksyms, sizeof(ksyms), ", %zu kernel symbols", st->kernel_symbols);
+	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s%s", s->domid, (long long)s->run->run_id, s->hz,
+	        st->symbols[0] ? ", symbols " : " (no symbols: addresses only)", st->symbols, ksyms);
 }
 
 /* The sampler finished: the rest stored, the device handed back. */
@@ -428,7 +431,7 @@ void sampling_new_domains(struct backend *b)
 		unsigned long v = strtoul(ids[i], &end, 10);
 		if (*end || v == 0 || v >= 32752 || seen_before((uint32_t)v))
 			continue;
-		struct sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL};
+		struct sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL, b->opt.kernel_symbols};
 		uint32_t domid;
 		if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
 			blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);

@@ -25,6 +25,7 @@ struct sampling_request {
 	uint32_t hz;
 	uint64_t duration_us; /* 0: until the domain ends, or the asker hangs up */
 	const char *symbols;  /* an absolute path, or NULL */
+	const char *kernel_symbols; /* a guest kernel's System.map: an absolute path, or NULL */
 };
 
 /* Starts sampling: 0 and the domid, or -1 with a message.  The domain is

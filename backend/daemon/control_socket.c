@@ -41,7 +41,6 @@
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
-#define CONTROL_CMD_MAX 4400 /* "sample HZ US DOMAIN SYMBOLS": a path */
 
 struct control_client {
 	int fd;                 /* -1: free */
@@ -231,9 +230,10 @@ static void client_send(struct backend *b, struct control_client *c)
 	client_close(b, c);
 }
 
-/* "sample HZ DURATION_US DOMAIN [SYMBOLS]": starts, says so, and holds the
- * client until the sampling ends (control_expire) or it hangs up
- * (control_event: the sampling stops). */
+/* "sample HZ DURATION_US DOMAIN [SYMBOLS][\tKERNEL_SYMBOLS]": starts, says
+ * so, and holds the client until the sampling ends (control_expire) or it
+ * hangs up (control_event: the sampling stops).  The paths are the rest of
+ * the line (they may hold spaces, never a tab: the client refuses those). */
 static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 {
 	char domain[256] = "", err[512];
@@ -245,7 +245,11 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 		fprintf(f, "error: malformed sample request\n");
 		return;
 	}
-	struct sampling_request rq = {domain, hz, us, pos && c->cmd[pos] ? c->cmd + pos : NULL};
+	char *paths = pos ? c->cmd + pos : c->cmd + strlen(c->cmd);
+	char *tab = strchr(paths, '\t');
+	if (tab)
+		*tab++ = '\0';
+	struct sampling_request rq = {domain, hz, us, *paths ? paths : NULL, tab && *tab ? tab : NULL};
 	uint32_t domid;
 	if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
 		fprintf(f, "error: %s\n", err);

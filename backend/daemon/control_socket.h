@@ -12,6 +12,8 @@ struct backend;
 
 #define SRC_CONTROL_CLIENT 100u
 #define CONTROL_CLIENTS_MAX 16
+/* A command line, at most: "sample HZ US DOMAIN SYMBOLS\tKERNEL_SYMBOLS" holds two paths. */
+#define CONTROL_CMD_MAX 8600
 void control_init(struct backend *b, int ep);
 void control_shutdown(struct backend *b);
 void control_accept(struct backend *b, int listen_fd);

@@ -577,10 +577,15 @@ int daemon_status(const struct options *o)
 
 int daemon_sample(const struct options *o, const char *domain)
 {
-	char sym[4096] = "", ask[4400], buf[4096];
-	if (o->symbols && !realpath(o->symbols, sym)) {
-		fprintf(stderr, "profile-backend: --symbols %s: %s\n", o->symbols, strerror(errno));
+	char sym[4096] = "", ksym[4096] = "", ask[CONTROL_CMD_MAX], buf[4096];
+	if ((o->symbols && !realpath(o->symbols, sym)) || (o->kernel_symbols && !realpath(o->kernel_symbols, ksym))) {
+		fprintf(stderr, "profile-backend: %s %s: %s\n", sym[0] || !o->symbols ? "--kernel-symbols" : "--symbols",
+		        sym[0] || !o->symbols ? o->kernel_symbols : o->symbols, strerror(errno));
 		return 1;
+	}
+	if (strpbrk(sym, "\t\n") || strpbrk(ksym, "\t\n") || strlen(sym) + strlen(ksym) > 4096) {
+		fprintf(stderr, "profile-backend: sample: a symbols path with a tab or a newline, or too long: rename it\n");
+		return 2;
 	}
 	if (strlen(domain) > 200 || strpbrk(domain, " \t\n")) {
 		fprintf(stderr, "profile-backend: sample: '%.200s' is not a domain's id or name\n", domain);
@@ -589,8 +594,8 @@ int daemon_sample(const struct options *o, const char *domain)
 	int rc = 1, fd = control_connect(o, &rc);
 	if (fd < 0)
 		return rc;
-	int n = snprintf(ask, sizeof(ask), "sample %u %llu %s %s\n", o->sample_hz ? o->sample_hz : 99,
-	                 (unsigned long long)o->sample_us, domain, sym);
+	int n = snprintf(ask, sizeof(ask), "sample %u %llu %s %s%s%s\n", o->sample_hz ? o->sample_hz : 99,
+	                 (unsigned long long)o->sample_us, domain, sym, ksym[0] ? "\t" : "", ksym);
 	if (send(fd, ask, (size_t)n, MSG_NOSIGNAL) != n) {
 		close(fd);
 		return 1;

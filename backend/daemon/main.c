@@ -96,7 +96,7 @@ static const struct subcommand {
 	{"attach", "attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]",
 	 "Attaches profsvc disks to a running domain.", 0, 2, -1, 1, cmd_attach},
 	{"detach", "detach DOMAIN VDEV", "Detaches a profsvc disk from a domain.", 0, 2, 2, 1, cmd_detach},
-	{"sample", "sample DOMAIN [--hz 99] [--seconds S] [--symbols ELF]",
+	{"sample", "sample DOMAIN [--hz 99] [--seconds S] [--symbols ELF] [--kernel-symbols MAP]",
 	 "Samples a running domain's stacks from dom0 into its run, until it ends or S seconds pass.",
 	 0, 1, 1, 0, cmd_sample},
 };
@@ -199,6 +199,7 @@ static const struct option opts[] = {
 	{"hz", required_argument, NULL, 'H'},
 	{"seconds", required_argument, NULL, 'E'},
 	{"symbols", required_argument, NULL, 'Z'},
+	{"kernel-symbols", required_argument, NULL, 'X'},
 	{"sample-hz", required_argument, NULL, 'K'},
 	/* Not in the usage: the tests' view of the journal fields. */
 	{"log-format", required_argument, NULL, 'L'},
@@ -251,7 +252,7 @@ static int opt_count(int c, const char *arg, struct options *o)
 	return 0;
 }
 
-/* sample's --hz, --seconds, --symbols: 0, or 2 (said why). */
+/* sample's --hz, --seconds, --symbols, --kernel-symbols: 0, or 2 (said why). */
 static int opt_sample(int c, const char *arg, struct options *o)
 {
 	char *end;
@@ -271,6 +272,14 @@ static int opt_sample(int c, const char *arg, struct options *o)
 			return 2;
 		}
 		o->sample_us = (uint64_t)(v * 1e6);
+	} else if (c == 'X') {
+		/* absolute now: start's daemon leaves the directory it was started in */
+		static char path[4096];
+		if (!realpath(arg, path)) {
+			fprintf(stderr, "profile-backend: --kernel-symbols %s: %s\n", arg, strerror(errno));
+			return 2;
+		}
+		o->kernel_symbols = path;
 	} else {
 		o->symbols = arg;
 	}
@@ -347,7 +356,7 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 		case 'j': o->json = 1; break;
 		case 'm': case 'B': case 'c': rc = opt_size(c, optarg, o); break;
 		case 'T': case 'P': rc = opt_count(c, optarg, o); break;
-		case 'H': case 'E': case 'Z': case 'K': rc = opt_sample(c, optarg, o); break;
+		case 'H': case 'E': case 'Z': case 'X': case 'K': rc = opt_sample(c, optarg, o); break;
 		case 'D': case 'L': case 'I': case 'Y': case 'S': rc = opt_choice(c, optarg, o); break;
 		case 'h':
 			if (s)

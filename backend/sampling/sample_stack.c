@@ -10,12 +10,14 @@
  *    that called into the RTS).  Never frame pointers in Haskell code:
  *    rbp is Sp there, and following it as a frame chain reads garbage.
  * Naming (the domain running again): every pc once (a cache by pc), a
- * frame per (kind, name, module, file, line), Haskell names decoded;
+ * frame per (kind, name, module, file, line), Haskell names decoded; an
+ * address in the upper half is a PV guest kernel's, named from its
+ * System.map (kallsyms.h) as xenctx names it, or [kernel] without one;
  * a sample inside the RTS's garbage collector keeps only the function it
  * is in, under a [GC] root, so GC time never lands in the program's
  * stacks (Debian's RTS has no frame pointers: its C callers are guesses).
  *
- * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c,
+ * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c, kallsyms.c,
  * profile/samples_stream.c (FRAME records), util/id_index.
  */
 #include "config.h"
@@ -53,6 +55,23 @@ static void walk_c_part(struct walk_mem *m, const struct stack_namer *nm, const 
 		}
 }
 
+/* A PV guest's kernel, by frame pointers on its own stack only: an rbp
+ * below the kernel's half is a user value the kernel has not touched (a
+ * kernel built without frame pointers, as Debian's, uses rbp as any
+ * register), and a chain that leaves the kernel's half is not its. */
+static void walk_kernel(struct walk_mem *m, const struct plat_vcpu_regs *r, struct walk_out *w)
+{
+	walk_fp(m, r->rip, r->rbp >= KSYMS_KERNEL_BASE ? r->rbp : 0, w);
+	for (uint32_t i = 1; i < w->n; i++)
+		if (w->pc[i] < KSYMS_KERNEL_BASE) {
+			w->n = i;
+			w->stop = WALK_STOP_END;
+			break;
+		}
+	for (uint32_t i = 0; i < w->n; i++)
+		w->kind[i] = WALK_FRAME_KERNEL;
+}
+
 void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
                 struct stack_taken *out)
 {
@@ -61,6 +80,10 @@ void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct p
 	out->idle = r->blocked;
 	if (out->idle)
 		return;
+	if (r->rip >= KSYMS_KERNEL_BASE) {
+		walk_kernel(m, r, &out->w);
+		return;
+	}
 	if (is_haskell_pc(nm, r->rip)) {
 		out->w.pc[0] = r->rip;
 		out->w.kind[0] = WALK_FRAME_HASKELL;
@@ -163,12 +186,27 @@ static void split_haskell(char *full, const char **module, const char **name)
 	*name = last + 1;
 }
 
+/* A kernel address, as a frame: its symbol when it lies in the text the
+ * System.map describes (a return address by the call before it), else
+ * the kernel as a whole. */
+static uint32_t name_kernel_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+{
+	uint64_t at = is_return ? pc - 1 : pc, start = pc;
+	const char *name = ksyms_is_text(nm->ksyms, at) ? ksyms_lookup(nm->ksyms, at, &start) : NULL;
+	struct samples_frame f = {SAMPLES_KIND_KERNEL, name ? start : pc, 0, (char *)(name ? name : "[kernel]"),
+	                          "[kernel.kallsyms]", ""};
+	return intern_frame(nm, &f, b);
+}
+
 /* What pc is called, as a frame. */
 static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
 {
 	struct sym_hit hit = {0};
 	char decoded[512];
 	struct samples_frame f = {SAMPLES_KIND_C, pc, 0, "[unknown]", "", ""};
+
+	if (pc >= KSYMS_KERNEL_BASE)
+		return name_kernel_pc(nm, pc, is_return, b);
 
 	if (nm->syms)
 		symtab_lookup(nm->syms, pc, is_return, &hit);
@@ -310,7 +348,7 @@ int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct sampl
 	for (uint32_t i = 0; i < t->w.n && n < max; i++) {
 		/* A C return address points after its call (its line is the
 		 * call's); a Haskell return point is the code itself. */
-		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0 && t->w.kind[i] == WALK_FRAME_C, b);
+		uint32_t id = frame_of_pc(nm, t->w.pc[i], i > 0 && t->w.kind[i] != WALK_FRAME_HASKELL, b);
 		if (!id)
 			return -1;
 		ids[n++] = id;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ghc_rts.h"
+#include "kallsyms.h"
 #include "platform/platform.h"
 #include "profile/samples.h"
 #include "symbols.h"
@@ -27,6 +28,7 @@ struct stack_taken {
 /* The naming side: the program's symbols and the frames named so far. */
 struct stack_namer {
 	struct symtab *syms;    /* NULL: addresses only */
+	struct ksyms *ksyms;    /* a PV Linux guest kernel's symbols, or NULL */
 	const struct ghc_rts *ghc;
 	char dso[128];          /* the program's file name, the module of C frames */
 	/* frames interned (ids 1..n, as written to the stream) */

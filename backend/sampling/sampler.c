@@ -19,7 +19,7 @@
  *     finds the vCPUs a platform counts by pausing (xensim's threads).
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
- * toolstack noted), sample_stack.c, symbols.c, ghc_rts.c,
+ * toolstack noted), sample_stack.c, symbols.c, kallsyms.c, ghc_rts.c,
  * profile/samples_stream.c, util/clock.
  */
 #include "config.h"
@@ -58,7 +58,7 @@ struct page_cache {
 
 struct sampler {
 	struct sampler_opts o;
-	char *symbols, *program;
+	char *symbols, *program, *kernel_symbols;
 	sampler_emit_fn emit;
 	void *ctx;
 	pthread_t thread;
@@ -339,6 +339,8 @@ static void free_sampler(struct sampler *s)
 		close(s->done_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s->symbols);
+	free(s->kernel_symbols);
+	ksyms_free(s->nm.ksyms);
 	free(s->program);
 	free((char *)s->o.kernel_node);
 	free(s);
@@ -371,6 +373,8 @@ static char *noted_symbols(struct sampler *s)
 /* The symbols and, for a GHC program, where its RTS keeps things. */
 static int open_symbols(struct sampler *s, char *err, size_t errlen)
 {
+	if (s->kernel_symbols && !(s->nm.ksyms = ksyms_open(s->kernel_symbols, err, errlen)))
+		return -1;
 	if (!s->symbols && !(s->symbols = noted_symbols(s)))
 		return 0;
 	struct symtab *t = symtab_open(s->symbols, err, errlen);
@@ -409,6 +413,7 @@ static int open_all(struct sampler *s, char *err, size_t errlen)
 	pthread_mutex_lock(&s->lock);
 	s->st.ready = 1;
 	snprintf(s->st.symbols, sizeof(s->st.symbols), "%s", s->symbols ? s->symbols : "");
+	s->st.kernel_symbols = ksyms_count(s->nm.ksyms);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
@@ -431,12 +436,14 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_em
 	s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->symbols = o->symbols ? strdup(o->symbols) : NULL;
+	s->kernel_symbols = o->kernel_symbols ? strdup(o->kernel_symbols) : NULL;
 	s->program = strdup(o->program ? o->program : "");
 	if (o->hz == 0 || o->hz > SAMPLER_MAX_HZ) {
 		snprintf(err, errlen, "sampling rate %u Hz: give 1..%u", o->hz, SAMPLER_MAX_HZ);
 		goto fail;
 	}
 	if (s->stop_fd < 0 || s->done_fd < 0 || !s->program || (o->symbols && !s->symbols) ||
+	    (o->kernel_symbols && !s->kernel_symbols) ||
 	    (o->kernel_node && !s->o.kernel_node)) {
 		snprintf(err, errlen, "out of resources: %s", strerror(errno));
 		goto fail;

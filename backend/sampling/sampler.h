@@ -35,6 +35,7 @@ struct sampler_opts {
 	uint64_t duration_us;    /* 0: until the domain ends or sampler_stop */
 	const char *symbols;     /* the program's ELF, or NULL: kernel_node's, else addresses only */
 	const char *kernel_node; /* a xenstore node holding the ELF's path (the toolstack's), or NULL */
+	const char *kernel_symbols; /* a PV Linux guest kernel's System.map (kallsyms.h), or NULL */
 	uint32_t budget_us;      /* pause time per second (0: the default) */
 	const char *program;     /* what BEGIN names (the ELF's path, the domain's name) */
 };
@@ -66,6 +67,7 @@ struct sampler_stats {
 	int finished, failed;    /* failed: it never got ready (why says why) */
 	char why[512];           /* how it finished: the domain ended, an error, ... */
 	char symbols[512];       /* the ELF it names frames by ("": none) */
+	size_t kernel_symbols;   /* the guest kernel's symbols it names kernel frames by (0: none) */
 };
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
 

@@ -39,6 +39,7 @@ int walk_read_word(struct walk_mem *m, uint64_t va, uint64_t *out);
 enum walk_frame_kind {
 	WALK_FRAME_C = 0,       /* a return address on a C stack (or the pc) */
 	WALK_FRAME_HASKELL = 1, /* a return point on GHC's STG stack (an info pointer) */
+	WALK_FRAME_KERNEL = 2,  /* a PV guest kernel's pc or return address (frame pointers) */
 };
 
 enum walk_stop {

@@ -223,3 +223,15 @@ def fp_chain(n, loop=False):
 put("fuzz_walk_fp", "chain", struct.pack("<HHB", 0, 4000, 0) + fp_chain(20))
 put("fuzz_walk_fp", "loop", struct.pack("<HHB", 0, 4000, 0) + fp_chain(8, loop=True))
 put("fuzz_walk_fp", "short-reads", struct.pack("<HHB", 0, 64, 1) + fp_chain(40))
+
+# ---- fuzz_kallsyms: a System.map or /proc/kallsyms copy -----------------------
+put("fuzz_kallsyms", "system-map", b"".join(b"%016x %s %s\n" % (a, t, n) for a, t, n in [
+    (0xffffffff81000000, b"T", b"_stext"), (0xffffffff81000000, b"T", b"startup_64"),
+    (0xffffffff81001000, b"T", b"hypercall_page"), (0xffffffff81001020, b"t", b"xen_hypercall_sched_op"),
+    (0xffffffff81002000, b"T", b"alias_a"), (0xffffffff81002000, b"t", b"alias_b"),
+    (0xffffffff81003000, b"w", b"weak_undefined"), (0, b"A", b"fixed_percpu_data"),
+    (0xffffffff81005000, b"T", b"_etext"), (0xffffffff83000000, b"T", b"_sinittext"),
+    (0xffffffff83001000, b"T", b"_einittext")]))
+put("fuzz_kallsyms", "kallsyms-modules", b"ffffffff81000000 T _stext\nffffffff81800000 T _etext\n"
+    b"ffffffffc0001000 t blkif_interrupt\t[xen_blkfront]\nffffffffc0002000 T xlvbd_alloc_gendisk\t[xen_blkfront]\n")
+put("fuzz_kallsyms", "stub", b"ffffffffffffffff B The real System.map is in the linux-image-6.1.0-56-amd64-dbg package\n")

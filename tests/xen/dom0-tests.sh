@@ -702,17 +702,30 @@ xenctx_stack() {
 		on && /^Stack:/ { st = 1; next } st && (/^$/ || /^Call Trace/) { exit }
 		st { for (i = 1; i <= NF; i++) if (length($i) == 16 && $i ~ /^[0-9a-f]+$/) print $i }' /tmp/xenctx.txt
 }
+# probe_frames V, xenctx_frames V: the kernel frames of vCPU V, "ADDRESS
+# [NAME+0xOFF]" a line: the sampler's walk (inspect-probe --kernel-symbols)
+# and xenctx -f's "Call Trace:" (its pc line first, marked <--)
+probe_frames() { sed -n "s/^frames $1: //p" /tmp/probe.txt | head -1 | sed 's/ | /\n/g' | sed 's/ *$//' | grep -v '^$'; }
+xenctx_frames() {
+	awk -v v="vcpu$1:" '$0 == v { on = 1; next } /^vcpu[0-9]/ { on = 0 }
+		on && /^Call Trace:/ { ct = 1; next } ct && /^$/ { exit }
+		ct && match($0, /\[<[0-9a-f]+>\]/) {
+			a = substr($0, RSTART + 2, RLENGTH - 4); rest = substr($0, RSTART + RLENGTH)
+			n = split(rest, w, " "); print (n >= 1 && w[1] != "<--") ? a " " w[1] : a }' /tmp/xenctx.txt
+}
 # same_prefix A B: files A and B agree on their common first lines (at least one)
 same_prefix() {
 	local n; n=$(( $(wc -l <"$1") < $(wc -l <"$2") ? $(wc -l <"$1") : $(wc -l <"$2") ))
 	[ "$n" -gt 0 ] && [ "$(head -n "$n" "$1")" = "$(head -n "$n" "$2")" ]
 }
+# frames_agree A B: same_prefix, and the leaf named (the map has the pc)
+frames_agree() { same_prefix "$1" "$2" && [ -n "$(head -1 "$1" | cut -s -d' ' -f2)" ]; }
 # look_paused NAME DOMID: xl pause, inspect-probe and xenctx on the same
 # stopped domain, xl vcpu-list, xl unpause
 look_paused() {
 	bounded 30 /tmp/pause xl pause "$1" || return 1
-	QUIET=1 bounded 30 /tmp/probe.txt inspect-probe "$2"; probe_rc=$?
-	QUIET=1 bounded 30 /tmp/xenctx.txt "$XENCTX" -a -C -s "$MAP" "$2"; xenctx_rc=$?
+	QUIET=1 bounded 30 /tmp/probe.txt inspect-probe --kernel-symbols "$MAP" "$2"; probe_rc=$?
+	QUIET=1 bounded 30 /tmp/xenctx.txt "$XENCTX" -a -C -f -s "$MAP" "$2"; xenctx_rc=$?
 	timeout 30 xl vcpu-list "$1" >/tmp/vcpu-list.txt 2>&1
 	bounded 30 /tmp/unpause xl unpause "$1"
 }
@@ -736,7 +749,7 @@ chk "11 inspect-probe on the paused domain (exit $probe_rc)" test "$probe_rc" = 
 chk "11 xenctx on the same paused domain (exit $xenctx_rc)" test "$xenctx_rc" = 0
 VCPUS=$(awk '$1 == "vcpu" && $4 == 1 { print $2 }' /tmp/probe.txt)
 chk "11 both vCPUs online" test "$(echo $VCPUS)" = "0 1"
-nuser=0 nkernel=0 nblocked=0
+nuser=0 nkernel=0 nblocked=0 kframes=0
 for v in $VCPUS; do
 	u=$(probe_field "$v" user) b=$(probe_field "$v" blocked) c=$(probe_field "$v" cr3) xc=$(xenctx_field "$v" cr3)
 	[ "$u" = 1 ] && [ "$b" = 0 ] && nuser=$((nuser + 1))
@@ -756,6 +769,17 @@ for v in $VCPUS; do
 		probe_stack "$v" >/tmp/stack.ours; xenctx_stack "$v" >/tmp/stack.xenctx
 		chk "11 vCPU $v in kernel mode: the stack words from rsp as xenctx's ($(wc -l </tmp/stack.ours) and $(wc -l </tmp/stack.xenctx) words)" \
 			same_prefix /tmp/stack.ours /tmp/stack.xenctx
+		# the sampler's kernel frames (frame pointers, named from the
+		# System.map) beside xenctx -f -s's "Call Trace:" on the same
+		# paused vCPU; Debian's kernel has no frame pointers (ORC), so
+		# past the pc both follow whatever rbp holds: xenctx reads on
+		# through user memory, the sampler stops where the chain leaves
+		# the kernel's stack, and the frames both took must agree
+		probe_frames "$v" >/tmp/frames.ours; xenctx_frames "$v" >/tmp/frames.xenctx
+		paste -d'|' /tmp/frames.ours /tmp/frames.xenctx | head -8 | info "11 vCPU $v frames (ours | xenctx -f)"
+		kframes=$((kframes + 1))
+		chk "11 vCPU $v in kernel mode: its kernel frames as xenctx -f -s names them ($(wc -l </tmp/frames.ours) and $(wc -l </tmp/frames.xenctx) frames; leaf $(head -1 /tmp/frames.ours | cut -d' ' -f2))" \
+			frames_agree /tmp/frames.ours /tmp/frames.xenctx
 	fi
 	chk "11 vCPU $v: the code bytes around rip as xenctx's" test -n "$(xenctx_code "$v")" -a "$(probe_code "$v")" = "$(xenctx_code "$v")"
 	# xl vcpu-list: Name ID VCPU CPU State ...; b in State: blocked
@@ -776,6 +800,26 @@ chk "11 dom0 refused (exit $rc): it cannot look into itself" sh -c "[ $rc = 1 ] 
 QUIET=1 bounded 30 /tmp/probe999 inspect-probe 999; rc=$?
 info "11 inspect-probe 999" </tmp/probe999.err
 chk "11 a missing domain refused (exit $rc)" sh -c "[ $rc = 1 ] && grep -q 'no such domain' /tmp/probe999.err"
+# The sampler names the guest's kernel from the same System.map: 3 s at
+# 99 Hz of the 2-vCPU guest, whose idle vCPU sits in its kernel (a sample
+# of it is named by the map, under the kernel's names, not [unknown]).
+chk "11 profile-backend sample $D --seconds 3 --kernel-symbols (the guest kernel's map)" \
+	bounded 90 /tmp/i-spin.sample profile-backend sample "$D" --hz 99 --seconds 3 --kernel-symbols "$MAP"
+info "11 sample" </tmp/i-spin.sample
+R11=$(sed -n 's/.*, run \([0-9][0-9]*\):.*/\1/p' /tmp/i-spin.sample | head -1)
+rm -f /tmp/i-spin.folded
+[ -n "$R11" ] && profdb export "$R11" --folded /tmp/i-spin.folded >/dev/null 2>&1
+awk '{ print $NF "\t" $0 }' /tmp/i-spin.folded 2>/dev/null | sort -nr | cut -f2- | head -8 | info "11 sampled stacks"
+# kernel_leaves MAP FOLDED: "samples kernel": in all, and those whose leaf is a map symbol
+kernel_leaves() {
+	awk 'NR == FNR { if ($2 ~ /^[tTwW]$/) k[$3] = 1; next }
+		{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); m = split(s, f, ";"); total += n; if (f[m] in k) kern += n }
+		END { printf "%d %d\n", total, kern }' "$1" "$2"
+}
+read -r ktotal kern < <(kernel_leaves "$MAP" /tmp/i-spin.folded 2>/dev/null)
+chk "11 the sampled kernel's frames named from the System.map ($kern of $ktotal samples have a kernel symbol as leaf)" \
+	test "${kern:-0}" -gt 0
+grep profile-backend /var/log/messages | grep -E "domid=${D}[ :]" | grep -i 'kernel symbols' | tail -1 | info "11 log"
 # Under load: 300 pauses 5 ms apart while the guest runs, reads that must
 # fail, and the mapped frames bounded (an LRU of 32) meanwhile.
 timeout 150 inspect-probe --samples 300 --interval-ms 5 --bad "$D" >/tmp/load.txt 2>&1 &
@@ -829,24 +873,28 @@ chk "11 the probe saw the domain go (exit $rc)" sh -c "[ $rc = 3 ] && grep -q '^
 # ---- 12, 13 -------------------------------------------------------------------------
 # Sampling a PV Linux guest from the dom0: `profile-backend sample` while
 # the guest runs a program of known profile, built statically; the same
-# binary in the dom0 is --symbols.  The guest has one vCPU: a sample is the
-# program (user mode), the guest's kernel ([unknown]: its names are not in
-# the program's ELF) or [idle].
-# folded_stats FOLDED LEAF_RE CHAIN_RE: "total named leaf chain unknown idle":
-# samples in all, those with a named frame (not [unknown], [idle], [GC]),
-# those whose leaf matches LEAF_RE, whose stack ends with CHAIN_RE, whose
-# frames are all [unknown], and [idle]
+# binary in the dom0 is --symbols, the guest kernel's System.map
+# --kernel-symbols.  The guest has one vCPU: a sample is the program (user
+# mode), the guest's kernel (named from the map; [kernel] outside its text)
+# or [idle].
+# folded_stats FOLDED LEAF_RE CHAIN_RE MAP: "total named leaf chain unknown
+# idle kernel": samples in all, those with a frame of the program's (not
+# [unknown], [idle], [GC], [kernel], nor a kernel symbol of MAP), those
+# whose leaf matches LEAF_RE, whose stack ends with CHAIN_RE, whose frames
+# are all made-up roots, [idle], and those with a kernel symbol
 folded_stats() {
 	awk -v leaf="$2" -v chain="$3" '
+	NR == FNR { if ($2 ~ /^[tTwW]$/) ks[$3] = 1; next }
 	{ n = $NF; s = $0; sub(/ [0-9]+$/, "", s); total += n
-	  k = split(s, f, ";"); named_ = 0
-	  for (i = 1; i <= k; i++) if (f[i] !~ /^\[/) named_ = 1
+	  k = split(s, f, ";"); named_ = 0; kern_ = 0
+	  for (i = 1; i <= k; i++) if (f[i] in ks) kern_ = 1; else if (f[i] !~ /^\[/) named_ = 1
 	  if (named_) named += n
+	  if (kern_) kern += n
 	  if (s ~ leaf) lf += n
 	  if (s ~ chain) ch += n
-	  if (!named_ && s != "[idle]") unk += n
+	  if (!named_ && !kern_ && s != "[idle]") unk += n
 	  if (s == "[idle]") idle += n }
-	END { printf "%d %d %d %d %d %d\n", total, named, lf, ch, unk, idle }' "$1"
+	END { printf "%d %d %d %d %d %d %d\n", total, named, lf, ch, unk, idle, kern }' "$4" "$1"
 }
 # sample_guest SCN NAME PROGRAM SECS LEAF_RE CHAIN_RE WHAT PCT: the guest runs
 # PROGRAM for SECS CPU seconds, sampled 5 s; WHAT (LEAF_RE) must be the
@@ -858,8 +906,9 @@ sample_guest() {
 	sed -i "s/^\(extra = \".*\)\"$/\1 profsvc_after=$prog profsvc_secs=$secs\"/" "/tmp/$name.cfg"
 	if D=$(create "$name"); then pass "$scn profile-backend create $name (domain $D)"; else fail "$scn profile-backend create $name"; return; fi
 	chk "$scn the guest started its program" console_has "$name" "DOMU: $prog start"
-	chk "$scn profile-backend sample $D --hz 99 --seconds 5 --symbols (the same binary)" \
-		bounded 90 "/tmp/$name.sample" profile-backend sample "$D" --hz 99 --seconds 5 --symbols "/root/profsvc/$prog"
+	chk "$scn profile-backend sample $D --hz 99 --seconds 5 --symbols (the same binary) --kernel-symbols" \
+		bounded 90 "/tmp/$name.sample" profile-backend sample "$D" --hz 99 --seconds 5 --symbols "/root/profsvc/$prog" \
+		--kernel-symbols "$MAP"
 	info "$scn summary" <"/tmp/$name.sample"
 	R=$(sed -n 's/.*, run \([0-9][0-9]*\):.*/\1/p' "/tmp/$name.sample" | head -1)
 	chk "$scn the guest is alive after the sampling" sh -c "timeout 30 xl list $name >/dev/null 2>&1"
@@ -874,9 +923,9 @@ sample_guest() {
 	fi
 	chk "$scn profdb export $R --folded" sh -c "profdb export $R --folded /tmp/$name.folded >/dev/null 2>/tmp/$name.export.err"
 	awk '{ print $NF "\t" $0 }' "/tmp/$name.folded" 2>/dev/null | sort -nr | cut -f2- | head -12 | info "$scn top stacks"
-	local total named lf ch unk idle
-	read -r total named lf ch unk idle < <(folded_stats "/tmp/$name.folded" "$leafre" "$chainre")
-	echo "$total samples: $named with a named frame (the program), $lf of them with $what as the leaf ($((100 * lf / (named ? named : 1)))%), $ch ending in its callers chain; $unk all [unknown] (the guest's kernel), $idle [idle]" | info "$scn shares"
+	local total named lf ch unk idle kern
+	read -r total named lf ch unk idle kern < <(folded_stats "/tmp/$name.folded" "$leafre" "$chainre" "$MAP")
+	echo "$total samples: $named with a named frame (the program), $lf of them with $what as the leaf ($((100 * lf / (named ? named : 1)))%), $ch ending in its callers chain; $kern in the guest's kernel named from its map, $unk only made-up roots ([unknown], [kernel]), $idle [idle]" | info "$scn shares"
 	echo "$scn $name $total $named $lf $ch $unk $idle $(grep -o 'pause p50 [0-9]* us, p99 [0-9]* us, max [0-9]* us' "/tmp/$name.sample")" >>/tmp/sampling-figures.txt
 	chk "$scn samples taken ($total)" test "${total:-0}" -gt 0
 	chk "$scn $what is the leaf of most program samples ($lf of $named)" test "${named:-0}" -gt 0 -a $((100 * ${lf:-0})) -ge $((pct * ${named:-0}))

@@ -4,13 +4,19 @@
  * through platform.h's plat_inspect_* on the real platform, as a stack
  * sampler will, and prints what it saw in a form to set beside xenctx's.
  *
- *   inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S] DOMID
+ *   inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S]
+ *                 [--kernel-symbols MAP] DOMID
  *
  * Each sample pauses the domain, prints one line per vCPU and unpauses it:
  *   vcpu V online O blocked B user U rip X rsp X rbp X cr3 X
  *   code V: 32 bytes from rip-21, the byte at rip in <>, as xenctx's "Code"
  *   stack V: the words from rsp to the end of its page, at most 16, as
  *            the words of xenctx's "Stack:"
+ *   frames V: (--kernel-symbols, a vCPU in its kernel) the frames the
+ *            sampler takes (sample_stack.c's stack_take: frame pointers on
+ *            the kernel's stack), each "ADDRESS NAME+0xOFF" named from MAP
+ *            as xenctx -s names the words of its "Call Trace:", joined
+ *            by " | "
  * (a read that fails prints "code V: error ERRNO" or "stack V: error ERRNO").
  * With the domain already paused (`xl pause`), one sample sees what
  * `xenctx -a -C DOMID` sees.  --bad also reads a non-canonical address and
@@ -32,7 +38,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/sampling/kallsyms.h"
+#include "backend/sampling/sample_stack.h"
 #include "platform/platform.h"
+
+static struct ksyms *ksyms; /* --kernel-symbols */
 
 static uint64_t now_us(void)
 {
@@ -71,6 +81,35 @@ static void print_stack(struct plat_inspect *in, uint32_t v, const struct plat_v
 	printf("\n");
 }
 
+static long probe_read(void *ctx, uint64_t va, void *buf, size_t len)
+{
+	const struct plat_vcpu_regs *r = ((void **)ctx)[1];
+	return plat_inspect_read(((void **)ctx)[0], r->cr3, va, buf, len);
+}
+
+/* The sampler's walk of a vCPU in its kernel, each pc named as xenctx
+ * names a word: "name" at a symbol's address, else "name+0xOFF"; nothing
+ * outside the kernel's text. */
+static void print_frames(struct plat_inspect *in, uint32_t v, const struct plat_vcpu_regs *r)
+{
+	struct stack_namer nm = {.ksyms = ksyms};
+	void *ctx[2] = {in, (void *)r};
+	struct walk_mem m = {probe_read, ctx, 512};
+	struct stack_taken t;
+	stack_take(&m, &nm, r, &t);
+	printf("frames %u:", v);
+	for (uint32_t i = 0; i < t.w.n; i++) {
+		uint64_t start = 0;
+		const char *name = ksyms_is_text(ksyms, t.w.pc[i]) ? ksyms_lookup(ksyms, t.w.pc[i], &start) : NULL;
+		printf("%s %016" PRIx64, i ? " |" : "", t.w.pc[i]);
+		if (name && start == t.w.pc[i])
+			printf(" %s", name);
+		else if (name)
+			printf(" %s+%#x", name, (unsigned)(t.w.pc[i] - start));
+	}
+	printf("\n");
+}
+
 /* One pause: every vCPU's line.  The number of failures, -1 when the
  * domain is gone. */
 static int sample(struct plat_inspect *in, int nvcpus, uint64_t *slowest)
@@ -95,6 +134,8 @@ static int sample(struct plat_inspect *in, int nvcpus, uint64_t *slowest)
 		if (r.online) {
 			print_code(in, (uint32_t)v, &r);
 			print_stack(in, (uint32_t)v, &r);
+			if (ksyms && !r.user_mode)
+				print_frames(in, (uint32_t)v, &r);
 		}
 	}
 	if (plat_inspect_unpause(in) != 0) {
@@ -137,11 +178,19 @@ int main(int argc, char **argv)
 			hold_s = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--bad"))
 			bad = 1;
+		else if (!strcmp(argv[i], "--kernel-symbols") && i + 1 < argc) {
+			char err[512];
+			if (!(ksyms = ksyms_open(argv[++i], err, sizeof(err)))) {
+				fprintf(stderr, "inspect-probe: %s\n", err);
+				return 1;
+			}
+		}
 		else
 			break;
 	}
 	if (i + 1 != argc) {
-		fprintf(stderr, "usage: inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S] DOMID\n");
+		fprintf(stderr, "usage: inspect-probe [--samples N] [--interval-ms MS] [--bad] [--hold-after-gone S] "
+		                "[--kernel-symbols MAP] DOMID\n");
 		return 2;
 	}
 	uint32_t domid = (uint32_t)strtoul(argv[i], NULL, 10);
@@ -182,5 +231,6 @@ int main(int argc, char **argv)
 	       slowest);
 	plat_inspect_close(in);
 	plat_close(p);
+	ksyms_free(ksyms);
 	return gone ? 3 : errors ? 1 : 0;
 }
