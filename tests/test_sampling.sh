@@ -12,7 +12,7 @@
 #    must come out right; the backend stays up;
 #  - a program that dies mid-sampling ends its sampling and its run;
 #  - bad requests: no such domain, a domain that is not a program, a bad
-#    rate.
+#    rate, a guest kernel's map that is missing or a stub.
 # Needs gcc; the GHC part needs ghc, the perf part perf (each skipped
 # without it, except under CI=true, where all must be there).
 # PROFSVC_VALGRIND=1 (make check-valgrind): the backend, sampler threads
@@ -233,6 +233,12 @@ plain=$("$XS" create --dir "$XENSIM_DIR" --name notaprogram)
 expect 1 "not a program" -- "$BACKEND" sample "$plain"
 expect 2 "--hz takes 1..10000" -- "$BACKEND" sample "$plain" --hz 0
 [ -z "$(run_of notaprogram)" ] && ok || fail "a domain that cannot be sampled got a run"
+# a guest kernel's map that is missing, or Debian's System.map stub
+expect 2 "--kernel-symbols $T/nosuch.map: No such file" -- "$BACKEND" sample "$plain" --kernel-symbols "$T/nosuch.map"
+echo "ffffffffffffffff B The real System.map is in the linux-image-6.1.0-56-amd64-dbg package" >"$T/stub.map"
+stubdom=$("$XS" create --dir "$XENSIM_DIR" --name stubmap --exec "$T/hot" 1)
+expect 1 "not a kernel's System.map" -- "$BACKEND" sample "$stubdom" --kernel-symbols "$T/stub.map"
+[ -z "$(run_of stubmap)" ] && ok || fail "a domain sampled with a stub map got a run"
 expect 1 "has no stack samples" -- "$PROFDB" top 1 --samples
 
 # ---- start --sample-hz: every new domain, its config's kernel the symbols ----------------

@@ -241,11 +241,15 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 	unsigned long long us = 0;
 	int pos = 0;
 	c->cmd[strcspn(c->cmd, "\n")] = '\0';
-	if (sscanf(c->cmd, "sample %u %llu %255s %n", &hz, &us, domain, &pos) < 3) {
+	/* %n right after the domain: a space in the format would also eat
+	 * the tab that starts an empty SYMBOLS */
+	if (sscanf(c->cmd, "sample %u %llu %255s%n", &hz, &us, domain, &pos) < 3) {
 		fprintf(f, "error: malformed sample request\n");
 		return;
 	}
-	char *paths = pos ? c->cmd + pos : c->cmd + strlen(c->cmd);
+	char *paths = c->cmd + pos;
+	if (*paths == ' ')
+		paths++;
 	char *tab = strchr(paths, '\t');
 	if (tab)
 		*tab++ = '\0';
