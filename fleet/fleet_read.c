@@ -127,8 +127,34 @@ static int64_t map_id(const struct id_map *m, size_t n, int64_t from)
 	return 0;
 }
 
+/* Whether a device row another host wrote holds what a store could: its
+ * sizes within the largest capacity a store takes, its writes within its
+ * capacity, its counts and fields in range.  0, or -1 with why. */
+static int device_sane(const struct store_device_info *d, char *why, size_t len)
+{
+	uint64_t cap = d->capacity_sectors;
+	if (cap > store_max_capacity())
+		snprintf(why, len, "capacity_sectors %llu is past the %llu a store takes", (unsigned long long)cap,
+		         (unsigned long long)store_max_capacity());
+	else if (d->written_end_sector > cap)
+		snprintf(why, len, "written_end_sector %llu is past its capacity_sectors %llu",
+		         (unsigned long long)d->written_end_sector, (unsigned long long)cap);
+	else if (d->file_size < -1 || (d->file_size > 0 && (uint64_t)d->file_size > cap * STORE_SECTOR_SIZE))
+		snprintf(why, len, "file_size %lld is not within its capacity", (long long)d->file_size);
+	else if (d->write_requests < 0 || d->write_bytes < 0 || d->read_requests < 0 || d->read_bytes < 0 ||
+	         d->flush_requests < 0 || d->discard_requests < 0 || d->errors < 0)
+		snprintf(why, len, "a negative request count");
+	else if (d->devid < 0 || (d->closed != 0 && d->closed != 1) ||
+	         (d->word_size != 0 && d->word_size != 4 && d->word_size != 8))
+		snprintf(why, len, "devid %d, closed %d, word_size %d: not values a store holds", d->devid, d->closed,
+		         d->word_size);
+	else
+		return 0;
+	return -1;
+}
+
 /* A device from a row whose columns c0.. are those of copy_devices' SELECT
- * (run_id is the caller's to set). */
+ * (run_id is the caller's to set); device_sane says whether to trust it. */
 static void device_of_row(const PGresult *r, int i, int c0, struct store_device_info *d)
 {
 	char role[16], status[16];
@@ -184,7 +210,14 @@ static int copy_devices(struct fleet *f, const char *host_id, int64_t run_id, in
 	}
 	for (int i = 0; i < rows; i++) {
 		struct store_device_info d;
+		char why[160];
 		device_of_row(r, i, 0, &d);
+		if (device_sane(&d, why, sizeof(why)) != 0) {
+			PQclear(r);
+			return fleet_fail(f, "%s: host %.32s run %lld device %lld (%.16s): %s; the row is damaged or "
+			                     "was changed by hand, so this run cannot be read from the catalogue",
+			                  f->where, host_id, (long long)run_id, (long long)d.device_id, d.vdev, why);
+		}
 		d.run_id = local_run;
 		(*map)[i].from = d.device_id;
 		if (store_copy_device(dst, &d) != 0) {
@@ -385,8 +418,12 @@ int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_ro
 			int c = strcmp(hid, fr->host_id);
 			if (c > 0 || (c == 0 && rid > fr->run.run_id))
 				break;
-			if (c == 0 && rid == fr->run.run_id && n < 64)
-				device_of_row(devs, k, 2, &dv[n++]);
+			char why[160];
+			/* a device row no store could hold is left out of the listing */
+			if (c == 0 && rid == fr->run.run_id && n < 64) {
+				device_of_row(devs, k, 2, &dv[n]);
+				n += device_sane(&dv[n], why, sizeof(why)) == 0;
+			}
 		}
 		rc = cb->run(ctx, fr, stamp, synced, dv, n);
 	}

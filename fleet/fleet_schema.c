@@ -19,6 +19,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -139,7 +140,13 @@ static const char *const migrations[] = {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,
                "one migration step per schema version");
 
-/* The schema version, 0 without our tables, -1 on failure. */
+/* A version past this is no later profsvc's but a damaged row: ten
+ * thousand schema changes are more than this project will make. */
+#define FLEET_SCHEMA_VERSION_MAX 10000
+
+/* The schema version, 0 without our tables, -1 on failure.  The value is
+ * another host's word: anything but a small positive number is refused
+ * here, so that no caller ever indexes migrations[] by it. */
 static int read_version(struct fleet *f, int *version)
 {
 	PGresult *r = fleet_exec(f, "reading the catalogue's schema version",
@@ -156,16 +163,22 @@ static int read_version(struct fleet *f, int *version)
 	               PGRES_TUPLES_OK);
 	if (!r)
 		return -1;
-	char v[16] = "";
+	char v[64] = "";
 	if (PQntuples(r) == 1)
 		fleet_get_str(r, 0, 0, v, sizeof(v));
 	PQclear(r);
 	char *end;
+	errno = 0;
 	long n = strtol(v, &end, 10);
 	if (!v[0] || *end || n < 1)
 		return fleet_fail(f, "%s holds a profsvc_meta table that is not profsvc's (schema_version "
-		                     "'%s'); give the catalogue a database of its own",
+		                     "'%.40s'); give the catalogue a database of its own",
 		                  f->where, v);
+	if (errno == ERANGE || n > FLEET_SCHEMA_VERSION_MAX)
+		return fleet_fail(f, "%s claims catalogue schema %.40s, which no profsvc writes (this profdb "
+		                     "knows up to %d): the catalogue is damaged or was changed by hand; fix "
+		                     "profsvc_meta.schema_version there, or give this host another catalogue",
+		                  f->where, v, FLEET_SCHEMA_VERSION);
 	*version = (int)n;
 	return 0;
 }

@@ -406,6 +406,28 @@ same "$T/away2.prof" "$LP"
 "${PSQL[@]}" -d newer -c "update profsvc_meta set value = '99' where key = 'schema_version'" >/dev/null
 expect 1 "newer than this profdb" -- "$PROFDB" --db "postgresql://profsvc@/newer?host=$PGD/sock" query runs
 expect 1 "newer than this profdb" -- "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock"
+# a version no profsvc writes (another host's hand): refused by readers and
+# writers alike, never used (it once wrapped to a negative int and indexed
+# the migrations: every host's sync crashed); and one too long to be read whole
+for v in 999999999999999 -5 2147483648 99999999999999999999999999999999999999999999999999; do
+	"${PSQL[@]}" -d newer -c "update profsvc_meta set value = '$v' where key = 'schema_version'" >/dev/null
+	want="which no profsvc writes"
+	[ "$v" = -5 ] && want="not profsvc's"
+	expect 1 "$want" -- "$PROFDB" --db "postgresql://profsvc@/newer?host=$PGD/sock" query runs
+	expect 1 "$want" -- "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock"
+done
+# a device row no store could hold (2^63-1 sectors written, once an
+# overflow of export-disk's size): reading the run refuses it, naming the
+# row; the listing still works; the row put back, the run reads again
+wes=$(q "select written_end_sector from devices where host_id = '$HA' and run_id = $AWAY and vdev = 'xvdp1'")
+q "update devices set written_end_sector = 9223372036854775807 where host_id = '$HA' and run_id = $AWAY and vdev = 'xvdp1'" >/dev/null
+expect 1 "written_end_sector 9223372036854775807 is past its capacity" -- "$PROFDB" --db "$URL" export-disk "$HA:$AWAY" xvdp1 "$T/bad.disk"
+expect 1 "this run cannot be read from the catalogue" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/bad.prof"
+expect 0 "" -- "$PROFDB" --db "$URL" query runs
+[ ! -e "$T/bad.disk" ] && ok || fail "export-disk of a damaged row left $(stat -c %s "$T/bad.disk") bytes"
+q "update devices set written_end_sector = $wes where host_id = '$HA' and run_id = $AWAY and vdev = 'xvdp1'" >/dev/null
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away3.prof"
+same "$T/away3.prof" "$LP"
 # a catalogue at schema 1 (before runs.listing): refused by readers with
 # what to do; a sync upgrades it, and the rows it held list as before
 OLD="postgresql://profsvc@/old?host=$PGD/sock"
