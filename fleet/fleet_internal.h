@@ -14,7 +14,12 @@ struct fleet {
 	char where[160]; /* "PostgreSQL at HOST:PORT, database DB" (never the password) */
 	char err[768];
 	int host_registered; /* this host's row written on this connection */
+	unsigned lock_timeout_s; /* the session's lock_timeout */
 };
+
+/* A statement (a run's COPY of gigabytes included) that runs longer is
+ * cancelled: a stuck server never holds a sync for ever. */
+#define FLEET_STATEMENT_TIMEOUT_S 1800u
 
 /* The connection, its session set up (fleet_open, fleet_schema.c, then
  * checks the schema): 0, or -1 with err. */

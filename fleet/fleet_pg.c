@@ -57,6 +57,16 @@ int fleet_pg_fail(struct fleet *f, PGresult *res, const char *what)
 		m = PQerrorMessage(f->conn);
 	snprintf(msg, sizeof(msg), "%s", m && *m ? m : "no reason given");
 	one_line(msg);
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && strcmp(state, "55P03") == 0)
+		return fleet_fail(f, "%s (%s): waited %u s for a lock another session holds (another sync of "
+		                     "this host, or a session holding its advisory lock: pg_locks and "
+		                     "pg_stat_activity on the server say which); try again once it is gone",
+		                  what, f->where, f->lock_timeout_s);
+	if (state && strcmp(state, "57014") == 0)
+		return fleet_fail(f, "%s (%s): a statement ran past %u s and was cancelled (a loaded or stuck "
+		                     "server): %s",
+		                  what, f->where, FLEET_STATEMENT_TIMEOUT_S, msg);
 	return fleet_fail(f, "%s (%s): %s", what, f->where, msg);
 }
 
@@ -131,8 +141,19 @@ int fleet_connect(struct fleet **out, const char *url, int writer, char *err, si
 	const char *h = PQhost(f->conn), *p = PQport(f->conn), *d = PQdb(f->conn);
 	snprintf(f->where, sizeof(f->where), "PostgreSQL at %s%s%s, database %s",
 	         h && *h ? h : "the default socket", p && *p ? ":" : "", p && *p ? p : "", d ? d : "?");
-	if (fleet_cmd(f, "setting up the session",
-	              "SET client_min_messages = warning; SET TIME ZONE 'UTC'", NULL) != 0) {
+	/* Nothing another session does blocks us for ever: a lock is waited
+	 * for lock_timeout (PROFSVC_FLEET_LOCK_TIMEOUT seconds, 30 by
+	 * default), a statement runs at most FLEET_STATEMENT_TIMEOUT_S. */
+	const char *lt = getenv("PROFSVC_FLEET_LOCK_TIMEOUT");
+	char *end;
+	unsigned long secs = lt && *lt ? strtoul(lt, &end, 10) : 30;
+	f->lock_timeout_s = lt && *lt && (*end || secs < 1 || secs > 3600) ? 30 : (unsigned)secs;
+	char setup[256];
+	snprintf(setup, sizeof(setup),
+	         "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET lock_timeout = '%us'; "
+	         "SET statement_timeout = '%us'",
+	         f->lock_timeout_s, FLEET_STATEMENT_TIMEOUT_S);
+	if (fleet_cmd(f, "setting up the session", setup, NULL) != 0) {
 		snprintf(err, len, "%s", f->err);
 		fleet_close(f);
 		return -1;

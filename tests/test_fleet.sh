@@ -401,6 +401,20 @@ same "$T/away2.prof" "$LP"
 "$BACKEND" stop >/dev/null && ok || fail "stop with --sync"
 [ "$(q "select count(*) from runs")" = 13 ] && ok || fail "the catalogue holds $(q "select count(*) from runs") runs, not 13"
 
+# --- a session holding this host's sync lock: the sync waits lock_timeout, then says who may hold it
+"${PSQL[@]}" -d fleet -c "select pg_advisory_lock(hashtextextended('$HA', 0)), pg_sleep(60)" >/dev/null 2>&1 &
+HOLD=$!
+for _ in $(seq 100); do [ "$(q "select count(*) from pg_locks where locktype = 'advisory' and granted")" -ge 1 ] && break; sleep 0.1; done
+"$MKDISK" --prof "$LP" "$T/locked.disk" >/dev/null && "$PROFDB" import-disk --name locked "$T/locked.disk" >/dev/null 2>&1 ||
+	fail "import a run to push"
+SECONDS=0
+expect 1 "waited 2 s for a lock another session holds" -- env PROFSVC_FLEET_LOCK_TIMEOUT=2 "$PROFDB" sync --to "$URL"
+[ "$SECONDS" -lt 20 ] && ok || fail "the sync waited ${SECONDS}s with lock_timeout 2 s"
+kill "$HOLD" 2>/dev/null; wait "$HOLD" 2>/dev/null
+q "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(60)%' and pid != pg_backend_pid()" >/dev/null
+expect 0 "" -- "$PROFDB" sync --to "$URL"
+in_catalogue locked && ok || fail "the run was not pushed once the lock was free"
+
 # --- catalogues this profdb must not read ---------------------------------------------------------
 "$PROFDB" sync --to "postgresql://profsvc@/newer?host=$PGD/sock" -q >/dev/null 2>&1 || fail "sync into a new database"
 "${PSQL[@]}" -d newer -c "update profsvc_meta set value = '99' where key = 'schema_version'" >/dev/null
