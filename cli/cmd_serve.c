@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../fleet/fleet.h"
 #include "../web/mirror.h"
@@ -15,13 +16,16 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb serve [--db PATH] [--listen ADDR:PORT] [--open]\n"
+	"usage: profdb serve [--db PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--open]\n"
 	"  A read-only web view of the store: the run catalogue, each run's report\n"
 	"  (live while the guest runs), comparisons, downloads and a JSON API.\n"
 	"  --db postgresql://...: the fleet catalogue, every host's runs (numbered\n"
 	"            here in the order they are met; each page names its host)\n"
 	"  --listen  default 127.0.0.1:8080; another address than loopback lets\n"
 	"            anyone who reaches it read every run (there is no login)\n"
+	"  --allow-host  a name the server answers to besides localhost, IP addresses\n"
+	"            and this machine's name (a request naming another Host gets 421:\n"
+	"            a guard against DNS rebinding); up to 16\n"
 	"  --open    open the catalogue in a browser (xdg-open)\n";
 
 static int serve_opt(int c, const char *arg, void *ctx)
@@ -34,6 +38,13 @@ static int serve_opt(int c, const char *arg, void *ctx)
 		o->open_browser = 1;
 	else if (c == 'd')
 		o->db = cli_db_path(arg);
+	else if (c == 'a') {
+		if (o->nallow_hosts == WEB_ALLOW_HOSTS_MAX || !*arg || strlen(arg) > 253) {
+			cli_err("--allow-host: %s", *arg && strlen(arg) <= 253 ? "at most 16 names" : "give a host name");
+			return EXIT_USAGE;
+		}
+		o->allow_hosts[o->nallow_hosts++] = arg;
+	}
 	else
 		return CLI_NOT_MINE;
 	return 0;
@@ -43,11 +54,12 @@ int cmd_serve(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
 	                                     {"open", no_argument, NULL, 'o'},
+	                                     {"allow-host", required_argument, NULL, 'a'},
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {NULL, 0, NULL, 0}};
 	static const struct cli_optspec spec = {usage, "h", opts, 0, serve_opt};
-	struct web_opts o = {db, NULL, 0, NULL, NULL};
+	struct web_opts o = {.db = db};
 	int rc = cli_parse_opts(&spec, argc, argv, &o, NULL);
 
 	if (rc != CLI_GO_ON)

@@ -177,6 +177,29 @@ APORT=$(grep -o 'http://0\.0\.0\.0:[0-9]*' "$T/serve-any.log" | head -1 | cut -d
 	fail "--listen 0.0.0.0:0 does not serve: $(cat "$T/serve-any.log")"
 kill $ANY; wait $ANY 2>/dev/null
 
+# --- the Host header (DNS rebinding): only this server's names are answered ------------
+[ "$(get /api/runs -H 'Host: evil.example.com')" = 421 ] && grep -q "does not answer to the name 'evil.example.com'" "$T/body" &&
+	grep -q '"status": *421' "$T/body" && ok || fail "Host: evil.example.com got $(head -c 300 "$T/body")"
+[ "$(get / -H 'Host: evil.example.com:8080')" = 421 ] && grep -q 'allow-host' "$T/body" && ok || fail "the page for another Host"
+for h in "localhost:9000" "LOCALHOST" "127.0.0.1:$PORT" "10.1.2.3" "[::1]:8080" "$(hostname)" "localhost."; do
+	[ "$(get /api/runs -H "Host: $h")" = 200 ] && ok || fail "Host: $h refused ($(head -c 200 "$T/body"))"
+done
+for h in "localhost:80:80" "::1" "[::1" "a b" "localhost:x" "profsvc.example"; do
+	[ "$(get /api/runs -H "Host: $h")" != 200 ] && ok || fail "Host: $h answered"
+done
+[ "$(get /api/runs -H 'Host:' -0)" = 200 ] && ok || fail "a request with no Host (HTTP/1.0) refused"
+"$PROFDB" serve --listen 127.0.0.1:0 --allow-host profsvc.example --allow-host Other.Example 2>"$T/serve-ah.log" &
+AH=$!
+for _ in $(seq $((100 * SLOW))); do grep -q 'serving' "$T/serve-ah.log" && break; sleep 0.1; done
+AHPORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-ah.log" | head -1 | cut -d: -f2)
+for h in profsvc.example:8080 other.example evil.example; do
+	code=$(curl -s --max-time 5 -o /dev/null -w '%{http_code}' -H "Host: $h" "http://127.0.0.1:${AHPORT:-1}/api/runs")
+	want=200; [ "$h" = evil.example ] && want=421
+	[ "$code" = "$want" ] && ok || fail "--allow-host: Host $h got $code, want $want"
+done
+kill $AH; wait $AH 2>/dev/null
+expect 2 "at most 16 names" -- "$PROFDB" serve $(for i in $(seq 17); do printf -- '--allow-host h%d ' "$i"; done)
+
 # --- a live guest: the event stream, watch, and the browser ------------------------
 DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "create"; finish test_serve; exit 1; }
 HP="$FIX/phases/phases-hd-i0.01.hp"

@@ -1,7 +1,8 @@
 /*
  * args.c - what profdb serve parses of a request or its command line: run
- * ids in paths, the catalogue's filter (?name=&state=&since=&limit=), and
- * --listen.  Kept apart from the server so that a fuzz target
+ * ids in paths, the catalogue's filter (?name=&state=&since=&limit=),
+ * --listen, and whether a request's Host header names this server.  Kept
+ * apart from the server so that a fuzz target
  * (tests/fuzz/fuzz_web_args.c) can call them without one.
  */
 #include "config.h"
@@ -9,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
+#include <strings.h>
 #include <string.h>
 
 #include "../view/view_format.h"
@@ -93,3 +95,62 @@ int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *l
 	return 0;
 }
 
+
+/* Why only these names (a guard against DNS rebinding): a page from
+ * another site that makes its own name resolve to this server's address
+ * still sends its own name as Host; a browser that reached us by an IP
+ * address, localhost (RFC 6761: never resolved elsewhere), this machine's
+ * name, or a name the admin allowed sends one of those.  A request with no
+ * Host (HTTP/1.0, not a browser's) is let through. */
+int web_host_allowed(const char *host, const char *const *allowed, int nallowed, const char *own)
+{
+	char name[256];
+	if (!host)
+		return 1;
+	size_t len = strlen(host);
+	if (len == 0 || len >= sizeof(name))
+		return 0;
+	const char *end = host + len;
+	if (host[0] == '[') {
+		/* [v6]:port */
+		const char *close = strchr(host, ']');
+		if (!close || (close[1] && close[1] != ':'))
+			return 0;
+		end = close + 1;
+	} else {
+		const char *colon = strchr(host, ':');
+		if (colon && strchr(colon + 1, ':'))
+			return 0; /* a bare v6 address or worse */
+		if (colon)
+			end = colon;
+	}
+	if (*end == ':') {
+		for (const char *p = end + 1; *p; p++)
+			if (*p < '0' || *p > '9')
+				return 0;
+		if (!end[1] || strlen(end + 1) > 5)
+			return 0;
+	}
+	size_t n = (size_t)(end - host);
+	memcpy(name, host, n);
+	name[n] = '\0';
+	if (n && name[n - 1] == '.')
+		name[--n] = '\0'; /* "localhost." is localhost */
+	if (n == 0)
+		return 0;
+	unsigned char addr[16];
+	if (name[0] == '[') {
+		if (n < 3)
+			return 0;
+		name[n - 1] = '\0';
+		return inet_pton(AF_INET6, name + 1, addr) == 1;
+	}
+	if (inet_pton(AF_INET, name, addr) == 1 || strcasecmp(name, "localhost") == 0)
+		return 1;
+	if (own && *own && strcasecmp(name, own) == 0)
+		return 1;
+	for (int i = 0; i < nallowed; i++)
+		if (allowed[i] && strcasecmp(name, allowed[i]) == 0)
+			return 1;
+	return 0;
+}

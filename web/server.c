@@ -13,7 +13,8 @@
  * What is refused: anything but GET and HEAD (405), requests bigger than
  * 32 KiB of headers (libmicrohttpd answers 431), a path that is not one of
  * the routes below (404; no path ever reaches the filesystem), arguments
- * that do not parse (400).  The store is opened read-only for each request
+ * that do not parse (400), a Host header that is not this server's name
+ * (421: web_host_allowed, against DNS rebinding).  The store is opened read-only for each request
  * (and once per event stream), so a replaced, locked or damaged store
  * gives an error page and the next request tries again.
  */
@@ -150,6 +151,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	(void)upload;
 	(void)state;
 
+	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (!web_host_allowed(host, w->allow_hosts, w->nallow_hosts, w->own_host)) {
+		*upload_size = 0;
+		reply_error(&r, 421, strncmp(url, "/api/", 5) == 0,
+		            "this server does not answer to the name '%.200s' (a guard against DNS rebinding): "
+		            "reach it by localhost, its IP address or its host name, or start it with "
+		            "--allow-host NAME",
+		            host);
+		return send_reply(c, &r, url);
+	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		*upload_size = 0;
 		reply_error(&r, 405, strncmp(url, "/api/", 5) == 0, "only GET and HEAD are served here");
@@ -260,7 +271,9 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror};
+	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, o->allow_hosts, o->nallow_hosts, ""};
+	if (gethostname(w.own_host, sizeof(w.own_host) - 1) != 0)
+		w.own_host[0] = '\0';
 	if (!w.live || !(w.activity = activity_start(o->db, w.live))) {
 		web_err("cannot watch %s for changes: %s", o->db, strerror(errno));
 		if (w.live) {

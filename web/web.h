@@ -7,12 +7,16 @@
 
 struct mirror;
 
+#define WEB_ALLOW_HOSTS_MAX 16
 struct web_opts {
 	const char *db;        /* the store, opened read-only per request */
 	const char *listen;    /* "127.0.0.1:8080", "[::1]:8080", ":8080" */
 	int open_browser;      /* xdg-open the catalogue once listening */
 	struct mirror *mirror; /* a fleet catalogue's mirror (db is its path), or NULL */
 	const char *shown;     /* what it serves, for messages (NULL: db) */
+	const char *allow_hosts[WEB_ALLOW_HOSTS_MAX]; /* --allow-host: names besides localhost, IP
+	                                               * addresses and this machine's name */
+	int nallow_hosts;
 };
 
 /* Serves until SIGINT or SIGTERM.  The exit status: 0, 1 (reported), or

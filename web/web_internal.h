@@ -23,6 +23,9 @@ struct web {
 	struct store_watch *live;   /* any change of the store (the catalogue) */
 	struct activity *activity;  /* which run changed (run streams) */
 	struct mirror *mirror;      /* over a fleet catalogue: db is its mirror */
+	const char *const *allow_hosts; /* --allow-host names */
+	int nallow_hosts;
+	char own_host[256];         /* gethostname(): this machine's name */
 };
 
 /* One response, rendered whole into memory before it is sent (a render
@@ -60,6 +63,10 @@ int64_t web_run_id(const char *s, size_t len);
  * -1 when it is none of those. */
 struct sockaddr_storage;
 int web_parse_listen(const char *s, struct sockaddr_storage *ss, int *v6, int *loopback);
+/* 1 when a request's Host header (NULL: none) names this server: an IP
+ * address, localhost, own (this machine's name) or one of allowed (any
+ * port, any case); 0 otherwise (answered 421). */
+int web_host_allowed(const char *host, const char *const *allowed, int nallowed, const char *own);
 /* view_json_guest, view_json_run, view_json_device: ../view/view_json.h */
 json_t *api_run_object(const struct store_run *r, int64_t now_us);
 

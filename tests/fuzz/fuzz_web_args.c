@@ -7,7 +7,10 @@
  *   - web_filter either says why it refuses, or gives a state of -1..2 and
  *     a limit of 1..100000, with the name pointing at the request's value;
  *   - web_parse_listen accepts only an address it can give back, with a
- *     port of 0..65535, and calls loopback only 127/8 and ::1.
+ *     port of 0..65535, and calls loopback only 127/8 and ::1;
+ *   - web_host_allowed answers any Host; a name allowed by --allow-host
+ *     is answered, with a port or not, and a name it was not given (that
+ *     is no address and not localhost) is refused.
  */
 #include "config.h"
 
@@ -82,6 +85,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
 			assert(a->sin_family == AF_INET && inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host)));
 			assert(loopback == ((ntohl(a->sin_addr.s_addr) >> 24) == 127));
+		}
+	}
+	for (int i = 0; i < q.n; i++) {
+		const char *h = q.values[i], *allowed[1] = {h};
+		(void)web_host_allowed(h, NULL, 0, "own-name");
+		int plain = *h && strlen(h) < 200 && h[strlen(h) - 1] != '.';
+		for (const char *p = h; *p && plain; p++)
+			plain = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.';
+		if (plain) {
+			char with_port[260];
+			snprintf(with_port, sizeof(with_port), "%s:8080", h);
+			assert(web_host_allowed(h, allowed, 1, NULL) && web_host_allowed(with_port, allowed, 1, NULL));
+			/* only letters: no address; not localhost: refused when not allowed */
+			int letters = 1;
+			for (const char *p = h; *p; p++)
+				letters &= *p >= 'a' && *p <= 'z';
+			if (letters && strcmp(h, "localhost") != 0)
+				assert(!web_host_allowed(h, NULL, 0, NULL));
 		}
 	}
 	free(text);
