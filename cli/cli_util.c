@@ -243,6 +243,23 @@ int outfile_open(struct outfile *o, const char *path)
 		o->fd = STDOUT_FILENO;
 		return 0;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (!S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+			cli_err("%s is a %s: not written (give a file, a FIFO or a character device such as "
+			        "/dev/stdout)",
+			        path, S_ISBLK(st.st_mode) ? "block device" : S_ISSOCK(st.st_mode) ? "socket" : "special file");
+			return -1;
+		}
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (o->fd < 0 || !(o->path = strdup(path))) {
+			cli_err("cannot write %s: %s", path, strerror(errno));
+			outfile_abort(o);
+			return -1;
+		}
+		o->is_stream = 1;
+		return 0;
+	}
 	size_t len = strlen(path) + 16;
 	o->path = strdup(path);
 	o->tmp = malloc(len);
@@ -296,6 +313,16 @@ int outfile_commit(struct outfile *o)
 		o->fd = -1;
 		return 0;
 	}
+	if (o->is_stream) {
+		if (close(o->fd) != 0) {
+			cli_err("writing %s: %s", o->path, strerror(errno));
+			rc = -1;
+		}
+		o->fd = -1;
+		free(o->path);
+		o->path = NULL;
+		return rc;
+	}
 	if (fsync(o->fd) != 0 && errno != EINVAL) {
 		cli_err("writing %s: %s", o->path, strerror(errno));
 		rc = -1;
@@ -321,6 +348,7 @@ void outfile_abort(struct outfile *o)
 {
 	if (!o->is_stdout && o->fd >= 0)
 		close(o->fd);
+	o->is_stream = 0;
 	if (o->tmp)
 		unlink(o->tmp);
 	free(o->tmp);

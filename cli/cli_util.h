@@ -88,10 +88,14 @@ int cli_open_run(struct store **s, const char *db, const char *arg, struct store
 void cli_safe_filename(const char *s, char *out, size_t len);
 
 /* An output file written to a temporary name and renamed into place when
- * complete; "-" is stdout. */
+ * complete; "-" is stdout.  A path that names a FIFO or a character device
+ * (/dev/null, /dev/stdout) is written in place, as a stream: never renamed
+ * over (as root that replaced /dev/null with a file); any other special
+ * file (a block device, a socket) is refused. */
 struct outfile {
 	int fd;
 	int is_stdout;
+	int is_stream;  /* a FIFO or character device named by path: written in place */
 	char *path;
 	char *tmp;
 };

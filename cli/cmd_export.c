@@ -541,6 +541,13 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
+	struct stat st;
+	if (stat(argv[3], &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* before opening it: a FIFO's open would wait for a reader */
+		cli_err("%s is not a regular file: a disk image is written sparse, which takes one (nothing written)",
+		        argv[3]);
+		goto out;
+	}
 	if (!(sectors = image_sectors(&dev, &o, id)) || outfile_open(&of, argv[3]) != 0)
 		goto out;
 	dev.capacity_sectors = sectors; /* the size of the image written */

@@ -111,6 +111,24 @@ expect 1 "no device xvdq9" -- "$PROFDB" export-disk 1 xvdq9 "$T/x.disk"
 expect 2 "standard output" -- "$PROFDB" export-disk 1 xvdp1 -
 expect 2 "both go to standard output" -- "$PROFDB" export 1 --prof - --hp -
 expect 1 "not a directory" -- "$PROFDB" export 1 -o "$T/prof.disk"
+# special files: a FIFO or a character device is written in place as a
+# stream, never renamed over (as root that replaced /dev/null with a file)
+mkfifo "$T/fifo"
+"$PROFDB" export 1 --prof "$T/direct.prof" >/dev/null 2>&1
+cat "$T/fifo" >"$T/fifo.out" & CATP=$!
+expect 0 "" -- "$PROFDB" export 1 --prof "$T/fifo" --force
+wait $CATP
+[ -p "$T/fifo" ] && ok || fail "export --force replaced the FIFO"
+same "$T/fifo.out" "$T/direct.prof"
+expect 1 "exists; nothing exported" -- "$PROFDB" export 1 --prof "$T/fifo"
+cat "$T/fifo" >"$T/fifo.svg" & CATP=$!
+expect 0 "" -- "$PROFDB" flame 1 -o "$T/fifo"
+wait $CATP
+[ -p "$T/fifo" ] && grep -q '</svg>' "$T/fifo.svg" && ok || fail "flame -o FIFO: replaced, or no SVG came through"
+expect 0 "" -- "$PROFDB" flame 1 -o /dev/null
+[ -c /dev/null ] && ok || fail "flame -o /dev/null: no longer a device"
+expect 1 "not a regular file" -- "$PROFDB" export-disk --force 1 xvdp1 "$T/fifo"
+[ -p "$T/fifo" ] && ok || fail "export-disk replaced the FIFO"
 expect 1 "No such file" -- "$PROFDB" export 1 --prof "$T/nodir/x.prof"
 expect 1 "cannot open" -- "$PROFDB" import-disk "$T/missing.disk"
 : >"$T/empty.disk"
