@@ -37,7 +37,9 @@
   }
   function readHash() {
     location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
-      var p = kv.split('='), k = p[0], v = decodeURIComponent(p[1] || '');
+      var p = kv.split('='), k = p[0], v = p[1] || '';
+      // a link may carry anything: a malformed escape ("#q=%") is taken as written
+      try { v = decodeURIComponent(v); } catch (e) { /* kept as it came */ }
       if (k === 'mode' && /^(stacked|line|normalised)$/.test(v)) state.mode = v;
       if (k === 'hide') v.split(',').forEach(function (i) { if (i !== '') state.hide[+i] = true; });
       if (k === 'q') state.q = v;

@@ -109,6 +109,14 @@ async function until(fn, ms) {
   check(finalShot.inked > 0.05, 'final report screenshot is blank: ' + JSON.stringify(finalShot));
   check(await run.$eval('#facts', e => /complete/.test(e.textContent)).catch(() => false), 'final report: state is not complete');
 
+  // --- a crafted link: a malformed escape in the hash ("#q=%") stops no script ---
+  const crafted = await open('/runs/' + liveRun + '#q=%25%&mode=line');
+  await sleep(500);
+  check(await crafted.$('#cost-centres') !== null, 'a #q=% link: no cost centres');
+  const q = await crafted.$eval('#tree-search', e => e.value).catch(() => null);
+  check(q === '%25%', 'a #q=% link: the search box holds ' + JSON.stringify(q) + ', want the text as written');
+  await crafted.close();
+
   // --- hostile names: inert in the catalogue, the report, the compare page -------
   for (const path of ['/?name=*', '/runs/' + evilRun, '/compare?a=' + liveRun + '&b=' + evilRun]) {
     const p = await open(path);
