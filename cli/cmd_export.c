@@ -486,7 +486,10 @@ static int disk_opt(int c, const char *arg, void *ctx)
 
 /* The image's size in sectors: --size, else what the guest wrote (status
  * block included) rounded up to a whole MiB, never more than the device.
- * 0 when --size is smaller than what the guest wrote (reported). */
+ * A guest whose status block gives its file's size but that also wrote
+ * far past it (its disk's last sector: a 1 TiB image by default) gets an
+ * image of its file, saying so; --size takes the rest.  0 when --size is
+ * smaller than what the guest wrote (reported). */
 static uint64_t image_sectors(const struct store_device_info *dev, const struct disk_opts *o, int64_t id)
 {
 	uint64_t data = dev->written_end_sector > 2 ? dev->written_end_sector : 2;
@@ -500,6 +503,17 @@ static uint64_t image_sectors(const struct store_device_info *dev, const struct 
 			return 0;
 		}
 		return sectors;
+	}
+	uint64_t file_end = dev->status == STORE_STATUS_OK && dev->file_size >= 0
+	                            ? 1 + ((uint64_t)dev->file_size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE
+	                            : data;
+	if (file_end < data && (data - file_end) > mib) {
+		fprintf(stderr,
+		        "%s: run %lld's %s: the guest wrote up to byte %" PRIu64 ", far past its file's end (%" PRIu64
+		        " bytes): the image holds the file; --size %" PRIu64 " takes all it wrote\n",
+		        cli_prog, (long long)id, dev->vdev, data * STORE_SECTOR_SIZE, (uint64_t)dev->file_size,
+		        data * STORE_SECTOR_SIZE);
+		data = file_end > 2 ? file_end : 2;
 	}
 	sectors = (data + mib - 1) / mib * mib;
 	if (sectors > dev->capacity_sectors)
@@ -551,6 +565,8 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	if (!(sectors = image_sectors(&dev, &o, id)) || outfile_open(&of, argv[3]) != 0)
 		goto out;
 	dev.capacity_sectors = sectors; /* the size of the image written */
+	if (dev.written_end_sector > sectors)
+		dev.written_end_sector = sectors; /* what lies past the image stays out of it */
 	if (store_export_disk(s, &dev, of.fd) != 0) {
 		cli_err("%s: %s", argv[3], store_errmsg(s));
 		outfile_abort(&of);

@@ -394,9 +394,12 @@ static int print_result(struct import *x, int json)
 		if (!x->dev[i])
 			continue;
 		store_device_get_info(x->dev[i], &info);
-		if (info.status == STORE_STATUS_OK)
-			printf(", %s: %lld bytes", info.role == STORE_ROLE_PROF ? ".prof" : ".hp",
-			       (long long)info.file_size);
+		if (info.status == STORE_STATUS_OK) {
+			/* what it holds: a status block may claim more than was written */
+			uint64_t held = store_device_written_bytes(&info);
+			printf(", %s: %llu bytes", info.role == STORE_ROLE_PROF ? ".prof" : ".hp",
+			       (unsigned long long)((uint64_t)info.file_size < held ? (uint64_t)info.file_size : held));
+		}
 	}
 	printf("\n");
 	return 0;

@@ -327,13 +327,16 @@ int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
  * one look at a run's devices where four subqueries took four (a fifth of
  * `query runs` over 10,000 runs).
  */
+/* A profile's size as a listing shows it: what its status block claims,
+ * but never more than the guest wrote (a block may claim 1 TiB). */
+#define RUN_FILE_BYTES                                                                       \
+	"CASE WHEN d.status = 'ok' THEN "                                                    \
+	"min(d.file_size, max(d.written_end_sector - 1, 0) * 512) ELSE -1 END"
 #define RUN_COLUMNS                                                                          \
 	"r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, r.state, r.host, "      \
 	"r.backend_version, r.source, "                                                       \
-	"max(CASE WHEN d.vdev = 'xvdp1' AND d.role = 'prof' THEN "                           \
-	"  CASE WHEN d.status = 'ok' THEN d.file_size ELSE -1 END END), "                     \
-	"max(CASE WHEN d.vdev = 'xvdp2' AND d.role = 'hp' THEN "                             \
-	"  CASE WHEN d.status = 'ok' THEN d.file_size ELSE -1 END END), "                     \
+	"max(CASE WHEN d.vdev = 'xvdp1' AND d.role = 'prof' THEN " RUN_FILE_BYTES " END), "   \
+	"max(CASE WHEN d.vdev = 'xvdp2' AND d.role = 'hp' THEN " RUN_FILE_BYTES " END), "     \
 	"count(d.device_id), "                                                                \
 	"max(CASE WHEN d.vdev = 'mprof' AND d.role = 'trace' THEN d.write_bytes END), "
 #define RUN_FROM "runs r LEFT JOIN devices d ON d.run_id = r.run_id"

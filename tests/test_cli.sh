@@ -184,6 +184,33 @@ expect 1 "made: not a directory" -- "$PROFDB" export 1 -o "$T/prof.disk/made"
 expect 0 "" -- "$PROFDB" export-disk 1 xvdp1 "$T/small.disk"
 [ "$(stat -c %s "$T/small.disk")" = 1048576 ] && ok || fail "export-disk default size $(stat -c %s "$T/small.disk")"
 cmp -s "$T/small.disk" "$T/prof.disk" -n 1048576 && ok || fail "export-disk default: not the image's first MiB"
+# a guest that also wrote its disk's last sector, far past its file: the
+# image holds the file by default (not the whole sparse disk), and says so
+cp "$T/prof.disk" "$T/far.disk"
+truncate -s 64M "$T/far.disk"
+printf 'far' | dd of="$T/far.disk" bs=512 seek=$((64 * 2048 - 1)) conv=notrunc status=none
+expect 0 "" -- "$PROFDB" import-disk --name far "$T/far.disk"
+expect 0 "far past its file's end" -- "$PROFDB" export-disk latest xvdp1 "$T/far-out.disk"
+[ "$(stat -c %s "$T/far-out.disk")" = 1048576 ] && ok || fail "export-disk of a far write: $(stat -c %s "$T/far-out.disk") bytes"
+expect 0 "" -- "$PROFDB" import-disk --name far-again "$T/far-out.disk"
+expect 0 "" -- "$PROFDB" export latest --prof "$T/far.prof"
+same "$T/far.prof" "$P"
+FAR=$("$PROFDB" query runs --json | python3 -c 'import json, sys; print([r["run_id"] for r in json.load(sys.stdin)["runs"] if r["name"] == "far"][0])')
+expect 0 "" -- "$PROFDB" export-disk --size 64M "$FAR" xvdp1 "$T/far-all.disk"
+cmp -s "$T/far-all.disk" "$T/far.disk" && ok || fail "export-disk --size 64M of the far write: not the disk it was"
+# a status block claiming 1 TiB over 64 KiB: listings show what is held
+python3 -c '
+import struct, sys
+size, closed = 1099511626752, 1
+w = [size, closed] + [x for i in range(2, 64, 2) for x in (size ^ i, closed ^ i)]
+open(sys.argv[1], "wb").write(struct.pack("<64Q", *w) + b"x" * 65024)' "$T/claim.disk"
+expect 0 "" -- "$PROFDB" import-disk --force --name claim "$T/claim.disk"
+grep -q '.prof: 65024 bytes' "$T/out" && ok || fail "import-disk of a 1 TiB claim said: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs --json
+python3 -c 'import json, sys; r = [r for r in json.load(open(sys.argv[1]))["runs"] if r["name"] == "claim"][0]; sys.exit(r["prof_bytes"] != 65024)' "$T/out" &&
+	ok || fail "query runs shows the claim: $(grep -o '"name":"claim"[^}]*' "$T/out")"
+expect 0 "" -- "$PROFDB" query runs
+grep -E '^ *[0-9]+ +claim ' "$T/out" | grep -qw 65024 && ok || fail "query runs (text) shows: $(grep claim "$T/out")"
 expect 0 "" -- "$PROFDB" export-disk --size 64K 1 xvdp1 "$T/exact.disk"
 [ "$(stat -c %s "$T/exact.disk")" = 65536 ] && ok || fail "export-disk --size 64K: $(stat -c %s "$T/exact.disk")"
 cmp -s -n 65536 "$T/exact.disk" "$T/prof.disk" && ok || fail "export-disk --size 64K: not the image's first 64 KiB"
