@@ -141,6 +141,7 @@ static void device_of_row(const PGresult *r, int i, int c0, struct store_device_
 	          : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
 	          : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
 	          : strcmp(role, "samples") == 0 ? STORE_ROLE_SAMPLES
+	          : strcmp(role, "eventlog") == 0 ? STORE_ROLE_EVENTLOG
 	                                       : STORE_ROLE_RAW;
 	d->capacity_sectors = (uint64_t)fleet_get_i64(r, i, c0 + 4);
 	d->write_requests = fleet_get_i64(r, i, c0 + 5);

@@ -15,7 +15,7 @@
 
 #include "store_internal.h"
 
-static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples"};
+static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples", "eventlog"};
 static const char *const state_names[] = {"running", "complete", "crashed"};
 
 uint64_t store_device_written_bytes(const struct store_device_info *d)
@@ -67,11 +67,23 @@ enum store_role store_role_for_vdev(const char *vdev)
 		return STORE_ROLE_PROF;
 	if (strcmp(vdev, "xvdp2") == 0)
 		return STORE_ROLE_HP;
+	if (strcmp(vdev, "xvdp3") == 0)
+		return STORE_ROLE_EVENTLOG;
 	if (strcmp(vdev, STORE_TRACE_VDEV) == 0)
 		return STORE_ROLE_TRACE;
 	if (strcmp(vdev, STORE_SAMPLES_VDEV) == 0)
 		return STORE_ROLE_SAMPLES;
 	return STORE_ROLE_RAW;
+}
+
+const char *store_profile_vdev(enum store_role r)
+{
+	return r == STORE_ROLE_PROF ? "xvdp1" : r == STORE_ROLE_HP ? "xvdp2" : r == STORE_ROLE_EVENTLOG ? "xvdp3" : NULL;
+}
+
+const char *store_profile_ext(enum store_role r)
+{
+	return r == STORE_ROLE_PROF ? "prof" : r == STORE_ROLE_HP ? "hp" : r == STORE_ROLE_EVENTLOG ? "eventlog" : NULL;
 }
 
 uint64_t store_max_capacity(void)

@@ -110,8 +110,8 @@ out:
 	return rc;
 }
 
-int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
-                          store_range_cb out, void *ctx, struct store_extract_report *rep)
+int store_profile_extent(struct store *s, const struct store_device_info *dev, int salvage,
+                         struct store_extract_report *rep)
 {
 	uint8_t blk[STATUS_BLOCK_SIZE];
 	struct status_block sb;
@@ -172,7 +172,14 @@ int store_extract_profile(struct store *s, const struct store_device_info *dev, 
 				return rc;
 		}
 	}
-	return store_read_range(s, dev->device_id, STORE_SECTOR_SIZE, rep->size, out, ctx);
+	return 0;
+}
+
+int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
+                          store_range_cb out, void *ctx, struct store_extract_report *rep)
+{
+	int rc = store_profile_extent(s, dev, salvage, rep);
+	return rc ? rc : store_read_range(s, dev->device_id, STORE_SECTOR_SIZE, rep->size, out, ctx);
 }
 
 struct disk_ctx {

@@ -35,6 +35,11 @@ struct store_extract_report {
 int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
                           store_range_cb out, void *ctx, struct store_extract_report *rep);
 
+/* What store_extract_profile would produce, without producing it: rep
+ * (its size, how it was found), or the same refusal. */
+int store_profile_extent(struct store *s, const struct store_device_info *dev, int salvage,
+                         struct store_extract_report *rep);
+
 /* Writes a sparse raw image (capacity_sectors * 512 bytes) of the device to
  * fd, which must be an empty regular file. */
 int store_export_disk(struct store *s, const struct store_device_info *dev, int fd);

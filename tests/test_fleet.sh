@@ -417,8 +417,8 @@ cp "$T/out" "$T/old-before"
 	-c "UPDATE profsvc_meta SET value = '1' WHERE key = 'schema_version'" >/dev/null || fail "making a schema-1 catalogue"
 expect 1 "catalogue schema 1; a sync from this host" -- "$PROFDB" --db "$OLD" query runs
 expect 0 "" -- "$PROFDB" sync --to "$OLD"
-[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 3 ] && ok ||
-	fail "the sync did not upgrade the catalogue to schema 3"
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 4 ] && ok ||
+	fail "the sync did not upgrade the catalogue to schema 4"
 expect 0 "" -- "$PROFDB" --db "$OLD" query runs
 [ "$(grep -c . "$T/out")" -ge 3 ] && cmp -s "$T/out" "$T/old-before" && ok ||
 	fail "the upgraded catalogue lists otherwise: $(diff "$T/old-before" "$T/out" | head -5)"
