@@ -120,4 +120,21 @@ expect 0 "not cleanly closed" -- "$PROFDB" import-disk --eventlog "$T/cr.disk"
 expect 0 "eventlog not cleanly closed" -- "$PROFDB" export latest --eventlog "$T/cr2.eventlog"
 same "$T/cr2.eventlog" "$T/cr.eventlog"
 
+# --- profdb serve: the run page offers the eventlog, its download is the guest's bytes ----------
+"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
+SERVE=$!
+for _ in $(seq 300); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
+PORT=$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve.log" | head -1 | cut -d: -f2)
+WEB="http://127.0.0.1:${PORT:-1}"
+curl -sf --max-time 10 "$WEB/runs/$RUN" >"$T/page.html" && grep -q "/runs/$RUN/eventlog" "$T/page.html" && ok ||
+	fail "the run page lists no eventlog download: $(cat "$T/serve.log")"
+curl -sf --max-time 10 -o "$T/web.eventlog" -D "$T/web.headers" "$WEB/runs/$RUN/eventlog" && ok || fail "GET /runs/$RUN/eventlog"
+same "$T/web.eventlog" "$EV"
+grep -qi "filename=\"run-$RUN.eventlog\"" "$T/web.headers" && ok || fail "download headers: $(cat "$T/web.headers")"
+curl -sf --max-time 10 -o "$T/webcr.eventlog" "$WEB/runs/$CR/eventlog" && same "$T/webcr.eventlog" "$T/cr.eventlog" ||
+	fail "the crashed guest's eventlog download"
+curl -sf --max-time 10 "$WEB/api/runs/$RUN" >"$T/out" && [ "$(jx '$.devices[2].role')" = eventlog ] && ok ||
+	fail "/api/runs/$RUN: $(head -c 300 "$T/out")"
+kill "$SERVE"; wait "$SERVE" 2>/dev/null
+
 finish test_eventlog_capture
