@@ -161,6 +161,7 @@ struct store_run {
 	/* Filled by store_list_runs / store_get_run from the devices: */
 	int64_t prof_bytes;            /* -1: no valid status block */
 	int64_t hp_bytes;
+	int64_t eventlog_bytes;        /* GHC's eventlog (xvdp3), as prof_bytes */
 	int64_t trace_bytes;           /* a MirageOS trace's packets kept; -1: none */
 	int ndevices;
 	/* Why it ended, when the writer said ("" for most runs; e.g. a run

@@ -72,6 +72,13 @@ grep -q "device xvdp3 (devid 51955, role eventlog)" "$T/out" && grep -q "status 
 expect 0 "" -- "$PROFDB" show "$RUN" --json; shape show "show --json"
 [ "$(jx '$.devices[2].role') $(jx '$.devices[2].status.file_size') $(jx '$.devices[2].status.closed')" = "eventlog $(stat -c %s "$EV") 1" ] &&
 	ok || fail "show --json: $(cat "$T/out")"
+# query runs: the eventlog's size, in its own column once a run has one
+expect 0 "" -- "$PROFDB" query runs --json; shape runs "query runs --json"
+[ "$(jx '$.runs[0].eventlog_bytes') $(jx '$.runs[0].prof_bytes')" = "$(stat -c %s "$EV") $(stat -c %s "$PROF")" ] && ok ||
+	fail "query runs --json: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" query runs
+head -1 "$T/out" | grep -q "HP    EVENTLOG$" && grep -q " complete .* $(stat -c %s "$EV")$" "$T/out" && ok ||
+	fail "query runs: $(cat "$T/out")"
 # the reference image the guest's writes make on a raw disk is what export-disk gives
 expect 0 "" -- "$PROFDB" export-disk "$RUN" xvdp3 "$T/e.disk"
 cmp -s -n "$(stat -c %s "$T/e.disk")" "$T/e.disk" "$T/ref/eventlog.disk" && ok || fail "export-disk differs from the reference image"

@@ -184,6 +184,8 @@ same "$T/f.eventlog" "$EV"
 "$PROFDB" export-disk 3 xvdp3 "$T/l3.disk" >/dev/null 2>&1
 expect 0 "" -- "$PROFDB" --db "$URL" export-disk "$HA:3" xvdp3 "$T/f3.disk"
 same "$T/l3.disk" "$T/f3.disk"
+expect 0 "" -- "$PROFDB" --db "$URL" show "$HA:3" --json
+[ "$(jv "$T/out" 'd["run"]["eventlog_bytes"]')" = "$(stat -c %s "$EV")" ] && ok || fail "show over the fleet: eventlog_bytes $(jv "$T/out" 'd["run"]')"
 [ "$(q "select role from devices where host_id = '$HA' and run_id = 3 and vdev = 'xvdp3'")" = eventlog ] &&
 	ok || fail "the catalogue's row of the eventlog device: $(q "select vdev, role from devices where run_id = 3")"
 rm -rf "$T/l.ctf" "$T/f.ctf"
