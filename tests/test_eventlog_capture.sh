@@ -103,6 +103,20 @@ expect 1 "not an eventlog" -- "$PROFDB" import-disk --eventlog "$T/mkp.disk"
 expect 1 "holds a heap profile" -- "$PROFDB" import-disk --eventlog "$T/mkhp.disk"
 expect 2 "not both" -- "$PROFDB" import-disk --eventlog "$T/mk.disk" "$T/mkp.disk"
 expect 0 "" -- "$PROFDB" import-disk --force --name forced --eventlog "$T/mkp.disk"
+# a status block damaged by the guest (its copies disagree): imported, refused by export unless --salvage
+cp "$T/mk.disk" "$T/bad.disk"
+printf '\377' | dd of="$T/bad.disk" bs=1 seek=40 conv=notrunc status=none
+expect 0 "header block corrupted" -- "$PROFDB" import-disk --name damaged --eventlog "$T/bad.disk"
+expect 1 "header block corrupted" -- "$PROFDB" export latest --eventlog "$T/bad.eventlog"
+[ ! -e "$T/bad.eventlog" ] && ok || fail "a refused export left a file"
+expect 0 "salvaged" -- "$PROFDB" export latest --eventlog "$T/bad.eventlog" --salvage
+same "$T/bad.eventlog" "$EV"
+# a status block claiming far more than the guest wrote: refused, bounded
+python3 -c 'import struct,sys; b=struct.pack("<QQ", 1<<40, 1); b+=b"".join(struct.pack("<QQ", (1<<40)^i, 1^i) for i in range(2, 64, 2)); sys.stdout.buffer.write(b)' |
+	dd of="$T/huge.disk" bs=512 count=1 conv=notrunc status=none
+dd if="$T/mk.disk" of="$T/huge.disk" bs=512 skip=1 seek=1 count=200 conv=notrunc status=none
+expect 0 "claims" -- "$PROFDB" import-disk --name huge --eventlog "$T/huge.disk"
+expect 1 "claims 1099511627776 bytes but the guest wrote only" -- "$PROFDB" export latest --eventlog "$T/huge.eventlog"
 
 # --- a guest that crashes mid-write: the flushed prefix, and export says so --------------------
 cfg ev-crash
