@@ -79,6 +79,10 @@ expect 0 "" -- "$PROFDB" query runs --json; shape runs "query runs --json"
 expect 0 "" -- "$PROFDB" query runs
 head -1 "$T/out" | grep -q "HP    EVENTLOG$" && grep -q " complete .* $(stat -c %s "$EV")$" "$T/out" && ok ||
 	fail "query runs: $(cat "$T/out")"
+# the report's facts give its size
+expect 0 "" -- "$PROFDB" report "$RUN" -o "$T/r.html"
+grep -q "eventlog bytes</th><td>$(stat -c %s "$EV")<\|eventlog bytes</td><td>$(stat -c %s "$EV")<" "$T/r.html" && ok ||
+	fail "report: no eventlog fact: $(grep -o 'eventlog bytes.\{0,40\}' "$T/r.html" | head -2)"
 # the reference image the guest's writes make on a raw disk is what export-disk gives
 expect 0 "" -- "$PROFDB" export-disk "$RUN" xvdp3 "$T/e.disk"
 cmp -s -n "$(stat -c %s "$T/e.disk")" "$T/e.disk" "$T/ref/eventlog.disk" && ok || fail "export-disk differs from the reference image"
