@@ -43,8 +43,9 @@ static const char usage[] =
 	"  wrote it; a guest that did not close it leaves the bytes it flushed.\n"
 	"  Without --prof/--hp/--eventlog, every profile of the run goes to DIR\n"
 	"  (default: .) as NAME-RUN.prof, NAME-RUN.hp and NAME-RUN.eventlog; DIR\n"
-	"  is made (with its parents, mode 0755) if missing.  An existing file (any output) is replaced only with\n"
-	"  --force.  --json lists the profile files written (docs/json.md).\n"
+	"  is made (with its parents, mode 0755) if missing.  An existing file (any\n"
+	"  output) is replaced only with --force.  --json lists the profile files\n"
+	"  written (docs/json.md).\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
 	"  chrome://tracing, speedscope); alone unless a profile or -o is asked for.\n"
@@ -55,10 +56,11 @@ static const char usage[] =
 
 static const char usage_disk[] =
 	"usage: profdb export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
-	"  VDEV is xvdp1, xvdp2, xvdp3 (or prof, hp, eventlog).  The image is SIZE bytes (K, M, G, T:\n"
-	"  binary units; whole 512-byte sectors, at least what the guest wrote);\n"
-	"  by default what the guest wrote rounded up to a whole MiB, never more\n"
-	"  than the device (a backend's devices are 1 TiB, mostly never written).\n"
+	"  VDEV is xvdp1, xvdp2, xvdp3 (or prof, hp, eventlog).  The image is SIZE\n"
+	"  bytes (K, M, G, T: binary units; whole 512-byte sectors, at least what\n"
+	"  the guest wrote); by default what the guest wrote rounded up to a whole\n"
+	"  MiB, never more than the device (a backend's devices are 1 TiB, mostly\n"
+	"  never written).\n"
 	"  An existing FILE is replaced only with --force.\n";
 
 static int out_cb(void *ctx, uint64_t off, const void *data, size_t len)
