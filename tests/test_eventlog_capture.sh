@@ -35,7 +35,11 @@ wait_ended() {
 }
 
 start_xensim
-start_backend
+# in the foreground, its log kept: each run's end names its files' sizes
+"$BACKEND" start --platform sim --db "$PROFSVC_DB" --foreground >>"$T/backend.log" 2>&1 &
+disown
+for _ in $(seq 100); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; done
+"$BACKEND" status >/dev/null 2>&1 || { echo "backend did not start: $(tail -3 "$T/backend.log")"; exit 99; }
 
 # --- create knows xvdp3 ----------------------------------------------------------------------
 cfg ev-guest
@@ -53,6 +57,8 @@ grep -q "done: eventlog $(stat -c %s "$EV") bytes" "$T/stub.log" && ok || fail "
 RUN=$(wait_ended ev-guest) && ok || fail "the run never ended"
 [ "$(sqlite3 "$PROFSVC_DB" "select state from runs where run_id = $RUN")" = complete ] && ok ||
 	fail "a guest that closed its three files: run $(sqlite3 "$PROFSVC_DB" "select state, end_reason from runs where run_id = $RUN")"
+grep -q "run $RUN.*ended complete (.prof $(stat -c %s "$PROF") bytes, .hp $(stat -c %s "$EVHP") bytes, eventlog $(stat -c %s "$EV") bytes)" "$T/backend.log" &&
+	ok || fail "the backend's word of the run's end: $(grep "run $RUN" "$T/backend.log" | tail -2)"
 expect 0 "" -- "$PROFDB" export "$RUN" --eventlog "$T/e.eventlog"
 same "$T/e.eventlog" "$EV"
 grep -q "xvdp3 -> $T/e.eventlog ($(stat -c %s "$EV") bytes)" "$T/out" && ok || fail "export says: $(cat "$T/out")"
