@@ -147,27 +147,6 @@ static json_t *json_exported(int64_t run_id, const char *vdev, const char *path,
 	                 view_json_guest(path), "bytes", (json_int_t)bytes);
 }
 
-/*
- * How many of the `size` bytes a profile's status block records go out:
- * the one place an export is cut short.  A .prof or .hp, or any file the
- * guest closed, goes out whole.  An eventlog the guest did not close
- * (it crashed, or still runs) ends with the bytes it last flushed, which
- * may end inside an event: its cut at the last whole event belongs here,
- * once the eventlog decoder can say where that is (it would read the
- * device's bytes in this snapshot, store_read_range, and return the
- * length of the whole events).  Until then the flushed prefix goes out
- * as it is, and *note says so.
- */
-static uint64_t export_cut_length(const struct store_device_info *dev, const struct store_extract_report *rep,
-                                  uint64_t size, const char **note)
-{
-	*note = NULL;
-	if (dev->role != STORE_ROLE_EVENTLOG || rep->how == STORE_EXTRACT_CLEAN)
-		return size;
-	*note = "the bytes it flushed, not cut at the last whole event";
-	return size;
-}
-
 /* Exports one profile: 0 exported, 1 failed (reported), 2 nothing to do.
  * The file is said on info, or added to files (--json). */
 static int export_one(struct store *s, const struct store_run *run, const struct target *t,
@@ -190,15 +169,9 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	path = target_path(run, t, dir, def, sizeof(def));
 	if (outfile_open(&o, path) != 0)
 		return 1;
-	/* What the status block records, then the cut of it that goes out. */
-	const char *cut_note = NULL;
-	rc = store_profile_extent(s, &dev, salvage, &rep);
-	if (rc == 0) {
-		uint64_t keep = export_cut_length(&dev, &rep, rep.size, &cut_note);
-		if (keep < rep.size)
-			rep.size = keep;
-		rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE, rep.size, out_cb, &o);
-	}
+	/* (an unclosed eventlog's cut, when it has one, is the store's:
+	 * store_profile_extent) */
+	rc = store_extract_profile(s, &dev, salvage, out_cb, &o, &rep);
 	if (rc != 0) {
 		outfile_abort(&o);
 		/* A profile the guest never wrote is not an error unless asked for. */
@@ -216,16 +189,17 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	}
 	if (outfile_commit(&o) != 0)
 		return 1;
-	if (rep.how == STORE_EXTRACT_UNCLOSED && dev.role == STORE_ROLE_EVENTLOG)
+	if (rep.how == STORE_EXTRACT_UNCLOSED && rep.cut)
 		cli_warn("%s of run %lld: eventlog not cleanly closed (the guest did not close it: it crashed "
 		         "or still runs); exported %llu bytes, %s",
-		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size, cut_note);
+		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size, rep.cut);
 	else if (rep.how == STORE_EXTRACT_UNCLOSED)
 		cli_warn("%s of run %lld: profile not cleanly closed (the guest did not close it); "
 		         "exported the %llu bytes its status block records",
 		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size);
 	else if (rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT)
-		cli_warn("%s of run %lld salvaged: %s", dev.vdev, (long long)run->run_id, rep.note);
+		cli_warn("%s of run %lld salvaged: %s%s%s", dev.vdev, (long long)run->run_id, rep.note,
+		         rep.cut ? "; the eventlog is " : "", rep.cut ? rep.cut : "");
 	if (files)
 		json_array_append_new(files, json_exported(run->run_id, dev.vdev, path, rep.size));
 	else if (strcmp(path, "-") != 0)
