@@ -1,6 +1,7 @@
 /*
  * cmd_export.c - `profdb export` (the .prof/.hp files, exactly as
- * convert-profile would have extracted them) and `profdb export-disk` (the
+ * convert-profile would have extracted them, and the eventlog the guest
+ * wrote to xvdp3 the same way) and `profdb export-disk` (the
  * raw image a raw-disk backend would have held).  Both read one consistent
  * snapshot and never leave a half-written output file; export replaces no
  * existing file unless --force, and makes -o DIR as mkdir -p would.
@@ -30,31 +31,36 @@
 #include "commands.h"
 
 static const char usage[] =
-	"usage: profdb export RUN [--prof FILE] [--hp FILE] [-o DIR] [--force] [--salvage] [--json]\n"
+	"usage: profdb export RUN [--prof FILE] [--hp FILE] [--eventlog FILE] [-o DIR] [--force]\n"
+	"                         [--salvage] [--json]\n"
 	"                         [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
 	"                         [--chrome-trace FILE]\n"
 	"                         [--folded FILE] [--perf-script FILE] [--pprof FILE] [--samples]\n"
 	"  RUN is a run id or 'latest'; FILE '-' is standard output.\n"
 	"  --speedscope writes the time profile in speedscope's format (from\n"
-	"  text profiles too), alone unless --prof, --hp or -o are given.\n"
-	"  Without --prof/--hp, every profile of the run goes to DIR (default: .)\n"
-	"  as NAME-RUN.prof and NAME-RUN.hp; DIR is made (with its parents, mode\n"
-	"  0755) if missing.  An existing file (any output) is replaced only with\n"
-	"  --force.  --json lists the profile files written (docs/json.md).\n"
+	"  text profiles too), alone unless a profile or -o is asked for.\n"
+	"  --eventlog writes GHC's eventlog (xvdp3) byte for byte as the guest\n"
+	"  wrote it; a guest that did not close it leaves the bytes it flushed.\n"
+	"  Without --prof/--hp/--eventlog, every profile of the run goes to DIR\n"
+	"  (default: .) as NAME-RUN.prof, NAME-RUN.hp and NAME-RUN.eventlog; DIR\n"
+	"  is made (with its parents, mode 0755) if missing.  An existing file (any\n"
+	"  output) is replaced only with --force.  --json lists the profile files\n"
+	"  written (docs/json.md).\n"
 	"  A MirageOS run's trace: --ctf DIR (a CTF trace directory that babeltrace2\n"
 	"  reads), --trace-json FILE (its events), --chrome-trace FILE (Perfetto,\n"
-	"  chrome://tracing, speedscope); alone unless --prof, --hp or -o are given.\n"
+	"  chrome://tracing, speedscope); alone unless a profile or -o is asked for.\n"
 	"  A run's stack samples (profile-backend sample): --folded FILE (folded\n"
 	"  stacks), --perf-script FILE (perf script's text), --pprof FILE (pprof's\n"
 	"  gzipped profile.proto), and --speedscope FILE when the run has no .prof\n"
-	"  or --samples is given; alone unless --prof, --hp or -o are given.\n";
+	"  or --samples is given; alone unless a profile or -o is asked for.\n";
 
 static const char usage_disk[] =
 	"usage: profdb export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
-	"  VDEV is xvdp1, xvdp2 (or prof, hp).  The image is SIZE bytes (K, M, G, T:\n"
-	"  binary units; whole 512-byte sectors, at least what the guest wrote);\n"
-	"  by default what the guest wrote rounded up to a whole MiB, never more\n"
-	"  than the device (a backend's devices are 1 TiB, mostly never written).\n"
+	"  VDEV is xvdp1, xvdp2, xvdp3 (or prof, hp, eventlog).  The image is SIZE\n"
+	"  bytes (K, M, G, T: binary units; whole 512-byte sectors, at least what\n"
+	"  the guest wrote); by default what the guest wrote rounded up to a whole\n"
+	"  MiB, never more than the device (a backend's devices are 1 TiB, mostly\n"
+	"  never written).\n"
 	"  An existing FILE is replaced only with --force.\n";
 
 static int out_cb(void *ctx, uint64_t off, const void *data, size_t len)
@@ -88,8 +94,7 @@ static const char *target_path(const struct store_run *run, const struct target 
 	if (t->path)
 		return t->path;
 	cli_safe_filename(run->name, safe, sizeof(safe));
-	snprintf(def, len, "%s/%s-%lld.%s", dir, safe, (long long)run->run_id,
-	         t->role == STORE_ROLE_PROF ? "prof" : "hp");
+	snprintf(def, len, "%s/%s-%lld.%s", dir, safe, (long long)run->run_id, store_profile_ext(t->role));
 	return def;
 }
 
@@ -147,7 +152,7 @@ static json_t *json_exported(int64_t run_id, const char *vdev, const char *path,
 static int export_one(struct store *s, const struct store_run *run, const struct target *t,
                       const char *dir, int salvage, FILE *info, json_t *files)
 {
-	const char *ext = t->role == STORE_ROLE_PROF ? "prof" : "hp";
+	const char *ext = store_profile_ext(t->role);
 	struct store_device_info dev;
 	struct store_extract_report rep;
 	struct outfile o;
@@ -158,13 +163,14 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	if (store_find_device(s, run->run_id, ext, &dev) != 0) {
 		if (!t->explicit)
 			return 2;
-		cli_err("run %lld has no .%s device (%s)", (long long)run->run_id, ext,
-		        t->role == STORE_ROLE_PROF ? "xvdp1" : "xvdp2");
+		cli_err("run %lld has no .%s device (%s)", (long long)run->run_id, ext, store_profile_vdev(t->role));
 		return 1;
 	}
 	path = target_path(run, t, dir, def, sizeof(def));
 	if (outfile_open(&o, path) != 0)
 		return 1;
+	/* (an unclosed eventlog's cut, when it has one, is the store's:
+	 * store_profile_extent) */
 	rc = store_extract_profile(s, &dev, salvage, out_cb, &o, &rep);
 	if (rc != 0) {
 		outfile_abort(&o);
@@ -183,12 +189,17 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	}
 	if (outfile_commit(&o) != 0)
 		return 1;
-	if (rep.how == STORE_EXTRACT_UNCLOSED)
+	if (rep.how == STORE_EXTRACT_UNCLOSED && rep.cut)
+		cli_warn("%s of run %lld: eventlog not cleanly closed (the guest did not close it: it crashed "
+		         "or still runs); exported %llu bytes, %s",
+		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size, rep.cut);
+	else if (rep.how == STORE_EXTRACT_UNCLOSED)
 		cli_warn("%s of run %lld: profile not cleanly closed (the guest did not close it); "
 		         "exported the %llu bytes its status block records",
 		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size);
 	else if (rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT)
-		cli_warn("%s of run %lld salvaged: %s", dev.vdev, (long long)run->run_id, rep.note);
+		cli_warn("%s of run %lld salvaged: %s%s%s", dev.vdev, (long long)run->run_id, rep.note,
+		         rep.cut ? "; the eventlog is " : "", rep.cut ? rep.cut : "");
 	if (files)
 		json_array_append_new(files, json_exported(run->run_id, dev.vdev, path, rep.size));
 	else if (strcmp(path, "-") != 0)
@@ -231,10 +242,13 @@ static int export_speedscope(const char *db, const char *arg, const char *path)
 	return rc;
 }
 
-/* What export is asked: the profiles (0: .prof, 1: .hp) and where they
- * go, the other outputs, --salvage, --force, --json. */
+/* The profiles export writes: .prof, .hp, the eventlog. */
+#define NTARGETS 3
+
+/* What export is asked: the profiles (0: .prof, 1: .hp, 2: the eventlog)
+ * and where they go, the other outputs, --salvage, --force, --json. */
 struct export_opts {
-	struct target t[2];
+	struct target t[NTARGETS];
 	const char *dir, *speedscope, *ctf, *trace_json, *chrome;
 	struct samples_outputs so;
 	int salvage, force, json, samples;
@@ -247,9 +261,12 @@ static int export_opt(int c, const char *arg, void *ctx)
 	switch (c) {
 	case 'p':
 	case 'H':
-		o->t[c == 'H'].path = arg;
-		o->t[c == 'H'].explicit = 1;
+	case 'E': {
+		int i = c == 'p' ? 0 : c == 'H' ? 1 : 2;
+		o->t[i].path = arg;
+		o->t[i].explicit = 1;
 		break;
+	}
 	case 'o':
 		o->dir = arg;
 		break;
@@ -293,6 +310,7 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 {
 	static const struct option opts[] = {
 		{"prof", required_argument, NULL, 'p'}, {"hp", required_argument, NULL, 'H'},
+		{"eventlog", required_argument, NULL, 'E'},
 		{"salvage", no_argument, NULL, 's'},    {"help", no_argument, NULL, 'h'},
 		{"speedscope", required_argument, NULL, 'S'},
 		{"ctf", required_argument, NULL, 'C'},  {"trace-json", required_argument, NULL, 'J'},
@@ -309,27 +327,40 @@ static int parse_options(int argc, char **argv, struct export_opts *o)
 
 	if (rc != CLI_GO_ON)
 		return rc;
-	if (t[0].path && t[1].path && strcmp(t[0].path, "-") == 0 && strcmp(t[1].path, "-") == 0) {
-		cli_err("--prof and --hp cannot both go to standard output");
-		return EXIT_USAGE;
-	}
-	if (t[0].path && t[1].path && strcmp(t[0].path, t[1].path) == 0) {
-		cli_err("--prof and --hp name the same file '%s'", t[0].path);
-		return EXIT_USAGE;
-	}
+	for (int i = 0; i < NTARGETS; i++)
+		for (int j = i + 1; j < NTARGETS; j++) {
+			if (!t[i].path || !t[j].path || strcmp(t[i].path, t[j].path) != 0)
+				continue;
+			if (strcmp(t[i].path, "-") == 0)
+				cli_err("--%s and --%s cannot both go to standard output", store_profile_ext(t[i].role),
+				        store_profile_ext(t[j].role));
+			else
+				cli_err("--%s and --%s name the same file '%s'", store_profile_ext(t[i].role),
+				        store_profile_ext(t[j].role), t[i].path);
+			return EXIT_USAGE;
+		}
 	return CLI_GO_ON;
+}
+
+/* Is any profile named (--prof, --hp, --eventlog)? */
+static int any_explicit(const struct export_opts *o)
+{
+	for (int i = 0; i < NTARGETS; i++)
+		if (o->t[i].explicit)
+			return 1;
+	return 0;
 }
 
 /* Files not named go to DIR, or when nothing is named, to the cwd (made
  * as mkdir -p would); else only the named files.  0, or -1 (reported). */
 static int place_targets(struct export_opts *o)
 {
-	if (o->dir || (!o->t[0].explicit && !o->t[1].explicit)) {
+	if (o->dir || !any_explicit(o)) {
 		if (!o->dir)
 			o->dir = ".";
 		return make_dirs(o->dir);
 	}
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NTARGETS; i++)
 		if (!o->t[i].explicit)
 			o->t[i].role = (enum store_role)-1;
 	return 0;
@@ -340,11 +371,10 @@ static int place_targets(struct export_opts *o)
  * (reported). */
 static int targets_free(struct store *s, const struct store_run *run, const struct export_opts *o)
 {
-	for (int i = 0; i < 2 && !o->force; i++) {
+	for (int i = 0; i < NTARGETS && !o->force; i++) {
 		struct store_device_info dev;
 		char def[4096];
-		const char *ext = o->t[i].role == STORE_ROLE_PROF ? "prof" : "hp";
-		if ((int)o->t[i].role < 0 || store_find_device(s, run->run_id, ext, &dev) != 0)
+		if ((int)o->t[i].role < 0 || store_find_device(s, run->run_id, store_profile_ext(o->t[i].role), &dev) != 0)
 			continue;
 		if (may_write(target_path(run, &o->t[i], o->dir, def, sizeof(def)), 0) != 0)
 			return -1;
@@ -352,11 +382,13 @@ static int targets_free(struct store *s, const struct store_run *run, const stru
 	return 0;
 }
 
-/* The run's .prof and .hp as the options say: the exit status. */
+/* The run's .prof, .hp and eventlog as the options say: the exit status. */
 static int export_profiles(const char *db, const char *arg, struct export_opts *o)
 {
 	const struct target *t = o->t;
-	int to_stdout = (t[0].path && !strcmp(t[0].path, "-")) || (t[1].path && !strcmp(t[1].path, "-"));
+	int to_stdout = 0;
+	for (int i = 0; i < NTARGETS; i++)
+		to_stdout |= t[i].path && !strcmp(t[i].path, "-");
 	struct store_run run;
 	struct store *s;
 
@@ -372,7 +404,7 @@ static int export_profiles(const char *db, const char *arg, struct export_opts *
 	}
 	int exported = 0, failed = 0;
 	json_t *files = o->json ? json_array() : NULL;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NTARGETS; i++) {
 		if ((int)t[i].role < 0)
 			continue;
 		int r = export_one(s, &run, &t[i], o->dir, o->salvage, to_stdout ? stderr : stdout, files);
@@ -425,14 +457,15 @@ static int export_samples_first(const char *db, const char *run, struct export_o
 
 int cmd_export(const char *db, int argc, char **argv)
 {
-	struct export_opts o = {.t = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}}};
+	struct export_opts o = {
+		.t = {{STORE_ROLE_PROF, NULL, 0}, {STORE_ROLE_HP, NULL, 0}, {STORE_ROLE_EVENTLOG, NULL, 0}}};
 	int rc = parse_options(argc, argv, &o);
 
 	if (rc != CLI_GO_ON)
 		return rc;
 	const char *run = argv[optind];
 	int trace = o.ctf || o.trace_json || o.chrome;
-	int alone = !o.dir && !o.t[0].explicit && !o.t[1].explicit; /* no profile asked for */
+	int alone = !o.dir && !any_explicit(&o); /* no profile asked for */
 	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
 	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) ||
 	    may_write(o.chrome, o.force) || may_write(o.so.folded, o.force) ||

@@ -5,8 +5,9 @@
  * leaves no partial run behind.  Each image is recognised before anything
  * is stored (docs/halvm-profile-protocol.md: status block in sector 0, the
  * file from sector 1): a .hp begins with its JOB line, a .prof with GHC's
- * report header (or '{' for -pj); an image given in the other's place, an
- * all-zero one, or a file that is no profile disk is refused.
+ * report header (or '{' for -pj), an eventlog (xvdp3) with GHC's header
+ * marker "hdrb"; an image given in another's place, an all-zero one, or a
+ * file that is no profile disk is refused.
  *
  * May call: store/ (store.h, store_export.h), view/view_json.h, cli_util.h,
  *           cli_json.h, libc.
@@ -31,7 +32,9 @@
 static const char usage[] =
 	"usage: profdb import-disk [--name NAME] [--force] [--json] PROF.disk [HP.disk]\n"
 	"       profdb import-disk [--name NAME] [--force] [--json] [--prof PROF.disk] [--hp HP.disk]\n"
-	"  PROF.disk is the image that was xvdp1 (.prof), HP.disk the one that was xvdp2 (.hp).\n"
+	"                          [--eventlog E.disk]\n"
+	"  PROF.disk is the image that was xvdp1 (.prof), HP.disk the one that was xvdp2 (.hp),\n"
+	"  E.disk the one that was xvdp3 (GHC's eventlog).\n"
 	"  An image that holds the other kind of profile, only zeros, or no profile\n"
 	"  at all is refused; --force imports the images as they are.\n"
 	"  --json prints the new run and its devices (docs/json.md).\n";
@@ -107,8 +110,19 @@ static int image_all_zero(const struct image *im)
 	return 1;
 }
 
+/* The images import-disk takes, by slot: .prof, .hp, eventlog. */
+#define NIMAGES 3
+
+/* GHC's eventlog begins with its header's marker, EVENT_HEADER_BEGIN
+ * ("hdrb", big-endian like the whole format). */
+static int looks_eventlog(const uint8_t *d)
+{
+	return !memcmp(d, "hdrb", 4);
+}
+
 /* What the image holds, against the place it was given in (slot 0: the
- * .prof, xvdp1; slot 1: the .hp, xvdp2).  0 to import, -1 refused. */
+ * .prof, xvdp1; slot 1: the .hp, xvdp2; slot 2: the eventlog, xvdp3).
+ * 0 to import, -1 refused. */
 static int recognise(const struct image *im, int slot, int force)
 {
 	uint8_t b[2 * STORE_SECTOR_SIZE];
@@ -124,20 +138,32 @@ static int recognise(const struct image *im, int slot, int force)
 		got += (size_t)n;
 	}
 	const uint8_t *data = b + STORE_SECTOR_SIZE;
-	int hp = !memcmp(data, "JOB ", 4), prof = !hp && looks_prof(data, STORE_SECTOR_SIZE);
+	int hp = !memcmp(data, "JOB ", 4), ev = !hp && looks_eventlog(data);
+	int prof = !hp && !ev && looks_prof(data, STORE_SECTOR_SIZE);
 	if (force)
 		return 0;
-	if (hp && slot == 0) {
-		cli_err("%s holds a heap profile (its data begins with a JOB line), not a .prof: give it "
-		        "with --hp (or as the second image)", im->path);
+	if (hp && slot != 1) {
+		cli_err("%s holds a heap profile (its data begins with a JOB line), not %s: give it "
+		        "with --hp%s", im->path, slot == 0 ? "a .prof" : "an eventlog",
+		        slot == 0 ? " (or as the second image)" : "");
 		return -1;
 	}
-	if (prof && slot == 1) {
-		cli_err("%s holds a time profile (.prof), not a .hp (whose data begins with a JOB line): "
-		        "give it with --prof (or as the first image)", im->path);
+	if (prof && slot != 0) {
+		cli_err("%s holds a time profile (.prof), not %s: give it with --prof (or as the first image)",
+		        im->path, slot == 1 ? "a .hp (whose data begins with a JOB line)" : "an eventlog");
 		return -1;
 	}
-	if (hp || prof)
+	if (ev && slot != 2) {
+		cli_err("%s holds GHC's eventlog (its data begins with \"hdrb\"), not a %s: give it with "
+		        "--eventlog", im->path, slot == 0 ? ".prof" : ".hp");
+		return -1;
+	}
+	if (slot == 2 && !ev && !all_zero(data, STORE_SECTOR_SIZE)) {
+		cli_err("%s is not an eventlog disk: at byte 512 it holds no GHC eventlog header (\"hdrb\"); "
+		        "give the raw image the guest wrote to xvdp3 (--force imports it anyway)", im->path);
+		return -1;
+	}
+	if (hp || prof || ev)
 		return 0;
 	if (all_zero(data, STORE_SECTOR_SIZE)) {
 		/* Nothing written at the start: a guest that never got to write
@@ -187,9 +213,9 @@ static void catch_signals(void)
 }
 
 /* What import-disk is asked: the images (0: the .prof, xvdp1; 1: the
- * .hp, xvdp2), the run's name, --force, --json. */
+ * .hp, xvdp2; 2: the eventlog, xvdp3), the run's name, --force, --json. */
 struct import_opts {
-	struct image im[2];
+	struct image im[NIMAGES];
 	const char *name;
 	int force, json;
 };
@@ -200,8 +226,8 @@ static int import_opt(int c, const char *arg, void *ctx)
 
 	if (c == 'n')
 		o->name = arg;
-	else if (c == 'p' || c == 'H')
-		o->im[c == 'H'].path = arg;
+	else if (c == 'p' || c == 'H' || c == 'E')
+		o->im[c == 'p' ? 0 : c == 'H' ? 1 : 2].path = arg;
 	else if (c == 'f')
 		o->force = 1;
 	else
@@ -217,6 +243,7 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
 		{"name", required_argument, NULL, 'n'},
 		{"prof", required_argument, NULL, 'p'},
 		{"hp", required_argument, NULL, 'H'},
+		{"eventlog", required_argument, NULL, 'E'},
 		{"force", no_argument, NULL, 'f'},
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
@@ -228,11 +255,12 @@ static int parse_options(int argc, char **argv, struct import_opts *o)
 	if (rc != CLI_GO_ON)
 		return rc;
 	n = argc - optind;
-	if ((o->im[0].path || o->im[1].path) && n > 0) {
-		cli_err("give the images either as PROF.disk [HP.disk] or with --prof/--hp, not both");
+	int named = o->im[0].path || o->im[1].path || o->im[2].path;
+	if (named && n > 0) {
+		cli_err("give the images either as PROF.disk [HP.disk] or with --prof/--hp/--eventlog, not both");
 		return EXIT_USAGE;
 	}
-	if (!o->im[0].path && !o->im[1].path && (n < 1 || n > 2)) {
+	if (!named && (n < 1 || n > 2)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
@@ -247,7 +275,7 @@ static int check_images(struct import_opts *o)
 {
 	int first = -1;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NIMAGES; i++) {
 		if (!o->im[i].path)
 			continue;
 		if (open_image(&o->im[i]) != 0 || recognise(&o->im[i], i, o->force) != 0)
@@ -279,7 +307,7 @@ static void new_run(struct store_run *run, const struct import_opts *o, const st
 struct import {
 	struct store *s;
 	struct store_run run;
-	struct store_device *dev[2];
+	struct store_device *dev[NIMAGES];
 	int run_made;
 };
 
@@ -345,7 +373,7 @@ static int import_run(struct import *x, const struct image *im)
 	if (store_run_begin(x->s, &x->run) != 0)
 		return -1;
 	x->run_made = 1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NIMAGES; i++) {
 		if (!im[i].path)
 			continue;
 		uint64_t size = (uint64_t)im[i].st.st_size;
@@ -353,7 +381,7 @@ static int import_run(struct import *x, const struct image *im)
 		if (store_device_create(x->s, x->run.run_id, im[i].vdev, im[i].devid, cap, &x->dev[i]) != 0)
 			return -1;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NIMAGES; i++) {
 		if (!im[i].path)
 			continue;
 		if ((rc = copy_image(x, &im[i], x->dev[i])) != 0)
@@ -379,7 +407,7 @@ static int print_result(struct import *x, int json)
 		json_t *devs = json_array();
 		if (store_get_run(x->s, x->run.run_id, &now) != 0)
 			return -1;
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < NIMAGES; i++) {
 			if (!x->dev[i])
 				continue;
 			store_device_get_info(x->dev[i], &info);
@@ -390,14 +418,15 @@ static int print_result(struct import *x, int json)
 	printf("imported run %lld (", (long long)x->run.run_id);
 	safe_text_print(stdout, x->run.name, 0);
 	printf(")");
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < NIMAGES; i++) {
 		if (!x->dev[i])
 			continue;
 		store_device_get_info(x->dev[i], &info);
 		if (info.status == STORE_STATUS_OK) {
 			/* what it holds: a status block may claim more than was written */
 			uint64_t held = store_device_written_bytes(&info);
-			printf(", %s: %llu bytes", info.role == STORE_ROLE_PROF ? ".prof" : ".hp",
+			printf(", %s%s: %llu bytes", info.role == STORE_ROLE_EVENTLOG ? "" : ".",
+			       store_profile_ext(info.role),
 			       (unsigned long long)((uint64_t)info.file_size < held ? (uint64_t)info.file_size : held));
 		}
 	}
@@ -410,7 +439,7 @@ static void remove_partial(struct import *x)
 {
 	if (x->s && store_in_batch(x->s))
 		store_batch_abort(x->s);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NIMAGES; i++)
 		if (x->dev[i]) {
 			store_device_release(x->dev[i]);
 			x->dev[i] = NULL;
@@ -445,14 +474,15 @@ static int import(const char *db, const struct import_opts *o, int first)
 int cmd_import_disk(const char *db, int argc, char **argv)
 {
 	struct import_opts o = {.im = {{.fd = -1, .vdev = "xvdp1", .devid = 51953},
-	                               {.fd = -1, .vdev = "xvdp2", .devid = 51954}}};
+	                               {.fd = -1, .vdev = "xvdp2", .devid = 51954},
+	                               {.fd = -1, .vdev = "xvdp3", .devid = 51955}}};
 	int first, rc = parse_options(argc, argv, &o);
 
 	if (rc != CLI_GO_ON)
 		return rc;
 	first = check_images(&o);
 	rc = first < 0 ? 1 : import(db, &o, first);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < NIMAGES; i++)
 		if (o.im[i].fd >= 0)
 			close(o.im[i].fd);
 	return rc;

@@ -26,7 +26,7 @@ static const char usage[] =
  * fields: 10,000 of them took 11 MB and a tenth of the command's time in
  * page faults). */
 struct row {
-	int64_t run_id, started_us, ended_us, prof_bytes, hp_bytes;
+	int64_t run_id, started_us, ended_us, prof_bytes, hp_bytes, eventlog_bytes;
 	int32_t domid;
 	enum store_run_state state;
 	int backend_gone;
@@ -40,6 +40,7 @@ struct rows {
 	char *names; /* every name, each terminated: one allocation, not one a run */
 	size_t names_len, names_cap;
 	int namew, hostw;
+	int eventlogs; /* some run has GHC's eventlog: the table shows its column */
 	char **hosts;   /* a fleet's hostnames, each once */
 	size_t nhosts;
 	/* --json: each run printed as it comes */
@@ -78,8 +79,9 @@ static int collect(void *ctx, const struct store_run *r)
 		rows->names_cap = cap;
 	}
 	memcpy(rows->names + rows->names_len, r->name, len);
-	rows->v[rows->n] = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes, r->domid,
-	                                r->state, r->backend_gone, rows->names_len, NULL};
+	rows->v[rows->n] = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes,
+	                                r->eventlog_bytes, r->domid, r->state, r->backend_gone, rows->names_len, NULL};
+	rows->eventlogs |= r->eventlog_bytes >= 0;
 	rows->names_len += len;
 	rows->n++;
 	int w = safe_text_width(r->name);
@@ -174,12 +176,12 @@ static void print_table(const struct rows *rows, int64_t now)
 	int hostw = rows->hostw < 4 ? 4 : rows->hostw > 24 ? 24 : rows->hostw;
 	char t[32], d[32];
 	/* a row is built whole, then written once */
-	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + 160];
+	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + 192];
 
 	if (rows->fleet)
 		printf("%-*s  ", hostw, "HOST");
-	printf("%6s  %-*s  %5s  %-20s  %9s  %-8s  %10s  %10s\n", "RUN", namew, "NAME", "DOMID",
-	       "STARTED", "DURATION", "STATE", "PROF", "HP");
+	printf("%6s  %-*s  %5s  %-20s  %9s  %-8s  %10s  %10s%s\n", "RUN", namew, "NAME", "DOMID",
+	       "STARTED", "DURATION", "STATE", "PROF", "HP", rows->eventlogs ? "    EVENTLOG" : "");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 		char *p = line;
@@ -206,6 +208,10 @@ static void print_table(const struct rows *rows, int64_t now)
 		p = r->prof_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->prof_bytes, 10);
 		*p++ = ' ', *p++ = ' ';
 		p = r->hp_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->hp_bytes, 10);
+		if (rows->eventlogs) {
+			*p++ = ' ', *p++ = ' ';
+			p = r->eventlog_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->eventlog_bytes, 10);
+		}
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), stdout);
 	}

@@ -66,8 +66,11 @@ static void draw_screen(const struct store_run *r, const struct hp_profile *hp, 
 	if (hp->nsamples)
 		printf(", the last at %.2f %s", hp->times[hp->nsamples - 1],
 		       hp->sample_unit ? "s" : "s");
-	printf("; captured .hp %lld bytes, .prof %lld bytes\n\n", (long long)(r->hp_bytes < 0 ? 0 : r->hp_bytes),
+	printf("; captured .hp %lld bytes, .prof %lld bytes", (long long)(r->hp_bytes < 0 ? 0 : r->hp_bytes),
 	       (long long)(r->prof_bytes < 0 ? 0 : r->prof_bytes));
+	if (r->eventlog_bytes >= 0)
+		printf(", eventlog %lld bytes", (long long)r->eventlog_bytes);
+	fputs("\n\n", stdout);
 	if (problem && *problem) {
 		fputs("! ", stdout);
 		safe_text_print(stdout, problem, cols - 3);

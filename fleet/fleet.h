@@ -26,7 +26,7 @@
 
 #include "store/store.h"
 
-#define FLEET_SCHEMA_VERSION 3
+#define FLEET_SCHEMA_VERSION 4
 
 struct fleet;
 

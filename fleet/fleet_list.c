@@ -121,6 +121,7 @@ int fleet_listing_parse(const unsigned char *p, int len, int64_t *host_no, struc
 	r->ended_us = ended < 0 ? 0 : ended;
 	r->prof_bytes = (int64_t)be64(p + 32);
 	r->hp_bytes = (int64_t)be64(p + 40);
+	r->eventlog_bytes = -1; /* not in the listing (docs/json.md) */
 	r->state = states[p[48]];
 	size_t n = (size_t)(len - FLEET_LISTING_FIXED);
 	if (n >= sizeof(r->name))

@@ -18,7 +18,10 @@
 #define RUN_COLS                                                                                  \
 	"r.host_id, h.hostname, r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, "      \
 	"r.state, r.host, r.backend_version, r.source, r.end_reason, r.prof_bytes, r.hp_bytes, "    \
-	"r.trace_bytes, r.ndevices "
+	"r.trace_bytes, r.ndevices, "                                                               \
+	"(SELECT CASE WHEN d.status = 'ok' THEN d.file_size ELSE -1 END FROM devices d "             \
+	"  WHERE d.host_id = r.host_id AND d.run_id = r.run_id AND d.vdev = 'xvdp3'::bytea "        \
+	"  AND d.role = 'eventlog') "
 
 static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 {
@@ -44,6 +47,7 @@ static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 	run->hp_bytes = fleet_get_i64(r, i, 14);
 	run->trace_bytes = fleet_get_i64(r, i, 15);
 	run->ndevices = (int)fleet_get_i64(r, i, 16);
+	run->eventlog_bytes = PQgetisnull(r, i, 17) ? -1 : fleet_get_i64(r, i, 17);
 }
 
 
@@ -167,6 +171,7 @@ static void device_of_row(const PGresult *r, int i, int c0, struct store_device_
 	          : strcmp(role, "hp") == 0    ? STORE_ROLE_HP
 	          : strcmp(role, "trace") == 0 ? STORE_ROLE_TRACE
 	          : strcmp(role, "samples") == 0 ? STORE_ROLE_SAMPLES
+	          : strcmp(role, "eventlog") == 0 ? STORE_ROLE_EVENTLOG
 	                                       : STORE_ROLE_RAW;
 	d->capacity_sectors = (uint64_t)fleet_get_i64(r, i, c0 + 4);
 	d->write_requests = fleet_get_i64(r, i, c0 + 5);

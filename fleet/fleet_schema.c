@@ -135,6 +135,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE devices DROP CONSTRAINT devices_role_check;"
 	"ALTER TABLE devices ADD CONSTRAINT devices_role_check"
 	"  CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples'));",
+
+	/* 3 -> 4: GHC's eventlog (a device of role 'eventlog', xvdp3). */
+	"ALTER TABLE devices DROP CONSTRAINT devices_role_check;"
+	"ALTER TABLE devices ADD CONSTRAINT devices_role_check"
+	"  CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples', 'eventlog'));",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,

@@ -21,10 +21,11 @@
 #include "halvm_writer.h"
 
 static const char usage[] =
-	"usage: halvm-mkdisk [--size BYTES] [--word-size 8|4] [--crash-at BYTES] [--hp|--prof]\n"
-	"                    PROFILE DISK\n"
+	"usage: halvm-mkdisk [--size BYTES] [--word-size 8|4] [--crash-at BYTES]\n"
+	"                    [--hp|--prof|--eventlog] PROFILE DISK\n"
 	"Writes PROFILE to the raw image DISK exactly as a HaLVM guest would\n"
-	"(status block in sector 0, data from sector 1).  --size defaults to 64 MiB;\n"
+	"(status block in sector 0, data from sector 1); by default its kind is\n"
+	"its name's (.hp, .eventlog, else a .prof).  --size defaults to 64 MiB;\n"
 	"--crash-at stops the guest dead after that many bytes (no close).\n";
 
 struct disk {
@@ -52,7 +53,7 @@ static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
 /* What the command line asks for. */
 struct mkdisk_args {
 	uint64_t size, crash;
-	int ws, is_hp; /* is_hp -1: by the file's name */
+	int ws, kind; /* HALVM_REPLAY_*, or -1: by the file's name */
 };
 
 /* The options into a; -1 to go on, else the exit code. */
@@ -62,6 +63,7 @@ static int parse_args(int argc, char **argv, struct mkdisk_args *a)
 		{"size", required_argument, NULL, 's'},   {"word-size", required_argument, NULL, 'w'},
 		{"crash-at", required_argument, NULL, 'c'}, {"hp", no_argument, NULL, 'H'},
 		{"prof", no_argument, NULL, 'P'},         {"help", no_argument, NULL, 'h'},
+		{"eventlog", no_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -88,10 +90,13 @@ static int parse_args(int argc, char **argv, struct mkdisk_args *a)
 			}
 			break;
 		case 'H':
-			a->is_hp = 1;
+			a->kind = HALVM_REPLAY_HP;
 			break;
 		case 'P':
-			a->is_hp = 0;
+			a->kind = HALVM_REPLAY_PROF;
+			break;
+		case 'E':
+			a->kind = HALVM_REPLAY_EVENTLOG;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -132,15 +137,17 @@ static uint8_t *read_profile(const char *src, size_t *lenp)
 
 int main(int argc, char **argv)
 {
-	struct mkdisk_args a = {.size = 64u << 20, .crash = UINT64_MAX, .ws = 8, .is_hp = -1};
+	struct mkdisk_args a = {.size = 64u << 20, .crash = UINT64_MAX, .ws = 8, .kind = -1};
 	int rc = parse_args(argc, argv, &a);
 	if (rc >= 0)
 		return rc;
 	struct disk d = {.fd = -1, .size = a.size};
 	const char *src = argv[optind], *dst = argv[optind + 1];
-	if (a.is_hp < 0) {
+	if (a.kind < 0) {
 		size_t n = strlen(src);
-		a.is_hp = n > 3 && strcmp(src + n - 3, ".hp") == 0;
+		a.kind = n > 3 && strcmp(src + n - 3, ".hp") == 0        ? HALVM_REPLAY_HP
+		         : n > 9 && strcmp(src + n - 9, ".eventlog") == 0 ? HALVM_REPLAY_EVENTLOG
+		                                                           : HALVM_REPLAY_PROF;
 	}
 	size_t len;
 	uint8_t *buf = read_profile(src, &len);
@@ -153,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	struct halvm_writer w;
 	halvm_writer_init(&w, a.ws, submit, &d);
-	rc = halvm_writer_replay(&w, buf, len, a.is_hp, a.crash);
+	rc = halvm_writer_replay(&w, buf, len, a.kind, a.crash);
 	free(buf);
 	if (close(d.fd) != 0 || rc != 0) {
 		unlink(dst);

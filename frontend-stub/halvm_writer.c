@@ -89,7 +89,7 @@ int halvm_writer_close(struct halvm_writer *w)
 	return write_status(w, 1);
 }
 
-int halvm_writer_replay(struct halvm_writer *w, const uint8_t *file, size_t len, int is_hp,
+int halvm_writer_replay(struct halvm_writer *w, const uint8_t *file, size_t len, int kind,
                         uint64_t stop_at)
 {
 	static const char mark[] = "END_SAMPLE";
@@ -99,7 +99,10 @@ int halvm_writer_replay(struct halvm_writer *w, const uint8_t *file, size_t len,
 	while (pos < len) {
 		size_t next = len;
 		int flush = 0;
-		if (is_hp) {
+		if (kind == HALVM_REPLAY_EVENTLOG) {
+			next = len - pos < HALVM_EVENTLOG_FLUSH_BYTES ? len : pos + HALVM_EVENTLOG_FLUSH_BYTES;
+			flush = 1;
+		} else if (kind == HALVM_REPLAY_HP) {
 			/* Up to and including the next END_SAMPLE line. */
 			for (size_t i = pos; i + sizeof(mark) - 1 <= len; i++) {
 				if ((i == 0 || file[i - 1] == '\n') &&

@@ -38,14 +38,25 @@ int halvm_writer_flush(struct halvm_writer *w);
 /* fclose: what is left, then the status block with closed = 1. */
 int halvm_writer_close(struct halvm_writer *w);
 
+/* What halvm_writer_replay writes (0 and 1 as the is_hp it once took). */
+#define HALVM_REPLAY_PROF 0
+#define HALVM_REPLAY_HP 1
+#define HALVM_REPLAY_EVENTLOG 2
+
+/* GHC's eventlog (+RTS -l, on xvdp3) is handed to the file a buffer of
+ * events at a time and flushed after each: the status block moves on
+ * every this many bytes, mostly inside an event. */
+#define HALVM_EVENTLOG_FLUSH_BYTES 2048u
+
 /*
  * Replays a whole profile the way GHC's RTS writes it: a heap profile (.hp)
- * is flushed after every END_SAMPLE line; a time profile is written and
- * closed at exit.  stop_at (or UINT64_MAX) ends the replay like a crash
- * once that many file bytes were appended: no close.  Returns 0, or the
- * first non-zero submit result.
+ * is flushed after every END_SAMPLE line; an eventlog after every
+ * HALVM_EVENTLOG_FLUSH_BYTES; a time profile is written and closed at
+ * exit.  stop_at (or UINT64_MAX) ends the replay like a crash once that
+ * many file bytes were appended: no close.  Returns 0, or the first
+ * non-zero submit result.
  */
-int halvm_writer_replay(struct halvm_writer *w, const uint8_t *file, size_t len, int is_hp,
+int halvm_writer_replay(struct halvm_writer *w, const uint8_t *file, size_t len, int kind,
                         uint64_t stop_at);
 
 #endif

@@ -3,7 +3,7 @@
  * the HaLVM profiling writer (halvm), like Linux blkfront (linux), or like
  * a broken or hostile guest (hostile, in stub_hostile.c).
  *
- *   frontend-stub --mode halvm --domid N --prof FILE --hp FILE
+ *   frontend-stub --mode halvm --domid N --prof FILE --hp FILE [--eventlog FILE]
  *                 [--crash-at BYTES | --crash-random SEED] [--word-size 8|4]
  *                 [--reference DIR] [--pace MS] [--sample-log FILE]
  * --sample-log: each heap sample's number and the CLOCK_MONOTONIC time (ns)
@@ -84,8 +84,11 @@ struct hfile {
 	const char *vdev;
 };
 
+/* The files a HaLVM guest writes, one disk each. */
+#define HALVM_FILES 3
+
 struct halvm_guest {
-	struct hfile prof, hp;
+	struct hfile prof, hp, ev; /* xvdp1, xvdp2, xvdp3 (GHC's eventlog) */
 	uint64_t next_id;       /* one counter for both files, from 1 */
 	int failed;
 };
@@ -162,6 +165,22 @@ static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *b
 	return 0;
 }
 
+/* GHC's eventlog during the run (+RTS -l): flushed after every
+ * HALVM_EVENTLOG_FLUSH_BYTES, as halvm_writer_replay writes it. */
+static int replay_eventlog(struct hfile *h, const uint8_t *ev, size_t len, uint64_t *budget)
+{
+	for (size_t pos = 0; pos < len;) {
+		size_t n = len - pos < HALVM_EVENTLOG_FLUSH_BYTES ? len - pos : HALVM_EVENTLOG_FLUSH_BYTES;
+		int rc = append_budget(h, ev + pos, n, budget);
+		if (rc)
+			return rc;
+		pos += n;
+		if (halvm_writer_flush(&h->w))
+			return -1;
+	}
+	return 0;
+}
+
 static int open_ref(const char *dir, const char *name)
 {
 	char path[4096];
@@ -178,7 +197,7 @@ static int open_ref(const char *dir, const char *name)
 
 /* Opens the devices of the files the guest writes (and their reference
  * images), each with its HaLVM writer. */
-static int halvm_open(struct halvm_guest *g, struct hfile *const files[2], struct stub_ctx *c)
+static int halvm_open(struct halvm_guest *g, struct hfile *const files[HALVM_FILES], struct stub_ctx *c)
 {
 	/* HaLVM's blkfront waits for its backend as long as it takes; 60 s
 	 * keeps a test bounded while a backend restarts again and again (a
@@ -186,7 +205,7 @@ static int halvm_open(struct halvm_guest *g, struct hfile *const files[2], struc
 	struct blkfront_opts o = {.halvm = 1, .data_pages = 1, .timeout_ms = 60000};
 	char err[512];
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < HALVM_FILES; i++) {
 		struct hfile *h = files[i];
 		if (!h)
 			continue;
@@ -194,21 +213,36 @@ static int halvm_open(struct halvm_guest *g, struct hfile *const files[2], struc
 			fprintf(stderr, "frontend-stub: %s: %s\n", h->vdev, err);
 			return -1;
 		}
-		if (c->reference && (h->ref_fd = open_ref(c->reference, h == &g->prof ? "prof.disk" : "hp.disk")) < 0)
+		const char *ref = h == &g->prof ? "prof.disk" : h == &g->hp ? "hp.disk" : "eventlog.disk";
+		if (c->reference && (h->ref_fd = open_ref(c->reference, ref)) < 0)
 			return -1;
 		halvm_writer_init(&h->w, c->word_size, halvm_submit, h);
 	}
 	return 0;
 }
 
-/* The program's run: the heap profile grows sample by sample; at exit GHC
- * writes the .prof and closes both files.  -1 failed, 0 closed, 1 crashed
- * (the budget ran out). */
-static int halvm_write(struct halvm_guest *g, const uint8_t *prof, size_t plen, const uint8_t *hp,
-                       size_t hlen, uint64_t *budget, const struct stub_ctx *c)
+/* The bytes of each file the guest writes (NULL: not written). */
+struct halvm_input {
+	uint8_t *prof, *hp, *ev;
+	size_t plen, hlen, elen;
+};
+
+/* The program's run: the eventlog grows buffer by buffer, then the heap
+ * profile sample by sample; at exit GHC writes the .prof and closes every
+ * file.  -1 failed, 0 closed, 1 crashed (the budget ran out). */
+static int halvm_write(struct halvm_guest *g, const struct halvm_input *in, uint64_t *budget,
+                       const struct stub_ctx *c)
 {
+	const uint8_t *prof = in->prof, *hp = in->hp;
+	size_t plen = in->plen, hlen = in->hlen;
 	int crashed = 0;
-	if (hp) {
+	if (in->ev) {
+		int r = replay_eventlog(&g->ev, in->ev, in->elen, budget);
+		if (r < 0)
+			return -1;
+		crashed = r == 1;
+	}
+	if (!crashed && hp) {
 		int r = replay_hp(&g->hp, hp, hlen, budget, c);
 		if (r < 0)
 			return -1;
@@ -224,17 +258,21 @@ static int halvm_write(struct halvm_guest *g, const uint8_t *prof, size_t plen, 
 	}
 	if (!crashed && hp && halvm_writer_close(&g->hp.w))
 		return -1;
+	if (!crashed && in->ev && halvm_writer_close(&g->ev.w))
+		return -1;
 	return crashed;
 }
 
 /* A crash as asked: stop dead, no close; on xensim the toolstack destroys
  * the domain. */
-static _Noreturn void halvm_crash(struct stub_ctx *c, struct hfile *const files[2], uint64_t total)
+static _Noreturn void halvm_crash(struct stub_ctx *c, struct hfile *const files[HALVM_FILES], uint64_t total)
 {
-	uint64_t done = (files[0] ? files[0]->w.size : 0) + (files[1] ? files[1]->w.size : 0);
+	uint64_t done = 0;
+	for (int i = 0; i < HALVM_FILES; i++)
+		done += files[i] ? files[i]->w.size : 0;
 	stub_say("crashed after %llu of %llu bytes, as asked (no close)", (unsigned long long)done,
 	         (unsigned long long)total);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < HALVM_FILES; i++)
 		if (files[i] && files[i]->ref_fd >= 0)
 			close(files[i]->ref_fd);
 	fflush(stdout);
@@ -246,30 +284,34 @@ static _Noreturn void halvm_crash(struct stub_ctx *c, struct hfile *const files[
 static int run_halvm(struct stub_ctx *c)
 {
 	struct halvm_guest g = {.next_id = 1};
-	size_t plen = 0, hlen = 0;
-	uint8_t *prof = c->prof ? read_file(c->prof, &plen) : NULL;
-	uint8_t *hp = c->hp ? read_file(c->hp, &hlen) : NULL;
+	struct halvm_input in = {0};
+	in.prof = c->prof ? read_file(c->prof, &in.plen) : NULL;
+	in.hp = c->hp ? read_file(c->hp, &in.hlen) : NULL;
+	in.ev = c->eventlog ? read_file(c->eventlog, &in.elen) : NULL;
+	uint8_t *prof = in.prof, *hp = in.hp;
+	size_t plen = in.plen, hlen = in.hlen;
 	int rc = 1;
 
-	if ((c->prof && !prof) || (c->hp && !hp))
+	g.prof.ref_fd = g.hp.ref_fd = g.ev.ref_fd = -1;
+	if ((c->prof && !prof) || (c->hp && !hp) || (c->eventlog && !in.ev))
 		goto out;
 	the_guest = &g;
 	g.prof.vdev = "xvdp1";
 	g.hp.vdev = "xvdp2";
-	g.prof.ref_fd = g.hp.ref_fd = -1;
-	struct hfile *files[2] = {hp ? &g.hp : NULL, prof ? &g.prof : NULL};
+	g.ev.vdev = "xvdp3";
+	struct hfile *files[HALVM_FILES] = {hp ? &g.hp : NULL, prof ? &g.prof : NULL, in.ev ? &g.ev : NULL};
 	if (halvm_open(&g, files, c) != 0)
 		goto out;
-	uint64_t total = plen + hlen;
+	uint64_t total = plen + hlen + in.elen;
 	uint64_t budget = c->crash_at;
 	if (c->crash_random) {
 		uint64_t s = c->crash_seed;
 		budget = stub_rand(&s) % (total + 1);
 	}
-	stub_say("halvm guest %u: %s%s%s (%llu bytes)%s", c->domid, hp ? "heap profile" : "",
-	         hp && prof ? " and " : "", prof ? "time profile" : "", (unsigned long long)total,
-	         budget != UINT64_MAX ? ", will crash" : "");
-	int w = halvm_write(&g, prof, plen, hp, hlen, &budget, c);
+	stub_say("halvm guest %u: %s%s%s%s%s (%llu bytes)%s", c->domid, in.ev ? "eventlog" : "",
+	         in.ev && (hp || prof) ? " and " : "", hp ? "heap profile" : "", hp && prof ? " and " : "",
+	         prof ? "time profile" : "", (unsigned long long)total, budget != UINT64_MAX ? ", will crash" : "");
+	int w = halvm_write(&g, &in, &budget, c);
 	if (w < 0)
 		goto out;
 	if (w == 1)
@@ -277,10 +319,13 @@ static int run_halvm(struct stub_ctx *c)
 	stub_say("done: .prof %llu bytes in %llu requests, .hp %llu bytes in %llu requests",
 	         (unsigned long long)plen, (unsigned long long)g.prof.requests,
 	         (unsigned long long)hlen, (unsigned long long)g.hp.requests);
+	if (in.ev)
+		stub_say("done: eventlog %llu bytes in %llu requests", (unsigned long long)in.elen,
+		         (unsigned long long)g.ev.requests);
 	rc = 0;
 out:
-	for (int i = 0; i < 2; i++) {
-		struct hfile *h = i ? &g.prof : &g.hp;
+	for (int i = 0; i < HALVM_FILES; i++) {
+		struct hfile *h = i == 0 ? &g.hp : i == 1 ? &g.prof : &g.ev;
 		if (h->f)
 			blkfront_close(h->f, 0); /* HaLVM never closes the device */
 		if (h->ref_fd >= 0)
@@ -288,6 +333,7 @@ out:
 	}
 	free(prof);
 	free(hp);
+	free(in.ev);
 	return g.failed ? 1 : rc;
 }
 
@@ -446,7 +492,7 @@ out:
 /* ---- main ------------------------------------------------------------------------ */
 
 static const char usage[] =
-	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE\n"
+	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE [--eventlog FILE (to xvdp3)]\n"
 	"       (--domid: $XENSIM_DOMID when xensim runs it as the domain)\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
 	"                     [--pace MS (a pause after each heap sample, as GHC's -i)] [--sample-log FILE]\n"
@@ -518,6 +564,9 @@ static int take_guest_option(struct stub_ctx *c, int opt)
 	case 'H':
 		c->hp = optarg;
 		break;
+	case 'l':
+		c->eventlog = optarg;
+		break;
 	case 'c':
 		c->crash_at = strtoull(optarg, NULL, 10);
 		break;
@@ -570,7 +619,7 @@ static int take_option(struct stub_args *a, int opt)
 	case 's':
 		a->c.sim_dir = optarg;
 		return GO_ON;
-	case 'P': case 'H': case 'c': case 'r': case 'w': case 'R':
+	case 'P': case 'H': case 'l': case 'c': case 'r': case 'w': case 'R':
 	case 'v': case 'n': case 'S': case 'e': case 'W': case 'K':
 		return take_guest_option(&a->c, opt);
 	case 'M': case 'i': case 'G':
@@ -601,6 +650,7 @@ static int parse_args(int argc, char **argv, struct stub_args *a)
 		{"mode", required_argument, NULL, 'm'},      {"domid", required_argument, NULL, 'd'},
 		{"platform", required_argument, NULL, 'p'},  {"sim-dir", required_argument, NULL, 's'},
 		{"prof", required_argument, NULL, 'P'},      {"hp", required_argument, NULL, 'H'},
+		{"eventlog", required_argument, NULL, 'l'},
 		{"crash-at", required_argument, NULL, 'c'},  {"crash-random", required_argument, NULL, 'r'},
 		{"word-size", required_argument, NULL, 'w'}, {"reference", required_argument, NULL, 'R'},
 		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
@@ -628,7 +678,7 @@ static int parse_args(int argc, char **argv, struct stub_args *a)
 		a->have_domid = 1;
 	}
 	if (!a->mode || !a->have_domid || optind != argc || (a->c.word_size != 4 && a->c.word_size != 8) ||
-	    (!strcmp(a->mode, "halvm") && !a->c.prof && !a->c.hp)) {
+	    (!strcmp(a->mode, "halvm") && !a->c.prof && !a->c.hp && !a->c.eventlog)) {
 		fputs(usage, stderr);
 		return 2;
 	}

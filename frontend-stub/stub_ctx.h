@@ -22,6 +22,7 @@ struct stub_ctx {
 	struct xs_handle *xs;
 	/* halvm */
 	const char *prof, *hp, *reference;
+	const char *eventlog; /* GHC's eventlog, written to xvdp3 as the .hp is */
 	uint64_t crash_at;
 	int crash_random;
 	uint64_t crash_seed;

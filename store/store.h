@@ -5,7 +5,8 @@
  *
  * Model
  *   run     one guest boot (domid, name, uuid, start/end, state)
- *   device  one virtual disk of a run (xvdp1 = .prof, xvdp2 = .hp, else raw)
+ *   device  one virtual disk of a run (xvdp1 = .prof, xvdp2 = .hp,
+ *           xvdp3 = GHC's eventlog, else raw)
  *   data    a device behaves exactly like a disk: sector-addressed,
  *           last write wins, never-written sectors read as zeros.
  *
@@ -36,7 +37,7 @@
  * write costs in dom0's disk; backend/common/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -68,18 +69,32 @@ enum store_durability {
 
 enum store_run_state { STORE_RUN_RUNNING, STORE_RUN_COMPLETE, STORE_RUN_CRASHED };
 
-enum store_role { STORE_ROLE_RAW, STORE_ROLE_PROF, STORE_ROLE_HP, STORE_ROLE_TRACE, STORE_ROLE_SAMPLES };
-#define STORE_ROLES 5
+enum store_role {
+	STORE_ROLE_RAW,
+	STORE_ROLE_PROF,
+	STORE_ROLE_HP,
+	STORE_ROLE_TRACE,
+	STORE_ROLE_SAMPLES,
+	STORE_ROLE_EVENTLOG, /* GHC's eventlog (+RTS -l), written as the .hp is */
+};
+#define STORE_ROLES 6
 /* The vdev name of a run's MirageOS trace (never a guest's disk name). */
 #define STORE_TRACE_VDEV "mprof"
 /* The vdev name of a run's stack samples, taken from dom0: its bytes are
  * the samples stream of profile/samples.h, from sector 0. */
 #define STORE_SAMPLES_VDEV "samples"
-/* A HaLVM profile device: sector 0 is its status block. */
+/* A HaLVM profile device: sector 0 is its status block (the .prof, the
+ * .hp, and the eventlog, which the guest writes the same way). */
 static inline int store_role_is_profile(enum store_role r)
 {
-	return r == STORE_ROLE_PROF || r == STORE_ROLE_HP;
+	return r == STORE_ROLE_PROF || r == STORE_ROLE_HP || r == STORE_ROLE_EVENTLOG;
 }
+/* The vdev a profile role is served on ("xvdp1", "xvdp2", "xvdp3"), NULL
+ * for the others. */
+const char *store_profile_vdev(enum store_role r);
+/* The file name extension of a profile role's file ("prof", "hp",
+ * "eventlog"), NULL for the others. */
+const char *store_profile_ext(enum store_role r);
 
 /* What the last status block written to sector 0 said. */
 enum store_status {
@@ -146,6 +161,7 @@ struct store_run {
 	/* Filled by store_list_runs / store_get_run from the devices: */
 	int64_t prof_bytes;            /* -1: no valid status block */
 	int64_t hp_bytes;
+	int64_t eventlog_bytes;        /* GHC's eventlog (xvdp3), as prof_bytes */
 	int64_t trace_bytes;           /* a MirageOS trace's packets kept; -1: none */
 	int ndevices;
 	/* Why it ended, when the writer said ("" for most runs; e.g. a run
@@ -229,7 +245,8 @@ uint64_t store_device_written_bytes(const struct store_device_info *d);
  * zeros).  What makes a run complete. */
 int store_device_profile_whole(const struct store_device_info *d);
 
-/* Role from the vdev name: xvdp1 -> prof, xvdp2 -> hp, else raw. */
+/* Role from the vdev name: xvdp1 -> prof, xvdp2 -> hp, xvdp3 -> eventlog,
+ * else raw. */
 enum store_role store_role_for_vdev(const char *vdev);
 const char *store_role_name(enum store_role r);
 const char *store_run_state_name(enum store_run_state st);

@@ -15,7 +15,7 @@
 
 #include "store_internal.h"
 
-static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples"};
+static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples", "eventlog"};
 static const char *const state_names[] = {"running", "complete", "crashed"};
 
 uint64_t store_device_written_bytes(const struct store_device_info *d)
@@ -67,11 +67,23 @@ enum store_role store_role_for_vdev(const char *vdev)
 		return STORE_ROLE_PROF;
 	if (strcmp(vdev, "xvdp2") == 0)
 		return STORE_ROLE_HP;
+	if (strcmp(vdev, "xvdp3") == 0)
+		return STORE_ROLE_EVENTLOG;
 	if (strcmp(vdev, STORE_TRACE_VDEV) == 0)
 		return STORE_ROLE_TRACE;
 	if (strcmp(vdev, STORE_SAMPLES_VDEV) == 0)
 		return STORE_ROLE_SAMPLES;
 	return STORE_ROLE_RAW;
+}
+
+const char *store_profile_vdev(enum store_role r)
+{
+	return r == STORE_ROLE_PROF ? "xvdp1" : r == STORE_ROLE_HP ? "xvdp2" : r == STORE_ROLE_EVENTLOG ? "xvdp3" : NULL;
+}
+
+const char *store_profile_ext(enum store_role r)
+{
+	return r == STORE_ROLE_PROF ? "prof" : r == STORE_ROLE_HP ? "hp" : r == STORE_ROLE_EVENTLOG ? "eventlog" : NULL;
 }
 
 uint64_t store_max_capacity(void)
@@ -314,7 +326,8 @@ int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
 }
 
 /*
- * A run's .prof and .hp sizes come from its xvdp1 and xvdp2 devices, a
+ * A run's .prof, .hp and eventlog sizes come from its xvdp1, xvdp2 and
+ * xvdp3 devices, a
  * MirageOS run's trace size from its mprof device (the
  * role is a function of the vdev: store_role_for_vdev), looked up through
  * the UNIQUE (run_id, vdev) index: one seek each.  "role = ... ORDER BY
@@ -340,9 +353,12 @@ int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
 	"count(d.device_id), "                                                                \
 	"max(CASE WHEN d.vdev = 'mprof' AND d.role = 'trace' THEN d.write_bytes END), "
 #define RUN_FROM "runs r LEFT JOIN devices d ON d.run_id = r.run_id"
-/* end_reason came with schema 6; readers open older stores as they are. */
-#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason"
-#define RUN_COLUMNS_V5 RUN_COLUMNS "''"
+/* end_reason came with schema 6; readers open older stores as they are
+ * (an older store holds no eventlog: its column is NULL then). */
+#define RUN_EVENTLOG_COLUMN                                                                  \
+	", max(CASE WHEN d.vdev = 'xvdp3' AND d.role = 'eventlog' THEN " RUN_FILE_BYTES " END)"
+#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason" RUN_EVENTLOG_COLUMN
+#define RUN_COLUMNS_V5 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN
 #define RUN_COLUMNS_OF(s) ((s)->schema_version >= 6 ? RUN_COLUMNS_V6 : RUN_COLUMNS_V5)
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
@@ -365,6 +381,7 @@ static void load_run(sqlite3_stmt *st, struct store_run *r)
 	r->ndevices = sqlite3_column_int(st, 12);
 	r->trace_bytes = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	copy_text(r->end_reason, sizeof(r->end_reason), sqlite3_column_text(st, 14));
+	r->eventlog_bytes = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
 }
 
 /* run->backend_gone (see store.h).  *owner caches store_owner_alive over

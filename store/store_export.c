@@ -110,8 +110,28 @@ out:
 	return rc;
 }
 
-int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
-                          store_range_cb out, void *ctx, struct store_extract_report *rep)
+/*
+ * How many of the `size` bytes an unclosed eventlog's status block records
+ * (or salvage found) are extracted: the one place an extraction is cut
+ * short.  The guest flushes its eventlog a buffer at a time, so what it
+ * flushed before it crashed (or so far, while it runs) may end inside an
+ * event.  Its cut at the last whole event belongs here, once the eventlog
+ * decoder can say where that is (it would read the device's first `size`
+ * bytes from byte 512 in this snapshot, store_read_range, and return the
+ * length of its whole events).  Until then the flushed prefix goes out as
+ * it is, and rep->cut says so.
+ */
+static uint64_t eventlog_cut(struct store *s, const struct store_device_info *dev, uint64_t size,
+                             struct store_extract_report *rep)
+{
+	(void)s;
+	(void)dev;
+	rep->cut = "the bytes it flushed, not cut at the last whole event";
+	return size;
+}
+
+int store_profile_extent(struct store *s, const struct store_device_info *dev, int salvage,
+                         struct store_extract_report *rep)
 {
 	uint8_t blk[STATUS_BLOCK_SIZE];
 	struct status_block sb;
@@ -172,7 +192,19 @@ int store_extract_profile(struct store *s, const struct store_device_info *dev, 
 				return rc;
 		}
 	}
-	return store_read_range(s, dev->device_id, STORE_SECTOR_SIZE, rep->size, out, ctx);
+	if (dev->role == STORE_ROLE_EVENTLOG && rep->how != STORE_EXTRACT_CLEAN) {
+		uint64_t keep = eventlog_cut(s, dev, rep->size, rep);
+		if (keep < rep->size)
+			rep->size = keep;
+	}
+	return 0;
+}
+
+int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
+                          store_range_cb out, void *ctx, struct store_extract_report *rep)
+{
+	int rc = store_profile_extent(s, dev, salvage, rep);
+	return rc ? rc : store_read_range(s, dev->device_id, STORE_SECTOR_SIZE, rep->size, out, ctx);
 }
 
 struct disk_ctx {

@@ -22,6 +22,9 @@ struct store_extract_report {
 	uint64_t size;                   /* bytes produced */
 	int votes, copies;               /* for STORE_EXTRACT_MAJORITY */
 	char note[256];                  /* one line saying what was done, for salvage */
+	/* An eventlog the guest did not close: what became of its end (its
+	 * flushed prefix may end inside an event), for the user; else NULL. */
+	const char *cut;
 };
 
 /*
@@ -34,6 +37,13 @@ struct store_extract_report {
  */
 int store_extract_profile(struct store *s, const struct store_device_info *dev, int salvage,
                           store_range_cb out, void *ctx, struct store_extract_report *rep);
+
+/* What store_extract_profile would produce, without producing it: rep
+ * (its size, how it was found), or the same refusal.  The one place an
+ * extraction is cut short: an eventlog the guest did not close (see
+ * store_export.c, eventlog_cut). */
+int store_profile_extent(struct store *s, const struct store_device_info *dev, int salvage,
+                         struct store_extract_report *rep);
 
 /* Writes a sparse raw image (capacity_sectors * 512 bytes) of the device to
  * fd, which must be an empty regular file. */

@@ -213,6 +213,24 @@ static const char *const migrations[] = {
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v7 RENAME TO devices;"
 	DEVICES_DROP_CHUNKS_TRIGGER,
+
+	/* 7 -> 8: GHC's eventlog.  A device may have the role 'eventlog'
+	 * (vdev "xvdp3"): the guest writes it as it writes the .hp, a status
+	 * block in sector 0 and the file from sector 1.  The devices table is
+	 * rebuilt for its role constraint (as in 6 -> 7). */
+	"DROP TRIGGER devices_drop_chunks;"
+	"CREATE TABLE devices_v8 ("
+	"  device_id          INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id             INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	"  vdev               TEXT NOT NULL,"
+	"  devid              INTEGER NOT NULL,"
+	"  role               TEXT NOT NULL"
+	"                     CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples', 'eventlog')),"
+	DEVICES_COLUMNS_AFTER_ROLE
+	"INSERT INTO devices_v8 SELECT * FROM devices;"
+	"DROP TABLE devices;"
+	"ALTER TABLE devices_v8 RENAME TO devices;"
+	DEVICES_DROP_CHUNKS_TRIGGER,
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

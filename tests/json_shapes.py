@@ -17,7 +17,7 @@ RUN = {
     "ended": [STR, NUL], "ended_us": [INT, NUL], "duration_us": [INT, NUL],
     "backend_alive": [BOOL, NUL], "end_reason": [STR, NUL],
     "host": [STR, NUL], "backend_version": [STR, NUL], "prof_bytes": [INT, NUL],
-    "hp_bytes": [INT, NUL], "trace_bytes": [INT, NUL], "ndevices": [INT],
+    "hp_bytes": [INT, NUL], "eventlog_bytes": [INT, NUL], "trace_bytes": [INT, NUL], "ndevices": [INT],
 }
 STATUS = {"block": [STR], "file_size": [INT, NUL], "closed": [BOOL, NUL],
           "word_size": [INT, NUL], "updated_us": [INT, NUL]}
@@ -88,6 +88,7 @@ SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
 SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT],
                             "bytes": [INT], "complete": [BOOL]}]}
 STATES = {"running", "complete", "crashed"}
+ROLES = {"prof", "hp", "eventlog", "trace", "samples", "raw"}  # docs/json.md, "device"
 
 
 def check(v, kinds, where):
@@ -117,6 +118,8 @@ def check(v, kinds, where):
                 check(v[f], fk, where + "." + f)
             if (k is RUN or k is FLEET_RUN) and v["state"] not in STATES:
                 sys.exit("json_shapes: %s.state is %r" % (where, v["state"]))
+            if k is DEVICE and v["role"] not in ROLES:
+                sys.exit("json_shapes: %s.role is %r" % (where, v["role"]))
             return
     sys.exit("json_shapes: %s is %r, not %s" % (where, v, kinds))
 

@@ -683,6 +683,93 @@ static void test_data_header_upgrade(void)
 	free(db);
 }
 
+/* What schema 7 made of the devices table: the roles before 'eventlog'. */
+static const char to_schema_v7[] =
+	"PRAGMA foreign_keys = OFF; BEGIN;"
+	"DROP TRIGGER devices_drop_chunks;"
+	"CREATE TABLE devices_v7 ("
+	"  device_id INTEGER PRIMARY KEY CHECK (device_id BETWEEN 1 AND 2147483647),"
+	"  run_id INTEGER NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,"
+	"  vdev TEXT NOT NULL, devid INTEGER NOT NULL,"
+	"  role TEXT NOT NULL CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples')),"
+	"  capacity_sectors INTEGER NOT NULL CHECK (capacity_sectors > 0),"
+	"  write_requests INTEGER NOT NULL DEFAULT 0, write_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  read_requests INTEGER NOT NULL DEFAULT 0, read_bytes INTEGER NOT NULL DEFAULT 0,"
+	"  flush_requests INTEGER NOT NULL DEFAULT 0, discard_requests INTEGER NOT NULL DEFAULT 0,"
+	"  errors INTEGER NOT NULL DEFAULT 0, written_end_sector INTEGER NOT NULL DEFAULT 0,"
+	"  status TEXT NOT NULL DEFAULT 'none' CHECK (status = 'none' OR status = 'ok' OR status = 'corrupt'),"
+	"  file_size INTEGER, closed INTEGER, word_size INTEGER, status_updated_us INTEGER,"
+	"  UNIQUE (run_id, vdev));"
+	"INSERT INTO devices_v7 SELECT * FROM devices;"
+	"DROP TABLE devices;"
+	"ALTER TABLE devices_v7 RENAME TO devices;"
+	"CREATE TRIGGER devices_drop_chunks AFTER DELETE ON devices BEGIN"
+	"  INSERT OR IGNORE INTO dead_slots(slot, freed_gen)"
+	"    SELECT slot, -1 FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                 AND OLD.device_id * 4294967296 + 4294967295"
+	"                                 AND slot IS NOT NULL;"
+	"  DELETE FROM chunks WHERE key BETWEEN OLD.device_id * 4294967296"
+	"                                  AND OLD.device_id * 4294967296 + 4294967295;"
+	"END;"
+	"INSERT INTO devices(run_id, vdev, devid, role, capacity_sectors, write_requests, written_end_sector,"
+	"  status, file_size, closed, word_size) VALUES (1, 'xvdp2', 51954, 'hp', 4096, 3, 128, 'ok', 65024, 1, 8);"
+	"COMMIT; PRAGMA user_version = 7;";
+
+/* A schema-7 store (before the eventlog role): read as it is, upgraded by
+ * its first writer to 8 with every run, device row and byte kept, and an
+ * eventlog device (xvdp3) can then be made. */
+static void test_migration_v7(void)
+{
+	char *db = tu_path("v7.db"), err[512];
+	int64_t id = bulk_store(db, 0x77);
+	sqlite3 *raw;
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "open");
+	REQUIRE(sqlite3_exec(raw, to_schema_v7, NULL, NULL, NULL) == SQLITE_OK, "to schema 7: %s", sqlite3_errmsg(raw));
+	CHECK(sqlite3_exec(raw, "INSERT INTO devices(run_id, vdev, devid, role, capacity_sectors) "
+	                        "VALUES (1, 'xvdp3', 51955, 'eventlog', 8)",
+	                   NULL, NULL, NULL) == SQLITE_CONSTRAINT,
+	      "the schema-7 store took the role 'eventlog'");
+	sqlite3_close(raw);
+	CHECK(reads_back(db, id, 0x77, err, sizeof(err)), "schema 7 as it is: %s", err);
+	CHECK(count_rows(db, "PRAGMA user_version") == 7, "a reader upgraded the store");
+
+	struct store *s = tu_open_store(db, STORE_OWNER);
+	struct store_device_info hp;
+	CHECK(store_find_device(s, 1, "xvdp2", &hp) == 0 && hp.role == STORE_ROLE_HP && hp.status == STORE_STATUS_OK &&
+	          hp.file_size == 65024 && hp.closed && hp.written_end_sector == 128 && hp.write_requests == 3,
+	      "the .hp device changed in the upgrade");
+	struct store_run run;
+	CHECK(store_get_run(s, 1, &run) == 0 && !strcmp(run.name, "bulk") && run.hp_bytes == 65024 && run.ndevices == 2,
+	      "the run changed in the upgrade");
+	struct store_device *ev;
+	CHECK(store_device_create(s, 1, "xvdp3", 51955, 4096, &ev) == 0, "an eventlog device after the upgrade: %s",
+	      store_errmsg(s));
+	if (ev) {
+		struct store_device_info info;
+		store_device_get_info(ev, &info);
+		CHECK(info.role == STORE_ROLE_EVENTLOG && !strcmp(store_role_name(info.role), "eventlog"),
+		      "xvdp3 is role %s", store_role_name(info.role));
+		store_device_release(ev);
+	}
+	store_close(s);
+	CHECK(count_rows(db, "PRAGMA user_version") == STORE_SCHEMA_VERSION, "not upgraded to version %d",
+	      STORE_SCHEMA_VERSION);
+	CHECK(count_rows(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'devices_v8'") == 0,
+	      "the upgrade left its scratch table");
+	CHECK(count_rows(db, "SELECT count(*) FROM devices WHERE role = 'eventlog' AND vdev = 'xvdp3'") == 1,
+	      "the eventlog device row");
+	CHECK(reads_back(db, id, 0x77, err, sizeof(err)), "after the upgrade: %s", err);
+	/* The trigger was made again: a deleted run's chunks go. */
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK, "sqlite3_open");
+	sqlite3_exec(raw, "PRAGMA foreign_keys = ON", NULL, NULL, NULL);
+	CHECK(sqlite3_exec(raw, "UPDATE devices SET role = 'bogus'", NULL, NULL, NULL) == SQLITE_CONSTRAINT,
+	      "role CHECK lost in the upgrade");
+	CHECK(sqlite3_exec(raw, "DELETE FROM runs", NULL, NULL, NULL) == SQLITE_OK, "delete run");
+	sqlite3_close(raw);
+	CHECK(count_rows(db, "SELECT count(*) FROM chunks") == 0, "cascade to chunks lost in the upgrade");
+	free(db);
+}
+
 /* ---- damage --------------------------------------------------------------- */
 
 static int count_cb(void *ctx, uint64_t off, const void *data, size_t len)
@@ -833,6 +920,7 @@ int main(void)
 	test_slot_reclaim();
 	test_one_store();
 	test_data_header_upgrade();
+	test_migration_v7();
 	test_run_reopen();
 	return tu_finish("test_concurrency");
 }

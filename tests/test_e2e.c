@@ -104,9 +104,10 @@ static void test_every_fixture(void)
 
 static void test_guest_crashes(int rounds)
 {
-	char path[4096], prof[4096], hp[4096];
+	char path[4096], prof[4096], hp[4096], ev[4096];
 	snprintf(prof, sizeof(prof), "%s/tests/data/ghc/wordfreq/wordfreq-P-hc.prof", tu_srcdir());
 	snprintf(hp, sizeof(hp), "%s/tests/data/ghc/wordfreq/wordfreq-hd.hp", tu_srcdir());
+	snprintf(ev, sizeof(ev), "%s/tests/data/ghc-eventlog/churn-l-hT.eventlog", tu_srcdir());
 	char *refdir = tu_path("ref");
 	mkdir(refdir, 0700);
 	int unwritten = 0, partial = 0;
@@ -115,19 +116,22 @@ static void test_guest_crashes(int rounds)
 		char name[32], dom[16], seed[24];
 		snprintf(name, sizeof(name), "crasher-%d", i);
 		snprintf(seed, sizeof(seed), "%d", 7000 + i);
-		uint32_t d = new_domain(name, "vdev=xvdp1 vdev=xvdp2");
+		/* Every other guest writes GHC's eventlog to xvdp3 too. */
+		int with_ev = i % 2;
+		uint32_t d = new_domain(name, with_ev ? "vdev=xvdp1 vdev=xvdp2 vdev=xvdp3" : "vdev=xvdp1 vdev=xvdp2");
 		snprintf(dom, sizeof(dom), "%u", d);
 		const char *args[] = {"--mode", "halvm", "--domid", dom, "--hp", hp, "--prof", prof,
-		                      "--crash-random", seed, "--reference", refdir, NULL};
+		                      "--crash-random", seed, "--reference", refdir,
+		                      with_ev ? "--eventlog" : NULL, ev, NULL};
 		wait_exit(stub(args)); /* killed by its own destroy, or exits 0 */
 		struct store_run r;
 		if (!wait_run_state(name, STORE_RUN_CRASHED, 5000) || !find_run(name, &r)) {
 			CHECK(0, "round %d: no crashed run", i);
 			continue;
 		}
-		static const char *const roles[] = {"prof", "hp"};
-		static const char *const disks[] = {"prof.disk", "hp.disk"};
-		for (int k = 0; k < 2; k++) {
+		static const char *const roles[] = {"prof", "hp", "eventlog"};
+		static const char *const disks[] = {"prof.disk", "hp.disk", "eventlog.disk"};
+		for (int k = 0; k < 2 + with_ev; k++) {
 			snprintf(path, sizeof(path), "%s/%s", refdir, disks[k]);
 			size_t ilen, elen, rlen;
 			uint8_t *img = tu_read_file(path, &ilen), *ref = NULL;

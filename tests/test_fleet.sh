@@ -58,8 +58,10 @@ import $'evil\x1b[31m<script>"\xff\xfe\');DROP TABLE runs;--' "$FIX/phases/phase
 start_xensim
 start_backend
 guest_cfg captured
-DOM=$("$BACKEND" create --platform sim "$T/g.cfg") || { echo "create failed"; exit 99; }
-"$STUB" --mode halvm --domid "$DOM" --prof "$P" --hp "$H" -q >"$T/stub.log" 2>&1 || fail "the HaLVM guest: $(cat "$T/stub.log")"
+sed "s|]$|, 'vdev=xvdp3, backendtype=profsvc' ]|" "$T/g.cfg" >"$T/ev.cfg" # and GHC's eventlog (schema 4's role)
+EV="$S/tests/data/ghc-eventlog/churn-l-hT.eventlog"
+DOM=$("$BACKEND" create --platform sim "$T/ev.cfg") || { echo "create failed"; exit 99; }
+"$STUB" --mode halvm --domid "$DOM" --prof "$P" --hp "$H" --eventlog "$EV" -q >"$T/stub.log" 2>&1 || fail "the HaLVM guest: $(cat "$T/stub.log")"
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null                             # A run 3
 MDOM=$("$XS" create --dir "$XENSIM_DIR" --name mirage-guest) || { echo "xensim create failed"; exit 99; }
 "$STUB" --platform sim --mode mirage --domid "$MDOM" -q --pages 16 --events 3000 --rate 20000 >"$T/mstub.log" 2>&1 ||
@@ -176,6 +178,16 @@ for h in A B; do
 	done
 done
 same "$T/f.prof" "$P" # B run 2 is the leak pair
+# the captured guest's eventlog (role 'eventlog') through the catalogue as on the host
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:3" --eventlog "$T/f.eventlog"
+same "$T/f.eventlog" "$EV"
+"$PROFDB" export-disk 3 xvdp3 "$T/l3.disk" >/dev/null 2>&1
+expect 0 "" -- "$PROFDB" --db "$URL" export-disk "$HA:3" xvdp3 "$T/f3.disk"
+same "$T/l3.disk" "$T/f3.disk"
+expect 0 "" -- "$PROFDB" --db "$URL" show "$HA:3" --json
+[ "$(jv "$T/out" 'd["run"]["eventlog_bytes"]')" = "$(stat -c %s "$EV")" ] && ok || fail "show over the fleet: eventlog_bytes $(jv "$T/out" 'd["run"]')"
+[ "$(q "select role from devices where host_id = '$HA' and run_id = 3 and vdev = 'xvdp3'")" = eventlog ] &&
+	ok || fail "the catalogue's row of the eventlog device: $(q "select vdev, role from devices where run_id = 3")"
 rm -rf "$T/l.ctf" "$T/f.ctf"
 "$PROFDB" export 4 --ctf "$T/l.ctf" --trace-json "$T/l.json" >/dev/null 2>&1
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:4" --ctf "$T/f.ctf" --trace-json "$T/f.json"
@@ -448,13 +460,14 @@ OLD="postgresql://profsvc@/old?host=$PGD/sock"
 "$PROFDB" sync --to "$OLD" -q >/dev/null 2>&1 || fail "sync into the database 'old'"
 expect 0 "" -- "$PROFDB" --db "$OLD" query runs
 cp "$T/out" "$T/old-before"
-"${PSQL[@]}" -d old -c "ALTER TABLE runs DROP COLUMN listing" \
+# (schema 1 knew no eventlog: the captured guest's is not in it)
+"${PSQL[@]}" -d old -c "DELETE FROM devices WHERE role = 'eventlog'" -c "ALTER TABLE runs DROP COLUMN listing" \
 	-c "CREATE INDEX runs_listing ON runs(started_us, host_no, run_id) INCLUDE (domid, name, ended_us, state, prof_bytes, hp_bytes)" \
 	-c "UPDATE profsvc_meta SET value = '1' WHERE key = 'schema_version'" >/dev/null || fail "making a schema-1 catalogue"
 expect 1 "catalogue schema 1; a sync from this host" -- "$PROFDB" --db "$OLD" query runs
 expect 0 "" -- "$PROFDB" sync --to "$OLD"
-[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 3 ] && ok ||
-	fail "the sync did not upgrade the catalogue to schema 3"
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 4 ] && ok ||
+	fail "the sync did not upgrade the catalogue to schema 4"
 expect 0 "" -- "$PROFDB" --db "$OLD" query runs
 [ "$(grep -c . "$T/out")" -ge 3 ] && cmp -s "$T/out" "$T/old-before" && ok ||
 	fail "the upgraded catalogue lists otherwise: $(diff "$T/old-before" "$T/out" | head -5)"

@@ -173,12 +173,12 @@ want "--db --help --version " "$D$compdir/profdb" profdb --
 want "1 latest " "$D$compdir/profdb" profdb show ""
 want "1 latest " "$D$compdir/profdb" profdb --db "$PROFSVC_DB" top ""
 want "complete crashed " "$D$compdir/profdb" profdb query runs --state c
-want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk 1 ""
+want "xvdp1 xvdp2 xvdp3 " "$D$compdir/profdb" profdb export-disk 1 ""
 want "--chrome-trace --ctf " "$D$compdir/profdb" profdb export 1 --c
 want "delete diff du " "$D$compdir/profdb" profdb d
 want "--db --dry-run " "$D$compdir/profdb" profdb prune --d
 want "1 latest " "$D$compdir/profdb" profdb delete --db "$PROFSVC_DB" ""
-want "xvdp1 xvdp2 " "$D$compdir/profdb" profdb export-disk --size 1M 1 ""
+want "xvdp1 xvdp2 xvdp3 " "$D$compdir/profdb" profdb export-disk --size 1M 1 ""
 want "start status stop " "$D$compdir/profile-backend" profile-backend st
 want "sim xen " "$D$compdir/profile-backend" profile-backend start --platform ""
 want "--dry-run " "$D$compdir/profile-backend" profile-backend create --dr

@@ -38,6 +38,10 @@ cfg 'name = "g";\nmemory = 64;\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\n'
 dry 0 ""; served xvdp1; xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof" ]'
 cfg 'name="g" ; disk=["vdev=xvdp1,backendtype=profsvc","vdev=xvdp2,backendtype=profsvc"]'
 dry 0 ""; served xvdp1 xvdp2
+# the three disks of a guest that writes GHC's eventlog too (xvdp3)
+cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc", "vdev=xvdp2, backendtype=profsvc", "vdev=xvdp3, backendtype=profsvc" ]\n'
+dry 0 ""; served xvdp1 xvdp2 xvdp3
+xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=prof", "vdev=xvdp3, script=block-profsvc, target=prof" ]'
 cfg 'name = "g"\ndisk = "vdev=xvdp1, backendtype=profsvc"\n'
 dry 1 "g.cfg:2: disk is a single string, not a list"
 cfg 'name = "g"\n\ndisk = [ "vdev=xvdp1, backendtype=PROFSVC" ]\n'

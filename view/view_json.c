@@ -71,6 +71,7 @@ json_t *view_json_run(const struct store_run *r, int64_t now_us)
 	                    r->backend_version[0] ? view_json_guest(r->backend_version) : json_null());
 	json_object_set_new(o, "prof_bytes", view_json_bytes_or_null(r->prof_bytes));
 	json_object_set_new(o, "hp_bytes", view_json_bytes_or_null(r->hp_bytes));
+	json_object_set_new(o, "eventlog_bytes", view_json_bytes_or_null(r->eventlog_bytes));
 	json_object_set_new(o, "trace_bytes", view_json_bytes_or_null(r->trace_bytes));
 	json_object_set_new(o, "ndevices", json_integer(r->ndevices));
 	return o;

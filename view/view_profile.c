@@ -63,7 +63,7 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 	}
 	if (store_find_device(v->s, id, role, &dev) != 0) {
 		view_error(e, "run %lld has no .%s device (%s)", (long long)id, role,
-		           strcmp(role, "prof") == 0 ? "xvdp1" : "xvdp2");
+		           strcmp(role, "prof") == 0 ? "xvdp1" : strcmp(role, "hp") == 0 ? "xvdp2" : "xvdp3");
 		return 1;
 	}
 	int r = store_extract_profile(v->s, &dev, 1, range_cb, &z, &rep);

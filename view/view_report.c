@@ -149,13 +149,17 @@ static void fill_facts(struct view_report *r)
 	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
 	snprintf(r->pbytes, sizeof(r->pbytes), run->prof_bytes < 0 ? "-" : "%lld", (long long)run->prof_bytes);
 	snprintf(r->hbytes, sizeof(r->hbytes), run->hp_bytes < 0 ? "-" : "%lld", (long long)run->hp_bytes);
+	snprintf(r->ebytes, sizeof(r->ebytes), "%lld", (long long)run->eventlog_bytes);
 	const char *facts[] = {
 		"guest", run->name, "domain id", r->domid, "uuid", run->uuid,
 		"state", store_run_state_name(run->state), "started", r->started, "ended", r->ended,
 		"duration", r->dur, "host", run->host, "backend", run->backend_version,
 		"source", run->source, ".prof bytes", r->pbytes, ".hp bytes", r->hbytes,
+		"eventlog bytes", r->ebytes, /* a run with GHC's eventlog only */
 	};
+	_Static_assert(sizeof(facts) == sizeof(r->facts), "the facts' table holds them all");
 	memcpy(r->facts, facts, sizeof(facts));
+	r->nfacts = run->eventlog_bytes >= 0 ? 13 : 12;
 }
 
 int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
@@ -195,7 +199,7 @@ void view_report_input(const struct view_report *r, struct report_input *in)
 	memset(in, 0, sizeof(*in));
 	in->title = r->caption;
 	in->facts = r->facts;
-	in->nfacts = 12;
+	in->nfacts = r->nfacts;
 	in->warnings = r->warn;
 	in->nwarnings = r->nw;
 	in->hp = r->have_hp ? &r->hp : NULL;

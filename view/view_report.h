@@ -40,8 +40,9 @@ struct view_report {
 	struct hp_profile ahp;
 	char against_caption[400];
 	/* the facts' values */
-	char started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32];
+	char started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32], ebytes[32];
 	const char *facts[26];
+	size_t nfacts; /* pairs: 12, 13 with GHC's eventlog's size */
 };
 
 /* Reads run id (and, when against is not NULL, that run too) in v.  0,

@@ -58,6 +58,7 @@
     fact('state', r.state);
     fact('.prof bytes', r.prof_bytes === null ? '-' : String(r.prof_bytes));
     fact('.hp bytes', r.hp_bytes === null ? '-' : String(r.hp_bytes));
+    if (r.eventlog_bytes !== null) fact('eventlog bytes', String(r.eventlog_bytes));
   });
   es.addEventListener('problem', function (ev) {
     say('the store cannot be read: ' + JSON.parse(ev.data).error + ' (trying again)', 'bad');

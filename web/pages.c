@@ -196,6 +196,14 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		lv[2 * nl + 1] = links[nl];
 		nl++;
 	}
+	struct store_device_info evdev; /* GHC's eventlog, as the guest wrote it */
+	if (view_snapshot(&v, NULL) == 0 && store_find_device(v.s, id, "eventlog", &evdev) == 0 &&
+	    evdev.role == STORE_ROLE_EVENTLOG && evdev.status == STORE_STATUS_OK) {
+		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/eventlog", idbuf);
+		lv[2 * nl] = "eventlog";
+		lv[2 * nl + 1] = links[nl];
+		nl++;
+	}
 	if (rr.from_samples) { /* pprof's file of the samples */
 		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/samples.pb.gz", idbuf);
 		lv[2 * nl] = "pprof (go tool pprof)";
@@ -303,6 +311,7 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	struct view_err e;
 	view_err_init(&e);
 	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
+	is_hp |= strcmp(what, "eventlog") == 0; /* the guest's bytes as they are, like the .hp */
 	if (strcmp(what, "report.html") == 0) {
 		render_report(w, id, NULL, 0, r);
 		if (r->status == 200)

@@ -163,7 +163,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 
 struct verdict {
 	int profiles, closed;
-	int64_t prof, hp;
+	int64_t prof, hp, eventlog;
 };
 
 static int judge(void *ctx, const struct store_device_info *d)
@@ -174,7 +174,7 @@ static int judge(void *ctx, const struct store_device_info *d)
 	v->profiles++;
 	v->closed += store_device_profile_whole(d);
 	if (d->status == STORE_STATUS_OK)
-		*(d->role == STORE_ROLE_PROF ? &v->prof : &v->hp) = d->file_size;
+		*(d->role == STORE_ROLE_PROF ? &v->prof : d->role == STORE_ROLE_HP ? &v->hp : &v->eventlog) = d->file_size;
 	return 0;
 }
 
@@ -185,7 +185,7 @@ static int judge(void *ctx, const struct store_device_info *d)
 static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
                    int quiet_failure)
 {
-	struct verdict v = {0, 0, -1, -1};
+	struct verdict v = {0, 0, -1, -1, -1};
 	store_list_devices(b->store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
 	/* (a guest saved after it closed its profiles has nothing to go on
@@ -202,13 +202,15 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 			rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->store));
 		return -1;
 	}
-	char prof[32] = "-", hp[32] = "-";
+	char prof[32] = "-", hp[32] = "-", ev[48] = "";
 	if (v.prof >= 0)
 		snprintf(prof, sizeof(prof), "%lld", (long long)v.prof);
 	if (v.hp >= 0)
 		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
-	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes)",
-	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp);
+	if (v.eventlog >= 0) /* said only for a run that has one */
+		snprintf(ev, sizeof(ev), ", eventlog %lld bytes", (long long)v.eventlog);
+	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes%s)",
+	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp, ev);
 	sync_push_run_ended(b, run_id);
 	return 0;
 }

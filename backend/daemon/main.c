@@ -93,7 +93,7 @@ static const struct subcommand {
 	 "                             would get and the profsvc disks, create nothing)",
 	 "Creates a guest from its xl config, its backendtype=profsvc disks served by the backend.",
 	 0, 1, -1, 1, cmd_create},
-	{"attach", "attach DOMAIN vdev=xvdp1 [vdev=xvdp2 ...]",
+	{"attach", "attach DOMAIN vdev=xvdp1 [vdev=xvdp2 vdev=xvdp3 ...]",
 	 "Attaches profsvc disks to a running domain.", 0, 2, -1, 1, cmd_attach},
 	{"detach", "detach DOMAIN VDEV", "Detaches a profsvc disk from a domain.", 0, 2, 2, 1, cmd_detach},
 	{"sample", "sample DOMAIN [--hz 99] [--seconds S] [--symbols ELF] [--kernel-symbols MAP]",
@@ -109,7 +109,8 @@ static const char common_usage[] =
 	"else " PROFSVC_DEFAULT_DB ".\n";
 
 static const char about[] =
-	"Serves the xvdp1/xvdp2 disks of HaLVM guests (disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
+	"Serves the xvdp1/xvdp2/xvdp3 disks of HaLVM guests (.prof, .hp, GHC's eventlog;\n"
+	"disk = ['vdev=xvdp1, backendtype=profsvc'])\n"
 	"into the profsvc store, and keeps the mirage-profile trace buffer of any MirageOS guest\n"
 	"that shares one (data/mprof/ring-ref); see profdb for the runs it records.\n";
 

@@ -1,13 +1,13 @@
 /*
  * halvm-blk-writer.c - runs inside a PV Linux guest (static, no libc
- * beyond the basics): writes a .prof to /dev/xvdp1 and a .hp to /dev/xvdp2
- * in the HaLVM on-disk layout, with the HaLVM writer's exact request
+ * beyond the basics): writes a .prof to /dev/xvdp1, a .hp to /dev/xvdp2
+ * and GHC's eventlog to /dev/xvdp3 in the HaLVM on-disk layout, with the HaLVM writer's exact request
  * pattern (frontend-stub/halvm_writer.c): the status block in sector 0,
  * data from sector 1, the status block rewritten after every 4 KiB block
  * and every flush.  Every request is one O_DIRECT pwrite, so it reaches the
  * kernel's blkfront (a peer nobody here wrote) as a request of its own.
  *
- *   halvm-blk-writer [--delay-us N] [--prof FILE] [--hp FILE]
+ *   halvm-blk-writer [--delay-us N] [--prof FILE] [--hp FILE] [--eventlog FILE]
  * Exit status: 0, or 1 after printing "PROFILING: Block write failed!".
  */
 #include "config.h"
@@ -45,7 +45,7 @@ static int submit(void *ctx, uint64_t sector, const void *data, unsigned nsect)
 	return 0;
 }
 
-static int write_file(const char *dev, const char *path, int is_hp, useconds_t delay)
+static int write_file(const char *dev, const char *path, int kind, useconds_t delay)
 {
 	struct dev d = {.delay = delay};
 	struct halvm_writer w;
@@ -65,7 +65,7 @@ static int write_file(const char *dev, const char *path, int is_hp, useconds_t d
 		return 1;
 	}
 	halvm_writer_init(&w, 8, submit, &d);
-	int rc = halvm_writer_replay(&w, buf, len, is_hp, UINT64_MAX);
+	int rc = halvm_writer_replay(&w, buf, len, kind, UINT64_MAX);
 	close(d.fd);
 	printf("WRITER: %s: %zu bytes in %lu requests%s\n", dev, len, d.requests, rc ? " (FAILED)" : "");
 	fflush(stdout);
@@ -74,7 +74,7 @@ static int write_file(const char *dev, const char *path, int is_hp, useconds_t d
 
 int main(int argc, char **argv)
 {
-	const char *prof = NULL, *hp = NULL;
+	const char *prof = NULL, *hp = NULL, *ev = NULL;
 	useconds_t delay = 0;
 	int rc = 0;
 
@@ -83,12 +83,16 @@ int main(int argc, char **argv)
 			prof = argv[i + 1];
 		else if (!strcmp(argv[i], "--hp"))
 			hp = argv[i + 1];
+		else if (!strcmp(argv[i], "--eventlog"))
+			ev = argv[i + 1];
 		else if (!strcmp(argv[i], "--delay-us"))
 			delay = (useconds_t)atoi(argv[i + 1]);
 	}
+	if (ev)
+		rc |= write_file("/dev/xvdp3", ev, HALVM_REPLAY_EVENTLOG, delay);
 	if (hp)
-		rc |= write_file("/dev/xvdp2", hp, 1, delay);
+		rc |= write_file("/dev/xvdp2", hp, HALVM_REPLAY_HP, delay);
 	if (prof)
-		rc |= write_file("/dev/xvdp1", prof, 0, delay);
+		rc |= write_file("/dev/xvdp1", prof, HALVM_REPLAY_PROF, delay);
 	return rc;
 }
