@@ -188,6 +188,19 @@ oom:
 
 /* ---- samples ------------------------------------------------------------------ */
 
+/* A name the .hp reader would take for a keyword inside a sample gets a
+ * leading space (hostile labels only: GHC's never start so). */
+static int guard_keyword(struct el_heap *h, size_t *len, const char *s, size_t n)
+{
+	static const char *const kw[] = {"BEGIN_SAMPLE", "END_SAMPLE"};
+	for (size_t i = 0; i < 2; i++) {
+		size_t k = strlen(kw[i]);
+		if (n >= k && !memcmp(s, kw[i], k) && (n == k || s[k] == ' ' || s[k] == '\t'))
+			return put(h, len, " ", 1, 0);
+	}
+	return 0;
+}
+
 static int band_line(struct el_heap *h, const struct gel_event *ev)
 {
 	if (!h->in_sample) {
@@ -198,7 +211,7 @@ static int band_line(struct el_heap *h, const struct gel_event *ev)
 	if (ev->type == GEL_HEAP_PROF_SAMPLE_STRING) {
 		const char *s = ev->nstrs ? ev->strs[0].s : "";
 		size_t n = ev->nstrs ? ev->strs[0].len : 0;
-		if (put_name(h, &len, n ? s : "(empty)", n ? n : 7) != 0)
+		if (guard_keyword(h, &len, s, n) != 0 || put_name(h, &len, n ? s : "(empty)", n ? n : 7) != 0)
 			return -1;
 	} else {
 		for (unsigned i = 0; i < ev->depth && len < EL_MAX_NAME; i++) {
@@ -210,7 +223,8 @@ static int band_line(struct el_heap *h, const struct gel_event *ev)
 				snprintf(num, sizeof(num), "(cc %" PRIu32 ")", cc);
 				l = num;
 			}
-			if ((i && put_name(h, &len, "/", 1) != 0) || put_name(h, &len, l, strlen(l)) != 0)
+			if ((!i && guard_keyword(h, &len, l, strlen(l)) != 0) || (i && put_name(h, &len, "/", 1) != 0) ||
+			    put_name(h, &len, l, strlen(l)) != 0)
 				return -1;
 		}
 		if (!len && put_name(h, &len, "(empty stack)", 13) != 0)

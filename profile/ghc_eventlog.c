@@ -397,15 +397,13 @@ static int event_unit(struct gel_decoder *d, const uint8_t *p, size_t head, size
 	ev.time_ns = be64(p + 2);
 	ev.offset = d->consumed;
 	ev.size = (uint32_t)size;
-	ev.payload = p + head;
-	if (head > EVENT_HEAD) {
-		/* a variable payload is copied so its last string ends in a NUL */
-		if (reserve(&d->scratch, &d->scratch_cap, size + 1) != 0)
-			return fail(d, d->consumed, "out of memory");
-		memcpy(d->scratch, p + head, size);
-		d->scratch[size] = 0;
-		ev.payload = d->scratch;
-	}
+	/* the payload is copied so its last string ends in a NUL, whatever
+	 * size the header gave its type (a fixed-size message is legal) */
+	if (reserve(&d->scratch, &d->scratch_cap, size + 1) != 0)
+		return fail(d, d->consumed, "out of memory");
+	memcpy(d->scratch, p + head, size);
+	d->scratch[size] = 0;
+	ev.payload = d->scratch;
 	struct rd r = {ev.payload, size, 0, 0};
 	ev.known = rd_fields(&r, &ev);
 	ev.decoded = ev.known && !r.short_;

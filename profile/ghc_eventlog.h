@@ -194,7 +194,7 @@ struct gel_decoder {
 	/* the unit being gathered when it spans pieces (invariant 3) */
 	uint8_t *pend;
 	size_t pend_len, pend_need, pend_cap;
-	uint8_t *scratch;             /* a variable payload copy, NUL-ended */
+	uint8_t *scratch;             /* the payload being delivered, NUL-ended */
 	size_t scratch_cap;
 	/* the enclosing block */
 	int32_t block_cap;

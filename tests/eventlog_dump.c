@@ -9,8 +9,10 @@
  *   eventlog_dump show FILE     the event types and one line per event,
  *                               as `ghc-events show` prints them
  *   eventlog_dump gc FILE       the GC figures, "name value" a line
- *   eventlog_dump bands FILE    the heap samples through hp2ps's rules:
- *                               "name<TAB>total" per band of the chart
+ *   eventlog_dump bands FILE    the heap samples: "key name<TAB>total" per
+ *                               band of the chart by hp2ps's rules (largest
+ *                               first), then "band name<TAB>total<TAB>peak"
+ *                               for every band, in the order first seen
  *   eventlog_dump hpbands F.hp  the same for a .hp file
  *
  * The file is fed in pieces of 4093 bytes (EVENTLOG_PIECE to change it),
@@ -69,8 +71,10 @@ static int print_bands(const struct hp_profile *hp)
 		return -1;
 	printf("samples %zu\n", hp->nsamples);
 	for (size_t i = c.nbands; i-- > 0;)
-		printf("%s\t%" PRIu64 "\n", c.bands[i].name, c.bands[i].total);
+		printf("key %s\t%" PRIu64 "\n", c.bands[i].name, c.bands[i].total);
 	hp_chart_free(&c);
+	for (size_t i = 0; i < hp->nbands; i++)
+		printf("band %s\t%" PRIu64 "\t%" PRIu64 "\n", hp->bands[i].name, hp->bands[i].total, hp->bands[i].peak);
 	return 0;
 }
 

@@ -219,6 +219,8 @@ static int collect(void *ctx, const struct gel_event *ev)
 {
 	struct seen *s = ctx;
 	s->count++;
+	for (unsigned i = 0; i < ev->nstrs; i++)
+		CHECK(ev->strs[i].s[ev->strs[i].len] == 0, "type %u: string %u not NUL-ended", ev->type, i);
 	s->hash = s->hash * 31 + ev->type * 7 + ev->time_ns + (uint64_t)ev->cap * 13 + ev->offset;
 	if (s->n < MAXEV) {
 		s->ev[s->n] = *ev;
@@ -432,6 +434,19 @@ static void test_hostile_events(void)
 	lb_u16(&b, 0xffff);
 	CHECK(decode(b.d, b.n, 5, &s, &g) == 0 && s.n == 1 && s.ev[0].known && !s.ev[0].decoded &&
 	      s.ev[0].value == 0 && s.ev[0].size == 4, "short payload");
+	gel_free(&g);
+
+	/* a message type declared fixed-size: its string still ends in a NUL
+	 * (the fuzzer's first finding) */
+	b.n = 0;
+	lb_bytes(&b, "hdrbhetb", 8);
+	lb_type(&b, GEL_USER_MSG, 5, "fixed message");
+	lb_bytes(&b, "hetehdredatb", 12);
+	lb_ev(&b, GEL_USER_MSG, 9);
+	lb_bytes(&b, "abcde", 5);
+	lb_u16(&b, 0xffff);
+	CHECK(decode(b.d, b.n, 64, &s, &g) == 0 && s.n == 1 && s.ev[0].decoded && s.ev[0].strs[0].len == 5,
+	      "fixed-size message");
 	gel_free(&g);
 
 	/* times going backwards; GC ends before their starts */
