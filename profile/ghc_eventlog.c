@@ -542,6 +542,7 @@ static size_t next_unit(struct gel_decoder *d, const uint8_t *p, size_t n, size_
 	int rc = event_unit(d, p, head, len - head);
 	d->whole_prefix = d->consumed + len;
 	if (rc != 0) {
+		d->stopped = rc > 0;
 		*err = rc < 0 ? -1 : 1;
 		*need = len;
 		return 0;
@@ -579,6 +580,8 @@ static int gather(struct gel_decoder *d, const uint8_t **in, size_t *left)
 	}
 	if (!len) {
 		/* the unit is longer than its first bytes said: need grows */
+		if (need <= d->pend_len)
+			return fail(d, d->consumed, "internal error: a unit's length went back");
 		if (reserve(&d->pend, &d->pend_cap, need) != 0)
 			return fail(d, d->consumed, "out of memory");
 		d->pend_need = need;
@@ -593,6 +596,8 @@ int gel_feed(struct gel_decoder *d, const void *data, size_t len)
 {
 	if (d->failed)
 		return -1;
+	if (d->stopped)
+		return 1;
 	const uint8_t *in = data;
 	d->fed += len;
 	while (len > 0 && d->phase != GEL_ENDED) {

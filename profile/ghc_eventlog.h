@@ -177,7 +177,9 @@ struct gel_event {
 	size_t all_len;
 };
 
-/* Called once per whole event; nonzero stops gel_feed (which returns 1). */
+/* Called once per whole event.  Nonzero stops the decoder for good after
+ * this event: gel_feed returns 1, now and on every later call (the rest
+ * of the piece is not read); gel_whole_prefix() ends with this event. */
 typedef int (*gel_event_fn)(void *ctx, const struct gel_event *ev);
 
 enum gel_phase { GEL_IN_HEADER, GEL_IN_DATA, GEL_ENDED };
@@ -208,7 +210,7 @@ struct gel_decoder {
 	uint64_t blocks;
 	uint64_t max_time, backwards; /* events earlier than one before them */
 	uint64_t last_time;
-	int failed;
+	int failed, stopped;
 	char err[256];
 };
 

@@ -149,8 +149,10 @@ int main(int argc, char **argv)
 	free(buf);
 	struct gel_tail t;
 	int fin = gel_finish(&g, &t);
-	if (rc < 0 || fin < 0) {
-		fprintf(stderr, "%s: %s\n", argv[2], gel_error(&g));
+	if (rc != 0 || fin < 0) {
+		/* rc 1: a view refused an event (the callback stopped the decoder) */
+		fprintf(stderr, "%s: %s\n", argv[2],
+		        rc == 1 ? "a view failed (out of memory, or the .hp model refused a line)" : gel_error(&g));
 		rc = 1;
 	} else {
 		report(&d, &g, &t);

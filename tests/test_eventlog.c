@@ -287,6 +287,27 @@ static void test_fields(void)
 }
 
 /* Every piece size gives the same events. */
+static int stop_third(void *ctx, const struct gel_event *ev)
+{
+	(void)ev;
+	return ++*(int *)ctx == 3;
+}
+
+/* The callback stops the decoder for good after the event it says so of. */
+static void test_stop(void)
+{
+	struct lb b = {0};
+	std_log(&b);
+	int n = 0;
+	struct gel_decoder g;
+	gel_init(&g, stop_third, &n);
+	CHECK(gel_feed(&g, b.d, b.n) == 1 && n == 3, "stopped at the third event (%d)", n);
+	CHECK(gel_feed(&g, b.d, 1) == 1 && n == 3, "and stays stopped");
+	CHECK(g.events == 3 && gel_whole_prefix(&g) == g.consumed, "the prefix ends with the third event");
+	gel_free(&g);
+	free(b.d);
+}
+
 static void test_pieces(void)
 {
 	struct lb b = {0};
@@ -572,6 +593,7 @@ int main(void)
 	rng = tu_seed(0x4556);
 	test_fields();
 	test_pieces();
+	test_stop();
 	test_cut_everywhere();
 	test_hostile_headers();
 	test_hostile_events();
