@@ -10,7 +10,12 @@
  *
  *   HEAP_PROF_SAMPLE_BEGIN era    ->  BEGIN_SAMPLE t   (t: the event's time)
  *   HEAP_PROF_SAMPLE_STRING       ->  label<TAB>bytes
- *   HEAP_PROF_SAMPLE_COST_CENTRE  ->  cc/cc/...<TAB>bytes  (innermost first)
+ *   HEAP_PROF_SAMPLE_COST_CENTRE  ->  cc/cc/...<TAB>bytes  (innermost first;
+ *                                     a CAF as Module.CAF, the empty stack MAIN)
+ *
+ * A -hc .hp names a band "(ccs id)cc/cc/..." cut to -L's length; the
+ * eventlog does not carry the stack's id, so a band here is the .hp's
+ * name without its "(id)" and whole.
  *   HEAP_PROF_SAMPLE_END          ->  END_SAMPLE t
  *
  * A new BEGIN while a sample is open ends it (GHCs before 8.10 wrote no
@@ -156,9 +161,16 @@ static int add_cc(struct el_heap *h, const struct gel_event *ev)
 {
 	if (!ev->nstrs || h->nccs >= EL_MAX_CCS)
 		return 0;
-	char *label = strndup(ev->strs[0].s, ev->strs[0].len);
+	/* a CAF is named by its module, as the .hp names it ("Main.CAF") */
+	const struct gel_str *l = &ev->strs[0], *mod = ev->nstrs > 1 ? &ev->strs[1] : NULL;
+	int caf = l->len == 3 && !memcmp(l->s, "CAF", 3) && mod && mod->len;
+	char *label = malloc((caf ? mod->len + 1 : 0) + l->len + 1);
 	if (!label)
 		return -1;
+	if (caf)
+		snprintf(label, mod->len + 5, "%s.CAF", mod->s);
+	else
+		memcpy(label, l->s, l->len + 1);
 	uint32_t cc = ev->arg32;
 	size_t at = 0;
 	h->want_cc = cc;
@@ -227,7 +239,8 @@ static int band_line(struct el_heap *h, const struct gel_event *ev)
 			    put_name(h, &len, l, strlen(l)) != 0)
 				return -1;
 		}
-		if (!len && put_name(h, &len, "(empty stack)", 13) != 0)
+		/* the empty stack is the root, which the .hp calls MAIN */
+		if (!len && put_name(h, &len, "MAIN", 4) != 0)
 			return -1;
 	}
 	char val[32];

@@ -501,6 +501,49 @@ static void test_hostile_events(void)
 	free(b.d);
 }
 
+static void block(struct lb *b, uint64_t t, uint32_t size, uint16_t cap)
+{
+	lb_ev(b, GEL_BLOCK_MARKER, t);
+	lb_u32(b, size);
+	lb_u64(b, t + 1000);
+	lb_u16(b, cap);
+}
+
+/* Two capabilities' blocks interleaved: each event has its block's cap,
+ * pauses pair on their own capability; a block claiming 4 GiB only says
+ * that the events after it are its own. */
+static void test_caps(void)
+{
+	struct lb b = {0};
+	std_header(&b);
+	block(&b, 10, 24 + 10 + 10, 1);
+	lb_ev(&b, GEL_GC_START, 100);     /* cap 1 */
+	lb_ev(&b, GEL_GC_END, 400);       /* cap 1: 300 */
+	block(&b, 20, 24 + 10 + 10, 0);
+	lb_ev(&b, GEL_GC_START, 150);     /* cap 0, earlier than cap 1's end */
+	lb_ev(&b, GEL_GC_END, 200);       /* cap 0: 50 */
+	lb_ev(&b, GEL_GC_START, 500);     /* past the block: no cap */
+	block(&b, 30, 0xffffffffu, 2);
+	lb_ev(&b, GEL_GC_END, 600);       /* cap 2, no start there */
+	lb_u16(&b, 0xffff);
+	struct seen s;
+	struct gel_decoder g;
+	CHECK(decode(b.d, b.n, 7, &s, &g) == 0 && s.n == 9, "%zu events: %s", s.n, gel_error(&g));
+	static const int caps[] = {1, 1, 1, 0, 0, 0, -1, 2, 2};
+	for (size_t i = 0; i < s.n && i < 9; i++)
+		CHECK(s.ev[i].cap == caps[i], "event %zu: cap %d, not %d", i, (int)s.ev[i].cap, caps[i]);
+	struct el_gc gc;
+	el_gc_init(&gc);
+	for (size_t i = 0; i < s.n; i++)
+		el_gc_add(&gc, &s.ev[i]);
+	el_gc_finish(&gc);
+	CHECK(gc.collections == 3 && gc.pauses_n == 2 && gc.total_pause_ns == 350 && gc.longest_pause_ns == 300 &&
+	      gc.unmatched == 1, "pauses by capability: %" PRIu64 " ns in %" PRIu64, gc.total_pause_ns, gc.pauses_n);
+	el_gc_free(&gc);
+	gel_free(&g);
+	free(b.d);
+}
+
 static void test_views(void)
 {
 	struct lb b = {0};
@@ -597,6 +640,7 @@ int main(void)
 	test_cut_everywhere();
 	test_hostile_headers();
 	test_hostile_events();
+	test_caps();
 	test_views();
 	test_show();
 	return tu_finish("test_eventlog");

@@ -9,7 +9,9 @@
 #    every type's count equal those of ghc-events' lines, GC count equals
 #    its GC starts, the heap samples' bands through hp2ps's rules equal
 #    the .hp's band for band; the log cut at offsets across it reads as a
-#    prefix of the whole log's events, up to the last whole event;
+#    prefix of the whole log's events, up to the last whole event; a
+#    profiled build's -hc log's bands equal its .hp's (names without the
+#    .hp's stack ids);
 #  - a run made here, when Debian's ghc (9.0.2) and ghc-events
 #    (libghc-ghc-events-dev) are installed: the same program compiled with
 #    ghc -O2 -eventlog -rtsopts and run with +RTS -l -hT -i0.05, checked
@@ -137,6 +139,35 @@ check "$EFIX/evprog.eventlog" "$T/fixture.ge" "$EFIX/evprog.hp" fixture
 cuts "$EFIX/evprog.eventlog" fixture
 keep_at_exit '"$T"/*.txt' '"$T"/*.sorted' '"$T"/bands.*' '"$T"/gc'
 
+# --- the profiled fixture: a cost-centre heap profile (-hc) --------------------------------------
+# The .hp names a band "(ccs id)cc/cc/..." cut at 25 characters with "...";
+# the eventlog has no stack id, so each .hp band must have one of ours
+# with its total and peak and its name without "(id)", whole.
+HC="$EFIX/evprog-prof-hc"
+"$DUMP" counts "$HC.eventlog" >"$T/hc.counts" 2>"$T/err" && grep -qx 'ended 1' "$T/hc.counts" && ok ||
+	fail "-hc fixture: $(cat "$T/err")"
+"$DUMP" bands "$HC.eventlog" >"$T/hc.el" 2>"$T/err" && "$DUMP" hpbands "$HC.hp" >"$T/hc.hp" 2>>"$T/err" && ok ||
+	fail "-hc fixture: bands: $(cat "$T/err")"
+python3 - "$T/hc.el" "$T/hc.hp" <<'EOF' && ok || fail "-hc fixture: bands differ from the .hp's"
+import re, sys
+def bands(path):
+    out = []
+    for line in open(path, encoding="utf-8", errors="surrogateescape"):
+        if line.startswith("band "):
+            name, total, peak = line[5:].rstrip("\n").rsplit("\t", 2)
+            out.append((name, int(total), int(peak)))
+    return out
+ours, theirs = bands(sys.argv[1]), bands(sys.argv[2])
+assert len(ours) == len(theirs) > 5, (len(ours), len(theirs))
+left = list(ours)
+for name, total, peak in theirs:
+    bare = re.sub(r"^\(\d+\)", "", name)
+    match = [b for b in left if b[1:] == (total, peak) and
+             (b[0] == bare or (bare.endswith("...") and b[0].startswith(bare[:-3])))]
+    assert match, f"no band of ours for {name} {total} {peak}"
+    left.remove(match[0])
+EOF
+
 # --- a run made here ------------------------------------------------------------------------
 missing=""
 command -v ghc >/dev/null || missing="$missing ghc"
@@ -156,6 +187,10 @@ if [ -s "$T/run/evprog.eventlog" ] && [ -s "$T/run/evprog.hp" ]; then
 	ghc-events show "$T/run/evprog.eventlog" >"$T/run.ge" 2>"$T/err" && ok || fail "ghc-events show: $(cat "$T/err")"
 	check "$T/run/evprog.eventlog" "$T/run.ge" "$T/run/evprog.hp" "a run made here"
 	cuts "$T/run/evprog.eventlog" "a run made here" ghc-events
+	# the profiled fixture's lines too (cost centres, their samples)
+	ghc-events show "$HC.eventlog" >"$T/hc.ge" 2>"$T/err" && "$DUMP" show "$HC.eventlog" >"$T/hc.txt" &&
+		cmp -s <(events_of "$T/hc.ge") <(events_of "$T/hc.txt") && ok ||
+		fail "-hc fixture: lines differ from ghc-events show's: $(diff <(events_of "$T/hc.ge") <(events_of "$T/hc.txt") | head -4)"
 else
 	fail "the run wrote no eventlog or no .hp"
 fi
