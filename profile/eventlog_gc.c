@@ -1,11 +1,16 @@
 /*
  * eventlog_gc.c - GC figures from an eventlog's events (eventlog_summary.h).
  *
- * A pause is a GC_START and the next GC_END on the same capability (the
- * capability that leads a collection writes both; the others write GC
- * work/idle/done).  The count is the GC_START events, as ghc-events counts
- * them; generations come from GC_STATS_GHC, one per collection.  Pauses
- * are kept (8 bytes each, linear in the log) so percentiles are exact.
+ * Every capability taking part in a collection writes a GC start and a GC
+ * end (one capability in the non-threaded RTS, each of them in the
+ * threaded one); the leader also writes GC_STATS_GHC, one a collection,
+ * which gives the generation.  A span is a start and the next end on the
+ * same capability.  The program is stopped while any capability is in a
+ * collection, so a pause is a window of overlapping spans: the spans are
+ * sorted by start once the log is read and merged.  They have to wait for
+ * the end because capabilities' blocks are not in time order.  Spans and
+ * pauses are kept (16 and 8 bytes a collection, linear in the log), so
+ * the percentiles are exact.
  *
  * May call: ghc_eventlog.h's types, libc.
  */
@@ -23,26 +28,25 @@ void el_gc_init(struct el_gc *g)
 
 void el_gc_free(struct el_gc *g)
 {
+	free(g->spans);
 	free(g->pauses);
 	memset(g, 0, sizeof(*g));
 }
 
-static int keep_pause(struct el_gc *g, uint64_t ns)
+static int keep_span(struct el_gc *g, uint64_t start, uint64_t end)
 {
-	if (g->pauses_n == g->pauses_cap) {
-		size_t c = g->pauses_cap ? g->pauses_cap * 2 : 256;
-		uint64_t *p = realloc(g->pauses, c * sizeof(*p));
+	if (g->nspans == g->spans_cap) {
+		size_t c = g->spans_cap ? g->spans_cap * 2 : 256;
+		struct el_gc_span *p = realloc(g->spans, c * sizeof(*p));
 		if (!p) {
 			g->failed = 1;
 			return -1;
 		}
-		g->pauses = p;
-		g->pauses_cap = c;
+		g->spans = p;
+		g->spans_cap = c;
 	}
-	g->pauses[g->pauses_n++] = ns;
-	g->total_pause_ns += ns;
-	if (ns > g->longest_pause_ns)
-		g->longest_pause_ns = ns;
+	/* out of order (a hostile log): a span never ends before it starts */
+	g->spans[g->nspans++] = (struct el_gc_span){start, end > start ? end : start};
 	return 0;
 }
 
@@ -57,7 +61,7 @@ static int on_gc_edge(struct el_gc *g, const struct gel_event *ev)
 {
 	uint64_t *slot = open_slot(g, ev);
 	if (ev->type == GEL_GC_START) {
-		g->collections++;
+		g->starts++;
 		if (slot && *slot)
 			g->unmatched++;  /* a start whose end never came */
 		if (slot)
@@ -70,8 +74,7 @@ static int on_gc_edge(struct el_gc *g, const struct gel_event *ev)
 	}
 	uint64_t start = *slot - 1;
 	*slot = 0;
-	/* out of order (a hostile log): a pause never counts negative */
-	return keep_pause(g, ev->time_ns > start ? ev->time_ns - start : 0);
+	return keep_span(g, start, ev->time_ns);
 }
 
 static void max_in(uint64_t *m, uint64_t v)
@@ -92,6 +95,7 @@ int el_gc_add(struct el_gc *g, const struct gel_event *ev)
 	case GEL_GC_END:
 		return on_gc_edge(g, ev);
 	case GEL_GC_STATS_GHC:
+		g->stats_seen++;
 		g->by_gen[ev->gc.gen < EL_GENS ? ev->gc.gen : EL_GENS - 1]++;
 		g->copied += ev->gc.copied;
 		break;
@@ -111,6 +115,12 @@ int el_gc_add(struct el_gc *g, const struct gel_event *ev)
 	return 0;
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+	const struct el_gc_span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -126,14 +136,47 @@ static uint64_t percentile(const uint64_t *sorted, size_t n, unsigned pct)
 	return sorted[rank ? rank - 1 : 0];
 }
 
-void el_gc_finish(struct el_gc *g)
+/* Overlapping spans into windows: pauses[] their lengths. */
+static int merge_spans(struct el_gc *g)
 {
-	if (g->pauses_n)
-		qsort(g->pauses, g->pauses_n, sizeof(*g->pauses), cmp_u64);
+	free(g->pauses);
+	g->pauses = NULL;
+	g->pauses_n = g->total_pause_ns = g->longest_pause_ns = 0;
+	if (!g->nspans)
+		return 0;
+	if (!(g->pauses = malloc(g->nspans * sizeof(*g->pauses)))) {
+		g->failed = 1;
+		return -1;
+	}
+	qsort(g->spans, g->nspans, sizeof(*g->spans), cmp_span);
+	struct el_gc_span w = g->spans[0];
+	for (size_t i = 1; i <= g->nspans; i++) {
+		if (i < g->nspans && g->spans[i].start <= w.end) {
+			if (g->spans[i].end > w.end)
+				w.end = g->spans[i].end;
+			continue;
+		}
+		uint64_t ns = w.end - w.start;
+		g->pauses[g->pauses_n++] = ns;
+		g->total_pause_ns += ns;
+		max_in(&g->longest_pause_ns, ns);
+		if (i < g->nspans)
+			w = g->spans[i];
+	}
+	qsort(g->pauses, g->pauses_n, sizeof(*g->pauses), cmp_u64);
+	return 0;
+}
+
+int el_gc_finish(struct el_gc *g)
+{
+	if (g->failed || merge_spans(g) != 0)
+		return -1;
+	g->collections = g->stats_seen ? g->stats_seen : g->starts;
 	g->p50_ns = percentile(g->pauses, g->pauses_n, 50);
 	g->p90_ns = percentile(g->pauses, g->pauses_n, 90);
 	g->p99_ns = percentile(g->pauses, g->pauses_n, 99);
 	g->gc_share = g->elapsed_ns ? (double)g->total_pause_ns / (double)g->elapsed_ns : 0.0;
 	if (g->gc_share > 1.0)
-		g->gc_share = 1.0;  /* overlapping pauses of a hostile log */
+		g->gc_share = 1.0;  /* a hostile log's times */
+	return 0;
 }

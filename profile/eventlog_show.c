@@ -173,7 +173,12 @@ static int thread_text(FILE *f, const struct gel_event *ev)
 	case GEL_CREATE_THREAD: fprintf(f, "creating thread %" PRIu32, ev->thread); return 1;
 	case GEL_RUN_THREAD: fprintf(f, "running thread %" PRIu32, ev->thread); return 1;
 	case GEL_STOP_THREAD:
-		fprintf(f, "stopping thread %" PRIu32 " (%s)", ev->thread, gel_stop_status(ev->status));
+		/* a black hole's owner, when the RTS says who it is */
+		if (ev->status == 8 && ev->blocked_on)
+			fprintf(f, "stopping thread %" PRIu32 " (blocked on black hole owned by thread %" PRIu32 ")",
+			        ev->thread, ev->blocked_on);
+		else
+			fprintf(f, "stopping thread %" PRIu32 " (%s)", ev->thread, gel_stop_status(ev->status));
 		return 1;
 	case GEL_THREAD_RUNNABLE: fprintf(f, "thread %" PRIu32 " is runnable", ev->thread); return 1;
 	case GEL_MIGRATE_THREAD: fprintf(f, "migrating thread %" PRIu32 " to cap %u", ev->thread, ev->arg16); return 1;

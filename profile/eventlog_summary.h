@@ -29,10 +29,16 @@
 #define EL_GENS 8u          /* generations counted apart; older ones in the last */
 #define EL_MAX_CAPS 1024u   /* capabilities whose open GC is tracked */
 
+struct el_gc_span {
+	uint64_t start, end;
+};
+
 struct el_gc {
-	uint64_t collections;        /* GC_START events (ghc-events' count) */
+	uint64_t starts;             /* GC_START events (ghc-events' count) */
+	uint64_t collections;        /* GC_STATS_GHC events (one a collection), or
+	                                starts when the log has none */
 	uint64_t by_gen[EL_GENS];    /* GC_STATS_GHC events by generation */
-	uint64_t pauses_n;           /* starts matched by an end on their cap */
+	uint64_t pauses_n;           /* stop-the-world windows, once finished */
 	uint64_t total_pause_ns, longest_pause_ns;
 	uint64_t p50_ns, p90_ns, p99_ns; /* nearest rank, once finished */
 	uint64_t elapsed_ns;         /* the latest event time */
@@ -40,9 +46,11 @@ struct el_gc {
 	uint64_t peak_live, peak_heap, peak_blocks, allocated;
 	uint64_t copied;             /* summed over GC_STATS_GHC */
 	uint64_t unmatched;          /* a GC end without its start, or the reverse */
+	uint64_t stats_seen;
 	/* state */
-	uint64_t *pauses;            /* one per matched pause: linear in the log */
-	size_t pauses_cap;
+	struct el_gc_span *spans;    /* one per start matched by its end: linear in the log */
+	size_t nspans, spans_cap;
+	uint64_t *pauses;            /* the windows' lengths, sorted, once finished */
 	uint64_t open_start[EL_MAX_CAPS + 1]; /* by cap + 1 (slot 0: no cap); 0 none */
 	int failed;
 };
@@ -50,8 +58,8 @@ struct el_gc {
 void el_gc_init(struct el_gc *g);
 /* 0, or -1 when out of memory. */
 int el_gc_add(struct el_gc *g, const struct gel_event *ev);
-/* Percentiles and share. */
-void el_gc_finish(struct el_gc *g);
+/* Pauses, percentiles and share; 0, or -1 when out of memory. */
+int el_gc_finish(struct el_gc *g);
 void el_gc_free(struct el_gc *g);
 
 /* ---- heap samples ---------------------------------------------------------- */

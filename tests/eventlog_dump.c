@@ -107,8 +107,11 @@ static void report(struct dump *d, struct gel_decoder *g, const struct gel_tail 
 		printf("blocks %" PRIu64 "\nwhole_prefix %" PRIu64 "\nended %d\ncut %" PRIu64 "\nbackwards %" PRIu64 "\n",
 		       g->blocks, t->whole_prefix, t->ended, t->cut_bytes, g->backwards);
 	} else if (!strcmp(d->mode, "gc")) {
-		el_gc_finish(&d->gc);
-		printf("collections %" PRIu64 "\n", d->gc.collections);
+		if (el_gc_finish(&d->gc) != 0) {
+			fprintf(stderr, "out of memory\n");
+			return;
+		}
+		printf("starts %" PRIu64 "\ncollections %" PRIu64 "\n", d->gc.starts, d->gc.collections);
 		for (unsigned i = 0; i < EL_GENS; i++)
 			if (d->gc.by_gen[i])
 				printf("gen%u %" PRIu64 "\n", i, d->gc.by_gen[i]);

@@ -2,9 +2,9 @@
 # test_eventlog_peers.sh - the GHC eventlog decoder (profile/ghc_eventlog.h)
 # and its views (profile/eventlog_summary.h), through tests/eventlog_dump,
 # beside what GHC's own tools make of the same log:
-#  - the fixture (tests/data/eventlog: a GHC 9.0.2 program run with
-#    +RTS -l -hT, its eventlog, its .hp and what ghc-events show printed
-#    for it), always: every event's line equals one of ghc-events' (the
+#  - the fixtures (tests/data/eventlog: GHC 9.0.2 programs run with
+#    +RTS -l -hT, one on the threaded RTS with two capabilities, their
+#    eventlogs, their .hp and what ghc-events show printed), always: every event's line equals one of ghc-events' (the
 #    same lines, sorted: ghc-events sorts by time), the event count and
 #    every type's count equal those of ghc-events' lines, GC count equals
 #    its GC starts, the heap samples' bands through hp2ps's rules equal
@@ -37,7 +37,11 @@ types_of() {
 	/^starting GC$/                   { t = 9;  } /^finished GC$/             { t = 10 }
 	/^requesting sequential GC$/      { t = 11; } /^requesting parallel GC$/  { t = 12 }
 	/^GC idle$/                       { t = 20; } /^GC working$/              { t = 21 }
-	/^GC done$/                       { t = 22; }
+	/^GC done$/                       { t = 22; } /^creating spark thread /   { t = 15 }
+	/^spark stats: /                  { t = 34; } /^spark created$/           { t = 35 }
+	/^dud spark discarded$/           { t = 36; } /^overflowed spark discarded$/ { t = 37 }
+	/^running a local spark$/         { t = 38; } /^stealing a spark from cap / { t = 39 }
+	/^spark fizzled$/                 { t = 40; } /^spark GCed$/              { t = 41 }
 	/^created capset /                { t = 25; } /^deleted capset /          { t = 26 }
 	/^assigned cap /                  { t = 27; } /^removed cap /             { t = 28 }
 	/^capset [0-9]+: RTS version /    { t = 29; } /^capset [0-9]+: args: /    { t = 30 }
@@ -84,9 +88,14 @@ check() {
 	fi
 	grep -qx 'ended 1' "$T/counts" && grep -qx 'cut 0' "$T/counts" && ok || fail "$what: not read to its end"
 	"$DUMP" gc "$log" >"$T/gc" 2>"$T/err" && ok || fail "$what: eventlog_dump gc: $(cat "$T/err")"
+	# GC starts as ghc-events counts them; collections one a GC statistics
+	# event (the same in the non-threaded RTS: one capability)
 	n=$(grep -c ': starting GC$' "$ge")
-	[ "$n" -gt 0 ] && grep -qx "collections $n" "$T/gc" && ok ||
-		fail "$what: $(grep collections "$T/gc"), ghc-events: $n GC starts"
+	[ "$n" -gt 0 ] && grep -qx "starts $n" "$T/gc" && ok ||
+		fail "$what: $(grep starts "$T/gc"), ghc-events: $n GC starts"
+	n=$(grep -c ': GC stats for heap capset ' "$ge")
+	grep -qx "collections $n" "$T/gc" && grep -qx "pauses $n" "$T/gc" && ok ||
+		fail "$what: $(grep -E '^(collections|pauses) ' "$T/gc" | tr '\n' ' '), ghc-events: $n GC statistics"
 	awk '/^(pauses|gen0) / { v[$1] = $2 } END { exit !(v["pauses"] > 0 && v["gen0"] > 0) }' "$T/gc" && ok ||
 		fail "$what: GC figures: $(tr '\n' ' ' <"$T/gc")"
 	# the heap samples' bands and the .hp's, through hp2ps's rules: the
@@ -137,6 +146,13 @@ cuts() {
 zcat "$EFIX/evprog.ghc-events-show.gz" >"$T/fixture.ge"
 check "$EFIX/evprog.eventlog" "$T/fixture.ge" "$EFIX/evprog.hp" fixture
 cuts "$EFIX/evprog.eventlog" fixture
+# the threaded RTS on two capabilities: blocks of both, migrations, tasks,
+# spark counters, a GC on both at once (one pause, one statistics event)
+zcat "$EFIX/threaded.ghc-events-show.gz" >"$T/threaded.ge"
+check "$EFIX/threaded.eventlog" "$T/threaded.ge" "$EFIX/threaded.hp" "threaded fixture"
+cuts "$EFIX/threaded.eventlog" "threaded fixture"
+[ "$(grep -c ': starting GC$' "$T/threaded.ge")" -gt "$(grep -c ': GC stats for' "$T/threaded.ge")" ] && ok ||
+	fail "threaded fixture: no collection on both capabilities"
 keep_at_exit '"$T"/*.txt' '"$T"/*.sorted' '"$T"/bands.*' '"$T"/gc'
 
 # --- the profiled fixture: a cost-centre heap profile (-hc) --------------------------------------

@@ -118,7 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gel_free(&gc);
 	}
 
-	el_gc_finish(&a.gc);
+	assert(el_gc_finish(&a.gc) == 0);
+	assert(a.gc.pauses_n <= a.gc.nspans && a.gc.nspans <= a.gc.starts);
 	assert(a.gc.p50_ns <= a.gc.p90_ns && a.gc.p90_ns <= a.gc.p99_ns && a.gc.p99_ns <= a.gc.longest_pause_ns);
 	assert(a.gc.gc_share >= 0.0 && a.gc.gc_share <= 1.0);
 	struct hp_tail ht;
