@@ -385,7 +385,8 @@ static int deliver(struct gel_decoder *d, struct gel_event *ev)
 	d->events++;
 	if (!ev->known)
 		d->unknown_events++;
-	return d->fn ? d->fn(d->ctx, ev) : 0;
+	/* any nonzero answer stops (1); -1 is kept for the decoder's own errors */
+	return d->fn && d->fn(d->ctx, ev) != 0 ? 1 : 0;
 }
 
 /* One whole event at p (n bytes, its payload from p + head). */

@@ -293,6 +293,13 @@ static int stop_third(void *ctx, const struct gel_event *ev)
 	return ++*(int *)ctx == 3;
 }
 
+static int stop_negative(void *ctx, const struct gel_event *ev)
+{
+	(void)ev;
+	++*(int *)ctx;
+	return -1;
+}
+
 /* The callback stops the decoder for good after the event it says so of. */
 static void test_stop(void)
 {
@@ -304,6 +311,10 @@ static void test_stop(void)
 	CHECK(gel_feed(&g, b.d, b.n) == 1 && n == 3, "stopped at the third event (%d)", n);
 	CHECK(gel_feed(&g, b.d, 1) == 1 && n == 3, "and stays stopped");
 	CHECK(g.events == 3 && gel_whole_prefix(&g) == g.consumed, "the prefix ends with the third event");
+	gel_free(&g);
+	n = 0;
+	gel_init(&g, stop_negative, &n);
+	CHECK(gel_feed(&g, b.d, b.n) == 1 && n == 1 && !g.failed, "a negative answer stops too, with no error");
 	gel_free(&g);
 	free(b.d);
 }
