@@ -5,7 +5,8 @@
  *
  * The program arguments and environment are printed as a Haskell list of
  * strings (show's escapes), the rest as plain text; a type this file has
- * no words for prints "Unknown event type N".
+ * no words for prints "Unknown event type N".  el_sorted keeps the lines
+ * and writes them stably sorted by time, which is ghc-events show's order.
  *
  * May call: ghc_eventlog.c (gel_stop_status), libc.
  */
@@ -14,6 +15,7 @@
 #include "eventlog_summary.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *capset_type(uint16_t t)
@@ -341,5 +343,70 @@ int el_show_types(FILE *f, const struct gel_decoder *d)
 		else
 			fprintf(f, "%u: %s (size %u)\n", t->num, t->desc, t->size);
 	}
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- in time order ------------------------------------------------------- */
+
+int el_sorted_init(struct el_sorted *s, size_t max_bytes)
+{
+	memset(s, 0, sizeof(*s));
+	s->max_bytes = max_bytes;
+	s->mem = open_memstream(&s->text, &s->text_len);
+	return s->mem ? 0 : -1;
+}
+
+void el_sorted_free(struct el_sorted *s)
+{
+	if (s->mem)
+		fclose(s->mem);
+	free(s->text);
+	free(s->lines);
+	memset(s, 0, sizeof(*s));
+}
+
+int el_sorted_add(struct el_sorted *s, const struct gel_event *ev)
+{
+	if (s->failed || !s->mem)
+		return -1;
+	long at = ftell(s->mem);
+	int rc = el_show_event(s->mem, ev);
+	long end = ftell(s->mem);
+	if (rc < 0 || at < 0 || end < at || (size_t)end > s->max_bytes) {
+		s->failed = 1;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	if (s->nlines == s->lines_cap) {
+		size_t c = s->lines_cap ? s->lines_cap * 2 : 1024;
+		struct el_line *l = realloc(s->lines, c * sizeof(*l));
+		if (!l) {
+			s->failed = 1;
+			return -1;
+		}
+		s->lines = l;
+		s->lines_cap = c;
+	}
+	s->lines[s->nlines++] = (struct el_line){ev->time_ns, (size_t)at, (size_t)(end - at)};
+	return 0;
+}
+
+/* By time, then by place: a stable sort whatever qsort does. */
+static int cmp_line(const void *a, const void *b)
+{
+	const struct el_line *x = a, *y = b;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+int el_sorted_write(struct el_sorted *s, FILE *f)
+{
+	if (s->failed || !s->mem || fflush(s->mem) != 0)
+		return -1;
+	qsort(s->lines, s->nlines, sizeof(*s->lines), cmp_line);
+	for (size_t i = 0; i < s->nlines; i++)
+		fwrite(s->text + s->lines[i].at, 1, s->lines[i].len, f);
 	return ferror(f) ? -1 : 0;
 }

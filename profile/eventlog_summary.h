@@ -8,7 +8,8 @@
  *   eventlog_heap.c  the heap profile samples (-hT, or a profiled build's
  *                    -hc/-hy...) put into the .hp model (heap_profile.h), so
  *                    hp2ps's rules (heap_chart.c) draw them as for a .hp;
- *   eventlog_show.c  one text line per event, as `ghc-events show` words it.
+ *   eventlog_show.c  one text line per event, as `ghc-events show` words it,
+ *                    and all of them in its order (by time).
  *
  * No SQLite, no Xen.  May call: ghc_eventlog.c, hp_parse.c, util/id_index,
  * libc.
@@ -102,4 +103,31 @@ void el_heap_free(struct el_heap *h);
 int el_show_event(FILE *f, const struct gel_event *ev);
 /* The header's table: "Event Types:" then "N: description (size S)". */
 int el_show_types(FILE *f, const struct gel_decoder *d);
+
+/*
+ * The lines in time order, as ghc-events show prints them: capabilities'
+ * blocks interleave, so the lines are kept (in one memory stream, with
+ * each one's time and place) and written stably sorted by time once the
+ * log is read.  At most max_bytes of text are kept; past that, add fails.
+ */
+struct el_line {
+	uint64_t time_ns;
+	size_t at, len;
+};
+struct el_sorted {
+	FILE *mem;
+	char *text;
+	size_t text_len;
+	struct el_line *lines;
+	size_t nlines, lines_cap;
+	size_t max_bytes;
+	int failed;
+};
+/* 0, or -1 when out of memory. */
+int el_sorted_init(struct el_sorted *s, size_t max_bytes);
+/* 0, or -1 (out of memory, a write error, or past max_bytes). */
+int el_sorted_add(struct el_sorted *s, const struct gel_event *ev);
+/* Writes the lines; 0 or -1. */
+int el_sorted_write(struct el_sorted *s, FILE *f);
+void el_sorted_free(struct el_sorted *s);
 #endif

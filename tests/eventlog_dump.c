@@ -6,8 +6,9 @@
  *   eventlog_dump counts FILE   "events N" (block markers aside, as
  *                               ghc-events counts), "type T N" per type,
  *                               blocks, whole prefix, ended, cut bytes
- *   eventlog_dump show FILE     the event types and one line per event,
- *                               as `ghc-events show` prints them
+ *   eventlog_dump show FILE     the event types and one line per event in
+ *                               time order, as `ghc-events show` prints them
+ *   eventlog_dump lines FILE    the lines alone, in the log's order
  *   eventlog_dump gc FILE       the GC figures, "name value" a line
  *   eventlog_dump bands FILE    the heap samples: "key name<TAB>total" per
  *                               band of the chart by hp2ps's rules (largest
@@ -41,6 +42,7 @@ struct dump {
 	struct hp_profile hp;
 	const struct gel_decoder *g;
 	int types_shown;
+	struct el_sorted sorted;
 };
 
 static int on_event(void *ctx, const struct gel_event *ev)
@@ -53,8 +55,10 @@ static int on_event(void *ctx, const struct gel_event *ev)
 		/* the table is whole by the first event ("datb" ends the header) */
 		if (!d->types_shown++ && (el_show_types(stdout, d->g) != 0 || fputs("\nEvents:\n", stdout) < 0))
 			return 1;
-		return el_show_event(stdout, ev) < 0;
+		return el_sorted_add(&d->sorted, ev) != 0;
 	}
+	if (!strcmp(d->mode, "lines")) /* in the log's order */
+		return el_show_event(stdout, ev) < 0;
 	if (!strcmp(d->mode, "gc"))
 		return el_gc_add(&d->gc, ev) != 0;
 	if (!strcmp(d->mode, "bands"))
@@ -128,12 +132,14 @@ static void report(struct dump *d, struct gel_decoder *g, const struct gel_tail 
 int main(int argc, char **argv)
 {
 	if (argc != 3)
-		return fprintf(stderr, "usage: eventlog_dump counts|show|gc|bands|hpbands FILE\n"), 2;
+		return fprintf(stderr, "usage: eventlog_dump counts|show|lines|gc|bands|hpbands FILE\n"), 2;
 	if (!strcmp(argv[1], "hpbands"))
 		return hp_file(argv[2]);
 	static struct dump d; /* per_type is 512 KiB: not on the stack */
 	d.mode = argv[1];
 	el_gc_init(&d.gc);
+	if (el_sorted_init(&d.sorted, (size_t)1 << 32) != 0)
+		return fprintf(stderr, "out of memory\n"), 1;
 	hp_init(&d.hp);
 	el_heap_init(&d.heap, &d.hp);
 	struct gel_decoder g;
@@ -161,11 +167,16 @@ int main(int argc, char **argv)
 		report(&d, &g, &t);
 		rc = 0;
 	}
+	if (!rc && !strcmp(d.mode, "show") && (el_sorted_write(&d.sorted, stdout) != 0 || putchar('\n') == EOF)) {
+		fprintf(stderr, "%s: the lines could not be written\n", argv[2]);
+		rc = 1;
+	}
 	if (!rc && !strcmp(d.mode, "bands") &&
 	    (el_heap_finish(&d.heap, NULL) != 0 || print_bands(&d.hp) != 0)) {
 		fprintf(stderr, "%s: heap: %s\n", argv[2], hp_error(&d.hp));
 		rc = 1;
 	}
+	el_sorted_free(&d.sorted);
 	el_heap_free(&d.heap);
 	hp_free(&d.hp);
 	el_gc_free(&d.gc);

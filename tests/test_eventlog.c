@@ -553,6 +553,30 @@ static void test_caps(void)
 	      gc.longest_pause_ns == 300 && gc.unmatched == 1,
 	      "pauses by capability: %" PRIu64 " ns in %" PRIu64, gc.total_pause_ns, gc.pauses_n);
 	el_gc_free(&gc);
+
+	/* the lines in time order, ties in the log's order */
+	struct el_sorted so;
+	REQUIRE(el_sorted_init(&so, 1 << 20) == 0, "sorted");
+	for (size_t i = 0; i < s.n; i++)
+		CHECK(el_sorted_add(&so, &s.ev[i]) == 0, "add");
+	char *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+	REQUIRE(f, "memstream");
+	CHECK(el_sorted_write(&so, f) == 0, "write");
+	fclose(f);
+	CHECK(text && !strcmp(text, "100: cap 1: starting GC\n150: cap 0: starting GC\n200: cap 0: finished GC\n"
+	                            "400: cap 1: finished GC\n500: starting GC\n600: cap 2: finished GC\n"),
+	      "sorted:\n%s", text);
+	free(text);
+	el_sorted_free(&so);
+	/* past its bound, the text is refused */
+	REQUIRE(el_sorted_init(&so, 40) == 0, "sorted");
+	int rc = 0;
+	for (size_t i = 0; i < s.n; i++)
+		rc |= el_sorted_add(&so, &s.ev[i]);
+	CHECK(rc == -1 && so.failed, "max_bytes");
+	el_sorted_free(&so);
 	gel_free(&g);
 	free(b.d);
 }

@@ -5,7 +5,8 @@
  * (type, time, capability, offset, size, fields) and the same error; the
  * whole prefix never passes what was fed and, read alone, gives the same
  * events; every event goes through the GC figures, the heap samples (the
- * .hp model must accept what they write) and the show lines.
+ * .hp model must accept what they write) and the show lines, in the
+ * log's order and sorted by time (the same bytes, reordered).
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@ struct run {
 	struct el_heap heap;
 	struct hp_profile hp;
 	FILE *show;
+	struct el_sorted sorted;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -55,6 +57,7 @@ static int on_event(void *ctx, const struct gel_event *ev)
 		/* the .hp parser must take every line the converter writes */
 		assert(el_heap_add(&r->heap, ev) == 0);
 		assert(el_show_event(r->show, ev) >= 0);
+		assert(el_sorted_add(&r->sorted, ev) == 0);
 	}
 	return 0;
 }
@@ -93,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	a.show = open_memstream(&text, &text_len);
 	assert(a.show);
 	el_gc_init(&a.gc);
+	assert(el_sorted_init(&a.sorted, (size_t)1 << 30) == 0);
 	hp_init(&a.hp);
 	el_heap_init(&a.heap, &a.hp);
 
@@ -125,6 +129,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hp_tail ht;
 	assert(el_heap_finish(&a.heap, &ht) == 0);
 	fclose(a.show);
+	/* the same lines, in time order: as many bytes */
+	char *sorted = NULL;
+	size_t sorted_len = 0;
+	FILE *m = open_memstream(&sorted, &sorted_len);
+	assert(m && el_sorted_write(&a.sorted, m) == 0);
+	fclose(m);
+	assert(sorted_len == text_len);
+	free(sorted);
+	el_sorted_free(&a.sorted);
 	free(text);
 	el_gc_free(&a.gc);
 	el_heap_free(&a.heap);
