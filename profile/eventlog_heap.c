@@ -19,10 +19,12 @@
  *   HEAP_PROF_SAMPLE_END          ->  END_SAMPLE t
  *
  * A new BEGIN while a sample is open ends it (GHCs before 8.10 wrote no
- * END); a sample open at the end is dropped, as a cut .hp's is.  Times are
+ * END, so when the header declares none the last sample ends with the
+ * log); otherwise a sample open at the end is dropped, as a cut .hp's is.  Times are
  * kept from going backwards (a hostile log), so the parser never refuses.
  *
- * May call: hp_parse.c (hp_feed, hp_finish), util/id_index, libc.
+ * May call: hp_parse.c (hp_feed, hp_finish), ghc_eventlog.c (gel_type_of),
+ * util/id_index, libc.
  */
 #include "config.h"
 
@@ -293,7 +295,11 @@ int el_heap_add(struct el_heap *h, const struct gel_event *ev)
 	return 0;
 }
 
-int el_heap_finish(struct el_heap *h, struct hp_tail *tail)
+int el_heap_finish(struct el_heap *h, const struct gel_decoder *d, struct hp_tail *tail)
 {
+	/* a log whose header has no sample end is from a GHC that wrote none:
+	 * its last sample is whole */
+	if (h->in_sample && d && !gel_type_of(d, GEL_HEAP_PROF_SAMPLE_END) && end_sample(h) != 0)
+		return -1;
 	return hp_finish(h->hp, tail);
 }

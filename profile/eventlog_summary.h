@@ -90,9 +90,10 @@ struct el_heap {
 void el_heap_init(struct el_heap *h, struct hp_profile *hp);
 /* 0, or -1 with hp_error(h->hp) or "out of memory" there. */
 int el_heap_add(struct el_heap *h, const struct gel_event *ev);
-/* The end: a sample without its end is dropped, as in a .hp; hp_finish()
- * is called.  0 or -1. */
-int el_heap_finish(struct el_heap *h, struct hp_tail *tail);
+/* The end: a sample without its end is dropped, as in a .hp (unless d's
+ * header declares no sample end: an older GHC's, whose last sample is
+ * whole); hp_finish() is called.  d may be NULL.  0 or -1. */
+int el_heap_finish(struct el_heap *h, const struct gel_decoder *d, struct hp_tail *tail);
 void el_heap_free(struct el_heap *h);
 
 /* ---- text --------------------------------------------------------------------- */

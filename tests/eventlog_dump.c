@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	if (!rc && !strcmp(d.mode, "bands") &&
-	    (el_heap_finish(&d.heap, NULL) != 0 || print_bands(&d.hp) != 0)) {
+	    (el_heap_finish(&d.heap, &g, NULL) != 0 || print_bands(&d.hp) != 0)) {
 		fprintf(stderr, "%s: heap: %s\n", argv[2], hp_error(&d.hp));
 		rc = 1;
 	}

@@ -602,7 +602,7 @@ static void test_views(void)
 	      s->gc.peak_heap == 1 << 20 && s->gc.elapsed_ns == 1304, "figures");
 	CHECK(s->gc.gc_share > 0.23 && s->gc.gc_share < 0.231, "share %f", s->gc.gc_share);
 	struct hp_tail t;
-	CHECK(el_heap_finish(&s->heap, &t) == 0, "hp: %s", hp_error(&s->hp));
+	CHECK(el_heap_finish(&s->heap, &g, &t) == 0, "hp: %s", hp_error(&s->hp));
 	REQUIRE(s->hp.nsamples == 1 && s->hp.nbands == 2, "%zu samples, %zu bands", s->hp.nsamples, s->hp.nbands);
 	CHECK(!strcmp(s->hp.bands[0].name, "ARR_WORDS") && s->hp.bands[0].total == 1024 &&
 	      !strcmp(s->hp.bands[1].name, "THUNK") && s->hp.bands[1].total == 500, "bands");
@@ -620,7 +620,26 @@ static void test_views(void)
 	hp_init(&s->hp);
 	el_heap_init(&s->heap, &s->hp);
 	CHECK(gel_feed(&g, b.d, b.n - 14) == 0, "feed");
-	CHECK(el_heap_finish(&s->heap, &t) == 0 && s->hp.nsamples == 0 && t.partial_sample, "cut sample dropped");
+	CHECK(el_heap_finish(&s->heap, &g, &t) == 0 && s->hp.nsamples == 0 && t.partial_sample, "cut sample dropped");
+	el_gc_free(&s->gc);
+	el_heap_free(&s->heap);
+	hp_free(&s->hp);
+	gel_free(&g);
+
+	/* a GHC that wrote no sample ends (none in the header): the last
+	 * sample ends with the log */
+	memset(s, 0, sizeof(*s));
+	gel_init(&g, collect, s);
+	s->views = 1;
+	el_gc_init(&s->gc);
+	hp_init(&s->hp);
+	el_heap_init(&s->heap, &s->hp);
+	size_t at = 0;
+	while (memcmp(b.d + at, "etb\0\0\xa5", 6) != 0) /* type 165's declaration */
+		at++;
+	b.d[at + 5] = 0xa7; /* now 167: undeclared end, and no 167 event in the log */
+	CHECK(gel_feed(&g, b.d, b.n - 20) == 0, "feed: %s", gel_error(&g));
+	CHECK(el_heap_finish(&s->heap, &g, &t) == 0 && s->hp.nsamples == 1 && s->hp.nbands == 2, "no ends: kept");
 	el_gc_free(&s->gc);
 	el_heap_free(&s->heap);
 	hp_free(&s->hp);

@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(a.gc.p50_ns <= a.gc.p90_ns && a.gc.p90_ns <= a.gc.p99_ns && a.gc.p99_ns <= a.gc.longest_pause_ns);
 	assert(a.gc.gc_share >= 0.0 && a.gc.gc_share <= 1.0);
 	struct hp_tail ht;
-	assert(el_heap_finish(&a.heap, &ht) == 0);
+	assert(el_heap_finish(&a.heap, &ga, &ht) == 0);
 	fclose(a.show);
 	/* the same lines, in time order: as many bytes */
 	char *sorted = NULL;
