@@ -405,7 +405,8 @@ int el_sorted_write(struct el_sorted *s, FILE *f)
 {
 	if (s->failed || !s->mem || fflush(s->mem) != 0)
 		return -1;
-	qsort(s->lines, s->nlines, sizeof(*s->lines), cmp_line);
+	if (s->nlines) /* qsort's array must not be NULL, even empty */
+		qsort(s->lines, s->nlines, sizeof(*s->lines), cmp_line);
 	for (size_t i = 0; i < s->nlines; i++)
 		fwrite(s->text + s->lines[i].at, 1, s->lines[i].len, f);
 	return ferror(f) ? -1 : 0;
