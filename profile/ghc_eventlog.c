@@ -9,7 +9,9 @@
  * unit spans pieces its bytes are gathered in pend (at most one unit:
  * invariant 3 of the header), otherwise it is read where it lies.  The
  * need only grows while a unit is gathered (4, 12, 12 + description ...;
- * 2, 10 or 12, then the whole event), so each byte is copied at most once.
+ * 2, 10 or 12, then the whole event), so each byte is gathered at most
+ * once.  An event's payload is then copied once more, with a NUL after
+ * it, so that the strings read out of it end wherever the payload does.
  *
  * May call: libc.
  */
