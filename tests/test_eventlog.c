@@ -266,7 +266,9 @@ static void test_fields(void)
 	const struct gel_event *e = s.ev;
 	CHECK(e[0].type == GEL_BLOCK_MARKER && e[0].cap == 0 && e[0].value2 == 2000, "block");
 	CHECK(e[1].type == GEL_STOP_THREAD && e[1].thread == 1 && e[1].status == 1 && e[1].cap == 0, "stop");
-	CHECK(!strcmp(gel_stop_status(e[1].status), "heap overflow"), "status words");
+	CHECK(!strcmp(gel_stop_status(e[1].status), "heap overflow") && !strcmp(gel_stop_status(999), "unknown status"),
+	      "status words");
+	CHECK(!strcmp(gel_type_name(GEL_GC_STATS_GHC), "GC_STATS_GHC") && !gel_type_name(UNKNOWN_FIXED), "type names");
 	CHECK(e[4].type == GEL_GC_STATS_GHC && e[4].decoded && e[4].gc.gen == 1 && e[4].gc.copied == 4096 &&
 	      e[4].gc.slop == 8 && e[4].gc.frag == 16 && e[4].gc.par_n_threads == 1 && e[4].gc.has_balanced,
 	      "gc stats");
@@ -682,6 +684,17 @@ static void test_show(void)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		CHECK(text && strstr(text, want[i]), "no line '%s' in:\n%s", want[i], text);
 	CHECK(text && !strstr(text, "block"), "block markers are not shown");
+	/* a black hole's owner, when the RTS names it */
+	struct gel_event bh;
+	memset(&bh, 0, sizeof(bh));
+	bh.type = GEL_STOP_THREAD, bh.time_ns = 7, bh.cap = 1, bh.known = bh.decoded = 1;
+	bh.thread = 5, bh.status = 8, bh.blocked_on = 10;
+	char line[128];
+	FILE *lf = fmemopen(line, sizeof(line), "w");
+	REQUIRE(lf, "fmemopen");
+	CHECK(el_show_event(lf, &bh) == 1, "shown");
+	fclose(lf);
+	CHECK(!strcmp(line, "7: cap 1: stopping thread 5 (blocked on black hole owned by thread 10)\n"), "%s", line);
 	free(text);
 	gel_free(&g);
 	free(b.d);
