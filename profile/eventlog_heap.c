@@ -124,15 +124,18 @@ static void set_job(struct el_heap *h, const struct gel_event *ev)
 		n += ev->strs[i].len + 1;
 	if (!(h->job = malloc(n + 1)))
 		return; /* the job name is only a label: "eventlog" does */
+	/* the arguments (the first GEL_MAX_STRS) with a space between; the
+	 * strings hold no NUL, and a newline would end the JOB line */
 	size_t at = 0;
 	for (unsigned i = 0; i < ev->nstrs; i++) {
+		if (i)
+			h->job[at++] = ' ';
 		memcpy(h->job + at, ev->strs[i].s, ev->strs[i].len);
 		at += ev->strs[i].len;
-		h->job[at++] = i + 1 < ev->nstrs ? ' ' : 0;
 	}
 	h->job[at] = 0;
 	for (size_t i = 0; i < at; i++)
-		if (h->job[i] == '\n' || h->job[i] == '\r' || h->job[i] == 0)
+		if (h->job[i] == '\n' || h->job[i] == '\r')
 			h->job[i] = ' ';
 }
 

@@ -15,6 +15,7 @@
  *                               first), then "band name<TAB>total<TAB>peak"
  *                               for every band, in the order first seen
  *   eventlog_dump hpbands F.hp  the same for a .hp file
+ *   eventlog_dump svg FILE      the heap samples as the heap view's SVG
  *
  * The file is fed in pieces of 4093 bytes (EVENTLOG_PIECE to change it),
  * so every run crosses units at odd places.
@@ -32,6 +33,7 @@
 #include "profile/eventlog_summary.h"
 #include "profile/ghc_eventlog.h"
 #include "profile/heap_chart.h"
+#include "profile/heap_svg.h"
 
 struct dump {
 	const char *mode;
@@ -61,7 +63,7 @@ static int on_event(void *ctx, const struct gel_event *ev)
 		return el_show_event(stdout, ev) < 0;
 	if (!strcmp(d->mode, "gc"))
 		return el_gc_add(&d->gc, ev) != 0;
-	if (!strcmp(d->mode, "bands"))
+	if (!strcmp(d->mode, "bands") || !strcmp(d->mode, "svg"))
 		return el_heap_add(&d->heap, ev) != 0;
 	return 0;
 }
@@ -80,6 +82,20 @@ static int print_bands(const struct hp_profile *hp)
 	for (size_t i = 0; i < hp->nbands; i++)
 		printf("band %s\t%" PRIu64 "\t%" PRIu64 "\n", hp->bands[i].name, hp->bands[i].total, hp->bands[i].peak);
 	return 0;
+}
+
+/* The chart the heap view draws for a .hp, by hp2ps's default rules. */
+static int write_svg(const struct hp_profile *hp)
+{
+	struct hp_chart_opts o;
+	struct hp_chart c;
+	hp_chart_defaults(&o);
+	if (hp_chart_make(hp, &o, &c) != 0)
+		return -1;
+	struct heap_svg_panel p = {hp, &c, "eventlog heap samples", NULL};
+	int rc = heap_svg_write(stdout, &p, 1);
+	hp_chart_free(&c);
+	return rc;
 }
 
 static int hp_file(const char *path)
@@ -132,7 +148,7 @@ static void report(struct dump *d, struct gel_decoder *g, const struct gel_tail 
 int main(int argc, char **argv)
 {
 	if (argc != 3)
-		return fprintf(stderr, "usage: eventlog_dump counts|show|lines|gc|bands|hpbands FILE\n"), 2;
+		return fprintf(stderr, "usage: eventlog_dump counts|show|lines|gc|bands|svg|hpbands FILE\n"), 2;
 	if (!strcmp(argv[1], "hpbands"))
 		return hp_file(argv[2]);
 	static struct dump d; /* per_type is 512 KiB: not on the stack */
@@ -173,6 +189,10 @@ int main(int argc, char **argv)
 	}
 	if (!rc && !strcmp(d.mode, "bands") &&
 	    (el_heap_finish(&d.heap, &g, NULL) != 0 || print_bands(&d.hp) != 0)) {
+		fprintf(stderr, "%s: heap: %s\n", argv[2], hp_error(&d.hp));
+		rc = 1;
+	}
+	if (!rc && !strcmp(d.mode, "svg") && (el_heap_finish(&d.heap, &g, NULL) != 0 || write_svg(&d.hp) != 0)) {
 		fprintf(stderr, "%s: heap: %s\n", argv[2], hp_error(&d.hp));
 		rc = 1;
 	}

@@ -609,6 +609,7 @@ static void test_views(void)
 	CHECK(!strcmp(s->hp.bands[0].name, "ARR_WORDS") && s->hp.bands[0].total == 1024 &&
 	      !strcmp(s->hp.bands[1].name, "THUNK") && s->hp.bands[1].total == 500, "bands");
 	CHECK(s->hp.value_unit && !strcmp(s->hp.value_unit, "bytes"), "units");
+	CHECK(s->hp.job && !strcmp(s->hp.job, "eventlog"), "job without program arguments: %s", s->hp.job);
 	el_gc_free(&s->gc);
 	el_heap_free(&s->heap);
 	hp_free(&s->hp);

@@ -112,6 +112,10 @@ check() {
 	[ "${sel:-0}" -gt 0 ] && [ "$((sel + 2))" = "$shp" ] && ok || fail "$what: $sel samples in the eventlog, $shp in the .hp"
 	grep -q '^key ' "$T/bands.el" && cmp -s <(grep '^key ' "$T/bands.el") <(grep '^key ' "$T/bands.hp") && ok ||
 		fail "$what: hp2ps's key differs from the .hp's: $(diff <(grep '^key ' "$T/bands.el") <(grep '^key ' "$T/bands.hp") | head -6)"
+	# the heap view draws them: an SVG with a path per band of the key
+	"$DUMP" svg "$log" >"$T/heap.svg" 2>"$T/err" && xml_ok "$T/heap.svg" &&
+		[ "$(grep -c '<path' "$T/heap.svg")" -ge "$(grep -c '^key ' "$T/bands.el")" ] && ok ||
+		fail "$what: the heap SVG: $(cat "$T/err" "$T/xmlerr" 2>/dev/null | head -3)"
 	# every band, the trace elements hp2ps drops included: total and peak
 	if cmp -s <(grep '^band ' "$T/bands.el" | LC_ALL=C sort) <(grep '^band ' "$T/bands.hp" | LC_ALL=C sort); then ok; else
 		fail "$what: bands differ from the .hp's: $(diff <(grep '^band ' "$T/bands.el" | LC_ALL=C sort) <(grep '^band ' "$T/bands.hp" | LC_ALL=C sort) | head -6)"
