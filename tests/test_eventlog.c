@@ -7,7 +7,9 @@
  * their declared size; hostile headers and events (65,535 types, lengths
  * to 4 GiB, undeclared types, times going backwards, a flood of empty
  * events) stop with a message or read in bounded memory; GC figures,
- * heap samples in the .hp model and ghc-events-style lines exact.
+ * heap samples in the .hp model and ghc-events-style lines exact; the
+ * real logs of tests/data/eventlog cut every 61 bytes (TOP_SRCDIR, as
+ * make check sets it, names the source tree).
  */
 #include "config.h"
 
@@ -701,6 +703,74 @@ static void test_show(void)
 	free(b.d);
 }
 
+struct ends {
+	uint64_t *end;
+	size_t n, cap;
+	const struct gel_decoder *g;
+};
+
+static int note_end(void *ctx, const struct gel_event *ev)
+{
+	struct ends *e = ctx;
+	if (e->n == e->cap) {
+		e->cap = e->cap ? e->cap * 2 : 4096;
+		e->end = realloc(e->end, e->cap * sizeof(*e->end));
+		REQUIRE(e->end, "out of memory");
+	}
+	const struct gel_type *t = gel_type_of(e->g, ev->type);
+	e->end[e->n++] = ev->offset + 10u + (t->size == GEL_VARIABLE ? 2u : 0u) + ev->size;
+	return 0;
+}
+
+/* The real logs of tests/data/eventlog cut at every 61st byte (and the
+ * last 70): each cut yields exactly the events that end by it, and the
+ * prefix is where the last of them ends. */
+static void test_real_cuts(void)
+{
+	static const char *const logs[] = {"evprog.eventlog", "threaded.eventlog", "evprog-prof-hc.eventlog"};
+	for (size_t k = 0; k < sizeof(logs) / sizeof(logs[0]); k++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/tests/data/eventlog/%s", tu_srcdir(), logs[k]);
+		size_t len = 0;
+		uint8_t *d = tu_read_file(path, &len);
+		REQUIRE(d && len > 1000, "cannot read %s (TOP_SRCDIR names the source tree)", path);
+		struct ends all = {0};
+		struct gel_decoder g;
+		gel_init(&g, note_end, &all);
+		all.g = &g;
+		CHECK(gel_feed(&g, d, len) == 0 && gel_finish(&g, NULL) == 0, "%s: %s", logs[k], gel_error(&g));
+		uint64_t header_end = 0;
+		for (size_t i = 0; i + 4 <= len; i++)
+			if (!memcmp(d + i, "datb", 4)) {
+				header_end = i + 4;
+				break;
+			}
+		gel_free(&g);
+		int bad = 0;
+		for (size_t cut = 0; cut <= len && bad < 3; cut += cut + 70 >= len ? 1 : 61) {
+			struct ends got = {0};
+			gel_init(&g, note_end, &got);
+			got.g = &g;
+			CHECK(gel_feed(&g, d, cut) == 0, "%s cut at %zu: %s", logs[k], cut, gel_error(&g));
+			size_t want = 0;
+			while (want < all.n && all.end[want] <= cut)
+				want++;
+			uint64_t prefix = want ? all.end[want - 1] : cut >= header_end ? header_end : 0;
+			if (cut == len)
+				prefix = len;
+			if (got.n != want || gel_whole_prefix(&g) != prefix) {
+				bad++;
+				CHECK(0, "%s cut at %zu: %zu events (want %zu), prefix %" PRIu64 " (want %" PRIu64 ")", logs[k],
+				      cut, got.n, want, gel_whole_prefix(&g), prefix);
+			}
+			free(got.end);
+			gel_free(&g);
+		}
+		free(all.end);
+		free(d);
+	}
+}
+
 int main(void)
 {
 	rng = tu_seed(0x4556);
@@ -713,5 +783,6 @@ int main(void)
 	test_caps();
 	test_views();
 	test_show();
+	test_real_cuts();
 	return tu_finish("test_eventlog");
 }
