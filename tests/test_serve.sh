@@ -166,6 +166,37 @@ while True:
         time.sleep(0.2)
 print('kept', kept)
 PY
+# event streams whose clients hang up go within seconds on an idle store
+# (they were noticed only at the next change or keep-alive: 128 of them
+# held every connection for over a minute)
+python3 - "$PORT" $SLOW "$SERVE_PID" <<'PY' >"$T/streams" 2>&1 && ok || fail "closed event streams: $(cat "$T/streams")"
+import socket, sys, time
+port, slow, pid = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+def threads():
+    return int([l for l in open('/proc/%s/status' % pid) if l.startswith('Threads:')][0].split()[1])
+base = threads()
+socks = []
+for i in range(40):
+    s = socket.create_connection(('127.0.0.1', port))
+    s.sendall(b'GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    socks.append(s)
+for s in socks:
+    s.settimeout(10 * slow)
+    got = b''
+    while b'hello' not in got:
+        more = s.recv(4096)
+        assert more, 'the stream closed before its hello event: %r' % got
+        got += more
+busy = threads()
+assert busy >= base + 30, 'the streams made %d threads (from %d)' % (busy, base)
+for s in socks:
+    s.close()
+deadline = time.time() + 5 * slow
+while threads() > base + 2:
+    assert time.time() < deadline, '%d threads %ds after 40 streams closed (%d before them)' % (threads(), 5 * slow, base)
+    time.sleep(0.1)
+print('threads', base, busy, threads())
+PY
 # --listen another address: served, with a warning that anyone reaching it reads the store
 "$PROFDB" serve --listen 0.0.0.0:0 2>"$T/serve-any.log" &
 ANY=$!

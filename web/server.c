@@ -119,6 +119,8 @@ static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream
 {
 	if (!e)
 		return MHD_NO;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	events_set_client(e, ci ? ci->connect_fd : -1);
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, (MHD_ContentReaderCallback)events_read, e, events_free);
 	if (!resp) {

@@ -97,6 +97,8 @@ struct event_stream *events_run(struct web *w, int64_t id);
 struct event_stream *events_catalogue(struct web *w, const struct store_run_filter *f,
                                       const char *name);
 /* libmicrohttpd's content reader: blocks until there is something to send. */
+/* The client's socket, which a waiting stream looks at to notice a hang-up. */
+void events_set_client(struct event_stream *e, int fd);
 long events_read(void *cls, uint64_t pos, char *buf, size_t max);
 void events_free(void *cls);
 
