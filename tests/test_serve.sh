@@ -386,6 +386,28 @@ grep -q '"error"' "$T/body" && ok || fail "a damaged store: no JSON error"
 status 503 "/runs/$LIVE"
 mv "$T/aside.db" "$PROFSVC_DB"
 status 200 "/runs/$LIVE"
+# --- the catalogue page by page: a bounded limit, before= for older runs
+[ "$(get '/api/runs?limit=5001')" = 400 ] && grep -q 'from 1 to 5000' "$T/body" && ok || fail "limit=5001: $(head -c 200 "$T/body")"
+[ "$(get '/api/runs?before=x1')" = 400 ] && ok || fail "before=x1 accepted"
+[ "$(get '/api/runs?limit=100000')" = 400 ] && ok || fail "limit=100000 accepted"
+"$MKDISK" --prof "$FIX/phases/phases-p-hc.prof" "$T/page.disk" >/dev/null
+for i in 1 2 3 4; do "$PROFDB" import-disk --name "page-$i" "$T/page.disk" >/dev/null || fail "import page-$i"; done
+get /api/runs >/dev/null && cp "$T/body" "$T/all.json"
+get '/api/runs?limit=2' >/dev/null && cp "$T/body" "$T/p1.json"
+python3 "$S/tests/json_shapes.py" api_runs "$T/p1.json" && ok || fail "a page of /api/runs not as docs/json.md says"
+B1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["before"])' "$T/p1.json")
+get "/api/runs?limit=2&before=$B1" >/dev/null && cp "$T/body" "$T/p2.json"
+python3 - "$T/all.json" "$T/p1.json" "$T/p2.json" <<'PY' && ok || fail "paging /api/runs: $(cat "$T/p1.json" | head -c 300)"
+import json, sys
+ids = lambda f: [r["run_id"] for r in json.load(open(f))["runs"]]
+a, p1, p2 = ids(sys.argv[1]), ids(sys.argv[2]), ids(sys.argv[3])
+assert len(a) >= 4, a
+assert p1 == a[-2:] and p2 == a[-4:-2], (a, p1, p2)
+assert json.load(open(sys.argv[1]))["before"] is None
+PY
+[ "$(get '/?limit=2&name=*')" = 200 ] && grep -q "id=\"older\" href=\"/?before=$B1&amp;name=\*&amp;limit=2\"" "$T/body" && ok ||
+	fail "the catalogue page's link to older runs: $(grep -o '<p class="older">.*</p>' "$T/body")"
+
 kill -0 $SERVE_PID && ok || fail "serve died"
 
 # --- stopping -------------------------------------------------------------------------

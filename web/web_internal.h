@@ -56,6 +56,8 @@ char *json_dump_inert(const json_t *v);
 /* A jansson value as the reply (stolen). */
 void reply_json(struct reply *r, json_t *v);
 
+/* The most runs one catalogue page or /api/runs reply holds. */
+#define WEB_MAX_LIMIT 5000
 /* args.c: "12" -> 12; -1 unless a run id (decimal, no leading zero, at
  * most 18 digits). */
 int64_t web_run_id(const char *s, size_t len);
