@@ -23,6 +23,7 @@ struct web {
 	struct store_watch *live;   /* any change of the store (the catalogue) */
 	struct activity *activity;  /* which run changed (run streams) */
 	struct mirror *mirror;      /* over a fleet catalogue: db is its mirror */
+	struct conn_guard *guard;   /* header deadline, connections per address */
 	const char *const *allow_hosts; /* --allow-host names */
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
