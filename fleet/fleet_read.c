@@ -373,7 +373,36 @@ out:
 	return rc;
 }
 
-/* ---- every run's rows at once (profdb serve's mirror) ------------------------------ */
+/* ---- every run's rows (profdb serve's mirror) --------------------------------------- */
+
+/* Rows of a server-side cursor, FLEET_CURSOR_BATCH at a time: a catalogue
+ * of a million runs is read in pieces, never held whole (its two results
+ * took 877 MB). */
+#define FLEET_CURSOR_BATCH 5000
+struct cursor {
+	struct fleet *f;
+	const char *name, *what;
+	PGresult *r;
+	int i, n, done;
+};
+
+/* The next row (c->r, c->i), 1; 0 at the end; -1 on failure. */
+static int cursor_next(struct cursor *c)
+{
+	if (c->r && ++c->i < c->n)
+		return 1;
+	if (c->done)
+		return 0;
+	PQclear(c->r);
+	char sql[64];
+	snprintf(sql, sizeof(sql), "FETCH %d FROM %s", FLEET_CURSOR_BATCH, c->name);
+	if (!(c->r = fleet_exec(c->f, c->what, sql, NULL, PGRES_TUPLES_OK)))
+		return -1;
+	c->n = PQntuples(c->r);
+	c->i = 0;
+	c->done = c->n < FLEET_CURSOR_BATCH;
+	return c->n > 0;
+}
 
 int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_rows_cb *cb, void *ctx)
 {
@@ -383,61 +412,63 @@ int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_ro
 	if (fleet_cmd(f, "reading the catalogue", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", NULL) != 0)
 		return -1;
 	fleet_param_i64(&p, since_us);
-	PGresult *runs = fleet_exec(f, "reading the runs",
-	                            "SELECT " RUN_COLS ", r.stamp, r.synced_us FROM runs r JOIN hosts h "
-	                            "USING (host_id) WHERE r.synced_us > $1 ORDER BY r.host_id, r.run_id",
-	                            &p, PGRES_TUPLES_OK);
-	PGresult *devs = runs ? fleet_exec(f, "reading the runs' devices",
-	                                   "SELECT d.host_id, d.run_id, d.device_id, d.vdev, d.devid, d.role, "
-	                                   "d.capacity_sectors, d.write_requests, d.write_bytes, "
-	                                   "d.read_requests, d.read_bytes, d.flush_requests, "
-	                                   "d.discard_requests, d.errors, d.written_end_sector, d.status, "
-	                                   "d.file_size, d.closed, d.word_size, d.status_updated_us "
-	                                   "FROM devices d JOIN runs r USING (host_id, run_id) "
-	                                   "WHERE r.synced_us > $1 ORDER BY d.host_id, d.run_id, d.device_id",
-	                                   &p, PGRES_TUPLES_OK)
-	                          : NULL;
-	if (!runs || !devs)
-		goto out;
-	int nr = PQntuples(runs), nd = PQntuples(devs), k = 0;
+	/* both in one snapshot, both in (host, run) order: a merge */
+	struct cursor runs = {f, "profsvc_runs", "reading the runs", NULL, 0, 0, 0};
+	struct cursor devs = {f, "profsvc_devs", "reading the runs' devices", NULL, 0, 0, 0};
 	struct fleet_run *fr = malloc(sizeof(*fr));
 	struct store_device_info *dv = malloc(sizeof(*dv) * 64);
 	if (!fr || !dv) {
-		free(fr);
-		free(dv);
 		fleet_fail(f, "out of memory");
 		goto out;
 	}
+	if (fleet_cmd(f, "reading the runs",
+	              "DECLARE profsvc_runs NO SCROLL CURSOR FOR SELECT " RUN_COLS ", r.stamp, r.synced_us "
+	              "FROM runs r JOIN hosts h USING (host_id) WHERE r.synced_us > $1 ORDER BY r.host_id, r.run_id",
+	              &p) != 0 ||
+	    fleet_cmd(f, "reading the runs' devices",
+	              "DECLARE profsvc_devs NO SCROLL CURSOR FOR "
+	              "SELECT d.host_id, d.run_id, d.device_id, d.vdev, d.devid, d.role, "
+	              "d.capacity_sectors, d.write_requests, d.write_bytes, "
+	              "d.read_requests, d.read_bytes, d.flush_requests, "
+	              "d.discard_requests, d.errors, d.written_end_sector, d.status, "
+	              "d.file_size, d.closed, d.word_size, d.status_updated_us "
+	              "FROM devices d JOIN runs r USING (host_id, run_id) "
+	              "WHERE r.synced_us > $1 ORDER BY d.host_id, d.run_id, d.device_id",
+	              &p) != 0)
+		goto out;
+	int more_devs = cursor_next(&devs), got;
 	rc = 0;
-	for (int i = 0; i < nr && !rc; i++) {
+	while (!rc && (got = cursor_next(&runs)) > 0 && more_devs >= 0) {
 		char stamp[17];
-		run_of_row(runs, i, fr);
-		fleet_get_str(runs, i, 17, stamp, sizeof(stamp));
-		int64_t synced = fleet_get_i64(runs, i, 18);
+		run_of_row(runs.r, runs.i, fr);
+		fleet_get_str(runs.r, runs.i, 17, stamp, sizeof(stamp));
+		int64_t synced = fleet_get_i64(runs.r, runs.i, 18);
 		int n = 0;
 		/* its devices: the same order, a merge */
-		for (; k < nd; k++) {
+		for (; more_devs > 0; more_devs = cursor_next(&devs)) {
 			char hid[33];
-			fleet_get_str(devs, k, 0, hid, sizeof(hid));
-			int64_t rid = fleet_get_i64(devs, k, 1);
+			fleet_get_str(devs.r, devs.i, 0, hid, sizeof(hid));
+			int64_t rid = fleet_get_i64(devs.r, devs.i, 1);
 			int c = strcmp(hid, fr->host_id);
 			if (c > 0 || (c == 0 && rid > fr->run.run_id))
 				break;
 			char why[160];
 			/* a device row no store could hold is left out of the listing */
 			if (c == 0 && rid == fr->run.run_id && n < 64) {
-				device_of_row(devs, k, 2, &dv[n]);
+				device_of_row(devs.r, devs.i, 2, &dv[n]);
 				n += device_sane(&dv[n], why, sizeof(why)) == 0;
 			}
 		}
 		rc = cb->run(ctx, fr, stamp, synced, dv, n);
 	}
+	if (!rc && (got < 0 || more_devs < 0))
+		rc = -1;
+out:
 	free(fr);
 	free(dv);
-out:
-	PQclear(runs);
-	PQclear(devs);
-	PGresult *e = PQexec(f->conn, "COMMIT");
+	PQclear(runs.r);
+	PQclear(devs.r);
+	PGresult *e = PQexec(f->conn, rc == 0 ? "COMMIT" : "ROLLBACK");
 	PQclear(e);
 	return rc;
 }
