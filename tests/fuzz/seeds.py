@@ -235,3 +235,40 @@ put("fuzz_kallsyms", "system-map", b"".join(b"%016x %s %s\n" % (a, t, n) for a, 
 put("fuzz_kallsyms", "kallsyms-modules", b"ffffffff81000000 T _stext\nffffffff81800000 T _etext\n"
     b"ffffffffc0001000 t blkif_interrupt\t[xen_blkfront]\nffffffffc0002000 T xlvbd_alloc_gendisk\t[xen_blkfront]\n")
 put("fuzz_kallsyms", "stub", b"ffffffffffffffff B The real System.map is in the linux-image-6.1.0-56-amd64-dbg package\n")
+
+# ---- fuzz_eventlog: [n][n piece sizes] + a GHC eventlog (big-endian) ---------
+def el_type(num, size, desc):
+    d = desc.encode()
+    return b"etb\0" + struct.pack(">HHI", num, size, len(d)) + d + struct.pack(">I", 0) + b"ete\0"
+def el_ev(t, time, payload=b"", var=False):
+    return struct.pack(">HQ", t, time) + (struct.pack(">H", len(payload)) if var else b"") + payload
+VAR = 0xffff
+el_types = [(2, 10, "Stop thread"), (9, 0, "Starting GC"), (10, 0, "Finished GC"), (18, 14, "Block marker"),
+            (19, VAR, "User message"), (50, 12, "Current heap size"), (51, 12, "Current heap live data"),
+            (53, 58, "GC statistics"), (160, VAR, "Start of heap profile"), (161, VAR, "Cost center definition"),
+            (162, 8, "Start of heap profile sample"), (163, VAR, "Heap profile cost-centre sample"),
+            (164, VAR, "Heap profile string sample"), (165, 8, "End of heap profile sample"),
+            (300, 5, "A newer GHC's event"), (301, VAR, "Another")]
+el_header = b"hdrbhetb" + b"".join(el_type(*t) for t in el_types) + b"hetehdredatb"
+def el_body():
+    evs = el_ev(2, 90, struct.pack(">IHI", 1, 1, 0)) + el_ev(9, 100) + el_ev(10, 300)
+    evs += el_ev(53, 301, struct.pack(">IHQQQIQQQ", 0, 1, 4096, 8, 16, 1, 0, 0, 0))
+    evs += el_ev(50, 302, struct.pack(">IQ", 0, 1 << 20)) + el_ev(51, 303, struct.pack(">IQ", 0, 300000))
+    evs += el_ev(19, 400, b"hello", True) + el_ev(300, 410, b"\1\2\3\4\5") + el_ev(301, 420, b"abc", True)
+    block = el_ev(18, 50, struct.pack(">IQH", 24 + len(evs), 2000, 0)) + evs
+    prof = el_ev(160, 1201, struct.pack(">BQI", 0, 50000000, 1) + b"\0" * 5, True)
+    prof += el_ev(161, 1202, struct.pack(">I", 7) + b"main\0Main\0Main.hs:3:1\0\1", True)
+    prof += el_ev(162, 1300, struct.pack(">Q", 1))
+    prof += el_ev(164, 1301, struct.pack(">BQ", 0, 1000) + b"ARR_WORDS\0", True)
+    prof += el_ev(163, 1302, struct.pack(">BQBII", 0, 500, 2, 7, 8), True)
+    prof += el_ev(165, 1304, struct.pack(">Q", 1))
+    glob = el_ev(18, 1200, struct.pack(">IQH", 24 + len(prof), 1500, 0xffff)) + prof
+    return block + glob
+el_log = el_header + el_body() + b"\xff\xff"
+put("fuzz_eventlog", "hand-made", b"\0" + el_log)
+put("fuzz_eventlog", "pieces", b"\3\x05\x81\x10" + el_log)
+put("fuzz_eventlog", "cut", b"\0" + el_log[:len(el_log) - 30])
+put("fuzz_eventlog", "undeclared", b"\0" + el_header + el_ev(77, 5))
+put("fuzz_eventlog", "hostile-sizes", b"\0" + b"hdrbhetb" + el_type(19, VAR, "m") + el_type(18, 14, "b") + b"hetehdredatb"
+    + el_ev(18, 1, struct.pack(">IQH", 0xffffffff, 0, 3)) + el_ev(19, 2, b"x" * 40, True)
+    + struct.pack(">HQH", 19, 3, 0xffff) + b"short")
