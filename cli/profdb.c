@@ -49,6 +49,9 @@ static const char usage[] =
 	"  serve [--listen ADDR:PORT] [--open]\n"
 	"                          a web view of every run, live while guests run\n"
 	"  watch RUN [-n BANDS]    a running guest's heap in the terminal, live\n"
+	"  events RUN [--type NAME]... [--json]\n"
+	"                          the GHC eventlog's events, as ghc-events show prints them\n"
+	"  gc RUN [--json]         garbage collections from the GHC eventlog: pauses, share, peaks\n"
 	"  sync --to URL [--since TIME] [--include-running] [--json]\n"
 	"                          push this host's runs into a fleet catalogue (PostgreSQL)\n"
 	"\n"
@@ -72,7 +75,8 @@ static const struct {
 	{"report", cmd_report},       {"serve", cmd_serve},
 	{"watch", cmd_watch},         {"delete", cmd_delete},
 	{"prune", cmd_prune},         {"du", cmd_du},
-	{"sync", cmd_sync},
+	{"sync", cmd_sync},           {"events", cmd_events},
+	{"gc", cmd_gc},
 };
 
 /*
