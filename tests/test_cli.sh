@@ -227,6 +227,32 @@ expect 1 "mine.json exists; nothing exported" -- "$PROFDB" export 1 --speedscope
 [ "$(cat "$T/mine.json")" = mine ] && ok || fail "a refused --speedscope wrote"
 expect 0 "" -- "$PROFDB" export 1 --speedscope "$T/mine.json" --force
 grep -q speedscope "$T/mine.json" && ok || fail "export --speedscope --force did not replace the file"
+# a 20,000-deep -pj chain: the speedscope file grows with the tree (as
+# sampled stacks, each written whole, it was 457 MB for a 1.3 MB profile)
+python3 -c '
+import sys
+n = 20000
+ccs = ",".join("{\"id\": %d, \"label\": \"f%d\", \"module\": \"Deep\", \"src_loc\": \"Deep.hs:%d:1\", \"is_caf\": false}" % (i, i, i) for i in range(1, n + 1))
+head = "{\"program\": \"deep\", \"arguments\": [\"deep\"], \"rts_arguments\": [\"-pj\"], \"end_time\": \"Sat Nov 21 07:40 2026\", \"initial_capabilities\": 0, \"total_time\": 1.0, \"total_ticks\": %d, \"tick_interval\": 1000, \"total_alloc\": %d, \"cost_centres\": [%s], \"profile\": " % (n, 64 * n, ccs)
+body = "".join("{\"id\": %d, \"entries\": 1, \"alloc\": 64, \"ticks\": 1, \"children\": [" % i for i in range(1, n + 1)) + "]}" * n
+open(sys.argv[1], "w").write(head + body + "}\n")' "$T/deep-pj.prof"
+"$MKDISK" --prof "$T/deep-pj.prof" "$T/deep.disk" >/dev/null
+expect 0 "" -- "$PROFDB" import-disk --name deep "$T/deep.disk"
+expect 0 "" -- "$PROFDB" export latest --speedscope "$T/deep.speedscope.json"
+psize=$(stat -c %s "$T/deep-pj.prof") ssize=$(stat -c %s "$T/deep.speedscope.json")
+[ "$ssize" -lt $((10 * psize)) ] && ok || fail "speedscope of a 20,000-deep chain: $ssize bytes for a $psize-byte profile"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["profiles"]:
+    ev, depth, deepest = p["events"], 0, 0
+    for e in ev:
+        depth += 1 if e["type"] == "O" else -1
+        deepest = max(deepest, depth)
+        assert depth >= 0
+    assert p["type"] == "evented" and depth == 0 and deepest == 20000, (p["type"], depth, deepest)
+    assert abs(ev[-1]["at"] - p["endValue"]) < 1e-6 * max(1, p["endValue"]), (ev[-1]["at"], p["endValue"])
+' "$T/deep.speedscope.json" && ok || fail "the deep chain's speedscope profiles are not 20,000 nested frames"
 
 # --- guest-controlled names -----------------------------------------------------------
 expect 0 "" -- "$PROFDB" import-disk --name '../../etc/x' "$T/prof.disk"
