@@ -97,7 +97,14 @@ int cmd_events(const char *db, int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		rc = cli_json_print(view_events_json(&ev, &el, store_now_us()));
+		json_t *doc = view_events_json(&ev, &el, store_now_us());
+		if (!doc) {
+			cli_err("run %lld: %zu events are more than one JSON document holds (%u): --type keeps "
+			        "fewer",
+			        (long long)el.rd.run.run_id, ev.n, VIEW_EVENTS_MAX_JSON);
+			goto out;
+		}
+		rc = cli_json_print(doc);
 		goto out;
 	}
 	if (view_events_write(stdout, &ev, &el.d, o.ntypes == 0) != 0 || fflush(stdout) != 0) {

@@ -178,6 +178,8 @@ int view_events_write(FILE *f, const struct view_events *ev, const struct gel_de
 
 json_t *view_events_json(const struct view_events *ev, const struct view_eventlog *el, int64_t now_us)
 {
+	if (ev->n > VIEW_EVENTS_MAX_JSON)
+		return NULL;
 	json_t *types = json_array(), *events = json_array();
 	for (size_t i = 0; i < el->d.ntypes; i++) {
 		const struct gel_type *t = &el->d.types[i];

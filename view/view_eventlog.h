@@ -27,7 +27,8 @@
  * *num, or -1 when the name is unknown. */
 int view_eventlog_type_arg(const char *name, uint16_t *num);
 
-#define VIEW_EVENTS_MAX_TEXT ((size_t)1 << 30) /* of show text kept, at most */
+#define VIEW_EVENTS_MAX_TEXT ((size_t)256 << 20) /* of show text kept, at most */
+#define VIEW_EVENTS_MAX_JSON 1000000u /* events in one JSON document, at most */
 
 struct view_ev {
 	uint64_t time_ns, seq;
@@ -62,7 +63,9 @@ void view_events_free(struct view_events *ev);
  * safe_text_spelled does (a log of printable text prints as ghc-events
  * prints it).  0, or -1 on a write error. */
 int view_events_write(FILE *f, const struct view_events *ev, const struct gel_decoder *d, int with_types);
-/* {"run", "whole", "cut_bytes", "events_read", "types", "events"} (docs/json.md). */
+/* {"run", "whole", "bytes", "cut_bytes", "events_read", "types", "events"}
+ * (docs/json.md); NULL when there are more than VIEW_EVENTS_MAX_JSON events
+ * (the document would take gigabytes). */
 json_t *view_events_json(const struct view_events *ev, const struct view_eventlog *el,
                          int64_t now_us);
 

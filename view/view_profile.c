@@ -132,10 +132,12 @@ int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p
 		hp_init(p); /* the caller frees it whatever the result */
 		return 1;
 	}
+	char ref[32]; /* the run resolved (over a catalogue, copied) once */
+	view_run_ref(id, ref, sizeof(ref));
 	if (view_eventlog_heap_fallback(v, id))
-		return view_read_eventlog_heap(v, arg, p, tail, rd, e);
+		return view_read_eventlog_heap(v, ref, p, tail, rd, e);
 	hp_init(p);
-	if (view_profile_read(v, arg, "hp", hp_sink, p, rd, e) != 0) {
+	if (view_profile_read(v, ref, "hp", hp_sink, p, rd, e) != 0) {
 		if (p->failed)
 			view_error(e, "run %s: heap profile, %s", arg, hp_error(p));
 		return 1;
