@@ -154,6 +154,17 @@ for EV in "$S/tests/data/ghc-eventlog/churn-l-hT.eventlog" "$S/tests/data/eventl
 	fi
 done
 
+# --- a .hp disk the guest never wrote is no .hp: the eventlog's samples are drawn ---------------
+EV="$S/tests/data/ghc-eventlog/churn-l-hT.eventlog"
+truncate -s 1M "$T/zero.disk"
+"$MKDISK" --eventlog "$EV" "$T/ev.disk" >/dev/null
+"$PROFDB" import-disk --force --name unwritten-hp --hp "$T/zero.disk" --eventlog "$T/ev.disk" >/dev/null 2>&1 || fail "import-disk of an unwritten .hp beside an eventlog"
+expect 0 "" -- "$PROFDB" heap latest --json; bands "$T/out" >"$T/unwritten.bands"
+same "$T/unwritten.bands" "$T/churn-l-hT.hp.bands"
+# the report draws them too
+expect 0 "" -- "$PROFDB" report latest -o "$T/r.html"
+grep -q 'ghc-prim:GHC.Types.:' "$T/r.html" && ok || fail "the report of a run with an eventlog and no .hp draws no heap band"
+
 # --- a crashed guest: the flushed prefix cut at its last whole event -------------------------
 EV="$S/tests/data/ghc-eventlog/churn-l-hT.eventlog"
 CUT=30011

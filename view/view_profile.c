@@ -249,9 +249,10 @@ int view_eventlog_heap_fallback(struct view *v, int64_t run_id)
 	struct store_device_info dev;
 	if (view_snapshot(v, NULL) != 0)
 		return 0;
-	if (store_find_device(v->s, run_id, "hp", &dev) == 0)
+	/* a .hp disk the guest never wrote (sector 0 untouched) is no .hp */
+	if (store_find_device(v->s, run_id, "hp", &dev) == 0 && dev.status != STORE_STATUS_NONE)
 		return 0;
-	return store_find_device(v->s, run_id, "eventlog", &dev) == 0;
+	return store_find_device(v->s, run_id, "eventlog", &dev) == 0 && dev.status != STORE_STATUS_NONE;
 }
 
 static int el_heap_cb(void *ctx, const struct gel_event *ev)

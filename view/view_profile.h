@@ -75,8 +75,9 @@ int view_read_eventlog(struct view *v, const char *arg, gel_event_fn fn, void *c
                        struct view_eventlog *el, struct view_err *e);
 void view_eventlog_free(struct view_eventlog *el);
 
-/* Whether RUN (resolved) has an eventlog device and no .hp device: the
- * heap view then reads the eventlog's heap samples. */
+/* Whether RUN (resolved) has an eventlog the guest wrote and no .hp (no
+ * device, or one whose status block it never wrote): the heap view then
+ * reads the eventlog's heap samples. */
 int view_eventlog_heap_fallback(struct view *v, int64_t run_id);
 
 /* RUN's eventlog heap samples in the .hp model (eventlog_heap.c), for
