@@ -281,9 +281,10 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 		goto out;
 	}
 	if (h.samples == 0 && p->nsamples == 0) {
-		view_error(e, "run %lld has no .hp and its eventlog no heap samples (the program ran "
-		           "without +RTS -hT, or a profiled build's -hc...)",
-		           (long long)el.rd.run.run_id);
+		view_error(e, "run %lld has no .hp and its eventlog no whole heap sample %s",
+		           (long long)el.rd.run.run_id,
+		           el.whole ? "(the program ran without +RTS -hT, or a profiled build's -hc...)"
+		                    : "yet (the log the guest left ends before one)");
 		goto out;
 	}
 	rc = 0;
