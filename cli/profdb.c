@@ -58,7 +58,8 @@ static const char usage[] =
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
 	"--db postgresql://HOST/DB reads a fleet catalogue: query, show, export, export-disk,\n"
-	"heap, top, flame, diff, report and serve, RUN then N, HOST:N, latest or HOST:latest.\n"
+	"heap, top, flame, diff, report, serve, events and gc, RUN then N, HOST:N, latest or\n"
+	"HOST:latest.\n"
 	"--version and --help work anywhere; 'profdb COMMAND --help' is the command's usage.\n"
 	"JSON output (--json) is documented in docs/json.md.\n"
 	"Exit status: 0 ok, 1 error, 2 usage.\n";
@@ -153,7 +154,7 @@ int main(int argc, char **argv)
 		if (fleet_is_url(path) && !view_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
 			cli_err("%s works on a host's store (--db PATH); a fleet catalogue (--db "
 			        "postgresql://...) is read by query, show, export, export-disk, heap, top, "
-			        "flame, diff, report and serve",
+			        "flame, diff, report, serve, events and gc",
 			        argv[1]);
 			return EXIT_USAGE;
 		}
