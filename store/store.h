@@ -209,6 +209,7 @@ struct store_run_filter {
 	const char *name_glob;  /* NULL: any (SQLite GLOB syntax) */
 	int64_t since_us;       /* 0: any; runs started at or after */
 	int64_t limit;          /* 0: no limit; else the newest N */
+	int64_t before_id;      /* 0: any; else runs with a smaller id (the page before) */
 };
 typedef int (*store_run_cb)(void *ctx, const struct store_run *run);
 int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb,

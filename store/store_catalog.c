@@ -503,6 +503,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	         "   WHERE (?1 IS NULL OR state = ?1)"
 	         "     AND (?2 IS NULL OR name GLOB ?2)"
 	         "     AND (?3 IS NULL OR started_us >= ?3)"
+	         "     AND (?5 IS NULL OR run_id < ?5)"
 	         "   ORDER BY run_id DESC LIMIT ?4)"
 	         " GROUP BY r.run_id ORDER BY r.run_id",
 	         RUN_COLUMNS_OF(s));
@@ -517,6 +518,8 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	if (f && f->since_us)
 		sqlite3_bind_int64(st, 3, f->since_us);
 	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
+	if (f && f->before_id > 0)
+		sqlite3_bind_int64(st, 5, f->before_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run r;
 		load_run(st, &r);

@@ -35,7 +35,7 @@ RECLAIMED = {"db_bytes": [INT], "data_bytes": [INT], "data_bytes_waiting": [INT]
 FILE = {"apparent_bytes": [INT], "allocated_bytes": [INT]}
 SHAPES = {
     "runs": {"runs": [[RUN]]},
-    "api_runs": {"runs": [[RUN]]},
+    "api_runs": {"runs": [[RUN]], "before": [INT, NUL]},
     "show": {"run": [RUN], "devices": [[DEVICE]], "trace": [dict, NUL], "samples": [SAMPLES, NUL]},
     "import": {"run": [RUN], "devices": [[DEVICE]]},
     "export": {"exported": [[{"run_id": [INT], "vdev": [STR], "path": [STR], "bytes": [INT]}]]},

@@ -67,7 +67,10 @@ void api_runs(struct web *w, arg_fn arg, void *req, struct reply *r)
 	json_t *a = api_run_list(w, &f, err, sizeof(err));
 	if (!a)
 		return reply_error(r, 503, 1, "%s", err);
-	reply_json(r, json_pack("{s:o}", "runs", a));
+	/* a full page may have older runs: where the next page starts */
+	json_t *oldest = json_array_size(a) ? json_object_get(json_array_get(a, 0), "run_id") : NULL;
+	json_int_t next = (int64_t)json_array_size(a) == f.limit && json_is_integer(oldest) ? json_integer_value(oldest) : 0;
+	reply_json(r, json_pack("{s:o, s:o}", "runs", a, "before", next > 1 ? json_integer(next) : json_null()));
 }
 
 static int add_device(void *ctx, const struct store_device_info *d)

@@ -49,11 +49,18 @@ int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, siz
 		return -1;
 	}
 	if ((v = arg(req, "limit")) && *v) {
-		if (view_parse_u64(v, &n) != 0 || n == 0 || n > 100000) {
-			snprintf(err, len, "limit must be a number from 1 to 100000");
+		/* a reply is built whole: a page of 5,000 runs is about 5 MB of
+		 * JSON, where 100,000 took 1.16 GB; older runs come page by page
+		 * (before=) */
+		if (view_parse_u64(v, &n) != 0 || n == 0 || n > WEB_MAX_LIMIT) {
+			snprintf(err, len, "limit must be a number from 1 to %d (older runs: before=RUN)", WEB_MAX_LIMIT);
 			return -1;
 		}
 		f->limit = (int64_t)n;
+	}
+	if ((v = arg(req, "before")) && *v && (f->before_id = web_run_id(v, strlen(v))) < 0) {
+		snprintf(err, len, "before must be a run id (the runs older than it)");
+		return -1;
 	}
 	return 0;
 }

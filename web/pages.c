@@ -54,12 +54,42 @@ static void filter_form(FILE *f, arg_fn arg, void *req)
 struct rows_out {
 	FILE *f;
 	int fleet; /* a host column: the runs are a fleet's */
+	int64_t rows, oldest;
 };
+
+/* A query value in a link: unreserved bytes as they are, the rest %XX
+ * (inside an HTML attribute, so no quote or ampersand passes raw). */
+static void put_query_value(FILE *f, const char *v)
+{
+	for (const unsigned char *p = (const unsigned char *)v; *p; p++)
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~*?", *p))
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%02X", *p);
+}
+
+/* The link to the page of older runs, the page's filter kept. */
+static void older_link(FILE *f, arg_fn arg, void *req, int64_t before)
+{
+	static const char *const keys[] = {"name", "state", "since", "limit"};
+	fprintf(f, "<p class=\"older\"><a id=\"older\" href=\"/?before=%lld", (long long)before);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *v = arg(req, keys[i]);
+		if (v && *v) {
+			fprintf(f, "&amp;%s=", keys[i]);
+			put_query_value(f, v);
+		}
+	}
+	fputs("\">older runs</a></p>\n", f);
+}
 
 static int row(void *ctx, const struct store_run *r)
 {
-	const struct rows_out *o = ctx;
+	struct rows_out *o = ctx;
 	FILE *f = o->f;
+	if (!o->rows++ || r->run_id < o->oldest)
+		o->oldest = r->run_id;
 	char t[32], d[32];
 	view_format_time(r->started_us, t, sizeof(t));
 	view_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
@@ -106,9 +136,11 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	              "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
 	              "<th>compare</th></tr></thead><tbody>\n",
 	        w->mirror ? " data-fleet=\"1\"" : "", w->mirror ? "<th>host</th>" : "");
-	struct rows_out out = {r->f, w->mirror != NULL};
+	struct rows_out out = {r->f, w->mirror != NULL, 0, 0};
 	int rc = store_list_runs(s, &flt, row, &out);
 	fputs("</tbody></table>\n", r->f);
+	if (rc == 0 && out.rows == flt.limit && out.oldest > 1)
+		older_link(r->f, arg, req, out.oldest);
 	if (rc != 0) {
 		char msg[300];
 		snprintf(msg, sizeof(msg), "%s", rc < 0 ? store_errmsg(s) : "out of memory");

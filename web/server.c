@@ -10,6 +10,9 @@
  * waits for the store to change, and a slow or stalled client holds up
  * nobody else.
  *
+ * Connections: at most MAX_CONNECTIONS; a client has CONN_HEADER_DEADLINE_S
+ * to send its headers and an address at most CONN_PER_ADDRESS connections
+ * (conn_guard.c: a new client takes the place of a slow one).
  * What is refused: anything but GET and HEAD (405), requests bigger than
  * 32 KiB of headers (libmicrohttpd answers 431), a path that is not one of
  * the routes below (404; no path ever reaches the filesystem), arguments
@@ -33,12 +36,12 @@
 #include <microhttpd.h>
 
 #include "../profile/markup.h"
+#include "conn_guard.h"
 #include "web.h"
 #include "web_assets.h"
 #include "web_internal.h"
 
 #define MAX_CONNECTIONS 128
-#define MAX_PER_ADDRESS 48
 #define REQUEST_MEMORY (32 * 1024)
 #define IDLE_TIMEOUT_S 30
 
@@ -119,6 +122,8 @@ static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream
 {
 	if (!e)
 		return MHD_NO;
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	events_set_client(e, ci ? ci->connect_fd : -1);
 	struct MHD_Response *resp =
 		MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, (MHD_ContentReaderCallback)events_read, e, events_free);
 	if (!resp) {
@@ -147,6 +152,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct web *w = cls;
 	struct reply r = {0};
+	conn_guard_headers_done(w->guard, c);
 	(void)version;
 	(void)upload;
 	(void)state;
@@ -233,6 +239,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return send_reply(c, &r, url);
 }
 
+static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+	struct web *w = cls;
+	(void)con_cls;
+	(void)toe;
+	conn_guard_request_done(w->guard, c);
+}
+
 /* ---- the daemon --------------------------------------------------------------------- */
 
 static void open_browser(const char *url)
@@ -271,11 +286,12 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, o->allow_hosts, o->nallow_hosts, ""};
+	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, NULL, o->allow_hosts, o->nallow_hosts, ""};
 	if (gethostname(w.own_host, sizeof(w.own_host) - 1) != 0)
 		w.own_host[0] = '\0';
-	if (!w.live || !(w.activity = activity_start(o->db, w.live))) {
+	if (!w.live || !(w.activity = activity_start(o->db, w.live)) || !(w.guard = conn_guard_start())) {
 		web_err("cannot watch %s for changes: %s", o->db, strerror(errno));
+		activity_free(w.activity);
 		if (w.live) {
 			store_watch_stop(w.live);
 			store_watch_free(w.live);
@@ -287,7 +303,9 @@ int web_serve(const struct web_opts *o)
 		0, NULL, NULL, handle, &w,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_ADDRESS,
+		/* per address: conn_guard, which makes room for a new client */
+		MHD_OPTION_NOTIFY_CONNECTION, conn_guard_notify, w.guard,
+		MHD_OPTION_NOTIFY_COMPLETED, request_completed, &w,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_TIMEOUT_S,
 		MHD_OPTION_END);
@@ -297,6 +315,7 @@ int web_serve(const struct web_opts *o)
 		store_watch_stop(w.live);
 		activity_free(w.activity);
 		store_watch_free(w.live);
+		conn_guard_stop(w.guard);
 		return 1;
 	}
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -318,5 +337,6 @@ int web_serve(const struct web_opts *o)
 	MHD_stop_daemon(d);
 	activity_free(w.activity);
 	store_watch_free(w.live);
+	conn_guard_stop(w.guard);
 	return 0;
 }

@@ -23,6 +23,7 @@ struct web {
 	struct store_watch *live;   /* any change of the store (the catalogue) */
 	struct activity *activity;  /* which run changed (run streams) */
 	struct mirror *mirror;      /* over a fleet catalogue: db is its mirror */
+	struct conn_guard *guard;   /* header deadline, connections per address */
 	const char *const *allow_hosts; /* --allow-host names */
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
@@ -56,6 +57,8 @@ char *json_dump_inert(const json_t *v);
 /* A jansson value as the reply (stolen). */
 void reply_json(struct reply *r, json_t *v);
 
+/* The most runs one catalogue page or /api/runs reply holds. */
+#define WEB_MAX_LIMIT 5000
 /* args.c: "12" -> 12; -1 unless a run id (decimal, no leading zero, at
  * most 18 digits). */
 int64_t web_run_id(const char *s, size_t len);
@@ -97,6 +100,8 @@ struct event_stream *events_run(struct web *w, int64_t id);
 struct event_stream *events_catalogue(struct web *w, const struct store_run_filter *f,
                                       const char *name);
 /* libmicrohttpd's content reader: blocks until there is something to send. */
+/* The client's socket, which a waiting stream looks at to notice a hang-up. */
+void events_set_client(struct event_stream *e, int fd);
 long events_read(void *cls, uint64_t pos, char *buf, size_t max);
 void events_free(void *cls);
 

@@ -5,7 +5,7 @@
  *   - web_run_id accepts exactly the decimal numbers 1..10^18-1 without a
  *     leading zero, and gives back the number written;
  *   - web_filter either says why it refuses, or gives a state of -1..2 and
- *     a limit of 1..100000, with the name pointing at the request's value;
+ *     a limit of 1..WEB_MAX_LIMIT, with the name pointing at the request's value;
  *   - web_parse_listen accepts only an address it can give back, with a
  *     port of 0..65535, and calls loopback only 127/8 and ::1;
  *   - web_host_allowed answers any Host; a name allowed by --allow-host
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[300];
 	if (web_filter(lookup, &q, &f, err, sizeof(err)) == 0) {
 		assert(f.state >= -1 && f.state <= 2);
-		assert(f.limit >= 1 && f.limit <= 100000);
+		assert(f.limit >= 1 && f.limit <= WEB_MAX_LIMIT && f.before_id >= 0);
 		assert(!f.name_glob || f.name_glob == lookup(&q, "name"));
 	} else {
 		assert(err[0] != '\0');
