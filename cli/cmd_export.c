@@ -189,7 +189,7 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 	}
 	if (outfile_commit(&o) != 0)
 		return 1;
-	if (rep.how == STORE_EXTRACT_UNCLOSED && rep.cut)
+	if (rep.how == STORE_EXTRACT_UNCLOSED && rep.cut[0])
 		cli_warn("%s of run %lld: eventlog not cleanly closed (the guest did not close it: it crashed "
 		         "or still runs); exported %llu bytes, %s",
 		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size, rep.cut);
@@ -199,7 +199,7 @@ static int export_one(struct store *s, const struct store_run *run, const struct
 		         dev.vdev, (long long)run->run_id, (unsigned long long)rep.size);
 	else if (rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT)
 		cli_warn("%s of run %lld salvaged: %s%s%s", dev.vdev, (long long)run->run_id, rep.note,
-		         rep.cut ? "; the eventlog is " : "", rep.cut ? rep.cut : "");
+		         rep.cut[0] ? "; the eventlog is " : "", rep.cut);
 	if (files)
 		json_array_append_new(files, json_exported(run->run_id, dev.vdev, path, rep.size));
 	else if (strcmp(path, "-") != 0)

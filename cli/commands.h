@@ -23,5 +23,7 @@ int cmd_delete(const char *db, int argc, char **argv);
 int cmd_prune(const char *db, int argc, char **argv);
 int cmd_du(const char *db, int argc, char **argv);
 int cmd_sync(const char *db, int argc, char **argv);
+int cmd_events(const char *db, int argc, char **argv);
+int cmd_gc(const char *db, int argc, char **argv);
 
 #endif

@@ -49,13 +49,17 @@ static const char usage[] =
 	"  serve [--listen ADDR:PORT] [--open]\n"
 	"                          a web view of every run, live while guests run\n"
 	"  watch RUN [-n BANDS]    a running guest's heap in the terminal, live\n"
+	"  events RUN [--type NAME]... [--json]\n"
+	"                          the GHC eventlog's events, as ghc-events show prints them\n"
+	"  gc RUN [--json]         garbage collections from the GHC eventlog: pauses, share, peaks\n"
 	"  sync --to URL [--since TIME] [--include-running] [--json]\n"
 	"                          push this host's runs into a fleet catalogue (PostgreSQL)\n"
 	"\n"
 	"RUN is a run id or 'latest'.  The database is --db, else $PROFSVC_DB, else\n"
 	PROFSVC_DEFAULT_DB ".\n"
 	"--db postgresql://HOST/DB reads a fleet catalogue: query, show, export, export-disk,\n"
-	"heap, top, flame, diff, report and serve, RUN then N, HOST:N, latest or HOST:latest.\n"
+	"heap, top, flame, diff, report, serve, events and gc, RUN then N, HOST:N, latest or\n"
+	"HOST:latest.\n"
 	"--version and --help work anywhere; 'profdb COMMAND --help' is the command's usage.\n"
 	"JSON output (--json) is documented in docs/json.md.\n"
 	"Exit status: 0 ok, 1 error, 2 usage.\n";
@@ -72,7 +76,8 @@ static const struct {
 	{"report", cmd_report},       {"serve", cmd_serve},
 	{"watch", cmd_watch},         {"delete", cmd_delete},
 	{"prune", cmd_prune},         {"du", cmd_du},
-	{"sync", cmd_sync},
+	{"sync", cmd_sync},           {"events", cmd_events},
+	{"gc", cmd_gc},
 };
 
 /*
@@ -149,7 +154,7 @@ int main(int argc, char **argv)
 		if (fleet_is_url(path) && !view_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
 			cli_err("%s works on a host's store (--db PATH); a fleet catalogue (--db "
 			        "postgresql://...) is read by query, show, export, export-disk, heap, top, "
-			        "flame, diff, report and serve",
+			        "flame, diff, report, serve, events and gc",
 			        argv[1]);
 			return EXIT_USAGE;
 		}

@@ -8,7 +8,7 @@
  * end came from.
  *
  * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
- * store_conn.c.
+ * store_conn.c, profile/ghc_eventlog.c (an unclosed eventlog's cut).
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../profile/ghc_eventlog.h"
 #include "store_export.h"
 #include "store_internal.h"
 
@@ -82,7 +83,7 @@ static int salvage_by_extent(struct store *s, const struct store_device_info *de
 	/* A partially written last sector may end in stale status-block words
 	 * (the writer builds the status block in its data page).  Profiles are
 	 * text: cut binary bytes after the last newline. */
-	if (*size > 0) {
+	if (*size > 0 && dev->role != STORE_ROLE_EVENTLOG) { /* (an eventlog is binary: its cut is eventlog_cut's) */
 		size_t tail = *size < 4096 ? (size_t)*size : 4096;
 		uint64_t from = STORE_SECTOR_SIZE + *size - tail;
 		if ((rc = read_bytes(s, dev->device_id, from, buf, tail)))
@@ -110,24 +111,70 @@ out:
 	return rc;
 }
 
+struct cut_ctx {
+	struct gel_decoder d;
+};
+
+static int cut_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	static const uint8_t zeros[4096];
+	struct cut_ctx *c = ctx;
+
+	(void)off;
+	if (data)
+		return gel_feed(&c->d, data, len) < 0;
+	while (len > 0) { /* a hole reads as zeros */
+		size_t n = len < sizeof(zeros) ? len : sizeof(zeros);
+		if (gel_feed(&c->d, zeros, n) < 0)
+			return 1;
+		len -= n;
+	}
+	return 0;
+}
+
 /*
  * How many of the `size` bytes an unclosed eventlog's status block records
  * (or salvage found) are extracted: the one place an extraction is cut
  * short.  The guest flushes its eventlog a buffer at a time, so what it
  * flushed before it crashed (or so far, while it runs) may end inside an
- * event.  Its cut at the last whole event belongs here, once the eventlog
- * decoder can say where that is (it would read the device's first `size`
- * bytes from byte 512 in this snapshot, store_read_range, and return the
- * length of its whole events).  Until then the flushed prefix goes out as
- * it is, and rep->cut says so.
+ * event: the device's first `size` bytes from byte 512 (this snapshot) go
+ * through the eventlog decoder, which keeps one event at most (bounded
+ * memory, linear time), and the extraction ends where its last whole event
+ * does.  A log damaged before its end is cut where the damage starts, and
+ * rep->cut names the offset.
  */
-static uint64_t eventlog_cut(struct store *s, const struct store_device_info *dev, uint64_t size,
-                             struct store_extract_report *rep)
+static int eventlog_cut(struct store *s, const struct store_device_info *dev, uint64_t size,
+                        struct store_extract_report *rep, uint64_t *keep)
 {
-	(void)s;
-	(void)dev;
-	rep->cut = "the bytes it flushed, not cut at the last whole event";
-	return size;
+	struct cut_ctx c;
+	struct gel_tail tail;
+	int rc;
+
+	gel_init(&c.d, NULL, NULL);
+	rc = store_read_range(s, dev->device_id, STORE_SECTOR_SIZE, size, cut_cb, &c);
+	if (rc < 0) {
+		gel_free(&c.d);
+		return rc;
+	}
+	if (c.d.failed) {
+		*keep = gel_whole_prefix(&c.d);
+		snprintf(rep->cut, sizeof(rep->cut),
+		         "cut at the last whole event before the damage: %llu of %llu bytes (%s)",
+		         (unsigned long long)*keep, (unsigned long long)size, gel_error(&c.d));
+	} else {
+		int cut = gel_finish(&c.d, &tail) != 0;
+		*keep = tail.whole_prefix; /* past an end marker: its stale bytes */
+		if (!cut)
+			snprintf(rep->cut, sizeof(rep->cut), "whole: %llu of %llu bytes, up to its end marker",
+			         (unsigned long long)*keep, (unsigned long long)size);
+		else
+			snprintf(rep->cut, sizeof(rep->cut),
+			         "cut at the last whole event: %llu of %llu bytes%s",
+			         (unsigned long long)*keep, (unsigned long long)size,
+			         tail.header_done ? "" : " (its header is not whole)");
+	}
+	gel_free(&c.d);
+	return 0;
 }
 
 int store_profile_extent(struct store *s, const struct store_device_info *dev, int salvage,
@@ -193,7 +240,9 @@ int store_profile_extent(struct store *s, const struct store_device_info *dev, i
 		}
 	}
 	if (dev->role == STORE_ROLE_EVENTLOG && rep->how != STORE_EXTRACT_CLEAN) {
-		uint64_t keep = eventlog_cut(s, dev, rep->size, rep);
+		uint64_t keep = rep->size;
+		if ((rc = eventlog_cut(s, dev, rep->size, rep, &keep)))
+			return rc;
 		if (keep < rep->size)
 			rep->size = keep;
 	}

@@ -23,8 +23,9 @@ struct store_extract_report {
 	int votes, copies;               /* for STORE_EXTRACT_MAJORITY */
 	char note[256];                  /* one line saying what was done, for salvage */
 	/* An eventlog the guest did not close: what became of its end (its
-	 * flushed prefix may end inside an event), for the user; else NULL. */
-	const char *cut;
+	 * flushed prefix may end inside an event: "cut at the last whole
+	 * event: N of M bytes"), for the user; else "". */
+	char cut[384];
 };
 
 /*

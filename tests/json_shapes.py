@@ -5,7 +5,8 @@
 #   json_shapes.py KIND FILE    KIND: runs, show, import, export, check, delete, du, api_runs,
 #                               backend (profile-backend status --json),
 #                               heap, heaps, top, diff, watch_sample,
-#                               sync, fleet_runs (query runs over a fleet catalogue)
+#                               sync, fleet_runs (query runs over a fleet catalogue),
+#                               events, gc
 import json
 import sys
 
@@ -87,6 +88,15 @@ FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])
 SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
 SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT],
                             "bytes": [INT], "complete": [BOOL]}]}
+SHAPES["events"] = {"run": [RUN], "whole": [BOOL], "bytes": [INT], "cut_bytes": [INT], "events_read": [INT],
+                    "types": [[{"type": [INT], "name": [STR, NUL], "description": [STR], "size": [INT, NUL]}]],
+                    "events": [[{"time_ns": [INT], "cap": [INT, NUL], "type": [INT], "name": [STR, NUL],
+                                 "line": [STR]}]]}
+SHAPES["gc"] = {"run": [RUN], "whole": [BOOL], "collections": [INT], "gc_starts": [INT], "by_generation": [[INT]],
+                "pauses": [INT], "total_pause_ns": [INT], "longest_pause_ns": [INT], "p50_ns": [INT],
+                "p90_ns": [INT], "p99_ns": [INT], "elapsed_ns": [INT], "gc_share": [REAL],
+                "peak_live_bytes": [INT], "peak_heap_bytes": [INT], "allocated_bytes": [INT],
+                "copied_bytes": [INT], "unmatched": [INT]}
 STATES = {"running", "complete", "crashed"}
 ROLES = {"prof", "hp", "eventlog", "trace", "samples", "raw"}  # docs/json.md, "device"
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "profile/ghc_eventlog.h"
 #include "ref_convert_profile.h"
 #include "store/store_export.h"
 
@@ -102,6 +103,20 @@ static void test_every_fixture(void)
 
 /* ---- guests crashing ------------------------------------------------------------------ */
 
+/* Where the whole events of an eventlog's first len bytes end: an unclosed
+ * eventlog is exported up to there (store_export.c, eventlog_cut). */
+static size_t whole_events(const uint8_t *log, size_t len)
+{
+	struct gel_decoder d;
+	struct gel_tail t;
+	gel_init(&d, NULL, NULL);
+	gel_feed(&d, log, len);
+	gel_finish(&d, &t);
+	size_t n = (size_t)gel_whole_prefix(&d);
+	gel_free(&d);
+	return n;
+}
+
 static void test_guest_crashes(int rounds)
 {
 	char path[4096], prof[4096], hp[4096], ev[4096];
@@ -143,9 +158,11 @@ static void test_guest_crashes(int rounds)
 				unwritten++;
 			} else {
 				CHECK(rr == REF_NOT_CLOSED || rr == REF_OK, "round %d %s: reference %d", i, roles[k], rr);
-				CHECK(e && elen == rlen && !memcmp(e, ref, rlen),
-				      "round %d %s: export (%zu) differs from convert-profile (%zu)", i, roles[k],
-				      e ? elen : 0, rlen);
+				/* an eventlog the guest did not close: cut at its last whole event */
+				size_t want = k == 2 && rr == REF_NOT_CLOSED && ref ? whole_events(ref, rlen) : rlen;
+				CHECK(e && elen == want && !memcmp(e, ref, want),
+				      "round %d %s: export (%zu) differs from convert-profile (%zu, %zu expected)", i,
+				      roles[k], e ? elen : 0, rlen, want);
 				partial++;
 			}
 			free(img);

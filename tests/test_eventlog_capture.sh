@@ -4,7 +4,7 @@
 # it writes its .hp, the store keeps it as a device of role 'eventlog', and
 # profdb gives it back byte for byte (export --eventlog, export-disk,
 # import-disk --eventlog); a guest that crashes mid-write leaves the
-# prefix it flushed, and export says so.  The eventlog is a real one:
+# prefix it flushed, which export cuts at its last whole event and says so.  The eventlog is a real one:
 # tests/data/ghc-eventlog (Churn.hs run with +RTS -l -hT).
 #
 # Owns only these checks; calls the built programs through tests/lib.sh.
@@ -131,7 +131,7 @@ dd if="$T/mk.disk" of="$T/huge.disk" bs=512 skip=1 seek=1 count=200 conv=notrunc
 expect 0 "claims" -- "$PROFDB" import-disk --name huge --eventlog "$T/huge.disk"
 expect 1 "claims 1099511627776 bytes but the guest wrote only" -- "$PROFDB" export latest --eventlog "$T/huge.eventlog"
 
-# --- a guest that crashes mid-write: the flushed prefix, and export says so --------------------
+# --- a guest that crashes mid-write: the flushed prefix cut at its last whole event, and export says so --------------------
 cfg ev-crash
 CUT=30000
 DOM=$("$BACKEND" create --platform sim "$T/ev-crash.cfg") || fail "create ev-crash"
@@ -145,10 +145,25 @@ FLUSHED=$(sqlite3 "$PROFSVC_DB" "select file_size from devices where run_id = $C
 # what the guest flushed: its last whole flush or page before the crash
 [ -n "$FLUSHED" ] && [ "$FLUSHED" -gt $((CUT - 4096)) ] && [ "$FLUSHED" -le $CUT ] && ok ||
 	fail "the status block of the crashed guest says '$FLUSHED' bytes"
+# the flushed prefix ends inside an event: export cuts it at the last whole one, where the
+# decoder says the whole events of those bytes end, and says so
+head -c "$FLUSHED" "$EV" >"$T/flushed.eventlog"
+WHOLE=$("$B/tests/eventlog_dump" counts "$T/flushed.eventlog" | sed -n 's/^whole_prefix //p')
+[ -n "$WHOLE" ] && [ "$WHOLE" -lt "$FLUSHED" ] && [ "$WHOLE" -gt $((FLUSHED - 65536)) ] && ok ||
+	fail "the flushed prefix's whole events end at '$WHOLE' of $FLUSHED bytes"
 expect 0 "eventlog not cleanly closed" -- "$PROFDB" export "$CR" --eventlog "$T/cr.eventlog"
-grep -q "exported $FLUSHED bytes" "$T/err" && ok || fail "export of a crashed guest says: $(cat "$T/err")"
-[ "$(stat -c %s "$T/cr.eventlog")" = "$FLUSHED" ] && cmp -s -n "$FLUSHED" "$T/cr.eventlog" "$EV" && ok ||
-	fail "the crashed guest's eventlog is not the $FLUSHED-byte prefix"
+grep -q "exported $WHOLE bytes, cut at the last whole event: $WHOLE of $FLUSHED bytes" "$T/err" && ok ||
+	fail "export of a crashed guest says: $(cat "$T/err")"
+[ "$(stat -c %s "$T/cr.eventlog")" = "$WHOLE" ] && cmp -s -n "$WHOLE" "$T/cr.eventlog" "$EV" && ok ||
+	fail "the crashed guest's eventlog is not the $WHOLE-byte prefix"
+# GHC's own reader takes the cut log without a complaint
+if [ -x /usr/bin/ghc-events ]; then
+	/usr/bin/ghc-events show "$T/cr.eventlog" >"$T/cr.show" 2>"$T/cr.show.err" && [ ! -s "$T/cr.show.err" ] && ok ||
+		fail "ghc-events show on the cut export: $(head -3 "$T/cr.show.err")"
+	[ "$(grep -c ': starting GC$' "$T/cr.show")" -gt 0 ] && ok || fail "ghc-events shows no GC in the cut export"
+else
+	echo "SKIP: /usr/bin/ghc-events not installed (libghc-ghc-events-dev): the cut export not read by it"
+fi
 expect 0 "" -- "$PROFDB" export-disk "$CR" xvdp3 "$T/cr.disk"
 expect 0 "not cleanly closed" -- "$PROFDB" import-disk --eventlog "$T/cr.disk"
 expect 0 "eventlog not cleanly closed" -- "$PROFDB" export latest --eventlog "$T/cr2.eventlog"

@@ -181,6 +181,11 @@ same "$T/f.prof" "$P" # B run 2 is the leak pair
 # the captured guest's eventlog (role 'eventlog') through the catalogue as on the host
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:3" --eventlog "$T/f.eventlog"
 same "$T/f.eventlog" "$EV"
+# and its events and GCs, as on the host
+"$PROFDB" events 3 >"$T/l3.events" 2>/dev/null && "$PROFDB" gc 3 >"$T/l3.gc" 2>/dev/null || fail "events, gc of run 3 on the host"
+expect 0 "" -- "$PROFDB" --db "$URL" events "$HA:3"; same "$T/out" "$T/l3.events"
+expect 0 "" -- "$PROFDB" --db "$URL" gc "$HA:3"
+[ "$(sed 1d "$T/out")" = "$(sed 1d "$T/l3.gc")" ] && ok || fail "gc over the fleet: $(cat "$T/out")"
 "$PROFDB" export-disk 3 xvdp3 "$T/l3.disk" >/dev/null 2>&1
 expect 0 "" -- "$PROFDB" --db "$URL" export-disk "$HA:3" xvdp3 "$T/f3.disk"
 same "$T/l3.disk" "$T/f3.disk"

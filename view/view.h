@@ -14,7 +14,9 @@
  *   view_fleet.c    a fleet catalogue read through a private store
  *   view.c          a view: open, resolve a run, one snapshot, close
  *   view_trace.c    a run's MirageOS trace loaded in sequence order
- *   view_profile.c  a run's .prof and .hp read and parsed, a live heap followed
+ *   view_profile.c  a run's .prof and .hp read and parsed, a live heap followed;
+ *                   its eventlog decoded, its heap samples the .hp of a run without one
+ *   view_eventlog.c a run's eventlog as ghc-events show's events, and its GC figures
  *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with

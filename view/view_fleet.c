@@ -31,8 +31,8 @@ static int ncopied;
 
 int view_fleet_command_ok(const char *cmd)
 {
-	static const char *const ok[] = {"query", "show", "export", "export-disk", "heap",
-	                                 "top",   "flame", "diff",  "report", "serve"};
+	static const char *const ok[] = {"query", "show",   "export", "export-disk", "heap", "top",
+	                                 "flame", "diff",   "report", "serve",       "events", "gc"};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
 		if (strcmp(cmd, ok[i]) == 0)
 			return 1;

@@ -8,14 +8,22 @@
  * running guest is exactly what the user wants to see, and the parsers
  * keep only complete records anyway; the note says what was salvaged.
  *
- * May call: store/store.h, store/store_export.h, profile/ (the parsers),
- * view.h, view_err.h.
+ * A run's eventlog goes through the eventlog decoder as it is read; a
+ * damaged one is an error naming the damage's offset, an unclosed one (cut
+ * at its last whole event by the store) a warning.  A run with an eventlog
+ * and no .hp has the eventlog's heap samples (+RTS -hT, or a profiled
+ * build's -hc...) as its heap profile, the .hp model made by
+ * eventlog_heap.c, so every heap view draws them by hp2ps's rules.
+ *
+ * May call: store/store.h, store/store_export.h, profile/ (the parsers,
+ * ghc_eventlog.h, eventlog_summary.h), view.h, view_err.h.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "../profile/eventlog_summary.h"
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
@@ -77,6 +85,8 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 	out->salvaged = rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT;
 	if (out->salvaged)
 		snprintf(out->note, sizeof(out->note), "%s", rep.note);
+	if (rep.how != STORE_EXTRACT_CLEAN)
+		snprintf(out->cut, sizeof(out->cut), "%s", rep.cut);
 	return 0;
 }
 
@@ -117,8 +127,17 @@ int view_read_time_profile(struct view *v, const char *arg, struct time_profile 
 int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p,
                            struct hp_tail *tail, struct view_profile_read *rd, struct view_err *e)
 {
+	int64_t id;
+	if (view_resolve(v, arg, &id, e) != 0) {
+		hp_init(p); /* the caller frees it whatever the result */
+		return 1;
+	}
+	char ref[32]; /* the run resolved (over a catalogue, copied) once */
+	view_run_ref(id, ref, sizeof(ref));
+	if (view_eventlog_heap_fallback(v, id))
+		return view_read_eventlog_heap(v, ref, p, tail, rd, e);
 	hp_init(p);
-	if (view_profile_read(v, arg, "hp", hp_sink, p, rd, e) != 0) {
+	if (view_profile_read(v, ref, "hp", hp_sink, p, rd, e) != 0) {
 		if (p->failed)
 			view_error(e, "run %s: heap profile, %s", arg, hp_error(p));
 		return 1;
@@ -180,4 +199,97 @@ int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint
 		return -1;
 	}
 	return 0;
+}
+
+/* ---- the eventlog ---------------------------------------------------------- */
+
+static int el_sink(void *ctx, const void *data, size_t len)
+{
+	return gel_feed(ctx, data, len) != 0;
+}
+
+int view_read_eventlog(struct view *v, const char *arg, gel_event_fn fn, void *ctx,
+                       struct view_eventlog *el, struct view_err *e)
+{
+	memset(el, 0, sizeof(*el));
+	gel_init(&el->d, fn, ctx);
+	if (view_profile_read(v, arg, "eventlog", el_sink, &el->d, &el->rd, e) != 0) {
+		if (el->d.failed)
+			view_error(e, "run %lld: eventlog damaged: %s", (long long)el->rd.run.run_id,
+			           gel_error(&el->d));
+		return 1;
+	}
+	long long id = (long long)el->rd.run.run_id;
+	int fin = gel_finish(&el->d, &el->tail);
+	if (fin < 0) {
+		view_error(e, "run %lld: eventlog damaged: %s", id, gel_error(&el->d));
+		return 1;
+	}
+	el->whole = fin == 0;
+	if (!el->tail.header_done) {
+		view_error(e, "run %lld: its eventlog has no whole header yet (%llu bytes)", id,
+		           (unsigned long long)el->rd.bytes);
+		return 1;
+	}
+	if (el->rd.cut[0])
+		view_warn(e, "run %lld: eventlog not closed by the guest (it crashed or still runs): %s", id,
+		          el->rd.cut);
+	else if (el->rd.salvaged)
+		view_warn(e, "run %lld: %s", id, el->rd.note);
+	return 0;
+}
+
+void view_eventlog_free(struct view_eventlog *el)
+{
+	gel_free(&el->d);
+}
+
+int view_eventlog_heap_fallback(struct view *v, int64_t run_id)
+{
+	struct store_device_info dev;
+	if (view_snapshot(v, NULL) != 0)
+		return 0;
+	/* a .hp disk the guest never wrote (sector 0 untouched) is no .hp */
+	if (store_find_device(v->s, run_id, "hp", &dev) == 0 && dev.status != STORE_STATUS_NONE)
+		return 0;
+	return store_find_device(v->s, run_id, "eventlog", &dev) == 0 && dev.status != STORE_STATUS_NONE;
+}
+
+static int el_heap_cb(void *ctx, const struct gel_event *ev)
+{
+	return el_heap_add(ctx, ev) != 0;
+}
+
+int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+                            struct view_profile_read *rd, struct view_err *e)
+{
+	struct view_eventlog el;
+	struct el_heap h;
+	int rc = 1;
+
+	hp_init(p);
+	el_heap_init(&h, p);
+	if (view_read_eventlog(v, arg, el_heap_cb, &h, &el, e) != 0) {
+		if (el.d.stopped)
+			view_error(e, "run %lld: the eventlog's heap samples: %s", (long long)el.rd.run.run_id,
+			           hp_error(p));
+		goto out;
+	}
+	*rd = el.rd;
+	if (el_heap_finish(&h, &el.d, tail) != 0) {
+		view_error(e, "run %lld: the eventlog's heap samples: %s", (long long)el.rd.run.run_id, hp_error(p));
+		goto out;
+	}
+	if (h.samples == 0 && p->nsamples == 0) {
+		view_error(e, "run %lld has no .hp and its eventlog no whole heap sample %s",
+		           (long long)el.rd.run.run_id,
+		           el.whole ? "(the program ran without +RTS -hT, or a profiled build's -hc...)"
+		                    : "yet (the log the guest left ends before one)");
+		goto out;
+	}
+	rc = 0;
+out:
+	el_heap_free(&h);
+	view_eventlog_free(&el);
+	return rc;
 }

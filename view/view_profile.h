@@ -7,7 +7,9 @@
  * writes.
  *
  * May call: store/store.h, store/store_export.h, profile/ (the parsers),
- * view.h, view_err.h.
+ * view.h, view_err.h.  A run's eventlog too: decoded (profile/ghc_eventlog.h),
+ * and its heap samples (profile/eventlog_summary.h) are the run's heap
+ * profile when it has no .hp.
  */
 #ifndef PROFSVC_VIEW_PROFILE_H
 #define PROFSVC_VIEW_PROFILE_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../profile/ghc_eventlog.h"
 #include "../store/store.h"
 #include "view.h"
 
@@ -26,6 +29,7 @@ struct view_profile_read {
 	uint64_t bytes;     /* read */
 	int salvaged;       /* the status block did not vouch for all of it */
 	char note[300];     /* what salvage did, for the user */
+	char cut[384];      /* an unclosed eventlog: where it was cut (store_export.h) */
 };
 
 /*
@@ -48,6 +52,39 @@ int view_read_time_profile(struct view *v, const char *arg, struct time_profile 
                            struct view_profile_read *rd, struct view_err *e);
 int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p,
                            struct hp_tail *tail, struct view_profile_read *rd, struct view_err *e);
+
+/* ---- the eventlog (xvdp3) ------------------------------------------------------ */
+
+struct view_eventlog {
+	struct view_profile_read rd; /* the run, the bytes read */
+	struct gel_decoder d;        /* its header's types stay until view_eventlog_free */
+	struct gel_tail tail;
+	int whole;                   /* the log ended with its end marker */
+};
+
+/*
+ * Resolves RUN and streams its eventlog through the decoder, fn called
+ * once per whole event (fn may be NULL).  0; or 1 with the reason in e
+ * (no eventlog device, a damaged log: "run 3: eventlog damaged at offset
+ * 812: ..."), or when fn stopped the decoder (fn's owner says why; then
+ * el->d.stopped).  An unclosed log (the guest crashed or still runs) is a
+ * warning in e saying where it was cut.  view_eventlog_free afterwards,
+ * whatever the result.
+ */
+int view_read_eventlog(struct view *v, const char *arg, gel_event_fn fn, void *ctx,
+                       struct view_eventlog *el, struct view_err *e);
+void view_eventlog_free(struct view_eventlog *el);
+
+/* Whether RUN (resolved) has an eventlog the guest wrote and no .hp (no
+ * device, or one whose status block it never wrote): the heap view then
+ * reads the eventlog's heap samples. */
+int view_eventlog_heap_fallback(struct view *v, int64_t run_id);
+
+/* RUN's eventlog heap samples in the .hp model (eventlog_heap.c), for
+ * hp2ps's rules as a .hp's; 0, or 1 (the reason in e; "has no heap
+ * samples" when the log was made without -h). */
+int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+                            struct view_profile_read *rd, struct view_err *e);
 
 /* Follows a running guest's heap profile: feeds p the bytes its status
  * block added since *fed (never past what the guest wrote; the guest
