@@ -8,7 +8,7 @@
  * same, and no name can end the element or open markup.
  *
  * May call: compare.c (the changes), flame.c, heap_svg.c (the band
- * colours), trace_view.c, markup.c, util/safe_text.
+ * colours), trace_view.c, eventlog_timeline.c (GHC's eventlog), markup.c, util/safe_text.
  */
 #include "config.h"
 
@@ -350,6 +350,9 @@ int report_write(FILE *f, const struct report_input *in)
 	facts_section(f, in);
 	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms))
 		heap_section(f, in);
+	if (in->timeline_shown &&
+	    el_timeline_html(f, in->timeline, in->timeline_gc, in->timeline_follow, in->timeline_note) != 0)
+		return -1;
 	if (in->trace && trace_view_html(f, in->trace) != 0)
 		return -1;
 	/* the script right after the chart's data: the chart is drawn before

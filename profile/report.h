@@ -14,6 +14,8 @@
 
 #include <stdio.h>
 
+#include "eventlog_summary.h"
+#include "eventlog_timeline.h"
 #include "heap_chart.h"
 #include "heap_profile.h"
 #include "time_profile.h"
@@ -32,6 +34,15 @@ struct report_input {
 	const struct hp_chart *chart;
 	const struct time_profile *tp; /* NULL: no time profile */
 	const struct mprof_trace *trace; /* NULL: no MirageOS trace */
+	/* GHC's eventlog: its timeline and GC figures (both NULL: no
+	 * eventlog; timeline_shown alone: a live run's log with no whole
+	 * event yet), where a live page fetches the section again, and a
+	 * warning said in it. */
+	int timeline_shown;
+	const struct el_timeline *timeline;
+	const struct el_gc *timeline_gc;
+	const char *timeline_follow;
+	const char *timeline_note;
 	/* --against: the run compared with (each may be NULL) */
 	const char *against_title;
 	const struct hp_profile *against_hp;

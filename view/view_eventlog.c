@@ -7,7 +7,9 @@
  * time, as ghc-events show prints them: capabilities' blocks interleave in
  * the log.  The text kept is bounded (VIEW_EVENTS_MAX_TEXT).
  *
- * May call: profile/ (ghc_eventlog.h, eventlog_summary.h),
+ * The timeline's events go to eventlog_timeline.c with the GC's.
+ *
+ * May call: profile/ (ghc_eventlog.h, eventlog_summary.h, eventlog_timeline.h),
  * util/safe_text.h, view.h, view_err.h, view_json.h, view_profile.h,
  * jansson.
  */
@@ -246,4 +248,36 @@ json_t *view_gc_json(const struct el_gc *g, const struct view_eventlog *el, int6
 	                 (json_int_t)g->peak_live, "peak_heap_bytes", (json_int_t)g->peak_heap, "allocated_bytes",
 	                 (json_int_t)g->allocated, "copied_bytes", (json_int_t)g->copied, "unmatched",
 	                 (json_int_t)g->unmatched);
+}
+
+/* ---- the timeline ------------------------------------------------------------ */
+
+struct tl_ctx {
+	struct el_gc *g;
+	struct el_timeline *t;
+};
+
+static int tl_cb(void *ctx, const struct gel_event *ev)
+{
+	struct tl_ctx *c = ctx;
+	return el_gc_add(c->g, ev) != 0 || el_timeline_add(c->t, ev) != 0;
+}
+
+int view_read_eventlog_timeline(struct view *v, const char *arg, struct el_gc *g, struct el_timeline *t,
+                                struct view_eventlog *el, struct view_err *e)
+{
+	struct tl_ctx c = {g, t};
+	el_gc_init(g);
+	el_timeline_init(t);
+	if (view_read_eventlog(v, arg, tl_cb, &c, el, e) != 0) {
+		if (el->d.stopped)
+			view_error(e, "run %lld: out of memory reading its eventlog", (long long)el->rd.run.run_id);
+		return 1;
+	}
+	if (el_gc_finish(g) != 0) {
+		view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
+		return 1;
+	}
+	el_timeline_finish(t);
+	return 0;
 }

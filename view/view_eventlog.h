@@ -5,7 +5,9 @@
  * JSON (docs/json.md).  (Its heap samples are view_profile.c's: the heap
  * view of a run without a .hp.)
  *
- * May call: profile/ (ghc_eventlog.h, eventlog_summary.h),
+ * And its timeline (the report's section, profile/eventlog_timeline.h).
+ *
+ * May call: profile/ (ghc_eventlog.h, eventlog_summary.h, eventlog_timeline.h),
  * util/safe_text.h, view.h, view_err.h, view_json.h, view_profile.h,
  * jansson.
  */
@@ -17,6 +19,7 @@
 #include <stdio.h>
 
 #include "../profile/eventlog_summary.h"
+#include "../profile/eventlog_timeline.h"
 #include "../profile/ghc_eventlog.h"
 #include "view.h"
 #include "view_profile.h"
@@ -77,5 +80,14 @@ int view_read_eventlog_gc(struct view *v, const char *arg, struct el_gc *g, stru
                           struct view_err *e);
 /* {"run", "whole", "collections", "gc_starts", "by_generation", ...} (docs/json.md). */
 json_t *view_gc_json(const struct el_gc *g, const struct view_eventlog *el, int64_t now_us);
+
+/* ---- the timeline ------------------------------------------------------------ */
+
+/* RUN's eventlog read once into its GC figures (g) and its timeline (t),
+ * both initialised here and finished; 0, or 1 (the reason in e; a log
+ * not closed yet is a warning there).  el_gc_free(g), el_timeline_free(t)
+ * and view_eventlog_free(el) after, whatever the result. */
+int view_read_eventlog_timeline(struct view *v, const char *arg, struct el_gc *g, struct el_timeline *t,
+                                struct view_eventlog *el, struct view_err *e);
 
 #endif

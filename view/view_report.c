@@ -3,7 +3,7 @@
  * all of it read in the view's one snapshot.
  *
  * May call: view.h, view_profile.h, view_trace.h, view_format.h,
- * view_err.h, profile/, store/store.h.
+ * view_eventlog.h, view_err.h, profile/, store/store.h.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "view_eventlog.h"
 #include "view_format.h"
 #include "view_profile.h"
 #include "view_report.h"
@@ -162,6 +163,30 @@ static void fill_facts(struct view_report *r)
 	r->nfacts = run->eventlog_bytes >= 0 ? 13 : 12;
 }
 
+/* The run's eventlog, when it has the device: its timeline and GC figures
+ * (a live run's log with no whole event yet leaves the section waiting);
+ * what the read said goes in the section, not the report's warnings. */
+static void load_timeline(struct view_report *r, struct view *v, int64_t id)
+{
+	struct store_device_info dev;
+	struct view_eventlog el;
+	struct view_err e;
+	char idbuf[32];
+
+	el_gc_init(&r->gc);
+	el_timeline_init(&r->tl);
+	if (view_snapshot(v, NULL) != 0 || store_find_device(v->s, id, "eventlog", &dev) != 0)
+		return;
+	r->tl_shown = 1;
+	view_run_ref(id, idbuf, sizeof(idbuf));
+	view_err_init(&e);
+	r->have_tl = view_read_eventlog_timeline(v, idbuf, &r->gc, &r->tl, &el, &e) == 0;
+	/* a running guest's log is not closed yet: that is no news */
+	if (e.n && (!r->have_tl || el.rd.run.state != STORE_RUN_RUNNING))
+		snprintf(r->tl_note, sizeof(r->tl_note), "%s", view_err_first(&e));
+	view_eventlog_free(&el);
+}
+
 int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
                      int even_empty, struct view_err *e)
 {
@@ -170,23 +195,28 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 	int hp_read;
 
 	memset(r, 0, sizeof(*r));
+	el_gc_init(&r->gc);
+	el_timeline_init(&r->tl);
 	tp_init(&r->tp);
 	hp_init(&r->hp);
 	tp_init(&r->atp);
 	hp_init(&r->ahp);
 	load_profiles(r, v, id, &hp_read, &prd, &hrd, &nbuf, e);
 	if (!r->have_tp && !hp_read) {
-		/* No profile: a run still waiting for its guest (even_empty), or
-		 * a MirageOS guest's, whose trace is the report. */
+		/* No profile: a run still waiting for its guest (even_empty), a
+		 * MirageOS guest's, whose trace is the report, or one with GHC's
+		 * eventlog alone, whose timeline is. */
 		struct store_device_info dev;
 		if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, id, &hrd.run) != 0 ||
-		    (!even_empty && store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) != 0)) {
+		    (!even_empty && store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) != 0 &&
+		     store_find_device(v->s, id, "eventlog", &dev) != 0)) {
 			view_error(e, "run %lld has no readable profile to report", (long long)id);
 			return 1;
 		}
 	}
 	r->run = r->have_tp ? prd.run : hrd.run;
 	r->have_trace = load_trace(r, v) == 0;
+	load_timeline(r, v, id);
 	add_state_warnings(r, hp_read);
 	fill_facts(r);
 	if (against && load_against(r, v, against, e) != 0)
@@ -206,6 +236,10 @@ void view_report_input(const struct view_report *r, struct report_input *in)
 	in->chart = r->have_hp ? &r->chart : NULL;
 	in->tp = r->have_tp ? &r->tp : NULL;
 	in->trace = r->have_trace ? &r->trace.t : NULL;
+	in->timeline_shown = r->tl_shown;
+	in->timeline = r->have_tl ? &r->tl : NULL;
+	in->timeline_gc = r->have_tl ? &r->gc : NULL;
+	in->timeline_note = r->tl_note[0] ? r->tl_note : NULL;
 	if (r->against) {
 		in->against_title = r->against_caption;
 		in->against_tp = r->a_tp ? &r->atp : NULL;
@@ -217,6 +251,8 @@ void view_report_free(struct view_report *r)
 {
 	if (r->have_trace)
 		view_trace_free(&r->trace);
+	el_gc_free(&r->gc);
+	el_timeline_free(&r->tl);
 	tp_free(&r->atp);
 	hp_free(&r->ahp);
 	hp_chart_free(&r->chart);

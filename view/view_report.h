@@ -6,7 +6,7 @@
  * as /runs/N and /compare.
  *
  * May call: view.h, view_profile.h, view_trace.h, view_format.h,
- * view_err.h, profile/, store/store.h.
+ * view_eventlog.h, view_err.h, profile/, store/store.h.
  */
 #ifndef PROFSVC_VIEW_REPORT_H
 #define PROFSVC_VIEW_REPORT_H
@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../profile/eventlog_summary.h"
+#include "../profile/eventlog_timeline.h"
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/report.h"
@@ -34,6 +36,12 @@ struct view_report {
 	const char *warn[8];
 	char wbuf[4][400];
 	size_t nw;
+	/* GHC's eventlog: its timeline and GC figures (have_tl: read; tl_shown:
+	 * the run has an eventlog device, so the section is there) */
+	int have_tl, tl_shown;
+	struct el_gc gc;
+	struct el_timeline tl;
+	char tl_note[VIEW_ERR_LEN];
 	/* the run compared with */
 	int against, a_tp, a_hp;
 	struct time_profile atp;
