@@ -166,8 +166,10 @@ static int replay_hp(struct hfile *h, const uint8_t *hp, size_t len, uint64_t *b
 }
 
 /* GHC's eventlog during the run (+RTS -l): flushed after every
- * HALVM_EVENTLOG_FLUSH_BYTES, as halvm_writer_replay writes it. */
-static int replay_eventlog(struct hfile *h, const uint8_t *ev, size_t len, uint64_t *budget)
+ * HALVM_EVENTLOG_FLUSH_BYTES, as halvm_writer_replay writes it; with
+ * --pace, the program runs on for that long after each flush. */
+static int replay_eventlog(struct hfile *h, const uint8_t *ev, size_t len, uint64_t *budget,
+                           const struct stub_ctx *c)
 {
 	for (size_t pos = 0; pos < len;) {
 		size_t n = len - pos < HALVM_EVENTLOG_FLUSH_BYTES ? len - pos : HALVM_EVENTLOG_FLUSH_BYTES;
@@ -177,6 +179,8 @@ static int replay_eventlog(struct hfile *h, const uint8_t *ev, size_t len, uint6
 		pos += n;
 		if (halvm_writer_flush(&h->w))
 			return -1;
+		if (c->pace_ms && pos < len)
+			usleep(c->pace_ms * 1000u);
 	}
 	return 0;
 }
@@ -237,7 +241,7 @@ static int halvm_write(struct halvm_guest *g, const struct halvm_input *in, uint
 	size_t plen = in->plen, hlen = in->hlen;
 	int crashed = 0;
 	if (in->ev) {
-		int r = replay_eventlog(&g->ev, in->ev, in->elen, budget);
+		int r = replay_eventlog(&g->ev, in->ev, in->elen, budget, c);
 		if (r < 0)
 			return -1;
 		crashed = r == 1;
@@ -495,7 +499,8 @@ static const char usage[] =
 	"usage: frontend-stub --mode halvm --domid N --prof FILE --hp FILE [--eventlog FILE (to xvdp3)]\n"
 	"       (--domid: $XENSIM_DOMID when xensim runs it as the domain)\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
-	"                     [--pace MS (a pause after each heap sample, as GHC's -i)] [--sample-log FILE]\n"
+	"                     [--pace MS (a pause after each heap sample, as GHC's -i, and each eventlog\n"
+	"                     buffer flushed)] [--sample-log FILE]\n"
 	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
 	"       frontend-stub --mode mirage --domid N [--pages P (16)] [--events N (--requests)]\n"

@@ -1,7 +1,8 @@
 // report.js - the script of profdb's self-contained HTML report: it reads
 // the data profdb embedded (the JSON elements "heap-data", "tree-data") and draws the heap chart (hover values, bands toggled from the key,
 // stacked / line / normalised), the cost-centre tree (collapsible,
-// sortable by any column, searchable) and wires the page.  No network, no
+// sortable by any column, searchable), adds hover and zoom to the eventlog's
+// timeline (an SVG the server drew) and wires the page.  No network, no
 // library.  Every name is the guest's: it only ever reaches the page as
 // textContent or an attribute value, never as markup.
 //
@@ -246,6 +247,92 @@
       rows + (rows >= LIMIT ? '+' : '') + ' of ' + N.length + ' call stacks shown';
   }
 
+  // ---- the eventlog's timeline (drawn by the server: hover and zoom here) ----
+  // The plot is an SVG of its own whose viewBox is the part of the run
+  // shown; the marker labels and the time axis, outside it, are placed
+  // again for each view.  The view outlives a live page's redraws.
+  var tlView = null;   // [from, width] in the plot's units; null: the whole run
+  function fmtNs(ns) {
+    return ns < 1e6 ? (ns / 1e3).toFixed(1) + ' us' : ns < 1e9 ? (ns / 1e6).toFixed(2) + ' ms'
+                                                                : (ns / 1e9).toFixed(3) + ' s';
+  }
+  function tickStep(span) {
+    var raw = span / 8, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1e-9))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+  }
+  function timeline() {
+    var svg = document.getElementById('tl-svg');
+    if (!svg) return;
+    var plot = svg.querySelector('svg.tl-plot'), tip = document.getElementById('tl-tip');
+    var PX = +svg.getAttribute('data-plot-x'), PWd = +svg.getAttribute('data-plot-w');
+    var endNs = +svg.getAttribute('data-end-ns'), vb = plot.viewBox.baseVal, full = vb.width, ph = vb.height;
+    function cur() { return tlView || [0, full]; }
+    function apply() {
+      var v = cur(), from = v[0], w = v[1];
+      plot.setAttribute('viewBox', from + ' 0 ' + w + ' ' + ph);
+      svg.querySelectorAll('text.tl-mlabel').forEach(function (t) {
+        var x = (+t.getAttribute('data-x') - from) / w * PWd, right = x > PWd * 0.75;
+        t.setAttribute('x', (PX + x + (right ? -2 : 2)).toFixed(1));
+        t.setAttribute('text-anchor', right ? 'end' : 'start');
+        t.setAttribute('visibility', x < 0 || x > PWd ? 'hidden' : 'visible');
+      });
+      var ax = svg.querySelector('g.tl-axis'), y = +ax.getAttribute('data-y');
+      while (ax.firstChild) ax.removeChild(ax.firstChild);
+      var s0 = from / full * endNs / 1e9, s1 = (from + w) / full * endNs / 1e9, step = tickStep(s1 - s0);
+      for (var i = Math.ceil(s0 / step); i * step <= s1 + step * 1e-6 && i < Math.ceil(s0 / step) + 40; i++) {
+        var s = i * step, x = PX + (s - s0) / (s1 - s0) * PWd;
+        ax.appendChild(el('svg:line', { x1: x, x2: x, y1: y, y2: y + 4, stroke: '#999' }));
+        ax.appendChild(el('svg:text', { x: x, y: y + 16, 'text-anchor': 'middle' }, String(+s.toPrecision(6))));
+      }
+      svg.setAttribute('data-view', from.toFixed(2) + ' ' + w.toFixed(2));
+    }
+    function at(ev) {   // the pointer as a fraction of the plot's width
+      var r = svg.getBoundingClientRect(), x = (ev.clientX - r.left) * svg.viewBox.baseVal.width / r.width;
+      return Math.max(0, Math.min(1, (x - PX) / PWd));
+    }
+    function zoom(f, a) {
+      var v = cur(), nw = Math.min(full, Math.max(full / 100000, v[1] / f));
+      var c = v[0] + a * v[1], nf = Math.max(0, Math.min(full - nw, c - a * nw));
+      tlView = nw >= full ? null : [nf, nw];
+      apply();
+    }
+    document.querySelectorAll('#timeline button[data-zoom]').forEach(function (b) {
+      b.onclick = function () {
+        var z = b.getAttribute('data-zoom');
+        if (z === 'reset') { tlView = null; apply(); } else zoom(z === 'in' ? 2 : 0.5, 0.5);
+      };
+    });
+    svg.addEventListener('wheel', function (ev) {
+      ev.preventDefault();
+      zoom(ev.deltaY < 0 ? 1.25 : 0.8, at(ev));
+    }, { passive: false });
+    var drag = null;
+    svg.onmousedown = function (ev) { drag = { x: at(ev), v: cur().slice() }; ev.preventDefault(); };
+    window.addEventListener('mouseup', function () { drag = null; });
+    svg.onmousemove = function (ev) {
+      var a = at(ev), v = cur();
+      if (drag && tlView) {
+        tlView = [Math.max(0, Math.min(full - v[1], drag.v[0] - (a - drag.x) * v[1])), v[1]];
+        apply();
+      }
+      var t = (v[0] + a * v[1]) / full * endNs, tg = ev.target, text = 't = ' + (t / 1e9).toFixed(6) + ' s';
+      if (tg.classList && tg.classList.contains('gc')) {
+        var g = +tg.getAttribute('data-gen'), n = +tg.getAttribute('data-n');
+        text += '\n' + (n > 1 ? n + ' GC pauses' : g >= 0 ? 'GC generation ' + g : 'GC') + ': ' +
+                fmtNs(+tg.getAttribute('data-ns')) + ' from ' + (+tg.getAttribute('data-start-ns') / 1e9).toFixed(6) + ' s';
+        svg.setAttribute('data-hover', 'gc');
+      } else if (tg.classList && tg.classList.contains('run')) {
+        text += '\ncap ' + tg.parentNode.getAttribute('data-cap') + ': a thread running';
+      } else if (tg.classList && (tg.classList.contains('marker') || tg.classList.contains('tl-mlabel'))) {
+        text += '\nmarker: ' + tg.querySelector('title').textContent;
+      }
+      tip.textContent = text;
+    };
+    svg.onmouseleave = function () { drag = null; };
+    if (tlView) apply();
+    svg.setAttribute('data-wired', '1');
+  }
+
   // the chart, now; the tree and the page's controls once they are parsed
   readHash();
   drawHeap();
@@ -273,6 +360,8 @@
       drawHeap();
       return true;
     },
+    // the timeline section (put in again by a live page): hover and zoom
+    timeline: timeline,
     tree: function () {
       var search = document.getElementById('tree-search');
       if (search) {
@@ -287,6 +376,7 @@
       document.querySelectorAll('#heap-modes button').forEach(function (b) {
         b.onclick = function () { state.mode = b.getAttribute('data-mode'); writeHash(); drawHeap(); };
       });
+      timeline();
       document.body.setAttribute('data-ready', '1');
     }
   };

@@ -3,7 +3,8 @@
 // report's chart (profsvcReport.appendSamples, or setHeap when the bands
 // shown changed), keeps the facts table current, and when the run ends
 // reloads the page once, which then has the run's final report (the cost
-// centres appear: GHC writes the .prof at exit).  Guest text only ever
+// centres appear: GHC writes the .prof at exit).  A run with GHC's eventlog
+// has its timeline section fetched again every second.  Guest text only ever
 // reaches the page as textContent.
 (function () {
   'use strict';
@@ -42,6 +43,27 @@
         if (!ended) say('live: stack samples, the flame graph redrawn every ' + refresh / 1000 + ' s', 'on');
       }).catch(function () { say('live: reconnecting to the server', 'bad'); });
     }, refresh);
+  }
+  // GHC's eventlog: its timeline section, drawn by the server, fetched
+  // again every second while the run lasts (the page's own origin)
+  var tl = document.getElementById('timeline'), tlUrl = tl && tl.getAttribute('data-follow');
+  if (tlUrl) {
+    var tlBusy = false, tlTimer = setInterval(function () {
+      if (ended) { clearInterval(tlTimer); return; }
+      if (tlBusy) return;
+      tlBusy = true;
+      fetch(tlUrl, {cache: 'no-store'}).then(function (r) {
+        if (!r.ok) throw new Error(String(r.status));
+        return r.text();
+      }).then(function (t) {
+        var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('timeline');
+        var old = document.getElementById('timeline');
+        if (fresh && old && !ended) {
+          old.replaceWith(document.importNode(fresh, true));
+          profsvcReport.timeline();
+        }
+      }).catch(function () { /* tried again in a second */ }).then(function () { tlBusy = false; });
+    }, 1000);
   }
   es.addEventListener('heap', function (ev) {
     var d = JSON.parse(ev.data);

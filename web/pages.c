@@ -1,7 +1,9 @@
 /*
  * pages.c - profdb serve's HTML pages and downloads: the run catalogue
  * (/), a run's live report (/runs/N), two runs compared (/compare), and a
- * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html).
+ * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html),
+ * and a run's eventlog timeline alone (/api/runs/N/eventlog: the report's
+ * section, which a live page fetches again every second).
  * Pages are rendered here whole, guest text escaped by profile/markup.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../view/view_eventlog.h"
 #include "../view/view_format.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
@@ -252,13 +255,17 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	in.links = lv;
 	in.nlinks = nl;
-	char events[64];
+	char events[64], tl_follow[64];
 	if (live && rr.run.state == STORE_RUN_RUNNING) {
 		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
 		in.live_events = events;
 		in.page_script = web_live_js;
 		if (rr.from_samples)
 			in.refresh_ms = 2000; /* its flame graph grows as samples come */
+		if (rr.tl_shown) {
+			snprintf(tl_follow, sizeof(tl_follow), "/api/runs/%s/eventlog", idbuf);
+			in.timeline_follow = tl_follow;
+		}
 	}
 	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
 		if (report_write(r->f, &in) != 0) {
@@ -269,6 +276,41 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		reply_close(r);
 	}
 	view_report_free(&rr);
+}
+
+void page_timeline(struct web *w, int64_t id, struct reply *r)
+{
+	struct el_gc g;
+	struct el_timeline t;
+	struct view_eventlog el;
+	struct view v;
+	struct view_err e;
+	char idbuf[32], follow[64];
+
+	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	view_err_init(&e);
+	if (view_open(&v, w->db, &e) != 0)
+		return reply_error(r, 503, 1, "%s", view_err_first(&e));
+	struct store_device_info dev;
+	struct store_run run;
+	if (view_snapshot(&v, NULL) != 0 || store_get_run(v.s, id, &run) != 0 ||
+	    store_find_device(v.s, id, "eventlog", &dev) != 0) {
+		view_close(&v);
+		return reply_error(r, 404, 1, "run %s has no eventlog", idbuf);
+	}
+	int ok = view_read_eventlog_timeline(&v, idbuf, &g, &t, &el, &e) == 0;
+	int running = run.state == STORE_RUN_RUNNING;
+	view_close(&v);
+	snprintf(follow, sizeof(follow), "/api/runs/%s/eventlog", idbuf);
+	/* the section as the run page has it; following on while the run lasts */
+	const char *note = e.n && (!ok || !running) ? view_err_first(&e) : NULL;
+	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
+		el_timeline_html(r->f, ok ? &t : NULL, ok ? &g : NULL, running ? follow : NULL, note);
+		reply_close(r);
+	}
+	el_gc_free(&g);
+	el_timeline_free(&t);
+	view_eventlog_free(&el);
 }
 
 void page_run(struct web *w, int64_t id, struct reply *r)

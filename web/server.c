@@ -222,8 +222,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			api_tree(w, id, &r);
 		else if (strcmp(rest, "events") == 0)
 			return send_stream(c, events_run(w, id));
+		else if (strcmp(rest, "eventlog") == 0)
+			page_timeline(w, id, &r);
 		else
-			reply_error(&r, 404, 1, "no such API path (a run has heap, tree and events)");
+			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events and eventlog)");
 	} else if (strcmp(url, "/api/diff") == 0) {
 		api_diff(w, conn_arg, c, &r);
 	} else if (strcmp(url, "/api/events") == 0) {

@@ -77,6 +77,9 @@ json_t *api_run_object(const struct store_run *r, int64_t now_us);
 void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r);
 void page_run(struct web *w, int64_t id, struct reply *r);
 void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r);
+/* GET /api/runs/N/eventlog: the run's eventlog timeline, the report's
+ * section alone (HTML), with data-follow while the run lasts */
+void page_timeline(struct web *w, int64_t id, struct reply *r);
 /* GET /runs/N/<what>: prof, hp, speedscope.json, folded, samples.pb.gz (a
  * sampled run), report.html */
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r);
