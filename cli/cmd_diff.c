@@ -3,8 +3,9 @@
  * (profile/compare.h): call stacks matched by their path of functions,
  * time, allocation and entries before and after, the biggest movers
  * first; heap bands' peak and area before and after, matched by name with
- * GHC's generated uniques taken out.  Either part is shown when both runs
- * have that profile.
+ * GHC's generated uniques taken out; with GHC's eventlog, the GC figures
+ * (eventlog_summary.h) side by side.  Each part is shown when both runs
+ * have what it compares.
  *
  * May call: profile/ (compare.h, the time and heap profiles), view/ through
  *           cli_view.h, cli_util.h, cli_json.h.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "../profile/compare.h"
+#include "../profile/eventlog_summary.h"
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
 #include "../profile/time_profile.h"
@@ -30,7 +32,8 @@
 static const char usage[] =
 	"usage: profdb diff RUN_A RUN_B [-n N] [--json]\n"
 	"  What changed from RUN_A to RUN_B: call stacks (time, allocation and\n"
-	"  entries, the biggest movers first) and heap bands (peak and area).\n"
+	"  entries, the biggest movers first), heap bands (peak and area), and\n"
+	"  when both runs have GHC's eventlog their GC figures side by side.\n"
 	"  -n rows of each (default 20; 0: all).\n";
 
 /* Both profiles of one run, each if it reads (what does not is said); a
@@ -41,8 +44,9 @@ static int load(struct view *v, const char *arg, struct view_diff_side *s)
 	cli_view_err(&e);
 	int bad = view_diff_side_load(v, arg, s, &e);
 	s->have_hp = s->have_hp && s->hp.nsamples;
-	return bad || (!s->have_tp && !s->have_hp);
+	return bad || (!s->have_tp && !s->have_hp && !s->have_gc);
 }
+
 
 static void pct(double a, int have_a, double b, int have_b)
 {
@@ -200,6 +204,63 @@ static int diff_bands(const struct view_diff_side *s, const struct diff_opts *o,
 	return 0;
 }
 
+/* The GC figures of both runs side by side, into doc (--json) or printed. */
+static void diff_gc(const struct view_diff_side *s, const struct diff_opts *o, json_t *doc)
+{
+	if (!s[0].have_gc || !s[1].have_gc)
+		return;
+	const struct el_gc *g[2] = {&s[0].gc, &s[1].gc};
+	if (o->json) {
+		json_t *side[2];
+		for (int i = 0; i < 2; i++) {
+			json_t *gens = json_array();
+			for (unsigned k = 0; k < EL_GENS; k++)
+				json_array_append_new(gens, json_integer((json_int_t)g[i]->by_gen[k]));
+			while (json_array_size(gens) > 1 &&
+			       json_integer_value(json_array_get(gens, json_array_size(gens) - 1)) == 0)
+				json_array_remove(gens, json_array_size(gens) - 1);
+			side[i] = json_pack("{s:I, s:o, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}",
+			                    "collections", (json_int_t)g[i]->collections, "by_generation", gens, "pauses",
+			                    (json_int_t)g[i]->pauses_n, "total_pause_ns", (json_int_t)g[i]->total_pause_ns,
+			                    "longest_pause_ns", (json_int_t)g[i]->longest_pause_ns, "p50_ns",
+			                    (json_int_t)g[i]->p50_ns, "p90_ns", (json_int_t)g[i]->p90_ns, "p99_ns",
+			                    (json_int_t)g[i]->p99_ns, "elapsed_ns", (json_int_t)g[i]->elapsed_ns,
+			                    "gc_share", g[i]->gc_share, "peak_live_bytes", (json_int_t)g[i]->peak_live,
+			                    "peak_heap_bytes", (json_int_t)g[i]->peak_heap, "allocated_bytes",
+			                    (json_int_t)g[i]->allocated);
+		}
+		json_object_set_new(doc, "gc", json_pack("{s:o, s:o}", "before", side[0], "after", side[1]));
+		return;
+	}
+	printf("GC (GHC's eventlogs)           %14s %14s %14s\n", "before", "after", "change");
+#define ROW(label, a, b) printf("%-30s %14.0f %14.0f %+14.0f\n", label, (double)(a), (double)(b), (double)(b) - (double)(a))
+#define ROWF(label, a, b) printf("%-30s %14.3f %14.3f %+14.3f\n", label, (a), (b), (b) - (a))
+	ROW("collections", g[0]->collections, g[1]->collections);
+	unsigned last = 1;
+	for (unsigned k = 0; k < EL_GENS; k++)
+		if (g[0]->by_gen[k] || g[1]->by_gen[k])
+			last = k + 1;
+	for (unsigned k = 0; k < last; k++) {
+		char label[32];
+		snprintf(label, sizeof(label), "  generation %u", k);
+		ROW(label, g[0]->by_gen[k], g[1]->by_gen[k]);
+	}
+	ROW("pauses", g[0]->pauses_n, g[1]->pauses_n);
+	ROWF("total pause (ms)", g[0]->total_pause_ns / 1e6, g[1]->total_pause_ns / 1e6);
+	ROWF("longest pause (ms)", g[0]->longest_pause_ns / 1e6, g[1]->longest_pause_ns / 1e6);
+	ROWF("pause p50 (ms)", g[0]->p50_ns / 1e6, g[1]->p50_ns / 1e6);
+	ROWF("pause p90 (ms)", g[0]->p90_ns / 1e6, g[1]->p90_ns / 1e6);
+	ROWF("pause p99 (ms)", g[0]->p99_ns / 1e6, g[1]->p99_ns / 1e6);
+	ROWF("elapsed (s)", g[0]->elapsed_ns / 1e9, g[1]->elapsed_ns / 1e9);
+	ROWF("GC share (%)", g[0]->gc_share * 100, g[1]->gc_share * 100);
+	ROW("peak live data (bytes)", g[0]->peak_live, g[1]->peak_live);
+	ROW("peak heap size (bytes)", g[0]->peak_heap, g[1]->peak_heap);
+	ROW("allocated (bytes)", g[0]->allocated, g[1]->allocated);
+#undef ROW
+#undef ROWF
+	fputc('\n', stdout);
+}
+
 /* Two loaded runs compared on the profiles they both have: the exit
  * status. */
 static int compare(const struct view_diff_side *s, const struct diff_opts *o)
@@ -219,6 +280,7 @@ static int compare(const struct view_diff_side *s, const struct diff_opts *o)
 		safe_text_print(stdout, cap, 0);
 		fputs("\n\n", stdout);
 	}
+	diff_gc(s, o, doc);
 	if (diff_stacks(s, o, doc) != 0 || diff_bands(s, o, doc) != 0) {
 		json_decref(doc);
 		return 1;
@@ -249,7 +311,7 @@ int cmd_diff(const char *db, int argc, char **argv)
 	if (cli_view_open(&v, db) != 0 || load(&v, argv[optind], &s[0]) != 0 ||
 	    load(&v, argv[optind + 1], &s[1]) != 0)
 		goto out;
-	if (!(s[0].have_tp && s[1].have_tp) && !(s[0].have_hp && s[1].have_hp))
+	if (!(s[0].have_tp && s[1].have_tp) && !(s[0].have_hp && s[1].have_hp) && !(s[0].have_gc && s[1].have_gc))
 		cli_err("runs %s and %s have no profile in common to compare", argv[optind],
 		        argv[optind + 1]);
 	else

@@ -7,9 +7,13 @@
  * new sample instead (for logs and scripts), or with --json one JSON
  * object per sample and one for the end (docs/json.md).  Band names are
  * the guest's: printed through safe_text, cut to the terminal's width.
+ * A run with GHC's eventlog (xvdp3) has its GC and heap figures followed
+ * the same way (collections, pauses, heap size and live data now): on
+ * the screen under the title, or one "gc ..." line (a {"gc": ...} object
+ * with --json) whenever the collections grew.
  *
  * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
- *           heap_profile.h, heap_svg.h), view/ through cli_view.h,
+ *           heap_profile.h, heap_svg.h, ghc_eventlog.h, eventlog_summary.h), view/ through cli_view.h,
  *           cli_util.h, cli_json.h.
  */
 #include "config.h"
@@ -21,6 +25,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "../profile/eventlog_summary.h"
+#include "../profile/ghc_eventlog.h"
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
@@ -36,7 +42,9 @@ static const char usage[] =
 	"  bands with their size now and a sparkline, samples so far, bytes\n"
 	"  captured, state.  Exits when the run ends.  Not a terminal: one line\n"
 	"  per new sample.  --json: one JSON object a line, {\"sample\": ...} for\n"
-	"  each new sample (its BANDS largest bands) and {\"end\": run} at the end.\n";
+	"  each new sample (its BANDS largest bands) and {\"end\": run} at the end.\n"
+	"  A run with GHC's eventlog: its GC and heap figures too (\"gc ...\" lines,\n"
+	"  {\"gc\": ...} objects, whenever the collections grew).\n";
 
 static volatile sig_atomic_t stop;
 
@@ -52,8 +60,56 @@ static double now_of(const struct hp_chart *c, const struct hp_chart_band *b)
 	return c->nsamples ? b->values[c->nsamples - 1] : 0;
 }
 
+/* A run's eventlog followed: its decoder, GC figures so far, and the
+ * heap's size and live data at their latest event. */
+struct watch_gc {
+	struct gel_decoder d;
+	struct el_gc g;
+	uint64_t fed;
+	uint64_t heap_now, heap_t, live_now, live_t;
+	int have;                 /* a whole event has come */
+	uint64_t printed;         /* the collections when last printed */
+	int started;              /* printed once */
+};
+
+static int watch_gc_cb(void *ctx, const struct gel_event *ev)
+{
+	struct watch_gc *w = ctx;
+	w->have = 1;
+	if (ev->decoded && ev->type == GEL_HEAP_SIZE && ev->time_ns >= w->heap_t) {
+		w->heap_now = ev->value;
+		w->heap_t = ev->time_ns;
+	}
+	if (ev->decoded && ev->type == GEL_HEAP_LIVE && ev->time_ns >= w->live_t) {
+		w->live_now = ev->value;
+		w->live_t = ev->time_ns;
+	}
+	return el_gc_add(&w->g, ev) != 0;
+}
+
+static void gc_screen(const struct watch_gc *w)
+{
+	char a[32], b[32], c[32], d[32];
+	const struct el_gc *g = &w->g;
+	printf("GC: %llu collections (", (unsigned long long)g->collections);
+	unsigned last = 1;
+	for (unsigned i = 0; i < EL_GENS; i++)
+		if (g->by_gen[i])
+			last = i + 1;
+	for (unsigned i = 0; i < last; i++)
+		printf("%sgen %u: %llu", i ? ", " : "", i, (unsigned long long)g->by_gen[i]);
+	printf("), %llu pauses, total %.2f ms, longest %.2f ms, p90 %.2f ms; %.1f%% of %.2f s\n",
+	       (unsigned long long)g->pauses_n, (double)g->total_pause_ns / 1e6, (double)g->longest_pause_ns / 1e6,
+	       (double)g->p90_ns / 1e6, g->gc_share * 100, (double)g->elapsed_ns / 1e9);
+	heap_fmt_bytes((double)w->heap_now, a, sizeof(a));
+	heap_fmt_bytes((double)g->peak_heap, b, sizeof(b));
+	heap_fmt_bytes((double)w->live_now, c, sizeof(c));
+	heap_fmt_bytes((double)g->peak_live, d, sizeof(d));
+	printf("heap size %s now (peak %s), live data %s now (peak %s)\n\n", a, b, c, d);
+}
+
 static void draw_screen(const struct store_run *r, const struct hp_profile *hp, const struct hp_chart *c,
-                        size_t nbands, const char *problem)
+                        size_t nbands, const char *problem, const struct watch_gc *gw)
 {
 	struct winsize ws;
 	int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 80;
@@ -71,13 +127,15 @@ static void draw_screen(const struct store_run *r, const struct hp_profile *hp, 
 	if (r->eventlog_bytes >= 0)
 		printf(", eventlog %lld bytes", (long long)r->eventlog_bytes);
 	fputs("\n\n", stdout);
+	if (gw->have)
+		gc_screen(gw);
 	if (problem && *problem) {
 		fputs("! ", stdout);
 		safe_text_print(stdout, problem, cols - 3);
 		fputs("\n\n", stdout);
 	}
 	if (!c || c->nsamples == 0) {
-		puts("waiting for the first heap sample...");
+		puts(gw->have ? "no heap profile sample (.hp) yet" : "waiting for the first heap sample...");
 		fflush(stdout);
 		return;
 	}
@@ -184,6 +242,8 @@ struct watch_state {
 	uint64_t fed;
 	size_t printed;
 	char problem[400];
+	struct watch_gc gc;
+	char gc_problem[400];
 };
 
 /* The run and what its heap profile has grown by, read in one snapshot:
@@ -201,7 +261,14 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 	}
 	st->problem[0] = '\0';
 	view_follow_heap(s, id, &st->hp, &st->fed, st->problem, sizeof(st->problem));
+	uint64_t fed = st->gc.fed;
+	if (!st->gc_problem[0] &&
+	    view_follow_eventlog(s, id, &st->gc.d, &st->gc.fed, st->gc_problem, sizeof(st->gc_problem)) != 0 &&
+	    !st->problem[0])
+		snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
 	store_read_end(s);
+	if (st->gc.fed > fed && el_gc_finish(&st->gc.g) != 0)
+		snprintf(st->gc_problem, sizeof(st->gc_problem), "eventlog: out of memory");
 	if (st->hp.nsamples > (st->have_chart ? st->chart.nsamples : 0)) {
 		if (st->have_chart)
 			hp_chart_free(&st->chart);
@@ -213,9 +280,33 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 /* What is new: the screen redrawn, or the new samples printed. */
 static void show(struct watch_state *st, const struct store_run *r, const struct watch_opts *o, int tty)
 {
+	const struct watch_gc *gw = &st->gc;
 	if (tty) {
-		draw_screen(r, &st->hp, st->have_chart ? &st->chart : NULL, (size_t)o->bands, st->problem);
-	} else if (st->have_chart && st->chart.nsamples > st->printed) {
+		draw_screen(r, &st->hp, st->have_chart ? &st->chart : NULL, (size_t)o->bands, st->problem, gw);
+		return;
+	}
+	if (gw->have && (!st->gc.started || gw->g.collections != gw->printed)) {
+		const struct el_gc *g = &gw->g;
+		if (o->json)
+			cli_json_print(json_pack("{s:{s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I}}", "gc",
+			                         "collections", (json_int_t)g->collections, "pauses", (json_int_t)g->pauses_n,
+			                         "total_pause_ns", (json_int_t)g->total_pause_ns, "longest_pause_ns",
+			                         (json_int_t)g->longest_pause_ns, "elapsed_ns", (json_int_t)g->elapsed_ns,
+			                         "gc_share", g->gc_share, "heap_bytes", (json_int_t)gw->heap_now,
+			                         "live_bytes", (json_int_t)gw->live_now, "peak_heap_bytes",
+			                         (json_int_t)g->peak_heap, "peak_live_bytes", (json_int_t)g->peak_live));
+		else
+			printf("gc t=%.3f collections=%llu pauses=%llu total_pause_ms=%.3f longest_ms=%.3f heap=%llu "
+			       "live=%llu\n",
+			       (double)g->elapsed_ns / 1e9, (unsigned long long)g->collections,
+			       (unsigned long long)g->pauses_n, (double)g->total_pause_ns / 1e6,
+			       (double)g->longest_pause_ns / 1e6, (unsigned long long)gw->heap_now,
+			       (unsigned long long)gw->live_now);
+		fflush(stdout);
+		st->gc.printed = g->collections;
+		st->gc.started = 1;
+	}
+	if (st->have_chart && st->chart.nsamples > st->printed) {
 		if (o->json)
 			print_json_lines(&st->hp, &st->chart, st->printed, (size_t)o->bands);
 		else
@@ -232,6 +323,8 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 	uint64_t gen = store_watch_generation(w);
 
 	hp_init(&st.hp);
+	el_gc_init(&st.gc.g);
+	gel_init(&st.gc.d, watch_gc_cb, &st.gc);
 	hp_chart_defaults(&st.co);
 	st.co.max_bands = 0; /* the terminal shows the largest now, not by area */
 	for (;;) {
@@ -257,6 +350,8 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 	if (st.have_chart)
 		hp_chart_free(&st.chart);
 	hp_free(&st.hp);
+	gel_free(&st.gc.d);
+	el_gc_free(&st.gc.g);
 	return rc;
 }
 

@@ -1,13 +1,15 @@
 /*
  * view_diff.c - one side of a comparison of two runs (view_diff.h).
  *
- * May call: view.h, view_profile.h, view_samples.h, view_err.h, profile/.
+ * May call: view.h, view_profile.h, view_samples.h, view_eventlog.h,
+ * view_err.h, profile/.
  */
 #include "config.h"
 
 #include <string.h>
 
 #include "view_diff.h"
+#include "view_eventlog.h"
 #include "view_samples.h"
 
 int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *s,
@@ -18,6 +20,7 @@ int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *
 	char idbuf[32];
 
 	memset(s, 0, sizeof(*s));
+	el_gc_init(&s->gc);
 	tp_init(&s->tp);
 	hp_init(&s->hp);
 	if (view_resolve(v, arg, &id, e) != 0)
@@ -32,11 +35,19 @@ int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *
 	             view_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd, e) == 0;
 	if (!s->have_tp)
 		s->rd = hrd;
-	return !s->have_tp && !s->have_hp;
+	if (view_snapshot(v, NULL) == 0 && store_find_device(v->s, id, "eventlog", &dev) == 0) {
+		struct view_eventlog el;
+		s->have_gc = view_read_eventlog_gc(v, idbuf, &s->gc, &el, e) == 0;
+		if (s->have_gc && !s->have_tp && !s->have_hp)
+			s->rd = el.rd;
+		view_eventlog_free(&el);
+	}
+	return !s->have_tp && !s->have_hp && !s->have_gc;
 }
 
 void view_diff_side_free(struct view_diff_side *s)
 {
 	tp_free(&s->tp);
 	hp_free(&s->hp);
+	el_gc_free(&s->gc);
 }

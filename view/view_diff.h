@@ -3,11 +3,12 @@
  * /api/diff): both profiles of a run, each read if it reads, in the view's
  * snapshot; profile/compare.h matches the two sides.
  *
- * May call: view.h, view_profile.h, view_err.h, profile/.
+ * May call: view.h, view_profile.h, view_eventlog.h, view_err.h, profile/.
  */
 #ifndef PROFSVC_VIEW_DIFF_H
 #define PROFSVC_VIEW_DIFF_H
 
+#include "../profile/eventlog_summary.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
 #include "view.h"
@@ -18,11 +19,14 @@ struct view_diff_side {
 	struct hp_profile hp;
 	struct view_profile_read rd;   /* the run (the .prof's read, else the .hp's) */
 	int have_tp, have_hp;          /* read whole (a .hp may have no sample) */
+	struct el_gc gc;               /* GHC's eventlog's GC figures, when it has one */
+	int have_gc;
 };
 
-/* Resolves arg in v and reads both of its profiles: a run without one is
- * compared on the other, so what does not read is only said in e.  0
- * when at least one read, else 1.  view_diff_side_free() either way. */
+/* Resolves arg in v and reads both of its profiles, and its eventlog's GC
+ * figures when it has an eventlog: a run without one is compared on the
+ * others, so what does not read is only said in e.  0 when at least one
+ * read, else 1.  view_diff_side_free() either way. */
 int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *s,
                         struct view_err *e);
 void view_diff_side_free(struct view_diff_side *s);

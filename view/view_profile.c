@@ -203,6 +203,54 @@ int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint
 
 /* ---- the eventlog ---------------------------------------------------------- */
 
+struct follow_el {
+	struct gel_decoder *d;
+	uint64_t *fed;
+};
+
+static int follow_el_sink(void *ctx, const void *data, size_t len)
+{
+	struct follow_el *fw = ctx;
+	if (gel_feed(fw->d, data, len) != 0)
+		return 1;
+	*fw->fed += len;
+	return 0;
+}
+
+int view_follow_eventlog(struct store *s, int64_t run_id, struct gel_decoder *d, uint64_t *fed, char *err,
+                         size_t len)
+{
+	struct store_device_info dev;
+	if (d->failed || d->stopped) {
+		snprintf(err, len, "eventlog: %s", d->failed ? gel_error(d) : "stopped");
+		return -1;
+	}
+	int rc = store_find_device(s, run_id, "eventlog", &dev);
+	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
+		return 0; /* nothing written yet */
+	if (rc != 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
+	}
+	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
+	if (size > written)
+		size = written;
+	if (size <= *fed)
+		return 0;
+	struct follow_el fw = {d, fed};
+	struct zero_filler z = {follow_el_sink, &fw};
+	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, range_cb, &z);
+	if (d->failed) {
+		snprintf(err, len, "eventlog: %s", gel_error(d));
+		return -1;
+	}
+	if (rc < 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
+	}
+	return 0;
+}
+
 static int el_sink(void *ctx, const void *data, size_t len)
 {
 	return gel_feed(ctx, data, len) != 0;

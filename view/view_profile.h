@@ -94,6 +94,12 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
                      size_t len);
 
+/* Follows a running guest's eventlog the same way: feeds d the bytes its
+ * status block added since *fed (the decoder keeps a cut event until its
+ * rest comes).  0, or -1 with the store's or the decoder's error in err. */
+int view_follow_eventlog(struct store *s, int64_t run_id, struct gel_decoder *d, uint64_t *fed, char *err,
+                         size_t len);
+
 /* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the
  * caller escapes it for where it goes (safe_text_print, markup_text). */
 void view_profile_caption(const struct store_run *r, char *out, size_t len);
