@@ -4,7 +4,7 @@
 # (or null where the document allows it), and no field undocumented.
 #   json_shapes.py KIND FILE    KIND: runs, show, import, export, check, delete, du, api_runs,
 #                               backend (profile-backend status --json),
-#                               heap, heaps, top, diff, watch_sample,
+#                               heap, heaps, top, diff, diff_gc, watch_sample, watch_gc,
 #                               sync, fleet_runs (query runs over a fleet catalogue),
 #                               events, gc
 import json
@@ -77,11 +77,20 @@ CC = {"name": [STR], "module": [STR], "src": [STR], "entries": [INT], "time": [R
 CC_TICKS = dict(CC, ticks=[INT], bytes=[INT])
 SHAPES["top"] = {"run": [RUN], "format": [STR], "command": [STR], "total_time": [REAL], "total_ticks": [INT],
                  "total_alloc": [INT], "cost_centres": [[CC, CC_TICKS]]}
+DIFF_GC = {"collections": [INT], "by_generation": [[INT]], "pauses": [INT], "total_pause_ns": [INT],
+           "longest_pause_ns": [INT], "p50_ns": [INT], "p90_ns": [INT], "p99_ns": [INT], "elapsed_ns": [INT],
+           "gc_share": [REAL], "peak_live_bytes": [INT], "peak_heap_bytes": [INT], "allocated_bytes": [INT]}
 SHAPES["diff"] = {"before": [RUN], "after": [RUN],
                   "stacks": [[{"stack": [STR], "before": [BOOL], "after": [BOOL], "time": [[REAL]],
                                "alloc": [[REAL]], "entries": [[INT]]}]],
                   "bands": [[{"band": [STR], "before": [BOOL], "after": [BOOL], "peak": [[INT]],
                               "area": [[REAL]]}]]}
+# diff --json's "gc" (both runs with GHC's eventlog), checked on its own
+SHAPES["diff_gc"] = {"before": [DIFF_GC], "after": [DIFF_GC]}
+SHAPES["watch_gc"] = {"gc": [{"collections": [INT], "pauses": [INT], "total_pause_ns": [INT],
+                              "longest_pause_ns": [INT], "elapsed_ns": [INT], "gc_share": [REAL],
+                              "heap_bytes": [INT], "live_bytes": [INT], "peak_heap_bytes": [INT],
+                              "peak_live_bytes": [INT]}]}
 SHAPES["watch_sample"] = {"sample": [{"index": [INT], "time": [REAL], "total": [INT],
                                       "bands": [[{"name": [STR], "bytes": [INT]}]]}]}
 FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])

@@ -1,0 +1,138 @@
+// eventlog_browser.cjs - a run's GHC eventlog timeline in a real browser
+// (headless Chromium driven by puppeteer-core, from tests/peers): run by
+// tests/test_eventlog_ui.sh.
+//
+//   node eventlog_browser.cjs NODE_MODULES BASE_URL RUN PAUSES MARKERS LIVE_RUN OUT_DIR
+//
+// RUN is a finished run whose eventlog has PAUSES GC pauses and MARKERS
+// user markers; LIVE_RUN a run whose guest is still writing its eventlog
+// (or "-").  Checks, printing one line per failure and
+// "browser: N checks, M failed": the timeline is drawn with one bar per
+// pause and the markers labelled; hovering a pause names its generation
+// and duration; zooming in narrows the view and the axis follows; the
+// live page's pause count grows with no reload; no page logs an error;
+// every screenshot has something drawn.  Screenshots go to OUT_DIR.
+'use strict';
+const [nm, base, run, pauses, markers, liveRun, out] = process.argv.slice(2);
+const puppeteer = require(nm + '/puppeteer-core');
+let checks = 0, failed = 0;
+function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+async function until(fn, ms) {
+  const end = Date.now() + ms;
+  while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
+  return false;
+}
+
+(async () => {
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
+  });
+  const errors = [];
+  async function open(path) {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1400, height: 1000 });
+    page.on('console', m => { if (m.type() === 'error') errors.push(path + ': ' + m.text()); });
+    page.on('pageerror', e => errors.push(path + ': ' + e.message));
+    await page.goto(base + path, { waitUntil: 'load' });
+    await page.evaluate(() => { window.__loaded = (window.__loaded || 0) + 1; });
+    return page;
+  }
+  // a screenshot of the timeline section; the share of its pixels inked
+  async function shot(page, file) {
+    const sec = await page.$('#timeline');
+    if (!sec) return 0;
+    await sec.scrollIntoView();
+    const png = await sec.screenshot({ path: out + '/' + file });
+    return page.evaluate(async b64 => {
+      const img = new Image();
+      img.src = 'data:image/png;base64,' + b64;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext('2d');
+      g.drawImage(img, 0, 0);
+      const d = g.getImageData(0, 0, c.width, c.height).data;
+      let inked = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] < 235 || d[i + 1] < 235 || d[i + 2] < 235) inked++;
+      return inked / (d.length / 4);
+    }, png.toString('base64'));
+  }
+
+  // --- a finished run ------------------------------------------------------------------
+  let page = await open('/runs/' + run);
+  check(await until(() => page.evaluate(() => {
+    const s = document.getElementById('tl-svg');
+    return s && s.getAttribute('data-wired') === '1';
+  }), 5000), 'the timeline was never drawn and wired');
+  const bars = await page.$$eval('#tl-svg rect.gc', r => r.length);
+  check(bars === Number(pauses), 'GC bars: ' + bars + ', want ' + pauses);
+  const labels = await page.$$eval('#tl-svg text.tl-mlabel', t => t.map(e => e.firstChild.textContent));
+  check(labels.length === Number(markers), 'marker labels: ' + labels.length + ', want ' + markers);
+  const lanes = await page.$$eval('#tl-svg g.lane', g => g.map(e => Number(e.getAttribute('data-spans'))));
+  check(lanes.length >= 1 && lanes.every(n => n > 0), 'capability lanes with running spans: ' + JSON.stringify(lanes));
+  const lines = await page.$$eval('#tl-svg polyline', p => p.map(e => e.getAttribute('points').trim().split(/\s+/).length));
+  check(lines.length === 2 && lines.every(n => n > 1), 'heap size and live data lines: ' + JSON.stringify(lines));
+  // the bars are visible: at least one has a box on the page
+  const boxes = await page.$$eval('#tl-svg rect.gc', r => r.filter(e => {
+    const b = e.getBoundingClientRect(); return b.width > 0 && b.height > 10;
+  }).length);
+  check(boxes === bars, 'bars with a box on the page: ' + boxes + ' of ' + bars);
+  // hover: the widest pause
+  await page.$eval('#tl-svg', s => s.scrollIntoView({ block: 'center' }));
+  const target = await page.$$eval('#tl-svg rect.gc', r => {
+    let best = 0;
+    r.forEach((e, i) => { if (+e.getAttribute('data-ns') > +r[best].getAttribute('data-ns')) best = i; });
+    const b = r[best].getBoundingClientRect();
+    return { x: b.left + b.width / 2, y: b.top + b.height / 2, gen: r[best].getAttribute('data-gen') };
+  });
+  await page.mouse.move(target.x, target.y);
+  const tip = await page.$eval('#tl-tip', t => t.textContent);
+  check(/GC generation \d+: [0-9.]+ (us|ms|s) from/.test(tip) && tip.indexOf('generation ' + target.gen) >= 0,
+        'hover over a pause: ' + JSON.stringify(tip));
+  check(await shot(page, 'eventlog-timeline.png') > 0.02, 'the timeline screenshot is blank');
+  // zoom: twice in, the view narrower, the axis's first label no longer 0
+  const before = await page.$eval('#tl-svg svg.tl-plot', s => s.getAttribute('viewBox'));
+  await page.click('#timeline button[data-zoom="in"]');
+  await page.click('#timeline button[data-zoom="in"]');
+  const after = await page.$eval('#tl-svg svg.tl-plot', s => s.getAttribute('viewBox'));
+  const w0 = Number(before.split(' ')[2]), w1 = Number(after.split(' ')[2]);
+  check(Math.abs(w1 - w0 / 4) < 0.01 * w0, 'zoom in twice: viewBox ' + before + ' -> ' + after);
+  const ticks = await page.$$eval('#tl-svg g.tl-axis text', t => t.map(e => Number(e.textContent)));
+  check(ticks.length >= 3 && ticks[0] > 0, 'the axis after zooming: ' + JSON.stringify(ticks));
+  check(await shot(page, 'eventlog-timeline-zoomed.png') > 0.02, 'the zoomed screenshot is blank');
+  await page.click('#timeline button[data-zoom="reset"]');
+  const reset = await page.$eval('#tl-svg svg.tl-plot', s => s.getAttribute('viewBox'));
+  check(reset === before, 'reset: ' + reset + ', want ' + before);
+  await page.close();
+
+  // --- a live run: the pauses grow with no reload -----------------------------------------
+  if (liveRun !== '-') {
+    page = await open('/runs/' + liveRun);
+    const count = () => page.evaluate(() => {
+      const s = document.getElementById('timeline');
+      return s && s.getAttribute('data-pauses') !== null ? Number(s.getAttribute('data-pauses')) : -1;
+    });
+    const follows = await page.evaluate(() => !!document.querySelector('#timeline[data-follow]'));
+    check(follows, 'the live page does not follow its timeline');
+    const seen = [];
+    const grew = await until(async () => {
+      const n = await count();
+      if (!seen.length || seen[seen.length - 1] !== n) seen.push(n);
+      return seen.filter(v => v >= 0).length >= 3;
+    }, 30000);
+    check(grew, 'pauses on the live page: ' + JSON.stringify(seen) + ' (want three increasing counts)');
+    check(seen.every((v, i) => i === 0 || v > seen[i - 1]), 'pause counts not increasing: ' + JSON.stringify(seen));
+    const wired = await page.evaluate(() => document.getElementById('tl-svg') &&
+      document.getElementById('tl-svg').getAttribute('data-wired') === '1');
+    check(wired, 'the redrawn live timeline is not wired');
+    check(await page.evaluate(() => window.__loaded) === 1, 'the live page reloaded while the run lasted');
+    check(await shot(page, 'eventlog-timeline-live.png') > 0.02, 'the live screenshot is blank');
+    await page.close();
+  }
+  check(errors.length === 0, 'page errors: ' + errors.join(' | '));
+  await browser.close();
+  console.log('browser: ' + checks + ' checks, ' + failed + ' failed');
+  process.exit(failed ? 1 : 0);
+})().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });
