@@ -11,7 +11,8 @@
 #     Chromium (tests/peers/eventlog_browser.cjs) the run page's timeline
 #     is drawn, hover names a pause's generation and duration, zoom works,
 #     no page logs an error, and a live guest on xensim (frontend-stub
-#     --eventlog --pace) makes the page's pauses grow with no reload.
+#     --eventlog --pace) makes the page's pauses and its heap chart (the
+#     eventlog's samples: the run has no .hp) grow with no reload.
 #     Screenshots stay in the scratch directory (PROFSVC_KEEP keeps them).
 #
 # Owns only these checks; calls the built programs through tests/lib.sh.
@@ -32,7 +33,6 @@ fi
 shape() { python3 "$S/tests/json_shapes.py" "$1" "$T/out" && ok || fail "$2: JSON not as documented: $(head -c 400 "$T/out")"; }
 jx() { sqlite3 :memory: "select json_extract(readfile('$T/out'), '$1')"; }
 EL="$S/tests/data/eventlog"
-CHURN="$S/tests/data/ghc-eventlog/churn-l-hT.eventlog"
 
 # run_of NAME FILE: a run whose only device is FILE as its eventlog
 run_of() {
@@ -156,12 +156,13 @@ grep -q 'data-follow' "$T/body" && fail "a finished run's section follows" || ok
 [ "$(get /api/runs/9999/eventlog)" = 404 ] && ok || fail "an unknown run's eventlog: $(head -c 300 "$T/body")"
 [ "$(get "/runs/$R1")" = 200 ] && grep -q 'id="tl-svg"' "$T/body" && ok || fail "the run page has no timeline"
 
-# a live guest: its eventlog written 2 KiB at a time, 600 ms apart
+# a live guest: its eventlog (evprog's: 218 collections, 11 heap samples
+# spread over the log) written 2 KiB at a time, 300 ms apart
 printf '%s\n' 'name = "ev-live"' 'kernel = "k"' \
 	"disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc', 'vdev=xvdp3, backendtype=profsvc' ]" \
 	>"$T/ev-live.cfg"
 DOM=$("$BACKEND" create --platform sim "$T/ev-live.cfg") || { fail "create ev-live"; finish test_eventlog_ui; exit 1; }
-"$STUB" --platform sim --mode halvm --domid "$DOM" --eventlog "$CHURN" --pace 600 >"$T/stub.log" 2>&1 &
+"$STUB" --platform sim --mode halvm --domid "$DOM" --eventlog "$EL/evprog.eventlog" --pace 300 >"$T/stub.log" 2>&1 &
 STUB_PID=$!
 LIVE=
 for _ in $(seq 100); do
@@ -192,8 +193,8 @@ WATCH_PID=
 n=$(grep -c '^gc t=' "$T/watch.out")
 [ "$n" -ge 2 ] && ok || fail "watch printed $n gc lines for a live run: $(cat "$T/watch.out" "$T/watch.err")"
 grep -o 'collections=[0-9]*' "$T/watch.out" | cut -d= -f2 | sort -nc && ok || fail "watch's collections went down: $(cat "$T/watch.out")"
-[ "$(grep '^gc t=' "$T/watch.out" | tail -1 | grep -o 'collections=[0-9]*')" = collections=152 ] && ok ||
-	fail "watch's last gc line is not the whole log's 152 collections: $(tail -3 "$T/watch.out")"
+[ "$(grep '^gc t=' "$T/watch.out" | tail -1 | grep -o 'collections=[0-9]*')" = collections=218 ] && ok ||
+	fail "watch's last gc line is not the whole log's 218 collections: $(tail -3 "$T/watch.out")"
 grep -q "^run $LIVE ended: " "$T/watch.out" && ok || fail "watch did not see the end: $(tail -2 "$T/watch.out")"
 
 finish test_eventlog_ui

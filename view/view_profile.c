@@ -203,6 +203,16 @@ int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint
 
 /* ---- the eventlog ---------------------------------------------------------- */
 
+enum view_heap_source view_heap_source(struct store *s, int64_t run_id)
+{
+	struct store_device_info dev;
+	if (store_find_device(s, run_id, "hp", &dev) == 0 && dev.status != STORE_STATUS_NONE)
+		return VIEW_HEAP_HP;
+	if (store_find_device(s, run_id, "eventlog", &dev) == 0 && dev.status != STORE_STATUS_NONE)
+		return VIEW_HEAP_EVENTLOG;
+	return VIEW_HEAP_NONE;
+}
+
 struct follow_el {
 	struct gel_decoder *d;
 	uint64_t *fed;

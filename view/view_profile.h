@@ -94,6 +94,13 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
                      size_t len);
 
+/* Where a running run's heap profile comes from, inside the caller's
+ * read transaction: VIEW_HEAP_HP once the guest wrote its .hp's status
+ * block, else VIEW_HEAP_EVENTLOG once it wrote its eventlog's (the heap
+ * samples in it), else VIEW_HEAP_NONE (nothing yet, or a store error). */
+enum view_heap_source { VIEW_HEAP_NONE, VIEW_HEAP_HP, VIEW_HEAP_EVENTLOG };
+enum view_heap_source view_heap_source(struct store *s, int64_t run_id);
+
 /* Follows a running guest's eventlog the same way: feeds d the bytes its
  * status block added since *fed (the decoder keeps a cut event until its
  * rest comes).  0, or -1 with the store's or the decoder's error in err. */

@@ -18,6 +18,12 @@
  *   problem  {"error":"..."}  the store could not be read (it is tried again
  *                             at the next change; the page says so)
  *
+ * A run whose guest writes no .hp but GHC's eventlog has the eventlog's
+ * heap samples followed instead (view_follow_eventlog into one decoder,
+ * profile/eventlog_summary.h's el_heap writing them into the same .hp
+ * model), with the same events; once a .hp appears it takes over (a
+ * whole "heap" event replaces the chart).
+ *
  * Each look holds a read transaction only while it reads (never while a
  * client is slow to take the bytes), so a stalled page cannot hold back
  * the backend's checkpoints.  A run stream wakes only when its own run
@@ -43,6 +49,8 @@
 #include <microhttpd.h>
 
 #include "../view/view_profile.h"
+#include "../profile/eventlog_summary.h"
+#include "../profile/ghc_eventlog.h"
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/report.h"
@@ -73,6 +81,10 @@ struct event_stream {
 	int hp_failed;
 	struct hp_chart prev;
 	int have_prev;
+	enum view_heap_source heap_src;
+	struct gel_decoder eld;   /* the eventlog's heap samples (heap_src EVENTLOG) */
+	struct el_heap elh;
+	uint64_t el_fed;
 	char last_run_json[512];
 	char last_error[300];
 	/* a catalogue stream */
@@ -253,6 +265,24 @@ static void store_failed(struct event_stream *e, int rc)
 	e->s = NULL;
 }
 
+static int el_heap_cb(void *ctx, const struct gel_event *ev)
+{
+	return el_heap_add(ctx, ev) != 0;
+}
+
+/* The heap profile read again from nothing (its source changed): the
+ * next chart sent is whole. */
+static void restart_heap(struct event_stream *e)
+{
+	hp_free(&e->hp);
+	hp_init(&e->hp);
+	e->fed = 0;
+	e->hp_failed = 0;
+	if (e->have_prev)
+		hp_chart_free(&e->prev);
+	e->have_prev = 0;
+}
+
 /* What changed since the last look.  The heap device is looked at every
  * time (one prepared query while nothing changed); the run's row, with
  * its sizes summed over the devices, at most every RUN_EVERY_MS. */
@@ -265,7 +295,19 @@ static void look_run(struct event_stream *e)
 	int rc = store_read_begin(e->s);
 	if (rc != 0)
 		return store_failed(e, rc);
-	if (!e->hp_failed && view_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
+	if (e->heap_src != VIEW_HEAP_HP) {
+		enum view_heap_source src = view_heap_source(e->s, e->run_id);
+		if (src == VIEW_HEAP_HP && e->heap_src == VIEW_HEAP_EVENTLOG)
+			restart_heap(e); /* the .hp came after all: it is the heap profile */
+		e->heap_src = src;
+	}
+	if (e->heap_src == VIEW_HEAP_EVENTLOG && !e->hp_failed &&
+	    view_follow_eventlog(e->s, e->run_id, &e->eld, &e->el_fed, err, sizeof(err)) != 0) {
+		e->hp_failed = e->eld.failed || e->hp.failed;
+		emit_problem(e, err);
+	}
+	if (e->heap_src == VIEW_HEAP_HP && !e->hp_failed &&
+	    view_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
 		e->hp_failed = e->hp.failed; /* a store error is tried again */
 		emit_problem(e, err);
 	}
@@ -312,6 +354,8 @@ struct event_stream *events_run(struct web *w, int64_t id)
 	e->client_fd = -1;
 	e->run_id = id;
 	hp_init(&e->hp);
+	el_heap_init(&e->elh, &e->hp);
+	gel_init(&e->eld, el_heap_cb, &e->elh);
 	return e;
 }
 
@@ -419,6 +463,10 @@ void events_free(void *cls)
 		return;
 	if (e->s)
 		store_close(e->s);
+	if (!e->catalogue) {
+		gel_free(&e->eld);
+		el_heap_free(&e->elh);
+	}
 	hp_free(&e->hp);
 	if (e->have_prev)
 		hp_chart_free(&e->prev);

@@ -41,10 +41,15 @@ async function until(fn, ms) {
   }
   // a screenshot of the timeline section; the share of its pixels inked
   async function shot(page, file) {
-    const sec = await page.$('#timeline');
-    if (!sec) return 0;
-    await sec.scrollIntoView();
-    const png = await sec.screenshot({ path: out + '/' + file });
+    // by its box on the page: a live page puts a new section in place every second
+    const box = await page.evaluate(() => {
+      const e = document.getElementById('timeline');
+      if (!e) return null;
+      const r = e.getBoundingClientRect();
+      return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+    });
+    if (!box) return 0;
+    const png = await page.screenshot({ path: out + '/' + file, clip: box, captureBeyondViewport: true });
     return page.evaluate(async b64 => {
       const img = new Image();
       img.src = 'data:image/png;base64,' + b64;
@@ -116,12 +121,20 @@ async function until(fn, ms) {
     });
     const follows = await page.evaluate(() => !!document.querySelector('#timeline[data-follow]'));
     check(follows, 'the live page does not follow its timeline');
-    const seen = [];
+    const seen = [], samples = [];
+    const heapSamples = () => page.evaluate(() => {
+      const s = document.getElementById('heap-svg');
+      return s && s.getAttribute('data-samples') !== null ? Number(s.getAttribute('data-samples')) : -1;
+    });
     const grew = await until(async () => {
-      const n = await count();
+      const n = await count(), h = await heapSamples();
       if (!seen.length || seen[seen.length - 1] !== n) seen.push(n);
-      return seen.filter(v => v >= 0).length >= 3;
+      if (h > 0 && (!samples.length || samples[samples.length - 1] !== h)) samples.push(h);
+      return seen.filter(v => v >= 0).length >= 3 && samples.length >= 2;
     }, 30000);
+    // the run has no .hp: its heap bands are the eventlog's samples, live too
+    check(samples.length >= 2 && samples.every((v, i) => i === 0 || v > samples[i - 1]),
+          'heap samples on the live page (from the eventlog): ' + JSON.stringify(samples));
     check(grew, 'pauses on the live page: ' + JSON.stringify(seen) + ' (want three increasing counts)');
     check(seen.every((v, i) => i === 0 || v > seen[i - 1]), 'pause counts not increasing: ' + JSON.stringify(seen));
     const wired = await page.evaluate(() => document.getElementById('tl-svg') &&
