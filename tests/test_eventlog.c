@@ -9,7 +9,9 @@
  * events) stop with a message or read in bounded memory; GC figures,
  * heap samples in the .hp model and ghc-events-style lines exact; the
  * real logs of tests/data/eventlog cut every 61 bytes (TOP_SRCDIR, as
- * make check sets it, names the source tree).
+ * make check sets it, names the source tree); the report's timeline
+ * (profile/eventlog_timeline.h): a bar per pause of its generation, lanes,
+ * markers escaped, and its bounds.
  */
 #include "config.h"
 
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "profile/eventlog_summary.h"
+#include "profile/eventlog_timeline.h"
 #include "profile/ghc_eventlog.h"
 #include "testutil.h"
 
@@ -771,6 +774,131 @@ static void test_real_cuts(void)
 	}
 }
 
+/* ---- the timeline ------------------------------------------------------------- */
+
+struct tl_ctx {
+	struct el_gc gc;
+	struct el_timeline t;
+};
+
+static int tl_add(void *ctx, const struct gel_event *ev)
+{
+	struct tl_ctx *c = ctx;
+	return el_gc_add(&c->gc, ev) != 0 || el_timeline_add(&c->t, ev) != 0;
+}
+
+/* Decodes d into c (finished) and draws the section: the HTML, malloc'd. */
+static char *timeline_of(const uint8_t *d, size_t n, struct tl_ctx *c)
+{
+	struct gel_decoder g;
+	el_gc_init(&c->gc);
+	el_timeline_init(&c->t);
+	gel_init(&g, tl_add, c);
+	CHECK(gel_feed(&g, d, n) == 0, "feed: %s", gel_error(&g));
+	gel_free(&g);
+	CHECK(el_gc_finish(&c->gc) == 0, "gc finish");
+	el_timeline_finish(&c->t);
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+	REQUIRE(f, "memstream");
+	CHECK(el_timeline_html(f, &c->t, &c->gc, "/api/runs/1/eventlog", NULL) == 0, "html");
+	fclose(f);
+	return html;
+}
+
+static size_t count_of(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+static void tl_free(struct tl_ctx *c)
+{
+	el_gc_free(&c->gc);
+	el_timeline_free(&c->t);
+}
+
+static void test_timeline(void)
+{
+	/* the real logs: a bar per pause, each of its collection's generation
+	 * (one collection a pause in both), a lane per capability */
+	static const struct {
+		const char *log;
+		size_t lanes, markers;
+	} logs[] = {{"evprog.eventlog", 1, 2}, {"threaded.eventlog", 2, 0}};
+	for (size_t k = 0; k < 2; k++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/tests/data/eventlog/%s", tu_srcdir(), logs[k].log);
+		size_t len = 0;
+		uint8_t *d = tu_read_file(path, &len);
+		REQUIRE(d, "cannot read %s", path);
+		struct tl_ctx c;
+		char *html = timeline_of(d, len, &c);
+		REQUIRE(html, "no html");
+		CHECK(count_of(html, "<rect class=\"gc\"") == c.gc.pauses_n && c.gc.pauses_n == c.gc.collections,
+		      "%s: %zu bars, %" PRIu64 " pauses", logs[k].log, count_of(html, "<rect class=\"gc\""), c.gc.pauses_n);
+		CHECK(count_of(html, "data-gen=\"0\"") == c.gc.by_gen[0] && count_of(html, "data-gen=\"1\"") == c.gc.by_gen[1],
+		      "%s: bars by generation", logs[k].log);
+		CHECK(count_of(html, "<g class=\"lane\"") == logs[k].lanes && c.t.nlanes == logs[k].lanes,
+		      "%s: %zu lanes", logs[k].log, c.t.nlanes);
+		CHECK(c.t.nmarkers == logs[k].markers && count_of(html, "class=\"tl-mlabel\"") == logs[k].markers,
+		      "%s: %zu markers", logs[k].log, c.t.nmarkers);
+		CHECK(c.t.nheap > 0 && c.t.nlive > 0 && strstr(html, "data-follow=\"/api/runs/1/eventlog\""),
+		      "%s: heap lines, follow", logs[k].log);
+		free(html);
+		tl_free(&c);
+		free(d);
+	}
+
+	/* built here: markers past the bound, hostile text, more pauses than bars */
+	struct lb b = {0};
+	lb_bytes(&b, "hdrbhetb", 8);
+	lb_type(&b, GEL_RUN_THREAD, 4, "Run thread");
+	lb_type(&b, GEL_STOP_THREAD, 10, "Stop thread");
+	lb_type(&b, GEL_GC_START, 0, "Starting GC");
+	lb_type(&b, GEL_GC_END, 0, "Finished GC");
+	lb_type(&b, GEL_USER_MARKER, GEL_VARIABLE, "User marker");
+	lb_bytes(&b, "hetehdredatb", 12);
+	const char *evil = "</svg><script>x</script>\"'&\x1b[2J";
+	for (uint32_t i = 0; i < EL_TL_MAX_MARKERS + 5; i++)
+		lb_var(&b, GEL_USER_MARKER, 10 + i, evil, (uint16_t)strlen(evil));
+	uint64_t t = 100000;
+	for (uint32_t i = 0; i < EL_TL_MAX_BARS + 10000; i++, t += 1000) {
+		lb_ev(&b, GEL_GC_START, t);
+		lb_ev(&b, GEL_GC_END, t + 400);
+	}
+	lb_ev(&b, GEL_STOP_THREAD, t); /* a stop without its run: not a span */
+	lb_u32(&b, 1);
+	lb_u16(&b, 0);
+	lb_u32(&b, 0);
+	lb_ev(&b, GEL_RUN_THREAD, t + 10); /* still running at the end */
+	lb_u32(&b, 1);
+	lb_u16(&b, 0xffff);
+	struct tl_ctx c;
+	char *html = timeline_of(b.d, b.n, &c);
+	REQUIRE(html, "no html");
+	CHECK(c.t.nmarkers == EL_TL_MAX_MARKERS && c.t.dropped == 5, "markers kept %zu, dropped %" PRIu64,
+	      c.t.nmarkers, c.t.dropped);
+	CHECK(!strstr(html, "<script>") && !strstr(html, "</svg><") && strstr(html, "&lt;/svg&gt;&lt;script&gt;") &&
+	      strstr(html, "\\x1b[2J") && strstr(html, "past this page's bounds"),
+	      "hostile markers not escaped");
+	size_t bars = count_of(html, "<rect class=\"gc\"");
+	CHECK(c.gc.pauses_n == EL_TL_MAX_BARS + 10000 && bars <= EL_TL_MAX_BARS && bars > 0,
+	      "%" PRIu64 " pauses drawn as %zu bars", c.gc.pauses_n, bars);
+	/* every pause is in one bar: the bars' counts sum to the pauses */
+	uint64_t sum = 0;
+	for (const char *p = html; (p = strstr(p, " data-n=\"")); p++)
+		sum += strtoull(p + 9, NULL, 10);
+	CHECK(sum == c.gc.pauses_n, "bars hold %" PRIu64 " pauses, not %" PRIu64, sum, c.gc.pauses_n);
+	CHECK(c.t.nlanes == 0, "thread events without a block have no capability: %zu lanes", c.t.nlanes);
+	free(html);
+	tl_free(&c);
+	free(b.d);
+}
+
 int main(void)
 {
 	rng = tu_seed(0x4556);
@@ -784,5 +912,6 @@ int main(void)
 	test_views();
 	test_show();
 	test_real_cuts();
+	test_timeline();
 	return tu_finish("test_eventlog");
 }
