@@ -323,7 +323,7 @@ static void figures_table(FILE *f, const struct el_gc *g)
 		if (g->by_gen[i])
 			last = i + 1;
 	for (unsigned i = 0; i < last; i++)
-		fprintf(f, "%s gen %u: %llu", i ? "," : " (", i, (unsigned long long)g->by_gen[i]);
+		fprintf(f, "%sgen %u: %llu", i ? ", " : " (", i, (unsigned long long)g->by_gen[i]);
 	fputs(last ? ")</td></tr>\n" : "</td></tr>\n", f);
 	fmt_dur(g->total_pause_ns, a, sizeof(a));
 	fmt_dur(g->longest_pause_ns, b, sizeof(b));
@@ -381,9 +381,11 @@ static void heap_line(FILE *f, const struct el_tl_point *p, size_t n, double end
 {
 	if (!n)
 		return;
+	/* data-*: what the hover turns a point's y back into bytes with */
 	fprintf(f, "<polyline class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
-	           "vector-effect=\"non-scaling-stroke\" points=\"",
-	        cls, colour);
+	           "vector-effect=\"non-scaling-stroke\" data-what=\"%s\" data-vmax=\"%.0f\" data-base=\"%.1f\" "
+	           "data-h=\"%.1f\" points=\"",
+	        cls, colour, what, vmax, HEAP_TOP + HEAP_H, HEAP_H);
 	long col = -1;
 	size_t best = 0;
 	int have = 0;

@@ -326,6 +326,18 @@
       } else if (tg.classList && (tg.classList.contains('marker') || tg.classList.contains('tl-mlabel'))) {
         text += '\nmarker: ' + tg.querySelector('title').textContent;
       }
+      // the heap lines' values at the pointer: their last point at or before it
+      var px = v[0] + a * v[1];
+      svg.querySelectorAll('polyline').forEach(function (pl) {
+        var pts = pl.points, best = null;
+        for (var i = 0; i < pts.numberOfItems; i++) {
+          var q = pts.getItem(i);
+          if (q.x > px) break;
+          best = q;
+        }
+        if (best) text += '\n' + pl.getAttribute('data-what') + ' ' + fmtBytes((+pl.getAttribute('data-base') - best.y) /
+          +pl.getAttribute('data-h') * +pl.getAttribute('data-vmax')) + 'B';
+      });
       tip.textContent = text;
     };
     svg.onmouseleave = function () { drag = null; };

@@ -96,6 +96,15 @@ async function until(fn, ms) {
   const tip = await page.$eval('#tl-tip', t => t.textContent);
   check(/GC generation \d+: [0-9.]+ (us|ms|s) from/.test(tip) && tip.indexOf('generation ' + target.gen) >= 0,
         'hover over a pause: ' + JSON.stringify(tip));
+  // hover over the middle of the run: the heap lines' values there
+  const mid = await page.$eval('#tl-svg polyline.heap-size', p => {
+    const b = p.getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+  });
+  await page.mouse.move(mid.x, mid.y);
+  const tip2 = await page.$eval('#tl-tip', t => t.textContent);
+  check(/heap size [0-9.]+[kMG]?B/.test(tip2) && /live data [0-9.]+[kMG]?B/.test(tip2),
+        'hover over the heap lines: ' + JSON.stringify(tip2));
+  await page.mouse.move(target.x, target.y);
   check(await shot(page, 'eventlog-timeline.png') > 0.02, 'the timeline screenshot is blank');
   // zoom: twice in, the view narrower, the axis's first label no longer 0
   const before = await page.$eval('#tl-svg svg.tl-plot', s => s.getAttribute('viewBox'));
