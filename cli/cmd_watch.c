@@ -10,7 +10,8 @@
  * A run with GHC's eventlog (xvdp3) has its GC and heap figures followed
  * the same way (collections, pauses, heap size and live data now): on
  * the screen under the title, or one "gc ..." line (a {"gc": ...} object
- * with --json) whenever the collections grew.
+ * with --json) whenever the collections grew; and when the guest writes
+ * no .hp, the eventlog's heap samples are its bands.
  *
  * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
  *           heap_profile.h, heap_svg.h, ghc_eventlog.h, eventlog_summary.h), view/ through cli_view.h,
@@ -70,6 +71,7 @@ struct watch_gc {
 	int have;                 /* a whole event has come */
 	uint64_t printed;         /* the collections when last printed */
 	int started;              /* printed once */
+	struct el_heap *heap;     /* the run's heap samples, when its eventlog has them */
 };
 
 static int watch_gc_cb(void *ctx, const struct gel_event *ev)
@@ -84,6 +86,8 @@ static int watch_gc_cb(void *ctx, const struct gel_event *ev)
 		w->live_now = ev->value;
 		w->live_t = ev->time_ns;
 	}
+	if (w->heap && el_heap_add(w->heap, ev) != 0)
+		return 1;
 	return el_gc_add(&w->g, ev) != 0;
 }
 
@@ -244,6 +248,8 @@ struct watch_state {
 	char problem[400];
 	struct watch_gc gc;
 	char gc_problem[400];
+	enum view_heap_source src; /* the .hp, or the eventlog's heap samples */
+	struct el_heap elh;
 };
 
 /* The run and what its heap profile has grown by, read in one snapshot:
@@ -260,7 +266,24 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 		return 1;
 	}
 	st->problem[0] = '\0';
-	view_follow_heap(s, id, &st->hp, &st->fed, st->problem, sizeof(st->problem));
+	if (st->src != VIEW_HEAP_HP) {
+		enum view_heap_source src = view_heap_source(s, id);
+		if (src == VIEW_HEAP_HP && st->src == VIEW_HEAP_EVENTLOG) {
+			/* the .hp came after all: it is the heap profile, read from its start */
+			st->gc.heap = NULL;
+			hp_free(&st->hp);
+			hp_init(&st->hp);
+			if (st->have_chart)
+				hp_chart_free(&st->chart);
+			st->have_chart = 0;
+			st->printed = 0;
+		} else if (src == VIEW_HEAP_EVENTLOG) {
+			st->gc.heap = &st->elh;
+		}
+		st->src = src;
+	}
+	if (st->src == VIEW_HEAP_HP)
+		view_follow_heap(s, id, &st->hp, &st->fed, st->problem, sizeof(st->problem));
 	uint64_t fed = st->gc.fed;
 	if (!st->gc_problem[0] &&
 	    view_follow_eventlog(s, id, &st->gc.d, &st->gc.fed, st->gc_problem, sizeof(st->gc_problem)) != 0 &&
@@ -325,6 +348,7 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 	hp_init(&st.hp);
 	el_gc_init(&st.gc.g);
 	gel_init(&st.gc.d, watch_gc_cb, &st.gc);
+	el_heap_init(&st.elh, &st.hp);
 	hp_chart_defaults(&st.co);
 	st.co.max_bands = 0; /* the terminal shows the largest now, not by area */
 	for (;;) {
@@ -352,6 +376,7 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 	hp_free(&st.hp);
 	gel_free(&st.gc.d);
 	el_gc_free(&st.gc.g);
+	el_heap_free(&st.elh);
 	return rc;
 }
 

@@ -5,7 +5,8 @@
 #     heap size and live data lines, the user markers labelled; guest
 #     text in markers escaped; no section for a run without an eventlog;
 #   - profdb watch: GC and heap lines ("gc ...", {"gc": ...}) for a run
-#     with an eventlog, growing while the guest writes it;
+#     with an eventlog, growing while the guest writes it, and the
+#     eventlog's heap samples as its bands when the run has no .hp;
 #   - profdb diff: both runs' GC figures side by side (text and JSON);
 #   - profdb serve: /api/runs/N/eventlog is the section; in headless
 #     Chromium (tests/peers/eventlog_browser.cjs) the run page's timeline
@@ -123,6 +124,9 @@ grep -q 'id="timeline"' "$T/report-plain.html" && fail "a run without an eventlo
 expect 0 "" -- "$PROFDB" watch "$R1"
 grep -q '^gc t=3\.610 collections=218 pauses=218 total_pause_ms=[0-9.]* longest_ms=[0-9.]* heap=[0-9]* live=[0-9]*$' "$T/out" &&
 	grep -q "^run $R1 ended: complete$" "$T/out" && ok || fail "watch $R1: $(cat "$T/out")"
+# the run has no .hp: its bands are the eventlog's 11 heap samples
+[ "$(grep -c '^sample [0-9]* t=' "$T/out")" = 11 ] && grep -q '^sample 10 t=3\.585 ' "$T/out" && ok ||
+	fail "watch $R1: not the eventlog's 11 heap samples: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" watch "$R2" --json
 head -1 "$T/out" >"$T/first" && mv "$T/first" "$T/out" && shape watch_gc "watch --json's gc line"
 [ "$(jx '$.gc.collections')" = 121 ] && ok || fail "watch --json: $(cat "$T/out")"
@@ -196,5 +200,7 @@ grep -o 'collections=[0-9]*' "$T/watch.out" | cut -d= -f2 | sort -nc && ok || fa
 [ "$(grep '^gc t=' "$T/watch.out" | tail -1 | grep -o 'collections=[0-9]*')" = collections=218 ] && ok ||
 	fail "watch's last gc line is not the whole log's 218 collections: $(tail -3 "$T/watch.out")"
 grep -q "^run $LIVE ended: " "$T/watch.out" && ok || fail "watch did not see the end: $(tail -2 "$T/watch.out")"
+[ "$(grep -c '^sample [0-9]* t=' "$T/watch.out")" = 11 ] && ok ||
+	fail "watch of the live run: not the eventlog's 11 heap samples: $(grep '^sample' "$T/watch.out")"
 
 finish test_eventlog_ui
