@@ -6,7 +6,9 @@
  * whole prefix never passes what was fed and, read alone, gives the same
  * events; every event goes through the GC figures, the heap samples (the
  * .hp model must accept what they write) and the show lines, in the
- * log's order and sorted by time (the same bytes, reordered).
+ * log's order and sorted by time (the same bytes, reordered), and the
+ * report's timeline (profile/eventlog_timeline.h): drawn in bounds, one
+ * bar per pause while there are few enough.
  */
 #include "config.h"
 
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "profile/eventlog_summary.h"
+#include "profile/eventlog_timeline.h"
 #include "profile/ghc_eventlog.h"
 
 struct run {
@@ -27,6 +30,7 @@ struct run {
 	struct hp_profile hp;
 	FILE *show;
 	struct el_sorted sorted;
+	struct el_timeline tl;
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -58,6 +62,7 @@ static int on_event(void *ctx, const struct gel_event *ev)
 		assert(el_heap_add(&r->heap, ev) == 0);
 		assert(el_show_event(r->show, ev) >= 0);
 		assert(el_sorted_add(&r->sorted, ev) == 0);
+		assert(el_timeline_add(&r->tl, ev) == 0);
 	}
 	return 0;
 }
@@ -99,6 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(el_sorted_init(&a.sorted, (size_t)1 << 30) == 0);
 	hp_init(&a.hp);
 	el_heap_init(&a.heap, &a.hp);
+	el_timeline_init(&a.tl);
 
 	struct gel_decoder ga, gb;
 	int ra = parse(&a, &ga, data, size, NULL, 0);
@@ -126,6 +132,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(a.gc.pauses_n <= a.gc.nspans && a.gc.nspans <= a.gc.starts);
 	assert(a.gc.p50_ns <= a.gc.p90_ns && a.gc.p90_ns <= a.gc.p99_ns && a.gc.p99_ns <= a.gc.longest_pause_ns);
 	assert(a.gc.gc_share >= 0.0 && a.gc.gc_share <= 1.0);
+	/* the timeline: bounded, a bar per pause while they are few enough */
+	el_timeline_finish(&a.tl);
+	assert(a.tl.nmarkers <= EL_TL_MAX_MARKERS && a.tl.nruns <= EL_TL_MAX_RUNS && a.tl.nlanes <= EL_TL_MAX_LANES);
+	char *html = NULL;
+	size_t html_len = 0;
+	FILE *hf = open_memstream(&html, &html_len);
+	assert(hf && el_timeline_html(hf, &a.tl, &a.gc, NULL, NULL) == 0);
+	fclose(hf);
+	size_t bars = 0;
+	for (const char *p = html; (p = strstr(p, "<rect class=\"gc\"")); p++)
+		bars++;
+	assert(a.gc.pauses_n > EL_TL_MAX_BARS ? bars <= EL_TL_MAX_BARS : bars == a.gc.pauses_n);
+	assert(!strstr(html, "<script"));
+	free(html);
+	el_timeline_free(&a.tl);
 	struct hp_tail ht;
 	assert(el_heap_finish(&a.heap, &ga, &ht) == 0);
 	fclose(a.show);
