@@ -250,6 +250,14 @@ r=$(complete_run fromcfg 100)
 "$PROFDB" export "$r" --folded "$T/cfg.folded" 2>"$T/err" && ok || fail "export (--sample-hz): $(cat "$T/err")"
 chain=$(share "$T/cfg.folded" '(^|;)main;run_for;mid;hot$')
 at_least "$chain" 50 && ok || fail "--sample-hz with the kernel's symbols: main;run_for;mid;hot $chain%: $(head -3 "$T/cfg.folded")"
+# A config's kernel that is no ELF (a PV Linux guest's is a bzImage): the
+# domain is still sampled, by addresses (the log says why)
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/hot" >"$T/not-elf.sh" && chmod +x "$T/not-elf.sh"
+printf 'name = "notelf"\nkernel = "%s"\nextra = "1"\n' "$T/not-elf.sh" >"$T/n.cfg"
+"$BACKEND" create --platform sim "$T/n.cfg" >/dev/null 2>"$T/err" && ok || fail "create with a kernel that is no ELF: $(cat "$T/err")"
+r=$(complete_run notelf 100)
+"$PROFDB" export "$r" --folded "$T/n.folded" 2>"$T/err" && [ -s "$T/n.folded" ] && ok ||
+	fail "a kernel that is no ELF: no samples ($(cat "$T/err"); $(grep notelf -A2 "$T/backend.log" | tail -3))"
 # A HaLVM guest (the frontend-stub as its kernel) writing its profiles to
 # its disks while sampled: one run, its .prof, .hp and samples.
 printf 'name = "halvm-sampled"\nkernel = "%s"\nextra = "--mode halvm --platform sim -q --pace 20 --prof %s --hp %s"\n' \
