@@ -191,8 +191,13 @@ for mode in loop random deep wild; do
 done
 r=$(run_of honest)
 "$PROFDB" export "$r" --folded "$T/honest.folded" 2>"$T/err" && ok || fail "export honest: $(cat "$T/err")"
+# walked whole beside them: its stacks reach main through run_for (where
+# the leaf lands depends on the host's load: a descheduled program is
+# caught in its clock_gettime call more often than a running one)
+whole=$(share "$T/honest.folded" '(^|;)main;run_for(;|$)')
+at_least "$whole" 90 && ok || fail "honest beside hostile: main;run_for in $whole% of its stacks"
 chain=$(share "$T/honest.folded" '(^|;)main;run_for;mid;hot$')
-at_least "$chain" 60 && ok || fail "honest beside hostile: main;run_for;mid;hot $chain%"
+at_least "$chain" 30 && ok || fail "honest beside hostile: main;run_for;mid;hot $chain%"
 "$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"
 
 # ---- profdb serve: a sampled run's page and files ---------------------------------------
