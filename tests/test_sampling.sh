@@ -229,6 +229,15 @@ if command -v curl >/dev/null; then
 	kill $SERVE_PID; wait $SERVE_PID 2>/dev/null
 fi
 
+# ---- every fresh xensim gives its first domain a uuid of its own (random, v4) ---------------
+for i in 1 2; do
+	"$XS" start --dir "$T/x$i" >/dev/null && "$XS" create --dir "$T/x$i" --name first >/dev/null &&
+		"$XS" list --dir "$T/x$i" | awk '$NF == "first" { print $3 }' >"$T/uuid$i"
+	"$XS" stop --dir "$T/x$i" >/dev/null
+done
+[ -s "$T/uuid1" ] && ! cmp -s "$T/uuid1" "$T/uuid2" && grep -qE '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' "$T/uuid1" && ok ||
+	fail "two fresh xensims' first domains: uuids $(cat "$T/uuid1") and $(cat "$T/uuid2")"
+
 # ---- a program that dies mid-sampling; bad requests ------------------------------------
 dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)
 "$BACKEND" sample "$dom" --symbols "$T/hot" >"$T/short.out" 2>&1 && grep -q "domain ended" "$T/short.out" && ok ||
