@@ -177,11 +177,17 @@ static void print_table(const struct rows *rows, int64_t now)
 	char t[32], d[32];
 	/* a row is built whole, then written once */
 	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + 192];
+	static const char gone[] = "running (backend down)";
+	/* the state column as wide as the widest state shown */
+	int statew = 8;
+	for (size_t i = 0; i < rows->n; i++)
+		if (rows->v[i].backend_gone)
+			statew = (int)sizeof(gone) - 1;
 
 	if (rows->fleet)
 		printf("%-*s  ", hostw, "HOST");
-	printf("%6s  %-*s  %5s  %-20s  %9s  %-8s  %10s  %10s%s\n", "RUN", namew, "NAME", "DOMID",
-	       "STARTED", "DURATION", "STATE", "PROF", "HP", rows->eventlogs ? "    EVENTLOG" : "");
+	printf("%6s  %-*s  %5s  %-20s  %9s  %-*s  %10s  %10s%s\n", "RUN", namew, "NAME", "DOMID",
+	       "STARTED", "DURATION", statew, "STATE", "PROF", "HP", rows->eventlogs ? "    EVENTLOG" : "");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 		char *p = line;
@@ -203,7 +209,7 @@ static void print_table(const struct rows *rows, int64_t now)
 		*p++ = ' ', *p++ = ' ';
 		p = put_str(p, d, -9);
 		*p++ = ' ', *p++ = ' ';
-		p = put_str(p, r->backend_gone ? "running (backend down)" : store_run_state_name(r->state), 8);
+		p = put_str(p, r->backend_gone ? gone : store_run_state_name(r->state), statew);
 		*p++ = ' ', *p++ = ' ';
 		p = r->prof_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->prof_bytes, 10);
 		*p++ = ' ', *p++ = ' ';

@@ -184,6 +184,15 @@ for _ in $(seq 600); do "$PROFDB" query runs | grep -q 'backend down' && break; 
 expect 0 "" -- "$PROFDB" query runs
 grep -E "^ *$STALE .* \? +running \(backend down\)" "$T/out" >/dev/null && ok ||
 	fail "query runs does not show run $STALE as backend down (duration ?): $(cat "$T/out")"
+# the columns stay aligned: PROF ends where its header ends on every line
+python3 - "$T/out" <<'PY' && ok || fail "query runs' columns move with a backend-down row: $(cat "$T/out")"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+end = lines[0].index('PROF') + len('PROF')
+for l in lines[1:]:
+    cell = l[:end].split()[-1]
+    assert l[end - 1] != ' ' and (cell == '-' or cell.isdigit()), (end, l)
+PY
 expect 0 "" -- "$PROFDB" query runs --state running --json
 [ "$(jv "$T/out" "[(r['duration_us'], r['state'], r['backend_alive']) for r in d['runs'] if r['run_id'] == $STALE]")" = "[(None, 'running', False)]" ] && ok ||
 	fail "query runs --json: run $STALE not backend_alive false with no duration: $(cat "$T/out")"

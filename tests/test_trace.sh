@@ -147,6 +147,9 @@ elif [ -n "${CI:-}" ]; then
 	fail "chromium or speedscope ($PAGE) missing under CI"
 fi
 expect 1 "no MirageOS trace" -- "$PROFDB" export 1 --ctf "$T/none" # the imported HaLVM run
+# a view the trace run cannot give says what the run holds
+expect 1 "no .prof device (xvdp1); it holds a MirageOS trace (mprof)" -- "$PROFDB" top "$R"
+expect 1 "no .hp device (xvdp2); it holds a MirageOS trace (mprof)" -- "$PROFDB" heap "$R" -o "$T/none.svg"
 expect 1 "not empty" -- "$PROFDB" export "$R" --ctf "$T/kinds.ctf"
 
 # --- 100x the ring at a guest's pace: nothing lost -----------------------------------

@@ -41,7 +41,7 @@ dry 0 ""; served xvdp1 xvdp2
 # the three disks of a guest that writes GHC's eventlog too (xvdp3)
 cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc", "vdev=xvdp2, backendtype=profsvc", "vdev=xvdp3, backendtype=profsvc" ]\n'
 dry 0 ""; served xvdp1 xvdp2 xvdp3
-xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=prof", "vdev=xvdp3, script=block-profsvc, target=prof" ]'
+xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=hp", "vdev=xvdp3, script=block-profsvc, target=eventlog" ]'
 cfg 'name = "g"\ndisk = "vdev=xvdp1, backendtype=profsvc"\n'
 dry 1 "g.cfg:2: disk is a single string, not a list"
 cfg 'name = "g"\n\ndisk = [ "vdev=xvdp1, backendtype=PROFSVC" ]\n'
@@ -79,10 +79,10 @@ cfg 'name = "g"\ndisk = [ "file:/srv/a b.img,xvda,w",   # xl'"'"'s\n  # "vdev=xv
 dry 0 ""; served xvdp1; xl_disks 'disk = [ "file:/srv/a b.img,xvda,w", "vdev=xvdp1, script=block-profsvc, target=prof" ]'
 # quotes and backslashes in a kept spec survive the round trip
 cfg 'name = "g"\ndisk = [ '"'"'file:/srv/o"b\\\\x.img,xvda,w'"'"', "vdev=xvdp2,backendtype=profsvc" ]\n'
-dry 0 ""; served xvdp2; xl_disks 'disk = [ "file:/srv/o\"b\\x.img,xvda,w", "vdev=xvdp2, script=block-profsvc, target=prof" ]'
+dry 0 ""; served xvdp2; xl_disks 'disk = [ "file:/srv/o\"b\\x.img,xvda,w", "vdev=xvdp2, script=block-profsvc, target=hp" ]'
 # `+=` appends to the list, as in xl
 cfg 'name = "g"\ndisk = [ "vdev=xvdp1, backendtype=profsvc" ]\ndisk += [ "vdev=xvdp2, backendtype=profsvc", "file:/a,xvda,w" ]\n'
-dry 0 ""; served xvdp1 xvdp2; xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=prof", "file:/a,xvda,w" ]'
+dry 0 ""; served xvdp1 xvdp2; xl_disks 'disk = [ "vdev=xvdp1, script=block-profsvc, target=prof", "vdev=xvdp2, script=block-profsvc, target=hp", "file:/a,xvda,w" ]'
 cfg 'name = "g"\ndisk = [ ]\n'
 dry 0 ""; served
 grep -q "^# profile-backend" "$T/out" && fail "a config with no profsvc disk was rewritten" || ok

@@ -51,6 +51,32 @@ static int range_cb(void *ctx, uint64_t off, const void *data, size_t len)
 	return 0;
 }
 
+/* What a run's devices hold, "a trace (mprof), stack samples (samples)",
+ * for the message of a view it cannot give. */
+struct holdings {
+	char *out;
+	size_t len, at;
+};
+
+static int add_holding(void *ctx, const struct store_device_info *d)
+{
+	struct holdings *h = ctx;
+	static const char *const what[] = {"a raw disk", "a .prof", "a .hp", "a MirageOS trace", "stack samples",
+	                                   "an eventlog"};
+	const char *w = (unsigned)d->role < sizeof(what) / sizeof(what[0]) ? what[d->role] : "a disk";
+	int n = snprintf(h->out + h->at, h->len - h->at, "%s%s (%s)", h->at ? ", " : "", w, d->vdev);
+	if (n > 0 && (size_t)n < h->len - h->at)
+		h->at += (size_t)n;
+	return 0;
+}
+
+static void describe_holdings(struct store *s, int64_t id, char *out, size_t len)
+{
+	struct holdings h = {out, len, 0};
+	out[0] = '\0';
+	store_list_devices(s, id, add_holding, &h);
+}
+
 int view_profile_read(struct view *v, const char *run_arg, const char *role,
                       view_profile_sink sink, void *ctx, struct view_profile_read *out,
                       struct view_err *e)
@@ -70,8 +96,11 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 		return 1;
 	}
 	if (store_find_device(v->s, id, role, &dev) != 0) {
-		view_error(e, "run %lld has no .%s device (%s)", (long long)id, role,
-		           strcmp(role, "prof") == 0 ? "xvdp1" : strcmp(role, "hp") == 0 ? "xvdp2" : "xvdp3");
+		char holds[400];
+		describe_holdings(v->s, id, holds, sizeof(holds));
+		view_error(e, "run %lld has no .%s device (%s); it holds %s", (long long)id, role,
+		           strcmp(role, "prof") == 0 ? "xvdp1" : strcmp(role, "hp") == 0 ? "xvdp2" : "xvdp3",
+		           holds[0] ? holds : "no device at all");
 		return 1;
 	}
 	int r = store_extract_profile(v->s, &dev, 1, range_cb, &z, &rep);

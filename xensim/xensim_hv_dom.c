@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -135,15 +136,21 @@ static int refuse_create(uint32_t domid, const char *name, char *err, size_t err
 	return 0;
 }
 
-/* A uuid for a domain created without one. */
+/* A uuid for a domain created without one: random (version 4), as Xen's
+ * toolstack makes them; rand() unseeded gave every fresh xensim's first
+ * domain the same one. */
 static void make_uuid(char *out, size_t len, uint32_t domid)
 {
-	unsigned r[4];
-
-	for (int i = 0; i < 4; i++)
-		r[i] = (unsigned)rand() ^ (domid << (i * 4)) ^ (incarnations << 8);
-	snprintf(out, len, "%08x-%04x-4%03x-8%03x-%04x%08x", r[0], r[1] & 0xffff, r[2] & 0xfff,
-	         r[3] & 0xfff, (r[1] >> 16) & 0xffff, r[2] ^ r[3]);
+	unsigned char b[16];
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b)) {
+		/* no entropy yet (early boot): still distinct per domain and run */
+		for (size_t i = 0; i < sizeof(b); i++)
+			b[i] = (unsigned char)(rand() ^ (domid >> (i % 4 * 8)) ^ (incarnations >> (i % 4 * 8)) ^ getpid());
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(out, len, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+	         b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
 /* The domain's memory, directory and sockets: 0, or -1 and err. */

@@ -294,6 +294,8 @@ static void attach(struct backend *b, struct sampled *s, const struct sampler_st
 		snprintf(ksyms, sizeof(ksyms), ", %zu kernel symbols", st->kernel_symbols);
 	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s%s", s->domid, (long long)s->run->run_id, s->hz,
 	        st->symbols[0] ? ", symbols " : " (no symbols: addresses only)", st->symbols, ksyms);
+	if (st->note[0])
+		blog_at(LOG_WARNING, "domid=%u run=%lld: %s", s->domid, (long long)s->run->run_id, st->note);
 }
 
 /* The sampler finished: the rest stored, the device handed back. */

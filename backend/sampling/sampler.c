@@ -375,9 +375,20 @@ static int open_symbols(struct sampler *s, char *err, size_t errlen)
 {
 	if (s->kernel_symbols && !(s->nm.ksyms = ksyms_open(s->kernel_symbols, err, errlen)))
 		return -1;
-	if (!s->symbols && !(s->symbols = noted_symbols(s)))
+	int noted = 0;
+	if (!s->symbols && !(noted = 1, s->symbols = noted_symbols(s)))
 		return 0;
 	struct symtab *t = symtab_open(s->symbols, err, errlen);
+	if (!t && noted) {
+		/* The toolstack's kernel is a guess: a PV Linux guest's is a
+		 * bzImage, no ELF; the domain is sampled without it. */
+		pthread_mutex_lock(&s->lock);
+		snprintf(s->st.note, sizeof(s->st.note), "%s (the config's kernel): addresses only", err);
+		pthread_mutex_unlock(&s->lock);
+		free(s->symbols);
+		s->symbols = NULL;
+		return 0;
+	}
 	if (!t)
 		return -1;
 	s->nm.syms = t;

@@ -68,6 +68,7 @@ struct sampler_stats {
 	char why[512];           /* how it finished: the domain ended, an error, ... */
 	char symbols[512];       /* the ELF it names frames by ("": none) */
 	size_t kernel_symbols;   /* the guest kernel's symbols it names kernel frames by (0: none) */
+	char note[600];          /* why it names less than it might ("": nothing to say) */
 };
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
 

@@ -424,8 +424,10 @@ static int make_xl_text(struct xlcfg *c, const char *src, size_t len, XLU_Config
 			char stock[96];
 			const char *spec = xlu_cfg_get_listitem(list, i);
 			if (seen[i].prof) {
-				snprintf(stock, sizeof(stock), "vdev=%s, script=%s, target=prof", seen[i].vdev,
-				         XL_HOTPLUG_SCRIPT);
+				/* target: what the disk holds (xl wants one; the
+				 * hotplug script ignores it), as the README writes it */
+				snprintf(stock, sizeof(stock), "vdev=%s, script=%s, target=%s", seen[i].vdev,
+				         XL_HOTPLUG_SCRIPT, store_role_name(store_role_for_vdev(seen[i].vdev)));
 				spec = stock;
 			}
 			if (kept++)
