@@ -44,7 +44,7 @@ for _ in $(seq 100); do "$BACKEND" status >/dev/null 2>&1 && break; sleep 0.05; 
 # --- create knows xvdp3 ----------------------------------------------------------------------
 cfg ev-guest
 expect 0 "" -- "$BACKEND" create --platform sim --dry-run "$T/ev-guest.cfg"
-grep -q '^# profsvc disk: xvdp3$' "$T/out" && grep -q '"vdev=xvdp3, script=block-profsvc, target=prof"' "$T/out" &&
+grep -q '^# profsvc disk: xvdp3$' "$T/out" && grep -q '"vdev=xvdp3, script=block-profsvc, target=eventlog"' "$T/out" &&
 	ok || fail "create --dry-run: xvdp3 not served: $(cat "$T/out")"
 
 # --- a whole run: .prof, .hp and eventlog, each byte-exact -----------------------------------
