@@ -156,9 +156,10 @@ create() {
 	fi
 }
 
-guest_cfg() { # NAME PROF HP DELAY_US [nodisks]
+guest_cfg() { # NAME PROF HP DELAY_US [nodisks|-] [EVENTLOG: xvdp3 too]
 	local disks="'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc'" wait=""
 	[ "$5" = nodisks ] && disks="" wait=" profsvc_wait=0"
+	[ -n "$6" ] && disks="$disks, 'vdev=xvdp3, backendtype=profsvc'" wait=" profsvc_eventlog=$6"
 	cat >"/tmp/$1.cfg" <<EOF
 name = "$1"
 type = "pv"
@@ -235,7 +236,7 @@ T s2-create
 timeout 60 xl dmesg | grep -iE 'eager|fpu' | info xen
 fpu-probe 15 2 >/tmp/fpu-probe.txt 2>&1 &
 PROBE=$!
-guest_cfg g-full leak-p-hc.prof phases-hd-i0.01.hp 0
+guest_cfg g-full leak-p-hc.prof phases-hd-i0.01.hp 0 - threaded.eventlog
 if D=$(create g-full); then pass "2 profile-backend create (domain $D)"; else fail "2 profile-backend create"; fi
 timeout 30 xenstore-ls "/local/domain/0/backend/profsvc/$D" 2>/dev/null | head -30 | info be
 chk "2 the guest ran and powered off" wait_gone g-full
@@ -251,6 +252,12 @@ profdb query runs | info runs
 profdb export "$R" --prof /tmp/g-full.prof --hp /tmp/g-full.hp 2>&1 | info export
 chk "2 .prof byte-identical" same /tmp/g-full.prof $FX/leak-p-hc.prof
 chk "2 .hp byte-identical" same /tmp/g-full.hp $FX/phases-hd-i0.01.hp
+# GHC's eventlog on xvdp3, written through the PV guest's blkfront as the
+# .hp is: the export byte-exact, and decoded (profdb gc, events)
+profdb export "$R" --eventlog /tmp/g-full.eventlog 2>&1 | info export
+chk "2 eventlog (xvdp3) byte-identical" same /tmp/g-full.eventlog $FX/threaded.eventlog
+chk "2 profdb gc of the captured eventlog" sh -c "profdb gc '$R' >/tmp/g-full.gc 2>&1 && grep -q collections /tmp/g-full.gc"
+info "2 gc" </tmp/g-full.gc
 
 # ---- 3 ---------------------------------------------------------------------------
 T s3-create

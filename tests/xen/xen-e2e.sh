@@ -66,6 +66,8 @@ MIRROR=${XQ_MIRROR:-$( { sed -n 's/^URIs:[[:space:]]*//p' /etc/apt/sources.list.
 # e1000: the NIC through which the dom0 reaches the fleet catalogue.
 DOM0_MODULES="xenfs xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xen-blkback loop e1000"
 FIXTURES="leak/leak-p-hc.prof leak/leak-p-hc.hp phases/phases-p-hc.prof phases/phases-hd-i0.01.hp exprcalc/exprcalc-p.prof"
+# GHC 9.0.2's eventlog of a two-capability program, for the xvdp3 disk
+EVENTLOG_FIXTURE=threaded.eventlog
 
 log() { printf '[xen-e2e %s] %s\n' "$(date +%T)" "$*" >&2; }
 now() { date +%s.%N; }
@@ -154,6 +156,7 @@ EOF
 	cp "$BLD/tests/test_xenstore" "$BLD/frontend-stub/frontend-stub" "$BLD/tests/xen/inspect-probe" "$R/usr/local/bin/"
 	rm -rf "$R/root/profsvc"; mkdir -p "$R/root/profsvc/fixtures"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$R/root/profsvc/fixtures/"; done
+	cp "$SRC/tests/data/eventlog/$EVENTLOG_FIXTURE" "$R/root/profsvc/fixtures/"
 	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
 	echo "$XQ_STRESS ${XQ_STRESS_DISKS:-yes}" > "$R/root/profsvc/stress"
 
@@ -167,6 +170,7 @@ EOF
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
 		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
+	cp "$SRC/tests/data/eventlog/$EVENTLOG_FIXTURE" "$D/fixtures/"
 	# Scenarios 11-13 (looking into a domain, sampling it): programs the
 	# guest runs that the dom0 samples, the same binary on both sides (the
 	# dom0's is --symbols).  Static: the guest's root is busybox and nothing
@@ -193,18 +197,21 @@ EOF
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 insmod /lib/xen-blkfront.ko*
-# profsvc_prof=, profsvc_hp=, profsvc_delay=, profsvc_wait= (tenths of a
-# second to wait for the disks), profsvc_after= (poweroff, reboot, or hold:
+# profsvc_prof=, profsvc_hp=, profsvc_eventlog= (then written to xvdp3
+# too), profsvc_delay=, profsvc_wait= (tenths of a second to wait for the
+# disks), profsvc_after= (poweroff, reboot, or hold:
 # stay up until destroyed) come from the kernel command line.
 # /sbin/poweroff and /sbin/reboot are what the kernel runs for `xl shutdown`
 # and `xl reboot`.
 mkdir -p /sbin; printf '#!/bin/busybox sh\nexec /bin/busybox poweroff -f\n' >/sbin/poweroff; chmod +x /sbin/poweroff
 printf '#!/bin/busybox sh\nexec /bin/busybox reboot -f\n' >/sbin/reboot; chmod +x /sbin/reboot
 for a in $(cat /proc/cmdline); do case "$a" in profsvc_*=*) eval "${a#profsvc_}";; esac; done
-i=0; while { [ ! -b /dev/xvdp1 ] || [ ! -b /dev/xvdp2 ]; } && [ $i -lt "${wait:-600}" ]; do sleep 0.1; i=$((i+1)); done
+i=0; while { [ ! -b /dev/xvdp1 ] || [ ! -b /dev/xvdp2 ] || { [ -n "$eventlog" ] && [ ! -b /dev/xvdp3 ]; }; } &&
+	[ $i -lt "${wait:-600}" ]; do sleep 0.1; i=$((i+1)); done
 if [ -b /dev/xvdp1 ] && [ -b /dev/xvdp2 ]; then
 	echo "DOMU: xvdp1 $(cat /sys/block/xvdp1/size) sectors, xvdp2 $(cat /sys/block/xvdp2/size) sectors"
-	if halvm-blk-writer --delay-us "${delay:-0}" --hp "/fixtures/$hp" --prof "/fixtures/$prof"; then
+	if halvm-blk-writer --delay-us "${delay:-0}" --hp "/fixtures/$hp" --prof "/fixtures/$prof" \
+		${eventlog:+--eventlog "/fixtures/$eventlog"}; then
 		echo "DOMU: profiles written"
 	else
 		echo "DOMU: WRITE ERROR"
