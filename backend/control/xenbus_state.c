@@ -203,8 +203,10 @@ void device_free(struct device *d, int domain_dead, const char *why)
 	char path[256];
 
 	disconnect(d);
-	snprintf(path, sizeof(path), "%s/state", d->fpath);
-	xs_unwatch(b->xs, path, "fe");
+	if (d->fe_watched) {
+		snprintf(path, sizeof(path), "%s/state", d->fpath);
+		xs_unwatch(b->xs, path, "fe");
+	}
 	if (d->sdev)
 		store_device_release(d->sdev);
 	raw_mirror_close(d);
@@ -357,9 +359,14 @@ static int device_setup(struct device *d)
 	struct store_device_info si;
 	store_device_get_info(d->sdev, &si);
 	device_publish(d, si.capacity_sectors);
-	char path[256];
-	snprintf(path, sizeof(path), "%s/state", d->fpath);
-	xs_watch(b->xs, path, "fe");
+	/* Its frontend's state is watched, unless its domain floods
+	 * xenstore: then xenbus.c polls it with the domain's other devices. */
+	struct xs_domain *xd = xs_domain_get(b, d->domid, 0);
+	if (!xd || !xd->unwatched) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/state", d->fpath);
+		d->fe_watched = xs_watch(b->xs, path, "fe");
+	}
 	d->initialised = 1;
 	dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
 	     (unsigned long long)si.capacity_sectors);
@@ -458,6 +465,26 @@ static int follow_frontend(struct device *d, int fs)
 	default:
 		/* The frontend's directory is gone. */
 		device_free(d, !domain_alive(d->b, d->domid), "frontend gone");
+		return 1;
+	}
+	return 0;
+}
+
+/* What its frontend says asks nothing new of the device: the state it
+ * said last, or one that changes nothing (Initialised or Connected while
+ * connected, Closing while closing).  Reads only the frontend's state. */
+int device_frontend_unchanged(struct device *d)
+{
+	uint32_t v;
+
+	if (!d->initialised)
+		return 0;
+	int fs = xs_get_u32(d->b, d->fpath, "state", 8, &v) == 0 ? (int)v : XB_UNKNOWN;
+	if (fs == XB_UNKNOWN)
+		return 0;
+	if (fs == d->fstate || (d->connected && (fs == XB_INITIALISED || fs == XB_CONNECTED)) ||
+	    (fs == XB_CLOSING && d->bstate == XB_CLOSING)) {
+		d->fstate = fs;
 		return 1;
 	}
 	return 0;

@@ -19,6 +19,9 @@ const char *xenbus_state_name(int s);
 struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid);
 /* Looks again at one device and moves it along; may free it. */
 void device_refresh(struct device *d);
+/* 1 when its frontend's state (read now, nothing else) asks nothing new
+ * of the device, so that a look at it can be skipped; 0 otherwise. */
+int device_frontend_unchanged(struct device *d);
 /* Removes a device: closed, its nodes removed, its run told. */
 void device_free(struct device *d, int domain_dead, const char *why);
 /* The backend stops: a device (unlinked by the caller) closed and freed,

@@ -72,9 +72,10 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
-	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu\n",
+	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu, "
+	        "flooding domains polled instead of watched %llu times\n",
 	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
-	        (unsigned long long)b->xs_rounds);
+	        (unsigned long long)b->xs_rounds, (unsigned long long)b->xs_unwatched);
 	sync_push_status(b, f);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
@@ -133,7 +134,7 @@ static void status_json(struct backend *b, FILE *f)
 			"end_failures", r->end_failures,
 			"end_error", r->end_failures ? guest_text(r->end_error) : json_null()));
 	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
-	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
+	                        "s:{s:I, s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
 		"backend",
 		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
 		"platform", plat_kind_name(b->opt.platform),
@@ -146,7 +147,7 @@ static void status_json(struct backend *b, FILE *f)
 		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
 		"failed_commits", (json_int_t)b->commits_failed,
 		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
-		"rounds", (json_int_t)b->xs_rounds,
+		"rounds", (json_int_t)b->xs_rounds, "unwatched", (json_int_t)b->xs_unwatched,
 		"devices", devs, "traces", trace_status_json(b), "runs", runs, "sync", sync_push_status_json(b));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
