@@ -287,7 +287,6 @@ int xenbus_deferred_run(struct backend *b)
 		int64_t wait = (due - now) / 1000 + 1;
 		next = next < 0 || wait < next ? wait : next;
 	}
-	xs_domains_prune(b, 0);
 	return (int)next;
 }
 
@@ -406,6 +405,7 @@ void xenbus_watch_events(struct backend *b)
 			if (!domain_alive(b, d->domid))
 				device_free(d, 1, "domain destroyed");
 		}
+		xs_domains_prune(b, 0); /* the budgets of domains without devices */
 		b->listener->domains_changed(b);
 	}
 	if (t.traces)
