@@ -148,9 +148,10 @@ expect 0 "" -- "$PROFDB" delete 4 --json
 expect 0 "" -- "$PROFDB" prune --keep 0 --name 'big-*'
 expect 0 "" -- "$PROFDB" prune --keep 0 --json
 grep -q "\"reason\":\"running" "$T/out" && ok || fail "prune beside the guest: its run not kept: $(cat "$T/out")"
-# A second guest, writing, whose run is pruned with --force: it goes (the
-# guest's later writes fail, as on a disk that was pulled), the backend
-# goes on serving the first guest, and nothing of the pruned run is left.
+# A second guest, writing, whose run is pruned with --force: the backend
+# closes its devices first, so the guest sees its disk go (its backend
+# Closing) and never an I/O error; the run goes, the backend goes on
+# serving the first guest, and nothing of the pruned run is left.
 sed 's/live-guest/doomed-guest/' "$T/g.cfg" >"$T/d.cfg"
 DDOM=$("$BACKEND" create --platform sim "$T/d.cfg") || fail "create doomed-guest"
 ( "$STUB" --mode halvm --domid "$DDOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/dstub.log" 2>&1
@@ -166,7 +167,10 @@ done
 expect 0 "" -- "$PROFDB" prune --keep 0 --name 'doomed-*' --state running --force --json
 [ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.deleted[0].run_id')")" = "$DOOMED" ] && ok ||
 	fail "prune --force did not delete the running run $DOOMED: $(cat "$T/out")"
+[ ! -s "$T/err" ] && ok || fail "prune --force of a captured run: $(cat "$T/err")"
 wait $DGUEST
+grep -q "the disk went away" "$T/dstub.log" && ok || fail "the pruned run's guest did not see its disk close: $(cat "$T/dstub.log")"
+grep -q "Block write failed" "$T/dstub.log" && fail "the pruned run's guest got I/O errors: $(cat "$T/dstub.log")" || ok
 "$BACKEND" status >/dev/null && ok || fail "the backend stopped answering after its live run was pruned"
 [ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where run_id = $DOOMED") $(sqlite3 "$PROFSVC_DB" "select count(*) from devices where run_id = $DOOMED")" = "0 0" ] &&
 	ok || fail "the pruned run came back: $(sqlite3 "$PROFSVC_DB" "select * from runs where run_id = $DOOMED")"

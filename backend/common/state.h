@@ -55,6 +55,7 @@ struct device {
 	/* Its frontend's state node is watched (token "fe"); not while its
 	 * domain floods xenstore (xenbus.c polls it instead). */
 	int fe_watched;
+	int run_closed;               /* its run was closed to be deleted: never connects again */
 	/* data */
 	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
 	struct run *run;
@@ -81,6 +82,8 @@ struct run {
 	                               * (a full disk): retried then (0: not ending) */
 	int end_failures;
 	char end_error[256];          /* why the store refused, the last time */
+	int closed;                   /* ended to be deleted (run_close): kept only while
+	                               * its devices, trace or sampler still point at it */
 	struct run *next;
 };
 

@@ -567,6 +567,15 @@ static void trace_free(struct backend *b, struct trace *t)
 	free(t);
 }
 
+void trace_run_closed(struct backend *b, struct run *r)
+{
+	for (struct trace *t = b->traces; t; t = t->next)
+		if (t->run == r) {
+			trace_finish(b, t, 0, "its run is being deleted");
+			t->ended = 1; /* its node is ignored from now on */
+		}
+}
+
 void trace_domains_changed(struct backend *b)
 {
 	for (struct trace *t = b->traces, *next; t; t = next) {

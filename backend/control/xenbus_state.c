@@ -436,7 +436,7 @@ static int follow_frontend(struct device *d, int fs)
 {
 	switch (fs) {
 	case XB_INITIALISING:
-		if (d->bstate == XB_CLOSED) {
+		if (d->bstate == XB_CLOSED && !d->run_closed) {
 			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
 			set_state(d, XB_INITWAIT);
 		}
@@ -468,6 +468,34 @@ static int follow_frontend(struct device *d, int fs)
 		return 1;
 	}
 	return 0;
+}
+
+int devices_close_run(struct backend *b, struct run *r)
+{
+	int n = 0;
+
+	for (struct device *d = b->devices; d; d = d->next) {
+		if (d->run != r)
+			continue;
+		/* Closing first, then the ring goes: a request the guest queues
+		 * meanwhile is never answered, never failed, and the guest,
+		 * seeing Closing, knows why. */
+		set_state(d, XB_CLOSING);
+		disconnect(d);
+		if (d->sdev) {
+			store_device_release(d->sdev);
+			d->sdev = NULL;
+		}
+		raw_mirror_close(d);
+		journal_remove(d);
+		d->run_closed = 1;
+		dlog_at(LOG_NOTICE, d, "its run is being deleted (profdb delete/prune --force): closed, and not "
+		        "connected again in this boot");
+		d->run = NULL;
+		run_device_gone(b, r, 0);
+		n++;
+	}
+	return n;
 }
 
 /* What its frontend says asks nothing new of the device: the state it

@@ -31,6 +31,12 @@ void device_drop(struct device *d);
  * only_if_dead, when the domain is gone). */
 void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead);
 
+/* Closes every device of run r (its run is to be deleted): Closing, its
+ * ring and store device let go, never connected again in this boot; the
+ * run told (run_device_gone).  The pipeline must be drained.  Returns how
+ * many were closed. */
+int devices_close_run(struct backend *b, struct run *r);
+
 /* Disconnects (to Closing) the devices whose ring io.c found bogus. */
 void xenbus_fail_broken(struct backend *b);
 

@@ -9,6 +9,9 @@
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
  *
+ * `profdb delete/prune --force` asks here (end-run) before it deletes a
+ * running run, so that its guest's disk closes rather than fails.
+ *
  * `profile-backend sample` asks here too: the client is held, without a
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
@@ -26,13 +29,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
+#include "backend/datapath/io_worker.h"
 #include "backend/datapath/sink.h"
+#include "backend/control/runs.h"
 #include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/trace.h"
@@ -270,6 +276,44 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 	c->sample_domid = domid;
 }
 
+/* "end-run RUN_ID DB": profdb is about to delete a running run of the
+ * store DB (the rest of the line).  Its devices go to Closing through
+ * xenbus (what was answered stays answered; nothing more is taken), its
+ * trace and sampler stop, and it ends in the store, so that its guest
+ * sees its disk go rather than I/O errors.  Answers "closed run N: K
+ * devices", or "not here: ..." when this backend does not capture it
+ * (another store, or not a run of ours), or "error: ...". */
+static void end_run_request(struct backend *b, struct control_client *c, FILE *f)
+{
+	long long id = 0;
+	int pos = 0;
+	struct stat mine, theirs;
+	c->cmd[strcspn(c->cmd, "\n")] = '\0';
+	if (sscanf(c->cmd, "end-run %lld %n", &id, &pos) < 1 || pos == 0 || !c->cmd[pos]) {
+		fprintf(f, "error: malformed end-run request\n");
+		return;
+	}
+	if (stat(c->cmd + pos, &theirs) != 0 || stat(store_path(b->store), &mine) != 0 ||
+	    theirs.st_dev != mine.st_dev || theirs.st_ino != mine.st_ino) {
+		fprintf(f, "not here: this backend's store is %s\n", store_path(b->store));
+		return;
+	}
+	struct run *r = run_find(b, id);
+	if (!r) {
+		fprintf(f, "not here: run %lld is not being captured by this backend\n", id);
+		return;
+	}
+	/* Nothing in flight may refer to its devices. */
+	io_quiesce(b);
+	int n = devices_close_run(b, r);
+	trace_run_closed(b, r);
+	sampling_run_closed(b, r);
+	elog_at(LOG_NOTICE, r->domid, id, "dom%u run %lld: closed to be deleted (%d device%s)", r->domid, id, n,
+	        n == 1 ? "" : "s");
+	run_close(b, r, "deleted while running (profdb delete or prune --force)");
+	fprintf(f, "closed run %lld: %d device%s\n", id, n, n == 1 ? "" : "s");
+}
+
 static void client_answer(struct backend *b, struct control_client *c)
 {
 	FILE *f = open_memstream(&c->out, &c->outlen);
@@ -283,6 +327,8 @@ static void client_answer(struct backend *b, struct control_client *c)
 		status_text(b, f);
 	else if (strncmp(c->cmd, "sample ", 7) == 0)
 		sample_request(b, c, f);
+	else if (strncmp(c->cmd, "end-run ", 8) == 0)
+		end_run_request(b, c, f);
 	else
 		fprintf(f, "unknown command\n");
 	if (fclose(f) != 0) {
