@@ -56,6 +56,7 @@ struct device {
 	 * domain floods xenstore (xenbus.c polls it instead). */
 	int fe_watched;
 	int run_closed;               /* its run was closed to be deleted: never connects again */
+	int run_gone;                 /* io.c found its run deleted: xenbus_fail_broken() closes it */
 	/* data */
 	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
 	struct run *run;

@@ -300,7 +300,7 @@ int run_close(struct backend *b, struct run *r, const char *why)
 		if (rc == 0) {
 			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
 			sync_push_run_ended(b, r->run_id);
-		} else {
+		} else if (rc != STORE_ENOTFOUND) { /* (deleted already: nothing to end) */
 			rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
 			        store_errmsg(b->store));
 		}

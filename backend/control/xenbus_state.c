@@ -36,6 +36,7 @@
 #include "backend/common/state.h"
 #include "backend/common/vdev.h"
 #include "backend/datapath/io.h"
+#include "backend/datapath/io_worker.h"
 #include "backend/datapath/journal.h"
 #include "backend/datapath/raw_mirror.h"
 #include "backend/control/domains.h"
@@ -143,6 +144,24 @@ static void xenbus_fail(struct device *d, const char *why)
 
 void xenbus_fail_broken(struct backend *b)
 {
+	int quiesced = 0;
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->run_gone) {
+			/* Its run was deleted without this backend being asked
+			 * first (profdb could not reach it): one request failed;
+			 * the run's devices close now, as profdb would have had
+			 * them closed. */
+			d->run_gone = 0;
+			if (!d->run)
+				continue;
+			if (!quiesced++)
+				io_quiesce(b);
+			struct run *r = d->run;
+			dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
+			        "closing the run's devices");
+			devices_close_run(b, r);
+			run_close(b, r, "deleted while running");
+		}
 	for (struct device *d = b->devices; d; d = d->next)
 		if (d->ring_broken) {
 			d->ring_broken = 0;
