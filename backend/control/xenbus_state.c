@@ -531,6 +531,9 @@ int device_frontend_unchanged(struct device *d)
 		return 0;
 	if (fs == d->fstate || (d->connected && (fs == XB_INITIALISED || fs == XB_CONNECTED)) ||
 	    (fs == XB_CLOSING && d->bstate == XB_CLOSING)) {
+		if (fs != d->fstate)
+			bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, xenbus_state_name(d->fstate),
+			       xenbus_state_name(fs));
 		d->fstate = fs;
 		return 1;
 	}
