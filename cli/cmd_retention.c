@@ -18,8 +18,17 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profsvc_paths.h"
 
 #include "../util/units.h"
 #include "cli_json.h"
@@ -28,8 +37,9 @@
 
 static const char delete_usage[] =
 	"usage: profdb delete RUN... [--force] [--json]\n"
-	"  removes the runs and gives their space back; a running run only with --force\n"
-	"  (what its guest writes afterwards is not kept)\n";
+	"  removes the runs and gives their space back; a running run only with --force:\n"
+	"  the backend capturing it (its control socket in $PROFSVC_RUN_DIR, else\n"
+	"  " PROFSVC_DEFAULT_RUN_DIR ") first closes its devices, so its guest sees its disks go\n";
 
 static const char prune_usage[] =
 	"usage: profdb prune [--older-than DUR] [--keep N] [--name GLOB] [--state S]\n"
@@ -37,7 +47,8 @@ static const char prune_usage[] =
 	"  removes the runs matching --name and --state that are not among the newest N\n"
 	"  of them (--keep) and started more than DUR ago (--older-than: 90m, 12h, 30d,\n"
 	"  2w); at least one of --older-than and --keep.  Running runs are left unless\n"
-	"  --force.  --dry-run lists what would go and deletes nothing.\n";
+	"  --force (their devices closed first, as delete does).  --dry-run lists what\n"
+	"  would go and deletes nothing.\n";
 
 /* How long to wait for readers to move past a delete before leaving its
  * data-file slots to the backend (store_reclaim). */
@@ -87,6 +98,71 @@ static json_t *reclaim_json(const struct store_reclaim *rc)
 	                 "data_bytes_waiting", (json_int_t)(rc->slots_waiting * (int64_t)STORE_CHUNK_BYTES));
 }
 
+/* How long the backend may take to close a run's devices. */
+#define END_RUN_TIMEOUT_MS 10000
+
+/*
+ * A running run is about to be deleted: the backend capturing it (its
+ * control socket in $PROFSVC_RUN_DIR, else the configured run directory)
+ * closes its devices through xenbus and ends it first, so that its guest
+ * sees its disks go (Closing) instead of I/O errors on a disk still
+ * connected.  0 when it did, 1 when it could not be asked or does not
+ * capture the run (why in msg).
+ */
+static int backend_end_run(const char *db, int64_t run_id, char *msg, size_t msglen)
+{
+	const char *dir = getenv("PROFSVC_RUN_DIR");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char real[PATH_MAX], req[PATH_MAX + 64], reply[512];
+
+	if (!dir || !*dir)
+		dir = PROFSVC_DEFAULT_RUN_DIR;
+	if (!realpath(db, real)) {
+		snprintf(msg, msglen, "%s: %s", db, strerror(errno));
+		return 1;
+	}
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
+		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
+		return 1;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	int n = snprintf(req, sizeof(req), "end-run %lld %s\n", (long long)run_id, real);
+	size_t got = 0;
+	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
+		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = END_RUN_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		struct pollfd p = {fd, POLLIN, 0};
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		ssize_t r = recv(fd, reply + got, sizeof(reply) - 1 - got, 0);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (got == sizeof(reply) - 1)
+			break;
+	}
+	close(fd);
+	reply[got] = '\0';
+	reply[strcspn(reply, "\n")] = '\0';
+	if (strncmp(reply, "closed run ", 11) == 0)
+		return 0;
+	snprintf(msg, msglen, "the backend on %s: %s", sa.sun_path, got ? reply : "no answer");
+	return 1;
+}
+
 /*
  * Deletes the selected runs, one transaction each, then reclaims; prints
  * the result ({"deleted":[run..],"skipped":[..],"dry_run":b,"reclaimed":..}).
@@ -107,6 +183,12 @@ static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, 
 	}
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct store_run *r = &sel->v[i];
+		char why[768];
+		/* A run a live backend captures: its devices closed first. */
+		if (!dry_run && r->state == STORE_RUN_RUNNING && !r->backend_gone && strcmp(r->source, "capture") == 0 &&
+		    backend_end_run(db, r->run_id, why, sizeof(why)) != 0)
+			cli_warn("run %lld: its devices could not be closed first (%s): its guest sees I/O errors "
+			         "instead", (long long)r->run_id, why);
 		if (!dry_run && store_run_delete(s, r->run_id) != 0) {
 			cli_err("run %lld not deleted: %s", (long long)r->run_id, store_errmsg(s));
 			rc = 1;

@@ -54,6 +54,7 @@ struct blkfront {
 	size_t slot_size;        /* 112, or 108 for an x86_32-abi ring */
 	uint32_t ring_refs[1u << MAX_ORDER];
 	uint32_t req_prod_pvt, rsp_cons;
+	int backend_closed;      /* the backend went to Closing while we waited */
 	int port;
 	uint64_t sectors;
 	uint8_t *pool;
@@ -543,9 +544,20 @@ struct bf_req *blkfront_wait(struct blkfront *f, int timeout_ms)
 		long spent = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 		/* timeout 0 still takes the events already there (and unmasks
 		 * their ports): callers polling several devices rely on it. */
-		int n = poll(&pfd, 1, spent >= timeout_ms ? 0 : (int)(timeout_ms - spent));
+		/* Every 100 ms of waiting the backend's state is looked at, as
+		 * a frontend's xenbus watch would: a backend that closed the
+		 * device answers nothing more. */
+		long slice = spent >= timeout_ms ? 0 : timeout_ms - spent;
+		int n = poll(&pfd, 1, slice > 100 ? 100 : (int)slice);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n == 0 && slice > 100) {
+			if (backend_state(f) >= 5) {
+				f->backend_closed = 1;
+				return NULL;
+			}
+			continue;
+		}
 		if (n <= 0)
 			return NULL;
 		int port;
@@ -566,7 +578,7 @@ int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms)
 	blkfront_kick(f);
 	while (!r->done)
 		if (!blkfront_wait(f, timeout_ms))
-			return -100;
+			return f->backend_closed ? BF_BACKEND_CLOSED : -100;
 	return r->status;
 }
 

@@ -58,8 +58,10 @@ void blkfront_kick(struct blkfront *f);
 /* Waits until some request completes; returns it (data copied out for
  * reads) or NULL on timeout. */
 struct bf_req *blkfront_wait(struct blkfront *f, int timeout_ms);
-/* queue + kick + wait for that one request; returns its status, or -100 on
- * timeout. */
+/* queue + kick + wait for that one request; returns its status, -100 on
+ * timeout, or BF_BACKEND_CLOSED when the backend closed the device (went
+ * to Closing or Closed) before it answered. */
+#define BF_BACKEND_CLOSED (-102)
 int blkfront_do(struct blkfront *f, struct bf_req *r, int timeout_ms);
 unsigned blkfront_outstanding(const struct blkfront *f);
 /* Readable when the backend notified: poll() several devices on it, then

@@ -108,7 +108,13 @@ static int halvm_submit(void *ctx, uint64_t sector, const void *data, unsigned n
 	}
 	h->requests++;
 	/* One request outstanding: push, notify, wait for this id. */
-	if (blkfront_do(h->f, &r, 30000) != BLKIF_RSP_OKAY) {
+	int st = blkfront_do(h->f, &r, 30000);
+	if (st == BF_BACKEND_CLOSED) {
+		printf("PROFILING: the disk went away (its backend closed it)\n");
+		g->failed = 1;
+		return -1;
+	}
+	if (st != BLKIF_RSP_OKAY) {
 		printf("PROFILING: Block write failed!\n");
 		g->failed = 1;
 		return -1;

@@ -52,7 +52,7 @@ BACKEND = {
     "version": [STR], "pid": [INT], "platform": [STR], "up_seconds": [INT], "store": [STR],
     "durability": [STR], "sink": [STR], "sink_dir": [STR, NUL], "heap_bytes": [INT],
     "store_cache_bytes": [INT], "batches": [INT], "inline_commits": [INT], "failed_commits": [INT],
-    "xenstore": [{"events": [INT], "deferred": [INT], "rounds": [INT]}],
+    "xenstore": [{"events": [INT], "deferred": [INT], "rounds": [INT], "unwatched": [INT]}],
     "devices": [[{"domid": [INT], "vdev": [STR], "backend_state": XSTATE, "frontend_state": XSTATE,
                   "run_id": [INT, NUL], "requests": [INT], "bytes": [INT], "errors": [INT],
                   "last_error": [STR, NUL]}]],

@@ -1248,6 +1248,85 @@ static void test_xenstore_flood(void)
 	free(path);
 }
 
+/* The status line's xenstore figures: events taken, rounds acted on. */
+static void xs_figures(unsigned long long *events, unsigned long long *rounds)
+{
+	char status[16384];
+	unsigned long long def = 0;
+	backend_status(status, sizeof(status));
+	const char *x = strstr(status, "xenstore events ");
+	REQUIRE(x && sscanf(x, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted "
+	                       "on %llu", events, &def, rounds) == 3, "status: %s", status);
+}
+
+/* One domain writes its three devices' state nodes 6000 times in a burst
+ * (values that change nothing: Initialised and Connected while connected,
+ * and a node below one): what the backend takes of it is bounded per
+ * domain (once it took every event, and acted on the first 200 of each
+ * device and 100 a second after), and no round drains the pipeline for
+ * it.  Then the same guest flaps its states for real, and each device
+ * ends where its last state says. */
+static void test_xenstore_burst(void)
+{
+	char *path = tu_path("burst.db");
+	backend_on(path, NULL);
+	struct guest g;
+	struct blkfront_opts o = {.halvm = 1, .data_pages = 1};
+	guest_new(&g, "burster", "vdev=xvdp1 vdev=xvdp2 vdev=xvdp3");
+	struct blkfront *f1 = connect_dev(&g, "xvdp1", &o), *f2 = connect_dev(&g, "xvdp2", &o);
+	REQUIRE(f1 && f2, "the burster's devices connect");
+	char fe[3][128], be[3][128], below[160];
+	for (int i = 0; i < 3; i++) {
+		snprintf(fe[i], sizeof(fe[i]), "/local/domain/%u/device/vbd/%u/state", g.domid, 51953 + i);
+		snprintf(be[i], sizeof(be[i]), "/local/domain/0/backend/profsvc/%u/%u/state", g.domid, 51953 + i);
+	}
+	snprintf(below, sizeof(below), "%s/x", fe[0]);
+	CHECK(wait_node(be[2], "2", 3000), "xvdp3 is not in InitWait");
+	unsigned long long ev0, r0, ev1, r1;
+	usleep(200000);
+	xs_figures(&ev0, &r0);
+	const int writes = 6000;
+	for (int i = 0; i < writes; i++) {
+		int k = i % 4;
+		const char *v = k == 2 ? "2" : (i / 4) & 1 ? "4" : "3"; /* xvdp3 says InitWait: nothing to do */
+		REQUIRE(xs_write(g.xs, XBT_NULL, k == 3 ? below : fe[k], v, 1), "write %d", i);
+	}
+	usleep(500000); /* what is queued is taken */
+	xs_figures(&ev1, &r1);
+	printf("xenstore burst: %d writes of one domain's state nodes: the backend took %llu events and acted "
+	       "in %llu rounds\n", writes, ev1 - ev0, r1 - r0);
+	CHECK(ev1 - ev0 <= (unsigned long long)writes / 4, "the backend took %llu of the burst's %d events",
+	      ev1 - ev0, writes);
+	CHECK(r1 - r0 <= 5, "%llu rounds drained the pipeline for writes that change nothing", r1 - r0);
+	CHECK(write_seeded(f1, 8, 8, 1) == 0 && write_seeded(f2, 8, 8, 2) == 0, "the burster is still served");
+	CHECK(backend_log_has("xenstore event flood"), "the log does not name the flood");
+
+	/* Real changes, as fast as it can: xvdp1 flaps Closing/Connected and
+	 * ends Connected (nothing to do: it stays connected and served); xvdp2
+	 * ends Closed, then starts again and connects anew. */
+	for (int i = 0; i < 400; i++) {
+		REQUIRE(xs_write(g.xs, XBT_NULL, fe[0], i & 1 ? "4" : "3", 1), "flap");
+		REQUIRE(xs_write(g.xs, XBT_NULL, fe[1], i & 1 ? "4" : "5", 1), "flap");
+	}
+	REQUIRE(xs_write(g.xs, XBT_NULL, fe[1], "5", 1) && xs_write(g.xs, XBT_NULL, fe[1], "6", 1), "close");
+	CHECK(wait_node(be[1], "6", 5000), "xvdp2 did not follow its frontend to Closed");
+	CHECK(wait_node(be[0], "4", 100), "xvdp1 is no longer Connected");
+	CHECK(write_seeded(f1, 16, 8, 3) == 0, "xvdp1 is not served after the flapping");
+	blkfront_close(f2, 0);
+	REQUIRE(xs_write(g.xs, XBT_NULL, fe[1], "1", 1), "reinitialise");
+	CHECK(wait_node(be[1], "2", 5000), "xvdp2 is not ready again (InitWait) after its frontend reinitialised");
+	f2 = connect_dev(&g, "xvdp2", &o);
+	CHECK(f2 && wait_node(be[1], "4", 5000), "xvdp2 did not connect again");
+	CHECK(f2 && write_seeded(f2, 24, 8, 4) == 0 && read_seeded(f2, 8, 8, 2), "xvdp2 lost its data or is not "
+	                                                                         "served after reconnecting");
+	if (f2)
+		blkfront_close(f2, 0);
+	blkfront_close(f1, 0);
+	guest_destroy(&g);
+	CHECK(backend_stop(SIGTERM) == 0, "backend exit");
+	free(path);
+}
+
 /* ---- links and shared directories ------------------------------------------------ */
 
 /* Root's daemon never writes through a link another user planted, and
@@ -1391,6 +1470,7 @@ int main(void)
 		{"huge-claim", test_huge_claim}, {"max-store", test_max_store_bytes},
 		{"control", test_control_clients}, {"slot-space", test_slot_space},
 		{"import", test_import_beside_guest}, {"xs-flood", test_xenstore_flood},
+		{"xs-burst", test_xenstore_burst},
 	};
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 		if (!only || strcmp(only, tests[i].name) == 0)

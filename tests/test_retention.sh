@@ -148,9 +148,10 @@ expect 0 "" -- "$PROFDB" delete 4 --json
 expect 0 "" -- "$PROFDB" prune --keep 0 --name 'big-*'
 expect 0 "" -- "$PROFDB" prune --keep 0 --json
 grep -q "\"reason\":\"running" "$T/out" && ok || fail "prune beside the guest: its run not kept: $(cat "$T/out")"
-# A second guest, writing, whose run is pruned with --force: it goes (the
-# guest's later writes fail, as on a disk that was pulled), the backend
-# goes on serving the first guest, and nothing of the pruned run is left.
+# A second guest, writing, whose run is pruned with --force: the backend
+# closes its devices first, so the guest sees its disk go (its backend
+# Closing) and never an I/O error; the run goes, the backend goes on
+# serving the first guest, and nothing of the pruned run is left.
 sed 's/live-guest/doomed-guest/' "$T/g.cfg" >"$T/d.cfg"
 DDOM=$("$BACKEND" create --platform sim "$T/d.cfg") || fail "create doomed-guest"
 ( "$STUB" --mode halvm --domid "$DDOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/dstub.log" 2>&1
@@ -166,10 +167,46 @@ done
 expect 0 "" -- "$PROFDB" prune --keep 0 --name 'doomed-*' --state running --force --json
 [ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.deleted[0].run_id')")" = "$DOOMED" ] && ok ||
 	fail "prune --force did not delete the running run $DOOMED: $(cat "$T/out")"
+[ ! -s "$T/err" ] && ok || fail "prune --force of a captured run: $(cat "$T/err")"
 wait $DGUEST
+grep -q "the disk went away" "$T/dstub.log" && ok || fail "the pruned run's guest did not see its disk close: $(cat "$T/dstub.log")"
+grep -q "Block write failed" "$T/dstub.log" && fail "the pruned run's guest got I/O errors: $(cat "$T/dstub.log")" || ok
 "$BACKEND" status >/dev/null && ok || fail "the backend stopped answering after its live run was pruned"
 [ "$(sqlite3 "$PROFSVC_DB" "select count(*) from runs where run_id = $DOOMED") $(sqlite3 "$PROFSVC_DB" "select count(*) from devices where run_id = $DOOMED")" = "0 0" ] &&
 	ok || fail "the pruned run came back: $(sqlite3 "$PROFSVC_DB" "select * from runs where run_id = $DOOMED")"
+# A third, whose run is deleted where profdb cannot reach the backend (its
+# control socket elsewhere): profdb says so, the guest gets an I/O error,
+# and the backend, told by the store that the run is gone, closes the
+# run's devices at once and lets the run go (it once tried to end it in
+# the store every second, forever, once its domain was gone).
+sed 's/live-guest/lost-guest/' "$T/g.cfg" >"$T/l.cfg"
+LDOM=$("$BACKEND" create --platform sim "$T/l.cfg") || fail "create lost-guest"
+( "$STUB" --mode halvm --domid "$LDOM" --prof "$LP" --hp "$LH" --pace 60 -q >"$T/lstub.log" 2>&1
+  echo "stub exit $?" >>"$T/lstub.log"; sleep 3; "$XS" destroy --dir "$XENSIM_DIR" "$LDOM" >/dev/null ) &
+LGUEST=$!
+LOST=
+for _ in $(seq 100); do
+	LOST=$(sqlite3 "$PROFSVC_DB" "select run_id from runs where name = 'lost-guest' and state = 'running' and
+	       (select sum(write_bytes) from devices where devices.run_id = runs.run_id) > 8192" 2>/dev/null)
+	[ -n "$LOST" ] && break; sleep 0.1
+done
+[ -n "$LOST" ] && ok || fail "the lost guest's run never appeared"
+mkdir -p "$T/elsewhere"
+PROFSVC_RUN_DIR="$T/elsewhere" expect 0 "could not be closed first" -- "$PROFDB" delete "$LOST" --force
+held=
+for _ in $(seq 40); do
+	held=$("$BACKEND" status --json | python3 -c "import json,sys; d=json.load(sys.stdin)['backend']
+print(sum(1 for x in d['devices'] if x['domid'] == $LDOM and x['run_id'] == $LOST))")
+	[ "$held" = 0 ] && break; sleep 0.1
+done
+[ "$held" = 0 ] && ok || fail "the backend still holds $held devices of the deleted run $LOST"
+wait $LGUEST
+for _ in $(seq 30); do
+	held=$("$BACKEND" status --json | python3 -c "import json,sys; d=json.load(sys.stdin)['backend']
+print(sum(1 for x in d['runs'] if x['run_id'] == $LOST))")
+	[ "$held" = 0 ] && break; sleep 0.1
+done
+[ "$held" = 0 ] && ok || fail "the backend still holds the deleted run $LOST: $("$BACKEND" status)"
 wait $GUEST
 grep -q 'stub exit 0' "$T/stub.log" && ok || fail "the live guest failed: $(cat "$T/stub.log")"
 for _ in $(seq 100); do

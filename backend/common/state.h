@@ -21,6 +21,7 @@ enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, X
 struct run;
 struct raw_mirror;
 struct alive_cache;
+struct xs_domain;
 struct xenbus_listener;
 
 struct device {
@@ -51,11 +52,11 @@ struct device {
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */
-	/* Its frontend's xenstore events, rate-limited (xenbus.c): */
-	double fe_tokens;             /* events it may still have looked at now */
-	int64_t fe_tokens_us;         /* when fe_tokens was last topped up */
-	int64_t fe_deferred;          /* events came while out of tokens: since when (us) */
-	int fe_flood_logged;
+	/* Its frontend's state node is watched (token "fe"); not while its
+	 * domain floods xenstore (xenbus.c polls it instead). */
+	int fe_watched;
+	int run_closed;               /* its run was closed to be deleted: never connects again */
+	int run_gone;                 /* io.c found its run deleted: xenbus_fail_broken() closes it */
 	/* data */
 	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
 	struct run *run;
@@ -82,6 +83,8 @@ struct run {
 	                               * (a full disk): retried then (0: not ending) */
 	int end_failures;
 	char end_error[256];          /* why the store refused, the last time */
+	int closed;                   /* ended to be deleted (run_close): kept only while
+	                               * its devices, trace or sampler still point at it */
 	struct run *next;
 };
 
@@ -110,6 +113,8 @@ struct backend {
 	/* xenstore watch events (xenbus.c): seen, deferred by the frontends'
 	 * rate limit, and rounds that drained the pipeline to act on some. */
 	uint64_t xs_events, xs_deferred, xs_rounds;
+	uint64_t xs_unwatched;        /* times a flooding domain's watches were dropped for polling */
+	struct xs_domain *xs_domains; /* xenbus.c: each domain's budget of xenstore events */
 	struct alive_cache *alive;    /* control/domains.c: liveness asked this round (NULL: none) */
 	const struct xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct trace *traces;         /* trace.c: every domain's trace node */

@@ -3,7 +3,9 @@
  * of watch events asked once per domain (xenbus.c opens the round): a
  * domain that dies meanwhile fires @releaseDomain, which is the next
  * round.  Shared by the control plane (xenbus.c, runs.c, trace.c); calls
- * only xenstore.
+ * only xenstore.  Also where each domain's budget of xenstore events is
+ * kept (xenbus.c spends it, xenbus_state.c asks whether a domain's
+ * frontends are watched).
  */
 #include "config.h"
 
@@ -31,4 +33,37 @@ int domain_alive(struct backend *b, uint32_t domid)
 	if (c && c->n < sizeof(c->v) / sizeof(c->v[0]))
 		c->v[c->n++] = (struct alive_cache_entry){domid, alive};
 	return alive;
+}
+
+struct xs_domain *xs_domain_get(struct backend *b, uint32_t domid, int create)
+{
+	for (struct xs_domain *x = b->xs_domains; x; x = x->next)
+		if (x->domid == domid)
+			return x;
+	if (!create)
+		return NULL;
+	struct xs_domain *x = calloc(1, sizeof(*x));
+	if (!x)
+		return NULL;
+	x->domid = domid;
+	x->tokens = -1; /* full, once first spent */
+	x->next = b->xs_domains;
+	b->xs_domains = x;
+	return x;
+}
+
+void xs_domains_prune(struct backend *b, int all)
+{
+	for (struct xs_domain **p = &b->xs_domains; *p;) {
+		struct xs_domain *x = *p;
+		int used = 0;
+		for (struct device *d = b->devices; d && !used && !all; d = d->next)
+			used = d->domid == x->domid;
+		if (used) {
+			p = &x->next;
+			continue;
+		}
+		*p = x->next;
+		free(x);
+	}
 }

@@ -125,7 +125,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 	if (*gone)
 		return NULL;
 	for (struct run *r = b->runs; r; r = r->next)
-		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us)
+		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us && !r->closed)
 			return r;
 	/* A backend restarted during the run: the run is still in the store. */
 	if (store_list_running(b->store, &ids, &n) == 0) {
@@ -272,14 +272,52 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 	}
 	if (r->ndevices > 0)
 		r->ndevices--;
+	if (r->closed) {
+		if (r->ndevices == 0)
+			forget(b, r); /* ended already */
+		return;
+	}
 	if (domain_dead && r->ndevices == 0 && !r->end_retry_at_us)
 		end_or_retry(b, r);
+}
+
+struct run *run_find(struct backend *b, int64_t run_id)
+{
+	for (struct run *r = b->runs; r; r = r->next)
+		if (r->run_id == run_id && !r->closed)
+			return r;
+	return NULL;
+}
+
+int run_close(struct backend *b, struct run *r, const char *why)
+{
+	int rc = 0;
+	if (!r->end_retry_at_us) {
+		struct verdict v = {0, 0, -1, -1, -1};
+		store_list_devices(b->store, r->run_id, judge, &v);
+		enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
+		rc = store_run_end_why(b->store, r->run_id, st, 0, why);
+		if (rc == 0) {
+			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
+			sync_push_run_ended(b, r->run_id);
+		} else if (rc != STORE_ENOTFOUND) { /* (deleted already: nothing to end) */
+			rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
+			        store_errmsg(b->store));
+		}
+	}
+	r->closed = 1;
+	r->end_retry_at_us = 0;
+	if (r->ndevices == 0)
+		forget(b, r);
+	return rc;
 }
 
 void runs_domains_changed(struct backend *b)
 {
 	for (struct run *r = b->runs, *next; r; r = next) {
 		next = r->next;
+		if (r->closed)
+			continue;
 		if (r->ndevices == 0 && !r->end_retry_at_us && !domain_alive(b, r->domid))
 			end_or_retry(b, r);
 	}

@@ -21,5 +21,11 @@ void runs_domains_changed(struct backend *b);
 /* Retries ending the runs the store could not end; the milliseconds until
  * the next try, or -1 when none waits. */
 int runs_retry_ends(struct backend *b);
+/* The run being captured with this id, or NULL. */
+struct run *run_find(struct backend *b, int64_t run_id);
+/* Ends r in the store now (why kept with it), before it is deleted: its
+ * devices were closed; r is forgotten once nothing points at it.  0, or
+ * -1 when the store refused (logged; it is closed all the same). */
+int run_close(struct backend *b, struct run *r, const char *why);
 
 #endif

@@ -361,6 +361,14 @@ int sampling_poll(struct backend *b)
 	return wait;
 }
 
+void sampling_run_closed(struct backend *b, struct run *r)
+{
+	for (struct sampled *s = all; s; s = s->next)
+		if (s->run == r && !s->abandoned)
+			s->abandoned = 1;
+	sampling_poll(b);
+}
+
 void sampling_stop(struct backend *b, uint32_t domid)
 {
 	for (struct sampled *s = all; s; s = s->next)

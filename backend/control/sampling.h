@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 struct backend;
+struct run;
 
 #define SAMPLING_FLUSH_MS 200
 
@@ -35,6 +36,8 @@ int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_
                    size_t errlen);
 /* Stops a domain's sampling (its asker hung up). */
 void sampling_stop(struct backend *b, uint32_t domid);
+/* Run r is being deleted: a sampler storing into it stops. */
+void sampling_run_closed(struct backend *b, struct run *r);
 /* 1 and a summary line when the domain's sampling has finished (and
  * everything it took is stored; "error: ..." when it could not start); 0
  * while it runs; -1 when the domain is not being sampled. */

@@ -53,6 +53,12 @@
 
 #define TRACE_EVENTS_PER_S 20.0
 #define TRACE_EVENTS_BURST 40.0
+/* A node flooded past its rate is not watched for a while (1 s, doubling
+ * up to 32 s while the flood goes on), looked at every second instead:
+ * its events cost the loop nothing meanwhile. */
+#define TRACE_UNWATCHED_LOOK_US 1000000
+#define TRACE_BACKOFF_MIN_US 1000000
+#define TRACE_BACKOFF_MAX_US 32000000
 #define TRACE_REFS_TEXT_MAX 4096 /* xenstore's value limit */
 
 struct trace {
@@ -61,7 +67,8 @@ struct trace {
 	int look;                   /* its node changed: read it this round */
 	double tokens;              /* watch events it may still cause now */
 	int64_t tokens_us;
-	int flood_logged;
+	int unwatched;              /* its node's watch dropped (a flood): looked at every second */
+	int64_t rewatch_at_us, backoff_us, rewatched_us, next_look_us;
 	/* the buffer */
 	uint8_t *mem;               /* read-only mapping, or NULL */
 	uint32_t npages;
@@ -192,14 +199,24 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 			t->tokens = TRACE_EVENTS_BURST;
 		t->tokens_us = now;
 		if (t->tokens < 1.0) {
-			/* Past its rate: looked at on its next poll, not now. */
+			/* Past its rate: looked at on its next poll, not now, and
+			 * its watch dropped for a while (events queued before that
+			 * still come: they land here). */
 			t->look = 1;
-			if (!t->flood_logged) {
-				tlog(LOG_WARNING, t, "xenstore event flood on %s: looked at only every poll until it calms down",
-				     t->node);
-				t->flood_logged = 1;
-			}
 			b->xs_deferred++;
+			if (t->unwatched)
+				return 0;
+			t->backoff_us = t->rewatched_us && now - t->rewatched_us < 2 * t->backoff_us
+			                        ? (t->backoff_us * 2 > TRACE_BACKOFF_MAX_US ? TRACE_BACKOFF_MAX_US
+			                                                                    : t->backoff_us * 2)
+			                        : TRACE_BACKOFF_MIN_US;
+			t->unwatched = 1;
+			t->rewatch_at_us = now + t->backoff_us;
+			t->next_look_us = now + TRACE_UNWATCHED_LOOK_US;
+			xs_unwatch(b->xs, t->node, "mprof");
+			b->xs_unwatched++;
+			tlog(LOG_WARNING, t, "xenstore event flood on %s: not watched but looked at every %d s, for %lld s",
+			     t->node, TRACE_UNWATCHED_LOOK_US / 1000000, (long long)(t->backoff_us / 1000000));
 			return 0;
 		}
 		t->tokens -= 1.0;
@@ -545,8 +562,18 @@ static void trace_free(struct backend *b, struct trace *t)
 			*p = t->next;
 			break;
 		}
-	xs_unwatch(b->xs, t->node, "mprof");
+	if (!t->unwatched)
+		xs_unwatch(b->xs, t->node, "mprof");
 	free(t);
+}
+
+void trace_run_closed(struct backend *b, struct run *r)
+{
+	for (struct trace *t = b->traces; t; t = t->next)
+		if (t->run == r) {
+			trace_finish(b, t, 0, "its run is being deleted");
+			t->ended = 1; /* its node is ignored from now on */
+		}
 }
 
 void trace_domains_changed(struct backend *b)
@@ -583,6 +610,25 @@ int trace_poll(struct backend *b)
 
 	for (struct trace *t = b->traces, *nt; t; t = nt) {
 		nt = t->next;
+		if (t->unwatched) {
+			if (t->rewatch_at_us <= now) {
+				/* The watch fires once when set: a look. */
+				t->unwatched = 0;
+				t->rewatched_us = now;
+				t->tokens = TRACE_EVENTS_BURST;
+				t->tokens_us = now;
+				if (!xs_watch(b->xs, t->node, "mprof"))
+					tlog(LOG_ERR, t, "cannot watch %s again: %s", t->node, strerror(errno));
+			} else {
+				if (t->next_look_us <= now) {
+					t->look = 1;
+					t->next_look_us = now + TRACE_UNWATCHED_LOOK_US;
+				}
+				int64_t due = t->next_look_us < t->rewatch_at_us ? t->next_look_us : t->rewatch_at_us;
+				int64_t wait = (due - now + 999) / 1000;
+				next = next < 0 || wait < next ? wait : next;
+			}
+		}
 		/* Node events past the rate limit wait for the poll. */
 		if (t->look && !t->mem && now - t->tokens_us > 1000000 / TRACE_EVENTS_PER_S) {
 			if (!looked++)

@@ -14,12 +14,16 @@
 #include <stdio.h>
 
 struct backend;
+struct run;
 
 int trace_init(struct backend *b);
 int trace_note_event(struct backend *b, const char *path, const char *token);
 void trace_round(struct backend *b);
 int trace_poll(struct backend *b);
 void trace_domains_changed(struct backend *b);
+/* Run r is being deleted: a trace kept in it ends (what it has is kept,
+ * then deleted with it) and its node is ignored. */
+void trace_run_closed(struct backend *b, struct run *r);
 void trace_shutdown(struct backend *b);
 void trace_status(struct backend *b, FILE *f);
 /* The same as a JSON array (the control socket's status --json).

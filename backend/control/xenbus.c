@@ -2,8 +2,8 @@
  * xenbus.c - device discovery: our backend directories and stock xl's
  * vbds, found by scanning and by xenstore watch events, handled in rounds
  * (below); each device found is handed to the XenbusState machine
- * (xenbus_state.c), which moves it.  A frontend's events are rate-limited
- * here.  Runs and traces are told of a round through the listener the
+ * (xenbus_state.c), which moves it.  A domain's frontend events are
+ * bounded here, per turn of the loop and per second.  Runs and traces are told of a round through the listener the
  * daemon wires (xenbus.h), never called by name.
  *
  * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
@@ -55,7 +55,8 @@ struct device *device_by_port(struct backend *b, uint32_t port)
  * asked once: one that dies meanwhile fires @releaseDomain, which is the
  * next round.
  */
-enum { TODO_DEVICE, TODO_DOMAIN, TODO_VBD_DEVICE, TODO_VBD_DOMAIN };
+/* TODO_FE: only its frontend's state changed (a cheap look first). */
+enum { TODO_DEVICE, TODO_DOMAIN, TODO_VBD_DEVICE, TODO_VBD_DOMAIN, TODO_FE, TODO_VBD_FE };
 
 struct xb_todo {
 	struct {
@@ -155,43 +156,105 @@ static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind
 
 /*
  * A guest writes its frontend directory as often as it likes, and every
- * write is a watch event that costs the backend a drained pipeline and a
- * look at the device: 187k state writes in 15 s raised an honest
- * neighbour's p50 from 0.16 to 1.8 ms.  As Xen's fix for event channel
- * storms (XSA-332) does, each device's frontend events are rate-limited:
- * FE_EVENTS_PER_S, bursts of FE_EVENTS_BURST; past that the device is
- * looked at once every FE_DEFERRED_US, however many events came, so a
- * real state change still takes effect within that time.
+ * write of a watched node is a watch event the backend must read, and
+ * each look at a device is xenstore round trips (queued behind the flood
+ * on xenstored) and a drained pipeline: an honest neighbour's round trips
+ * wait for all of it.  So one domain's events cost a bounded amount per
+ * turn of the loop and per second, however many devices it has:
+ *
+ *   - a turn reads at most XS_EVENTS_PER_TURN watch events (the rest are
+ *     read in the next turns, after the rings had theirs);
+ *   - all of a domain's frontend events share one token bucket,
+ *     DOM_EVENTS_PER_S with bursts of DOM_EVENTS_BURST;
+ *   - a device its events name is looked at once per turn, and first only
+ *     its frontend's state is read: a state that asks nothing new (what it
+ *     said last; Initialised or Connected while connected) costs nothing
+ *     more, no drained pipeline;
+ *   - a domain out of tokens has its frontends' watches dropped, as Xen
+ *     stops delivering a flooding guest's event channel (XSA-332), and its
+ *     devices' state is polled every DOM_POLL_US instead, so that a real
+ *     state change still takes effect within that time; its watches come
+ *     back after a back-off (1 s, doubling up to 32 s while it goes on).
  */
-#define FE_EVENTS_PER_S 100.0
-#define FE_EVENTS_BURST 200.0
-#define FE_DEFERRED_US 100000
+#define XS_EVENTS_PER_TURN 256
+#define DOM_EVENTS_PER_S 50.0
+#define DOM_EVENTS_BURST 100.0
+#define DOM_POLL_US 100000
+#define DOM_BACKOFF_MIN_US 1000000
+#define DOM_BACKOFF_MAX_US 32000000
 
-static int fe_event_allowed(struct device *d)
+/* Sets or drops the watches of a domain's frontends. */
+static void domain_watch(struct backend *b, uint32_t domid, int on)
 {
+	char path[256];
+
+	for (struct device *d = b->devices; d; d = d->next) {
+		if (d->domid != domid || !d->initialised || d->fe_watched == on)
+			continue;
+		snprintf(path, sizeof(path), "%s/state", d->fpath);
+		if (on) {
+			d->fe_watched = xs_watch(b->xs, path, "fe");
+		} else {
+			xs_unwatch(b->xs, path, "fe");
+			d->fe_watched = 0;
+		}
+	}
+}
+
+/* One frontend event of a domain: 1 when it may be acted on now. */
+static int fe_event_allowed(struct backend *b, struct device *d)
+{
+	struct xs_domain *x = xs_domain_get(b, d->domid, 1);
 	int64_t now = clock_mono_us();
 
-	if (!d->fe_tokens_us)
-		d->fe_tokens = FE_EVENTS_BURST;
+	if (!x)
+		return 1;
+	x->events++;
+	if (x->unwatched) {
+		b->xs_deferred++; /* queued before its watches went: the poll sees it */
+		return 0;
+	}
+	if (x->tokens < 0)
+		x->tokens = DOM_EVENTS_BURST;
 	else
-		d->fe_tokens += (double)(now - d->fe_tokens_us) * FE_EVENTS_PER_S / 1e6;
-	if (d->fe_tokens > FE_EVENTS_BURST)
-		d->fe_tokens = FE_EVENTS_BURST;
-	d->fe_tokens_us = now;
-	if (d->fe_tokens >= 1.0) {
-		d->fe_tokens -= 1.0;
+		x->tokens += (double)(now - x->tokens_us) * DOM_EVENTS_PER_S / 1e6;
+	if (x->tokens > DOM_EVENTS_BURST)
+		x->tokens = DOM_EVENTS_BURST;
+	x->tokens_us = now;
+	if (x->tokens >= 1.0) {
+		x->tokens -= 1.0;
 		return 1;
 	}
-	d->b->xs_deferred++;
-	if (!d->fe_deferred)
-		d->fe_deferred = now; /* looked at FE_DEFERRED_US from now */
-	if (!d->fe_flood_logged) {
-		dlog_at(LOG_WARNING, d, "xenstore event flood from the frontend (over %.0f events/s): this device is "
-		        "looked at every %d ms until it calms down",
-		     FE_EVENTS_PER_S, FE_DEFERRED_US / 1000);
-		d->fe_flood_logged = 1;
-	}
+	b->xs_deferred++;
+	/* Out of tokens: its watches go for a while.  A domain that floods
+	 * again soon after they came back stays unwatched twice as long. */
+	x->backoff_us = x->rewatched_us && now - x->rewatched_us < 2 * x->backoff_us
+	                        ? (x->backoff_us * 2 > DOM_BACKOFF_MAX_US ? DOM_BACKOFF_MAX_US : x->backoff_us * 2)
+	                        : DOM_BACKOFF_MIN_US;
+	x->unwatched = 1;
+	x->poll_at_us = now; /* this event's change: looked at in this turn's timers */
+	x->rewatch_at_us = now + x->backoff_us;
+	b->xs_unwatched++;
+	domain_watch(b, d->domid, 0);
+	elog_at(LOG_WARNING, d->domid, d->run ? d->run->run_id : -1,
+	        "dom%u: xenstore event flood from its frontends (over %.0f events/s): their state is no longer "
+	        "watched but looked at every %d ms, for %lld s",
+	        d->domid, DOM_EVENTS_PER_S, DOM_POLL_US / 1000, (long long)(x->backoff_us / 1000000));
 	return 0;
+}
+
+/* A device's frontend asks something new of it: looked at (pipeline
+ * drained first, once: *quiesced).  May free d. */
+static void look_at(struct backend *b, struct device *d, int *quiesced)
+{
+	if (device_frontend_unchanged(d))
+		return;
+	if (!*quiesced) {
+		io_quiesce(b);
+		b->xs_rounds++;
+		*quiesced = 1;
+	}
+	device_refresh(d);
 }
 
 int xenbus_deferred_run(struct backend *b)
@@ -199,23 +262,30 @@ int xenbus_deferred_run(struct backend *b)
 	int64_t now = clock_mono_us(), next = -1;
 	int quiesced = 0;
 
-	for (struct device *d = b->devices, *nd; d; d = nd) {
-		nd = d->next;
-		if (!d->fe_deferred)
+	for (struct xs_domain *x = b->xs_domains; x; x = x->next) {
+		if (!x->unwatched)
 			continue;
-		int64_t due = d->fe_deferred + FE_DEFERRED_US;
-		if (due > now) {
-			int64_t wait = (due - now) / 1000 + 1;
-			next = next < 0 || wait < next ? wait : next;
+		if (x->poll_at_us <= now) {
+			x->poll_at_us = now + DOM_POLL_US;
+			for (struct device *d = b->devices, *nd; d; d = nd) {
+				nd = d->next;
+				if (d->domid == x->domid && d->initialised)
+					look_at(b, d, &quiesced); /* may free d: nd was read first */
+			}
+		}
+		if (x->rewatch_at_us <= now) {
+			/* Each watch fires once when set: the first look. */
+			x->unwatched = 0;
+			x->rewatched_us = now;
+			x->tokens = DOM_EVENTS_BURST;
+			x->tokens_us = now;
+			domain_watch(b, x->domid, 1);
+			elog_at(LOG_INFO, x->domid, -1, "dom%u: its frontends' state is watched again", x->domid);
 			continue;
 		}
-		if (!quiesced) {
-			io_quiesce(b);
-			b->xs_rounds++;
-			quiesced = 1;
-		}
-		d->fe_deferred = 0;
-		device_refresh(d); /* may free d: nd was read first */
+		int64_t due = x->poll_at_us < x->rewatch_at_us ? x->poll_at_us : x->rewatch_at_us;
+		int64_t wait = (due - now) / 1000 + 1;
+		next = next < 0 || wait < next ? wait : next;
 	}
 	return (int)next;
 }
@@ -234,9 +304,8 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 		for (struct device *d = b->devices; d; d = d->next) {
 			size_t n = strlen(d->fpath);
 			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
-				if (fe_event_allowed(d))
-					todo_add(t, d->domid, d->devid,
-					         d->xl_managed ? TODO_VBD_DEVICE : TODO_DEVICE);
+				if (fe_event_allowed(b, d))
+					todo_add(t, d->domid, d->devid, d->xl_managed ? TODO_VBD_FE : TODO_FE);
 				return;
 			}
 		}
@@ -290,13 +359,29 @@ void xenbus_watch_events(struct backend *b)
 	struct alive_cache alive = {0};
 	char **w;
 
-	while ((w = xs_check_watch(b->xs))) {
+	/* At most XS_EVENTS_PER_TURN: the rest stay queued (the descriptor
+	 * stays readable) for the next turns, the rings served between. */
+	for (int i = 0; i < XS_EVENTS_PER_TURN && (w = xs_check_watch(b->xs)); i++) {
 		note_event(b, &t, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
 		b->xs_events++;
 		free(w);
 	}
-	if (!t.scan && !t.n && !t.released && !t.traces)
-		return; /* only rate-limited events: nothing to drain the pipeline for */
+	/* Frontends whose state asks nothing new cost their one read. */
+	size_t keep = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		int k = t.v[i].kind;
+		if (!t.scan && (k == TODO_FE || k == TODO_VBD_FE)) {
+			struct device *d = find_device(b, t.v[i].domid, t.v[i].devid);
+			if (!d || d->xl_managed != (k == TODO_VBD_FE) || device_frontend_unchanged(d))
+				continue;
+		}
+		t.v[keep++] = t.v[i];
+	}
+	t.n = keep;
+	if (!t.scan && !t.n && !t.released && !t.traces) {
+		free(t.v);
+		return; /* nothing to drain the pipeline for */
+	}
 	b->xs_rounds++;
 	/* Devices may come and go: nothing in flight may refer to them, and
 	 * the store is ours meanwhile. */
@@ -306,7 +391,7 @@ void xenbus_watch_events(struct backend *b)
 		xenbus_scan(b);
 	} else {
 		for (size_t i = 0; i < t.n; i++) {
-			int k = t.v[i].kind, xl = k == TODO_VBD_DOMAIN || k == TODO_VBD_DEVICE;
+			int k = t.v[i].kind, xl = k == TODO_VBD_DOMAIN || k == TODO_VBD_DEVICE || k == TODO_VBD_FE;
 			if (k == TODO_DOMAIN || k == TODO_VBD_DOMAIN)
 				scan_domain(b, xl, t.v[i].domid);
 			else
@@ -320,6 +405,7 @@ void xenbus_watch_events(struct backend *b)
 			if (!domain_alive(b, d->domid))
 				device_free(d, 1, "domain destroyed");
 		}
+		xs_domains_prune(b, 0); /* the budgets of domains without devices */
 		b->listener->domains_changed(b);
 	}
 	if (t.traces)
@@ -353,4 +439,5 @@ void xenbus_shutdown(struct backend *b)
 		b->devices = d->next;
 		device_drop(d);
 	}
+	xs_domains_prune(b, 1);
 }

@@ -36,6 +36,7 @@
 #include "backend/common/state.h"
 #include "backend/common/vdev.h"
 #include "backend/datapath/io.h"
+#include "backend/datapath/io_worker.h"
 #include "backend/datapath/journal.h"
 #include "backend/datapath/raw_mirror.h"
 #include "backend/control/domains.h"
@@ -143,6 +144,24 @@ static void xenbus_fail(struct device *d, const char *why)
 
 void xenbus_fail_broken(struct backend *b)
 {
+	int quiesced = 0;
+	for (struct device *d = b->devices; d; d = d->next)
+		if (d->run_gone) {
+			/* Its run was deleted without this backend being asked
+			 * first (profdb could not reach it): one request failed;
+			 * the run's devices close now, as profdb would have had
+			 * them closed. */
+			d->run_gone = 0;
+			if (!d->run)
+				continue;
+			if (!quiesced++)
+				io_quiesce(b);
+			struct run *r = d->run;
+			dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
+			        "closing the run's devices");
+			devices_close_run(b, r);
+			run_close(b, r, "deleted while running");
+		}
 	for (struct device *d = b->devices; d; d = d->next)
 		if (d->ring_broken) {
 			d->ring_broken = 0;
@@ -203,8 +222,10 @@ void device_free(struct device *d, int domain_dead, const char *why)
 	char path[256];
 
 	disconnect(d);
-	snprintf(path, sizeof(path), "%s/state", d->fpath);
-	xs_unwatch(b->xs, path, "fe");
+	if (d->fe_watched) {
+		snprintf(path, sizeof(path), "%s/state", d->fpath);
+		xs_unwatch(b->xs, path, "fe");
+	}
 	if (d->sdev)
 		store_device_release(d->sdev);
 	raw_mirror_close(d);
@@ -357,9 +378,14 @@ static int device_setup(struct device *d)
 	struct store_device_info si;
 	store_device_get_info(d->sdev, &si);
 	device_publish(d, si.capacity_sectors);
-	char path[256];
-	snprintf(path, sizeof(path), "%s/state", d->fpath);
-	xs_watch(b->xs, path, "fe");
+	/* Its frontend's state is watched, unless its domain floods
+	 * xenstore: then xenbus.c polls it with the domain's other devices. */
+	struct xs_domain *xd = xs_domain_get(b, d->domid, 0);
+	if (!xd || !xd->unwatched) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/state", d->fpath);
+		d->fe_watched = xs_watch(b->xs, path, "fe");
+	}
 	d->initialised = 1;
 	dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
 	     (unsigned long long)si.capacity_sectors);
@@ -429,7 +455,7 @@ static int follow_frontend(struct device *d, int fs)
 {
 	switch (fs) {
 	case XB_INITIALISING:
-		if (d->bstate == XB_CLOSED) {
+		if (d->bstate == XB_CLOSED && !d->run_closed) {
 			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
 			set_state(d, XB_INITWAIT);
 		}
@@ -458,6 +484,57 @@ static int follow_frontend(struct device *d, int fs)
 	default:
 		/* The frontend's directory is gone. */
 		device_free(d, !domain_alive(d->b, d->domid), "frontend gone");
+		return 1;
+	}
+	return 0;
+}
+
+int devices_close_run(struct backend *b, struct run *r)
+{
+	int n = 0;
+
+	for (struct device *d = b->devices; d; d = d->next) {
+		if (d->run != r)
+			continue;
+		/* Closing first, then the ring goes: a request the guest queues
+		 * meanwhile is never answered, never failed, and the guest,
+		 * seeing Closing, knows why. */
+		set_state(d, XB_CLOSING);
+		disconnect(d);
+		if (d->sdev) {
+			store_device_release(d->sdev);
+			d->sdev = NULL;
+		}
+		raw_mirror_close(d);
+		journal_remove(d);
+		d->run_closed = 1;
+		dlog_at(LOG_NOTICE, d, "its run is being deleted (profdb delete/prune --force): closed, and not "
+		        "connected again in this boot");
+		d->run = NULL;
+		run_device_gone(b, r, 0);
+		n++;
+	}
+	return n;
+}
+
+/* What its frontend says asks nothing new of the device: the state it
+ * said last, or one that changes nothing (Initialised or Connected while
+ * connected, Closing while closing).  Reads only the frontend's state. */
+int device_frontend_unchanged(struct device *d)
+{
+	uint32_t v;
+
+	if (!d->initialised)
+		return 0;
+	int fs = xs_get_u32(d->b, d->fpath, "state", 8, &v) == 0 ? (int)v : XB_UNKNOWN;
+	if (fs == XB_UNKNOWN)
+		return 0;
+	if (fs == d->fstate || (d->connected && (fs == XB_INITIALISED || fs == XB_CONNECTED)) ||
+	    (fs == XB_CLOSING && d->bstate == XB_CLOSING)) {
+		if (fs != d->fstate)
+			bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, xenbus_state_name(d->fstate),
+			       xenbus_state_name(fs));
+		d->fstate = fs;
 		return 1;
 	}
 	return 0;

@@ -19,6 +19,9 @@ const char *xenbus_state_name(int s);
 struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid);
 /* Looks again at one device and moves it along; may free it. */
 void device_refresh(struct device *d);
+/* 1 when its frontend's state (read now, nothing else) asks nothing new
+ * of the device, so that a look at it can be skipped; 0 otherwise. */
+int device_frontend_unchanged(struct device *d);
 /* Removes a device: closed, its nodes removed, its run told. */
 void device_free(struct device *d, int domain_dead, const char *why);
 /* The backend stops: a device (unlinked by the caller) closed and freed,
@@ -27,6 +30,12 @@ void device_drop(struct device *d);
 /* Removes .../profsvc/<domid> when it holds no device (and, with
  * only_if_dead, when the domain is gone). */
 void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead);
+
+/* Closes every device of run r (its run is to be deleted): Closing, its
+ * ring and store device let go, never connected again in this boot; the
+ * run told (run_device_gone).  The pipeline must be drained.  Returns how
+ * many were closed. */
+int devices_close_run(struct backend *b, struct run *r);
 
 /* Disconnects (to Closing) the devices whose ring io.c found bogus. */
 void xenbus_fail_broken(struct backend *b);

@@ -9,6 +9,9 @@
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
  *
+ * `profdb delete/prune --force` asks here (end-run) before it deletes a
+ * running run, so that its guest's disk closes rather than fails.
+ *
  * `profile-backend sample` asks here too: the client is held, without a
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
@@ -26,13 +29,16 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
+#include "backend/datapath/io_worker.h"
 #include "backend/datapath/sink.h"
+#include "backend/control/runs.h"
 #include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/trace.h"
@@ -72,9 +78,10 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
-	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu\n",
+	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu, "
+	        "flooding domains polled instead of watched %llu times\n",
 	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
-	        (unsigned long long)b->xs_rounds);
+	        (unsigned long long)b->xs_rounds, (unsigned long long)b->xs_unwatched);
 	sync_push_status(b, f);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
@@ -133,7 +140,7 @@ static void status_json(struct backend *b, FILE *f)
 			"end_failures", r->end_failures,
 			"end_error", r->end_failures ? guest_text(r->end_error) : json_null()));
 	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
-	                        "s:{s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
+	                        "s:{s:I, s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
 		"backend",
 		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
 		"platform", plat_kind_name(b->opt.platform),
@@ -146,7 +153,7 @@ static void status_json(struct backend *b, FILE *f)
 		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
 		"failed_commits", (json_int_t)b->commits_failed,
 		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
-		"rounds", (json_int_t)b->xs_rounds,
+		"rounds", (json_int_t)b->xs_rounds, "unwatched", (json_int_t)b->xs_unwatched,
 		"devices", devs, "traces", trace_status_json(b), "runs", runs, "sync", sync_push_status_json(b));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
@@ -269,6 +276,44 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 	c->sample_domid = domid;
 }
 
+/* "end-run RUN_ID DB": profdb is about to delete a running run of the
+ * store DB (the rest of the line).  Its devices go to Closing through
+ * xenbus (what was answered stays answered; nothing more is taken), its
+ * trace and sampler stop, and it ends in the store, so that its guest
+ * sees its disk go rather than I/O errors.  Answers "closed run N: K
+ * devices", or "not here: ..." when this backend does not capture it
+ * (another store, or not a run of ours), or "error: ...". */
+static void end_run_request(struct backend *b, struct control_client *c, FILE *f)
+{
+	long long id = 0;
+	int pos = 0;
+	struct stat mine, theirs;
+	c->cmd[strcspn(c->cmd, "\n")] = '\0';
+	if (sscanf(c->cmd, "end-run %lld %n", &id, &pos) < 1 || pos == 0 || !c->cmd[pos]) {
+		fprintf(f, "error: malformed end-run request\n");
+		return;
+	}
+	if (stat(c->cmd + pos, &theirs) != 0 || stat(store_path(b->store), &mine) != 0 ||
+	    theirs.st_dev != mine.st_dev || theirs.st_ino != mine.st_ino) {
+		fprintf(f, "not here: this backend's store is %s\n", store_path(b->store));
+		return;
+	}
+	struct run *r = run_find(b, id);
+	if (!r) {
+		fprintf(f, "not here: run %lld is not being captured by this backend\n", id);
+		return;
+	}
+	/* Nothing in flight may refer to its devices. */
+	io_quiesce(b);
+	int n = devices_close_run(b, r);
+	trace_run_closed(b, r);
+	sampling_run_closed(b, r);
+	elog_at(LOG_NOTICE, r->domid, id, "dom%u run %lld: closed to be deleted (%d device%s)", r->domid, id, n,
+	        n == 1 ? "" : "s");
+	run_close(b, r, "deleted while running (profdb delete or prune --force)");
+	fprintf(f, "closed run %lld: %d device%s\n", id, n, n == 1 ? "" : "s");
+}
+
 static void client_answer(struct backend *b, struct control_client *c)
 {
 	FILE *f = open_memstream(&c->out, &c->outlen);
@@ -282,6 +327,8 @@ static void client_answer(struct backend *b, struct control_client *c)
 		status_text(b, f);
 	else if (strncmp(c->cmd, "sample ", 7) == 0)
 		sample_request(b, c, f);
+	else if (strncmp(c->cmd, "end-run ", 8) == 0)
+		end_run_request(b, c, f);
 	else
 		fprintf(f, "unknown command\n");
 	if (fclose(f) != 0) {

@@ -24,6 +24,7 @@ struct pending_req {
 	uint8_t kind;          /* effective operation */
 	uint8_t pending;       /* still to be done */
 	uint8_t noted;         /* its error is counted in the store */
+	uint8_t run_gone;      /* the store says its device's run was deleted */
 	uint64_t charged;      /* chunks it took from the run's quota (quota_admit) */
 };
 

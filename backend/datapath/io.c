@@ -374,8 +374,10 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 			         items[j].req.sector == items[j - 1].req.sector + items[j - 1].nsect);
 			rc = store_write_many(it->d->sdev, seg, k);
 			if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND)
-				for (unsigned m = i + 1; m < j; m++)
+				for (unsigned m = i + 1; m < j; m++) {
 					batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
+					items[m].run_gone = rc == STORE_ENOTFOUND;
+				}
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
 				store_note_flush(it->d->sdev);
 				*need_sync = 1;
@@ -396,8 +398,10 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 		}
 		if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND) {
 			/* a bad range, or a device whose run was deleted: this
-			 * request fails, the rest of the batch goes on */
+			 * request fails, the rest of the batch goes on (and a
+			 * deleted run's devices are closed: xenbus_fail_broken) */
 			batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
+			it->run_gone = rc == STORE_ENOTFOUND;
 		} else if (rc) {
 			blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));
 			return -1;
@@ -630,6 +634,7 @@ void io_finish(struct backend *b, struct batch *bt)
 		if (it->pending)
 			it->status = BLKIF_RSP_OKAY;
 		it->d->requests++;
+		it->d->run_gone |= it->run_gone;
 		if (it->status != BLKIF_RSP_OKAY) {
 			it->d->errors++;
 			if (it->charged && it->d->run)
