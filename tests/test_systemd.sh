@@ -89,6 +89,8 @@ systemctl start profdb-serve.service
 check "systemctl start profdb-serve" test $? = 0
 check "profdb-serve is ordered after profile-backend" grep -qw profile-backend.service <<<"$(prop profdb-serve After)"
 check "profdb-serve's memory bounded (MemoryMax $(prop profdb-serve MemoryMax))" test "$(prop profdb-serve MemoryMax)" = 1073741824
+check "profdb-serve below the backend (Nice $(prop profdb-serve Nice), CPUWeight $(prop profdb-serve CPUWeight))" \
+	test "$(prop profdb-serve Nice)" = 10 -a "$(prop profdb-serve CPUWeight)" = 20
 check "profdb-serve answers on 127.0.0.1:8080" waitfor 50 api /api/runs
 
 cat >/root/g.cfg <<'CFG'
