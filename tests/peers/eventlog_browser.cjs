@@ -43,7 +43,7 @@ async function until(fn, ms) {
   }
   // a screenshot of the timeline section; the share of its pixels inked
   async function shot(page, file) {
-    // by its box on the page: a live page puts a new section in place every second
+    // by its box on the page: a live page puts a new section in place as its eventlog grows
     const box = await page.evaluate(() => {
       const e = document.getElementById('timeline');
       if (!e) return null;
