@@ -5,9 +5,10 @@
  *
  *   frontend-stub --mode halvm --domid N --prof FILE --hp FILE [--eventlog FILE]
  *                 [--crash-at BYTES | --crash-random SEED] [--word-size 8|4]
- *                 [--reference DIR] [--pace MS] [--sample-log FILE]
+ *                 [--reference DIR] [--pace MS] [--sample-log FILE] [--flush-log FILE]
  * --sample-log: each heap sample's number and the CLOCK_MONOTONIC time (ns)
- * its flush was acknowledged, for make bench's live latency
+ * its flush was acknowledged, for make bench's live latency; --flush-log
+ * the same for each eventlog buffer: the bytes written so far and the time
  *   frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S]
  *   frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]
  *   frontend-stub --mode mirage --domid N [--pages P] [--events N] [--rate R]
@@ -185,6 +186,12 @@ static int replay_eventlog(struct hfile *h, const uint8_t *ev, size_t len, uint6
 		pos += n;
 		if (halvm_writer_flush(&h->w))
 			return -1;
+		if (c->flush_log) { /* acknowledged: the backend committed it */
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			fprintf(c->flush_log, "%zu %lld\n", pos, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+			fflush(c->flush_log);
+		}
 		if (c->pace_ms && pos < len)
 			usleep(c->pace_ms * 1000u);
 	}
@@ -506,7 +513,7 @@ static const char usage[] =
 	"       (--domid: $XENSIM_DOMID when xensim runs it as the domain)\n"
 	"                     [--crash-at BYTES | --crash-random SEED] [--word-size 8|4] [--reference DIR]\n"
 	"                     [--pace MS (a pause after each heap sample, as GHC's -i, and each eventlog\n"
-	"                     buffer flushed)] [--sample-log FILE]\n"
+	"                     buffer flushed)] [--sample-log FILE] [--flush-log FILE]\n"
 	"       frontend-stub --mode linux --domid N [--vdev xvdb] [--requests N] [--seed S] [--span MB]\n"
 	"       frontend-stub --mode hostile --domid N [--vdev xvdc] [--seed S]\n"
 	"       frontend-stub --mode mirage --domid N [--pages P (16)] [--events N (--requests)]\n"
@@ -555,7 +562,7 @@ static int take_number(struct stub_ctx *c, int opt)
 	}
 }
 
-/* --sample-log, --event-log: a file opened for writing. */
+/* --sample-log, --flush-log, --event-log: a file opened for writing. */
 static int take_log(FILE **log, const char *option)
 {
 	if (!(*log = fopen(optarg, "w"))) {
@@ -637,6 +644,8 @@ static int take_option(struct stub_args *a, int opt)
 		return take_number(&a->c, opt);
 	case 'L':
 		return take_log(&a->c.sample_log, "--sample-log");
+	case 'F':
+		return take_log(&a->c.flush_log, "--flush-log");
 	case 'E':
 		return take_log(&a->c.event_log, "--event-log");
 	case 'q':
@@ -667,6 +676,7 @@ static int parse_args(int argc, char **argv, struct stub_args *a)
 		{"vdev", required_argument, NULL, 'v'},      {"requests", required_argument, NULL, 'n'},
 		{"seed", required_argument, NULL, 'S'},      {"span", required_argument, NULL, 'M'},
 		{"pace", required_argument, NULL, 'i'},      {"sample-log", required_argument, NULL, 'L'},
+		{"flush-log", required_argument, NULL, 'F'},
 		{"pages", required_argument, NULL, 'G'},     {"events", required_argument, NULL, 'n'},
 		{"rate", required_argument, NULL, 'e'},      {"event-log", required_argument, NULL, 'E'},
 		{"withdraw", no_argument, NULL, 'W'},        {"hostile", required_argument, NULL, 'K'},

@@ -29,6 +29,7 @@ struct stub_ctx {
 	int word_size;
 	unsigned pace_ms;  /* a pause after each heap sample (GHC's -i), 0: none */
 	FILE *sample_log;  /* when each sample's flush was acknowledged, or NULL */
+	FILE *flush_log;   /* when each eventlog buffer's flush was acknowledged, or NULL */
 	/* linux, hostile */
 	const char *vdev;
 	uint64_t requests;

@@ -252,6 +252,8 @@
   // shown; the marker labels and the time axis, outside it, are placed
   // again for each view.  The view outlives a live page's redraws.
   var tlView = null;   // [from, width] in the plot's units; null: the whole run
+  var tlDrag = null;   // a drag under way: where it began (it outlives a redraw too)
+  window.addEventListener('mouseup', function () { tlDrag = null; }); // once: not per redraw
   function fmtNs(ns) {
     return ns < 1e6 ? (ns / 1e3).toFixed(1) + ' us' : ns < 1e9 ? (ns / 1e6).toFixed(2) + ' ms'
                                                                 : (ns / 1e9).toFixed(3) + ' s';
@@ -306,13 +308,11 @@
       ev.preventDefault();
       zoom(ev.deltaY < 0 ? 1.25 : 0.8, at(ev));
     }, { passive: false });
-    var drag = null;
-    svg.onmousedown = function (ev) { drag = { x: at(ev), v: cur().slice() }; ev.preventDefault(); };
-    window.addEventListener('mouseup', function () { drag = null; });
+    svg.onmousedown = function (ev) { tlDrag = { x: at(ev), v: cur().slice() }; ev.preventDefault(); };
     svg.onmousemove = function (ev) {
       var a = at(ev), v = cur();
-      if (drag && tlView) {
-        tlView = [Math.max(0, Math.min(full - v[1], drag.v[0] - (a - drag.x) * v[1])), v[1]];
+      if (tlDrag && tlView) {
+        tlView = [Math.max(0, Math.min(full - v[1], tlDrag.v[0] - (a - tlDrag.x) * v[1])), v[1]];
         apply();
       }
       var t = (v[0] + a * v[1]) / full * endNs, tg = ev.target, text = 't = ' + (t / 1e9).toFixed(6) + ' s';
@@ -340,7 +340,7 @@
       });
       tip.textContent = text;
     };
-    svg.onmouseleave = function () { drag = null; };
+    svg.onmouseleave = function () { tlDrag = null; };
     if (tlView) apply();
     svg.setAttribute('data-wired', '1');
   }

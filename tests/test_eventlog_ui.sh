@@ -13,7 +13,10 @@
 #     is drawn, hover names a pause's generation and duration, zoom works,
 #     no page logs an error, and a live guest on xensim (frontend-stub
 #     --eventlog --pace) makes the page's pauses and its heap chart (the
-#     eventlog's samples: the run has no .hp) grow with no reload.
+#     eventlog's samples: the run has no .hp) grow with no reload, the
+#     timeline fetched again on the run stream's "eventlog" events (the
+#     eventlog's size, growing; none in a run without an eventlog) and
+#     keeping its zoom.
 #     Screenshots stay in the scratch directory (PROFSVC_KEEP keeps them).
 #
 # Owns only these checks; calls the built programs through tests/lib.sh.
@@ -159,6 +162,13 @@ grep -q 'data-follow' "$T/body" && fail "a finished run's section follows" || ok
 	fail "a run without an eventlog: $(head -c 300 "$T/body")"
 [ "$(get /api/runs/9999/eventlog)" = 404 ] && ok || fail "an unknown run's eventlog: $(head -c 300 "$T/body")"
 [ "$(get "/runs/$R1")" = 200 ] && grep -q 'id="tl-svg"' "$T/body" && ok || fail "the run page has no timeline"
+# a run's event stream: its eventlog's size for a run with one, nothing for one without
+curl -s --max-time 10 "$URL/api/runs/$R1/events" >"$T/ev-r1"
+grep -q '^event: eventlog$' "$T/ev-r1" && grep -q "^data: {\"bytes\":$(stat -c %s "$EL/evprog.eventlog")}$" "$T/ev-r1" &&
+	grep -q '^event: end$' "$T/ev-r1" && ok || fail "run $R1's event stream: $(head -c 400 "$T/ev-r1")"
+curl -s --max-time 10 "$URL/api/runs/$R4/events" >"$T/ev-r4"
+grep -q '^event: end$' "$T/ev-r4" && ! grep -q '^event: eventlog' "$T/ev-r4" && ok ||
+	fail "run $R4 (no eventlog)'s event stream: $(head -c 400 "$T/ev-r4")"
 
 # a live guest: its eventlog (evprog's: 218 collections, 11 heap samples
 # spread over the log) written 2 KiB at a time, 300 ms apart
@@ -175,6 +185,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$LIVE" ] && ok || fail "the live run never started: $(cat "$T/stub.log")"
+# its stream says the eventlog's size as it grows: two sizes, the second larger
+timeout 60 curl -sN "$URL/api/runs/${LIVE:-0}/events" 2>/dev/null | grep -m2 '^data: {"bytes":' >"$T/ev-live"
+read -ra sizes <<<"$(grep -o '[0-9]*' "$T/ev-live" | tr '\n' ' ')"
+[ ${#sizes[@]} = 2 ] && [ "${sizes[1]}" -gt "${sizes[0]}" ] && ok || fail "the live run's eventlog events: $(cat "$T/ev-live")"
 "$PROFDB" watch "${LIVE:-0}" >"$T/watch.out" 2>"$T/watch.err" &
 WATCH_PID=$!
 if [ $browser = yes ]; then

@@ -13,6 +13,9 @@
  *                             first, and whenever the bands shown changed
  *   samples  {"from":K, "times":[...], "bands":[{"values":[...],"peak":P}]}
  *                             samples K.. of the same bands, appended
+ *   eventlog {"bytes":N}      the run's GHC eventlog grew to N bytes (the page
+ *                             fetches its timeline section again); first
+ *                             as soon as the run has one
  *   run      the run's facts (state, sizes, samples so far, last sample time)
  *   end      the run ended (complete or crashed); the stream closes
  *   problem  {"error":"..."}  the store could not be read (it is tried again
@@ -22,7 +25,10 @@
  * heap samples followed instead (view_follow_eventlog into one decoder,
  * profile/eventlog_summary.h's el_heap writing them into the same .hp
  * model), with the same events; once a .hp appears it takes over (a
- * whole "heap" event replaces the chart).
+ * whole "heap" event replaces the chart).  A run with an eventlog (its
+ * row says so: a run without one costs no query more) has the eventlog
+ * device's size looked at every time too, as the .hp's: from its status
+ * block, which the guest rewrites after each buffer it flushed.
  *
  * Each look holds a read transaction only while it reads (never while a
  * client is slow to take the bytes), so a stalled page cannot hold back
@@ -85,6 +91,9 @@ struct event_stream {
 	struct gel_decoder eld;   /* the eventlog's heap samples (heap_src EVENTLOG) */
 	struct el_heap elh;
 	uint64_t el_fed;
+	int has_el;               /* the run has an eventlog: its size looked at */
+	uint64_t el_sent;         /* its size last sent (an "eventlog" event) */
+	int el_said;
 	char last_run_json[512];
 	char last_error[300];
 	/* a catalogue stream */
@@ -317,12 +326,30 @@ static void look_run(struct event_stream *e)
 		store_read_end(e->s);
 		return store_failed(e, rc);
 	}
+	if (query_run && run.eventlog_bytes >= 0)
+		e->has_el = 1;
+	uint64_t el_size = 0;
+	struct store_device_info dev;
+	int el_now = e->has_el && store_find_device(e->s, e->run_id, "eventlog", &dev) == 0 &&
+	             dev.status == STORE_STATUS_OK; /* an error: looked at again next time */
+	if (el_now) { /* never more than the guest wrote */
+		el_size = (uint64_t)dev.file_size;
+		if (el_size > store_device_written_bytes(&dev))
+			el_size = store_device_written_bytes(&dev);
+	}
 	store_read_end(e->s);
 	e->run_pending = !query_run;
 	if (!e->hp_failed)
 		e->last_error[0] = '\0';
 	if (e->hp.nsamples > (e->have_prev ? e->prev.nsamples : 0))
 		send_heap(e);
+	if (el_now && (!e->el_said || el_size > e->el_sent)) {
+		char b[48];
+		int n = snprintf(b, sizeof(b), "{\"bytes\":%llu}", (unsigned long long)el_size);
+		emit(e, "eventlog", b, (size_t)n);
+		e->el_sent = el_size;
+		e->el_said = 1;
+	}
 	if (!query_run)
 		return;
 	e->run_seen = 1;

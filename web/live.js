@@ -4,8 +4,10 @@
 // shown changed), keeps the facts table current, and when the run ends
 // reloads the page once, which then has the run's final report (the cost
 // centres appear: GHC writes the .prof at exit).  A run with GHC's eventlog
-// has its timeline section fetched again every second.  Guest text only ever
-// reaches the page as textContent.
+// has its timeline section fetched again whenever the stream says the
+// eventlog grew (an "eventlog" event): one fetch at a time, the events
+// that came meanwhile making one more; the zoom outlives the redraw.
+// Guest text only ever reaches the page as textContent.
 (function () {
   'use strict';
   var live = document.getElementById('live');
@@ -45,25 +47,44 @@
     }, refresh);
   }
   // GHC's eventlog: its timeline section, drawn by the server, fetched
-  // again every second while the run lasts (the page's own origin)
+  // again when the stream says the eventlog grew (the page's own origin).
+  // The section shown, the body says: the bytes announced before its
+  // fetch began (it has at least those) and how many redraws so far.
   var tl = document.getElementById('timeline'), tlUrl = tl && tl.getAttribute('data-follow');
+  var tlBusy = false, tlWanted = 0, tlDone = 0, tlRedraws = 0;
+  function tlFetch() {
+    if (tlBusy || ended || tlWanted <= tlDone) return;
+    tlBusy = true;
+    var want = tlWanted;
+    fetch(tlUrl, {cache: 'no-store'}).then(function (r) {
+      if (!r.ok) throw new Error(String(r.status));
+      return r.text();
+    }).then(function (t) {
+      var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('timeline');
+      var old = document.getElementById('timeline');
+      if (fresh && old && !ended) {
+        old.replaceWith(document.importNode(fresh, true));
+        profsvcReport.timeline();
+        tlRedraws++;
+        document.body.setAttribute('data-tl-by', 'eventlog');
+        document.body.setAttribute('data-tl-redraws', String(tlRedraws));
+        document.body.setAttribute('data-tl-bytes', String(want));
+      }
+      tlDone = Math.max(tlDone, want);
+      return true;
+    }).catch(function () {
+      return false; // the server went: tried again in a second
+    }).then(function (ok) {
+      tlBusy = false;
+      if (ok) tlFetch(); else setTimeout(tlFetch, 1000);
+    });
+  }
   if (tlUrl) {
-    var tlBusy = false, tlTimer = setInterval(function () {
-      if (ended) { clearInterval(tlTimer); return; }
-      if (tlBusy) return;
-      tlBusy = true;
-      fetch(tlUrl, {cache: 'no-store'}).then(function (r) {
-        if (!r.ok) throw new Error(String(r.status));
-        return r.text();
-      }).then(function (t) {
-        var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('timeline');
-        var old = document.getElementById('timeline');
-        if (fresh && old && !ended) {
-          old.replaceWith(document.importNode(fresh, true));
-          profsvcReport.timeline();
-        }
-      }).catch(function () { /* tried again in a second */ }).then(function () { tlBusy = false; });
-    }, 1000);
+    es.addEventListener('eventlog', function (ev) {
+      var n = JSON.parse(ev.data).bytes;
+      if (n > tlWanted) tlWanted = n;
+      tlFetch();
+    });
   }
   es.addEventListener('heap', function (ev) {
     var d = JSON.parse(ev.data);

@@ -10,8 +10,10 @@
 // "browser: N checks, M failed": the timeline is drawn with one bar per
 // pause and the markers labelled; hovering a pause names its generation
 // and duration; zooming in narrows the view and the axis follows; the
-// live page's pause count grows with no reload; no page logs an error;
-// every screenshot has something drawn.  Screenshots go to OUT_DIR.
+// live page's pause count grows with no reload, each redraw fetched on
+// the event stream's "eventlog" event and keeping the zoom; no page logs
+// an error; every screenshot has something drawn.  Screenshots go to
+// OUT_DIR.
 'use strict';
 const [nm, base, run, pauses, markers, liveRun, out] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
@@ -41,7 +43,7 @@ async function until(fn, ms) {
   }
   // a screenshot of the timeline section; the share of its pixels inked
   async function shot(page, file) {
-    // by its box on the page: a live page puts a new section in place every second
+    // by its box on the page: a live page puts a new section in place as its eventlog grows
     const box = await page.evaluate(() => {
       const e = document.getElementById('timeline');
       if (!e) return null;
@@ -146,6 +148,20 @@ async function until(fn, ms) {
           'heap samples on the live page (from the eventlog): ' + JSON.stringify(samples));
     check(grew, 'pauses on the live page: ' + JSON.stringify(seen) + ' (want three increasing counts)');
     check(seen.every((v, i) => i === 0 || v > seen[i - 1]), 'pause counts not increasing: ' + JSON.stringify(seen));
+    // the redraws came from the stream's eventlog events (no timer)
+    const by = await page.evaluate(() => [document.body.getAttribute('data-tl-by'),
+      Number(document.body.getAttribute('data-tl-redraws')), Number(document.body.getAttribute('data-tl-bytes'))]);
+    check(by[0] === 'eventlog' && by[1] >= 2 && by[2] > 0, 'the live timeline\'s redraws (by, count, bytes): ' +
+          JSON.stringify(by));
+    // a zoomed view outlives the next redraw
+    await page.click('#timeline button[data-zoom="in"]');
+    const zoomed = await page.$eval('#tl-svg', s => s.getAttribute('data-view'));
+    const redrawn = await until(async () => Number(await page.evaluate(() =>
+      document.body.getAttribute('data-tl-redraws'))) > by[1] + 1, 30000);
+    const kept = await page.$eval('#tl-svg', s => s.getAttribute('data-view'));
+    check(redrawn && zoomed && kept === zoomed, 'the zoom across a live redraw: ' + zoomed + ' -> ' + kept +
+          (redrawn ? '' : ' (no redraw came)'));
+    await page.click('#timeline button[data-zoom="reset"]');
     const wired = await page.evaluate(() => document.getElementById('tl-svg') &&
       document.getElementById('tl-svg').getAttribute('data-wired') === '1');
     check(wired, 'the redrawn live timeline is not wired');
