@@ -10,10 +10,17 @@
  * copied every frame of the WAL: SQLite copies no frame past the oldest
  * reader's snapshot, and none at all while a reader reads the database
  * file alone, so a whole copy means every reader started after the
- * delete committed.  Slots are never reused (meta.data_slots only
- * grows), so a hole punched twice, here and by the owner, is harmless.
+ * delete committed.  A slot freed so is free for the owner to reuse
+ * (store_slots.c, invariant 2), and marked so in the same transaction
+ * that punches it, under the write lock: no batch takes it meanwhile.
  * A passive checkpoint takes no lock a writer waits for: the backend's
  * guests never wait for it.
+ *
+ * The owner uses the same proof when its guests are quiet
+ * (store_give_back): inside its batches slots come back by the WAL's
+ * generations, which advance only while it commits, so what a guest
+ * freed last, or what waited when the backend stopped, would otherwise
+ * stay held until the next write.
  *
  * Also the store's files: their names, their removal and their usage.
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
@@ -57,37 +64,22 @@ static int wal_all_copied(struct store *s)
 	return rc == SQLITE_OK && nlog >= 0 && nlog == nckpt;
 }
 
-static int punch_freed_slots(struct store *s, int64_t *punched)
+/* Every waiting slot is free now (wal_all_copied said no reader can see
+ * one), and the free end of the data file is cut off. */
+static int punch_freed_slots(struct store *s, int64_t *punched, int64_t *cut)
 {
-	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = store_batch_begin(s)))
+	if ((rc = store_batch_begin_sql(s)))
 		return rc;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM dead_slots RETURNING slot", -1, &st, NULL) != SQLITE_OK) {
-		rc = store_sqlite_fail(s, "giving freed data slots back");
-		store_batch_abort(s);
-		return rc;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t slot = sqlite3_column_int64(st, 0);
-		/* slot 0 is the data file's header: never freed, never punched */
-		if (slot <= 0 || store_slots_open_data(s) != 0)
-			continue;
-		/* punched before the commit: should the commit fail, the slot
-		 * stays listed and is punched again, which changes nothing */
-		if (fallocate(s->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		              (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES) == 0)
-			(*punched)++;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		rc = store_sqlite_fail(s, "giving freed data slots back");
+	if ((rc = store_slots_free_all(s, punched)) || (rc = store_slots_trim(s, cut))) {
 		store_batch_abort(s);
 		return rc;
 	}
 	return store_batch_commit(s);
 }
+
+#define WAITING_SLOTS "SELECT count(*) FROM dead_slots WHERE freed_gen != -2"
 
 int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 {
@@ -114,10 +106,11 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 	out->db_pages_freed = before > after ? before - after : 0;
 
 	for (int waited = 0;; waited += 50) {
-		if (query_int(s, "SELECT count(*) FROM dead_slots", 0) == 0)
+		if (query_int(s, WAITING_SLOTS, 0) == 0)
 			break;
 		if (wal_all_copied(s)) {
-			if ((rc = punch_freed_slots(s, &out->slots_punched)))
+			int64_t cut = 0;
+			if ((rc = punch_freed_slots(s, &out->slots_punched, &cut)))
 				return rc;
 			break;
 		}
@@ -125,8 +118,36 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 			break;
 		nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
 	}
-	int64_t waiting = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	int64_t waiting = query_int(s, WAITING_SLOTS, 0);
 	out->slots_waiting = waiting > 0 ? waiting : 0;
+	return 0;
+}
+
+int store_give_back(struct store *s, int64_t *waiting)
+{
+	int rc;
+	STORE_NEED_SQL(s);
+
+	*waiting = 0;
+	if (s->mode == STORE_READ)
+		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
+	if (s->in_batch)
+		return store_fail(s, STORE_EINVAL, "a batch is open");
+	int64_t n = query_int(s, WAITING_SLOTS, 0);
+	if (n == INT64_MIN)
+		return store_sqlite_fail(s, "counting freed data slots");
+	if (n == 0)
+		return 0;
+	/* A reader behind the newest commit: they wait (the caller asks again). */
+	if (!wal_all_copied(s)) {
+		*waiting = n;
+		return 0;
+	}
+	int64_t punched = 0, cut = 0;
+	if ((rc = punch_freed_slots(s, &punched, &cut)))
+		return rc;
+	n = query_int(s, WAITING_SLOTS, 0);
+	*waiting = n > 0 ? n : 0;
 	return 0;
 }
 
@@ -157,7 +178,7 @@ int store_space(struct store *s, struct store_space *out)
 	out->free_pages = query_int(s, "PRAGMA freelist_count", 0);
 	out->data_slots = query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'", 0);
 	out->slots_in_use = query_int(s, "SELECT count(slot) FROM chunks", 0);
-	out->slots_freed = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	out->slots_freed = query_int(s, WAITING_SLOTS, 0);
 	if (out->page_size == INT64_MIN || out->page_count == INT64_MIN || out->free_pages == INT64_MIN ||
 	    out->data_slots == INT64_MIN || out->slots_in_use == INT64_MIN || out->slots_freed == INT64_MIN)
 		return store_sqlite_fail(s, "measuring the store");
