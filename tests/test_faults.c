@@ -1051,8 +1051,8 @@ static void test_slot_reclaim(void)
 	/* At rest: the live data, twice, and a few MiB.  The peak, while
 	 * rewrites go on, is said but not bounded: it is also what waits for
 	 * the WAL's generations, as many as pass while a checkpoint's fsync
-	 * waits for the disk (9-105 MiB on a shared test machine, 148 MiB
-	 * before); --max-store-bytes bounds it where it must be. */
+	 * waits for the disk (9-134 MiB on a shared test machine, 148-307
+	 * MiB before); --max-store-bytes bounds it where it must be. */
 	const int64_t live = 4ll << 20, bound = 2 * live + (4ll << 20);
 	int64_t worst = 0;
 	for (int p = 0; p < passes; p++) {
@@ -1144,7 +1144,7 @@ static void test_max_store_rewrites(void)
 	/* The limit, its margin for rewrites (an eighth) and the WAL's few
 	 * MiB, which grows while the reader holds it, and between two
 	 * readings of the usage. */
-	CHECK(worst <= (64ll + 8 + 12) << 20, "the store grew to %lld KiB under --max-store-bytes 64M",
+	CHECK(worst <= (64ll + 8 + 16) << 20, "the store grew to %lld KiB under --max-store-bytes 64M",
 	      (long long)(worst / 1024));
 	CHECK(written >= 128 * 20, "only %d rewrites of 8 MiB of held data passed", written);
 	blkfront_close(f, 0);
