@@ -312,11 +312,11 @@ int store_slots_before_commit(struct store *s);
 void store_slots_after_batch(struct store *s);
 int store_slots_sync(struct store *s);
 int store_slots_reclaim(struct store *s);
-/* Inside a write transaction: every waiting slot becomes free and is
- * punched (*freed counts them), for a caller that knows no reader can see
- * them (store_space.c); free slots at the end of the file are cut off
- * (*cut counts them). */
-int store_slots_free_all(struct store *s, int64_t *freed);
+/* Inside a write transaction: the n slots listed, those still waiting,
+ * become free and are punched (*freed counts them), for a caller that
+ * knows no reader can see them (store_space.c); free slots at the end of
+ * the file are cut off (*cut counts them). */
+int store_slots_free(struct store *s, const int64_t *slots, size_t n, int64_t *freed);
 int store_slots_trim(struct store *s, int64_t *cut);
 /* Opens the existing data file (store_space.c punches its freed slots). */
 int store_slots_open_data(struct store *s);

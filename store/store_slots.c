@@ -538,20 +538,25 @@ static void punch(struct store *s, int64_t slot)
 		                (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES);
 }
 
-int store_slots_free_all(struct store *s, int64_t *freed)
+int store_slots_free(struct store *s, const int64_t *slots, size_t n, int64_t *freed)
 {
 	sqlite3_stmt *st;
-	int rc;
+	int rc = SQLITE_DONE;
 
-	if (sqlite3_prepare_v2(s->db, "UPDATE dead_slots SET freed_gen = ?1 WHERE freed_gen != ?1 RETURNING slot",
+	if (sqlite3_prepare_v2(s->db, "UPDATE dead_slots SET freed_gen = ?1 WHERE slot = ?2 AND freed_gen != ?1",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "giving freed data slots back");
-	sqlite3_bind_int64(st, 1, SLOT_FREE);
 	/* punched before the commit: should the commit fail, the slot stays
 	 * waiting and is punched again, which changes nothing */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		punch(s, sqlite3_column_int64(st, 0));
-		(*freed)++;
+	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+		sqlite3_bind_int64(st, 1, SLOT_FREE);
+		sqlite3_bind_int64(st, 2, slots[i]);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE && sqlite3_changes(s->db) > 0) {
+			punch(s, slots[i]);
+			(*freed)++;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

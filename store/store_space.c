@@ -64,22 +64,76 @@ static int wal_all_copied(struct store *s)
 	return rc == SQLITE_OK && nlog >= 0 && nlog == nckpt;
 }
 
-/* Every waiting slot is free now (wal_all_copied said no reader can see
- * one), and the free end of the data file is cut off. */
-static int punch_freed_slots(struct store *s, int64_t *punched, int64_t *cut)
+#define WAITING_SLOTS "SELECT count(*) FROM dead_slots WHERE freed_gen != -2"
+#define PROOF_MAX 65536 /* slots one proof frees (512 KiB of ids); the rest next time */
+
+/* The slots waiting now, lowest first (at most PROOF_MAX).  Listed before
+ * the proof: a slot another writer frees between the proof and our batch
+ * (profdb delete beside the backend) may still be seen by a reader that
+ * started before that commit, so only slots freed before the proof began
+ * are freed by it. */
+static int waiting_slots(struct store *s, int64_t **out, size_t *n)
 {
+	sqlite3_stmt *st;
+	size_t cap = 0;
 	int rc;
 
-	if ((rc = store_batch_begin_sql(s)))
-		return rc;
-	if ((rc = store_slots_free_all(s, punched)) || (rc = store_slots_trim(s, cut))) {
-		store_batch_abort(s);
-		return rc;
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT slot FROM dead_slots WHERE freed_gen != -2 ORDER BY slot LIMIT ?1", -1,
+	                       &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "listing freed data slots");
+	sqlite3_bind_int64(st, 1, PROOF_MAX);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			int64_t *v = realloc(*out, cap * sizeof(*v));
+			if (!v) {
+				sqlite3_finalize(st);
+				free(*out);
+				*out = NULL;
+				return store_fail(s, STORE_ENOMEM, "out of memory listing freed data slots");
+			}
+			*out = v;
+		}
+		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
-	return store_batch_commit(s);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		return store_sqlite_fail(s, "listing freed data slots");
+	}
+	return 0;
 }
 
-#define WAITING_SLOTS "SELECT count(*) FROM dead_slots WHERE freed_gen != -2"
+/* One try: the slots waiting now are given back if a checkpoint proves no
+ * reader can see them (wal_all_copied), and the free end of the data file
+ * is cut off.  *proven: the proof held (or nothing waited). */
+static int give_back_proven(struct store *s, int64_t *punched, int *proven)
+{
+	int64_t *slots, cut = 0;
+	size_t n;
+	int rc;
+
+	*proven = 0;
+	if ((rc = waiting_slots(s, &slots, &n)))
+		return rc;
+	if (n == 0 || !wal_all_copied(s)) {
+		*proven = n == 0;
+		free(slots);
+		return 0;
+	}
+	*proven = 1;
+	if (!(rc = store_batch_begin_sql(s))) {
+		if ((rc = store_slots_free(s, slots, n, punched)) || (rc = store_slots_trim(s, &cut)))
+			store_batch_abort(s);
+		else
+			rc = store_batch_commit(s);
+	}
+	free(slots);
+	return rc;
+}
 
 int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 {
@@ -106,17 +160,13 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 	out->db_pages_freed = before > after ? before - after : 0;
 
 	for (int waited = 0;; waited += 50) {
-		if (query_int(s, WAITING_SLOTS, 0) == 0)
+		int proven;
+		if ((rc = give_back_proven(s, &out->slots_punched, &proven)))
+			return rc;
+		if (query_int(s, WAITING_SLOTS, 0) == 0 || waited >= wait_ms)
 			break;
-		if (wal_all_copied(s)) {
-			int64_t cut = 0;
-			if ((rc = punch_freed_slots(s, &out->slots_punched, &cut)))
-				return rc;
-			break;
-		}
-		if (waited >= wait_ms)
-			break;
-		nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+		if (!proven)
+			nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
 	}
 	int64_t waiting = query_int(s, WAITING_SLOTS, 0);
 	out->slots_waiting = waiting > 0 ? waiting : 0;
@@ -133,20 +183,14 @@ int store_give_back(struct store *s, int64_t *waiting)
 		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
 	if (s->in_batch)
 		return store_fail(s, STORE_EINVAL, "a batch is open");
+	/* A reader behind the newest commit: they wait (the caller asks again). */
+	int64_t punched = 0;
+	int proven;
+	if ((rc = give_back_proven(s, &punched, &proven)))
+		return rc;
 	int64_t n = query_int(s, WAITING_SLOTS, 0);
 	if (n == INT64_MIN)
 		return store_sqlite_fail(s, "counting freed data slots");
-	if (n == 0)
-		return 0;
-	/* A reader behind the newest commit: they wait (the caller asks again). */
-	if (!wal_all_copied(s)) {
-		*waiting = n;
-		return 0;
-	}
-	int64_t punched = 0, cut = 0;
-	if ((rc = punch_freed_slots(s, &punched, &cut)))
-		return rc;
-	n = query_int(s, WAITING_SLOTS, 0);
 	*waiting = n > 0 ? n : 0;
 	return 0;
 }
