@@ -71,7 +71,9 @@ static int wal_all_copied(struct store *s)
  * the proof: a slot another writer frees between the proof and our batch
  * (profdb delete beside the backend) may still be seen by a reader that
  * started before that commit, so only slots freed before the proof began
- * are freed by it. */
+ * are freed by it; and should another connection commit anything in
+ * between (PRAGMA data_version), the round is dropped, so that a listed
+ * slot cannot have been taken and freed again meanwhile. */
 static int waiting_slots(struct store *s, int64_t **out, size_t *n)
 {
 	sqlite3_stmt *st;
@@ -117,19 +119,21 @@ static int give_back_proven(struct store *s, int64_t *punched, int *proven)
 	int rc;
 
 	*proven = 0;
+	int64_t version = query_int(s, "PRAGMA data_version", INT64_MIN);
 	if ((rc = waiting_slots(s, &slots, &n)))
 		return rc;
-	if (n == 0 || !wal_all_copied(s)) {
+	if (n == 0 || version == INT64_MIN || !wal_all_copied(s)) {
 		*proven = n == 0;
 		free(slots);
 		return 0;
 	}
-	*proven = 1;
 	if (!(rc = store_batch_begin_sql(s))) {
-		if ((rc = store_slots_free(s, slots, n, punched)) || (rc = store_slots_trim(s, &cut)))
+		if (query_int(s, "PRAGMA data_version", INT64_MIN) != version)
+			store_batch_abort(s); /* another commit came between: next time */
+		else if ((rc = store_slots_free(s, slots, n, punched)) || (rc = store_slots_trim(s, &cut)))
 			store_batch_abort(s);
-		else
-			rc = store_batch_commit(s);
+		else if (!(rc = store_batch_commit(s)))
+			*proven = 1;
 	}
 	free(slots);
 	return rc;
