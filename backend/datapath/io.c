@@ -228,9 +228,9 @@ static void fetch_indirect(struct backend *b, struct pending_req *items, unsigne
  * back only once no reader can see them.  Counted as free, a guest
  * rewriting 8 MiB under a 64 MiB limit took the store to 309 MiB.  So a
  * rewrite of whole chunks is charged its chunks, and may take the store
- * past the limit by a margin (an eighth of it, at least 4 MiB: what waits
- * between two of the store's WAL generations), so that a guest at its
- * limit can still rewrite what it holds; past the margin it fails like a
+ * past the limit by a margin (an eighth of it, at least 4 MiB), so that a
+ * guest at its limit can still rewrite what it holds while the slots its
+ * last rewrites freed wait for readers; past the margin it fails like a
  * write to a new place, and the space freed is asked back at once
  * (daemon.c), which lets the next one through unless a reader holds it.
  * Partial rewrites stay in the database, in place: free, as before. */
