@@ -427,6 +427,14 @@ struct store_reclaim {
 	int64_t slots_waiting;    /* freed slots given back later (a reader may see them) */
 };
 int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out);
+/* The owner, outside a batch, when its guests are quiet (and at open): the
+ * data file's freed slots that no reader can see any more are given back
+ * (punched, reusable) and free ones at its end cut off, without waiting;
+ * *waiting: how many a reader may still see (0: nothing left to do; the
+ * caller asks again later).  Slots come back inside batches too, but
+ * only as the WAL's generations pass, which they do only while the owner
+ * commits. */
+int store_give_back(struct store *s, int64_t *waiting);
 
 /* Where the space of the store goes (profdb du). */
 struct store_file_space {

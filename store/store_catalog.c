@@ -216,7 +216,7 @@ int store_run_delete(struct store *s, int64_t run_id)
 	else
 		rc = 0;
 	if (!rc)
-		store_checkpointer_want_restarts(s); /* its slots, if it had any */
+		store_checkpointer_want_restarts(s, 0); /* its slots, if it had any */
 	return own ? end_own_batch(s, rc) : rc;
 }
 

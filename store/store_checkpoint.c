@@ -57,7 +57,18 @@ struct store_checkpointer {
 	int wal_fd;   /* <db>-wal, read-only: its header tells restarts */
 	uint64_t wal_salts;
 	int restarts_wanted; /* WAL restarts freed slots still wait for */
+	int64_t freed;       /* slots freed since the checkpointer was last woken */
 };
+
+/* Wake the checkpointer (to try a RESTART) after this many freed slots
+ * (2 MiB) even if the WAL grew little: a bulk rewrite frees a slot per
+ * 64 KiB of guest data but writes only a few WAL frames per batch (three
+ * for 4 MiB), so waking by frames alone (every STORE_WAL_SOFT_FRAMES / 4)
+ * let 80 batches of rewrites free their slots before the WAL could
+ * start over.  A generation per 2 MiB freed keeps what waits to a few
+ * MiB while checkpoints are quick; its cost, a checkpoint of the few
+ * frames since the last one, per 2 MiB of data. */
+#define STORE_FREED_WAKE 32
 
 /* The WAL header's salts: SQLite changes them whenever the WAL starts over
  * (restart, or a new file after a truncating checkpoint), and only then.
@@ -97,17 +108,21 @@ static void *checkpoint_main(void *arg)
 		/* Errors (a busy reader, a full disk) are not fatal here: the
 		 * frames stay in the WAL and the next attempt copies them. */
 		int log = 0, ckpt = 0;
-		sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt);
 		pthread_mutex_lock(&c->lock);
 		int restart = c->restarts_wanted > 0;
 		pthread_mutex_unlock(&c->lock);
 		if (restart) {
+			/* One checkpoint, not a PASSIVE one and then this: when the
+			 * writer or a reader is busy it copies what it may, as
+			 * PASSIVE would, and fails (busy: next time).  Each pass
+			 * costs two fsyncs; two passes per wake-up kept the thread
+			 * busy twice as long, and wake-ups while it is busy are
+			 * lost, so freed slots waited longer. */
 			sqlite3_busy_timeout(c->db, 0); /* never wait for anyone */
-			if (sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &ckpt) !=
-			    SQLITE_OK) {
-				/* busy: next time */
-			}
+			(void)sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_RESTART, &log, &ckpt);
 			sqlite3_busy_timeout(c->db, 1000);
+		} else {
+			sqlite3_wal_checkpoint_v2(c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt);
 		}
 		pthread_mutex_lock(&c->lock);
 		c->busy = 0;
@@ -165,8 +180,10 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		c->seen = frames;
 		/* Sooner while freed slots wait for restarts. */
 		int every = c->restarts_wanted > 0 ? STORE_WAL_SOFT_FRAMES / 4 : STORE_WAL_SOFT_FRAMES;
-		if (frames >= c->copied + every && !c->pending && !c->busy) {
+		if ((frames >= c->copied + every || (c->restarts_wanted > 0 && c->freed >= STORE_FREED_WAKE)) &&
+		    !c->pending && !c->busy) {
 			c->pending = 1;
+			c->freed = 0;
 			pthread_cond_signal(&c->wake);
 		}
 		pthread_mutex_unlock(&c->lock);
@@ -174,13 +191,14 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 	return SQLITE_OK;
 }
 
-void store_checkpointer_want_restarts(struct store *s)
+void store_checkpointer_want_restarts(struct store *s, int64_t freed)
 {
 	struct store_checkpointer *c = s->checkpointer;
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->restarts_wanted = 2; /* a freed slot waits for two generations */
+	c->freed += freed;
 	pthread_mutex_unlock(&c->lock);
 }
 

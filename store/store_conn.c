@@ -183,6 +183,9 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_DEAD_ADD] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) VALUES (?1, ?2)",
 	[ST_DEAD_RANGE] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) SELECT slot, ?3 FROM chunks "
 	                  "WHERE key BETWEEN ?1 AND ?2 AND slot IS NOT NULL",
+	/* the lowest free slot above ?1 and below ?2 (the batch's end of the file) */
+	[ST_FREE_TAKE] = "DELETE FROM dead_slots WHERE slot = (SELECT slot FROM dead_slots WHERE slot > ?1 "
+	                 "AND slot < ?2 AND freed_gen = -2 ORDER BY slot LIMIT 1) RETURNING slot",
 	[ST_META_GET_SLOTS] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'",
 	[ST_META_SET_SLOTS] = "INSERT INTO meta(key, value) VALUES ('data_slots', ?1) "
 	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -102,6 +102,7 @@ enum store_stmt_id {
 	ST_SLOT_UPSERT,
 	ST_DEAD_ADD,
 	ST_DEAD_RANGE,
+	ST_FREE_TAKE,
 	ST_META_GET_SLOTS,
 	ST_META_SET_SLOTS,
 	ST_TRACE_INSERT,
@@ -154,6 +155,9 @@ struct store {
 	int64_t row_slot;              /* the slot blob_seek found a row naming */
 	int64_t slot_next;             /* next free slot in this batch; -1: not read */
 	int64_t slot_committed;        /* meta.data_slots when the batch began allocating */
+	int64_t slot_reuse;            /* free slots above this one may be taken; -1: none left */
+	int64_t *taken;                /* free slots the open transaction took */
+	size_t taken_n, taken_cap;
 	int slots_written;
 	char store_id[33];             /* meta.store_id ("" before schema 4) */
 	int data_header_ok;            /* meta.data_header = 'ok': the data file has one */
@@ -217,9 +221,9 @@ void store_writeback_note(struct store *s, off_t off, off_t len);
 /* The owner's background WAL checkpointer (store_checkpoint.c). */
 int store_checkpointer_start(struct store *s);
 void store_checkpointer_stop(struct store *s);
-/* Slots were freed: ask the checkpointer for the WAL restarts they wait
- * for (store_checkpoint.c). */
-void store_checkpointer_want_restarts(struct store *s);
+/* freed slots were freed: ask the checkpointer for the WAL restarts they
+ * wait for (store_checkpoint.c). */
+void store_checkpointer_want_restarts(struct store *s, int64_t freed);
 /* Runs a cached one-step statement (BEGIN, COMMIT); SQLite result code. */
 int store_exec_stmt(struct store *s, enum store_stmt_id id);
 
@@ -308,6 +312,12 @@ int store_slots_before_commit(struct store *s);
 void store_slots_after_batch(struct store *s);
 int store_slots_sync(struct store *s);
 int store_slots_reclaim(struct store *s);
+/* Inside a write transaction: the n slots listed, those still waiting,
+ * become free and are punched (*freed counts them), for a caller that
+ * knows no reader can see them (store_space.c); free slots at the end of
+ * the file are cut off (*cut counts them). */
+int store_slots_free(struct store *s, const int64_t *slots, size_t n, int64_t *freed);
+int store_slots_trim(struct store *s, int64_t *cut);
 /* Opens the existing data file (store_space.c punches its freed slots). */
 int store_slots_open_data(struct store *s);
 int store_slots_owner_open(struct store *s);

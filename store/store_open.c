@@ -334,6 +334,7 @@ static struct store *store_new(const char *path, const struct store_open_opts *o
 	s->ident_fd = -1;
 	s->data_fd = -1;
 	s->slot_next = -1;
+	s->slot_reuse = -1;
 	s->bulk_file = opts->bulk_file && opts->mode != STORE_READ;
 	return s;
 }
@@ -436,6 +437,12 @@ static int start_owner(struct store *s, const struct store_open_opts *opts)
 	if (opts->intake && (rc = store_intake_open(s, &s->intake_recovered)))
 		return rc;
 	s->intake_path = s->intake_other = NULL;
+	/* Slots freed before a restart waited for the next process's writes
+	 * (store_slots_owner_open re-arms them): given back now when no reader
+	 * is behind.  Not fatal: the backend asks again when idle. */
+	int64_t waiting;
+	(void)store_give_back(s, &waiting);
+	s->errmsg[0] = '\0';
 	return 0;
 }
 

@@ -27,6 +27,31 @@
  *    freed it may itself be the first of a generation).  A generation is
  *    counted by the owner's WAL hook; slots freed by other writers, or
  *    before the owner started, are adopted with the current generation.
+ *  - Reuse: a slot given back stays on `dead_slots` as *free*
+ *    (freed_gen = SLOT_FREE) and the next slot a batch needs is the
+ *    lowest free one; only when none is free does the file grow.  Free
+ *    slots at the end of the file are cut off it (ftruncate).  Without
+ *    reuse a guest rewriting 4 MiB 500 times grew the file to 2 GB of
+ *    holes, and space came back only as fast as the WAL restarted.
+ *
+ * THE SLOTS' INVARIANTS (why each is enough is said where it is kept):
+ *   (1) A slot is in exactly one state: the header (slot 0), named by one
+ *       chunk row, waiting on dead_slots (freed_gen >= 0, or SLOT_ADOPT),
+ *       free on dead_slots (SLOT_FREE), or past meta.data_slots.
+ *   (2) A slot becomes free only once no reader's snapshot has a row
+ *       naming it: by the generation rule (store_slots_reclaim, the owner's
+ *       WAL restarts), or because a checkpoint copied the whole WAL, which
+ *       no reader behind its newest commit allows (store_space.c).  Once
+ *       free it stays invisible: snapshots taken later are newer.
+ *   (3) Only a free slot, or one past meta.data_slots, is written into,
+ *       punched or cut off the file; a waiting slot keeps its bytes and
+ *       stays inside the file (a reader may still read it).
+ *   (4) A free slot is taken, and the file cut, only inside a write
+ *       transaction: what the batch wrote into a slot it took is
+ *       unreachable until its COMMIT, and if the batch fails the slot is
+ *       free again (its bytes garbage no row names).
+ *   (5) Free survives restarts: the owner's open re-arms waiting slots
+ *       only (their readers' snapshots are unknown), never free ones.
  *  - Identity: slot 0 is the data file's header, naming the store it
  *    belongs to (meta.store_id).  Without it a data file that went missing
  *    was recreated empty by the next bulk write, and every older chunk
@@ -55,6 +80,7 @@
 #include "store_internal.h"
 
 #define SLOT_ADOPT (-1) /* dead_slots.freed_gen: generation not known yet */
+#define SLOT_FREE (-2)  /* dead_slots.freed_gen: given back, no reader sees it: reusable */
 
 static int data_path(const struct store *s, char *buf, size_t len)
 {
@@ -168,6 +194,9 @@ void store_slots_close(struct store *s)
 	s->data_fd = -1;
 	free(s->slot_buf);
 	s->slot_buf = NULL;
+	free(s->taken);
+	s->taken = NULL;
+	s->taken_n = s->taken_cap = 0;
 }
 
 static int slot_io_fail(struct store *s, const char *what, int err)
@@ -194,13 +223,62 @@ static int next_slot(struct store *s, int64_t *slot)
 		if (s->slot_next < 0)
 			return store_fail(s, STORE_ECORRUPT, "meta.data_slots is negative; the database is damaged");
 		s->slot_committed = s->slot_next;
+		s->slot_reuse = 0; /* free slots above 0 (the header) first */
 		/* Slot 0 is the header (stores with an identity). */
 		if (s->slot_next == 0 && s->store_id[0])
 			s->slot_next = 1;
 	}
+	/* The lowest free slot first (invariants 3 and 4): the file stays as
+	 * small as the live data and what still waits, and its tail free to
+	 * be cut off.  The batch goes up from the last one it took, so each
+	 * search passes over the waiting slots below it once. */
+	if (s->slot_reuse >= 0) {
+		sqlite3_stmt *st = store_stmt(s, ST_FREE_TAKE);
+		if (!st)
+			return STORE_EIO;
+		sqlite3_bind_int64(st, 1, s->slot_reuse);
+		sqlite3_bind_int64(st, 2, s->slot_next); /* inside the file as this batch leaves it */
+		int rc = sqlite3_step(st);
+		int64_t got = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		while (rc == SQLITE_ROW)
+			rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_fail(s, "allocating a data slot");
+		if (got > 0) {
+			if (s->taken_n == s->taken_cap) {
+				size_t cap = s->taken_cap ? 2 * s->taken_cap : 64;
+				int64_t *v = realloc(s->taken, cap * sizeof(*v));
+				if (!v)
+					return store_fail(s, STORE_ENOMEM, "out of memory");
+				s->taken = v;
+				s->taken_cap = cap;
+			}
+			s->taken[s->taken_n++] = got;
+			s->slot_reuse = got;
+			*slot = got;
+			return 0;
+		}
+		s->slot_reuse = -1; /* none left: append */
+	}
 	*slot = s->slot_next++;
 	return 0;
 }
+
+/* Was slot taken by the open transaction (appended, or free before it)? */
+static int taken_now(const struct store *s, int64_t slot)
+{
+	if (s->slot_next < 0)
+		return 0;
+	if (slot >= s->slot_committed)
+		return 1;
+	for (size_t i = 0; i < s->taken_n; i++)
+		if (s->taken[i] == slot)
+			return 1;
+	return 0;
+}
+
+static void punch(struct store *s, int64_t slot);
 
 /* Puts a slot on the dead list (inside the batch that stops using it). */
 static int slot_dead(struct store *s, int64_t slot)
@@ -208,13 +286,26 @@ static int slot_dead(struct store *s, int64_t slot)
 	sqlite3_stmt *st = store_stmt(s, ST_DEAD_ADD);
 	if (!st)
 		return STORE_EIO;
+	/* A slot this transaction took and now frees was never named by a
+	 * committed row: no reader can see it, so it is free at once
+	 * (invariant 2), and the batch may take it again.  The intake's
+	 * folder replays many batches in one transaction, and a guest
+	 * rewriting a region rewrites its chunks within it: each such slot
+	 * used to wait two WAL generations. */
+	int now = taken_now(s, slot);
 	sqlite3_bind_int64(st, 1, slot);
-	sqlite3_bind_int64(st, 2, s->checkpointer ? s->wal_gen : SLOT_ADOPT);
+	sqlite3_bind_int64(st, 2, now ? SLOT_FREE : s->checkpointer ? s->wal_gen : SLOT_ADOPT);
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "freeing a data slot");
-	store_checkpointer_want_restarts(s);
+	if (now) {
+		if (s->slot_reuse < 0 || s->slot_reuse >= slot)
+			s->slot_reuse = slot - 1;
+		punch(s, slot);
+		return 0;
+	}
+	store_checkpointer_want_restarts(s, 1);
 	return 0;
 }
 
@@ -334,7 +425,7 @@ int store_slots_free_range(struct store *s, int64_t key_lo, int64_t key_hi)
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "freeing data slots");
 	if (sqlite3_changes(s->db) > 0)
-		store_checkpointer_want_restarts(s);
+		store_checkpointer_want_restarts(s, sqlite3_changes(s->db));
 	return 0;
 }
 
@@ -359,6 +450,8 @@ int store_slots_before_commit(struct store *s)
 void store_slots_after_batch(struct store *s)
 {
 	s->slot_next = -1; /* re-read: another writer may append next */
+	s->slot_reuse = -1;
+	s->taken_n = 0;
 	s->slots_written = 0;
 }
 
@@ -376,8 +469,104 @@ int store_slots_open_data(struct store *s)
 
 /* ---- reclaiming (the owner) --------------------------------------------------- */
 
+/* Inside a write transaction: free slots at the end of the file are cut
+ * off it (invariant 3: free ones only, so every slot a reader may read
+ * stays inside).  Walks down from the end while the slots are free. */
+int store_slots_trim(struct store *s, int64_t *cut)
+{
+	sqlite3_stmt *st = store_stmt(s, ST_META_GET_SLOTS), *q;
+	int64_t top = 0;
+	int rc;
+
+	*cut = 0;
+	if (!st)
+		return STORE_EIO;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		top = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "trimming the data file");
+	if (top <= 1)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT slot, freed_gen FROM dead_slots WHERE slot < ?1 ORDER BY slot DESC",
+	                       -1, &q, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "trimming the data file");
+	sqlite3_bind_int64(q, 1, top);
+	int64_t end = top;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && sqlite3_column_int64(q, 0) == end - 1 &&
+	       sqlite3_column_int64(q, 1) == SLOT_FREE && end - 1 > 0)
+		end--;
+	sqlite3_finalize(q);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "trimming the data file");
+	if (end == top)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "DELETE FROM dead_slots WHERE slot >= ?1", -1, &q, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "trimming the data file");
+	sqlite3_bind_int64(q, 1, end);
+	rc = sqlite3_step(q);
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "trimming the data file");
+	if (!(st = store_stmt(s, ST_META_SET_SLOTS)))
+		return STORE_EIO;
+	sqlite3_bind_int64(st, 1, end);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "trimming the data file");
+	/* Cut before the commit: should it fail, the slots are listed free
+	 * again past the end of the file, which the next batch that takes one
+	 * extends (a write past the end), and nothing reads. */
+	if ((rc = open_data(s, 0)) == 0 && ftruncate(s->data_fd, (off_t)end * (off_t)STORE_CHUNK_BYTES) != 0)
+		return slot_io_fail(s, "trimming the data file", errno);
+	if (rc)
+		return rc;
+	*cut = top - end;
+	return 0;
+}
+
+/* A slot no reader can see any more becomes free (invariant 2): its
+ * space goes back to the filesystem now (a hole), and the slot to the
+ * next batch that needs one. */
+static void punch(struct store *s, int64_t slot)
+{
+	/* slot 0 is the data file's header: never freed, never punched */
+	if (slot > 0 && open_data(s, 0) == 0)
+		(void)fallocate(s->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		                (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES);
+}
+
+int store_slots_free(struct store *s, const int64_t *slots, size_t n, int64_t *freed)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(s->db, "UPDATE dead_slots SET freed_gen = ?1 WHERE slot = ?2 AND freed_gen != ?1",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "giving freed data slots back");
+	/* punched before the commit: should the commit fail, the slot stays
+	 * waiting and is punched again, which changes nothing */
+	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+		sqlite3_bind_int64(st, 1, SLOT_FREE);
+		sqlite3_bind_int64(st, 2, slots[i]);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE && sqlite3_changes(s->db) > 0) {
+			punch(s, slots[i]);
+			(*freed)++;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_fail(s, "giving freed data slots back");
+	return 0;
+}
+
 /* Inside the owner's batch, once per WAL generation: adopt slots freed by
- * others, punch holes where no reader can look any more. */
+ * others, free (and punch) those no reader can look at any more, and cut
+ * free slots off the end of the file. */
 int store_slots_reclaim(struct store *s)
 {
 	sqlite3_stmt *st;
@@ -394,20 +583,24 @@ int store_slots_reclaim(struct store *s)
 		return store_sqlite_fail(s, "reclaiming data slots");
 	if (s->wal_gen < 2)
 		return 0;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM dead_slots WHERE freed_gen <= ?1 RETURNING slot", -1, &st,
-	                       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db,
+	                       "UPDATE dead_slots SET freed_gen = ?2 WHERE freed_gen >= 0 AND freed_gen <= ?1 "
+	                       "RETURNING slot",
+	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reclaiming data slots");
 	sqlite3_bind_int64(st, 1, s->wal_gen - 2);
+	sqlite3_bind_int64(st, 2, SLOT_FREE);
+	int64_t freed = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t slot = sqlite3_column_int64(st, 0);
-		if (open_data(s, 0) == 0)
-			fallocate(s->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			          (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES);
+		punch(s, sqlite3_column_int64(st, 0));
+		freed++;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "reclaiming data slots");
-	return 0;
+	int64_t cut = 0;
+	rc = freed ? store_slots_trim(s, &cut) : 0;
+	return rc;
 }
 
 static int meta_get(struct store *s, const char *key, char *out, size_t len)
@@ -520,7 +713,9 @@ static int add_header(struct store *s, int64_t *slots, const char *state)
 /* At the owner's open, under the write lock: the data file is this store's
  * (or gets its header), bytes past the last committed slot are a failed
  * batch's and go, and dead slots of earlier processes start their wait
- * again (their readers' snapshots are unknown). */
+ * again (their readers' snapshots are unknown; free ones stay free,
+ * invariant 5).  store_give_back, right after, frees them at once when
+ * no reader is behind. */
 /* The owner's data file at path has the header hs says (other: the
  * store it names): meta.data_header (state) is brought in line, or a
  * header added, or the file refused. */
@@ -603,7 +798,8 @@ int store_slots_owner_open(struct store *s)
 	if (!rc && st.st_size > keep * (int64_t)STORE_CHUNK_BYTES &&
 	    ftruncate(s->data_fd, (off_t)(keep * (int64_t)STORE_CHUNK_BYTES)) != 0)
 		rc = slot_io_fail(s, "trimming the data file", errno);
-	if (!rc && sqlite3_exec(s->db, "UPDATE dead_slots SET freed_gen = -1", NULL, NULL, NULL) != SQLITE_OK)
+	if (!rc && sqlite3_exec(s->db, "UPDATE dead_slots SET freed_gen = -1 WHERE freed_gen != -2", NULL,
+	                         NULL, NULL) != SQLITE_OK)
 		rc = store_sqlite_fail(s, "opening the data file");
 out:
 	if (sqlite3_exec(s->db, rc ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL) != SQLITE_OK && !rc)

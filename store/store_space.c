@@ -10,10 +10,17 @@
  * copied every frame of the WAL: SQLite copies no frame past the oldest
  * reader's snapshot, and none at all while a reader reads the database
  * file alone, so a whole copy means every reader started after the
- * delete committed.  Slots are never reused (meta.data_slots only
- * grows), so a hole punched twice, here and by the owner, is harmless.
+ * delete committed.  A slot freed so is free for the owner to reuse
+ * (store_slots.c, invariant 2), and marked so in the same transaction
+ * that punches it, under the write lock: no batch takes it meanwhile.
  * A passive checkpoint takes no lock a writer waits for: the backend's
  * guests never wait for it.
+ *
+ * The owner uses the same proof when its guests are quiet
+ * (store_give_back): inside its batches slots come back by the WAL's
+ * generations, which advance only while it commits, so what a guest
+ * freed last, or what waited when the backend stopped, would otherwise
+ * stay held until the next write.
  *
  * Also the store's files: their names, their removal and their usage.
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
@@ -57,36 +64,79 @@ static int wal_all_copied(struct store *s)
 	return rc == SQLITE_OK && nlog >= 0 && nlog == nckpt;
 }
 
-static int punch_freed_slots(struct store *s, int64_t *punched)
+#define WAITING_SLOTS "SELECT count(*) FROM dead_slots WHERE freed_gen != -2"
+#define PROOF_MAX 65536 /* slots one proof frees (512 KiB of ids); the rest next time */
+
+/* The slots waiting now, lowest first (at most PROOF_MAX).  Listed before
+ * the proof: a slot another writer frees between the proof and our batch
+ * (profdb delete beside the backend) may still be seen by a reader that
+ * started before that commit, so only slots freed before the proof began
+ * are freed by it; and should another connection commit anything in
+ * between (PRAGMA data_version), the round is dropped, so that a listed
+ * slot cannot have been taken and freed again meanwhile. */
+static int waiting_slots(struct store *s, int64_t **out, size_t *n)
 {
 	sqlite3_stmt *st;
+	size_t cap = 0;
 	int rc;
 
-	if ((rc = store_batch_begin(s)))
-		return rc;
-	if (sqlite3_prepare_v2(s->db, "DELETE FROM dead_slots RETURNING slot", -1, &st, NULL) != SQLITE_OK) {
-		rc = store_sqlite_fail(s, "giving freed data slots back");
-		store_batch_abort(s);
-		return rc;
-	}
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT slot FROM dead_slots WHERE freed_gen != -2 ORDER BY slot LIMIT ?1", -1,
+	                       &st, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "listing freed data slots");
+	sqlite3_bind_int64(st, 1, PROOF_MAX);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t slot = sqlite3_column_int64(st, 0);
-		/* slot 0 is the data file's header: never freed, never punched */
-		if (slot <= 0 || store_slots_open_data(s) != 0)
-			continue;
-		/* punched before the commit: should the commit fail, the slot
-		 * stays listed and is punched again, which changes nothing */
-		if (fallocate(s->data_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-		              (off_t)slot * (off_t)STORE_CHUNK_BYTES, (off_t)STORE_CHUNK_BYTES) == 0)
-			(*punched)++;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 256;
+			int64_t *v = realloc(*out, cap * sizeof(*v));
+			if (!v) {
+				sqlite3_finalize(st);
+				free(*out);
+				*out = NULL;
+				return store_fail(s, STORE_ENOMEM, "out of memory listing freed data slots");
+			}
+			*out = v;
+		}
+		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
-		rc = store_sqlite_fail(s, "giving freed data slots back");
-		store_batch_abort(s);
-		return rc;
+		free(*out);
+		*out = NULL;
+		return store_sqlite_fail(s, "listing freed data slots");
 	}
-	return store_batch_commit(s);
+	return 0;
+}
+
+/* One try: the slots waiting now are given back if a checkpoint proves no
+ * reader can see them (wal_all_copied), and the free end of the data file
+ * is cut off.  *proven: the proof held (or nothing waited). */
+static int give_back_proven(struct store *s, int64_t *punched, int *proven)
+{
+	int64_t *slots, cut = 0;
+	size_t n;
+	int rc;
+
+	*proven = 0;
+	int64_t version = query_int(s, "PRAGMA data_version", INT64_MIN);
+	if ((rc = waiting_slots(s, &slots, &n)))
+		return rc;
+	if (n == 0 || version == INT64_MIN || !wal_all_copied(s)) {
+		*proven = n == 0;
+		free(slots);
+		return 0;
+	}
+	if (!(rc = store_batch_begin_sql(s))) {
+		if (query_int(s, "PRAGMA data_version", INT64_MIN) != version)
+			store_batch_abort(s); /* another commit came between: next time */
+		else if ((rc = store_slots_free(s, slots, n, punched)) || (rc = store_slots_trim(s, &cut)))
+			store_batch_abort(s);
+		else if (!(rc = store_batch_commit(s)))
+			*proven = 1;
+	}
+	free(slots);
+	return rc;
 }
 
 int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
@@ -114,19 +164,38 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out)
 	out->db_pages_freed = before > after ? before - after : 0;
 
 	for (int waited = 0;; waited += 50) {
-		if (query_int(s, "SELECT count(*) FROM dead_slots", 0) == 0)
+		int proven;
+		if ((rc = give_back_proven(s, &out->slots_punched, &proven)))
+			return rc;
+		if (query_int(s, WAITING_SLOTS, 0) == 0 || waited >= wait_ms)
 			break;
-		if (wal_all_copied(s)) {
-			if ((rc = punch_freed_slots(s, &out->slots_punched)))
-				return rc;
-			break;
-		}
-		if (waited >= wait_ms)
-			break;
-		nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
+		if (!proven)
+			nanosleep(&(struct timespec){0, 50 * 1000000L}, NULL);
 	}
-	int64_t waiting = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	int64_t waiting = query_int(s, WAITING_SLOTS, 0);
 	out->slots_waiting = waiting > 0 ? waiting : 0;
+	return 0;
+}
+
+int store_give_back(struct store *s, int64_t *waiting)
+{
+	int rc;
+	STORE_NEED_SQL(s);
+
+	*waiting = 0;
+	if (s->mode == STORE_READ)
+		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
+	if (s->in_batch)
+		return store_fail(s, STORE_EINVAL, "a batch is open");
+	/* A reader behind the newest commit: they wait (the caller asks again). */
+	int64_t punched = 0;
+	int proven;
+	if ((rc = give_back_proven(s, &punched, &proven)))
+		return rc;
+	int64_t n = query_int(s, WAITING_SLOTS, 0);
+	if (n == INT64_MIN)
+		return store_sqlite_fail(s, "counting freed data slots");
+	*waiting = n > 0 ? n : 0;
 	return 0;
 }
 
@@ -157,7 +226,7 @@ int store_space(struct store *s, struct store_space *out)
 	out->free_pages = query_int(s, "PRAGMA freelist_count", 0);
 	out->data_slots = query_int(s, "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'data_slots'", 0);
 	out->slots_in_use = query_int(s, "SELECT count(slot) FROM chunks", 0);
-	out->slots_freed = query_int(s, "SELECT count(*) FROM dead_slots", 0);
+	out->slots_freed = query_int(s, WAITING_SLOTS, 0);
 	if (out->page_size == INT64_MIN || out->page_count == INT64_MIN || out->free_pages == INT64_MIN ||
 	    out->data_slots == INT64_MIN || out->slots_in_use == INT64_MIN || out->slots_freed == INT64_MIN)
 		return store_sqlite_fail(s, "measuring the store");

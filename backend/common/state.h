@@ -97,6 +97,15 @@ struct backend {
 	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
 	int64_t store_usage_at_us;    /* when it was read (refreshed every 100 ms) */
 	int store_full_logged;
+	/* daemon.c: the data file's freed slots given back when the guests
+	 * are quiet, at run end and when the store is over its limit
+	 * (store_give_back); io.c and runs.c ask for it. */
+	uint64_t give_back_batches;   /* b->batches when last looked */
+	int64_t give_back_quiet_us;   /* since when no batch ran (or the last try) */
+	int64_t give_back_last_us;    /* the last try */
+	int give_back_due;            /* slots may wait: try once quiet */
+	int give_back_urgent;         /* io.c: a write was refused over --max-store-bytes */
+	int give_back_backoff_ms;     /* how long quiet before the next try */
 	struct plat *plat;
 	struct xs_handle *xs;
 	struct plat_evtchn *evt;

@@ -212,6 +212,10 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes%s)",
 	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp, ev);
 	sync_push_run_ended(b, run_id);
+	/* what its last rewrites freed goes back once the guests are quiet
+	 * (daemon.c), not at some later guest's write */
+	b->give_back_due = 1;
+	b->give_back_backoff_ms = 0;
 	return 0;
 }
 

@@ -196,6 +196,71 @@ static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl
 	return 0;
 }
 
+/* The data file's freed slots.  Inside the guests' batches they come
+ * back as the WAL's generations pass, which happens only while guests
+ * write: what the last rewrites freed, what waited when a run ended and
+ * what a reader held were kept (76 MiB for a guest that rewrote 4 MiB)
+ * until the next write.  So once the guests have been quiet for a second
+ * the store gives back what no reader can see (store_give_back: a
+ * checkpoint of the WAL proves it); while a reader holds some, it tries
+ * again later, backing off to every GIVE_BACK_MAX_MS.  A write refused
+ * over --max-store-bytes asks for a try at once (at most every 200 ms):
+ * the space a rewrite freed may be all it needs.  Returns the ms until
+ * it wants to run again, -1: nothing waits. */
+#define GIVE_BACK_QUIET_MS 1000
+#define GIVE_BACK_MAX_MS 30000
+#define GIVE_BACK_URGENT_US 200000
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int give_back_slots(struct backend *b)
+{
+	int64_t now = mono_us();
+
+	if (b->batches != b->give_back_batches) {
+		b->give_back_batches = b->batches;
+		b->give_back_quiet_us = now;
+		b->give_back_due = 1;
+		b->give_back_backoff_ms = GIVE_BACK_QUIET_MS;
+	}
+	if (!b->give_back_due && !b->give_back_urgent)
+		return -1;
+	if (b->give_back_backoff_ms < GIVE_BACK_QUIET_MS)
+		b->give_back_backoff_ms = GIVE_BACK_QUIET_MS;
+	int64_t at = b->give_back_quiet_us + (int64_t)b->give_back_backoff_ms * 1000;
+	if (b->give_back_urgent) {
+		int64_t soon = b->give_back_last_us + GIVE_BACK_URGENT_US;
+		at = soon < at ? soon : at;
+	}
+	if (now < at)
+		return (int)((at - now + 999) / 1000);
+	if (!b->give_back_urgent && io_can_run(b))
+		return GIVE_BACK_QUIET_MS; /* not quiet after all */
+	io_quiesce(b);
+	int64_t waiting = 0;
+	b->give_back_last_us = now;
+	b->give_back_urgent = 0;
+	if (store_give_back(b->store, &waiting) != 0) {
+		blog_at(LOG_WARNING, "cannot give freed data-file space back: %s (tried again later)",
+		        store_errmsg(b->store));
+		waiting = 1;
+	}
+	b->store_usage_at_us = 0; /* --max-store-bytes: read the usage again */
+	if (waiting == 0) {
+		b->give_back_due = 0;
+		return -1;
+	}
+	b->give_back_quiet_us = now;
+	b->give_back_backoff_ms =
+	        b->give_back_backoff_ms * 2 < GIVE_BACK_MAX_MS ? b->give_back_backoff_ms * 2 : GIVE_BACK_MAX_MS;
+	return b->give_back_backoff_ms;
+}
+
 static int event_loop(struct backend *b, int ctl, int sig)
 {
 	int served = -1;
@@ -209,6 +274,9 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		return -1;
 	}
 	control_init(b, ep);
+	/* what the open could not give back (a reader was behind) */
+	b->give_back_due = 1;
+	b->give_back_quiet_us = mono_us();
 	int timeout = -1;
 	uint64_t trimmed_at = 0; /* b->batches when memory was last trimmed */
 	while (!b->stopping) {
@@ -242,6 +310,7 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		timeout = sooner(timeout, runs_retry_ends(b));
 		timeout = sooner(timeout, trace_poll(b));
 		timeout = sooner(timeout, sampling_poll(b));
+		timeout = sooner(timeout, give_back_slots(b));
 		if (!b->stopping)
 			notify_status(b, &served);
 	}

@@ -217,32 +217,68 @@ static void fetch_indirect(struct backend *b, struct pending_req *items, unsigne
 	}
 }
 
-/* --max-store-bytes: would this write take the store past it?  Writes
- * into chunks a run already holds cost nothing and always pass; new ones
- * fail as on a full disk.  The usage is read at most every 100 ms (a few
- * stat calls), and what is admitted meanwhile is added to it. */
+/* --max-store-bytes: would this write take the store past it?  The
+ * usage is the store's files as allocated, the data file's freed slots
+ * included (store_disk_usage), read at most every 100 ms (a few stat
+ * calls), and what is admitted meanwhile is added to it.
+ *
+ * Writes to new places fail as on a full disk once they would take the
+ * store past the limit.  A rewrite of what a run holds costs space too:
+ * whole chunks go to new slots of the data file, and the old ones come
+ * back only once no reader can see them.  Counted as free, a guest
+ * rewriting 8 MiB under a 64 MiB limit took the store to 309 MiB.  So a
+ * rewrite of whole chunks is charged its chunks, and may take the store
+ * past the limit by a margin (an eighth of it, at least 4 MiB), so that a
+ * guest at its limit can still rewrite what it holds while the slots its
+ * last rewrites freed wait for readers; past the margin it fails like a
+ * write to a new place, and the space freed is asked back at once
+ * (daemon.c), which lets the next one through unless a reader holds it.
+ * Partial rewrites stay in the database, in place: free, as before. */
+#define REWRITE_MARGIN_MIN ((uint64_t)4 << 20)
+
+static uint64_t rewrite_cost(const struct pending_req *it, uint64_t fresh)
+{
+	uint64_t first = (it->req.sector + STORE_CHUNK_SECTORS - 1) / STORE_CHUNK_SECTORS;
+	uint64_t end = (it->req.sector + it->nsect) / STORE_CHUNK_SECTORS; /* whole chunks [first, end) */
+	uint64_t whole = end > first ? (end - first) * STORE_CHUNK_BYTES : 0;
+	return whole > fresh ? whole - fresh : 0;
+}
+
 static int store_over_limit(struct backend *b, const struct pending_req *it)
 {
 	uint64_t fresh = quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
-	if (!fresh)
+	uint64_t rewrite = rewrite_cost(it, fresh);
+	if (!fresh && !rewrite)
 		return 0;
 	int64_t now = now_us();
 	if (now - b->store_usage_at_us > 100000) {
 		b->store_usage = store_disk_usage(b->store);
 		b->store_usage_at_us = now;
 	}
-	if (b->store_usage < 0 || (uint64_t)b->store_usage + fresh <= b->opt.max_store_bytes) {
+	uint64_t limit = b->opt.max_store_bytes, margin = limit / 8;
+	if (margin < REWRITE_MARGIN_MIN)
+		margin = REWRITE_MARGIN_MIN;
+	uint64_t used = b->store_usage < 0 ? 0 : (uint64_t)b->store_usage;
+	int fits = fresh ? used + fresh + rewrite <= limit : used + rewrite <= limit + margin;
+	if (b->store_usage < 0 || fits) {
 		/* Counted until the next reading: many writes fit in 100 ms. */
 		if (b->store_usage >= 0)
-			b->store_usage += (int64_t)fresh;
+			b->store_usage += (int64_t)(fresh + rewrite);
 		b->store_full_logged = 0;
 		return 0;
 	}
+	b->give_back_urgent = 1;
 	if (!b->store_full_logged) {
-		blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
-		     "until runs are deleted or the limit is raised",
-		     store_path(b->store), (long long)b->store_usage,
-		     (unsigned long long)b->opt.max_store_bytes);
+		if (fresh)
+			blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
+			     "until runs are deleted or the limit is raised",
+			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit);
+		else
+			blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu) and its margin for "
+			     "rewrites (%llu): rewrites fail until the space earlier rewrites freed is given back (a "
+			     "reader may still see it) or the limit is raised",
+			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit,
+			     (unsigned long long)margin);
 		b->store_full_logged = 1;
 	}
 	return 1;
