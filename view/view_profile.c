@@ -181,7 +181,8 @@ int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p
 }
 
 struct follow {
-	struct hp_profile *p;
+	view_profile_sink feed; /* the parser's */
+	void *ctx;
 	uint64_t *fed; /* advanced by what the parser was given */
 };
 
@@ -189,45 +190,56 @@ struct follow {
 static int follow_sink(void *ctx, const void *data, size_t len)
 {
 	struct follow *fw = ctx;
-	if (hp_feed(fw->p, data, len) != 0)
+	if (fw->feed(fw->ctx, data, len) != 0)
 		return 1;
 	*fw->fed += len;
 	return 0;
 }
 
-int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
-                    size_t len)
+/* The bytes a run's profile device (role) holds past *fed, to feed: 0
+ * (nothing written yet, or nothing new, counts too), -1 with err when the
+ * store fails.  The caller looks at its parser first: a refused feed ends
+ * the read as well.  A status block may claim more than was written:
+ * never read past that. */
+static int follow_device(struct store *s, int64_t run_id, const char *role, uint64_t *fed,
+                         view_profile_sink feed, void *ctx, char *err, size_t len)
 {
 	struct store_device_info dev;
-	if (p->failed) {
-		snprintf(err, len, "heap profile: %s", hp_error(p));
-		return -1;
-	}
-	int rc = store_find_device(s, run_id, "hp", &dev);
+	int rc = store_find_device(s, run_id, role, &dev);
 	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
 		return 0; /* nothing written yet */
 	if (rc != 0) {
 		snprintf(err, len, "%s", store_errmsg(s));
 		return -1;
 	}
-	/* a status block may claim more than was written: never read past that */
 	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
 	if (size > written)
 		size = written;
 	if (size <= *fed)
 		return 0;
-	struct follow fw = {p, fed};
+	struct follow fw = {feed, ctx, fed};
 	struct zero_filler z = {follow_sink, &fw}; /* a hole reads as zeros (and fails the parse) */
 	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, range_cb, &z);
-	if (p->failed) {
-		snprintf(err, len, "heap profile: %s", hp_error(p));
-		return -1;
-	}
 	if (rc < 0) {
 		snprintf(err, len, "%s", store_errmsg(s));
 		return -1;
 	}
 	return 0;
+}
+
+int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
+                    size_t len)
+{
+	if (p->failed) {
+		snprintf(err, len, "heap profile: %s", hp_error(p));
+		return -1;
+	}
+	int rc = follow_device(s, run_id, "hp", fed, hp_sink, p, err, len);
+	if (p->failed) {
+		snprintf(err, len, "heap profile: %s", hp_error(p));
+		return -1;
+	}
+	return rc;
 }
 
 /* ---- the eventlog ---------------------------------------------------------- */
@@ -242,57 +254,24 @@ enum view_heap_source view_heap_source(struct store *s, int64_t run_id)
 	return VIEW_HEAP_NONE;
 }
 
-struct follow_el {
-	struct gel_decoder *d;
-	uint64_t *fed;
-};
-
-static int follow_el_sink(void *ctx, const void *data, size_t len)
+static int el_sink(void *ctx, const void *data, size_t len)
 {
-	struct follow_el *fw = ctx;
-	if (gel_feed(fw->d, data, len) != 0)
-		return 1;
-	*fw->fed += len;
-	return 0;
+	return gel_feed(ctx, data, len) != 0;
 }
 
 int view_follow_eventlog(struct store *s, int64_t run_id, struct gel_decoder *d, uint64_t *fed, char *err,
                          size_t len)
 {
-	struct store_device_info dev;
 	if (d->failed || d->stopped) {
 		snprintf(err, len, "eventlog: %s", d->failed ? gel_error(d) : "stopped");
 		return -1;
 	}
-	int rc = store_find_device(s, run_id, "eventlog", &dev);
-	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
-		return 0; /* nothing written yet */
-	if (rc != 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
-		return -1;
-	}
-	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
-	if (size > written)
-		size = written;
-	if (size <= *fed)
-		return 0;
-	struct follow_el fw = {d, fed};
-	struct zero_filler z = {follow_el_sink, &fw};
-	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, range_cb, &z);
+	int rc = follow_device(s, run_id, "eventlog", fed, el_sink, d, err, len);
 	if (d->failed) {
 		snprintf(err, len, "eventlog: %s", gel_error(d));
 		return -1;
 	}
-	if (rc < 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
-		return -1;
-	}
-	return 0;
-}
-
-static int el_sink(void *ctx, const void *data, size_t len)
-{
-	return gel_feed(ctx, data, len) != 0;
+	return rc;
 }
 
 int view_read_eventlog(struct view *v, const char *arg, gel_event_fn fn, void *ctx,
