@@ -310,6 +310,10 @@ D=$(create g-restart) || fail "5 profile-backend create g-restart"
 for k in 1 2 3 4; do
 	sleep 3
 	pkill -9 -x profile-backend
+	# SIGKILL is delivered, not done: the pid file's lock goes with the
+	# last close of the dying process, which can take a moment while its
+	# grants are unmapped. Start once it is gone, as a service manager does.
+	for w in $(seq 100); do pgrep -x profile-backend >/dev/null || break; sleep 0.1; done
 	profile-backend start --platform xen >/dev/null || fail "5 restart $k"
 	T s5-restarted-$k
 done
