@@ -10,7 +10,8 @@
  *   - every validation rule, each broken by one request;
  *   - a bogus ring producer index disconnects that device only;
  *   - an unknown protocol, bad ring refs: refused with an error node;
- *   - the close handshake, detach, reconnect after Initialising;
+ *   - the close handshake, detach, reconnect after Initialising; detach of
+ *     a never-connected device, detach --force of one that never closes;
  *   - domain death mid-connect; no dying domain left behind;
  *   - restart: SIGKILL the backend with requests in flight, restart, the
  *     guest gets its answers and the data is stored;
@@ -387,6 +388,45 @@ static void test_detach_and_reconnect(void)
 	CHECK(cli("attach %s vdev=floppy", d) != 0, "attached a bad vdev name");
 	CHECK(cli("detach 31999 xvdi") != 0, "detach from a domain that does not exist");
 	blkfront_close(f, 0);
+	guest_destroy(&g);
+}
+
+/* Detach with no close handshake to have: a device whose frontend never
+ * connected goes at once (it used to wait 10 s and fail), and --force
+ * removes one whose frontend is connected and never closes. */
+static void test_detach_unanswered(void)
+{
+	struct guest g;
+	guest_new(&g, "shy", "vdev=xvdj");
+	char d[16], be[128], fe[96], path[160];
+	snprintf(d, sizeof(d), "%u", g.domid);
+	snprintf(be, sizeof(be), "/local/domain/0/backend/profsvc/%u/51856", g.domid);
+	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/51856", g.domid);
+	snprintf(path, sizeof(path), "%s/state", be);
+	CHECK(wait_node(path, "2", 3000), "backend not in InitWait");
+	CHECK(cli("detach %s xvdj", d) == 0, "detach of a never-connected device failed");
+	CHECK(wait_node(be, NULL, 3000), "backend directory left after detach");
+	CHECK(wait_node(fe, NULL, 3000), "frontend directory left after detach");
+
+	/* Attached again, connected, written; the frontend then ignores
+	 * Closing. */
+	CHECK(cli("attach %s vdev=xvdj", d) == 0, "attach again");
+	struct blkfront_opts o = {.data_pages = 4};
+	struct blkfront *f = connect_dev(&g, "xvdj", &o);
+	REQUIRE(f, "connect");
+	CHECK(write_seeded(f, 5, 1, 3) == 0, "write");
+	CHECK(cli("detach --force %s xvdj", d) == 0, "detach --force failed");
+	CHECK(wait_node(be, NULL, 3000), "backend directory left after detach --force");
+	CHECK(wait_node(fe, NULL, 3000), "frontend directory left after detach --force");
+	blkfront_close(f, 0);
+	/* The backend let the device go: attached again, it connects and
+	 * holds what was acknowledged. */
+	CHECK(cli("attach %s vdev=xvdj", d) == 0, "attach after detach --force");
+	f = connect_dev(&g, "xvdj", &o);
+	REQUIRE(f, "connect after detach --force");
+	CHECK(read_seeded(f, 5, 1, 3), "acknowledged data lost over detach --force");
+	blkfront_close(f, 0);
+	CHECK(cli("status --force") == 2, "--force accepted by status");
 	guest_destroy(&g);
 }
 
@@ -926,6 +966,7 @@ int main(void)
 	test_ring_overflow();
 	test_bad_frontend_values();
 	test_detach_and_reconnect();
+	test_detach_unanswered();
 	test_death_mid_connect();
 	test_reboot();
 	test_event_storm();

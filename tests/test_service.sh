@@ -60,7 +60,7 @@ done
 expect 0 "" -- "$BACKEND" --run-dir "$T/run" status -h
 grep -q "^usage: profile-backend status \[--json\]" "$T/out" && ok || fail "status -h: $(head -2 "$T/out")"
 expect 2 "usage: profile-backend start" -- "$BACKEND" frobnicate
-grep -q "profile-backend detach DOMAIN VDEV" "$T/err" && ok || fail "an unknown command's usage is cut short"
+grep -qF "profile-backend detach [--force] DOMAIN VDEV" "$T/err" && ok || fail "an unknown command's usage is cut short"
 
 # --- sd_notify: READY=1 once it serves, STATUS=, STOPPING=1 ------------------------
 python3 "$S/tests/notify_listen.py" "$T/notify.sock" "$T/notify.txt" &

@@ -51,6 +51,7 @@ struct options {
 	uint64_t max_run_bytes;
 	uint64_t max_store_bytes;    /* 0: no limit but the disk */
 	int dry_run;                 /* create: print what would be done */
+	int force;                   /* detach: remove the device without the frontend's Closed */
 	int json;                    /* status: the backend object (docs/json.md) */
 	int no_intake;               /* --intake off: commit each batch to SQLite before answering */
 	uint64_t capacity;

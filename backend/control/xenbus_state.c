@@ -587,6 +587,17 @@ void device_refresh(struct device *d)
 		device_free(d, 0, "removed by the toolstack");
 		return;
 	}
+	if (!d->online && !d->connected && (fs == XB_INITIALISING || fs == XB_INITWAIT)) {
+		/*
+		 * Detached before its frontend ever connected (or while it is
+		 * between two connections): no ring is mapped and nothing is
+		 * in flight, so there is no close handshake to wait for.
+		 * Waiting would keep `detach` (and libxl) for their whole
+		 * timeout on a frontend that may never come.
+		 */
+		device_free(d, 0, "detached before its frontend connected");
+		return;
+	}
 	if (!d->online && d->bstate != XB_CLOSING && d->bstate != XB_CLOSED) {
 		dlog_at(LOG_NOTICE, d, "toolstack set online=0: closing");
 		set_state(d, XB_CLOSING);

@@ -95,7 +95,9 @@ static const struct subcommand {
 	 0, 1, -1, 1, cmd_create},
 	{"attach", "attach DOMAIN vdev=xvdp1 [vdev=xvdp2 vdev=xvdp3 ...]",
 	 "Attaches profsvc disks to a running domain.", 0, 2, -1, 1, cmd_attach},
-	{"detach", "detach DOMAIN VDEV", "Detaches a profsvc disk from a domain.", 0, 2, 2, 1, cmd_detach},
+	{"detach", "detach [--force] DOMAIN VDEV",
+	 "Detaches a profsvc disk from a domain (--force: without waiting for its frontend to close).",
+	 0, 2, 2, 1, cmd_detach},
 	{"sample", "sample DOMAIN [--hz 99] [--seconds S] [--symbols ELF] [--kernel-symbols MAP]",
 	 "Samples a running domain's stacks from dom0 into its run, until it ends or S seconds pass.",
 	 0, 1, 1, 0, cmd_sample},
@@ -191,6 +193,7 @@ static const struct option opts[] = {
 	{"sink", required_argument, NULL, 'S'},       {"help", no_argument, NULL, 'h'},
 	{"max-store-bytes", required_argument, NULL, 'B'},
 	{"dry-run", no_argument, NULL, 'n'},
+	{"force", no_argument, NULL, 'F'},
 	{"max-trace-pages", required_argument, NULL, 'T'},
 	{"trace-poll-ms", required_argument, NULL, 'P'},
 	{"version", no_argument, NULL, 'V'},
@@ -354,6 +357,7 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 		case 'v': o->verbose = 1; break;
 		case 'M': o->mirror_raw = optarg; break;
 		case 'n': o->dry_run = 1; break;
+		case 'F': o->force = 1; break;
 		case 'j': o->json = 1; break;
 		case 'm': case 'B': case 'c': rc = opt_size(c, optarg, o); break;
 		case 'T': case 'P': rc = opt_count(c, optarg, o); break;
@@ -428,6 +432,10 @@ int main(int argc, char **argv)
 		return rc;
 	if (check_options(&o, platform, !s || s->needs_platform))
 		return 2;
+	if (o.force && s && strcmp(s->name, "detach")) {
+		fprintf(stderr, "profile-backend: --force is detach's (profile-backend detach --force DOMAIN VDEV)\n");
+		return 2;
+	}
 	int rest = argc - optind;
 	if (!s || rest < s->min_args || (s->max_args >= 0 && rest > s->max_args)) {
 		usage(stderr);

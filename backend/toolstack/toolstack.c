@@ -256,6 +256,13 @@ static int xl_style_detach(struct xs_handle *xs, uint32_t domid, int64_t devid, 
 	return closed ? 0 : -1;
 }
 
+/* A frontend's state node as read (the guest wrote it): one XenbusState
+ * digit, else "unreadable". */
+static const char *safe_state(const char *v)
+{
+	return v[0] >= '0' && v[0] <= '8' && !v[1] ? v : "unreadable";
+}
+
 int toolstack_detach(const struct options *o, const char *domain, const char *vdev)
 {
 	struct plat *p;
@@ -296,8 +303,10 @@ int toolstack_detach(const struct options *o, const char *domain, const char *vd
 		goto out;
 	}
 	/* The backend closes it with the frontend and removes both
-	 * directories; wait for that. */
-	for (int i = 0; i < 1000; i++) {
+	 * directories; wait for that (--force: a moment, then remove them
+	 * here, as libxl's forced removal does; a running backend sees its
+	 * directory go and frees the device). */
+	for (int i = 0; i < (o->force ? 100 : 1000); i++) {
 		v = xs_read(xs, XBT_NULL, be, &len);
 		free(v);
 		if (!v) {
@@ -307,9 +316,26 @@ int toolstack_detach(const struct options *o, const char *domain, const char *vd
 		}
 		usleep(10000);
 	}
+	if (o->force) {
+		char fe[96], *fs;
+		snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/%lld/state", domid, (long long)devid);
+		fs = xs_read(xs, XBT_NULL, fe, &len);
+		fe[strlen(fe) - strlen("/state")] = '\0';
+		/* Either may be gone already: the backend's own close may race this. */
+		int gone = (xs_rm(xs, XBT_NULL, be) || errno == ENOENT) && (xs_rm(xs, XBT_NULL, fe) || errno == ENOENT);
+		if (gone)
+			printf("detached %s from domain %u (forced: its frontend had not closed, state %s)\n",
+			       vdev_arg(vdev), domid, fs ? safe_state(fs) : "gone");
+		else
+			fprintf(stderr, "profile-backend: %s: %s\n", be, strerror(errno));
+		free(fs);
+		rc = !gone;
+		goto out;
+	}
 	fprintf(stderr, "profile-backend: %s still there after 10 s: the frontend has not closed "
-	                "(or profile-backend is not running)\n",
-	        be);
+	                "(or profile-backend is not running); 'profile-backend detach --force %u %s' "
+	                "removes it anyway\n",
+	        be, domid, vdev_arg(vdev));
 out:
 	xs_close(xs);
 	plat_close(p);

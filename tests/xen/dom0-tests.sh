@@ -12,6 +12,8 @@
 #      domid 0), halvm mode: exports identical
 #   5. profile-backend SIGKILLed and restarted while a guest writes: no I/O
 #      error in the guest, exports identical
+#  5b. detach of a paused guest's never-connected device (at once), and
+#      detach --force of a connected one whose guest is paused
 #   6. the xenstore conformance tests against the real xenstored
 #   7. frontend-stub in dom0 on the real platform, mirage mode: a
 #      mirage-profile trace buffer granted read-only to domid 0, kept by the
@@ -327,6 +329,31 @@ profdb export "$R" --prof /tmp/g-restart.prof --hp /tmp/g-restart.hp 2>&1 | info
 chk "5 .prof byte-identical" same /tmp/g-restart.prof $FX/phases-p-hc.prof
 chk "5 .hp byte-identical" same /tmp/g-restart.hp $FX/phases-hd-i0.01.hp
 chk "5 store integrity" profdb check
+
+# ---- 5b: detach with no close handshake to wait for -------------------------------
+# A paused guest's frontends never connect: detach goes at once (it used to
+# wait 10 s and fail).  Then a connected frontend whose guest is paused
+# cannot close: detach --force removes it, and the domain still dies
+# cleanly (no grant left mapped).
+T s5b-detach
+guest_cfg g-paused leak-p-hc.prof leak-p-hc.hp 20000
+if bounded 120 /tmp/g-paused.create profile-backend create /tmp/g-paused.cfg -p; then
+	P=$(timeout 30 xl domid g-paused)
+	be() { timeout 30 xenstore-read "/local/domain/0/backend/profsvc/$P/$1/state" 2>/dev/null; }
+	chk "5b detach of a never-connected device" bounded 30 /tmp/det1 profile-backend detach g-paused xvdp1
+	chk "5b its backend directory is gone" sh -c "timeout 30 xenstore-ls /local/domain/0/backend/profsvc/$P/51953 >/dev/null 2>&1; [ \$? = 1 ]"
+	timeout 30 xl unpause g-paused
+	for i in $(seq 1 300); do [ "$(be 51954)" = 4 ] && break; sleep 0.2; progress; done
+	chk "5b xvdp2 connected once unpaused" test "$(be 51954)" = 4
+	timeout 30 xl pause g-paused
+	chk "5b detach --force of a paused guest's connected device" bounded 30 /tmp/det2 profile-backend detach --force g-paused xvdp2
+	info detach </tmp/det2
+	chk "5b its backend directory is gone" sh -c "timeout 30 xenstore-ls /local/domain/0/backend/profsvc/$P/51954 >/dev/null 2>&1; [ \$? = 1 ]"
+	timeout 30 xl destroy g-paused
+	chk "5b the guest is gone after xl destroy (no grant held)" wait_gone g-paused 30
+else
+	fail "5b profile-backend create g-paused -p"
+fi
 
 # ---- 6 ---------------------------------------------------------------------------
 T s6-xenstore
