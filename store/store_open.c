@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -339,6 +341,68 @@ static struct store *store_new(const char *path, const struct store_open_opts *o
 	return s;
 }
 
+/*
+ * A reader opens the database read-write when it may (query_only keeps it
+ * a reader: configure_reader), for one reason: the -wal and -shm files
+ * that WAL mode needs beside the database are then removed by the last
+ * connection to close, as a writer's are.  A SQLITE_OPEN_READONLY
+ * connection may not remove them, so every `profdb query` of an idle
+ * store left two files behind.  The close of the last connection may
+ * checkpoint what a backend that died left in its WAL: committed data,
+ * written where it belongs.  Without write access to the file and its
+ * directory (another user's store, a read-only filesystem) the reader
+ * opens read-only, files left as SQLite needs them.
+ */
+static int reader_can_clean_up(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return access(path, W_OK) == 0 && access(dir, W_OK) == 0;
+}
+
+/*
+ * A store on a read-only filesystem (a snapshot, a read-only bind mount, a
+ * backup) with no -wal beside it: SQLite cannot create the -shm that WAL
+ * mode's readers share, and refuses to open it.  Nobody can write it
+ * either, so it is opened "immutable" (no locks, no -shm): exact, as
+ * nothing it ignores can exist.  With a -wal there, its committed pages
+ * would be ignored: opened as usual, and SQLite says what it needs.
+ */
+static int reader_on_frozen_fs(const char *path)
+{
+	char wal[4200];
+	struct statvfs vfs;
+
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	return statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_RDONLY) && access(wal, F_OK) != 0 &&
+	       errno == ENOENT;
+}
+
+/* path as an SQLite URI that opens it immutable, in out (cap bytes): every
+ * byte but the unreserved ones and '/' percent-encoded.  -1 if too long. */
+static int immutable_uri(const char *path, char *out, size_t cap)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = (size_t)snprintf(out, cap, "file:");
+
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (n + 4 >= cap)
+			return -1;
+		if (isalnum(*p) || strchr("/-._~", *p))
+			out[n++] = (char)*p;
+		else
+			out[n++] = '%', out[n++] = hex[*p >> 4], out[n++] = hex[*p & 15];
+	}
+	return snprintf(out + n, cap - n, "?immutable=1") < (int)(cap - n) ? 0 : -1;
+}
+
 /* The file at path as the mode needs it: a reader's there, regular and
  * readable; a writer's created if absent.  *flags: how SQLite opens it. */
 static int check_file(struct store *s, const char *path, int *flags)
@@ -360,7 +424,9 @@ static int check_file(struct store *s, const char *path, int *flags)
 			return store_fail(s, STORE_EPERM,
 			                  "cannot read database %s: %s (the store is root-only: run as root)",
 			                  path, strerror(errno));
-		*flags = SQLITE_OPEN_READONLY;
+		*flags = reader_can_clean_up(path) ? SQLITE_OPEN_READWRITE
+		         : reader_on_frozen_fs(path) ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+		                                     : SQLITE_OPEN_READONLY;
 		return 0;
 	}
 	if ((rc = create_db_file(s)))
@@ -405,7 +471,14 @@ static int open_connection(struct store *s, int flags, const struct store_open_o
 {
 	int rc, version;
 
-	if (sqlite3_open_v2(s->path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+	char uri[3 * 4096 + 32];
+	const char *name = s->path;
+	if (flags & SQLITE_OPEN_URI) {
+		if (immutable_uri(s->path, uri, sizeof(uri)) != 0)
+			return store_fail(s, STORE_EINVAL, "database path %s is too long", s->path);
+		name = uri;
+	}
+	if (sqlite3_open_v2(name, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return s->db ? store_sqlite_fail(s, "opening the database")
 		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
 	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)

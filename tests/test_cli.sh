@@ -32,6 +32,30 @@ grep -q "status block    4064 bytes, closed" "$T/out" && ok || fail "show: $(cat
 expect 0 "" -- "$PROFDB" show latest --json
 [ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "show --json invalid"
 
+# read-only commands leave nothing beside a store they only read (a reader
+# that may write opens read-write under query_only: the last close removes
+# WAL mode's -wal and -shm, as a writer's does)
+for c in "query runs" "show 1 --json" "top 1" "heap 1 --csv" "check" "du" "report 1 --json"; do
+	# shellcheck disable=SC2086
+	"$PROFDB" $c >/dev/null 2>&1
+	[ ! -e "$PROFSVC_DB-wal" ] && [ ! -e "$PROFSVC_DB-shm" ] && ok ||
+		fail "profdb $c left $(ls "$PROFSVC_DB"-* | tr '\n' ' ')beside the store"
+done
+# a store on a read-only filesystem (a snapshot, a backup): read as it is,
+# though SQLite cannot create the -shm beside it (opened immutable; the
+# path made an SQLite URI, so its odd characters must survive)
+RO="$T/ro 50%?#x"
+if [ "$(id -u)" = 0 ]; then
+	mkdir -p "$RO" && cp "$PROFSVC_DB" "$PROFSVC_DB-data" "$RO/" &&
+		mount --bind "$RO" "$RO" 2>/dev/null && mount -o remount,bind,ro "$RO" 2>/dev/null && {
+		expect 0 "" -- "$PROFDB" --db "$RO/p.db" query runs
+		grep -q ' leak ' "$T/out" && ok || fail "a read-only filesystem's store: $(cat "$T/out")"
+		expect 0 "" -- "$PROFDB" --db "$RO/p.db" export 1 --prof "$T/frozen.prof"
+		same "$T/frozen.prof" "$P"
+		umount "$RO"
+	}
+fi
+
 # --- export: byte-exact, every way ------------------------------------------------
 expect 0 "" -- "$PROFDB" export 1 --prof "$T/out.prof" --hp "$T/out.hp"
 same "$T/out.prof" "$P"
