@@ -22,10 +22,10 @@ fi
 
 # The configured directories, as make expands them (configure's values are
 # ${prefix}/... until then): what the installed files must name.
-dirs=$(printf 'print-dirs:\n\t@echo "$(prefix)|$(bindir)|$(sbindir)|$(pkglibexecdir)|$(mandir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(bashcompletiondir)"\n' |
+dirs=$(printf 'print-dirs:\n\t@echo "$(prefix)|$(bindir)|$(sbindir)|$(pkglibexecdir)|$(mandir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(bashcompletiondir)|$(docdir)|$(sysconfdir)"\n' |
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
-IFS='|' read -r prefix bindir sbindir libexec mandir statedir rundir unitdir compdir <<<"$dirs"
-for v in prefix bindir sbindir libexec mandir statedir rundir unitdir compdir; do
+IFS='|' read -r prefix bindir sbindir libexec mandir statedir rundir unitdir compdir docdir confdir <<<"$dirs"
+for v in prefix bindir sbindir libexec mandir statedir rundir unitdir compdir docdir confdir; do
 	[ -n "${!v}" ] || { echo "empty $v in '$dirs'"; exit 99; }
 done
 DB_DEFAULT="$statedir/lib/profsvc/profiles.db"
@@ -51,9 +51,20 @@ for p in xensim frontend-stub; do
 done
 for f in "$mandir/man1/profdb.1" "$mandir/man1/xensim.1" "$mandir/man8/profile-backend.8" \
 	"$unitdir/profile-backend.service" "$unitdir/profdb-serve.service" "$prefix/lib/tmpfiles.d/profsvc.conf" \
-	"$compdir/profdb" "$compdir/profile-backend"; do
+	"$compdir/profdb" "$compdir/profile-backend" "$unitdir/profsvc-prune.service" "$unitdir/profsvc-prune.timer" \
+	"$confdir/default/profsvc-prune"; do
 	[ -s "$D$f" ] && ok || fail "$f not installed"
 done
+# The documentation where the units and pages point: the README and every
+# page of docs/ beside it, as its links name them.
+cmp -s "$D$docdir/README.md" "$S/README.md" && ok || fail "README.md not installed in $docdir"
+for f in "$S"/docs/*.md; do
+	cmp -s "$D$docdir/docs/${f##*/}" "$f" && ok || fail "docs/${f##*/} not installed in $docdir/docs"
+done
+grep -o '(docs/[a-z0-9-]*\.md' "$S/README.md" | sort -u | while read -r l; do
+	[ -f "$D$docdir/${l#(}" ] || echo "$l"
+done >"$T/doclinks"
+[ ! -s "$T/doclinks" ] && ok || fail "the installed README links to pages not installed: $(cat "$T/doclinks")"
 
 # --- --version on every program, first or after a command ---------------------------
 ver=$(sed -n 's/^PACKAGE_VERSION = //p' "$B/Makefile")
@@ -89,6 +100,19 @@ page() {
 }
 page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=profsvc" \
 	"delete RUN..." "prune [--older-than DUR]" "du [-n N] [--json]" "docs/json.md"
+# serve's paths: every route web/server.c answers (and every file of a run
+# it hands out) is named in the page
+{
+	grep -o 'strn\?cmp(url, "/[a-z/]*"' "$S/web/server.c" | grep -o '"/[a-z/]*"' | tr -d '"' | sed 's|/$||'
+	grep -o 'strcmp(rest, "[a-z]*")' "$S/web/server.c" | grep -o '"[a-z]*"' | tr -d '"' | sed 's|^|/api/runs/N/|'
+	grep -o 'strcmp(what, "[a-z.]*")' "$S/web/pages.c" | grep -o '"[a-z.]*"' | tr -d '"' | sed 's|^|/runs/N/|'
+} | grep -vx -e '' -e /api | sort -u >"$T/routes"
+[ "$(wc -l <"$T/routes")" -ge 12 ] && ok || fail "found only $(wc -l <"$T/routes") routes in web/: $(cat "$T/routes")"
+MANWIDTH=200 man -l "$D$mandir/man1/profdb.1" 2>/dev/null >"$T/man.txt"
+while read -r route; do
+	[ -z "$route" ] || grep -qF -- "$route" "$T/man.txt" || echo "$route"
+done <"$T/routes" >"$T/routes.missing"
+[ ! -s "$T/routes.missing" ] && ok || fail "profdb(1) does not list serve's paths: $(tr '\n' ' ' <"$T/routes.missing")"
 page 8 profile-backend "profile-backend - " "--foreground" "--run-dir DIR" "$DB_DEFAULT" "$RUN_DEFAULT/backend.sock" \
 	"PROFSVC_RUN_DIR" "disk = ['vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc']" \
 	"LOGS" "DOMID=" "status exits 3"
@@ -126,12 +150,22 @@ bad=$(grep -E '^(PrivateDevices=(yes|true|1)|DevicePolicy=|DeviceAllow=|ProtectC
 [ -z "$bad" ] && ok || fail "profile-backend.service would keep the backend from /dev/xen: $bad"
 grep -qF "ExecStart=$bindir/profdb --db $DB_DEFAULT serve" "$U/profdb-serve.service" && ok ||
 	fail "profdb-serve.service's ExecStart: $(grep ExecStart "$U/profdb-serve.service")"
+grep -qxF "ExecStart=$bindir/profdb --db $DB_DEFAULT prune \$PROFSVC_PRUNE" "$U/profsvc-prune.service" && ok ||
+	fail "profsvc-prune.service's ExecStart: $(grep ExecStart "$U/profsvc-prune.service")"
+grep -qxF "EnvironmentFile=-$confdir/default/profsvc-prune" "$U/profsvc-prune.service" && ok ||
+	fail "profsvc-prune.service does not read the policy from $confdir/default/profsvc-prune"
+# The policy file's commented default is the unit's.
+[ "$(sed -n 's/^#PROFSVC_PRUNE=//p' "$D$confdir/default/profsvc-prune")" = \
+	"$(sed -n 's/^Environment=.PROFSVC_PRUNE=\(.*\).$/"\1"/p' "$U/profsvc-prune.service")" ] && ok ||
+	fail "$confdir/default/profsvc-prune's commented policy is not the unit's default"
 mkdir -p "$T/units"
-for u in profile-backend profdb-serve; do
-	! grep -q '%[A-Z]*%' "$U/$u.service" && ok || fail "$u.service has an unsubstituted directory"
-	sed -e "s|^\(Exec[A-Za-z]*=[-@:+!]*\)$prefix/|\1$D$prefix/|" "$U/$u.service" >"$T/units/$u.service"
-	MANPATH="$D$mandir" SYSTEMD_LOG_COLOR=0 systemd-analyze verify "$T/units/$u.service" >"$T/verify" 2>&1 &&
-		! [ -s "$T/verify" ] && ok || fail "systemd-analyze verify $u.service: $(cat "$T/verify")"
+for u in profile-backend.service profdb-serve.service profsvc-prune.service profsvc-prune.timer; do
+	! grep -q '%[A-Z]*%' "$U/$u" && ok || fail "$u has an unsubstituted directory"
+	sed -e "s|^\(Exec[A-Za-z]*=[-@:+!]*\)$prefix/|\1$D$prefix/|" "$U/$u" >"$T/units/$u"
+done
+for u in profile-backend.service profdb-serve.service profsvc-prune.service profsvc-prune.timer; do
+	MANPATH="$D$mandir" SYSTEMD_LOG_COLOR=0 systemd-analyze verify "$T/units/$u" >"$T/verify" 2>&1 &&
+		! [ -s "$T/verify" ] && ok || fail "systemd-analyze verify $u: $(cat "$T/verify")"
 done
 
 # --- tmpfiles.d: both directories, root-only --------------------------------------

@@ -18,6 +18,8 @@
 #     exported byte for byte (restart without loss, under systemd);
 #   - a start that fails (the store is a directory) fails the unit, and the
 #     journal says why at err;
+#   - profsvc-prune.service applies the retention policy of its file in
+#     /etc/default, and its timer enables;
 #   - systemctl stop ends both cleanly; enable/disable follow [Install].
 # Needs root, unshare(1) and overlayfs; without them it is skipped (77),
 # except under CI=true, where it fails.
@@ -37,9 +39,9 @@ command -v unshare >/dev/null || skip "no unshare (util-linux)"
 unshare --mount --pid --fork true 2>/dev/null || skip "unshare --mount --pid refused here"
 
 # The configured directories, as make expands them (see test_install.sh).
-dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)"\n' |
+dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)|$(sysconfdir)"\n' |
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
-IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix <<<"$dirs"
+IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix confdir <<<"$dirs"
 simdir=$libexec
 "$B/config.status" --config | grep -q -- "--enable-simulators-in-path" && simdir=$bindir
 
@@ -53,6 +55,7 @@ BIN=$bindir
 SIM=$simdir
 DB=$statedir/lib/profsvc/profiles.db
 RUNDIR=$rundir/profsvc
+CONF=$confdir
 EOF
 cat >"$T/share/inner.sh" <<'INNER'
 #!/bin/bash
@@ -147,6 +150,19 @@ check "a run's start is at notice (PRIORITY=5)" grep -q "run $RUN: started" \
 check "no error in the backend's journal" test -z "$(journalctl --no-pager -o cat -p err _SYSTEMD_UNIT=profile-backend.service)"
 check "the restarted backend says it started again" test "$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service | grep -c 'started: platform sim')" -ge 2
 
+# Retention: profsvc-prune.service applies the policy file's PROFSVC_PRUNE.
+check "the policy file is installed, its default commented" grep -q '^#PROFSVC_PRUNE=' "$CONF/default/profsvc-prune"
+echo 'PROFSVC_PRUNE="--keep 0 --name unit-guest"' >>"$CONF/default/profsvc-prune"
+systemctl start profsvc-prune.service
+check "systemctl start profsvc-prune (the policy applied)" test $? = 0
+check "profsvc-prune removed the run the policy let go" sh -c "! '$PROFDB' show '$RUN' >/dev/null 2>&1"
+journalctl --sync 2>/dev/null
+check "the journal says which run went" grep -q "deleted run $RUN" <<<"$(journalctl --no-pager -o cat -u profsvc-prune.service)"
+systemctl enable --now profsvc-prune.timer >/dev/null 2>&1
+check "profsvc-prune.timer enabled and waiting (next $(prop profsvc-prune.timer NextElapseUSecRealtime))" \
+	test "$(prop profsvc-prune.timer ActiveState)/$(systemctl is-enabled profsvc-prune.timer)" = active/enabled
+systemctl disable --now profsvc-prune.timer >/dev/null 2>&1
+
 # stop, then a start that cannot succeed: the unit fails and the journal says why.
 systemctl stop profdb-serve.service profile-backend.service
 check "systemctl stop: profile-backend inactive, result success" test "$(prop profile-backend ActiveState)/$(prop profile-backend Result)" = inactive/success
@@ -194,7 +210,8 @@ mkdir -p "\$E"
 ln -sf /dev/null "\$E/tmp.mount"
 mkdir -p "\$R/etc/tmpfiles.d"
 : >"\$R/etc/tmpfiles.d/tmp.conf"
-cp "\$R$unitdir/profile-backend.service" "\$R$unitdir/profdb-serve.service" "\$E/"
+cp "\$R$unitdir/profile-backend.service" "\$R$unitdir/profdb-serve.service" "\$R$unitdir/profsvc-prune.service" \
+	"\$R$unitdir/profsvc-prune.timer" "\$E/"
 rm -rf "\$R$statedir/lib/profsvc" "\$R$rundir/profsvc"
 mkdir -p "\$E/profile-backend.service.d" "\$R/profsvc-test"
 mount --bind "$T/share" "\$R/profsvc-test"
@@ -213,7 +230,7 @@ case "$sbindir" in
 /tmp/*)
 	# make distcheck installs under /tmp, which the units' PrivateTmp=
 	# hides from them; a real install's prefix is /usr.
-	for u in profile-backend profdb-serve; do
+	for u in profile-backend profdb-serve profsvc-prune; do
 		mkdir -p "\$E/\$u.service.d"
 		printf '[Service]\nPrivateTmp=no\n' >"\$E/\$u.service.d/prefix-in-tmp.conf"
 	done ;;
