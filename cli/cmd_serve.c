@@ -17,6 +17,7 @@
 
 static const char usage[] =
 	"usage: profdb serve [--db PATH] [--listen ADDR:PORT] [--allow-host NAME]... [--open]\n"
+	"                    [--access-log]\n"
 	"  A read-only web view of the store: the run catalogue, each run's report\n"
 	"  (live while the guest runs), comparisons, downloads and a JSON API.\n"
 	"  --db postgresql://...: the fleet catalogue, every host's runs (numbered\n"
@@ -26,7 +27,10 @@ static const char usage[] =
 	"  --allow-host  a name the server answers to besides localhost, IP addresses\n"
 	"            and this machine's name (a request naming another Host gets 421:\n"
 	"            a guard against DNS rebinding); up to 16\n"
-	"  --open    open the catalogue in a browser (xdg-open)\n";
+	"  --open    open the catalogue in a browser (xdg-open)\n"
+	"  --access-log  a line per request on stderr: client, method, path, status,\n"
+	"            bytes, duration (under systemd: journal entries with HTTP_* fields,\n"
+	"            always)\n";
 
 static int serve_opt(int c, const char *arg, void *ctx)
 {
@@ -36,6 +40,8 @@ static int serve_opt(int c, const char *arg, void *ctx)
 		o->listen = arg;
 	else if (c == 'o')
 		o->open_browser = 1;
+	else if (c == 'L')
+		o->access_log = 1;
 	else if (c == 'd')
 		o->db = cli_db_path(arg);
 	else if (c == 'a') {
@@ -55,6 +61,7 @@ int cmd_serve(const char *db, int argc, char **argv)
 	static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
 	                                     {"open", no_argument, NULL, 'o'},
 	                                     {"allow-host", required_argument, NULL, 'a'},
+	                                     {"access-log", no_argument, NULL, 'L'},
 	                                     {"db", required_argument, NULL, 'd'},
 	                                     {"help", no_argument, NULL, 'h'},
 	                                     {NULL, 0, NULL, 0}};

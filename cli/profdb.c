@@ -46,7 +46,7 @@ static const char usage[] =
 	"                          what changed: call stacks and heap bands\n"
 	"  report RUN [-o FILE.html | --json] [--against RUN0]\n"
 	"                          everything about a run in one HTML file\n"
-	"  serve [--listen ADDR:PORT] [--open]\n"
+	"  serve [--listen ADDR:PORT] [--open] [--access-log]\n"
 	"                          a web view of every run, live while guests run\n"
 	"  watch RUN [-n BANDS]    a running guest's heap in the terminal, live\n"
 	"  events RUN [--type NAME]... [--json]\n"

@@ -253,6 +253,26 @@ for h in profsvc.example:8080 other.example evil.example; do
 	[ "$code" = "$want" ] && ok || fail "--allow-host: Host $h got $code, want $want"
 done
 kill $AH; wait $AH 2>/dev/null
+# no --access-log on a terminal-style stderr: no line per request
+! grep -q ' GET /api/runs ' "$T/serve-ah.log" && ok || fail "requests logged without --access-log: $(cat "$T/serve-ah.log")"
+# --access-log: one line per request, when its reply has gone (a stream's
+# when it ends), the client's path escaped
+"$PROFDB" serve --listen 127.0.0.1:0 --access-log 2>"$T/serve-al.log" &
+AL=$!
+for _ in $(seq $((100 * SLOW))); do grep -q 'serving' "$T/serve-al.log" && break; sleep 0.1; done
+ALURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-al.log" | head -1 | cut -d: -f2)"
+curl -s --max-time 5 -o "$T/al-runs" "$ALURL/api/runs"
+curl -s --max-time 5 -I -o /dev/null "$ALURL/runs/1"
+curl -s --max-time 5 -o /dev/null "$ALURL/no%1b%5b2Jpe"
+curl -s --max-time 2 -o "$T/al-ev" "$ALURL/api/events"
+kill $AL; wait $AL 2>/dev/null
+grep -Eq "^profdb: 127\.0\.0\.1 GET /api/runs 200 $(stat -c %s "$T/al-runs") bytes [0-9.]+ ms$" "$T/serve-al.log" && ok ||
+	fail "--access-log: no line for GET /api/runs with its size: $(cat "$T/serve-al.log")"
+grep -Eq '^profdb: 127\.0\.0\.1 HEAD /runs/1 200 0 bytes ' "$T/serve-al.log" && ok || fail "--access-log: HEAD: $(cat "$T/serve-al.log")"
+grep -qF 'GET /no\x1b[2Jpe 404 ' "$T/serve-al.log" && ! grep -q $'\033' "$T/serve-al.log" && ok ||
+	fail "--access-log: the client's path not escaped: $(cat -v "$T/serve-al.log")"
+grep -Eq "^profdb: 127\.0\.0\.1 GET /api/events 200 $(stat -c %s "$T/al-ev") bytes [0-9]{4,}\.[0-9] ms$" "$T/serve-al.log" && ok ||
+	fail "--access-log: the event stream's line (its bytes, over a second): $(cat "$T/serve-al.log")"
 expect 2 "at most 16 names" -- "$PROFDB" serve $(for i in $(seq 17); do printf -- '--allow-host h%d ' "$i"; done)
 
 # --- a live guest: the event stream, watch, and the browser ------------------------

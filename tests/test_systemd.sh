@@ -12,7 +12,8 @@
 #   - profdb-serve.service starts after it and serves the store on
 #     127.0.0.1:8080 while a guest writes (the run live, then complete);
 #   - the journal has the backend's lines with their fields: journalctl
-#     DOMID=N and RUN=N find the guest's events, at notice;
+#     DOMID=N and RUN=N find the guest's events, at notice; profdb serve's
+#     access log is there too, one entry per request with HTTP_* fields;
 #   - Restart=on-failure: a SIGKILLed backend is restarted by systemd in
 #     the middle of a guest's writes, and the guest's profiles are still
 #     exported byte for byte (restart without loss, under systemd);
@@ -147,6 +148,10 @@ check "journalctl RUN=$RUN VDEV=xvdp2 finds that disk" grep -q "dom$DOM xvdp2 ru
 	<<<"$(journalctl --no-pager -o cat RUN="$RUN" VDEV=xvdp2)"
 check "a run's start is at notice (PRIORITY=5)" grep -q "run $RUN: started" \
 	<<<"$(journalctl --no-pager -o cat -p notice..notice _SYSTEMD_UNIT=profile-backend.service)"
+check "profdb-serve's access log: journalctl HTTP_PATH= HTTP_STATUS= finds the download" \
+	grep -q "GET /runs/$RUN/prof 200 " <<<"$(journalctl --no-pager -o cat -u profdb-serve.service HTTP_PATH="/runs/$RUN/prof" HTTP_STATUS=200)"
+check "its entries are at info, with the bytes sent" grep -qx "$(stat -c %s /profsvc-test/phases-p-hc.prof)" \
+	<<<"$(journalctl --no-pager -n 1 -o json -u profdb-serve.service HTTP_PATH="/runs/$RUN/prof" -p info..info | jq_py "d['HTTP_BYTES']" 2>/dev/null | tail -1)"
 check "no error in the backend's journal" test -z "$(journalctl --no-pager -o cat -p err _SYSTEMD_UNIT=profile-backend.service)"
 check "the restarted backend says it started again" test "$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service | grep -c 'started: platform sim')" -ge 2
 

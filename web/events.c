@@ -71,6 +71,7 @@ struct event_stream {
 	struct web *w;
 	int catalogue;
 	int client_fd;          /* the client's socket (-1: not known) */
+	struct access_entry *access; /* the request's log entry, or NULL */
 	/* pending output */
 	char *out;
 	size_t len, off;
@@ -101,6 +102,11 @@ struct event_stream {
 	char *name;
 	char *last_list;
 };
+
+void events_set_access(struct event_stream *e, struct access_entry *a)
+{
+	e->access = a;
+}
 
 void events_set_client(struct event_stream *e, int fd)
 {
@@ -480,6 +486,8 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 	size_t n = e->len - e->off < max ? e->len - e->off : max;
 	memcpy(buf, e->out + e->off, n);
 	e->off += n;
+	if (e->access)
+		e->access->bytes += n;
 	return (long)n;
 }
 
@@ -488,6 +496,7 @@ void events_free(void *cls)
 	struct event_stream *e = cls;
 	if (!e)
 		return;
+	access_entry_finish(e->w->access_log, e->access);
 	if (e->s)
 		store_close(e->s);
 	if (!e->catalogue) {

@@ -36,6 +36,7 @@
 #include <microhttpd.h>
 
 #include "../profile/markup.h"
+#include "access_log.h"
 #include "conn_guard.h"
 #include "web.h"
 #include "web_assets.h"
@@ -94,10 +95,14 @@ static void common_headers(struct MHD_Response *resp)
 	MHD_add_response_header(resp, "Content-Security-Policy", page_csp);
 }
 
-static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, const char *url)
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, const char *url, struct access_entry *a)
 {
 	if (r->f)
 		reply_close(r);
+	if (a) {
+		a->status = r->status;
+		a->bytes = strcmp(a->method, "HEAD") ? r->len : 0;
+	}
 	if (r->status >= 500)
 		fprintf(stderr, "%s: %s: %d\n", web_prog, url, r->status);
 	struct MHD_Response *resp =
@@ -118,10 +123,17 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, con
 	return ret;
 }
 
-static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream *e)
+/* The stream takes the request's log entry: it is written when the stream
+ * ends, with what it sent. */
+static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream *e, void **state)
 {
 	if (!e)
 		return MHD_NO;
+	struct access_entry *a = *state;
+	if (a)
+		a->status = MHD_HTTP_OK;
+	events_set_access(e, a);
+	*state = NULL;
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	events_set_client(e, ci ? ci->connect_fd : -1);
 	struct MHD_Response *resp =
@@ -136,6 +148,19 @@ static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream
 	enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);
 	return ret;
+}
+
+/* The client's address as text in out (cap bytes), or "". */
+static const char *client_address(struct MHD_Connection *c, char *out, size_t cap)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	out[0] = '\0';
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out, (socklen_t)cap);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out, (socklen_t)cap);
+	return out;
 }
 
 /* "/runs/12/hp" -> 12 and "hp"; "/runs/12" -> 12 and "". */
@@ -155,7 +180,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	conn_guard_headers_done(w->guard, c);
 	(void)version;
 	(void)upload;
-	(void)state;
+	if (!*state && w->access_log != ACCESS_LOG_OFF) {
+		char client[64];
+		*state = access_entry_new(method, url, client_address(c, client, sizeof(client)));
+	}
 
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!web_host_allowed(host, w->allow_hosts, w->nallow_hosts, w->own_host)) {
@@ -165,12 +193,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		            "reach it by localhost, its IP address or its host name, or start it with "
 		            "--allow-host NAME",
 		            host);
-		return send_reply(c, &r, url);
+		return send_reply(c, &r, url, *state);
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		*upload_size = 0;
 		reply_error(&r, 405, strncmp(url, "/api/", 5) == 0, "only GET and HEAD are served here");
-		return send_reply(c, &r, url);
+		return send_reply(c, &r, url, *state);
 	}
 	const char *rest;
 	/* Over a fleet catalogue, a run's bytes come into the mirror on the
@@ -192,7 +220,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 				reply_error(&r, 502, strncmp(url, "/api/", 5) == 0,
 				            "run %lld could not be read from the fleet catalogue: %s", (long long)ids[i],
 				            err);
-				return send_reply(c, &r, url);
+				return send_reply(c, &r, url, *state);
 			}
 		}
 	}
@@ -221,7 +249,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		else if (strcmp(rest, "tree") == 0)
 			api_tree(w, id, &r);
 		else if (strcmp(rest, "events") == 0)
-			return send_stream(c, events_run(w, id));
+			return send_stream(c, events_run(w, id), state);
 		else if (strcmp(rest, "eventlog") == 0)
 			page_timeline(w, id, &r);
 		else
@@ -234,19 +262,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		if (web_filter(conn_arg, c, &f, err, sizeof(err)) != 0)
 			reply_error(&r, 400, 1, "%s", err);
 		else
-			return send_stream(c, events_catalogue(w, &f, f.name_glob));
+			return send_stream(c, events_catalogue(w, &f, f.name_glob), state);
 	} else {
 		reply_error(&r, 404, strncmp(url, "/api/", 5) == 0, "no such page");
 	}
-	return send_reply(c, &r, url);
+	return send_reply(c, &r, url, *state);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                               enum MHD_RequestTerminationCode toe)
 {
 	struct web *w = cls;
-	(void)con_cls;
 	(void)toe;
+	access_entry_finish(w->access_log, *con_cls);
+	*con_cls = NULL;
 	conn_guard_request_done(w->guard, c);
 }
 
@@ -288,7 +317,8 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, NULL, o->allow_hosts, o->nallow_hosts, ""};
+	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, NULL, o->allow_hosts, o->nallow_hosts, "",
+	                access_log_dest(o->access_log)};
 	if (gethostname(w.own_host, sizeof(w.own_host) - 1) != 0)
 		w.own_host[0] = '\0';
 	if (!w.live || !(w.activity = activity_start(o->db, w.live)) || !(w.guard = conn_guard_start())) {

@@ -17,6 +17,8 @@ struct web_opts {
 	const char *allow_hosts[WEB_ALLOW_HOSTS_MAX]; /* --allow-host: names besides localhost, IP
 	                                               * addresses and this machine's name */
 	int nallow_hosts;
+	int access_log;        /* --access-log: a line per request on stderr (the journal's
+	                        * entries under systemd whatever it says) */
 };
 
 /* Serves until SIGINT or SIGTERM.  The exit status: 0, 1 (reported), or

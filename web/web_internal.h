@@ -15,6 +15,7 @@
 #include "../store/store.h"
 #include "../store/store_watch.h"
 #include "../view/view_json.h"
+#include "access_log.h"
 #include "activity.h"
 #include "mirror.h"
 
@@ -27,6 +28,7 @@ struct web {
 	const char *const *allow_hosts; /* --allow-host names */
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
+	enum access_log_dest access_log; /* where each request's entry goes */
 };
 
 /* One response, rendered whole into memory before it is sent (a render
@@ -105,6 +107,10 @@ struct event_stream *events_catalogue(struct web *w, const struct store_run_filt
 /* libmicrohttpd's content reader: blocks until there is something to send. */
 /* The client's socket, which a waiting stream looks at to notice a hang-up. */
 void events_set_client(struct event_stream *e, int fd);
+/* The request's access-log entry (may be NULL), taken by the stream:
+ * written with the bytes it sent when the stream ends. */
+struct access_entry;
+void events_set_access(struct event_stream *e, struct access_entry *a);
 long events_read(void *cls, uint64_t pos, char *buf, size_t max);
 void events_free(void *cls);
 

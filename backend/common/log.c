@@ -15,7 +15,7 @@
  * The last error is kept so that a start that fails can say why on the
  * terminal that started it (daemon.c).
  *
- * Calls: log_fields.c, util/safe_text, syslog (the journal) or stderr; any part may call it.
+ * Calls: log_fields.c, util/safe_text, util/journal_stream, syslog (the journal) or stderr; any part may call it.
  */
 #include "config.h"
 
@@ -32,6 +32,7 @@
 #include "backend/common/state.h"
 #include "backend/common/log.h"
 #include "backend/common/log_fields.h"
+#include "util/journal_stream.h"
 #include "util/safe_text.h"
 
 enum log_dest { TO_STDERR, TO_JOURNAL, TO_FIELDS };
@@ -41,25 +42,13 @@ static int daemonised;
 static int verbose;
 static char last_error[1200];
 
-/* stderr is the journal's stream: JOURNAL_STREAM is "DEV:INO" of it. */
-static int stderr_is_journal(void)
-{
-	const char *js = getenv("JOURNAL_STREAM");
-	unsigned long long dev, ino;
-	struct stat st;
-
-	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(2, &st) != 0)
-		return 0;
-	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
-}
-
 void log_open(int foreground, int v, int fields)
 {
 	verbose = v;
 	daemonised = !foreground;
 	if (fields)
 		dest = TO_FIELDS; /* --log-format=fields: the journal's fields on stderr (tests) */
-	else if (!foreground || stderr_is_journal())
+	else if (!foreground || journal_stream_is_stderr())
 		dest = TO_JOURNAL;
 	else
 		dest = TO_STDERR;
