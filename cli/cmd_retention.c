@@ -11,7 +11,7 @@
  * (store/store_space.c): the database's free pages at once, the data
  * file's slots as soon as no reader can see them.
  *
- * May call: store/store.h, util/units.h, view/view_json.h, cli_util.h,
+ * May call: store/store.h, util/units.h, view/view_json.h, view/view_backend.h, cli_util.h,
  *           cli_json.h.
  */
 #include "config.h"
@@ -19,18 +19,15 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "profsvc_paths.h"
 
 #include "../util/units.h"
+#include "../view/view_backend.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -111,56 +108,22 @@ static json_t *reclaim_json(const struct store_reclaim *rc)
  */
 static int backend_end_run(const char *db, int64_t run_id, char *msg, size_t msglen)
 {
-	const char *dir = getenv("PROFSVC_RUN_DIR");
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	char real[PATH_MAX], req[PATH_MAX + 64], reply[512];
+	char real[PATH_MAX], req[PATH_MAX + 64], *reply;
+	size_t len;
 
-	if (!dir || !*dir)
-		dir = PROFSVC_DEFAULT_RUN_DIR;
 	if (!realpath(db, real)) {
 		snprintf(msg, msglen, "%s: %s", db, strerror(errno));
 		return 1;
 	}
-	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
-		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
+	snprintf(req, sizeof(req), "end-run %lld %s", (long long)run_id, real);
+	if (view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, msg, msglen) != 0)
 		return 1;
-	}
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	int n = snprintf(req, sizeof(req), "end-run %lld %s\n", (long long)run_id, real);
-	size_t got = 0;
-	if (send(fd, req, (size_t)n, MSG_NOSIGNAL) != n) {
-		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
-		close(fd);
-		return 1;
-	}
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		long left = END_RUN_TIMEOUT_MS - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
-		struct pollfd p = {fd, POLLIN, 0};
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			break;
-		ssize_t r = recv(fd, reply + got, sizeof(reply) - 1 - got, 0);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-		if (got == sizeof(reply) - 1)
-			break;
-	}
-	close(fd);
-	reply[got] = '\0';
 	reply[strcspn(reply, "\n")] = '\0';
-	if (strncmp(reply, "closed run ", 11) == 0)
-		return 0;
-	snprintf(msg, msglen, "the backend on %s: %s", sa.sun_path, got ? reply : "no answer");
-	return 1;
+	int rc = strncmp(reply, "closed run ", 11) != 0;
+	if (rc)
+		snprintf(msg, msglen, "the backend: %s", len ? reply : "no answer");
+	free(reply);
+	return rc;
 }
 
 /*

@@ -211,6 +211,10 @@ struct store_run_filter {
 	int64_t limit;          /* 0: no limit; else the newest N */
 	int64_t before_id;      /* 0: any; else runs with a smaller id (the page before) */
 };
+/* How many runs the store holds in each state (indexed by enum
+ * store_run_state; a row in no known state is not counted): one grouped
+ * scan of the runs table (profdb serve's /metrics). */
+int store_count_runs_by_state(struct store *s, int64_t counts[3]);
 typedef int (*store_run_cb)(void *ctx, const struct store_run *run);
 int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb,
                     void *ctx);

@@ -485,6 +485,26 @@ int store_list_running(struct store *s, int64_t **ids, size_t *n)
 	return 0;
 }
 
+int store_count_runs_by_state(struct store *s, int64_t counts[3])
+{
+	sqlite3_stmt *st;
+	int rc;
+	STORE_NEED_SQL(s);
+
+	counts[0] = counts[1] = counts[2] = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT state, count(*) FROM runs GROUP BY state", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_sqlite_fail(s, "counting runs");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		enum store_run_state state;
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		if (name && store_run_state_parse(name, &state) == 0 && (int)state >= 0 && (int)state < 3)
+			counts[state] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "counting runs");
+}
+
 int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
 {
 	sqlite3_stmt *st;

@@ -386,6 +386,74 @@ get "/api/runs?name=live-*&state=complete" >/dev/null
 expect 1 "no run 999" -- "$PROFDB" watch 999
 expect 2 "" -- "$PROFDB" watch
 
+# --- /healthz and /metrics (Prometheus's text format): serve's, the store's, the backend's
+status 200 /healthz
+[ "$(cat "$T/body")" = ok ] && ok || fail "/healthz: $(cat "$T/body")"
+status 200 /metrics
+grep -qi '^content-type: text/plain; version=0.0.4' "$T/hdr" && ok || fail "/metrics content type: $(cat "$T/hdr")"
+cp "$T/body" "$T/metrics.txt"
+metric() { awk -v k="$1" '$1 == k { print $2 }' "$T/metrics.txt"; }
+[ "$(metric profsvc_backend_reachable)" = 1 ] && ok || fail "/metrics: the backend not reached: $(grep reachable "$T/metrics.txt")"
+[ "$(metric profsvc_backend_batches_total)" -gt 0 ] 2>/dev/null && ok || fail "/metrics: no batches from the backend"
+[ "$(metric profsvc_backend_commit_seconds_count)" = "$(metric 'profsvc_backend_commit_seconds_bucket{le="+Inf"}')" ] &&
+	[ "$(metric profsvc_backend_commit_seconds_count)" -gt 0 ] && ok || fail "/metrics: the commit histogram"
+ncomplete=$("$PROFDB" query runs --json --state complete | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["runs"]))')
+[ "$(metric 'profsvc_store_runs{state="complete"}')" = "$ncomplete" ] && ok ||
+	fail "/metrics: runs complete $(metric 'profsvc_store_runs{state="complete"}'), query says $ncomplete"
+[ "$(metric 'profsvc_serve_replies_total{code="404"}')" -gt 0 ] 2>/dev/null && ok || fail "/metrics: the 404s sent are not counted"
+# every sample line is NAME{labels} VALUE of a family declared with HELP and TYPE
+python3 - "$T/metrics.txt" <<'PY' && ok || fail "/metrics is not Prometheus's text format"
+import re, sys
+typed, bad = set(), []
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    m = re.match(r"# TYPE ([a-z_:][a-z0-9_:]*) (counter|gauge|histogram)$", line)
+    if m:
+        typed.add(m.group(1)); continue
+    if line.startswith("# HELP "):
+        continue
+    m = re.match(r'([a-z_:][a-z0-9_:]*)(\{[a-z_]+="[^"\\\n]*"(,[a-z_]+="[^"\\\n]*")*\})? (-?[0-9.e+]+|\+Inf)$', line)
+    base = m and re.sub(r"_(bucket|sum|count)$", "", m.group(1))
+    if not m or (m.group(1) not in typed and base not in typed):
+        bad.append(line)
+if bad:
+    print("\n".join(bad[:5])); sys.exit(1)
+PY
+if command -v promtool >/dev/null; then
+	promtool check metrics <"$T/metrics.txt" >"$T/promtool.txt" 2>&1 && ok || fail "promtool check metrics: $(head -5 "$T/promtool.txt")"
+fi
+# a damaged store: /healthz says so (503), /metrics still answers
+printf 'not a database' >"$T/garbage.db"
+"$PROFDB" --db "$T/garbage.db" serve --listen 127.0.0.1:0 2>"$T/serve-g.log" &
+GS=$!
+for _ in $(seq $((100 * SLOW))); do grep -q 'serving' "$T/serve-g.log" && break; sleep 0.1; done
+GURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-g.log" | head -1 | cut -d: -f2)"
+[ "$(curl -s --max-time 5 -o "$T/gh" -w '%{http_code}' "$GURL/healthz")" = 503 ] && grep -q "not a profsvc database" "$T/gh" && ok ||
+	fail "/healthz of a damaged store: $(cat "$T/gh")"
+curl -s --max-time 5 "$GURL/metrics" | grep -qx 'profsvc_store_readable 0' && ok || fail "/metrics of a damaged store"
+kill $GS; wait $GS 2>/dev/null
+# Prometheus itself scrapes it (Debian's prometheus; required under CI)
+if command -v prometheus >/dev/null; then
+	PPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: profsvc\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
+		"$PORT" >"$T/prom.yml"
+	prometheus --config.file="$T/prom.yml" --storage.tsdb.path="$T/prom" --web.listen-address="127.0.0.1:$PPORT" \
+		>"$T/prom.log" 2>&1 &
+	PROM=$!
+	scraped() {
+		curl -s --max-time 2 "http://127.0.0.1:$PPORT/api/v1/query?query=profsvc_store_runs%7Bstate%3D%22complete%22%7D" >"$T/prom.json" &&
+			python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["data"]["result"]; sys.exit(not r or r[0]["value"][1] != sys.argv[2])' \
+				"$T/prom.json" "$ncomplete"
+	}
+	for _ in $(seq $((300 * SLOW))); do scraped && break; sleep 0.1; done
+	scraped && ok || fail "prometheus did not scrape profsvc_store_runs: $(cat "$T/prom.json"; tail -5 "$T/prom.log")"
+	curl -s --max-time 2 "http://127.0.0.1:$PPORT/api/v1/targets" | grep -q '"health":"up"' && ok ||
+		fail "prometheus's target is not up: $(tail -5 "$T/prom.log")"
+	kill $PROM; wait $PROM 2>/dev/null
+elif [ "${CI:-}" = true ]; then
+	fail "prometheus is not installed (quickstart installs it)"
+fi
+
 # --- the backend restarts, the store is damaged and replaced: serving goes on ----------
 "$BACKEND" stop >/dev/null; "$BACKEND" start --platform sim --db "$PROFSVC_DB" >/dev/null
 status 200 /

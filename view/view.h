@@ -20,6 +20,7 @@
  *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
+ *   view_backend.c  asking the running profile-backend (its control socket)
  */
 #ifndef PROFSVC_VIEW_H
 #define PROFSVC_VIEW_H

@@ -51,6 +51,11 @@ struct access_entry *access_entry_new(const char *method, const char *path, cons
 	return a;
 }
 
+int64_t access_entry_age_us(const struct access_entry *a)
+{
+	return mono_us() - a->start_us;
+}
+
 void access_entry_finish(enum access_log_dest dest, struct access_entry *a)
 {
 	if (!a)

@@ -28,6 +28,8 @@ struct access_entry {
 
 /* A new entry (NULL when out of memory: the request is served, unlogged). */
 struct access_entry *access_entry_new(const char *method, const char *path, const char *client);
+/* Microseconds since the request came. */
+int64_t access_entry_age_us(const struct access_entry *a);
 /* Writes the entry where dest says and frees it (NULL: nothing). */
 void access_entry_finish(enum access_log_dest dest, struct access_entry *a);
 

@@ -72,6 +72,7 @@ struct event_stream {
 	int catalogue;
 	int client_fd;          /* the client's socket (-1: not known) */
 	struct access_entry *access; /* the request's log entry, or NULL */
+	int counted;            /* in the open streams of /metrics */
 	/* pending output */
 	char *out;
 	size_t len, off;
@@ -106,6 +107,10 @@ struct event_stream {
 void events_set_access(struct event_stream *e, struct access_entry *a)
 {
 	e->access = a;
+	if (!e->counted) {
+		e->counted = 1;
+		atomic_fetch_add(&e->w->metrics.streams, 1);
+	}
 }
 
 void events_set_client(struct event_stream *e, int fd)
@@ -496,6 +501,10 @@ void events_free(void *cls)
 	struct event_stream *e = cls;
 	if (!e)
 		return;
+	if (e->counted)
+		atomic_fetch_sub(&e->w->metrics.streams, 1);
+	if (e->access)
+		web_metrics_reply(&e->w->metrics, e->access->status, 0, 1);
 	access_entry_finish(e->w->access_log, e->access);
 	if (e->s)
 		store_close(e->s);

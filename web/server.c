@@ -180,7 +180,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	conn_guard_headers_done(w->guard, c);
 	(void)version;
 	(void)upload;
-	if (!*state && w->access_log != ACCESS_LOG_OFF) {
+	if (!*state) { /* its status and time are counted (/metrics), if not logged */
 		char client[64];
 		*state = access_entry_new(method, url, client_address(c, client, sizeof(client)));
 	}
@@ -254,6 +254,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			page_timeline(w, id, &r);
 		else
 			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events and eventlog)");
+	} else if (strcmp(url, "/metrics") == 0) {
+		page_metrics(w, &r);
+	} else if (strcmp(url, "/healthz") == 0) {
+		page_healthz(w, &r);
 	} else if (strcmp(url, "/api/diff") == 0) {
 		api_diff(w, conn_arg, c, &r);
 	} else if (strcmp(url, "/api/events") == 0) {
@@ -274,7 +278,10 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 {
 	struct web *w = cls;
 	(void)toe;
-	access_entry_finish(w->access_log, *con_cls);
+	struct access_entry *a = *con_cls;
+	if (a)
+		web_metrics_reply(&w->metrics, a->status, access_entry_age_us(a), 0);
+	access_entry_finish(w->access_log, a);
 	*con_cls = NULL;
 	conn_guard_request_done(w->guard, c);
 }
@@ -317,8 +324,13 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct web w = {o->db, store_watch_start(o->db), NULL, o->mirror, NULL, o->allow_hosts, o->nallow_hosts, "",
-	                access_log_dest(o->access_log)};
+	static struct web w; /* its counters: zero, and not on this stack */
+	w.db = o->db;
+	w.live = store_watch_start(o->db);
+	w.mirror = o->mirror;
+	w.allow_hosts = o->allow_hosts;
+	w.nallow_hosts = o->nallow_hosts;
+	w.access_log = access_log_dest(o->access_log);
 	if (gethostname(w.own_host, sizeof(w.own_host) - 1) != 0)
 		w.own_host[0] = '\0';
 	if (!w.live || !(w.activity = activity_start(o->db, w.live)) || !(w.guard = conn_guard_start())) {

@@ -17,6 +17,7 @@
 #include "../view/view_json.h"
 #include "access_log.h"
 #include "activity.h"
+#include "metrics.h"
 #include "mirror.h"
 
 struct web {
@@ -29,6 +30,7 @@ struct web {
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
 	enum access_log_dest access_log; /* where each request's entry goes */
+	struct web_metrics metrics;      /* replies counted for /metrics */
 };
 
 /* One response, rendered whole into memory before it is sent (a render

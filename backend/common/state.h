@@ -119,6 +119,11 @@ struct backend {
 	int64_t started_us;
 	uint64_t batches, commits_failed;
 	uint64_t inline_commits; /* batches committed on the loop thread (io.c) */
+	/* How long batches took in the store, begin to commit (and sync):
+	 * counts at or under each of COMMIT_BUCKETS_US (cumulative, as
+	 * Prometheus has them), all of them, and their sum (io.c; metrics.c). */
+#define COMMIT_BUCKETS 12
+	uint64_t commit_le[COMMIT_BUCKETS], commit_count, commit_sum_us;
 	/* xenstore watch events (xenbus.c): seen, deferred by the frontends'
 	 * rate limit, and rounds that drained the pipeline to act on some. */
 	uint64_t xs_events, xs_deferred, xs_rounds;

@@ -418,6 +418,34 @@ void sampling_status(struct backend *b, FILE *f)
 	}
 }
 
+/* The sampler's cost and yield as Prometheus families (daemon/metrics.c):
+ * per domain sampled now, its samples, those lost, and its pause p99. */
+void sampling_metrics(struct backend *b, FILE *f)
+{
+	static const char *const fams[][3] = {
+		{"profsvc_backend_samples_total", "counter", "Stack samples taken of a domain."},
+		{"profsvc_backend_samples_lost_total", "counter", "Ticks of a domain's sampler that gave no sample."},
+		{"profsvc_backend_sample_pause_p99_seconds", "gauge",
+		 "The 99th percentile of how long a domain was paused per sample (the last 1024 pauses)."},
+	};
+	(void)b;
+	for (int k = 0; k < 3; k++) {
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fams[k][0], fams[k][2], fams[k][0], fams[k][1]);
+		for (struct sampled *s = all; s; s = s->next) {
+			if (s->done || !s->sampler)
+				continue;
+			struct sampler_stats st;
+			sampler_get_stats(s->sampler, &st);
+			fprintf(f, "%s{domid=\"%u\",run=\"%lld\"} ", fams[k][0], s->domid,
+			        s->run ? (long long)s->run->run_id : -1LL);
+			if (k == 2)
+				fprintf(f, "%.6f\n", (double)st.pause_us_p99 / 1e6);
+			else
+				fprintf(f, "%llu\n", (unsigned long long)(k == 0 ? st.samples : st.lost));
+		}
+	}
+}
+
 /* ---- --sample-hz: every domain from its start --------------------------------------- */
 
 static int seen_before(uint32_t domid)

@@ -53,5 +53,7 @@ void sampling_new_domains(struct backend *b);
  * forgets it. */
 void sampling_domains_changed(struct backend *b);
 void sampling_status(struct backend *b, FILE *f);
+/* Its Prometheus families (daemon/metrics.c). */
+void sampling_metrics(struct backend *b, FILE *f);
 
 #endif

@@ -12,6 +12,8 @@
  * `profdb delete/prune --force` asks here (end-run) before it deletes a
  * running run, so that its guest's disk closes rather than fails.
  *
+ * `profdb serve` asks for "metrics" (metrics.c: Prometheus text) at /metrics.
+ *
  * `profile-backend sample` asks here too: the client is held, without a
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
@@ -44,6 +46,7 @@
 #include "backend/control/trace.h"
 #include "backend/control/xenbus_state.h"
 #include "backend/daemon/control_socket.h"
+#include "backend/daemon/metrics.h"
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
@@ -321,7 +324,9 @@ static void client_answer(struct backend *b, struct control_client *c)
 		client_close(b, c);
 		return;
 	}
-	if (strncmp(c->cmd, "status json", 11) == 0)
+	if (strncmp(c->cmd, "metrics", 7) == 0)
+		metrics_text(b, f);
+	else if (strncmp(c->cmd, "status json", 11) == 0)
 		status_json(b, f);
 	else if (strncmp(c->cmd, "status", 6) == 0)
 		status_text(b, f);

@@ -33,6 +33,7 @@ struct batch {
 	unsigned n, cap;
 	int need_sync;
 	int failed;
+	int64_t commit_us;   /* io_commit's time in the store (the commit histogram) */
 };
 
 /* What an item does, whatever its operation code says. */

@@ -35,6 +35,7 @@
 #include "backend/datapath/raw_mirror.h"
 #include "backend/datapath/sink.h"
 #include "backend/datapath/storm.h"
+#include "util/clock.h"
 
 static int64_t now_us(void)
 {
@@ -607,6 +608,7 @@ void io_commit(struct backend *b, struct batch *bt)
 		sink_batch(b, bt);
 		return;
 	}
+	int64_t t0 = clock_mono_us();
 	int failed = store_batch_begin(b->store) != 0;
 
 	if (!failed) {
@@ -643,6 +645,21 @@ void io_commit(struct backend *b, struct batch *bt)
 				batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
 	bt->failed = failed;
 	note_errors(bt);
+	bt->commit_us = clock_mono_us() - t0;
+}
+
+/* The commit histogram's bucket bounds, in microseconds (metrics.c prints
+ * them as seconds). */
+const int64_t commit_buckets_us[COMMIT_BUCKETS] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
+                                                   100000, 250000, 1000000};
+
+static void note_commit_time(struct backend *b, int64_t us)
+{
+	for (int i = 0; i < COMMIT_BUCKETS; i++)
+		if (us <= commit_buckets_us[i])
+			b->commit_le[i]++;
+	b->commit_count++;
+	b->commit_sum_us += (uint64_t)(us > 0 ? us : 0);
 }
 
 /* Step 6, on the loop's thread, with the worker idle. */
@@ -651,6 +668,8 @@ void io_finish(struct backend *b, struct batch *bt)
 	struct pending_req *items = bt->items;
 	unsigned n = bt->n;
 
+	if (b->opt.sink == SINK_STORE)
+		note_commit_time(b, bt->commit_us);
 	if (bt->failed) {
 		b->commits_failed++;
 	} else {

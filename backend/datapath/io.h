@@ -21,6 +21,8 @@ void io_unschedule(struct device *d);
 struct batch *io_prepare(struct backend *b);
 void io_commit(struct backend *b, struct batch *bt);
 void io_finish(struct backend *b, struct batch *bt);
+/* The commit histogram's bounds (struct backend's commit_le), in us. */
+extern const int64_t commit_buckets_us[COMMIT_BUCKETS];
 /* PROFSVC_FAULT_KILL_BEFORE_PUSH (tests), read once at start. */
 void io_fault_injection_init(void);
 

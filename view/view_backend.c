@@ -1,0 +1,98 @@
+/*
+ * view_backend.c - asking the running profile-backend (view_backend.h).
+ * The backend answers every client without waiting for it (its
+ * control_socket.c): a reply is read here until it closes, bounded in
+ * time and size, so a wedged or foreign socket costs a caller no more.
+ *
+ * Calls: libc only (the run directory's default from profsvc_paths.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profsvc_paths.h"
+#include "view_backend.h"
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int view_backend_ask(const char *command, int timeout_ms, size_t max, char **reply, size_t *len,
+                     char *msg, size_t msglen)
+{
+	const char *dir = getenv("PROFSVC_RUN_DIR");
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	*reply = NULL;
+	*len = 0;
+	if (!dir || !*dir)
+		dir = PROFSVC_DEFAULT_RUN_DIR;
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
+		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
+		return -1;
+	}
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	size_t cmdlen = strlen(command);
+	char *buf = malloc(max + 1);
+	char *req = malloc(cmdlen + 2);
+	if (!buf || !req) {
+		free(buf);
+		free(req);
+		close(fd);
+		snprintf(msg, msglen, "out of memory");
+		return -1;
+	}
+	memcpy(req, command, cmdlen);
+	req[cmdlen] = '\n';
+	ssize_t sent = send(fd, req, cmdlen + 1, MSG_NOSIGNAL);
+	free(req);
+	if (sent != (ssize_t)(cmdlen + 1)) {
+		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
+		free(buf);
+		close(fd);
+		return -1;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	size_t got = 0;
+	int closed = 0;
+	while (got < max) {
+		long left = timeout_ms - ms_since(&t0);
+		struct pollfd p = {fd, POLLIN, 0};
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		ssize_t r = recv(fd, buf + got, max - got, 0);
+		if (r <= 0) {
+			closed = 1;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	if (!got && !closed) {
+		snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
+		free(buf);
+		return -1;
+	}
+	*reply = buf;
+	*len = got;
+	return 0;
+}
