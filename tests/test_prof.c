@@ -2,11 +2,13 @@
  * test_prof.c - the time-profile readers (profile/time_profile.h): every
  * GHC fixture, text (-p, -P, -Pa) and JSON (-pj, including GHC 9.0's
  * unescaped quotes), parsed whole and in random pieces to the same tree;
- * the ranking agrees with the table of top cost centres GHC itself wrote
- * at the head of each text profile (exactly, from ticks, where the
- * profile has them); a -p and a -pj profile of the same program give the
- * same cost centres and entries; GHC 7.10/8.0's layout without SRC; and
- * malformed or hostile input refused with the line named.
+ * the ranking starts with exactly the table of top cost centres GHC
+ * itself wrote at the head of each text profile (its rows, order and
+ * printed figures; -P's ticks and bytes); a table that is malformed, cut,
+ * duplicated or not the tree's is set aside for the tree's figures, never
+ * an error; a -p and a -pj profile of the same program give the same cost
+ * centres and entries; GHC 7.10/8.0's layout without SRC; and malformed
+ * or hostile input refused with the line named.
  */
 #include "config.h"
 
