@@ -272,6 +272,8 @@ static void test_old_layout(void)
 	      "GHC 7.10 layout: header and tree");
 	CHECK(p.nodes[2].parent == 1 && p.nodes[3].parent == 2 && p.nodes[3].depth == 3,
 	      "the tree's shape");
+	CHECK(p.table == TP_TABLE_USED && p.nlisted == 2, "GHC 7.10's table without SRC: %d %s",
+	      (int)p.table, p.table_note);
 	size_t n;
 	struct tp_row *r = tp_rank(&p, TP_BY_ENTRIES, NULL, &n);
 	CHECK(r && !strcmp(p.ccs[r[0].cc].name, "go") && r[0].entries == 100 && r[0].stacks == 2 &&
