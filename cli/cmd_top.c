@@ -187,7 +187,7 @@ int cmd_top(const char *db, int argc, char **argv)
 	if (o.module && n == 0)
 		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, o.module);
 	if (p.table == TP_TABLE_IGNORED)
-		cli_warn("run %lld: %s: self %%time and %%alloc summed over the call stacks instead",
+		cli_warn("run %lld: %s: self %%time and %%alloc from the call tree instead",
 		         (long long)rd.run.run_id, p.table_note);
 	if (o.limit && n > o.limit)
 		n = (size_t)o.limit;
