@@ -196,6 +196,18 @@ static void test_fixtures(void)
 			free(z);
 			text++;
 		} else {
+			/* -pj: no table, and exact ticks and bytes: the self figures
+			 * are theirs over the totals, not sums of percentages */
+			size_t k;
+			struct tp_row *r = tp_rank(&whole, TP_BY_TIME, NULL, &k);
+			REQUIRE(r, "rank");
+			CHECK(whole.table == TP_TABLE_NONE && k > 10 &&
+			      r[0].time == 100.0 * (double)r[0].ticks / (double)whole.total_ticks &&
+			      r[0].alloc == 100.0 * (double)r[0].bytes / (double)whole.total_alloc,
+			      "%s: self figures from ticks and bytes", base);
+			for (size_t i = 1; i < k; i++)
+				CHECK(r[i].ticks <= r[i - 1].ticks, "%s: rank %zu by ticks", base, i + 1);
+			free(r);
 			json++;
 		}
 		tp_free(&whole);
