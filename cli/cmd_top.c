@@ -1,7 +1,10 @@
 /*
  * cmd_top.c - `profdb top`: the cost centres of a run's time profile that
  * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
- * -pj profiles alike (profile/time_profile.h).
+ * -pj profiles alike (profile/time_profile.h).  The self figures and the
+ * order by time are GHC's own table's where the profile has one (tp_rank
+ * says which rows): the table printed here marks where GHC's ends and
+ * says under it where the figures came from.
  *
  * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h,
  *           cli_json.h.
@@ -23,8 +26,11 @@ static const char usage[] =
 	"usage: profdb top RUN [--by time|alloc|entries|inherited-time|inherited-alloc]\n"
 	"                  [-n N] [--module M] [--samples] [--json]\n"
 	"  The cost centres of the run's time profile (.prof), largest first:\n"
-	"  individual time and allocation summed over all their call stacks,\n"
-	"  inherited over the outermost ones.  -n 0 lists all (default 20).\n"
+	"  individual time and allocation as GHC's own table at the head of a\n"
+	"  text profile gives them (GHC's order; the rest, under 1%, after it),\n"
+	"  else summed over all their call stacks (exactly, from ticks and bytes,\n"
+	"  with -P or -pj); inherited over the outermost stacks.  -n 0 lists all\n"
+	"  (default 20).\n"
 	"  --samples: the functions of the run's stack samples (profile-backend\n"
 	"  sample) instead, self (%time) and inclusive (inh%tm) shares.\n";
 
@@ -37,8 +43,30 @@ static const struct {
 	{"inherited-alloc", TP_BY_INH_ALLOC},
 };
 
+/* Where a row's self %time and %alloc come from (JSON's "self_from"). */
+static const char *self_from(const struct time_profile *p, const struct tp_row *r)
+{
+	if (r->listed)
+		return "ghc_table";
+	if ((p->has_ticks || p->format == TP_JSON) && p->total_ticks)
+		return "ticks";
+	return "stacks";
+}
+
+/* The line under the table: where its self figures came from. */
+static void print_source(const struct time_profile *p)
+{
+	int exact = (p->has_ticks || p->format == TP_JSON) && p->total_ticks;
+	const char *how = exact ? "from ticks and bytes" : "summed over the call stacks (each rounded to 0.1%)";
+	if (p->table == TP_TABLE_USED)
+		printf("\n  %%time %%alloc: GHC's own table for the %zu it lists; the rest %s\n", p->nlisted, how);
+	else
+		printf("\n  %%time %%alloc: %s%s\n", how,
+		       p->table == TP_TABLE_IGNORED ? " (GHC's table set aside)" : "");
+}
+
 static void print_table(const struct time_profile *p, const struct view_profile_read *rd,
-                        const struct tp_row *rows, size_t n)
+                        const struct tp_row *rows, size_t n, enum tp_by by, int samples)
 {
 	char caption[400];
 	view_profile_caption(&rd->run, caption, sizeof(caption));
@@ -57,6 +85,8 @@ static void print_table(const struct time_profile *p, const struct view_profile_
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_row *r = &rows[i];
 		const struct tp_cc *c = &p->ccs[r->cc];
+		if (i && rows[i - 1].listed && !r->listed && (by == TP_BY_TIME || by == TP_BY_ALLOC))
+			puts("  -- not in GHC's table (under 1% of the time and of the allocation) --");
 		fputs("  ", stdout);
 		safe_text_print(stdout, c->name, 30);
 		fputc(' ', stdout);
@@ -67,6 +97,8 @@ static void print_table(const struct time_profile *p, const struct view_profile_
 			printf(" %9llu %14llu", (unsigned long long)r->ticks, (unsigned long long)r->bytes);
 		fputc('\n', stdout);
 	}
+	if (!samples)
+		print_source(p);
 }
 
 static json_t *top_json(const struct time_profile *p, const struct view_profile_read *rd,
@@ -76,20 +108,21 @@ static json_t *top_json(const struct time_profile *p, const struct view_profile_
 	for (size_t i = 0; i < n; i++) {
 		const struct tp_row *r = &rows[i];
 		const struct tp_cc *c = &p->ccs[r->cc];
-		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f, s:I}", "name", view_json_guest(c->name),
+		json_t *o = json_pack("{s:o, s:o, s:o, s:I, s:f, s:f, s:f, s:f, s:I, s:s}", "name", view_json_guest(c->name),
 			"module", view_json_guest(c->module), "src", view_json_guest(c->src), "entries", (json_int_t)r->entries,
 			"time", r->time, "alloc", r->alloc, "inherited_time", r->inh_time,
-			"inherited_alloc", r->inh_alloc, "stacks", (json_int_t)r->stacks);
+			"inherited_alloc", r->inh_alloc, "stacks", (json_int_t)r->stacks, "self_from", self_from(p, r));
 		if (p->has_ticks || p->format == TP_JSON) {
 			json_object_set_new(o, "ticks", json_integer((json_int_t)r->ticks));
 			json_object_set_new(o, "bytes", json_integer((json_int_t)r->bytes));
 		}
 		json_array_append_new(ccs, o);
 	}
-	return json_pack("{s:o, s:s, s:o, s:f, s:I, s:I, s:o}", "run", view_json_run(&rd->run, store_now_us()),
+	static const char *const table[] = {"none", "used", "set_aside"};
+	return json_pack("{s:o, s:s, s:o, s:f, s:I, s:I, s:s, s:o}", "run", view_json_run(&rd->run, store_now_us()),
 		"format", p->format == TP_JSON ? "json" : "text", "command", view_json_guest(p->command ? p->command : ""),
 		"total_time", p->total_secs, "total_ticks", (json_int_t)p->total_ticks,
-		"total_alloc", (json_int_t)p->total_alloc, "cost_centres", ccs);
+		"total_alloc", (json_int_t)p->total_alloc, "ghc_table", table[p->table], "cost_centres", ccs);
 }
 
 /* What top is asked: the order, -n (0: all), --module, --json. */
@@ -153,6 +186,9 @@ int cmd_top(const char *db, int argc, char **argv)
 	}
 	if (o.module && n == 0)
 		cli_warn("run %lld has no cost centre in module '%s'", (long long)rd.run.run_id, o.module);
+	if (p.table == TP_TABLE_IGNORED)
+		cli_warn("run %lld: %s: self %%time and %%alloc from the call tree instead",
+		         (long long)rd.run.run_id, p.table_note);
 	if (o.limit && n > o.limit)
 		n = (size_t)o.limit;
 	if (o.json) {
@@ -160,7 +196,7 @@ int cmd_top(const char *db, int argc, char **argv)
 		free(rows);
 		goto out;
 	}
-	print_table(&p, &rd, rows, n);
+	print_table(&p, &rd, rows, n, o.by, o.samples);
 	free(rows);
 	rc = 0;
 	if (fflush(stdout) != 0) {

@@ -249,6 +249,37 @@ static double most_change(const struct flame_draw *d)
 	return most;
 }
 
+/* A -p profile's stacks carry their share rounded to 0.1%, so a stack
+ * under 0.05% has none and is not drawn, and the chart's widths are
+ * shares of what the rounded stacks sum to.  The line under the chart
+ * says how much that is (-P and -pj carry ticks and bytes: nothing is
+ * lost there, and there is no line). */
+static void flame_unplaced(FILE *f, const struct flame_draw *d, enum flame_by by)
+{
+	const struct time_profile *p = d->p;
+	if (p->has_ticks || p->format == TP_JSON)
+		return;
+	double sum = 0;
+	for (size_t i = 0; i < p->nnodes; i++)
+		sum += by == FLAME_TIME ? p->nodes[i].time : p->nodes[i].alloc;
+	const char *what = by == FLAME_TIME ? "time" : "allocation";
+	uint64_t whole = by == FLAME_TIME ? p->total_ticks : p->total_alloc;
+	double y = TOP + ROW * (d->maxd + 1) + 18, lost = 100.0 - sum;
+	fprintf(f, "<text class=\"unplaced\" x=\"10\" y=\"%.0f\" fill=\"#555\">-p profile: GHC "
+	           "rounded each call stack's share to 0.1%%; they sum to %.1f%% of the %s",
+	        y, sum, what);
+	if (lost >= 0.05) {
+		fprintf(f, ", so %.1f%% of it", lost);
+		if (whole)
+			fprintf(f, " (about %.0f of %llu %s)", lost * (double)whole / 100.0,
+			        (unsigned long long)whole, by == FLAME_TIME ? "ticks" : "bytes");
+		fputs(", in stacks rounded to 0.0%, is not drawn", f);
+	} else {
+		fputs(", and the widths are shares of that", f);
+	}
+	fputs("</text>\n", f);
+}
+
 /* The SVG's start, its caption and the program's command line. */
 static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, const char *caption)
 {
@@ -355,6 +386,7 @@ int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time
 	}
 	flame_head(f, &d, by, caption);
 	flame_frames(f, &d, x, next);
+	flame_unplaced(f, &d, by);
 	fputs("</svg>\n", f);
 	free(was);
 	free(x);

@@ -5,7 +5,11 @@
  *
  * A profile without ticks and bytes columns (-p rather than -P) carries
  * only percentages; its values are then the percentages of the totals in
- * the header, rounded: close, and summing to about the total.
+ * the header, rounded: close, and summing to about the total.  A stack
+ * under 0.05% is rounded to nothing: the SVG says under the chart how
+ * much of the time (or allocation) it could not place, the total less
+ * what the stacks sum to.  -P and -pj profiles are drawn from their ticks
+ * and bytes, exactly.
  */
 #ifndef PROFSVC_FLAME_H
 #define PROFSVC_FLAME_H

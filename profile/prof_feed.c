@@ -2,10 +2,11 @@
  * prof_feed.c - reading a GHC time profile (time_profile.h): bytes fed in
  * any pieces to the text or the JSON reader, chosen by the first byte that
  * is not white space; at the end, the inherited totals (and, for JSON, the
- * percentages); the model's start and end.
+ * percentages), then GHC's table of top cost centres checked against the
+ * tree; the model's start and end.
  *
  * May call: the readers (prof_text.c, prof_json.c), the model they build
- * (prof_model.c), parse_util.c.
+ * (prof_model.c), GHC's table (prof_table.c), parse_util.c.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@ void tp_init(struct time_profile *p)
 void tp_free(struct time_profile *p)
 {
 	tp_json_free(p);
+	tp_table_free_rows(p);
 	free(p->title);
 	free(p->command);
 	for (size_t i = 0; i < p->nccs; i++) {
@@ -136,5 +138,5 @@ int tp_finish(struct time_profile *p)
 			n->inh_time = 100.0 * (double)n->inh_ticks / tt;
 			n->inh_alloc = 100.0 * (double)n->inh_bytes / ta;
 		}
-	return 0;
+	return tp_table_finish(p);
 }

@@ -1,8 +1,8 @@
 /*
  * prof_model.c - the time-profile model (time_profile.h) as its readers
  * build it: the cost-centre table (one entry per name, module and source,
- * found by hash), the call tree's nodes, a stack walked up to its root,
- * and a parse's failure with the line it names.
+ * found by hash, or only looked up), the call tree's nodes, a stack
+ * walked up to its root, and a parse's failure with the line it names.
  *
  * May call: parse_util.c.  Below both readers (prof_text.c, prof_json.c)
  * and prof_feed.c, which calls them: it calls none of them.
@@ -61,6 +61,13 @@ static int cc_is(const void *ctx, uint32_t id)
 	return !strcmp(c->name, k->name) && !strcmp(c->module, k->module) && !strcmp(c->src, k->src);
 }
 
+uint32_t tp_cc_find(const struct time_profile *p, const char *name, const char *module, const char *src)
+{
+	struct cc_key key = {p, name, module, src};
+	uint32_t found = id_index_find(&p->cc_index, hash3(name, module, src), cc_is, &key, NULL);
+	return found ? found - 1 : TP_NONE;
+}
+
 uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module, const char *src,
                    int is_caf, int64_t id)
 {
@@ -75,6 +82,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 	if (p->nccs >= TP_NONE - 1 || pf_grow((void **)&p->ccs, &p->ccs_cap, p->nccs + 1, sizeof(*p->ccs)))
 		return TP_NONE;
 	struct tp_cc *c = &p->ccs[p->nccs];
+	*c = (struct tp_cc){0};
 	c->name = strdup(name);
 	c->module = strdup(module);
 	c->src = strdup(src);

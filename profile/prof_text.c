@@ -1,18 +1,22 @@
 /*
  * prof_text.c - reading GHC's text .prof, a line at a time (time_profile.h).
  *
- * The header gives the title, the command line and the totals; the table
- * of top cost centres is skipped (it is computed again from the tree); the
- * tree starts after its column header, which says which columns follow:
+ * The header gives the title, the command line and the totals.  Then
+ * GHC's table of top cost centres, one row each ("name module [src]
+ * %time %alloc [ticks bytes]", the columns its own header names), kept
+ * for tp_finish to check against the tree (prof_table.c); a row that is
+ * not one sets the table aside, never fails the parse.  The tree starts
+ * after its column header, which says which columns follow:
  *
  *   COST CENTRE  MODULE  [SRC]  no.  entries  %time %alloc  %time %alloc  [ticks bytes]
  *
  * A row is indented one space per depth.  Name and module never hold a
- * space, SRC can ("<no location info>"), so a row is read from both ends:
- * name and module from the left, the numbers from the right, and SRC is
- * what lies between.
+ * space, SRC can ("<no location info>"), so a row (of the tree or of the
+ * table) is read from both ends: name and module from the left, the
+ * numbers from the right, and SRC is what lies between.
  *
- * May call: the model (prof_model.c).  Called by prof_feed.c.
+ * May call: the model (prof_model.c), GHC's table (prof_table.c).
+ * Called by prof_feed.c.
  */
 #include "config.h"
 
@@ -101,11 +105,11 @@ static int set_text(char **dst, const char *s)
 
 #define MAX_TOKENS 16
 
-/* A row's fields, cut in place: the name and module from the left (tok),
- * the numbers from the right (num), the source location between them
- * (*src, "" when the profile has none). */
-static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[MAX_TOKENS],
-                      char **src)
+/* A row cut in place: the name and module from the left (tok), nnum
+ * numbers from the right (num), the source location between them (*src,
+ * "" when there is none).  0; 1 when there is no name and module; 2 when
+ * there are fewer numbers. */
+static int split_row(char *s, int nnum, char *tok[2], char *num[MAX_TOKENS], char **src)
 {
 	int nt = 0;
 	/* name, module from the left */
@@ -113,8 +117,7 @@ static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[M
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (!*s)
-			return tp_fail(p, "a call-tree row needs a name, a module and %d numbers",
-			               p->col_numbers);
+			return 1;
 		tok[nt++] = s;
 		while (*s && *s != ' ' && *s != '\t')
 			s++;
@@ -124,15 +127,14 @@ static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[M
 	char *rest = s;
 	/* the numbers from the right */
 	char *e = rest + strlen(rest);
-	for (int k = p->col_numbers - 1; k >= 0; k--) {
+	for (int k = nnum - 1; k >= 0; k--) {
 		while (e > rest && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 			*--e = '\0';
 		char *b = e;
 		while (b > rest && b[-1] != ' ' && b[-1] != '\t')
 			b--;
 		if (b == e)
-			return tp_fail(p, "a call-tree row needs %d numbers after the name and module",
-			               p->col_numbers);
+			return 2;
 		num[k] = b;
 		e = b;
 	}
@@ -140,9 +142,45 @@ static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[M
 		*--e = '\0';
 	static char nothing[] = "";
 	*src = e > rest ? trim(rest) : nothing; /* rest is num[0] when no SRC */
+	return 0;
+}
+
+/* A call-tree row's fields (split_row), or the parse fails. */
+static int row_fields(struct time_profile *p, char *s, char *tok[2], char *num[MAX_TOKENS],
+                      char **src)
+{
+	int rc = split_row(s, p->col_numbers, tok, num, src);
+	if (rc == 1)
+		return tp_fail(p, "a call-tree row needs a name, a module and %d numbers",
+		               p->col_numbers);
+	if (rc)
+		return tp_fail(p, "a call-tree row needs %d numbers after the name and module",
+		               p->col_numbers);
 	if (!p->has_src && **src)
 		return tp_fail(p, "unexpected text '%.40s' between the module and the numbers", *src);
 	return 0;
+}
+
+/* A row of GHC's table of top cost centres, kept for tp_finish.  One
+ * that is not "name module [src] %time %alloc [ticks bytes]" sets the
+ * table aside (the tree's figures are then used): 0 all the same. */
+static int table_row(struct time_profile *p, char *line)
+{
+	char *tok[2], *num[MAX_TOKENS], *src;
+	struct tp_table_row r = {0};
+	int four = p->table_numbers == 4;
+	if (split_row(line, p->table_numbers, tok, num, &src) != 0 || (!p->table_src && *src) ||
+	    parse_pct(num[0], &r.time) != 0 || parse_pct(num[1], &r.alloc) != 0 ||
+	    (four && (parse_count(num[2], num[2] + strlen(num[2]), &r.ticks) != 0 ||
+	              parse_count(num[3], num[3] + strlen(num[3]), &r.bytes) != 0))) {
+		tp_table_set_aside(p, "line %llu, in GHC's table of top cost centres, is not 'name "
+		                      "module%s %%time %%alloc%s'",
+		                   (unsigned long long)p->line_no, p->table_src ? " src" : "",
+		                   four ? " ticks bytes" : "");
+		return 0;
+	}
+	r.line_no = p->line_no;
+	return tp_table_add(p, tok[0], tok[1], src, &r) != 0 ? tp_fail(p, "out of memory") : 0;
 }
 
 /* A row's numbers into its node. */
@@ -211,8 +249,13 @@ int tp_text_line(struct time_profile *p, char *line, size_t len)
 		return tree_row(p, line);
 	}
 	char *t = trim(line);
-	if (!*t)
+	if (!*t) {
+		if (p->table_at == 1) /* the blank line under the table's header */
+			p->table_at = 2;
+		else if (p->table_at == 2 || p->table_at == 3) /* the end of its rows, or no rows */
+			p->table_at = 4;
 		return 0;
+	}
 	if (!p->title) {
 		if (!strncmp(t, "JOB ", 4) || !strcmp(t, "JOB"))
 			return tp_fail(p, "not a GHC time profile (.prof): it starts with JOB, as a heap "
@@ -228,11 +271,23 @@ int tp_text_line(struct time_profile *p, char *line, size_t len)
 		p->in_tree = 1;
 		return 0;
 	}
+	if (p->table_at == 0 && !strncmp(t, "COST CENTRE", 11) && strstr(t, "%time") &&
+	    strstr(t, "%alloc")) {
+		/* GHC's table of top cost centres: its header */
+		p->table_src = strstr(t, " SRC ") != NULL;
+		p->table_numbers = strstr(t, " ticks") && strstr(t, " bytes") ? 4 : 2;
+		p->table_at = 1;
+		return 0;
+	}
+	if (p->table_at >= 1 && p->table_at <= 3) {
+		p->table_at = 3;
+		return p->table == TP_TABLE_IGNORED ? 0 : table_row(p, t);
+	}
 	if (!strncmp(t, "total ", 6)) {
 		header_line(p, t);
 		return 0;
 	}
 	if (!p->command && p->line_no <= 8)
 		return set_text(&p->command, t) ? tp_fail(p, "out of memory") : 0;
-	return 0; /* the top cost centres, the "individual inherited" line */
+	return 0; /* the "individual inherited" line */
 }

@@ -73,10 +73,10 @@ HEAP = {"run": [RUN], "job": [STR], "date": [STR], "samples": [INT], "start": [R
 SHAPES["heap"] = HEAP
 SHAPES["heaps"] = [HEAP]
 CC = {"name": [STR], "module": [STR], "src": [STR], "entries": [INT], "time": [REAL], "alloc": [REAL],
-      "inherited_time": [REAL], "inherited_alloc": [REAL], "stacks": [INT]}
+      "inherited_time": [REAL], "inherited_alloc": [REAL], "stacks": [INT], "self_from": [STR]}
 CC_TICKS = dict(CC, ticks=[INT], bytes=[INT])
 SHAPES["top"] = {"run": [RUN], "format": [STR], "command": [STR], "total_time": [REAL], "total_ticks": [INT],
-                 "total_alloc": [INT], "cost_centres": [[CC, CC_TICKS]]}
+                 "total_alloc": [INT], "ghc_table": [STR], "cost_centres": [[CC, CC_TICKS]]}
 DIFF_GC = {"collections": [INT], "by_generation": [[INT]], "pauses": [INT], "total_pause_ns": [INT],
            "longest_pause_ns": [INT], "p50_ns": [INT], "p90_ns": [INT], "p99_ns": [INT], "elapsed_ns": [INT],
            "gc_share": [REAL], "peak_live_bytes": [INT], "peak_heap_bytes": [INT], "allocated_bytes": [INT]}
