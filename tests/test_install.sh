@@ -167,6 +167,18 @@ for u in profile-backend.service profdb-serve.service profsvc-prune.service prof
 	MANPATH="$D$mandir" SYSTEMD_LOG_COLOR=0 systemd-analyze verify "$T/units/$u" >"$T/verify" 2>&1 &&
 		! [ -s "$T/verify" ] && ok || fail "systemd-analyze verify $u: $(cat "$T/verify")"
 done
+# systemd-analyze security's exposure (0 safest, 10 worst), each under its
+# bound: serve (an HTTP server) and the prune job as tight as a reader and
+# a deleter can be; the backend keeps what a Xen backend needs (its unit
+# says why), held where it is so that it only gets better.
+for ub in profdb-serve.service:3.0 profsvc-prune.service:2.0 profile-backend.service:6.4; do
+	u=${ub%%:*} bound=${ub#*:}
+	score=$(SYSTEMD_LOG_COLOR=0 systemd-analyze security --offline=true "$T/units/$u" 2>/dev/null |
+		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+	echo "systemd-analyze security $u: ${score:-?} (at most $bound)"
+	[ -n "$score" ] && awk -v s="$score" -v b="$bound" 'BEGIN { exit !(s <= b) }' && ok ||
+		fail "systemd-analyze security $u: exposure ${score:-unknown}, over $bound"
+done
 
 # --- tmpfiles.d: both directories, root-only --------------------------------------
 TF="$D$prefix/lib/tmpfiles.d/profsvc.conf"

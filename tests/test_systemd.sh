@@ -136,6 +136,9 @@ check "the .hp exported byte for byte" cmp -s /root/x/h.hp /profsvc-test/phases-
 check "profdb serve shows the run complete" test "$(api "/api/runs/$RUN" | jq_py "d['state']")" = complete
 check "profdb serve hands out the .prof byte for byte" cmp -s <(api "/runs/$RUN/prof") /profsvc-test/phases-p-hc.prof
 
+check "profdb serve's /healthz under its unit" test "$(api /healthz)" = ok
+check "profdb serve's /metrics reaches the backend from its sandbox" grep -qx 'profsvc_backend_reachable 1' <<<"$(api /metrics)"
+check "profdb serve runs with no capability" test "$(prop profdb-serve CapabilityBoundingSet)" = ""
 check "profdb serve never failed (NRestarts=0)" test "$(prop profdb-serve NRestarts)" = 0 ||
 	journalctl --no-pager -o cat -u profdb-serve.service | tail -40
 
