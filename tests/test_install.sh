@@ -61,6 +61,7 @@ cmp -s "$D$docdir/README.md" "$S/README.md" && ok || fail "README.md not install
 for f in "$S"/docs/*.md; do
 	cmp -s "$D$docdir/docs/${f##*/}" "$f" && ok || fail "docs/${f##*/} not installed in $docdir/docs"
 done
+cmp -s "$D$docdir/examples/sync.conf" "$S/docs/examples/sync.conf" && ok || fail "docs/examples/sync.conf not installed"
 grep -o '(docs/[a-z0-9-]*\.md' "$S/README.md" | sort -u | while read -r l; do
 	[ -f "$D$docdir/${l#(}" ] || echo "$l"
 done >"$T/doclinks"

@@ -59,6 +59,8 @@ for sub in start stop status create attach detach; do
 done
 expect 0 "" -- "$BACKEND" --run-dir "$T/run" status -h
 grep -q "^usage: profile-backend status \[--json\]" "$T/out" && ok || fail "status -h: $(head -2 "$T/out")"
+expect 2 "PROFSVC_SYNC is not a postgresql:// URL" -- env PROFSVC_SYNC=mysql://x "$BACKEND" start --platform sim --run-dir "$T/run"
+expect 0 "not running" -- env PROFSVC_SYNC=mysql://x "$BACKEND" --run-dir "$T/run" stop
 expect 2 "usage: profile-backend start" -- "$BACKEND" frobnicate
 grep -qF "profile-backend detach [--force] DOMAIN VDEV" "$T/err" && ok || fail "an unknown command's usage is cut short"
 

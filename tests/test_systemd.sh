@@ -19,6 +19,8 @@
 #     exported byte for byte (restart without loss, under systemd);
 #   - a start that fails (the store is a directory) fails the unit, and the
 #     journal says why at err;
+#   - the documented --sync drop-in (docs/examples/sync.conf) pushes a run
+#     to a PostgreSQL on 127.0.0.1 with password authentication;
 #   - profsvc-prune.service applies the retention policy of its file in
 #     /etc/default, and its timer enables;
 #   - systemctl stop ends both cleanly; enable/disable follow [Install].
@@ -40,9 +42,9 @@ command -v unshare >/dev/null || skip "no unshare (util-linux)"
 unshare --mount --pid --fork true 2>/dev/null || skip "unshare --mount --pid refused here"
 
 # The configured directories, as make expands them (see test_install.sh).
-dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)|$(sysconfdir)"\n' |
+dirs=$(printf 'print-dirs:\n\t@echo "$(sbindir)|$(bindir)|$(pkglibexecdir)|$(localstatedir)|$(runstatedir)|$(systemdunitdir)|$(prefix)|$(sysconfdir)|$(docdir)"\n' |
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$B" -f Makefile -f - print-dirs) || { echo "cannot read the directories from $B/Makefile"; exit 99; }
-IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix confdir <<<"$dirs"
+IFS='|' read -r sbindir bindir libexec statedir rundir unitdir prefix confdir docdir <<<"$dirs"
 simdir=$libexec
 "$B/config.status" --config | grep -q -- "--enable-simulators-in-path" && simdir=$bindir
 
@@ -57,6 +59,7 @@ SIM=$simdir
 DB=$statedir/lib/profsvc/profiles.db
 RUNDIR=$rundir/profsvc
 CONF=$confdir
+DOCDIR=$docdir
 EOF
 cat >"$T/share/inner.sh" <<'INNER'
 #!/bin/bash
@@ -157,6 +160,45 @@ check "its entries are at info, with the bytes sent" grep -qx "$(stat -c %s /pro
 	<<<"$(journalctl --no-pager -n 1 -o json -u profdb-serve.service HTTP_PATH="/runs/$RUN/prof" -p info..info | jq_py "d['HTTP_BYTES']" 2>/dev/null | tail -1)"
 check "no error in the backend's journal" test -z "$(journalctl --no-pager -o cat -p err _SYSTEMD_UNIT=profile-backend.service)"
 check "the restarted backend says it started again" test "$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service | grep -c 'started: platform sim')" -ge 2
+
+# --sync under the unit: the documented drop-in (TCP allowed, the password
+# file named by PGPASSFILE) pushes the run to a fleet catalogue, a PostgreSQL on
+# 127.0.0.1 that asks for a password (scram-sha-256).
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
+if [ -x "$PGBIN/initdb" ] && id postgres >/dev/null 2>&1; then
+	PGD=/var/lib/profsvc-test-pg
+	rm -rf "$PGD"; mkdir -p "$PGD"; chown postgres "$PGD"
+	echo fleet-pw-7 >"$PGD/pw"; chown postgres "$PGD/pw"
+	runuser -u postgres -- "$PGBIN/initdb" -D "$PGD/data" -U profsvc --auth-local=trust \
+		--auth-host=scram-sha-256 --pwfile="$PGD/pw" >"$PGD/initdb.log" 2>&1
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGD/data" -l "$PGD/log" -w \
+		-o "-c listen_addresses=127.0.0.1 -p 5433 -k $PGD -c fsync=off" start >/dev/null 2>&1
+	PGPASSWORD=fleet-pw-7 "$PGBIN/createdb" -h 127.0.0.1 -p 5433 -U profsvc fleet
+	check "a PostgreSQL with password authentication on 127.0.0.1:5433" test $? = 0
+	mkdir -p /etc/profsvc /etc/systemd/system/profile-backend.service.d
+	printf '127.0.0.1:5433:fleet:profsvc:fleet-pw-7\n' >/etc/profsvc/pgpass
+	chmod 600 /etc/profsvc/pgpass
+	sed 's|^Environment=PROFSVC_SYNC=.*|Environment=PROFSVC_SYNC=postgresql://profsvc@127.0.0.1:5433/fleet|' \
+		"$DOCDIR/examples/sync.conf" >/etc/systemd/system/profile-backend.service.d/sync.conf
+	systemctl daemon-reload
+	systemctl restart profile-backend.service
+	check "the backend restarts with the sync drop-in" systemctl is-active -q profile-backend.service ||
+		{ systemctl cat profile-backend.service; journalctl --no-pager -o cat -u profile-backend.service | tail -30; }
+	pushed() {
+		[ "$(PGPASSWORD=fleet-pw-7 "$PGBIN/psql" -h 127.0.0.1 -p 5433 -U profsvc -d fleet -tAc \
+			"SELECT count(*) FROM runs WHERE name = 'unit-guest' AND state = 'complete'" 2>/dev/null)" = 1 ]
+	}
+	check "--sync from the drop-in pushed the run to the catalogue over TCP" waitfor 300 pushed ||
+		{ "$SBIN/profile-backend" status; systemctl show -p Environment profile-backend.service
+		  journalctl --no-pager -o cat -u profile-backend.service | tail -20; }
+	check "profile-backend status shows the sync connected" grep -q "^fleet catalogue .*: connected, " <<<"$("$SBIN/profile-backend" status)"
+	rm /etc/systemd/system/profile-backend.service.d/sync.conf
+	systemctl daemon-reload
+	systemctl restart profile-backend.service
+	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGD/data" -w stop >/dev/null 2>&1
+else
+	fail "no PostgreSQL server (initdb) to sync to"
+fi
 
 # Retention: profsvc-prune.service applies the policy file's PROFSVC_PRUNE.
 check "the policy file is installed, its default commented" grep -q '^#PROFSVC_PRUNE=' "$CONF/default/profsvc-prune"

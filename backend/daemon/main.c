@@ -430,6 +430,17 @@ int main(int argc, char **argv)
 	int rc = parse_options(argc, argv, s, &o, &platform);
 	if (rc >= 0)
 		return rc;
+	/* $PROFSVC_SYNC: --sync for `start` when the option is not given (a
+	 * unit's drop-in sets it: docs/examples/sync.conf). */
+	const char *env_sync = getenv("PROFSVC_SYNC");
+	if (!o.sync_url && env_sync && *env_sync && s && !strcmp(s->name, "start")) {
+		if (!fleet_is_url(env_sync)) {
+			fprintf(stderr, "profile-backend: PROFSVC_SYNC is not a postgresql:// URL of the fleet "
+			                "catalogue\n");
+			return 2;
+		}
+		o.sync_url = env_sync;
+	}
 	if (check_options(&o, platform, !s || s->needs_platform))
 		return 2;
 	if (o.force && s && strcmp(s->name, "detach")) {
