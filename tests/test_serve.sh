@@ -15,7 +15,7 @@
 #    view on a terminal of its own (tests/pty_run.py), exit at the end;
 #  - in headless Chromium (tests/peers/serve_browser.cjs): the catalogue and
 #    the run page live with no reload, the end of the run, hostile names
-#    inert, no console error, screenshots with something drawn (kept with
+#    inert and shown as spelled, no console error, screenshots with something drawn (kept with
 #    PROFSVC_KEEP=DIR).
 # The browser part needs chromium and tests/peers' npm packages (skipped,
 # 77, without them, except under CI=true).  PROFSVC_VALGRIND=1 (make
