@@ -1,8 +1,10 @@
 /*
  * cli_json.c - how profdb prints JSON documents on stdout (cli_json.h):
- * one compact document per line, lists streamed item by item.
+ * one compact document per line, lists streamed item by item.  Every
+ * document is written through view_json_unmark, so guest text is in the
+ * form view_json_guest promises (docs/json.md).
  *
- * May call: cli_util.h, jansson.
+ * May call: cli_util.h, view/view_json.h, jansson.
  */
 #include "config.h"
 
@@ -12,6 +14,7 @@
 
 #include "cli_json.h"
 #include "cli_util.h"
+#include "../view/view_json.h"
 
 int cli_json_list_begin(struct cli_json_list *l, const char *key)
 {
@@ -38,6 +41,8 @@ int cli_json_list_add(struct cli_json_list *l, json_t *v)
 			l->failed = 1;
 		}
 	}
+	if (v && !l->failed && len && len <= l->cap)
+		len = view_json_unmark(l->buf, len);
 	l->failed = l->failed || !v || len == 0 || len > l->cap ||
 	            (l->n && fputc(',', stdout) == EOF) || fwrite(l->buf, 1, len, stdout) != len;
 	l->n++;
@@ -59,8 +64,9 @@ int cli_json_print(json_t *doc)
 {
 	/* compact, one document per line: what the web API serves too, and
 	 * what a shell pipeline (grep, jq -c) takes line by line */
-	int rc = !doc || json_dumpf(doc, stdout, JSON_COMPACT | JSON_REAL_PRECISION(12)) != 0 ||
-	         fputc('\n', stdout) == EOF || fflush(stdout) != 0;
+	char *s = view_json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	int rc = !s || fputs(s, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0;
+	free(s);
 	json_decref(doc);
 	if (rc)
 		cli_err("writing JSON to standard output failed (out of memory or a closed pipe)");

@@ -4,8 +4,10 @@
  * The tree is GHC's: one node per cost-centre stack, parents first.  A
  * node's box is as wide as its value with everything below it, and its
  * children sit on it left to right in GHC's order.  Names are the guest's:
- * folded lines pass through safe_text (and ';', the frame separator, is
- * written \x3b), the SVG through markup_text.
+ * folded lines show them as spelled (safe_text_spelled: a backslash is
+ * itself, controls are \xNN, and ';', the frame separator, is \x3b), the
+ * JSON carries the exact text (safe_text_json_bytes), the SVG goes
+ * through markup_text.
  *
  * May call: compare.c (stack paths), markup.c, util/safe_text.
  */
@@ -54,19 +56,12 @@ int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self
 	return 0;
 }
 
-/* "Module.name" for a folded line: safe_text's escapes, ';' as \x3b. */
+/* "Module.name" for a folded line: as spelled, ';' as \x3b. */
 static void frame_name(FILE *f, const struct tp_cc *c)
 {
-	char buf[4 * 1024 + 8];
 	const char *parts[2] = {c->module, c->name};
 	for (int k = c->module[0] ? 0 : 1; k < 2; k++) { /* a sampled C function has no module */
-		safe_text(buf, sizeof(buf), parts[k]);
-		for (const char *s = buf; *s; s++) {
-			if (*s == ';')
-				fputs("\\x3b", f);
-			else
-				fputc(*s, f);
-		}
+		safe_text_spelled(f, parts[k], ";");
 		if (k == 0)
 			fputc('.', f);
 	}
@@ -116,9 +111,9 @@ int flame_json(FILE *f, const struct time_profile *p, enum flame_by by)
 		for (size_t k = d; k-- > 0;) {
 			const struct tp_cc *c = &p->ccs[p->nodes[path[k]].cc];
 			fputs(k + 1 < d ? ",{\"module\":" : "{\"module\":", f);
-			safe_text_json(f, c->module);
+			safe_text_json_bytes(f, c->module);
 			fputs(",\"name\":", f);
-			safe_text_json(f, c->name);
+			safe_text_json_bytes(f, c->name);
 			fputc('}', f);
 		}
 		fprintf(f, "],\"value\":%llu}", (unsigned long long)self[i]);

@@ -26,12 +26,13 @@ enum flame_by { FLAME_TIME, FLAME_ALLOC };
 int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self, uint64_t **total);
 
 /* Folded stacks, one line per call stack with a value; frame names are
- * "Module.name", escaped (no control, no ';', no newline).  0 or -1. */
+ * "Module.name" as spelled (a backslash is itself), controls shown as
+ * escapes (no control, no ';', no newline).  0 or -1. */
 int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by);
 
 /* The same stacks as JSON: {"by", "unit", "stacks": [{"frames": [{module,
- * name}, ... outermost first], "value"}]}, names as safe_text_json gives
- * them.  0 or -1. */
+ * name}, ... outermost first], "value"}]}, names as safe_text_json_bytes
+ * gives them (the exact text).  0 or -1. */
 int flame_json(FILE *f, const struct time_profile *p, enum flame_by by);
 
 /* A whole SVG document: caption is the guest's text, escaped here. */

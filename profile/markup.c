@@ -4,8 +4,9 @@
  * Two steps, so that there is one decision about which characters are
  * dangerous (util/safe_text.c) and one about XML's own syntax (here):
  * safe_text turns every control, bidi override and invalid byte into
- * printable ASCII escapes, which XML 1.0 can always hold; then the five
- * markup characters become entities.
+ * printable ASCII escapes, which XML 1.0 can always hold (a backslash is
+ * a name's own character and stays one); then the five markup characters
+ * become entities.
  */
 #include "config.h"
 
@@ -33,7 +34,7 @@ static void entities(FILE *f, const char *s)
 void markup_text_cut(FILE *f, const char *s, int max)
 {
 	/* An escape is at most 6 characters for at least 1 byte (\xNN is 4,
-	 * \uNNNN 6 for 2 or 3 bytes, \\ 2). */
+	 * \uNNNN 6 for 2 or 3 bytes). */
 	size_t n = strlen(s), cap = n * 4 + 8;
 	char *buf = malloc(cap);
 	if (!buf)

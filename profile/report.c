@@ -27,26 +27,28 @@
 
 void report_json_string(FILE *f, const char *s)
 {
-	/* The form a person sees (safe_text: controls, bidi overrides and bad
-	 * bytes as visible \xNN, \uNNNN), as a JSON string: once parsed by
-	 * the page's script it still shows them, it does not obey them. */
-	size_t cap = strlen(s) * 4 + 8;
-	char *buf = malloc(cap);
-	if (!buf)
+	/* The exact text (safe_text_json_bytes: one backslash is one, a byte
+	 * that is not UTF-8 is U+DC00 + byte, controls and bidi overrides are
+	 * \u escapes, so the document is inert); the page's script shows
+	 * what a person should see (report.js: shown). */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
 		return;
-	safe_text(buf, cap, s);
-	fputc('"', f);
+	safe_text_json_bytes(m, s);
+	if (fclose(m) != 0 || !buf) {
+		free(buf);
+		return;
+	}
 	for (const char *c = buf; *c; c++) {
 		switch (*c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
 		case '<': fputs("\\u003c", f); break;
 		case '>': fputs("\\u003e", f); break;
 		case '&': fputs("\\u0026", f); break;
 		default: fputc(*c, f);
 		}
 	}
-	fputc('"', f);
 	free(buf);
 }
 

@@ -73,8 +73,10 @@ int report_write_json(FILE *f, const struct report_input *in);
  * bands: [{name, colour, peak, values}]}, bottom band first. */
 void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c);
 
-/* A JSON string of the text as safe_text shows it (escapes visible, not
- * obeyed), with < > & as \u escapes so it is safe inside <script> too. */
+/* A JSON string of the exact text (util/safe_text's safe_text_json_bytes:
+ * controls and bidi overrides as \u escapes, a byte that is not UTF-8 as
+ * \udcNN), with < > & as \u escapes so it is safe inside <script> too;
+ * the page's script makes controls visible where it shows them. */
 void report_json_string(FILE *f, const char *s);
 
 #endif

@@ -4,7 +4,8 @@
 // sortable by any column, searchable), adds hover and zoom to the eventlog's
 // timeline (an SVG the server drew) and wires the page.  No network, no
 // library.  Every name is the guest's: it only ever reaches the page as
-// textContent or an attribute value, never as markup.
+// textContent or an attribute value, never as markup, and is parsed
+// through shown (controls made visible, as in the terminal).
 //
 // The view is kept in the URL's hash (#mode=line&hide=0,3&q=main&sort=alloc)
 // so a view can be shared, and so a test can open the page in a given
@@ -17,9 +18,24 @@
 (function () {
   'use strict';
   var D = {};
+  // A guest's text as a person should see it (util/safe_text.h): the JSON
+  // carries the exact text, so here a control, a bidi override or a byte
+  // that was not UTF-8 (U+DC80..U+DCFF) becomes the visible \xNN or
+  // \uNNNN, as in the terminal; a backslash stays itself.
+  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  function shown(s) {
+    return s.replace(UNSAFE, function (c) {
+      var n = c.charCodeAt(0);
+      if (n >= 0xdc80 && n <= 0xdcff) return '\\x' + (n - 0xdc00).toString(16); // the byte
+      if (n < 0x20 || n === 0x7f) return '\\x' + ('0' + n.toString(16)).slice(-2);
+      return '\\u' + ('000' + n.toString(16)).slice(-4);
+    });
+  }
+  // JSON.parse's reviver: every string as shown
+  function revive(k, v) { return typeof v === 'string' ? shown(v) : v; }
   function data(id) {
     var e = document.getElementById(id);
-    return e ? JSON.parse(e.textContent) : null;
+    return e ? JSON.parse(e.textContent, revive) : null;
   }
   var SVGNS = 'http://www.w3.org/2000/svg';
   var state = { mode: 'stacked', hide: {}, q: '', sort: 'inh_time' };
@@ -351,6 +367,7 @@
   // milliseconds from opening the page to the chart drawn (make bench reads it)
   document.body.setAttribute('data-drawn-ms', String(Math.round(performance.now())));
   window.profsvcReport = {
+    revive: revive, // for live.js's JSON
     // live pages (profdb serve): the chart replaced, or new samples appended
     // when the bands are unchanged; either way drawn again
     setHeap: function (h) {

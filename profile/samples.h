@@ -164,8 +164,7 @@ const char *samples_error(const struct samples_profile *p);
  *
  * "root;...;leaf COUNT" lines, a line a distinct stack of functions in
  * the order first sampled, COUNT the samples' weights; ';' is \x3b and
- * a newline \x0a as in flame.h's folded output (but a backslash is not
- * doubled there: flame.c shows names as the terminal does). */
+ * a newline \x0a as in flame.h's folded output (the same form). */
 int samples_write_folded(FILE *f, const struct samples_profile *p);
 /* `perf script` text as `perf record -g` gives it: a sample is
  *     COMM VCPU [VCPU] SEC.USEC: PERIOD cpu-clock:

@@ -5,9 +5,9 @@
  * closed around its children, so the file grows with the tree, not with
  * the sum of its stacks' depths (speedscope's "sampled" type writes every
  * stack whole).  Strings go through
- * report_json_string, so the file is valid JSON and speedscope shows a
- * guest's control characters and bidi overrides as visible escapes
- * instead of obeying them.
+ * report_json_string: the names exactly as the profile spells them (one
+ * backslash is one; a byte that is not UTF-8 is U+DC00 + byte), and the
+ * file itself valid JSON with every control written as a \u escape.
  */
 #include "config.h"
 

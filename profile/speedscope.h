@@ -13,8 +13,9 @@
 
 #include "time_profile.h"
 
-/* name: what speedscope shows as the profile's name (guest text; escaped
- * here).  0, or -1 when out of memory or writing failed. */
+/* name: what speedscope shows as the profile's name (guest text; written
+ * here as the exact text, like every frame name).  0, or -1 when out of
+ * memory or writing failed. */
 int speedscope_write(FILE *f, const struct time_profile *p, const char *name);
 
 #endif

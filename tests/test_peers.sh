@@ -4,8 +4,10 @@
 # speedscope's npm package and opened in speedscope's own page in headless
 # Chromium (Debian's chromium), which must show the profile; SVG charts
 # rendered by Chromium and written as PNG screenshots (kept with
-# PROFSVC_KEEP=DIR, for a person to look at).  The validator itself must
-# reject a broken file, so this test can fail.
+# PROFSVC_KEEP=DIR, for a person to look at); the HTML report in Chromium,
+# a hostile run's names inert and GHC's lambda countBigrams.\ drawn with
+# one backslash.  The validator itself must reject a broken file, so this
+# test can fail.
 #
 # Needs chromium and the npm packages of tests/peers (quickstart test
 # installs both; PROFSVC_PEERS names their node_modules).  Without them
@@ -137,6 +139,19 @@ grep -q 'data-ready="1"' "$T/dom.html" && ok || fail "hostile report: the script
 grep -q '\\x1b\]0;pwned\\x07&lt;/script&gt;' "$T/dom.html" && ok ||
 	fail "hostile report: the escaped name is not shown: $(grep -o 'pwned.\{0,40\}' "$T/dom.html" | head -2)"
 chrome --virtual-time-budget=5000 --window-size=1300,1400 --screenshot="$T/evil-report.png" "file://$T/evil.html" >/dev/null
+# GHC's lambda countBigrams.\ as the profile spells it, one backslash, in
+# what the page's script drew from the exact JSON: the heap key and the
+# tree (the search opens it there); the JSON itself left out
+"$PROFDB" report 1 -o "$T/wf.html" 2>/dev/null && ok || fail "report 1"
+dom "$T/wf.html" "q=countBigrams"
+python3 - "$T/dom.html" <<'PY' && ok || fail "report 1: countBigrams.\\ not shown with one backslash: $(grep -o 'countBigrams[^<]\{0,20\}' "$T/dom.html" | sort -u | head -5)"
+import re, sys
+page = re.sub(r"<script.*?</script>", "", open(sys.argv[1], encoding="utf-8").read(), flags=re.S)
+key = re.findall(r"\(327\)countBigrams[^<]*", page)
+rows = re.findall(r">countBigrams[^<]*<", page)
+sys.exit(not (key and all(k.startswith("(327)countBigrams.\\/countB") for k in key)
+              and ">countBigrams.\\<" in rows and "countBigrams.\\\\" not in page))
+PY
 # against another run: the movers, a differential flame graph, the heap overlaid
 sed 's/^\(   *phaseSet  *Main .* 6 \)  *15.3/\1 25.3/' "$FIX/phases/phases-p-hc.prof" >"$T/slower.prof"
 import before "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"           # run 5

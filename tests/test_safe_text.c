@@ -1,7 +1,9 @@
 /*
  * test_safe_text.c - util/safe_text: every class of character a guest can
  * put in a name comes out inert (terminal, log line, JSON), and printable
- * text, UTF-8 included, comes out as it went in.
+ * text, UTF-8 and backslashes included, comes out as it went in (a name
+ * as the profile spells it: GHC's lambda countBigrams.\ keeps its one
+ * backslash everywhere).
  */
 #include "config.h"
 
@@ -81,7 +83,9 @@ int main(void)
 		{"overlong slash", "\xc0\xaf", "\\xc0\\xaf", "\"\\ufffd\\ufffd\""},
 		{"surrogate", "\xed\xa0\x80", "\\xed\\xa0\\x80", "\"\\ufffd\\ufffd\\ufffd\""},
 		{"past U+10FFFF", "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},
-		{"backslash and quote", "a\\\"b", "a\\\\\"b", "\"a\\\\\\\"b\""},
+		{"backslash and quote", "a\\\"b", "a\\\"b", "\"a\\\\\\\"b\""},
+		{"GHC's lambda", "countBigrams.\\", "countBigrams.\\", "\"countBigrams.\\\\\""},
+		{"a spelled escape", "a\\x1b\\\\", "a\\x1b\\\\", "\"a\\\\x1b\\\\\\\\\""},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char what[128];
@@ -94,15 +98,29 @@ int main(void)
 	}
 	/* Names as spelled: a backslash is itself, controls still inert; JSON
 	 * keeps a byte that is not UTF-8 as U+DC00 + byte. */
+	expect("spelled is the terminal form", spelled("countBigrams.\\ \x1b", NULL), padded("countBigrams.\\ \x1b", 0));
 	expect("spelled backslash", spelled("a\\b\\x1b", NULL), "a\\b\\x1b");
 	expect("spelled controls", spelled("a\x1b\xff\xe2\x80\xae;\n", NULL), "a\\x1b\\xff\\u202e;\\x0a");
 	expect("spelled, ';' a separator", spelled("a;b c", "; "), "a\\x3bb\\x20c");
 	expect("spelled UTF-8", spelled("gr\xc3\xbc\xc3\x9f", ";"), "gr\xc3\xbc\xc3\x9f");
+	expect("json bytes: one backslash", json_bytes("countBigrams.\\"), "\"countBigrams.\\\\\"");
+	expect("json bytes: C1, bidi", json_bytes("\xc2\x9b\xe2\x80\xae\x7f"), "\"\\u009b\\u202e\\u007f\"");
 	expect("json bytes", json_bytes("a\\\"\x1b\xff\xc0\xaf\xc3\xbc"), "\"a\\\\\\\"\\u001b\\udcff\\udcc0\\udcaf\xc3\xbc\"");
 	/* Widths count columns, escapes are never cut in half. */
 	char w[16];
 	snprintf(w, sizeof(w), "%d", safe_text_width("a\x1b\xe2\x80\xae\xc3\xbc"));
 	expect("width: a, \\x1b, \\u202e, u-umlaut", w, "12");
+	snprintf(w, sizeof(w), "%d", safe_text_width("countBigrams.\\"));
+	expect("width: a backslash is one column", w, "14");
+	snprintf(w, sizeof(w), "%d", safe_text_width("\\\xe2\x80\xae"));
+	expect("width: a backslash beside an escape", w, "7");
+	expect("padded backslash", padded("a\\b", 5), "a\\b  ");
+	expect("cut after a backslash", padded("ab\\\\cd", 3), "ab\\");
+	char cell[SAFE_TEXT_CELL_MAX(16)];
+	*safe_text_cell(cell, "countBigrams.\\", 15) = '\0';
+	expect("cell", cell, "countBigrams.\\ ");
+	*safe_text_cell(cell, "x\\\x1b", 7) = '\0';
+	expect("cell: backslash and an escape", cell, "x\\\\x1b ");
 	expect("padded to 6", padded("ab", 6), "ab    ");
 	expect("cut before an escape that does not fit", padded("abc\x1b", 5), "abc  ");
 	expect("cut at a character", padded("\xc3\xbc\xc3\xbc\xc3\xbc", 2), "\xc3\xbc\xc3\xbc");

@@ -15,7 +15,7 @@
 #    view on a terminal of its own (tests/pty_run.py), exit at the end;
 #  - in headless Chromium (tests/peers/serve_browser.cjs): the catalogue and
 #    the run page live with no reload, the end of the run, hostile names
-#    inert, no console error, screenshots with something drawn (kept with
+#    inert and shown as spelled, no console error, screenshots with something drawn (kept with
 #    PROFSVC_KEEP=DIR).
 # The browser part needs chromium and tests/peers' npm packages (skipped,
 # 77, without them, except under CI=true).  PROFSVC_VALGRIND=1 (make
@@ -44,8 +44,9 @@ fi
 	printf '\ttotal alloc =   1,000 bytes  (excludes profiling overheads)\n\n'
 	printf 'COST CENTRE MODULE SRC no. entries %%time %%alloc %%time %%alloc\n\n'
 	printf 'MAIN MAIN <built-in> 1 0 0.0 0.0 100.0 100.0\n'
-	printf ' </script><script>window.__xss=1</script> Main a"b.hs:1 2 1 60.0 50.0 100.0 100.0\n'
+	printf ' </script><script>window.__xss=1</script> Main a"b.hs:1 2 1 50.0 50.0 100.0 100.0\n'
 	printf '  <img/src=x/onerror=window.__xss=1> Bad\377Mod <no location info> 3 5 40.0 50.0 40.0 50.0\n'
+	printf '  lambda.\\ Main <no location info> 4 1 10.0 0.0 10.0 0.0\n'
 } >"$T/evil.prof"
 sed 's/^\(MAIN\|(.*\)\t/<\/script><img\/src=x\/onerror=window.__xss=1>\1\t/' "$FIX/leak/leak-p-hc.hp" >"$T/evil.hp"
 import "x\"><img src=x onerror=window.__xss=1></title></script><script>window.__xss=1</script>$(printf '\033]0;pwned\007')" \
@@ -89,6 +90,25 @@ for p in "/api/runs" "/api/runs/$EVIL" "/api/runs/$EVIL/heap?since=3" "/api/runs
 	json_ok "$T/body" && ok || fail "$p is not JSON: $(head -c 200 "$T/body")"
 	grep -q '<script\|<img' "$T/body" && fail "$p: a guest's markup unescaped" || ok
 done
+# guest text is the exact text once parsed (docs/json.md): markup, ESC and
+# BEL themselves, one backslash, a byte that is not UTF-8 as U+DC00 + byte
+get "/api/runs/$EVIL/tree" >/dev/null
+python3 -c 'import json, sys
+ns = json.load(open(sys.argv[1]))["nodes"]
+names = {n["name"] for n in ns}
+mods = {n["module"].encode("utf-8", "surrogateescape") for n in ns}
+sys.exit(not ({"lambda.\\", "</script><script>window.__xss=1</script>"} <= names and b"Bad\xffMod" in mods))' "$T/body" &&
+	ok || fail "/api/runs/$EVIL/tree: not the exact names: $(head -c 600 "$T/body")"
+LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\377' "$T/body" && fail "/api/runs/$EVIL/tree: a raw control or byte" || ok
+get "/api/runs/$EVIL" >/dev/null
+python3 -c 'import json, sys
+sys.exit(json.load(open(sys.argv[1]))["name"] != "x\"><img src=x onerror=window.__xss=1></title></script><script>window.__xss=1</script>\x1b]0;pwned\x07")' \
+	"$T/body" && ok || fail "/api/runs/$EVIL: not the exact name: $(head -c 300 "$T/body")"
+get "/runs/$EVIL/folded" >/dev/null
+grep -qx 'MAIN.MAIN;Main.</script><script>window.__xss=1</script>;Main.lambda.\\ 10' "$T/body" && ok || fail "/runs/$EVIL/folded: not one backslash: $(cat "$T/body")"
+get "/runs/$EVIL/speedscope.json" >/dev/null
+python3 -c 'import json, sys; sys.exit("Main.lambda.\\" not in [f["name"] for f in json.load(open(sys.argv[1]))["shared"]["frames"]])' \
+	"$T/body" && ok || fail "/runs/$EVIL/speedscope.json: not the exact name: $(head -c 600 "$T/body")"
 # /api/runs is the documented run object (docs/json.md), the very one of
 # profdb query runs --json
 get /api/runs >/dev/null

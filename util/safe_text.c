@@ -1,6 +1,8 @@
 /*
  * safe_text.c - escaping guest-chosen text for terminals, logs and JSON
- * (see safe_text.h for what is escaped and how).
+ * (see safe_text.h for what is escaped and how): a name's own characters,
+ * a backslash among them, pass as they are; only what a medium would obey
+ * or cannot carry is changed.
  */
 #include "config.h"
 
@@ -12,7 +14,6 @@ enum kind {
 	PLAIN,   /* printed as it is */
 	BYTE,    /* one byte shown as \xNN: C0, DEL, invalid UTF-8 */
 	CODEPT,  /* one valid code point shown as \uNNNN: C1, bidi controls */
-	BSLASH,  /* a backslash, shown doubled */
 };
 
 /* Length of a valid UTF-8 sequence at p (1-4), or 0: overlongs,
@@ -58,8 +59,6 @@ static enum kind classify(const unsigned char *p, int *len, unsigned *cp)
 	}
 	if (*cp < 0x20 || *cp == 0x7f)
 		return BYTE;
-	if (*cp == '\\')
-		return BSLASH;
 	if ((*cp >= 0x80 && *cp <= 0x9f) || is_bidi_control(*cp))
 		return CODEPT;
 	return PLAIN;
@@ -75,9 +74,6 @@ static int render(enum kind k, const unsigned char *p, int len, unsigned cp, cha
 	case CODEPT:
 		snprintf(buf, 8, "\\u%04x", cp);
 		return 6;
-	case BSLASH:
-		memcpy(buf, "\\\\", 3);
-		return 2;
 	case PLAIN:
 	default:
 		memcpy(buf, p, (size_t)len);
@@ -86,13 +82,13 @@ static int render(enum kind k, const unsigned char *p, int len, unsigned cp, cha
 	}
 }
 
-/* Printable ASCII but the backslash: shown as it is, one column a byte
- * (most names are; the listing of 100,000 runs takes this path). */
+/* Printable ASCII: shown as it is, one column a byte (most names are;
+ * the listing of 100,000 runs takes this path). */
 static size_t plain_ascii(const char *s)
 {
 	size_t n = 0;
 	for (; s[n]; n++)
-		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e || s[n] == '\\')
+		if ((unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
 			return (size_t)-1;
 	return n;
 }
@@ -219,7 +215,7 @@ static void json_string(FILE *f, const char *s, int keep_bytes)
 			fputs("\\ufffd", f); /* not UTF-8: JSON cannot carry the byte */
 		else if (k == BYTE || k == CODEPT)
 			fprintf(f, "\\u%04x", cp);
-		else if (k == BSLASH || *p == '"')
+		else if (*p == '\\' || *p == '"') /* JSON's syntax: parsed, one character */
 			fprintf(f, "\\%c", *p);
 		else
 			fwrite(p, 1, (size_t)len, f);
@@ -249,7 +245,7 @@ void safe_text_spelled(FILE *f, const char *s, const char *also)
 		enum kind k = classify(p, &len, &cp);
 		if (k == PLAIN && len == 1 && also && strchr(also, *p))
 			fprintf(f, "\\x%02x", *p);
-		else if (k == PLAIN || k == BSLASH)
+		else if (k == PLAIN)
 			fwrite(p, 1, (size_t)len, f);
 		else {
 			render(k, p, len, cp, buf);

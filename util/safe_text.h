@@ -7,10 +7,14 @@
  * terminal, BEL, newlines that forge a log line, C1 controls (U+0080 to
  * U+009F; U+009B is a CSI on its own), bidirectional overrides that make
  * text read backwards (U+202E), and bytes that are not UTF-8 at all.
- * Everything printable passes as it is; the rest is shown, not obeyed:
+ * Everything printable passes as it is, a backslash too (a name shows as
+ * it is spelled: GHC's lambda `countBigrams.\` keeps its one backslash);
+ * the rest is shown, not obeyed:
  *   C0 controls, DEL, invalid UTF-8 bytes   \xNN (the byte)
  *   C1 controls, bidi controls             \uNNNN (the code point)
- *   a backslash                            \\ (so the escapes are unambiguous)
+ * The escapes are for a person to see, not for reading back: a name that
+ * spells "\x1b" and one holding ESC look alike.  Where the exact text is
+ * wanted, JSON carries it (safe_text_json_bytes).
  */
 #ifndef PROFSVC_SAFE_TEXT_H
 #define PROFSVC_SAFE_TEXT_H
@@ -35,12 +39,16 @@ int safe_text_width(const char *s);
  * too small); returns out. */
 char *safe_text(char *out, size_t outlen, const char *s);
 
-/* s as a JSON string, quotes included: the same characters escaped, as
- * JSON escapes (\u001b, \u009b, \u202e); invalid bytes become U+FFFD. */
+/* s as a JSON string, quotes included: the exact text, with the same
+ * characters written as JSON escapes (\u001b, \u009b, \u202e; '"' and a
+ * backslash as JSON's \" and \\, one character once parsed), so the
+ * document itself stays inert; invalid bytes become U+FFFD (for viewers
+ * that reject a lone surrogate: the trace's Chrome JSON). */
 void safe_text_json(FILE *f, const char *s);
 
-/* For files other programs read, where a name must show as spelled
- * (samples' folded stacks, perf script text, pprof, speedscope): */
+/* For what other programs read, where a name must come out as spelled
+ * (profdb's and serve's JSON, folded stacks, perf script text, pprof,
+ * speedscope): */
 /* s as a JSON string as safe_text_json writes it, but a byte that is not
  * UTF-8 becomes the lone surrogate U+DC00 + byte (\udcNN, as Python's
  * "surrogateescape"): no character of valid UTF-8 decodes to one, so the
@@ -48,10 +56,9 @@ void safe_text_json(FILE *f, const char *s);
  * it, and it shows as one replacement character. */
 void safe_text_json_bytes(FILE *f, const char *s);
 /* s as safe_text_print shows it (controls, bidi controls and bad bytes as
- * \xNN and \uNNNN), except that a backslash is itself: the name shows as
- * spelled (so "\x1b" typed and an escaped ESC look alike: for display,
- * not for reading back).  Each byte of `also` (ASCII, may be NULL) is
- * shown \xNN too: a format's separators (';' in folded stacks). */
+ * \xNN and \uNNNN, a backslash as itself), and each byte of `also`
+ * (ASCII, may be NULL) shown \xNN too: a format's separators (';' in
+ * folded stacks). */
 void safe_text_spelled(FILE *f, const char *s, const char *also);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,20 +14,93 @@
 #include "view_format.h"
 #include "view_json.h"
 
+/* Jansson writes a string's characters as they are, '"', '\\' and C0
+ * controls as JSON escapes, and cannot carry a byte that is not UTF-8.  A
+ * guest string goes to it with every character the document must spell
+ * as \uXXXX instead (DEL, C1 and bidi controls: the code point; a byte
+ * that is not UTF-8: U+DC00 + the byte) replaced by a NUL and the four hex
+ * digits.  Jansson writes the NUL as \u0000, which no guest string holds
+ * (they are C strings), and view_json_unmark turns \u0000XXXX into
+ * \uXXXX.  The marked form is made from safe_text_json_bytes's, so the
+ * two agree on every character. */
 json_t *view_json_guest(const char *s)
 {
-	/* An escape is at most 6 characters for one byte (\u009b): a buffer of
-	 * 6 per byte never cuts.  Most names fit the stack one. */
-	char small[512];
-	size_t need = (s ? strlen(s) : 0) * 6 + 1;
-	char *buf = need <= sizeof(small) ? small : malloc(need);
-	if (!buf)
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+	size_t n = 0;
+
+	while (u[n] >= 0x20 && u[n] < 0x7f)
+		n++;
+	if (!u[n]) /* printable ASCII (most names): as it is */
+		return json_stringn_nocheck((const char *)u, n);
+
+	char *doc = NULL, *buf = NULL;
+	size_t len = 0, o = 0;
+	FILE *m = open_memstream(&doc, &len);
+	if (!m)
 		return NULL;
-	safe_text(buf, need, s ? s : "");
-	json_t *v = json_string_nocheck(buf);
-	if (buf != small)
-		free(buf);
+	safe_text_json_bytes(m, (const char *)u);
+	if (fclose(m) != 0 || !doc || len < 2 || !(buf = malloc(len))) {
+		free(doc);
+		return NULL;
+	}
+	/* doc is "...": raw characters, \", \\ and \uXXXX only */
+	for (size_t i = 1; i + 1 < len; i++) {
+		if (doc[i] != '\\') {
+			buf[o++] = doc[i];
+		} else if (doc[i + 1] != 'u') {
+			buf[o++] = doc[++i]; /* '"' or '\\' */
+		} else {
+			char hex[5] = {doc[i + 2], doc[i + 3], doc[i + 4], doc[i + 5], '\0'};
+			unsigned long cp = strtoul(hex, NULL, 16);
+			if (cp < 0x20) {
+				buf[o++] = (char)cp; /* jansson escapes a C0 control itself */
+			} else {
+				buf[o++] = '\0';
+				memcpy(buf + o, doc + i + 2, 4);
+				o += 4;
+			}
+			i += 5;
+		}
+	}
+	json_t *v = json_stringn_nocheck(buf, o);
+	free(buf);
+	free(doc);
 	return v;
+}
+
+size_t view_json_unmark(char *s, size_t len)
+{
+	char *b = memchr(s, '\\', len);
+	size_t o;
+
+	if (!b)
+		return len;
+	o = (size_t)(b - s);
+	for (size_t i = o; i < len;) {
+		if (s[i] == '\\' && i + 10 <= len && s[i + 1] == 'u' && memcmp(s + i + 2, "0000", 4) == 0) {
+			s[o++] = '\\'; /* \u0000XXXX: a marked character, \uXXXX */
+			s[o++] = 'u';
+			memmove(s + o, s + i + 6, 4);
+			o += 4;
+			i += 10;
+		} else if (s[i] == '\\' && i + 1 < len) {
+			s[o++] = s[i++]; /* any other escape: both characters */
+			s[o++] = s[i++];
+		} else {
+			s[o++] = s[i++];
+		}
+	}
+	if (o < len)
+		s[o] = '\0';
+	return o;
+}
+
+char *view_json_dumps(const json_t *v, size_t flags)
+{
+	char *s = v ? json_dumps(v, flags) : NULL;
+	if (s)
+		view_json_unmark(s, strlen(s));
+	return s;
 }
 
 json_t *view_json_bytes_or_null(int64_t b)

@@ -13,10 +13,20 @@
 
 #include "../store/store.h"
 
-/* A guest-chosen string as JSON text: the escapes of util/safe_text.h
- * kept visible (a C1 control is the six characters \u009b), so a decoded
- * value is as inert as the terminal form.  Never NULL for valid input. */
+/* A guest-chosen string as JSON: the exact text once parsed (one
+ * backslash is one backslash; a byte that is not UTF-8 is the lone
+ * surrogate U+DC00 + byte, as util/safe_text's safe_text_json_bytes), while
+ * the document itself stays inert: C0, DEL, C1 and bidi controls are
+ * written as \uXXXX escapes.  Only a document written through
+ * view_json_dumps (or view_json_unmark) has that form: see view_json.c.
+ * NULL when out of memory. */
 json_t *view_json_guest(const char *s);
+/* json_dumps(v, flags) with view_json_guest's characters written as
+ * their escapes; NULL on failure; free() it. */
+char *view_json_dumps(const json_t *v, size_t flags);
+/* The same for len bytes jansson dumped at s, in place (the text only
+ * gets shorter; terminated when it did); returns the new length. */
+size_t view_json_unmark(char *s, size_t len);
 /* A byte count, or null when negative (unknown). */
 json_t *view_json_bytes_or_null(int64_t b);
 /* The run object (docs/json.md "run"); now_us measures a running run's

@@ -3,9 +3,11 @@
  * the catalogue, one run with its devices, heap samples since sample K,
  * the cost-centre tree and the diff of two runs.  Built with jansson;
  * runs and devices are view/view_json.c's shared objects, and
- * every guest string goes through view_json_guest (escapes visible, valid
- * UTF-8), and the documents are served as application/json with nosniff,
- * so a hostile name is data, never markup.
+ * every guest string goes through view_json_guest (the exact text; its
+ * controls and a byte that is not UTF-8 as \u escapes, so the document
+ * holds none raw), and the documents are served as application/json with
+ * nosniff and < > & as \u escapes, so a hostile name is data, never
+ * markup.
  */
 #include "config.h"
 

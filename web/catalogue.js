@@ -2,13 +2,29 @@
 // rendered is rebuilt from /api/events (same filter) whenever the store
 // changes, so running runs show their sizes growing and new runs appear
 // without a reload.  Durations of running runs are counted here.  Guest
-// text only ever reaches the page as textContent.
+// text only ever reaches the page as textContent, made visible first
+// (shown: /api's JSON carries the exact text).
 (function () {
   'use strict';
   var body = document.querySelector('#runs tbody');
   if (!body) return;
   // a fleet catalogue's runs: a host column (the run's own host field)
   var fleet = document.getElementById('runs').getAttribute('data-fleet') === '1';
+  // A guest's text as a person should see it (util/safe_text.h): the JSON
+  // carries the exact text, so here a control, a bidi override or a byte
+  // that was not UTF-8 (U+DC80..U+DCFF) becomes the visible \xNN or
+  // \uNNNN, as in the terminal; a backslash stays itself.
+  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  function shown(s) {
+    return s.replace(UNSAFE, function (c) {
+      var n = c.charCodeAt(0);
+      if (n >= 0xdc80 && n <= 0xdcff) return '\\x' + (n - 0xdc00).toString(16); // the byte
+      if (n < 0x20 || n === 0x7f) return '\\x' + ('0' + n.toString(16)).slice(-2);
+      return '\\u' + ('000' + n.toString(16)).slice(-4);
+    });
+  }
+  // JSON.parse's reviver: every string as shown
+  function revive(k, v) { return typeof v === 'string' ? shown(v) : v; }
   function el(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs) e.setAttribute(k, attrs[k]);
@@ -51,12 +67,12 @@
   }
   var es = new EventSource('/api/events' + location.search);
   es.addEventListener('runs', function (ev) {
-    runs = JSON.parse(ev.data).runs;
+    runs = JSON.parse(ev.data, revive).runs;
     draw();
     document.body.setAttribute('data-updates', String(+(document.body.getAttribute('data-updates') || 0) + 1));
   });
   es.addEventListener('problem', function (ev) {
-    document.getElementById('status').textContent = 'the store cannot be read: ' + JSON.parse(ev.data).error;
+    document.getElementById('status').textContent = 'the store cannot be read: ' + JSON.parse(ev.data, revive).error;
   });
   es.onerror = function () {
     document.getElementById('status').textContent = 'reconnecting to the server';

@@ -7,7 +7,8 @@
 // has its timeline section fetched again whenever the stream says the
 // eventlog grew (an "eventlog" event): one fetch at a time, the events
 // that came meanwhile making one more; the zoom outlives the redraw.
-// Guest text only ever reaches the page as textContent.
+// Guest text only ever reaches the page as textContent, parsed through
+// profsvcReport.revive (controls made visible, as in the terminal).
 (function () {
   'use strict';
   var live = document.getElementById('live');
@@ -87,12 +88,12 @@
     });
   }
   es.addEventListener('heap', function (ev) {
-    var d = JSON.parse(ev.data);
+    var d = JSON.parse(ev.data, profsvcReport.revive); // names as shown
     profsvcReport.setHeap(d.heap);
     note(d.heap.times.length, d.heap.bands.length, d);
   });
   es.addEventListener('samples', function (ev) {
-    var d = JSON.parse(ev.data);
+    var d = JSON.parse(ev.data, profsvcReport.revive);
     if (!profsvcReport.appendSamples(d)) { es.close(); location.reload(); return; }
     note(d.from + d.times.length, d.bands.length, d);
   });
@@ -104,7 +105,7 @@
     if (r.eventlog_bytes !== null) fact('eventlog bytes', String(r.eventlog_bytes));
   });
   es.addEventListener('problem', function (ev) {
-    say('the store cannot be read: ' + JSON.parse(ev.data).error + ' (trying again)', 'bad');
+    say('the store cannot be read: ' + JSON.parse(ev.data, profsvcReport.revive).error + ' (trying again)', 'bad');
   });
   es.onerror = function () {
     if (es.readyState !== EventSource.CLOSED) say('live: reconnecting to the server', 'bad');

@@ -56,7 +56,8 @@ int reply_close(struct reply *r);
 void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* Compact JSON with < > & as \u escapes: inert even if someone puts it
- * inside HTML.  Malloc'd; NULL when out of memory. */
+ * inside HTML; guest text as view_json_guest says (view_json_dumps).
+ * Malloc'd; NULL when out of memory. */
 char *json_dump_inert(const json_t *v);
 /* A jansson value as the reply (stolen). */
 void reply_json(struct reply *r, json_t *v);

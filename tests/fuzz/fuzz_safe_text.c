@@ -2,8 +2,10 @@
  * fuzz_safe_text.c - libFuzzer target for util/safe_text.c, the escaping of
  * guest-chosen text.  For any bytes:
  *   - the terminal form is valid UTF-8 holding no C0 control, DEL, C1
- *     control or bidi control, and unescapes back to exactly the input
- *     (nothing is lost or made ambiguous);
+ *     control or bidi control, and is exactly the input with only those
+ *     and bytes that are not UTF-8 replaced by their escapes (\xNN,
+ *     \uNNNN): every other character, a backslash too, as it is, and it
+ *     is the spelled form (safe_text_spelled with no separators);
  *   - the padded form takes exactly the width asked for (in characters),
  *     and a table's cell (safe_text_cell) is the same bytes within its
  *     bound;
@@ -138,38 +140,45 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *out = malloc(cap);
 	safe_text(out, cap, in);
 	const unsigned char *p = (const unsigned char *)out, *end = p + strlen(out);
-	unsigned char *back = malloc(len + 1);
-	size_t nb = 0;
-	while (p < end) {
+	for (const unsigned char *q = p; q < end;) {
 		unsigned cp;
-		int n = decode(p, end, &cp);
+		int n = decode(q, end, &cp);
 		assert(n > 0);       /* valid UTF-8 */
 		assert(inert(cp));   /* nothing that steers a terminal */
-		if (cp != '\\') {
-			memcpy(back + nb, p, (size_t)n);
-			nb += (size_t)n;
-			p += n;
-			continue;
-		}
-		/* An escape: \\, \xNN or \uNNNN. */
-		assert(p + 1 < end);
-		if (p[1] == '\\') {
-			back[nb++] = '\\';
-			p += 2;
-		} else if (p[1] == 'x') {
-			assert(end - p >= 4);
-			char hex[3] = {(char)p[2], (char)p[3], 0};
-			back[nb++] = (unsigned char)strtoul(hex, NULL, 16);
-			p += 4;
-		} else {
-			assert(p[1] == 'u' && end - p >= 6);
-			char hex[5] = {(char)p[2], (char)p[3], (char)p[4], (char)p[5], 0};
-			put_utf8((unsigned)strtoul(hex, NULL, 16), back, &nb);
-			p += 6;
-		}
-		assert(nb <= len);
+		q += n;
 	}
-	assert(nb == len && memcmp(back, in, len) == 0); /* escaping loses nothing */
+	/* The input walked character by character: the output is each one as
+	 * it is, or its escape when it is unsafe or not UTF-8. */
+	size_t at = 0;
+	for (const unsigned char *q = (const unsigned char *)in, *e = q + len; q < e;) {
+		unsigned cp;
+		int n = decode(q, e, &cp);
+		char want[8];
+		if (!n)
+			snprintf(want, sizeof(want), "\\x%02x", q[0]);
+		else if (cp < 0x20 || cp == 0x7f)
+			snprintf(want, sizeof(want), "\\x%02x", cp);
+		else if (!inert(cp))
+			snprintf(want, sizeof(want), "\\u%04x", cp);
+		else {
+			memcpy(want, q, (size_t)n);
+			want[n] = '\0';
+		}
+		size_t wl = strlen(want);
+		assert(at + wl <= (size_t)(end - p) && memcmp(out + at, want, wl) == 0);
+		at += wl;
+		q += n ? n : 1;
+	}
+	assert(at == (size_t)(end - p)); /* nothing more */
+	{
+		char *sp = NULL;
+		size_t sl = 0;
+		FILE *sf = open_memstream(&sp, &sl);
+		safe_text_spelled(sf, in, NULL);
+		fclose(sf);
+		assert(sl == (size_t)(end - p) && memcmp(sp, out, sl) == 0);
+		free(sp);
+	}
 	/* The width is the characters of the escaped form. */
 	int outchars = 0;
 	for (const unsigned char *q = (const unsigned char *)out; q < end;) {
@@ -225,7 +234,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_bytes_round_trip(in, len);
 	spelled_inert(in);
 	free(pad);
-	free(back);
 	free(out);
 	free(in);
 	return 0;

@@ -9,7 +9,8 @@
 // reload; the run page's chart gains samples with no reload; when the
 // domain is destroyed the page says so and shows the final report with
 // its cost centres; a filtered catalogue stays filtered while it is rebuilt;
-// the compare page draws its comparison; hostile names run no script in any page; no page logs
+// the compare page draws its comparison; hostile names run no script in any page, and show as
+// spelled (one backslash) with controls and bad bytes as visible escapes; no page logs
 // an error; every screenshot has a drawn chart or table (not one flat
 // colour), counted pixel by pixel in the browser.
 'use strict';
@@ -124,6 +125,22 @@ async function until(fn, ms) {
     const pwned = await p.evaluate(() => window.__xss === 1 || document.title === 'pwned' ||
                                          document.querySelectorAll('img, iframe, object, embed').length > 0);
     check(!pwned, path + ': a hostile name ran or made markup');
+    // names as the profile spells them (one backslash), controls and a
+    // byte that is not UTF-8 shown as escapes, never raw (the pages parse
+    // the exact JSON through report.js's and catalogue.js's shown)
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\ufffd]|[\ud800-\udfff]/;
+    if (path.startsWith('/runs/')) {
+      const tree = await p.$eval('#cost-centres', e => e.textContent).catch(() => '');
+      check(tree.includes('lambda.\\') && !tree.includes('lambda.\\\\') && tree.includes('Bad\\xffMod') && !raw.test(tree),
+            path + ': the tree does not show the names as spelled: ' + JSON.stringify(tree.slice(0, 400)));
+    }
+    if (path.startsWith('/?')) {
+      check(await until(async () => +(await p.evaluate(() => document.body.getAttribute('data-updates') || 0)) >= 1, 8000),
+            path + ': the catalogue was not rebuilt from the event stream');
+      const names = await p.$$eval('#runs tbody td.name', tds => tds.map(td => td.textContent));
+      check(names.some(n => n.includes('\\x1b]0;pwned\\x07')) && !names.some(n => raw.test(n)),
+            path + ': the hostile run name not shown with visible escapes: ' + JSON.stringify(names));
+    }
     if (path.startsWith('/runs/')) {
       const shot = await drawn(p, 'evil.png');
       check(shot.inked > 0.05, 'hostile run screenshot is blank');
