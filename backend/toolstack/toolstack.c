@@ -218,7 +218,7 @@ int toolstack_attach(const struct options *o, const char *domain, int nvdev, cha
  * "remove" runs in between; block-profsvc's has nothing to do).  On
  * xensim this is xl block-detach; on Xen, xl itself does it.
  */
-static int xl_style_detach(struct xs_handle *xs, uint32_t domid, int64_t devid, const char *be)
+static int xl_style_detach(struct xs_handle *xs, uint32_t domid, int64_t devid, const char *be, int force)
 {
 	char state[160], fe[96];
 	unsigned len;
@@ -240,20 +240,20 @@ static int xl_style_detach(struct xs_handle *xs, uint32_t domid, int64_t devid, 
 			return -1;
 	}
 	int closed = 0;
-	for (int i = 0; i < 1000 && !closed; i++) {
+	for (int i = 0; i < (force ? 100 : 1000) && !closed; i++) {
 		char *v = xs_read(xs, XBT_NULL, state, &len);
 		closed = v && strcmp(v, "6") == 0;
 		free(v);
 		if (!closed)
 			usleep(10000);
 	}
-	if (!closed)
+	if (!closed && !force)
 		fprintf(stderr, "profile-backend: %s did not reach Closed within 10 s (is profile-backend "
-		                "running?); removed anyway, as libxl does\n", be);
+		                "running?); removed anyway, as libxl does ('detach --force' does not wait)\n", be);
 	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/%lld", domid, (long long)devid);
 	xs_rm(xs, XBT_NULL, be);
 	xs_rm(xs, XBT_NULL, fe);
-	return closed ? 0 : -1;
+	return closed || force ? 0 : -1;
 }
 
 /* A frontend's state node as read (the guest wrote it): one XenbusState
@@ -289,7 +289,7 @@ int toolstack_detach(const struct options *o, const char *domain, const char *vd
 		v = xs_read(xs, XBT_NULL, be, &len);
 		if (v) {
 			free(v);
-			rc = xl_style_detach(xs, domid, devid, be) ? 1 : 0;
+			rc = xl_style_detach(xs, domid, devid, be, o->force) ? 1 : 0;
 			if (!rc)
 				printf("detached %s from domain %u\n", vdev_arg(vdev), domid);
 			goto out;

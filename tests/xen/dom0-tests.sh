@@ -13,7 +13,8 @@
 #   5. profile-backend SIGKILLed and restarted while a guest writes: no I/O
 #      error in the guest, exports identical
 #  5b. detach of a paused guest's never-connected device (at once), and
-#      detach --force of a connected one whose guest is paused
+#      detach --force of connected ones (ours and a stock vbd) whose guest
+#      is paused
 #   6. the xenstore conformance tests against the real xenstored
 #   7. frontend-stub in dom0 on the real platform, mirage mode: a
 #      mirage-profile trace buffer granted read-only to domid 0, kept by the
@@ -331,29 +332,33 @@ chk "5 .hp byte-identical" same /tmp/g-restart.hp $FX/phases-hd-i0.01.hp
 chk "5 store integrity" profdb check
 
 # ---- 5b: detach with no close handshake to wait for -------------------------------
-# A paused guest's frontends never connect: detach goes at once (it used to
-# wait 10 s and fail).  Then, the guest running and writing, paused again:
-# its connected frontend cannot close, and detach --force removes the
-# device; the domain still dies cleanly (no grant left mapped).  xvdp4 is
-# a disk the guest's program never uses (its kernel's blkfront would
-# connect it), so the guest runs on without it.
+# A paused guest's frontends never connect: detach of a profsvc device
+# (`profile-backend attach`: the backend's own directory) goes at once (it
+# used to wait 10 s and fail).  Attached again and connected by the running
+# guest's blkfront, then the guest paused: its frontend cannot close, and
+# detach --force removes the device, ours and a stock xl vbd alike; the
+# domain still dies cleanly (no grant left mapped).
 T s5b-detach
-guest_cfg g-paused phases-p-hc.prof phases-hd-i0.01.hp 10000
-sed -i "s/^disk = \[ \(.*\) \]$/disk = [ \1, 'vdev=xvdp4, backendtype=profsvc' ]/" /tmp/g-paused.cfg
-grep '^disk' /tmp/g-paused.cfg | info cfg
+guest_cfg g-paused phases-p-hc.prof phases-hd-i0.01.hp 20000
 if bounded 120 /tmp/g-paused.create profile-backend create /tmp/g-paused.cfg -p; then
 	P=$(timeout 30 xl domid g-paused)
-	be() { timeout 30 xenstore-read "/local/domain/0/backend/profsvc/$P/$1/state" 2>/dev/null; }
-	gone() { timeout 30 xenstore-ls "/local/domain/0/backend/profsvc/$P/$1" >/dev/null 2>&1; [ $? = 1 ]; }
-	chk "5b detach of a paused guest's never-connected device" bounded 30 /tmp/det1 profile-backend detach g-paused xvdp4
-	chk "5b its backend directory is gone" gone 51956
+	PB=/local/domain/0/backend/profsvc/$P/51956 VB=/local/domain/0/backend/vbd/$P/51954
+	st() { timeout 30 xenstore-read "$1/state" 2>/dev/null; }
+	gone() { timeout 30 xenstore-ls "$1" >/dev/null 2>&1; [ $? = 1 ]; }
+	chk "5b profile-backend attach xvdp4 to the paused guest" bounded 60 /tmp/att1 profile-backend attach g-paused vdev=xvdp4
+	chk "5b its backend directory is there, InitWait" test "$(st "$PB")" = 2
+	chk "5b detach of the never-connected device" bounded 8 /tmp/det1 profile-backend detach g-paused xvdp4
+	chk "5b its backend directory is gone" gone "$PB"
+	chk "5b attach it again" bounded 60 /tmp/att2 profile-backend attach g-paused vdev=xvdp4
 	timeout 30 xl unpause g-paused
-	for i in $(seq 1 300); do [ "$(be 51954)" = 4 ] && break; sleep 0.2; progress; done
-	chk "5b xvdp2 connected once unpaused" test "$(be 51954)" = 4
+	for i in $(seq 1 150); do [ "$(st "$PB")" = 4 ] && [ "$(st "$VB")" = 4 ] && break; sleep 0.2; progress; done
+	chk "5b the running guest connected xvdp4 and xvdp2" test "$(st "$PB")/$(st "$VB")" = 4/4
 	timeout 30 xl pause g-paused
-	chk "5b detach --force of a paused guest's connected device" bounded 30 /tmp/det2 profile-backend detach --force g-paused xvdp2
+	chk "5b detach --force of the paused guest's connected xvdp4" bounded 30 /tmp/det2 profile-backend detach --force g-paused xvdp4
 	info detach </tmp/det2
-	chk "5b its backend directory is gone after --force" gone 51954
+	chk "5b its backend directory is gone after --force" gone "$PB"
+	chk "5b detach --force of its connected stock vbd xvdp2" bounded 30 /tmp/det3 profile-backend detach --force g-paused xvdp2
+	chk "5b libxl's vbd directory is gone after --force" gone "$VB"
 	timeout 30 xl destroy g-paused
 	chk "5b the guest is gone after xl destroy (no grant held)" wait_gone g-paused 30
 else
