@@ -159,7 +159,7 @@ head -1 "$T/out" | grep -qF ',"(327)countBigrams.\/countB...",' && onebs "$T/out
 expect 0 "" -- "$PROFDB" heap 9 -o "$T/wf.svg"
 xml_ok "$T/wf.svg" && onebs "$T/wf.svg" '(327)countBigrams.\/countB...' && ok || fail "heap SVG key: $(grep -o 'countBigrams[^<]*' "$T/wf.svg" | head -3)"
 expect 0 "" -- "$PROFDB" flame 9 -o "$T/wf-flame.svg"
-xml_ok "$T/wf-flame.svg" && onebs "$T/wf-flame.svg" 'countBigrams.\ (1876' && ok ||
+xml_ok "$T/wf-flame.svg" && onebs "$T/wf-flame.svg" 'countBigrams.\&#10;1876 ticks' && ok ||
 	fail "flame SVG: $(grep -o 'countBigrams[^<]*' "$T/wf-flame.svg" | head -3)"
 "$PROFDB" flame 9 --json >"$T/out" && pyname "$T/out" '"countBigrams.\\" in [f["name"] for s in d["stacks"] for f in s["frames"]]' && ok ||
 	fail "flame --json: not the exact name: $(grep -o '.\{40\}countBigrams.\{20\}' "$T/out" | head -3)"
@@ -223,6 +223,38 @@ expect 0 "" -- "$PROFDB" flame 9 --by alloc
 [ "$(awk '{ s += $NF } END { printf "%d", s }' "$T/out")" -gt 1500000000 ] && ok || fail "folded bytes"
 expect 0 "" -- "$PROFDB" flame 1 -o "$T/f.svg"
 xml_ok "$T/f.svg" && [ "$(grep -c 'class="frame"' "$T/f.svg")" -ge 10 ] && ok || fail "flame SVG"
+# interactive as flamegraph.pl's (issue 33): its script inside, in CDATA; every
+# frame's title its name, value and share, and the cost centre's SRC as the
+# .prof spells it wherever the profile has one; no label longer than its box
+# can hold by flame.c's estimate (the browser's measure: test_peers.sh)
+python3 - "$T/f.svg" "$FIX/leak/leak-p-hc.prof" <<'PY' && ok || fail "flame SVG: script, titles or SRC"
+import re, sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+scripts = root.findall(N + "script")
+assert len(scripts) == 1 and "profsvcFlame" in scripts[0].text, "no script"
+src = {}  # (module, name) -> SRC, from the .prof's call tree (names here hold no spaces)
+tree = False
+for line in open(sys.argv[2], encoding="utf-8"):
+    f = line.split()
+    if f[:3] == ["COST", "CENTRE", "MODULE"] and "no." in f:
+        tree = True
+    elif tree and len(f) >= 9:
+        src[f[1] + "." + f[0]] = (f[0], f[2])
+frames = root.findall(N + "g[@class='frame']")
+assert len(frames) >= 10
+for g in frames:
+    t = g.find(N + "title").text.split("\n")
+    name, want = src.get(t[0], (None, None))
+    assert re.fullmatch(r"\d+ ticks, \d+\.\d\d%", t[1]), t
+    assert want and len(t) == 3 and t[2] == want, (t, want)
+    label = g.find(N + "text")
+    full = label.get("data-full")
+    assert (full is None) == (label.text == name) or full == name, (label.text, full)
+    assert full is None or not label.text or label.text.endswith("\u2026"), label.text
+print("ok")
+PY
+grep -qF '&#10;src/leak/Leak.hs:(23,1)-(24,57)</title>' "$T/f.svg" && ok || fail "flame SVG: histogram's source location: $(grep -o '<title>Main.histogram[^<]*' "$T/f.svg" | head -2)"
 for form in "" "-o $T/evil-flame.svg"; do
 	# shellcheck disable=SC2086
 	expect 0 "" -- "$PROFDB" flame 11 $form
@@ -261,8 +293,8 @@ sed -n '/^heap bands/,$p' "$T/out" | awk 'NR > 2 && $1 != $2 { bad = 1 } END { e
 grep -q '<Main.sat_\*>' "$T/out" && ok || fail "diff: generated names not folded"
 expect 0 "" -- "$PROFDB" flame 13 --against 12 -o "$T/diff-flame.svg"
 xml_ok "$T/diff-flame.svg" && ok || fail "differential flame graph not well-formed"
-grep -o '<title>Main.phaseSet ([^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/diff-flame.svg" | grep -q '(+' && ok ||
-	fail "differential flame: phaseSet is not red and grown: $(grep -o 'phaseSet ([^<]*</title><rect[^>]*>' "$T/diff-flame.svg")"
+grep -o '<title>Main.phaseSet&#10;[^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/diff-flame.svg" | grep -q '(+' && ok ||
+	fail "differential flame: phaseSet is not red and grown: $(grep -o 'phaseSet&#10;[^<]*</title><rect[^>]*>' "$T/diff-flame.svg")"
 expect 2 "needs -o" -- "$PROFDB" flame 13 --against 12
 expect 0 "" -- "$PROFDB" diff 12 13 --json -n 0
 json_ok "$T/out" && ok || fail "diff --json invalid"
