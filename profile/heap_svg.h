@@ -29,4 +29,7 @@ const char *heap_colour(int is_other, size_t rank);
 /* "1.5M", "812k", "96": bytes, shortly (decimal, as hp2ps). */
 void heap_fmt_bytes(double v, char *out, size_t len);
 
+/* "166,302,970": a whole number with hp2ps's thousands commas. */
+void heap_fmt_grouped(double v, char *out, size_t len);
+
 #endif

@@ -95,6 +95,22 @@ for svg in heap flame evil-heap; do
 		fail "Chromium did not draw $svg.svg"
 	fi
 done
+# --- hp2ps's "bytes x seconds": the heap chart's header says what hp2ps's title does -----
+if command -v hp2ps >/dev/null; then
+	i=0
+	for hp in "$FIX/wordfreq/wordfreq-P-hc.hp" "$FIX/leak/leak-p-hc.hp" "$FIX/exprcalc/exprcalc-hy.hp"; do
+		i=$((i + 1))
+		cp "$hp" "$T/hp2ps-$i.hp" && (cd "$T" && hp2ps "hp2ps-$i.hp") 2>/dev/null
+		theirs=$(grep -ao '([0-9,]* bytes x seconds)' "$T/hp2ps-$i.ps" | tr -d '(),' | cut -d' ' -f1)
+		"$PROFDB" heap $i -o "$T/area-$i.svg" 2>/dev/null
+		ours=$(grep -o '<text class="area"[^>]*>[0-9,]* bytes x seconds<' "$T/area-$i.svg" | sed 's/.*>\([0-9,]*\) .*/\1/' | tr -d ,)
+		[ -n "$theirs" ] && [ -n "$ours" ] && [ $((ours - theirs)) -le 1 ] && [ $((theirs - ours)) -le 1 ] && ok ||
+			fail "run $i: bytes x seconds: ours [$ours], hp2ps's [$theirs] ($(basename "$hp"))"
+	done
+elif [ -n "${CI:-}" ]; then
+	fail "hp2ps missing"
+fi
+
 # --- the flame graph, clicked and searched (issue 33) ------------------------------------
 # run 1's standalone SVG and its report page in Chromium (tests/peers/
 # flame_browser.cjs): a click on countWords zooms to it, a search for

@@ -374,4 +374,76 @@ xml_ok "$T/f.svg" && grep -q 'they sum to 90.0% of the time, so 10.0% of it (abo
 expect 0 "" -- "$PROFDB" flame latest --by alloc -o "$T/f.svg"
 grep -q 'they sum to 100.0% of the allocation, and the widths' "$T/f.svg" && ok ||
 	fail "flame --by alloc: $(grep -o '<text class="unplaced".*' "$T/f.svg")"
+# --- heap charts as hp2ps draws them (issue 33) -------------------------------------------------
+# the y axis says its unit ("bytes", as hp2ps's legend) and its ticks are
+# round (a step of 1, 2 or 5 x 10^n, in kB/MB/GB as hp2ps's k/M); the header
+# has hp2ps's "bytes x seconds" (compared with hp2ps's own in test_peers.sh)
+heap_axes() { # svg: every panel's ticks round, labelled in one unit, the unit named
+	python3 - "$1" <<'PY'
+import math, re, sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+for axes in root.iter(N + "g"):
+    if axes.get("class") != "axes":
+        continue
+    unit = [t for t in axes.iter(N + "text") if t.get("class") == "yunit"]
+    assert len(unit) == 1 and unit[0].text == "bytes", "no y unit"
+    ticks = [t for t in axes.iter(N + "text") if t.get("class") == "ytick"]
+    vals = [float(t.get("data-value")) for t in ticks]
+    assert len(vals) >= 3 and vals[0] == 0, vals
+    step = vals[1]
+    m = step / 10 ** math.floor(math.log10(step))
+    assert min(abs(m - r) for r in (1, 2, 5)) < 1e-9, ("not 1, 2 or 5 x 10^n", step)
+    units = set()
+    for t, v in zip(ticks, vals):
+        assert abs(v / step - round(v / step)) < 1e-9, (v, step)
+        if v == 0:
+            assert t.text == "0", t.text
+            continue
+        n, u = re.fullmatch(r"([0-9.]+) (kB|MB|GB)|([0-9]+)()", t.text).group(1, 2) if " " in t.text else (t.text, "")
+        units.add(u)
+        assert abs(float(n) * {"": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}[u] - v) < 1e-6 * v, (t.text, v)
+    assert len(units) == 1, units
+print("ok")
+PY
+}
+expect 0 "" -- "$PROFDB" heap 1 2 -o "$T/c.svg"
+heap_axes "$T/c.svg" && grep -q '<text class="ytick"[^>]*>160 MB</text>' "$T/c.svg" && ok ||
+	fail "heap SVG: the y axis: $(grep -o '<text class="y[a-z]*"[^>]*>[^<]*' "$T/c.svg" | head -12)"
+grep -q '<text class="area"[^>]*>166,302,970 bytes x seconds</text>' "$T/c.svg" && ok ||
+	fail "heap SVG: no bytes x seconds: $(grep -o '<text class="area"[^>]*>[^<]*' "$T/c.svg")"
+# a chart of 1500 samples: its bands have no outline (it would be all one
+# saw); a short one keeps a thin one; a band whose name the key cuts has
+# the whole name as its key entry's title
+LONG="(42)a/band/whose/name/is/much/longer/than/the/key/has/room/for/at/all"
+python3 -c '
+import sys
+long = sys.argv[1]
+print("JOB \"many\"\nDATE \"today\"\nSAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"")
+for k in range(1500):
+    t = k * 0.01
+    print("BEGIN_SAMPLE %.2f" % t)
+    print("%s\t%d" % (long, 1000 + 37 * (k % 50)))
+    print("short\t%d" % (5000 + 11 * (k % 90)))
+    print("END_SAMPLE %.2f" % t)' "$LONG" >"$T/many.hp"
+import many "$FIX/leak/leak-p-hc.prof" "$T/many.hp"
+expect 0 "" -- "$PROFDB" heap latest -o "$T/many.svg"
+python3 - "$T/many.svg" "$T/c.svg" "$LONG" <<'PY' && ok || fail "heap SVG: outlines or the key's titles"
+import sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+def bands(f):
+    return [p for p in E.parse(f).getroot().iter(N + "path") if p.get("class") == "band"]
+many, few = bands(sys.argv[1]), bands(sys.argv[2])
+assert len(many) == 2 and all(p.get("stroke") == "none" or float(p.get("stroke-width", "1")) <= 0.5 for p in many)
+assert all(p.get("stroke") == "none" for p in many), "1500 samples, outlined"
+assert all(p.get("stroke") != "none" and float(p.get("stroke-width")) <= 0.5 for p in few), "a short chart lost its outlines"
+entries = [g for g in E.parse(sys.argv[1]).getroot().iter(N + "g") if g.get("class") == "key-entry"]
+cut = [g for g in entries if g.find(N + "text").text != g.find(N + "title").text]
+assert len(entries) == 2 and len(cut) == 1, len(cut)
+assert cut[0].find(N + "title").text == sys.argv[3] and cut[0].find(N + "text").text.endswith("..."), cut[0].find(N + "text").text
+assert sys.argv[3].startswith(cut[0].find(N + "text").text[:-3])
+print("ok")
+PY
+heap_axes "$T/many.svg" && grep -q '>7 kB</text>\|>8 kB</text>' "$T/many.svg" && ok ||
+	fail "heap SVG of many samples: the y axis: $(grep -o '<text class="ytick"[^>]*>[^<]*' "$T/many.svg")"
 finish test_view
