@@ -152,6 +152,13 @@ want=$("$PROFDB" heap 2 --json | python3 -c 'import json, sys; print("\n".join(b
 got=$(grep -o 'class="name" title="[^"]*"' "$T/dom.html" | sed 's/.*title="\(.*\)"/\1/')
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || fail "report key differs from profdb heap: want [$want] got [$got]"
 [ "$(grep -o 'class="band"' "$T/dom.html" | wc -l)" = 6 ] && ok || fail "report: not 6 drawn bands"
+# the page's chart as the SVG's (issue 33): hp2ps's bytes x seconds, the
+# axis's unit and its round ticks
+grep -q 'class="area"[^>]*>166,302,970 bytes x seconds<' "$T/dom.html" && ok ||
+	fail "report: no bytes x seconds: $(grep -o 'class="area"[^>]*>[^<]*' "$T/dom.html")"
+[ "$(grep -o 'class="ytick"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')" = "0 20 MB 40 MB 60 MB 80 MB 100 MB 120 MB 140 MB 160 MB " ] &&
+	grep -q 'class="yunit"[^>]*>bytes<' "$T/dom.html" && ok ||
+	fail "report: the y axis: $(grep -o 'class="y[a-z]*"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')"
 grep -q '19 of 25 call stacks shown' "$T/dom.html" && ok || fail "report: tree rows: $(grep -o '[0-9]* of [0-9]* call stacks shown' "$T/dom.html")"
 grep -q 'class="frame"' "$T/dom.html" && ok || fail "report: no flame graph"
 chrome --virtual-time-budget=5000 --window-size=1300,1800 --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
