@@ -1,7 +1,11 @@
 /*
  * heap_svg.h - heap charts as SVG: one panel per profile, bands stacked in
  * heap_chart's order (OTHER at the bottom, the largest on top), a key read
- * from the top, hover titles with each band's peak and share.  Several
+ * from the top, hover titles with each band's peak and share (a key
+ * entry's: the band's whole name, which the key may cut).  The y axis is in
+ * bytes, round ticks in kB/MB/GB as hp2ps's k/M; each panel's header has
+ * hp2ps's "bytes x seconds" (hp_chart_area); from 1000 samples the bands
+ * have no outlines.  Several
  * panels share one time and one byte scale, so runs compare by eye
  * (hp2pretty's --uniform-scale, eventlog2html's --y-axis).
  */
