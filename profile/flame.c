@@ -9,6 +9,11 @@
  * JSON carries the exact text (safe_text_json_bytes), the SVG goes
  * through markup_text.
  *
+ * The SVG is interactive as flamegraph.pl's are (click to zoom, search,
+ * labels fitted): flame.js, compiled in, is its last element, in CDATA.
+ * Each frame's title is its full name, its value and share, and the cost
+ * centre's source location (SRC) where the profile has one.
+ *
  * May call: compare.c (stack paths), markup.c, util/safe_text.
  */
 #include "config.h"
@@ -275,27 +280,104 @@ static void flame_unplaced(FILE *f, const struct flame_draw *d, enum flame_by by
 	fputs("</text>\n", f);
 }
 
-/* The SVG's start, its caption and the program's command line. */
+/* The SVG's start, its caption and the program's command line, and the
+ * controls the script shows (hidden without it: the static chart). */
 static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, const char *caption)
 {
 	double height = TOP + ROW * (d->maxd + 1) + 30;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
+	           "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"flamegraph\" width=\"%.0f\" "
+	           "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" data-width=\"%.0f\" "
+	           "font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
 	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdf6\"/>\n"
 	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
-	        FW, height, FW, height, FW / 2);
+	        FW, height, FW, height, FW, FW / 2);
 	markup_text_cut(f, caption ? caption : "", 100);
 	fprintf(f, " \xe2\x80\x94 %s%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
 	           "text-anchor=\"middle\">",
 	        by == FLAME_TIME ? "time" : "allocation",
 	        d->was ? " (red grew, blue shrank, against the run before)" : "", FW / 2);
 	markup_text_cut(f, d->p->command ? d->p->command : "", 120);
-	fputs("</text>\n", f);
+	fprintf(f, "</text>\n<text class=\"fg-reset\" x=\"10\" y=\"22\" fill=\"#1565c0\" "
+	           "cursor=\"pointer\" style=\"display:none\">Reset zoom</text>\n"
+	           "<text class=\"fg-search\" x=\"%.0f\" y=\"22\" fill=\"#1565c0\" text-anchor=\"end\" "
+	           "cursor=\"pointer\" style=\"display:none\">Search</text>\n"
+	           "<text class=\"fg-matched\" x=\"%.0f\" y=\"%.0f\" fill=\"#555\" text-anchor=\"end\" "
+	           "style=\"display:none\"></text>\n",
+	        FW - 10, FW - 10, TOP + ROW * (d->maxd + 1) + 18);
 }
 
-/* One frame: node i at x, w wide. */
-static void flame_frame(FILE *f, const struct flame_draw *d, size_t i, double x, double w)
+/* How wide a character of the label is, in em, as Verdana or DejaVu Sans
+ * (what a browser finds for "Verdana, sans-serif") draws it, rounded up:
+ * the static chart's labels are cut by this; the script measures. */
+static double char_em(unsigned char c)
+{
+	if (c >= 0x80)
+		return 1.0; /* anything not ASCII: a CJK glyph is 1 em */
+	if (strchr("iljI.,:;!|' ", c))
+		return 0.36;
+	if (strchr("frt()[]/\\-`\"", c))
+		return 0.52;
+	if (strchr("mwMW%@", c))
+		return 1.02;
+	if (c >= 'A' && c <= 'Z')
+		return 0.8;
+	if (strchr("#+<=>^~&", c))
+		return 0.86;
+	return 0.66;
+}
+
+#define FONT_PX 11.0
+#define ELLIPSIS_EM 1.0
+
+/* The frame's label cut to w - 6 (three units each side) by char_em,
+ * with an ellipsis; the whole label, when cut, in data-full. */
+static void flame_label(FILE *f, const char *name, double x, double y, double w)
+{
+	size_t cap = strlen(name) * 4 + 8;
+	char *shown = malloc(cap);
+	if (!shown)
+		return;
+	safe_text(shown, cap, name); /* what a person sees: controls as \xNN */
+	double avail = w - 6, used = 0;
+	size_t n = strlen(shown), cut = 0;
+	int all = 1;
+	for (size_t k = 0; k < n;) {
+		size_t len = 1;
+		while (k + len < n && (shown[k + len] & 0xc0) == 0x80)
+			len++;
+		used += char_em((unsigned char)shown[k]) * FONT_PX;
+		if (used > avail) {
+			all = 0;
+			break;
+		}
+		k += len;
+		if (used + ELLIPSIS_EM * FONT_PX <= avail)
+			cut = k;
+	}
+	fprintf(f, "<text x=\"%.2f\" y=\"%.1f\"", x + 3, y);
+	if (all) {
+		fputc('>', f);
+		markup_text(f, shown);
+	} else {
+		fputs(" data-full=\"", f);
+		markup_text(f, shown);
+		fputs("\">", f);
+		if (cut >= 1 && avail >= 14) {
+			shown[cut] = '\0';
+			markup_text(f, shown);
+			fputs("\xe2\x80\xa6", f);
+		}
+	}
+	fputs("</text>", f);
+	free(shown);
+}
+
+/* One frame: node i at x, w wide.  Its title: the frame's name, its value
+ * and share, the cost centre's source location where the profile has one
+ * (lines apart, as &#10;, so a frame stays one line of the file). */
+static void flame_frame(FILE *f, const struct flame_draw *d, size_t i, double x, double w,
+                        enum flame_by by)
 {
 	const struct tp_node *nd = &d->p->nodes[i];
 	/* flame: the root at the bottom */
@@ -313,26 +395,27 @@ static void flame_frame(FILE *f, const struct flame_draw *d, size_t i, double x,
 		fputc('.', f);
 	}
 	markup_text(f, c->name);
+	fprintf(f, "&#10;%llu %s, %.2f%%", (unsigned long long)d->total[i],
+	        by == FLAME_TIME ? "ticks" : "bytes", pct);
 	if (d->was && isnan(d->was[i]))
 		fputs(" (new)", f);
 	else if (d->was)
 		fprintf(f, " (%+.2f%%)", pct - d->was[i]);
-	fprintf(f, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-	           "height=\"%.1f\" fill=\"%s\" rx=\"2\"/>",
-	        (unsigned long long)d->total[i], d->all ? 100.0 * (double)d->total[i] / (double)d->all : 0,
-	        x, y, w, ROW - 1, fill);
-	int chars = (int)((w - 6) / 7);
-	if (chars >= 3) {
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + ROW - 5);
-		markup_text_cut(f, c->name, chars);
-		fputs("</text>", f);
+	if (c->src && c->src[0]) {
+		fputs("&#10;", f);
+		markup_text(f, c->src);
 	}
+	fprintf(f, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
+	           "rx=\"2\"/>",
+	        x, y, w, ROW - 1, fill);
+	flame_label(f, c->name, x, y + ROW - 5, w);
 	fputs("</g>\n", f);
 }
 
 /* Every frame wide enough to see, each child right of its elder siblings
  * above its parent. */
-static void flame_frames(FILE *f, const struct flame_draw *d, double *x, double *next)
+static void flame_frames(FILE *f, const struct flame_draw *d, double *x, double *next,
+                         enum flame_by by)
 {
 	const struct time_profile *p = d->p;
 	double scale = d->all ? (FW - 20) / (double)d->all : 0, root_x = 10;
@@ -350,7 +433,7 @@ static void flame_frames(FILE *f, const struct flame_draw *d, double *x, double 
 		double w = (double)d->total[i] * scale;
 		if (w < 0.3 || nd->depth > d->maxd)
 			continue;
-		flame_frame(f, d, i, x[i], w);
+		flame_frame(f, d, i, x[i], w, by);
 	}
 }
 
@@ -380,9 +463,10 @@ int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time
 		d.most = most_change(&d);
 	}
 	flame_head(f, &d, by, caption);
-	flame_frames(f, &d, x, next);
+	flame_frames(f, &d, x, next, by);
 	flame_unplaced(f, &d, by);
-	fputs("</svg>\n", f);
+	/* the script last: the frames are there when it runs */
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n", flame_js);
 	free(was);
 	free(x);
 	free(next);

@@ -35,7 +35,13 @@ int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by);
  * gives them (the exact text).  0 or -1. */
 int flame_json(FILE *f, const struct time_profile *p, enum flame_by by);
 
-/* A whole SVG document: caption is the guest's text, escaped here. */
+/* The script each SVG carries (flame.js, compiled in). */
+extern const char flame_js[];
+
+/* A whole SVG document: caption is the guest's text, escaped here.  It is
+ * interactive in a browser (click a frame to zoom to it, "Reset zoom",
+ * "Search" with the matched share, labels cut to their box's measured
+ * width) and a readable static chart without script. */
 int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption);
 
 /* A differential flame graph: p's frames, coloured by how much each call

@@ -226,6 +226,20 @@ int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, str
 	return 0;
 }
 
+double hp_chart_area(const struct hp_chart *c)
+{
+	double area = 0, prev = 0;
+	for (size_t k = 0; k < c->nsamples; k++) {
+		double tot = 0;
+		for (size_t i = 0; i < c->nbands; i++)
+			tot += c->bands[i].values[k];
+		if (k)
+			area += (c->times[k] - c->times[k - 1]) * (prev + tot) / 2.0;
+		prev = tot;
+	}
+	return area;
+}
+
 void hp_chart_free(struct hp_chart *c)
 {
 	for (size_t i = 0; c->bands && i < c->nbands; i++)

@@ -50,6 +50,11 @@ void hp_chart_defaults(struct hp_chart_opts *o);
 int hp_chart_make(const struct hp_profile *p, const struct hp_chart_opts *o, struct hp_chart *c);
 void hp_chart_free(struct hp_chart *c);
 
+/* hp2ps's "bytes x seconds" (AreaBelow.c): the integral over time of the
+ * chart's total (its bands, trace elements dropped, OTHER in), by the
+ * trapezoidal rule between samples, as hp2ps prints it in its title. */
+double hp_chart_area(const struct hp_chart *c);
+
 /* hp2ps's hash (HpFile.c), which fixes its table order; exposed for tests. */
 int hp_chart_hp2ps_bucket(const char *name);
 

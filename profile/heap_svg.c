@@ -26,6 +26,7 @@
 #define PLOT_TOP 56.0
 #define PLOT_H 300.0
 #define KEY_X (PLOT_X + PLOT_W + 24.0)
+#define OUTLINE_MAX 1000 /* samples: from here the bands have no outline */
 
 /* Twenty distinct fills (d3's category20), OTHER grey. */
 static const char *const palette[] = {
@@ -67,21 +68,44 @@ static const char *fill_of(const struct hp_chart_band *b, size_t i)
 	return heap_colour(b->band == NULL, i);
 }
 
-static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit)
+/* The y axis's ticks in one unit chosen by the step, as hp2ps's axis
+ * (Axes.c): "20 MB" where hp2ps says "20M"; values in decimal units. */
+static void y_label(double v, double step, const char *vunit, char *out, size_t len)
+{
+	int bytes = !vunit || strcmp(vunit, "bytes") == 0;
+	static const char *const names[2][4] = {{"", "k", "M", "G"}, {"", "kB", "MB", "GB"}};
+	int u = step >= 1e9 ? 3 : step >= 1e6 ? 2 : step >= 1e3 ? 1 : 0;
+	if (v == 0)
+		snprintf(out, len, "0");
+	else
+		snprintf(out, len, u ? "%g %s" : "%g", v / pow(1e3, u), names[bytes][u]);
+}
+
+static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit, const char *vunit)
 {
 	double step = nice_step(ymax, 5);
 	fprintf(f, "<g class=\"axes\" font-size=\"11\" fill=\"#333\">\n");
-	for (double v = 0; ymax > 0 && v <= ymax * 1.0001; v += step) {
-		char b[32];
+	for (int i = 0; ymax > 0 && i * step <= ymax * 1.0001; i++) {
+		char b[48];
+		double v = i * step; /* not summed: 0.1 + 0.2 is not 0.3 */
 		double y = y0 + PLOT_TOP + PLOT_H - v / ymax * PLOT_H;
-		heap_fmt_bytes(v, b, sizeof(b));
+		y_label(v, step, vunit, b, sizeof(b));
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-		           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-		        PLOT_X, y, PLOT_X + PLOT_W, y, PLOT_X - 6, y + 4, b);
+		           "<text class=\"ytick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+		           "data-value=\"%.15g\">",
+		        PLOT_X, y, PLOT_X + PLOT_W, y, PLOT_X - 6, y + 4, v);
+		markup_text(f, b);
+		fputs("</text>\n", f);
 	}
+	/* the axis's unit, along it, as hp2ps's legend */
+	fprintf(f, "<text class=\"yunit\" transform=\"translate(%.1f %.1f) rotate(-90)\" "
+	           "text-anchor=\"middle\">",
+	        PLOT_X - 62, y0 + PLOT_TOP + PLOT_H / 2);
+	markup_text(f, vunit ? vunit : "bytes");
+	fputs("</text>\n", f);
 	step = nice_step(tmax, 8);
-	for (double t = 0; tmax > 0 && t <= tmax * 1.0001; t += step) {
-		double x = PLOT_X + t / tmax * PLOT_W;
+	for (int i = 0; tmax > 0 && i * step <= tmax * 1.0001; i++) {
+		double t = i * step, x = PLOT_X + t / tmax * PLOT_W;
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x,
 		        y0 + PLOT_TOP + PLOT_H + 16, t);
 	}
@@ -93,6 +117,20 @@ static void axes(FILE *f, double y0, double tmax, double ymax, const char *sunit
 	        PLOT_X, y0 + PLOT_TOP, PLOT_W, PLOT_H);
 }
 
+void heap_fmt_grouped(double v, char *out, size_t len)
+{
+	char digits[64];
+	/* truncated, as hp2ps prints its (intish) area */
+	snprintf(digits, sizeof(digits), "%.0f", v > 0 && v < 1e30 ? floor(v) : 0);
+	size_t n = strlen(digits), o = 0;
+	for (size_t k = 0; k < n && o + 2 < len; k++) {
+		if (k && (n - k) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[k];
+	}
+	out[o] = '\0';
+}
+
 /* A panel's title: the job, the caption and date, the note. */
 static void panel_title(FILE *f, const struct heap_svg_panel *p, double y0)
 {
@@ -100,7 +138,7 @@ static void panel_title(FILE *f, const struct heap_svg_panel *p, double y0)
 	fprintf(f, "<g class=\"panel\">\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"15\" "
 	           "font-weight=\"bold\">",
 	        PLOT_X, y0 + 22);
-	markup_text_cut(f, hp->job ? hp->job : "(no JOB line)", 90);
+	markup_text_cut(f, hp->job ? hp->job : "(no JOB line)", 70);
 	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#555\">", PLOT_X,
 	        y0 + 40);
 	if (p->caption)
@@ -109,6 +147,15 @@ static void panel_title(FILE *f, const struct heap_svg_panel *p, double y0)
 		fputs(" \xc2\xb7 ", f);
 		markup_text_cut(f, hp->date, 40);
 	}
+	fputs("</text>\n", f);
+	/* hp2ps's "bytes x seconds", as its title has it */
+	char area[64];
+	heap_fmt_grouped(hp_chart_area(p->chart), area, sizeof(area));
+	fprintf(f, "<text class=\"area\" x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#333\">%s ",
+	        KEY_X, y0 + 22, area);
+	markup_text_cut(f, hp->value_unit ? hp->value_unit : "bytes", 20);
+	fputs(" x ", f);
+	markup_text_cut(f, hp->sample_unit ? hp->sample_unit : "seconds", 20);
 	fputs("</text>\n", f);
 	if (p->note) {
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#b00\">", KEY_X,
@@ -134,8 +181,10 @@ static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax
 	double base = y0 + PLOT_TOP + PLOT_H;
 	for (size_t i = 0; i < c->nbands && ns; i++) {
 		const struct hp_chart_band *b = &c->bands[i];
-		fprintf(f, "<path class=\"band\" fill=\"%s\" stroke=\"#222\" stroke-width=\"0.3\" d=\"M",
-		        fill_of(b, c->nbands - 1 - i));
+		/* outlines part the bands of a short chart; over thousands of
+		 * samples they would be all that is seen */
+		fprintf(f, "<path class=\"band\" fill=\"%s\" %s d=\"M", fill_of(b, c->nbands - 1 - i),
+		        ns >= OUTLINE_MAX ? "stroke=\"none\"" : "stroke=\"#222\" stroke-width=\"0.3\"");
 		for (size_t k = 0; k < ns; k++)
 			fprintf(f, "%s%.1f %.1f", k ? " " : "", PLOT_X + (c->times[k] - t0) * sx,
 			        base - (lower[k] + b->values[k]) * sy);
@@ -166,15 +215,15 @@ static void panel_key(FILE *f, const struct hp_chart *c, double y0)
 	for (size_t r = 0; r < rows; r++) {
 		size_t i = rows - 1 - r;
 		double y = y0 + PLOT_TOP + r * dy;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"%.1f\" fill=\"%s\" "
-		           "stroke=\"#222\" stroke-width=\"0.3\"/><text x=\"%.1f\" y=\"%.1f\">",
+		/* an entry's title is the band's whole name: the key may cut it */
+		fputs("<g class=\"key-entry\"><title>", f);
+		markup_text(f, c->bands[i].name);
+		fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"%.1f\" "
+		           "fill=\"%s\" stroke=\"#222\" stroke-width=\"0.3\"/><text x=\"%.1f\" y=\"%.1f\">",
 		        KEY_X, y + 1, fmax(dy - 4, 4), fill_of(&c->bands[i], c->nbands - 1 - i), KEY_X + 18,
 		        y + fmin(dy - 4, 12));
-		fputs("<title>", f);
-		markup_text(f, c->bands[i].name);
-		fputs("</title>", f);
 		markup_text_cut(f, c->bands[i].name, 42);
-		fputs("</text>\n", f);
+		fputs("</text></g>\n", f);
 	}
 	if (rows == 0)
 		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">no bands</text>\n", KEY_X, y0 + PLOT_TOP + 12);
@@ -184,7 +233,7 @@ static void panel_key(FILE *f, const struct hp_chart *c, double y0)
 static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax)
 {
 	panel_title(f, p, y0);
-	axes(f, y0, tmax, ymax, p->profile->sample_unit);
+	axes(f, y0, tmax, ymax, p->profile->sample_unit, p->profile->value_unit);
 	if (panel_bands(f, p->chart, y0, tmax, ymax) != 0)
 		return;
 	panel_key(f, p->chart, y0);

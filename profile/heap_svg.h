@@ -1,7 +1,11 @@
 /*
  * heap_svg.h - heap charts as SVG: one panel per profile, bands stacked in
  * heap_chart's order (OTHER at the bottom, the largest on top), a key read
- * from the top, hover titles with each band's peak and share.  Several
+ * from the top, hover titles with each band's peak and share (a key
+ * entry's: the band's whole name, which the key may cut).  The y axis is in
+ * bytes, round ticks in kB/MB/GB as hp2ps's k/M; each panel's header has
+ * hp2ps's "bytes x seconds" (hp_chart_area); from 1000 samples the bands
+ * have no outlines.  Several
  * panels share one time and one byte scale, so runs compare by eye
  * (hp2pretty's --uniform-scale, eventlog2html's --y-axis).
  */
@@ -28,5 +32,8 @@ const char *heap_colour(int is_other, size_t rank);
 
 /* "1.5M", "812k", "96": bytes, shortly (decimal, as hp2ps). */
 void heap_fmt_bytes(double v, char *out, size_t len);
+
+/* "166,302,970": a whole number with hp2ps's thousands commas. */
+void heap_fmt_grouped(double v, char *out, size_t len);
 
 #endif

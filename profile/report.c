@@ -146,7 +146,7 @@ void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c
 {
 	fputs("\"heap\":{\"times\":[", f);
 	for (size_t k = 0; k < c->nsamples; k++)
-		fprintf(f, "%s%.6g", k ? "," : "", c->times[k]);
+		fprintf(f, "%s%.10g", k ? "," : "", c->times[k]);
 	fputs("],\"sample_unit\":", f);
 	report_json_string(f, sample_unit ? sample_unit : "seconds");
 	fputs(",\"bands\":[", f);

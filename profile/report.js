@@ -1,6 +1,7 @@
 // report.js - the script of profdb's self-contained HTML report: it reads
 // the data profdb embedded (the JSON elements "heap-data", "tree-data") and draws the heap chart (hover values, bands toggled from the key,
-// stacked / line / normalised), the cost-centre tree (collapsible,
+// stacked / line / normalised; round ticks, the axis's unit, hp2ps's
+// "bytes x seconds" in its header), the cost-centre tree (collapsible,
 // sortable by any column, searchable), adds hover and zoom to the eventlog's
 // timeline (an SVG the server drew) and wires the page.  No network, no
 // library.  Every name is the guest's: it only ever reaches the page as
@@ -71,7 +72,19 @@
   }
 
   // ---- the heap chart ------------------------------------------------------
-  var W = 900, H = 360, L = 70, T = 10, PW = W - L - 20, PH = H - T - 40;
+  var W = 900, H = 360, L = 70, T = 22, PW = W - L - 20, PH = H - T - 40;
+  // a step of 1, 2 or 5 x 10^n giving about n ticks over span
+  function niceStep(span, n) {
+    var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1e-9))), m = raw / p;
+    return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+  }
+  // a tick's label in the unit its step calls for, as hp2ps's axis (k, M)
+  function yLabel(v, step) {
+    var u = step >= 1e9 ? 3 : step >= 1e6 ? 2 : step >= 1e3 ? 1 : 0;
+    return v === 0 ? '0' : +(v / Math.pow(1e3, u)).toPrecision(12) + ['', ' kB', ' MB', ' GB'][u];
+  }
+  // "166,302,970": hp2ps's bytes x seconds, truncated as it prints it
+  function grouped(v) { return String(Math.floor(v)).replace(/\B(?=(\d{3})+(?!\d))/g, ','); }
   function drawHeap() {
     var box = document.getElementById('heap');
     if (!box) return;
@@ -103,17 +116,32 @@
     ymax = ymax || 1;
     var X = function (t) { return L + (t - t0) / span * PW; };
     var Y = function (v) { return T + PH - v / ymax * PH; };
-    // grid and axes
-    for (var g = 0; g <= 4; g++) {
-      var v = ymax * g / 4, y = Y(v);
+    // grid and axes: round ticks, the unit named along the axis
+    var ystep = niceStep(ymax, 5);
+    for (var g = 0; g * ystep <= ymax * 1.0001; g++) {
+      var v = g * ystep, y = Y(v);
       svg.appendChild(el('svg:line', { x1: L, x2: L + PW, y1: y, y2: y, stroke: '#ddd' }));
-      svg.appendChild(el('svg:text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11 },
-        state.mode === 'normalised' ? (v * 100).toFixed(0) + '%' : fmtBytes(v)));
+      svg.appendChild(el('svg:text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 11, 'class': 'ytick',
+        'data-value': String(v) }, state.mode === 'normalised' ? +(v * 100).toPrecision(12) + '%' : yLabel(v, ystep)));
     }
-    for (g = 0; g <= 8; g++) {
-      var t = t0 + span * g / 8;
+    svg.appendChild(el('svg:text', { 'class': 'yunit', 'font-size': 11, 'text-anchor': 'middle',
+      transform: 'translate(' + (L - 56) + ' ' + (T + PH / 2) + ') rotate(-90)' },
+      state.mode === 'normalised' ? 'share of the total' : 'bytes'));
+    // hp2ps's "bytes x seconds": every band's total over time, trapezoids
+    var area = 0, prev = 0;
+    for (var k2 = 0; k2 < n; k2++) {
+      var all = 0;
+      for (var b2 = 0; b2 < bands.length; b2++) all += bands[b2].values[k2];
+      if (k2) area += (hp.times[k2] - hp.times[k2 - 1]) * (prev + all) / 2;
+      prev = all;
+    }
+    svg.appendChild(el('svg:text', { 'class': 'area', x: L + PW, y: T - 8, 'text-anchor': 'end', 'font-size': 12 },
+      grouped(area) + ' bytes x ' + (hp.sample_unit || 'seconds')));
+    var tstep = niceStep(span, 8);
+    for (g = 0; g * tstep <= span * 1.0001; g++) {
+      var t = t0 + g * tstep;
       svg.appendChild(el('svg:text', { x: X(t), y: T + PH + 16, 'text-anchor': 'middle', 'font-size': 11 },
-        (t - t0).toPrecision(3)));
+        String(+(g * tstep).toPrecision(12))));
     }
     svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 34, 'text-anchor': 'middle', 'font-size': 11 },
       hp.sample_unit || 'seconds'));
@@ -142,7 +170,9 @@
         for (var j = pick.length - 1; j >= 0; j--)
           d += ' L' + X(hp.times[pick[j]]).toFixed(1) + ' ' + Y(lower[pick[j]]).toFixed(1);
       var p = el('svg:path', { d: d + (state.mode === 'line' ? '' : ' Z'), 'class': 'band', 'data-band': i,
-        fill: state.mode === 'line' ? 'none' : b.colour, stroke: state.mode === 'line' ? b.colour : '#333',
+        fill: state.mode === 'line' ? 'none' : b.colour,
+        // no outlines over thousands of samples: they would be all one saw
+        stroke: state.mode === 'line' ? b.colour : n >= 1000 ? 'none' : '#333',
         'stroke-width': state.mode === 'line' ? 2 : 0.3 });
       p.appendChild(el('svg:title', {}, b.name));
       svg.appendChild(p);

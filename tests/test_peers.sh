@@ -95,14 +95,49 @@ for svg in heap flame evil-heap; do
 		fail "Chromium did not draw $svg.svg"
 	fi
 done
+# --- hp2ps's "bytes x seconds": the heap chart's header says what hp2ps's title does -----
+if command -v hp2ps >/dev/null; then
+	i=0
+	for hp in "$FIX/wordfreq/wordfreq-P-hc.hp" "$FIX/leak/leak-p-hc.hp" "$FIX/exprcalc/exprcalc-hy.hp"; do
+		i=$((i + 1))
+		cp "$hp" "$T/hp2ps-$i.hp" && (cd "$T" && hp2ps "hp2ps-$i.hp") 2>/dev/null
+		theirs=$(grep -ao '([0-9,]* bytes x seconds)' "$T/hp2ps-$i.ps" | tr -d '(),' | cut -d' ' -f1)
+		"$PROFDB" heap $i -o "$T/area-$i.svg" 2>/dev/null
+		ours=$(grep -o '<text class="area"[^>]*>[0-9,]* bytes x seconds<' "$T/area-$i.svg" | sed 's/.*>\([0-9,]*\) .*/\1/' | tr -d ,)
+		[ -n "$theirs" ] && [ -n "$ours" ] && [ $((ours - theirs)) -le 1 ] && [ $((theirs - ours)) -le 1 ] && ok ||
+			fail "run $i: bytes x seconds: ours [$ours], hp2ps's [$theirs] ($(basename "$hp"))"
+	done
+elif [ -n "${CI:-}" ]; then
+	fail "hp2ps missing"
+fi
+
+# --- the flame graph, clicked and searched (issue 33) ------------------------------------
+# run 1's standalone SVG and its report page in Chromium (tests/peers/
+# flame_browser.cjs): a click on countWords zooms to it, a search for
+# countBigrams marks those frames and shows their share of the whole, which
+# is the folded stacks' (nested frames once), and no label spills out of
+# its box, with script and without
+"$PROFDB" flame 1 >"$T/wf.folded" && "$PROFDB" report 1 -o "$T/wf-flame.html" 2>/dev/null || fail "flame/report 1"
+share=$(python3 -c '
+import re, sys
+tot = hit = 0
+for line in open(sys.argv[1]):
+    stack, v = line.rsplit(" ", 1)
+    tot += int(v)
+    hit += int(v) if any(re.search("countBigrams", f) for f in stack.split(";")) else 0
+print("%.2f" % (100.0 * hit / tot))' "$T/wf.folded")
+out=$(timeout 120 node "$S/tests/peers/flame_browser.cjs" "$NM" "$T/flame.svg" "$T/wf-flame.html" Main.countWords countBigrams "$share" "$T" 2>&1)
+echo "$out" | grep -q '^flame browser: [0-9]* checks, 0 failed' && ok || fail "flame graph in Chromium: $out"
+
 # --- the HTML report, as a browser runs it -------------------------------------------------
 # dom FILE [HASH]: the page after its script ran
 dom() {
 	chrome --virtual-time-budget=5000 --enable-logging=stderr --v=0 --dump-dom "file://$1${2:+#$2}" >"$T/dom.html"
 }
 "$PROFDB" report 2 -o "$T/report.html" 2>"$T/err" && ok || fail "report 2: $(cat "$T/err")"
-# ours: the chart's data, the script, the tree's data, two calls into it
-[ "$(grep -o '<script' "$T/report.html" | wc -l)" = 5 ] && ok || fail "report: not exactly our five script elements"
+# ours: the chart's data, the script, the tree's data, two calls into it,
+# and the flame graph's own (flame.js, inside its SVG)
+[ "$(grep -o '<script' "$T/report.html" | wc -l)" = 6 ] && ok || fail "report: not exactly our six script elements"
 grep -q 'http-equiv="Content-Security-Policy" content="default-src .none.' "$T/report.html" && ok ||
 	fail "report: no Content-Security-Policy"
 grep -Eq '(src|href)="(https?:)?//' "$T/report.html" && fail "report: loads something from the network" || ok
@@ -117,6 +152,13 @@ want=$("$PROFDB" heap 2 --json | python3 -c 'import json, sys; print("\n".join(b
 got=$(grep -o 'class="name" title="[^"]*"' "$T/dom.html" | sed 's/.*title="\(.*\)"/\1/')
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || fail "report key differs from profdb heap: want [$want] got [$got]"
 [ "$(grep -o 'class="band"' "$T/dom.html" | wc -l)" = 6 ] && ok || fail "report: not 6 drawn bands"
+# the page's chart as the SVG's (issue 33): hp2ps's bytes x seconds, the
+# axis's unit and its round ticks
+grep -q 'class="area"[^>]*>166,302,970 bytes x seconds<' "$T/dom.html" && ok ||
+	fail "report: no bytes x seconds: $(grep -o 'class="area"[^>]*>[^<]*' "$T/dom.html")"
+[ "$(grep -o 'class="ytick"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')" = "0 20 MB 40 MB 60 MB 80 MB 100 MB 120 MB 140 MB 160 MB " ] &&
+	grep -q 'class="yunit"[^>]*>bytes<' "$T/dom.html" && ok ||
+	fail "report: the y axis: $(grep -o 'class="y[a-z]*"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')"
 grep -q '19 of 25 call stacks shown' "$T/dom.html" && ok || fail "report: tree rows: $(grep -o '[0-9]* of [0-9]* call stacks shown' "$T/dom.html")"
 grep -q 'class="frame"' "$T/dom.html" && ok || fail "report: no flame graph"
 chrome --virtual-time-budget=5000 --window-size=1300,1800 --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
@@ -131,7 +173,7 @@ rows=$(grep -o '<tr data-node="[0-9]*">' "$T/dom.html" | wc -l)
 grep -q 'th data-col="alloc" class="sorted"' "$T/dom.html" && ok || fail "report: sort by alloc"
 # a hostile run: nothing it named is markup or a live control in the page
 "$PROFDB" report 4 -o "$T/evil.html" 2>/dev/null && ok || fail "report 4"
-[ "$(grep -o '<script' "$T/evil.html" | wc -l)" = 5 ] && ok || fail "hostile report: a sixth <script"
+[ "$(grep -o '<script' "$T/evil.html" | wc -l)" = 6 ] && ok || fail "hostile report: a seventh <script"
 LC_ALL=C grep -q $'[\001-\010\013-\037\177]\|\342\200\256\|\377' "$T/evil.html" &&
 	fail "hostile report: a raw control, bidi or invalid byte" || ok
 dom "$T/evil.html"

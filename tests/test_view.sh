@@ -159,7 +159,7 @@ head -1 "$T/out" | grep -qF ',"(327)countBigrams.\/countB...",' && onebs "$T/out
 expect 0 "" -- "$PROFDB" heap 9 -o "$T/wf.svg"
 xml_ok "$T/wf.svg" && onebs "$T/wf.svg" '(327)countBigrams.\/countB...' && ok || fail "heap SVG key: $(grep -o 'countBigrams[^<]*' "$T/wf.svg" | head -3)"
 expect 0 "" -- "$PROFDB" flame 9 -o "$T/wf-flame.svg"
-xml_ok "$T/wf-flame.svg" && onebs "$T/wf-flame.svg" 'countBigrams.\ (1876' && ok ||
+xml_ok "$T/wf-flame.svg" && onebs "$T/wf-flame.svg" 'countBigrams.\&#10;1876 ticks' && ok ||
 	fail "flame SVG: $(grep -o 'countBigrams[^<]*' "$T/wf-flame.svg" | head -3)"
 "$PROFDB" flame 9 --json >"$T/out" && pyname "$T/out" '"countBigrams.\\" in [f["name"] for s in d["stacks"] for f in s["frames"]]' && ok ||
 	fail "flame --json: not the exact name: $(grep -o '.\{40\}countBigrams.\{20\}' "$T/out" | head -3)"
@@ -223,6 +223,38 @@ expect 0 "" -- "$PROFDB" flame 9 --by alloc
 [ "$(awk '{ s += $NF } END { printf "%d", s }' "$T/out")" -gt 1500000000 ] && ok || fail "folded bytes"
 expect 0 "" -- "$PROFDB" flame 1 -o "$T/f.svg"
 xml_ok "$T/f.svg" && [ "$(grep -c 'class="frame"' "$T/f.svg")" -ge 10 ] && ok || fail "flame SVG"
+# interactive as flamegraph.pl's (issue 33): its script inside, in CDATA; every
+# frame's title its name, value and share, and the cost centre's SRC as the
+# .prof spells it wherever the profile has one; no label longer than its box
+# can hold by flame.c's estimate (the browser's measure: test_peers.sh)
+python3 - "$T/f.svg" "$FIX/leak/leak-p-hc.prof" <<'PY' && ok || fail "flame SVG: script, titles or SRC"
+import re, sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+scripts = root.findall(N + "script")
+assert len(scripts) == 1 and "profsvcFlame" in scripts[0].text, "no script"
+src = {}  # (module, name) -> SRC, from the .prof's call tree (names here hold no spaces)
+tree = False
+for line in open(sys.argv[2], encoding="utf-8"):
+    f = line.split()
+    if f[:3] == ["COST", "CENTRE", "MODULE"] and "no." in f:
+        tree = True
+    elif tree and len(f) >= 9:
+        src[f[1] + "." + f[0]] = (f[0], f[2])
+frames = root.findall(N + "g[@class='frame']")
+assert len(frames) >= 10
+for g in frames:
+    t = g.find(N + "title").text.split("\n")
+    name, want = src.get(t[0], (None, None))
+    assert re.fullmatch(r"\d+ ticks, \d+\.\d\d%", t[1]), t
+    assert want and len(t) == 3 and t[2] == want, (t, want)
+    label = g.find(N + "text")
+    full = label.get("data-full")
+    assert (full is None) == (label.text == name) or full == name, (label.text, full)
+    assert full is None or not label.text or label.text.endswith("\u2026"), label.text
+print("ok")
+PY
+grep -qF '&#10;src/leak/Leak.hs:(23,1)-(24,57)</title>' "$T/f.svg" && ok || fail "flame SVG: histogram's source location: $(grep -o '<title>Main.histogram[^<]*' "$T/f.svg" | head -2)"
 for form in "" "-o $T/evil-flame.svg"; do
 	# shellcheck disable=SC2086
 	expect 0 "" -- "$PROFDB" flame 11 $form
@@ -261,8 +293,8 @@ sed -n '/^heap bands/,$p' "$T/out" | awk 'NR > 2 && $1 != $2 { bad = 1 } END { e
 grep -q '<Main.sat_\*>' "$T/out" && ok || fail "diff: generated names not folded"
 expect 0 "" -- "$PROFDB" flame 13 --against 12 -o "$T/diff-flame.svg"
 xml_ok "$T/diff-flame.svg" && ok || fail "differential flame graph not well-formed"
-grep -o '<title>Main.phaseSet ([^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/diff-flame.svg" | grep -q '(+' && ok ||
-	fail "differential flame: phaseSet is not red and grown: $(grep -o 'phaseSet ([^<]*</title><rect[^>]*>' "$T/diff-flame.svg")"
+grep -o '<title>Main.phaseSet&#10;[^<]*</title><rect[^>]*fill="#ff[0-9a-f]*"' "$T/diff-flame.svg" | grep -q '(+' && ok ||
+	fail "differential flame: phaseSet is not red and grown: $(grep -o 'phaseSet&#10;[^<]*</title><rect[^>]*>' "$T/diff-flame.svg")"
 expect 2 "needs -o" -- "$PROFDB" flame 13 --against 12
 expect 0 "" -- "$PROFDB" diff 12 13 --json -n 0
 json_ok "$T/out" && ok || fail "diff --json invalid"
@@ -342,4 +374,76 @@ xml_ok "$T/f.svg" && grep -q 'they sum to 90.0% of the time, so 10.0% of it (abo
 expect 0 "" -- "$PROFDB" flame latest --by alloc -o "$T/f.svg"
 grep -q 'they sum to 100.0% of the allocation, and the widths' "$T/f.svg" && ok ||
 	fail "flame --by alloc: $(grep -o '<text class="unplaced".*' "$T/f.svg")"
+# --- heap charts as hp2ps draws them (issue 33) -------------------------------------------------
+# the y axis says its unit ("bytes", as hp2ps's legend) and its ticks are
+# round (a step of 1, 2 or 5 x 10^n, in kB/MB/GB as hp2ps's k/M); the header
+# has hp2ps's "bytes x seconds" (compared with hp2ps's own in test_peers.sh)
+heap_axes() { # svg: every panel's ticks round, labelled in one unit, the unit named
+	python3 - "$1" <<'PY'
+import math, re, sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+for axes in root.iter(N + "g"):
+    if axes.get("class") != "axes":
+        continue
+    unit = [t for t in axes.iter(N + "text") if t.get("class") == "yunit"]
+    assert len(unit) == 1 and unit[0].text == "bytes", "no y unit"
+    ticks = [t for t in axes.iter(N + "text") if t.get("class") == "ytick"]
+    vals = [float(t.get("data-value")) for t in ticks]
+    assert len(vals) >= 3 and vals[0] == 0, vals
+    step = vals[1]
+    m = step / 10 ** math.floor(math.log10(step))
+    assert min(abs(m - r) for r in (1, 2, 5)) < 1e-9, ("not 1, 2 or 5 x 10^n", step)
+    units = set()
+    for t, v in zip(ticks, vals):
+        assert abs(v / step - round(v / step)) < 1e-9, (v, step)
+        if v == 0:
+            assert t.text == "0", t.text
+            continue
+        n, u = re.fullmatch(r"([0-9.]+) (kB|MB|GB)|([0-9]+)()", t.text).group(1, 2) if " " in t.text else (t.text, "")
+        units.add(u)
+        assert abs(float(n) * {"": 1, "kB": 1e3, "MB": 1e6, "GB": 1e9}[u] - v) < 1e-6 * v, (t.text, v)
+    assert len(units) == 1, units
+print("ok")
+PY
+}
+expect 0 "" -- "$PROFDB" heap 1 2 -o "$T/c.svg"
+heap_axes "$T/c.svg" && grep -q '<text class="ytick"[^>]*>160 MB</text>' "$T/c.svg" && ok ||
+	fail "heap SVG: the y axis: $(grep -o '<text class="y[a-z]*"[^>]*>[^<]*' "$T/c.svg" | head -12)"
+grep -q '<text class="area"[^>]*>166,302,970 bytes x seconds</text>' "$T/c.svg" && ok ||
+	fail "heap SVG: no bytes x seconds: $(grep -o '<text class="area"[^>]*>[^<]*' "$T/c.svg")"
+# a chart of 1500 samples: its bands have no outline (it would be all one
+# saw); a short one keeps a thin one; a band whose name the key cuts has
+# the whole name as its key entry's title
+LONG="(42)a/band/whose/name/is/much/longer/than/the/key/has/room/for/at/all"
+python3 -c '
+import sys
+long = sys.argv[1]
+print("JOB \"many\"\nDATE \"today\"\nSAMPLE_UNIT \"seconds\"\nVALUE_UNIT \"bytes\"")
+for k in range(1500):
+    t = k * 0.01
+    print("BEGIN_SAMPLE %.2f" % t)
+    print("%s\t%d" % (long, 1000 + 37 * (k % 50)))
+    print("short\t%d" % (5000 + 11 * (k % 90)))
+    print("END_SAMPLE %.2f" % t)' "$LONG" >"$T/many.hp"
+import many "$FIX/leak/leak-p-hc.prof" "$T/many.hp"
+expect 0 "" -- "$PROFDB" heap latest -o "$T/many.svg"
+python3 - "$T/many.svg" "$T/c.svg" "$LONG" <<'PY' && ok || fail "heap SVG: outlines or the key's titles"
+import sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+def bands(f):
+    return [p for p in E.parse(f).getroot().iter(N + "path") if p.get("class") == "band"]
+many, few = bands(sys.argv[1]), bands(sys.argv[2])
+assert len(many) == 2 and all(p.get("stroke") == "none" or float(p.get("stroke-width", "1")) <= 0.5 for p in many)
+assert all(p.get("stroke") == "none" for p in many), "1500 samples, outlined"
+assert all(p.get("stroke") != "none" and float(p.get("stroke-width")) <= 0.5 for p in few), "a short chart lost its outlines"
+entries = [g for g in E.parse(sys.argv[1]).getroot().iter(N + "g") if g.get("class") == "key-entry"]
+cut = [g for g in entries if g.find(N + "text").text != g.find(N + "title").text]
+assert len(entries) == 2 and len(cut) == 1, len(cut)
+assert cut[0].find(N + "title").text == sys.argv[3] and cut[0].find(N + "text").text.endswith("..."), cut[0].find(N + "text").text
+assert sys.argv[3].startswith(cut[0].find(N + "text").text[:-3])
+print("ok")
+PY
+heap_axes "$T/many.svg" && grep -q '>7 kB</text>\|>8 kB</text>' "$T/many.svg" && ok ||
+	fail "heap SVG of many samples: the y axis: $(grep -o '<text class="ytick"[^>]*>[^<]*' "$T/many.svg")"
 finish test_view

@@ -41,7 +41,18 @@
       fetch(location.pathname, {cache: 'no-store'}).then(function (r) { return r.text(); }).then(function (t) {
         var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('flame');
         var old = document.getElementById('flame');
-        if (fresh && old) old.replaceWith(document.importNode(fresh, true));
+        if (fresh && old) {
+          // the redrawn graph's script does not run when put in: wired
+          // here, with the search the reader had typed
+          var was = old.querySelector('svg.flamegraph'), term = was && was.getAttribute('data-search');
+          var now = document.importNode(fresh, true);
+          old.replaceWith(now);
+          var svg = now.querySelector('svg.flamegraph');
+          if (svg && window.profsvcFlame) {
+            window.profsvcFlame(svg);
+            if (term && svg.profsvcFlame) svg.profsvcFlame.search(term);
+          }
+        }
         if (fresh && !old) location.reload(); // the first samples: the whole report
         if (!ended) say('live: stack samples, the flame graph redrawn every ' + refresh / 1000 + ' s', 'on');
       }).catch(function () { say('live: reconnecting to the server', 'bad'); });
