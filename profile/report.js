@@ -222,17 +222,21 @@
       }
       var n = hp.times.length, t0 = hp.times[0];
       svg.setAttribute('data-samples', String(n));
+      // labels about 11 px on the screen however narrow the panel (a phone's)
+      var fs = Math.min(30, Math.max(13, Math.round(11 * W / (svg.clientWidth || W))));
+      var L = Math.max(70, Math.round(2.6 * fs)), PW = W - L - Math.max(20, 1.3 * fs);  // this panel's plot
+      var T = Math.max(10, Math.round(0.8 * fs)), PH = H - T - 2 * fs - 16;
       var X = function (t) { return L + (t - t0) / span * PW; };
       var Y = function (v) { return T + PH - v / ymax * PH; };
       for (var g = 0; g <= 4; g++) {
         var v = ymax * g / 4, y = Y(v);
         svg.appendChild(el('svg:line', { x1: L, x2: L + PW, y1: y, y2: y, stroke: '#ddd' }));
-        svg.appendChild(el('svg:text', { x: L - 6, y: y + 4, 'text-anchor': 'end', 'font-size': 13 }, fmtBytes(v)));
+        svg.appendChild(el('svg:text', { x: L - 6, y: y + fs / 3, 'text-anchor': 'end', 'font-size': fs }, fmtBytes(v)));
       }
       for (g = 0; g <= 4; g++)
-        svg.appendChild(el('svg:text', { x: L + PW * g / 4, y: T + PH + 18, 'text-anchor': 'middle', 'font-size': 13 },
+        svg.appendChild(el('svg:text', { x: L + PW * g / 4, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
           (span * g / 4).toPrecision(3)));
-      svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 36, 'text-anchor': 'middle', 'font-size': 13 },
+      svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 8 + 2 * fs, 'text-anchor': 'middle', 'font-size': fs },
         hp.sample_unit || 'seconds'));
       var pick = [];   // at most one sample per two units of width: the one with the largest total
       if (n > PW / 2) {
