@@ -94,6 +94,14 @@ static int changes_html(FILE *f, const struct report_input *in)
 		struct cmp_stack *cs = cmp_stacks(in->against_tp, in->tp, &n);
 		if (!cs)
 			return -1;
+		/* movers come first: when the first did not move, none did */
+		if (!n || (fabs(cs[0].time[1] - cs[0].time[0]) < 0.05 && fabs(cs[0].alloc[1] - cs[0].alloc[0]) < 0.05 &&
+		           cs[0].node[0] != TP_NONE && cs[0].node[1] != TP_NONE)) {
+			fprintf(f, "<p class=\"note\">%zu call stacks, matched by their path of functions: none "
+			           "moved by 0.1 or more.</p>\n", n);
+			free(cs);
+			goto bands;
+		}
 		fprintf(f, "<p class=\"note\">%zu call stacks, matched by their path of functions; the "
 		           "biggest movers first.</p>\n<div class=\"scroll\"><table class=\"changes\" "
 		           "id=\"stack-movers\"><thead><tr><th>%%time "
@@ -124,6 +132,7 @@ static int changes_html(FILE *f, const struct report_input *in)
 			        shown, shown == 1 ? "" : "s");
 		free(cs);
 	}
+bands:
 	if (in->hp && in->against_hp) {
 		size_t n;
 		struct cmp_band *cb = cmp_bands(in->against_hp, in->hp, &n);
