@@ -330,3 +330,42 @@ void cmp_bands_free(struct cmp_band *s, size_t n)
 		free(s[i].name);
 	free(s);
 }
+
+/* ---- what a heap profile is by -------------------------------------------------- */
+
+static const char *const kinds[][2] = {
+	{"c", "cost-centre stacks (-hc)"}, {"m", "modules (-hm)"}, {"d", "closure descriptions (-hd)"},
+	{"y", "types (-hy)"}, {"r", "retainer sets (-hr)"}, {"b", "biographies (-hb)"},
+	{"T", "closure types (-hT)"}, {"i", "info tables (-hi)"}, {"e", "eras (-he)"},
+};
+
+char cmp_hp_kind(const char *job)
+{
+	char kind = 0;
+	int rts = 0;
+	for (const char *s = job ? job : ""; *s;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		const char *w = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+		size_t n = (size_t)(s - w);
+		if (n == 4 && memcmp(w, "+RTS", 4) == 0)
+			rts = 1;
+		else if (n == 4 && memcmp(w, "-RTS", 4) == 0)
+			rts = 0;
+		else if (rts && n == 2 && memcmp(w, "-h", 2) == 0)
+			kind = 'c'; /* -h alone: by cost-centre stack */
+		else if (rts && n == 3 && memcmp(w, "-h", 2) == 0 && strchr("cmdyrbTie", w[2]))
+			kind = w[2];
+	}
+	return kind;
+}
+
+const char *cmp_hp_kind_name(char kind)
+{
+	for (size_t i = 0; kind && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (kinds[i][0][0] == kind)
+			return kinds[i][1];
+	return "not known";
+}

@@ -46,4 +46,14 @@ void cmp_bands_free(struct cmp_band *s, size_t n);
 /* The name without GHC's generated parts (malloc'd). */
 char *cmp_band_key(const char *name);
 
+/* What a heap profile's bands are, from the +RTS options on its JOB line
+ * ("phases +RTS -p -hc" is by cost-centre stack): GHC's letter ('c', 'm',
+ * 'd', 'y', 'r', 'b', 'T', 'i', 'e'), or 0 when the line does not say (a
+ * program built with its options inside).  A -hX with an argument
+ * (-hdFoo) restricts what is shown and is not the kind; -h alone is -hc. */
+char cmp_hp_kind(const char *job);
+/* "cost-centre stacks (-hc)", "closure descriptions (-hd)", ...; "not
+ * known" for 0. */
+const char *cmp_hp_kind_name(char kind);
+
 #endif

@@ -80,16 +80,31 @@ static void against_json(FILE *f, const struct hp_profile *hp, const char *title
 /* What changed since the other run: the movers, as profdb diff lists them. */
 static int changes_html(FILE *f, const struct report_input *in)
 {
-	fputs("<section id=\"changes\"><h2>Compared with ", f);
-	markup_text(f, in->against_title ? in->against_title : "");
-	fputs("</h2>\n", f);
+	if (in->sides) {
+		fputs("<section id=\"changes\"><h2>Biggest movers</h2>\n", f);
+		if (!in->tp || !in->against_tp)
+			fputs("<p class=\"note\">No call stacks to compare: both runs need a time profile.</p>\n", f);
+	} else {
+		fputs("<section id=\"changes\"><h2>Compared with ", f);
+		markup_text(f, in->against_title ? in->against_title : "");
+		fputs("</h2>\n", f);
+	}
 	if (in->tp && in->against_tp) {
 		size_t n;
 		struct cmp_stack *cs = cmp_stacks(in->against_tp, in->tp, &n);
 		if (!cs)
 			return -1;
+		/* movers come first: when the first did not move, none did */
+		if (!n || (fabs(cs[0].time[1] - cs[0].time[0]) < 0.05 && fabs(cs[0].alloc[1] - cs[0].alloc[0]) < 0.05 &&
+		           cs[0].node[0] != TP_NONE && cs[0].node[1] != TP_NONE)) {
+			fprintf(f, "<p class=\"note\">%zu call stacks, matched by their path of functions: none "
+			           "moved by 0.1 or more.</p>\n", n);
+			free(cs);
+			goto bands;
+		}
 		fprintf(f, "<p class=\"note\">%zu call stacks, matched by their path of functions; the "
-		           "biggest movers first.</p>\n<table class=\"changes\"><thead><tr><th>%%time "
+		           "biggest movers first.</p>\n<div class=\"scroll\"><table class=\"changes\" "
+		           "id=\"stack-movers\"><thead><tr><th>%%time "
 		           "before</th><th>after</th><th>change</th><th>%%alloc before</th><th>after</th>"
 		           "<th>change</th><th>stack</th></tr></thead><tbody>\n",
 		        n);
@@ -110,20 +125,26 @@ static int changes_html(FILE *f, const struct report_input *in)
 			free(path);
 		}
 		if (shown == 20)
-			fputs("</tbody></table>\n<p class=\"note\">The 20 biggest movers.</p>\n", f);
+			fputs("</tbody></table></div>\n<p class=\"note\">The 20 biggest movers.</p>\n", f);
 		else
-			fprintf(f, "</tbody></table>\n<p class=\"note\">%zu stack%s moved by 0.1 or more; "
+			fprintf(f, "</tbody></table></div>\n<p class=\"note\">%zu stack%s moved by 0.1 or more; "
 			           "the others did not move.</p>\n",
 			        shown, shown == 1 ? "" : "s");
 		free(cs);
 	}
+bands:
 	if (in->hp && in->against_hp) {
 		size_t n;
 		struct cmp_band *cb = cmp_bands(in->against_hp, in->hp, &n);
 		char b[4][32];
 		if (!cb)
 			return -1;
-		fputs("<table class=\"changes\"><thead><tr><th>peak before</th><th>after</th><th>area "
+		if (in->sides && in->kind_warning)
+			fputs("<p class=\"note\">The heap profiles are of different kinds: each band is in "
+			      "one run only.</p>\n", f);
+		fputs("<p class=\"note\">Heap bands, matched by name without GHC's generated numbers; the "
+		      "biggest change of area first.</p>\n<div class=\"scroll\"><table class=\"changes\" "
+		      "id=\"band-movers\"><thead><tr><th>peak before</th><th>after</th><th>area "
 		      "before (B*s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
 		      f);
 		for (size_t i = 0; i < n && i < 10; i++) {
@@ -135,8 +156,10 @@ static int changes_html(FILE *f, const struct report_input *in)
 			markup_text(f, cb[i].name);
 			fputs("</td></tr>\n", f);
 		}
-		fputs("</tbody></table>\n", f);
+		fputs("</tbody></table></div>\n", f);
 		cmp_bands_free(cb, n);
+	} else if (in->sides) {
+		fputs("<p class=\"note\">No heap bands to compare: both runs need a heap profile.</p>\n", f);
 	}
 	fputs("</section>\n", f);
 	return 0;
@@ -346,8 +369,255 @@ static int cost_centres_section(FILE *f, const struct report_input *in)
 	return 0;
 }
 
+/* ---- two runs compared ------------------------------------------------------ */
+
+/* A band's colour across both heap panels: by the rank of its name (GHC's
+ * generated parts out) in both runs together, so a band is one colour in
+ * both (OTHER grey). */
+struct pair_band {
+	char *key;
+	double weight;
+};
+
+static int by_weight(const void *x, const void *y)
+{
+	const struct pair_band *a = x, *b = y;
+	if (a->weight != b->weight)
+		return a->weight > b->weight ? -1 : 1;
+	return strcmp(a->key, b->key);
+}
+
+struct pair_colours {
+	struct pair_band *b;
+	size_t n;
+};
+
+static int pair_colours_make(struct pair_colours *pc, const struct hp_chart *const c[2])
+{
+	size_t cap = (c[0] ? c[0]->nbands : 0) + (c[1] ? c[1]->nbands : 0);
+	pc->n = 0;
+	pc->b = calloc(cap ? cap : 1, sizeof(*pc->b));
+	if (!pc->b)
+		return -1;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; c[k] && i < c[k]->nbands; i++) {
+			if (!c[k]->bands[i].band)
+				continue; /* OTHER */
+			char *key = cmp_band_key(c[k]->bands[i].name);
+			if (!key)
+				return -1;
+			size_t j = 0;
+			while (j < pc->n && strcmp(pc->b[j].key, key) != 0)
+				j++;
+			if (j == pc->n)
+				pc->b[pc->n++].key = key;
+			else
+				free(key);
+			pc->b[j].weight += (double)c[k]->bands[i].total;
+		}
+	qsort(pc->b, pc->n, sizeof(*pc->b), by_weight);
+	return 0;
+}
+
+static void pair_colours_free(struct pair_colours *pc)
+{
+	for (size_t i = 0; pc->b && i < pc->n; i++)
+		free(pc->b[i].key);
+	free(pc->b);
+}
+
+/* A band's colour by its rank in both runs: heap_svg's 20, then (a
+ * comparison may have up to twice as many) colours of their own, spread
+ * round the hue circle so no two are the same. */
+static const char *pair_colour(int is_other, size_t rank, char buf[8])
+{
+	if (is_other || rank < 20)
+		return heap_colour(is_other, rank);
+	double h = fmod((double)(rank - 20) * 137.508 + 15, 360) / 60, l = rank % 2 ? 0.42 : 0.68, c = 0.5;
+	double x = c * (1 - fabs(fmod(h, 2) - 1)), rgb[3], r = 0, g = 0, b = 0;
+	int sx = (int)h;
+	switch (sx) {
+	case 0: r = c; g = x; break;
+	case 1: r = x; g = c; break;
+	case 2: g = c; b = x; break;
+	case 3: g = x; b = c; break;
+	case 4: r = x; b = c; break;
+	default: r = c; b = x; break;
+	}
+	double m = l - c / 2;
+	rgb[0] = r + m;
+	rgb[1] = g + m;
+	rgb[2] = b + m;
+	snprintf(buf, 8, "#%02x%02x%02x", (unsigned)(rgb[0] * 255 + 0.5) & 255, (unsigned)(rgb[1] * 255 + 0.5) & 255,
+	         (unsigned)(rgb[2] * 255 + 0.5) & 255);
+	return buf;
+}
+
+/* One panel's chart as the page's script reads it: {run, times,
+ * sample_unit, bands: [{name, key, colour, peak, values}]}, bottom band first. */
+static int pair_panel_json(FILE *f, int64_t run, const struct hp_profile *hp, const struct hp_chart *c,
+                           const struct pair_colours *pc)
+{
+	if (!c) {
+		fputs("null", f);
+		return 0;
+	}
+	fprintf(f, "{\"run\":%lld,\"times\":[", (long long)run);
+	for (size_t k = 0; k < c->nsamples; k++)
+		fprintf(f, "%s%.6g", k ? "," : "", c->times[k]);
+	fputs("],\"sample_unit\":", f);
+	report_json_string(f, hp && hp->sample_unit ? hp->sample_unit : "seconds");
+	fputs(",\"bands\":[", f);
+	for (size_t i = 0; i < c->nbands; i++) {
+		const struct hp_chart_band *b = &c->bands[i];
+		char *key = b->band ? cmp_band_key(b->name) : NULL;
+		if (b->band && !key)
+			return -1;
+		size_t rank = 0;
+		while (key && rank < pc->n && strcmp(pc->b[rank].key, key) != 0)
+			rank++;
+		fputs(i ? ",{\"name\":" : "{\"name\":", f);
+		report_json_string(f, b->name);
+		fputs(",\"key\":", f);
+		report_json_string(f, key ? key : "\x01OTHER");
+		char cbuf[8];
+		fprintf(f, ",\"colour\":\"%s\",\"peak\":%llu,\"values\":[", pair_colour(b->band == NULL, rank, cbuf),
+		        (unsigned long long)b->peak);
+		for (size_t k = 0; k < c->nsamples; k++)
+			fprintf(f, "%s%.0f", k ? "," : "", b->values[k]);
+		fputs("]}", f);
+		free(key);
+	}
+	fputs("]}", f);
+	return 0;
+}
+
+/* What was compared: both runs side by side, and what makes them compare
+ * badly. */
+static void compared_section(FILE *f, const struct report_input *in)
+{
+	static const char *const rows[] = {"guest", "host", "state", "started (UTC)", "ended (UTC)", "profiles"};
+	const struct report_side *sd = in->sides;
+	fputs("<section id=\"compared\"><h2>Compared with ", f);
+	markup_text(f, in->against_title ? in->against_title : "");
+	fprintf(f, "</h2>\n<div class=\"scroll\"><table class=\"compared\"><thead><tr><th></th>"
+	           "<th class=\"side-a\">before: run %lld</th><th class=\"side-b\">after: run %lld</th>"
+	           "</tr></thead><tbody>\n",
+	        (long long)sd[0].run_id, (long long)sd[1].run_id);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		fprintf(f, "<tr><th>%s</th>", rows[r]);
+		for (int k = 0; k < 2; k++) {
+			const char *v[] = {sd[k].name, sd[k].host, sd[k].state, sd[k].started, sd[k].ended, sd[k].profiles};
+			fputs(k ? "<td class=\"side-b\">" : "<td class=\"side-a\">", f);
+			markup_text(f, v[r] && *v[r] ? v[r] : "-");
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+	if (in->nlinks) {
+		fputs("<p class=\"links\">", f);
+		for (size_t i = 0; i < in->nlinks; i++) {
+			fputs(i ? " \xc2\xb7 <a href=\"" : "<a href=\"", f);
+			markup_text(f, in->links[2 * i + 1]);
+			fputs("\">", f);
+			markup_text(f, in->links[2 * i]);
+			fputs("</a>", f);
+		}
+		fputs("</p>\n", f);
+	}
+	if (in->kind_warning) {
+		fputs("<div class=\"warn kind\" id=\"kind-warning\" role=\"alert\"><b>Different kinds of "
+		      "profile.</b> ",
+		      f);
+		markup_text(f, in->kind_warning);
+		fputs("</div>\n", f);
+	}
+	for (size_t i = 0; i < in->ncompare_warnings; i++) {
+		fputs("<div class=\"warn\">", f);
+		markup_text(f, in->compare_warnings[i]);
+		fputs("</div>\n", f);
+	}
+	for (size_t i = 0; i < in->nwarnings; i++) {
+		fprintf(f, "<div class=\"warn\">run %lld: ", (long long)sd[1].run_id);
+		markup_text(f, in->warnings[i]);
+		fputs("</div>\n", f);
+	}
+	fputs("</section>\n", f);
+}
+
+/* Both runs' heaps, one colour per band in both; drawn by the script. */
+static int heap_pair_section(FILE *f, const struct report_input *in)
+{
+	const struct hp_chart *c[2] = {in->against_hp ? in->against_chart : NULL, in->hp ? in->chart : NULL};
+	const struct hp_profile *h[2] = {in->against_hp, in->hp};
+	struct pair_colours pc = {0};
+	fputs("<section id=\"heap-compare\"><h2>Heap</h2>\n<p class=\"note\">Both runs on one time and "
+	      "byte scale, each from its start; a band has the same colour in both.</p>\n"
+	      "<div class=\"heap-pair\">",
+	      f);
+	for (int k = 0; k < 2; k++) {
+		fprintf(f, "<figure><figcaption>%s: run %lld%s</figcaption><svg id=\"heap-%c\" "
+		           "class=\"heap-panel\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 900 "
+		           "360\"></svg></figure>",
+		        k ? "after" : "before", (long long)in->sides[k].run_id, c[k] ? "" : " (no heap profile)",
+		        k ? 'b' : 'a');
+	}
+	fputs("</div>\n<div id=\"heap-pair-key\" class=\"pair-key\"></div><div id=\"heap-pair-tip\" "
+	      "class=\"note\"></div></section>\n"
+	      "<script type=\"application/json\" id=\"heap-pair-data\">{\"panels\":[",
+	      f);
+	int rc = pair_colours_make(&pc, c);
+	for (int k = 0; rc == 0 && k < 2; k++) {
+		if (k)
+			fputc(',', f);
+		rc = pair_panel_json(f, in->sides[k].run_id, h[k], c[k], &pc);
+	}
+	fputs("]}</script>\n", f);
+	pair_colours_free(&pc);
+	return rc;
+}
+
+/* The page of two runs compared, from the top: what was compared, the
+ * differential flame graph, both heaps, the biggest movers. */
+static int compare_write(FILE *f, const struct report_input *in)
+{
+	struct report_input h = *in;
+	char title[600];
+	snprintf(title, sizeof(title), "run %lld \xe2\x86\x92 run %lld: %s", (long long)in->sides[0].run_id,
+	         (long long)in->sides[1].run_id, in->sides[1].name ? in->sides[1].name : "");
+	h.title = title;
+	report_head(f, &h);
+	compared_section(f, in);
+	fputs("<section class=\"flame\" id=\"flame-diff\"><h2>Differential flame graph (time)</h2>\n", f);
+	if (in->tp && in->against_tp) {
+		fprintf(f, "<p class=\"note\">Run %lld's call stacks, each coloured by how its share of the "
+		           "time changed since run %lld: red grew, blue shrank.</p>\n",
+		        (long long)in->sides[1].run_id, (long long)in->sides[0].run_id);
+		fputs("<div class=\"scroll flame-box\">", f);
+		if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
+			return -1;
+		fputs("</div>\n", f);
+	} else {
+		fputs("<p class=\"note\">None: both runs need a time profile.</p>\n", f);
+	}
+	fputs("</section>\n", f);
+	if (heap_pair_section(f, in) != 0)
+		return -1;
+	fprintf(f, "<script>\n%s</script>\n<script>profsvcReport.heapPair();</script>\n", report_js);
+	if (changes_html(f, in) != 0)
+		return -1;
+	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
+	if (in->page_script)
+		fprintf(f, "<script>\n%s</script>\n", in->page_script);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
 int report_write(FILE *f, const struct report_input *in)
 {
+	if (in->sides)
+		return compare_write(f, in);
 	report_head(f, in);
 	facts_section(f, in);
 	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms))

@@ -2,8 +2,10 @@
  * report.h - one self-contained HTML file showing a run: its facts, the
  * heap chart (interactive: hover, bands toggled, stacked / line /
  * normalised), the cost-centre tree (collapsible, sortable, searchable)
- * and the flame graph; against a second run, what changed (the biggest
- * movers, a differential flame graph, its heap overlaid).  No network: the script and style (report.js,
+ * and the flame graph; against a second run, the comparison instead (both
+ * runs' facts, a warning when their profiles are of different kinds, a
+ * differential flame graph, both heaps in one colour per band, the biggest
+ * movers).  No network: the script and style (report.js,
  * report.css, compiled in) and all data are inside the file, and its
  * Content-Security-Policy forbids loading anything else.  Every string
  * from the guest is escaped for where it lands (markup or JSON in a
@@ -12,6 +14,7 @@
 #ifndef PROFSVC_REPORT_H
 #define PROFSVC_REPORT_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "eventlog_summary.h"
@@ -23,6 +26,13 @@
 
 extern const char report_js[];
 extern const char report_css[];
+
+/* One run of a comparison: guest text (name, host) escaped where shown. */
+struct report_side {
+	int64_t run_id;
+	const char *name, *host, *state, *started, *ended;
+	const char *profiles; /* ".prof, .hp by closure descriptions (-hd), eventlog" */
+};
 
 struct report_input {
 	const char *title;          /* the run's caption (guest text) */
@@ -46,7 +56,18 @@ struct report_input {
 	/* --against: the run compared with (each may be NULL) */
 	const char *against_title;
 	const struct hp_profile *against_hp;
+	const struct hp_chart *against_chart;
 	const struct time_profile *against_tp;
+	/* Two runs compared (/compare, profdb report --against): the page is
+	 * the comparison, from the top: what was compared (sides[0] the
+	 * earlier run, sides[1] the later), the warnings of the comparison
+	 * (kind_warning: the two heap profiles are of different kinds), the
+	 * differential flame graph, both heaps in one colour per band, the
+	 * biggest movers.  NULL: one run's report. */
+	const struct report_side *sides;
+	const char *kind_warning;
+	const char *const *compare_warnings;
+	size_t ncompare_warnings;
 	/* A served page (profdb serve): links (label, href, ...; hrefs are
 	 * the server's own), the Server-Sent Events URL that keeps the page
 	 * live (then the heap section is there even before a first sample and

@@ -223,6 +223,98 @@
     });
   }
 
+  // ---- two runs' heaps, side by side (the compare page) --------------------
+  // One time and byte scale for both panels; a band's colour is the
+  // server's, the same in both (matched by its key: the name without GHC's
+  // generated numbers).  Hovering a band names it in both.
+  function heapPair() {
+    var pd = data('heap-pair-data');
+    if (!pd) return;
+    var P = pd.panels, ymax = 1, span = 0;
+    P.forEach(function (hp) {
+      if (!hp || !hp.times.length) return;
+      var n = hp.times.length, tot = new Array(n).fill(0);
+      hp.bands.forEach(function (b) { b.values.forEach(function (v, k) { tot[k] += v; }); });
+      hp.tot = tot;
+      ymax = Math.max(ymax, Math.max.apply(null, tot));
+      span = Math.max(span, hp.times[n - 1] - hp.times[0]);
+    });
+    span = span || 1;
+    var tip = document.getElementById('heap-pair-tip');
+    ['heap-a', 'heap-b'].forEach(function (id, side) {
+      var svg = document.getElementById(id), hp = P[side];
+      if (!svg) return;
+      while (svg.firstChild) svg.removeChild(svg.firstChild);
+      if (!hp || !hp.times.length) {
+        svg.appendChild(el('svg:text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 16 },
+          'no heap profile'));
+        return;
+      }
+      var n = hp.times.length, t0 = hp.times[0];
+      svg.setAttribute('data-samples', String(n));
+      // labels about 11 px on the screen however narrow the panel (a phone's)
+      var fs = Math.min(30, Math.max(13, Math.round(11 * W / (svg.clientWidth || W))));
+      var L = Math.max(70, Math.round(2.6 * fs)), PW = W - L - Math.max(20, 1.3 * fs);  // this panel's plot
+      var T = Math.max(10, Math.round(0.8 * fs)), PH = H - T - 2 * fs - 16;
+      var X = function (t) { return L + (t - t0) / span * PW; };
+      var Y = function (v) { return T + PH - v / ymax * PH; };
+      for (var g = 0; g <= 4; g++) {
+        var v = ymax * g / 4, y = Y(v);
+        svg.appendChild(el('svg:line', { x1: L, x2: L + PW, y1: y, y2: y, stroke: '#ddd' }));
+        svg.appendChild(el('svg:text', { x: L - 6, y: y + fs / 3, 'text-anchor': 'end', 'font-size': fs }, fmtBytes(v)));
+      }
+      for (g = 0; g <= 4; g++)
+        svg.appendChild(el('svg:text', { x: L + PW * g / 4, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
+          (span * g / 4).toPrecision(3)));
+      svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 8 + 2 * fs, 'text-anchor': 'middle', 'font-size': fs },
+        hp.sample_unit || 'seconds'));
+      var pick = [];   // at most one sample per two units of width: the one with the largest total
+      if (n > PW / 2) {
+        var col = -1, best = -1;
+        for (var k0 = 0; k0 < n; k0++) {
+          var c = Math.floor((X(hp.times[k0]) - L) / 2);
+          if (c !== col) { if (best >= 0) pick.push(best); col = c; best = k0; }
+          else if (hp.tot[k0] > hp.tot[best]) best = k0;
+        }
+        pick.push(best);
+      } else for (var k1 = 0; k1 < n; k1++) pick.push(k1);
+      var lower = new Array(n).fill(0);
+      hp.bands.forEach(function (b) {
+        var up = lower.slice();
+        pick.forEach(function (k) { up[k] = lower[k] + b.values[k]; });
+        var d = 'M' + pick.map(function (k) { return X(hp.times[k]).toFixed(1) + ' ' + Y(up[k]).toFixed(1); }).join(' L');
+        for (var j = pick.length - 1; j >= 0; j--)
+          d += ' L' + X(hp.times[pick[j]]).toFixed(1) + ' ' + Y(lower[pick[j]]).toFixed(1);
+        var p = el('svg:path', { d: d + ' Z', 'class': 'band', 'data-key': b.key, fill: b.colour,
+          stroke: '#333', 'stroke-width': 0.3 });
+        p.appendChild(el('svg:title', {}, b.name + ' (peak ' + fmtBytes(b.peak) + ')'));
+        p.onmouseenter = function () { tip.textContent = 'run ' + hp.run + ': ' + b.name + ', peak ' + fmtBytes(b.peak); };
+        svg.appendChild(p);
+        lower = up;
+      });
+      svg.appendChild(el('svg:rect', { x: L, y: T, width: PW, height: PH, fill: 'none', stroke: '#333' }));
+    });
+    // one key for both: each band once, the biggest first, with its peak in each run
+    var key = document.getElementById('heap-pair-key'), seen = {}, rows = [];
+    P.forEach(function (hp, side) {
+      if (!hp) return;
+      hp.bands.forEach(function (b) {
+        var r = seen[b.key];
+        if (!r) { r = seen[b.key] = { name: b.name, colour: b.colour, peak: [0, 0] }; rows.push(r); }
+        r.peak[side] = b.peak;
+      });
+    });
+    rows.sort(function (a, b) { return Math.max(b.peak[0], b.peak[1]) - Math.max(a.peak[0], a.peak[1]); });
+    while (key.firstChild) key.removeChild(key.firstChild);
+    rows.forEach(function (r) {
+      var row = el('span', { 'class': 'key' });
+      row.appendChild(el('span', { 'class': 'swatch', style: 'background:' + r.colour }));
+      row.appendChild(el('span', { 'class': 'name', title: r.name }, r.name));
+      row.appendChild(el('span', { 'class': 'peak' }, fmtBytes(r.peak[0]) + ' \u2192 ' + fmtBytes(r.peak[1])));
+      key.appendChild(row);
+    });
+  }
+
   // ---- the cost-centre tree ------------------------------------------------
   var cols = [['name', 'cost centre'], ['module', 'module'], ['entries', 'entries'], ['time', '%time'],
               ['alloc', '%alloc'], ['inh_time', 'inh %time'], ['inh_alloc', 'inh %alloc']];
@@ -421,6 +513,7 @@
     },
     // the timeline section (put in again by a live page): hover and zoom
     timeline: timeline,
+    heapPair: heapPair,
     tree: function () {
       var search = document.getElementById('tree-search');
       if (search) {

@@ -194,7 +194,7 @@ rows = re.findall(r">countBigrams[^<]*<", page)
 sys.exit(not (key and all(k.startswith("(327)countBigrams.\\/countB") for k in key)
               and ">countBigrams.\\<" in rows and "countBigrams.\\\\" not in page))
 PY
-# against another run: the movers, a differential flame graph, the heap overlaid
+# against another run: the movers, a differential flame graph, both heaps in one colour per band
 sed 's/^\(   *phaseSet  *Main .* 6 \)  *15.3/\1 25.3/' "$FIX/phases/phases-p-hc.prof" >"$T/slower.prof"
 import before "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"           # run 5
 import after "$T/slower.prof" "$FIX/phases/phases-hd-i0.01.hp"                           # run 6
@@ -209,7 +209,15 @@ sed -n '/id="changes"/,/<\/table>/p' "$T/dom.html" | grep -m1 '<tr><td>' |
 	grep -q '<td>15.3</td><td>25.3</td><td class="up">+10.0</td>.*Main.phaseSet</td>' && ok ||
 	fail "report --against: phaseSet is not the top mover: $(sed -n '/id="changes"/,/<\/table>/p' "$T/dom.html" | grep -m1 '<tr><td>')"
 grep -q 'id="flame-diff"' "$T/dom.html" && ok || fail "report --against: no differential flame graph"
-grep -q 'class="against"' "$T/dom.html" && ok || fail "report --against: run 5's heap is not overlaid"
+python3 - "$T/dom.html" <<'PY' && ok || fail "report --against: the two heaps are not drawn in one colour per band"
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+def fills(id):
+    svg = re.search(r'<svg id="%s".*?</svg>' % id, page, re.S)
+    return dict(re.findall(r'<path [^>]*data-key="([^"]*)" fill="([^"]*)"', svg.group(0))) if svg else {}
+a, b = fills("heap-a"), fills("heap-b")
+sys.exit(not (len(a) > 2 and a == b))
+PY
 chrome --virtual-time-budget=5000 --window-size=1300,2600 --screenshot="$T/against.png" "file://$T/against.html" >/dev/null
 expect 1 "no run 99" -- "$PROFDB" report 6 --against 99
 keep "$T"/*.png

@@ -16,7 +16,9 @@
 #  - in headless Chromium (tests/peers/serve_browser.cjs): the catalogue and
 #    the run page live with no reload, the end of the run, hostile names
 #    inert and shown as spelled, no console error, screenshots with something drawn (kept with
-#    PROFSVC_KEEP=DIR).
+#    PROFSVC_KEEP=DIR); the compare page at desktop and phone sizes (its
+#    sections' order, a band one colour in both heaps, the warning for heap
+#    profiles of different kinds) and the catalogue's compare links.
 # The browser part needs chromium and tests/peers' npm packages (skipped,
 # 77, without them, except under CI=true).  PROFSVC_VALGRIND=1 (make
 # check-valgrind) runs the server under valgrind instead, without the
@@ -490,7 +492,39 @@ status 200 /runs/4
 grep -q '<a href="/compare?a=2&amp;b=4">against run 2 (' "$T/body" && ok || fail "run 4's page offers no comparison with run 2"
 grep -q 'against run [135]' "$T/body" && fail "run 4's page offers another guest's or a later run" || ok
 status 200 "/compare?a=2&b=4"
-grep -q '<section id="changes"><h2>Compared with' "$T/body" && ok || fail "/compare?a=2&b=3 has no comparison"
+grep -q '<section id="compared"><h2>Compared with' "$T/body" && ok || fail "/compare?a=2&b=4 has no comparison"
+# the compare page (issue 33): one guest's heap profiles by cost-centre
+# stack (runs 6 and 8, the first killed early) and by closure description
+# (run 7): the page warns when the kinds differ, and only then; so does the
+# report file of the same comparison
+import kinds-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-killed-SIGKILL.hp"        # run 6, -hc
+import kinds-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp"              # run 7, -hd
+import kinds-guest "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-p-hc.hp"                  # run 8, -hc
+status 200 "/compare?a=6&b=7"
+grep -q 'id="kind-warning"' "$T/body" && grep -q 'by cost-centre stacks (-hc), run 7&#39;s by closure descriptions (-hd)' "$T/body" &&
+	ok || fail "/compare?a=6&b=7 (-hc against -hd): no warning that the kinds differ: $(grep -o '<section id="compared">.\{0,900\}' "$T/body")"
+for p in "/compare?a=6&b=8" "/compare?a=4&b=5"; do
+	status 200 "$p"
+	grep -q 'id="kind-warning"' "$T/body" && fail "$p: a warning that the kinds differ, for two of one kind" || ok
+	sections=$(grep -o '<section [^>]*id="[a-z-]*"' "$T/body" | grep -o 'id="[a-z-]*"' | tr '\n' ' ')
+	[ "$sections" = 'id="compared" id="flame-diff" id="heap-compare" id="changes" ' ] && ok ||
+		fail "$p: sections $sections, want what was compared, the flame graph, the heaps, the movers"
+done
+# the catalogue offers each run with an earlier run of its guest that
+# comparison, the earlier run as a (catalogue.js's table: in the browser)
+get / >/dev/null
+links=$(grep -o '<tr data-run="[0-9]*".*</tr>' "$T/body" | sed -n 's/^<tr data-run="\([0-9]*\)".*href="\/compare?a=\([0-9]*\)&amp;b=\([0-9]*\)".*/\1:\2-\3/p' | tr '\n' ' ')
+[ "$links" = "4:2-4 5:4-5 7:6-7 8:7-8 " ] && ok || fail "the catalogue's compare links: '$links', want 4:2-4 5:4-5 7:6-7 8:7-8"
+"$PROFDB" report 7 --against 6 -o "$T/kinds.html" 2>"$T/err" && grep -q 'id="kind-warning"' "$T/kinds.html" &&
+	grep -q 'id="heap-a"' "$T/kinds.html" && ok || fail "report 7 --against 6: not the compare page: $(cat "$T/err")"
+if [ $browser = yes ]; then
+	# at 1400x1000 and on a phone (390x844): the sections' order, one
+	# colour per band in both heaps, the kind warning, the catalogue's links
+	out=$(node "$S/tests/peers/serve_browser.cjs" "$NM" "$URL" compare "$T" 4 5 6 8 6 7 2>&1)
+	echo "$out" | grep '^FAIL' | while read -r line; do echo "$line" >&2; done
+	echo "$out" | tail -1
+	echo "$out" | grep -q '^browser: [0-9]* checks, 0 failed' && ok || fail "the compare page in the browser (above)"
+fi
 # locked by another process in exclusive locking mode, mid-write (the
 # sqlite3 shell then cannot read it): a read-only reader keeps serving the
 # last committed state

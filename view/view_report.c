@@ -16,6 +16,7 @@
 #include "view_profile.h"
 #include "view_report.h"
 #include "view_samples.h"
+#include "../profile/compare.h"
 
 /* A run with a trace: which profile devices it has (each read only if
  * there).  Any doubt leaves both wanted, and the readers say what is
@@ -41,22 +42,33 @@ static int load_trace(struct view_report *r, struct view *v)
 	return view_trace_load(v->s, &r->run, &r->trace) == 0 ? 0 : -1;
 }
 
-/* The run compared with: each profile it has; 0, or 1 when it has none. */
+/* The run compared with: each profile it has, charted.  0, or 1 when it
+ * is not a run.  A run with no profile to compare is still one side of
+ * the comparison: the page says what it has instead. */
 static int load_against(struct view_report *r, struct view *v, const char *arg,
                         struct view_err *e)
 {
 	struct view_profile_read rd, hrd;
-	r->a_tp = view_read_time_profile(v, arg, &r->atp, &rd, e) == 0;
-	if (r->a_tp)
-		view_profile_caption(&rd.run, r->against_caption, sizeof(r->against_caption));
-	if (view_read_heap_profile(v, arg, &r->ahp, NULL, &hrd, e) == 0 && r->ahp.nsamples) {
-		r->a_hp = 1;
-		if (!r->a_tp)
-			view_profile_caption(&hrd.run, r->against_caption, sizeof(r->against_caption));
-	}
-	if (!r->a_tp && !r->a_hp) {
-		view_error(e, "--against %s: the run has no readable profile to compare with", arg);
+	struct hp_chart_opts co;
+	int64_t aid;
+	char idbuf[32];
+	if (view_resolve(v, arg, &aid, e) != 0)
 		return 1;
+	if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, aid, &r->arun) != 0) {
+		view_error(e, "--against %s: no run %lld", arg, (long long)aid);
+		return 1;
+	}
+	view_run_ref(aid, idbuf, sizeof(idbuf));
+	view_profile_caption(&r->arun, r->against_caption, sizeof(r->against_caption));
+	struct view_err quiet; /* what the other run lacks is said on the page */
+	view_err_init(&quiet);
+	int want_tp = 1, want_hp = 1, samples = 0;
+	probe_devices(v, aid, &want_tp, &want_hp, &samples);
+	r->a_tp = want_tp && view_read_time_profile(v, idbuf, &r->atp, &rd, &quiet) == 0;
+	if (want_hp && view_read_heap_profile(v, idbuf, &r->ahp, NULL, &hrd, &quiet) == 0 && r->ahp.nsamples) {
+		r->a_hp = 1;
+		hp_chart_defaults(&co);
+		r->a_chart = hp_chart_make(&r->ahp, &co, &r->achart) == 0;
 	}
 	r->against = 1;
 	return 0;
@@ -73,6 +85,94 @@ static void add_warning(struct view_report *r, size_t *nbuf, const char *fmt, ..
 	vsnprintf(r->wbuf[*nbuf], sizeof(r->wbuf[*nbuf]), fmt, ap);
 	va_end(ap);
 	r->warn[r->nw++] = r->wbuf[(*nbuf)++];
+}
+
+static void add_cwarn(struct view_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_cwarn(struct view_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	if (r->ncw >= sizeof(r->cwbuf) / sizeof(r->cwbuf[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->cwbuf[r->ncw], sizeof(r->cwbuf[r->ncw]), fmt, ap);
+	va_end(ap);
+	r->cwarn[r->ncw] = r->cwbuf[r->ncw];
+	r->ncw++;
+}
+
+/* One side's facts and the profiles it has, in words. */
+static void side_fill(struct view_report *r, int k, const struct store_run *run, int have_tp, int from_samples,
+                      const struct hp_profile *hp, int have_hp, struct view *v)
+{
+	struct report_side *sd = &r->sides[k];
+	struct store_device_info dev;
+	char *o = r->side_kinds[k];
+	size_t cap = sizeof(r->side_kinds[k]), n = 0;
+	sd->run_id = run->run_id;
+	sd->name = run->name;
+	sd->host = run->host;
+	sd->state = store_run_state_name(run->state);
+	view_format_time(run->started_us, r->side_time[k][0], sizeof(r->side_time[k][0]));
+	if (run->ended_us)
+		view_format_time(run->ended_us, r->side_time[k][1], sizeof(r->side_time[k][1]));
+	else
+		snprintf(r->side_time[k][1], sizeof(r->side_time[k][1]), "(running)");
+	sd->started = r->side_time[k][0];
+	sd->ended = r->side_time[k][1];
+	o[0] = '\0';
+#define ADD(...) (n += (size_t)snprintf(o + n, n < cap ? cap - n : 0, __VA_ARGS__), n = n < cap ? n : cap - 1)
+	if (have_tp)
+		ADD("%s", from_samples ? "stack samples (no .prof)" : "time profile (.prof)");
+	if (have_hp)
+		ADD("%sheap profile (.hp) by %s", n ? ", " : "", cmp_hp_kind_name(cmp_hp_kind(hp->job)));
+	if (view_snapshot(v, NULL) == 0) {
+		if (store_find_device(v->s, run->run_id, "eventlog", &dev) == 0)
+			ADD("%sGHC eventlog", n ? ", " : "");
+		if (store_find_device(v->s, run->run_id, STORE_TRACE_VDEV, &dev) == 0)
+			ADD("%sMirageOS trace", n ? ", " : "");
+	}
+	if (!n)
+		ADD("no readable profile");
+#undef ADD
+	sd->profiles = o;
+}
+
+/* Both sides of the comparison, and what makes them compare badly. */
+static void fill_compare(struct view_report *r, struct view *v)
+{
+	side_fill(r, 0, &r->arun, r->a_tp, 0, &r->ahp, r->a_hp, v);
+	side_fill(r, 1, &r->run, r->have_tp, r->from_samples, &r->hp, r->have_hp, v);
+	long long a = (long long)r->arun.run_id, b = (long long)r->run.run_id;
+	if (r->a_hp && r->have_hp) {
+		char ka = cmp_hp_kind(r->ahp.job), kb = cmp_hp_kind(r->hp.job);
+		if (ka && kb && ka != kb)
+			snprintf(r->kind_warn, sizeof(r->kind_warn),
+			         "The two heap profiles are of different kinds: run %lld's is by %s, run %lld's by "
+			         "%s. Their bands are different things, so none match: compare runs profiled "
+			         "the same way.",
+			         a, cmp_hp_kind_name(ka), b, cmp_hp_kind_name(kb));
+		else if (!ka != !kb)
+			add_cwarn(r, "Run %lld's heap profile does not say what it is by (no -h option on its JOB "
+			             "line), run %lld's is by %s: the bands may be different things.",
+			          ka ? b : a, ka ? a : b, cmp_hp_kind_name(ka ? ka : kb));
+	} else if (r->a_hp != r->have_hp) {
+		add_cwarn(r, "Only run %lld has a heap profile (.hp): there is no heap to compare with run %lld's.",
+		          r->a_hp ? a : b, r->a_hp ? b : a);
+	}
+	if (r->a_tp && r->have_tp && r->from_samples)
+		add_cwarn(r, "Run %lld's time profile is GHC's cost centres (.prof), run %lld's is stack samples "
+		             "taken from dom0: the call stacks are different kinds of thing.",
+		          a, b);
+	else if (r->a_tp != r->have_tp)
+		add_cwarn(r, "Only run %lld has a time profile%s: there is no differential flame graph and no "
+		             "call stacks to compare.",
+		          r->a_tp ? a : b, r->a_tp ? " (.prof)" : "");
+	if (!r->a_tp && !r->a_hp)
+		add_cwarn(r, "Run %lld has no heap or time profile to compare (%s).", a, r->side_kinds[0]);
+	if (strcmp(r->arun.name, r->run.name) != 0)
+		add_cwarn(r, "The two runs are of different guests.");
+	if (r->arun.run_id > r->run.run_id)
+		add_cwarn(r, "Run %lld came after run %lld: the changes shown are backwards in time.", a, b);
 }
 
 /* The run's profiles: each one it has, charted, with what a salvage or a
@@ -221,6 +321,8 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 	fill_facts(r);
 	if (against && load_against(r, v, against, e) != 0)
 		return 1;
+	if (against)
+		fill_compare(r, v);
 	return 0;
 }
 
@@ -244,6 +346,11 @@ void view_report_input(const struct view_report *r, struct report_input *in)
 		in->against_title = r->against_caption;
 		in->against_tp = r->a_tp ? &r->atp : NULL;
 		in->against_hp = r->a_hp ? &r->ahp : NULL;
+		in->against_chart = r->a_chart ? &r->achart : NULL;
+		in->sides = r->sides;
+		in->kind_warning = r->kind_warn[0] ? r->kind_warn : NULL;
+		in->compare_warnings = r->cwarn;
+		in->ncompare_warnings = r->ncw;
 	}
 }
 
@@ -254,6 +361,8 @@ void view_report_free(struct view_report *r)
 	el_gc_free(&r->gc);
 	el_timeline_free(&r->tl);
 	tp_free(&r->atp);
+	if (r->a_chart)
+		hp_chart_free(&r->achart);
 	hp_free(&r->ahp);
 	hp_chart_free(&r->chart);
 	hp_free(&r->hp);

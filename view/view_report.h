@@ -43,10 +43,20 @@ struct view_report {
 	struct el_timeline tl;
 	char tl_note[VIEW_ERR_LEN];
 	/* the run compared with */
-	int against, a_tp, a_hp;
+	int against, a_tp, a_hp, a_chart;
 	struct time_profile atp;
 	struct hp_profile ahp;
+	struct hp_chart achart;
 	char against_caption[400];
+	/* the comparison: both runs' facts and profiles, what makes them
+	 * compare badly */
+	struct store_run arun;
+	struct report_side sides[2];
+	char side_time[2][2][64], side_kinds[2][240];
+	char kind_warn[600];
+	const char *cwarn[6];
+	char cwbuf[6][400];
+	size_t ncw;
 	/* the facts' values */
 	char started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32], ebytes[32];
 	const char *facts[26];

@@ -42,7 +42,9 @@
     if (!runs) return;
     var now = Date.now() * 1000 - skew, prev = {};
     while (body.firstChild) body.removeChild(body.firstChild);
-    runs.slice().reverse().forEach(function (r) { // oldest first: the previous run of a name
+    // oldest first, whatever the order shown: each run's earlier run of
+    // the same guest, which a comparison takes as a (and the run as b)
+    runs.slice().sort(function (x, y) { return x.run_id - y.run_id; }).forEach(function (r) {
       r.prev = prev[r.name]; prev[r.name] = r.run_id;
     });
     runs.forEach(function (r) {
@@ -59,7 +61,9 @@
       tr.appendChild(el('td', { 'class': 'num prof' }, r.prof_bytes === null ? '-' : String(r.prof_bytes)));
       tr.appendChild(el('td', { 'class': 'num hp' }, r.hp_bytes === null ? '-' : String(r.hp_bytes)));
       var cmp = el('td');
-      if (r.prev) cmp.appendChild(el('a', { href: '/compare?a=' + r.prev + '&b=' + r.run_id }, 'vs ' + r.prev));
+      if (r.prev) cmp.appendChild(el('a', { href: '/compare?a=' + r.prev + '&b=' + r.run_id, 'class': 'compare',
+                                             title: 'run ' + r.prev + ' (earlier) against run ' + r.run_id },
+                                       'vs ' + r.prev));
       tr.appendChild(cmp);
       body.appendChild(tr);
     });

@@ -54,11 +54,32 @@ static void filter_form(FILE *f, arg_fn arg, void *req)
 	fputs("\"> <button>filter</button></form>\n", f);
 }
 
+/* The guests seen so far in the catalogue and each one's latest run: the
+ * earlier run a row's comparison takes as a (the runs come oldest first).
+ * Past GUESTS_SEEN guests a row has no link until catalogue.js adds it. */
+#define GUESTS_SEEN 256
 struct rows_out {
 	FILE *f;
 	int fleet; /* a host column: the runs are a fleet's */
 	int64_t rows, oldest;
+	char *names[GUESTS_SEEN];
+	int64_t last[GUESTS_SEEN];
+	size_t nnames;
 };
+
+/* The run before this one of its guest (0: none), this one remembered. */
+static int64_t earlier_of(struct rows_out *o, const struct store_run *r)
+{
+	for (size_t i = 0; i < o->nnames; i++)
+		if (strcmp(o->names[i], r->name) == 0) {
+			int64_t prev = o->last[i];
+			o->last[i] = r->run_id;
+			return prev < r->run_id ? prev : 0;
+		}
+	if (o->nnames < GUESTS_SEEN && (o->names[o->nnames] = strdup(r->name)) != NULL)
+		o->last[o->nnames++] = r->run_id;
+	return 0;
+}
 
 /* A query value in a link: unreserved bytes as they are, the rest %XX
  * (inside an HTML attribute, so no quote or ampersand passes raw). */
@@ -113,9 +134,15 @@ static int row(void *ctx, const struct store_run *r)
 	else
 		fputs("<td class=\"num prof\">-</td>", f);
 	if (r->hp_bytes >= 0)
-		fprintf(f, "<td class=\"num hp\">%lld</td><td></td></tr>\n", (long long)r->hp_bytes);
+		fprintf(f, "<td class=\"num hp\">%lld</td>", (long long)r->hp_bytes);
 	else
-		fputs("<td class=\"num hp\">-</td><td></td></tr>\n", f);
+		fputs("<td class=\"num hp\">-</td>", f);
+	int64_t prev = earlier_of(o, r);
+	if (prev) /* the earlier run is a, this one b (catalogue.js does the same) */
+		fprintf(f, "<td><a class=\"compare\" href=\"/compare?a=%lld&amp;b=%lld\">vs %lld</a></td></tr>\n",
+		        (long long)prev, (long long)r->run_id, (long long)prev);
+	else
+		fputs("<td></td></tr>\n", f);
 	return 0;
 }
 
@@ -139,8 +166,10 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	              "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
 	              "<th>compare</th></tr></thead><tbody>\n",
 	        w->mirror ? " data-fleet=\"1\"" : "", w->mirror ? "<th>host</th>" : "");
-	struct rows_out out = {r->f, w->mirror != NULL, 0, 0};
+	struct rows_out out = {.f = r->f, .fleet = w->mirror != NULL};
 	int rc = store_list_runs(s, &flt, row, &out);
+	for (size_t i = 0; i < out.nnames; i++)
+		free(out.names[i]);
 	fputs("</tbody></table>\n", r->f);
 	if (rc == 0 && out.rows == flt.limit && out.oldest > 1)
 		older_link(r->f, arg, req, out.oldest);
@@ -245,8 +274,19 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		lv[2 * nl + 1] = links[nl];
 		nl++;
 	}
+	if (against) { /* the compare page: the two runs' own pages */
+		nl = 0;
+		for (int k = 0; k < 2; k++) {
+			int64_t rid = k ? id : rr.arun.run_id;
+			snprintf(links[nl], sizeof(links[nl]), "/runs/%lld", (long long)rid);
+			lv[2 * nl] = k ? "the later run's page" : "the earlier run's page";
+			lv[2 * nl + 1] = links[nl];
+			nl++;
+		}
+	}
 	struct earlier ea = {rr.run.name, id, {{0}}, {{0}}, 0};
-	find_earlier(&v, &ea);
+	if (!against)
+		find_earlier(&v, &ea);
 	view_close(&v);
 	for (size_t i = 0; i < ea.n && i < EARLIER_MAX; i++, nl++) { /* the newest first */
 		size_t k = (ea.n - 1 - i) % EARLIER_MAX;

@@ -14,7 +14,18 @@
 // an error; every screenshot has a drawn chart or table (not one flat
 // colour), counted pixel by pixel in the browser.
 'use strict';
+//   node serve_browser.cjs NODE_MODULES BASE_URL compare OUT_DIR SAME_A SAME_B SAME2_A SAME2_B KIND_A KIND_B
+//
+// The compare page at 1400x1000 and, emulating a phone, at 390x844: from
+// the top, what was compared, the differential flame graph, both heaps,
+// the biggest movers, nothing wider than the screen; a band one colour in
+// both heap panels (the pairs SAME and SAME2, -hd both); the warning that
+// the heap profiles are of different kinds for KIND (-hc against -hd) and
+// not for the others; and the catalogue's links: every run with an
+// earlier run of its guest offers /compare?a=EARLIER&b=IT, and no other.
+// Screenshots compare-*.png in OUT_DIR.
 const [nm, base, liveRun, evilRun, out] = process.argv.slice(2);
+const compareMode = liveRun === 'compare';
 const puppeteer = require(nm + '/puppeteer-core');
 const fs = require('fs');
 let checks = 0, failed = 0;
@@ -24,6 +35,97 @@ async function until(fn, ms) {
   const end = Date.now() + ms;
   while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
   return false;
+}
+
+async function comparePages(browser, errors, check) {
+  const [sameA, sameB, same2A, same2B, kindA, kindB] = process.argv.slice(6).map(Number);
+  const sizes = [
+    { tag: 'desktop', vp: { width: 1400, height: 1000 } },
+    { tag: 'mobile', vp: { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
+  ];
+  async function openAt(path, vp, tag) {
+    const page = await browser.newPage();
+    if (vp.isMobile)
+      await page.setUserAgent('Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
+                              'Chrome/120.0 Mobile Safari/537.36');
+    await page.setViewport(vp);
+    page.on('console', m => { if (m.type() === 'error') errors.push(tag + ' ' + path + ': ' + m.text()); });
+    page.on('pageerror', e => errors.push(tag + ' ' + path + ': ' + e.message));
+    await page.goto(base + path, { waitUntil: 'load' });
+    await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
+    return page;
+  }
+  for (const { tag, vp } of sizes) {
+    for (const [a, b, kinds] of [[sameA, sameB, false], [same2A, same2B, false], [kindA, kindB, true]]) {
+      const path = `/compare?a=${a}&b=${b}`, what = `${tag} ${path}`;
+      const p = await openAt(path, vp, tag);
+      // the sections in order, from the top, the first on the first screen
+      const order = await p.evaluate(() => ['compared', 'flame-diff', 'heap-compare', 'changes'].map(id => {
+        const e = document.getElementById(id);
+        return e ? { id, top: e.getBoundingClientRect().top + scrollY, h: e.offsetHeight } : { id, top: -1, h: 0 };
+      }));
+      check(order.every(o => o.top >= 0 && o.h > 0), what + ': a section is missing: ' + JSON.stringify(order));
+      check(order.every((o, i) => i === 0 || o.top > order[i - 1].top),
+            what + ': the sections are not in order (compared, flame-diff, heap-compare, changes): ' + JSON.stringify(order));
+      check(order[0].top < vp.height / 2, what + ': what was compared is not at the top: ' + order[0].top);
+      const heads = await p.$$eval('#compared thead th', ths => ths.map(t => t.textContent));
+      check(heads.join('|') === `|before: run ${a}|after: run ${b}`, what + ': the compared runs: ' + JSON.stringify(heads));
+      const facts = await p.$$eval('#compared tbody th', ths => ths.map(t => t.textContent));
+      for (const f of ['guest', 'host', 'state', 'started (UTC)', 'ended (UTC)', 'profiles'])
+        check(facts.includes(f), what + ': the comparison does not say ' + f);
+      // nothing wider than the screen
+      const wide = await p.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+      check(wide <= 1, what + ': the page is ' + wide + ' px wider than the screen');
+      // both heaps, one colour per band in both
+      const fills = await p.evaluate(() => ['heap-a', 'heap-b'].map(id => {
+        const m = {};
+        document.querySelectorAll('#' + id + ' path.band').forEach(e => { m[e.getAttribute('data-key')] = e.getAttribute('fill'); });
+        return m;
+      }));
+      const na = Object.keys(fills[0]).length, nb = Object.keys(fills[1]).length;
+      check(na > 2 && nb > 2, what + `: heap panels with ${na} and ${nb} bands`);
+      const common = Object.keys(fills[0]).filter(k => k in fills[1]);
+      const differ = common.filter(k => fills[0][k] !== fills[1][k]);
+      if (!kinds) check(common.length >= 3, what + ': only ' + common.length + ' bands in both heaps');
+      check(differ.length === 0, what + ': bands coloured differently in the two heaps: ' +
+            differ.map(k => k + ' ' + fills[0][k] + '/' + fills[1][k]).join(', '));
+      const [pa, pb] = await p.evaluate(() => ['heap-a', 'heap-b'].map(id => {
+        const e = document.getElementById(id), r = e ? e.getBoundingClientRect() : { top: -1, left: -1, width: 0 };
+        return { top: r.top, left: r.left, width: r.width };
+      }));
+      if (vp.isMobile) check(pb.top > pa.top && pa.width <= vp.width, what + ': the heaps are not one above the other: ' + JSON.stringify([pa, pb]));
+      else check(Math.abs(pb.top - pa.top) < 2 && pb.left > pa.left, what + ': the heaps are not side by side: ' + JSON.stringify([pa, pb]));
+      // the warning for profiles of different kinds, visible at the top, and only then
+      const warn = await p.$eval('#kind-warning', e => ({ text: e.textContent, h: e.offsetHeight,
+                                                          top: e.getBoundingClientRect().top })).catch(() => null);
+      if (kinds)
+        check(warn && warn.h > 0 && warn.top < vp.height && /-hc/.test(warn.text) && /-hd/.test(warn.text),
+              what + ': no visible warning that the heap profiles are of different kinds: ' + JSON.stringify(warn));
+      else
+        check(warn === null, what + ': a kind warning for two profiles of the same kind: ' + JSON.stringify(warn));
+      const movers = await p.$$eval('#changes table.changes tbody tr', t => t.length);
+      check(movers > 0, what + ': no biggest movers');
+      const name = `compare-${kinds ? 'kinds' : a === sameA ? 'same' : 'same2'}-${tag}.png`;
+      await p.screenshot({ path: process.argv[5] + '/' + name, fullPage: true });
+      await p.close();
+    }
+  }
+  // the catalogue: a = the earlier run, b = the later, for every run with an earlier run of its guest
+  const cat = await openAt('/', { width: 1400, height: 1000 }, 'catalogue');
+  check(await until(async () => +(await cat.evaluate(() => document.body.getAttribute('data-updates') || 0)) >= 1, 8000),
+        'catalogue: not rebuilt from the event stream');
+  const rows = await cat.$$eval('#runs tbody tr', trs => trs.map(tr => ({
+    run: +tr.getAttribute('data-run'), name: tr.querySelector('td.name').textContent,
+    href: (tr.querySelector('a[href^="/compare"]') || { getAttribute: () => null }).getAttribute('href') })));
+  const last = {};
+  rows.slice().sort((x, y) => x.run - y.run).forEach(r => {
+    const want = last[r.name] ? `/compare?a=${last[r.name]}&b=${r.run}` : null;
+    check(r.href === want, `catalogue: run ${r.run} (${r.name}) links ${r.href}, want ${want}`);
+    last[r.name] = r.run;
+  });
+  check(rows.some(r => r.run === kindB && r.href === `/compare?a=${kindA}&b=${kindB}`) &&
+        rows.some(r => r.run === sameB && r.href), 'catalogue: the runs compared offer no comparison: ' + JSON.stringify(rows));
+  await cat.close();
 }
 
 (async () => {
@@ -61,6 +163,15 @@ async function until(fn, ms) {
       }
       return { inked: inked / (d.length / 4), colours: seen.size };
     }, Buffer.from(png).toString('base64'));
+  }
+
+  if (compareMode) {
+    await comparePages(browser, errors, check);
+    const bad = errors.filter(e => !/favicon/.test(e));
+    check(bad.length === 0, 'pages logged errors: ' + bad.join(' | '));
+    await browser.close();
+    console.log(`browser: ${checks} checks, ${failed} failed`);
+    process.exit(failed ? 1 : 0);
   }
 
   // --- the catalogue: the live run marked live, its .hp growing ----------------
