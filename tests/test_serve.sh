@@ -450,9 +450,9 @@ printf 'not a database' >"$T/garbage.db"
 GS=$!
 for _ in $(seq $((100 * SLOW))); do grep -q 'serving' "$T/serve-g.log" && break; sleep 0.1; done
 GURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-g.log" | head -1 | cut -d: -f2)"
-[ "$(curl -s --max-time 5 -o "$T/gh" -w '%{http_code}' "$GURL/healthz")" = 503 ] && grep -q "not a profsvc database" "$T/gh" && ok ||
+[ "$(curl -s --max-time $((10 * SLOW)) -o "$T/gh" -w '%{http_code}' "$GURL/healthz")" = 503 ] && grep -q "not a profsvc database" "$T/gh" && ok ||
 	fail "/healthz of a damaged store: $(cat "$T/gh")"
-curl -s --max-time 5 "$GURL/metrics" | grep -qx 'profsvc_store_readable 0' && ok || fail "/metrics of a damaged store"
+curl -s --max-time $((10 * SLOW)) "$GURL/metrics" | grep -qx 'profsvc_store_readable 0' && ok || fail "/metrics of a damaged store"
 kill $GS; wait $GS 2>/dev/null
 # Prometheus itself scrapes it (Debian's prometheus; required under CI)
 if command -v prometheus >/dev/null; then
