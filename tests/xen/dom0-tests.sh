@@ -185,7 +185,8 @@ state_of() { profdb show "$1" --json | grep -o '"state":"[a-z]*"' | head -1 | cu
 # Once a second: under TCG every xl run is a chance for the emulated host to
 # corrupt a process (tests/xen/xen-e2e.sh, spoiled()), and xl is slow anyway.
 wait_gone() { for i in $(seq 1 "${2:-180}"); do timeout 30 xl list "$1" >/dev/null 2>&1 || return 0; sleep 1; progress; done; return 1; }
-wait_state() { for i in $(seq 1 100); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
+# Up to 30 s: under TCG on a loaded host a run ends a moment after its domain.
+wait_state() { for i in $(seq 1 300); do [ "$(state_of "$1")" = "$2" ] && return 0; sleep 0.1; done; return 1; }
 same() { cmp -s "$1" "$2"; }
 
 T dom0-tests-start
