@@ -66,6 +66,7 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 	}
 	sqlite3_bind_int(st, 8, p->final ? 1 : 0);
 	sqlite3_bind_int64(st, 9, p->kept_us ? p->kept_us : store_now_us());
+	sqlite3_bind_int64(st, 10, store_sum(bytes, p->bytes));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -89,8 +90,11 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 	if (s->schema_version < 5)
 		return 0; /* no store before version 5 holds a trace */
 	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us "
-	                       "FROM trace_packets WHERE device_id = ?1 ORDER BY seq",
+	                       s->schema_version >= 9
+	                               ? "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
+	                                 "sum FROM trace_packets WHERE device_id = ?1 ORDER BY seq"
+	                               : "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
+	                                 "NULL FROM trace_packets WHERE device_id = ?1 ORDER BY seq",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reading a trace");
 	sqlite3_bind_int64(st, 1, device_id);
@@ -104,6 +108,8 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 			.last_ts = (uint64_t)sqlite3_column_int64(st, 5),
 			.final = sqlite3_column_int(st, 6),
 			.kept_us = sqlite3_column_int64(st, 7),
+			.sum = (uint64_t)sqlite3_column_int64(st, 8),
+			.has_sum = sqlite3_column_type(st, 8) != SQLITE_NULL,
 		};
 		/* A damaged row: out-of-range values are refused, not followed. */
 		if (sqlite3_column_int64(st, 0) < 0 || sqlite3_column_int64(st, 1) < 0 ||
