@@ -644,7 +644,7 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 
 	report[0] = '\0';
 	STORE_NEED_SQL(s);
-	static const char *const checks[] = {"PRAGMA integrity_check", "PRAGMA foreign_key_check"};
+	static const char *const checks[] = {"PRAGMA integrity_check(20)", "PRAGMA foreign_key_check"};
 	for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
 		if (sqlite3_prepare_v2(s->db, checks[c], -1, &st, NULL) != SQLITE_OK)
 			return store_sqlite_fail(s, "checking integrity");
