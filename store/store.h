@@ -311,6 +311,10 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 typedef int (*store_trace_cb)(void *ctx, const struct store_trace_packet *p);
 /* The packets kept, in seq order. */
 int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, void *ctx);
+/* The packet's bytes as read (p->bytes of them) against its checksum: 0,
+ * or STORE_ECORRUPT naming run, device, packet and byte range (with
+ * store_salvage_damage set: said to its callback, and 0). */
+int store_trace_verify(struct store *s, int64_t device_id, const struct store_trace_packet *p, const void *bytes);
 struct store_trace_summary {
 	uint64_t kept, lost;  /* lost: seqs from 0 to the last kept, not kept */
 	uint64_t last_seq;
@@ -399,7 +403,9 @@ typedef int (*store_damage_cb)(void *ctx, const struct store_damage *d);
  * and tell cb what they were (export --salvage); NULL: they fail again. */
 void store_salvage_damage(struct store *s, store_damage_cb cb, void *ctx);
 /* The one-line description of a damage ("run 3, device xvdp2 (id 5):
- * bytes 0-65535 (chunk 0) fail their checksum"). */
+ * bytes 0-65535 (chunk 0) fail their checksum"); every message about
+ * damaged data holds STORE_DAMAGE_WORDS. */
+#define STORE_DAMAGE_WORDS "fail their checksum"
 void store_damage_describe(const struct store_damage *d, char *buf, size_t len);
 /* Verifies every chunk's and trace packet's checksum, calling cb for each
  * mismatch (cb may stop it by returning non-zero); counts what was

@@ -549,7 +549,7 @@ void store_damage_describe(const struct store_damage *d, char *buf, size_t len)
 		snprintf(where, sizeof(where), "trace packet %lld", (long long)d->seq);
 	else
 		snprintf(where, sizeof(where), "chunk %lld", (long long)d->chunk);
-	snprintf(buf, len, "run %lld, device %s (id %lld): bytes %llu-%llu (%s) fail their checksum",
+	snprintf(buf, len, "run %lld, device %s (id %lld): bytes %llu-%llu (%s) " STORE_DAMAGE_WORDS,
 	         (long long)d->run_id, d->vdev, (long long)d->device_id, (unsigned long long)d->off,
 	         (unsigned long long)(d->off + d->len - (d->len ? 1 : 0)), where);
 }

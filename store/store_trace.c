@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,4 +163,21 @@ int store_trace_summary(struct store *s, int64_t device_id, struct store_trace_s
 	 * not kept was overwritten before it could be. */
 	out->lost = out->kept ? out->last_seq + 1 - out->kept : 0;
 	return 0;
+}
+
+int store_trace_verify(struct store *s, int64_t device_id, const struct store_trace_packet *p, const void *bytes)
+{
+	if (!p->has_sum || (uint64_t)store_sum(bytes, p->bytes) == p->sum)
+		return 0;
+	struct store_damage d = {.device_id = device_id,
+	                         .off = p->sector * STORE_SECTOR_SIZE,
+	                         .len = p->bytes,
+	                         .chunk = -1,
+	                         .seq = (int64_t)p->seq};
+	char what[200];
+	store_damage_fill(s, &d);
+	if (s->damage_cb)
+		return s->damage_cb(s->damage_ctx, &d);
+	store_damage_describe(&d, what, sizeof(what));
+	return store_fail(s, STORE_ECORRUPT, "%s: the stored trace is damaged (run 'profdb check')", what);
 }

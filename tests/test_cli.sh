@@ -153,6 +153,17 @@ expect 0 "bytes 131072-196607 (chunk 2) fail their checksum: not sound, salvaged
 	ok || fail "salvaged export: $(cmp "$T/rot.hp" "$RH")"
 # the views refuse wrong data with the same words
 expect 1 "bytes 131072-196607 (chunk 2) fail their checksum" -- "$PROFDB" --db "$ROT" heap 1
+# and so does profdb serve: an error, not the wrong bytes
+if command -v curl >/dev/null; then
+	"$PROFDB" --db "$ROT" serve --listen 127.0.0.1:0 2>"$T/serve-rot.log" &
+	RS=$!
+	for _ in $(seq 100); do grep -q 'serving' "$T/serve-rot.log" && break; sleep 0.1; done
+	RURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-rot.log" | head -1 | cut -d: -f2)"
+	code=$(curl -s --max-time 10 -o "$T/rot-body" -w '%{http_code}' "$RURL/runs/1/hp")
+	[ "$code" = 500 ] && grep -q "bytes 131072-196607 (chunk 2) fail their checksum" "$T/rot-body" && ok ||
+		fail "serve's /runs/1/hp of damaged data: $code $(head -c 300 "$T/rot-body")"
+	kill $RS; wait $RS 2>/dev/null
+fi
 
 # --- filters ------------------------------------------------------------------------
 expect 0 "" -- "$PROFDB" query runs --name 'lea?'
