@@ -159,6 +159,8 @@ static const char check_usage[] =
 
 /* The problems check names one by one; the rest are counted. */
 #define CHECK_SHOWN 5
+/* store_check_integrity stops SQLite's integrity_check at this many */
+#define CHECK_SQLITE_MAX 20
 
 struct check_ctx {
 	const char *db;
@@ -229,18 +231,22 @@ int cmd_check(const char *db, int argc, char **argv)
 		return 1;
 	}
 	int sqlite_bad = rc == STORE_ECORRUPT;
+	int sqlite_problems = 0;
 	struct store_sums_report sums = {0};
 	struct check_ctx cc = {db, 0, json ? json_array() : NULL};
 	/* SQLite's problems first, each its own line (the first few). */
 	if (sqlite_bad && !json) {
-		char *p = report;
+		char copy[sizeof(report)], *p = copy;
+		snprintf(copy, sizeof(copy), "%s", report);
+		for (char *nl = copy; (nl = strchr(nl, '\n'));)
+			*nl = ' '; /* one problem, one line */
 		for (int i = 0; p && *p; i++) {
 			char *next = strstr(p, "; ");
 			if (next)
 				*next = '\0';
 			if (i < CHECK_SHOWN)
 				cli_err("%s: %s", db, p);
-			cc.shown++;
+			sqlite_problems++;
 			p = next ? next + 2 : NULL;
 		}
 	}
@@ -261,7 +267,10 @@ int cmd_check(const char *db, int argc, char **argv)
 	else
 		used = (size_t)snprintf(summary, sizeof(summary), "%s: damaged", db);
 	if (sqlite_bad && used < sizeof(summary))
-		used += (size_t)snprintf(summary + used, sizeof(summary) - used, ": SQLite's checks found problems");
+		used += (size_t)snprintf(summary + used, sizeof(summary) - used, ": SQLite's checks found %s%d %s%s",
+		                         sqlite_problems >= CHECK_SQLITE_MAX ? "at least " : "", sqlite_problems,
+		                         sqlite_problems == 1 ? "problem" : "problems",
+		                         sqlite_problems > CHECK_SHOWN ? " (the first named above)" : "");
 	if (quick) {
 		if (used < sizeof(summary))
 			snprintf(summary + used, sizeof(summary) - used, " (--quick: checksums not verified)");

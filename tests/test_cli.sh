@@ -153,6 +153,17 @@ expect 0 "bytes 131072-196607 (chunk 2) fail their checksum: not sound, salvaged
 	ok || fail "salvaged export: $(cmp "$T/rot.hp" "$RH")"
 # the views refuse wrong data with the same words
 expect 1 "bytes 131072-196607 (chunk 2) fail their checksum" -- "$PROFDB" --db "$ROT" heap 1
+# SQLite's own damage (an index that no longer matches its table, for
+# every row): the first five problems, then the one summary line
+cp "$ROT" "$T/idx.db" && cp "$ROT-data" "$T/idx.db-data"
+for i in 2 3 4 5 6 7; do
+	"$MKDISK" --prof "$P" "$T/idx$i.disk" >/dev/null && "$PROFDB" --db "$T/idx.db" import-disk --name "idx$i" "$T/idx$i.disk" >/dev/null 2>&1
+done
+sqlite3 "$T/idx.db" "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'UNIQUE (run_id, vdev)', 'UNIQUE (run_id, devid)') WHERE name = 'devices'" ||
+	fail "damaging the index"
+expect 1 "missing from index" -- "$PROFDB" --db "$T/idx.db" check --quick
+[ "$(wc -l <"$T/err")" = 6 ] && tail -1 "$T/err" | grep -q "damaged: SQLite's checks found 7 problems (the first named above) (--quick" &&
+	ok || fail "check of a damaged index: $(cat "$T/err")"
 # and so does profdb serve: an error, not the wrong bytes
 if command -v curl >/dev/null; then
 	"$PROFDB" --db "$ROT" serve --listen 127.0.0.1:0 2>"$T/serve-rot.log" &
