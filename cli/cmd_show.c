@@ -286,7 +286,7 @@ int cmd_check(const char *db, int argc, char **argv)
 		         sqlite_bad ? ";" : ",", (unsigned long long)sums.chunks,
 		         plural(sums.chunks, "chunk", "chunks"), (unsigned long long)sums.packets,
 		         plural(sums.packets, "packet", "packets"),
-		         sums.unsummed ? " (an older store's data has no checksums until a writer opens it)" : "");
+		         sums.unsummed ? "; an older store's data has no checksums until its next writer computes them" : "");
 	}
 	if (json) {
 		/* the result goes to stdout either way; the exit status says it too */

@@ -153,6 +153,21 @@ expect 0 "bytes 131072-196607 (chunk 2) fail their checksum: not sound, salvaged
 	ok || fail "salvaged export: $(cmp "$T/rot.hp" "$RH")"
 # the views refuse wrong data with the same words
 expect 1 "bytes 131072-196607 (chunk 2) fail their checksum" -- "$PROFDB" --db "$ROT" heap 1
+# a store of schema 8 (before checksums): read as it is, nothing verified and
+# said so; its next writer computes the sums once, says so, and they verify
+cp "$T/rot-hp.disk" "$T/v8-hp.disk"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" import-disk --name v8 --hp "$T/v8-hp.disk"
+sqlite3 "$T/v8.db" "ALTER TABLE chunks DROP COLUMN sum; ALTER TABLE trace_packets DROP COLUMN sum; PRAGMA user_version = 8" ||
+	fail "making a schema-8 store"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" check
+grep -q ": ok, 0 chunks and 0 trace packets verified; an older store's data has no checksums" "$T/out" && ok ||
+	fail "check of a schema-8 store: $(cat "$T/out")"
+expect 0 "upgraded to checksums: computed those of 5 stored chunks and 0 trace packets" -- \
+	"$PROFDB" --db "$T/v8.db" import-disk --name v9 --prof "$T/prof.disk"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" check
+grep -q ": ok, 6 chunks and 0 trace packets verified$" "$T/out" && ok || fail "check of the upgraded store: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" export 1 --hp "$T/v8.hp"
+same "$T/v8.hp" "$RH"
 # SQLite's own damage (an index that no longer matches its table, for
 # every row): the first five problems, then the one summary line
 cp "$ROT" "$T/idx.db" && cp "$ROT-data" "$T/idx.db-data"
