@@ -151,7 +151,11 @@ int cli_open_store(struct store **s, const char *path, enum store_open_mode mode
 {
 	struct view_err e;
 	cli_view_err(&e);
-	return view_store_open(s, path, mode, &e);
+	int rc = view_store_open(s, path, mode, &e);
+	/* a writer's open that upgraded the store says what it did */
+	if (rc == 0 && store_open_note(*s)[0])
+		fprintf(stderr, "profdb: %s\n", store_open_note(*s));
+	return rc;
 }
 
 struct fleet *cli_fleet(const char *url)

@@ -382,6 +382,31 @@ static int targets_free(struct store *s, const struct store_run *run, const stru
 	return 0;
 }
 
+/* --salvage: the chunks whose checksums fail, each said once as it is
+ * found (the status block's and the file's reads may meet it twice). */
+#define DAMAGE_SEEN 64
+struct damage_seen {
+	int64_t dev[DAMAGE_SEEN], chunk[DAMAGE_SEEN];
+	int n;
+};
+
+static int damage_warn(void *ctx, const struct store_damage *d)
+{
+	struct damage_seen *w = ctx;
+	char what[256];
+
+	for (int i = 0; i < w->n; i++)
+		if (w->dev[i] == d->device_id && w->chunk[i] == d->chunk)
+			return 0;
+	if (w->n < DAMAGE_SEEN) {
+		w->dev[w->n] = d->device_id;
+		w->chunk[w->n++] = d->chunk;
+	}
+	store_damage_describe(d, what, sizeof(what));
+	cli_warn("%s: not sound, salvaged as zeros", what);
+	return 0;
+}
+
 /* The run's .prof, .hp and eventlog as the options say: the exit status. */
 static int export_profiles(const char *db, const char *arg, struct export_opts *o)
 {
@@ -402,6 +427,9 @@ static int export_profiles(const char *db, const char *arg, struct export_opts *
 		store_close(s);
 		return 1;
 	}
+	struct damage_seen seen = {.n = 0};
+	if (o->salvage)
+		store_salvage_damage(s, damage_warn, &seen);
 	int exported = 0, failed = 0;
 	json_t *files = o->json ? json_array() : NULL;
 	for (int i = 0; i < NTARGETS; i++) {

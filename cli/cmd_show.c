@@ -151,41 +151,157 @@ out:
 }
 
 static const char check_usage[] =
-	"usage: profdb check [--json]\n"
-	"  verifies the database's integrity (SQLite's checks and the data file's)\n";
+	"usage: profdb check [--quick] [--json]\n"
+	"  verifies the database's integrity (SQLite's checks and the data file's)\n"
+	"  and every stored chunk's and trace packet's checksum; --quick: SQLite's\n"
+	"  and the data file's checks alone.  The first problems are named, then\n"
+	"  one summary line says what was found.\n";
+
+/* The problems check names one by one; the rest are counted. */
+#define CHECK_SHOWN 5
+/* store_check_integrity stops SQLite's integrity_check at this many */
+#define CHECK_SQLITE_MAX 20
+
+struct check_ctx {
+	const char *db;
+	int shown;
+	json_t *damaged; /* --json: the first CHECK_SHOWN */
+};
+
+static int check_damage(void *ctx, const struct store_damage *d)
+{
+	struct check_ctx *c = ctx;
+	char what[256];
+
+	if (c->shown >= CHECK_SHOWN)
+		return 0;
+	c->shown++;
+	store_damage_describe(d, what, sizeof(what));
+	if (c->damaged)
+		json_array_append_new(
+			c->damaged,
+			json_pack("{s:I,s:s,s:I,s:I,s:I,s:o,s:o,s:o}", "run_id", (json_int_t)d->run_id, "vdev",
+			          d->vdev, "device_id", (json_int_t)d->device_id, "offset", (json_int_t)d->off,
+			          "length", (json_int_t)d->len,
+			          "chunk", d->chunk >= 0 ? json_integer(d->chunk) : json_null(),
+			          "trace_packet", d->seq >= 0 ? json_integer(d->seq) : json_null(),
+			          "what", view_json_guest(what)));
+	else
+		cli_err("%s: %s", c->db, what);
+	return 0;
+}
+
+/* "N chunk(s)" */
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static int check_opt(int c, const char *arg, void *ctx)
+{
+	(void)arg;
+	if (c != 'q')
+		return CLI_NOT_MINE;
+	*(int *)ctx = 1;
+	return 0;
+}
 
 int cmd_check(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
+		{"quick", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	static const struct cli_optspec spec = {check_usage, "h", opts, 0, NULL};
-	char report[1024] = "";
+	char report[1024] = "", summary[1024];
 	struct store *s;
-	int json = 0, rc = cli_parse_opts(&spec, argc, argv, NULL, &json);
+	int json = 0, quick = 0;
 
-	if (rc != CLI_GO_ON)
-		return rc;
+	static const struct cli_optspec spec = {check_usage, "h", opts, 0, check_opt};
+	int rc0 = cli_parse_opts(&spec, argc, argv, &quick, &json);
+	if (rc0 != CLI_GO_ON)
+		return rc0;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	rc = store_check_integrity(s, report, sizeof(report));
+	int rc = store_check_integrity(s, report, sizeof(report));
 	if (rc != 0 && rc != STORE_ECORRUPT) {
 		cli_err("%s", store_errmsg(s));
 		store_close(s);
 		return 1;
 	}
+	int sqlite_bad = rc == STORE_ECORRUPT;
+	int sqlite_problems = 0;
+	struct store_sums_report sums = {0};
+	struct check_ctx cc = {db, 0, json ? json_array() : NULL};
+	/* SQLite's problems first, each its own line (the first few). */
+	if (sqlite_bad && !json) {
+		char copy[sizeof(report)], *p = copy;
+		snprintf(copy, sizeof(copy), "%s", report);
+		for (char *nl = copy; (nl = strchr(nl, '\n'));)
+			*nl = ' '; /* one problem, one line */
+		for (int i = 0; p && *p; i++) {
+			char *next = strstr(p, "; ");
+			if (next)
+				*next = '\0';
+			if (i < CHECK_SHOWN)
+				cli_err("%s: %s", db, p);
+			sqlite_problems++;
+			p = next ? next + 2 : NULL;
+		}
+	}
+	if (!quick && (rc = store_check_sums(s, check_damage, &cc, &sums)) != 0) {
+		/* A store too damaged to read its rows: SQLite's check said so. */
+		if (!sqlite_bad) {
+			cli_err("%s", store_errmsg(s));
+			json_decref(cc.damaged);
+			store_close(s);
+			return 1;
+		}
+	}
+	uint64_t bad = sums.bad_chunks + sums.bad_packets;
+	int ok = !sqlite_bad && bad == 0;
+	size_t used = 0;
+	if (ok)
+		used = (size_t)snprintf(summary, sizeof(summary), "%s: ok", db);
+	else
+		used = (size_t)snprintf(summary, sizeof(summary), "%s: damaged", db);
+	if (sqlite_bad && used < sizeof(summary))
+		used += (size_t)snprintf(summary + used, sizeof(summary) - used, ": SQLite's checks found %s%d %s%s",
+		                         sqlite_problems >= CHECK_SQLITE_MAX ? "at least " : "", sqlite_problems,
+		                         sqlite_problems == 1 ? "problem" : "problems",
+		                         sqlite_problems > CHECK_SHOWN ? " (the first named above)" : "");
+	if (quick) {
+		if (used < sizeof(summary))
+			snprintf(summary + used, sizeof(summary) - used, " (--quick: checksums not verified)");
+	} else if (bad && used < sizeof(summary)) {
+		snprintf(summary + used, sizeof(summary) - used,
+		         "%s %llu of %llu %s and %llu of %llu trace %s fail their checksums%s", sqlite_bad ? ";" : ":",
+		         (unsigned long long)sums.bad_chunks, (unsigned long long)sums.chunks,
+		         plural(sums.chunks, "chunk", "chunks"), (unsigned long long)sums.bad_packets,
+		         (unsigned long long)sums.packets, plural(sums.packets, "packet", "packets"),
+		         bad > CHECK_SHOWN ? " (the first named above)" : "");
+	} else if (used < sizeof(summary)) {
+		snprintf(summary + used, sizeof(summary) - used, "%s %llu %s and %llu trace %s verified%s",
+		         sqlite_bad ? ";" : ",", (unsigned long long)sums.chunks,
+		         plural(sums.chunks, "chunk", "chunks"), (unsigned long long)sums.packets,
+		         plural(sums.packets, "packet", "packets"),
+		         sums.unsummed ? "; an older store's data has no checksums until its next writer computes them" : "");
+	}
 	if (json) {
 		/* the result goes to stdout either way; the exit status says it too */
-		if (cli_json_print(json_pack("{s:{s:o, s:b, s:o}}", "check", "database", view_json_guest(db), "ok", rc == 0,
-		                         "problems", rc == 0 ? json_null() : view_json_guest(report))) != 0)
-			rc = -1;
-	} else if (rc == 0) {
-		printf("%s: ok\n", db);
+		rc = cli_json_print(json_pack(
+			"{s:{s:o, s:b, s:b, s:o, s:I, s:I, s:I, s:o, s:o}}", "check", "database", view_json_guest(db), "ok",
+			ok, "quick", quick, "problems", ok ? json_null() : view_json_guest(sqlite_bad ? report : summary),
+			"chunks_verified", (json_int_t)sums.chunks, "packets_verified", (json_int_t)sums.packets,
+			"checksum_failures", (json_int_t)bad, "damaged", cc.damaged, "summary",
+			view_json_guest(summary))) != 0;
+	} else if (ok) {
+		printf("%s\n", summary);
+		rc = fflush(stdout) != 0;
+	} else {
+		cli_err("%s", summary);
 	}
-	if (rc == STORE_ECORRUPT)
-		cli_err("%s is damaged: %s", db, report);
 	store_close(s);
-	return rc == 0 ? 0 : 1;
+	return ok && rc == 0 ? 0 : 1;
 }

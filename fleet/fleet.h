@@ -26,7 +26,7 @@
 
 #include "store/store.h"
 
-#define FLEET_SCHEMA_VERSION 4
+#define FLEET_SCHEMA_VERSION 5
 
 struct fleet;
 

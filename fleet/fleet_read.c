@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
+
 #include "fleet_internal.h"
 
 #define RUN_COLS                                                                                  \
@@ -264,6 +266,8 @@ struct copy_ctx {
 	struct store *dst;
 	const struct id_map *map;
 	size_t nmap;
+	const char *host_id; /* the run copied, for what a damaged row names */
+	int64_t run_id;
 };
 
 static int copy_chunk_row(void *ctx, const PGresult *r)
@@ -273,6 +277,15 @@ static int copy_chunk_row(void *ctx, const PGresult *r)
 	int64_t chunk = fleet_get_i64(r, 0, 1);
 	if (!dev || chunk < 0)
 		return fleet_fail(c->f, "the catalogue holds a chunk of no device of the run");
+	size_t len = (size_t)PQgetlength(r, 0, 2);
+	if (!PQgetisnull(r, 0, 3) &&
+	    (int64_t)XXH3_64bits(PQgetvalue(r, 0, 2), len) != fleet_get_i64(r, 0, 3))
+		return fleet_fail(c->f,
+		                  "the catalogue's copy of run %lld of host %.8s, device id %lld: bytes %llu-%llu "
+		                  "(chunk %lld) " STORE_DAMAGE_WORDS "; sync the run again from its host",
+		                  (long long)c->run_id, c->host_id, (long long)fleet_get_i64(r, 0, 0),
+		                  (unsigned long long)chunk * STORE_CHUNK_BYTES,
+		                  (unsigned long long)chunk * STORE_CHUNK_BYTES + (len ? len - 1 : 0), (long long)chunk);
 	if (store_copy_chunk(c->dst, dev, (uint64_t)chunk, PQgetvalue(r, 0, 2),
 	                     (size_t)PQgetlength(r, 0, 2)) != 0)
 		return copy_fail(c->f, c->dst, "copying a chunk");
@@ -292,6 +305,8 @@ static int copy_packet_row(void *ctx, const PGresult *r)
 		.last_ts = (uint64_t)fleet_get_i64(r, 0, 6),
 		.final = (int)fleet_get_i64(r, 0, 7),
 		.kept_us = fleet_get_i64(r, 0, 8),
+		.sum = (uint64_t)fleet_get_i64(r, 0, 9),
+		.has_sum = !PQgetisnull(r, 0, 9),
 	};
 	if (!dev)
 		return fleet_fail(c->f, "the catalogue holds a trace packet of no device of the run");
@@ -345,14 +360,14 @@ int fleet_copy_run(struct fleet *f, const char *host_id, int64_t run_id, struct 
 	}
 	if (copy_devices(f, host_id, run_id, fr.run.run_id, dst, &map, &nmap) != 0)
 		goto out;
-	struct copy_ctx c = {f, dst, map, nmap};
+	struct copy_ctx c = {f, dst, map, nmap, host_id, run_id};
 	if (!o->rows_only && (stream_rows(f, "reading the run's chunks",
-	                "SELECT c.device_id, c.chunk, c.data FROM chunks c JOIN devices d "
+	                "SELECT c.device_id, c.chunk, c.data, c.sum FROM chunks c JOIN devices d "
 	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
 	                &p, copy_chunk_row, &c) != 0 ||
 	    stream_rows(f, "reading the run's trace packets",
 	                "SELECT t.device_id, t.seq, t.sector, t.bytes, t.events, t.first_ts, t.last_ts, "
-	                "t.final, t.kept_us FROM trace_packets t JOIN devices d "
+	                "t.final, t.kept_us, t.sum FROM trace_packets t JOIN devices d "
 	                "USING (host_id, device_id) WHERE d.host_id = $1 AND d.run_id = $2",
 	                &p, copy_packet_row, &c) != 0))
 		goto out;

@@ -140,6 +140,18 @@ static const char *const migrations[] = {
 	"ALTER TABLE devices DROP CONSTRAINT devices_role_check;"
 	"ALTER TABLE devices ADD CONSTRAINT devices_role_check"
 	"  CHECK (role IN ('prof', 'hp', 'raw', 'trace', 'samples', 'eventlog'));",
+
+	/* 4 -> 5: checksums, as the store's (store schema 9): a chunk's sum
+	 * is the XXH3-64 of its bytes as the catalogue holds them, a trace
+	 * packet's that of its own bytes, both computed by the sync from
+	 * data it verified in the host's store, and verified by every read
+	 * of a run from the catalogue (fleet_read.c).  PostgreSQL cannot
+	 * compute them: the rows synced before carry none (NULL: not
+	 * verified), and every run is sent again, with them, by its host's
+	 * next sync (its stamp matches no run's any more). */
+	"ALTER TABLE chunks ADD COLUMN sum bigint;"
+	"ALTER TABLE trace_packets ADD COLUMN sum bigint;"
+	"UPDATE runs SET stamp = '';",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,

@@ -152,11 +152,14 @@ static int emit_chunk(struct chunk_sender *c)
 			c->present = 0;
 			return 0;
 		}
-		fleet_copy_row(c->copy, 4);
+		fleet_copy_row(c->copy, 5);
 		fleet_copy_bytes(c->copy, c->host_id, strlen(c->host_id));
 		fleet_copy_i64(c->copy, c->device_id);
 		fleet_copy_i64(c->copy, (int64_t)c->cur);
 		fleet_copy_bytes(c->copy, c->buf, len);
+		/* of the bytes the catalogue holds, which the store's read
+		 * verified against the store's own sums */
+		fleet_copy_i64(c->copy, (int64_t)XXH3_64bits(c->buf, len));
 		c->sent += (int64_t)len;
 		if (fleet_copy_flush(c->copy, 0) != 0)
 			return 1;
@@ -202,7 +205,7 @@ static int send_packet(void *ctx, const struct store_trace_packet *p)
 {
 	struct packet_sender *ps = ctx;
 	struct fleet_copy *c = ps->copy;
-	fleet_copy_row(c, 10);
+	fleet_copy_row(c, 11);
 	fleet_copy_bytes(c, ps->host_id, strlen(ps->host_id));
 	fleet_copy_i64(c, ps->device_id);
 	fleet_copy_i64(c, (int64_t)p->seq);
@@ -218,6 +221,10 @@ static int send_packet(void *ctx, const struct store_trace_packet *p)
 	}
 	fleet_copy_i32(c, p->final ? 1 : 0);
 	fleet_copy_i64(c, p->kept_us);
+	if (p->has_sum)
+		fleet_copy_i64(c, (int64_t)p->sum);
+	else
+		fleet_copy_null(c);
 	return fleet_copy_flush(c, 0) ? 1 : 0;
 }
 
@@ -307,7 +314,7 @@ static int send_data(struct fleet *f, struct store *s, const char *host_id, cons
 
 	if (!cs)
 		return fleet_fail(f, "out of memory");
-	if (fleet_copy_begin(&copy, f, "COPY chunks(host_id, device_id, chunk, data) FROM STDIN "
+	if (fleet_copy_begin(&copy, f, "COPY chunks(host_id, device_id, chunk, data, sum) FROM STDIN "
 	                               "(FORMAT binary)") != 0)
 		goto out;
 	for (size_t i = 0; i < l->ndev; i++) {
@@ -334,7 +341,7 @@ static int send_data(struct fleet *f, struct store *s, const char *host_id, cons
 		goto out;
 	if (have_trace) {
 		if (fleet_copy_begin(&copy, f, "COPY trace_packets(host_id, device_id, seq, sector, bytes, "
-		                               "events, first_ts, last_ts, final, kept_us) FROM STDIN "
+		                               "events, first_ts, last_ts, final, kept_us, sum) FROM STDIN "
 		                               "(FORMAT binary)") != 0)
 			goto out;
 		for (size_t i = 0; i < l->ndev; i++) {

@@ -37,7 +37,7 @@
  * write costs in dom0's disk; backend/common/quota.c). */
 #define STORE_CHUNK_SECTORS 128u
 #define STORE_CHUNK_BYTES (STORE_CHUNK_SECTORS * STORE_SECTOR_SIZE)
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 #define STORE_SCHEMA_READABLE_FROM 1 /* read-only opens take these as they are */
 
 enum store_err {
@@ -297,6 +297,12 @@ struct store_trace_packet {
 	uint64_t first_ts, last_ts; /* their time span (ns, guest clock) */
 	int final;          /* taken while still being written: the trace's end */
 	int64_t kept_us;    /* when (0: now) */
+	/* XXH3-64 of its p->bytes bytes as stored (schema 9); has_sum = 0:
+	 * none (an older store, or a copy from one).  Set by the store:
+	 * store_trace_keep computes it, store_trace_packets reads it,
+	 * store_copy_trace_packet keeps it. */
+	uint64_t sum;
+	int has_sum;
 };
 /* In the caller's batch: p->bytes of packet at the end of the trace
  * device, recorded under p->seq (p->sector is chosen here).  Returns 1
@@ -305,6 +311,10 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 typedef int (*store_trace_cb)(void *ctx, const struct store_trace_packet *p);
 /* The packets kept, in seq order. */
 int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, void *ctx);
+/* The packet's bytes as read (p->bytes of them) against its checksum: 0,
+ * or STORE_ECORRUPT naming run, device, packet and byte range (with
+ * store_salvage_damage set: said to its callback, and 0). */
+int store_trace_verify(struct store *s, int64_t device_id, const struct store_trace_packet *p, const void *bytes);
 struct store_trace_summary {
 	uint64_t kept, lost;  /* lost: seqs from 0 to the last kept, not kept */
 	uint64_t last_seq;
@@ -371,6 +381,44 @@ void store_read_end(struct store *s);
 typedef int (*store_range_cb)(void *ctx, uint64_t byte_off, const void *data, size_t len);
 int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
                      store_range_cb cb, void *ctx);
+
+/*
+ * Checksums (schema 9): every chunk carries the XXH3-64 of its bytes and
+ * every trace packet that of its own, computed as they are written.  Every
+ * read of chunks (store_read_range) verifies them: a chunk whose bytes no
+ * longer match fails the read with STORE_ECORRUPT and a message naming the
+ * run, the device and the byte range, unless the store salvages (below).
+ * A store of an older schema, read as it is, has none to verify.
+ */
+struct store_damage {
+	int64_t run_id;
+	int64_t device_id;
+	char vdev[32];
+	uint64_t off, len;  /* the bytes of the device that are not sound */
+	int64_t chunk;      /* the chunk, or -1 for a trace packet */
+	int64_t seq;        /* the trace packet, or -1 */
+};
+typedef int (*store_damage_cb)(void *ctx, const struct store_damage *d);
+/* cb != NULL: reads pass a damaged chunk's bytes as zeros (data == NULL)
+ * and tell cb what they were (export --salvage); NULL: they fail again. */
+void store_salvage_damage(struct store *s, store_damage_cb cb, void *ctx);
+/* The one-line description of a damage ("run 3, device xvdp2 (id 5):
+ * bytes 0-65535 (chunk 0) fail their checksum"); every message about
+ * damaged data holds STORE_DAMAGE_WORDS. */
+#define STORE_DAMAGE_WORDS "fail their checksum"
+void store_damage_describe(const struct store_damage *d, char *buf, size_t len);
+/* Verifies every chunk's and trace packet's checksum, calling cb for each
+ * mismatch (cb may stop it by returning non-zero); counts what was
+ * verified and what was damaged.  0, or an error (not the damage). */
+struct store_sums_report {
+	uint64_t chunks, packets;    /* verified */
+	uint64_t unsummed;           /* carried none (an older schema) */
+	uint64_t bad_chunks, bad_packets;
+};
+int store_check_sums(struct store *s, store_damage_cb cb, void *ctx, struct store_sums_report *rep);
+/* What the open did that its caller should log ("" when nothing): a
+ * migration that computed checksums for an older store's data. */
+const char *store_open_note(const struct store *s);
 
 /* ---- copies (store_copy.c) ------------------------------------------------ */
 

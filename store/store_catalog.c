@@ -155,7 +155,7 @@ static int trim_run_devices(struct store *s, int64_t run_id)
 	                       -1, &sel, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "finishing a run");
 	if (sqlite3_prepare_v2(s->db,
-	                       "UPDATE chunks SET data = substr(data, 1, ?2) "
+	                       "UPDATE chunks SET data = substr(data, 1, ?2), sum = xxh3(substr(data, 1, ?2)) "
 	                       "WHERE key = ?1 AND length(data) > ?2",
 	                       -1, &upd, NULL) != SQLITE_OK) {
 		sqlite3_finalize(sel);

@@ -4,11 +4,13 @@
  * back), a device's bytes in 64 KiB chunks (SQLite blobs or slots of the
  * data file), and device rows written as they stand.  What the open batch
  * (store_data.c) and the intake's folder (store_intake_fold.c) both write
- * with.
+ * with; each chunk's checksum (schema 9), kept true by every write, and
+ * computed once for a store migrated from before.
  * May call: store_conn.c, store_slots.c.  Called from layers 3 and up.
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -38,8 +40,10 @@ int store_txn_begin(struct store *s)
 
 int store_txn_commit(struct store *s)
 {
+	int rc = store_sums_flush(s);
 	store_blob_release(s);
-	int rc = store_slots_before_commit(s);
+	if (!rc)
+		rc = store_slots_before_commit(s);
 	if (!rc && store_exec_stmt(s, ST_COMMIT) != SQLITE_OK)
 		rc = store_sqlite_fail(s, "committing a batch");
 	store_slots_after_batch(s);
@@ -52,6 +56,7 @@ int store_txn_commit(struct store *s)
 
 void store_txn_rollback(struct store *s)
 {
+	s->sum_dirty_n = 0;
 	store_blob_release(s);
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -206,6 +211,151 @@ static int blob_fail(struct store *s, int rc, const char *what, int64_t key)
 	return store_sqlite_fail(s, what);
 }
 
+/* ---- checksums ------------------------------------------------------------- */
+
+/*
+ * A chunk rewritten whole (chunk_put, a slot) gets its sum with the row.
+ * One written in part in place (sqlite3_blob_write: the status block's
+ * rewrites, a HaLVM writer's 4 KiB pieces) is noted here, and the
+ * transaction's commit computes its sum once, whatever number of requests
+ * wrote into it: one statement per chunk touched per batch, none per
+ * request.
+ */
+static int sum_dirty(struct store *s, int64_t key)
+{
+	/* The same few chunks over and over (data, status block): look back. */
+	for (size_t i = s->sum_dirty_n, k = 0; i > 0 && k < 8; i--, k++)
+		if (s->sum_dirty[i - 1] == key)
+			return 0;
+	if (s->sum_dirty_n == s->sum_dirty_cap) {
+		size_t cap = s->sum_dirty_cap ? 2 * s->sum_dirty_cap : 64;
+		int64_t *p = realloc(s->sum_dirty, cap * sizeof(*p));
+		if (!p)
+			return store_fail(s, STORE_ENOMEM, "out of memory");
+		s->sum_dirty = p;
+		s->sum_dirty_cap = cap;
+	}
+	s->sum_dirty[s->sum_dirty_n++] = key;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int store_sums_flush(struct store *s)
+{
+	size_t n = s->sum_dirty_n;
+	int rc = 0;
+
+	s->sum_dirty_n = 0;
+	if (n == 0)
+		return 0;
+	store_blob_release(s); /* the UPDATE would expire it */
+	qsort(s->sum_dirty, n, sizeof(*s->sum_dirty), cmp_key);
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (i && s->sum_dirty[i] == s->sum_dirty[i - 1])
+			continue;
+		sqlite3_stmt *st = store_stmt(s, ST_CHUNK_SUM);
+		if (!st)
+			return STORE_EIO;
+		/* A row deleted, or moved to a slot, since: nothing to do. */
+		sqlite3_bind_int64(st, 1, s->sum_dirty[i]);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = store_sqlite_fail(s, "writing data");
+		sqlite3_reset(st);
+	}
+	return rc;
+}
+
+/* A trace packet's sum, from its bytes as stored. */
+static int packet_sum(struct store *s, int64_t dev, int64_t sector, int64_t bytes, int64_t *sum)
+{
+	if (sector < 0 || bytes <= 0 || bytes > (1 << 30))
+		return store_fail(s, STORE_ECORRUPT, "trace packet row of device %lld is damaged",
+		                  (long long)dev);
+	uint8_t *buf = malloc((size_t)bytes);
+	if (!buf)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
+	int rc = store_chunk_read(s, dev, (uint64_t)sector * STORE_SECTOR_SIZE, buf, (size_t)bytes);
+	if (!rc)
+		*sum = store_sum(buf, (size_t)bytes);
+	free(buf);
+	return rc;
+}
+
+int store_sums_backfill(struct store *s, int64_t *chunks, int64_t *packets)
+{
+	sqlite3_stmt *sel = NULL, *upd = NULL;
+	int rc = 0, step;
+
+	*chunks = *packets = 0;
+	/* Rows with their bytes: SQLite hashes them where they lie. */
+	if (sqlite3_exec(s->db, "UPDATE chunks SET sum = xxh3(data) WHERE sum IS NULL AND slot IS NULL",
+	                 NULL, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "computing checksums");
+	*chunks = sqlite3_changes(s->db);
+	/* Chunks in the data file. */
+	if (sqlite3_prepare_v2(s->db, "SELECT key, slot FROM chunks WHERE sum IS NULL AND slot IS NOT NULL",
+	                       -1, &sel, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "UPDATE chunks SET sum = ?2 WHERE key = ?1", -1, &upd, NULL) != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "computing checksums");
+		goto out;
+	}
+	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+		const uint8_t *data;
+		int64_t key = sqlite3_column_int64(sel, 0);
+		if ((rc = store_slot_chunk(s, key, sqlite3_column_int64(sel, 1), &data)))
+			goto out;
+		sqlite3_bind_int64(upd, 1, key);
+		sqlite3_bind_int64(upd, 2, store_sum(data, STORE_CHUNK_BYTES));
+		if (sqlite3_step(upd) != SQLITE_DONE) {
+			rc = store_sqlite_fail(s, "computing checksums");
+			goto out;
+		}
+		sqlite3_reset(upd);
+		++*chunks;
+	}
+	if (step != SQLITE_DONE) {
+		rc = store_sqlite_fail(s, "computing checksums");
+		goto out;
+	}
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	sel = upd = NULL;
+	/* Trace packets, from the bytes of their device. */
+	if (sqlite3_prepare_v2(s->db, "SELECT device_id, seq, sector, bytes FROM trace_packets WHERE sum IS NULL",
+	                       -1, &sel, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "UPDATE trace_packets SET sum = ?3 WHERE device_id = ?1 AND seq = ?2", -1,
+	                       &upd, NULL) != SQLITE_OK) {
+		rc = store_sqlite_fail(s, "computing checksums");
+		goto out;
+	}
+	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(sel, 0), sum = 0;
+		if ((rc = packet_sum(s, dev, sqlite3_column_int64(sel, 2), sqlite3_column_int64(sel, 3), &sum)))
+			goto out;
+		sqlite3_bind_int64(upd, 1, dev);
+		sqlite3_bind_int64(upd, 2, sqlite3_column_int64(sel, 1));
+		sqlite3_bind_int64(upd, 3, sum);
+		if (sqlite3_step(upd) != SQLITE_DONE) {
+			rc = store_sqlite_fail(s, "computing checksums");
+			goto out;
+		}
+		sqlite3_reset(upd);
+		++*packets;
+	}
+	if (step != SQLITE_DONE)
+		rc = store_sqlite_fail(s, "computing checksums");
+out:
+	store_blob_release(s);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(upd);
+	return rc;
+}
+
 /* Stores a whole chunk image (new row, or a rewrite of a short one). */
 static int chunk_put(struct store *s, enum store_stmt_id id, int64_t key, const void *row)
 {
@@ -218,6 +368,7 @@ static int chunk_put(struct store *s, enum store_stmt_id id, int64_t key, const 
 		return STORE_EIO;
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_blob(st, 2, row, (int)STORE_CHUNK_BYTES, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, store_sum(row, STORE_CHUNK_BYTES));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
@@ -258,6 +409,8 @@ int store_chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t 
 				store_blob_release(s);
 				return blob_fail(s, rc, "writing data", key);
 			}
+			if ((rc = sum_dirty(s, key)))
+				return rc;
 		} else if (rc == SQLITE_OK) {
 			/* A trimmed chunk written past its stored end. */
 			size_t have = (size_t)s->blob_len;
@@ -268,6 +421,8 @@ int store_chunk_write(struct store *s, int64_t dev, uint64_t off, const uint8_t 
 					store_blob_release(s);
 					return blob_fail(s, rc, "writing data", key);
 				}
+				if (in < have && (rc = sum_dirty(s, key)))
+					return rc;
 			} else {
 				/* Rewrite it whole, full-size again. */
 				rc = sqlite3_blob_read(s->blob, s->scratch, (int)have, 0);

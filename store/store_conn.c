@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xxhash.h>
+
 #include "store_internal.h"
 
 /*
@@ -143,10 +145,10 @@ int64_t store_now_us(void)
 }
 
 static const char *const stmt_sql[ST__COUNT] = {
-	[ST_CHUNK_INSERT] = "INSERT INTO chunks(key, data) VALUES (?1, ?2)",
-	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2, slot = NULL WHERE key = ?1",
+	[ST_CHUNK_INSERT] = "INSERT INTO chunks(key, data, sum) VALUES (?1, ?2, ?3)",
+	[ST_CHUNK_UPDATE] = "UPDATE chunks SET data = ?2, slot = NULL, sum = ?3 WHERE key = ?1",
 	[ST_CHUNK_DELETE_RANGE] = "DELETE FROM chunks WHERE key BETWEEN ?1 AND ?2",
-	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data, slot FROM chunks WHERE key BETWEEN ?1 AND ?2 "
+	[ST_CHUNK_SELECT_RANGE] = "SELECT key, data, slot, sum FROM chunks WHERE key BETWEEN ?1 AND ?2 "
 	                          "ORDER BY key",
 	[ST_DEVICE_UPDATE] =
 		"UPDATE devices SET write_requests = ?2, write_bytes = ?3, read_requests = ?4, "
@@ -178,8 +180,8 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
 	[ST_SLOT_OF] = "SELECT slot FROM chunks WHERE key = ?1",
-	[ST_SLOT_UPSERT] = "INSERT INTO chunks(key, data, slot) VALUES (?1, x'', ?2) "
-	                   "ON CONFLICT(key) DO UPDATE SET data = x'', slot = excluded.slot",
+	[ST_SLOT_UPSERT] = "INSERT INTO chunks(key, data, slot, sum) VALUES (?1, x'', ?2, ?3) "
+	                   "ON CONFLICT(key) DO UPDATE SET data = x'', slot = excluded.slot, sum = excluded.sum",
 	[ST_DEAD_ADD] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) VALUES (?1, ?2)",
 	[ST_DEAD_RANGE] = "INSERT OR IGNORE INTO dead_slots(slot, freed_gen) SELECT slot, ?3 FROM chunks "
 	                  "WHERE key BETWEEN ?1 AND ?2 AND slot IS NOT NULL",
@@ -190,22 +192,53 @@ static const char *const stmt_sql[ST__COUNT] = {
 	[ST_META_SET_SLOTS] = "INSERT INTO meta(key, value) VALUES ('data_slots', ?1) "
 	                      "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 	[ST_TRACE_INSERT] = "INSERT INTO trace_packets(device_id, seq, sector, bytes, events, first_ts, "
-	                    "last_ts, final, kept_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	                    "last_ts, final, kept_us, sum) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_DEVICE_CAPACITY] = "SELECT capacity_sectors FROM devices WHERE device_id = ?1",
 	[ST_META_GET_INTAKE] = "SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'intake_seq'",
 	[ST_META_SET_INTAKE] = "INSERT INTO meta(key, value) VALUES ('intake_seq', ?1) "
 	                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+	/* a chunk written in part: its sum again, once per transaction */
+	[ST_CHUNK_SUM] = "UPDATE chunks SET sum = xxh3(data) WHERE key = ?1 AND slot IS NULL",
 };
 
-/* Version-2 stores (read as they are by readers) have no slots. */
+/* Version-2 stores (read as they are by readers) have no slots, and
+ * stores before version 9 no checksums. */
 static const char chunk_select_v2[] =
-	"SELECT key, data, NULL FROM chunks WHERE key BETWEEN ?1 AND ?2 ORDER BY key";
+	"SELECT key, data, NULL, NULL FROM chunks WHERE key BETWEEN ?1 AND ?2 ORDER BY key";
+static const char chunk_select_v8[] =
+	"SELECT key, data, slot, NULL FROM chunks WHERE key BETWEEN ?1 AND ?2 ORDER BY key";
+
+int64_t store_sum(const void *data, size_t len)
+{
+	return (int64_t)XXH3_64bits(data, len);
+}
+
+static void sql_xxh3(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	const void *p = sqlite3_value_blob(argv[0]);
+	int n = sqlite3_value_bytes(argv[0]);
+	sqlite3_result_int64(ctx, store_sum(p ? p : "", (size_t)n));
+}
+
+int store_sql_functions(struct store *s)
+{
+	if (sqlite3_create_function(s->db, "xxh3", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+	                            NULL, sql_xxh3, NULL, NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "opening the database");
+	return 0;
+}
 
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id)
 {
 	if (!s->stmt[id]) {
-		const char *sql = id == ST_CHUNK_SELECT_RANGE && s->schema_version < 3 ? chunk_select_v2
-		                                                                        : stmt_sql[id];
+		const char *sql = id != ST_CHUNK_SELECT_RANGE || s->schema_version >= 9 ? stmt_sql[id]
+		                  : s->schema_version < 3                               ? chunk_select_v2
+		                                                                        : chunk_select_v8;
 		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[id], NULL) !=
 		    SQLITE_OK) {
 			store_sqlite_fail(s, "preparing a statement");

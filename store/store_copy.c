@@ -129,7 +129,8 @@ int store_copy_chunk(struct store *s, int64_t device_id, uint64_t chunk, const v
 	if (len == 0 || len > STORE_CHUNK_BYTES || chunk > UINT32_MAX)
 		return store_fail(s, STORE_EINVAL, "a copied chunk of device %lld is out of range",
 		                  (long long)device_id);
-	rc = sqlite3_prepare_v2(s->db, "INSERT INTO chunks(key, data) VALUES (?1, ?2)", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(s->db, "INSERT INTO chunks(key, data, sum) VALUES (?1, ?2, xxh3(?2))", -1, &st,
+	                        NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(s, "copying a chunk");
 	sqlite3_bind_int64(st, 1, store_chunk_key(device_id, chunk));
@@ -152,8 +153,8 @@ int store_copy_trace_packet(struct store *s, int64_t device_id, const struct sto
 		                  (long long)device_id);
 	rc = sqlite3_prepare_v2(s->db,
 	                        "INSERT INTO trace_packets(device_id, seq, sector, bytes, events, "
-	                        "first_ts, last_ts, final, kept_us) "
-	                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	                        "first_ts, last_ts, final, kept_us, sum) "
+	                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	                        -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_fail(s, "copying a trace packet");
@@ -168,6 +169,8 @@ int store_copy_trace_packet(struct store *s, int64_t device_id, const struct sto
 	}
 	sqlite3_bind_int(st, 8, p->final ? 1 : 0);
 	sqlite3_bind_int64(st, 9, p->kept_us);
+	if (p->has_sum)
+		sqlite3_bind_int64(st, 10, (int64_t)p->sum);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

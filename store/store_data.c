@@ -17,6 +17,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
 
@@ -478,12 +479,31 @@ int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint
 			                STORE_CHUNK_BYTES);
 			break;
 		}
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		    store_sum(data, (size_t)bytes) != sqlite3_column_int64(st, 3)) {
+			/* Bit rot: these bytes are not what was written. */
+			struct store_damage dmg = {.device_id = device_id, .off = cstart, .len = (uint64_t)bytes,
+			                           .chunk = (int64_t)chunk, .seq = -1};
+			char what[200];
+			store_damage_fill(s, &dmg);
+			if (!s->damage_cb) {
+				store_damage_describe(&dmg, what, sizeof(what));
+				rc = store_fail(s, STORE_ECORRUPT,
+				                "%s: the stored data is damaged (run 'profdb check'; 'profdb "
+				                "export --salvage' writes what is sound)",
+				                what);
+				break;
+			}
+			if ((rc = s->damage_cb(s->damage_ctx, &dmg)))
+				break;
+			data = NULL; /* read as zeros, said above */
+		}
 		if (cstart > pos && (rc = cb(ctx, pos, NULL, (size_t)(cstart - pos))))
 			break;
 		uint64_t from = cstart > pos ? cstart : pos;
 		uint64_t cend = cstart + (uint64_t)bytes; /* the rest of the chunk is zeros */
 		uint64_t to = cend < end ? cend : end;
-		if (from < to && (rc = cb(ctx, from, data + (from - cstart), (size_t)(to - from))))
+		if (from < to && (rc = cb(ctx, from, data ? data + (from - cstart) : NULL, (size_t)(to - from))))
 			break;
 		pos = from < to ? to : from;
 	}
@@ -493,4 +513,43 @@ int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint
 	if (!rc && pos < end)
 		rc = cb(ctx, pos, NULL, (size_t)(end - pos));
 	return rc;
+}
+
+/* ---- checksums ---------------------------------------------------------------- */
+
+void store_salvage_damage(struct store *s, store_damage_cb cb, void *ctx)
+{
+	s->damage_cb = cb;
+	s->damage_ctx = ctx;
+}
+
+void store_damage_fill(struct store *s, struct store_damage *d)
+{
+	sqlite3_stmt *st;
+
+	d->run_id = 0;
+	snprintf(d->vdev, sizeof(d->vdev), "?");
+	if (sqlite3_prepare_v2(s->db, "SELECT run_id, vdev FROM devices WHERE device_id = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, d->device_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		d->run_id = sqlite3_column_int64(st, 0);
+		const char *v = (const char *)sqlite3_column_text(st, 1);
+		snprintf(d->vdev, sizeof(d->vdev), "%s", v ? v : "?");
+	}
+	sqlite3_finalize(st);
+}
+
+void store_damage_describe(const struct store_damage *d, char *buf, size_t len)
+{
+	char where[64];
+
+	if (d->seq >= 0)
+		snprintf(where, sizeof(where), "trace packet %lld", (long long)d->seq);
+	else
+		snprintf(where, sizeof(where), "chunk %lld", (long long)d->chunk);
+	snprintf(buf, len, "run %lld, device %s (id %lld): bytes %llu-%llu (%s) " STORE_DAMAGE_WORDS,
+	         (long long)d->run_id, d->vdev, (long long)d->device_id, (unsigned long long)d->off,
+	         (unsigned long long)(d->off + d->len - (d->len ? 1 : 0)), where);
 }

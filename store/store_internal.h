@@ -109,6 +109,7 @@ enum store_stmt_id {
 	ST_DEVICE_CAPACITY,
 	ST_META_GET_INTAKE,
 	ST_META_SET_INTAKE,
+	ST_CHUNK_SUM,
 	ST__COUNT
 };
 
@@ -169,6 +170,14 @@ struct store {
 	uint64_t intake_recovered;     /* records the open applied from the log */
 	const char *intake_path;       /* store_open_opts.intake_path and _other, during the open */
 	const char *intake_other;
+	/* Checksums (schema 9): chunks the open transaction wrote in part
+	 * (sqlite3_blob_write), whose sums its commit computes again, once
+	 * each (store_chunks.c) */
+	int64_t *sum_dirty;
+	size_t sum_dirty_n, sum_dirty_cap;
+	store_damage_cb damage_cb;     /* store_salvage_damage */
+	void *damage_ctx;
+	char open_note[256];           /* store_open_note */
 	char errmsg[512];
 };
 
@@ -205,6 +214,12 @@ int store_sqlite_fail(struct store *s, const char *what);
 sqlite3_stmt *store_stmt(struct store *s, enum store_stmt_id id);
 /* Closes the cached blob handle (before COMMIT, DELETE, reads by SELECT). */
 void store_blob_release(struct store *s);
+
+/* Checksums (store_conn.c): the XXH3-64 of a chunk's or a packet's bytes
+ * as stored (an SQLite integer), and the SQL function xxh3(blob) that
+ * computes the same on the connection. */
+int64_t store_sum(const void *data, size_t len);
+int store_sql_functions(struct store *s);
 
 /* meta.store_id and meta.data_header into s (store_slots.c). */
 int store_slots_read_identity(struct store *s);
@@ -252,6 +267,12 @@ int store_device_data_drop(struct store *s, int64_t device_id);
 /* Removes the chunk rows [lo, hi] of one device, their slots freed; what:
  * the doing a failure's message names. */
 int store_chunks_drop(struct store *s, int64_t lo, int64_t hi, const char *what);
+/* Checksums of the writer (store_chunks.c): the sums of the chunks the
+ * open transaction wrote in part, before its COMMIT; and, once, those of
+ * a store migrated from before schema 9 (meta.sums = 'pending'), inside
+ * the caller's transaction (*chunks, *packets: how many were computed). */
+int store_sums_flush(struct store *s);
+int store_sums_backfill(struct store *s, int64_t *chunks, int64_t *packets);
 /* Writes len bytes at byte offset off of a device; data == NULL writes
  * zeros.  With create == 0 a missing chunk is left missing and a short one
  * is not extended (zeros there already read as zeros). */
@@ -281,6 +302,9 @@ int store_need_sql(struct store *s);
 		if (need_sql_rc)                                                                                \
 			return need_sql_rc;                                                                    \
 	} while (0)
+
+/* The run and vdev of d->device_id into d (store_data.c). */
+void store_damage_fill(struct store *s, struct store_damage *d);
 
 /* Binds a device row's counters and status (write_requests through
  * status_updated_us, 13 columns in the table's order) from info, to the

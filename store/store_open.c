@@ -466,6 +466,45 @@ static int settle_schema(struct store *s, int version)
 	return version >= 4 ? store_slots_read_identity(s) : 0;
 }
 
+/* A store migrated from before schema 9 (meta.sums = 'pending'): the sums
+ * of what it holds, computed once by the first writer that opens it, in
+ * one transaction; the open's note says so (store_open_note). */
+static int settle_sums(struct store *s)
+{
+	sqlite3_stmt *st;
+	int64_t chunks, packets;
+	int rc, pending;
+
+	if (s->mode == STORE_READ || s->schema_version < 9)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT EXISTS (SELECT 1 FROM meta WHERE key = 'sums')", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_sqlite_fail(s, "opening the database");
+	pending = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (!pending)
+		return 0;
+	if ((rc = exec_sql(s, "BEGIN IMMEDIATE", "computing checksums")))
+		return rc;
+	if ((rc = store_sums_backfill(s, &chunks, &packets)) ||
+	    (rc = exec_sql(s, "DELETE FROM meta WHERE key = 'sums'", "computing checksums")) ||
+	    (rc = exec_sql(s, "COMMIT", "computing checksums"))) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return rc;
+	}
+	if (chunks || packets)
+		snprintf(s->open_note, sizeof(s->open_note),
+		         "%s: upgraded to checksums: computed those of %lld stored chunks and %lld trace "
+		         "packets",
+		         s->path, (long long)chunks, (long long)packets);
+	return 0;
+}
+
+const char *store_open_note(const struct store *s)
+{
+	return s->open_note;
+}
+
 /* The connection: opened, configured for the mode, its schema settled. */
 static int open_connection(struct store *s, int flags, const struct store_open_opts *opts)
 {
@@ -481,6 +520,8 @@ static int open_connection(struct store *s, int flags, const struct store_open_o
 	if (sqlite3_open_v2(name, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return s->db ? store_sqlite_fail(s, "opening the database")
 		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
+	if ((rc = store_sql_functions(s)))
+		return rc;
 	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)
 		return store_fail(s, STORE_EREADONLY,
 		                  "database %s is read-only: make it writable (chmod u+w) or use another "
@@ -546,6 +587,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode != STORE_READ && (rc = enter_wal(s)))
 		goto fail;
+	if ((rc = settle_sums(s)))
+		goto fail;
 	if (s->mode != STORE_READ && stat(path, &st) == 0) {
 		s->db_dev = st.st_dev;
 		s->db_ino = st.st_ino;
@@ -588,6 +631,7 @@ void store_close(struct store *s)
 	if (s->ident_fd >= 0)
 		close(s->ident_fd);
 	free(s->scratch);
+	free(s->sum_dirty);
 	free(s->path);
 	free(s);
 }
@@ -600,7 +644,7 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 
 	report[0] = '\0';
 	STORE_NEED_SQL(s);
-	static const char *const checks[] = {"PRAGMA integrity_check", "PRAGMA foreign_key_check"};
+	static const char *const checks[] = {"PRAGMA integrity_check(20)", "PRAGMA foreign_key_check"};
 	for (size_t c = 0; c < sizeof(checks) / sizeof(checks[0]); c++) {
 		if (sqlite3_prepare_v2(s->db, checks[c], -1, &st, NULL) != SQLITE_OK)
 			return store_sqlite_fail(s, "checking integrity");
@@ -628,6 +672,130 @@ int store_check_integrity(struct store *s, char *report, size_t len)
 	if (!bad)
 		snprintf(report, len, "ok");
 	return bad ? STORE_ECORRUPT : 0;
+}
+
+/* The sums of every chunk (the row's bytes, or its slot's) and every trace
+ * packet (its bytes as the device holds them), in one snapshot. */
+static int sums_chunks(struct store *s, store_damage_cb cb, void *ctx, struct store_sums_report *rep)
+{
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT key, data, slot, sum FROM chunks ORDER BY key", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return store_sqlite_fail(s, "checking checksums");
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key = sqlite3_column_int64(st, 0);
+		const uint8_t *data = sqlite3_column_blob(st, 1);
+		size_t bytes = (size_t)sqlite3_column_bytes(st, 1);
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
+			rep->unsummed++;
+			continue;
+		}
+		if (bytes == 0 && sqlite3_column_type(st, 2) != SQLITE_NULL) {
+			if ((rc = store_slot_chunk(s, key, sqlite3_column_int64(st, 2), &data)))
+				break;
+			bytes = STORE_CHUNK_BYTES;
+		}
+		rep->chunks++;
+		if (store_sum(data ? (const void *)data : "", bytes) == sqlite3_column_int64(st, 3))
+			continue;
+		rep->bad_chunks++;
+		struct store_damage d = {.device_id = key >> STORE_CHUNK_SHIFT,
+		                         .chunk = key & 0xffffffffLL,
+		                         .off = (uint64_t)(key & 0xffffffffLL) * STORE_CHUNK_BYTES,
+		                         .len = bytes,
+		                         .seq = -1};
+		store_damage_fill(s, &d);
+		if (cb && (rc = cb(ctx, &d)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_sqlite_fail(s, "checking checksums");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int sums_packets(struct store *s, store_damage_cb cb, void *ctx, struct store_sums_report *rep)
+{
+	sqlite3_stmt *st;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int rc = 0, step;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT device_id, seq, sector, bytes, sum FROM trace_packets", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return store_sqlite_fail(s, "checking checksums");
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(st, 0), sector = sqlite3_column_int64(st, 2);
+		int64_t bytes = sqlite3_column_int64(st, 3);
+		if (sqlite3_column_type(st, 4) == SQLITE_NULL) {
+			rep->unsummed++;
+			continue;
+		}
+		if (sector < 0 || bytes <= 0 || bytes > (1 << 30)) {
+			rc = store_fail(s, STORE_ECORRUPT, "trace packet row of device %lld is damaged",
+			                (long long)dev);
+			break;
+		}
+		if ((size_t)bytes > cap) {
+			uint8_t *p = realloc(buf, (size_t)bytes);
+			if (!p) {
+				rc = store_fail(s, STORE_ENOMEM, "out of memory");
+				break;
+			}
+			buf = p;
+			cap = (size_t)bytes;
+		}
+		if ((rc = store_chunk_read(s, dev, (uint64_t)sector * STORE_SECTOR_SIZE, buf, (size_t)bytes)))
+			break;
+		rep->packets++;
+		if (store_sum(buf, (size_t)bytes) == sqlite3_column_int64(st, 4))
+			continue;
+		rep->bad_packets++;
+		struct store_damage d = {.device_id = dev,
+		                         .chunk = -1,
+		                         .off = (uint64_t)sector * STORE_SECTOR_SIZE,
+		                         .len = (uint64_t)bytes,
+		                         .seq = sqlite3_column_int64(st, 1)};
+		store_damage_fill(s, &d);
+		if (cb && (rc = cb(ctx, &d)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = store_sqlite_fail(s, "checking checksums");
+	sqlite3_finalize(st);
+	free(buf);
+	store_blob_release(s);
+	return rc;
+}
+
+int store_check_sums(struct store *s, store_damage_cb cb, void *ctx, struct store_sums_report *rep)
+{
+	int rc;
+
+	memset(rep, 0, sizeof(*rep));
+	STORE_NEED_SQL(s);
+	if (s->schema_version < 9) {
+		/* read as it is: nothing to verify, and said so */
+		sqlite3_stmt *st;
+		const char *sql = s->schema_version >= 5
+		                          ? "SELECT (SELECT count(*) FROM chunks) + (SELECT count(*) FROM trace_packets)"
+		                          : "SELECT count(*) FROM chunks";
+		if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+			return store_sqlite_fail(s, "checking checksums");
+		if (sqlite3_step(st) == SQLITE_ROW)
+			rep->unsummed = (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	if ((rc = store_read_begin(s)))
+		return rc;
+	rc = sums_chunks(s, cb, ctx, rep);
+	if (!rc)
+		rc = sums_packets(s, cb, ctx, rep);
+	store_read_end(s);
+	return rc;
 }
 
 void store_tune_for_threads(void)

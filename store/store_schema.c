@@ -9,6 +9,8 @@
  * STORE_SCHEMA_VERSION in store.h.  Never edit a released step.
  *
  * Layer 2 (store_internal.h).  May call: store_slots.c, store_conn.c.
+ * (The sums a migration to version 9 leaves to compute are computed by
+ * store_open.c, with store_chunks.c.)
  */
 #include "config.h"
 
@@ -231,6 +233,17 @@ static const char *const migrations[] = {
 	"DROP TABLE devices;"
 	"ALTER TABLE devices_v8 RENAME TO devices;"
 	DEVICES_DROP_CHUNKS_TRIGGER,
+
+	/* 8 -> 9: checksums.  Every chunk carries the XXH3-64 of its bytes
+	 * as stored (the row's, or its slot's 64 KiB), every trace packet
+	 * that of its p->bytes bytes, so that bit rot is seen on every read
+	 * (store_read_range) and by 'profdb check'.  The data already stored
+	 * is summed once, at the writer's open that finds meta.sums =
+	 * 'pending' (store_open.c: the data file may be needed, which the
+	 * migration's transaction does not open). */
+	"ALTER TABLE chunks ADD COLUMN sum INTEGER;"
+	"ALTER TABLE trace_packets ADD COLUMN sum INTEGER;"
+	"INSERT INTO meta(key, value) VALUES ('sums', 'pending');",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == STORE_SCHEMA_VERSION,

@@ -77,6 +77,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include <xxhash.h>
+
 #include "store_internal.h"
 
 #define SLOT_ADOPT (-1) /* dead_slots.freed_gen: generation not known yet */
@@ -324,6 +327,18 @@ int store_slot_of(struct store *s, int64_t key, int64_t *slot)
 	return 0;
 }
 
+/* The chunk's checksum (store_sum), over its pieces. */
+static int64_t iov_sum(const struct iovec *iov, int iovcnt)
+{
+	XXH3_state_t st;
+
+	XXH3_INITSTATE(&st);
+	XXH3_64bits_reset(&st);
+	for (int i = 0; i < iovcnt; i++)
+		XXH3_64bits_update(&st, iov[i].iov_base, iov[i].iov_len);
+	return (int64_t)XXH3_64bits_digest(&st);
+}
+
 int store_slot_write(struct store *s, int64_t key, const struct iovec *iov, int iovcnt)
 {
 	int64_t slot = -1, old = -1;
@@ -363,6 +378,7 @@ int store_slot_write(struct store *s, int64_t key, const struct iovec *iov, int 
 		return STORE_EIO;
 	sqlite3_bind_int64(st, 1, key);
 	sqlite3_bind_int64(st, 2, slot);
+	sqlite3_bind_int64(st, 3, iov_sum(iov, iovcnt));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)

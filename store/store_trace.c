@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,7 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 	}
 	sqlite3_bind_int(st, 8, p->final ? 1 : 0);
 	sqlite3_bind_int64(st, 9, p->kept_us ? p->kept_us : store_now_us());
+	sqlite3_bind_int64(st, 10, store_sum(bytes, p->bytes));
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -89,8 +91,11 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 	if (s->schema_version < 5)
 		return 0; /* no store before version 5 holds a trace */
 	if (sqlite3_prepare_v2(s->db,
-	                       "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us "
-	                       "FROM trace_packets WHERE device_id = ?1 ORDER BY seq",
+	                       s->schema_version >= 9
+	                               ? "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
+	                                 "sum FROM trace_packets WHERE device_id = ?1 ORDER BY seq"
+	                               : "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
+	                                 "NULL FROM trace_packets WHERE device_id = ?1 ORDER BY seq",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reading a trace");
 	sqlite3_bind_int64(st, 1, device_id);
@@ -104,6 +109,8 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 			.last_ts = (uint64_t)sqlite3_column_int64(st, 5),
 			.final = sqlite3_column_int(st, 6),
 			.kept_us = sqlite3_column_int64(st, 7),
+			.sum = (uint64_t)sqlite3_column_int64(st, 8),
+			.has_sum = sqlite3_column_type(st, 8) != SQLITE_NULL,
 		};
 		/* A damaged row: out-of-range values are refused, not followed. */
 		if (sqlite3_column_int64(st, 0) < 0 || sqlite3_column_int64(st, 1) < 0 ||
@@ -156,4 +163,21 @@ int store_trace_summary(struct store *s, int64_t device_id, struct store_trace_s
 	 * not kept was overwritten before it could be. */
 	out->lost = out->kept ? out->last_seq + 1 - out->kept : 0;
 	return 0;
+}
+
+int store_trace_verify(struct store *s, int64_t device_id, const struct store_trace_packet *p, const void *bytes)
+{
+	if (!p->has_sum || (uint64_t)store_sum(bytes, p->bytes) == p->sum)
+		return 0;
+	struct store_damage d = {.device_id = device_id,
+	                         .off = p->sector * STORE_SECTOR_SIZE,
+	                         .len = p->bytes,
+	                         .chunk = -1,
+	                         .seq = (int64_t)p->seq};
+	char what[200];
+	store_damage_fill(s, &d);
+	if (s->damage_cb)
+		return s->damage_cb(s->damage_ctx, &d);
+	store_damage_describe(&d, what, sizeof(what));
+	return store_fail(s, STORE_ECORRUPT, "%s: the stored trace is damaged (run 'profdb check')", what);
 }

@@ -109,6 +109,88 @@ expect 0 "" -- "$PROFDB" import-disk --name wiped "$T/wiped.disk"
 expect 0 "no usable status block" -- "$PROFDB" export latest --prof "$T/wiped.prof" --salvage
 same "$T/wiped.prof" "$P"
 
+# --- bit rot: one byte flipped in a stored chunk ---------------------------------------
+ROT="$T/rot.db"
+RH="$FIX/exprcalc/exprcalc-hc-i0.01.hp" # 273604 bytes: chunks 0-4
+"$MKDISK" --size 1M "$RH" "$T/rot-hp.disk" || { echo "mkdisk failed"; exit 99; }
+expect 0 "" -- "$PROFDB" --db "$ROT" import-disk --name rot --hp "$T/rot-hp.disk"
+expect 0 "" -- "$PROFDB" --db "$ROT" check
+[ "$(wc -l <"$T/out")" = 1 ] && grep -q ": ok, 5 chunks and 0 trace packets verified$" "$T/out" && ok ||
+	fail "a clean store's check: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$ROT" check --quick
+grep -q ": ok (--quick: checksums not verified)$" "$T/out" && ok || fail "check --quick: $(cat "$T/out")"
+# byte 150000 of the device: chunk 2 (bytes 131072-196607), the file's byte
+# 149488; import-disk put the chunk in a slot of the data file
+python3 - "$ROT" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+dev = db.execute("SELECT device_id FROM devices WHERE vdev = 'xvdp2'").fetchone()[0]
+slot = db.execute("SELECT slot FROM chunks WHERE key = ?", ((dev << 32) | 2,)).fetchone()[0]
+assert slot is not None, "chunk 2 is not in the data file"
+with open(sys.argv[1] + "-data", "r+b") as f:
+    f.seek(slot * 65536 + 150000 - 131072)
+    b = f.read(1)
+    f.seek(slot * 65536 + 150000 - 131072)
+    f.write(bytes([b[0] ^ 0x20]))
+PY
+expect 1 "run 1, device xvdp2 (id 1): bytes 131072-196607 (chunk 2) fail their checksum" -- "$PROFDB" --db "$ROT" check
+tail -1 "$T/err" | grep -q "damaged: 1 of 5 chunks and 0 of 0 trace packets fail their checksums$" && ok ||
+	fail "check's summary: $(cat "$T/err")"
+[ "$(wc -l <"$T/err")" = 2 ] && [ ! -s "$T/out" ] && ok || fail "check's lines: $(cat "$T/out" "$T/err")"
+expect 0 "" -- "$PROFDB" --db "$ROT" check --quick
+expect 1 "" -- "$PROFDB" --db "$ROT" check --json
+python3 "$S/tests/json_shapes.py" check "$T/out" && ok || fail "check --json not as documented: $(cat "$T/out")"
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["check"]; sys.exit(not (c["ok"] is False and c["checksum_failures"] == 1 and c["damaged"][0]["chunk"] == 2 and c["damaged"][0]["offset"] == 131072))' "$T/out" &&
+	ok || fail "check --json: $(cat "$T/out")"
+expect 1 "run 1, device xvdp2 (id 1): bytes 131072-196607 (chunk 2) fail their checksum" -- \
+	"$PROFDB" --db "$ROT" export 1 --hp "$T/rot.hp"
+[ ! -e "$T/rot.hp" ] && ok || fail "a refused export left a file"
+expect 0 "bytes 131072-196607 (chunk 2) fail their checksum: not sound, salvaged as zeros" -- \
+	"$PROFDB" --db "$ROT" export 1 --hp "$T/rot.hp" --salvage
+# what is sound is GHC's: the file's bytes before and after chunk 2's
+[ "$(stat -c %s "$T/rot.hp")" = 273604 ] && cmp -s -n 130560 "$T/rot.hp" "$RH" &&
+	cmp -s -i 196096 "$T/rot.hp" "$RH" && [ "$(head -c 196096 "$T/rot.hp" | tail -c 65536 | tr -d '\0' | wc -c)" = 0 ] &&
+	ok || fail "salvaged export: $(cmp "$T/rot.hp" "$RH")"
+# the views refuse wrong data with the same words
+expect 1 "bytes 131072-196607 (chunk 2) fail their checksum" -- "$PROFDB" --db "$ROT" heap 1
+# a store of schema 8 (before checksums): read as it is, nothing verified and
+# said so; its next writer computes the sums once, says so, and they verify
+cp "$T/rot-hp.disk" "$T/v8-hp.disk"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" import-disk --name v8 --hp "$T/v8-hp.disk"
+sqlite3 "$T/v8.db" "ALTER TABLE chunks DROP COLUMN sum; ALTER TABLE trace_packets DROP COLUMN sum; PRAGMA user_version = 8" ||
+	fail "making a schema-8 store"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" check
+grep -q ": ok, 0 chunks and 0 trace packets verified; an older store's data has no checksums" "$T/out" && ok ||
+	fail "check of a schema-8 store: $(cat "$T/out")"
+expect 0 "upgraded to checksums: computed those of 5 stored chunks and 0 trace packets" -- \
+	"$PROFDB" --db "$T/v8.db" import-disk --name v9 --prof "$T/prof.disk"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" check
+grep -q ": ok, 6 chunks and 0 trace packets verified$" "$T/out" && ok || fail "check of the upgraded store: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$T/v8.db" export 1 --hp "$T/v8.hp"
+same "$T/v8.hp" "$RH"
+# SQLite's own damage (an index that no longer matches its table, for
+# every row): the first five problems, then the one summary line
+cp "$ROT" "$T/idx.db" && cp "$ROT-data" "$T/idx.db-data"
+for i in 2 3 4 5 6 7; do
+	"$MKDISK" --prof "$P" "$T/idx$i.disk" >/dev/null && "$PROFDB" --db "$T/idx.db" import-disk --name "idx$i" "$T/idx$i.disk" >/dev/null 2>&1
+done
+sqlite3 "$T/idx.db" "PRAGMA writable_schema = ON; UPDATE sqlite_schema SET sql = replace(sql, 'UNIQUE (run_id, vdev)', 'UNIQUE (run_id, devid)') WHERE name = 'devices'" ||
+	fail "damaging the index"
+expect 1 "missing from index" -- "$PROFDB" --db "$T/idx.db" check --quick
+[ "$(wc -l <"$T/err")" = 6 ] && tail -1 "$T/err" | grep -q "damaged: SQLite's checks found 7 problems (the first named above) (--quick" &&
+	ok || fail "check of a damaged index: $(cat "$T/err")"
+# and so does profdb serve: an error, not the wrong bytes
+if command -v curl >/dev/null; then
+	"$PROFDB" --db "$ROT" serve --listen 127.0.0.1:0 2>"$T/serve-rot.log" &
+	RS=$!
+	for _ in $(seq 100); do grep -q 'serving' "$T/serve-rot.log" && break; sleep 0.1; done
+	RURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-rot.log" | head -1 | cut -d: -f2)"
+	code=$(curl -s --max-time 10 -o "$T/rot-body" -w '%{http_code}' "$RURL/runs/1/hp")
+	[ "$code" = 500 ] && grep -q "bytes 131072-196607 (chunk 2) fail their checksum" "$T/rot-body" && ok ||
+		fail "serve's /runs/1/hp of damaged data: $code $(head -c 300 "$T/rot-body")"
+	kill $RS; wait $RS 2>/dev/null
+fi
+
 # --- filters ------------------------------------------------------------------------
 expect 0 "" -- "$PROFDB" query runs --name 'lea?'
 [ "$(grep -c leak "$T/out")" = 1 ] && ok || fail "--name glob: $(cat "$T/out")"

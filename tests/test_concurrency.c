@@ -658,6 +658,7 @@ static void test_data_header_upgrade(void)
 	                          "UPDATE meta SET value = '1' WHERE key = 'data_slots'; "
 	                          "DELETE FROM meta WHERE key IN ('store_id', 'data_header'); "
 	                          "DROP TABLE trace_packets; " /* schema 5's, made again */
+	                          "ALTER TABLE chunks DROP COLUMN sum; " /* schema 9's */
 	                          "ALTER TABLE runs DROP COLUMN end_reason; " /* schema 6's */
 	                          "PRAGMA user_version = 3",
 	                     NULL, NULL, NULL) == SQLITE_OK,
@@ -713,6 +714,11 @@ static const char to_schema_v7[] =
 	"END;"
 	"INSERT INTO devices(run_id, vdev, devid, role, capacity_sectors, write_requests, written_end_sector,"
 	"  status, file_size, closed, word_size) VALUES (1, 'xvdp2', 51954, 'hp', 4096, 3, 128, 'ok', 65024, 1, 8);"
+	/* schema 9's checksums, not there yet; and a chunk in the row
+	 * (bulk_store's is in the data file) */
+	"ALTER TABLE chunks DROP COLUMN sum; ALTER TABLE trace_packets DROP COLUMN sum;"
+	"INSERT INTO chunks(key, data) SELECT device_id * 4294967296, randomblob(4096) FROM devices "
+	"  WHERE vdev = 'xvdp2';"
 	"COMMIT; PRAGMA user_version = 7;";
 
 /* A schema-7 store (before the eventlog role): read as it is, upgraded by
@@ -734,6 +740,14 @@ static void test_migration_v7(void)
 	CHECK(count_rows(db, "PRAGMA user_version") == 7, "a reader upgraded the store");
 
 	struct store *s = tu_open_store(db, STORE_OWNER);
+	CHECK(strstr(store_open_note(s), "computed those of 2 stored chunks and 0 trace packets") != NULL,
+	      "the upgrade's note: '%s'", store_open_note(s));
+	struct store_sums_report sums;
+	CHECK(store_check_sums(s, NULL, NULL, &sums) == 0 && sums.chunks == 2 && sums.unsummed == 0 &&
+	          sums.bad_chunks == 0,
+	      "the upgraded store's sums: %llu verified, %llu without, %llu bad: %s",
+	      (unsigned long long)sums.chunks, (unsigned long long)sums.unsummed,
+	      (unsigned long long)sums.bad_chunks, store_errmsg(s));
 	struct store_device_info hp;
 	CHECK(store_find_device(s, 1, "xvdp2", &hp) == 0 && hp.role == STORE_ROLE_HP && hp.status == STORE_STATUS_OK &&
 	          hp.file_size == 65024 && hp.closed && hp.written_end_sector == 128 && hp.write_requests == 3,
@@ -910,6 +924,136 @@ static void test_run_reopen(void)
 	free(db);
 }
 
+/* ---- checksums: bit rot is seen -------------------------------------------- */
+
+/* Flips one bit of byte `in` of chunk `chunk` of device dev, as bit rot
+ * would: behind the store's back, its checksum left as it was. */
+static void rot_inline(const char *db, int64_t dev, uint64_t chunk, int in)
+{
+	sqlite3 *raw;
+	sqlite3_blob *b;
+	uint8_t x;
+	REQUIRE(sqlite3_open(db, &raw) == SQLITE_OK &&
+	                sqlite3_blob_open(raw, "main", "chunks", "data", (int64_t)((uint64_t)dev << 32 | chunk), 1,
+	                                  &b) == SQLITE_OK,
+	        "%s", sqlite3_errmsg(raw));
+	REQUIRE(sqlite3_blob_read(b, &x, 1, in) == SQLITE_OK, "read");
+	x ^= 0x10;
+	REQUIRE(sqlite3_blob_write(b, &x, 1, in) == SQLITE_OK, "write");
+	sqlite3_blob_close(b);
+	sqlite3_close(raw);
+}
+
+struct rot_seen {
+	int n;
+	struct store_damage last;
+};
+
+static int rot_cb(void *ctx, const struct store_damage *d)
+{
+	struct rot_seen *r = ctx;
+	r->n++;
+	r->last = *d;
+	return 0;
+}
+
+/* What a read of [0, len) got: zeros counted, and the bytes. */
+struct rot_read {
+	uint8_t *buf;
+	uint64_t holes;
+};
+
+static int rot_read_cb(void *ctx, uint64_t off, const void *data, size_t len)
+{
+	struct rot_read *r = ctx;
+	if (data)
+		memcpy(r->buf + off, data, len);
+	else {
+		memset(r->buf + off, 0, len);
+		r->holes += len;
+	}
+	return 0;
+}
+
+static void test_sums(void)
+{
+	char *db = tu_path("sums.db");
+	struct store *s = tu_open_store(db, STORE_OWNER);
+	struct store_run run = {.domid = 9, .name = "rot"};
+	struct store_device *hp, *tr;
+	static uint8_t data[3 * 65536], back[3 * 65536], pkt[1000];
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 1);
+	memset(pkt, 'm', sizeof(pkt));
+	REQUIRE(store_run_begin(s, &run) == 0 && store_device_create(s, run.run_id, "xvdp2", 51714, 4096, &hp) == 0 &&
+	                store_device_create(s, run.run_id, STORE_TRACE_VDEV, 0, 4096, &tr) == 0,
+	        "%s", store_errmsg(s));
+	int64_t hp_id = store_device_id(hp), tr_id = store_device_id(tr);
+	/* Written in 4 KiB pieces, a batch each, and chunk 0 again in part:
+	 * rows of their own, summed at each commit. */
+	for (int i = 0; i < 3 * 16; i++) {
+		struct store_segment seg = {(uint64_t)i * 8, 8, data + i * 4096};
+		REQUIRE(store_batch_begin(s) == 0 && store_write(hp, &seg, 1) == 0 && store_batch_commit(s) == 0, "%s",
+		        store_errmsg(s));
+	}
+	struct store_segment again = {1, 1, data + 512};
+	struct store_trace_packet p0 = {.seq = 0, .bytes = sizeof(pkt)}, p1 = {.seq = 1, .bytes = 700};
+	REQUIRE(store_batch_begin(s) == 0 && store_write(hp, &again, 1) == 0 && store_trace_keep(tr, &p0, pkt) == 0 &&
+	                store_trace_keep(tr, &p1, pkt) == 0 && store_batch_commit(s) == 0,
+	        "%s", store_errmsg(s));
+	store_device_release(hp);
+	store_device_release(tr);
+	store_close(s);
+	CHECK(count_rows(db, "SELECT count(*) FROM chunks WHERE sum IS NULL") == 0 &&
+	              count_rows(db, "SELECT count(*) FROM trace_packets WHERE sum IS NULL") == 0,
+	      "a chunk without its sum");
+
+	struct store_sums_report rep;
+	s = tu_open_store(db, STORE_READ);
+	CHECK(store_check_sums(s, NULL, NULL, &rep) == 0 && rep.chunks == 4 && rep.packets == 2 && rep.bad_chunks == 0 &&
+	              rep.bad_packets == 0 && rep.unsummed == 0,
+	      "a clean store: %llu chunks, %llu packets, %llu+%llu bad, %llu without: %s",
+	      (unsigned long long)rep.chunks, (unsigned long long)rep.packets, (unsigned long long)rep.bad_chunks,
+	      (unsigned long long)rep.bad_packets, (unsigned long long)rep.unsummed, store_errmsg(s));
+	store_close(s);
+
+	/* One bit flipped in the .hp's chunk 1 (a row), one in the trace's
+	 * first packet. */
+	rot_inline(db, hp_id, 1, 4000);
+	rot_inline(db, tr_id, 0, 10);
+	s = tu_open_store(db, STORE_READ);
+	struct rot_seen seen = {0};
+	CHECK(store_check_sums(s, rot_cb, &seen, &rep) == 0 && rep.bad_chunks == 2 && rep.bad_packets == 1 &&
+	              seen.n == 3,
+	      "check: %llu chunks and %llu packets bad, %d said", (unsigned long long)rep.bad_chunks,
+	      (unsigned long long)rep.bad_packets, seen.n);
+	char what[256];
+	store_damage_describe(&seen.last, what, sizeof(what));
+	CHECK(seen.last.run_id == run.run_id && seen.last.seq == 0 && seen.last.off == 0 && seen.last.len == 1000 &&
+	              strstr(what, "bytes 0-999 (trace packet 0) fail their checksum"),
+	      "the packet's damage: %s", what);
+	/* A read refuses, naming run, device and bytes. */
+	struct rot_read rr = {back, 0};
+	CHECK(store_read_range(s, hp_id, 0, sizeof(back), rot_read_cb, &rr) == STORE_ECORRUPT &&
+	              strstr(store_errmsg(s), "device xvdp2") && strstr(store_errmsg(s), "bytes 65536-131071 (chunk 1)"),
+	      "a damaged read: %s", store_errmsg(s));
+	char want[64];
+	snprintf(want, sizeof(want), "run %lld,", (long long)run.run_id);
+	CHECK(strstr(store_errmsg(s), want) != NULL, "the run is not named: %s", store_errmsg(s));
+	/* Salvaged: what is sound, and zeros where it is not, said. */
+	seen.n = 0;
+	store_salvage_damage(s, rot_cb, &seen);
+	rr.holes = 0;
+	CHECK(store_read_range(s, hp_id, 0, sizeof(back), rot_read_cb, &rr) == 0 && seen.n == 1 &&
+	              seen.last.chunk == 1 && rr.holes == 65536 && memcmp(back, data, 65536) == 0 &&
+	              memcmp(back + 131072, data + 131072, 65536) == 0,
+	      "salvaged read: %d said, %llu bytes of zeros: %s", seen.n, (unsigned long long)rr.holes, store_errmsg(s));
+	store_salvage_damage(s, NULL, NULL);
+	store_close(s);
+	free(db);
+}
+
 int main(void)
 {
 	test_owner_lock();
@@ -922,5 +1066,6 @@ int main(void)
 	test_data_header_upgrade();
 	test_migration_v7();
 	test_run_reopen();
+	test_sums();
 	return tu_finish("test_concurrency");
 }

@@ -459,6 +459,34 @@ expect 0 "" -- "$PROFDB" --db "$URL" query runs
 q "update devices set written_end_sector = $wes where host_id = '$HA' and run_id = $AWAY and vdev = 'xvdp1'" >/dev/null
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away3.prof"
 same "$T/away3.prof" "$LP"
+# checksums: every chunk and trace packet the sync sent carries one
+[ "$(q "select count(*) from chunks where sum is null")" = 0 ] && [ "$(q "select count(*) from chunks")" -gt 0 ] &&
+	[ "$(q "select count(*) from trace_packets where sum is null")" = 0 ] && ok ||
+	fail "chunks without their checksum in the catalogue: $(q "select count(*) from chunks where sum is null")"
+# one byte flipped in the catalogue's copy: reading the run refuses it, naming run, device and bytes
+wk="host_id = '$HA' and chunk = 0 and device_id = (select device_id from devices where host_id = '$HA' and run_id = $AWAY and vdev = 'xvdp1')"
+q "update chunks set data = set_byte(data, 1000, get_byte(data, 1000) # 32) where $wk" >/dev/null
+expect 1 "the catalogue's copy of run $AWAY of host ${HA:0:8}, device id [0-9]*: bytes 0-[0-9]* (chunk 0) fail their checksum" -- \
+	"$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/rot.prof"
+[ ! -e "$T/rot.prof" ] && ok || fail "an export of damaged catalogue data left a file"
+q "update chunks set data = set_byte(data, 1000, get_byte(data, 1000) # 32) where $wk" >/dev/null
+expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away4.prof"
+same "$T/away4.prof" "$LP"
+# a host's store with a byte flipped: its sync refuses the run, naming it, and sends no wrong data
+RDB="$T/rotten.db"
+"$MKDISK" --prof "$LP" "$T/rotten.disk" >/dev/null && "$PROFDB" --db "$RDB" import-disk --name rotten "$T/rotten.disk" >/dev/null 2>&1 ||
+	fail "import the run to damage"
+python3 - "$RDB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+slot = db.execute("SELECT slot FROM chunks ORDER BY key LIMIT 1").fetchone()[0]
+with open(sys.argv[1] + "-data", "r+b") as f:
+    f.seek(slot * 65536 + 700); b = f.read(1); f.seek(slot * 65536 + 700); f.write(bytes([b[0] ^ 1]))
+PY
+expect 1 "run 1, device xvdp1 (id 1): bytes 0-65535 (chunk 0) fail their checksum" -- \
+	"$PROFDB" --db "$RDB" sync --to "$URL"
+[ "$(q "select count(*) from runs where name = convert_to('rotten', 'UTF8')")" = 0 ] && ok ||
+	fail "the damaged run reached the catalogue"
 # a catalogue at schema 1 (before runs.listing): refused by readers with
 # what to do; a sync upgrades it, and the rows it held list as before
 OLD="postgresql://profsvc@/old?host=$PGD/sock"
@@ -467,12 +495,16 @@ expect 0 "" -- "$PROFDB" --db "$OLD" query runs
 cp "$T/out" "$T/old-before"
 # (schema 1 knew no eventlog: the captured guest's is not in it)
 "${PSQL[@]}" -d old -c "DELETE FROM devices WHERE role = 'eventlog'" -c "ALTER TABLE runs DROP COLUMN listing" \
+	-c "ALTER TABLE chunks DROP COLUMN sum" -c "ALTER TABLE trace_packets DROP COLUMN sum" \
 	-c "CREATE INDEX runs_listing ON runs(started_us, host_no, run_id) INCLUDE (domid, name, ended_us, state, prof_bytes, hp_bytes)" \
 	-c "UPDATE profsvc_meta SET value = '1' WHERE key = 'schema_version'" >/dev/null || fail "making a schema-1 catalogue"
 expect 1 "catalogue schema 1; a sync from this host" -- "$PROFDB" --db "$OLD" query runs
 expect 0 "" -- "$PROFDB" sync --to "$OLD"
-[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 4 ] && ok ||
-	fail "the sync did not upgrade the catalogue to schema 4"
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 5 ] && ok ||
+	fail "the sync did not upgrade the catalogue to schema 5"
+# (schema 5's checksums: the upgrade's sync sent every run again, with them)
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT count(*) FROM chunks WHERE sum IS NULL")" = 0 ] && ok ||
+	fail "the upgraded catalogue's chunks lack checksums"
 expect 0 "" -- "$PROFDB" --db "$OLD" query runs
 [ "$(grep -c . "$T/out")" -ge 3 ] && cmp -s "$T/out" "$T/old-before" && ok ||
 	fail "the upgraded catalogue lists otherwise: $(diff "$T/old-before" "$T/out" | head -5)"

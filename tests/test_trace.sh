@@ -278,4 +278,31 @@ for _ in $(seq 100); do "$BACKEND" status >/dev/null 2>&1 || break; sleep 0.05; 
 ! "$BACKEND" status >/dev/null 2>&1 && grep -q 'closed under us (the simulated host stopped?): stopping' "$T/backend.log" &&
 	ok || fail "the backend outlived its host: $(tail -2 "$T/backend.log")"
 "$BACKEND" stop >/dev/null 2>&1
+
+# --- bit rot in a kept packet: check names it, the exports refuse it -------------------
+# (the last trace kept: a byte of its first packet flipped on the disk)
+r=$(python3 - "$PROFSVC_DB" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+run, dev, sector = db.execute("SELECT d.run_id, t.device_id, t.sector FROM trace_packets t JOIN devices d "
+                              "USING (device_id) ORDER BY t.device_id DESC, t.seq LIMIT 1").fetchone()
+print(run)
+off = sector * 512 + 40
+key = (dev << 32) | (off // 65536)
+data, slot = db.execute("SELECT data, slot FROM chunks WHERE key = ?", (key,)).fetchone()
+if slot is None:
+    b = bytearray(data); b[off % 65536] ^= 0x08
+    db.execute("UPDATE chunks SET data = ? WHERE key = ?", (bytes(b), key)); db.commit()
+else:
+    with open(sys.argv[1] + "-data", "r+b") as f:
+        f.seek(slot * 65536 + off % 65536); x = f.read(1)
+        f.seek(slot * 65536 + off % 65536); f.write(bytes([x[0] ^ 0x08]))
+PY
+) || fail "damaging a trace packet"
+expect 1 "(trace packet [0-9]*) fail their checksum" -- "$PROFDB" check
+tail -1 "$T/err" | grep -q "damaged: 1 of [0-9]* chunks and 1 of [0-9]* trace packets fail their checksums" && ok ||
+	fail "check's summary of a damaged packet: $(tail -1 "$T/err")"
+expect 1 "run $r, device mprof (id [0-9]*): bytes [0-9]*-[0-9]* (chunk [0-9]*) fail their checksum" -- \
+	"$PROFDB" export "$r" --trace-json "$T/rot.json"
+[ ! -e "$T/rot.json" ] && ok || fail "an export of a damaged trace left a file"
 finish test_trace

@@ -60,6 +60,8 @@ static int load_packet(void *ctx, const struct store_trace_packet *p)
 		return STORE_ENOMEM;
 	struct copy_ctx cc = {b};
 	int rc = store_read_range(l->s, l->device_id, p->sector * STORE_SECTOR_SIZE, p->bytes, copy_range, &cc);
+	if (!rc)
+		rc = store_trace_verify(l->s, l->device_id, p, b);
 	if (rc) {
 		free(b);
 		return rc;

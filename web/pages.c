@@ -442,8 +442,9 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		          view_profile_read(&v, idbuf, what, to_file, &sc, &rd, &e) != 0;
 		view_close(&v);
 		reply_close(r);
-		if (bad)
-			return reply_error(r, 404, 0, "%s", view_err_first(&e));
+		if (bad) /* damaged stored data is the server's trouble, not a missing file */
+			return reply_error(r, strstr(view_err_first(&e), STORE_DAMAGE_WORDS) ? 500 : 404, 0, "%s",
+			                   view_err_first(&e));
 		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
 		         idbuf, what);
 		if (rd.salvaged) {

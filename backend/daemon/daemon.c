@@ -349,6 +349,8 @@ static int open_store(struct backend *b, const struct options *o)
 		blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
+	if (store_open_note(b->store)[0])
+		blog_at(LOG_NOTICE, "%s", store_open_note(b->store));
 	return 0;
 }
 
