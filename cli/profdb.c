@@ -158,6 +158,10 @@ int main(int argc, char **argv)
 			        argv[1]);
 			return EXIT_USAGE;
 		}
+		/* A command that reads and exits tidies after itself (no -wal or
+		 * -shm left beside a store it only read); serve and watch live
+		 * on beside files an admin may move, and never write a byte. */
+		store_readers_tidy(strcmp(argv[1], "serve") != 0 && strcmp(argv[1], "watch") != 0);
 		return commands[i].fn(path, argc - 1, argv + 1);
 	}
 	cli_err("unknown command '%s' (profdb --help lists them)", argv[1]);

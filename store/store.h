@@ -137,6 +137,13 @@ struct store_open_opts {
 
 /* Opens (and for writers creates and migrates) the store at path.  On
  * failure returns a STORE_E* code and writes a one-line message to err. */
+/* Readers that open, read and exit (a profdb command) may tidy: opened
+ * read-write under query_only when they can, so that the last close
+ * removes the -wal and -shm WAL mode made beside the store.  Off by
+ * default: a long-lived reader (profdb serve, watch) opens read-only and
+ * never writes a byte of the store, whatever happens to the files under
+ * it.  Process-wide; set before the first open. */
+void store_readers_tidy(int on);
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
                char *err, size_t errlen);
 void store_close(struct store *s);

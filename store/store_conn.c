@@ -377,15 +377,69 @@ int store_owner_alive(struct store *s)
 {
 	if (s->mode == STORE_OWNER)
 		return 1;
-	/* The descriptor stays open until store_close, after SQLite's own:
-	 * closing a descriptor of the database would drop the POSIX locks
-	 * SQLite holds on it (per process, per file). */
-	if (s->lock_fd < 0)
-		s->lock_fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->lock_fd < 0)
+	int fd = store_raw_fd(s->path);
+	if (fd < 0)
 		return -1;
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OWNER_MARK_BYTE, .l_len = 1};
-	if (fcntl(s->lock_fd, F_OFD_GETLK, &fl) != 0)
+	if (fcntl(fd, F_OFD_GETLK, &fl) != 0)
 		return -1;
 	return fl.l_type != F_UNLCK;
+}
+
+/*
+ * Invariant: this process never closes a descriptor of a database file
+ * while SQLite may have it open.  Closing ANY descriptor of a file drops
+ * every POSIX lock the process holds on it, SQLite's included: the SHARED
+ * lock each connection in WAL mode keeps on the database is how another
+ * process's writer, closing, learns that it is not the last connection.
+ * With those gone it checkpoints and deletes the -wal and -shm under this
+ * process's open connections, whose next reads then take a WAL index that
+ * is no longer the file's ("database disk image is malformed").  profdb
+ * serve, with connections of many requests and streams open at once, did
+ * (a store opened for each request looked at the file's header through a
+ * descriptor of its own, and closed it).  So our own reads of the file
+ * (its header, the owner's mark) go through one read-only descriptor per
+ * file (device and inode), opened once per process and kept: a file
+ * replaced since is a new inode and gets its own.  At most RAW_FDS files
+ * (then -1: callers do without).
+ */
+#define RAW_FDS 64
+static struct {
+	dev_t dev;
+	ino_t ino;
+	int fd;
+} raw_fds[RAW_FDS];
+static int nraw_fds;
+static pthread_mutex_t raw_fds_mu = PTHREAD_MUTEX_INITIALIZER;
+
+int store_raw_fd(const char *path)
+{
+	struct stat st;
+	int fd = -1;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	pthread_mutex_lock(&raw_fds_mu);
+	for (int i = 0; i < nraw_fds; i++)
+		if (raw_fds[i].dev == st.st_dev && raw_fds[i].ino == st.st_ino) {
+			fd = raw_fds[i].fd;
+			break;
+		}
+	if (fd < 0 && nraw_fds < RAW_FDS) {
+		struct stat got;
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		/* Kept only if it is the file looked up (not one that replaced
+		 * it meanwhile); a file we may not keep is not looked at (a
+		 * descriptor of it closed here could drop SQLite's locks). */
+		if (fd >= 0 && fstat(fd, &got) == 0 && got.st_dev == st.st_dev && got.st_ino == st.st_ino)
+		{
+			raw_fds[nraw_fds].dev = st.st_dev;
+			raw_fds[nraw_fds].ino = st.st_ino;
+			raw_fds[nraw_fds++].fd = fd;
+		}
+		else if (fd >= 0)
+			fd = -1; /* leaked, not closed: see above (a race with a rename; rare) */
+	}
+	pthread_mutex_unlock(&raw_fds_mu);
+	return fd;
 }

@@ -248,6 +248,9 @@ int store_schema_migrate(struct store *s);
 int store_schema_check(struct store *s, int *version);
 /* 1: a profile-backend owns the store now; 0: none does; -1: unknown. */
 int store_owner_alive(struct store *s);
+/* This process's read-only descriptor of the database file at path, never
+ * closed (store_conn.c says why), or -1. */
+int store_raw_fd(const char *path);
 
 /* Transactions of the writer's connection, whoever runs them: begin
  * (checking that the path still names our database; _unchecked for the

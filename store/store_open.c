@@ -223,12 +223,13 @@ static int check_not_truncated(struct store *s)
 {
 	uint8_t h[100];
 	struct stat st;
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	/* Not a descriptor of our own, closed after: that would drop the
+	 * locks SQLite holds on the file in this process (store_raw_fd). */
+	int fd = store_raw_fd(s->path);
 
 	if (fd < 0)
 		return 0; /* SQLite will say why */
 	ssize_t n = fstat(fd, &st) == 0 && st.st_size > 0 ? pread(fd, h, sizeof(h), 0) : 0;
-	close(fd);
 	if (n <= 0)
 		return 0; /* empty: a new database */
 	if (n < (ssize_t)sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0)
@@ -342,7 +343,8 @@ static struct store *store_new(const char *path, const struct store_open_opts *o
 }
 
 /*
- * A reader opens the database read-write when it may (query_only keeps it
+ * A one-shot reader (store_readers_tidy: a profdb command, not serve or
+ * watch) opens the database read-write when it may (query_only keeps it
  * a reader: configure_reader), for one reason: the -wal and -shm files
  * that WAL mode needs beside the database are then removed by the last
  * connection to close, as a writer's are.  A SQLITE_OPEN_READONLY
@@ -353,6 +355,13 @@ static struct store *store_new(const char *path, const struct store_open_opts *o
  * directory (another user's store, a read-only filesystem) the reader
  * opens read-only, files left as SQLite needs them.
  */
+static int readers_tidy;
+
+void store_readers_tidy(int on)
+{
+	readers_tidy = on;
+}
+
 static int reader_can_clean_up(const char *path)
 {
 	char dir[4096];
@@ -424,7 +433,7 @@ static int check_file(struct store *s, const char *path, int *flags)
 			return store_fail(s, STORE_EPERM,
 			                  "cannot read database %s: %s (the store is root-only: run as root)",
 			                  path, strerror(errno));
-		*flags = reader_can_clean_up(path) ? SQLITE_OPEN_READWRITE
+		*flags = readers_tidy && reader_can_clean_up(path) ? SQLITE_OPEN_READWRITE
 		         : reader_on_frozen_fs(path) ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
 		                                     : SQLITE_OPEN_READONLY;
 		return 0;
