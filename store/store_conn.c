@@ -400,8 +400,8 @@ int store_owner_alive(struct store *s)
  * descriptor of its own, and closed it).  So our own reads of the file
  * (its header, the owner's mark) go through one read-only descriptor per
  * file (device and inode), opened once per process and kept: a file
- * replaced since is a new inode and gets its own.  At most RAW_FDS files
- * (then -1: callers do without).
+ * replaced since is a new inode and gets its own.  At most RAW_FDS files:
+ * one removed since gives its place back, else -1 (callers do without).
  */
 #define RAW_FDS 64
 static struct {
@@ -425,6 +425,19 @@ int store_raw_fd(const char *path)
 			fd = raw_fds[i].fd;
 			break;
 		}
+	if (fd < 0 && nraw_fds == RAW_FDS) {
+		/* Full: a file removed since (no name left: nothing can open it
+		 * again, and a writer that still has it open shares no lock
+		 * with a file now at its name) gives its place back. */
+		for (int i = 0; i < nraw_fds; i++) {
+			struct stat old;
+			if (fstat(raw_fds[i].fd, &old) == 0 && old.st_nlink == 0) {
+				close(raw_fds[i].fd);
+				raw_fds[i] = raw_fds[--nraw_fds];
+				break;
+			}
+		}
+	}
 	if (fd < 0 && nraw_fds < RAW_FDS) {
 		struct stat got;
 		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
