@@ -276,6 +276,22 @@ static void report_head(FILE *f, const struct report_input *in)
 	fputs("</div></header>\n<main>\n", f);
 }
 
+/* The page's links (label, href pairs) as one line, dot-separated. */
+static void links_line(FILE *f, const struct report_input *in)
+{
+	if (!in->nlinks)
+		return;
+	fputs("<p class=\"links\">", f);
+	for (size_t i = 0; i < in->nlinks; i++) {
+		fputs(i ? " \xc2\xb7 <a href=\"" : "<a href=\"", f);
+		markup_text(f, in->links[2 * i + 1]);
+		fputs("\">", f);
+		markup_text(f, in->links[2 * i]);
+		fputs("</a>", f);
+	}
+	fputs("</p>\n", f);
+}
+
 /* The run's facts, links, live marker and warnings. */
 static void facts_section(FILE *f, const struct report_input *in)
 {
@@ -288,17 +304,7 @@ static void facts_section(FILE *f, const struct report_input *in)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
-	if (in->nlinks) {
-		fputs("<p class=\"links\">", f);
-		for (size_t i = 0; i < in->nlinks; i++) {
-			fputs(i ? " \xc2\xb7 <a href=\"" : "<a href=\"", f);
-			markup_text(f, in->links[2 * i + 1]);
-			fputs("\">", f);
-			markup_text(f, in->links[2 * i]);
-			fputs("</a>", f);
-		}
-		fputs("</p>\n", f);
-	}
+	links_line(f, in);
 	if (in->live_events) {
 		fputs("<p id=\"live\" class=\"live\" data-events=\"", f);
 		markup_text(f, in->live_events);
@@ -515,17 +521,7 @@ static void compared_section(FILE *f, const struct report_input *in)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody></table></div>\n", f);
-	if (in->nlinks) {
-		fputs("<p class=\"links\">", f);
-		for (size_t i = 0; i < in->nlinks; i++) {
-			fputs(i ? " \xc2\xb7 <a href=\"" : "<a href=\"", f);
-			markup_text(f, in->links[2 * i + 1]);
-			fputs("\">", f);
-			markup_text(f, in->links[2 * i]);
-			fputs("</a>", f);
-		}
-		fputs("</p>\n", f);
-	}
+	links_line(f, in);
 	if (in->kind_warning) {
 		fputs("<div class=\"warn kind\" id=\"kind-warning\" role=\"alert\"><b>Different kinds of "
 		      "profile.</b> ",
