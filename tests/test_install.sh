@@ -144,10 +144,13 @@ for line in "Restart=on-failure" "ConditionPathExists=/proc/xen/capabilities" \
 	"ExecStartPre=+/bin/systemd-tmpfiles --create $prefix/lib/tmpfiles.d/profsvc.conf" "After=xen.service xenstored.service proc-xen.mount"; do
 	grep -qxF "$line" "$U/profile-backend.service" && ok || fail "profile-backend.service lacks $line"
 done
-# The backend opens /dev/xen/*: nothing that hides devices or makes the
-# device cgroup an allow-list may be set.
-bad=$(grep -E '^(PrivateDevices=(yes|true|1)|DevicePolicy=|DeviceAllow=|ProtectClock=(yes|true|1)|ProtectKernelLogs=(yes|true|1))' \
-	"$U/profile-backend.service")
+# The backend opens /dev/xen/*, misc character devices (check-xen scenario
+# 14 checks every device it opens on real Xen): nothing may hide /dev, and
+# a device allow-list must let it read and write char-misc.
+bad=$(grep -E '^PrivateDevices=(yes|true|1)' "$U/profile-backend.service")
+if grep -qE '^(DevicePolicy=|DeviceAllow=|ProtectClock=(yes|true|1)|ProtectKernelLogs=(yes|true|1))' "$U/profile-backend.service"; then
+	grep -qxF 'DeviceAllow=char-misc rw' "$U/profile-backend.service" || bad="$bad a device allow-list without char-misc rw"
+fi
 [ -z "$bad" ] && ok || fail "profile-backend.service would keep the backend from /dev/xen: $bad"
 grep -qF "ExecStart=$bindir/profdb --db $DB_DEFAULT serve" "$U/profdb-serve.service" && ok ||
 	fail "profdb-serve.service's ExecStart: $(grep ExecStart "$U/profdb-serve.service")"
@@ -171,8 +174,9 @@ done
 # systemd-analyze security's exposure (0 safest, 10 worst), each under its
 # bound: serve (an HTTP server) and the prune job as tight as a reader and
 # a deleter can be; the backend keeps what a Xen backend needs (its unit
-# says why), held where it is so that it only gets better.
-for ub in profdb-serve.service:3.0 profsvc-prune.service:2.0 profile-backend.service:6.4; do
+# says why; issue's target 4.5, held near where it is, 1.7, so that it only
+# gets better).
+for ub in profdb-serve.service:3.0 profsvc-prune.service:2.0 profile-backend.service:2.0; do
 	u=${ub%%:*} bound=${ub#*:}
 	score=$(SYSTEMD_LOG_COLOR=0 systemd-analyze security --offline=true "$T/units/$u" 2>/dev/null |
 		sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')

@@ -58,6 +58,10 @@
 #  13. the same with a GHC program (tests/sampling/Hot.hs, ghc -O2 -g,
 #      static): Main.$wcrunchHot found, under its Haskell callers (skipped,
 #      saying why, when the host could not build it)
+#  14. the backend confined as profile-backend.service confines it (no
+#      capability, no new privileges), traced while a guest writes its
+#      three disks and is sampled: every system call in the unit's
+#      @system-service, every device it opens one its DeviceAllow= allows
 export PATH=/usr/local/sbin:/usr/local/bin:$PATH
 FX=/root/profsvc/fixtures
 P=0 F=0
@@ -991,6 +995,59 @@ else
 fi
 info "sampling figures" </tmp/sampling-figures.txt 2>/dev/null
 profile-backend stop >/dev/null 2>&1
+
+# ---- 14 --------------------------------------------------------------------------
+# The backend confined as profile-backend.service confines it, on real Xen
+# (the dom0 has no systemd to start the unit): no capability at all (an
+# empty bounding set), no new privileges, and every system call it makes
+# traced, while a guest writes its three disks and is sampled.  What the
+# unit allows must cover what it did: each call in @system-service (as the
+# building host's systemd expands it), each device it opened a misc
+# character device (DeviceAllow=char-misc) or one DevicePolicy=closed keeps.
+T s14-confined
+for w in $(seq 100); do pgrep -x profile-backend >/dev/null || break; sleep 0.1; done
+rm -f /tmp/s14.strace*
+setsid setpriv --bounding-set=-all --inh-caps=-all --ambient-caps=-all --no-new-privs \
+	strace -f -qq -o /tmp/s14.strace profile-backend start --platform xen --foreground \
+	>/tmp/s14.backend.out 2>&1 </dev/null &
+S14=$!
+up=no
+for w in $(seq 300); do profile-backend status >/dev/null 2>&1 && { up=yes; break; }; sleep 0.2; progress; done
+chk "14 profile-backend start with no capability, traced" test "$up" = yes
+BPID=$(pgrep -x profile-backend | head -1)
+chk "14 its bounding set and effective capabilities are empty" \
+	sh -c "grep -q '^CapBnd:[[:space:]]*0000000000000000$' /proc/$BPID/status && grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/$BPID/status"
+guest_cfg g-conf leak-p-hc.prof phases-hd-i0.01.hp 10000 - threaded.eventlog
+if D=$(create g-conf); then pass "14 profile-backend create g-conf (domain $D)"; else fail "14 profile-backend create g-conf"; fi
+KS=(); [ -s "$MAP" ] && KS=(--kernel-symbols "$MAP")
+chk "14 profile-backend sample $D --seconds 3" bounded 60 /tmp/s14.sample profile-backend sample "$D" --hz 99 --seconds 3 "${KS[@]}"
+info "14 sample" </tmp/s14.sample
+chk "14 the guest ran and powered off" wait_gone g-conf
+R=$(wait_run g-conf)
+chk "14 run complete" wait_state "$R" complete
+profdb export "$R" --prof /tmp/g-conf.prof --hp /tmp/g-conf.hp --eventlog /tmp/g-conf.eventlog 2>&1 | info "14 export"
+chk "14 .prof, .hp and eventlog byte-identical" sh -c "cmp -s /tmp/g-conf.prof $FX/leak-p-hc.prof && cmp -s /tmp/g-conf.hp $FX/phases-hd-i0.01.hp && cmp -s /tmp/g-conf.eventlog $FX/threaded.eventlog"
+chk "14 samples taken with no capability" sh -c "grep -Eq '[1-9][0-9]* samples' /tmp/s14.sample"
+profile-backend stop >/dev/null 2>&1
+for w in $(seq 150); do kill -0 "$S14" 2>/dev/null || break; sleep 0.2; progress; done
+kill -9 "$S14" 2>/dev/null; wait "$S14" 2>/dev/null
+grep -i -E 'error|denied|not permitted' /tmp/s14.backend.out | head -10 | info "14 backend"
+# strace -f lines: "PID name(args) = ..." (and "<... name resumed>" for a
+# call started on another line, named there too)
+sed -n 's/^[0-9][0-9]* \([a-z_][a-z0-9_]*\)(.*/\1/p' /tmp/s14.strace | sort -u >/tmp/s14.calls
+tr '\n' ' ' </tmp/s14.calls | info "14 system calls made"
+comm -23 /tmp/s14.calls /root/profsvc/system-service.syscalls >/tmp/s14.outside
+chk "14 it made system calls ($(wc -l </tmp/s14.calls))" test "$(wc -l </tmp/s14.calls)" -gt 20
+chk "14 every one in @system-service (outside: $(tr '\n' ' ' </tmp/s14.outside))" test ! -s /tmp/s14.outside
+sed -n 's/.*open\(at\)\{0,1\}(\(AT_FDCWD, \)\{0,1\}"\(\/dev\/[^"]*\)".* = [0-9][0-9]*$/\3/p' /tmp/s14.strace | sort -u >/tmp/s14.devs
+tr '\n' ' ' </tmp/s14.devs | info "14 devices opened"
+bad=""
+while read -r dev; do
+	case "$dev" in /dev/null | /dev/zero | /dev/full | /dev/random | /dev/urandom | /dev/tty | /dev/ptmx | /dev/pts/*) continue ;; esac
+	[ "$(stat -L -c '%F %t' "$dev" 2>/dev/null)" = "character special file a" ] || bad="$bad $dev"
+done </tmp/s14.devs
+chk "14 it opened /dev/xen devices ($(grep -c '^/dev/xen/' /tmp/s14.devs))" grep -q '^/dev/xen/' /tmp/s14.devs
+chk "14 every device it opened is misc (major 10) or a pseudo device:${bad:- yes}" test -z "$bad"
 
 profile-backend stop >/dev/null 2>&1
 # Programs that died of a fault in the dom0 during the round (under TCG:

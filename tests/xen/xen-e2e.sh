@@ -109,9 +109,10 @@ build() {
 	local R=$W/rootfs
 	# profdb links libmicrohttpd and jansson (profdb serve) and libpq (the
 	# fleet catalogue); babeltrace2
-	# reads the MirageOS trace scenario's export; the stamp names the
+	# reads the MirageOS trace scenario's export; strace lists the system
+	# calls of the backend confined as its unit confines it (scenario 14); the stamp names the
 	# packages, so a root made with an older list is made again
-	local DOM0_PKGS="xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1 libmicrohttpd12 libjansson4 libxxhash0 libpq5 babeltrace2"
+	local DOM0_PKGS="xen-utils-4.17 xenstore-utils kmod procps libsqlite3-0 libaio1 libmicrohttpd12 libjansson4 libxxhash0 libpq5 babeltrace2 strace"
 	if [ "$(cat "$W/rootfs.stamp" 2>/dev/null)" != "$DOM0_PKGS" ]; then
 		rm -rf "$R"
 		log "debootstrap $SUITE (minbase) from $MIRROR"
@@ -159,6 +160,15 @@ EOF
 	cp "$SRC/tests/data/eventlog/$EVENTLOG_FIXTURE" "$R/root/profsvc/fixtures/"
 	cp "$SRC/tests/xen/dom0-tests.sh" "$R/root/profsvc/"
 	echo "$XQ_STRESS ${XQ_STRESS_DISKS:-yes}" > "$R/root/profsvc/stress"
+	# Scenario 14: the system calls profile-backend.service allows
+	# (SystemCallFilter=@system-service), as this host's systemd expands the
+	# set, one name a line; the dom0 has no systemd to ask.
+	expand_filter() {
+		systemd-analyze syscall-filter "$1" | awk 'NR > 1 && NF && $1 !~ /^#/ { print $1 }' |
+			while read -r n; do case $n in @*) expand_filter "$n" ;; *) echo "$n" ;; esac; done
+	}
+	expand_filter @system-service | sort -u > "$R/root/profsvc/system-service.syscalls"
+	[ -s "$R/root/profsvc/system-service.syscalls" ] || { log "systemd-analyze syscall-filter gave nothing"; exit 1; }
 
 	# ---- the PV guest: same kernel, busybox, blkfront, the HaLVM-layout writer -
 	local D=$W/domu-root
