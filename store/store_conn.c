@@ -102,7 +102,10 @@ int store_sqlite_fail(struct store *s, const char *what)
 		if (s->mode == STORE_READ)
 			return store_fail(s, STORE_EPERM,
 			                  "%s: cannot read %s without write access to its directory: "
-			                  "SQLite keeps its WAL index in %s-shm there; run as root",
+			                  "SQLite keeps its WAL index in %s-shm there and it is missing; "
+			                  "run as root, or, for a store shared with a group (its "
+			                  "directory 2750), start profile-backend once: it keeps the "
+			                  "-wal and -shm that readers need",
 			                  what, s->path, s->path);
 		return store_fail(s, STORE_EREADONLY,
 		                  "%s: %s is read-only (check the file's and its directory's permissions)",
@@ -455,4 +458,39 @@ int store_raw_fd(const char *path)
 	}
 	pthread_mutex_unlock(&raw_fds_mu);
 	return fd;
+}
+
+/*
+ * A store shared with a group.  An administrator who wants a reader that
+ * is not root (profdb-serve.service runs as user profsvc) gives the
+ * store's directory to a group, mode 2750 (systemd/profsvc.conf).  Then:
+ *   (1) the store's files readable by that group: the database and the
+ *       data file are made 0640 (store_file_mode), SQLite gives its -wal
+ *       and -shm the database's mode, the setgid directory its group; the
+ *       intake log stays 0600 (no reader reads it);
+ *   (2) a connection that may write keeps the -wal and -shm when it is the
+ *       last to close (SQLITE_FCNTL_PERSIST_WAL, store_open.c): a reader
+ *       that may not create files there can open the store only while
+ *       they exist, and reads through the -shm without writing it.
+ * A directory that grants its group nothing is root's alone, as before:
+ * files 0600, the WAL's files removed by the last connection.
+ */
+int store_dir_shared(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)(slash - path) >= sizeof(dir))
+		return 0;
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & (S_IRGRP | S_IXGRP)) == (S_IRGRP | S_IXGRP);
+}
+
+mode_t store_file_mode(const char *path)
+{
+	return store_dir_shared(path) ? 0640 : 0600;
 }

@@ -251,6 +251,11 @@ int store_owner_alive(struct store *s);
 /* This process's read-only descriptor of the database file at path, never
  * closed (store_conn.c says why), or -1. */
 int store_raw_fd(const char *path);
+/* A store its directory shares with a group (store_conn.c): 1 if the
+ * directory of the database at path grants its group read and search. */
+int store_dir_shared(const char *path);
+/* The mode of the store's files: 0640 in a shared directory, else 0600. */
+mode_t store_file_mode(const char *path);
 
 /* Transactions of the writer's connection, whoever runs them: begin
  * (checking that the path still names our database; _unchecked for the

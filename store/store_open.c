@@ -36,8 +36,9 @@ static int exec_sql(struct store *s, const char *sql, const char *what)
 	return 0;
 }
 
-/* Creates the database file (and its directory) root-only before SQLite
- * does, so it never exists with the process umask's permissions. */
+/* Creates the database file (and its directory) root-only (or readable by
+ * the directory's group: store_conn.c, a shared store) before SQLite does,
+ * so it never exists with the process umask's permissions. */
 static int create_db_file(struct store *s)
 {
 	char dir[PATH_MAX];
@@ -60,12 +61,14 @@ static int create_db_file(struct store *s)
 				                  strerror(errno));
 		}
 	}
-	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, store_file_mode(s->path));
 	if (fd < 0 && errno != EEXIST)
 		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO,
 		                  "cannot create database %s: %s", s->path, strerror(errno));
-	if (fd >= 0)
+	if (fd >= 0) {
+		(void)fchmod(fd, store_file_mode(s->path)); /* whatever the umask */
 		close(fd);
+	}
 	return 0;
 }
 
@@ -529,6 +532,12 @@ static int open_connection(struct store *s, int flags, const struct store_open_o
 	if (sqlite3_open_v2(name, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return s->db ? store_sqlite_fail(s, "opening the database")
 		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
+	if ((flags & SQLITE_OPEN_READWRITE) && store_dir_shared(s->path)) {
+		/* a shared store keeps its -wal and -shm for the readers that
+		 * may not create them (store_conn.c, (2)) */
+		int persist = 1;
+		sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+	}
 	if ((rc = store_sql_functions(s)))
 		return rc;
 	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)
@@ -569,6 +578,27 @@ static int start_owner(struct store *s, const struct store_open_opts *opts)
 	return 0;
 }
 
+/* The owner gives the database and its WAL files the mode the directory
+ * asks for (store_conn.c, a shared store): a store made before its
+ * directory was shared becomes readable by the group, one no longer
+ * shared root's alone again.  By path: no descriptor of the database may
+ * be closed here (store_conn.c).  Only files the owner owns; failures
+ * leave the files as they were (readers then say what they cannot read). */
+static void share_files(struct store *s)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	mode_t want = store_file_mode(s->path);
+	char path[4200];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", s->path, suffix[i]);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		    (st.st_mode & 0777) != want)
+			(void)chmod(path, want);
+	}
+}
+
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
                char *err, size_t errlen)
 {
@@ -596,6 +626,8 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		goto fail;
 	if (s->mode != STORE_READ && (rc = enter_wal(s)))
 		goto fail;
+	if (s->mode == STORE_OWNER)
+		share_files(s);
 	if ((rc = settle_sums(s)))
 		goto fail;
 	if (s->mode != STORE_READ && stat(path, &st) == 0) {

@@ -149,7 +149,8 @@ static int open_data(struct store *s, int create)
 	if (s->mode == STORE_READ)
 		s->data_fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	else
-		s->data_fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+		s->data_fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (create ? O_CREAT : 0),
+		                  store_file_mode(s->path));
 	if (s->data_fd < 0) {
 		if (errno == ENOENT)
 			return store_fail(s, STORE_ECORRUPT,
@@ -164,6 +165,11 @@ static int open_data(struct store *s, int create)
 		return store_fail(s, errno == EACCES ? STORE_EPERM : STORE_EIO, "cannot open data file %s: %s",
 		                  path, strerror(errno));
 	}
+	struct stat st;
+	mode_t want = store_file_mode(s->path);
+	if (s->mode != STORE_READ && fstat(s->data_fd, &st) == 0 && st.st_uid == geteuid() &&
+	    (st.st_mode & 0777) != want)
+		(void)fchmod(s->data_fd, want); /* as the directory asks (store_conn.c, a shared store) */
 	if (!s->store_id[0])
 		return 0; /* a schema-3 store read as it is: no header to check */
 	switch (read_header(s, other, sizeof(other))) {

@@ -483,6 +483,40 @@ fi
 # --- database files are root-only -------------------------------------------------------------
 [ "$(stat -c %a "$PROFSVC_DB")" = 600 ] && ok || fail "database mode $(stat -c %a "$PROFSVC_DB")"
 
+# --- a store shared with a group (its directory 2750): files 0640, the
+# -wal and -shm kept for readers that may not make them, such a reader
+# reads it; a store whose directory is root's alone stays 0600 -------------
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group nogroup >/dev/null; then
+	SH="$T/shared"
+	mkdir -p "$SH" && chgrp nogroup "$SH" && chmod 2750 "$SH"
+	chmod o+x "$T" # the reader walks to it
+	"$PROFDB" --db "$SH/profiles.db" import-disk --name shared "$T/prof.disk" "$T/hp.disk" >/dev/null 2>&1 && ok ||
+		fail "import-disk into a shared directory"
+	m=$(stat -c '%a %G' "$SH/profiles.db" "$SH/profiles.db-wal" "$SH/profiles.db-shm" 2>&1 | sort -u)
+	[ "$m" = "640 nogroup" ] && ok || fail "a shared store's files: $m (want 640 nogroup)"
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	# (a copy: the build tree may be where nobody cannot go)
+	mkdir -p "$T/bin" && cp "$PROFDB" "$T/bin/profdb" && chmod 0755 "$T/bin" "$T/bin/profdb"
+	as_nobody "$T/bin/profdb" --db "$SH/profiles.db" query runs >"$T/out" 2>&1 && grep -q shared "$T/out" && ok ||
+		fail "user nobody (group nogroup) cannot list a shared store: $(cat "$T/out")"
+	mkdir -p "$T/nb" && chmod 0777 "$T/nb"
+	as_nobody "$T/bin/profdb" --db "$SH/profiles.db" export 1 --prof "$T/nb/shared.prof" >"$T/out" 2>&1 &&
+		cmp -s "$T/nb/shared.prof" "$FIX/leak/leak-p-hc.prof" && ok || fail "user nobody's export of a shared store: $(cat "$T/out")"
+	"$PROFDB" --db "$SH/profiles.db" query runs >/dev/null 2>&1 # root's one-shot reader leaves them too
+	[ -e "$SH/profiles.db-wal" ] && [ -e "$SH/profiles.db-shm" ] && ok ||
+		fail "a one-shot reader removed a shared store's -wal/-shm"
+	# without them (removed by hand, no writer since), the reader says what to do
+	rm -f "$SH/profiles.db-wal" "$SH/profiles.db-shm"
+	expect 1 "start profile-backend once" -- as_nobody "$T/bin/profdb" --db "$SH/profiles.db" query runs
+	# a store that is not shared: no -wal or -shm left, files 0600
+	NS="$T/notshared"
+	mkdir -m 0700 "$NS"
+	"$PROFDB" --db "$NS/profiles.db" import-disk --name ns "$T/prof.disk" >/dev/null 2>&1 && ok || fail "import-disk (not shared)"
+	[ "$(stat -c %a "$NS/profiles.db")" = 600 ] && [ ! -e "$NS/profiles.db-wal" ] && ok ||
+		fail "a store root's alone: $(ls -l "$NS")"
+	chmod o-x "$T"
+fi
+
 # --- xensim as a daemon: an owner-only log that shows names escaped, and a
 # stop that does not claim it is "already running" while it waits ----------
 SD="$T/sim"

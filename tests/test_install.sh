@@ -51,6 +51,7 @@ for p in xensim frontend-stub; do
 done
 for f in "$mandir/man1/profdb.1" "$mandir/man1/xensim.1" "$mandir/man8/profile-backend.8" \
 	"$unitdir/profile-backend.service" "$unitdir/profdb-serve.service" "$prefix/lib/tmpfiles.d/profsvc.conf" \
+	"$prefix/lib/sysusers.d/profsvc.conf" \
 	"$compdir/profdb" "$compdir/profile-backend" "$unitdir/profsvc-prune.service" "$unitdir/profsvc-prune.timer" \
 	"$confdir/default/profsvc-prune"; do
 	[ -s "$D$f" ] && ok || fail "$f not installed"
@@ -185,16 +186,23 @@ for ub in profdb-serve.service:3.0 profsvc-prune.service:2.0 profile-backend.ser
 		fail "systemd-analyze security $u: exposure ${score:-unknown}, over $bound"
 done
 
-# --- tmpfiles.d: both directories, root-only --------------------------------------
+# --- sysusers.d and tmpfiles.d: user profsvc; both directories root's to
+# write, group profsvc's to read ------------------------------------------------
+SU="$D$prefix/lib/sysusers.d/profsvc.conf"
+grep -v '^#' "$SU" | grep -qE '^u profsvc - ' && ok || fail "sysusers.d/profsvc.conf does not make user profsvc: $(cat "$SU" 2>&1)"
 TF="$D$prefix/lib/tmpfiles.d/profsvc.conf"
 grep -v '^#' "$TF" | grep -v '^$' >"$T/tmpfiles"
-printf 'd %s 0700 root root -\nd %s 0700 root root -\n' "$statedir/lib/profsvc" "$RUN_DEFAULT" | cmp -s - "$T/tmpfiles" && ok ||
-	fail "profsvc.conf is not the configured directories, 0700 root: $(cat "$T/tmpfiles")"
+printf 'd %s 2750 root profsvc -\nZ %s - root profsvc -\nd %s 2750 root profsvc -\n' "$statedir/lib/profsvc" \
+	"$statedir/lib/profsvc" "$RUN_DEFAULT" | cmp -s - "$T/tmpfiles" && ok ||
+	fail "profsvc.conf is not the configured directories, 2750 root:profsvc: $(cat "$T/tmpfiles")"
 if [ "$(id -u)" = 0 ]; then
-	# systemd-tmpfiles itself, into a scratch root.
+	# systemd-sysusers and systemd-tmpfiles themselves, into a scratch root.
+	mkdir -p "$T/root/etc" && cp /etc/passwd /etc/group /etc/shadow /etc/gshadow "$T/root/etc/" 2>/dev/null
+	systemd-sysusers --root="$T/root" "$SU" >"$T/sysusers.log" 2>&1 && grep -q '^profsvc:' "$T/root/etc/passwd" && ok ||
+		fail "systemd-sysusers: $(cat "$T/sysusers.log")"
 	systemd-tmpfiles --root="$T/root" --create "$TF" >"$T/tmpfiles.log" 2>&1 && ok || fail "systemd-tmpfiles --create: $(cat "$T/tmpfiles.log")"
 	for d in "$statedir/lib/profsvc" "$RUN_DEFAULT"; do
-		[ "$(stat -c %a "$T/root$d" 2>/dev/null)" = 700 ] && ok || fail "systemd-tmpfiles did not make $d 0700"
+		[ "$(stat -c %a "$T/root$d" 2>/dev/null)" = 2750 ] && ok || fail "systemd-tmpfiles did not make $d 2750"
 	done
 fi
 

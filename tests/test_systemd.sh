@@ -8,9 +8,12 @@
 # Xen; the unit's ConditionPathExists=/proc/xen/capabilities is reset too):
 #   - profile-backend.service is Type=notify: `systemctl start` returns once
 #     it serves (READY=1), with its STATUS= text; ExecStartPre makes the
-#     store and run directories (0700) from the tmpfiles entry;
+#     user profsvc and the store and run directories (2750 root:profsvc)
+#     from the sysusers and tmpfiles entries; the store's files 0640;
 #   - profdb-serve.service starts after it and serves the store on
-#     127.0.0.1:8080 while a guest writes (the run live, then complete);
+#     127.0.0.1:8080 as user profsvc while a guest writes (the run live,
+#     then complete), and after the backend stopped; profsvc may ask the
+#     control socket for status, never end a run;
 #   - the journal has the backend's lines with their fields: journalctl
 #     DOMID=N and RUN=N find the guest's events, at notice; profdb serve's
 #     access log is there too, one entry per request with HTTP_* fields;
@@ -89,8 +92,10 @@ systemctl is-active -q profile-backend.service ||
 	{ systemctl status --no-pager -l profile-backend.service; journalctl --no-pager -u profile-backend.service | tail -20; }
 check "profile-backend active/running" test "$(prop profile-backend ActiveState)/$(prop profile-backend SubState)" = active/running
 check "its STATUS= text reached systemd" test "$(prop profile-backend StatusText)" = "serving 0 devices"
-check "ExecStartPre made the store's directory 0700" test "$(stat -c %a "$(dirname "$DB")")" = 700
-check "ExecStartPre made the run directory 0700" test "$(stat -c %a "$RUNDIR")" = 700
+check "ExecStartPre made the user profsvc (sysusers.d)" id profsvc
+check "ExecStartPre made the store's directory 2750 root:profsvc" test "$(stat -c '%a %U:%G' "$(dirname "$DB")")" = "2750 root:profsvc"
+check "ExecStartPre made the run directory 2750 root:profsvc" test "$(stat -c '%a %U:%G' "$RUNDIR")" = "2750 root:profsvc"
+check "the control socket: 0660, group profsvc" test "$(stat -c '%a %G' "$RUNDIR/backend.sock")" = "660 profsvc"
 check "profile-backend status under systemd" "$SBIN/profile-backend" status
 check "its main pid is the one systemd tracks" test "$(prop profile-backend MainPID)" = "$(cat "$RUNDIR/profile-backend.pid")"
 
@@ -143,7 +148,25 @@ check "profdb serve hands out the .prof byte for byte" cmp -s <(api "/runs/$RUN/
 
 check "profdb serve's /healthz under its unit" test "$(api /healthz)" = ok
 check "profdb serve's /metrics reaches the backend from its sandbox" grep -qx 'profsvc_backend_reachable 1' <<<"$(api /metrics)"
+# (the data file once a chunk has gone there; this guest's may all be rows)
+modes=$(for f in "$DB" "$DB-wal" "$DB-shm" "$DB-data"; do [ "$f" = "$DB-data" ] && [ ! -e "$f" ] || stat -c '%a %U:%G' "$f" 2>&1; done | sort -u)
+check "the store's database, -wal, -shm (and data file): 0640 root:profsvc ($modes)" test "$modes" = "640 root:profsvc"
+check "its intake log stays root's alone" test "$(stat -c '%a' "$RUNDIR/$(basename "$DB")-intake" 2>&1)" = 600
 check "profdb serve runs with no capability" test "$(prop profdb-serve CapabilityBoundingSet)" = ""
+check "profdb serve runs as user profsvc, not root" test "$(ps -o user= -p "$(prop profdb-serve MainPID)")" = profsvc
+# The group may ask the backend for status and metrics, never act.
+asks() { setpriv --reuid=profsvc --regid=profsvc --clear-groups python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.argv[2].encode() + b"\n")
+out = b""
+while True:
+    b = s.recv(65536)
+    if not b: break
+    out += b
+sys.stdout.write(out.decode())' "$RUNDIR/backend.sock" "$1"; }
+check "user profsvc asks the backend's status" grep -q "^profile-backend " <<<"$(asks status)"
+check "user profsvc may not end a run through the control socket" grep -q "^not allowed" <<<"$(asks "end-run $RUN")"
+check "...and the run is still there" test "$(api "/api/runs/$RUN" | jq_py "d['state']")" = complete
 check "profdb serve never failed (NRestarts=0)" test "$(prop profdb-serve NRestarts)" = 0 ||
 	journalctl --no-pager -o cat -u profdb-serve.service | tail -40
 
@@ -216,6 +239,13 @@ check "profsvc-prune.timer enabled and waiting (next $(prop profsvc-prune.timer 
 systemctl disable --now profsvc-prune.timer >/dev/null 2>&1
 
 # stop, then a start that cannot succeed: the unit fails and the journal says why.
+# The backend stopped: its -wal and -shm stay for readers that may not
+# make them, so serve (user profsvc) still reads the store.
+systemctl stop profile-backend.service
+check "with the backend stopped, the store's -wal and -shm stay" test -e "$DB-wal" -a -e "$DB-shm"
+check "...and profdb serve, as profsvc, still reads the store (/healthz)" test "$(api /healthz)" = ok
+check "...and lists its runs as profdb does" \
+	test "$(api /api/runs | jq_py "len(d['runs'])")" = "$("$PROFDB" --db "$DB" query runs --json | jq_py "len(d['runs'])")"
 systemctl stop profdb-serve.service profile-backend.service
 check "systemctl stop: profile-backend inactive, result success" test "$(prop profile-backend ActiveState)/$(prop profile-backend Result)" = inactive/success
 check "systemctl stop: profdb-serve inactive" test "$(prop profdb-serve ActiveState)" = inactive
@@ -282,7 +312,7 @@ if [ -n "$SANITIZED" ]; then
 	# LeakSanitizer stops the world with ptrace at exit, which the
 	# sandboxed units' system-call filters forbid (a oneshot then never
 	# ends): leaks are the other tiers' to find (valgrind, test_faults).
-	for u in profdb-serve profsvc-prune; do
+	for u in profile-backend profdb-serve profsvc-prune; do
 		mkdir -p "\$E/\$u.service.d"
 		printf '[Service]\nEnvironment=ASAN_OPTIONS=detect_leaks=0\n' >"\$E/\$u.service.d/sanitizers.conf"
 	done

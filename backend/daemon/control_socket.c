@@ -60,6 +60,7 @@ struct control_client {
 	int64_t deadline_us;
 	int sampling;           /* waits for a domain's sampling to end */
 	uint32_t sample_domid;
+	int may_act;            /* root or our own user: may sample and end runs */
 };
 
 static void status_text(struct backend *b, FILE *f)
@@ -212,6 +213,13 @@ void control_accept(struct backend *b, int lfd)
 			close(fd);
 			continue;
 		}
+		/* Who asks: the socket is the run directory's group's too when
+		 * that directory is shared (profdb-serve.service's user asks for
+		 * metrics); such a peer may read, never act. */
+		struct ucred cred;
+		socklen_t credlen = sizeof(cred);
+		c->may_act = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0 &&
+		             (cred.uid == 0 || cred.uid == geteuid());
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
 		if (epoll_ctl(b->control_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
@@ -330,6 +338,9 @@ static void client_answer(struct backend *b, struct control_client *c)
 		status_json(b, f);
 	else if (strncmp(c->cmd, "status", 6) == 0)
 		status_text(b, f);
+	else if ((strncmp(c->cmd, "sample ", 7) == 0 || strncmp(c->cmd, "end-run ", 8) == 0) && !c->may_act)
+		fprintf(f, "not allowed: only root may sample or end runs (this user may ask for status "
+		           "and metrics)\n");
 	else if (strncmp(c->cmd, "sample ", 7) == 0)
 		sample_request(b, c, f);
 	else if (strncmp(c->cmd, "end-run ", 8) == 0)

@@ -377,6 +377,17 @@ static int open_platform(struct backend *b, const struct options *o)
 
 /* The control socket, listening under its name: 0, or -1 (logged).  *ctl
  * is its fd (-1: none) either way, for serve_end to close. */
+/* A run directory that grants its group read and search (2750, the
+ * group of profdb-serve.service's user): the control socket is the
+ * group's too, for status and metrics (control_socket.c lets such a peer
+ * do nothing else).  Otherwise root's alone. */
+static int run_dir_shared(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 && (st.st_mode & (S_IRGRP | S_IXGRP)) == (S_IRGRP | S_IXGRP);
+}
+
 static int control_listen(const struct options *o, int *ctl_out)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -387,7 +398,8 @@ static int control_listen(const struct options *o, int *ctl_out)
 		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
 		return -1;
 	}
-	/* The socket gets its name only once it listens, mode 0600: a client
+	/* The socket gets its name only once it listens, mode 0600 (0660 in a
+	 * shared run directory): a client
 	 * (or a script waiting for the file) never finds it refusing. */
 	char bound[sizeof(sa.sun_path) + 8];
 	snprintf(bound, sizeof(bound), "%s.new", path);
@@ -398,7 +410,8 @@ static int control_listen(const struct options *o, int *ctl_out)
 	memcpy(sa.sun_path, bound, strlen(bound) + 1);
 	unlink(bound);
 	int ctl = *ctl_out = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 || chmod(bound, 0600) != 0 ||
+	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(bound, run_dir_shared(o->run_dir) ? 0660 : 0600) != 0 ||
 	    listen(ctl, 16) != 0 || rename(bound, path) != 0) {
 		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
 		unlink(bound);
