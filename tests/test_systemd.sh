@@ -187,7 +187,7 @@ check "no error in the backend's journal" test -z "$(journalctl --no-pager -o ca
 check "the restarted backend says it started again" test "$(journalctl --no-pager -o cat _SYSTEMD_UNIT=profile-backend.service | grep -c 'started: platform sim')" -ge 2
 
 # --sync under the unit: the documented drop-in (TCP allowed, the password
-# file named by PGPASSFILE) pushes the run to a fleet catalogue, a PostgreSQL on
+# file handed over by LoadCredential= and named by PGPASSFILE) pushes the run to a fleet catalogue, a PostgreSQL on
 # 127.0.0.1 that asks for a password (scram-sha-256).
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -1)
 if [ -x "$PGBIN/initdb" ] && id postgres >/dev/null 2>&1; then
@@ -353,6 +353,11 @@ mount --rbind /sys "\$R/sys"
 mount --rbind /dev "\$R/dev"
 : >"$T/console.log"
 mount --bind "$T/console.log" "\$R/dev/console"
+# Shared propagation inside this namespace (as a booted system has it;
+# systemd does not set it in a container): systemd makes each unit's
+# credentials directory (LoadCredential=) in a namespace of its own and
+# moves it into place, which a private root never shows.
+mount --make-rshared "\$R"
 export container=other
 exec chroot "\$R" /lib/systemd/systemd --unit=profsvc-test.target --log-target=console --log-level=notice
 BOOT
