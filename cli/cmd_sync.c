@@ -91,10 +91,11 @@ static int print_report(const struct sync_opts *o, struct store *s, const struct
                         int rc)
 {
 	if (o->json) {
-		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
+		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
 		                        store_identity(s), "pushed", (json_int_t)rep->pushed, "current",
 		                        (json_int_t)rep->current, "running", (json_int_t)rep->running,
-		                        "bytes", (json_int_t)rep->bytes, "complete", rc == 0);
+		                        "bytes", (json_int_t)rep->bytes, "summed", (json_int_t)rep->summed,
+		                        "complete", rc == 0);
 		return cli_json_print(doc) ? 1 : 0;
 	}
 	if (o->quiet && !rc)
@@ -105,6 +106,9 @@ static int print_report(const struct sync_opts *o, struct store *s, const struct
 	if (rep->running)
 		printf("%lld running (pushed once ended, or with --include-running)\n",
 		       (long long)rep->running);
+	if (rep->summed)
+		printf("%lld chunk%s in the catalogue (synced before its checksums) given %s checksum\n",
+		       (long long)rep->summed, rep->summed == 1 ? "" : "s", rep->summed == 1 ? "its" : "their");
 	return 0;
 }
 

@@ -59,6 +59,7 @@ struct fleet_sync_report {
 	int64_t current;      /* runs already there as they are here */
 	int64_t running;      /* running runs left for later */
 	int64_t bytes;        /* chunk bytes sent */
+	int64_t summed;       /* catalogue chunks of before schema 5 given their checksum */
 };
 /* Pushes every ended run of the store s (a reader) that the catalogue does
  * not hold as it is here.  Each run is one transaction; an interrupted

@@ -148,7 +148,9 @@ static const char *const migrations[] = {
 	 * of a run from the catalogue (fleet_read.c).  PostgreSQL cannot
 	 * compute them: the rows synced before carry none (NULL: not
 	 * verified), and every run is sent again, with them, by its host's
-	 * next sync (its stamp matches no run's any more). */
+	 * next sync (its stamp matches no run's any more); the chunks of a
+	 * host that never syncs again get theirs from any host's sync
+	 * (fleet_sync.c, backfill_sums). */
 	"ALTER TABLE chunks ADD COLUMN sum bigint;"
 	"ALTER TABLE trace_packets ADD COLUMN sum bigint;"
 	"UPDATE runs SET stamp = '';",

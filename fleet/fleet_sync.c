@@ -537,6 +537,54 @@ int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed
 	return rc;
 }
 
+/*
+ * Chunks synced before schema 5 carry no checksum (sum NULL: read
+ * unverified).  Their host's next sync sends them again with one; a host
+ * that never syncs again would leave them so for ever.  So every sync also
+ * gives up to FLEET_BACKFILL_MAX such chunks the checksum of their bytes as
+ * the catalogue holds them (as the store's first writer did for its own
+ * rows at schema 9): from then on their rot is seen.  Batches of
+ * FLEET_BACKFILL_BATCH, each its own statement pair; a chunk another host
+ * summed meanwhile is left as it is (sum IS NULL in the update).  A trace
+ * packet's bytes are its device's chunks', so they are covered too.
+ */
+#define FLEET_BACKFILL_BATCH 256
+#define FLEET_BACKFILL_MAX 8192
+static int backfill_sums(struct fleet *f, int64_t *summed)
+{
+	while (*summed < FLEET_BACKFILL_MAX) {
+		PGresult *r = fleet_exec(f, "finding catalogue chunks without a checksum",
+		                         "SELECT host_id, device_id, chunk, data FROM chunks WHERE sum IS NULL "
+		                         "LIMIT 256",
+		                         NULL, PGRES_TUPLES_OK);
+		if (!r)
+			return -1;
+		int n = PQntuples(r);
+		for (int i = 0; i < n; i++) {
+			struct fleet_params p = {0};
+			char host[80];
+			fleet_get_str(r, i, 0, host, sizeof(host));
+			fleet_param_text(&p, host);
+			fleet_param_i64(&p, fleet_get_i64(r, i, 1));
+			fleet_param_i64(&p, fleet_get_i64(r, i, 2));
+			fleet_param_i64(&p, (int64_t)XXH3_64bits(PQgetvalue(r, i, 3), (size_t)PQgetlength(r, i, 3)));
+			if (fleet_cmd(f, "giving a catalogue chunk its checksum",
+			              "UPDATE chunks SET sum = $4 WHERE host_id = $1 AND device_id = $2 AND chunk = $3 "
+			              "AND sum IS NULL",
+			              &p) != 0) {
+				PQclear(r);
+				return -1;
+			}
+			(*summed)++;
+		}
+		PQclear(r);
+		if (n < FLEET_BACKFILL_BATCH)
+			break;
+	}
+	return 0;
+}
+_Static_assert(FLEET_BACKFILL_BATCH == 256, "the LIMIT above");
+
 int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
                struct fleet_sync_report *rep)
 {
@@ -593,6 +641,8 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 		if (o->progress)
 			o->progress(o->ctx, l.run.run_id, r == 0, bytes);
 	}
+	if (backfill_sums(f, &rep->summed) != 0)
+		goto out;
 	rc = 0;
 out:
 	free(l.dev);

@@ -100,7 +100,7 @@ SHAPES["watch_sample"] = {"sample": [{"index": [INT], "time": [REAL], "total": [
                                       "bands": [[{"name": [STR], "bytes": [INT]}]]}]}
 FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])
 SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
-SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT],
+SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT], "summed": [INT],
                             "bytes": [INT], "complete": [BOOL]}]}
 SHAPES["events"] = {"run": [RUN], "whole": [BOOL], "bytes": [INT], "cut_bytes": [INT], "events_read": [INT],
                     "types": [[{"type": [INT], "name": [STR, NUL], "description": [STR], "size": [INT, NUL]}]],

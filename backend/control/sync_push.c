@@ -124,6 +124,11 @@ static int push_catch_up(struct sync_pusher *p, struct fleet *f, struct store *s
 		elog_at(LOG_INFO, -1, -1, "fleet catalogue %s: %lld run%s pushed (%lld bytes)",
 		        p->where, (long long)rep.pushed, rep.pushed == 1 ? "" : "s",
 		        (long long)rep.bytes);
+	if (rep.summed)
+		elog_at(LOG_NOTICE, -1, -1,
+		        "fleet catalogue %s: %lld chunk%s synced before its checksums given %s checksum",
+		        p->where, (long long)rep.summed, rep.summed == 1 ? "" : "s",
+		        rep.summed == 1 ? "its" : "their");
 	return 0;
 }
 
