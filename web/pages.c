@@ -4,7 +4,8 @@
  * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html),
  * and a run's eventlog timeline alone (/api/runs/N/eventlog: the report's
  * section, which a live page fetches again every second).
- * Pages are rendered here whole, guest text escaped by profile/markup.h;
+ * Pages are rendered here (server.c runs them through reply_stream: in
+ * pieces, a slow reader holding a bounded pipe), guest text escaped by profile/markup.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
  */

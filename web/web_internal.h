@@ -1,6 +1,6 @@
 /*
  * web_internal.h - what the server's parts share: a reply being built
- * (status, type, body in memory), the request's query arguments, and the
+ * (status, type, body in memory or streamed through a pipe), the request's query arguments, and the
  * entry points of pages.c, api.c and events.c that server.c routes to;
  * reply.c builds the replies, below them all.
  */
