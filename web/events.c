@@ -71,6 +71,7 @@
 #define CATALOGUE_EVERY_MS 250  /* a catalogue stream's look, at most */
 #define KEEPALIVE_MS 15000
 #define CLIENT_CHECK_MS 1000    /* how often a waiting stream looks at its client */
+#define SNAP_KEEP_BYTES (4 << 20) /* a run's bytes kept for its streams to take */
 
 struct event_stream {
 	struct web *w;
@@ -269,7 +270,7 @@ struct run_snap {
 	char err[400];
 	struct store_run run;
 	enum view_heap_source src;
-	char *bytes;              /* [base, base + nbytes) of src's device: the last read's */
+	char *bytes;              /* [base, base + nbytes) of src's device: the last reads' */
 	size_t nbytes, cap;
 	uint64_t base;
 	int el_now;               /* the run has an eventlog the guest wrote: its size */
@@ -387,15 +388,26 @@ static void snap_take(struct web *w, struct run_snap *sn)
 		sn->src = src;
 	}
 	if (sn->src != VIEW_HEAP_NONE) {
+		/* the bytes kept: the last SNAP_KEEP_BYTES (all that came since the
+		 * last read at least), so a stream a few changes behind, or a new
+		 * one of a small profile, reads nothing itself */
+		size_t old = sn->nbytes;
 		uint64_t from = sn->base + sn->nbytes, end;
-		sn->base = from;
-		sn->nbytes = 0;
 		rc = view_read_device_bytes(sn->s, sn->run_id, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
 		                            &end, err, sizeof(err));
 		if (rc != 0) {
+			sn->base = from;
 			sn->nbytes = 0;
 			store_read_end(sn->s);
 			return snap_failed(sn, -1, rc > 0 ? "out of memory" : err);
+		}
+		size_t drop = sn->nbytes > SNAP_KEEP_BYTES ? sn->nbytes - SNAP_KEEP_BYTES : 0;
+		if (drop > old)
+			drop = old;
+		if (drop) {
+			memmove(sn->bytes, sn->bytes + drop, sn->nbytes - drop);
+			sn->nbytes -= drop;
+			sn->base += drop;
 		}
 	}
 	if ((rc = store_get_run(sn->s, sn->run_id, &sn->run)) != 0) {
