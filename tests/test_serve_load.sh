@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_serve_load.sh - what hostile readers cost profdb serve (issue 35,
 # items 2 and 4; docs/performance.md):
-#  - a big reply is streamed: three slow readers of a 48 MB .hp download
-#    hold serve's peak RSS (VmHWM) under 64 MiB (the whole reply built in
-#    memory per reader took 220 MB at 60 MB); the bytes are export's;
+#  - a big reply is streamed: three slow readers of a 48 MB .hp download,
+#    and of the 37 MB of folded stacks of a 3,000-deep chain, hold serve's
+#    peak RSS (VmHWM) under 64 MiB (the whole reply built in memory per
+#    reader: 195 MB for the .hp); the bytes are export's and flame's;
 #  - damaged data found past the first piece cuts the reply (the chunked
 #    body has no end: curl says the transfer was incomplete) after a
 #    prefix of the right bytes, and serve logs it; found before, a 500;
@@ -33,7 +34,16 @@ with open(sys.argv[1], 'w') as f:
         i += 1
 PY
 import big "$FIX/leak/leak-p-hc.prof" "$T/big.hp"                               # run 1
-SIZE=$(stat -c %s "$T/big.hp")
+# a 3,000-deep -pj chain: 37 MB of folded stacks (each line a whole stack) from a 480 KB profile
+python3 -c '
+import sys
+n = 3000
+ccs = ",".join("{\"id\": %d, \"label\": \"f%d\", \"module\": \"Deep\", \"src_loc\": \"Deep.hs:%d:1\", \"is_caf\": false}" % (i, i, i) for i in range(1, n + 1))
+head = "{\"program\": \"deep\", \"arguments\": [\"deep\"], \"rts_arguments\": [\"-pj\"], \"end_time\": \"Sat Nov 21 07:40 2026\", \"initial_capabilities\": 0, \"total_time\": 1.0, \"total_ticks\": %d, \"tick_interval\": 1000, \"total_alloc\": %d, \"cost_centres\": [%s], \"profile\": " % (n, 64 * n, ccs)
+body = "".join("{\"id\": %d, \"entries\": 1, \"alloc\": 64, \"ticks\": 1, \"children\": [" % i for i in range(1, n + 1)) + "]}" * n
+open(sys.argv[1], "w").write(head + body + "}\n")' "$T/deep-pj.prof"
+"$MKDISK" --prof "$T/deep-pj.prof" "$T/deep.disk" >/dev/null && "$PROFDB" import-disk --name deep "$T/deep.disk" >/dev/null ||
+	{ echo "import of deep failed"; exit 99; }                                    # run 2
 
 # start_serve LOG [profdb options]: serve on a port of the kernel's choosing; PID in SP, URL in SURL
 start_serve() {
@@ -48,9 +58,10 @@ SERVE_PID=$SP URL=$SURL
 grep -q serving "$T/serve.log" && ok || { fail "serve did not start: $(cat "$T/serve.log")"; finish test_serve_load; exit 1; }
 
 # --- three slow readers of a big download ----------------------------------------------
-python3 - "${URL#http://}" "$SERVE_PID" >"$T/slow" 2>&1 <<'PY' && ok || fail "slow readers: $(cat "$T/slow")"
+slow_readers() { # PATH: three readers of PATH that never keep up, serve's peak RSS under 64 MiB
+python3 - "${URL#http://}" "$SERVE_PID" "$1" >"$T/slow" 2>&1 <<'PY' && ok || fail "slow readers of $1: $(cat "$T/slow")"
 import socket, sys, time
-hostport, pid = sys.argv[1], sys.argv[2]
+hostport, pid, path = sys.argv[1], sys.argv[2], sys.argv[3]
 host, port = hostport.split(':')
 def vm(key):
     return int([l for l in open('/proc/%s/status' % pid) if l.startswith(key + ':')][0].split()[1])
@@ -59,7 +70,7 @@ for _ in range(3):
     s = socket.socket()
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     s.connect((host, int(port)))
-    s.sendall(b'GET /runs/1/hp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    s.sendall(b'GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n' % path.encode())
     socks.append(s)
 got = [0] * 3
 for _ in range(30):  # a few bytes each, then a pause: readers that never keep up
@@ -67,13 +78,21 @@ for _ in range(30):  # a few bytes each, then a pause: readers that never keep u
         got[i] += len(s.recv(512))
     time.sleep(0.1)
 hwm = vm('VmHWM')
-print('VmHWM %d kB, VmRSS %d kB, read %s' % (hwm, vm('VmRSS'), got))
+print('%s: VmHWM %d kB, VmRSS %d kB, read %s' % (path, hwm, vm('VmRSS'), got))
 assert all(g > 0 for g in got), got
-assert hwm < 64 * 1024, 'serve peaked at %d kB with three slow readers of a %s download' % (hwm, 'big')
+assert hwm < 64 * 1024, 'serve peaked at %d kB with three slow readers of %s' % (hwm, path)
 for s in socks:
     s.close()
 PY
 cat "$T/slow"
+}
+slow_readers /runs/1/hp
+slow_readers /runs/2/folded
+curl -s --max-time 120 -o "$T/got.folded" "$URL/runs/2/folded"
+"$PROFDB" flame 2 >"$T/flame.folded" 2>/dev/null || fail "flame"
+[ "$(stat -c %s "$T/flame.folded")" -gt 30000000 ] && ok || fail "the deep chain's folded stacks: $(stat -c %s "$T/flame.folded") bytes"
+same "$T/got.folded" "$T/flame.folded"
+rm -f "$T/got.folded" "$T/flame.folded"
 # the bytes are export's, chunked (the size is not known before the end)
 "$PROFDB" export 1 --hp "$T/export.hp" >/dev/null 2>&1 || fail "export"
 curl -s --max-time 120 -D "$T/hdr" -o "$T/got.hp" "$URL/runs/1/hp"
@@ -142,7 +161,7 @@ NS=$(grep -c BEGIN_SAMPLE "$HP")
 ( "$STUB" --mode halvm --domid "$DOM" --prof "$FIX/phases/phases-p-hc.prof" --hp "$HP" --pace 60 -q >"$T/stub.log" 2>&1
   echo "stub exit $?" >>"$T/stub.log"; sleep 1; "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null ) &
 GUEST=$!
-state() { curl -s --max-time 5 "$URL/api/runs/2" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("state"))' 2>/dev/null; }
+state() { curl -s --max-time 5 "$URL/api/runs/3" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("state"))' 2>/dev/null; }
 for _ in $(seq 100); do [ "$(state)" = running ] && break; sleep 0.1; done
 [ "$(state)" = running ] && ok || fail "the live run is not running: $(state)"
 python3 - "${URL#http://}" "$SERVE_PID" 30 "$NS" >"$T/streams" 2>&1 <<'PY' && ok || fail "30 streams: $(cat "$T/streams")"
@@ -159,7 +178,7 @@ c0, t0 = cpu(), time.time()
 socks = []
 for _ in range(n):
     s = socket.create_connection((host, int(port)))
-    s.sendall(b'GET /api/runs/2/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
+    s.sendall(b'GET /api/runs/3/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')
     socks.append(s)
 bufs = [b''] * n
 open_ = set(range(n))
