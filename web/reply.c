@@ -66,7 +66,8 @@ static void stream_unref(struct reply_stream *st)
 	free(st);
 }
 
-/* The pipe's write end (fopencookie): blocks while the pipe is full. */
+/* The pipe's write end (fopencookie): blocks while the pipe is full; 0
+ * once the client went (the FILE's error then). */
 static ssize_t stream_write(void *cookie, const char *buf, size_t n)
 {
 	struct reply_stream *st = cookie;
@@ -96,7 +97,7 @@ static ssize_t stream_write(void *cookie, const char *buf, size_t n)
 	}
 	int gone = st->aborted;
 	pthread_mutex_unlock(&st->mu);
-	return gone ? -1 : (ssize_t)n;
+	return gone ? 0 : (ssize_t)n; /* 0: an error (fopencookie(3): never negative) */
 }
 
 static void *stream_main(void *arg)
