@@ -156,7 +156,7 @@ static enum MHD_Result send_streamed(struct MHD_Connection *c, struct web *w, re
 /* What a streamed page renders: its route, copied (the producer's thread
  * outlives nothing of the request's). */
 struct page_job {
-	enum { JOB_RUN, JOB_DOWNLOAD, JOB_COMPARE } kind;
+	enum { JOB_RUN, JOB_DOWNLOAD, JOB_COMPARE, JOB_TIMELINE } kind;
 	int64_t id;
 	char what[64];
 	char a[32], b[32];
@@ -180,6 +180,8 @@ static void page_job_run(struct web *w, void *ctx, struct reply *r)
 		page_run(w, j->id, r);
 	else if (j->kind == JOB_DOWNLOAD)
 		page_download(w, j->id, j->what, r);
+	else if (j->kind == JOB_TIMELINE)
+		page_timeline(w, j->id, r);
 	else
 		page_compare(w, job_arg, j, r);
 }
@@ -342,7 +344,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		else if (strcmp(rest, "events") == 0)
 			return send_stream(c, events_run(w, id), state);
 		else if (strcmp(rest, "eventlog") == 0)
-			page_timeline(w, id, &r);
+			return send_page(c, w, &(struct page_job){.kind = JOB_TIMELINE, .id = id}, url, *state);
 		else
 			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events and eventlog)");
 	} else if (strcmp(url, "/metrics") == 0) {
