@@ -80,7 +80,7 @@ int flame_folded(FILE *f, const struct time_profile *p, enum flame_by by)
 		free(path);
 		return -1;
 	}
-	for (size_t i = 0; i < p->nnodes; i++) {
+	for (size_t i = 0; i < p->nnodes && !ferror(f); i++) { /* a reader gone: no more to write */
 		if (!self[i])
 			continue;
 		size_t d = tp_stack(p, (uint32_t)i, path);

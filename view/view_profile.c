@@ -227,6 +227,37 @@ static int follow_device(struct store *s, int64_t run_id, const char *role, uint
 	return 0;
 }
 
+int view_read_device_bytes(struct store *s, int64_t run_id, const char *role, uint64_t from, uint64_t to,
+                           view_profile_sink sink, void *ctx, uint64_t *end, char *err, size_t len)
+{
+	struct store_device_info dev;
+	*end = from;
+	int rc = store_find_device(s, run_id, role, &dev);
+	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
+		return 0; /* nothing written yet */
+	if (rc != 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
+	}
+	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
+	if (size > written)
+		size = written;
+	if (size > to)
+		size = to;
+	if (size <= from)
+		return 0;
+	struct zero_filler z = {sink, ctx}; /* a hole reads as zeros (and fails the parse) */
+	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + from, size - from, range_cb, &z);
+	if (rc < 0) {
+		snprintf(err, len, "%s", store_errmsg(s));
+		return -1;
+	}
+	if (rc > 0)
+		return 1;
+	*end = size;
+	return 0;
+}
+
 int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
                     size_t len)
 {

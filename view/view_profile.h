@@ -94,6 +94,16 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
                      size_t len);
 
+/* The bytes [from, to) of a run's profile device (role "hp", "eventlog")
+ * to sink, inside the caller's read transaction, never past what the
+ * guest wrote (its status block's size): *end is where they stopped
+ * (from when nothing is there yet).  0, or -1 with the store's error in
+ * err; 1 when the sink stopped it.  The bytes before a status block's size
+ * never change, so a range read in one snapshot is the same in any later
+ * one (what lets serve's event streams share one read per change). */
+int view_read_device_bytes(struct store *s, int64_t run_id, const char *role, uint64_t from, uint64_t to,
+                           view_profile_sink sink, void *ctx, uint64_t *end, char *err, size_t len);
+
 /* Where a running run's heap profile comes from, inside the caller's
  * read transaction: VIEW_HEAP_HP once the guest wrote its .hp's status
  * block, else VIEW_HEAP_EVENTLOG once it wrote its eventlog's (the heap

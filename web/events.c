@@ -2,10 +2,14 @@
  * events.c - Server-Sent Event streams (text/event-stream): /api/runs/N/events
  * keeps a run page live, /api/events the catalogue.
  *
- * A run stream keeps its own read-only store connection and its own
- * incremental .hp parser: after each change of the store (live.h) it reads
- * only the bytes the guest's status block added since the last look and
- * feeds them on.  The guest flushes its heap profile after every sample
+ * A run stream keeps its own incremental .hp parser: after each change of
+ * its run it feeds on only the bytes the guest's status block added since
+ * the last look.  Those bytes, the run's row and its eventlog's size are
+ * read once per change for every stream of the run (struct run_snap: one
+ * read-only connection and one read transaction per change, the first
+ * stream to see the change reads, the others take the same bytes; a
+ * stream that fell behind the shared bytes reads the gap itself), so 120
+ * pages of one live run cost the store what one does.  The guest flushes its heap profile after every sample
  * and then rewrites the status block, so the status block's size always
  * ends on a complete sample; the bytes before it never change.  Events:
  *
@@ -46,6 +50,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,6 +71,7 @@
 #define CATALOGUE_EVERY_MS 250  /* a catalogue stream's look, at most */
 #define KEEPALIVE_MS 15000
 #define CLIENT_CHECK_MS 1000    /* how often a waiting stream looks at its client */
+#define SNAP_KEEP_BYTES (4 << 20) /* a run's bytes kept for its streams to take */
 
 struct event_stream {
 	struct web *w;
@@ -82,8 +88,8 @@ struct event_stream {
 	int run_seen, run_pending;
 	/* a run stream */
 	int64_t run_id;
-	struct store *s;
-	ino_t ino;
+	struct run_snap *snap;    /* its run's shared reads */
+	int retry;                /* the last look failed: look again when quiet */
 	struct hp_profile hp;
 	uint64_t fed;
 	int hp_failed;
@@ -248,41 +254,177 @@ static void send_heap(struct event_stream *e)
 	e->have_prev = 1;
 }
 
-/* (Re)opens the store when there is none or the file was replaced. */
-static int run_store(struct event_stream *e)
+/* ---- one read per change of a run, for all its streams ----------------------- */
+
+struct run_snap {
+	int64_t run_id;
+	int refs;                 /* streams of the run (under snaps_mu) */
+	struct run_snap *next;
+	pthread_mutex_t mu;       /* held while reading and while a stream takes */
+	int taken;
+	uint64_t gen;             /* the run's change count when it was read */
+	int64_t taken_us;
+	struct store *s;          /* read-only, reopened when the file is replaced */
+	ino_t ino;
+	int rc;                   /* 0; STORE_ENOTFOUND: the run went; else failed (err) */
+	char err[400];
+	struct store_run run;
+	enum view_heap_source src;
+	char *bytes;              /* [base, base + nbytes) of src's device: the last reads' */
+	size_t nbytes, cap;
+	uint64_t base;
+	int el_now;               /* the run has an eventlog the guest wrote: its size */
+	uint64_t el_size;
+};
+
+static pthread_mutex_t snaps_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct run_snap *snaps;
+
+static struct run_snap *snap_get(int64_t run_id)
 {
-	struct stat st;
-	if (e->s && stat(e->w->db, &st) == 0 && st.st_ino == e->ino)
-		return 0;
-	if (e->s) {
-		store_close(e->s);
-		e->s = NULL;
+	pthread_mutex_lock(&snaps_mu);
+	struct run_snap *sn = snaps;
+	while (sn && sn->run_id != run_id)
+		sn = sn->next;
+	if (!sn && (sn = calloc(1, sizeof(*sn)))) {
+		sn->run_id = run_id;
+		pthread_mutex_init(&sn->mu, NULL);
+		sn->next = snaps;
+		snaps = sn;
 	}
-	char err[256];
-	if (store_open(&e->s, e->w->db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, err,
-	               sizeof(err)) != 0) {
-		e->s = NULL;
-		emit_problem(e, err);
-		return -1;
+	if (sn)
+		sn->refs++;
+	pthread_mutex_unlock(&snaps_mu);
+	return sn;
+}
+
+static void snap_put(struct run_snap *sn)
+{
+	if (!sn)
+		return;
+	pthread_mutex_lock(&snaps_mu);
+	if (--sn->refs > 0) {
+		pthread_mutex_unlock(&snaps_mu);
+		return;
 	}
-	e->ino = stat(e->w->db, &st) == 0 ? st.st_ino : 0;
+	for (struct run_snap **p = &snaps; *p; p = &(*p)->next)
+		if (*p == sn) {
+			*p = sn->next;
+			break;
+		}
+	pthread_mutex_unlock(&snaps_mu);
+	if (sn->s)
+		store_close(sn->s);
+	pthread_mutex_destroy(&sn->mu);
+	free(sn->bytes);
+	free(sn);
+}
+
+static const char *src_role(enum view_heap_source src)
+{
+	return src == VIEW_HEAP_HP ? "hp" : "eventlog";
+}
+
+static int snap_append(void *ctx, const void *data, size_t len)
+{
+	struct run_snap *sn = ctx;
+	if (sn->nbytes + len > sn->cap) {
+		size_t cap = sn->cap ? sn->cap : 65536;
+		while (cap < sn->nbytes + len)
+			cap *= 2;
+		char *p = realloc(sn->bytes, cap);
+		if (!p)
+			return 1;
+		sn->bytes = p;
+		sn->cap = cap;
+	}
+	memcpy(sn->bytes + sn->nbytes, data, len);
+	sn->nbytes += len;
 	return 0;
 }
 
-/* A store that failed a read: said once, and a fresh connection next time
+/* A store failure: said by every stream, and a fresh connection next time
  * (the file may have been replaced or repaired meanwhile). */
-static void store_failed(struct event_stream *e, int rc)
+static void snap_failed(struct run_snap *sn, int rc, const char *msg)
 {
-	if (rc == STORE_ENOTFOUND) {
-		emit_problem(e, "the run is no longer in the store");
-		e->ended = 1;
-		return;
+	sn->rc = rc ? rc : -1;
+	snprintf(sn->err, sizeof(sn->err), "%s", msg);
+	if (sn->s && rc != STORE_ENOTFOUND) {
+		store_close(sn->s);
+		sn->s = NULL;
 	}
-	char msg[300];
-	snprintf(msg, sizeof(msg), "%s", store_errmsg(e->s));
-	emit_problem(e, msg);
-	store_close(e->s);
-	e->s = NULL;
+}
+
+/* The run as it is now, in one read transaction (under sn->mu): the bytes
+ * its heap source added since the last read, its row, its eventlog's size. */
+static void snap_take(struct web *w, struct run_snap *sn)
+{
+	struct stat st;
+	char err[400];
+	sn->taken = 1;
+	sn->taken_us = now_us();
+	sn->gen = activity_count(w->activity, sn->run_id); /* a change after it is read again */
+	sn->rc = 0;
+	if (sn->s && !(stat(w->db, &st) == 0 && st.st_ino == sn->ino)) {
+		store_close(sn->s); /* the file was replaced */
+		sn->s = NULL;
+	}
+	if (!sn->s) {
+		if (store_open(&sn->s, w->db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, err,
+		               sizeof(err)) != 0) {
+			sn->s = NULL;
+			return snap_failed(sn, -1, err);
+		}
+		sn->ino = stat(w->db, &st) == 0 ? st.st_ino : 0;
+	}
+	int rc = store_read_begin(sn->s);
+	if (rc != 0)
+		return snap_failed(sn, rc, store_errmsg(sn->s));
+	atomic_fetch_add(&w->metrics.snapshot_reads, 1);
+	if (sn->src != VIEW_HEAP_HP) {
+		enum view_heap_source src = view_heap_source(sn->s, sn->run_id);
+		if (src != sn->src)
+			sn->base = sn->nbytes = 0; /* another device: from its start */
+		sn->src = src;
+	}
+	if (sn->src != VIEW_HEAP_NONE) {
+		/* the bytes kept: the last SNAP_KEEP_BYTES (all that came since the
+		 * last read at least), so a stream a few changes behind, or a new
+		 * one of a small profile, reads nothing itself */
+		size_t old = sn->nbytes;
+		uint64_t from = sn->base + sn->nbytes, end;
+		rc = view_read_device_bytes(sn->s, sn->run_id, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
+		                            &end, err, sizeof(err));
+		if (rc != 0) {
+			sn->base = from;
+			sn->nbytes = 0;
+			store_read_end(sn->s);
+			return snap_failed(sn, -1, rc > 0 ? "out of memory" : err);
+		}
+		size_t drop = sn->nbytes > SNAP_KEEP_BYTES ? sn->nbytes - SNAP_KEEP_BYTES : 0;
+		if (drop > old)
+			drop = old;
+		if (drop) {
+			memmove(sn->bytes, sn->bytes + drop, sn->nbytes - drop);
+			sn->nbytes -= drop;
+			sn->base += drop;
+		}
+	}
+	if ((rc = store_get_run(sn->s, sn->run_id, &sn->run)) != 0) {
+		snprintf(err, sizeof(err), "%s", rc == STORE_ENOTFOUND ? "the run is no longer in the store"
+		                                                        : store_errmsg(sn->s));
+		store_read_end(sn->s);
+		return snap_failed(sn, rc, err);
+	}
+	struct store_device_info dev;
+	sn->el_now = sn->run.eventlog_bytes >= 0 && store_find_device(sn->s, sn->run_id, "eventlog", &dev) == 0 &&
+	             dev.status == STORE_STATUS_OK;
+	if (sn->el_now) { /* never more than the guest wrote */
+		sn->el_size = (uint64_t)dev.file_size;
+		if (sn->el_size > store_device_written_bytes(&dev))
+			sn->el_size = store_device_written_bytes(&dev);
+	}
+	store_read_end(sn->s);
 }
 
 static int el_heap_cb(void *ctx, const struct gel_event *ev)
@@ -303,53 +445,95 @@ static void restart_heap(struct event_stream *e)
 	e->have_prev = 0;
 }
 
-/* What changed since the last look.  The heap device is looked at every
- * time (one prepared query while nothing changed); the run's row, with
- * its sizes summed over the devices, at most every RUN_EVERY_MS. */
+static int hp_feed_sink(void *ctx, const void *data, size_t len)
+{
+	return hp_feed(ctx, data, len) != 0;
+}
+
+static int el_feed_sink(void *ctx, const void *data, size_t len)
+{
+	return gel_feed(ctx, data, len) != 0;
+}
+
+/* Feeds the stream's parser from *fed to the shared bytes' end (under
+ * sn->mu): a gap before them read by the stream itself, on the shared
+ * connection (the bytes below a status block's size never change). */
+static void feed_from_snap(struct event_stream *e, struct run_snap *sn)
+{
+	int hp = sn->src == VIEW_HEAP_HP;
+	uint64_t *fed = hp ? &e->fed : &e->el_fed;
+	view_profile_sink sink = hp ? hp_feed_sink : el_feed_sink;
+	void *ctx = hp ? (void *)&e->hp : (void *)&e->eld;
+	char err[400];
+	if (*fed < sn->base && sn->s) {
+		uint64_t end = *fed;
+		int rc = store_read_begin(sn->s);
+		if (rc == 0) {
+			atomic_fetch_add(&e->w->metrics.snapshot_reads, 1);
+			rc = view_read_device_bytes(sn->s, e->run_id, src_role(sn->src), *fed, sn->base, sink, ctx, &end,
+			                            err, sizeof(err));
+			store_read_end(sn->s);
+		} else {
+			snprintf(err, sizeof(err), "%s", store_errmsg(sn->s));
+		}
+		*fed = end;
+		if (rc < 0)
+			emit_problem(e, err);
+	}
+	uint64_t end = sn->base + sn->nbytes;
+	if (*fed >= sn->base && *fed < end && !(hp ? e->hp.failed : e->eld.failed || e->hp.failed)) {
+		if (sink(ctx, sn->bytes + (*fed - sn->base), (size_t)(end - *fed)) == 0)
+			*fed = end;
+	}
+	if (hp && e->hp.failed) {
+		snprintf(err, sizeof(err), "heap profile: %s", hp_error(&e->hp));
+		e->hp_failed = 1;
+		emit_problem(e, err);
+	} else if (!hp && (e->eld.failed || e->hp.failed)) {
+		snprintf(err, sizeof(err), "eventlog: %s", e->eld.failed ? gel_error(&e->eld) : hp_error(&e->hp));
+		e->hp_failed = 1;
+		emit_problem(e, err);
+	}
+}
+
+/* What changed since the last look, from the run's shared read: taken
+ * again when the run changed since it was read (the first stream to look
+ * after a change reads, the others take the same), or when a stream due
+ * its run's row finds the read older than RUN_EVERY_MS.  The run's row is
+ * sent at most every RUN_EVERY_MS. */
 static void look_run(struct event_stream *e)
 {
+	struct run_snap *sn = e->snap;
 	struct store_run run;
-	char err[400];
-	if (run_store(e) != 0)
-		return;
-	int rc = store_read_begin(e->s);
-	if (rc != 0)
-		return store_failed(e, rc);
-	if (e->heap_src != VIEW_HEAP_HP) {
-		enum view_heap_source src = view_heap_source(e->s, e->run_id);
-		if (src == VIEW_HEAP_HP && e->heap_src == VIEW_HEAP_EVENTLOG)
-			restart_heap(e); /* the .hp came after all: it is the heap profile */
-		e->heap_src = src;
-	}
-	if (e->heap_src == VIEW_HEAP_EVENTLOG && !e->hp_failed &&
-	    view_follow_eventlog(e->s, e->run_id, &e->eld, &e->el_fed, err, sizeof(err)) != 0) {
-		e->hp_failed = e->eld.failed || e->hp.failed;
-		emit_problem(e, err);
-	}
-	if (e->heap_src == VIEW_HEAP_HP && !e->hp_failed &&
-	    view_follow_heap(e->s, e->run_id, &e->hp, &e->fed, err, sizeof(err)) != 0) {
-		e->hp_failed = e->hp.failed; /* a store error is tried again */
-		emit_problem(e, err);
-	}
 	int64_t now = now_us();
-	int query_run = !e->run_seen || now - e->last_run_us >= RUN_EVERY_MS * 1000;
-	if (query_run && (rc = store_get_run(e->s, e->run_id, &run)) != 0) {
-		store_read_end(e->s);
-		return store_failed(e, rc);
+	int due = !e->run_seen || now - e->last_run_us >= RUN_EVERY_MS * 1000;
+	pthread_mutex_lock(&sn->mu);
+	if (!sn->taken || sn->gen < e->gen || ((due || sn->rc) && now - sn->taken_us >= RUN_EVERY_MS * 1000))
+		snap_take(e->w, sn);
+	if (sn->rc) {
+		char msg[400];
+		int gone = sn->rc == STORE_ENOTFOUND;
+		snprintf(msg, sizeof(msg), "%s", sn->err);
+		pthread_mutex_unlock(&sn->mu);
+		emit_problem(e, msg);
+		e->retry = 1;
+		if (gone)
+			e->ended = 1;
+		return;
 	}
-	if (query_run && run.eventlog_bytes >= 0)
-		e->has_el = 1;
-	uint64_t el_size = 0;
-	struct store_device_info dev;
-	int el_now = e->has_el && store_find_device(e->s, e->run_id, "eventlog", &dev) == 0 &&
-	             dev.status == STORE_STATUS_OK; /* an error: looked at again next time */
-	if (el_now) { /* never more than the guest wrote */
-		el_size = (uint64_t)dev.file_size;
-		if (el_size > store_device_written_bytes(&dev))
-			el_size = store_device_written_bytes(&dev);
+	e->retry = 0;
+	if (e->heap_src != VIEW_HEAP_HP) {
+		if (sn->src == VIEW_HEAP_HP && e->heap_src == VIEW_HEAP_EVENTLOG)
+			restart_heap(e); /* the .hp came after all: it is the heap profile */
+		e->heap_src = sn->src;
 	}
-	store_read_end(e->s);
-	e->run_pending = !query_run;
+	if (e->heap_src != VIEW_HEAP_NONE && !e->hp_failed)
+		feed_from_snap(e, sn);
+	run = sn->run;
+	int el_now = sn->el_now;
+	uint64_t el_size = sn->el_size;
+	pthread_mutex_unlock(&sn->mu);
+	e->run_pending = !due;
 	if (!e->hp_failed)
 		e->last_error[0] = '\0';
 	if (e->hp.nsamples > (e->have_prev ? e->prev.nsamples : 0))
@@ -361,7 +545,7 @@ static void look_run(struct event_stream *e)
 		e->el_sent = el_size;
 		e->el_said = 1;
 	}
-	if (!query_run)
+	if (!due)
 		return;
 	e->run_seen = 1;
 	e->last_run_us = now;
@@ -391,6 +575,10 @@ struct event_stream *events_run(struct web *w, int64_t id)
 	e->w = w;
 	e->client_fd = -1;
 	e->run_id = id;
+	if (!(e->snap = snap_get(id))) {
+		free(e);
+		return NULL;
+	}
 	hp_init(&e->hp);
 	el_heap_init(&e->elh, &e->hp);
 	gel_init(&e->eld, el_heap_cb, &e->elh);
@@ -475,7 +663,7 @@ long events_read(void *cls, uint64_t pos, char *buf, size_t max)
 			 * error tries again; a catalogue looks anyway.  Whatever it
 			 * finds, a quiet stream says it is still here, so that a
 			 * vanished client is noticed. */
-			if (quiet && !(e->run_pending || e->catalogue || !e->s)) {
+			if (quiet && !(e->run_pending || e->catalogue || e->retry)) {
 				append(e, ": still here\n\n", 14);
 				continue;
 			}
@@ -506,8 +694,7 @@ void events_free(void *cls)
 	if (e->access)
 		web_metrics_reply(&e->w->metrics, e->access->status, 0, 1);
 	access_entry_finish(e->w->access_log, e->access);
-	if (e->s)
-		store_close(e->s);
+	snap_put(e->snap);
 	if (!e->catalogue) {
 		gel_free(&e->eld);
 		el_heap_free(&e->elh);

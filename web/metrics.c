@@ -71,6 +71,9 @@ static void serve_part(struct web_metrics *m, FILE *f)
 	fprintf(f, "profsvc_serve_reply_seconds_count %llu\n", count);
 	family(f, "profsvc_serve_event_streams", "gauge", "Server-Sent Event streams open now.");
 	fprintf(f, "profsvc_serve_event_streams %d\n", atomic_load(&m->streams));
+	family(f, "profsvc_serve_snapshot_reads_total", "counter",
+	       "Read transactions of the store made for run event streams (one per change of a run, shared by its streams).");
+	fprintf(f, "profsvc_serve_snapshot_reads_total %llu\n", (unsigned long long)atomic_load(&m->snapshot_reads));
 }
 
 static void store_part(struct web *w, FILE *f)

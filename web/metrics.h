@@ -14,6 +14,7 @@ struct web_metrics {
 	atomic_uint_fast64_t by_status[600];         /* replies by HTTP status (100..599) */
 	atomic_uint_fast64_t duration_le[WEB_DURATION_BUCKETS], duration_count, duration_sum_us;
 	atomic_int streams;                          /* event streams open now */
+	atomic_uint_fast64_t snapshot_reads;         /* run streams' read transactions (events.c) */
 };
 
 /* A reply has gone: its status, and (not a stream) how long it took. */

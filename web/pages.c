@@ -4,7 +4,8 @@
  * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html),
  * and a run's eventlog timeline alone (/api/runs/N/eventlog: the report's
  * section, which a live page fetches again every second).
- * Pages are rendered here whole, guest text escaped by profile/markup.h;
+ * Pages are rendered here (server.c runs them through reply_stream: in
+ * pieces, a slow reader holding a bounded pipe), guest text escaped by profile/markup.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
  */
@@ -404,15 +405,13 @@ static void download_samples(struct web *w, const char *idbuf, const char *what,
 	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
 	char caption[400];
 	view_profile_caption(&rd.run, caption, sizeof(caption));
+	snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf,
+	         ss ? "speedscope.json" : folded ? "folded.txt" : "samples.pb.gz");
 	if (reply_open(r, 200, ss ? "application/json" : folded ? "text/plain; charset=utf-8" : "application/gzip") == 0) {
 		int rc = ss ? samples_write_speedscope(r->f, &sp, caption)
 		         : folded ? samples_write_folded(r->f, &sp) : samples_write_pprof(r->f, &sp);
-		reply_close(r);
-		if (rc != 0)
-			reply_error(r, 500, 0, "could not render (out of memory)");
-		else
-			snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf,
-			         ss ? "speedscope.json" : folded ? "folded.txt" : "samples.pb.gz");
+		if (reply_close(r) != 0 || rc != 0)
+			reply_error(r, 500, 0, "could not render (out of memory, or the client went)");
 	}
 	samples_free(&sp);
 }
@@ -427,14 +426,15 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
 	is_hp |= strcmp(what, "eventlog") == 0; /* the guest's bytes as they are, like the .hp */
 	if (strcmp(what, "report.html") == 0) {
+		/* named before it is rendered: a streamed reply's headers go with its
+		 * first piece (an error page takes the name away) */
+		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"report-%s.html\"", idbuf);
 		render_report(w, id, NULL, 0, r);
-		if (r->status == 200)
-			snprintf(r->disposition, sizeof(r->disposition),
-			         "attachment; filename=\"report-%s.html\"", idbuf);
 		return;
 	}
 	if (is_prof || is_hp) {
 		struct view_profile_read rd;
+		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf, what);
 		if (reply_open(r, 200, "application/octet-stream") != 0)
 			return;
 		struct sink_ctx sc = {r->f};
@@ -445,9 +445,7 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		if (bad) /* damaged stored data is the server's trouble, not a missing file */
 			return reply_error(r, strstr(view_err_first(&e), STORE_DAMAGE_WORDS) ? 500 : 404, 0, "%s",
 			                   view_err_first(&e));
-		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
-		         idbuf, what);
-		if (rd.salvaged) {
+		if (rd.salvaged) { /* known at the end: sent only with a reply that fitted one piece */
 			snprintf(r->note_buf, sizeof(r->note_buf), "salvaged: %s", rd.note);
 			r->note = r->note_buf;
 		}
@@ -476,14 +474,12 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	}
 	char caption[400];
 	view_profile_caption(&rd.run, caption, sizeof(caption));
+	snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf,
+	         ss ? "speedscope.json" : "folded.txt");
 	if (reply_open(r, 200, ss ? "application/json" : "text/plain; charset=utf-8") == 0) {
 		int rc = ss ? speedscope_write(r->f, &tp, caption) : flame_folded(r->f, &tp, FLAME_TIME);
-		reply_close(r);
-		if (rc != 0)
-			reply_error(r, 500, 0, "could not render (out of memory)");
-		else
-			snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"",
-			         idbuf, ss ? "speedscope.json" : "folded.txt");
+		if (reply_close(r) != 0 || rc != 0)
+			reply_error(r, 500, 0, "could not render (out of memory, or the client went)");
 	}
 	tp_free(&tp);
 }

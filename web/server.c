@@ -123,6 +123,93 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, con
 	return ret;
 }
 
+/* A reply rendered in pieces (reply_stream): whole when it fitted one
+ * pipe, else its headers now and the rest as the client reads it. */
+static enum MHD_Result send_streamed(struct MHD_Connection *c, struct web *w, reply_fn fn, void *ctx,
+                                     void (*ctx_free)(void *), const char *url, struct access_entry *a)
+{
+	struct reply r = {0};
+	struct reply_stream *st;
+	if (reply_stream(w, fn, ctx, ctx_free, &r, &st) != 0 || !st)
+		return send_reply(c, &r, url, a);
+	const struct reply *h = reply_stream_headers(st);
+	if (a)
+		a->status = h->status;
+	reply_stream_set_access(st, a, url);
+	struct MHD_Response *resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024,
+	        (MHD_ContentReaderCallback)reply_stream_read, st, reply_stream_free);
+	if (!resp) {
+		reply_stream_free(st);
+		return MHD_NO;
+	}
+	common_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", h->type ? h->type : "text/plain; charset=utf-8");
+	if (h->disposition[0])
+		MHD_add_response_header(resp, "Content-Disposition", h->disposition);
+	if (h->note)
+		MHD_add_response_header(resp, "X-Profsvc-Note", h->note);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)h->status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* What a streamed page renders: its route, copied (the producer's thread
+ * outlives nothing of the request's). */
+struct page_job {
+	enum { JOB_RUN, JOB_DOWNLOAD, JOB_COMPARE, JOB_TIMELINE } kind;
+	int64_t id;
+	char what[64];
+	char a[32], b[32];
+	int has_a, has_b;
+};
+
+static const char *job_arg(void *req, const char *key)
+{
+	struct page_job *j = req;
+	if (strcmp(key, "a") == 0)
+		return j->has_a ? j->a : NULL;
+	if (strcmp(key, "b") == 0)
+		return j->has_b ? j->b : NULL;
+	return NULL;
+}
+
+static void page_job_run(struct web *w, void *ctx, struct reply *r)
+{
+	struct page_job *j = ctx;
+	if (j->kind == JOB_RUN)
+		page_run(w, j->id, r);
+	else if (j->kind == JOB_DOWNLOAD)
+		page_download(w, j->id, j->what, r);
+	else if (j->kind == JOB_TIMELINE)
+		page_timeline(w, j->id, r);
+	else
+		page_compare(w, job_arg, j, r);
+}
+
+static enum MHD_Result send_page(struct MHD_Connection *c, struct web *w, struct page_job *j, const char *url,
+                                 struct access_entry *a)
+{
+	struct page_job *copy = malloc(sizeof(*copy));
+	if (!copy)
+		return MHD_NO;
+	*copy = *j;
+	return send_streamed(c, w, page_job_run, copy, free, url, a);
+}
+
+/* An argument of at most cap - 1 bytes into buf (a longer one is refused
+ * by the page as it would be: cut to something that is no run id). */
+static int copy_arg(struct MHD_Connection *c, const char *key, char *buf, size_t cap)
+{
+	const char *v = conn_arg(c, key);
+	if (!v)
+		return 0;
+	if (strlen(v) >= cap)
+		snprintf(buf, cap, "x");
+	else
+		snprintf(buf, cap, "%s", v);
+	return 1;
+}
+
 /* The stream takes the request's log entry: it is written when the stream
  * ends, with what it sent. */
 static enum MHD_Result send_stream(struct MHD_Connection *c, struct event_stream *e, void **state)
@@ -230,12 +317,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		int64_t id = split_run(url + 6, &rest);
 		if (id < 0)
 			reply_error(&r, 404, 0, "no such page: runs are /runs/N, N a run id");
-		else if (!*rest)
-			page_run(w, id, &r);
-		else
-			page_download(w, id, rest, &r);
+		else if (strlen(rest) >= sizeof(((struct page_job *)0)->what))
+			reply_error(&r, 404, 0, "no such file of a run");
+		else {
+			struct page_job j = {.kind = *rest ? JOB_DOWNLOAD : JOB_RUN, .id = id};
+			snprintf(j.what, sizeof(j.what), "%s", rest);
+			return send_page(c, w, &j, url, *state);
+		}
 	} else if (strcmp(url, "/compare") == 0) {
-		page_compare(w, conn_arg, c, &r);
+		struct page_job j = {.kind = JOB_COMPARE};
+		j.has_a = copy_arg(c, "a", j.a, sizeof(j.a));
+		j.has_b = copy_arg(c, "b", j.b, sizeof(j.b));
+		return send_page(c, w, &j, url, *state);
 	} else if (strcmp(url, "/api/runs") == 0) {
 		api_runs(w, conn_arg, c, &r);
 	} else if (strncmp(url, "/api/runs/", 10) == 0) {
@@ -251,7 +344,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		else if (strcmp(rest, "events") == 0)
 			return send_stream(c, events_run(w, id), state);
 		else if (strcmp(rest, "eventlog") == 0)
-			page_timeline(w, id, &r);
+			return send_page(c, w, &(struct page_job){.kind = JOB_TIMELINE, .id = id}, url, *state);
 		else
 			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events and eventlog)");
 	} else if (strcmp(url, "/metrics") == 0) {

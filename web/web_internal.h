@@ -1,6 +1,6 @@
 /*
  * web_internal.h - what the server's parts share: a reply being built
- * (status, type, body in memory), the request's query arguments, and the
+ * (status, type, body in memory or streamed through a pipe), the request's query arguments, and the
  * entry points of pages.c, api.c and events.c that server.c routes to;
  * reply.c builds the replies, below them all.
  */
@@ -33,8 +33,10 @@ struct web {
 	struct web_metrics metrics;      /* replies counted for /metrics */
 };
 
-/* One response, rendered whole into memory before it is sent (a render
- * that fails half-way sends an error page, not half a page). */
+/* One response.  Rendered whole into memory before it is sent (a render
+ * that fails half-way sends an error page, not half a page), or, run by
+ * reply_stream, into a bounded pipe a connection drains (reply.c). */
+struct reply_stream;
 struct reply {
 	int status;
 	const char *type;         /* Content-Type */
@@ -44,6 +46,8 @@ struct reply {
 	FILE *f;                  /* open on body while rendering */
 	const char *note;         /* X-Profsvc-Note, e.g. what salvage did */
 	char note_buf[320];
+	struct reply_stream *st;  /* reply_stream's: the first reply_open writes into it */
+	int st_used;
 };
 
 /* A request's query argument, or NULL. */
@@ -61,6 +65,36 @@ void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
 char *json_dump_inert(const json_t *v);
 /* A jansson value as the reply (stolen). */
 void reply_json(struct reply *r, json_t *v);
+
+/*
+ * A reply rendered in pieces: fn(w, ctx, r) runs in a thread of its own,
+ * and what its first reply_open's r->f gets goes through a pipe of
+ * REPLY_STREAM_BYTES that the connection drains as the client reads, so
+ * a reply holds that much whatever its size and a slow reader holds no
+ * more.  fn keeps its view (one read transaction) to its end.  Until the
+ * pipe first fills, nothing is sent: a reply that fits is sent whole (with
+ * its Content-Length), and an error found by then is an error page as
+ * before (fn's reply_error).  Once the pipe filled, the status, type,
+ * disposition and note are sent as they were then and the rest goes
+ * chunked; a failure past that point (damaged data found midway, a write
+ * error) cuts the connection after the bytes before it: the chunked body
+ * has no last chunk, so the client sees an incomplete transfer, never a
+ * complete file (and the server logs it).  Returns 0 with the outcome:
+ * *whole (r filled, sent by send_reply) or *st (hand it to
+ * reply_stream_response); -1 when no thread could start (r is a 500).
+ */
+#define REPLY_STREAM_BYTES (1024 * 1024)
+typedef void (*reply_fn)(struct web *w, void *ctx, struct reply *r);
+int reply_stream(struct web *w, reply_fn fn, void *ctx, void (*ctx_free)(void *), struct reply *r,
+                 struct reply_stream **st);
+/* libmicrohttpd's content reader of a stream that filled its pipe (the
+ * status and headers of r as they were then are in *hdr), and its free
+ * (the producer is stopped, its thread ends on its own). */
+long reply_stream_read(void *cls, uint64_t pos, char *buf, size_t max);
+void reply_stream_free(void *cls);
+const struct reply *reply_stream_headers(struct reply_stream *st);
+/* The request's access-log entry, whose bytes the stream counts. */
+void reply_stream_set_access(struct reply_stream *st, struct access_entry *a, const char *url);
 
 /* The most runs one catalogue page or /api/runs reply holds. */
 #define WEB_MAX_LIMIT 5000
