@@ -11,7 +11,8 @@
 #  - 30 event streams of one live run share one store read per change
 #    (profsvc_serve_snapshot_reads_total: about K for K changes, not 30 K),
 #    each stream still gets every sample and the end;
-#  - serve started under nice 10 (the unit's Nice=) runs every thread at 10.
+#  - serve started under nice 10 (the unit's Nice=) runs every thread at 10
+#    (above the nice this test runs at).
 # No timed assertions: sizes, counts and bytes.
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
@@ -200,7 +201,9 @@ for i, b in enumerate(bufs):
     runs = [json.loads(l[6:]) for l in b.decode('utf-8', 'replace').split('\n') if l.startswith('data: {"run_id"')]
     assert runs and runs[-1]['samples'] == ns, 'stream %d: %s samples, want %d' % (i, runs and runs[-1]['samples'], ns)
 print('threads nice %s, serve cpu %.2f s over %.1f s' % (sorted(threads_nice), (cpu() - c0) / 100.0, time.time() - t0))
-assert threads_nice == {10}, 'serve threads at nice %s, want all at 10' % sorted(threads_nice)
+import os
+want_nice = min(19, os.nice(0) + 10)  # nice -n 10 from wherever this test runs
+assert threads_nice == {want_nice}, 'serve threads at nice %s, want all at %d' % (sorted(threads_nice), want_nice)
 PY
 cat "$T/streams"
 wait $GUEST
