@@ -38,8 +38,8 @@
     return ns < 1e3 ? ns.toFixed(0) + ' ns' : ns < 1e6 ? (ns / 1e3).toFixed(1) + ' \u00b5s'
       : ns < 1e9 ? (ns / 1e6).toFixed(2) + ' ms' : (ns / 1e9).toFixed(3) + ' s';
   }
-  function tickStep(span) {
-    var raw = span / 6, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1))), m = raw / p;
+  function tickStep(span, n) {   // a round step giving about n ticks
+    var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1))), m = raw / p;
     return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
   }
   var KIND = { creates: '#2e7d32', read: '#1565c0', try_read: '#64b5f6', signal: '#8e24aa',
@@ -98,7 +98,7 @@
     });
     svg.appendChild(defs);
     // the time axis, from the trace's first event
-    var step = tickStep(span), g = el('g', { class: 'tt-axis' });
+    var step = tickStep(span, Math.max(2, Math.floor(W / 120))), g = el('g', { class: 'tt-axis' });
     for (var t = Math.ceil((v0 - whole.t0) / step) * step, i = 0; t + whole.t0 <= v1 && i < 40; t += step, i++) {
       var x = X(t + whole.t0);
       g.appendChild(el('line', { x1: x, x2: x, y1: AX - 4, y2: H, stroke: '#eee' }));
@@ -133,11 +133,11 @@
       if (th.end < v0 || th.start > v1) return;
       var y = top + L.lane[th.id] * rowH + rowH / 2, x0 = Math.max(X(th.start), 0), x1 = Math.min(Math.max(X(th.end), x0 + 2), W);
       var ln = el('line', { x1: x0, x2: x1, y1: y, y2: y, class: 'th' + (th.id === sel ? ' sel' : ''), 'data-thread': th.id,
-                            stroke: th.ended ? '#555' : '#999', 'stroke-width': Math.max(3, rowH * 0.5) });
+                            stroke: th.ended ? '#666' : '#aaa', 'stroke-width': Math.max(3, rowH * 0.3) });
       ln.appendChild(el('title', {}, (th.label !== null ? th.label + ' ' : '') + '(thread ' + th.id + ')'));
       gt.appendChild(ln);
       if (rowH >= 9 && x1 - x0 > 30) {
-        var lb = el('text', { x: x0 + 2, y: y - 2, class: 'tt-label', 'data-thread': th.id },
+        var lb = el('text', { x: x0 + 2, y: y - rowH * 0.15 - 1, class: 'tt-label', 'data-thread': th.id },
                     th.label !== null ? th.label : '#' + th.id);
         gt.appendChild(lb);
       }
@@ -182,6 +182,7 @@
     svg.setAttribute('data-arrows-drawn', na);
     svg.setAttribute('data-gc-drawn', ngc);
     svg.setAttribute('data-source', d === whole ? 'run' : 'window');
+    svg.setAttribute('data-events', whole.events);
     var say = [];
     if (d.threads.length < d.threads_total) say.push(d.threads.length + ' of ' + d.threads_total + ' threads');
     if (d.arrows.length < d.arrows_total) say.push(d.arrows.length + ' of ' + d.arrows_total + ' arrows');

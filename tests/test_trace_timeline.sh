@@ -44,6 +44,7 @@ if [ $browser = no ] && [ -n "${CI:-}" ]; then
 	exit 1
 fi
 
+import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no trace
 start_xensim
 "$BACKEND" start --platform sim --db "$PROFSVC_DB" --max-trace-pages 256 --foreground >>"$T/backend.log" 2>&1 &
 disown
@@ -78,11 +79,13 @@ get() { curl -s --max-time 30 -o "$T/body" -w '%{http_code}' "$URL$1"; }
 [ "$(get "/api/runs/$R/trace-timeline")" = 200 ] && cp "$T/body" "$T/tl.json" && json_ok "$T/tl.json" && ok ||
 	fail "GET /api/runs/$R/trace-timeline: $(head -c 300 "$T/body")"
 out=$($CHECK model "$T/tl.json" "$T/kinds.bt") && ok || fail "$out"
+python3 "$S/tests/json_shapes.py" trace_timeline "$T/tl.json" && ok || fail "the model is not as docs/json.md says"
 echo "$out"
 # a thread's events: the one with the most
 TID=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(max(d["threads"], key=lambda t: t["events"])["id"])' "$T/tl.json")
 [ "$(get "/api/runs/$R/trace-timeline?thread=$TID")" = 200 ] && cp "$T/body" "$T/thread.json" && ok || fail "?thread=$TID: $(head -c 300 "$T/body")"
 out=$($CHECK thread "$T/thread.json" "$T/kinds.bt" "$TID") && ok || fail "$out"
+python3 "$S/tests/json_shapes.py" trace_thread "$T/thread.json" && ok || fail "?thread= is not as docs/json.md says"
 # a window: the middle third, only what is in it
 read -r T0 T1 < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["t0"], d["t1"])' "$T/tl.json")
 A=$((T0 + (T1 - T0) / 3)) B=$((T0 + 2 * (T1 - T0) / 3))
@@ -153,7 +156,7 @@ echo "test_trace_timeline: 300,000-event trace: model $size bytes, page $(stat -
 
 # --- live: watch and the page ------------------------------------------------------------------
 DOM=$("$XS" create --dir "$XENSIM_DIR" --name live)
-"$STUB" --platform sim --mode mirage --domid "$DOM" -q --pages 64 --events 6000 --rate 400 >"$T/live.stub" 2>&1 &
+"$STUB" --platform sim --mode mirage --domid "$DOM" -q --pages 4 --events 12000 --rate 400 >"$T/live.stub" 2>&1 &
 STUB_PID=$!
 LIVE=
 for _ in $(seq 100); do LIVE=$(run_of live); [ -n "$LIVE" ] && break; sleep 0.1; done
@@ -195,4 +198,6 @@ assert set(tr[0]) == {"events", "packets_kept", "packets_lost", "threads", "thre
                       "gc_longest_ns", "span_ns", "ended", "counters"}, set(tr[0])
 assert "end" in docs[-1]
 PY
+grep '"trace"' "$T/watch.json" | tail -1 >"$T/wt.json" && python3 "$S/tests/json_shapes.py" watch_trace "$T/wt.json" && ok ||
+	fail "watch's trace object is not as docs/json.md says"
 finish test_trace_timeline

@@ -372,19 +372,20 @@ void page_timeline(struct web *w, int64_t id, struct reply *r)
 	view_eventlog_free(&el);
 }
 
-/* A run's trace loaded in one snapshot: 0, or an error replied. */
-static int trace_of(struct web *w, int64_t id, struct view *v, struct view_trace *ct, int json, struct reply *r)
+/* A run's trace loaded in one snapshot (into run, which the trace's name
+ * points into): 0, or an error replied. */
+static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run *run, struct view_trace *ct,
+                    int json, struct reply *r)
 {
 	struct view_err e;
-	struct store_run run;
 	view_err_init(&e);
 	if (view_open(v, w->db, &e) != 0) {
 		reply_error(r, 503, json, "%s", view_err_first(&e));
 		return -1;
 	}
-	int rc = view_snapshot(v, &e) != 0 ? -1 : store_get_run(v->s, id, &run);
+	int rc = view_snapshot(v, &e) != 0 ? -1 : store_get_run(v->s, id, run);
 	if (rc == 0)
-		rc = view_trace_load(v->s, &run, ct);
+		rc = view_trace_load(v->s, run, ct); /* its name: run's */
 	if (rc != 0) {
 		if (rc == STORE_ENOTFOUND)
 			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
@@ -410,7 +411,8 @@ void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struc
 	win.whole = !a;
 	struct view v;
 	struct view_trace ct;
-	if (trace_of(w, id, &v, &ct, 1, r) != 0)
+	struct store_run run;
+	if (trace_of(w, id, &v, &run, &ct, 1, r) != 0)
 		return;
 	view_close(&v);
 	if (reply_open(r, 200, "application/json") == 0) {
@@ -427,7 +429,8 @@ static void download_trace(struct web *w, int64_t id, int tar, struct reply *r)
 {
 	struct view v;
 	struct view_trace ct;
-	if (trace_of(w, id, &v, &ct, 0, r) != 0)
+	struct store_run run;
+	if (trace_of(w, id, &v, &run, &ct, 0, r) != 0)
 		return;
 	view_close(&v);
 	char dir[48];
