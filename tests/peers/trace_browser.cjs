@@ -54,6 +54,23 @@ async function until(fn, ms) {
     await page.screenshot({ path: out + '/' + file, clip: box, captureBeyondViewport: true });
   }
 
+  // --- a live run: the timeline grows with no reload -------------------------------------------
+  if (liveRun !== '-') {
+    const page = await open('/runs/' + liveRun, false);
+    check(await page.$('#heap') === null, 'live: an empty heap chart on a trace run');
+    const grew = await until(() => page.evaluate(() => Number(document.body.getAttribute('data-trace-redraws') || 0) >= 2), 30000);
+    check(grew, 'live: the timeline was not redrawn on the stream\'s trace events');
+    const e1 = await attr(page, 'data-events'), n1 = await attr(page, 'data-threads-drawn');
+    const r1 = await page.evaluate(() => Number(document.body.getAttribute('data-trace-redraws')));
+    await until(() => page.evaluate(r => Number(document.body.getAttribute('data-trace-redraws') || 0) >= r + 2, r1), 20000);
+    const e2 = await attr(page, 'data-events'), n2 = await attr(page, 'data-threads-drawn');
+    check(e2 > e1 && n2 >= n1, 'live: events ' + e1 + ' -> ' + e2 + ', threads drawn ' + n1 + ' -> ' + n2);
+    const live = await page.$eval('#live', e => e.textContent);
+    check(!/waiting for the guest/.test(live), 'live: still says ' + live);
+    check(await page.evaluate(() => window.__loaded) === 1, 'live: the page reloaded');
+    await shot(page, 'trace-live.png');
+    await page.close();
+  }
   for (const phone of [false, true]) {
     const tag = phone ? '390' : '1400';
     const page = await open('/runs/' + run, phone);
@@ -114,13 +131,18 @@ async function until(fn, ms) {
     if (!phone) await shot(page, 'trace-1400-zoomed.png');
     // a click on a thread lists its events
     const target = await page.evaluate(() => {
+      // a point of a thread's line where the line (or its label) is on top
       const ls = Array.from(document.querySelectorAll('#trace-tl line.th'));
-      const r = ls.map(l => [l, l.getBoundingClientRect()]).filter(x => x[1].width > 8 && x[1].left >= 0 && x[1].right <= window.innerWidth);
-      if (!r.length) return null;
-      const [l, b] = r[0];
-      l.scrollIntoView({ block: 'center' });
-      const b2 = l.getBoundingClientRect();
-      return { id: l.getAttribute('data-thread'), x: b2.left + Math.min(b2.width / 2, 20), y: b2.top + b2.height / 2 };
+      for (const l of ls) {
+        l.scrollIntoView({ block: 'center' });
+        const b = l.getBoundingClientRect();
+        for (let x = Math.max(b.left, 0) + 2; x < Math.min(b.right, window.innerWidth) - 2; x += 3) {
+          const e = document.elementFromPoint(x, b.top + b.height / 2);
+          if (e && e.getAttribute('data-thread') === l.getAttribute('data-thread'))
+            return { id: l.getAttribute('data-thread'), x: x, y: b.top + b.height / 2 };
+        }
+      }
+      return null;
     });
     check(target !== null, tag + ': no thread line to click');
     if (target) {
@@ -135,23 +157,6 @@ async function until(fn, ms) {
     await page.close();
   }
 
-  // --- a live run: the timeline grows with no reload -------------------------------------------
-  if (liveRun !== '-') {
-    const page = await open('/runs/' + liveRun, false);
-    check(await page.$('#heap') === null, 'live: an empty heap chart on a trace run');
-    const grew = await until(() => page.evaluate(() => Number(document.body.getAttribute('data-trace-redraws') || 0) >= 2), 30000);
-    check(grew, 'live: the timeline was not redrawn on the stream\'s trace events');
-    const e1 = await attr(page, 'data-events'), n1 = await attr(page, 'data-threads-drawn');
-    const r1 = await page.evaluate(() => Number(document.body.getAttribute('data-trace-redraws')));
-    await until(() => page.evaluate(r => Number(document.body.getAttribute('data-trace-redraws') || 0) >= r + 2, r1), 20000);
-    const e2 = await attr(page, 'data-events'), n2 = await attr(page, 'data-threads-drawn');
-    check(e2 > e1 && n2 >= n1, 'live: events ' + e1 + ' -> ' + e2 + ', threads drawn ' + n1 + ' -> ' + n2);
-    const live = await page.$eval('#live', e => e.textContent);
-    check(!/waiting for the guest/.test(live), 'live: still says ' + live);
-    check(await page.evaluate(() => window.__loaded) === 1, 'live: the page reloaded');
-    await shot(page, 'trace-live.png');
-    await page.close();
-  }
   check(errors.length === 0, 'page errors: ' + errors.join(' | '));
   await browser.close();
   console.log('browser: ' + checks + ' checks, ' + failed + ' failed');
