@@ -166,7 +166,8 @@ WATCH_PID=$!
 "$PROFDB" watch "${LIVE:-0}" --json >"$T/watch.json" 2>"$T/watch.jerr" &
 WATCH2_PID=$!
 if [ $browser = yes ]; then
-	out=$(timeout 150 node "$S/tests/peers/trace_browser.cjs" "$NM" "$URL" "$R" "${LIVE:--}" "$T" 2>&1)
+	"$PROFDB" report "$R" -o "$T/report.html" 2>"$T/err" && ok || fail "report: $(cat "$T/err")"
+	out=$(timeout 150 node "$S/tests/peers/trace_browser.cjs" "$NM" "$URL" "$R" "${LIVE:--}" "$T" "$T/report.html" 2>&1)
 	[ $? = 0 ] && ok || fail "browser: $out"
 	echo "$out" | tail -1
 	for f in trace-1400.png trace-1400-zoomed.png trace-390.png trace-live.png; do

@@ -2,7 +2,7 @@
 // (headless Chromium driven by puppeteer-core, from tests/peers): run by
 // tests/test_trace_timeline.sh.
 //
-//   node trace_browser.cjs NODE_MODULES BASE_URL RUN LIVE_RUN OUT_DIR
+//   node trace_browser.cjs NODE_MODULES BASE_URL RUN LIVE_RUN OUT_DIR REPORT_HTML
 //
 // RUN is a finished trace run; LIVE_RUN one whose guest is still tracing
 // (or "-").  At 1400x1000 and at 390x844 (a phone, touch): the timeline is
@@ -10,11 +10,13 @@
 // the wheel zooms in around the pointer, '+' and '-' zoom, a drag and
 // the arrow keys pan; a click on a thread lists its events; a hostile
 // label is text, never markup; no heap section on a trace run's page; no
-// page error; the live page's timeline grows with no reload, redrawn on
+// page error; the saved report (REPORT_HTML, `profdb report`, opened as a
+// file: no server) draws the same timeline from its inlined model and a
+// click there lists a thread's events too; the live page's timeline grows with no reload, redrawn on
 // the event stream's "trace" events.  Prints one line per failure and
 // "browser: N checks, M failed".  Screenshots go to OUT_DIR.
 'use strict';
-const [nm, base, run, liveRun, out] = process.argv.slice(2);
+const [nm, base, run, liveRun, out, report] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
 let checks = 0, failed = 0;
 function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
@@ -38,7 +40,7 @@ async function until(fn, ms) {
     else await page.setViewport({ width: 1400, height: 1000 });
     page.on('console', m => { if (m.type() === 'error') errors.push(path + ': ' + m.text()); });
     page.on('pageerror', e => errors.push(path + ': ' + e.message));
-    await page.goto(base + path, { waitUntil: 'load' });
+    await page.goto(path.startsWith('file:') ? path : base + path, { waitUntil: 'load' });
     await page.evaluate(() => { window.__loaded = (window.__loaded || 0) + 1; });
     return page;
   }
@@ -157,6 +159,23 @@ async function until(fn, ms) {
     await page.close();
   }
 
+  // --- the saved report, offline ----------------------------------------------------------------
+  if (report) {
+    const page = await open('file://' + report, false);
+    check(await until(() => page.evaluate(() => {
+      const b = document.getElementById('trace-tl');
+      return b && b.getAttribute('data-wired') === '1' && !b.getAttribute('data-api');
+    }), 5000), 'report: the timeline was never drawn (or asks a server)');
+    check(await attr(page, 'data-threads-drawn') > 10, 'report: no threads drawn');
+    const t = await page.evaluate(() => {
+      const l = Array.from(document.querySelectorAll('#trace-tl line.th')).find(x => x.getAttribute('data-thread') === '100');
+      return l ? l.getAttribute('data-thread') : null;
+    });
+    if (t) await page.evaluate(() => window.profsvcTraceTimeline.pick(100));
+    const n = await until(() => page.evaluate(() => document.querySelectorAll('#trace-tl-events li').length > 0), 3000);
+    check(t && n, 'report: thread 100 listed no events offline');
+    await page.close();
+  }
   check(errors.length === 0, 'page errors: ' + errors.join(' | '));
   await browser.close();
   console.log('browser: ' + checks + ' checks, ' + failed + ' failed');
