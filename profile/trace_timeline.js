@@ -105,8 +105,6 @@
       g.appendChild(el('text', { x: x + 2, y: AX - 8 }, fmtNs(t)));
     }
     svg.appendChild(g);
-    svg.appendChild(el('text', { x: 2, y: AX + GC - 3, class: 'tt-lane' }, 'GC'));
-    svg.appendChild(el('text', { x: 2, y: AX + GC + RUN - 3, class: 'tt-lane' }, 'running'));
     // GC pauses (a mark may hold several when the run's pauses were aggregated)
     var gg = el('g', { class: 'tt-gc' }), ngc = 0;
     d.gc.forEach(function (p) {
@@ -126,6 +124,8 @@
       gr.appendChild(r);
     });
     svg.appendChild(gr);
+    svg.appendChild(el('text', { x: 2, y: AX + GC - 3, class: 'tt-lane' }, 'GC'));
+    svg.appendChild(el('text', { x: 2, y: AX + GC + RUN - 3, class: 'tt-lane' }, 'running'));
     // threads
     var byId = {}, gt = el('g', { class: 'tt-threads' }), drawn = 0;
     d.threads.forEach(function (th) {
