@@ -11,7 +11,12 @@
  * the same way (collections, pauses, heap size and live data now): on
  * the screen under the title, or one "gc ..." line (a {"gc": ...} object
  * with --json) whenever the collections grew; and when the guest writes
- * no .hp, the eventlog's heap samples are its bands.
+ * no .hp, the eventlog's heap samples are its bands.  A run with a
+ * MirageOS trace has its trace's figures followed too (events, packets
+ * kept and lost, threads seen and alive, GC pauses, each counter's latest
+ * value): under the title, or one "trace ..." line ({"trace": ...} with
+ * --json) whenever it grew; the trace is read again when its bytes grew,
+ * at most every TRACE_EVERY_MS.
  *
  * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
  *           heap_profile.h, heap_svg.h, ghc_eventlog.h, eventlog_summary.h), view/ through cli_view.h,
@@ -31,6 +36,8 @@
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
+#include "../profile/trace_timeline.h"
+#include "../view/view_trace.h"
 #include "../store/store_watch.h"
 #include "cli_json.h"
 #include "cli_view.h"
@@ -45,7 +52,8 @@ static const char usage[] =
 	"  per new sample.  --json: one JSON object a line, {\"sample\": ...} for\n"
 	"  each new sample (its BANDS largest bands) and {\"end\": run} at the end.\n"
 	"  A run with GHC's eventlog: its GC and heap figures too (\"gc ...\" lines,\n"
-	"  {\"gc\": ...} objects, whenever the collections grew).\n";
+	"  {\"gc\": ...} objects, whenever the collections grew).  A MirageOS trace:\n"
+	"  its figures (\"trace ...\" lines, {\"trace\": ...} objects, as it grows).\n";
 
 static volatile sig_atomic_t stop;
 
@@ -112,8 +120,12 @@ static void gc_screen(const struct watch_gc *w)
 	printf("heap size %s now (peak %s), live data %s now (peak %s)\n\n", a, b, c, d);
 }
 
+struct watch_trace;
+static void trace_screen(const struct watch_trace *wt, int cols);
+
 static void draw_screen(const struct store_run *r, const struct hp_profile *hp, const struct hp_chart *c,
-                        size_t nbands, const char *problem, const struct watch_gc *gw)
+                        size_t nbands, const char *problem, const struct watch_gc *gw,
+                        const struct watch_trace *wt)
 {
 	struct winsize ws;
 	int cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40 ? ws.ws_col : 80;
@@ -133,12 +145,18 @@ static void draw_screen(const struct store_run *r, const struct hp_profile *hp, 
 	fputs("\n\n", stdout);
 	if (gw->have)
 		gc_screen(gw);
+	if (wt)
+		trace_screen(wt, cols);
 	if (problem && *problem) {
 		fputs("! ", stdout);
 		safe_text_print(stdout, problem, cols - 3);
 		fputs("\n\n", stdout);
 	}
 	if (!c || c->nsamples == 0) {
+		if (wt && r->hp_bytes < 0) { /* a MirageOS guest: no heap profile to wait for */
+			fflush(stdout);
+			return;
+		}
 		puts(gw->have ? "no heap profile sample (.hp) yet" : "waiting for the first heap sample...");
 		fflush(stdout);
 		return;
@@ -217,6 +235,85 @@ static void print_json_lines(const struct hp_profile *hp, const struct hp_chart 
 	free(order);
 }
 
+/* A run's MirageOS trace followed: its figures when last read. */
+#define TRACE_EVERY_MS 250
+struct watch_trace {
+	int64_t bytes;            /* trace_bytes when read; -1 none yet */
+	int64_t read_us;
+	int have, changed;
+	struct mprof_stats st;
+	struct tt_live live;
+};
+
+/* Reads the trace again when it grew (inside the caller's snapshot). */
+static void trace_refresh(struct store *s, const struct store_run *r, struct watch_trace *wt)
+{
+	int64_t now = store_now_us();
+	if (r->trace_bytes < 0 || r->trace_bytes <= wt->bytes ||
+	    (r->state == STORE_RUN_RUNNING && now - wt->read_us < TRACE_EVERY_MS * 1000))
+		return;
+	struct view_trace ct;
+	if (view_trace_load(s, r, &ct) != 0)
+		return; /* tried again at the next change */
+	trace_render_stats(&ct.t, &wt->st);
+	if (trace_timeline_live(&ct.t, &wt->live) == 0) {
+		wt->have = wt->changed = 1;
+		wt->bytes = r->trace_bytes;
+		wt->read_us = now;
+	}
+	view_trace_free(&ct);
+}
+
+static void trace_screen(const struct watch_trace *wt, int cols)
+{
+	const struct mprof_stats *st = &wt->st;
+	printf("trace: %llu events over %.3f s, packets %llu kept, %llu lost; threads %llu seen, %llu alive; "
+	       "GC %llu pauses, %.3f ms in all, longest %.3f ms\n",
+	       (unsigned long long)st->events, st->events ? (double)(st->last_ts - st->first_ts) / 1e9 : 0.0,
+	       (unsigned long long)st->kept, (unsigned long long)st->lost, (unsigned long long)wt->live.threads,
+	       (unsigned long long)wt->live.alive, (unsigned long long)st->gc_count, (double)st->gc_total_ns / 1e6,
+	       (double)st->gc_max_ns / 1e6);
+	for (size_t i = 0; i < st->ncounters; i++) {
+		printf("%20lld  ", (long long)st->counters[i].value);
+		safe_text_print(stdout, st->counters[i].name, cols > 40 ? cols - 23 : 17);
+		fputc('\n', stdout);
+	}
+	fputc('\n', stdout);
+}
+
+static void trace_line(const struct watch_trace *wt, int json)
+{
+	const struct mprof_stats *st = &wt->st;
+	if (json) {
+		json_t *c = json_array();
+		for (size_t i = 0; i < st->ncounters; i++)
+			json_array_append_new(c, json_pack("{s:o, s:I, s:I}", "name", view_json_guest(st->counters[i].name),
+			                                   "value", (json_int_t)st->counters[i].value, "updates",
+			                                   (json_int_t)st->counters[i].updates));
+		cli_json_print(json_pack("{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:o}}", "trace", "events",
+		                         (json_int_t)st->events, "packets_kept", (json_int_t)st->kept, "packets_lost",
+		                         (json_int_t)st->lost, "threads", (json_int_t)wt->live.threads, "threads_alive",
+		                         (json_int_t)wt->live.alive, "gc_pauses", (json_int_t)st->gc_count,
+		                         "gc_total_ns", (json_int_t)st->gc_total_ns, "gc_longest_ns",
+		                         (json_int_t)st->gc_max_ns, "span_ns",
+		                         (json_int_t)(st->events ? st->last_ts - st->first_ts : 0), "ended", st->final,
+		                         "counters", c));
+		return;
+	}
+	printf("trace t=%.3f events=%llu packets_kept=%llu packets_lost=%llu threads=%llu alive=%llu gc=%llu "
+	       "gc_total_ms=%.3f",
+	       st->events ? (double)(st->last_ts - st->first_ts) / 1e9 : 0.0, (unsigned long long)st->events,
+	       (unsigned long long)st->kept, (unsigned long long)st->lost, (unsigned long long)wt->live.threads,
+	       (unsigned long long)wt->live.alive, (unsigned long long)st->gc_count, (double)st->gc_total_ns / 1e6);
+	for (size_t i = 0; i < st->ncounters; i++) {
+		fputc(' ', stdout);
+		safe_text_print(stdout, st->counters[i].name, 0);
+		printf("=%lld", (long long)st->counters[i].value);
+	}
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
 /* What watch is asked: -n (the largest bands shown), --json. */
 struct watch_opts {
 	uint64_t bands;
@@ -250,6 +347,7 @@ struct watch_state {
 	char gc_problem[400];
 	enum view_heap_source src; /* the .hp, or the eventlog's heap samples */
 	struct el_heap elh;
+	struct watch_trace tr;
 };
 
 /* The run and what its heap profile has grown by, read in one snapshot:
@@ -289,6 +387,7 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 	    view_follow_eventlog(s, id, &st->gc.d, &st->gc.fed, st->gc_problem, sizeof(st->gc_problem)) != 0 &&
 	    !st->problem[0])
 		snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
+	trace_refresh(s, r, &st->tr);
 	store_read_end(s);
 	if (st->gc.fed > fed && el_gc_finish(&st->gc.g) != 0)
 		snprintf(st->gc_problem, sizeof(st->gc_problem), "eventlog: out of memory");
@@ -305,8 +404,13 @@ static void show(struct watch_state *st, const struct store_run *r, const struct
 {
 	const struct watch_gc *gw = &st->gc;
 	if (tty) {
-		draw_screen(r, &st->hp, st->have_chart ? &st->chart : NULL, (size_t)o->bands, st->problem, gw);
+		draw_screen(r, &st->hp, st->have_chart ? &st->chart : NULL, (size_t)o->bands, st->problem, gw,
+		            st->tr.have ? &st->tr : NULL);
 		return;
+	}
+	if (st->tr.changed) {
+		trace_line(&st->tr, o->json);
+		st->tr.changed = 0;
 	}
 	if (gw->have && (!st->gc.started || gw->g.collections != gw->printed)) {
 		const struct el_gc *g = &gw->g;
@@ -342,7 +446,7 @@ static void show(struct watch_state *st, const struct store_run *r, const struct
 static int follow(struct store *s, struct store_watch *w, int64_t id, const struct watch_opts *o)
 {
 	int tty = !o->json && isatty(STDOUT_FILENO), rc = 0;
-	struct watch_state st = {.have_chart = 0};
+	struct watch_state st = {.have_chart = 0, .tr = {.bytes = -1}};
 	uint64_t gen = store_watch_generation(w);
 
 	hp_init(&st.hp);

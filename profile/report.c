@@ -264,7 +264,7 @@ static void report_head(FILE *f, const struct report_input *in)
 	           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:%s\">\n"
 	           "<meta name=\"viewport\" content=\"width=device-width\">\n<title>",
-	        in->live_events ? "; connect-src 'self'" : "");
+	        in->live_events || in->trace_api ? "; connect-src 'self'" : "");
 	markup_text_cut(f, in->title, 120);
 	fprintf(f, " \xe2\x80\x94 profsvc report</title>\n<style>\n%s</style></head>\n<body>\n"
 	           "<header><h1>",
@@ -616,12 +616,12 @@ int report_write(FILE *f, const struct report_input *in)
 		return compare_write(f, in);
 	report_head(f, in);
 	facts_section(f, in);
-	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms))
+	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms && !in->no_heap))
 		heap_section(f, in);
 	if (in->timeline_shown &&
 	    el_timeline_html(f, in->timeline, in->timeline_gc, in->timeline_follow, in->timeline_note) != 0)
 		return -1;
-	if (in->trace && trace_view_html(f, in->trace) != 0)
+	if (in->trace && trace_view_html(f, in->trace, in->trace_api) != 0)
 		return -1;
 	/* the script right after the chart's data: the chart is drawn before
 	 * the browser has read the tree and the flame graph below */

@@ -44,6 +44,12 @@ struct report_input {
 	const struct hp_chart *chart;
 	const struct time_profile *tp; /* NULL: no time profile */
 	const struct mprof_trace *trace; /* NULL: no MirageOS trace */
+	/* A served page: its trace timeline's API (/api/runs/N/trace-timeline),
+	 * which the page may ask (connect-src 'self'); NULL in a saved report. */
+	const char *trace_api;
+	/* No heap profile is to come (a MirageOS guest's trace alone): no
+	 * heap section, even on a live page. */
+	int no_heap;
 	/* GHC's eventlog: its timeline and GC figures (both NULL: no
 	 * eventlog; timeline_shown alone: a live run's log with no whole
 	 * event yet), where a live page fetches the section again, and a

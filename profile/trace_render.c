@@ -1,8 +1,10 @@
 /*
  * trace_render.c - a kept MirageOS trace walked and written out (see
  * trace_render.h).  Every string an event carries is the guest's: it is
- * written through util/safe_text (JSON escapes, invalid bytes replaced),
- * never as it is.  Its exported names start trace_render_ (mprof_ is
+ * written through util/safe_text, never as it is: in the events' JSON the
+ * exact text (JSON escapes; a byte that is not UTF-8 as the lone surrogate
+ * \udcNN, docs/json.md), in Chrome's trace as U+FFFD (its viewers refuse
+ * lone surrogates).  Its exported names start trace_render_ (mprof_ is
  * mprof.c's).
  *
  * May call: mprof.c (packets and the event decoder), util/safe_text.
@@ -183,7 +185,12 @@ struct json_walk {
 	int first;
 };
 
-static void event_fields_json(FILE *f, const struct mprof_event *e)
+/* str: how a guest's string is written (safe_text_json_bytes in our JSON,
+ * the exact bytes; safe_text_json in Chrome's, whose viewers refuse a
+ * lone surrogate). */
+typedef void (*json_str_fn)(FILE *f, const char *s);
+
+static void event_fields_json(FILE *f, const struct mprof_event *e, json_str_fn str)
 {
 	if (e->has_thread)
 		fprintf(f, ",\"thread\":%" PRIu64, e->thread);
@@ -207,20 +214,20 @@ static void event_fields_json(FILE *f, const struct mprof_event *e)
 		break;
 	case MPROF_FAILS:
 		fprintf(f, ",\"resolvee\":%" PRIu64 ",\"exn\":", e->value);
-		safe_text_json(f, e->text);
+		str(f, e->text);
 		break;
 	case MPROF_BECOMES:
 		fprintf(f, ",\"sleeper\":%" PRIu64, e->value);
 		break;
 	case MPROF_LABEL:
 		fputs(",\"label\":", f);
-		safe_text_json(f, e->text);
+		str(f, e->text);
 		break;
 	case MPROF_INCREASE:
 	case MPROF_COUNTER:
 		fprintf(f, ",\"%s\":%" PRId64 ",\"counter\":", e->id == MPROF_COUNTER ? "value" : "amount",
 		        (int64_t)e->value);
-		safe_text_json(f, e->text);
+		str(f, e->text);
 		break;
 	case MPROF_GC:
 		fprintf(f, ",\"duration_ns\":%" PRIu64, e->value);
@@ -234,7 +241,7 @@ static int json_event(void *ctx, const struct mprof_trace_packet *pk, const stru
 	fprintf(w->f, "%s\n{\"seq\":%" PRIu64 ",\"ts\":%" PRIu64 ",\"event\":\"%s\"", w->first ? "" : ",",
 	        pk->seq, e->ts, mprof_event_name(e->id));
 	w->first = 0;
-	event_fields_json(w->f, e);
+	event_fields_json(w->f, e, safe_text_json_bytes);
 	fputc('}', w->f);
 	return 0;
 }
@@ -248,7 +255,7 @@ int trace_render_json(FILE *f, const struct mprof_trace *t)
 	trace_render_stats(t, &s);
 	trace_render_lost_ranges(t, lost, sizeof(lost));
 	fprintf(f, "{\"run\":%lld,\"guest\":", t->run_id);
-	safe_text_json(f, t->name ? t->name : "");
+	safe_text_json_bytes(f, t->name ? t->name : "");
 	fprintf(f, ",\"packets\":{\"kept\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"lost_ranges\":", s.kept, s.lost);
 	safe_text_json(f, lost);
 	fprintf(f, ",\"cut\":%" PRIu64 ",\"ended\":%s},\"events\":[", s.cut, s.final ? "true" : "false");
@@ -411,7 +418,7 @@ static int chrome_event(void *ctx, const struct mprof_trace_packet *pk, const st
 	        mprof_event_name(e->id));
 	us(f, e->ts);
 	fputs(",\"args\":{\"_\":0", f);
-	event_fields_json(f, e);
+	event_fields_json(f, e, safe_text_json);
 	fputs("}}", f);
 	return 0;
 }
@@ -446,4 +453,82 @@ int trace_render_chrome(FILE *f, const struct mprof_trace *t)
 	free(w.labels.ids);
 	free(w.labels.names);
 	return ferror(f) ? -1 : 0;
+}
+
+/* ---- the CTF trace as one tar file ---------------------------------------------------- */
+
+/* A ustar header for name (at most 99 bytes) of size bytes; type '0' a
+ * file, '5' a directory. */
+/* v as digits octal digits and a NUL; -1 when it does not fit. */
+static int octal(unsigned char *p, size_t digits, unsigned long long v)
+{
+	p[digits] = '\0';
+	for (size_t i = digits; i-- > 0; v >>= 3)
+		p[i] = (unsigned char)('0' + (v & 7));
+	return v ? -1 : 0;
+}
+
+static int tar_header(FILE *f, const char *name, size_t size, char type, long long mtime)
+{
+	unsigned char h[512];
+	unsigned sum = 0;
+
+	memset(h, 0, sizeof(h));
+	snprintf((char *)h, 100, "%s", name);
+	octal(h + 100, 7, type == '5' ? 0755u : 0644u);
+	octal(h + 108, 7, 0);
+	octal(h + 116, 7, 0);
+	if (octal(h + 124, 11, size) != 0) /* 8 GiB: ustar's bound */
+		return -1;
+	octal(h + 136, 11, (unsigned long long)(mtime > 0 && mtime < 077777777777LL ? mtime : 0));
+	memset(h + 148, ' ', 8);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	for (size_t i = 0; i < sizeof(h); i++)
+		sum += h[i];
+	octal(h + 148, 6, sum);
+	h[155] = ' ';
+	return fwrite(h, 1, sizeof(h), f) == sizeof(h) ? 0 : -1;
+}
+
+static int tar_file(FILE *f, const char *name, const char *data, size_t len, long long mtime)
+{
+	static const char zero[512];
+	if (tar_header(f, name, len, '0', mtime) != 0 || fwrite(data, 1, len, f) != len)
+		return -1;
+	return len % 512 && fwrite(zero, 1, 512 - len % 512, f) != 512 - len % 512 ? -1 : 0;
+}
+
+int trace_render_ctf_tar(FILE *f, const struct mprof_trace *t, const char *dir, long long mtime)
+{
+	char *meta = NULL, *stream = NULL, name[100];
+	size_t mlen = 0, slen = 0;
+	int rc = -1;
+	FILE *m = open_memstream(&meta, &mlen), *s = m ? open_memstream(&stream, &slen) : NULL;
+
+	if (!m || !s || strlen(dir) > 80)
+		goto out;
+	mprof_write_metadata(m, t->name, t->run_id);
+	if (trace_render_ctf_stream(s, t) != 0 || fflush(m) != 0 || fflush(s) != 0 || ferror(m) || ferror(s))
+		goto out;
+	snprintf(name, sizeof(name), "%s/", dir);
+	if (tar_header(f, name, 0, '5', mtime) != 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s/metadata", dir);
+	if (tar_file(f, name, meta, mlen, mtime) != 0)
+		goto out;
+	snprintf(name, sizeof(name), "%s/mprof_stream", dir);
+	if (tar_file(f, name, stream, slen, mtime) != 0)
+		goto out;
+	static const char end[1024];
+	rc = fwrite(end, 1, sizeof(end), f) == sizeof(end) && !ferror(f) ? 0 : -1;
+out:
+	if (m)
+		fclose(m);
+	if (s)
+		fclose(s);
+	free(meta);
+	free(stream);
+	return rc;
 }

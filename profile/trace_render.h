@@ -2,7 +2,8 @@
  * trace_render.h - a kept MirageOS trace (its packets in sequence order)
  * walked event by event and written out: the CTF stream babeltrace2
  * reads, the events as JSON, Chrome's trace-event JSON (Perfetto,
- * chrome://tracing, speedscope), and the facts `profdb show` prints.
+ * chrome://tracing, speedscope), the CTF trace as one tar file, and the
+ * facts `profdb show` prints.
  * No SQLite, no Xen: the packets come from the caller (cli/cli_trace.c).
  */
 #ifndef PROFSVC_TRACE_RENDER_H
@@ -58,6 +59,11 @@ void trace_render_stats(const struct mprof_trace *t, struct mprof_stats *s);
 /* The CTF stream file: the packets in order, each with its content size
  * cut after its last sound event (the bytes are otherwise the guest's). */
 int trace_render_ctf_stream(FILE *f, const struct mprof_trace *t);
+/* The CTF trace (metadata and stream: the directory `export --ctf`
+ * writes) as one ustar file, for a download: a directory dir/ (at most 80
+ * bytes, ours), dir/metadata and dir/mprof_stream; mtime: the files'
+ * time (seconds since the epoch).  0, or -1. */
+int trace_render_ctf_tar(FILE *f, const struct mprof_trace *t, const char *dir, long long mtime);
 /* {"run":..,"guest":..,"packets":{..},"events":[{"seq":..,"ts":..,"event":..,...}]} */
 int trace_render_json(FILE *f, const struct mprof_trace *t);
 /* Chrome's trace-event format: Lwt thread run slices (switch to switch)

@@ -1,13 +1,16 @@
 /*
  * trace_view.c - a MirageOS trace as a section of the HTML report (and so
  * of profdb serve's run page): its facts (packets kept and lost, events,
- * time span), events by kind, GC pauses over time, each counter over time
- * (`increase` summed, `counter` as set), and its labels.  Drawn on the
- * server as inline SVG: no script, nothing fetched.  Every name comes from
- * the guest and goes through markup.c.
+ * time span), events by kind, GC figures, the thread timeline (threads,
+ * arrows, switches, GC pauses, each counter on its own axis: the model
+ * trace_timeline.c writes, inlined, drawn by trace_timeline.js, which a
+ * served page lets ask the server for a window's detail), each counter's
+ * figures (`increase` summed, `counter` as set), and its labels.  Every
+ * name comes from the guest and goes through markup.c (or, in the
+ * model, report_json_string).
  *
- * May call: trace_render.c (the walk, the stats), mprof.c (event names),
- * markup.c.
+ * May call: trace_render.c (the walk, the stats), trace_timeline.c, mprof.c
+ * (event names), markup.c.
  */
 #include "config.h"
 
@@ -17,12 +20,10 @@
 
 #include "markup.h"
 #include "trace_render.h"
+#include "trace_timeline.h"
 #include "trace_view.h"
 
-#define CHART_W 900.0
-#define CHART_H 120.0
 #define MAX_SERIES 8
-#define MAX_POINTS 600  /* per series: one point per pixel and a half */
 #define MAX_LABELS 20
 
 struct series {
@@ -30,9 +31,6 @@ struct series {
 	int64_t value;       /* running value */
 	int64_t lo, hi;
 	uint64_t n;
-	/* one point per time bucket: the value at its end */
-	int64_t pts[MAX_POINTS];
-	int have[MAX_POINTS];
 };
 
 struct label_count {
@@ -48,18 +46,7 @@ struct view {
 	struct label_count labels[256];
 	size_t nlabels;
 	uint64_t more_labels;
-	FILE *f;             /* the GC marks, written as they come */
-	uint64_t gc_drawn;
 };
-
-static size_t bucket(const struct view *v, uint64_t ts)
-{
-	if (v->t1 <= v->t0)
-		return 0;
-	double x = (double)(ts - v->t0) / (double)(v->t1 - v->t0);
-	size_t b = (size_t)(x * (MAX_POINTS - 1));
-	return b >= MAX_POINTS ? MAX_POINTS - 1 : b;
-}
 
 static int collect(void *ctx, const struct mprof_trace_packet *pk, const struct mprof_event *e)
 {
@@ -84,9 +71,6 @@ static int collect(void *ctx, const struct mprof_trace_packet *pk, const struct 
 		if (!s->n || s->value > s->hi)
 			s->hi = s->value;
 		s->n++;
-		size_t b = bucket(v, e->ts);
-		s->pts[b] = s->value;
-		s->have[b] = 1;
 	} else if (e->id == MPROF_LABEL) {
 		for (size_t i = 0; i < v->nlabels; i++)
 			if (strcmp(v->labels[i].name, e->text) == 0) {
@@ -99,14 +83,6 @@ static int collect(void *ctx, const struct mprof_trace_packet *pk, const struct 
 		} else {
 			v->more_labels++;
 		}
-	} else if (e->id == MPROF_GC && v->f && v->gc_drawn < 5000) {
-		/* a mark per pause: where it ended, as tall as it was long (log) */
-		double x = v->t1 > v->t0 ? (double)(e->ts - v->t0) / (double)(v->t1 - v->t0) * CHART_W : 0;
-		double us = (double)e->value / 1000.0, h = 8;
-		for (double d = us; d > 1 && h < CHART_H - 10; d /= 10)
-			h += 14;
-		fprintf(v->f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", x, x, CHART_H, CHART_H - h);
-		v->gc_drawn++;
 	}
 	return 0;
 }
@@ -156,62 +132,60 @@ static void trace_facts(FILE *f, const struct mprof_trace *t, const struct mprof
 	fputs("</td></tr>\n</table>\n", f);
 }
 
-/* GC pauses: marks over the trace's time, drawn while the walk collects
- * the counters and labels into v. */
-static void gc_chart(FILE *f, const struct mprof_trace *t, struct view *v, const struct mprof_stats *st)
+/* GC figures, and the thread timeline: its model inlined (the whole
+ * run, bounded), drawn by trace_timeline.js; api: where a served page
+ * asks for a window's detail, a thread's events and a live run's model
+ * (NULL in a saved report). */
+static int timeline(FILE *f, const struct mprof_trace *t, const struct mprof_stats *st, const char *api)
 {
 	char a[32], b[32], c[32];
 
 	fmt_ns(a, sizeof(a), st->gc_total_ns);
 	fmt_ns(b, sizeof(b), st->gc_max_ns);
 	fmt_ns(c, sizeof(c), st->gc_count ? st->gc_total_ns / st->gc_count : 0);
-	fprintf(f, "<h3>GC pauses</h3>\n<p class=\"note\">%" PRIu64 " pauses, %s in all, mean %s, longest %s; a "
-	           "mark per pause where it ended, taller for longer (1 \xc2\xb5s, 10, 100, ...)</p>\n",
+	fprintf(f, "<p class=\"note\" id=\"trace-gc\">GC: %" PRIu64 " pauses, %s in all, mean %s, longest %s</p>\n",
 	        st->gc_count, a, c, b);
-	fprintf(f, "<svg class=\"trace-chart\" id=\"trace-gc\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
-	           "width=\"100%%\"><g stroke=\"#b03a2e\" stroke-width=\"1\">",
-	        CHART_W, CHART_H);
-	v->f = f;
-	trace_render_walk(t, collect, v);
-	v->f = NULL;
-	fprintf(f, "</g><line x1=\"0\" x2=\"%.0f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#999\"/></svg>\n", CHART_W, CHART_H,
-	        CHART_H);
+	fputs("<h3>Thread timeline</h3>\n<div id=\"trace-tl\"", f);
+	if (api) {
+		fputs(" data-api=\"", f);
+		markup_text(f, api);
+		fputc('"', f);
+	}
+	fputs("><p class=\"note\">Each Lwt thread a line from its creation to its end (darker: resolved), "
+	      "arrows for <span class=\"tt-k creates\">creates</span>, <span class=\"tt-k read\">read</span>, "
+	      "<span class=\"tt-k signal\">signal</span>, <span class=\"tt-k fulfills\">fulfills</span>, "
+	      "<span class=\"tt-k fails\">fails</span>, <span class=\"tt-k becomes\">becomes</span>; which thread "
+	      "runs and GC pauses on top, counters below. Wheel or + / \xe2\x88\x92 to zoom, drag or arrows to "
+	      "pan, click a thread for its events.</p>\n"
+	      "<div class=\"tt-buttons\"><button data-tt=\"in\">zoom in</button><button data-tt=\"out\">zoom out"
+	      "</button><button data-tt=\"left\">\xe2\x97\x80</button><button data-tt=\"right\">\xe2\x96\xb6</button>"
+	      "<button data-tt=\"all\">whole run</button></div>\n"
+	      "<p class=\"note\" id=\"trace-tl-note\"></p>\n"
+	      "<div class=\"tt-scroll\"><svg class=\"trace-tl\" tabindex=\"0\" xmlns=\"http://www.w3.org/2000/svg\" "
+	      "viewBox=\"0 0 900 200\"></svg></div>\n<div id=\"trace-tl-tip\" class=\"note\"></div>\n"
+	      "<div id=\"trace-tl-events\"></div></div>\n"
+	      "<script type=\"application/json\" id=\"trace-tl-data\">", f);
+	if (trace_timeline_json(f, t, &(struct tt_window){.whole = 1}) != 0)
+		return -1;
+	fprintf(f, "</script>\n<script>\n%s</script>\n", trace_timeline_js);
+	return 0;
 }
 
-/* Counters, one line each, each on its own scale, and their key. */
+/* Each counter's figures (drawn on its own axis in the timeline). */
 static void counters(FILE *f, const struct view *v)
 {
-	static const char *const colours[MAX_SERIES] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
-	                                                 "#8c564b", "#e377c2", "#17becf", "#7f7f7f"};
-	fputs("<h3>Counters</h3>\n<p class=\"note\">each on its own scale, from its lowest to its highest "
-	      "value; <code>increase</code> events summed, <code>counter</code> events as set</p>\n",
-	      f);
-	fprintf(f, "<svg class=\"trace-chart\" id=\"trace-counters\" xmlns=\"http://www.w3.org/2000/svg\" "
-	           "viewBox=\"0 0 %.0f %.0f\" width=\"100%%\">",
-	        CHART_W, CHART_H);
+	fputs("<h3>Counters</h3>\n<p class=\"note\"><code>increase</code> events summed, <code>counter</code> "
+	      "events as set</p>\n<table class=\"facts\" id=\"trace-counter-key\">", f);
 	for (size_t i = 0; i < v->ns; i++) {
 		const struct series *s = &v->s[i];
-		/* in double: a guest's values may span all of int64 (the
-		 * difference overflowed; fuzz_mprof) */
-		double span = s->hi > s->lo ? (double)s->hi - (double)s->lo : 1;
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", colours[i]);
-		for (size_t p = 0; p < MAX_POINTS; p++)
-			if (s->have[p])
-				fprintf(f, "%.1f,%.1f ", (double)p * CHART_W / (MAX_POINTS - 1),
-				        CHART_H - 4 - (((double)s->pts[p] - (double)s->lo) / span) * (CHART_H - 8));
-		fputs("\"/>", f);
-	}
-	fputs("</svg>\n<table class=\"facts\" id=\"trace-counter-key\">", f);
-	for (size_t i = 0; i < v->ns; i++) {
-		const struct series *s = &v->s[i];
-		fprintf(f, "<tr><td><span style=\"color:%s\">\xe2\x96\xa0</span> ", colours[i]);
+		fputs("<tr><td>", f);
 		markup_text(f, s->name);
 		fprintf(f, "</td><td>%" PRId64 " at the end, %" PRId64 " to %" PRId64 ", %" PRIu64 " updates</td></tr>\n",
 		        s->value, s->lo, s->hi, s->n);
 	}
 	fputs("</table>\n", f);
 	if (v->more_counters)
-		fprintf(f, "<p class=\"note\">%" PRIu64 " updates of further counters not drawn</p>\n", v->more_counters);
+		fprintf(f, "<p class=\"note\">%" PRIu64 " updates of further counters not listed</p>\n", v->more_counters);
 }
 
 /* Labels, most used first. */
@@ -229,7 +203,7 @@ static void labels(FILE *f, struct view *v, uint64_t nlabel_events)
 	fputs("</table>\n", f);
 }
 
-int trace_view_html(FILE *f, const struct mprof_trace *t)
+int trace_view_html(FILE *f, const struct mprof_trace *t, const char *api)
 {
 	struct mprof_stats st;
 	struct view *v = calloc(1, sizeof(*v));
@@ -239,8 +213,12 @@ int trace_view_html(FILE *f, const struct mprof_trace *t)
 	trace_render_stats(t, &st);
 	v->t0 = st.first_ts;
 	v->t1 = st.last_ts;
+	trace_render_walk(t, collect, v);
 	trace_facts(f, t, &st);
-	gc_chart(f, t, v, &st);
+	if (timeline(f, t, &st, api) != 0) {
+		free(v);
+		return -1;
+	}
 	if (v->ns)
 		counters(f, v);
 	if (v->nlabels)

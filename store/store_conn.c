@@ -171,9 +171,13 @@ static const char *const stmt_sql[ST__COUNT] = {
 		"written_end_sector, status, file_size, closed, word_size, status_updated_us "
 		"FROM devices WHERE run_id = ?1 AND (vdev = ?2 OR role = ?2) "
 		"ORDER BY vdev = ?2 DESC, device_id LIMIT 1",
+	/* a run's stamp: its devices' last status block, or the time its
+	 * MirageOS trace's last packet was kept (a trace has no status
+	 * block; its last packet by the primary key, not a scan) */
 	[ST_RUNNING_ACTIVITY] =
-		"SELECT r.run_id, COALESCE(MAX(d.status_updated_us), 0) FROM runs r "
-		"LEFT JOIN devices d ON d.run_id = r.run_id WHERE r.state = 'running' "
+		"SELECT r.run_id, COALESCE(MAX(MAX(COALESCE(d.status_updated_us, 0), COALESCE((SELECT t.kept_us "
+		"FROM trace_packets t WHERE t.device_id = d.device_id ORDER BY t.seq DESC LIMIT 1), 0))), 0) "
+		"FROM runs r LEFT JOIN devices d ON d.run_id = r.run_id WHERE r.state = 'running' "
 		"GROUP BY r.run_id ORDER BY r.run_id",
 	/* IMMEDIATE: take the write lock at once, so a commit never has to
 	 * upgrade a read lock and fail with SQLITE_BUSY half-way. */

@@ -6,7 +6,7 @@
 #                               backend (profile-backend status --json),
 #                               heap, heaps, top, diff, diff_gc, watch_sample, watch_gc,
 #                               sync, fleet_runs (query runs over a fleet catalogue),
-#                               events, gc
+#                               events, gc, watch_trace, trace_timeline, trace_thread
 import json
 import sys
 
@@ -98,6 +98,29 @@ SHAPES["watch_gc"] = {"gc": [{"collections": [INT], "pauses": [INT], "total_paus
                               "peak_live_bytes": [INT]}]}
 SHAPES["watch_sample"] = {"sample": [{"index": [INT], "time": [REAL], "total": [INT],
                                       "bands": [[{"name": [STR], "bytes": [INT]}]]}]}
+SHAPES["watch_trace"] = {"trace": [{"events": [INT], "packets_kept": [INT], "packets_lost": [INT], "threads": [INT],
+                                    "threads_alive": [INT], "gc_pauses": [INT], "gc_total_ns": [INT],
+                                    "gc_longest_ns": [INT], "span_ns": [INT], "ended": [BOOL],
+                                    "counters": [[{"name": [STR], "value": [INT], "updates": [INT]}]]}]}
+SHAPES["trace_timeline"] = {
+    "run": [INT], "guest": [STR], "t0": [INT], "t1": [INT], "from": [INT], "to": [INT], "events": [INT],
+    "ended": [BOOL], "packets": [{"kept": [INT], "lost": [INT]}],
+    "threads": [[{"id": [INT], "start": [INT], "end": [INT], "ended": [BOOL], "parent": [INT, NUL],
+                  "label": [STR, NUL], "type": [STR, INT, NUL], "events": [INT]}]],
+    "threads_total": [INT], "threads_dropped": [INT],
+    "arrows": [[[STR, INT]]], "arrows_total": [INT], "switches": [[[INT]]], "switches_total": [INT],
+    "gc": [[[INT]]], "gc_total": [INT],
+    "counters": [[{"name": [STR], "lo": [INT], "hi": [INT], "last": [INT], "updates": [INT], "in_window": [INT],
+                   "points": [[[INT]]]}]],
+    "counters_more": [INT], "labels": [INT]}
+SHAPES["trace_thread"] = {"thread": [INT], "more": [INT],
+                          "events": [[{"ts": [INT], "event": [STR], "thread": [INT], "other": [INT],
+                                       "type": [STR], "text": [STR]},
+                                      {"ts": [INT], "event": [STR], "thread": [INT], "other": [INT], "type": [STR]},
+                                      {"ts": [INT], "event": [STR], "thread": [INT], "other": [INT], "text": [STR]},
+                                      {"ts": [INT], "event": [STR], "thread": [INT], "other": [INT]},
+                                      {"ts": [INT], "event": [STR], "thread": [INT], "text": [STR]},
+                                      {"ts": [INT], "event": [STR], "thread": [INT]}]]}
 FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])
 SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
 SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT], "summed": [INT],

@@ -108,7 +108,8 @@ grep -q '"name":"<script>x</script>"' "$T/kinds.chrome.json" && ok || fail "Chro
 # The report (and so profdb serve's run page): the trace's section, drawn
 "$PROFDB" report "$R" -o "$T/kinds.html" 2>"$T/err" && ok || fail "report of a trace run: $(cat "$T/err")"
 grep -q 'no .prof device' "$T/err" && fail "report: complains about profile devices a MirageOS run never has" || ok
-for want in '<section id="trace">' '<svg class="trace-chart" id="trace-gc"' '<svg class="trace-chart" id="trace-counters"' \
+for want in '<section id="trace">' '<p class="note" id="trace-gc">' '<div id="trace-tl">' '<script type="application/json" id="trace-tl-data">' \
+	'<table class="facts" id="trace-counter-key">' \
 	'<table class="facts" id="trace-labels">' '&lt;script&gt;x&lt;/script&gt;'; do
 	grep -qF "$want" "$T/kinds.html" && ok || fail "report: no '$want'"
 done

@@ -220,6 +220,7 @@ static void add_state_warnings(struct view_report *r, int hp_read)
 {
 	const struct store_run *run = &r->run;
 	int mirage_only = r->have_trace && !r->have_tp && !hp_read; /* no HaLVM profile to miss */
+	r->no_heap = mirage_only && !r->tl_shown; /* nor a heap from GHC's eventlog */
 	if (r->from_samples)
 		return; /* sampled from dom0: no profile was expected of the guest */
 	if (!r->have_tp && !mirage_only)
@@ -338,6 +339,7 @@ void view_report_input(const struct view_report *r, struct report_input *in)
 	in->chart = r->have_hp ? &r->chart : NULL;
 	in->tp = r->have_tp ? &r->tp : NULL;
 	in->trace = r->have_trace ? &r->trace.t : NULL;
+	in->no_heap = r->no_heap;
 	in->timeline_shown = r->tl_shown;
 	in->timeline = r->have_tl ? &r->tl : NULL;
 	in->timeline_gc = r->have_tl ? &r->gc : NULL;

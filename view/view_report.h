@@ -27,6 +27,7 @@
 struct view_report {
 	struct store_run run;
 	int have_tp, have_hp, have_trace;
+	int no_heap;                   /* a trace alone: no heap profile to come */
 	int from_samples;              /* tp is the run's stack samples (it has no .prof) */
 	struct view_trace trace;       /* a MirageOS run's trace */
 	struct time_profile tp;

@@ -20,6 +20,9 @@
  *   eventlog {"bytes":N}      the run's GHC eventlog grew to N bytes (the page
  *                             fetches its timeline section again); first
  *                             as soon as the run has one
+ *   trace    {"bytes":N}      the run's MirageOS trace grew to N bytes of
+ *                             packets kept (the page fetches its thread
+ *                             timeline again); first as soon as it has some
  *   run      the run's facts (state, sizes, samples so far, last sample time)
  *   end      the run ended (complete or crashed); the stream closes
  *   problem  {"error":"..."}  the store could not be read (it is tried again
@@ -102,6 +105,7 @@ struct event_stream {
 	int has_el;               /* the run has an eventlog: its size looked at */
 	uint64_t el_sent;         /* its size last sent (an "eventlog" event) */
 	int el_said;
+	int64_t trace_sent;       /* the trace's bytes last sent (a "trace" event) */
 	char last_run_json[512];
 	char last_error[300];
 	/* a catalogue stream */
@@ -547,6 +551,12 @@ static void look_run(struct event_stream *e)
 	}
 	if (!due)
 		return;
+	if (run.trace_bytes > e->trace_sent) {
+		char b[48];
+		int n = snprintf(b, sizeof(b), "{\"bytes\":%lld}", (long long)run.trace_bytes);
+		emit(e, "trace", b, (size_t)n);
+		e->trace_sent = run.trace_bytes;
+	}
 	e->run_seen = 1;
 	e->last_run_us = now;
 	json_t *o = api_run_object(&run, store_now_us());

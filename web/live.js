@@ -7,6 +7,9 @@
 // has its timeline section fetched again whenever the stream says the
 // eventlog grew (an "eventlog" event): one fetch at a time, the events
 // that came meanwhile making one more; the zoom outlives the redraw.
+// A MirageOS trace's thread timeline is fetched again (its JSON model,
+// profsvcTraceTimeline.refresh) whenever the stream says the trace grew
+// (a "trace" event), one fetch at a time, the view kept.
 // Guest text only ever reaches the page as textContent, parsed through
 // profsvcReport.revive (controls made visible, as in the terminal).
 (function () {
@@ -98,6 +101,29 @@
       tlFetch();
     });
   }
+  // a MirageOS trace: its timeline's model fetched again as it grows
+  var trBusy = false, trWanted = 0, trDone = 0, trRedraws = 0;
+  function trFetch() {
+    if (trBusy || ended || trWanted <= trDone || !window.profsvcTraceTimeline) return;
+    trBusy = true;
+    var want = trWanted;
+    window.profsvcTraceTimeline.refresh().then(function () {
+      trRedraws++;
+      document.body.setAttribute('data-trace-redraws', String(trRedraws));
+      document.body.setAttribute('data-trace-bytes', String(want));
+      trDone = Math.max(trDone, want);
+      return true;
+    }).catch(function () { return false; }).then(function (ok) {
+      trBusy = false;
+      if (ok) trFetch(); else setTimeout(trFetch, 1000);
+    });
+  }
+  es.addEventListener('trace', function (ev) {
+    var n = JSON.parse(ev.data).bytes;
+    if (n > trWanted) trWanted = n;
+    if (!ended) say('live: the guest\'s trace, ' + n + ' bytes of packets kept', 'on');
+    trFetch();
+  });
   es.addEventListener('heap', function (ev) {
     var d = JSON.parse(ev.data, profsvcReport.revive); // names as shown
     profsvcReport.setHeap(d.heap);

@@ -1,9 +1,12 @@
 /*
  * pages.c - profdb serve's HTML pages and downloads: the run catalogue
  * (/), a run's live report (/runs/N), two runs compared (/compare), and a
- * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html),
- * and a run's eventlog timeline alone (/api/runs/N/eventlog: the report's
- * section, which a live page fetches again every second).
+ * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html;
+ * a MirageOS trace's trace.ctf.tar and trace.chrome.json), a run's
+ * eventlog timeline alone (/api/runs/N/eventlog: the report's section,
+ * which a live page fetches again every second), and a MirageOS trace's
+ * thread timeline model (/api/runs/N/trace-timeline: a window of it, or
+ * one thread's events, as JSON).
  * Pages are rendered here (server.c runs them through reply_stream: in
  * pieces, a slow reader holding a bounded pipe), guest text escaped by profile/markup.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
@@ -18,11 +21,13 @@
 #include "../view/view_format.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
+#include "../view/view_trace.h"
 #include "../view/view_report.h"
 #include "../profile/flame.h"
 #include "../profile/markup.h"
 #include "../profile/samples.h"
 #include "../profile/speedscope.h"
+#include "../profile/trace_timeline.h"
 #include "web_assets.h"
 #include "web_internal.h"
 
@@ -269,6 +274,16 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		lv[2 * nl + 1] = links[nl];
 		nl++;
 	}
+	if (rr.have_trace && !against) { /* the trace for babeltrace2, and for Perfetto */
+		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/trace.ctf.tar", idbuf);
+		lv[2 * nl] = "CTF trace (babeltrace2)";
+		lv[2 * nl + 1] = links[nl];
+		nl++;
+		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/trace.chrome.json", idbuf);
+		lv[2 * nl] = "Chrome trace (Perfetto, chrome://tracing)";
+		lv[2 * nl + 1] = links[nl];
+		nl++;
+	}
 	if (rr.from_samples) { /* pprof's file of the samples */
 		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/samples.pb.gz", idbuf);
 		lv[2 * nl] = "pprof (go tool pprof)";
@@ -296,7 +311,11 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	in.links = lv;
 	in.nlinks = nl;
-	char events[64], tl_follow[64];
+	char events[64], tl_follow[64], trace_api[80];
+	if (live && rr.have_trace) {
+		snprintf(trace_api, sizeof(trace_api), "/api/runs/%s/trace-timeline", idbuf);
+		in.trace_api = trace_api;
+	}
 	if (live && rr.run.state == STORE_RUN_RUNNING) {
 		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
 		in.live_events = events;
@@ -352,6 +371,82 @@ void page_timeline(struct web *w, int64_t id, struct reply *r)
 	el_gc_free(&g);
 	el_timeline_free(&t);
 	view_eventlog_free(&el);
+}
+
+/* A run's trace loaded in one snapshot (into run, which the trace's name
+ * points into): 0, or an error replied. */
+static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run *run, struct view_trace *ct,
+                    int json, struct reply *r)
+{
+	struct view_err e;
+	view_err_init(&e);
+	if (view_open(v, w->db, &e) != 0) {
+		reply_error(r, 503, json, "%s", view_err_first(&e));
+		return -1;
+	}
+	int rc = view_snapshot(v, &e) != 0 ? -1 : store_get_run(v->s, id, run);
+	if (rc == 0)
+		rc = view_trace_load(v->s, run, ct); /* its name: run's */
+	if (rc != 0) {
+		if (rc == STORE_ENOTFOUND)
+			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
+		else
+			reply_error(r, 503, json, "%s", rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
+		view_close(v);
+		return -1;
+	}
+	return 0;
+}
+
+/* GET /api/runs/N/trace-timeline[?from=NS&to=NS | ?thread=ID] */
+void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
+{
+	const char *a = arg(req, "from"), *b = arg(req, "to"), *th = arg(req, "thread");
+	struct tt_window win = {.whole = 1};
+	uint64_t thread = 0;
+	if ((a || b) && (!a || !b || view_parse_u64(a, &win.from) != 0 || view_parse_u64(b, &win.to) != 0 ||
+	                 win.from > win.to))
+		return reply_error(r, 400, 1, "from= and to= are both ns of the guest's clock, from <= to");
+	if (th && view_parse_u64(th, &thread) != 0)
+		return reply_error(r, 400, 1, "thread= is a thread id");
+	win.whole = !a;
+	struct view v;
+	struct view_trace ct;
+	struct store_run run;
+	if (trace_of(w, id, &v, &run, &ct, 1, r) != 0)
+		return;
+	view_close(&v);
+	if (reply_open(r, 200, "application/json") == 0) {
+		int rc = th ? trace_timeline_thread_json(r->f, &ct.t, thread) : trace_timeline_json(r->f, &ct.t, &win);
+		reply_close(r);
+		if (rc != 0)
+			reply_error(r, 500, 1, "could not render (out of memory)");
+	}
+	view_trace_free(&ct);
+}
+
+/* /runs/N/trace.ctf.tar and trace.chrome.json */
+static void download_trace(struct web *w, int64_t id, int tar, struct reply *r)
+{
+	struct view v;
+	struct view_trace ct;
+	struct store_run run;
+	if (trace_of(w, id, &v, &run, &ct, 0, r) != 0)
+		return;
+	view_close(&v);
+	char dir[48];
+	snprintf(dir, sizeof(dir), "run-%lld.ctf", (long long)id);
+	if (reply_open(r, 200, tar ? "application/x-tar" : "application/json") == 0) {
+		int rc = tar ? trace_render_ctf_tar(r->f, &ct.t, dir, (long long)(store_now_us() / 1000000))
+		             : trace_render_chrome(r->f, &ct.t);
+		reply_close(r);
+		if (rc != 0)
+			reply_error(r, 500, 0, "could not render (out of memory)");
+		else
+			snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%lld.%s\"",
+			         (long long)id, tar ? "ctf.tar" : "chrome.json");
+	}
+	view_trace_free(&ct);
 }
 
 void page_run(struct web *w, int64_t id, struct reply *r)
@@ -451,10 +546,13 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		}
 		return;
 	}
+	if (strcmp(what, "trace.ctf.tar") == 0 || strcmp(what, "trace.chrome.json") == 0)
+		return download_trace(w, id, strcmp(what, "trace.ctf.tar") == 0, r);
 	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
 	if (!ss && !folded && strcmp(what, "samples.pb.gz") != 0)
-		return reply_error(r, 404, 0, "no such file of a run: %s (there are prof, hp, "
-		                              "speedscope.json, folded, samples.pb.gz and report.html)", what);
+		return reply_error(r, 404, 0, "no such file of a run: %s (there are prof, hp, eventlog, "
+		                              "speedscope.json, folded, samples.pb.gz, trace.ctf.tar, "
+		                              "trace.chrome.json and report.html)", what);
 	if (!ss && !folded)
 		return download_samples(w, idbuf, what, r);
 	struct time_profile tp;

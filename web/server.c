@@ -345,8 +345,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			return send_stream(c, events_run(w, id), state);
 		else if (strcmp(rest, "eventlog") == 0)
 			return send_page(c, w, &(struct page_job){.kind = JOB_TIMELINE, .id = id}, url, *state);
+		else if (strcmp(rest, "trace-timeline") == 0)
+			page_trace_timeline(w, id, conn_arg, c, &r);
 		else
-			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events and eventlog)");
+			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events, eventlog and "
+			                        "trace-timeline)");
 	} else if (strcmp(url, "/metrics") == 0) {
 		page_metrics(w, &r);
 	} else if (strcmp(url, "/healthz") == 0) {

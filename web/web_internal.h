@@ -119,8 +119,12 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r);
 /* GET /api/runs/N/eventlog: the run's eventlog timeline, the report's
  * section alone (HTML), with data-follow while the run lasts */
 void page_timeline(struct web *w, int64_t id, struct reply *r);
+/* GET /api/runs/N/trace-timeline: a MirageOS trace's thread timeline
+ * (profile/trace_timeline.h), ?from=&to= a window, ?thread= its events */
+void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
 /* GET /runs/N/<what>: prof, hp, speedscope.json, folded, samples.pb.gz (a
- * sampled run), report.html */
+ * sampled run), trace.ctf.tar, trace.chrome.json (a MirageOS trace),
+ * report.html */
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r);
 
 /* api.c */

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "profile/trace_render.h"
+#include "profile/trace_timeline.h"
 #include "profile/trace_view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,11 +87,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mprof_write_metadata(f, t.name, t.run_id);
 	fclose(f);
 	free(doc);
-	/* the report's section: no guest byte may open markup */
+	/* the report's section: no guest byte may open markup (its two
+	 * script elements are ours: the timeline's model and its script) */
 	f = open_memstream(&doc, &doclen);
-	assert(trace_view_html(f, &t) == 0);
+	assert(trace_view_html(f, &t, "/api/runs/1/trace-timeline") == 0);
 	fclose(f);
-	assert(!strstr(doc, "<guest>") && !memmem(doc, doclen, "<script", 7));
+	const char *sc = memmem(doc, doclen, "<script", 7);
+	size_t nscript = 0;
+	for (; sc; sc = memmem(sc + 1, doclen - (size_t)(sc + 1 - doc), "<script", 7))
+		nscript++;
+	assert(!strstr(doc, "<guest>") && nscript == 2);
+	free(doc);
+	/* the timeline's model, a window of it, a thread's events, the tar */
+	f = open_memstream(&doc, &doclen);
+	assert(trace_timeline_json(f, &t, &(struct tt_window){.whole = 1}) == 0);
+	assert(trace_timeline_json(f, &t, &(struct tt_window){.from = 100, .to = 1u << 30}) == 0);
+	assert(trace_timeline_thread_json(f, &t, 1) == 0);
+	fclose(f);
+	assert(!memchr(doc, '<', doclen)); /* inert inside a script element */
+	free(doc);
+	f = open_memstream(&doc, &doclen);
+	assert(trace_render_ctf_tar(f, &t, "run-1.ctf", 0) == 0);
+	fclose(f);
+	assert(doclen % 512 == 0);
 	free(doc);
 	char lost[256];
 	trace_render_lost_ranges(&t, lost, sizeof(lost));
