@@ -18,10 +18,10 @@
 #include "../view/view_report.h"
 
 static const char usage[] =
-	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN2]\n"
+	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN0]\n"
 	"  One HTML file (no network needed to view it) with the run's facts, heap\n"
 	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n"
-	"  --against RUN2 makes it the comparison of RUN2 (the earlier run) and RUN:\n"
+	"  --against RUN0 makes it the comparison of RUN0 (the earlier run) and RUN:\n"
 	"  both runs' facts and profiles, a warning when the profiles are of\n"
 	"  different kinds, the differential flame graph (red grew, blue shrank),\n"
 	"  both heaps with one colour per band, the biggest movers.\n"
