@@ -1,5 +1,6 @@
 /*
- * report.h - one self-contained HTML file showing a run: its facts, the
+ * report.h - one self-contained HTML file showing a run: the top cost
+ * centres (a flat table: profdb top's rows), its facts, the
  * heap chart (interactive: hover, bands toggled, stacked / line /
  * normalised), the cost-centre tree (collapsible, sortable, searchable)
  * and the flame graph; against a second run, the comparison instead (both

@@ -228,7 +228,10 @@ static void find_earlier(struct view *v, struct earlier *e)
 		store_list_runs(v->s, &f, earlier_cb, e);
 }
 
-static void render_report(struct web *w, int64_t id, const char *against, int live, struct reply *r)
+/* The report of run id (against: the compare page), live while the run
+ * lasts; file: the report.html download, a page on its own (no links to
+ * this server's pages, which a file's reader may not reach). */
+static void render_report(struct web *w, int64_t id, const char *against, int live, int file, struct reply *r)
 {
 	struct view_report rr;
 	struct report_input in;
@@ -305,6 +308,11 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	in.links = lv;
 	in.nlinks = nl;
 	in.home = "/"; /* every served page links back to the catalogue */
+	if (file) {
+		in.links = NULL;
+		in.nlinks = 0;
+		in.home = NULL;
+	}
 	char events[64], tl_follow[64];
 	if (live && rr.run.state == STORE_RUN_RUNNING) {
 		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
@@ -365,7 +373,7 @@ void page_timeline(struct web *w, int64_t id, struct reply *r)
 
 void page_run(struct web *w, int64_t id, struct reply *r)
 {
-	render_report(w, id, NULL, 1, r);
+	render_report(w, id, NULL, 1, 0, r);
 }
 
 void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
@@ -374,7 +382,7 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
 	int64_t bid = b ? web_run_id(b, strlen(b)) : -1;
 	if (bid < 0 || !a)
 		return reply_error(r, 400, 0, "give two runs: /compare?a=EARLIER&b=LATER (run ids)");
-	render_report(w, bid, a, 0, r);
+	render_report(w, bid, a, 0, 0, r);
 }
 
 /* ---- downloads --------------------------------------------------------------- */
@@ -437,7 +445,7 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
 	is_hp |= strcmp(what, "eventlog") == 0; /* the guest's bytes as they are, like the .hp */
 	if (strcmp(what, "report.html") == 0) {
-		render_report(w, id, NULL, 0, r);
+		render_report(w, id, NULL, 0, 1, r);
 		if (r->status == 200)
 			snprintf(r->disposition, sizeof(r->disposition),
 			         "attachment; filename=\"report-%s.html\"", idbuf);
