@@ -187,14 +187,15 @@ bands:
 		fputs("<p class=\"note\">Heap bands, matched by name without GHC's generated numbers; the "
 		      "biggest change of area first.</p>\n<div class=\"scroll\"><table class=\"changes\" "
 		      "id=\"band-movers\"><thead><tr><th>peak before</th><th>after</th><th>area "
-		      "before (B*s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
+		      "before (bytes x s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
 		      f);
 		for (size_t i = 0; i < n && i < 10; i++) {
-			heap_fmt_bytes(cb[i].peak[0], b[0], sizeof(b[0]));
-			heap_fmt_bytes(cb[i].peak[1], b[1], sizeof(b[1]));
-			heap_fmt_bytes(cb[i].area[0], b[2], sizeof(b[2]));
-			heap_fmt_bytes(cb[i].area[1], b[3], sizeof(b[3]));
-			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", b[0], b[1], b[2], b[3]);
+			report_fmt_bytes(cb[i].peak[0], b[0], sizeof(b[0]));
+			report_fmt_bytes(cb[i].peak[1], b[1], sizeof(b[1]));
+			report_fmt_bytes(cb[i].area[0], b[2], sizeof(b[2]));
+			report_fmt_bytes(cb[i].area[1], b[3], sizeof(b[3]));
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s\xc2\xb7s</td><td>%s\xc2\xb7s</td><td>", b[0], b[1], b[2],
+			        b[3]);
 			markup_text(f, cb[i].name);
 			fputs("</td></tr>\n", f);
 		}

@@ -17,7 +17,8 @@
 //    on the phone the flame graph's rows at least 14 CSS px tall;
 //  - every page links back to the catalogue (/);
 //  - sizes with their unit: the facts (8.2 kB (8,176 bytes)), the
-//    catalogue's columns, the heap keys and the compare page's axes;
+//    catalogue's columns, the heap keys, the compare page's axes and its
+//    heap bands' peaks and areas;
 //  - the compare page's flame graph says which runs it compares;
 //  - no page logs an error.
 // Screenshots pages-*.png in OUT_DIR.
@@ -139,6 +140,9 @@ const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
     check(ticks.length > 2 && ticks.every(t => t === '0' || SIZE.test(t)), cwhat + ': the heap axes: ' + JSON.stringify(ticks));
     const keys = await c.$$eval('#heap-pair-key .peak', ss => ss.map(s => s.textContent));
     check(keys.length > 0 && keys.every(k => k.split(' \u2192 ').every(s => SIZE.test(s))), cwhat + ': the key\'s peaks: ' + JSON.stringify(keys.slice(0, 4)));
+    const movers = await c.$$eval('#band-movers tbody tr', trs => trs.map(tr => [...tr.cells].slice(0, 4).map(td => td.textContent)));
+    check(movers.length > 0 && movers.every(r => r.every((t, i) => SIZE.test(i < 2 ? t : t.replace(/\u00b7s$/, '')))),
+          cwhat + ': the heap bands\' peaks and areas: ' + JSON.stringify(movers.slice(0, 3)));
     await c.screenshot({ path: `${out}/pages-compare-${tag}.png`, fullPage: true });
     await c.close();
   }
