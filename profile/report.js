@@ -261,9 +261,10 @@
         svg.appendChild(el('svg:text', { x: L - 6, y: y + fs / 3, 'text-anchor': 'end', 'font-size': fs, 'class': 'ytick' },
           yLabel(v, ystep)));
       }
-      for (g = 0; g <= 4; g++)
-        svg.appendChild(el('svg:text', { x: L + PW * g / 4, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
-          (span * g / 4).toPrecision(3)));
+      var tstep = niceStep(span, 4);
+      for (g = 0; g * tstep <= span * 1.0001; g++)
+        svg.appendChild(el('svg:text', { x: L + PW * g * tstep / span, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
+          String(+(g * tstep).toPrecision(12))));
       svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 8 + 2 * fs, 'text-anchor': 'middle', 'font-size': fs },
         hp.sample_unit || 'seconds'));
       var pick = [];   // at most one sample per two units of width: the one with the largest total
