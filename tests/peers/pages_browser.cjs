@@ -121,8 +121,8 @@ const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
               what + ': the top row ' + JSON.stringify(first.cells) + ', profdb top says ' + JSON.stringify(want));
       }
       const facts = await p.$$eval('#facts table.facts tr', trs => trs.map(tr => [tr.cells[0].textContent, tr.cells[1].textContent]));
-      const sizesShown = facts.filter(f => f[0] === '.prof' || f[0] === '.hp').map(f => f[1]);
-      check(sizesShown.length === 2 && sizesShown.every(s => /^\d+(\.\d)? (B|kB|MB|GB)( \(\d{1,3}(,\d{3})* bytes\))?$/.test(s)),
+      const sizesShown = facts.filter(f => ['.prof', '.hp', 'eventlog'].includes(f[0]) && f[1] !== '-').map(f => f[1]);
+      check(sizesShown.length > 0 && sizesShown.every(s => /^\d+(\.\d)? (B|kB|MB|GB)( \(\d{1,3}(,\d{3})* bytes\))?$/.test(s)),
             what + ': the sizes in the facts: ' + JSON.stringify(facts));
       const peaks = await p.$$eval('#heap-key .peak', ss => ss.map(s => s.textContent));
       check(peaks.length > 0 && peaks.every(s => SIZE.test(s)), what + ': the heap key\'s peaks: ' + JSON.stringify(peaks));
