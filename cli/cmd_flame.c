@@ -32,13 +32,13 @@ static const char usage[] =
 struct flame_job {
 	const struct time_profile *p, *before;
 	enum flame_by by;
-	char caption[400];
+	char caption[400], against[64];
 };
 
 static int render(FILE *f, void *ctx)
 {
 	struct flame_job *j = ctx;
-	return j->before ? flame_svg_diff(f, j->before, j->p, j->by, j->caption)
+	return j->before ? flame_svg_diff(f, j->before, j->p, j->by, j->caption, j->against)
 	                 : flame_svg(f, j->p, j->by, j->caption);
 }
 
@@ -122,9 +122,11 @@ int cmd_flame(const char *db, int argc, char **argv)
 			cli_err("standard output: %s", strerror(errno));
 		goto out;
 	}
-	struct flame_job job = {&p, o.against ? &before : NULL, o.by, {0}};
+	struct flame_job job = {&p, o.against ? &before : NULL, o.by, {0}, {0}};
 	char what[64];
 	view_profile_caption(&rd.run, job.caption, sizeof(job.caption));
+	if (o.against)
+		snprintf(job.against, sizeof(job.against), "run %lld", (long long)brd.run.run_id);
 	snprintf(what, sizeof(what), "%zu call stacks", p.nnodes);
 	rc = outfile_render(o.svg, render, &job, what);
 out:

@@ -1,7 +1,7 @@
 /*
  * cmd_report.c - `profdb report RUN [-o FILE.html]`: one self-contained
- * HTML file with everything known about a run (profile/report.h): facts,
- * the heap chart, the cost-centre tree and the flame graph, for running,
+ * HTML file with everything known about a run (profile/report.h): the top
+ * cost centres, facts, the heap chart, the call tree and the flame graph, for running,
  * complete and crashed runs alike, with what a crash cost said plainly.
  *
  * May call: view/view_report.h, cli_util.h, cli_view.h.
@@ -18,10 +18,11 @@
 #include "../view/view_report.h"
 
 static const char usage[] =
-	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN2]\n"
-	"  One HTML file (no network needed to view it) with the run's facts, heap\n"
-	"  chart, cost-centre tree and flame graph.  Default: report-RUN.html.\n"
-	"  --against RUN2 makes it the comparison of RUN2 (the earlier run) and RUN:\n"
+	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN0]\n"
+	"  One HTML file (no network needed to view it): the top cost centres (as\n"
+	"  profdb top lists them), the run's facts, heap chart, call tree and\n"
+	"  flame graph.  Default: report-RUN.html.\n"
+	"  --against RUN0 makes it the comparison of RUN0 (the earlier run) and RUN:\n"
 	"  both runs' facts and profiles, a warning when the profiles are of\n"
 	"  different kinds, the differential flame graph (red grew, blue shrank),\n"
 	"  both heaps with one colour per band, the biggest movers.\n"

@@ -226,14 +226,18 @@ static void fmt_dur(uint64_t ns, char *out, size_t len)
 		snprintf(out, len, "%.3f s", (double)ns / 1e9);
 }
 
+/* A size as the report's pages write it (report.c's report_fmt_bytes,
+ * report.js's fmtBytes): "512 B", "28 MB". */
 static void fmt_bytes(uint64_t v, char *out, size_t len)
 {
-	heap_fmt_bytes((double)v, out, len > 1 ? len - 1 : len);
-	size_t n = strlen(out);
-	if (n + 1 < len) {
-		out[n] = 'B';
-		out[n + 1] = '\0';
-	}
+	char n[32];
+	heap_fmt_bytes((double)v, n, sizeof(n));
+	size_t k = strlen(n);
+	char unit = k && (n[k - 1] < '0' || n[k - 1] > '9') ? n[k - 1] : 0;
+	if (unit)
+		n[k - 1] = '\0';
+	char u[3] = {unit ? unit : 'B', unit ? 'B' : '\0', '\0'};
+	snprintf(out, len, "%s %s", n, u);
 }
 
 struct window {

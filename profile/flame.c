@@ -210,7 +210,7 @@ static void diff_colour(double delta, double most, char out[8])
 
 int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const char *caption)
 {
-	return flame_svg_diff(f, NULL, p, by, caption);
+	return flame_svg_diff(f, NULL, p, by, caption, NULL);
 }
 
 /* What every frame of one graph is drawn with. */
@@ -282,7 +282,8 @@ static void flame_unplaced(FILE *f, const struct flame_draw *d, enum flame_by by
 
 /* The SVG's start, its caption and the program's command line, and the
  * controls the script shows (hidden without it: the static chart). */
-static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, const char *caption)
+static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, const char *caption,
+                       const char *against)
 {
 	double height = TOP + ROW * (d->maxd + 1) + 30;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -293,10 +294,14 @@ static void flame_head(FILE *f, const struct flame_draw *d, enum flame_by by, co
 	           "<text x=\"%.0f\" y=\"22\" font-size=\"15\" text-anchor=\"middle\">",
 	        FW, height, FW, height, FW, FW / 2);
 	markup_text_cut(f, caption ? caption : "", 100);
-	fprintf(f, " \xe2\x80\x94 %s%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" "
-	           "text-anchor=\"middle\">",
-	        by == FLAME_TIME ? "time" : "allocation",
-	        d->was ? " (red grew, blue shrank, against the run before)" : "", FW / 2);
+	fprintf(f, " \xe2\x80\x94 %s%s", by == FLAME_TIME ? "time" : "allocation",
+	        d->was ? " (red grew, blue shrank" : "");
+	if (d->was && against && *against) {
+		fputs(", against ", f);
+		markup_text_cut(f, against, 100);
+	}
+	fprintf(f, "%s</text>\n<text x=\"%.0f\" y=\"38\" fill=\"#555\" text-anchor=\"middle\">",
+	        d->was ? ")" : "", FW / 2);
 	markup_text_cut(f, d->p->command ? d->p->command : "", 120);
 	fprintf(f, "</text>\n<text class=\"fg-reset\" x=\"10\" y=\"22\" fill=\"#1565c0\" "
 	           "cursor=\"pointer\" style=\"display:none\">Reset zoom</text>\n"
@@ -438,7 +443,7 @@ static void flame_frames(FILE *f, const struct flame_draw *d, double *x, double 
 }
 
 int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time_profile *p,
-                   enum flame_by by, const char *caption)
+                   enum flame_by by, const char *caption, const char *against)
 {
 	uint64_t *self, *total;
 	double *x = malloc((p->nnodes ? p->nnodes : 1) * sizeof(*x));
@@ -462,7 +467,7 @@ int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time
 		d.was = was;
 		d.most = most_change(&d);
 	}
-	flame_head(f, &d, by, caption);
+	flame_head(f, &d, by, caption, against);
 	flame_frames(f, &d, x, next, by);
 	flame_unplaced(f, &d, by);
 	/* the script last: the frames are there when it runs */

@@ -46,8 +46,10 @@ int flame_svg(FILE *f, const struct time_profile *p, enum flame_by by, const cha
 
 /* A differential flame graph: p's frames, coloured by how much each call
  * stack's share changed since `before` (matched by its path of
- * functions): red grew, blue shrank, as flamegraph.pl's difffolded. */
+ * functions): red grew, blue shrank, as flamegraph.pl's difffolded.  Its
+ * title is the caption, then "(red grew, blue shrank, against AGAINST)"
+ * (what `before` is, e.g. "run 4"; NULL: the caption says it). */
 int flame_svg_diff(FILE *f, const struct time_profile *before, const struct time_profile *p,
-                   enum flame_by by, const char *caption);
+                   enum flame_by by, const char *caption, const char *against);
 
 #endif

@@ -139,8 +139,58 @@
         else if (e.key === 'Escape') { search(''); reset(); }
       });
     }
+    // Narrower than drawn (inline in a page on a phone): the chart is laid
+    // out again at the width it is shown, so a unit is a CSS pixel: rows
+    // keep their height (16 px, big enough to tap), labels their 11 px,
+    // and the frames share the width.  The command line (in the page's
+    // header too) gives its row to the controls.
+    function narrow(px) {
+      var k = (px - 2 * PAD) / (W - 2 * PAD), h = svg.viewBox.baseVal.height;
+      frames.forEach(function (f) { f.x = PAD + (f.x - PAD) * k; f.w *= k; });
+      W = px;
+      svg.setAttribute('viewBox', '0 0 ' + px + ' ' + h);
+      svg.setAttribute('width', String(px));
+      svg.setAttribute('data-width', String(px));
+      var heads = svg.querySelectorAll('svg > text:not([class])');
+      for (var j = 0; j < heads.length; j++) {
+        var t = heads[j];
+        if (t.getAttribute('y') === '38') { t.style.display = 'none'; continue; }
+        t.setAttribute('x', String(px / 2));
+        var len = t.getComputedTextLength(), fs = +(t.getAttribute('font-size') || 11);
+        if (len > px - 2 * PAD) t.setAttribute('font-size', Math.max(9, fs * (px - 2 * PAD) / len).toFixed(1));
+      }
+      if (resetBtn) resetBtn.setAttribute('y', '38');
+      if (searchBtn) { searchBtn.setAttribute('y', '38'); searchBtn.setAttribute('x', String(px - PAD)); }
+      if (matched) matched.setAttribute('x', String(px - PAD));
+      var un = svg.querySelector('text.unplaced');   // the note under the chart, wrapped to the width
+      if (un && un.getComputedTextLength() > px - 2 * PAD) {
+        var words = un.textContent.split(' '), line = '', lines = [];
+        un.textContent = '';
+        words.forEach(function (w) {
+          un.textContent = line ? line + ' ' + w : w;
+          if (line && un.getComputedTextLength() > px - 2 * PAD) { lines.push(line); line = w; } else line = un.textContent;
+        });
+        lines.push(line);
+        un.textContent = '';
+        lines.forEach(function (l, i) {
+          var ts = document.createElementNS('http://www.w3.org/2000/svg', 'tspan');
+          ts.setAttribute('x', String(PAD));
+          if (i) ts.setAttribute('dy', '14');
+          ts.textContent = l;
+          un.appendChild(ts);
+        });
+        h += 14 * (lines.length - 1);
+        svg.setAttribute('viewBox', '0 0 ' + px + ' ' + h);
+        svg.setAttribute('height', String(h));
+      }
+      svg.setAttribute('data-narrow', '1');
+    }
+    if (svg !== document.documentElement && svg.getBoundingClientRect) {
+      var shown = svg.getBoundingClientRect().width;
+      if (shown > 0 && shown < W - 1) narrow(Math.max(280, Math.floor(shown)));
+    }
     svg.profsvcFlame = { zoom: function (i) { zoom(frames[i]); }, reset: reset, search: search };
-    frames.forEach(function (f) { fit(f, f.w); });
+    frames.forEach(function (f) { place(f, f.x, f.w, 'shown'); });
     svg.setAttribute('data-wired', '1');
   };
   var s = document.currentScript;

@@ -8,7 +8,8 @@
  * same, and no name can end the element or open markup.
  *
  * May call: compare.c (the changes), flame.c, heap_svg.c (the band
- * colours), trace_view.c, eventlog_timeline.c (GHC's eventlog), markup.c, util/safe_text.
+ * colours), prof_rank.c (the top table: profdb top's rows), trace_view.c,
+ * eventlog_timeline.c (GHC's eventlog), markup.c, util/safe_text.
  */
 #include "config.h"
 
@@ -24,6 +25,46 @@
 #include "heap_svg.h"
 #include "markup.h"
 #include "util/safe_text.h"
+
+void report_fmt_count(uint64_t v, char *buf, size_t len)
+{
+	char digits[24];
+	size_t n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), o = 0;
+	for (size_t i = 0; i < n && o + 1 < len; i++) {
+		if (i && (n - i) % 3 == 0 && o + 2 < len)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+}
+
+void report_fmt_bytes(double v, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+	int u = 0;
+	while (v >= 1000 && u < 6) {
+		v /= 1000;
+		u++;
+	}
+	/* as report.js's fmtBytes: 512 B, 8.2 kB, 51 MB (halves up, as
+	 * JavaScript's toFixed) */
+	if (u && v < 10)
+		snprintf(buf, len, "%.1f %s", floor(v * 10 + 0.5) / 10, units[u]);
+	else
+		snprintf(buf, len, "%.0f %s", floor(v + 0.5), units[u]);
+}
+
+void report_fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	char h[32], c[32];
+	report_fmt_bytes((double)bytes, h, sizeof(h));
+	report_fmt_count(bytes, c, sizeof(c));
+	if (bytes < 1000)
+		snprintf(buf, len, "%s", h);
+	else
+		snprintf(buf, len, "%s (%s bytes)", h, c);
+}
 
 void report_json_string(FILE *f, const char *s)
 {
@@ -52,7 +93,8 @@ void report_json_string(FILE *f, const char *s)
 	free(buf);
 }
 
-/* The other run's heap, overlaid: its total per sample, every band. */
+/* The other run's heap (profdb report --json --against): its total per
+ * sample, every band. */
 static void against_json(FILE *f, const struct hp_profile *hp, const char *title)
 {
 	double *tot = calloc(hp->nsamples ? hp->nsamples : 1, sizeof(*tot));
@@ -145,14 +187,15 @@ bands:
 		fputs("<p class=\"note\">Heap bands, matched by name without GHC's generated numbers; the "
 		      "biggest change of area first.</p>\n<div class=\"scroll\"><table class=\"changes\" "
 		      "id=\"band-movers\"><thead><tr><th>peak before</th><th>after</th><th>area "
-		      "before (B*s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
+		      "before (bytes x s)</th><th>after</th><th>heap band</th></tr></thead><tbody>\n",
 		      f);
 		for (size_t i = 0; i < n && i < 10; i++) {
-			heap_fmt_bytes(cb[i].peak[0], b[0], sizeof(b[0]));
-			heap_fmt_bytes(cb[i].peak[1], b[1], sizeof(b[1]));
-			heap_fmt_bytes(cb[i].area[0], b[2], sizeof(b[2]));
-			heap_fmt_bytes(cb[i].area[1], b[3], sizeof(b[3]));
-			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>", b[0], b[1], b[2], b[3]);
+			report_fmt_bytes(cb[i].peak[0], b[0], sizeof(b[0]));
+			report_fmt_bytes(cb[i].peak[1], b[1], sizeof(b[1]));
+			report_fmt_bytes(cb[i].area[0], b[2], sizeof(b[2]));
+			report_fmt_bytes(cb[i].area[1], b[3], sizeof(b[3]));
+			fprintf(f, "<tr><td>%s</td><td>%s</td><td>%s\xc2\xb7s</td><td>%s\xc2\xb7s</td><td>", b[0], b[1], b[2],
+			        b[3]);
 			markup_text(f, cb[i].name);
 			fputs("</td></tr>\n", f);
 		}
@@ -208,14 +251,14 @@ static void tree_json(FILE *f, const struct time_profile *p)
 
 /* The flame graph's SVG without its XML declaration, for inline use. */
 static int flame_inline(FILE *f, const struct time_profile *before, const struct time_profile *p,
-                        const char *title)
+                        const char *title, const char *against)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 	if (!m)
 		return -1;
-	int rc = before ? flame_svg_diff(m, before, p, FLAME_TIME, title) : flame_svg(m, p, FLAME_TIME, title);
+	int rc = before ? flame_svg_diff(m, before, p, FLAME_TIME, title, against) : flame_svg(m, p, FLAME_TIME, title);
 	fclose(m);
 	const char *body = buf ? strstr(buf, "<svg") : NULL;
 	if (rc == 0 && body)
@@ -263,12 +306,17 @@ static void report_head(FILE *f, const struct report_input *in)
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:%s\">\n"
-	           "<meta name=\"viewport\" content=\"width=device-width\">\n<title>",
+	           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
 	        in->live_events || in->trace_api ? "; connect-src 'self'" : "");
 	markup_text_cut(f, in->title, 120);
-	fprintf(f, " \xe2\x80\x94 profsvc report</title>\n<style>\n%s</style></head>\n<body>\n"
-	           "<header><h1>",
+	fprintf(f, " \xe2\x80\x94 profsvc report</title>\n<style>\n%s</style></head>\n<body>\n<header>",
 	        report_css);
+	if (in->home) {
+		fputs("<nav><a class=\"home\" href=\"", f);
+		markup_text(f, in->home);
+		fputs("\">\xe2\x86\x90 all runs</a></nav>", f);
+	}
+	fputs("<h1>", f);
 	markup_text(f, in->title);
 	fputs("</h1><div class=\"sub\">", f);
 	markup_text(f, in->tp && in->tp->command ? in->tp->command
@@ -340,35 +388,84 @@ static void heap_section(FILE *f, const struct report_input *in)
 	      "<script type=\"application/json\" id=\"heap-data\">{",
 	      f);
 	report_heap_json(f, in->hp ? in->hp->sample_unit : NULL, chart);
-	if (in->against_hp && in->against_hp->nsamples)
-		against_json(f, in->against_hp, in->against_title);
 	fputs("}</script>\n", f);
+}
+
+/* The top cost centres, flat: profdb top's rows (GHC's own table where
+ * the profile has one, in its order, then the rest), so the hot spot is
+ * the first row whatever the call tree's shape. */
+#define TOP_ROWS 20
+static int top_section(FILE *f, const struct report_input *in)
+{
+	const struct time_profile *p = in->tp;
+	size_t n = 0;
+	struct tp_row *rows = tp_rank(p, TP_BY_TIME, NULL, &n);
+	if (!rows && p->nccs)
+		return -1;
+	char ticks[32], alloc[64], c[32];
+	report_fmt_count(p->total_ticks, ticks, sizeof(ticks));
+	report_fmt_size(p->total_alloc, alloc, sizeof(alloc));
+	fprintf(f, "<section id=\"top\"><h2>Top cost centres</h2>\n<p class=\"note\">total time "
+	           "%.2f s (%s ticks), total alloc %s; the cost centres' own time and allocation, "
+	           "the largest first, as <code>profdb top</code> lists them",
+	        p->total_secs, ticks, alloc);
+	if (p->table == TP_TABLE_USED)
+		fprintf(f, " (GHC's own table for the %zu it lists)", p->nlisted);
+	fputs(".</p>\n<div class=\"scroll\"><table id=\"top-table\" class=\"top\"><thead><tr>"
+	      "<th>cost centre</th><th>module</th><th class=\"num\">%time</th><th class=\"num\">"
+	      "%alloc</th><th class=\"num\">entries</th><th>source</th></tr></thead><tbody>\n",
+	      f);
+	for (size_t i = 0; i < n && i < TOP_ROWS; i++) {
+		const struct tp_row *r = &rows[i];
+		const struct tp_cc *cc = &p->ccs[r->cc];
+		if (i && rows[i - 1].listed && !r->listed)
+			fputs("<tr class=\"sep\"><td colspan=\"6\">not in GHC's table (under 1% of the "
+			      "time and of the allocation)</td></tr>\n",
+			      f);
+		fputs("<tr><td class=\"name\">", f);
+		markup_text(f, cc->name);
+		fputs("</td><td>", f);
+		markup_text(f, cc->module);
+		report_fmt_count(r->entries, c, sizeof(c));
+		fprintf(f, "</td><td class=\"num\" style=\"background:linear-gradient(90deg,#f3c6a0 "
+		           "%.1f%%,transparent 0)\">%.1f</td><td class=\"num\">%.1f</td><td class=\"num\" "
+		           "data-entries=\"%llu\">%s</td><td class=\"src\">",
+		        r->time > 100 ? 100 : r->time, r->time, r->alloc, (unsigned long long)r->entries, c);
+		markup_text(f, cc->src);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table></div>\n", f);
+	if (n > TOP_ROWS)
+		fprintf(f, "<p class=\"note\">The %d largest of %zu cost centres; every one is in the "
+		           "call tree below.</p>\n",
+		        TOP_ROWS, n);
+	fputs("</section>\n", f);
+	free(rows);
+	return 0;
 }
 
 /* The cost-centre tree and the flame graphs of a time profile. */
 static int cost_centres_section(FILE *f, const struct report_input *in)
 {
-	fprintf(f, "<section id=\"cost-centres\"><h2>Cost centres</h2>\n<p class=\"note\">total "
-	           "time %.2f s (%llu ticks), total alloc %llu bytes</p>\n<div class=\"tools\">"
-	           "<input id=\"tree-search\" type=\"search\" placeholder=\"search names\">"
-	           "<button id=\"tree-open\">open all</button><span id=\"tree-count\" "
-	           "class=\"note\"></span></div>\n<table id=\"tree\"><thead><tr></tr></thead>"
-	           "<tbody></tbody></table></section>\n"
-	           "<script type=\"application/json\" id=\"tree-data\">{",
-	        in->tp->total_secs, (unsigned long long)in->tp->total_ticks,
-	        (unsigned long long)in->tp->total_alloc);
+	fputs("<section id=\"cost-centres\"><h2>Call tree</h2>\n<div class=\"tools\">"
+	      "<input id=\"tree-search\" type=\"search\" placeholder=\"search names\">"
+	      "<button id=\"tree-open\">open all</button><span id=\"tree-count\" "
+	      "class=\"note\"></span></div>\n<div class=\"scroll\"><table id=\"tree\"><thead><tr>"
+	      "</tr></thead><tbody></tbody></table></div></section>\n"
+	      "<script type=\"application/json\" id=\"tree-data\">{",
+	      f);
 	tree_json(f, in->tp);
 	fputs("}</script>\n<script>profsvcReport.tree();</script>\n"
 	      "<section class=\"flame\" id=\"flame\"><h2>Flame graph (time)</h2>\n",
 	      f);
-	if (flame_inline(f, NULL, in->tp, in->title) != 0)
+	if (flame_inline(f, NULL, in->tp, in->title, NULL) != 0)
 		return -1;
 	fputs("</section>\n", f);
 	if (in->against_tp) {
 		fputs("<section class=\"flame\" id=\"flame-diff\"><h2>Differential flame graph "
 		      "(time)</h2>\n",
 		      f);
-		if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
+		if (flame_inline(f, in->against_tp, in->tp, in->title, in->against_title) != 0)
 			return -1;
 		fputs("</section>\n", f);
 	}
@@ -590,8 +687,13 @@ static int compare_write(FILE *f, const struct report_input *in)
 		fprintf(f, "<p class=\"note\">Run %lld's call stacks, each coloured by how its share of the "
 		           "time changed since run %lld: red grew, blue shrank.</p>\n",
 		        (long long)in->sides[1].run_id, (long long)in->sides[0].run_id);
-		fputs("<div class=\"scroll flame-box\">", f);
-		if (flame_inline(f, in->against_tp, in->tp, in->title) != 0)
+		/* its title says what is compared: run B against run A */
+		char what[600];
+		snprintf(what, sizeof(what), "%s%srun %lld against run %lld", in->sides[1].name ? in->sides[1].name : "",
+		         in->sides[1].name && *in->sides[1].name ? ": " : "", (long long)in->sides[1].run_id,
+		         (long long)in->sides[0].run_id);
+		fputs("<div class=\"flame-box\">", f);
+		if (flame_inline(f, in->against_tp, in->tp, what, NULL) != 0)
 			return -1;
 		fputs("</div>\n", f);
 	} else {
@@ -615,6 +717,9 @@ int report_write(FILE *f, const struct report_input *in)
 	if (in->sides)
 		return compare_write(f, in);
 	report_head(f, in);
+	/* the hot spot first: the flat table of the top cost centres */
+	if (in->tp && top_section(f, in) != 0)
+		return -1;
 	facts_section(f, in);
 	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms && !in->no_heap))
 		heap_section(f, in);

@@ -1,5 +1,6 @@
 /*
- * report.h - one self-contained HTML file showing a run: its facts, the
+ * report.h - one self-contained HTML file showing a run: the top cost
+ * centres (a flat table: profdb top's rows), its facts, the
  * heap chart (interactive: hover, bands toggled, stacked / line /
  * normalised), the cost-centre tree (collapsible, sortable, searchable)
  * and the flame graph; against a second run, the comparison instead (both
@@ -80,6 +81,8 @@ struct report_input {
 	 * the page may connect back to its origin), and a script of its own. */
 	const char *const *links;
 	size_t nlinks;
+	const char *home;     /* the catalogue's page ("/"), linked from the
+	                       * header; NULL (a report file): no link */
 	const char *live_events;
 	const char *page_script;
 	/* A running run sampled from dom0: its flame graph is fetched again
@@ -100,6 +103,12 @@ int report_write_json(FILE *f, const struct report_input *in);
  * bands: [{name, colour, peak, values}]}, bottom band first. */
 void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c);
 
+/* Sizes and counts as the pages show them (report.js does the same):
+ * "8.2 kB", "51 MB", "512 B" (units of 1000, as the heap charts' axes);
+ * "1,554,545,712"; a size with its exact count, "8.2 kB (8,176 bytes)". */
+void report_fmt_bytes(double v, char *buf, size_t len);
+void report_fmt_count(uint64_t v, char *buf, size_t len);
+void report_fmt_size(uint64_t bytes, char *buf, size_t len);
 /* A JSON string of the exact text (util/safe_text's safe_text_json_bytes:
  * controls and bidi overrides as \u escapes, a byte that is not UTF-8 as
  * \udcNN), with < > & as \u escapes so it is safe inside <script> too;

@@ -48,11 +48,15 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // The one way the pages write a size (report.c's report_fmt_bytes does
+  // the same): units of 1000 with the unit, "512 B", "8.2 kB", "51 MB".
   function fmtBytes(v) {
-    var u = ['', 'k', 'M', 'G', 'T', 'P'], i = 0;
+    var u = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'], i = 0;
     while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
-    return (i === 0 ? v.toFixed(0) : v < 10 ? v.toFixed(1) : v.toFixed(0)) + u[i];
+    return (i && v < 10 ? v.toFixed(1) : v.toFixed(0)) + ' ' + u[i];
   }
+  // a size with its exact count, as the facts show it: "8.2 kB (8,176 bytes)"
+  function fmtSize(b) { return b < 1000 ? fmtBytes(b) : fmtBytes(b) + ' (' + grouped(b) + ' bytes)'; }
   function readHash() {
     location.hash.replace(/^#/, '').split('&').forEach(function (kv) {
       var p = kv.split('='), k = p[0], v = p[1] || '';
@@ -72,7 +76,10 @@
   }
 
   // ---- the heap chart ------------------------------------------------------
-  var W = 900, H = 360, L = 70, T = 22, PW = W - L - 20, PH = H - T - 40;
+  // The compare page's panels are 900 x 360 units; the run page's chart is
+  // as many units wide as it is shown (900 at most), so its text stays
+  // 11 px on a phone.
+  var W = 900, H = 360;
   // a step of 1, 2 or 5 x 10^n giving about n ticks over span
   function niceStep(span, n) {
     var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw > 0 ? raw : 1e-9))), m = raw / p;
@@ -88,15 +95,15 @@
   function drawHeap() {
     var box = document.getElementById('heap');
     if (!box) return;
-    if (!D.heap) {
-      var hd = data('heap-data') || {};
-      D.heap = hd.heap;
-      if (D.heap && hd.against) D.heap.against = hd.against;
-    }
+    if (!D.heap) D.heap = (data('heap-data') || {}).heap;
     if (!D.heap) return;
     var hp = D.heap, n = hp.times.length, bands = hp.bands;
     var svg = document.getElementById('heap-svg');
     while (svg.firstChild) svg.removeChild(svg.firstChild);
+    var shownW = svg.getBoundingClientRect().width || 900;
+    var W = Math.round(Math.max(300, Math.min(900, shownW))), H = W >= 900 ? 360 : Math.round(Math.max(240, W * 0.7));
+    var L = 70, T = 22, PW = W - L - 20, PH = H - T - 40;
+    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);
     svg.setAttribute('data-samples', String(n));   // what a live test counts
     if (n === 0) {
       svg.appendChild(el('svg:text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', 'font-size': 14 },
@@ -106,12 +113,9 @@
     var shown = bands.map(function (b, i) { return !state.hide[i]; });
     var tot = new Array(n).fill(0);
     bands.forEach(function (b, i) { if (shown[i]) b.values.forEach(function (v, k) { tot[k] += v; }); });
-    var ag = hp.against, t0 = hp.times[0], ymax = 0;
-    var span = Math.max(hp.times[n - 1] - t0, ag ? ag.times[ag.times.length - 1] - ag.times[0] : 0) || 1;
-    var other = ag && state.mode !== 'normalised' ? ag : null;
+    var t0 = hp.times[0], ymax = 0, span = hp.times[n - 1] - t0 || 1;
     if (state.mode === 'normalised') ymax = 1;
     else if (state.mode === 'stacked') ymax = Math.max.apply(null, tot.concat([1]));
-    if (other) ymax = Math.max(ymax, Math.max.apply(null, other.total.concat([1])));
     else bands.forEach(function (b, i) { if (shown[i]) ymax = Math.max(ymax, Math.max.apply(null, b.values)); });
     ymax = ymax || 1;
     var X = function (t) { return L + (t - t0) / span * PW; };
@@ -137,7 +141,7 @@
     }
     svg.appendChild(el('svg:text', { 'class': 'area', x: L + PW, y: T - 8, 'text-anchor': 'end', 'font-size': 12 },
       grouped(area) + ' bytes x ' + (hp.sample_unit || 'seconds')));
-    var tstep = niceStep(span, 8);
+    var tstep = niceStep(span, Math.max(3, Math.round(PW / 100)));
     for (g = 0; g * tstep <= span * 1.0001; g++) {
       var t = t0 + g * tstep;
       svg.appendChild(el('svg:text', { x: X(t), y: T + PH + 16, 'text-anchor': 'middle', 'font-size': 11 },
@@ -178,15 +182,6 @@
       svg.appendChild(p);
       if (state.mode !== 'line') lower = up;
     });
-    if (other) {   // the run compared with: its total, on this chart's scale and time from its start
-      var o0 = other.times[0], od = other.times.map(function (t, k) {
-        return (k ? 'L' : 'M') + (L + (t - o0) / span * PW).toFixed(1) + ' ' + Y(other.total[k]).toFixed(1);
-      }).join(' ');
-      var op = el('svg:path', { d: od, 'class': 'against', fill: 'none', stroke: '#000', 'stroke-width': 1.5,
-        'stroke-dasharray': '5 3' });
-      op.appendChild(el('svg:title', {}, 'total of ' + other.name));
-      svg.appendChild(op);
-    }
     svg.appendChild(el('svg:rect', { x: L, y: T, width: PW, height: PH, fill: 'none', stroke: '#333' }));
     var cursor = el('svg:line', { y1: T, y2: T + PH, stroke: '#000', 'stroke-dasharray': '3 3', visibility: 'hidden' });
     svg.appendChild(cursor);
@@ -254,18 +249,22 @@
       svg.setAttribute('data-samples', String(n));
       // labels about 11 px on the screen however narrow the panel (a phone's)
       var fs = Math.min(30, Math.max(13, Math.round(11 * W / (svg.clientWidth || W))));
-      var L = Math.max(70, Math.round(2.6 * fs)), PW = W - L - Math.max(20, 1.3 * fs);  // this panel's plot
+      var L = Math.max(70, Math.round(3.6 * fs)), PW = W - L - Math.max(20, 1.3 * fs);  // this panel's plot
       var T = Math.max(10, Math.round(0.8 * fs)), PH = H - T - 2 * fs - 16;
       var X = function (t) { return L + (t - t0) / span * PW; };
       var Y = function (v) { return T + PH - v / ymax * PH; };
-      for (var g = 0; g <= 4; g++) {
-        var v = ymax * g / 4, y = Y(v);
+      // round ticks in the unit their step calls for, as the run page's chart
+      var ystep = niceStep(ymax, 4);
+      for (var g = 0; g * ystep <= ymax * 1.0001; g++) {
+        var v = g * ystep, y = Y(v);
         svg.appendChild(el('svg:line', { x1: L, x2: L + PW, y1: y, y2: y, stroke: '#ddd' }));
-        svg.appendChild(el('svg:text', { x: L - 6, y: y + fs / 3, 'text-anchor': 'end', 'font-size': fs }, fmtBytes(v)));
+        svg.appendChild(el('svg:text', { x: L - 6, y: y + fs / 3, 'text-anchor': 'end', 'font-size': fs, 'class': 'ytick' },
+          yLabel(v, ystep)));
       }
-      for (g = 0; g <= 4; g++)
-        svg.appendChild(el('svg:text', { x: L + PW * g / 4, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
-          (span * g / 4).toPrecision(3)));
+      var tstep = niceStep(span, 4);
+      for (g = 0; g * tstep <= span * 1.0001; g++)
+        svg.appendChild(el('svg:text', { x: L + PW * g * tstep / span, y: T + PH + 6 + fs, 'text-anchor': 'middle', 'font-size': fs },
+          String(+(g * tstep).toPrecision(12))));
       svg.appendChild(el('svg:text', { x: L + PW / 2, y: T + PH + 8 + 2 * fs, 'text-anchor': 'middle', 'font-size': fs },
         hp.sample_unit || 'seconds'));
       var pick = [];   // at most one sample per two units of width: the one with the largest total
@@ -331,6 +330,10 @@
       N.forEach(function (nd, i) { (nd.parent < 0 ? roots : kids[nd.parent]).push(i); });
       kids.roots = roots;
       N.forEach(function (nd, i) { open[i] = nd.depth < 2; });
+      // the hot spot (the stack with the most time of its own) never under a closed node
+      var hot = -1;
+      N.forEach(function (nd, i) { if (hot < 0 || nd.time > N[hot].time) hot = i; });
+      for (var a = hot >= 0 ? N[hot].parent : -1; a >= 0; a = N[a].parent) open[a] = true;
     }
     var q = state.q.toLowerCase(), match = null;
     if (q) {   // matching rows and their ancestors stay
@@ -369,7 +372,7 @@
         td.appendChild(el('span', { title: nd.src }, nd.name));
         tr.appendChild(td);
         tr.appendChild(el('td', {}, nd.module));
-        tr.appendChild(el('td', { 'class': 'num' }, String(nd.entries)));
+        tr.appendChild(el('td', { 'class': 'num' }, grouped(nd.entries)));
         ['time', 'alloc', 'inh_time', 'inh_alloc'].forEach(function (k) {
           var c = el('td', { 'class': 'num' }, nd[k].toFixed(1));
           c.style.background = 'linear-gradient(90deg,#f3c6a0 ' + Math.min(100, nd[k]) + '%,transparent 0)';
@@ -474,7 +477,7 @@
           best = q;
         }
         if (best) text += '\n' + pl.getAttribute('data-what') + ' ' + fmtBytes((+pl.getAttribute('data-base') - best.y) /
-          +pl.getAttribute('data-h') * +pl.getAttribute('data-vmax')) + 'B';
+          +pl.getAttribute('data-h') * +pl.getAttribute('data-vmax'));
       });
       tip.textContent = text;
     };
@@ -486,14 +489,21 @@
   // the chart, now; the tree and the page's controls once they are parsed
   readHash();
   drawHeap();
+  var lastWidth = innerWidth;   // a phone turned: the charts drawn for the new width
+  window.addEventListener('resize', function () {
+    if (innerWidth === lastWidth) return;
+    lastWidth = innerWidth;
+    drawHeap();
+    heapPair();
+  });
   // milliseconds from opening the page to the chart drawn (make bench reads it)
   document.body.setAttribute('data-drawn-ms', String(Math.round(performance.now())));
   window.profsvcReport = {
     revive: revive, // for live.js's JSON
+    size: fmtSize,  // and its sizes
     // live pages (profdb serve): the chart replaced, or new samples appended
     // when the bands are unchanged; either way drawn again
     setHeap: function (h) {
-      if (D.heap && D.heap.against) h.against = D.heap.against;
       D.heap = h;
       drawHeap();
     },

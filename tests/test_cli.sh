@@ -17,6 +17,23 @@ expect 1 "no database at" -- "$PROFDB" query runs
 expect 2 "" -- "$PROFDB"
 expect 2 "unknown command" -- "$PROFDB" frobnicate
 expect 0 "" -- "$PROFDB" --help
+# the commands' options a user looks for in the overview (issue 34), each
+# on its command's entry; report names --against's run as flame and the overview do
+python3 - "$T/out" <<'PY' && ok || fail "profdb --help: $(cat "$T/out")"
+import re, sys
+text = open(sys.argv[1]).read()
+entries = {}
+for m in re.finditer(r'^  ([a-z-]+) (.*(?:\n {6,}\S.*)*)', text, re.M):
+    entries.setdefault(m.group(1), '')
+    entries[m.group(1)] += m.group(2)
+want = {'heap': ['--sort'], 'export': ['--speedscope', '--ctf', '--chrome-trace'], 'watch': ['--json'],
+        'sync': ['-q'], 'report': ['--against RUN0'], 'flame': ['--against RUN0']}
+missing = [c + ' ' + o for c, opts in want.items() for o in opts if not re.search(re.escape(o) + r'\b', entries.get(c, ''))]
+assert not missing, 'missing: %s' % missing
+PY
+for c in report flame; do
+	"$PROFDB" $c --help 2>&1 | head -1 | grep -q -- '--against RUN0\]' && ok || fail "$c --help: $("$PROFDB" $c --help 2>&1 | head -1)"
+done
 expect 0 "" -- "$PROFDB" --version
 
 # --- import, query, show ---------------------------------------------------------

@@ -159,7 +159,40 @@ grep -q 'class="area"[^>]*>166,302,970 bytes x seconds<' "$T/dom.html" && ok ||
 [ "$(grep -o 'class="ytick"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')" = "0 20 MB 40 MB 60 MB 80 MB 100 MB 120 MB 140 MB 160 MB " ] &&
 	grep -q 'class="yunit"[^>]*>bytes<' "$T/dom.html" && ok ||
 	fail "report: the y axis: $(grep -o 'class="y[a-z]*"[^>]*>[^<]*' "$T/dom.html" | sed 's/.*>//' | tr '\n' ' ')"
-grep -q '19 of 25 call stacks shown' "$T/dom.html" && ok || fail "report: tree rows: $(grep -o '[0-9]* of [0-9]* call stacks shown' "$T/dom.html")"
+# the tree opens its first two levels and the path to the hot spot (the
+# stack with the most time of its own): never hidden under a closed node
+"$PROFDB" report 2 --json >"$T/report.json"
+python3 - "$T/report.json" "$T/dom.html" <<'PY' && ok || fail "report: the tree's rows: $(grep -o '[0-9]* of [0-9]* call stacks shown' "$T/dom.html")"
+import json, re, sys
+ns = json.load(open(sys.argv[1]))["tree"]["nodes"]
+dom = open(sys.argv[2]).read()
+hot = max(range(len(ns)), key=lambda i: (ns[i]["time"], -i))
+opened = {i for i, n in enumerate(ns) if n["depth"] < 2}
+a = ns[hot]["parent"]
+while a >= 0:
+    opened.add(a); a = ns[a]["parent"]
+def seen(i):
+    a = ns[i]["parent"]
+    while a >= 0:
+        if a not in opened: return False
+        a = ns[a]["parent"]
+    return True
+want = sum(seen(i) for i in range(len(ns)))
+assert ns[hot]["depth"] >= 2, "the hot spot is not below the levels opened anyway: the check proves nothing"
+assert '%d of %d call stacks shown' % (want, len(ns)) in dom, want
+assert 'data-node="%d"' % hot in dom, 'the hot spot is not shown'
+PY
+# the flat table of the top cost centres comes first, profdb top's rows
+first=$(grep -o '<table[^>]*>' "$T/dom.html" | head -1)
+case $first in *'id="top-table"'*) ok ;; *) fail "report: the first table is $first, not the top cost centres" ;; esac
+"$PROFDB" top 2 -n 1 --json | python3 -c 'import json, sys, re, html
+c = json.load(sys.stdin)["cost_centres"][0]
+row = re.search(r"id=\"top-table\".*?<tbody>\s*<tr>(.*?)</tr>", open(sys.argv[1]).read(), re.S).group(1)
+cells = [html.unescape(re.sub("<[^>]*>", "", x)) for x in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+want = [c["name"], c["module"], "%.1f" % c["time"], "%.1f" % c["alloc"], "{:,}".format(c["entries"]), c["src"]]
+sys.exit(0 if cells == want else print(cells, want) or 1)' "$T/dom.html" && ok || fail "report: the top table's first row is not profdb top's"
+# a report file links nowhere it cannot go: no catalogue there
+grep -q 'href="/"' "$T/report.html" && fail "report: a link to a catalogue a file does not have" || ok
 grep -q 'class="frame"' "$T/dom.html" && ok || fail "report: no flame graph"
 chrome --virtual-time-budget=5000 --window-size=1300,1800 --screenshot="$T/report.png" "file://$T/report.html" >/dev/null
 # a view in the hash: lines, the bottom band hidden, the tree searched

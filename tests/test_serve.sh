@@ -18,7 +18,11 @@
 #    inert and shown as spelled, no console error, screenshots with something drawn (kept with
 #    PROFSVC_KEEP=DIR); the compare page at desktop and phone sizes (its
 #    sections' order, a band one colour in both heaps, the warning for heap
-#    profiles of different kinds) and the catalogue's compare links.
+#    profiles of different kinds) and the catalogue's compare links;
+#    (tests/peers/pages_browser.cjs) the catalogue, run and compare pages
+#    at 1400x1000 and 390x844: the top cost centres first, as profdb top
+#    gives them, not zoomed out, nothing wider than the screen, flame rows
+#    at least 14 px on the phone, a link to the catalogue, sizes with units.
 # The browser part needs chromium and tests/peers' npm packages (skipped,
 # 77, without them, except under CI=true).  PROFSVC_VALGRIND=1 (make
 # check-valgrind) runs the server under valgrind instead, without the
@@ -87,6 +91,13 @@ get "/runs/$EVIL/hp" >/dev/null; same "$T/body" "$T/evil.hp"
 grep -qi '^Content-Disposition: attachment; filename="run-1.hp"' "$T/hdr" && ok || fail "no attachment name: $(cat "$T/hdr")"
 get "/runs/$EVIL/report.html" >/dev/null
 [ "$(grep -o '<script' "$T/body" | wc -l)" = 6 ] && ok || fail "report.html download: $(grep -o '<script' "$T/body" | wc -l) <script elements, want 6 (the flame graph has its own)"
+# a downloaded report is a file on its own: no link to this server's pages
+grep -q 'href="/' "$T/body" && fail "report.html download: links to the server: $(grep -o 'href="/[^"]*"' "$T/body" | head -3)" || ok
+# every served page links back to the catalogue
+for p in "/runs/$EVIL" "/compare?a=$EVIL&b=$EVIL"; do
+	get "$p" >/dev/null
+	grep -q '<a class="home" href="/">' "$T/body" && ok || fail "$p: no link to the catalogue"
+done
 for p in "/api/runs" "/api/runs/$EVIL" "/api/runs/$EVIL/heap?since=3" "/api/runs/$EVIL/tree" "/api/diff?a=$EVIL&b=$EVIL"; do
 	get "$p" >/dev/null
 	json_ok "$T/body" && ok || fail "$p is not JSON: $(head -c 200 "$T/body")"
@@ -525,6 +536,13 @@ if [ $browser = yes ]; then
 	echo "$out" | grep '^FAIL' | while read -r line; do echo "$line" >&2; done
 	echo "$out" | tail -1
 	echo "$out" | grep -q '^browser: [0-9]* checks, 0 failed' && ok || fail "the compare page in the browser (above)"
+	# the pages at 1400x1000 and on a phone: the top cost centres first (run
+	# 4's first row as profdb top's), not zoomed, nothing past the screen's
+	# edge, flame rows a finger can tap, a link to the catalogue, sizes with units
+	out=$(node "$S/tests/peers/pages_browser.cjs" "$NM" "$URL" "$T" "$("$PROFDB" top 4 -n 1 --json)" 4 7 -- 4 5 2>&1)
+	echo "$out" | grep '^FAIL' | while read -r line; do echo "$line" >&2; done
+	echo "$out" | tail -1
+	echo "$out" | grep -q '^pages: [0-9]* checks, 0 failed' && ok || fail "the pages on a desktop and a phone (above)"
 fi
 # another process asks for the store in exclusive locking mode, to write:
 # while serve's readers are open, their shared locks keep it out (it gets

@@ -249,15 +249,20 @@ static void fill_facts(struct view_report *r)
 		snprintf(r->dur, sizeof(r->dur), "-");
 	}
 	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
-	snprintf(r->pbytes, sizeof(r->pbytes), run->prof_bytes < 0 ? "-" : "%lld", (long long)run->prof_bytes);
-	snprintf(r->hbytes, sizeof(r->hbytes), run->hp_bytes < 0 ? "-" : "%lld", (long long)run->hp_bytes);
-	snprintf(r->ebytes, sizeof(r->ebytes), "%lld", (long long)run->eventlog_bytes);
+	/* sizes as the pages show them: "8.2 kB (8,176 bytes)" */
+	snprintf(r->pbytes, sizeof(r->pbytes), "-");
+	snprintf(r->hbytes, sizeof(r->hbytes), "-");
+	if (run->prof_bytes >= 0)
+		report_fmt_size((uint64_t)run->prof_bytes, r->pbytes, sizeof(r->pbytes));
+	if (run->hp_bytes >= 0)
+		report_fmt_size((uint64_t)run->hp_bytes, r->hbytes, sizeof(r->hbytes));
+	report_fmt_size(run->eventlog_bytes > 0 ? (uint64_t)run->eventlog_bytes : 0, r->ebytes, sizeof(r->ebytes));
 	const char *facts[] = {
 		"guest", run->name, "domain id", r->domid, "uuid", run->uuid,
 		"state", store_run_state_name(run->state), "started", r->started, "ended", r->ended,
 		"duration", r->dur, "host", run->host, "backend", run->backend_version,
-		"source", run->source, ".prof bytes", r->pbytes, ".hp bytes", r->hbytes,
-		"eventlog bytes", r->ebytes, /* a run with GHC's eventlog only */
+		"source", run->source, ".prof", r->pbytes, ".hp", r->hbytes,
+		"eventlog", r->ebytes, /* a run with GHC's eventlog only */
 	};
 	_Static_assert(sizeof(facts) == sizeof(r->facts), "the facts' table holds them all");
 	memcpy(r->facts, facts, sizeof(facts));

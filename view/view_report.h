@@ -59,7 +59,7 @@ struct view_report {
 	char cwbuf[6][400];
 	size_t ncw;
 	/* the facts' values */
-	char started[64], ended[64], dur[64], domid[16], pbytes[32], hbytes[32], ebytes[32];
+	char started[64], ended[64], dur[64], domid[16], pbytes[64], hbytes[64], ebytes[64];
 	const char *facts[26];
 	size_t nfacts; /* pairs: 12, 13 with GHC's eventlog's size */
 };

@@ -37,6 +37,16 @@
     if (s < 3600) return Math.floor(s / 60) + 'm' + ('0' + Math.floor(s % 60)).slice(-2) + 's';
     return Math.floor(s / 3600) + 'h' + ('0' + Math.floor(s % 3600 / 60)).slice(-2) + 'm';
   }
+  // a size as the server writes it (pages.c's size_cell): "8.2 kB", the
+  // exact bytes in its title and data-bytes
+  function size(cls, b) {
+    if (b === null) return el('td', { 'class': 'num ' + cls }, '-');
+    var u = ['B', 'kB', 'MB', 'GB', 'TB', 'PB', 'EB'], i = 0, v = b;
+    while (v >= 1000 && i < u.length - 1) { v /= 1000; i++; }
+    return el('td', { 'class': 'num ' + cls, 'data-bytes': String(b),
+                      title: String(b).replace(/\B(?=(\d{3})+(?!\d))/g, ',') + ' bytes' },
+              (i && v < 10 ? v.toFixed(1) : v.toFixed(0)) + ' ' + u[i]);
+  }
   var runs = null, skew = 0;
   function draw() {
     if (!runs) return;
@@ -58,8 +68,8 @@
       tr.appendChild(st);
       tr.appendChild(el('td', {}, r.started));
       tr.appendChild(el('td', { 'class': 'num' }, dur((r.ended_us || now) - r.started_us)));
-      tr.appendChild(el('td', { 'class': 'num prof' }, r.prof_bytes === null ? '-' : String(r.prof_bytes)));
-      tr.appendChild(el('td', { 'class': 'num hp' }, r.hp_bytes === null ? '-' : String(r.hp_bytes)));
+      tr.appendChild(size('prof', r.prof_bytes));
+      tr.appendChild(size('hp', r.hp_bytes));
       var cmp = el('td');
       if (r.prev) cmp.appendChild(el('a', { href: '/compare?a=' + r.prev + '&b=' + r.run_id, 'class': 'compare',
                                              title: 'run ' + r.prev + ' (earlier) against run ' + r.run_id },

@@ -42,7 +42,9 @@
     var timer = setInterval(function () {
       if (ended) { clearInterval(timer); return; }
       fetch(location.pathname, {cache: 'no-store'}).then(function (r) { return r.text(); }).then(function (t) {
-        var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('flame');
+        var doc = new DOMParser().parseFromString(t, 'text/html'), fresh = doc.getElementById('flame');
+        var top = doc.getElementById('top'), oldTop = document.getElementById('top');
+        if (top && oldTop) oldTop.replaceWith(document.importNode(top, true));   // no script in it
         var old = document.getElementById('flame');
         if (fresh && old) {
           // the redrawn graph's script does not run when put in: wired
@@ -137,9 +139,10 @@
   es.addEventListener('run', function (ev) {
     var r = JSON.parse(ev.data);
     fact('state', r.state);
-    fact('.prof bytes', r.prof_bytes === null ? '-' : String(r.prof_bytes));
-    fact('.hp bytes', r.hp_bytes === null ? '-' : String(r.hp_bytes));
-    if (r.eventlog_bytes !== null) fact('eventlog bytes', String(r.eventlog_bytes));
+    var size = profsvcReport.size;   // "8.2 kB (8,176 bytes)", as the server wrote it
+    fact('.prof', r.prof_bytes === null ? '-' : size(r.prof_bytes));
+    fact('.hp', r.hp_bytes === null ? '-' : size(r.hp_bytes));
+    if (r.eventlog_bytes !== null) fact('eventlog', size(r.eventlog_bytes));
   });
   es.addEventListener('problem', function (ev) {
     say('the store cannot be read: ' + JSON.parse(ev.data, profsvcReport.revive).error + ' (trying again)', 'bad');

@@ -34,7 +34,7 @@
 static void page_head(FILE *f, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>", f);
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
 	markup_text_cut(f, title, 120);
 	fprintf(f, " \xe2\x80\x94 profsvc</title>\n<style>\n%s</style></head>\n<body>\n"
 	           "<header><h1><a href=\"/\">profsvc</a> \xc2\xb7 ", web_css);
@@ -114,6 +114,21 @@ static void older_link(FILE *f, arg_fn arg, void *req, int64_t before)
 	fputs("\">older runs</a></p>\n", f);
 }
 
+/* A size as the pages show it ("8.2 kB"), the exact bytes in its title
+ * and data-bytes (catalogue.js writes the same). */
+static void size_cell(FILE *f, const char *cls, int64_t bytes)
+{
+	if (bytes < 0) {
+		fprintf(f, "<td class=\"num %s\">-</td>", cls);
+		return;
+	}
+	char h[32], c[32];
+	report_fmt_bytes((double)bytes, h, sizeof(h));
+	report_fmt_count((uint64_t)bytes, c, sizeof(c));
+	fprintf(f, "<td class=\"num %s\" data-bytes=\"%lld\" title=\"%s bytes\">%s</td>", cls, (long long)bytes,
+	        c, h);
+}
+
 static int row(void *ctx, const struct store_run *r)
 {
 	struct rows_out *o = ctx;
@@ -135,14 +150,8 @@ static int row(void *ctx, const struct store_run *r)
 	markup_text(f, r->name);
 	fprintf(f, "</td><td class=\"state\"><span class=\"badge %s\">%s</span></td><td>%s</td>"
 	           "<td class=\"num\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
-	if (r->prof_bytes >= 0)
-		fprintf(f, "<td class=\"num prof\">%lld</td>", (long long)r->prof_bytes);
-	else
-		fputs("<td class=\"num prof\">-</td>", f);
-	if (r->hp_bytes >= 0)
-		fprintf(f, "<td class=\"num hp\">%lld</td>", (long long)r->hp_bytes);
-	else
-		fputs("<td class=\"num hp\">-</td>", f);
+	size_cell(f, "prof", r->prof_bytes);
+	size_cell(f, "hp", r->hp_bytes);
 	int64_t prev = earlier_of(o, r);
 	if (prev) /* the earlier run is a, this one b (catalogue.js does the same) */
 		fprintf(f, "<td><a class=\"compare\" href=\"/compare?a=%lld&amp;b=%lld\">vs %lld</a></td></tr>\n",
@@ -168,15 +177,15 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	page_head(r->f, "runs");
 	filter_form(r->f, arg, req);
 	fprintf(r->f, "<p><span id=\"count\"></span> <span id=\"status\" class=\"note\"></span></p>\n"
-	              "<table id=\"runs\" class=\"runs\"%s><thead><tr><th>run</th>%s<th>guest</th><th>state</th>"
-	              "<th>started (UTC)</th><th>duration</th><th>.prof bytes</th><th>.hp bytes</th>"
+	              "<div class=\"scroll\"><table id=\"runs\" class=\"runs\"%s><thead><tr><th>run</th>%s<th>guest</th><th>state</th>"
+	              "<th>started (UTC)</th><th>duration</th><th>.prof</th><th>.hp</th>"
 	              "<th>compare</th></tr></thead><tbody>\n",
 	        w->mirror ? " data-fleet=\"1\"" : "", w->mirror ? "<th>host</th>" : "");
 	struct rows_out out = {.f = r->f, .fleet = w->mirror != NULL};
 	int rc = store_list_runs(s, &flt, row, &out);
 	for (size_t i = 0; i < out.nnames; i++)
 		free(out.names[i]);
-	fputs("</tbody></table>\n", r->f);
+	fputs("</tbody></table></div>\n", r->f);
 	if (rc == 0 && out.rows == flt.limit && out.oldest > 1)
 		older_link(r->f, arg, req, out.oldest);
 	if (rc != 0) {
@@ -225,7 +234,10 @@ static void find_earlier(struct view *v, struct earlier *e)
 		store_list_runs(v->s, &f, earlier_cb, e);
 }
 
-static void render_report(struct web *w, int64_t id, const char *against, int live, struct reply *r)
+/* The report of run id (against: the compare page), live while the run
+ * lasts; file: the report.html download, a page on its own (no links to
+ * this server's pages, which a file's reader may not reach). */
+static void render_report(struct web *w, int64_t id, const char *against, int live, int file, struct reply *r)
 {
 	struct view_report rr;
 	struct report_input in;
@@ -311,6 +323,12 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	in.links = lv;
 	in.nlinks = nl;
+	in.home = "/"; /* every served page links back to the catalogue */
+	if (file) {
+		in.links = NULL;
+		in.nlinks = 0;
+		in.home = NULL;
+	}
 	char events[64], tl_follow[64], trace_api[80];
 	if (live && rr.have_trace) {
 		snprintf(trace_api, sizeof(trace_api), "/api/runs/%s/trace-timeline", idbuf);
@@ -451,7 +469,7 @@ static void download_trace(struct web *w, int64_t id, int tar, struct reply *r)
 
 void page_run(struct web *w, int64_t id, struct reply *r)
 {
-	render_report(w, id, NULL, 1, r);
+	render_report(w, id, NULL, 1, 0, r);
 }
 
 void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
@@ -460,7 +478,7 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
 	int64_t bid = b ? web_run_id(b, strlen(b)) : -1;
 	if (bid < 0 || !a)
 		return reply_error(r, 400, 0, "give two runs: /compare?a=EARLIER&b=LATER (run ids)");
-	render_report(w, bid, a, 0, r);
+	render_report(w, bid, a, 0, 0, r);
 }
 
 /* ---- downloads --------------------------------------------------------------- */
@@ -524,7 +542,7 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		/* named before it is rendered: a streamed reply's headers go with its
 		 * first piece (an error page takes the name away) */
 		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"report-%s.html\"", idbuf);
-		render_report(w, id, NULL, 0, r);
+		render_report(w, id, NULL, 0, 1, r);
 		return;
 	}
 	if (is_prof || is_hp) {

@@ -104,7 +104,7 @@ async function until(fn, ms) {
   });
   await page.mouse.move(mid.x, mid.y);
   const tip2 = await page.$eval('#tl-tip', t => t.textContent);
-  check(/heap size [0-9.]+[kMG]?B/.test(tip2) && /live data [0-9.]+[kMG]?B/.test(tip2),
+  check(/heap size [0-9.]+ [kMGT]?B\b/.test(tip2) && /live data [0-9.]+ [kMGT]?B\b/.test(tip2),   // sizes as the pages write them
         'hover over the heap lines: ' + JSON.stringify(tip2));
   await page.mouse.move(target.x, target.y);
   check(await shot(page, 'eventlog-timeline.png') > 0.02, 'the timeline screenshot is blank');

@@ -176,7 +176,8 @@ async function comparePages(browser, errors, check) {
 
   // --- the catalogue: the live run marked live, its .hp growing ----------------
   const cat = await open('/');
-  const hpCell = () => cat.$eval(`tr[data-run="${liveRun}"] td.hp`, e => +e.textContent || 0).catch(() => -1);
+  // the size shown is humanised ("12 kB"): its exact bytes are in data-bytes
+  const hpCell = () => cat.$eval(`tr[data-run="${liveRun}"] td.hp`, e => +e.getAttribute('data-bytes') || 0).catch(() => -1);
   check(await until(async () => (await cat.$eval(`tr[data-run="${liveRun}"] .badge`, e => e.textContent).catch(() => '')) === 'live', 5000),
         'catalogue: run ' + liveRun + ' is not marked live');
   const hp0 = await hpCell();
