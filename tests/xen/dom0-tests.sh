@@ -1034,7 +1034,7 @@ kill -9 "$S14" 2>/dev/null; wait "$S14" 2>/dev/null
 grep -i -E 'error|denied|not permitted' /tmp/s14.backend.out | head -10 | info "14 backend"
 # strace -f lines: "PID name(args) = ..." (and "<... name resumed>" for a
 # call started on another line, named there too)
-sed -n 's/^[0-9][0-9]* \([a-z_][a-z0-9_]*\)(.*/\1/p' /tmp/s14.strace | sort -u >/tmp/s14.calls
+sed -n 's/^[0-9][0-9]* *\([a-z_][a-z0-9_]*\)(.*/\1/p' /tmp/s14.strace | sort -u >/tmp/s14.calls
 tr '\n' ' ' </tmp/s14.calls | info "14 system calls made"
 comm -23 /tmp/s14.calls /root/profsvc/system-service.syscalls >/tmp/s14.outside
 chk "14 it made system calls ($(wc -l </tmp/s14.calls))" test "$(wc -l </tmp/s14.calls)" -gt 20
