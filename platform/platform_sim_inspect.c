@@ -22,7 +22,10 @@
  *     signals as untraced), a group-stop (SIGSTOP & co.) with
  *     PTRACE_LISTEN (it stays stopped, as untraced, until its SIGCONT),
  *     anything else (a new thread's first stop, an interrupt that came
- *     late, a clone or exec event) with nothing.  Stops are taken while
+ *     late, a clone or exec event) with nothing.  A thread in a
+ *     group-stop is left alone by pauses (its registers are those it
+ *     stopped with; it is blocked): interrupted, it would run in the
+ *     kernel at every tick.  Stops are taken while
  *     the sampler waits for its next tick (plat_inspect_wait), so the
  *     program is never kept waiting by its tracer between samples.
  *  3. Inside a pause a thread is stopped once waitpid reported a stop of
@@ -72,10 +75,13 @@ struct sim_thread {
 	pid_t tid;
 	uint8_t stopped;    /* in a stop of ours to resume (invariants 2, 3) */
 	uint8_t group_stop; /* that stop is a group-stop: resumed with PTRACE_LISTEN */
+	uint8_t listening;  /* so resumed: it stays stopped until its SIGCONT, and a
+	                       pause leaves it be (its registers as it stopped) */
 	uint8_t offline;    /* this pause: cannot stop (exiting, a zombie) or too late */
 	uint8_t zombie;     /* a leader that exited before its other threads */
 	int sig;            /* delivered at the resume */
 	int stat_fd;        /* its /proc/PID/task/TID/stat, or -1 */
+	struct user_regs_struct held; /* listening: its registers */
 };
 
 struct sim_inspect {
@@ -180,9 +186,10 @@ static void resume(struct sim_inspect *in, uint32_t i)
 	struct sim_thread *t = &in->t[i];
 	if (!t->stopped)
 		return;
-	if (t->group_stop)
-		ptrace(PTRACE_LISTEN, t->tid, 0, 0);
-	else
+	if (t->group_stop) {
+		t->listening = ptrace(PTRACE_GETREGS, t->tid, 0, &t->held) == 0 &&
+		               ptrace(PTRACE_LISTEN, t->tid, 0, 0) == 0;
+	} else
 		ptrace(PTRACE_CONT, t->tid, 0, t->sig);
 	t->stopped = 0;
 	t->sig = 0;
@@ -247,6 +254,7 @@ static void on_status(struct sim_inspect *in, pid_t tid, int st)
 	}
 	struct sim_thread *t = &in->t[i];
 	t->stopped = 1;
+	t->listening = 0;
 	t->group_stop = (uint8_t)group;
 	if (sig)
 		t->sig = sig;
@@ -284,6 +292,8 @@ static char thread_state(struct sim_thread *t, pid_t pid)
 }
 
 /* ---- open and close ------------------------------------------------------------------- */
+
+static int pause_threads(struct sim_inspect *in, int full);
 
 /* Seizes every thread of the program, listing them again until a listing
  * finds none new (threads made meanwhile by a seized one are seized by
@@ -406,7 +416,9 @@ void sim_inspect_close(struct plat_inspect *b)
 	/* Detached stopped (the kernel wants it so), each with what it
 	 * stopped for; a thread that does not stop in time is detached when
 	 * this thread ends. */
-	if (!in->gone && in->n && (in->paused || sim_inspect_pause(b) == 0))
+	if (in->paused)
+		sim_inspect_unpause(b);
+	if (!in->gone && in->n && pause_threads(in, 1) == 0)
 		for (uint32_t i = 0; i < in->n; i++)
 			if (in->t[i].stopped)
 				ptrace(PTRACE_DETACH, in->t[i].tid, 0, in->t[i].group_stop ? 0 : in->t[i].sig);
@@ -424,17 +436,21 @@ void sim_inspect_close(struct plat_inspect *b)
 
 /* ---- pause, unpause, wait ---------------------------------------------------------------- */
 
-static int all_stopped(const struct sim_inspect *in)
+/* Every thread stopped, or not to be waited for (offline; listening,
+ * unless full). */
+static int all_stopped(const struct sim_inspect *in, int full)
 {
 	for (uint32_t i = 0; i < in->n; i++)
-		if (!in->t[i].stopped && !in->t[i].offline)
+		if (!in->t[i].stopped && !in->t[i].offline && (full || !in->t[i].listening))
 			return 0;
 	return 1;
 }
 
-int sim_inspect_pause(struct plat_inspect *b)
+/* full: a thread in a group-stop (listening) is stopped too, as
+ * PTRACE_DETACH wants it; a sample leaves it be, so that a program
+ * stopped by SIGSTOP stays so, not woken at every tick. */
+static int pause_threads(struct sim_inspect *in, int full)
 {
-	struct sim_inspect *in = (struct sim_inspect *)b;
 	int st;
 	pid_t tid;
 
@@ -451,6 +467,8 @@ int sim_inspect_pause(struct plat_inspect *b)
 	for (uint32_t i = 0; i < in->n; i++) {
 		struct sim_thread *t = &in->t[i];
 		t->offline = t->zombie;
+		if (t->listening && !full)
+			continue;
 		if (!t->stopped && !t->offline && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0)
 			t->offline = 1; /* exiting: its exit comes */
 	}
@@ -459,7 +477,7 @@ int sim_inspect_pause(struct plat_inspect *b)
 	 * thread a sleep and a wake-up; then waited for. */
 	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US;
 	int zombies_looked = 0;
-	while (!all_stopped(in) && !in->gone) {
+	while (!all_stopped(in, full) && !in->gone) {
 		tid = waitpid(-1, &st, __WALL | __WNOTHREAD | WNOHANG);
 		if (tid > 0) {
 			on_status(in, tid, st);
@@ -483,7 +501,7 @@ int sim_inspect_pause(struct plat_inspect *b)
 		}
 		if (now >= deadline) {
 			for (uint32_t i = 0; i < in->n; i++)
-				if (!in->t[i].stopped)
+				if (!in->t[i].stopped && (full || !in->t[i].listening))
 					in->t[i].offline = 1; /* its stop is resumed when it comes */
 			break;
 		}
@@ -501,6 +519,11 @@ int sim_inspect_pause(struct plat_inspect *b)
 		return -1;
 	}
 	return 0;
+}
+
+int sim_inspect_pause(struct plat_inspect *b)
+{
+	return pause_threads((struct sim_inspect *)b, 0);
 }
 
 int sim_inspect_unpause(struct plat_inspect *b)
@@ -560,8 +583,8 @@ int sim_inspect_idle(struct plat_inspect *b)
 	if (in->paused || in->n == 0)
 		return -1;
 	for (uint32_t i = 0; i < in->n; i++) {
-		if (in->t[i].zombie)
-			continue;
+		if (in->t[i].zombie || in->t[i].listening)
+			continue; /* a group-stop runs no more than a sleep */
 		char s = thread_state(&in->t[i], in->pid);
 		if (s == 'R')
 			return 0;
@@ -589,13 +612,16 @@ int sim_inspect_regs(struct plat_inspect *b, uint32_t vcpu, struct plat_vcpu_reg
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
-	if (!in->t[vcpu].stopped || ptrace(PTRACE_GETREGS, in->t[vcpu].tid, 0, &r) != 0)
+	const struct sim_thread *t = &in->t[vcpu];
+	if (t->listening)
+		r = t->held; /* stopped by SIGSTOP & co.: as it stopped */
+	else if (!t->stopped || ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0)
 		return 0; /* offline: a thread that did not stop, or went */
 	*out = (struct plat_vcpu_regs){
 		.rip = r.rip, .rsp = r.rsp, .rbp = r.rbp, .rax = r.rax, .rbx = r.rbx, .rcx = r.rcx,
 		.rdx = r.rdx, .rsi = r.rsi, .rdi = r.rdi, .r8 = r.r8, .r9 = r.r9, .r10 = r.r10,
 		.r11 = r.r11, .r12 = r.r12, .r13 = r.r13, .r14 = r.r14, .r15 = r.r15, .rflags = r.eflags,
-		.online = 1, .blocked = (uint8_t)in_blocking_call(&r), .width = 8,
+		.online = 1, .blocked = (uint8_t)(t->listening || in_blocking_call(&r)), .width = 8,
 	};
 	return 0;
 }
