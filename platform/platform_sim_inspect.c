@@ -387,8 +387,8 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 		int e = errno;
 		snprintf(err, errlen, "domain %u: cannot trace its program (pid %d): %s%s", domid, (int)in->pid,
 		         strerror(e),
-		         e == EPERM ? " (ptrace is not permitted: Yama's ptrace_scope above 1, or a "
-		                      "sandbox without CAP_SYS_PTRACE's leave)"
+		         e == EPERM ? " (another tracer holds it, or ptrace is not permitted here: Yama's "
+		                      "ptrace_scope above 1, a sandbox)"
 		                    : "");
 		goto fail;
 	}
