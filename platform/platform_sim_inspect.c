@@ -471,11 +471,15 @@ static int pause_threads(struct sim_inspect *in, int full)
 		if (!t->stopped && !t->offline && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0)
 			t->offline = 1; /* exiting: its exit comes */
 	}
-	/* The stops are looked for once, then slept for: not spun for.  The
-	 * thread to stop is often on this one's core (it was running there
-	 * when this one woke for the tick), and a spin kept it from stopping:
-	 * 10 us of spin took the pause's p50 from about 20 to 28 us at 999 Hz,
-	 * 50 us to 67 us. */
+	/* The stops are looked for once, then each thread not stopped has its
+	 * state read (a zombie leader never stops), then they are slept for.
+	 * Not spun for: a spin of waitpids (each takes the tracee's signal
+	 * lock, which its stop needs; and the thread to stop is often on this
+	 * one's core) took the pause's p50 at 999 Hz from about 20 to 28 us
+	 * with 10 us of spin, 67 us with 50 us.  Nor slept for at once: the
+	 * state reads first are the time a stop takes on the other core (p50
+	 * 31-35 us when the reads came only after 1 ms asleep, 16-27 us so;
+	 * quick runs on a loaded host). */
 	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US;
 	int zombies_looked = 0;
 	while (!all_stopped(in, full) && !in->gone) {
