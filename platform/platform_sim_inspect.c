@@ -475,10 +475,10 @@ static int pause_threads(struct sim_inspect *in, int full)
 	 * state read (a zombie leader never stops), then they are slept for.
 	 * Not spun for: a spin of waitpids (the thread to stop is often on
 	 * this one's core, likely why) took the pause's p50 at 999 Hz from
-	 * about 20 to 28 us with 10 us of spin, 67 us with 50 us.  Nor slept for at once: the
-	 * state reads first are the time a stop takes on the other core (p50
-	 * 31-35 us when the reads came only after 1 ms asleep, 16-27 us so;
-	 * quick runs on a loaded host). */
+	 * about 20 to 28 us with 10 us of spin, 67 us with 50 us.  Nor slept
+	 * for at once: the state reads first are likely what a stop takes on
+	 * the other core (p50 31-35 us when the reads came only after 1 ms
+	 * asleep, 16-27 us so; quick runs on a loaded host). */
 	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US;
 	int zombies_looked = 0;
 	while (!all_stopped(in, full) && !in->gone) {
