@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -266,6 +268,32 @@ int plat_inspect_vcpus(struct plat_inspect *in)
 int plat_inspect_idle(struct plat_inspect *in)
 {
 	return in->p->ops->inspect_idle ? in->p->ops->inspect_idle(in) : -1;
+}
+
+int plat_inspect_wait(struct plat_inspect *in, int64_t until_us, int wake_fd)
+{
+	if (in->p->ops->inspect_wait)
+		return in->p->ops->inspect_wait(in, until_us, wake_fd);
+	for (;;) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		int64_t now = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+		if (now >= until_us)
+			return 0;
+		struct pollfd pf = {wake_fd, POLLIN, 0};
+		int ms = (int)((until_us - now) / 1000);
+		if (ms == 0) {
+			/* under a millisecond: slept, then looked at */
+			ts = (struct timespec){0, (long)(until_us - now) * 1000};
+			nanosleep(&ts, NULL);
+			ms = 0;
+		}
+		int rc = poll(&pf, wake_fd >= 0, ms);
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return -1;
+	}
 }
 
 int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out)

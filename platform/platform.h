@@ -143,10 +143,12 @@ int plat_domain_suspended(struct plat *p, uint32_t domid);
  *    cached per cr3 within one pause only (page tables change while the
  *    guest runs); mapped frames are kept across pauses in a small LRU.
  *  - sim: a domain made with --exec is a program; its threads are its
- *    vCPUs.  xensim stops and resumes it (ptrace) and hands over the
- *    registers; its memory is read through /proc/PID/mem, opened by xensim
- *    and passed to us, so that virtual addresses are the program's own
- *    (cr3 is 0).
+ *    vCPUs.  xensim tells its pid; the thread that opens the inspection
+ *    is its tracer (ptrace), as the backend makes the pause hypercall on
+ *    Xen: it stops and resumes the threads and reads their registers
+ *    itself, and its memory through /proc/PID/mem, so that virtual
+ *    addresses are the program's own (cr3 is 0).  Every plat_inspect_*
+ *    call on one inspection must come from the thread that opened it.
  * Every value read is the guest's: hostile. */
 
 struct plat_vcpu_regs {
@@ -177,6 +179,13 @@ int plat_inspect_vcpus(struct plat_inspect *in);
  * and look).  Xen: xc_vcpu_getinfo; sim: the state of the threads the
  * last pause found.  A sampler records an idle domain without stopping it. */
 int plat_inspect_idle(struct plat_inspect *in);
+/* Outside a pause: sleeps until until_us (CLOCK_MONOTONIC, in
+ * microseconds) or until wake_fd (when >= 0) is readable, doing meanwhile
+ * what the domain needs of whoever inspects it (sim: its program's stops
+ * resumed as they come, its new threads taken, its end reaped; Xen:
+ * nothing, a poll).  1: wake_fd is readable, 0: the time came, -1 and
+ * errno (ESRCH: the domain is gone). */
+int plat_inspect_wait(struct plat_inspect *in, int64_t until_us, int wake_fd);
 /* While paused: vCPU vcpu's registers; 0, or -1 and errno. */
 int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 /* While paused: up to len bytes at guest virtual address va in the address
@@ -231,6 +240,8 @@ struct plat_ops {
 	int (*inspect_unpause)(struct plat_inspect *in);
 	int (*inspect_vcpus)(struct plat_inspect *in);
 	int (*inspect_idle)(struct plat_inspect *in); /* NULL: -1, always */
+	/* NULL: a poll (nothing to do for the domain between pauses) */
+	int (*inspect_wait)(struct plat_inspect *in, int64_t until_us, int wake_fd);
 	int (*inspect_regs)(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 	long (*inspect_read)(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 };

@@ -10,11 +10,10 @@
  * here: it uses the real xenstored wire protocol on <rundir>/dom<N>/xs.sock.
  *
  * Every message starts with struct sim_msg; items follow.  Requests get one
- * reply with the same id, except NOTIFY, UNMASK and DOM_UNPAUSE, which
- * are one-way (as cheap as the evtchn device's write on Linux; an unpause
- * that waited for its reply would keep the sampler's window open).  File descriptors travel
+ * reply with the same id, except NOTIFY and UNMASK, which are one-way (as
+ * cheap as the evtchn device's write on Linux).  File descriptors travel
  * with SCM_RIGHTS: a domain's memory (a memfd; page N of the domain is at
- * offset N * 4096) and event pipes.
+ * offset N * 4096), event pipes and a program's pidfd.
  */
 #ifndef PROFSVC_SIM_PROTO_H
 #define PROFSVC_SIM_PROTO_H
@@ -53,20 +52,12 @@ enum sim_op {
 	SIM_STOP,
 	SIM_DOM_EXEC,       /* a[0] = domid; items: cwd\0 console\0 argv0\0 argv1\0 ...:
 	                       runs the program as that (new) domain's vCPUs */
-	SIM_DOM_PAUSE,      /* a[0] = domid (a program) -> a[0] = vCPUs; items:
-	                       struct sim_vcpu_regs each */
-	SIM_DOM_UNPAUSE,    /* a[0] = domid (one-way) */
-	SIM_DOM_MEM,        /* a[0] = domid (a program) -> fd: its /proc/PID/mem */
+	SIM_DOM_PROG,       /* a[0] = domid (a program) -> a[0] = its pid; fd: a pidfd
+	                       of it.  EAGAIN before its exec.  Pausing it is its
+	                       tracer's business (ptrace), not xensim's. */
 };
 
-#define SIM_MAX_VCPUS 64u
-#define SIM_REGS 18u
-/* rip rsp rbp rax rbx rcx rdx rsi rdi r8 .. r15 rflags, as plat_vcpu_regs */
-struct sim_vcpu_regs {
-	uint64_t r[SIM_REGS];
-	uint8_t online, blocked, pad[2];
-	uint32_t tid; /* the thread that is this vCPU (its /proc state says idle or not) */
-};
+#define SIM_MAX_VCPUS 64u /* a program's threads that are vCPUs; more run unseen */
 
 struct sim_msg {
 	uint32_t op;

@@ -33,6 +33,8 @@ gcc -O0 -g -fno-omit-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c"
 	{ echo "cannot build hot.c"; exit 99; }
 gcc -O1 -g -mno-red-zone -no-pie -o "$T/hostile" "$S/tests/sampling/hostile.c" ||
 	{ echo "cannot build hostile.c"; exit 99; }
+gcc -O1 -g -fno-omit-frame-pointer -no-pie -pthread -o "$T/restless" "$S/tests/sampling/restless.c" ||
+	{ echo "cannot build restless.c"; exit 99; }
 import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no samples
 start_xensim
 if [ -n "$VG" ]; then
@@ -237,6 +239,20 @@ for i in 1 2; do
 done
 [ -s "$T/uuid1" ] && ! cmp -s "$T/uuid1" "$T/uuid2" && grep -qE '^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' "$T/uuid1" && ok ||
 	fail "two fresh xensims' first domains: uuids $(cat "$T/uuid1") and $(cat "$T/uuid2")"
+
+# ---- a restless program: the sampler is its tracer -----------------------------------------
+# Threads made and ended all the time (seized as they come, gone mid-pause),
+# signals it sends itself (each must reach its handler: a stop that is not
+# the sampler's delivers its signal), a SIGSTOP that must hold every thread
+# until its SIGCONT (a group-stop is left stopped): the program says what
+# it saw, as it would untraced; its run ends complete.
+sample restless 0 999 "$T/restless" 50
+grep -q "restless: 0 signals lost of 50, 150 threads, 5 of 5 stops held" "$T/restless.console" &&
+	grep -q "domain ended" "$T/restless.out" && ok ||
+	fail "a restless program sampled at 999 Hz: $(cat "$T/restless.console" "$T/restless.out")"
+r=$(complete_run restless 100)
+[ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && ok ||
+	fail "the restless program's run: $("$PROFDB" show "$r" 2>&1)"
 
 # ---- a program that dies mid-sampling; bad requests ------------------------------------
 dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)

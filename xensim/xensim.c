@@ -51,7 +51,7 @@ static void usage(FILE *f)
 	      "DIR defaults to $XENSIM_DIR.  Clients: XENSTORED_PATH=DIR/dom0/xs.sock for\n"
 	      "libxenstore, and --platform sim --sim-dir DIR for profsvc programs.\n"
 	      "--exec runs PROGRAM as the domain (its threads are the vCPUs, which dom0\n"
-	      "can pause and sample); the domain ends when it exits.  Its output goes to\n"
+	      "may trace to pause and sample them); the domain ends when it exits.  Its output goes to\n"
 	      "--console FILE (default DIR/dom<DOMID>.console).\n",
 	      f);
 }

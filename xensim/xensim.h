@@ -10,8 +10,8 @@
  *   xensim_hv_grant.c   its grant tables: maps, copies, ends
  *   xensim_hv_wire.c    its replies on the wire
  *   xensim_hv_dom.c     its table of domains
- *   xensim_hv_exec.c    its domains that are programs (--exec): run under
- *                       ptrace, paused and read for dom0's sampler
+ *   xensim_hv_exec.c    its domains that are programs (--exec): run so
+ *                       that dom0's sampler may trace them, reaped
  *   xensim_xs.c         a xenstored speaking the real wire protocol: the
  *                       requests and their handlers (xensim_xenstored.h; its
  *                       parts are mapped in xensim_xs_parts.h)

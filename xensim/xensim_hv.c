@@ -49,7 +49,6 @@ static void conn_drop(struct hv_conn *c, const char *why)
 	c->it.fd = -1;
 	hv_evts_close(c);
 	hv_maps_release(c);
-	hv_exec_conn_gone(c); /* a domain it paused runs again */
 	struct domain *d = hv_domain(c->domid);
 	if (d && c->pid > 0)
 		for (int i = 0; i < MAX_PIDS; i++)
@@ -247,57 +246,21 @@ static struct hv_prog *prog_of(struct hv_req *r)
 	return d->prog;
 }
 
-/* The pause's reply: every vCPU's registers (one round trip). */
-static void pause_reply(struct hv_conn *c, struct sim_msg *m, struct hv_prog *p)
-{
-	static struct sim_vcpu_regs regs[SIM_MAX_VCPUS];
-	int n = hv_exec_regs(p, regs, SIM_MAX_VCPUS);
-	m->err = 0;
-	m->a[0] = (uint32_t)n;
-	m->n = (uint32_t)n;
-	hv_reply(c, m, regs, (size_t)n * sizeof(regs[0]), -1);
-	if (c->reply_failed)
-		conn_drop(c, "reply failed");
-}
-
-/* Pauses; the reply comes once every thread has stopped (now, or from
- * hv_children). */
-static void op_dom_pause(struct hv_req *r)
+/* The program's pid, and a pidfd of it: its tracer (dom0's sampler)
+ * seizes the pid, then checks with the pidfd that the program has not
+ * ended meanwhile (nor its pid gone to another process). */
+static void op_dom_prog(struct hv_req *r)
 {
 	struct hv_prog *p = prog_of(r);
 	if (!p)
 		return;
-	int err = hv_exec_pause(p);
-	if (err && err != EINPROGRESS) {
-		hv_reply_err(r->c, r->m, err);
-		return;
-	}
-	p->pause_conn = r->c; /* until its unpause, or until it goes */
-	p->pause_msg = *r->m;
-	if (err == 0)
-		pause_reply(r->c, r->m, p);
-}
-
-/* One-way, as NOTIFY: the sampler's pause window ends when it asks, not
- * a round trip later (the guest runs again as soon as xensim reads it). */
-static void op_dom_unpause(struct hv_req *r)
-{
-	struct domain *d = hv_running_domain(r->m->a[0]);
-	if (d && d->prog && d->prog->pause_conn == r->c) /* only its pauser */
-		hv_exec_unpause(d->prog);
-}
-
-static void op_dom_mem(struct hv_req *r)
-{
-	struct hv_prog *p = prog_of(r);
-	if (!p)
-		return;
-	int fd = hv_exec_memfd(p);
+	int fd = hv_exec_pidfd(p);
 	if (fd < 0) {
 		hv_reply_err(r->c, r->m, errno);
 		return;
 	}
 	r->m->n = 0;
+	r->m->a[0] = (uint32_t)p->pid;
 	hv_reply(r->c, r->m, NULL, 0, fd);
 	close(fd);
 }
@@ -305,23 +268,9 @@ static void op_dom_mem(struct hv_req *r)
 void hv_children(void)
 {
 	uint32_t ended;
-	struct hv_prog *paused;
-	int rc;
-	while ((rc = hv_exec_children(&ended, &paused)) != 0) {
-		if (rc == 1) {
-			struct domain *d = hv_running_domain(ended);
-			struct hv_prog *p = d ? d->prog : NULL;
-			/* an asker waiting for its pause hears that the domain went */
-			if (p && p->pause_waiting && p->pause_conn && !p->pause_conn->dead)
-				hv_reply_err(p->pause_conn, &p->pause_msg, ESRCH);
-			if (d)
-				destroy_domain(ended);
-		} else if (paused->pause_conn && !paused->pause_conn->dead) {
-			pause_reply(paused->pause_conn, &paused->pause_msg, paused);
-		} else {
-			hv_exec_unpause(paused); /* its asker went: nobody will unpause it */
-		}
-	}
+	while (hv_exec_children(&ended) != 0)
+		if (hv_running_domain(ended))
+			destroy_domain(ended);
 }
 
 static void op_stop(struct hv_req *r)
@@ -353,9 +302,7 @@ static const struct {
 	[SIM_DOM_LIST] = {op_dom_list, 1},
 	[SIM_STOP] = {op_stop, 1},
 	[SIM_DOM_EXEC] = {op_dom_exec, 1},
-	[SIM_DOM_PAUSE] = {op_dom_pause, 1},
-	[SIM_DOM_UNPAUSE] = {op_dom_unpause, 1},
-	[SIM_DOM_MEM] = {op_dom_mem, 1},
+	[SIM_DOM_PROG] = {op_dom_prog, 1},
 };
 
 static void dispatch(struct hv_conn *c, struct sim_msg *m, const uint8_t *items, size_t ilen)
@@ -373,7 +320,7 @@ static void dispatch(struct hv_conn *c, struct sim_msg *m, const uint8_t *items,
 	                                             : sizeof(uint32_t);
 	size_t max_items = m->op == SIM_DOM_CREATE ? 512 : m->op == SIM_DOM_EXEC ? 16384 : SIM_MAX_ITEMS;
 	if (m->n > max_items || ilen != (size_t)m->n * item_size) {
-		if (m->op == SIM_EVT_NOTIFY || m->op == SIM_EVT_UNMASK || m->op == SIM_DOM_UNPAUSE)
+		if (m->op == SIM_EVT_NOTIFY || m->op == SIM_EVT_UNMASK)
 			return;
 		hv_reply_err(c, m, EINVAL);
 		return;

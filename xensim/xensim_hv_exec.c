@@ -1,39 +1,28 @@
 /*
  * xensim_hv_exec.c - domains that are programs: `xensim create --exec
  * PROGRAM` runs PROGRAM as the domain's vCPUs (its threads, in the order
- * they were made), under ptrace so that dom0 can sample it as it samples a
- * Xen guest: pause (every thread stopped with PTRACE_INTERRUPT), the
- * registers of each, the memory through /proc/PID/mem (opened here and
- * handed over, so that the sampler reads the program's own virtual
- * addresses), unpause.  The domain ends when the program exits.
+ * they were made); the domain ends when the program exits.
  *
- * Why ptrace and not SIGSTOP: a stopped process's registers can only be
- * read by its tracer, and a group stop cannot be told apart from the
- * program stopping itself.  PTRACE_SEIZE (not TRACEME) so that
- * PTRACE_INTERRUPT works and exec brings no extra SIGTRAP; TRACECLONE so
- * that every thread the program makes is traced from its first
- * instruction; TRACEEXEC to know when its memory is the program's (a
- * /proc/PID/mem opened before the exec would read the old one forever);
- * EXITKILL so that a dying xensim takes its programs along.
- * xensim is the parent, so no ptrace permission is needed beyond that.
- *
- * Invariants:
- *  1. Outside a pause, every stop a thread reports is resumed at once,
- *     with the signal it stopped for (signal-delivery-stop), so the
- *     program sees its signals as it would untraced.
- *  2. Inside a pause, a thread is "stopped" once waitpid reported a stop
- *     of any kind for it; its pending signal is delivered at unpause.
- *  3. A pause is complete when every thread has reported a stop; it is
- *     not waited for: the stops come as SIGCHLD news like any other, and
- *     xensim serves every other domain meanwhile (a pause that blocked
- *     xensim held up every guest's event channels, 64 sampled domains
- *     tripled a HaLVM neighbour's p99).  A thread that exits meanwhile
- *     leaves the table (a program that dies mid-pause is a domain that
- *     ends, as on Xen).
+ * xensim only starts the program and reaps it: it is no tracer.  dom0's
+ * sampler is (platform/platform_sim_inspect.c), as on Xen the backend
+ * itself makes the pause hypercall: it seizes every thread with ptrace,
+ * stops, reads and resumes them on its own thread, and nothing of a pause
+ * goes through xensim.  So that it may attach:
+ *  - the child says, before its exec, that any process may trace it
+ *    (PR_SET_PTRACER_ANY: under Yama's ptrace_scope 1 only ancestors may
+ *    otherwise, and the backend is none; a host without Yama ignores it);
+ *  - xensim publishes the program's pid once the exec is done (a close-on-
+ *    exec pipe says when: before it, the memory is still xensim's child's),
+ *    with a pidfd that tells the sampler the pid it seized is still that
+ *    program (xensim, its parent, has not reaped it).
+ * The child dies with xensim (PR_SET_PDEATHSIG), as the domains of a
+ * hypervisor that goes.  A traced program's exit reaches xensim, its
+ * parent, once its tracer has taken it (the sampler waits for its
+ * tracees all the time it samples) or has gone.
  *
  * May call: the event loop and log (xensim_loop.h).  The domain table
  * (xensim_hv_dom.c) holds a struct hv_prog per program; xensim_hv.c calls
- * this to start, pause and reap them.
+ * this to start and reap them.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -44,55 +33,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ptrace.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
-#include <sys/user.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "xensim_hv_parts.h"
 
-#define PAUSE_SPIN_US 10
+#ifndef PR_SET_PTRACER
+#define PR_SET_PTRACER 0x59616d61
+#endif
+#ifndef PR_SET_PTRACER_ANY
+#define PR_SET_PTRACER_ANY ((unsigned long)-1)
+#endif
 
-/* The programs running, to find a thread's domain by its tid. */
+/* The programs running, to find a child's domain by its pid. */
 static struct hv_prog *progs;
 
-static struct hv_prog *prog_of_tid(pid_t tid, int *idx)
-{
-	for (struct hv_prog *p = progs; p; p = p->next) {
-		for (int i = 0; i < p->nthreads; i++)
-			if (p->threads[i].tid == tid) {
-				*idx = i;
-				return p;
-			}
-	}
-	return NULL;
-}
-
-static void thread_add(struct hv_prog *p, pid_t tid)
-{
-	if (p->nthreads >= (int)SIM_MAX_VCPUS) {
-		/* More threads than vCPUs: this one runs unseen (never paused). */
-		if (!p->too_many_logged)
-			sim_log("domain %u: more than %u threads: the rest are not vCPUs", p->domid,
-			        SIM_MAX_VCPUS);
-		p->too_many_logged = 1;
-		return;
-	}
-	p->threads[p->nthreads++] = (struct hv_thread){.tid = tid};
-}
-
-static void thread_remove(struct hv_prog *p, int i)
-{
-	memmove(&p->threads[i], &p->threads[i + 1], (size_t)(p->nthreads - i - 1) * sizeof(p->threads[0]));
-	p->nthreads--;
-}
-
-/* The child: its console, no blocked signals (xensim blocks its own), then
- * the program. */
-static void child_exec(const char *cwd, int console, char *const argv[], uint32_t domid,
-                       const char *dir)
+/* The child: its console, no blocked signals (xensim blocks its own), dies
+ * with xensim, may be traced by dom0's sampler, then the program. */
+static void child_exec(const char *cwd, int console, int exec_pipe, pid_t parent, char *const argv[],
+                       uint32_t domid, const char *dir)
 {
 	sigset_t none;
 	char v[32];
@@ -100,6 +62,9 @@ static void child_exec(const char *cwd, int console, char *const argv[], uint32_
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127); /* xensim went before we could know */
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* EINVAL without Yama: nothing to allow */
 	int null = open("/dev/null", O_RDONLY);
 	if (null < 0 || dup2(null, 0) < 0 || dup2(console, 1) < 0 || dup2(console, 2) < 0)
 		_exit(127);
@@ -108,11 +73,12 @@ static void child_exec(const char *cwd, int console, char *const argv[], uint32_
 	snprintf(v, sizeof(v), "%u", domid);
 	setenv("XENSIM_DOMID", v, 1);
 	setenv("XENSIM_DIR", dir, 1);
-	/* Wait here until xensim has seized us: nothing of the program runs
-	 * untraced. */
-	raise(SIGSTOP);
 	execv(argv[0], argv);
-	dprintf(2, "xensim: cannot run %s: %s\n", argv[0], strerror(errno));
+	int e = errno;
+	if (write(exec_pipe, &e, sizeof(e)) != (ssize_t)sizeof(e)) {
+		/* xensim reads EOF instead: the same (no exec) */
+	}
+	dprintf(2, "xensim: cannot run %s: %s\n", argv[0], strerror(e));
 	_exit(127);
 }
 
@@ -125,223 +91,79 @@ int hv_exec_start(struct domain *d, const char *cwd, const char *console_path, c
 		return -1;
 	}
 	struct hv_prog *p = calloc(1, sizeof(*p));
-	if (!p) {
+	int pp[2];
+	if (!p || pipe2(pp, O_CLOEXEC) != 0) {
 		close(console);
-		snprintf(err, errlen, "out of memory");
+		free(p);
+		snprintf(err, errlen, "out of resources: %s", strerror(errno));
 		return -1;
 	}
-	pid_t pid = fork();
-	if (pid == 0)
-		child_exec(cwd, console, argv, d->domid, dir);
+	pid_t self = getpid(), pid = fork();
+	if (pid == 0) {
+		close(pp[0]);
+		child_exec(cwd, console, pp[1], self, argv, d->domid, dir);
+	}
 	close(console);
-	int st;
-	if (pid < 0 || waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st) ||
-	    ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL) != 0) {
-		snprintf(err, errlen, "cannot start %s under ptrace: %s", argv[0], strerror(errno));
-		if (pid > 0) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-		}
+	close(pp[1]);
+	if (pid < 0) {
+		close(pp[0]);
+		snprintf(err, errlen, "cannot start %s: %s", argv[0], strerror(errno));
 		free(p);
 		return -1;
 	}
+	/* The exec is done when the pipe closes with nothing in it (a
+	 * millisecond or so; a failed exec writes its errno, and the child's
+	 * exit ends the domain as the program's would). */
+	int e = 0;
+	ssize_t n;
+	while ((n = read(pp[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(pp[0]);
 	p->domid = d->domid;
 	p->pid = pid;
-	thread_add(p, pid);
+	p->execed = n == 0;
 	p->next = progs;
 	progs = p;
 	d->prog = p;
-	kill(pid, SIGCONT); /* its SIGCONT stop is resumed by hv_exec_children */
 	sim_log("domain %u (%s) runs %s (pid %d)", d->domid, d->name, argv[0], (int)pid);
 	return 0;
 }
 
-/* A stop while paused (invariant 2), or one resumed at once (1). */
-static void on_stop(struct hv_prog *p, int i, int st)
-{
-	pid_t tid = p->threads[i].tid;
-	int event = st >> 16, sig = WSTOPSIG(st);
-
-	if (event == PTRACE_EVENT_CLONE) {
-		unsigned long child = 0;
-		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &child) == 0)
-			thread_add(p, (pid_t)child);
-		sig = 0;
-	} else if (event == PTRACE_EVENT_EXEC) {
-		p->execed = 1; /* its memory is the program's from here on */
-		sig = 0;
-	} else if (event != 0) {
-		sig = 0; /* PTRACE_EVENT_STOP: an interrupt or group stop */
-	}
-	if (p->paused) {
-		p->threads[i].stopped = 1;
-		if (sig)
-			p->threads[i].pending_sig = sig;
-		return;
-	}
-	ptrace(PTRACE_CONT, tid, 0, sig);
-}
-
-/* One waitpid status of a traced thread; 1 when its program ended. */
-static int on_status(pid_t tid, int st, uint32_t *ended)
-{
-	int i;
-	struct hv_prog *p = prog_of_tid(tid, &i);
-
-	if (!p) {
-		/* A new thread reporting before its parent's clone event. */
-		if (WIFSTOPPED(st))
-			ptrace(PTRACE_CONT, tid, 0, 0);
-		return 0;
-	}
-	if (WIFSTOPPED(st)) {
-		on_stop(p, i, st);
-		return 0;
-	}
-	thread_remove(p, i);
-	if (tid != p->pid)
-		return 0;
-	p->exited = 1; /* its pid may be reused from now on: never signalled again */
-	sim_log("domain %u: program (pid %d) %s %d", p->domid, (int)tid,
-	        WIFEXITED(st) ? "exited with status" : "killed by signal",
-	        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
-	*ended = p->domid;
-	return 1;
-}
-
-/* Every thread of a program being paused has stopped (or gone). */
-static int all_stopped(const struct hv_prog *p)
-{
-	for (int i = 0; i < p->nthreads; i++)
-		if (!p->threads[i].stopped)
-			return 0;
-	return 1;
-}
-
-int hv_exec_children(uint32_t *ended, struct hv_prog **paused)
+int hv_exec_children(uint32_t *ended)
 {
 	int st;
-	pid_t tid;
+	pid_t pid;
 
-	/* a program's end a pause took from waitpid */
-	for (struct hv_prog *p = progs; p; p = p->next)
-		if (p->exit_seen && p->exited) {
-			p->exit_seen = 0;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (struct hv_prog *p = progs; p; p = p->next) {
+			if (p->pid != pid || p->exited)
+				continue;
+			p->exited = 1; /* its pid may be reused from now on: never signalled again */
+			sim_log("domain %u: program (pid %d) %s %d", p->domid, (int)pid,
+			        WIFEXITED(st) ? "exited with status" : "killed by signal",
+			        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 			*ended = p->domid;
 			return 1;
 		}
-	while ((tid = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
-		if (on_status(tid, st, ended))
-			return 1;
-	/* Pauses asked for that are now complete (invariant 3). */
-	for (struct hv_prog *p = progs; p; p = p->next)
-		if (p->pause_waiting && all_stopped(p)) {
-			p->pause_waiting = 0;
-			*paused = p;
-			return 2;
-		}
-	return 0;
-}
-
-int hv_exec_pause(struct hv_prog *p)
-{
-	if (p->paused)
-		return EBUSY;
-	p->paused = 1;
-	for (int i = 0; i < p->nthreads; i++)
-		if (!p->threads[i].stopped && ptrace(PTRACE_INTERRUPT, p->threads[i].tid, 0, 0) != 0 &&
-		    errno == ESRCH)
-			p->threads[i].stopped = 1; /* exiting: its exit is reaped later */
-	/* A running thread stops within microseconds of its interrupt: looked
-	 * for at once, for up to PAUSE_SPIN_US, which spares the pause the
-	 * round through SIGCHLD and the loop.  Past that (a thread in a long
-	 * system call, a loaded host) the stops arrive as SIGCHLD news
-	 * (hv_exec_children) while xensim serves the other domains. */
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		for (int i = 0; i < p->nthreads; i++) {
-			int st;
-			uint32_t ended = 0;
-			pid_t tid = p->threads[i].stopped ? 0 : waitpid(p->threads[i].tid, &st, WNOHANG | __WALL);
-			if (tid > 0 && on_status(tid, st, &ended)) {
-				p->exit_seen = 1; /* hv_exec_children reports it */
-				break;
-			}
-		}
-		if (all_stopped(p) && !p->exit_seen)
-			return 0;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (p->exit_seen || (t.tv_sec - t0.tv_sec) * 1000000 + (t.tv_nsec - t0.tv_nsec) / 1000 > PAUSE_SPIN_US)
-			break;
-	}
-	p->pause_waiting = 1;
-	return EINPROGRESS;
-}
-
-void hv_exec_conn_gone(const struct hv_conn *c)
-{
-	for (struct hv_prog *p = progs; p; p = p->next)
-		if (p->pause_conn == c)
-			hv_exec_unpause(p);
-}
-
-int hv_exec_unpause(struct hv_prog *p)
-{
-	p->pause_conn = NULL;
-	p->pause_waiting = 0;
-	if (!p->paused)
-		return EINVAL;
-	p->paused = 0;
-	for (int i = 0; i < p->nthreads; i++) {
-		struct hv_thread *t = &p->threads[i];
-		if (t->stopped)
-			ptrace(PTRACE_CONT, t->tid, 0, t->pending_sig);
-		t->stopped = 0;
-		t->pending_sig = 0;
+		/* a program whose domain was destroyed: nobody knows it now */
 	}
 	return 0;
 }
 
-/* Blocked: interrupted inside a system call the kernel will restart
- * (-ERESTARTSYS .. -ERESTART_RESTARTBLOCK), or one that returned EINTR. */
-static int in_blocking_call(const struct user_regs_struct *r)
+int hv_exec_pidfd(struct hv_prog *p)
 {
-	long rax = (long)r->rax;
-	return (long)r->orig_rax >= 0 && ((rax <= -512 && rax >= -516) || rax == -EINTR);
-}
-
-int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max)
-{
-	uint32_t n = 0;
-
-	for (int i = 0; i < p->nthreads && n < max; i++) {
-		struct user_regs_struct r;
-		struct sim_vcpu_regs *o = &out[n++];
-		memset(o, 0, sizeof(*o));
-		if (!p->threads[i].stopped || ptrace(PTRACE_GETREGS, p->threads[i].tid, 0, &r) != 0)
-			continue; /* offline: a thread that went away */
-		uint64_t v[SIM_REGS] = {r.rip, r.rsp, r.rbp, r.rax, r.rbx, r.rcx, r.rdx, r.rsi, r.rdi,
-		                        r.r8,  r.r9,  r.r10, r.r11, r.r12, r.r13, r.r14, r.r15, r.eflags};
-		memcpy(o->r, v, sizeof(v));
-		o->online = 1;
-		o->tid = (uint32_t)p->threads[i].tid;
-		o->blocked = (uint8_t)in_blocking_call(&r);
+	if (p->exited) {
+		errno = ESRCH;
+		return -1;
 	}
-	return (int)n;
-}
-
-int hv_exec_memfd(struct hv_prog *p)
-{
-	char path[64];
 	if (!p->execed) {
-		/* Opened now it would be the memory of xensim's child before
-		 * the exec, kept by the descriptor after it. */
+		/* Its exec failed: it is xensim's child still, and exits. */
 		errno = EAGAIN;
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)p->pid);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	/* Not reaped yet (xensim, its parent, reaps it), so the pid is the
+	 * program's. */
+	return (int)syscall(SYS_pidfd_open, p->pid, 0);
 }
 
 void hv_exec_kill(struct domain *d)

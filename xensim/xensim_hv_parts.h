@@ -12,8 +12,8 @@
  *                       them, their calls
  *   xensim_hv_grant.c   grants: sharing pages, maps and copies, their calls
  *   xensim_hv_wire.c    a reply on a client's socket
- *   xensim_hv_exec.c    domains that are programs: started, paused, their
- *                       registers and memory, their end (ptrace)
+ *   xensim_hv_exec.c    domains that are programs: started (traceable by
+ *                       dom0's sampler), their pid published, their end
  *   xensim_hv_dom.c     the domain table: creating one, its pages and grant
  *                       entries freed, its sockets, a dying one reaped
  */
@@ -93,44 +93,24 @@ void hv_domains_free(void);
 
 /* ---- domains that are programs (xensim_hv_exec.c) ------------------------------ */
 
-struct hv_thread {
-	pid_t tid;
-	int stopped;     /* inside a pause: its stop was reported */
-	int pending_sig; /* delivered when it is resumed */
-};
-
 struct hv_prog {
 	uint32_t domid;
 	pid_t pid;
-	int paused, exited, execed, too_many_logged;
-	int pause_waiting;      /* a pause asked for, some thread not stopped yet */
-	int exit_seen;          /* a pause took the program's exit: hv_exec_children says it */
-	struct hv_conn *pause_conn; /* who paused it, until the unpause (xensim_hv.c replies) */
-	struct sim_msg pause_msg;
-	int nthreads;
-	struct hv_thread threads[SIM_MAX_VCPUS]; /* the vCPUs, in the order made */
+	int exited, execed;
 	struct hv_prog *next;
 };
 
 /* Runs argv as domain d (cwd: where it starts; its output appended to
- * console_path); 0, or -1 with a message. */
+ * console_path), once its exec is done; 0, or -1 with a message. */
 int hv_exec_start(struct domain *d, const char *cwd, const char *console_path, char *const argv[],
                   const char *dir, char *err, size_t errlen);
-/* Takes the news of traced children (SIGCHLD): 1 and *ended when a
- * domain's program exited, 2 and *paused when a program's pause is now
- * complete (call again for more), 0 when there is no more. */
-int hv_exec_children(uint32_t *ended, struct hv_prog **paused);
-/* Stops every thread: 0 (all stopped), EINPROGRESS (the stops will come:
- * hv_exec_children says when), or an errno (EBUSY: paused already). */
-int hv_exec_pause(struct hv_prog *p);
-int hv_exec_unpause(struct hv_prog *p);
-/* A connection went: a program it paused runs again. */
-void hv_exec_conn_gone(const struct hv_conn *c);
-/* While paused: each vCPU's registers into out (max of them); how many. */
-int hv_exec_regs(struct hv_prog *p, struct sim_vcpu_regs *out, uint32_t max);
-/* Its memory, /proc/PID/mem opened read-only (-1 and errno: EAGAIN
- * before the program's exec). */
-int hv_exec_memfd(struct hv_prog *p);
+/* Reaps the children (SIGCHLD): 1 and *ended when a domain's program
+ * exited (call again for more), 0 when there is no more. */
+int hv_exec_children(uint32_t *ended);
+/* A pidfd of the program (its tracer, dom0's sampler, checks that the pid
+ * it seized is still the program's); -1 and errno (ESRCH: it ended,
+ * EAGAIN: its exec failed). */
+int hv_exec_pidfd(struct hv_prog *p);
 /* Kills the program (its domain is being destroyed) and forgets it. */
 void hv_exec_kill(struct domain *d);
 

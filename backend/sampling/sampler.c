@@ -17,6 +17,10 @@
  *     pause (the platform can tell: plat_inspect_idle), up to
  *     IDLE_TICKS_MAX ticks in a row; then a real pause looks again, and
  *     finds the vCPUs a platform counts by pausing (xensim's threads).
+ *  7. Every plat_inspect_* call, open and close included, is made on the
+ *     sampler's thread (on sim it is the traced program's tracer: the
+ *     ptrace relation is one thread's), and between ticks the thread
+ *     sleeps in plat_inspect_wait, where the platform serves the domain.
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
  * toolstack noted), sample_stack.c, symbols.c, kallsyms.c, ghc_rts.c,
@@ -226,27 +230,6 @@ static int pacer_second(struct pacer *p, int64_t now, uint32_t budget_us)
 	return p->hz != was;
 }
 
-/* Sleeps until the tick, or returns 1 when asked to stop. */
-static int wait_tick(struct sampler *s, int64_t until_us)
-{
-	for (;;) {
-		int64_t now = clock_mono_us();
-		if (now >= until_us)
-			return 0;
-		struct pollfd pfd = {s->stop_fd, POLLIN, 0};
-		int64_t ms = (until_us - now) / 1000;
-		if (ms == 0) {
-			struct timespec ts = {0, (long)(until_us - now) * 1000};
-			nanosleep(&ts, NULL);
-			if (poll(&pfd, 1, 0) > 0)
-				return 1;
-			continue;
-		}
-		if (poll(&pfd, 1, (int)ms) > 0)
-			return 1;
-	}
-}
-
 static void finish(struct sampler *s, const char *why)
 {
 	pthread_mutex_lock(&s->lock);
@@ -263,6 +246,8 @@ static void *run(void *arg)
 	struct samples_buf b = {0};
 	char err[512];
 	if (open_all(s, err, sizeof(err)) != 0) {
+		plat_inspect_close(s->in); /* invariant 7 */
+		s->in = s->cache.in = NULL;
 		pthread_mutex_lock(&s->lock);
 		s->st.failed = 1;
 		pthread_mutex_unlock(&s->lock);
@@ -286,7 +271,14 @@ static void *run(void *arg)
 			reason = SAMPLES_END_TIME, why = "its time is up";
 			break;
 		}
-		if (wait_tick(s, p.next_us))
+		/* the platform does what the domain needs meanwhile (sim:
+		 * resumes the stops of the program it traces) */
+		int w = plat_inspect_wait(s->in, p.next_us, s->stop_fd);
+		if (w < 0) {
+			reason = SAMPLES_END_DOMAIN, why = "the domain ended";
+			break;
+		}
+		if (w > 0)
 			break;
 		int64_t now = clock_mono_us(), pause_us = 0;
 		uint64_t t_ns = (uint64_t)(now - start) * 1000;
@@ -304,6 +296,10 @@ static void *run(void *arg)
 		s->st.hz_now = p.hz;
 		pthread_mutex_unlock(&s->lock);
 	}
+	/* Closed here, not by sampler_stop's caller: on sim this thread is
+	 * the program's tracer, and only it may let the program go. */
+	plat_inspect_close(s->in);
+	s->in = s->cache.in = NULL;
 	samples_put_end(&b, (uint64_t)(clock_mono_us() - start) * 1000, reason);
 	emit_buf(s, &b);
 	samples_buf_free(&b);
