@@ -81,7 +81,13 @@ int cmd_serve(const char *db, int argc, char **argv)
 		cli_err("%s", err);
 		return 1;
 	}
-	fprintf(stderr, "%s: the fleet catalogue %s: %zu runs\n", cli_prog, shown, mirror_runs(m));
+	long long met;
+	if (mirror_loaded(m, &met))
+		fprintf(stderr, "%s: the fleet catalogue %s: %lld runs\n", cli_prog, shown, met);
+	else
+		fprintf(stderr, "%s: the fleet catalogue %s: loading its runs (%lld so far); pages say "
+		                "so until it is done\n",
+		        cli_prog, shown, met);
 	o.db = mirror_path(m);
 	o.mirror = m;
 	o.shown = shown;

@@ -206,6 +206,19 @@ static const char *const stmt_sql[ST__COUNT] = {
 	                       "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
 	/* a chunk written in part: its sum again, once per transaction */
 	[ST_CHUNK_SUM] = "UPDATE chunks SET sum = xxh3(data) WHERE key = ?1 AND slot IS NULL",
+	/* store_copy.c: a catalogue mirror copies a million runs' rows at a
+	 * start, so these are prepared once, not per row */
+	[ST_COPY_RUN_TAKEN] = "SELECT 1 FROM runs WHERE run_id = ?1",
+	[ST_COPY_RUN_INSERT] = "INSERT INTO runs(run_id, domid, name, uuid, started_us, ended_us, state, "
+	                       "host, backend_version, source, end_reason) "
+	                       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[ST_COPY_DEVICE_TAKEN] = "SELECT 1 FROM devices WHERE device_id = ?1",
+	[ST_COPY_DEVICE_INSERT] =
+		"INSERT INTO devices(device_id, run_id, vdev, devid, role, capacity_sectors, "
+		"write_requests, write_bytes, read_requests, read_bytes, flush_requests, "
+		"discard_requests, errors, written_end_sector, status, file_size, closed, word_size, "
+		"status_updated_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		"?15, ?16, ?17, ?18, ?19)",
 };
 
 /* Version-2 stores (read as they are by readers) have no slots, and

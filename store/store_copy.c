@@ -27,15 +27,15 @@ const char *store_identity(const struct store *s)
 	return s->store_id;
 }
 
-static int id_free(struct store *s, const char *sql, int64_t id, int *is_free)
+static int id_free(struct store *s, enum store_stmt_id taken, int64_t id, int *is_free)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = store_stmt(s, taken);
 
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return store_sqlite_fail(s, "copying a run");
+	if (!st)
+		return STORE_EIO;
 	sqlite3_bind_int64(st, 1, id);
 	int rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "copying a run");
 	*is_free = rc == SQLITE_DONE;
@@ -48,16 +48,10 @@ int store_copy_run(struct store *s, struct store_run *r)
 	int is_free = 0, rc;
 	STORE_NEED_SQL(s);
 
-	if (r->run_id > 0 &&
-	    (rc = id_free(s, "SELECT 1 FROM runs WHERE run_id = ?1", r->run_id, &is_free)))
+	if (r->run_id > 0 && (rc = id_free(s, ST_COPY_RUN_TAKEN, r->run_id, &is_free)))
 		return rc;
-	rc = sqlite3_prepare_v2(s->db,
-	                        "INSERT INTO runs(run_id, domid, name, uuid, started_us, ended_us, state, "
-	                        "host, backend_version, source, end_reason) "
-	                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	                        -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(s, "copying a run");
+	if (!(st = store_stmt(s, ST_COPY_RUN_INSERT)))
+		return STORE_EIO;
 	if (is_free)
 		sqlite3_bind_int64(st, 1, r->run_id);
 	sqlite3_bind_int(st, 2, r->domid);
@@ -73,7 +67,7 @@ int store_copy_run(struct store *s, struct store_run *r)
 	                  SQLITE_STATIC);
 	sqlite3_bind_text(st, 11, r->end_reason, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "copying a run");
 	r->run_id = sqlite3_last_insert_rowid(s->db);
@@ -90,18 +84,10 @@ int store_copy_device(struct store *s, struct store_device_info *d)
 		return store_fail(s, STORE_EINVAL, "a copied device of run %lld is out of range",
 		                  (long long)d->run_id);
 	if (d->device_id > 0 && d->device_id <= STORE_MAX_DEVICE_ID &&
-	    (rc = id_free(s, "SELECT 1 FROM devices WHERE device_id = ?1", d->device_id, &is_free)))
+	    (rc = id_free(s, ST_COPY_DEVICE_TAKEN, d->device_id, &is_free)))
 		return rc;
-	rc = sqlite3_prepare_v2(
-		s->db,
-		"INSERT INTO devices(device_id, run_id, vdev, devid, role, capacity_sectors, "
-		"write_requests, write_bytes, read_requests, read_bytes, flush_requests, "
-		"discard_requests, errors, written_end_sector, status, file_size, closed, word_size, "
-		"status_updated_us) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-		"?15, ?16, ?17, ?18, ?19)",
-		-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(s, "copying a device");
+	if (!(st = store_stmt(s, ST_COPY_DEVICE_INSERT)))
+		return STORE_EIO;
 	if (is_free)
 		sqlite3_bind_int64(st, 1, d->device_id);
 	sqlite3_bind_int64(st, 2, d->run_id);
@@ -111,7 +97,7 @@ int store_copy_device(struct store *s, struct store_device_info *d)
 	sqlite3_bind_int64(st, 6, (int64_t)d->capacity_sectors);
 	store_device_bind_counters(st, 7, d);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "copying a device");
 	d->device_id = sqlite3_last_insert_rowid(s->db);

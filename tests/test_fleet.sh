@@ -289,6 +289,21 @@ done
 grep -q committed-late "$T/api.json" && fail "a run deleted from the catalogue is still served" || ok
 kill $SERVE; wait $SERVE 2>/dev/null
 [ -z "$(ls "$T/serve-tmp")" ] && ok || fail "serve left its mirror: $(ls "$T/serve-tmp")"
+# a catalogue whose first look takes long (a million runs: seconds; here
+# made slow): serve answers at once, every page saying it is loading (503,
+# nothing shown as if it were the whole catalogue), then the runs
+PROFDB_SERVE_FIRST_LOOK_PAUSE_MS=3000 TMPDIR="$T/serve-tmp" "$PROFDB" --db "$URL" serve --listen 127.0.0.1:$PORT >"$T/serve.log" 2>&1 &
+SERVE=$!
+for _ in $(seq 100); do code=$(curl -s -o "$T/api.json" -w '%{http_code}' "$WEB/api/runs" 2>/dev/null); [ "$code" != 000 ] && break; sleep 0.05; done
+[ "$code" = 503 ] && grep -q "is loading: 0 runs copied so far" "$T/api.json" && ok ||
+	fail "serve over a catalogue still loading: $code $(cat "$T/api.json")"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$WEB/healthz")" = 503 ] && ok || fail "/healthz while loading is not 503"
+grep -q "loading its runs" "$T/serve.log" && ! grep -q ": 503$" "$T/serve.log" && ok ||
+	fail "serve's log while loading: $(cat "$T/serve.log")"
+for _ in $(seq 100); do curl -sf "$WEB/api/runs" >"$T/api.json" 2>/dev/null && break; sleep 0.1; done
+[ "$(jv "$T/api.json" 'len(d["runs"])')" = "$(q "select count(*) from runs")" ] && ok ||
+	fail "serve over the fleet after loading: $(cat "$T/api.json" "$T/serve.log")"
+kill $SERVE; wait $SERVE 2>/dev/null
 
 # --- a repeated sync sends nothing -------------------------------------------------------------
 before=$(q "select count(*), sum(length(data)) from chunks")

@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,12 @@ struct mirror {
 	pthread_cond_t cv;
 	pthread_t thread;
 	int stop, started;
+	/* The first look, read without mu (the refresher holds it for the
+	 * whole look): loaded once it committed, met counts the runs so far,
+	 * first_rc its outcome for mirror_start (0 pending, 1 done, -1 failed) */
+	atomic_int loaded, first_rc;
+	atomic_llong met;
+	atomic_int stopping; /* mirror_stop: a look in progress gives up */
 	struct fleet *f;
 	struct store *w;
 	char url[1024], dir[4096], path[4200];
@@ -59,6 +66,7 @@ struct mirror {
 	uint32_t *by_local;  /* local id -> id, 0 for none */
 	size_t nlocal;
 	char err[1024];
+	char first_err[1024]; /* why the first look failed */
 };
 
 static uint64_t key_hash(const char *host_id, int64_t run_id)
@@ -144,6 +152,11 @@ static int take_rows(void *ctx, struct fleet_run *r, const char *stamp, int64_t 
 	char host_id[33];
 	int64_t run_id = r->run.run_id, local;
 
+	if (atomic_load(&m->stopping))
+		return snprintf(m->err, sizeof(m->err), "stopping"), -1;
+	if (!atomic_load(&m->loaded))
+		atomic_fetch_add(&m->met, 1);
+
 	snprintf(host_id, sizeof(host_id), "%s", r->host_id);
 	if (synced_us > m->since_us)
 		m->since_us = synced_us;
@@ -221,13 +234,35 @@ static void *refresher(void *arg)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	pthread_mutex_lock(&m->mu);
+	/* (tests slow the first look down, to see the server answer meanwhile) */
+	const char *pause = getenv("PROFDB_SERVE_FIRST_LOOK_PAUSE_MS");
+	if (pause && atoi(pause) > 0) {
+		struct timespec t = deadline_after_ms(atoi(pause));
+		while (!m->stop && pthread_cond_timedwait(&m->cv, &m->mu, &t) == 0)
+			;
+	}
 	while (!m->stop) {
-		struct timespec t = deadline_after_ms(2000);
-		pthread_cond_timedwait(&m->cv, &m->mu, &t);
-		if (m->stop)
-			break;
+		if (atomic_load(&m->loaded)) {
+			struct timespec t = deadline_after_ms(2000);
+			pthread_cond_timedwait(&m->cv, &m->mu, &t);
+			if (m->stop)
+				break;
+		}
 		m->err[0] = 0;
-		if (refresh(m) != 0) {
+		if (refresh(m) == 0 && !atomic_load(&m->loaded)) {
+			atomic_store(&m->loaded, 1);
+			atomic_store(&m->first_rc, 1);
+			pthread_cond_broadcast(&m->cv);
+		} else if (!atomic_load(&m->loaded)) {
+			/* the first look failed: mirror_start says so if it still
+			 * waits, else it is tried again after 2 s */
+			snprintf(m->first_err, sizeof(m->first_err), "%s", m->err);
+			atomic_store(&m->first_rc, -1);
+			pthread_cond_broadcast(&m->cv);
+			struct timespec t = deadline_after_ms(2000);
+			pthread_cond_timedwait(&m->cv, &m->mu, &t);
+		}
+		if (m->err[0] && !m->stop) {
 			fprintf(stderr, "profdb serve: the fleet catalogue: %s (looking again in 2 s)\n", m->err);
 			/* a lost connection: made again on the next look */
 			char err[1024];
@@ -270,19 +305,33 @@ int mirror_start(struct mirror **out, const char *url, char *err, size_t len)
 		mirror_stop(m);
 		return -1;
 	}
-	if (refresh(m) != 0) {
-		snprintf(err, len, "%s", m->err);
-		mirror_stop(m);
-		return -1;
-	}
+	/* The first look runs on the refresher: a catalogue of a million runs
+	 * takes seconds to copy, and the server answers meanwhile ("loading",
+	 * web/server.c).  A small one is loaded before this returns, and a
+	 * first look that fails at once (a catalogue of another schema, a
+	 * refused read) fails the start as it always did. */
 	if (pthread_create(&m->thread, NULL, refresher, m) != 0) {
 		snprintf(err, len, "cannot start the catalogue's refresher");
 		mirror_stop(m);
 		return -1;
 	}
 	m->started = 1;
+	for (int i = 0; i < 100 && atomic_load(&m->first_rc) == 0; i++)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	if (atomic_load(&m->first_rc) < 0) {
+		snprintf(err, len, "%s", m->first_err);
+		mirror_stop(m);
+		return -1;
+	}
 	*out = m;
 	return 0;
+}
+
+int mirror_loaded(const struct mirror *m, long long *met)
+{
+	if (met)
+		*met = atomic_load(&((struct mirror *)m)->met);
+	return atomic_load(&((struct mirror *)m)->loaded);
 }
 
 const char *mirror_path(const struct mirror *m)
@@ -290,13 +339,6 @@ const char *mirror_path(const struct mirror *m)
 	return m->path;
 }
 
-size_t mirror_runs(struct mirror *m)
-{
-	pthread_mutex_lock(&m->mu);
-	size_t n = m->n;
-	pthread_mutex_unlock(&m->mu);
-	return n;
-}
 
 int mirror_ensure(struct mirror *m, int64_t local_id, char *err, size_t len)
 {
@@ -333,6 +375,7 @@ void mirror_stop(struct mirror *m)
 	if (!m)
 		return;
 	if (m->started) {
+		atomic_store(&m->stopping, 1);
 		pthread_mutex_lock(&m->mu);
 		m->stop = 1;
 		pthread_cond_signal(&m->cv);

@@ -103,7 +103,7 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct reply *r, con
 		a->status = r->status;
 		a->bytes = strcmp(a->method, "HEAD") ? r->len : 0;
 	}
-	if (r->status >= 500)
+	if (r->status >= 500 && !r->expected)
 		fprintf(stderr, "%s: %s: %d\n", web_prog, url, r->status);
 	struct MHD_Response *resp =
 		MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -288,6 +288,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return send_reply(c, &r, url, *state);
 	}
 	const char *rest;
+	/* Over a fleet catalogue of many runs the mirror's first look takes
+	 * a while (a million runs: seconds): meanwhile every page says how far
+	 * it got rather than show part of the catalogue as if it were all of
+	 * it; /metrics answers (its store figures are the mirror's so far). */
+	long long met;
+	if (w->mirror && !mirror_loaded(w->mirror, &met) && strcmp(url, "/metrics") != 0) {
+		reply_error(&r, 503, strncmp(url, "/api/", 5) == 0,
+		            "the fleet catalogue is loading: %lld runs copied so far; every page answers once "
+		            "all are (reload in a few seconds)",
+		            met);
+		r.expected = 1;
+		return send_reply(c, &r, url, *state);
+	}
 	/* Over a fleet catalogue, a run's bytes come into the mirror on the
 	 * first request that reads them (mirror.c). */
 	if (w->mirror) {

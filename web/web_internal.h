@@ -48,6 +48,7 @@ struct reply {
 	char note_buf[320];
 	struct reply_stream *st;  /* reply_stream's: the first reply_open writes into it */
 	int st_used;
+	int expected;             /* a 5xx that is no fault (a catalogue loading): not logged */
 };
 
 /* A request's query argument, or NULL. */
