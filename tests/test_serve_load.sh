@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_serve_load.sh - what hostile readers cost profdb serve (issue 35,
 # items 2 and 4; docs/performance.md):
-#  - a big reply is streamed: three slow readers of a 48 MB .hp download,
+#  - a big reply is streamed: three slow readers of a 48 MB .hp download
+#    (and of its heap as JSON, /api/runs/1/heap),
 #    and of the 37 MB of folded stacks of a 3,000-deep chain, hold serve's
 #    peak RSS (VmHWM) under 64 MiB (the whole reply built in memory per
 #    reader: 195 MB for the .hp); the bytes are export's and flame's;
@@ -89,6 +90,13 @@ cat "$T/slow"
 }
 slow_readers /runs/1/hp
 slow_readers /runs/2/folded
+# the JSON API too: the heap's samples written one at a time (17 MB of
+# JSON; as jansson values 372 MB for one reader, 1.1 GB for three)
+slow_readers /api/runs/1/heap
+curl -s --max-time 120 -o "$T/heap.json" "$URL/api/runs/1/heap"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert len(d["samples"]) == d["nsamples"] > 1000 and len(d["bands"]) == 200, (d["nsamples"], len(d["bands"]))' "$T/heap.json" &&
+	ok || fail "/api/runs/1/heap is not the whole heap: $(head -c 300 "$T/heap.json")"
+rm -f "$T/heap.json"
 curl -s --max-time 120 -o "$T/got.folded" "$URL/runs/2/folded"
 "$PROFDB" flame 2 >"$T/flame.folded" 2>/dev/null || fail "flame"
 [ "$(stat -c %s "$T/flame.folded")" -gt 30000000 ] && ok || fail "the deep chain's folded stacks: $(stat -c %s "$T/flame.folded") bytes"

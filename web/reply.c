@@ -358,7 +358,9 @@ void reply_json(struct reply *r, json_t *v)
 
 char *json_dump_inert(const json_t *v)
 {
-	char *s = view_json_dumps(v, JSON_COMPACT); /* guest text as view_json_guest says */
+	/* guest text as view_json_guest says; any value (api.c writes a
+	 * document piece by piece) */
+	char *s = view_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	size_t n = 0, len = s ? strlen(s) : 0;
 	if (!s)
 		return NULL;

@@ -156,7 +156,7 @@ static enum MHD_Result send_streamed(struct MHD_Connection *c, struct web *w, re
 /* What a streamed page renders: its route, copied (the producer's thread
  * outlives nothing of the request's). */
 struct page_job {
-	enum { JOB_RUN, JOB_DOWNLOAD, JOB_COMPARE, JOB_TIMELINE } kind;
+	enum { JOB_RUN, JOB_DOWNLOAD, JOB_COMPARE, JOB_TIMELINE, JOB_API_HEAP, JOB_API_TREE } kind;
 	int64_t id;
 	char what[64];
 	char a[32], b[32];
@@ -170,6 +170,8 @@ static const char *job_arg(void *req, const char *key)
 		return j->has_a ? j->a : NULL;
 	if (strcmp(key, "b") == 0)
 		return j->has_b ? j->b : NULL;
+	if (strcmp(key, "since") == 0) /* /api/runs/N/heap's, kept in a */
+		return j->has_a ? j->a : NULL;
 	return NULL;
 }
 
@@ -182,6 +184,10 @@ static void page_job_run(struct web *w, void *ctx, struct reply *r)
 		page_download(w, j->id, j->what, r);
 	else if (j->kind == JOB_TIMELINE)
 		page_timeline(w, j->id, r);
+	else if (j->kind == JOB_API_HEAP)
+		api_heap(w, j->id, job_arg, j, r);
+	else if (j->kind == JOB_API_TREE)
+		api_tree(w, j->id, r);
 	else
 		page_compare(w, job_arg, j, r);
 }
@@ -350,10 +356,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			reply_error(&r, 404, 1, "no such API path: /api/runs/N, N a run id");
 		else if (!*rest)
 			api_run(w, id, &r);
-		else if (strcmp(rest, "heap") == 0)
-			api_heap(w, id, conn_arg, c, &r);
-		else if (strcmp(rest, "tree") == 0)
-			api_tree(w, id, &r);
+		else if (strcmp(rest, "heap") == 0) {
+			struct page_job j = {.kind = JOB_API_HEAP, .id = id};
+			j.has_a = copy_arg(c, "since", j.a, sizeof(j.a));
+			return send_page(c, w, &j, url, *state);
+		} else if (strcmp(rest, "tree") == 0)
+			return send_page(c, w, &(struct page_job){.kind = JOB_API_TREE, .id = id}, url, *state);
 		else if (strcmp(rest, "events") == 0)
 			return send_stream(c, events_run(w, id), state);
 		else if (strcmp(rest, "eventlog") == 0)
