@@ -204,27 +204,11 @@ static int follow_sink(void *ctx, const void *data, size_t len)
 static int follow_device(struct store *s, int64_t run_id, const char *role, uint64_t *fed,
                          view_profile_sink feed, void *ctx, char *err, size_t len)
 {
-	struct store_device_info dev;
-	int rc = store_find_device(s, run_id, role, &dev);
-	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
-		return 0; /* nothing written yet */
-	if (rc != 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
-		return -1;
-	}
-	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
-	if (size > written)
-		size = written;
-	if (size <= *fed)
-		return 0;
 	struct follow fw = {feed, ctx, fed};
-	struct zero_filler z = {follow_sink, &fw}; /* a hole reads as zeros (and fails the parse) */
-	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + *fed, size - *fed, range_cb, &z);
-	if (rc < 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
-		return -1;
-	}
-	return 0;
+	uint64_t end;
+	return view_read_device_bytes(s, run_id, role, *fed, UINT64_MAX, follow_sink, &fw, &end, err, len) < 0
+	               ? -1
+	               : 0;
 }
 
 int view_read_device_bytes(struct store *s, int64_t run_id, const char *role, uint64_t from, uint64_t to,
