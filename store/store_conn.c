@@ -492,18 +492,25 @@ int store_raw_fd(const char *path)
  * A directory that grants its group nothing is root's alone, as before:
  * files 0600, the WAL's files removed by the last connection.
  */
+int store_dir_of(const char *path, char *dir, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return snprintf(dir, cap, ".") < (int)cap ? 0 : -1;
+	if ((size_t)(slash - path) >= cap)
+		return -1;
+	snprintf(dir, cap, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return 0;
+}
+
 int store_dir_shared(const char *path)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
 	struct stat st;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) >= sizeof(dir))
+	if (store_dir_of(path, dir, sizeof(dir)) != 0)
 		return 0;
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & (S_IRGRP | S_IXGRP)) == (S_IRGRP | S_IXGRP);
 }
 

@@ -255,6 +255,9 @@ int store_owner_alive(struct store *s);
 /* This process's read-only descriptor of the database file at path, never
  * closed (store_conn.c says why), or -1. */
 int store_raw_fd(const char *path);
+/* The directory holding the file at path, into dir (cap bytes): 0, or -1
+ * if it does not fit. */
+int store_dir_of(const char *path, char *dir, size_t cap);
 /* A store its directory shares with a group (store_conn.c): 1 if the
  * directory of the database at path grants its group read and search. */
 int store_dir_shared(const char *path);

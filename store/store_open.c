@@ -368,14 +368,9 @@ void store_readers_tidy(int on)
 static int reader_can_clean_up(const char *path)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if ((size_t)(slash - path) >= sizeof(dir))
+	if (store_dir_of(path, dir, sizeof(dir)) != 0)
 		return 0;
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
 	return access(path, W_OK) == 0 && access(dir, W_OK) == 0;
 }
 
