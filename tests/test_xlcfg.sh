@@ -193,6 +193,23 @@ expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp1
 expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp2
 "$PROFDB" export "$R" --prof "$T/xl2.prof" >/dev/null 2>&1
 cmp -s "$T/xl2.prof" "$FIX/leak/leak-p-hc.prof" && ok || fail "after detach and attach again, the .prof differs"
+# attach returns once the backend has taken the disk, as block-profsvc's
+# "add" holds libxl: a backend slow to look (stopped here for a second)
+# still sees the disk before a detach that follows at once, and says
+# Closed (a disk first seen while being removed is never taken)
+BPID=$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")
+kill -STOP "$BPID"
+( sleep 1; kill -CONT "$BPID" ) &
+expect 0 "" -- "$BACKEND" attach --platform sim "$DOM" vdev=xvdp3,script=block-profsvc
+expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp3 # 1 (and "did not reach Closed") before
+wait
+# a backend that never takes it: attach fails after 10 s and leaves nothing
+kill -STOP "$BPID"
+expect 1 "not taken by profile-backend within 10 s" -- "$BACKEND" attach --platform sim "$DOM" vdev=xvdp4,script=block-profsvc
+kill -CONT "$BPID"
+# nothing left of it: attaching it again is not "already has a device"
+expect 0 "" -- "$BACKEND" attach --platform sim "$DOM" vdev=xvdp4,script=block-profsvc
+expect 0 "" -- "$BACKEND" detach --platform sim "$DOM" xvdp4
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null
 
 finish test_xlcfg

@@ -177,6 +177,39 @@ static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, 
 	return -1;
 }
 
+/*
+ * What block-profsvc's "add" is to libxl: a stock xl disk is in use only
+ * once profile-backend has taken it (its profsvc-backend node), and libxl
+ * neither starts the guest nor returns from block-attach before.  Without
+ * that wait an attach followed at once by a detach could reach a backend
+ * that had not yet looked: it never takes a disk that is already being
+ * removed, so nobody would say Closed and the detach would wait its 10 s.
+ * Not taken within 10 s: both directories go again, as libxl removes a
+ * disk whose hotplug script failed.
+ */
+static int wait_taken(struct xs_handle *xs, uint32_t domid, const char *vdev)
+{
+	int64_t devid = vdev_to_devid(vdev);
+	char node[160], be[128], fe[128];
+	unsigned len;
+
+	snprintf(be, sizeof(be), "%s/%u/%lld", VBD_ROOT, domid, (long long)devid);
+	snprintf(node, sizeof(node), "%s/profsvc-backend", be);
+	for (int i = 0; i < 100; i++) {
+		char *v = xs_read(xs, XBT_NULL, node, &len);
+		free(v);
+		if (v)
+			return 0;
+		usleep(100000);
+	}
+	snprintf(fe, sizeof(fe), "/local/domain/%u/device/vbd/%lld", domid, (long long)devid);
+	xs_rm(xs, XBT_NULL, be);
+	xs_rm(xs, XBT_NULL, fe);
+	fprintf(stderr, "profile-backend: %s was not taken by profile-backend within 10 s (is it running? see "
+	                "its log); the disk is removed again, as libxl does when block-profsvc fails\n", be);
+	return -1;
+}
+
 /* "vdev=xvdp1" or "xvdp1"; ",script=block-profsvc" after it: as stock xl */
 static const char *vdev_arg(const char *a)
 {
@@ -202,6 +235,8 @@ int toolstack_attach(const struct options *o, const char *domain, int nvdev, cha
 				*xl = '\0';
 			rc = write_device(xs, domid, vdev, o->platform == PLAT_SIM ? "x86_64-abi" : NULL,
 			                  xl != NULL) ? 1 : 0;
+			if (!rc && xl && wait_taken(xs, domid, vdev) != 0)
+				rc = 1;
 			if (!rc)
 				printf("attached %s to domain %u\n", vdev, domid);
 		}
