@@ -270,10 +270,20 @@ int plat_inspect_idle(struct plat_inspect *in)
 	return in->p->ops->inspect_idle ? in->p->ops->inspect_idle(in) : -1;
 }
 
-int plat_inspect_wait(struct plat_inspect *in, int64_t until_us, int wake_fd)
+int plat_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen)
 {
-	if (in->p->ops->inspect_wait)
-		return in->p->ops->inspect_wait(in, until_us, wake_fd);
+	return p->ops->inspect_ready ? p->ops->inspect_ready(p, domid, err, errlen) : 0;
+}
+
+int plat_inspect_ended(struct plat_inspect *in)
+{
+	return in->p->ops->inspect_ended ? in->p->ops->inspect_ended(in) : 0;
+}
+
+int plat_inspect_wait(struct plat *p, int64_t until_us, int wake_fd)
+{
+	if (p && p->ops->inspect_wait)
+		return p->ops->inspect_wait(p, until_us, wake_fd);
 	for (;;) {
 		struct timespec ts;
 		clock_gettime(CLOCK_MONOTONIC, &ts);

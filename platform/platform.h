@@ -148,7 +148,8 @@ int plat_domain_suspended(struct plat *p, uint32_t domid);
  *    Xen: it stops and resumes the threads and reads their registers
  *    itself, and its memory through /proc/PID/mem, so that virtual
  *    addresses are the program's own (cr3 is 0).  Every plat_inspect_*
- *    call on one inspection must come from the thread that opened it.
+ *    call on one inspection must come from the thread that opened it
+ *    (plat_inspect_ready excepted); one thread may hold many.
  * Every value read is the guest's: hostile. */
 
 struct plat_vcpu_regs {
@@ -167,6 +168,11 @@ struct plat_inspect;
 /* Opens a domain for inspection: NULL with a message in err (no such
  * domain; a sim domain that is not a program; not permitted). */
 struct plat_inspect *plat_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen);
+/* Waits (2 s at most) until the domain can be opened, from any thread:
+ * 0, or -1 with the reason plat_inspect_open would give (sim: a domain
+ * whose program is not started yet is waited for; Xen: 0 at once).  So
+ * that the open itself, on the inspecting thread, does not wait. */
+int plat_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen);
 void plat_inspect_close(struct plat_inspect *in);
 /* Stops every vCPU (nests as xc_domain_pause does not: one pause at a
  * time); 0, or -1 and errno (ESRCH: the domain is gone). */
@@ -181,11 +187,16 @@ int plat_inspect_vcpus(struct plat_inspect *in);
 int plat_inspect_idle(struct plat_inspect *in);
 /* Outside a pause: sleeps until until_us (CLOCK_MONOTONIC, in
  * microseconds) or until wake_fd (when >= 0) is readable, doing meanwhile
- * what the domain needs of whoever inspects it (sim: its program's stops
- * resumed as they come, its new threads taken, its end reaped; Xen:
- * nothing, a poll).  1: wake_fd is readable, 0: the time came, -1 and
- * errno (ESRCH: the domain is gone). */
-int plat_inspect_wait(struct plat_inspect *in, int64_t until_us, int wake_fd);
+ * what the domains need of whoever inspects them, for every inspection
+ * the calling thread holds, whichever instance p opened it (sim: their
+ * programs' stops resumed as they come, new threads taken, ends reaped;
+ * Xen: nothing, a poll).  1: wake_fd is readable or an inspection of
+ * the thread has ended (plat_inspect_ended), 0: the time came, -1 and
+ * errno. */
+int plat_inspect_wait(struct plat *p, int64_t until_us, int wake_fd);
+/* Outside a pause: 1 when the domain is known to have ended (sim: its
+ * program's end was reaped), else 0 (Xen: the next pause says ESRCH). */
+int plat_inspect_ended(struct plat_inspect *in);
 /* While paused: vCPU vcpu's registers; 0, or -1 and errno. */
 int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 /* While paused: up to len bytes at guest virtual address va in the address
@@ -241,7 +252,9 @@ struct plat_ops {
 	int (*inspect_vcpus)(struct plat_inspect *in);
 	int (*inspect_idle)(struct plat_inspect *in); /* NULL: -1, always */
 	/* NULL: a poll (nothing to do for the domain between pauses) */
-	int (*inspect_wait)(struct plat_inspect *in, int64_t until_us, int wake_fd);
+	int (*inspect_ready)(struct plat *p, uint32_t domid, char *err, size_t errlen); /* NULL: 0 */
+	int (*inspect_wait)(struct plat *p, int64_t until_us, int wake_fd); /* NULL: a poll */
+	int (*inspect_ended)(struct plat_inspect *in);                      /* NULL: 0, always */
 	int (*inspect_regs)(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 	long (*inspect_read)(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 };

@@ -688,7 +688,9 @@ const struct plat_ops plat_sim_ops = {
 	.inspect_unpause = sim_inspect_unpause,
 	.inspect_vcpus = sim_inspect_vcpus,
 	.inspect_idle = sim_inspect_idle,
+	.inspect_ready = sim_inspect_ready,
 	.inspect_wait = sim_inspect_wait,
+	.inspect_ended = sim_inspect_ended,
 	.inspect_regs = sim_inspect_regs,
 	.inspect_read = sim_inspect_read,
 };

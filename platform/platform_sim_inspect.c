@@ -9,9 +9,11 @@
  *
  * The ptrace relation belongs to one thread of the tracer: every call on
  * an inspection (open, pause, regs, unpause, wait, close) must come from
- * the thread that opened it (the sampler's).  Its waits take only that
- * thread's tracees (__WNOTHREAD), so samplers of other domains on other
- * threads of the same process keep theirs.
+ * the thread that opened it (the sampling thread).  Its waits take only
+ * that thread's tracees (__WNOTHREAD), and one thread may hold many
+ * inspections (the backend's one sampling thread holds every domain's):
+ * each status a waitpid returns goes to the inspection whose program the
+ * thread belongs to (invariant 5), whichever inspection's call took it.
  *
  * Invariants:
  *  1. Every thread of the program is seized (PTRACE_SEIZE at open, the
@@ -39,6 +41,12 @@
  *     domain).  The pid seized is the program's: xensim's pidfd says it had
  *     not ended after the seize (its parent reaps it; only then may the pid
  *     be another process's).
+ *  5. The inspections a thread holds are on that thread's list (mine);
+ *     a status is handled by the one that knows the thread, else by the
+ *     one whose program has it in /proc/PID/task (a new thread whose
+ *     first stop came before its parent's clone event), else resumed
+ *     as a thread nobody samples.  Nothing traced on the thread any more
+ *     (ECHILD): every inspection of it has ended.
  *
  * May call: the sim platform's connection (platform_sim_int.h), ptrace.
  */
@@ -91,7 +99,11 @@ struct sim_inspect {
 	timer_t timer;      /* wakes this thread's waitpid (a signal to it alone) */
 	uint32_t n;         /* vCPUs: t[0..n) */
 	struct sim_thread t[SIM_MAX_VCPUS];
+	struct sim_inspect *next; /* mine (invariant 5) */
 };
+
+/* The inspections this thread holds (invariant 5). */
+static __thread struct sim_inspect *mine;
 
 static int64_t mono_us(void)
 {
@@ -261,16 +273,55 @@ static void on_status(struct sim_inspect *in, pid_t tid, int st)
 		resume(in, (uint32_t)i);
 }
 
-/* Every status waiting (none blocks); -1 and errno ECHILD when nothing is
- * traced any more. */
-static int take_news(struct sim_inspect *in)
+/* The inspection of this thread that tid belongs to, or NULL (invariant 5). */
+static struct sim_inspect *owner_of(pid_t tid)
+{
+	for (struct sim_inspect *in = mine; in; in = in->next)
+		if (in->pid == tid || thread_find(in, tid) >= 0)
+			return in;
+	for (struct sim_inspect *in = mine; in; in = in->next) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)in->pid, (int)tid);
+		if (access(path, F_OK) == 0)
+			return in;
+	}
+	return NULL;
+}
+
+/* One status a waitpid of this thread returned, to its inspection. */
+static void dispatch(pid_t tid, int st)
+{
+	struct sim_inspect *in = owner_of(tid);
+	if (in) {
+		on_status(in, tid, st);
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return; /* the end of a thread nobody samples */
+	int event = (st >> 16) & 0xff, sig = WSTOPSIG(st);
+	if (event == PTRACE_EVENT_STOP && (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU))
+		ptrace(PTRACE_LISTEN, tid, 0, 0);
+	else
+		ptrace(PTRACE_CONT, tid, 0, event ? 0 : sig);
+}
+
+/* Nothing traced by this thread any more: every inspection has ended. */
+static void all_gone(void)
+{
+	for (struct sim_inspect *in = mine; in; in = in->next)
+		in->gone = 1;
+}
+
+/* Every status waiting (none blocks), for whichever inspection; -1 and
+ * errno ECHILD when nothing is traced any more. */
+static int take_news(void)
 {
 	int st;
 	pid_t tid;
 	while ((tid = waitpid(-1, &st, __WALL | __WNOTHREAD | WNOHANG)) > 0)
-		on_status(in, tid, st);
+		dispatch(tid, st);
 	if (tid < 0 && errno == ECHILD)
-		in->gone = 1; /* the program and every thread of it gone */
+		all_gone(); /* the programs and every thread of them gone */
 	return tid < 0 ? -1 : 0;
 }
 
@@ -336,47 +387,75 @@ static int seize_all(struct sim_inspect *in)
 	return 0;
 }
 
-struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen)
+/* The program's pid (and a pidfd in *fd) from xensim, asked again while
+ * it is being started for up to rounds x 10 ms: EAGAIN, the program is
+ * being started (its exec comes within milliseconds of the domain);
+ * EOPNOTSUPP, not a program yet (a toolstack makes the domain, then runs
+ * its kernel in it).  0, or -1 with the reason in err and errno. */
+static int program_of(struct plat *p, uint32_t domid, int rounds, pid_t *pid, int *fd, char *err, size_t errlen)
 {
 	struct sim_msg m = {.op = SIM_DOM_PROG, .a = {domid}};
+	const void *reply;
+	size_t rlen;
+	int rc;
+	*fd = -1;
+	for (int i = 0; (rc = sim_call(p, &m, NULL, 0, fd, &reply, &rlen)) != 0 &&
+	                (errno == EAGAIN || errno == EOPNOTSUPP) && i < rounds;
+	     i++) {
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		m = (struct sim_msg){.op = SIM_DOM_PROG, .a = {domid}};
+		nanosleep(&ts, NULL);
+	}
+	if (rc != 0 || *fd < 0 || m.a[0] == 0) {
+		int e = rc != 0 ? errno : EPROTO;
+		snprintf(err, errlen, "domain %u: %s", domid,
+		         e == ESRCH        ? "no such domain"
+		         : e == EOPNOTSUPP ? "not a program (only a domain made with 'xensim create --exec' can be sampled on xensim)"
+		                           : strerror(e));
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+		errno = e;
+		return -1;
+	}
+	*pid = (pid_t)m.a[0];
+	return 0;
+}
+
+int sim_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen)
+{
+	pid_t pid;
+	int fd;
+	if (program_of(p, domid, 200, &pid, &fd, err, errlen) != 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err, size_t errlen)
+{
 	struct sim_inspect *in = calloc(1, sizeof(*in));
 	int fd = -1;
+	pid_t pid;
 
 	if (!in) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	in->pidfd = in->memfd = -1;
-	int rc;
-	/* EAGAIN: the program is being started (its exec comes within
-	 * milliseconds of the domain); EOPNOTSUPP: not a program yet (a
-	 * toolstack makes the domain, then runs its kernel in it).  Asked
-	 * again, for up to 2 s. */
-	const void *reply;
-	size_t rlen;
-	for (int i = 0; (rc = sim_call(p, &m, NULL, 0, &fd, &reply, &rlen)) != 0 &&
-	                (errno == EAGAIN || errno == EOPNOTSUPP) && i < 200;
-	     i++) {
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		m = (struct sim_msg){.op = SIM_DOM_PROG, .a = {domid}};
-		nanosleep(&ts, NULL);
-	}
-	if (rc != 0 || fd < 0 || m.a[0] == 0) {
-		int e = rc != 0 ? errno : EPROTO;
-		snprintf(err, errlen, "domain %u: %s", domid,
-		         e == ESRCH        ? "no such domain"
-		         : e == EOPNOTSUPP ? "not a program (only a domain made with 'xensim create --exec' can be sampled on xensim)"
-		                           : strerror(e));
-		if (fd >= 0)
-			close(fd);
+	/* A caller that did not wait with sim_inspect_ready waits here. */
+	if (program_of(p, domid, 200, &pid, &fd, err, errlen) != 0) {
+		int e = errno;
 		free(in);
 		errno = e;
 		return NULL;
 	}
 	in->base.p = p;
 	in->base.domid = domid;
-	in->pid = (pid_t)m.a[0];
+	in->pid = pid;
 	in->pidfd = fd;
+	in->next = mine; /* from the first seize: its statuses are its own */
+	mine = in;
 	if (timer_open(in) != 0) {
 		snprintf(err, errlen, "domain %u: a timer: %s", domid, strerror(errno));
 		goto fail;
@@ -430,6 +509,11 @@ void sim_inspect_close(struct plat_inspect *b)
 		close(in->memfd);
 	if (in->pidfd >= 0)
 		close(in->pidfd);
+	for (struct sim_inspect **pp = &mine; *pp; pp = &(*pp)->next)
+		if (*pp == in) {
+			*pp = in->next;
+			break;
+		}
 	free(in);
 }
 
@@ -453,7 +537,7 @@ static int pause_threads(struct sim_inspect *in, int full)
 	int st;
 	pid_t tid;
 
-	take_news(in);
+	take_news();
 	if (in->gone) {
 		errno = ESRCH;
 		return -1;
@@ -484,11 +568,12 @@ static int pause_threads(struct sim_inspect *in, int full)
 	while (!all_stopped(in, full) && !in->gone) {
 		tid = waitpid(-1, &st, __WALL | __WNOTHREAD | WNOHANG);
 		if (tid > 0) {
-			on_status(in, tid, st);
+			dispatch(tid, st);
 			continue;
 		}
 		if (tid < 0 && errno != EINTR) {
-			in->gone = errno == ECHILD;
+			if (errno == ECHILD)
+				all_gone();
 			break;
 		}
 		int64_t now = mono_us();
@@ -511,9 +596,9 @@ static int pause_threads(struct sim_inspect *in, int full)
 		tid = waitpid(-1, &st, __WALL | __WNOTHREAD);
 		timer_at(in, 0);
 		if (tid > 0)
-			on_status(in, tid, st);
+			dispatch(tid, st);
 		else if (errno == ECHILD)
-			in->gone = 1;
+			all_gone();
 	}
 	if (in->gone) {
 		in->paused = 0;
@@ -541,15 +626,15 @@ int sim_inspect_unpause(struct plat_inspect *b)
 	return 0;
 }
 
-int sim_inspect_wait(struct plat_inspect *b, int64_t until_us, int wake_fd)
+int sim_inspect_wait(struct plat *p, int64_t until_us, int wake_fd)
 {
-	struct sim_inspect *in = (struct sim_inspect *)b;
+	(void)p; /* every inspection of this thread, whichever instance opened it */
 	for (;;) {
-		int none = take_news(in) != 0;
-		if (in->gone) {
-			errno = ESRCH;
-			return -1;
-		}
+		int none = !mine || take_news() != 0;
+		struct sim_inspect *in = mine;
+		for (struct sim_inspect *i = mine; i; i = i->next)
+			if (i->gone)
+				return 1; /* an end to take */
 		struct pollfd pf = {wake_fd, POLLIN, 0};
 		if (wake_fd >= 0 && poll(&pf, 1, 0) > 0)
 			return 1;
@@ -568,8 +653,13 @@ int sim_inspect_wait(struct plat_inspect *b, int64_t until_us, int wake_fd)
 		pid_t tid = waitpid(-1, &st, __WALL | __WNOTHREAD);
 		timer_at(in, 0);
 		if (tid > 0)
-			on_status(in, tid, st);
+			dispatch(tid, st);
 	}
+}
+
+int sim_inspect_ended(struct plat_inspect *b)
+{
+	return ((struct sim_inspect *)b)->gone; /* as the last wait or pause took the news */
 }
 
 int sim_inspect_vcpus(struct plat_inspect *b)

@@ -29,7 +29,9 @@ int sim_inspect_pause(struct plat_inspect *in);
 int sim_inspect_unpause(struct plat_inspect *in);
 int sim_inspect_vcpus(struct plat_inspect *in);
 int sim_inspect_idle(struct plat_inspect *in);
-int sim_inspect_wait(struct plat_inspect *in, int64_t until_us, int wake_fd);
+int sim_inspect_wait(struct plat *p, int64_t until_us, int wake_fd);
+int sim_inspect_ended(struct plat_inspect *in);
+int sim_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen);
 int sim_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 long sim_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
 

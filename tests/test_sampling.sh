@@ -253,6 +253,34 @@ grep -q "restless: 0 signals lost of 50, 150 threads, 5 of 5 stops held" "$T/res
 r=$(complete_run restless 100)
 [ -n "$r" ] && "$PROFDB" show "$r" --json | grep -q '"state":"complete"' && ok ||
 	fail "the restless program's run: $("$PROFDB" show "$r" 2>&1)"
+# Three restless programs and a hot one sampled at once: one sampling
+# thread traces them all (not a thread per domain), and each status a
+# wait takes, during whichever domain's pause, reaches its own program.
+BPID=$(cat "$PROFSVC_RUN_DIR/profile-backend.pid")
+threads() { ls "/proc/$BPID/task" | wc -l; }
+before=$(threads)
+pids=()
+# (in the background without ok/fail, which a subshell would not count)
+together() { # NAME PROGRAM ARGS...
+	local name=$1 dom
+	shift
+	dom=$("$XS" create --dir "$XENSIM_DIR" --name "$name" --console "$T/$name.console" --exec "$@") &&
+		"$BACKEND" sample "$dom" --hz 999 --symbols "$1" >"$T/$name.out" 2>&1
+}
+for i in 1 2 3; do together "restless$i" "$T/restless" 50 & pids+=($!); done
+together hot4 "$T/hot" 3 & pids+=($!)
+sleep 1.5
+during=$(threads)
+wait "${pids[@]}"
+for i in 1 2 3; do
+	grep -q "restless: 0 signals lost of 50, 150 threads, 5 of 5 stops held" "$T/restless$i.console" &&
+		grep -q "domain ended" "$T/restless$i.out" && ok ||
+		fail "restless$i beside three others: $(cat "$T/restless$i.console" "$T/restless$i.out")"
+done
+grep -q "domain ended" "$T/hot4.out" && ! grep -q " 0 samples" "$T/hot4.out" && ok ||
+	fail "hot4 beside three restless programs: $(cat "$T/hot4.out")"
+[ "$during" -le $((before + 2)) ] && ok ||
+	fail "four domains sampled took the backend from $before to $during threads (one sampling thread wanted)"
 
 # ---- a program that dies mid-sampling; bad requests ------------------------------------
 dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 0.3)

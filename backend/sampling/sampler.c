@@ -1,5 +1,5 @@
 /*
- * sampler.c - one domain sampled on a thread of its own (sampler.h).
+ * sampler.c - domains sampled by one sampling thread (sampler.h).
  *
  * Invariants:
  *  1. Between pause and unpause only registers are read and stacks
@@ -18,9 +18,19 @@
  *     IDLE_TICKS_MAX ticks in a row; then a real pause looks again, and
  *     finds the vCPUs a platform counts by pausing (xensim's threads).
  *  7. Every plat_inspect_* call, open and close included, is made on the
- *     sampler's thread (on sim it is the traced program's tracer: the
+ *     sampling thread (on sim it is the traced programs' tracer: the
  *     ptrace relation is one thread's), and between ticks the thread
- *     sleeps in plat_inspect_wait, where the platform serves the domain.
+ *     sleeps in plat_inspect_wait, where the platform serves the domains.
+ *  8. One sampling thread serves every domain a process samples: its
+ *     wake-ups are the ticks of all of them, taken in turn, not one
+ *     thread (and one timer signal) per domain, which 64 domains at 99 Hz
+ *     made 6,336 wake-ups a second that a neighbour guest's round trips
+ *     paid for.  Nothing on it may block for long: a sampler's platform
+ *     and symbols (an ELF read whole) are opened on a thread of its own
+ *     that then hands it over; the thread runs while it has samplers and
+ *     ends with the last.
+ *  9. A sampler is freed only after the sampling thread has let it go
+ *     (closed: its inspection closed, END emitted), under the pool's lock.
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
  * toolstack noted), sample_stack.c, symbols.c, kallsyms.c, ghc_rts.c,
@@ -65,8 +75,21 @@ struct sampler {
 	char *symbols, *program, *kernel_symbols;
 	sampler_emit_fn emit;
 	void *ctx;
-	pthread_t thread;
-	int stop_fd, done_fd;
+	pthread_t opener;      /* opens the platform and the symbols (invariant 8) */
+	int done_fd;
+	char open_err[512];    /* why the opener failed ("": it did not) */
+	/* under the pool's lock (invariant 9) */
+	int stop_asked, closed;
+	struct sampler *next;  /* on the pool's incoming or active list */
+	/* the sampling thread's */
+	struct pacer_state {
+		uint32_t hz, asked;
+		int64_t next_us, second_us, paused_us;
+		uint32_t jitter; /* xorshift state */
+	} p;
+	int64_t start_us, end_us;
+	uint32_t budget;
+	struct samples_buf b;
 	struct plat *plat;
 	struct plat_inspect *in;
 	struct stack_namer nm;
@@ -194,11 +217,7 @@ static int tick(struct sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t
 
 /* ---- the rate (invariants 4 and 5) ------------------------------------------------ */
 
-struct pacer {
-	uint32_t hz, asked;
-	int64_t next_us, second_us, paused_us;
-	uint32_t jitter; /* xorshift state */
-};
+#define pacer pacer_state
 
 static int64_t period_us(const struct pacer *p)
 {
@@ -211,8 +230,10 @@ static void pacer_schedule(struct pacer *p)
 	p->jitter ^= p->jitter << 13;
 	p->jitter ^= p->jitter >> 17;
 	p->jitter ^= p->jitter << 5;
-	int64_t spread = per / 5;
+	int64_t spread = per / 5, now = clock_mono_us();
 	p->next_us += per + (spread ? (int64_t)(p->jitter % (uint32_t)(spread + 1)) - spread / 2 : 0);
+	if (p->next_us < now - per)
+		p->next_us = now; /* ticks missed (a loaded host) are not caught up in a burst */
 }
 
 /* At each second's end: the rate for the next; 1 when it changed. */
@@ -238,76 +259,220 @@ static void finish(struct sampler *s, const char *why)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static int open_all(struct sampler *s, char *err, size_t errlen);
+/* ---- the sampling thread (invariants 7 to 9) ------------------------------------------ */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;      /* a sampler closed; the thread ended */
+	struct sampler *incoming; /* handed over by their openers, not yet open */
+	struct sampler *active;   /* the thread's own list (only it walks it) */
+	int wake_fd;              /* eventfd: incoming, a stop asked */
+	int running, joinable;
+	unsigned members;         /* started and not yet stopped */
+	pthread_t thread;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .wake_fd = -1};
+
+static void pool_wake(void)
+{
+	uint64_t one = 1;
+	if (write(pool.wake_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		/* an eventfd write fails only on overflow: it is readable anyway */
+	}
+}
+
+static void say_done(struct sampler *s)
+{
+	uint64_t one = 1;
+	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		/* readable anyway */
+	}
+}
+
+static void let_go(struct sampler *s)
+{
+	pthread_mutex_lock(&pool.lock);
+	s->closed = 1;
+	pthread_cond_broadcast(&pool.cond);
+	pthread_mutex_unlock(&pool.lock);
+}
+
+/* It never got ready: why says why. */
+static void fail_open(struct sampler *s, const char *why)
+{
+	if (s->in)
+		plat_inspect_close(s->in); /* invariant 7 */
+	s->in = s->cache.in = NULL;
+	pthread_mutex_lock(&s->lock);
+	s->st.failed = 1;
+	pthread_mutex_unlock(&s->lock);
+	finish(s, why);
+	say_done(s);
+	let_go(s);
+}
+
+/* Its end: the inspection closed here (on sim only this thread may let
+ * the program go), END emitted, the owner told. */
+static void end_sampler(struct sampler *s, uint32_t reason, const char *why)
+{
+	plat_inspect_close(s->in);
+	s->in = s->cache.in = NULL;
+	samples_put_end(&s->b, (uint64_t)(clock_mono_us() - s->start_us) * 1000, reason);
+	emit_buf(s, &s->b);
+	samples_buf_free(&s->b);
+	finish(s, why);
+	say_done(s);
+	let_go(s);
+}
+
+static int open_domain(struct sampler *s, char *err, size_t errlen);
+
+/* A sampler its opener handed over: the domain opened here, then ticks. */
+static int begin(struct sampler *s)
+{
+	char err[512];
+	if (s->open_err[0]) {
+		fail_open(s, s->open_err);
+		return -1;
+	}
+	if (open_domain(s, err, sizeof(err)) != 0) {
+		fail_open(s, err);
+		return -1;
+	}
+	s->p = (struct pacer){s->o.hz, s->o.hz, 0, 0, 0, 0x9e3779b9u ^ s->o.domid};
+	s->start_us = clock_mono_us();
+	s->end_us = s->o.duration_us ? s->start_us + (int64_t)s->o.duration_us : 0;
+	s->budget = s->o.budget_us ? s->o.budget_us : SAMPLER_DEFAULT_BUDGET_US;
+	s->p.next_us = s->p.second_us = s->start_us;
+	pacer_schedule(&s->p);
+	return 0;
+}
+
+/* One domain's tick, when due; 1 when the sampler ended. */
+static int due(struct sampler *s, int64_t now)
+{
+	if (plat_inspect_ended(s->in)) {
+		end_sampler(s, SAMPLES_END_DOMAIN, "the domain ended");
+		return 1;
+	}
+	if (s->end_us && s->p.next_us >= s->end_us) {
+		end_sampler(s, SAMPLES_END_TIME, "its time is up");
+		return 1;
+	}
+	if (s->p.next_us > now)
+		return 0;
+	int64_t pause_us = 0;
+	uint64_t t_ns = (uint64_t)(now - s->start_us) * 1000;
+	if (tick(s, t_ns, &s->b, &pause_us) != 0) {
+		end_sampler(s, SAMPLES_END_DOMAIN, "the domain ended");
+		return 1;
+	}
+	s->p.paused_us += pause_us;
+	if (pacer_second(&s->p, now, s->budget)) {
+		samples_put_rate(&s->b, t_ns, s->p.hz);
+		emit_buf(s, &s->b);
+	}
+	pthread_mutex_lock(&s->lock);
+	s->st.ticks++;
+	s->st.hz_now = s->p.hz;
+	pthread_mutex_unlock(&s->lock);
+	pacer_schedule(&s->p);
+	return 0;
+}
 
 static void *run(void *arg)
 {
-	struct sampler *s = arg;
-	struct samples_buf b = {0};
-	char err[512];
-	if (open_all(s, err, sizeof(err)) != 0) {
-		plat_inspect_close(s->in); /* invariant 7 */
-		s->in = s->cache.in = NULL;
-		pthread_mutex_lock(&s->lock);
-		s->st.failed = 1;
-		pthread_mutex_unlock(&s->lock);
-		finish(s, err);
-		uint64_t one = 1;
-		if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
-			/* readable anyway */
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&pool.lock);
+		struct sampler *in = pool.incoming;
+		pool.incoming = NULL;
+		if (!in && !pool.active) {
+			pool.running = 0; /* invariant 8: ends with the last */
+			pthread_cond_broadcast(&pool.cond);
+			pthread_mutex_unlock(&pool.lock);
+			return NULL;
 		}
+		pthread_mutex_unlock(&pool.lock);
+		while (in) {
+			struct sampler *s = in;
+			in = s->next;
+			if (begin(s) == 0) {
+				s->next = pool.active;
+				pool.active = s;
+			}
+		}
+		/* stops asked, and the next tick of all */
+		int64_t next = INT64_MAX;
+		struct plat *plat = NULL;
+		for (struct sampler **pp = &pool.active; *pp;) {
+			struct sampler *s = *pp;
+			pthread_mutex_lock(&pool.lock);
+			int stop = s->stop_asked;
+			pthread_mutex_unlock(&pool.lock);
+			if (stop) {
+				*pp = s->next;
+				end_sampler(s, SAMPLES_END_STOPPED, "stopped");
+				continue;
+			}
+			next = s->p.next_us < next ? s->p.next_us : next;
+			plat = s->plat;
+			pp = &s->next;
+		}
+		if (!pool.active)
+			continue;
+		/* the platform does what the domains need meanwhile (sim:
+		 * resumes the stops of the programs this thread traces) */
+		if (plat_inspect_wait(plat, next, pool.wake_fd) > 0) {
+			uint64_t v;
+			if (read(pool.wake_fd, &v, sizeof(v)) < 0) {
+				/* not readable: an inspection ended, taken below */
+			}
+		}
+		int64_t now = clock_mono_us();
+		for (struct sampler **pp = &pool.active; *pp;) {
+			struct sampler *s = *pp;
+			if (due(s, now))
+				*pp = s->next;
+			else
+				pp = &s->next;
+		}
+	}
+}
+
+/* The opener's: the platform and the symbols, then handed to the
+ * sampling thread, which it starts when it is not running. */
+static int open_symbols(struct sampler *s, char *err, size_t errlen);
+
+static void *opener(void *arg)
+{
+	struct sampler *s = arg;
+	char err[512] = "";
+	/* The domain may still be starting (the sim platform waits for its
+	 * program's exec): waited for here, so that the sampling thread's
+	 * open is quick; the symbols after it, which the toolstack notes
+	 * before it starts the domain. */
+	if (plat_open(&s->plat, &s->o.plat, err, sizeof(err)) != 0 ||
+	    plat_inspect_ready(s->plat, s->o.domid, err, sizeof(err)) != 0 ||
+	    open_symbols(s, err, sizeof(err)) != 0)
+		snprintf(s->open_err, sizeof(s->open_err), "%s", err[0] ? err : "cannot open the platform");
+	pthread_mutex_lock(&pool.lock);
+	s->next = pool.incoming;
+	pool.incoming = s;
+	int rc = 0;
+	if (!pool.running) {
+		if (pool.joinable)
+			pthread_join(pool.thread, NULL); /* it ended (running 0): nothing more of it locks */
+		rc = pthread_create(&pool.thread, NULL, run, NULL);
+		pool.joinable = pool.running = rc == 0;
+		if (rc != 0)
+			pool.incoming = s->next; /* still first: the lock was held */
+	}
+	pthread_mutex_unlock(&pool.lock);
+	if (rc != 0) {
+		fail_open(s, "cannot start the sampling thread");
 		return NULL;
 	}
-	struct pacer p = {s->o.hz, s->o.hz, 0, 0, 0, 0x9e3779b9u ^ s->o.domid};
-	int64_t start = clock_mono_us(), end = s->o.duration_us ? start + (int64_t)s->o.duration_us : 0;
-	uint32_t budget = s->o.budget_us ? s->o.budget_us : SAMPLER_DEFAULT_BUDGET_US;
-	uint32_t reason = SAMPLES_END_STOPPED;
-	const char *why = "stopped";
-
-	p.next_us = p.second_us = start;
-	for (;;) {
-		pacer_schedule(&p);
-		if (end && p.next_us >= end) {
-			reason = SAMPLES_END_TIME, why = "its time is up";
-			break;
-		}
-		/* the platform does what the domain needs meanwhile (sim:
-		 * resumes the stops of the program it traces) */
-		int w = plat_inspect_wait(s->in, p.next_us, s->stop_fd);
-		if (w < 0) {
-			reason = SAMPLES_END_DOMAIN, why = "the domain ended";
-			break;
-		}
-		if (w > 0)
-			break;
-		int64_t now = clock_mono_us(), pause_us = 0;
-		uint64_t t_ns = (uint64_t)(now - start) * 1000;
-		if (tick(s, t_ns, &b, &pause_us) != 0) {
-			reason = SAMPLES_END_DOMAIN, why = "the domain ended";
-			break;
-		}
-		p.paused_us += pause_us;
-		if (pacer_second(&p, now, budget)) {
-			samples_put_rate(&b, t_ns, p.hz);
-			emit_buf(s, &b);
-		}
-		pthread_mutex_lock(&s->lock);
-		s->st.ticks++;
-		s->st.hz_now = p.hz;
-		pthread_mutex_unlock(&s->lock);
-	}
-	/* Closed here, not by sampler_stop's caller: on sim this thread is
-	 * the program's tracer, and only it may let the program go. */
-	plat_inspect_close(s->in);
-	s->in = s->cache.in = NULL;
-	samples_put_end(&b, (uint64_t)(clock_mono_us() - start) * 1000, reason);
-	emit_buf(s, &b);
-	samples_buf_free(&b);
-	finish(s, why);
-	uint64_t one = 1;
-	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
-		/* an eventfd write fails only on overflow: it is readable anyway */
-	}
+	pool_wake();
 	return NULL;
 }
 
@@ -329,8 +494,6 @@ static void free_sampler(struct sampler *s)
 		plat_inspect_close(s->in);
 	if (s->plat)
 		plat_close(s->plat);
-	if (s->stop_fd >= 0)
-		close(s->stop_fd);
 	if (s->done_fd >= 0)
 		close(s->done_fd);
 	pthread_mutex_destroy(&s->lock);
@@ -395,18 +558,14 @@ static int open_symbols(struct sampler *s, char *err, size_t errlen)
 	return 0;
 }
 
-/* On the thread: the platform, the domain (which may still be starting:
- * the sim platform waits for its program's exec), then the symbols, which
- * the toolstack notes before it starts the domain; BEGIN emitted. */
-static int open_all(struct sampler *s, char *err, size_t errlen)
+/* On the sampling thread, the opener's work done: the domain (which may
+ * still be starting: the sim platform waits for its program's exec);
+ * BEGIN emitted. */
+static int open_domain(struct sampler *s, char *err, size_t errlen)
 {
-	if (plat_open(&s->plat, &s->o.plat, err, errlen) != 0)
-		return -1;
 	if (!(s->in = plat_inspect_open(s->plat, s->o.domid, err, errlen)))
 		return -1;
 	s->cache.in = s->in;
-	if (open_symbols(s, err, errlen) != 0)
-		return -1;
 	struct samples_buf b = {0};
 	const char *program = s->program[0] ? s->program : s->symbols ? s->symbols : "";
 	int rc = samples_put_begin(&b, s->o.hz, wall_ns(), 0, program);
@@ -440,7 +599,6 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_em
 	s->o.kernel_node = o->kernel_node ? strdup(o->kernel_node) : NULL;
 	s->emit = emit;
 	s->ctx = ctx;
-	s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->symbols = o->symbols ? strdup(o->symbols) : NULL;
 	s->kernel_symbols = o->kernel_symbols ? strdup(o->kernel_symbols) : NULL;
@@ -449,16 +607,24 @@ int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_em
 		snprintf(err, errlen, "sampling rate %u Hz: give 1..%u", o->hz, SAMPLER_MAX_HZ);
 		goto fail;
 	}
-	if (s->stop_fd < 0 || s->done_fd < 0 || !s->program || (o->symbols && !s->symbols) ||
+	if (s->done_fd < 0 || !s->program || (o->symbols && !s->symbols) ||
 	    (o->kernel_symbols && !s->kernel_symbols) ||
 	    (o->kernel_node && !s->o.kernel_node)) {
 		snprintf(err, errlen, "out of resources: %s", strerror(errno));
 		goto fail;
 	}
-	if (pthread_create(&s->thread, NULL, run, s) != 0) {
+	pthread_mutex_lock(&pool.lock);
+	if (pool.wake_fd < 0)
+		pool.wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* the process's, for good */
+	int woke = pool.wake_fd >= 0;
+	pthread_mutex_unlock(&pool.lock);
+	if (!woke || pthread_create(&s->opener, NULL, opener, s) != 0) {
 		snprintf(err, errlen, "cannot start the sampling thread");
 		goto fail;
 	}
+	pthread_mutex_lock(&pool.lock);
+	pool.members++;
+	pthread_mutex_unlock(&pool.lock);
 	*out = s;
 	return 0;
 fail:
@@ -468,13 +634,27 @@ fail:
 
 void sampler_stop(struct sampler *s, struct sampler_stats *last)
 {
-	uint64_t one = 1;
 	if (!s)
 		return;
-	if (write(s->stop_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
-		/* cannot fail on a fresh eventfd */
-	}
-	pthread_join(s->thread, NULL);
+	pthread_mutex_lock(&pool.lock);
+	s->stop_asked = 1;
+	pthread_mutex_unlock(&pool.lock);
+	pool_wake();
+	pthread_mutex_lock(&pool.lock);
+	while (!s->closed)
+		pthread_cond_wait(&pool.cond, &pool.lock);
+	/* invariant 8: the last one out waits for the thread's end */
+	int last_one = --pool.members == 0;
+	while (last_one && pool.running)
+		pthread_cond_wait(&pool.cond, &pool.lock);
+	pthread_t t = pool.thread;
+	int join = last_one && pool.joinable;
+	if (join)
+		pool.joinable = 0;
+	pthread_mutex_unlock(&pool.lock);
+	if (join)
+		pthread_join(t, NULL);
+	pthread_join(s->opener, NULL);
 	if (last)
 		sampler_get_stats(s, last);
 	free_sampler(s);

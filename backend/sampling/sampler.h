@@ -1,7 +1,8 @@
 /*
- * sampler.h - sampling one domain's stacks from dom0 (sampler.c), on a
- * thread of its own with its own platform instance (the seam is one
- * instance per thread): at each tick, pause the domain, read each vCPU's
+ * sampler.h - sampling one domain's stacks from dom0 (sampler.c), with
+ * its own platform instance, on the process's one sampling thread, which
+ * takes the ticks of every domain sampled (a thread per domain woke 64
+ * times as often for 64 domains): at each tick, pause the domain, read each vCPU's
  * registers and walk its stacks (walk.h, ghc_rts.h), unpause, and only
  * then name what was found (symbols.h) and encode it as the samples
  * stream (profile/samples.h), which it hands to emit.  The pause window
@@ -45,13 +46,16 @@ typedef void (*sampler_emit_fn)(void *ctx, const void *bytes, size_t len);
 
 struct sampler;
 
-/* Checks the options and starts the thread, which opens the domain (it
- * may still be starting) and the symbols, then says ready (stats) or
- * finishes failed with the reason in why: 0, or -1 with a message. */
+/* Checks the options and starts a thread that opens the platform, waits
+ * for the domain (it may still be starting) and opens the symbols, then
+ * hands the sampler to the sampling thread (started when not running),
+ * which opens the domain and says ready (stats), or finishes it failed
+ * with the reason in why: 0, or -1 with a message. */
 int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_emit_fn emit, void *ctx,
                   char *err, size_t errlen);
-/* Asks the thread to stop (it writes END) and waits for it; its last
- * figures into *last (when not NULL); frees s. */
+/* Asks the sampling thread to stop it (END is written) and waits until
+ * it has; its last figures into *last (when not NULL); frees s.  The
+ * last sampler stopped waits for the sampling thread's end. */
 struct sampler_stats;
 void sampler_stop(struct sampler *s, struct sampler_stats *last);
 /* A descriptor readable once the thread has finished by itself (the
