@@ -171,7 +171,8 @@ struct plat_inspect *plat_inspect_open(struct plat *p, uint32_t domid, char *err
 /* Waits (2 s at most) until the domain can be opened, from any thread:
  * 0, or -1 with the reason plat_inspect_open would give (sim: a domain
  * whose program is not started yet is waited for; Xen: 0 at once).  So
- * that the open itself, on the inspecting thread, does not wait. */
+ * that the open itself, on the inspecting thread, does not wait: on sim
+ * it asks once (a program still starting: EAGAIN). */
 int plat_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen);
 void plat_inspect_close(struct plat_inspect *in);
 /* Stops every vCPU (nests as xc_domain_pause does not: one pause at a

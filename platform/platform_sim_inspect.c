@@ -298,11 +298,12 @@ static void dispatch(pid_t tid, int st)
 	}
 	if (!WIFSTOPPED(st))
 		return; /* the end of a thread nobody samples */
+	/* A thread of a program no longer inspected (it had not stopped for
+	 * the close's detach): let go now, with the signal it stopped for,
+	 * for this thread may trace others for long, and a tracer kept
+	 * would refuse the next sampler of that program (EPERM). */
 	int event = (st >> 16) & 0xff, sig = WSTOPSIG(st);
-	if (event == PTRACE_EVENT_STOP && (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU))
-		ptrace(PTRACE_LISTEN, tid, 0, 0);
-	else
-		ptrace(PTRACE_CONT, tid, 0, event ? 0 : sig);
+	ptrace(PTRACE_DETACH, tid, 0, event ? 0 : sig);
 }
 
 /* Nothing traced by this thread any more: every inspection has ended. */
@@ -443,8 +444,10 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 		return NULL;
 	}
 	in->pidfd = in->memfd = -1;
-	/* A caller that did not wait with sim_inspect_ready waits here. */
-	if (program_of(p, domid, 200, &pid, &fd, err, errlen) != 0) {
+	/* Asked once: waiting for a program that is being started is
+	 * sim_inspect_ready's, on a thread of the caller's that may wait
+	 * (this one may trace other programs, which must not wait). */
+	if (program_of(p, domid, 0, &pid, &fd, err, errlen) != 0) {
 		int e = errno;
 		free(in);
 		errno = e;
@@ -492,7 +495,8 @@ void sim_inspect_close(struct plat_inspect *b)
 {
 	struct sim_inspect *in = (struct sim_inspect *)b;
 	/* Detached stopped (the kernel wants it so), each with what it
-	 * stopped for; a thread that does not stop in time is detached when
+	 * stopped for; a thread that does not stop in time is detached at
+	 * its next stop (dispatch: no inspection owns it any more), or when
 	 * this thread ends. */
 	if (in->paused)
 		sim_inspect_unpause(b);

@@ -26,9 +26,15 @@
  *     thread (and one timer signal) per domain, which 64 domains at 99 Hz
  *     made 6,336 wake-ups a second that a neighbour guest's round trips
  *     paid for.  Nothing on it may block for long: a sampler's platform
- *     and symbols (an ELF read whole) are opened on a thread of its own
- *     that then hands it over; the thread runs while it has samplers and
- *     ends with the last.
+ *     and symbols (an ELF read whole) are opened, and its domain waited
+ *     for, on a thread of its own that then hands it over; the thread
+ *     runs while it has samplers and ends with the last.  What remains
+ *     shared is time: one domain's pause that waits for a slow thread
+ *     (20 ms at most on sim), its naming and encoding, delay the next
+ *     domain's tick, and on sim the others' stops are served when this
+ *     thread waits (a thread per domain served them meanwhile).
+ *     sampler_start and sampler_stop are one thread's (the daemon's
+ *     event loop).
  *  9. A sampler is freed only after the sampling thread has let it go
  *     (closed: its inspection closed, END emitted), under the pool's lock.
  *
@@ -344,18 +350,20 @@ static int begin(struct sampler *s)
 	s->budget = s->o.budget_us ? s->o.budget_us : SAMPLER_DEFAULT_BUDGET_US;
 	s->p.next_us = s->p.second_us = s->start_us;
 	pacer_schedule(&s->p);
+	if (s->end_us && s->p.next_us >= s->end_us) {
+		end_sampler(s, SAMPLES_END_TIME, "its time is up");
+		return -1;
+	}
 	return 0;
 }
 
-/* One domain's tick, when due; 1 when the sampler ended. */
-static int due(struct sampler *s, int64_t now)
+/* One domain's tick, when due; 1 when the sampler ended (then it may
+ * be freed by its owner at once: not to be touched again). */
+static int due(struct sampler *s)
 {
+	int64_t now = clock_mono_us(); /* each its own: the ticks before took time */
 	if (plat_inspect_ended(s->in)) {
 		end_sampler(s, SAMPLES_END_DOMAIN, "the domain ended");
-		return 1;
-	}
-	if (s->end_us && s->p.next_us >= s->end_us) {
-		end_sampler(s, SAMPLES_END_TIME, "its time is up");
 		return 1;
 	}
 	if (s->p.next_us > now)
@@ -376,6 +384,10 @@ static int due(struct sampler *s, int64_t now)
 	s->st.hz_now = s->p.hz;
 	pthread_mutex_unlock(&s->lock);
 	pacer_schedule(&s->p);
+	if (s->end_us && s->p.next_us >= s->end_us) {
+		end_sampler(s, SAMPLES_END_TIME, "its time is up"); /* right after its last tick */
+		return 1;
+	}
 	return 0;
 }
 
@@ -428,11 +440,10 @@ static void *run(void *arg)
 				/* not readable: an inspection ended, taken below */
 			}
 		}
-		int64_t now = clock_mono_us();
 		for (struct sampler **pp = &pool.active; *pp;) {
-			struct sampler *s = *pp;
-			if (due(s, now))
-				*pp = s->next;
+			struct sampler *s = *pp, *after = s->next; /* s may be freed once it ended (invariant 9) */
+			if (due(s))
+				*pp = after;
 			else
 				pp = &s->next;
 		}
