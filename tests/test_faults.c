@@ -1228,25 +1228,42 @@ static void test_import_beside_guest(void)
 	CHECK(under_valgrind || worst < 250000, "a guest write waited %lld us during an import", (long long)worst);
 	CHECK(find_run("big", &(struct store_run){0}), "the imported run is missing");
 
-	/* Interrupted half-way: no partial run stays. */
-	snprintf(cmd, sizeof(cmd), "exec '%s/profdb' --db '%s' import-disk --force --name cut '%s' >/dev/null 2>&1",
-	         tu_builddir(), path, img);
-	pid = fork();
-	REQUIRE(pid >= 0, "fork");
-	if (pid == 0) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(127);
+	/* Interrupted half-way: no partial run stays.  An import that ends
+	 * before its signal comes (this process starved for its whole second
+	 * by a loaded host: seen once under the valgrind tier) was not
+	 * interrupted: it is tried again, under another name, up to 5 times. */
+	int caught = 0;
+	for (int attempt = 1; attempt <= 5 && !caught; attempt++) {
+		char name[16];
+		snprintf(name, sizeof(name), "cut%d", attempt);
+		snprintf(cmd, sizeof(cmd), "exec '%s/profdb' --db '%s' import-disk --force --name %s '%s' >/dev/null 2>&1",
+		         tu_builddir(), path, name, img);
+		pid = fork();
+		REQUIRE(pid >= 0, "fork");
+		if (pid == 0) {
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			_exit(127);
+		}
+		int seen = 0;
+		for (int i = 0; i < 500 && !seen; i++) {
+			seen = find_run(name, &(struct store_run){0});
+			usleep(2000);
+		}
+		int ended = waitpid(pid, &st, WNOHANG) == pid; /* before the signal: not interrupted */
+		if (!ended) {
+			kill(pid, SIGTERM);
+			waitpid(pid, &st, 0);
+		}
+		CHECK(seen || ended, "the import's run never showed while it ran");
+		if (ended || (WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+			CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "an import that ended by itself failed (%d)", st);
+			continue; /* finished first: try again */
+		}
+		caught = 1;
+		CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "an interrupted import did not fail (%d)", st);
+		CHECK(!find_run(name, &(struct store_run){0}), "an interrupted import left its run");
 	}
-	int seen = 0;
-	for (int i = 0; i < 500 && !seen; i++) {
-		seen = find_run("cut", &(struct store_run){0});
-		usleep(2000);
-	}
-	kill(pid, SIGTERM);
-	waitpid(pid, &st, 0);
-	CHECK(seen, "the import's run never showed while it ran");
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1, "an interrupted import did not fail (%d)", st);
-	CHECK(!find_run("cut", &(struct store_run){0}), "an interrupted import left its run");
+	CHECK(caught, "5 imports of 256 MiB each ended before a signal could interrupt it");
 
 	blkfront_close(f, 0);
 	guest_destroy(&g);
