@@ -14,7 +14,7 @@
  *     mostly asleep) are sampled at 99 Hz by the same backend, against
  *     the same 64 unsampled.  Target: p99 within 10%.
  *
- * usage: sample_bench [--quick] [--json FILE].  Reports; never fails a
+ * usage: sample_bench [--quick] [--only spin|fleet] [--json FILE].  Reports; never fails a
  * build (exit 0 unless it could not measure).
  */
 #include "config.h"
@@ -39,6 +39,7 @@
 #define FLEET 64
 
 static int quick;
+static const char *only; /* NULL: both parts */
 static char self[4096];
 
 static double now(void)
@@ -224,14 +225,15 @@ static double fleet_once(int sampled, double secs)
 /* ---- the report -------------------------------------------------------------------- */
 
 static void row(FILE *j, const char *key, const char *label, double *v, int n, const char *unit,
-                double limit, int le, int last)
+                double limit, int le)
 {
+	static int written;
 	double lo, hi = spread(v, n, &lo), m = median(v, n);
 	const char *verdict = limit < 0 ? "" : (le ? m <= limit : m >= limit) ? "  met" : "  NOT MET";
 	printf("  %-46s %9.3f%s  (%.3f .. %.3f)%s\n", label, m, unit, lo, hi, verdict);
 	if (j)
-		fprintf(j, "\"%s\":{\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,\"target\":%.6g}%s", key, m, lo, hi,
-		        limit, last ? "" : ",");
+		fprintf(j, "%s\"%s\":{\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,\"target\":%.6g}", written++ ? "," : "",
+		        key, m, lo, hi, limit);
 }
 
 int main(int argc, char **argv)
@@ -246,17 +248,26 @@ int main(int argc, char **argv)
 			quick = 1;
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			json = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc && (!strcmp(argv[i + 1], "spin") || !strcmp(argv[i + 1], "fleet")))
+			only = argv[++i];
+		else {
+			fprintf(stderr, "usage: sample_bench [--quick] [--only spin|fleet] [--json FILE]\n");
+			return 2;
+		}
 	}
 	REQUIRE(realpath("/proc/self/exe", self) != NULL, "own path");
 	int rounds = quick ? 3 : 5;
 	double secs = quick ? 1.0 : 2.0;
-	double s0[MAX_ROUNDS], s99[MAX_ROUNDS], s999[MAX_ROUNDS], p50[MAX_ROUNDS], p99[MAX_ROUNDS];
-	double p50k[MAX_ROUNDS], p99k[MAX_ROUNDS], rt0[MAX_ROUNDS], rt1[MAX_ROUNDS], hzk[MAX_ROUNDS];
+	double s0[MAX_ROUNDS] = {0}, s99[MAX_ROUNDS] = {0}, s999[MAX_ROUNDS] = {0}, p50[MAX_ROUNDS] = {0}, p99[MAX_ROUNDS] = {0};
+	double p50k[MAX_ROUNDS] = {0}, p99k[MAX_ROUNDS] = {0}, rt0[MAX_ROUNDS] = {0}, rt1[MAX_ROUNDS] = {0};
+	double hzk[MAX_ROUNDS] = {0};
+	int spins = !only || !strcmp(only, "spin"), fleets = !only || !strcmp(only, "fleet");
 	harness_start();
 	backend_start("--max-run-bytes 1024G");
-	printf("sample_bench: a guest's slowdown, %d rounds of %.0f s ...\n", rounds, secs);
+	if (spins)
+		printf("sample_bench: a guest's slowdown, %d rounds of %.0f s ...\n", rounds, secs);
 	fflush(stdout);
-	for (int r = 0; r < rounds; r++) {
+	for (int r = 0; r < rounds && spins; r++) {
 		/* the order turns each round: no mode always runs first */
 		for (int k = 0; k < 3; k++) {
 			int m = (k + r) % 3;
@@ -270,9 +281,10 @@ int main(int argc, char **argv)
 		}
 	}
 	backend_stop(SIGTERM);
-	printf("sample_bench: a neighbour's round trips beside %d sampled domains ...\n", FLEET);
+	if (fleets)
+		printf("sample_bench: a neighbour's round trips beside %d sampled domains ...\n", FLEET);
 	fflush(stdout);
-	for (int r = 0; r < rounds; r++) {
+	for (int r = 0; r < rounds && fleets; r++) {
 		int first = r % 2;
 		double a = fleet_once(first, secs * 2), b = fleet_once(!first, secs * 2);
 		rt0[r] = first ? b : a;
@@ -289,15 +301,19 @@ int main(int argc, char **argv)
 	if (j)
 		fputc('{', j);
 	printf("\nsampling (medians of %d rounds, min .. max)\n", rounds);
-	row(j, "slowdown_99hz_pct", "guest slowdown at 99 Hz (%)", slow99, rounds, "%", 1, 1, 0);
-	row(j, "slowdown_999hz_pct", "guest slowdown at 999 Hz (%)", slow999, rounds, "%", 5, 1, 0);
-	row(j, "pause_p50_us_99hz", "pause window p50 at 99 Hz (us)", p50, rounds, "", -1, 1, 0);
-	row(j, "pause_p99_us_99hz", "pause window p99 at 99 Hz (us)", p99, rounds, "", 100, 1, 0);
-	row(j, "pause_p50_us_999hz", "pause window p50 at 999 Hz (us)", p50k, rounds, "", -1, 1, 0);
-	row(j, "pause_p99_us_999hz", "pause window p99 at 999 Hz (us)", p99k, rounds, "", 100, 1, 0);
-	row(j, "rate_at_end_999hz", "999 Hz asked: the rate at the end (Hz)", hzk, rounds, "", 999, 0, 0);
-	row(j, "fleet_rt_p99_ratio", "HaLVM p99, 64 sampled / unsampled", rtr, rounds, "x", 1.10, 1, 0);
-	row(j, "fleet_rt_p99_unsampled_us", "HaLVM p99 beside 64 unsampled (us)", rt0, rounds, "", -1, 1, 1);
+	if (spins) {
+		row(j, "slowdown_99hz_pct", "guest slowdown at 99 Hz (%)", slow99, rounds, "%", 1, 1);
+		row(j, "slowdown_999hz_pct", "guest slowdown at 999 Hz (%)", slow999, rounds, "%", 5, 1);
+		row(j, "pause_p50_us_99hz", "pause window p50 at 99 Hz (us)", p50, rounds, "", -1, 1);
+		row(j, "pause_p99_us_99hz", "pause window p99 at 99 Hz (us)", p99, rounds, "", 100, 1);
+		row(j, "pause_p50_us_999hz", "pause window p50 at 999 Hz (us)", p50k, rounds, "", -1, 1);
+		row(j, "pause_p99_us_999hz", "pause window p99 at 999 Hz (us)", p99k, rounds, "", 100, 1);
+		row(j, "rate_at_end_999hz", "999 Hz asked: the rate at the end (Hz)", hzk, rounds, "", 999, 0);
+	}
+	if (fleets) {
+		row(j, "fleet_rt_p99_ratio", "HaLVM p99, 64 sampled / unsampled", rtr, rounds, "x", 1.10, 1);
+		row(j, "fleet_rt_p99_unsampled_us", "HaLVM p99 beside 64 unsampled (us)", rt0, rounds, "", -1, 1);
+	}
 	if (j) {
 		fputs("}\n", j);
 		fclose(j);

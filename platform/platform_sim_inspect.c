@@ -58,6 +58,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@
 #include "sim_proto.h"
 
 #define PAUSE_WAIT_MAX_US 20000   /* invariant 3 */
+#define PAUSE_SPIN_MAX_US 150     /* stops on other CPUs are looked for, not slept for */
 #define WAKE_LOOK_US 20000        /* a wait looks at its wake descriptor this often */
 #define SEIZE_ROUNDS 100          /* listings of the threads at open */
 #define TRACE_OPTS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
@@ -326,10 +328,13 @@ static int take_news(void)
 	return tid < 0 ? -1 : 0;
 }
 
-/* A thread's state from its stat file: its letter, or 0. */
-static char thread_state(struct sim_thread *t, pid_t pid)
+/* A thread's state from its stat file: its letter, or 0; *cpu (when not
+ * NULL) the CPU it last ran on, or -1. */
+static char thread_state(struct sim_thread *t, pid_t pid, int *cpu)
 {
 	char buf[512];
+	if (cpu)
+		*cpu = -1;
 	if (t->stat_fd < 0) {
 		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/stat", (int)pid, (int)t->tid);
 		t->stat_fd = open(buf, O_RDONLY | O_CLOEXEC);
@@ -339,7 +344,17 @@ static char thread_state(struct sim_thread *t, pid_t pid)
 		return 0;
 	buf[n] = '\0';
 	const char *end = strrchr(buf, ')'); /* the name may hold anything but this is the last */
-	return end && end[1] == ' ' ? end[2] : 0;
+	if (!end || end[1] != ' ')
+		return 0;
+	if (cpu) { /* field 39, "processor"; the state is field 3 */
+		const char *f = end + 2;
+		for (int field = 3; field < 39 && f; field++)
+			if ((f = strchr(f, ' ')) != NULL)
+				f++;
+		if (f && *f >= '0' && *f <= '9')
+			*cpu = atoi(f);
+	}
+	return end[2];
 }
 
 /* ---- open and close ------------------------------------------------------------------- */
@@ -567,7 +582,7 @@ static int pause_threads(struct sim_inspect *in, int full)
 	 * for at once: the state reads first are likely what a stop takes on
 	 * the other core (p50 31-35 us when the reads came only after 1 ms
 	 * asleep, 16-27 us so; quick runs on a loaded host). */
-	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US;
+	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US, spin_until = 0;
 	int zombies_looked = 0;
 	while (!all_stopped(in, full) && !in->gone) {
 		tid = waitpid(-1, &st, __WALL | __WNOTHREAD | WNOHANG);
@@ -585,11 +600,23 @@ static int pause_threads(struct sim_inspect *in, int full)
 			/* A leader that exited before its threads stays a
 			 * zombie, which no interrupt stops. */
 			zombies_looked = 1;
-			for (uint32_t i = 0; i < in->n; i++)
-				if (!in->t[i].stopped && !in->t[i].offline && thread_state(&in->t[i], in->pid) == 'Z')
+			int here = sched_getcpu(), away = here >= 0;
+			for (uint32_t i = 0; i < in->n; i++) {
+				int cpu;
+				if (in->t[i].stopped || in->t[i].offline)
+					continue;
+				char state = thread_state(&in->t[i], in->pid, &cpu);
+				if (state == 'Z')
 					in->t[i].zombie = in->t[i].offline = 1;
+				else if (state != 'R' || cpu < 0 || cpu == here)
+					away = 0;
+			}
+			if (away)
+				spin_until = now + PAUSE_SPIN_MAX_US;
 			continue;
 		}
+		if (now < spin_until)
+			continue;
 		if (now >= deadline) {
 			for (uint32_t i = 0; i < in->n; i++)
 				if (!in->t[i].stopped && (full || !in->t[i].listening))
@@ -681,7 +708,7 @@ int sim_inspect_idle(struct plat_inspect *b)
 	for (uint32_t i = 0; i < in->n; i++) {
 		if (in->t[i].zombie || in->t[i].listening)
 			continue; /* a group-stop runs no more than a sleep */
-		char s = thread_state(&in->t[i], in->pid);
+		char s = thread_state(&in->t[i], in->pid, NULL);
 		if (s == 'R')
 			return 0;
 		if (!s || !strchr("SDI", s))

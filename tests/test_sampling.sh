@@ -308,6 +308,23 @@ r=$(complete_run fromcfg 100)
 "$PROFDB" export "$r" --folded "$T/cfg.folded" 2>"$T/err" && ok || fail "export (--sample-hz): $(cat "$T/err")"
 chain=$(share "$T/cfg.folded" '(^|;)main;run_for;mid;hot$')
 at_least "$chain" 50 && ok || fail "--sample-hz with the kernel's symbols: main;run_for;mid;hot $chain%: $(head -3 "$T/cfg.folded")"
+# Many domains at once: their flushes share store batches, several of them
+# a flush (BATCH_BYTES); every domain's stream whole, its samples its own
+# (a sleep: [idle] but for its start)
+many=40
+for i in $(seq $many); do
+	"$XS" create --dir "$XENSIM_DIR" --name "many$i" --exec /bin/sleep 1.5 >/dev/null || fail "create many$i"
+done
+bad=
+for i in $(seq $many); do
+	r=$(complete_run "many$i" 150)
+	"$PROFDB" show "$r" --json >"$T/many.json" 2>"$T/err" &&
+		python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["samples"]; assert 150 <= s["samples"] <= 400 and s["ended"], s' \
+			"$T/many.json" 2>/dev/null &&
+		"$PROFDB" export "$r" --folded "$T/many.folded" --force 2>"$T/err" && at_least "$(share "$T/many.folded" '^\[idle\]$')" 90 ||
+		bad="$bad many$i(run $r: $(grep -o "\"samples\":{[^}]*}" "$T/many.json"; cat "$T/err"))"
+done
+[ -z "$bad" ] && ok || fail "$many domains sampled at once, not every stream whole:$bad"
 # A config's kernel that is no ELF (a PV Linux guest's is a bzImage): the
 # domain is still sampled, by addresses (the log says why)
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$T/hot" >"$T/not-elf.sh" && chmod +x "$T/not-elf.sh"

@@ -682,6 +682,15 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+unsigned sampler_state(struct sampler *s)
+{
+	pthread_mutex_lock(&s->lock);
+	unsigned f = (s->st.ready ? SAMPLER_READY : 0) | (s->st.finished ? SAMPLER_FINISHED : 0) |
+	             (s->st.failed ? SAMPLER_FAILED : 0);
+	pthread_mutex_unlock(&s->lock);
+	return f;
+}
+
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
 {
 	static __thread uint32_t sorted[PAUSE_RING];

@@ -75,5 +75,10 @@ struct sampler_stats {
 	char note[600];          /* why it names less than it might ("": nothing to say) */
 };
 void sampler_get_stats(struct sampler *s, struct sampler_stats *out);
+/* The flags of sampler_stats alone (SAMPLER_READY, _FINISHED, _FAILED),
+ * for an owner that looks every round of its loop: no figures copied or
+ * sorted. */
+enum { SAMPLER_READY = 1, SAMPLER_FINISHED = 2, SAMPLER_FAILED = 4 };
+unsigned sampler_state(struct sampler *s);
 
 #endif
