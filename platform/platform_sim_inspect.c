@@ -575,13 +575,17 @@ static int pause_threads(struct sim_inspect *in, int full)
 			t->offline = 1; /* exiting: its exit comes */
 	}
 	/* The stops are looked for once, then each thread not stopped has its
-	 * state read (a zombie leader never stops), then they are slept for.
-	 * Not spun for: a spin of waitpids (the thread to stop is often on
-	 * this one's core, likely why) took the pause's p50 at 999 Hz from
-	 * about 20 to 28 us with 10 us of spin, 67 us with 50 us.  Nor slept
-	 * for at once: the state reads first are likely what a stop takes on
-	 * the other core (p50 31-35 us when the reads came only after 1 ms
-	 * asleep, 16-27 us so; quick runs on a loaded host). */
+	 * state read (a zombie leader never stops).  When every one of them
+	 * runs on another CPU, their stops are looked for again and again for
+	 * up to PAUSE_SPIN_MAX_US: asleep, this thread's CPU may idle (a VM's
+	 * vCPU halts), and the stop's wake-up of it was most of a pause's
+	 * tail (a stop at 99 Hz: p50 25, p90 31-66, p99 82-89 us asleep; p90
+	 * 30-33, p99 49-53 looked for).  One on this CPU is slept for at
+	 * once: it needs this CPU to stop (a spin of 10 us took the p50 at
+	 * 999 Hz from 20 to 28 us when every thread was spun for).  The state
+	 * reads come before any sleep: they are likely what a stop takes on
+	 * the other core (p50 31-35 us when they came only after 1 ms asleep,
+	 * 16-27 us so). */
 	int64_t t0 = mono_us(), deadline = t0 + PAUSE_WAIT_MAX_US, spin_until = 0;
 	int zombies_looked = 0;
 	while (!all_stopped(in, full) && !in->gone) {
