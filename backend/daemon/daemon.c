@@ -486,6 +486,14 @@ static int serve(struct options *o, int ready_fd)
 
 	b.started_us = store_now_us();
 	sig = daemonize_signal_fd();
+	/* SIGCHLD blocked in every thread (all are made after this): the
+	 * sampling thread, tracer of xensim's program domains, takes their
+	 * stops from a signalfd (platform_sim_inspect.c, invariant 6).  The
+	 * daemon has no children of its own. */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, NULL);
 	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
 	    start_parts(&b, o) != 0)
 		goto out;
