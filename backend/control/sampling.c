@@ -296,8 +296,8 @@ static void pending_done(struct backend *b, struct sampled *s, struct pending *p
 	s->flushed_us = now;
 }
 
-/* Stores what every sampler in v[0..n) queued (invariant 2) in one store
- * batch (invariant 4). */
+/* Stores what every sampler in v[0..n) queued (invariant 2), in batches
+ * of up to BATCH_BYTES after one pause of the data path (invariant 4). */
 static void flush_set(struct backend *b, struct sampled **v, size_t n)
 {
 	struct pending *p = calloc(n ? n : 1, sizeof(*p));
