@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,6 +171,24 @@ const char *backend_status(char *out, size_t cap)
 	size_t n = p ? fread(out, 1, cap - 1, p) : 0;
 	if (p)
 		pclose(p);
+	out[n] = '\0';
+	return out;
+}
+
+const char *backend_ask(const char *what, char *out, size_t cap)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	size_t n = 0;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", rundir);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    dprintf(fd, "%s\n", what) > 0) {
+		ssize_t got;
+		while (n + 1 < cap && (got = read(fd, out + n, cap - 1 - n)) > 0)
+			n += (size_t)got;
+	}
+	if (fd >= 0)
+		close(fd);
 	out[n] = '\0';
 	return out;
 }

@@ -32,6 +32,9 @@ int backend_stop(int sig);
 int cli(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* `profile-backend status` into out (cap bytes); "" if no answer. */
 const char *backend_status(char *out, size_t cap);
+/* The running backend's answer to WHAT on its control socket ("metrics":
+ * Prometheus text) into out (cap bytes, cut there); "" if no answer. */
+const char *backend_ask(const char *what, char *out, size_t cap);
 
 struct xs_handle;
 struct guest {

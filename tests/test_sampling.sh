@@ -104,6 +104,26 @@ at_least "$cold" 5 && ok || fail "C: main;run_for;cold holds $cold%"
 	fail "show --json of a sampled run not as docs/json.md says"
 python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["samples"]; assert s["samples"] > 500 and s["hz"] == 499 and s["ended"], s' \
 	"$T/show.json" && ok || fail "show's samples summary: $(cat "$T/show.json")"
+# Every pause so far (this domain's) in the backend's pause histogram: as
+# many as the ticks that paused (a busy program: most), cumulative buckets.
+python3 - "$PROFSVC_RUN_DIR/backend.sock" "$T/show.json" >"$T/hist.out" 2>&1 <<'PY' && ok || fail "the pause histogram: $(cat "$T/hist.out")"
+import json, re, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"metrics\n")
+text = b"".join(iter(lambda: s.recv(65536), b"")).decode()
+fam = "profsvc_backend_sample_pause_seconds"
+assert "# TYPE %s histogram" % fam in text, "no histogram family"
+buckets = [(m[0], float(m[1])) for m in re.findall(r'^%s_bucket\{le="([^"]+)"\} (\d+)$' % fam, text, re.M)]
+count = float(re.search(r"^%s_count (\d+)$" % fam, text, re.M).group(1))
+total = float(re.search(r"^%s_sum ([0-9.e+-]+)$" % fam, text, re.M).group(1))
+les = [float(le) for le, _ in buckets[:-1]]
+assert len(buckets) >= 10 and buckets[-1][0] == "+Inf" and buckets[-1][1] == count, buckets
+assert les == sorted(les) and 0.0001 in les, les
+assert all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:])), buckets
+samples = json.load(open(sys.argv[2]))["samples"]["samples"]
+assert samples / 2 <= count <= samples, (count, samples)
+assert 1e-6 <= total / count <= 0.02, total / count
+print("pauses", count, "mean us", 1e6 * total / count)
+PY
 awk '$1 == "hot" { found = 1 } END { exit !found }' "$T/top.out" && ok || fail "top --samples: no hot: $(cat "$T/top.out")"
 "$PROFDB" flame "$r" --samples -o "$T/c.svg" 2>"$T/err" && xml_ok "$T/c.svg" && ok || fail "flame --samples: $(cat "$T/err")"
 # The same binary natively under perf: the leaf shares agree within 5 points.

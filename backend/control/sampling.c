@@ -82,6 +82,19 @@ struct sampled {
 };
 
 static struct sampled *all;
+/* The pauses of the samplers that have finished, for the pause
+ * histogram (sampling_metrics): a counter over the daemon's life. */
+static struct pause_total {
+	uint64_t n, sum_us, in[SAMPLER_PAUSE_BUCKETS];
+} ended;
+
+static void pause_add(struct pause_total *t, const struct sampler_stats *st)
+{
+	t->n += st->pauses;
+	t->sum_us += st->pause_sum_us;
+	for (int i = 0; i < SAMPLER_PAUSE_BUCKETS; i++)
+		t->in[i] += st->pause_in[i];
+}
 /* --sample-hz: the domains a sampler was started for, while they live. */
 static uint32_t seen[4096];
 static size_t nseen;
@@ -400,6 +413,7 @@ static void finish(struct backend *b, struct sampled *s)
 	sampler_stop(s->sampler, &st);
 	s->sampler = NULL;
 	s->done = 1;
+	pause_add(&ended, &st);
 	s->done_us = clock_mono_us();
 	if (!s->run) {
 		/* It never got ready: the domain could not be looked into. */
@@ -517,7 +531,10 @@ void sampling_status(struct backend *b, FILE *f)
 }
 
 /* The sampler's cost and yield as Prometheus families (daemon/metrics.c):
- * per domain sampled now, its samples, those lost, and its pause p99. */
+ * per domain sampled now, its samples, those lost, and its pause p99;
+ * and every pause since the daemon started (finished samplers' and live
+ * ones') as one histogram, which sums over domains and time as a p99
+ * cannot. */
 void sampling_metrics(struct backend *b, FILE *f)
 {
 	static const char *const fams[][3] = {
@@ -527,6 +544,7 @@ void sampling_metrics(struct backend *b, FILE *f)
 		 "The 99th percentile of how long a domain was paused per sample (the last 1024 pauses)."},
 	};
 	(void)b;
+	struct pause_total all_pauses = ended;
 	for (int k = 0; k < 3; k++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fams[k][0], fams[k][2], fams[k][0], fams[k][1]);
 		for (struct sampled *s = all; s; s = s->next) {
@@ -534,6 +552,8 @@ void sampling_metrics(struct backend *b, FILE *f)
 				continue;
 			struct sampler_stats st;
 			sampler_get_stats(s->sampler, &st);
+			if (k == 0)
+				pause_add(&all_pauses, &st);
 			fprintf(f, "%s{domid=\"%u\",run=\"%lld\"} ", fams[k][0], s->domid,
 			        s->run ? (long long)s->run->run_id : -1LL);
 			if (k == 2)
@@ -542,6 +562,17 @@ void sampling_metrics(struct backend *b, FILE *f)
 				fprintf(f, "%llu\n", (unsigned long long)(k == 0 ? st.samples : st.lost));
 		}
 	}
+	fprintf(f, "# HELP profsvc_backend_sample_pause_seconds How long a domain was paused per sample, every "
+	           "sampler since the backend started.\n# TYPE profsvc_backend_sample_pause_seconds histogram\n");
+	uint64_t le = 0;
+	for (int i = 0; i < SAMPLER_PAUSE_BUCKETS; i++) {
+		le += all_pauses.in[i];
+		fprintf(f, "profsvc_backend_sample_pause_seconds_bucket{le=\"%g\"} %llu\n",
+		        (double)sampler_pause_le_us[i] / 1e6, (unsigned long long)le);
+	}
+	fprintf(f, "profsvc_backend_sample_pause_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)all_pauses.n);
+	fprintf(f, "profsvc_backend_sample_pause_seconds_sum %.6f\n", (double)all_pauses.sum_us / 1e6);
+	fprintf(f, "profsvc_backend_sample_pause_seconds_count %llu\n", (unsigned long long)all_pauses.n);
 }
 
 /* ---- --sample-hz: every domain from its start --------------------------------------- */

@@ -143,10 +143,20 @@ static long cached_read(void *ctx, uint64_t va, void *buf, size_t len)
 
 /* ---- one tick ------------------------------------------------------------------ */
 
+const uint32_t sampler_pause_le_us[SAMPLER_PAUSE_BUCKETS] = {10,  20,  30,  40,  50,   60,   80,   100,
+                                                             150, 200, 300, 500, 1000, 2000, 5000, 20000};
+
 static void note_pause(struct sampler *s, int64_t us)
 {
+	uint32_t u = us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us, i = 0;
+	while (i < SAMPLER_PAUSE_BUCKETS && u > sampler_pause_le_us[i])
+		i++;
 	pthread_mutex_lock(&s->lock);
-	s->pause_us[s->npauses++ % PAUSE_RING] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	s->pause_us[s->npauses++ % PAUSE_RING] = u;
+	s->st.pauses++;
+	s->st.pause_sum_us += u;
+	if (i < SAMPLER_PAUSE_BUCKETS)
+		s->st.pause_in[i]++;
 	pthread_mutex_unlock(&s->lock);
 }
 

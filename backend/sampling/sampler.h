@@ -63,10 +63,20 @@ void sampler_stop(struct sampler *s, struct sampler_stats *last);
  * sampler_stop. */
 int sampler_done_fd(const struct sampler *s);
 
+/* The pause histogram's upper bounds in us (an owner's metrics give
+ * them as Prometheus buckets): fine up to the 100 us a pause should stay
+ * under, coarse above it. */
+#define SAMPLER_PAUSE_BUCKETS 16
+extern const uint32_t sampler_pause_le_us[SAMPLER_PAUSE_BUCKETS];
+
 struct sampler_stats {
 	uint64_t samples, lost, ticks;
 	uint32_t hz_now;
 	uint64_t pause_us_p50, pause_us_p99, pause_us_max; /* over the last 1024 pauses */
+	/* every pause since the start: how many, their sum, and how many
+	 * took more than the bound before bucket i and at most its own
+	 * (sampler_pause_le_us; over the last bound: pauses minus the sum) */
+	uint64_t pauses, pause_sum_us, pause_in[SAMPLER_PAUSE_BUCKETS];
 	int ready;               /* the domain and the symbols are open: samples come */
 	int finished, failed;    /* failed: it never got ready (why says why) */
 	char why[512];           /* how it finished: the domain ended, an error, ... */
