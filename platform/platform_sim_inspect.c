@@ -189,12 +189,18 @@ static void timer_at(struct sim_inspect *in, int64_t at_us)
  * thread, closed when the thread's last inspection is. */
 static __thread int chld_fd = -2; /* -2: not looked at yet; -1: SIGCHLD is not blocked */
 
+static sigset_t chld_only(void)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGCHLD);
+	return s;
+}
+
 static int chld_open(void)
 {
 	if (chld_fd == -2) {
-		sigset_t cur, s;
-		sigemptyset(&s);
-		sigaddset(&s, SIGCHLD);
+		sigset_t cur, s = chld_only();
 		chld_fd = -1;
 		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1)
 			chld_fd = signalfd(-1, &s, SFD_NONBLOCK | SFD_CLOEXEC);
@@ -202,6 +208,16 @@ static int chld_open(void)
 			chld_fd = -1;
 	}
 	return chld_fd;
+}
+
+/* SIGCHLD let through (and so dropped, as ignored) while this thread
+ * pauses, blocked again for its waits (invariant 6). */
+static void chld_pass(int pass)
+{
+	if (chld_fd < 0)
+		return;
+	sigset_t s = chld_only();
+	pthread_sigmask(pass ? SIG_UNBLOCK : SIG_BLOCK, &s, NULL);
 }
 
 static void chld_drain(int fd)
@@ -560,10 +576,12 @@ void sim_inspect_close(struct plat_inspect *b)
 	 * this thread ends. */
 	if (in->paused)
 		sim_inspect_unpause(b);
+	chld_pass(1); /* as a pause's (invariant 6) */
 	if (!in->gone && in->n && pause_threads(in, 1) == 0)
 		for (uint32_t i = 0; i < in->n; i++)
 			if (in->t[i].stopped)
 				ptrace(PTRACE_DETACH, in->t[i].tid, 0, in->t[i].group_stop ? 0 : in->t[i].sig);
+	chld_pass(0);
 	for (uint32_t i = 0; i < in->n; i++)
 		if (in->t[i].stat_fd >= 0)
 			close(in->t[i].stat_fd);
@@ -690,18 +708,6 @@ static int pause_threads(struct sim_inspect *in, int full)
 		return -1;
 	}
 	return 0;
-}
-
-/* SIGCHLD let through (and so dropped, as ignored) while this thread
- * pauses, blocked again for its waits (invariant 6). */
-static void chld_pass(int pass)
-{
-	if (chld_fd < 0)
-		return;
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, SIGCHLD);
-	pthread_sigmask(pass ? SIG_UNBLOCK : SIG_BLOCK, &s, NULL);
 }
 
 int sim_inspect_pause(struct plat_inspect *b)

@@ -3,7 +3,7 @@
 # programs run as domains (xensim create --exec) and sampled from dom0 by
 # profile-backend sample, then read back through profdb:
 #  - a C program built with frame pointers: its hot chain whole
-#    (main;run_for;mid;hot), its leaf shares within 5 points of what
+#    (main;run_for;mid;hot), its leaf shares (of its two functions) within 5 points of what
 #    Debian's perf record measures on the same binary run natively;
 #  - a GHC program (ghc -O2 -g, not profiled): the hot worker found, and
 #    its Haskell callers above it, which only the STG-stack walk finds;
@@ -126,14 +126,29 @@ print("pauses", count, "mean us", 1e6 * total / count)
 PY
 awk '$1 == "hot" { found = 1 } END { exit !found }' "$T/top.out" && ok || fail "top --samples: no hot: $(cat "$T/top.out")"
 "$PROFDB" flame "$r" --samples -o "$T/c.svg" 2>"$T/err" && xml_ok "$T/c.svg" && ok || fail "flame --samples: $(cat "$T/err")"
-# The same binary natively under perf: the leaf shares agree within 5 points.
+# The same binary natively under perf: the leaf shares agree within 5
+# points, as shares of the program's own two functions.  Of all samples,
+# ours put a few more in the program's one system call (clock_gettime,
+# an [unknown] leaf: libc has no symbols here) than the time it takes:
+# a pause's stop comes at the thread's first entry into the kernel after
+# it was asked for, and on a host whose interrupts of another CPU take
+# 50-70 us (a VM's) a system call is often that entry (4% of the samples
+# there, against perf's 75.2 / 24.4% for hot / cold and ours 72.8 /
+# 23.1).  That share is bounded here too.
 if need perf && perf record -q -F 999 -g -o "$T/perf.data" "$T/hot" 3 >/dev/null 2>"$T/perf.err"; then
 	perf report -i "$T/perf.data" --stdio --no-children --sort sym 2>/dev/null >"$T/perf.out"
 	p_hot=$(awk '/\] hot$/ { gsub("%", "", $1); print $1; exit }' "$T/perf.out")
+	p_cold=$(awk '/\] cold$/ { gsub("%", "", $1); print $1; exit }' "$T/perf.out")
 	our_hot=$(share "$T/c.folded" '(^|;)hot$')
-	if [ -n "$p_hot" ] && awk -v a="$p_hot" -v b="$our_hot" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'; then ok
-	else fail "C: hot's leaf share: perf ${p_hot:-?}%, ours $our_hot%"; fi
-	echo "test_sampling: hot's leaf share: perf $p_hot%, sampled from dom0 $our_hot%"
+	our_cold=$(share "$T/c.folded" '(^|;)cold$')
+	of_two() { awk -v h="$1" -v c="$2" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }'; }
+	p_of=$(of_two "${p_hot:-0}" "${p_cold:-0}")
+	our_of=$(of_two "$our_hot" "$our_cold")
+	if [ -n "$p_hot" ] && [ -n "$p_cold" ] && [ -n "$our_of" ] && awk -v a="$p_of" -v b="$our_of" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'; then ok
+	else fail "C: hot's share of hot and cold: perf ${p_of}% (${p_hot:-?}/${p_cold:-?}), ours $our_of% ($our_hot/$our_cold)"; fi
+	at_least "$(awk -v h="$our_hot" -v c="$our_cold" 'BEGIN { print h + c }')" 90 && ok ||
+		fail "C: hot and cold hold only $our_hot + $our_cold% of the samples"
+	echo "test_sampling: hot's leaf share: perf $p_hot% (of hot and cold $p_of%), sampled from dom0 $our_hot% ($our_of%)"
 elif [ -n "${CI:-}" ]; then
 	fail "perf record failed: $(cat "$T/perf.err")"
 fi
@@ -203,12 +218,16 @@ grep -c '^$' "$T/c.perf" | awk -v n="$(awk '{ s += $NF } END { print s }' "$T/c.
 	fail "perf script: not one block a sample ($(grep -c '^$' "$T/c.perf") blank lines)"
 
 # ---- hostile stacks beside an honest program ------------------------------------------
+# (in subshells: their own ok/fail counts are lost, so each one's exit
+# status is counted here, and its summary looked at again)
+declare -A bad_pid
 for mode in loop random deep wild; do
 	sample "bad-$mode" 2 199 "$T/hostile" "$mode" 2 &
+	bad_pid[$mode]=$!
 done
 sample honest 3 499 "$T/hot" 3
-wait
 for mode in loop random deep wild; do
+	wait "${bad_pid[$mode]}" && ok || fail "hostile $mode: xensim create or sample failed: $(cat "$T/bad-$mode.err" 2>/dev/null)"
 	grep -q "samples" "$T/bad-$mode.out" && ok || fail "hostile $mode: $(cat "$T/bad-$mode.out" "$T/bad-$mode.err")"
 done
 r=$(run_of honest)

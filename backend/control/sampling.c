@@ -262,8 +262,9 @@ struct pending {
 /* Takes s's queue into p; 0 when there is nothing to store. */
 static int pending_take(struct backend *b, struct sampled *s, struct pending *p)
 {
-	uint8_t *data = take_queue(s, &p->len);
-	*p = (struct pending){.len = p->len, .rc = -2};
+	size_t len;
+	uint8_t *data = take_queue(s, &len);
+	*p = (struct pending){.len = len, .rc = -2};
 	if (!p->len) {
 		free(data);
 		return 0;
