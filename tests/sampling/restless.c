@@ -8,7 +8,7 @@
  * it (a group-stop its tracer resumed would run on).  Prints what it saw
  * and exits 0 when all was as untraced, 1 otherwise.
  *
- * usage: restless ROUNDS
+ * usage: restless ROUNDS      (it starts once traced, or after 30 s)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -97,9 +97,32 @@ static int stop_and_go(void)
 	return c > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+/* Until its tracer (the sampler) has seized it, for up to secs: what it
+ * does is for a tracer to see, and on a slow host (sanitizers, a loaded
+ * VM) fifty rounds were over before the sampler came. */
+static void wait_for_tracer(double secs)
+{
+	double give_up = now() + secs;
+	while (now() < give_up) {
+		char line[256];
+		int tracer = 0;
+		FILE *f = fopen("/proc/self/status", "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+				break;
+		if (f)
+			fclose(f);
+		if (tracer)
+			return;
+		usleep(2000);
+	}
+	printf("restless: not traced within %.0f s\n", secs);
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 50, lost = 0, threads = 0, stops = 0;
+	wait_for_tracer(30);
 	signal(SIGUSR1, on_usr1);
 	for (int r = 0; r < rounds; r++) {
 		pthread_t t[3];
