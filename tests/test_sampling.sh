@@ -20,6 +20,7 @@
 # shares are not compared then (valgrind's pauses lower the rate).
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
+alone_among_timed
 with_xensim
 keep_at_exit '"$T"/*.log' '"$T"/*.folded' '"$T"/*.out' '"$T"/*.png'
 need() {

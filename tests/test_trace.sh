@@ -18,6 +18,7 @@
 # Needs babeltrace2 (skipped, 77, without it, except under CI=true).
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
+alone_among_timed
 with_xensim
 keep_at_exit '"$T"/*.log'
 CHECK="python3 $S/tests/trace_check.py"
