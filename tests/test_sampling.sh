@@ -180,10 +180,13 @@ if need ghc; then
 	echo "test_sampling: GC: [GC] holds $gc% of Alloc's samples"
 fi
 
-# ---- an idle domain: every sample [idle] --------------------------------------------
+# ---- an idle domain: its samples [idle] ----------------------------------------------
+# (all but the tick or two that may find sleep on its CPU as it starts or
+# after its sleep: 192 [idle] and one stack once)
 NOSYMS=1 sample idle 1 199 /bin/sleep 1
 "$PROFDB" export "$(run_of idle)" --folded "$T/idle.folded" 2>"$T/err" && ok || fail "export (idle): $(cat "$T/err")"
-[ "$(share "$T/idle.folded" '^\[idle\]$')" = 100.0 ] && ok || fail "idle: $(head -3 "$T/idle.folded")"
+idle=$(share "$T/idle.folded" '^\[idle\]$')
+at_least "$idle" 97 && ok || fail "idle: [idle] $idle% of the samples: $(sort -t' ' -k2 -nr "$T/idle.folded" | head -3)"
 
 # ---- the exports, read by the tools they are for ---------------------------------------
 r=$(run_of hotc)
@@ -238,8 +241,15 @@ r=$(run_of honest)
 # caught in its clock_gettime call more often than a running one)
 whole=$(share "$T/honest.folded" '(^|;)main;run_for(;|$)')
 at_least "$whole" 90 && ok || fail "honest beside hostile: main;run_for in $whole% of its stacks"
+# and its leaves are its own: of the samples in its two functions, hot's
+# whole chain holds most, as it does alone (~75%).  The rest, caught in
+# clock_gettime, grows with the host's load: under the sanitizers beside
+# other suites hot's chain once held only 26% of all the samples.
 chain=$(share "$T/honest.folded" '(^|;)main;run_for;mid;hot$')
-at_least "$chain" 30 && ok || fail "honest beside hostile: main;run_for;mid;hot $chain%"
+cold_chain=$(share "$T/honest.folded" '(^|;)main;run_for;cold$')
+chain_of=$(awk -v h="$chain" -v c="$cold_chain" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }')
+at_least "$chain_of" 55 && at_least "$(awk -v h="$chain" -v c="$cold_chain" 'BEGIN { print h + c }')" 10 && ok ||
+	fail "honest beside hostile: main;run_for;mid;hot $chain%, main;run_for;cold $cold_chain% ($chain_of% of the two): $(sort -t' ' -k2 -nr "$T/honest.folded" | head -5)"
 "$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"
 
 # ---- profdb serve: a sampled run's page and files ---------------------------------------

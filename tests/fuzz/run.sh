@@ -19,7 +19,7 @@ mkdir -p "$BLD/tests/fuzz/crashes"
 # fuzz_one TARGET: runs it; its verdict line(s) into TARGET.result, exit 0 if it passed
 fuzz_one() {
 	local t=$1 bin=$BLD/tests/fuzz/$1 work=$BLD/tests/fuzz/work/$1 log=$BLD/tests/fuzz/$1.log res=$BLD/tests/fuzz/$1.result
-	[ -x "$bin" ] || { echo "fuzz: $t not built (make fuzz builds it with clang)" >"$res"; return 1; }
+	[ -x "$bin" ] || { echo "fuzz: FAIL $t: not built (make fuzz builds it with clang)" >"$res"; return 1; }
 	mkdir -p "$work"
 	TIMEFORMAT='%U %S'
 	{ time "$bin" -max_total_time="$SECS" -max_len="${MAXLEN[$t]:-4096}" -timeout=25 -rss_limit_mb=2048 \
