@@ -14,29 +14,22 @@
 // the event stream's "eventlog" event and keeping the zoom; no page logs
 // an error; every screenshot has something drawn.  Screenshots go to
 // OUT_DIR.
+// What every browser check shares (the tally, Chromium, errors, ink) is
+// tests/peers/browser_lib.cjs.
 'use strict';
 const [nm, base, run, pauses, markers, liveRun, out] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
-let checks = 0, failed = 0;
-function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
-  return false;
-}
+const lib = require('./browser_lib.cjs');
+const t = lib.tally(), check = t.check;
+const { sleep, until } = lib;
 
 (async () => {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
-  });
+  const browser = await lib.launch(puppeteer, ['--no-proxy-server']);
   const errors = [];
   async function open(path) {
     const page = await browser.newPage();
     await page.setViewport({ width: 1400, height: 1000 });
-    page.on('console', m => { if (m.type() === 'error') errors.push(path + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(path + ': ' + e.message));
+    lib.collectErrors(page, path, errors);
     await page.goto(base + path, { waitUntil: 'load' });
     await page.evaluate(() => { window.__loaded = (window.__loaded || 0) + 1; });
     return page;
@@ -52,19 +45,7 @@ async function until(fn, ms) {
     });
     if (!box) return 0;
     const png = await page.screenshot({ path: out + '/' + file, clip: box, captureBeyondViewport: true });
-    return page.evaluate(async b64 => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,' + b64;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext('2d');
-      g.drawImage(img, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data;
-      let inked = 0;
-      for (let i = 0; i < d.length; i += 4) if (d[i] < 235 || d[i + 1] < 235 || d[i + 2] < 235) inked++;
-      return inked / (d.length / 4);
-    }, png.toString('base64'));
+    return (await lib.inkOf(page, png)).inked;
   }
 
   // --- a finished run ------------------------------------------------------------------
@@ -171,6 +152,6 @@ async function until(fn, ms) {
   }
   check(errors.length === 0, 'page errors: ' + errors.join(' | '));
   await browser.close();
-  console.log('browser: ' + checks + ' checks, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  console.log(t.line('browser'));
+  process.exit(t.failed ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });

@@ -17,11 +17,13 @@
 // match and shows "Matched: SHARE%"; the same in the report page; no page
 // logs an error.  Screenshots (PNG) go to OUT_DIR: flame-zoom.png,
 // flame-search.png, flame-report.png.
+// What every browser check shares (the tally, Chromium, errors, ink) is
+// tests/peers/browser_lib.cjs.
 'use strict';
 const [nm, svgFile, reportFile, frameName, term, share, out] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
-let checks = 0, failed = 0;
-function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
+const lib = require('./browser_lib.cjs');
+const t = lib.tally(), check = t.check;
 
 // every shown label's measured length against its rect: the overflowing ones
 function overflow(root) {
@@ -43,17 +45,13 @@ function overflow(root) {
 }
 
 (async () => {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--allow-file-access-from-files'],
-  });
+  const browser = await lib.launch(puppeteer, ['--allow-file-access-from-files']);
   const errors = [];
   async function open(file, js) {
     const page = await browser.newPage();
     await page.setViewport({ width: 1300, height: 900 });
     if (js === false) await page.setJavaScriptEnabled(false);
-    page.on('console', m => { if (m.type() === 'error') errors.push(file + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(file + ': ' + e.message));
+    lib.collectErrors(page, file, errors);
     await page.goto('file://' + file, { waitUntil: 'load' });
     return page;
   }
@@ -155,6 +153,6 @@ function overflow(root) {
   await rep.screenshot({ path: out + '/flame-report.png', clip: box, captureBeyondViewport: true });
   check(errors.length === 0, 'pages logged errors: ' + errors.slice(0, 3).join(' | '));
   await browser.close();
-  console.log('flame browser: ' + checks + ' checks, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  console.log(t.line('flame browser'));
+  process.exit(t.failed ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + e.stack); process.exit(1); });

@@ -22,27 +22,21 @@
 //  - the compare page's flame graph says which runs it compares;
 //  - no page logs an error.
 // Screenshots pages-*.png in OUT_DIR.
+// What every browser check shares (the tally, Chromium, errors, ink) is
+// tests/peers/browser_lib.cjs.
 'use strict';
 const args = process.argv.slice(2);
 const [nm, base, out, topJson] = args;
 const sep = args.indexOf('--');
 const runs = args.slice(4, sep).map(Number), [cmpA, cmpB] = args.slice(sep + 1).map(Number);
 const puppeteer = require(nm + '/puppeteer-core');
-let checks = 0, failed = 0;
-function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
-  return false;
-}
+const lib = require('./browser_lib.cjs');
+const t = lib.tally(), check = t.check;
+const { sleep, until } = lib;
 const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
 
 (async () => {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
-  });
+  const browser = await lib.launch(puppeteer, ['--no-proxy-server']);
   const errors = [];
   const sizes = [
     { tag: 'desktop', vp: { width: 1400, height: 1000 } },
@@ -54,8 +48,7 @@ const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
       await page.setUserAgent('Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
                               'Chrome/120.0 Mobile Safari/537.36');
     await page.setViewport(vp);
-    page.on('console', m => { if (m.type() === 'error') errors.push(tag + ' ' + path + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(tag + ' ' + path + ': ' + e.message));
+    lib.collectErrors(page, tag + ' ' + path, errors);
     await page.goto(base + path, { waitUntil: 'load' });
     if (path !== '/')
       await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
@@ -149,6 +142,6 @@ const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
   const bad = errors.filter(e => !/favicon/.test(e));
   check(bad.length === 0, 'pages logged errors: ' + bad.join(' | '));
   await browser.close();
-  console.log(`pages: ${checks} checks, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  console.log(t.line('pages'));
+  process.exit(t.failed ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });

@@ -13,6 +13,8 @@
 // spelled (one backslash) with controls and bad bytes as visible escapes; no page logs
 // an error; every screenshot has a drawn chart or table (not one flat
 // colour), counted pixel by pixel in the browser.
+// What every browser check shares (the tally, Chromium, errors, ink) is
+// tests/peers/browser_lib.cjs.
 'use strict';
 //   node serve_browser.cjs NODE_MODULES BASE_URL compare OUT_DIR SAME_A SAME_B SAME2_A SAME2_B KIND_A KIND_B
 //
@@ -28,14 +30,9 @@ const [nm, base, liveRun, evilRun, out] = process.argv.slice(2);
 const compareMode = liveRun === 'compare';
 const puppeteer = require(nm + '/puppeteer-core');
 const fs = require('fs');
-let checks = 0, failed = 0;
-function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
-  return false;
-}
+const lib = require('./browser_lib.cjs');
+const t = lib.tally(), check = t.check;
+const { sleep, until } = lib;
 
 async function comparePages(browser, errors, check) {
   const [sameA, sameB, same2A, same2B, kindA, kindB] = process.argv.slice(6).map(Number);
@@ -49,8 +46,7 @@ async function comparePages(browser, errors, check) {
       await page.setUserAgent('Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
                               'Chrome/120.0 Mobile Safari/537.36');
     await page.setViewport(vp);
-    page.on('console', m => { if (m.type() === 'error') errors.push(tag + ' ' + path + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(tag + ' ' + path + ': ' + e.message));
+    lib.collectErrors(page, tag + ' ' + path, errors);
     await page.goto(base + path, { waitUntil: 'load' });
     await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
     return page;
@@ -129,16 +125,12 @@ async function comparePages(browser, errors, check) {
 }
 
 (async () => {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
-  });
+  const browser = await lib.launch(puppeteer, ['--no-proxy-server']);
   const errors = [];
   async function open(path) {
     const page = await browser.newPage();
     await page.setViewport({ width: 1200, height: 900 });
-    page.on('console', m => { if (m.type() === 'error') errors.push(path + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(path + ': ' + e.message));
+    lib.collectErrors(page, path, errors);
     await page.goto(base + path, { waitUntil: 'domcontentloaded' });
     await page.evaluate(() => { window.__loaded = (window.__loaded || 0) + 1; });
     return page;
@@ -147,22 +139,7 @@ async function comparePages(browser, errors, check) {
   // page's flat background: a drawn chart or table has plenty.
   async function drawn(page, file) {
     const png = await page.screenshot({ path: out + '/' + file, fullPage: false });
-    return page.evaluate(async b64 => {
-      const img = new Image();
-      img.src = 'data:image/png;base64,' + b64;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width; c.height = img.height;
-      const g = c.getContext('2d');
-      g.drawImage(img, 0, 0);
-      const d = g.getImageData(0, 0, c.width, c.height).data, seen = new Set();
-      let inked = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        if (d[i] < 235 || d[i + 1] < 235 || d[i + 2] < 235) inked++;
-        seen.add((d[i] >> 4) << 8 | (d[i + 1] >> 4) << 4 | d[i + 2] >> 4);
-      }
-      return { inked: inked / (d.length / 4), colours: seen.size };
-    }, Buffer.from(png).toString('base64'));
+    return lib.inkOf(page, png);
   }
 
   if (compareMode) {
@@ -170,8 +147,8 @@ async function comparePages(browser, errors, check) {
     const bad = errors.filter(e => !/favicon/.test(e));
     check(bad.length === 0, 'pages logged errors: ' + bad.join(' | '));
     await browser.close();
-    console.log(`browser: ${checks} checks, ${failed} failed`);
-    process.exit(failed ? 1 : 0);
+    console.log(t.line('browser'));
+    process.exit(t.failed ? 1 : 0);
   }
 
   // --- the catalogue: the live run marked live, its .hp growing ----------------
@@ -267,6 +244,6 @@ async function comparePages(browser, errors, check) {
   const ok = errors.filter(e => !/favicon/.test(e));
   check(ok.length === 0, 'pages logged errors: ' + ok.join(' | '));
   await browser.close();
-  console.log(`browser: ${checks} checks, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  console.log(t.line('browser'));
+  process.exit(t.failed ? 1 : 0);
 })().catch(e => { console.log('FAIL: ' + (e && e.stack || e)); process.exit(1); });

@@ -15,31 +15,24 @@
 // click there lists a thread's events too; the live page's timeline grows with no reload, redrawn on
 // the event stream's "trace" events.  Prints one line per failure and
 // "browser: N checks, M failed".  Screenshots go to OUT_DIR.
+// What every browser check shares (the tally, Chromium, errors, ink) is
+// tests/peers/browser_lib.cjs.
 'use strict';
 const [nm, base, run, liveRun, out, report] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
-let checks = 0, failed = 0;
-function check(ok, what) { checks++; if (!ok) { failed++; console.log('FAIL: ' + what); } }
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-async function until(fn, ms) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return true; await sleep(100); }
-  return false;
-}
+const lib = require('./browser_lib.cjs');
+const t = lib.tally(), check = t.check;
+const { sleep, until } = lib;
 
 (async () => {
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-proxy-server'],
-  });
+  const browser = await lib.launch(puppeteer, ['--no-proxy-server']);
   const errors = [];
   async function open(path, phone) {
     const page = await browser.newPage();
     if (phone) await page.emulate({ viewport: { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true },
                                     userAgent: 'Mozilla/5.0 (iPhone) Mobile' });
     else await page.setViewport({ width: 1400, height: 1000 });
-    page.on('console', m => { if (m.type() === 'error') errors.push(path + ': ' + m.text()); });
-    page.on('pageerror', e => errors.push(path + ': ' + e.message));
+    lib.collectErrors(page, path, errors);
     await page.goto(path.startsWith('file:') ? path : base + path, { waitUntil: 'load' });
     await page.evaluate(() => { window.__loaded = (window.__loaded || 0) + 1; });
     return page;
@@ -178,6 +171,6 @@ async function until(fn, ms) {
   }
   check(errors.length === 0, 'page errors: ' + errors.join(' | '));
   await browser.close();
-  console.log('browser: ' + checks + ' checks, ' + failed + ' failed');
-  process.exit(failed ? 1 : 0);
+  console.log(t.line('browser'));
+  process.exit(t.failed ? 1 : 0);
 })().catch(e => { console.log('browser: ' + e.stack); process.exit(2); });
