@@ -11,6 +11,7 @@
 #    random or a million frames deep, sampled beside an honest one that
 #    must come out right; the backend stays up;
 #  - a program that dies mid-sampling ends its sampling and its run;
+#    --seconds ends the sampling and leaves the domain running;
 #  - bad requests: no such domain, a domain that is not a program, a bad
 #    rate, a guest kernel's map that is missing or a stub.
 # Needs gcc; the GHC part needs ghc, the perf part perf (each skipped
@@ -342,6 +343,17 @@ grep -q "domain ended" "$T/hot4.out" && ! grep -q " 0 samples" "$T/hot4.out" && 
 dom=$("$XS" create --dir "$XENSIM_DIR" --name short --exec "$T/hot" 2)
 "$BACKEND" sample "$dom" --symbols "$T/hot" >"$T/short.out" 2>&1 && grep -q "domain ended" "$T/short.out" && ok ||
 	fail "a program ending mid-sampling: $(cat "$T/short.out")"
+# --seconds: the sampling ends at its time (its last tick the last before
+# it), the domain runs on: a program with 4 s of CPU to go is still there
+dom=$("$XS" create --dir "$XENSIM_DIR" --name timed --exec "$T/hot" 4)
+"$BACKEND" sample "$dom" --hz 199 --seconds 1 --symbols "$T/hot" >"$T/timed.out" 2>&1 &&
+	grep -q "time is up" "$T/timed.out" && ok || fail "sample --seconds 1: $(cat "$T/timed.out")"
+"$XS" list --dir "$XENSIM_DIR" | awk '$NF == "timed" { f = 1 } END { exit !f }' && ok ||
+	fail "the domain sampled for 1 s did not run on: $("$XS" list --dir "$XENSIM_DIR")"
+"$PROFDB" show "$(run_of timed)" --json >"$T/timed.json" 2>"$T/err" &&
+	python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["samples"]; n = s["samples"] + s.get("lost", 0); assert 20 <= n <= 240, s' \
+		"$T/timed.json" && ok || fail "1 s at 199 Hz: $(cat "$T/timed.json" "$T/err")"
+"$XS" destroy --dir "$XENSIM_DIR" "$dom" >/dev/null
 expect 1 "no domain 'nosuch'" -- "$BACKEND" sample nosuch
 plain=$("$XS" create --dir "$XENSIM_DIR" --name notaprogram)
 expect 1 "not a program" -- "$BACKEND" sample "$plain"

@@ -288,20 +288,23 @@ static struct {
 	pthread_t thread;
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER, .wake_fd = -1};
 
-static void pool_wake(void)
+/* An eventfd made readable: the pool's wake-up, a sampler's done. */
+static void post(int efd)
 {
 	uint64_t one = 1;
-	if (write(pool.wake_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+	if (write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
 		/* an eventfd write fails only on overflow: it is readable anyway */
 	}
 }
 
+static void pool_wake(void)
+{
+	post(pool.wake_fd);
+}
+
 static void say_done(struct sampler *s)
 {
-	uint64_t one = 1;
-	if (write(s->done_fd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
-		/* readable anyway */
-	}
+	post(s->done_fd);
 }
 
 static void let_go(struct sampler *s)
@@ -342,6 +345,16 @@ static void end_sampler(struct sampler *s, uint32_t reason, const char *why)
 
 static int open_domain(struct sampler *s, char *err, size_t errlen);
 
+/* Ended when its next tick would come at or after its end (a duration
+ * asked): right after its last tick, or before its first; 1 if so. */
+static int ended_in_time(struct sampler *s)
+{
+	if (!s->end_us || s->p.next_us < s->end_us)
+		return 0;
+	end_sampler(s, SAMPLES_END_TIME, "its time is up");
+	return 1;
+}
+
 /* A sampler its opener handed over: the domain opened here, then ticks. */
 static int begin(struct sampler *s)
 {
@@ -360,11 +373,7 @@ static int begin(struct sampler *s)
 	s->budget = s->o.budget_us ? s->o.budget_us : SAMPLER_DEFAULT_BUDGET_US;
 	s->p.next_us = s->p.second_us = s->start_us;
 	pacer_schedule(&s->p);
-	if (s->end_us && s->p.next_us >= s->end_us) {
-		end_sampler(s, SAMPLES_END_TIME, "its time is up");
-		return -1;
-	}
-	return 0;
+	return ended_in_time(s) ? -1 : 0;
 }
 
 /* One domain's tick, when due; 1 when the sampler ended (then it may
@@ -394,11 +403,7 @@ static int due(struct sampler *s)
 	s->st.hz_now = s->p.hz;
 	pthread_mutex_unlock(&s->lock);
 	pacer_schedule(&s->p);
-	if (s->end_us && s->p.next_us >= s->end_us) {
-		end_sampler(s, SAMPLES_END_TIME, "its time is up"); /* right after its last tick */
-		return 1;
-	}
-	return 0;
+	return ended_in_time(s);
 }
 
 static void *run(void *arg)
