@@ -80,6 +80,8 @@ share() {
 }
 # at_least A B: A >= B (decimals)
 at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+# of_two H C: H's percentage of H + C (a function's share of two)
+of_two() { awk -v h="$1" -v c="$2" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }'; }
 
 # ---- under valgrind: one program sampled, then the backend's verdict -------------
 if [ -n "$VG" ]; then
@@ -147,7 +149,6 @@ if need perf && perf record -q -F 999 -g -o "$T/perf.data" "$T/hot" 3 >/dev/null
 	p_cold=$(awk '/\] cold$/ { gsub("%", "", $1); print $1; exit }' "$T/perf.out")
 	our_hot=$(share "$T/c.folded" '(^|;)hot$')
 	our_cold=$(share "$T/c.folded" '(^|;)cold$')
-	of_two() { awk -v h="$1" -v c="$2" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }'; }
 	p_of=$(of_two "${p_hot:-0}" "${p_cold:-0}")
 	our_of=$(of_two "$our_hot" "$our_cold")
 	if [ -n "$p_hot" ] && [ -n "$p_cold" ] && [ -n "$our_of" ] && awk -v a="$p_of" -v b="$our_of" 'BEGIN { d = a - b; exit !(d <= 5 && d >= -5) }'; then ok
@@ -252,7 +253,7 @@ at_least "$whole" 90 && ok || fail "honest beside hostile: main;run_for in $whol
 # other suites hot's chain once held only 26% of all the samples.
 chain=$(share "$T/honest.folded" '(^|;)main;run_for;mid;hot$')
 cold_chain=$(share "$T/honest.folded" '(^|;)main;run_for;cold$')
-chain_of=$(awk -v h="$chain" -v c="$cold_chain" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }')
+chain_of=$(of_two "$chain" "$cold_chain")
 at_least "$chain_of" 55 && at_least "$(awk -v h="$chain" -v c="$cold_chain" 'BEGIN { print h + c }')" 10 && ok ||
 	fail "honest beside hostile: main;run_for;mid;hot $chain%, main;run_for;cold $cold_chain% ($chain_of% of the two): $(sort -t' ' -k2 -nr "$T/honest.folded" | head -5)"
 "$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"

@@ -21,7 +21,7 @@ const [nm, base, run, pauses, markers, liveRun, out] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
 const lib = require('./browser_lib.cjs');
 const t = lib.tally(), check = t.check;
-const { sleep, until } = lib;
+const { until } = lib;
 
 (async () => {
   const browser = await lib.launch(puppeteer, ['--no-proxy-server']);

@@ -32,7 +32,7 @@ const runs = args.slice(4, sep).map(Number), [cmpA, cmpB] = args.slice(sep + 1).
 const puppeteer = require(nm + '/puppeteer-core');
 const lib = require('./browser_lib.cjs');
 const t = lib.tally(), check = t.check;
-const { sleep, until } = lib;
+const { until } = lib;
 const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
 
 (async () => {
