@@ -19,21 +19,8 @@
 (function () {
   'use strict';
   var D = {};
-  // A guest's text as a person should see it (util/safe_text.h): the JSON
-  // carries the exact text, so here a control, a bidi override or a byte
-  // that was not UTF-8 (U+DC80..U+DCFF) becomes the visible \xNN or
-  // \uNNNN, as in the terminal; a backslash stays itself.
-  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-  function shown(s) {
-    return s.replace(UNSAFE, function (c) {
-      var n = c.charCodeAt(0);
-      if (n >= 0xdc80 && n <= 0xdcff) return '\\x' + (n - 0xdc00).toString(16); // the byte
-      if (n < 0x20 || n === 0x7f) return '\\x' + ('0' + n.toString(16)).slice(-2);
-      return '\\u' + ('000' + n.toString(16)).slice(-4);
-    });
-  }
-  // JSON.parse's reviver: every string as shown
-  function revive(k, v) { return typeof v === 'string' ? shown(v) : v; }
+  // a guest's text as the page shows it (profile/safe_text.js, compiled in before this script)
+  var shown = profsvcText.shown, revive = profsvcText.revive;
   function data(id) {
     var e = document.getElementById(id);
     return e ? JSON.parse(e.textContent, revive) : null;

@@ -16,16 +16,8 @@
 // textContent: never markup.  No network beyond the page's own server.
 (function () {
   'use strict';
-  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-  function shown(s) {
-    return s.replace(UNSAFE, function (c) {
-      var n = c.charCodeAt(0);
-      if (n >= 0xdc80 && n <= 0xdcff) return '\\x' + (n - 0xdc00).toString(16);
-      if (n < 0x20 || n === 0x7f) return '\\x' + ('0' + n.toString(16)).slice(-2);
-      return '\\u' + ('000' + n.toString(16)).slice(-4);
-    });
-  }
-  function revive(k, v) { return typeof v === 'string' ? shown(v) : v; }
+  // a guest's text as the page shows it (profile/safe_text.js, compiled in before this script)
+  var shown = profsvcText.shown, revive = profsvcText.revive;
   var NS = 'http://www.w3.org/2000/svg';
   function el(tag, attrs, text) {
     var e = document.createElementNS(NS, tag);
