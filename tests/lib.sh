@@ -125,6 +125,40 @@ expect() {
 same() { if cmp -s "$1" "$2"; then ok; else fail "$1 and $2 differ"; fi; }
 json_ok() { [ "$(sqlite3 :memory: "select json_valid(readfile('$1'))")" = 1 ]; }
 xml_ok() { python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2>"$T/xmlerr"; }
+# with_browser: NM, tests/peers' npm packages (PROFSVC_PEERS names
+# another node_modules), and browser=yes when chromium, node and
+# puppeteer-core are there; browser=no when not, and under CI=true the
+# test stops there (exit 1: quickstart test installs them)
+with_browser() {
+	NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
+	browser=yes
+	command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] && return 0
+	browser=no
+	[ -z "${CI:-}" ] && return 0
+	echo "test_$NAME: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
+	exit 1
+}
+# browser_check SECONDS SCRIPT SHOT... -- ARG...: with browser=yes, node
+# runs tests/peers/SCRIPT (NM, then the ARGs) within SECONDS: its exit
+# status is a check and its last line is shown; each SHOT, a screenshot it
+# takes into T, is a check.  Says so when the browser checks are skipped.
+browser_check() {
+	local secs=$1 script=$2 shots=() out f
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do shots+=("$1"); shift; done
+	shift
+	if [ "$browser" != yes ]; then
+		echo "test_$NAME: SKIP the browser checks (chromium, node or $NM/puppeteer-core missing)"
+		return 0
+	fi
+	out=$(timeout "$secs" node "$S/tests/peers/$script" "$NM" "$@" 2>&1)
+	[ $? = 0 ] && ok || fail "browser: $out"
+	echo "$out" | tail -1
+	for f in "${shots[@]}"; do
+		[ -s "$T/$f" ] && ok || fail "no screenshot $f"
+	done
+	echo "test_$NAME: screenshots in $T (PROFSVC_KEEP=DIR keeps them)"
+}
 # import NAME PROF HP [halvm-mkdisk options for the .hp]: a run from a
 # GHC profile pair, through raw images as the HaLVM writer makes them
 # (--force: the views are also fed a .prof as the .hp, and garbage)

@@ -23,17 +23,11 @@
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
-NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 SERVE_PID= STUB_PID= WATCH_PID=
 at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null; [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null'
 keep_at_exit '"$T"/*.png'
-browser=yes
-command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
-if [ $browser = no ] && [ -n "${CI:-}" ]; then
-	echo "test_eventlog_ui: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
-	exit 1
-fi
+with_browser
 shape() { python3 "$S/tests/json_shapes.py" "$1" "$T/out" && ok || fail "$2: JSON not as documented: $(head -c 400 "$T/out")"; }
 jx() { sqlite3 :memory: "select json_extract(readfile('$T/out'), '$1')"; }
 EL="$S/tests/data/eventlog"
@@ -191,17 +185,8 @@ read -ra sizes <<<"$(grep -o '[0-9]*' "$T/ev-live" | tr '\n' ' ')"
 [ ${#sizes[@]} = 2 ] && [ "${sizes[1]}" -gt "${sizes[0]}" ] && ok || fail "the live run's eventlog events: $(cat "$T/ev-live")"
 "$PROFDB" watch "${LIVE:-0}" >"$T/watch.out" 2>"$T/watch.err" &
 WATCH_PID=$!
-if [ $browser = yes ]; then
-	out=$(timeout 120 node "$S/tests/peers/eventlog_browser.cjs" "$NM" "$URL" "$R1" 218 2 "${LIVE:--}" "$T" 2>&1)
-	[ $? = 0 ] && ok || fail "browser: $out"
-	echo "$out" | tail -1
-	for f in eventlog-timeline.png eventlog-timeline-zoomed.png eventlog-timeline-live.png; do
-		[ -s "$T/$f" ] && ok || fail "no screenshot $f"
-	done
-	echo "test_eventlog_ui: screenshots in $T (PROFSVC_KEEP=DIR keeps them)"
-else
-	echo "test_eventlog_ui: SKIP the browser checks (chromium, node or $NM/puppeteer-core missing)"
-fi
+browser_check 120 eventlog_browser.cjs eventlog-timeline.png eventlog-timeline-zoomed.png eventlog-timeline-live.png \
+	-- "$URL" "$R1" 218 2 "${LIVE:--}" "$T"
 wait "$STUB_PID" && ok || fail "the live guest: $(cat "$T/stub.log")"
 STUB_PID=
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null

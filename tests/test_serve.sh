@@ -30,18 +30,12 @@
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
-NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 SERVE_PID=
 at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null'
 keep_at_exit '"$T"/*.png'
-browser=yes
-[ -n "$VG" ] && browser=valgrind
-command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
-if [ $browser = no ] && [ -n "${CI:-}" ]; then
-	echo "test_serve: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
-	exit 1
-fi
+with_browser
+[ -n "$VG" ] && [ $browser = yes ] && browser=valgrind
 
 # a run with hostile names everywhere, imported before the backend owns the store
 {

@@ -26,7 +26,6 @@
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
-NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 SERVE_PID= STUB_PID= WATCH_PID=
 at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null; [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null'
@@ -37,12 +36,7 @@ if ! command -v babeltrace2 >/dev/null; then
 	echo "test_trace_timeline: babeltrace2 not installed: skipped"
 	exit 77
 fi
-browser=yes
-command -v chromium >/dev/null && command -v node >/dev/null && [ -d "$NM/puppeteer-core" ] || browser=no
-if [ $browser = no ] && [ -n "${CI:-}" ]; then
-	echo "test_trace_timeline: chromium, node or $NM/puppeteer-core missing (quickstart test installs them)"
-	exit 1
-fi
+with_browser
 
 import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no trace
 start_xensim
@@ -165,18 +159,9 @@ for _ in $(seq 100); do LIVE=$(run_of live); [ -n "$LIVE" ] && break; sleep 0.1;
 WATCH_PID=$!
 "$PROFDB" watch "${LIVE:-0}" --json >"$T/watch.json" 2>"$T/watch.jerr" &
 WATCH2_PID=$!
-if [ $browser = yes ]; then
-	"$PROFDB" report "$R" -o "$T/report.html" 2>"$T/err" && ok || fail "report: $(cat "$T/err")"
-	out=$(timeout 150 node "$S/tests/peers/trace_browser.cjs" "$NM" "$URL" "$R" "${LIVE:--}" "$T" "$T/report.html" 2>&1)
-	[ $? = 0 ] && ok || fail "browser: $out"
-	echo "$out" | tail -1
-	for f in trace-1400.png trace-1400-zoomed.png trace-390.png trace-live.png; do
-		[ -s "$T/$f" ] && ok || fail "no screenshot $f"
-	done
-	echo "test_trace_timeline: screenshots in $T (PROFSVC_KEEP=DIR keeps them)"
-else
-	echo "test_trace_timeline: SKIP the browser checks (chromium, node or $NM/puppeteer-core missing)"
-fi
+"$PROFDB" report "$R" -o "$T/report.html" 2>"$T/err" && ok || fail "report: $(cat "$T/err")"
+browser_check 150 trace_browser.cjs trace-1400.png trace-1400-zoomed.png trace-390.png trace-live.png \
+	-- "$URL" "$R" "${LIVE:--}" "$T" "$T/report.html"
 wait "$STUB_PID" && ok || fail "the live guest: $(cat "$T/live.stub")"
 STUB_PID=
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null

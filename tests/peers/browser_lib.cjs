@@ -1,7 +1,8 @@
 // browser_lib.cjs - what the browser checks (tests/peers/*_browser.cjs)
 // share: the tally of their checks, waiting for a condition, Debian's
-// Chromium launched headless, a page's errors collected, and how much of
-// a screenshot is drawn.  Test-only, never installed.
+// Chromium launched headless, a page's errors collected, a page opened on
+// a desktop's or a phone's screen, and how much of a screenshot is drawn.
+// Test-only, never installed.
 //
 // May call: nothing but what its caller hands it (puppeteer-core, a page).
 'use strict';
@@ -40,6 +41,27 @@ function collectErrors(page, tag, errors) {
   page.on('pageerror', e => errors.push(tag + ': ' + e.message));
 }
 
+const PHONE_UA = 'Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
+                 'Chrome/120.0 Mobile Safari/537.36';
+
+// A new page of browser at url on a screen like vp (a phone's user agent
+// when vp.isMobile), its errors collected into errors under tag, once
+// loaded and ready: ready(page) when given, else until the page's body
+// says data-ready="1" (10 s at most).
+async function openPage(browser, url, vp, tag, errors, ready) {
+  const page = await browser.newPage();
+  if (vp.isMobile)
+    await page.setUserAgent(PHONE_UA);
+  await page.setViewport(vp);
+  collectErrors(page, tag, errors);
+  await page.goto(url, { waitUntil: 'load' });
+  if (ready)
+    await ready(page);
+  else
+    await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
+  return page;
+}
+
 // A screenshot (its PNG bytes) measured by the page's own canvas:
 // { inked: the share of its pixels that are not near white, colours:
 // how many colours it has at 4 bits a channel }.  A drawn chart or table
@@ -63,4 +85,4 @@ function inkOf(page, png) {
   }, Buffer.from(png).toString('base64'));
 }
 
-module.exports = { tally, sleep, until, launch, collectErrors, inkOf };
+module.exports = { tally, sleep, until, launch, collectErrors, openPage, inkOf };

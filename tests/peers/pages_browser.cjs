@@ -42,20 +42,11 @@ const SIZE = /^\d+(\.\d)? (B|kB|MB|GB|TB)$/;
     { tag: 'desktop', vp: { width: 1400, height: 1000 } },
     { tag: 'phone', vp: { width: 390, height: 844, deviceScaleFactor: 3, isMobile: true, hasTouch: true } },
   ];
-  async function openAt(path, vp, tag) {
-    const page = await browser.newPage();
-    if (vp.isMobile)
-      await page.setUserAgent('Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
-                              'Chrome/120.0 Mobile Safari/537.36');
-    await page.setViewport(vp);
-    lib.collectErrors(page, tag + ' ' + path, errors);
-    await page.goto(base + path, { waitUntil: 'load' });
-    if (path !== '/')
-      await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
-    else
-      await until(async () => +(await page.evaluate(() => document.body.getAttribute('data-updates') || 0)) >= 1, 8000);
-    return page;
-  }
+  // the catalogue is ready at its first update, the other pages when they say so
+  const catalogueReady = page =>
+    until(async () => +(await page.evaluate(() => document.body.getAttribute('data-updates') || 0)) >= 1, 8000);
+  const openAt = (path, vp, tag) =>
+    lib.openPage(browser, base + path, vp, tag + ' ' + path, errors, path === '/' ? catalogueReady : null);
   // what a page looks like on this screen
   function layout() {
     const vv = window.visualViewport, wide = [];

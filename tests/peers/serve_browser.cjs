@@ -40,17 +40,7 @@ async function comparePages(browser, errors, check) {
     { tag: 'desktop', vp: { width: 1400, height: 1000 } },
     { tag: 'mobile', vp: { width: 390, height: 844, deviceScaleFactor: 2, isMobile: true, hasTouch: true } },
   ];
-  async function openAt(path, vp, tag) {
-    const page = await browser.newPage();
-    if (vp.isMobile)
-      await page.setUserAgent('Mozilla/5.0 (Linux; Android 13; Pixel 7) AppleWebKit/537.36 (KHTML, like Gecko) ' +
-                              'Chrome/120.0 Mobile Safari/537.36');
-    await page.setViewport(vp);
-    lib.collectErrors(page, tag + ' ' + path, errors);
-    await page.goto(base + path, { waitUntil: 'load' });
-    await until(() => page.evaluate(() => document.body.getAttribute('data-ready') === '1'), 10000);
-    return page;
-  }
+  const openAt = (path, vp, tag) => lib.openPage(browser, base + path, vp, tag + ' ' + path, errors);
   for (const { tag, vp } of sizes) {
     for (const [a, b, kinds] of [[sameA, sameB, false], [same2A, same2B, false], [kindA, kindB, true]]) {
       const path = `/compare?a=${a}&b=${b}`, what = `${tag} ${path}`;
