@@ -80,8 +80,14 @@
       var fresh = new DOMParser().parseFromString(t, 'text/html').getElementById('timeline');
       var old = document.getElementById('timeline');
       if (fresh && old && !ended) {
-        old.replaceWith(document.importNode(fresh, true));
-        profsvcReport.timeline();
+        // a failure drawing it is the page's, said on its console, not
+        // taken for the server's (which is tried again)
+        try {
+          old.replaceWith(document.importNode(fresh, true));
+          profsvcReport.timeline();
+        } catch (e) {
+          console.error('the timeline could not be redrawn: ' + (e && e.stack || e));
+        }
         tlRedraws++;
         document.body.setAttribute('data-tl-by', 'eventlog');
         document.body.setAttribute('data-tl-redraws', String(tlRedraws));

@@ -135,18 +135,26 @@ const { until } = lib;
     check(by[0] === 'eventlog' && by[1] >= 2 && by[2] > 0, 'the live timeline\'s redraws (by, count, bytes): ' +
           JSON.stringify(by));
     // a zoomed view outlives the next redraw.  The live page replaces the
-    // section at each redraw: a mouse click, found then moved to, can find
-    // its button detached (it did once under the sanitizers), so here the
-    // button is found and clicked in one turn of the page (the finished
-    // run's buttons above take real mouse clicks)
-    const press = z => page.$eval('#timeline button[data-zoom="' + z + '"]', b => b.click());
+    // section at each redraw, so the button is found and clicked in one
+    // turn of the page, one evaluate: a mouse click found its button
+    // detached once, and so did $eval (a query, then a call: a redraw came
+    // between them, and the click zoomed the section just replaced).  The
+    // finished run's buttons above take real mouse clicks.
+    const press = z => page.evaluate(z => document.querySelector('#timeline button[data-zoom="' + z + '"]').click(), z);
+    // the page's redraws, and its timeline's wiring and view (what a failure says)
+    const state = () => page.evaluate(() => {
+      const s = document.getElementById('tl-svg');
+      return [document.body.getAttribute('data-tl-redraws'), s && s.getAttribute('data-wired'), s && s.getAttribute('data-view')];
+    });
+    const before = await state();
     await press('in');
-    const zoomed = await page.$eval('#tl-svg', s => s.getAttribute('data-view'));
+    const after = await state(), zoomed = after[2];
     const redrawn = await until(async () => Number(await page.evaluate(() =>
       document.body.getAttribute('data-tl-redraws'))) > by[1] + 1, 30000);
     const kept = await page.$eval('#tl-svg', s => s.getAttribute('data-view'));
     check(redrawn && zoomed && kept === zoomed, 'the zoom across a live redraw: ' + zoomed + ' -> ' + kept +
-          (redrawn ? '' : ' (no redraw came)'));
+          (redrawn ? '' : ' (no redraw came)') + '; [redraws, wired, view] before the click ' + JSON.stringify(before) +
+          ', after ' + JSON.stringify(after));
     await press('reset');
     const wired = await page.evaluate(() => document.getElementById('tl-svg') &&
       document.getElementById('tl-svg').getAttribute('data-wired') === '1');
