@@ -15,11 +15,17 @@ scratch directory, fsync off for both sides alike):
   (p50, p99) with `--sync` to a server that does not exist against without
   it, alternating; target: no added latency (ratio <= 1.05 at p50).
 
-Every figure is the median of its rounds with their range.
+Every figure is the median of its rounds with their range.  The rows this
+bench writes itself (the baseline's table, the 100,000 runs) take their
+columns from the catalogue the sync made (fleet/fleet_schema.c's schema),
+never from a list kept here: a column the schema gains is carried along.
 
 usage: fleet_bench.py --build DIR --src DIR [--json FILE] [--quick]
 """
 import argparse, glob, json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+import benchlib
+from benchlib import Broken
 
 
 def med(v):
@@ -36,7 +42,9 @@ class Server:
     def __init__(self, tmp):
         bins = sorted(glob.glob('/usr/lib/postgresql/*/bin'), key=lambda p: [int(x) for x in p.split('/')[4].split('.')])
         if not bins:
-            raise SystemExit('fleet_bench: PostgreSQL server not installed (apt-get install postgresql)')
+            raise Broken('the PostgreSQL server is not installed (Debian package postgresql; '
+                         './quickstart test installs it)')
+        benchlib.need('psql', 'postgresql-client')
         self.bin, self.dir = bins[-1], os.path.join(tmp, 'pg')
         self.sock = os.path.join(self.dir, 'sock')
         os.makedirs(os.path.join(self.dir, 'data'))
@@ -62,9 +70,31 @@ class Server:
         args = ['psql', '-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', self.sock, '-U', 'profsvc', '-d', db]
         for c in cmds:
             args += ['-c', c]
-        r = subprocess.run(args, check=True, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                           env=dict(os.environ, PGOPTIONS='-c client_min_messages=warning'))
-        return r.stdout.decode().strip() if capture else None
+        r = benchlib.run(args, env=dict(os.environ, PGOPTIONS='-c client_min_messages=warning'))
+        return r.stdout.strip() if capture else None
+
+    def columns(self, db, table):
+        """The columns a row of table is written with, in the table's order:
+        all but generated and identity ones (PostgreSQL makes those)."""
+        cols = self.psql(db, "SELECT string_agg(column_name, ' ' ORDER BY ordinal_position) "
+                         "FROM information_schema.columns WHERE table_schema = 'public' AND table_name = '%s' "
+                         "AND is_generated = 'NEVER' AND is_identity = 'NO'" % table, capture=True).split()
+        if not cols:
+            raise Broken('the catalogue has no table %s' % table)
+        return cols
+
+    def clone(self, db, table, template, source, set_cols):
+        """INSERT INTO table rows made from the one row of template (a copy
+        of a row the sync wrote), for each row of source: the columns in
+        set_cols take those expressions, every other column the template's
+        value.  A column set_cols names that the table lacks breaks the
+        bench (the schema changed under it)."""
+        cols = self.columns(db, table)
+        gone = sorted(set(set_cols) - set(cols))
+        if gone:
+            raise Broken('the catalogue\'s %s has no column %s: fleet_bench sets it' % (table, ', '.join(gone)))
+        return 'INSERT INTO %s (%s) SELECT %s FROM %s t, %s' % (
+            table, ', '.join(cols), ', '.join(set_cols.get(c, 't.' + c) for c in cols), template, source)
 
     def recreate(self, db):
         self.psql('postgres', 'DROP DATABASE IF EXISTS %s' % db, 'CREATE DATABASE %s' % db)
@@ -104,9 +134,10 @@ def bench_sync(srv, b, tmp, rounds, runs, mb):
         dt = time.monotonic() - t
         nbytes = json.loads(out)['sync']['bytes']
         sync_mbs.append(nbytes / dt / 1e6)
-        if k == 0:  # the same bytes, as PostgreSQL's own binary COPY stream
-            srv.psql('fleet', "\\copy (SELECT host_id, device_id, chunk, data FROM chunks) TO '%s' (FORMAT binary)"
-                     % stream)
+        if k == 0:  # the same rows, as PostgreSQL's own binary COPY stream:
+            # the whole table, every column the schema has, so that the
+            # stream and copy_t (LIKE chunks) have one shape by construction
+            srv.psql('fleet', "\\copy chunks TO '%s' (FORMAT binary)" % stream)
         srv.psql('fleet', 'DROP TABLE IF EXISTS copy_t', 'CREATE TABLE copy_t (LIKE chunks INCLUDING ALL)')
         t = time.monotonic()
         srv.psql('fleet', "\\copy copy_t FROM '%s' (FORMAT binary)" % stream)
@@ -127,18 +158,26 @@ def bench_query(srv, b, src, tmp, rounds, hosts, per_host):
     subprocess.run([b + '/profdb', '--db', one, 'import-disk', disk], check=True, stdout=subprocess.DEVNULL)
     subprocess.run([b + '/profdb', '--db', one, 'sync', '-q', '--to', srv.url('fleet_q')], check=True)
     now_us = int(time.time() * 1e6)
-    srv.psql('fleet_q', 'DELETE FROM hosts',
-             "INSERT INTO hosts(host_id, hostname, first_sync_us, last_sync_us) SELECT md5('host' || h), "
-             "convert_to('xen' || h, 'UTF8'), %d, %d FROM generate_series(1, %d) h" % (now_us, now_us, hosts),
-             "INSERT INTO runs SELECT md5('host' || h), (SELECT host_no FROM hosts WHERE host_id = md5('host' || h)), "
-             "r, 100 + r %% 500, convert_to('guest-' || (r %% 300), 'UTF8'), "
-             "convert_to(md5(h || '-' || r), 'UTF8'), %d - (%d - r)::bigint * 60000000, %d - (%d - r)::bigint * 60000000 + 5000000, "
-             "CASE WHEN r %% 7 = 0 THEN 'crashed' ELSE 'complete' END, convert_to('xen' || h, 'UTF8'), "
-             "convert_to('profile-backend 0.1.0', 'UTF8'), 'capture', ''::bytea, 40960 + r, 81920 + r, -1, 2, "
-             "'stamp', %d FROM generate_series(1, %d) h, generate_series(1, %d) r"
-             % (now_us, per_host, now_us, per_host, now_us, hosts, per_host),
-             'ANALYZE runs')
+    # the host and the run that sync wrote are the templates: every column
+    # this does not set keeps what the product wrote there
+    srv.psql('fleet_q', 'CREATE TABLE host_t AS SELECT * FROM hosts LIMIT 1',
+             'CREATE TABLE run_t AS SELECT * FROM runs LIMIT 1')
+    make_hosts = srv.clone('fleet_q', 'hosts', 'host_t', 'generate_series(1, %d) h' % hosts, {
+        'host_id': "md5('host' || h)", 'hostname': "convert_to('xen' || h, 'UTF8')",
+        'first_sync_us': str(now_us), 'last_sync_us': str(now_us)})
+    make_runs = srv.clone('fleet_q', 'runs', 'run_t', 'generate_series(1, %d) h, generate_series(1, %d) r'
+                          % (hosts, per_host), {
+        'host_id': "md5('host' || h)", 'host_no': "(SELECT host_no FROM hosts WHERE host_id = md5('host' || h))",
+        'run_id': 'r', 'domid': '100 + r % 500', 'name': "convert_to('guest-' || (r % 300), 'UTF8')",
+        'uuid': "convert_to(md5(h || '-' || r), 'UTF8')",
+        'started_us': '%d - (%d - r)::bigint * 60000000' % (now_us, per_host),
+        'ended_us': '%d - (%d - r)::bigint * 60000000 + 5000000' % (now_us, per_host),
+        'state': "CASE WHEN r % 7 = 0 THEN 'crashed' ELSE 'complete' END", 'host': "convert_to('xen' || h, 'UTF8')",
+        'prof_bytes': '40960 + r', 'hp_bytes': '81920 + r', 'stamp': "'stamp'", 'synced_us': str(now_us)})
+    srv.psql('fleet_q', 'DELETE FROM hosts', make_hosts, make_runs, 'DROP TABLE host_t, run_t', 'ANALYZE runs')
     n = int(srv.psql('fleet_q', 'SELECT count(*) FROM runs', capture=True))
+    if n != hosts * per_host:
+        raise Broken('made %d runs, meant %d' % (n, hosts * per_host))
     out = {'runs': n, 'hosts': hosts}
 
     def timed(extra):
@@ -205,6 +244,7 @@ def main():
     ap.add_argument('--quick', action='store_true')
     a = ap.parse_args()
     b, src = os.path.abspath(a.build), os.path.abspath(a.src)
+    benchlib.quick_note('fleet_bench', a.quick)
     tmp = tempfile.mkdtemp(prefix='profsvc-fleet-bench.')
     srv = None
     try:
@@ -251,4 +291,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    benchlib.main('fleet_bench', main)
