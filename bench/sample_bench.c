@@ -17,9 +17,20 @@
  *     one request outstanding) while 64 domains (this program, --duty:
  *     mostly asleep) are sampled at 99 Hz by the same backend, against
  *     the same 64 unsampled.  Target: p99 within 10%.
+ *  --quick: 2 rounds of 1 s, 16 domains beside the HaLVM guest.
  *
- * usage: sample_bench [--quick] [--only spin|fleet] [--json FILE].  Reports; never fails a
- * build (exit 0 unless it could not measure).
+ * usage: sample_bench [--quick] [--only spin|fleet] [--json FILE].  Reports: a
+ * target met or missed is a figure, never the exit status.  Exits 1 when it
+ * could not measure, and says which of two kinds stopped it:
+ *  - a product failure (FAIL, as a test's check): profile-backend sample
+ *    exited non-zero, a guest's write failed, a domain's program died
+ *    under the sampler (it ended without its last line), the backend has
+ *    no pause histogram;
+ *  - a harness error (the bench's own: "harness error"): xensim would not
+ *    create or destroy a domain, a --duty domain ended before the window it
+ *    was meant to fill closed (the round measured fewer than it says).
+ * Destroying a domain whose program had already ended on its own (it
+ * wrote its last line) is neither: there is nothing left to destroy.
  */
 #include "config.h"
 
@@ -27,6 +38,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,15 +52,32 @@
 
 #include <xen/io/blkif.h>
 
+#include "bench/bench_host.h"
 #include "frontend-stub/halvm_writer.h"
 #include "tests/harness.h"
 
 #define MAX_ROUNDS 7
 #define FLEET 64
+static int fleet_n = FLEET; /* --quick: 16 */
 
 static int quick;
 static const char *only; /* NULL: both parts */
 static char self[4096];
+static int harness_errors; /* the bench's own errors (product failures: tu_failures) */
+
+/* The bench's own error (not profsvc's): counted, said, and the run goes
+ * on to its report; the exit status is 1. */
+static void harness_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void harness_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "sample_bench: harness error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	harness_errors++;
+}
 
 static double now(void)
 {
@@ -78,7 +107,12 @@ static int spin(double secs)
 	return 0;
 }
 
-/* --duty S: busy 0.1 ms in every 10 ms, for S seconds. */
+/* The line a --duty domain's program writes when its time is up: a
+ * domain whose console has it ended on its own. */
+#define DUTY_DONE "duty done"
+
+/* --duty S: busy 0.1 ms in every 10 ms, for S seconds (a bound: the bench
+ * destroys it long before), then DUTY_DONE on stdout (the console). */
 static int duty(double secs)
 {
 	unsigned long x = 1;
@@ -90,7 +124,8 @@ static int duty(double secs)
 		struct timespec ts = {0, 9900000};
 		nanosleep(&ts, NULL);
 	}
-	return (int)(x & 1);
+	printf("%s %lu\n", DUTY_DONE, x & 1);
+	return 0;
 }
 
 /* (--dir goes before --exec: everything after that is the program's) */
@@ -100,9 +135,44 @@ static uint32_t exec_domain(const char *name, const char *args)
 	snprintf(cmd, sizeof(cmd), "%s/xensim/xensim create --dir %s --name %s --console %s/%s.console --exec %s %s",
 	         tu_builddir(), sim.dir, name, sim.dir, name, self, args);
 	FILE *p = popen(cmd, "r");
-	REQUIRE(p && fgets(out, sizeof(out), p), "xensim create --exec %s", name);
-	REQUIRE(pclose(p) == 0, "xensim create --exec %s: %s", name, out);
+	int got = p && fgets(out, sizeof(out), p);
+	int rc = p ? pclose(p) : -1;
+	if (!got || rc != 0) {
+		harness_error("xensim create --exec %s: status %d: %s", name, rc, out);
+		tu_abort();
+	}
 	return (uint32_t)strtoul(out, NULL, 10);
+}
+
+/* Did domain NAME's program write DUTY_DONE (end on its own)? */
+static int duty_done(const char *name)
+{
+	char path[8192], line[256];
+	int done = 0;
+	snprintf(path, sizeof(path), "%s/%s.console", sim.dir, name);
+	FILE *c = fopen(path, "r");
+	while (c && fgets(line, sizeof(line), c))
+		done |= !strncmp(line, DUTY_DONE, strlen(DUTY_DONE));
+	if (c)
+		fclose(c);
+	return done;
+}
+
+/* Destroys a --duty domain.  One whose program had ended on its own is
+ * gone already: no failure.  One whose program ended without its last line
+ * died under the sampler: a product failure.  Anything else xensim
+ * refuses is the harness's. */
+static void destroy_duty(uint32_t domid, const char *name)
+{
+	char args[64], out[1024];
+	snprintf(args, sizeof(args), "destroy %u", domid);
+	if (tu_xensim_run(&sim, args, out, sizeof(out)) == 0 || duty_done(name))
+		return;
+	if (strstr(out, "no such running domain"))
+		CHECK(0, "domain %u (%s): its program ended before its time without its last line (killed "
+		         "or crashed while sampled?)", domid, name);
+	else
+		harness_error("xensim destroy %u (%s): %s", domid, name, out);
 }
 
 /* ---- 1: a guest's slowdown ----------------------------------------------------- */
@@ -187,15 +257,22 @@ static struct spin_fig spin_once(int hz, double secs, struct pause_hist *pooled)
 		snprintf(path, sizeof(path), "%s/profile-backend sample %u --hz %d --platform sim --sim-dir %s --run-dir %s",
 		         tu_builddir(), dom, hz, sim.dir, rundir);
 		FILE *p = popen(path, "r");
-		while (p && fgets(line, sizeof(line), p)) {
+		if (!p) {
+			harness_error("popen profile-backend sample: %s", strerror(errno));
+			tu_abort();
+		}
+		while (fgets(line, sizeof(line), p)) {
 			const char *at = strstr(line, "pause p50 "), *rate = strstr(line, " bytes, ");
 			if (at)
 				sscanf(at, "pause p50 %lf us, p99 %lf", &f.pause_p50, &f.pause_p99);
 			if (rate)
 				sscanf(rate, " bytes, %lf Hz", &f.hz_end);
 		}
-		if (p)
-			pclose(p);
+		int st = pclose(p);
+		CHECK(st == 0, "profile-backend sample %u --hz %d: exit status %d", dom, hz,
+		      WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		CHECK(f.pause_p50 > 0 && f.hz_end > 0, "profile-backend sample %u --hz %d said no pause or rate", dom,
+		      hz);
 		struct pause_hist after = pause_scrape();
 		REQUIRE(after.nb > 0, "the backend's metrics have no pause histogram");
 		pause_gain(pooled, &before, &after);
@@ -324,19 +401,20 @@ static int rt_submit(void *ctx, uint64_t sector, const void *data, unsigned nsec
 	return st;
 }
 
-/* The backend (sampling every domain or not) with FLEET --duty domains;
+/* The backend (sampling every domain or not) with fleet_n --duty domains;
  * a HaLVM guest writes; its round trip p99 in us. */
 static double fleet_once(int sampled, double secs)
 {
 	static int seq;
 	uint32_t doms[FLEET];
-	char args[64];
+	char args[64], names[FLEET][64];
 	backend_start(sampled ? "--sample-hz 99" : "");
-	snprintf(args, sizeof(args), "--duty %.1f", secs + 3);
-	for (int i = 0; i < FLEET; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "duty-%d-%d", seq, i);
-		doms[i] = exec_domain(name, args);
+	/* A bound, not the window: every domain is destroyed when the window
+	 * closes, however long the 64 took to start (seconds on a busy host). */
+	snprintf(args, sizeof(args), "--duty %.1f", secs + 120);
+	for (int i = 0; i < fleet_n; i++) {
+		snprintf(names[i], sizeof(names[i]), "duty-%d-%d", seq, i);
+		doms[i] = exec_domain(names[i], args);
 	}
 	usleep(500000); /* the samplers started */
 	struct guest g;
@@ -352,14 +430,23 @@ static double fleet_once(int sampled, double secs)
 	while (now() < end)
 		REQUIRE(halvm_writer_append(&w, page, sizeof(page)) == 0, "halvm write failed");
 	REQUIRE(halvm_writer_close(&w) == 0, "halvm close failed");
+	/* the window measured fleet_n domains only if all of them outlived it */
+	int early = 0;
+	for (int i = 0; i < fleet_n; i++)
+		early += duty_done(names[i]);
+	if (early)
+		harness_error("%d of the %d --duty domains ended before the window closed (their time, %s, "
+		              "is too short): the round measured fewer",
+		              early, fleet_n, args);
 	qsort(h.lat, h.n, sizeof(double), cmp_double);
 	double p99 = h.n ? h.lat[(size_t)(h.n * 0.99)] : 0;
+	CHECK(h.n > 0, "the HaLVM guest made no round trip");
 	free(h.lat);
 	blkfront_close(f, 1);
 	destroy_domain(g.domid);
 	guest_free(&g);
-	for (int i = 0; i < FLEET; i++)
-		destroy_domain(doms[i]);
+	for (int i = 0; i < fleet_n; i++)
+		destroy_duty(doms[i], names[i]);
 	backend_stop(SIGTERM);
 	return p99;
 }
@@ -414,7 +501,10 @@ int main(int argc, char **argv)
 		}
 	}
 	REQUIRE(realpath("/proc/self/exe", self) != NULL, "own path");
-	int rounds = quick ? 3 : 5;
+	bench_host_print("sample_bench");
+	int rounds = quick ? 2 : 5;
+	if (quick)
+		fleet_n = 16;
 	double secs = quick ? 1.0 : 2.0;
 	double s0[MAX_ROUNDS] = {0}, s99[MAX_ROUNDS] = {0}, s999[MAX_ROUNDS] = {0}, p50[MAX_ROUNDS] = {0}, p99[MAX_ROUNDS] = {0};
 	double p50k[MAX_ROUNDS] = {0}, p99k[MAX_ROUNDS] = {0}, rt0[MAX_ROUNDS] = {0}, rt1[MAX_ROUNDS] = {0};
@@ -445,7 +535,7 @@ int main(int argc, char **argv)
 	if (spins && !floored)
 		printf("sample_bench: no floor measured (one CPU, or no ptrace): the pause is not compared with it\n");
 	if (fleets)
-		printf("sample_bench: a neighbour's round trips beside %d sampled domains ...\n", FLEET);
+		printf("sample_bench: a neighbour's round trips beside %d sampled domains ...\n", fleet_n);
 	fflush(stdout);
 	for (int r = 0; r < rounds && fleets; r++) {
 		int first = r % 2;
@@ -465,6 +555,7 @@ int main(int argc, char **argv)
 		fputc('{', j);
 	printf("\nsampling (medians of %d rounds, min .. max)\n", rounds);
 	if (spins) {
+		row(j, "iterations_unsampled", "baseline: the guest's iterations unsampled", s0, rounds, "", -1, 1);
 		row(j, "slowdown_99hz_pct", "guest slowdown at 99 Hz (%)", slow99, rounds, "%", 1, 1);
 		row(j, "slowdown_999hz_pct", "guest slowdown at 999 Hz (%)", slow999, rounds, "%", 5, 1);
 		row(j, "pause_p50_us_99hz", "pause window p50 at 99 Hz (us)", p50, rounds, "", -1, 1);
@@ -483,13 +574,23 @@ int main(int argc, char **argv)
 		row(j, "rate_at_end_999hz", "999 Hz asked: the rate at the end (Hz)", hzk, rounds, "", 999, 0);
 	}
 	if (fleets) {
-		row(j, "fleet_rt_p99_ratio", "HaLVM p99, 64 sampled / unsampled", rtr, rounds, "x", 1.10, 1);
-		row(j, "fleet_rt_p99_unsampled_us", "HaLVM p99 beside 64 unsampled (us)", rt0, rounds, "", -1, 1);
+		char l1[64], l2[64];
+		snprintf(l1, sizeof(l1), "HaLVM p99, %d sampled / unsampled", fleet_n);
+		snprintf(l2, sizeof(l2), "baseline: HaLVM p99 beside %d unsampled (us)", fleet_n);
+		row(j, "fleet_rt_p99_ratio", l1, rtr, rounds, "x", 1.10, 1);
+		row(j, "fleet_rt_p99_unsampled_us", l2, rt0, rounds, "", -1, 1);
 	}
 	if (j) {
 		fputs("}\n", j);
 		fclose(j);
 		printf("wrote %s\n", json);
 	}
+	fflush(stdout);
+	if (harness_errors)
+		fprintf(stderr, "sample_bench: %d harness error(s) (the bench's own, above), %d product failure(s)\n",
+		        harness_errors, tu_failures);
+	else if (tu_failures)
+		fprintf(stderr, "sample_bench: %d product failure(s) (FAIL, above)\n", tu_failures);
+	tu_failures += harness_errors; /* the last line counts both */
 	return tu_finish("sample_bench");
 }

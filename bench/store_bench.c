@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_host.h"
 #include "frontend-stub/halvm_writer.h"
 #include "profile/status_block.h"
 #include "store/store_export.h"
@@ -477,6 +478,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	bench_host_print("store_bench");
 	snprintf(dir, sizeof(dir), "%s/profsvc-bench.XXXXXX", base && *base ? base : "/var/tmp");
 	if (!mkdtemp(dir))
 		die("mkdtemp", strerror(errno));
