@@ -43,6 +43,7 @@
 #include <xen/io/blkif.h>
 #include <xenstore.h>
 
+#include "bench/bench_host.h"
 #include "frontend-stub/halvm_writer.h"
 #include "tests/harness.h"
 
@@ -67,6 +68,7 @@ struct figures {
  * make bench is read), and the line says in how many rounds it held, so
  * that one that holds only by the median is visible as such. */
 #define ROUNDS 3
+static int nrounds = ROUNDS; /* --quick: 2 */
 static struct figures fig[NSINKS][NWORK];        /* the round being measured, then the medians */
 static struct figures figr[ROUNDS][NSINKS][NWORK];
 static double rss_fleet_kib[NSINKS], anon_fleet_kib[NSINKS], shmem_fleet_kib[NSINKS];
@@ -507,7 +509,7 @@ static void bench_fleet(int s, int w, int nguests, int ndev)
 	 * then jump: the raw sink's worst guest at 5-6 times its median);
 	 * the store's write-behind keeps its own share of the cache small
 	 * (store/store_writeback.c). */
-	double secs = quick ? 1.2 : 2.0, warm = quick ? 0.4 : 0.5;
+	double secs = quick ? 0.8 : 2.0, warm = quick ? 0.25 : 0.5;
 	struct fleet_result res[FLEET_MAX];
 	char name[64];
 
@@ -606,7 +608,7 @@ static void bench_rss_long(void)
 {
 	struct guest g;
 	struct stream st;
-	uint64_t total = quick ? 100000 : 1000000;
+	uint64_t total = quick ? 40000 : 1000000;
 	struct blkfront *f = new_guest(&g, "xvdp1", &linux_opts);
 
 	/* 4 KiB writes, 32 outstanding, over the same 64 MiB: the store's size
@@ -656,10 +658,9 @@ static void bench_callgrind(void)
 	struct lat lat = {0};
 	uint64_t reqs = 0;
 
-	if (run_quiet("valgrind --version >/dev/null 2>&1 && command -v callgrind_control >/dev/null") != 0) {
-		printf("callgrind: valgrind not installed, instruction counts skipped\n");
-		return;
-	}
+	/* a missing peer breaks the bench: it never reports what it did not measure */
+	REQUIRE(run_quiet("valgrind --version >/dev/null 2>&1 && command -v callgrind_control >/dev/null") == 0,
+	        "valgrind (callgrind) is not installed (Debian package valgrind; ./quickstart test installs it)");
 	mkdir(dir, 0700);
 	snprintf(out, sizeof(out), "%s/cg.out", dir);
 	setenv("PROFSVC_CALLGRIND", out, 1);
@@ -675,24 +676,24 @@ static void bench_callgrind(void)
 	snprintf(cmd, sizeof(cmd), "callgrind_control -d %d >/dev/null 2>&1", (int)backend_pid);
 	run_quiet(cmd);
 	double t = cg_last_total(dir);
-	if (t > 0)
-		cg_halvm = t / (double)reqs;
+	REQUIRE(t > 0, "callgrind wrote no instruction count for the halvm workload (in %s)", dir);
+	cg_halvm = t / (double)reqs;
 	end_guest(&g, f);
 
 	/* bulk: 320 requests of 44 KiB, 32 outstanding. */
 	struct stream st;
 	f = new_guest(&g, "xvdp1", &linux_opts);
 	stream_init(&st, f, 32, 88, 32, 0);
-	stream_run(&st, NULL);
+	REQUIRE(stream_run(&st, NULL) == 0, "callgrind: bulk warm-up writes failed");
 	snprintf(cmd, sizeof(cmd), "callgrind_control -z %d >/dev/null 2>&1", (int)backend_pid);
 	run_quiet(cmd);
 	st.total += 320;
-	stream_run(&st, NULL);
+	REQUIRE(stream_run(&st, NULL) == 0, "callgrind: bulk writes failed");
 	snprintf(cmd, sizeof(cmd), "callgrind_control -d %d >/dev/null 2>&1", (int)backend_pid);
 	run_quiet(cmd);
 	t = cg_last_total(dir);
-	if (t > 0)
-		cg_bulk = t / 320.0;
+	REQUIRE(t > 0, "callgrind wrote no instruction count for the bulk workload (in %s)", dir);
+	cg_bulk = t / 320.0;
 	end_guest(&g, f);
 	stream_free(&st);
 	free(lat.v);
@@ -716,16 +717,22 @@ static void sort3(double *v, int n)
 		}
 }
 
+/* The median of n sorted values. */
+static double mid(const double *v, int n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* A field of every round: its median, min and max. */
 #define FIELD(s, w, field, out)                                   \
 	do {                                                      \
 		double v_[ROUNDS];                                \
-		for (int r_ = 0; r_ < ROUNDS; r_++)               \
+		for (int r_ = 0; r_ < nrounds; r_++)              \
 			v_[r_] = figr[r_][s][w].field;            \
-		sort3(v_, ROUNDS);                                \
-		(out)[0] = v_[ROUNDS / 2];                        \
+		sort3(v_, nrounds);                               \
+		(out)[0] = mid(v_, nrounds);                      \
 		(out)[1] = v_[0];                                 \
-		(out)[2] = v_[ROUNDS - 1];                        \
+		(out)[2] = v_[nrounds - 1];                       \
 	} while (0)
 
 /* fig[][] becomes the rounds' medians (the table and the JSON). */
@@ -766,19 +773,19 @@ static double at(int k, int s, int w, size_t off)
 static struct ratio summarize(double v[ROUNDS], double limit, int le)
 {
 	struct ratio r = {0};
-	for (int k = 0; k < ROUNDS; k++)
+	for (int k = 0; k < nrounds; k++)
 		r.met += v[k] > 0 && (le ? v[k] <= limit : v[k] >= limit);
-	sort3(v, ROUNDS);
-	r.med = v[ROUNDS / 2];
+	sort3(v, nrounds);
+	r.med = mid(v, nrounds);
 	r.min = v[0];
-	r.max = v[ROUNDS - 1];
+	r.max = v[nrounds - 1];
 	return r;
 }
 
 static struct ratio ratio_of(int sa, int wa, size_t off, int sb, int wb, size_t offb, double limit, int le)
 {
 	double v[ROUNDS];
-	for (int k = 0; k < ROUNDS; k++)
+	for (int k = 0; k < nrounds; k++)
 		v[k] = at(k, sb, wb, offb) > 0 ? at(k, sa, wa, off) / at(k, sb, wb, offb) : 0;
 	return summarize(v, limit, le);
 }
@@ -786,7 +793,7 @@ static struct ratio ratio_of(int sa, int wa, size_t off, int sb, int wb, size_t 
 static struct ratio value_of(int s, int w, size_t off, double limit, int le)
 {
 	double v[ROUNDS];
-	for (int k = 0; k < ROUNDS; k++)
+	for (int k = 0; k < nrounds; k++)
 		v[k] = at(k, s, w, off);
 	return summarize(v, limit, le);
 }
@@ -909,10 +916,10 @@ static void report_xsflood(FILE *j)
 	for (int p = 0; p < XF_PHASES; p++) {
 		printf("  %-24s", xf_phase_names[p]);
 		for (int k = 0; k < XF_FIGS; k++) {
-			for (int r = 0; r < ROUNDS; r++)
+			for (int r = 0; r < nrounds; r++)
 				v[r] = r < xf_rounds ? xf[r][p][k] : 0;
 			sort3(v, xf_rounds);
-			printf("  %s %.1f (%.1f-%.1f)", fig_names[k], v[xf_rounds / 2], v[0], v[xf_rounds - 1]);
+			printf("  %s %.1f (%.1f-%.1f)", fig_names[k], mid(v, xf_rounds), v[0], v[xf_rounds - 1]);
 		}
 		printf("\n");
 	}
@@ -927,7 +934,7 @@ static void report_xsflood(FILE *j)
 			                : w[XF_MAX] / xf[r][XF_HOST][XF_MAX];
 		}
 		sort3(v, xf_rounds);
-		med[q] = v[xf_rounds / 2];
+		med[q] = mid(v, xf_rounds);
 		printf("  %-40s %6.2f (%.2f-%.2f)%s\n", rname[q], med[q], v[0], v[xf_rounds - 1],
 		       q == 0 ? (med[q] <= 1.5 ? "  (<= 1.50) met" : "  (<= 1.50) MISSED") : "  (for reference)");
 	}
@@ -951,7 +958,7 @@ static void target(const char *label, struct ratio r, double limit, int le)
 	else
 		printf("%6.2f (%.2f-%.2f)  (%s %.2f)  %s, in %d of %d rounds\n", r.med, r.min, r.max,
 		       le ? "<=" : ">=", limit, (le ? r.med <= limit : r.med >= limit) ? "met" : "MISSED",
-		       r.met, ROUNDS);
+		       r.met, nrounds);
 }
 
 static const char *verdict(double v, double limit, int le)
@@ -965,7 +972,7 @@ static void report(FILE *j)
 	                                         "fleet 64 guests x 2 devices",
 	                                         "single guest, same window as the fleet"};
 	printf("\ncapture benchmark: guest blkfront -> xensim -> profile-backend -> sink, every sink\n"
-	       "measured in this run (%s); medians of %d rounds\n\n", quick ? "--quick" : "full size", ROUNDS);
+	       "measured in this run (%s); medians of %d rounds\n\n", quick ? "--quick" : "full size", nrounds);
 	printf("%-34s", "");
 	for (int s = 0; s < NSINKS; s++)
 		printf(" %11s", sink_names[s]);
@@ -982,14 +989,17 @@ static void report(FILE *j)
 	ROW("halvm profile MB/s", fig[s][W_HALVM].mb_s);
 	ROW("bulk 32 x 44 KiB MB/s", fig[s][W_BULK44].mb_s);
 	ROW("bulk 8 x 1 MiB indirect MB/s", fig[s][W_BULK1M].mb_s);
-	ROW("fleet 64x2 aggregate MB/s", fig[s][W_FLEET].mb_s);
+	char fl_label[64], rss_label[64];
+	snprintf(fl_label, sizeof(fl_label), "fleet %dx2 aggregate MB/s", FLEET_GUESTS);
+	snprintf(rss_label, sizeof(rss_label), "backend RSS MiB, %d devices busy", FLEET_GUESTS * 2);
+	ROW(fl_label, fig[s][W_FLEET].mb_s);
 	ROW("1 guest, same window, MB/s", fig[s][W_SINGLE].mb_s);
 	ROW("fleet per-guest p50 (us, median)", fig[s][W_FLEET].p50);
 	ROW("fleet per-guest p99 (us, worst)", fig[s][W_FLEET].p99_max);
 	ROW("fleet worst guest p99/p50", fig[s][W_FLEET].worst_ratio);
 	ROW("backend CPU ms/MiB, halvm", fig[s][W_HALVM].cpu_per_mib * 1e3);
 	ROW("backend CPU ms/MiB, bulk 44 KiB", fig[s][W_BULK44].cpu_per_mib * 1e3);
-	ROW("backend RSS MiB, 128 devices busy", rss_fleet_kib[s] / 1024);
+	ROW(rss_label, rss_fleet_kib[s] / 1024);
 	ROW("  of which private (RssAnon)", anon_fleet_kib[s] / 1024);
 	ROW("  of which guest memory (RssShmem)", shmem_fleet_kib[s] / 1024);
 #undef ROW
@@ -997,7 +1007,7 @@ static void report(FILE *j)
 #define P50 offsetof(struct figures, p50)
 #define P99 offsetof(struct figures, p99)
 #define MBS offsetof(struct figures, mb_s)
-	printf("\nround trips per round (us; median, then min-max, of %d rounds):\n", ROUNDS);
+	printf("\nround trips per round (us; median, then min-max, of %d rounds):\n", nrounds);
 	for (int s = 0; s < NSINKS; s++) {
 		double a[3], b[3];
 		FIELD(s, W_HALVM, p50, a);
@@ -1034,8 +1044,9 @@ static void report(FILE *j)
 	target("bulk 1 MiB MB/s, store / raw", b1_raw, 0.8, 0);
 	target("fleet aggregate / single guest, same window", fl, 0.9, 0);
 	target("fleet worst guest p99 / p50", fr, 3.0, 1);
-	struct ratio rss_r = {rss_max / 1024, rss_max / 1024, rss_max / 1024, rss_max / 1024 <= 32 ? ROUNDS : 0};
-	target("backend RSS MiB, 128 busy devices, own (max)", rss_r, 32, 1);
+	struct ratio rss_r = {rss_max / 1024, rss_max / 1024, rss_max / 1024, rss_max / 1024 <= 32 ? nrounds : 0};
+	snprintf(rss_label, sizeof(rss_label), "backend RSS MiB, %d busy devices, own (max)", FLEET_GUESTS * 2);
+	target(rss_label, rss_r, 32, 1);
 	if (rss_at[RSS_SAMPLES - 1] > 0) {
 		printf("  backend RSS over %llu requests, MiB:",
 		       (unsigned long long)rss_at[RSS_SAMPLES - 1]);
@@ -1072,7 +1083,7 @@ static void report(FILE *j)
 	           "\"bulk1m_store_over_raw\":%.3f,\"fleet_over_single\":%.3f,"
 	           "\"fleet_worst_p99_over_p50\":%.3f,\"halvm_p99_store_over_raw\":%.3f,"
 	           "\"halvm_store_over_store_sql\":%.3f,\"rounds\":%d},",
-	        h_raw.med, h_null.med, h_rawd.med, b_raw.med, b1_raw.med, fl.med, fr.med, h99_raw.med, h_sql.med, ROUNDS);
+	        h_raw.med, h_null.med, h_rawd.med, b_raw.med, b1_raw.med, fl.med, fr.med, h99_raw.med, h_sql.med, nrounds);
 	fprintf(j, "\"rss_kib_over_requests\":[");
 	for (int k = 0; k < RSS_SAMPLES; k++)
 		fprintf(j, "%s[%llu,%.0f]", k ? "," : "", (unsigned long long)rss_at[k], rss_over[k]);
@@ -1120,11 +1131,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	double t_start = now();
+	bench_host_print("capture_bench");
 	/* The store, the raw images and the baseline share one filesystem:
 	 * $TMPDIR, else /var/tmp (a disk, where /tmp may be tmpfs). */
 	if (!getenv("TMPDIR") || !*getenv("TMPDIR"))
 		setenv("TMPDIR", "/var/tmp", 1);
 	signal(SIGPIPE, SIG_IGN);
+	if (quick) /* few rounds, a smaller fleet, shorter windows */
+		nrounds = 2, FLEET_GUESTS = 16;
 	if (getenv("CAPTURE_BENCH_FLEET")) {
 		FLEET_GUESTS = atoi(getenv("CAPTURE_BENCH_FLEET"));
 		FLEET_GUESTS = FLEET_GUESTS < 1 ? 1 : FLEET_GUESTS > FLEET_MAX ? FLEET_MAX : FLEET_GUESTS;
@@ -1144,8 +1159,8 @@ int main(int argc, char **argv)
 	mkdir(rawdir, 0700);
 
 	if (only_work && !strcmp(only_work, "xsflood")) {
-		for (int round = 0; round < ROUNDS; round++) {
-			printf("capture_bench: round %d of %d, xenstore flood ...\n", round + 1, ROUNDS);
+		for (int round = 0; round < nrounds; round++) {
+			printf("capture_bench: round %d of %d, xenstore flood ...\n", round + 1, nrounds);
 			fflush(stdout);
 			start_sink(S_STORE, "");
 			bench_xsflood(round);
@@ -1164,11 +1179,12 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	double rss_max[NSINKS] = {0};
-	for (int round = 0; round < ROUNDS; round++)
+	for (int round = 0; round < nrounds; round++)
 	for (int s = 0; s < NSINKS; s++) {
 		if ((only && strcmp(only, sink_names[s])) || (only_work && !strcmp(only_work, "callgrind")))
 			continue;
-		printf("capture_bench: round %d of %d, sink %s ...\n", round + 1, ROUNDS, sink_names[s]);
+		printf("capture_bench: %4.0f s: round %d of %d, sink %s ...\n", now() - t_start, round + 1, nrounds,
+		       sink_names[s]);
 		fflush(stdout);
 		start_sink(s, "");
 		if (!only_work || !strcmp(only_work, "halvm")) {
@@ -1177,9 +1193,9 @@ int main(int argc, char **argv)
 		}
 		if (!only_work || !strcmp(only_work, "bulk")) {
 			settle();
-			bench_bulk(s, W_BULK44, 32, 88, (quick ? 64u : 256u) << 20);
+			bench_bulk(s, W_BULK44, 32, 88, (quick ? 32u : 256u) << 20);
 			settle();
-			bench_bulk(s, W_BULK1M, 8, 2048, (quick ? 64u : 256u) << 20);
+			bench_bulk(s, W_BULK1M, 8, 2048, (quick ? 32u : 256u) << 20);
 		}
 		clean_rawdir();
 		if (!only_work || !strcmp(only_work, "fleet")) {
@@ -1200,13 +1216,14 @@ int main(int argc, char **argv)
 	if (only_work && !strcmp(only_work, "callgrind"))
 		bench_callgrind();
 	if (!only && !only_work) {
-		printf("capture_bench: backend memory over %s requests ...\n", quick ? "100k" : "1M");
+		printf("capture_bench: %4.0f s: backend memory over %s requests ...\n", now() - t_start,
+		       quick ? "40k" : "1M");
 		fflush(stdout);
 		start_sink(S_STORE, "");
 		bench_rss_long();
 		backend_stop(SIGTERM);
 		if (!no_callgrind) {
-			printf("capture_bench: instructions per request (callgrind) ...\n");
+			printf("capture_bench: %4.0f s: instructions per request (callgrind) ...\n", now() - t_start);
 			fflush(stdout);
 			bench_callgrind();
 		}
