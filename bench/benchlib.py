@@ -51,7 +51,7 @@ def need(program, package):
 def need_peers_module(src, module):
     """tests/peers' npm packages (PROFSVC_PEERS names another
     node_modules) holding module; Broken when it is not there."""
-    nm = os.environ.get('PROFSVC_PEERS') or os.path.join(src, 'tests/peers/node_modules')
+    nm = os.path.abspath(os.environ.get('PROFSVC_PEERS') or os.path.join(src, 'tests/peers/node_modules'))
     if not os.path.isdir(os.path.join(nm, module)):
         raise Broken('%s/%s is missing (npm ci --prefix tests/peers; ./quickstart test installs it)'
                      % (nm, module))

@@ -23,13 +23,36 @@ notes the frame after each timeline redraw and the eventlog size that
 redraw has at least.  A flush's latency is from its acknowledgement to the
 first redraw having its bytes: the server's eventlog event, the page's
 fetch of the section, its parse and redraw.  Flushes acknowledged before
-the page's first redraw are not counted.  Skipped without chromium, node or
-puppeteer-core (PROFSVC_PEERS or tests/peers/node_modules).
+the page's first redraw are not counted.  Needs chromium, node and
+puppeteer-core (PROFSVC_PEERS or tests/peers/node_modules): without them
+the bench is broken (exit 1), as it is when a guest, a command or the
+page fails, or a round measures nothing.  A target is a figure, never the
+exit status.  --quick: one round of each, the guests writing the first 40
+heap samples of the profile (4 s at -i0.1) instead of all 193.
 
 usage: live_bench.py --build DIR --src DIR [--json FILE] [--quick] [--runs N] [--only eventlog]
 """
 import argparse, http.client, json, os, re, shutil, signal, statistics, subprocess, sys, tempfile
 import threading, time
+
+import benchlib
+from benchlib import Broken
+
+QUICK_SAMPLES = 40
+
+
+def first_samples(src, dst, n):
+    """The heap profile src cut after its n-th sample, into dst."""
+    out, k = [], 0
+    with open(src, encoding='latin-1') as f:
+        for line in f:
+            out.append(line)
+            if line.startswith('END_SAMPLE'):
+                k += 1
+                if k == n:
+                    break
+    with open(dst, 'w', encoding='latin-1') as f:
+        f.writelines(out)
 
 
 def pct(v, p):
@@ -79,6 +102,9 @@ def one(a, guests, pages, pace):
         env.pop(k, None)
     os.makedirs(w + '/run')
     hp = os.path.join(a.src, 'tests/data/ghc/phases/phases-hd-i0.01.hp')
+    if a.quick:
+        first_samples(hp, w + '/quick.hp', QUICK_SAMPLES)
+        hp = w + '/quick.hp'
     prof = os.path.join(a.src, 'tests/data/ghc/phases/phases-p-hc.prof')
     run = lambda *c, **k: subprocess.run(c, env=env, check=True, capture_output=True, text=True, **k)
     serve = None
@@ -114,8 +140,8 @@ def one(a, guests, pages, pace):
         for p in watchers:
             p.start()
         t0, c0 = time.monotonic(), cpu_ticks(serve.pid)
-        for s in stubs:
-            s.wait()
+        for i, s in enumerate(stubs):
+            benchlib.check_exit('frontend-stub of guest lb-%d' % i, s)
         t1, c1 = time.monotonic(), cpu_ticks(serve.pid)
         for d in doms:
             run(b + '/xensim/xensim', 'destroy', '--dir', w + '/xen', str(d))
@@ -165,7 +191,7 @@ def eventlog_round(a, nm, pace):
         page = subprocess.Popen(['node', os.path.join(a.src, 'bench/eventlog_page.cjs'), nm], env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         if page.stdout.readline().strip() != 'launched':
-            raise RuntimeError('the browser did not start')
+            raise Broken('the browser did not start (bench/eventlog_page.cjs)')
         cfg = w + '/g.cfg'
         with open(cfg, 'w') as f:
             f.write('name = "el-live"\nkernel = "k"\ndisk = [ ' +
@@ -183,14 +209,24 @@ def eventlog_round(a, nm, pace):
             if rid is not None:
                 break
             time.sleep(0.02)
+        if rid is None:
+            raise Broken('the guest el-live never had a run in profdb serve')
+        # the guest held off its CPU while the page opens: one that wrote
+        # its last flush first (a second at 0.02 s; Chromium can take
+        # longer on a busy host) leaves the page nothing to redraw
+        stub.send_signal(signal.SIGSTOP)
         page.stdin.write('http://127.0.0.1:%d/runs/%d\n' % (port, rid))
         page.stdin.flush()
-        if page.stdout.readline().strip() != 'ready':
-            raise RuntimeError('the page did not open')
-        stub.wait()
+        ready = page.stdout.readline().strip() == 'ready'
+        stub.send_signal(signal.SIGCONT)
+        if not ready:
+            raise Broken('the run page did not open in the browser (bench/eventlog_page.cjs)')
+        benchlib.check_exit('frontend-stub --eventlog', stub)
         run(b + '/xensim/xensim', 'destroy', '--dir', w + '/xen', str(dom))
         time.sleep(1)
         out, _ = page.communicate(timeout=60)
+        if page.returncode != 0:
+            raise Broken('bench/eventlog_page.cjs exited with status %d' % page.returncode)
         drawn, errors = [], None
         for line in out.splitlines():
             f = line.split()
@@ -226,12 +262,16 @@ def eventlog_round(a, nm, pace):
         shutil.rmtree(w, ignore_errors=True)
 
 
-def eventlog_live(a, runs, res):
-    nm = os.environ.get('PROFSVC_PEERS') or os.path.join(a.src, 'tests/peers/node_modules')
+def browser_peers(a):
+    """The node_modules holding puppeteer-core; Broken without it, node or
+    chromium (asked first: a missing peer stops the bench before it runs)."""
+    benchlib.need('chromium', 'chromium')
+    benchlib.need('node', 'nodejs')
+    return benchlib.need_peers_module(a.src, 'puppeteer-core')
+
+
+def eventlog_live(a, runs, res, nm):
     print('\nprofdb serve, live: an eventlog flush acknowledged to its timeline redrawn on the page (Chromium)')
-    if not (shutil.which('chromium') and shutil.which('node') and os.path.isdir(nm + '/puppeteer-core')):
-        print('  SKIP: chromium, node or %s/puppeteer-core missing' % nm)
-        return
     print('  %-36s %10s %10s %10s %10s' % ('', 'p50 ms', 'p99 ms', 'flushes', 'redraws'))
     # a buffer every 0.1 s, and five times as often: events coalesce while
     # a fetch is in flight
@@ -239,9 +279,11 @@ def eventlog_live(a, runs, res):
         p50s, p99s, every, redraws, errs = [], [], [], 0, 0
         for _ in range(runs):
             lat, errors, flushes, nd = eventlog_round(a, nm, pace)
-            if lat:
-                p50s.append(pct(lat, 50))
-                p99s.append(pct(lat, 99))
+            if not lat:
+                raise Broken('eventlog flushed every %g s: no flush reached the page (%d flushes, %d redraws, '
+                             'page errors %s)' % (pace / 1000, flushes, nd, errors))
+            p50s.append(pct(lat, 50))
+            p99s.append(pct(lat, 99))
             every += lat
             redraws += nd
             errs += errors or 0
@@ -268,9 +310,11 @@ def main():
     a = ap.parse_args()
     a.build = os.path.abspath(a.build)
     runs = 1 if a.quick else a.runs
+    benchlib.quick_note('live_bench', a.quick)
+    nm = browser_peers(a)
     res = {}
     if a.only == 'eventlog':
-        eventlog_live(a, runs, res)
+        eventlog_live(a, runs, res, nm)
         if a.json:
             with open(a.json, 'w') as f:
                 json.dump(res, f, indent=1)
@@ -283,9 +327,12 @@ def main():
         p50s, p99s, cpus, n = [], [], [], 0
         for _ in range(runs):
             lat, cpu, ended = one(a, guests, pages, pace)
-            if lat:
-                p50s.append(pct(lat, 50))
-                p99s.append(pct(lat, 99))
+            if not lat:
+                raise Broken('%d guests, %d pages: no sample reached a page' % (guests, pages))
+            if not ended:
+                raise Broken('%d guests, %d pages: a page never had its run\'s end event' % (guests, pages))
+            p50s.append(pct(lat, 50))
+            p99s.append(pct(lat, 99))
             cpus.append(cpu)
             n += len(lat)
         name = '%d guest%s, %d page%s, -i%g' % (guests, 's' if guests > 1 else '', pages,
@@ -297,11 +344,11 @@ def main():
         res[name] = {'p50_ms': p50s, 'p99_ms': p99s, 'server_cpu_pct': cpus, 'samples': n}
     print('  targets: p50 < 50 ms, p99 < 250 ms; server CPU < 5% of one core (64 guests at GHC\'s '
           'default -i0.1, 8 pages)')
-    eventlog_live(a, runs, res)
+    eventlog_live(a, runs, res, nm)
     if a.json:
         with open(a.json, 'w') as f:
             json.dump(res, f, indent=1)
 
 
 if __name__ == '__main__':
-    main()
+    benchlib.main('live_bench', main)

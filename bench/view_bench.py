@@ -4,12 +4,18 @@ against its baseline measured in the same run: the heap chart of a 7 MB,
 10,000-sample .hp against hp2ps on the same file; the HTML report against
 2x hp2ps, and its time from opening to drawn chart in headless Chromium;
 peak memory of the parse against the largest sample plus the bands; top
-and diff on two 7 MB .prof files.  Medians of --runs (5) with min and max;
-never a pass/fail, only figures (bench/view.json).
+and diff on two 7 MB .prof files.  Medians of --runs (5; --quick: 3, and
+2 of each page in Chromium) with min and max; a target is a figure, never
+the exit status (bench/view.json).  Its peers, hp2ps and Chromium, are
+needed: without one the bench is broken (exit 1), as it is when a command
+fails or a page never says it drew its chart.
 
 usage: view_bench.py --build DIR --src DIR [--runs N] [--json FILE] [--quick]
 """
 import argparse, json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+
+import benchlib
+from benchlib import Broken
 
 
 def make_hp(src, path, samples):
@@ -59,7 +65,8 @@ def measure(cmd, runs, env=None, cwd=None):
         err = p.stderr.read().decode(errors='replace')
         p.stderr.close()
         if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit('view_bench: %s failed: %s' % (' '.join(cmd), err[-400:]))
+            raise Broken('%s exited with status %d: %s' % (' '.join(cmd), os.waitstatus_to_exitcode(status),
+                                                           err[-400:]))
         out.append((dt, ru.ru_maxrss))
     return out
 
@@ -77,6 +84,10 @@ def main():
     ap.add_argument('--quick', action='store_true')
     a = ap.parse_args()
     runs = 3 if a.quick else a.runs
+    page_runs = 2 if a.quick else a.runs
+    benchlib.quick_note('view_bench', a.quick)
+    hp2ps = benchlib.need('hp2ps', 'ghc')
+    chromium = benchlib.need('chromium', 'chromium')
     profdb = os.path.join(a.build, 'profdb')
     mkdisk = os.path.join(a.build, 'frontend-stub', 'halvm-mkdisk')
     fix = os.path.join(a.src, 'tests', 'data', 'ghc')
@@ -96,7 +107,7 @@ def main():
                                check=True, stdout=subprocess.DEVNULL)
             subprocess.run([profdb, 'import-disk', '--name', name, os.path.join(work, 'p.disk'),
                             os.path.join(work, 'h.disk')], check=True, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # a one-sample profile: what profdb heap needs before any data
         small = os.path.join(work, 'small.hp')
         with open(small, 'w') as f:
@@ -106,26 +117,22 @@ def main():
                        stdout=subprocess.DEVNULL)
         subprocess.run([profdb, 'import-disk', '--name', 'small', os.path.join(work, 'p.disk'),
                         os.path.join(work, 'h.disk')], check=True, env=env,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         # the same two .prof files as runs without a heap profile (4 and 5):
         # diff then times the call stacks alone, as the target names it
         for prof in (prof_a, prof_b):
             subprocess.run([mkdisk, '--prof', prof, os.path.join(work, 'p.disk')], check=True,
                            stdout=subprocess.DEVNULL)
             subprocess.run([profdb, 'import-disk', os.path.join(work, 'p.disk')], check=True, env=env,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         hp_mb, prof_mb = os.path.getsize(hp) / 1e6, os.path.getsize(prof_a) / 1e6
         print('view bench: %.1f MB .hp (10000 samples, largest %d bytes), two %.1f MB .prof files'
               % (hp_mb, largest, prof_mb))
 
         rows = []
-        if shutil.which('hp2ps'):
-            base = measure(['hp2ps', hp], runs, cwd=work)
-            b = stats([t for t, _ in base])
-            rows.append(('hp2ps big.hp (baseline)', b, stats([m for _, m in base]), None))
-        else:
-            b = None
-            print('view bench: no hp2ps (Debian ghc): heap figures without their baseline')
+        base = measure([hp2ps, hp], runs, cwd=work)
+        b = stats([t for t, _ in base])
+        rows.append(('hp2ps big.hp (baseline)', b, stats([m for _, m in base]), None))
         heap = measure([profdb, 'heap', '1', '-o', os.path.join(work, 'h.svg')], runs, env)
         h = stats([t for t, _ in heap])
         rows.append(('profdb heap -o svg', h, stats([m for _, m in heap]), b and h['median'] / b['median']))
@@ -162,49 +169,42 @@ def main():
                  mem['points'], mem['point_bytes'] / 2**20, bound / 2**20, grew / bound,
                  mem['stored_bytes'] / 2**20))
 
-        if shutil.which('chromium'):
-            drawn = []
-            for _ in range(runs):
-                out = subprocess.run(['timeout', '120', 'chromium', '--headless=new', '--no-sandbox',
-                                      '--disable-gpu', '--user-data-dir=' + os.path.join(work, 'chrome'),
-                                      '--virtual-time-budget=20000', '--dump-dom',
-                                      'file://' + os.path.join(work, 'r.html')],
-                                     capture_output=True, text=True)
-                m = re.search(r'data-drawn-ms="(\d+)"', out.stdout)
-                if m:
-                    drawn.append(int(m.group(1)) / 1000)
-            if drawn:
-                d = stats(drawn)
-                res['report opened to chart drawn (chromium)'] = {'seconds': d}
-                print('  report opened to chart drawn in headless Chromium: %.3f s (%.3f-%.3f)'
-                      % (d['median'], d['min'], d['max']))
-            # the same run's page from profdb serve (run 1: the 10,000-sample .hp)
-            senv = {k: v for k, v in env.items() if not k.lower().endswith('_proxy')}
-            serve = subprocess.Popen([profdb, 'serve', '--listen', '127.0.0.1:0'], env=senv,
-                                     stderr=subprocess.PIPE, text=True)
-            try:
-                port = re.search(r'127\.0\.0\.1:(\d+)', serve.stderr.readline()).group(1)
-                served = []
-                for _ in range(runs):
-                    out = subprocess.run(['timeout', '120', 'chromium', '--headless=new', '--no-sandbox',
-                                          '--disable-gpu', '--no-proxy-server',
-                                          '--user-data-dir=' + os.path.join(work, 'chrome'),
-                                          '--virtual-time-budget=20000', '--dump-dom',
-                                          'http://127.0.0.1:%s/runs/1' % port],
-                                         capture_output=True, text=True)
-                    m = re.search(r'data-drawn-ms="(\d+)"', out.stdout)
-                    if m:
-                        served.append(int(m.group(1)) / 1000)
-            finally:
-                serve.terminate()
-                serve.wait()
-            if served:
-                d = stats(served)
-                res['served run page opened to chart drawn (chromium)'] = {'seconds': d}
-                print('  profdb serve\'s /runs/1, opened to chart drawn in headless Chromium: %.3f s (%.3f-%.3f)'
-                      % (d['median'], d['min'], d['max']))
+        def drawn_in_chromium(url, extra=()):
+            """Seconds from opening url to its chart drawn, as the page
+            says (data-drawn-ms); Broken when it does not say."""
+            out = subprocess.run(['timeout', '120', chromium, '--headless=new', '--no-sandbox', '--disable-gpu']
+                                 + list(extra) + ['--user-data-dir=' + os.path.join(work, 'chrome'),
+                                                  '--virtual-time-budget=20000', '--dump-dom', url],
+                                 capture_output=True, text=True)
+            m = re.search(r'data-drawn-ms="(\d+)"', out.stdout)
+            if not m:
+                raise Broken('%s in headless Chromium: no chart drawn (no data-drawn-ms; exit status %d): %s'
+                             % (url, out.returncode, out.stderr.strip()[-400:]))
+            return int(m.group(1)) / 1000
+
+        d = stats([drawn_in_chromium('file://' + os.path.join(work, 'r.html')) for _ in range(page_runs)])
+        res['report opened to chart drawn (chromium)'] = {'seconds': d}
+        print('  report opened to chart drawn in headless Chromium: %.3f s (%.3f-%.3f)'
+              % (d['median'], d['min'], d['max']))
+        # the same run's page from profdb serve (run 1: the 10,000-sample .hp)
+        senv = {k: v for k, v in env.items() if not k.lower().endswith('_proxy')}
+        serve = subprocess.Popen([profdb, 'serve', '--listen', '127.0.0.1:0'], env=senv,
+                                 stderr=subprocess.PIPE, text=True)
+        try:
+            m = re.search(r'127\.0\.0\.1:(\d+)', serve.stderr.readline())
+            if not m:
+                raise Broken('profdb serve did not say where it listens')
+            served = [drawn_in_chromium('http://127.0.0.1:%s/runs/1' % m.group(1), ['--no-proxy-server'])
+                      for _ in range(page_runs)]
+        finally:
+            serve.terminate()
+            serve.wait()
+        d = stats(served)
+        res['served run page opened to chart drawn (chromium)'] = {'seconds': d}
+        print('  profdb serve\'s /runs/1, opened to chart drawn in headless Chromium: %.3f s (%.3f-%.3f)'
+              % (d['median'], d['min'], d['max']))
         res['files'] = {'hp_mb': hp_mb, 'prof_mb': prof_mb}
-        print('  (BENCH_FLAGS=--quick: 3 runs; figures are medians with min-max)')
+        print('  (medians of %d runs, %d of each page, with min-max)' % (runs, page_runs))
         if a.json:
             with open(a.json, 'w') as f:
                 json.dump(res, f, indent=1)
@@ -213,4 +213,4 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    benchlib.main('view_bench', main)
