@@ -203,11 +203,13 @@ static struct pause_hist pause_scrape(void)
 		if (next)
 			*next++ = '\0';
 		double le, v;
-		if (sscanf(line, "profsvc_backend_sample_pause_seconds_bucket{le=\"%lf\"} %lf", &le, &v) == 2 &&
-		    h.nb < BUCKETS_MAX)
-			h.le_us[h.nb] = le * 1e6, h.cum[h.nb++] = v;
-		else
+		/* the finite bounds: le="+Inf" reads as inf, and its count is _count's */
+		if (sscanf(line, "profsvc_backend_sample_pause_seconds_bucket{le=\"%lf\"} %lf", &le, &v) == 2) {
+			if (isfinite(le) && h.nb < BUCKETS_MAX)
+				h.le_us[h.nb] = le * 1e6, h.cum[h.nb++] = v;
+		} else {
 			sscanf(line, "profsvc_backend_sample_pause_seconds_count %lf", &h.n);
+		}
 	}
 	return h;
 }
@@ -460,9 +462,11 @@ static void row(FILE *j, const char *key, const char *label, double *v, int n, c
 	double lo, hi = spread(v, n, &lo), m = median(v, n);
 	const char *verdict = limit < 0 ? "" : (le ? m <= limit : m >= limit) ? "  met" : "  NOT MET";
 	printf("  %-46s %9.3f%s  (%.3f .. %.3f)%s\n", label, m, unit, lo, hi, verdict);
-	if (j)
+	if (j && isfinite(m) && isfinite(lo) && isfinite(hi))
 		fprintf(j, "%s\"%s\":{\"median\":%.6g,\"min\":%.6g,\"max\":%.6g,\"target\":%.6g}", written++ ? "," : "",
 		        key, m, lo, hi, limit);
+	else if (j) /* JSON has no inf or NaN */
+		fprintf(j, "%s\"%s\":null", written++ ? "," : "", key);
 }
 
 /* A mode's pauses over all its rounds: the p99 per sample (the target)
