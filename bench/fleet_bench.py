@@ -117,7 +117,7 @@ def make_store(b, tmp, runs, mb):
     subprocess.run([b + '/frontend-stub/halvm-mkdisk', '--prof', prof, disk], check=True, stdout=subprocess.DEVNULL)
     for i in range(runs):
         subprocess.run([b + '/profdb', '--db', db, 'import-disk', '--force', '--name', 'big-%d' % i, disk],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     os.unlink(disk)
     return db
 

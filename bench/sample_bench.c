@@ -35,6 +35,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
@@ -453,6 +454,43 @@ static double fleet_once(int sampled, double secs)
 	return p99;
 }
 
+/* ---- the daemons' log --------------------------------------------------------------- */
+
+/* xensim's and the backend's lines (hundreds a run) go to a file, the
+ * figures to stdout; a run that fails shows its failures and the end of
+ * the log, one that ends well removes it. */
+static char logpath[4200];
+static int saved_stderr = -1, finished_ok;
+
+static void show_log_on_failure(void)
+{
+	char cmd[9000];
+	if (finished_ok || saved_stderr < 0)
+		return;
+	fflush(stdout);
+	dup2(saved_stderr, 1);
+	dup2(saved_stderr, 2);
+	fprintf(stderr, "sample_bench failed: its failures, then the end of %s:\n", logpath);
+	snprintf(cmd, sizeof(cmd), "grep -E '^(FAIL|aborting|sample_bench:)' '%s' >&2; echo ... >&2; tail -30 '%s' >&2",
+	         logpath, logpath);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(cannot show it)\n");
+}
+
+static void log_to_file(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(logpath, sizeof(logpath), "%s/profsvc-sample-bench.%d.log", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return; /* the log stays on stderr */
+	fflush(stderr);
+	saved_stderr = dup(2);
+	dup2(fd, 2);
+	close(fd);
+	atexit(show_log_on_failure);
+}
+
 /* ---- the report -------------------------------------------------------------------- */
 
 static void row(FILE *j, const char *key, const char *label, double *v, int n, const char *unit,
@@ -515,6 +553,7 @@ int main(int argc, char **argv)
 	double hzk[MAX_ROUNDS] = {0};
 	struct pause_hist pooled[3] = {{0}}; /* by mode: -, 99 Hz, 999 Hz */
 	int spins = !only || !strcmp(only, "spin"), fleets = !only || !strcmp(only, "fleet");
+	log_to_file();
 	harness_start();
 	backend_start("--max-run-bytes 1024G");
 	if (spins)
@@ -596,5 +635,9 @@ int main(int argc, char **argv)
 	else if (tu_failures)
 		fprintf(stderr, "sample_bench: %d product failure(s) (FAIL, above)\n", tu_failures);
 	tu_failures += harness_errors; /* the last line counts both */
-	return tu_finish("sample_bench");
+	int rc = tu_finish("sample_bench");
+	finished_ok = rc == 0;
+	if (finished_ok && logpath[0])
+		unlink(logpath);
+	return rc;
 }
