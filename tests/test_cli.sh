@@ -197,7 +197,7 @@ expect 1 "missing from index" -- "$PROFDB" --db "$T/idx.db" check --quick
 [ "$(wc -l <"$T/err")" = 6 ] && tail -1 "$T/err" | grep -q "damaged: SQLite's checks found 7 problems (the first named above) (--quick" &&
 	ok || fail "check of a damaged index: $(cat "$T/err")"
 # and so does profdb serve: an error, not the wrong bytes
-if command -v curl >/dev/null; then
+if need curl; then
 	"$PROFDB" --db "$ROT" serve --listen 127.0.0.1:0 2>"$T/serve-rot.log" &
 	RS=$!
 	for _ in $(seq 100); do grep -q 'serving' "$T/serve-rot.log" && break; sleep 0.1; done
@@ -484,14 +484,19 @@ else
 fi
 
 # --- users who are not root get told why ---------------------------------------------------
+# (profdb copied where nobody may run it: the build tree may be in root's
+# 0700 home; and nobody's working directory is T, not one nobody cannot
+# enter)
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- true 2>/dev/null; then
-	mkdir -m 755 "$T/nr"
+	mkdir -m 755 "$T/nr" "$T/bin"
+	cp "$PROFDB" "$T/bin/profdb" && chmod 0755 "$T/bin/profdb"
 	cp "$PROFSVC_DB" "$T/nr/p.db"
 	chmod 755 "$T"
-	expect 1 "root-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
+	as_nr() { (cd "$T" && runuser -u nobody -- "$T/bin/profdb" "$@"); }
+	expect 1 "root-only" -- as_nr --db "$T/nr/p.db" query runs
 	chmod 644 "$T/nr/p.db"
-	expect 1 "write access to its directory" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
-	expect 1 "read-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" import-disk "$T/prof.disk"
+	expect 1 "write access to its directory" -- as_nr --db "$T/nr/p.db" query runs
+	expect 1 "read-only" -- as_nr --db "$T/nr/p.db" import-disk "$T/prof.disk"
 	chmod 700 "$T"
 else
 	echo "note: not root (or no runuser): skipped the non-root access checks"
@@ -511,7 +516,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group nogroup >
 		fail "import-disk into a shared directory"
 	m=$(stat -c '%a %G' "$SH/profiles.db" "$SH/profiles.db-wal" "$SH/profiles.db-shm" 2>&1 | sort -u)
 	[ "$m" = "640 nogroup" ] && ok || fail "a shared store's files: $m (want 640 nogroup)"
-	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	as_nobody() { (cd "$T" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 	# (a copy: the build tree may be where nobody cannot go)
 	mkdir -p "$T/bin" && cp "$PROFDB" "$T/bin/profdb" && chmod 0755 "$T/bin" "$T/bin/profdb"
 	as_nobody "$T/bin/profdb" --db "$SH/profiles.db" query runs >"$T/out" 2>&1 && grep -q shared "$T/out" && ok ||

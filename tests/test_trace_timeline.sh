@@ -31,11 +31,7 @@ SERVE_PID= STUB_PID= WATCH_PID=
 at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; [ -n "$STUB_PID" ] && kill "$STUB_PID" 2>/dev/null; [ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null'
 keep_at_exit '"$T"/*.png'
 CHECK="python3 $S/tests/trace_timeline_check.py"
-if ! command -v babeltrace2 >/dev/null; then
-	[ -n "${CI:-}" ] && { echo "test_trace_timeline: babeltrace2 missing (quickstart test installs it)"; exit 1; }
-	echo "test_trace_timeline: babeltrace2 not installed: skipped"
-	exit 77
-fi
+need babeltrace2 || exit 77
 with_browser
 
 import plain "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-hd-i0.01.hp" # run 1: no trace
