@@ -22,7 +22,8 @@ exits 1 if there is a problem.  It compares, both ways:
    use only subcommands and options the help names.
 2. Facts the server decides: /api/runs's `limit` (its default and largest
    value, web/), and that /api/runs/N/eventlog is HTML, as the README, the
-   man page and docs/json.md say them.
+   man page and docs/json.md say them; and every command whose help has
+   --json has its document in docs/json.md.
 3. The suites: docs/testing.md's table names every suite of Makefile.am's
    TESTS and no other; its fast tier names FAST_TESTS exactly.
 4. Links: every link of the README to a heading (#anchor), to docs/*.md and
@@ -523,6 +524,15 @@ def check_options(src, build):
     compare("xensim --help", subs, "xensim(1) COMMANDS", set(mc), "xensim's commands")
 
     check_completion(src, per, bper, common)
+
+    # every command that prints JSON has its document in docs/json.md
+    spans = re.findall(r"`([^`]*--json[^`]*)`", open(os.path.join(src, "docs", "json.md"), encoding="utf-8").read())
+    for prog, subs in (("profdb", per), ("profile-backend", bper)):
+        for sub in sorted(s for s, o in subs.items() if "--json" in o):
+            lead = "" if prog == "profdb" else prog + " "
+            said(any(re.match(r"(?:--db \S+ )?" + re.escape(lead + sub) + r"\b", sp) for sp in spans),
+                 f"docs/json.md has {prog} {sub} --json's document",
+                 f"{prog} {sub} --json: docs/json.md has no document for it (a `{lead}{sub} ... --json` row)")
 
     # every other command line of the docs: real commands and options only
     known = {"profdb": per, "profile-backend": bper, "xensim": xper}
