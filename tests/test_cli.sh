@@ -40,7 +40,7 @@ expect 0 "" -- "$PROFDB" --version
 expect 0 "" -- "$PROFDB" import-disk --name leak "$T/prof.disk" "$T/hp.disk"
 grep -q "imported run 1 (leak)" "$T/out" && ok || fail "import output: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" query runs
-grep -Eq '^ +1 +leak +- .* complete +4064 +5559$' "$T/out" && ok || fail "query table: $(cat "$T/out")"
+grep -Eq '^ +1 +leak +- .* complete +4064 +5559  \.prof, \.hp$' "$T/out" && ok || fail "query table: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" query runs --json
 [ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "invalid JSON: $(cat "$T/out")"
 grep -q '"prof_bytes":4064' "$T/out" && ok || fail "JSON prof_bytes"

@@ -241,12 +241,17 @@ static void fill_facts(struct view_report *r)
 	const struct store_run *run = &r->run;
 	view_profile_caption(run, r->caption, sizeof(r->caption));
 	view_format_time(run->started_us, r->started, sizeof(r->started));
+	/* the duration as every view gives it (view_format.h); a live page
+	 * counts it on (live.js) */
+	int64_t us = view_run_duration_us(run, store_now_us());
+	char d[32];
+	view_format_duration(us, d, sizeof(d));
 	if (run->ended_us) {
 		view_format_time(run->ended_us, r->ended, sizeof(r->ended));
-		view_format_duration(run->ended_us - run->started_us, r->dur, sizeof(r->dur));
+		snprintf(r->dur, sizeof(r->dur), "%s", d);
 	} else {
 		snprintf(r->ended, sizeof(r->ended), "(running)");
-		snprintf(r->dur, sizeof(r->dur), "-");
+		snprintf(r->dur, sizeof(r->dur), us < 0 ? "unknown (no backend running)" : "%s (still running)", d);
 	}
 	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
 	/* sizes as the pages show them: "8.2 kB (8,176 bytes)" */
