@@ -145,12 +145,8 @@ static void fill_compare(struct view_report *r, struct view *v)
 	long long a = (long long)r->arun.run_id, b = (long long)r->run.run_id;
 	if (r->a_hp && r->have_hp) {
 		char ka = cmp_hp_kind(r->ahp.job), kb = cmp_hp_kind(r->hp.job);
-		if (ka && kb && ka != kb)
-			snprintf(r->kind_warn, sizeof(r->kind_warn),
-			         "The two heap profiles are of different kinds: run %lld's is by %s, run %lld's by "
-			         "%s. Their bands are different things, so none match: compare runs profiled "
-			         "the same way.",
-			         a, cmp_hp_kind_name(ka), b, cmp_hp_kind_name(kb));
+		if (cmp_kind_warning(r->kind_warn, sizeof(r->kind_warn), a, r->ahp.job, b, r->hp.job))
+			;
 		else if (!ka != !kb)
 			add_cwarn(r, "Run %lld's heap profile does not say what it is by (no -h option on its JOB "
 			             "line), run %lld's is by %s: the bands may be different things.",

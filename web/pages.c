@@ -283,6 +283,11 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	view_report_input(&rr, &in);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	/* the .hp download is the guest's xvdp2: a heap drawn from GHC's
+	 * eventlog has none to give */
+	struct store_device_info hpdev;
+	int hp_device = view_snapshot(&v, NULL) == 0 && store_find_device(v.s, id, "xvdp2", &hpdev) == 0 &&
+	                hpdev.role == STORE_ROLE_HP;
 	static const char *const files[][2] = {
 		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
 		{"folded stacks", "folded"}, {"report.html", "report.html"},
@@ -292,7 +297,7 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 			continue;
 		if (i == 0 && rr.from_samples)
 			continue; /* no .prof: the time profile is the stack samples */
-		if (i == 1 && !rr.have_hp && rr.run.hp_bytes < 0)
+		if (i == 1 && (!hp_device || (!rr.have_hp && rr.run.hp_bytes < 0)))
 			continue;
 		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/%s", idbuf, files[i][1]);
 		lv[2 * nl] = files[i][0];
