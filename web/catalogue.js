@@ -116,7 +116,7 @@
       st.appendChild(el('span', { 'class': 'badge ' + r.state }, r.state === 'running' ? 'live' : r.state));
       tr.appendChild(st);
       tr.appendChild(el('td', {}, r.started));
-      tr.appendChild(el('td', { 'class': 'num' }, dur(r, now)));
+      tr.appendChild(el('td', { 'class': 'num dur' }, dur(r, now)));
       tr.appendChild(size('prof', r.prof_bytes));
       tr.appendChild(size('hp', r.hp_bytes));
       tr.appendChild(el('td', { 'class': 'holds' }, holds(r)));

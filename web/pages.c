@@ -164,7 +164,7 @@ static int row(void *ctx, const struct store_run *run)
 	fputs("<td class=\"name\">", f);
 	markup_text(f, r->name);
 	fprintf(f, "</td><td class=\"state\"><span class=\"badge %s\">%s</span></td><td>%s</td>"
-	           "<td class=\"num\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
+	           "<td class=\"num dur\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
 	size_cell(f, "prof", r->prof_bytes);
 	size_cell(f, "hp", r->hp_bytes);
 	fprintf(f, "<td class=\"holds\">%s</td>", holds); /* (our words and figures: nothing to escape) */
