@@ -32,7 +32,8 @@ static const char usage[] =
 	"  with -P or -pj); inherited over the outermost stacks.  -n 0 lists all\n"
 	"  (default 20).\n"
 	"  --samples: the functions of the run's stack samples (profile-backend\n"
-	"  sample) instead, self (%time) and inclusive (inh%tm) shares.\n";
+	"  sample) instead, self (%time) and inclusive (inh%tm) shares; a run with\n"
+	"  samples and no .prof shows them without it.\n";
 
 static const struct {
 	const char *name;
