@@ -30,6 +30,8 @@ static const char usage[] =
 	"                          JSON, a CTF or Chrome trace, the stack samples' exports\n"
 	"  export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
 	"                          write the raw disk image a raw-disk backend would hold\n"
+	"  import [--name NAME] [--force] [--json] FILE...\n"
+	"                          turn a .prof, .hp and eventlog GHC wrote into a run\n"
 	"  import-disk [--name NAME] [--force] [--json] PROF.disk [HP.disk]\n"
 	"  import-disk [--name NAME] [--force] [--json] [--prof PROF.disk] [--hp HP.disk]\n"
 	"              [--eventlog E.disk]  turn old HaLVM raw images into a run\n"
@@ -75,7 +77,8 @@ static const struct {
 } commands[] = {
 	{"query", cmd_query},         {"show", cmd_show},
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
-	{"import-disk", cmd_import_disk}, {"check", cmd_check},
+	{"import", cmd_import},       {"import-disk", cmd_import_disk},
+	{"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
 	{"flame", cmd_flame},         {"diff", cmd_diff},
 	{"report", cmd_report},       {"serve", cmd_serve},

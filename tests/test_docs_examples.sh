@@ -92,6 +92,10 @@ start_backend
 # the files the examples name: old raw images, a guest's config
 setup "$MKDISK" --prof "$FIX/phases/phases-p-hc.prof" "$T/prof.disk"
 setup "$MKDISK" --hp "$FIX/phases/phases-p-hc.hp" "$T/hp.disk"
+# and the plain files GHC writes (profdb import)
+cp "$FIX/phases/phases-p-hc.prof" "$T/app.prof"
+cp "$FIX/phases/phases-p-hc.hp" "$T/app.hp"
+cp "$S/tests/data/eventlog/threaded.eventlog" "$T/app.eventlog"
 
 # --- the placeholders: what each word stands for ------------------------------------------
 # value WORD SECTION: the word to run in place of WORD (in the section SECTION
@@ -144,7 +148,7 @@ while IFS=$'\t' read -r file line section cmd; do
 	W="$T/ex-$i"
 	mkdir -p "$W/store"
 	cp "$T"/pristine/p.db* "$W/store/"
-	cp "$T/prof.disk" "$T/hp.disk" "$T/guest.cfg" "$W/"
+	cp "$T/prof.disk" "$T/hp.disk" "$T/guest.cfg" "$T/app.prof" "$T/app.hp" "$T/app.eventlog" "$W/"
 	argv=() bad=
 	for w in $cmd; do
 		value "$w" "$section" || { bad=$w; break; }

@@ -83,7 +83,7 @@ expect 0 "" -- "$PROFDB" query runs --json; shape runs "query runs --json"
 [ "$(jx '$.runs[0].eventlog_bytes') $(jx '$.runs[0].prof_bytes')" = "$(stat -c %s "$EV") $(stat -c %s "$PROF")" ] && ok ||
 	fail "query runs --json: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" query runs
-head -1 "$T/out" | grep -q "HP    EVENTLOG$" && grep -q " complete .* $(stat -c %s "$EV")$" "$T/out" && ok ||
+head -1 "$T/out" | grep -q "HP    EVENTLOG  HOLDS$" && grep -q " complete .* $(stat -c %s "$EV")  \.prof, \.hp, eventlog$" "$T/out" && ok ||
 	fail "query runs: $(cat "$T/out")"
 # the report's facts give its size
 expect 0 "" -- "$PROFDB" report "$RUN" -o "$T/r.html"

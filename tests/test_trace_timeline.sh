@@ -180,6 +180,6 @@ assert set(tr[0]) == {"events", "packets_kept", "packets_lost", "threads", "thre
                       "gc_longest_ns", "span_ns", "ended", "counters"}, set(tr[0])
 assert "end" in docs[-1]
 PY
-grep '"trace"' "$T/watch.json" | tail -1 >"$T/wt.json" && python3 "$S/tests/json_shapes.py" watch_trace "$T/wt.json" && ok ||
+grep '^{"trace"' "$T/watch.json" | tail -1 >"$T/wt.json" && python3 "$S/tests/json_shapes.py" watch_trace "$T/wt.json" && ok ||
 	fail "watch's trace object is not as docs/json.md says"
 finish test_trace_timeline
