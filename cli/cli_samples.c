@@ -130,8 +130,12 @@ int cli_samples_show(struct store *s, const struct store_run *run, json_t **json
 		                  "program", view_json_guest(p.program ? p.program : ""), "ended", p.ended, "cut", p.cut);
 	} else {
 		printf("samples (taken from dom0)\n");
-		printf("  taken           %zu (%llu lost) at %u Hz, %u vCPU%s, over %.2f s\n", p.nsamples,
-		       (unsigned long long)p.lost, p.hz, p.vcpus, p.vcpus == 1 ? "" : "s", span_s(&p));
+		/* the samples' own clock, first to last: not the run's duration */
+		char span[32];
+		view_format_duration(p.nsamples ? (int64_t)((p.samples[p.nsamples - 1].t_ns - p.samples[0].t_ns) / 1000) : 0,
+		                     span, sizeof(span));
+		printf("  taken           %zu (%llu lost) at %u Hz, %u vCPU%s; %s from the first to the last\n",
+		       p.nsamples, (unsigned long long)p.lost, p.hz, p.vcpus, p.vcpus == 1 ? "" : "s", span);
 		printf("  frames          %zu distinct\n", p.nframes);
 		fputs("  program         ", stdout);
 		safe_text_print(stdout, p.program ? p.program : "", 0);

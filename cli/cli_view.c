@@ -34,12 +34,24 @@ int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *
 	return view_read_time_profile(v, arg, p, rd, &e);
 }
 
-int cli_read_profile_or_samples(struct view *v, const char *arg, int samples, struct time_profile *p,
+int cli_read_profile_or_samples(struct view *v, const char *arg, int *samples, struct time_profile *p,
                                 struct view_profile_read *rd)
 {
 	struct view_err e;
 	cli_view_err(&e);
-	return samples ? view_read_samples_profile(v, arg, p, rd, &e) : view_read_time_profile(v, arg, p, rd, &e);
+	if (*samples)
+		return view_read_samples_profile(v, arg, p, rd, &e);
+	int rc = view_read_time_profile_or_samples(v, arg, p, rd, samples, &e);
+	if (rc == 0 && *samples)
+		cli_warn("run %lld has no .prof: its stack samples are shown (as with --samples)",
+		         (long long)rd->run.run_id);
+	/* a .prof not (yet) readable, and samples beside it: say where they are */
+	struct store_device_info dev;
+	int64_t id;
+	if (rc != 0 && !*samples && view_resolve(v, arg, &id, NULL) == 0 && view_snapshot(v, NULL) == 0 &&
+	    store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0)
+		cli_err("run %lld has stack samples too: add --samples to see them", (long long)id);
+	return rc;
 }
 
 int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,

@@ -21,9 +21,12 @@ int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *
                           struct view_profile_read *rd);
 int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
                           struct view_profile_read *rd);
-/* The run's time profile, or with samples its stack samples as one
- * (top --samples, flame --samples); 0, or 1 (reported). */
-int cli_read_profile_or_samples(struct view *v, const char *arg, int samples, struct time_profile *p,
+/* The run's time profile, or with *samples its stack samples as one
+ * (top --samples, flame --samples); a run with samples and no .prof
+ * device gives its samples too, *samples set and a warning saying so,
+ * and one whose .prof cannot be read says that it has samples.  0, or 1
+ * (reported). */
+int cli_read_profile_or_samples(struct view *v, const char *arg, int *samples, struct time_profile *p,
                                 struct view_profile_read *rd);
 
 struct hp_chart;

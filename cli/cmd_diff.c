@@ -189,6 +189,10 @@ static int diff_bands(const struct view_diff_side *s, const struct diff_opts *o,
 			printf("\nheap bands: not compared (a run has no readable .hp)\n");
 		return 0;
 	}
+	char warn[600]; /* as the compare page warns */
+	if (cmp_kind_warning(warn, sizeof(warn), (long long)s[0].rd.run.run_id, s[0].hp.job,
+	                     (long long)s[1].rd.run.run_id, s[1].hp.job))
+		cli_warn("%s", warn);
 	if (!(cb = cmp_bands(&s[0].hp, &s[1].hp, &n))) {
 		cli_err("out of memory comparing heap bands");
 		return 1;

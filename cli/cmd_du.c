@@ -4,7 +4,11 @@
  * holes of given-back slots are free), what is free or waiting to be
  * given back, and the runs that hold the most.
  *
- * May call: store/store.h, view/view_json.h, cli_util.h, cli_json.h.
+ * Sizes as every view writes them (profile/report.h's report_fmt_size:
+ * "8.2 kB (8,176 bytes)").
+ *
+ * May call: store/store.h, view/view_json.h, profile/report.h (sizes),
+ *           cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -12,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../profile/report.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -29,13 +34,21 @@ static json_t *file_json(const struct store_file_space *f)
 	                 (json_int_t)f->allocated);
 }
 
+/* A size as the views write it: "8.2 kB (8,176 bytes)", "512 B". */
+static const char *size_text(int64_t bytes, char *buf, size_t len)
+{
+	report_fmt_size(bytes > 0 ? (uint64_t)bytes : 0, buf, len);
+	return buf;
+}
+
 static void file_text(const char *what, const struct store_file_space *f)
 {
+	char a[64], b[64];
 	if (f->apparent < 0)
 		printf("  %-10s -\n", what);
 	else
-		printf("  %-10s %14lld allocated %14lld apparent\n", what, (long long)f->allocated,
-		       (long long)f->apparent);
+		printf("  %-10s %s allocated, %s apparent\n", what, size_text(f->allocated, a, sizeof(a)),
+		       size_text(f->apparent, b, sizeof(b)));
 }
 
 /* -n N: how many runs to list, the largest first (0: all). */
@@ -94,20 +107,20 @@ int cmd_du(const char *db, int argc, char **argv)
 		                          "reclaimable_data_bytes", (json_int_t)freed_slots, "runs", a));
 		goto out;
 	}
-	printf("%s\n", db);
+	char a[64], b[64], c[64];
+	safe_text_print(stdout, db, 0);
+	putchar('\n');
 	file_text("database", &sp.db);
 	file_text("WAL", &sp.wal);
 	file_text("data file", &sp.data);
-	printf("  free       %14lld bytes of database pages (given back by delete/prune)\n",
-	       (long long)free_db);
-	printf("  freed      %14lld bytes of data-file slots waiting to be given back\n",
-	       (long long)freed_slots);
+	printf("  free       %s of database pages (given back by delete/prune)\n", size_text(free_db, a, sizeof(a)));
+	printf("  freed      %s of data-file slots waiting to be given back\n", size_text(freed_slots, a, sizeof(a)));
 	if (n)
-		printf("%8s  %14s  %14s  %14s\n", "RUN", "BYTES", "IN DATABASE", "IN DATA FILE");
+		printf("%8s  %-30s  %-30s  %s\n", "RUN", "SIZE", "IN DATABASE", "IN DATA FILE");
 	for (size_t i = 0; i < n; i++)
-		printf("%8lld  %14lld  %14lld  %14lld\n", (long long)runs[i].run_id,
-		       (long long)(runs[i].db_bytes + runs[i].slot_bytes), (long long)runs[i].db_bytes,
-		       (long long)runs[i].slot_bytes);
+		printf("%8lld  %-30s  %-30s  %s\n", (long long)runs[i].run_id,
+		       size_text(runs[i].db_bytes + runs[i].slot_bytes, a, sizeof(a)),
+		       size_text(runs[i].db_bytes, b, sizeof(b)), size_text(runs[i].slot_bytes, c, sizeof(c)));
 	rc = fflush(stdout) == 0 ? 0 : 1;
 out:
 	free(runs);

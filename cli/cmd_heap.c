@@ -62,6 +62,8 @@ static int load(struct view *v, const char *arg, const struct hp_chart_opts *o, 
 		        (unsigned long long)h->rd.bytes);
 		return 1;
 	}
+	if (h->hp.nsamples == 1 && !h->note[0]) /* said in the SVG's panel, where no band can be drawn */
+		snprintf(h->note, sizeof(h->note), "one sample only (%.3f s): no chart", h->hp.times[0]);
 	if (hp_chart_make(&h->hp, o, &h->chart) != 0) {
 		cli_err("out of memory charting run %lld", id);
 		return 1;
@@ -102,8 +104,11 @@ static void print_summary(const struct heap_run *h)
 		fputs(" \xc2\xb7 ", stdout);
 		safe_text_print(stdout, h->hp.date, 0);
 	}
-	printf("\n  %zu samples over %g s; peak %s at %g s\n", c->nsamples,
-	       c->times[c->nsamples - 1] - c->times[0], peak, c->times[peak_k]);
+	if (c->nsamples == 1)
+		printf("\n  1 sample only, at %g s (a chart needs two): %s\n", c->times[0], peak);
+	else
+		printf("\n  %zu samples over %g s; peak %s at %g s\n", c->nsamples,
+		       c->times[c->nsamples - 1] - c->times[0], peak, c->times[peak_k]);
 	printf("  %zu bands shown", c->nbands);
 	if (c->dropped_trace)
 		printf(", %zu trace bands dropped", c->dropped_trace);

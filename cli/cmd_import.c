@@ -1,13 +1,17 @@
 /*
- * cmd_import.c - `profdb import-disk`: old HaLVM raw images (the
- * pre-sized prof.disk/hp.disk of the raw-disk way) become one run, so users
- * keep their history.  The whole import is one transaction: a failure
- * leaves no partial run behind.  Each image is recognised before anything
- * is stored (docs/halvm-profile-protocol.md: status block in sector 0, the
- * file from sector 1): a .hp begins with its JOB line, a .prof with GHC's
- * report header (or '{' for -pj), an eventlog (xvdp3) with GHC's header
- * marker "hdrb"; an image given in another's place, an all-zero one, or a
- * file that is no profile disk is refused.
+ * cmd_import.c - putting profiles a user already has into the store as
+ * runs.  `profdb import FILE...`: plain .prof, .hp and eventlog files, as
+ * GHC wrote them, become one run whose exports give them back byte for
+ * byte.  `profdb import-disk`: old HaLVM raw images (the pre-sized
+ * prof.disk/hp.disk of the raw-disk way) become one run, so users keep
+ * their history.  Either import commits in transactions of 1 MiB and
+ * leaves no partial run behind when it fails.  Each file or image is
+ * recognised before anything is stored (docs/halvm-profile-protocol.md:
+ * an image has its status block in sector 0, the file from sector 1): a
+ * .hp begins with its JOB line, a .prof with GHC's report header (or '{'
+ * for -pj), an eventlog (xvdp3) with GHC's header marker "hdrb"; an image
+ * given in another's place, an all-zero one, or a file that is no
+ * profile is refused.
  *
  * May call: store/ (store.h, store_export.h), view/view_json.h, cli_util.h,
  *           cli_json.h, libc.
@@ -45,8 +49,10 @@ struct image {
 	struct stat st;
 	const char *vdev;
 	int32_t devid;
+	int plain;        /* a plain file (import), not a raw disk image (import-disk) */
 };
 
+/* 0; -1 (reported); 1 for an empty plain file (import leaves it out). */
 static int open_image(struct image *im)
 {
 	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer
@@ -60,7 +66,9 @@ static int open_image(struct image *im)
 		cli_err("%s is not a regular file (a raw disk image is expected)", im->path);
 		return -1;
 	}
-	if (im->st.st_size < 2 * (off_t)STORE_SECTOR_SIZE) {
+	if (im->plain && im->st.st_size == 0)
+		return 1; /* the caller says so */
+	if (!im->plain && im->st.st_size < 2 * (off_t)STORE_SECTOR_SIZE) {
 		cli_err("%s is %s: a profile disk holds at least a status block and one sector",
 		        im->path, im->st.st_size == 0 ? "empty" : "too small");
 		return -1;
@@ -324,7 +332,7 @@ static int copy_image(struct import *x, const struct image *im, struct store_dev
 		}
 		if (store_batch_begin(x->s) != 0)
 			return -1;
-		if (store_import_disk(dev, im->fd, size, &pos, IMPORT_BATCH_BYTES) != 0) {
+		if ((im->plain ? store_import_file : store_import_disk)(dev, im->fd, size, &pos, IMPORT_BATCH_BYTES) != 0) {
 			cli_err("importing %s: %s", im->path, store_errmsg(x->s));
 			return 1;
 		}
@@ -377,7 +385,8 @@ static int import_run(struct import *x, const struct image *im)
 		if (!im[i].path)
 			continue;
 		uint64_t size = (uint64_t)im[i].st.st_size;
-		uint64_t cap = (size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
+		/* a plain file goes after a status block, as a guest writes it */
+		uint64_t cap = (size + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE + (im[i].plain ? 1 : 0);
 		if (store_device_create(x->s, x->run.run_id, im[i].vdev, im[i].devid, cap, &x->dev[i]) != 0)
 			return -1;
 	}
@@ -482,6 +491,131 @@ int cmd_import_disk(const char *db, int argc, char **argv)
 		return rc;
 	first = check_images(&o);
 	rc = first < 0 ? 1 : import(db, &o, first);
+	for (int i = 0; i < NIMAGES; i++)
+		if (o.im[i].fd >= 0)
+			close(o.im[i].fd);
+	return rc;
+}
+
+/* ---- profdb import FILE... ----------------------------------------------------- */
+
+static const char import_usage[] =
+	"usage: profdb import [--name NAME] [--force] [--json] FILE...\n"
+	"  Plain profiles as GHC wrote them become one run: a .prof (time profile),\n"
+	"  a .hp (heap profile), an eventlog (+RTS -l), at most one of each, told\n"
+	"  apart by their first bytes; exporting the run gives each back byte for\n"
+	"  byte.  The run is named after the first FILE (up to its first '.')\n"
+	"  unless --name.  A file that is none of them is refused; --force takes\n"
+	"  it by its name's ending (.prof, .hp, .eventlog).  HaLVM raw disk\n"
+	"  images go through import-disk.\n"
+	"  --json prints the new run and its devices (docs/json.md).\n";
+
+/* Which slot a plain file takes (0 .prof, 1 .hp, 2 eventlog), by its
+ * first bytes (with force, by its name when they say nothing): the slot,
+ * or -1 (reported). */
+static int file_slot(const struct image *im, int force)
+{
+	uint8_t b[STORE_SECTOR_SIZE];
+	size_t want = (uint64_t)im->st.st_size < sizeof(b) ? (size_t)im->st.st_size : sizeof(b), got = 0;
+	while (got < want) {
+		ssize_t n = pread(im->fd, b + got, want - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			cli_err("reading %s: %s", im->path, n < 0 ? strerror(errno) : "it shrank");
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	if (got >= 4 && !memcmp(b, "JOB ", 4))
+		return 1;
+	if (got >= 4 && looks_eventlog(b))
+		return 2;
+	if (looks_prof(b, got))
+		return 0;
+	if (force) {
+		static const char *const ends[] = {".prof", ".hp", ".eventlog"};
+		size_t len = strlen(im->path);
+		for (int i = 0; i < NIMAGES; i++) {
+			size_t e = strlen(ends[i]);
+			if (len > e && !strcmp(im->path + len - e, ends[i]))
+				return i;
+		}
+		cli_err("%s: neither its first bytes nor its name (.prof, .hp, .eventlog) say what it is", im->path);
+		return -1;
+	}
+	static const char retainer[] = "Retainer Profiling";
+	if (got >= sizeof(retainer) - 1 && !memcmp(b, retainer, sizeof(retainer) - 1))
+		cli_err("%s is GHC's retainer profiling log (+RTS -hr), not a time profile: its heap profile is "
+		        "the .hp (--force imports it as the .prof anyway)", im->path);
+	else if (got == sizeof(b) && status_block_decode(b, &(struct status_block){0}) == STATUS_BLOCK_VALID)
+		cli_err("%s is a raw disk image (its first sector is a HaLVM status block): profdb import-disk "
+		        "takes those", im->path);
+	else
+		cli_err("%s is not a profile GHC wrote: a .prof begins with GHC's report header (or '{' for -pj), "
+		        "a .hp with a JOB line, an eventlog with \"hdrb\" (--force takes it by its name)", im->path);
+	return -1;
+}
+
+int cmd_import(const char *db, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"name", required_argument, NULL, 'n'},
+		{"force", no_argument, NULL, 'f'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	static const struct cli_optspec spec = {import_usage, "h", opts, -1, import_opt};
+	static const char *const what[] = {"time profile (.prof)", "heap profile (.hp)", "eventlog"};
+	struct import_opts o = {.im = {{.fd = -1, .vdev = "xvdp1", .devid = 51953, .plain = 1},
+	                               {.fd = -1, .vdev = "xvdp2", .devid = 51954, .plain = 1},
+	                               {.fd = -1, .vdev = "xvdp3", .devid = 51955, .plain = 1}}};
+	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json), first = -1;
+
+	if (rc != CLI_GO_ON)
+		return rc;
+	int n = argc - optind;
+	if (n < 1 || n > NIMAGES) {
+		if (n > NIMAGES)
+			cli_err("at most %d files: a .prof, a .hp and an eventlog of one run", NIMAGES);
+		fputs(import_usage, stderr);
+		return EXIT_USAGE;
+	}
+	rc = 1;
+	for (int i = 0; i < n; i++) {
+		struct image im = {.path = argv[optind + i], .fd = -1, .plain = 1};
+		int r = open_image(&im);
+		if (r == 1) { /* GHC leaves an empty .prof when its program is killed */
+			cli_warn("%s is empty (a program killed before it wrote its profile leaves one): left out", im.path);
+			close(im.fd);
+			continue;
+		}
+		if (r != 0) {
+			if (im.fd >= 0)
+				close(im.fd);
+			goto out;
+		}
+		int slot = file_slot(&im, o.force);
+		if (slot >= 0 && o.im[slot].path) {
+			cli_err("%s and %s are both a %s: a run has one of each", o.im[slot].path, im.path, what[slot]);
+			slot = -1;
+		}
+		if (slot < 0) {
+			close(im.fd);
+			goto out;
+		}
+		o.im[slot].path = im.path;
+		o.im[slot].fd = im.fd;
+		o.im[slot].st = im.st;
+		if (first < 0)
+			first = slot;
+	}
+	if (first < 0)
+		cli_err("nothing to import: every file given is empty");
+	else
+		rc = import(db, &o, first);
+out:
 	for (int i = 0; i < NIMAGES; i++)
 		if (o.im[i].fd >= 0)
 			close(o.im[i].fd);

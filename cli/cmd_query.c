@@ -3,7 +3,8 @@
  * JSON ({"runs":[...]}, docs/json.md), filtered by state, name glob, start time, and count.
  *
  * May call: store/store.h, view/view_fleet.h (a fleet catalogue's runs),
- *           view/view_json.h, cli_util.h, cli_json.h.
+ *           view/view_json.h, view/view_format.h, view/view_samples.h (a
+ *           run's samples counted), cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../view/view_fleet.h"
+#include "../view/view_samples.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -26,11 +28,13 @@ static const char usage[] =
  * fields: 10,000 of them took 11 MB and a tenth of the command's time in
  * page faults). */
 struct row {
-	int64_t run_id, started_us, ended_us, prof_bytes, hp_bytes, eventlog_bytes;
+	int64_t run_id, started_us, prof_bytes, hp_bytes, eventlog_bytes;
+	char dur[32];         /* its duration as shown (view_format.h's one rule) */
 	int32_t domid;
 	enum store_run_state state;
 	int backend_gone;
 	size_t name;          /* its offset in rows.names */
+	size_t holds;         /* what it holds, as shown: its offset in rows.names */
 	const char *hostname; /* a fleet's runs: the host's name (rows.hosts) */
 };
 
@@ -40,6 +44,8 @@ struct rows {
 	char *names; /* every name, each terminated: one allocation, not one a run */
 	size_t names_len, names_cap;
 	int namew, hostw;
+	struct store *s;      /* a store's runs: their stack samples counted */
+	uint64_t budget;      /* bytes of samples a listing may still read to count them */
 	int eventlogs; /* some run has GHC's eventlog: the table shows its column */
 	char **hosts;   /* a fleet's hostnames, each once */
 	size_t nhosts;
@@ -49,23 +55,11 @@ struct rows {
 	int fleet;
 };
 
-static int collect(void *ctx, const struct store_run *r)
+/* A name and a run's holds, each terminated, into rows.names: 0, or 1
+ * (reported). */
+static int keep_text(struct rows *rows, const char *text, size_t *at)
 {
-	struct rows *rows = ctx;
-
-	if (rows->json)
-		return cli_json_list_add(rows->json, view_json_run(r, rows->now));
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 64;
-		struct row *v = realloc(rows->v, cap * sizeof(*v));
-		if (!v) {
-			cli_err("out of memory");
-			return 1; /* positive: already reported */
-		}
-		rows->v = v;
-		rows->cap = cap;
-	}
-	size_t len = strlen(r->name) + 1;
+	size_t len = strlen(text) + 1;
 	if (rows->names_len + len > rows->names_cap) {
 		size_t cap = rows->names_cap ? rows->names_cap * 2 : 4096;
 		while (cap < rows->names_len + len)
@@ -78,11 +72,55 @@ static int collect(void *ctx, const struct store_run *r)
 		rows->names = v;
 		rows->names_cap = cap;
 	}
-	memcpy(rows->names + rows->names_len, r->name, len);
-	rows->v[rows->n] = (struct row){r->run_id, r->started_us, r->ended_us, r->prof_bytes, r->hp_bytes,
-	                                r->eventlog_bytes, r->domid, r->state, r->backend_gone, rows->names_len, NULL};
-	rows->eventlogs |= r->eventlog_bytes >= 0;
+	memcpy(rows->names + rows->names_len, text, len);
+	*at = rows->names_len;
 	rows->names_len += len;
+	return 0;
+}
+
+static int collect(void *ctx, const struct store_run *run)
+{
+	struct rows *rows = ctx;
+	struct store_run counted;
+	const struct store_run *r = run;
+
+	if (rows->s && run->samples_bytes >= 0) { /* how many samples, within the listing's bound */
+		counted = *run;
+		view_count_samples(rows->s, &counted, &rows->budget);
+		r = &counted;
+	}
+	if (rows->json)
+		return cli_json_list_add(rows->json, view_json_run(r, rows->now));
+	if (rows->n == rows->cap) {
+		size_t cap = rows->cap ? rows->cap * 2 : 64;
+		struct row *v = realloc(rows->v, cap * sizeof(*v));
+		if (!v) {
+			cli_err("out of memory");
+			return 1; /* positive: already reported */
+		}
+		rows->v = v;
+		rows->cap = cap;
+	}
+	struct row *nr = &rows->v[rows->n];
+	char holds[VIEW_HOLDS_MAX];
+	view_format_holds(r, holds, sizeof(holds));
+	if (keep_text(rows, r->name, &nr->name) != 0 || keep_text(rows, holds, &nr->holds) != 0)
+		return 1;
+	nr->run_id = r->run_id;
+	nr->started_us = r->started_us;
+	nr->prof_bytes = r->prof_bytes;
+	nr->hp_bytes = r->hp_bytes;
+	nr->eventlog_bytes = r->eventlog_bytes;
+	int64_t d = view_run_duration_us(r, rows->now);
+	if (d < 0)
+		memcpy(nr->dur, "?", 2); /* nobody is adding to it: its end is unknown */
+	else
+		view_format_duration(d, nr->dur, sizeof(nr->dur));
+	nr->domid = r->domid;
+	nr->state = r->state;
+	nr->backend_gone = r->backend_gone;
+	nr->hostname = NULL;
+	rows->eventlogs |= r->eventlog_bytes >= 0;
 	rows->n++;
 	int w = safe_text_width(r->name);
 	rows->namew = w > rows->namew ? w : rows->namew;
@@ -131,11 +169,6 @@ static int collect_fleet(void *ctx, const struct fleet_run *fr)
 	return 0;
 }
 
-static int64_t run_duration(const struct row *r, int64_t now)
-{
-	return (r->ended_us ? r->ended_us : now) - r->started_us;
-}
-
 /* A number right-aligned in w columns at p (a listing of 100,000 runs
  * spent most of its time in printf); returns the end. */
 static char *put_num(char *p, int64_t v, int w)
@@ -170,13 +203,13 @@ static char *put_str(char *p, const char *s, int w)
 	return p;
 }
 
-static void print_table(const struct rows *rows, int64_t now)
+static void print_table(const struct rows *rows)
 {
 	int namew = rows->namew < 4 ? 4 : rows->namew > 32 ? 32 : rows->namew;
 	int hostw = rows->hostw < 4 ? 4 : rows->hostw > 24 ? 24 : rows->hostw;
-	char t[32], d[32];
+	char t[32];
 	/* a row is built whole, then written once */
-	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + 192];
+	char line[SAFE_TEXT_CELL_MAX(24) + SAFE_TEXT_CELL_MAX(32) + VIEW_HOLDS_MAX + 192];
 	static const char gone[] = "running (backend down)";
 	/* the state column as wide as the widest state shown */
 	int statew = 8;
@@ -186,15 +219,12 @@ static void print_table(const struct rows *rows, int64_t now)
 
 	if (rows->fleet)
 		printf("%-*s  ", hostw, "HOST");
-	printf("%6s  %-*s  %5s  %-20s  %9s  %-*s  %10s  %10s%s\n", "RUN", namew, "NAME", "DOMID",
+	printf("%6s  %-*s  %5s  %-20s  %9s  %-*s  %10s  %10s%s  HOLDS\n", "RUN", namew, "NAME", "DOMID",
 	       "STARTED", "DURATION", statew, "STATE", "PROF", "HP", rows->eventlogs ? "    EVENTLOG" : "");
 	for (size_t i = 0; i < rows->n; i++) {
 		const struct row *r = &rows->v[i];
 		char *p = line;
 		view_format_time(r->started_us, t, sizeof(t));
-		view_format_duration(run_duration(r, now), d, sizeof(d));
-		if (r->backend_gone)
-			memcpy(d, "?", 2); /* nobody is adding to it: its end is unknown */
 		if (rows->fleet) {
 			p = safe_text_cell(p, r->hostname ? r->hostname : "", hostw);
 			*p++ = ' ', *p++ = ' ';
@@ -207,7 +237,7 @@ static void print_table(const struct rows *rows, int64_t now)
 		*p++ = ' ', *p++ = ' ';
 		p = put_str(p, t, 20);
 		*p++ = ' ', *p++ = ' ';
-		p = put_str(p, d, -9);
+		p = put_str(p, r->dur, -9);
 		*p++ = ' ', *p++ = ' ';
 		p = put_str(p, r->backend_gone ? gone : store_run_state_name(r->state), statew);
 		*p++ = ' ', *p++ = ' ';
@@ -218,6 +248,8 @@ static void print_table(const struct rows *rows, int64_t now)
 			*p++ = ' ', *p++ = ' ';
 			p = r->eventlog_bytes < 0 ? put_str(p, "-", -10) : put_num(p, r->eventlog_bytes, 10);
 		}
+		*p++ = ' ', *p++ = ' ';
+		p = put_str(p, rows->names + r->holds, 0);
 		*p++ = '\n';
 		fwrite(line, 1, (size_t)(p - line), stdout);
 	}
@@ -281,6 +313,8 @@ static int list_runs(struct fleet *fl, struct store *s, const struct query_opts 
 	int rc;
 
 	rows->now = o->now;
+	rows->s = s;
+	rows->budget = VIEW_SAMPLES_LIST_BUDGET;
 	if (o->json) {
 		rows->json = &list;
 		cli_json_list_begin(&list, "runs");
@@ -299,7 +333,7 @@ static int list_runs(struct fleet *fl, struct store *s, const struct query_opts 
 		/* (a failed listing has printed part of a document: still closed) */
 		rc = cli_json_list_end(&list) || rc;
 	} else if (!rc) {
-		print_table(rows, o->now);
+		print_table(rows);
 		rc = fflush(stdout) == 0 ? 0 : 1;
 	}
 	return rc;

@@ -2,14 +2,16 @@
  * cmd_show.c - `profdb show RUN`: everything known about one run and its
  * devices; and `profdb check`: the database's integrity.
  *
- * May call: store/store.h, view/ (view_format.h, view_json.h), cli_util.h,
- *           cli_json.h, cli_trace.h.
+ * May call: store/store.h, view/ (view_format.h, view_json.h,
+ *           view_samples.h), cli_util.h, cli_json.h, cli_trace.h,
+ *           cli_samples.h.
  */
 #include "config.h"
 
 #include <getopt.h>
 #include <string.h>
 
+#include "../view/view_samples.h"
 #include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_samples.h"
@@ -92,8 +94,7 @@ static void print_run_text(const struct store_run *r)
 	printf("  started         %s\n", t);
 	view_format_time(r->ended_us, t, sizeof(t));
 	printf("  ended           %s\n", t);
-	view_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d,
-	                    sizeof(d));
+	view_format_duration(view_run_duration_us(r, store_now_us()), d, sizeof(d));
 	if (r->backend_gone)
 		printf("  duration        unknown (no backend running)\n");
 	else
@@ -123,6 +124,7 @@ int cmd_show(const char *db, int argc, char **argv)
 		return 1;
 	rc = 1;
 	int64_t id = run.run_id;
+	view_count_samples(s, &run, NULL);
 	if (json) {
 		/* {"run":{..}, "devices":[..], "trace":{..}|null, "samples":{..}|null}: docs/json.md */
 		json_t *devs = json_array(), *trace = NULL, *samples = NULL;

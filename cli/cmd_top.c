@@ -32,7 +32,8 @@ static const char usage[] =
 	"  with -P or -pj); inherited over the outermost stacks.  -n 0 lists all\n"
 	"  (default 20).\n"
 	"  --samples: the functions of the run's stack samples (profile-backend\n"
-	"  sample) instead, self (%time) and inclusive (inh%tm) shares.\n";
+	"  sample) instead, self (%time) and inclusive (inh%tm) shares; a run with\n"
+	"  samples and no .prof shows them without it.\n";
 
 static const struct {
 	const char *name;
@@ -176,7 +177,7 @@ int cmd_top(const char *db, int argc, char **argv)
 	struct view v = {0};
 	rc = 1;
 	tp_init(&p);
-	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], o.samples, &p, &rd) != 0)
+	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], &o.samples, &p, &rd) != 0)
 		goto out;
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, o.by, o.module, &n);

@@ -10,6 +10,7 @@ int cmd_query(const char *db, int argc, char **argv);
 int cmd_show(const char *db, int argc, char **argv);
 int cmd_export(const char *db, int argc, char **argv);
 int cmd_export_disk(const char *db, int argc, char **argv);
+int cmd_import(const char *db, int argc, char **argv);
 int cmd_import_disk(const char *db, int argc, char **argv);
 int cmd_check(const char *db, int argc, char **argv);
 int cmd_heap(const char *db, int argc, char **argv);

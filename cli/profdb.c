@@ -24,15 +24,18 @@ static const char usage[] =
 	"             [--host HOST]  list runs (one per guest boot)\n"
 	"  show RUN [--json]       everything known about a run and its devices\n"
 	"  export RUN [--prof FILE] [--hp FILE] [--eventlog FILE] [-o DIR] [--force]\n"
-	"         [--salvage] [--json] [--speedscope FILE] [--ctf DIR] [--chrome-trace FILE]\n"
-	"                          write the run's .prof/.hp/eventlog, byte-exact, or\n"
-	"                          speedscope's JSON, a CTF or Chrome trace\n"
+	"         [--salvage] [--json] [--speedscope FILE] [--ctf DIR] [--trace-json FILE]\n"
+	"         [--chrome-trace FILE] [--folded FILE] [--perf-script FILE] [--pprof FILE]\n"
+	"         [--samples]  write the run's .prof/.hp/eventlog, byte-exact, or speedscope's\n"
+	"                          JSON, a CTF or Chrome trace, the stack samples' exports\n"
 	"  export-disk [--size SIZE] [--force] [--json] RUN VDEV FILE\n"
 	"                          write the raw disk image a raw-disk backend would hold\n"
+	"  import [--name NAME] [--force] [--json] FILE...\n"
+	"                          turn a .prof, .hp and eventlog GHC wrote into a run\n"
 	"  import-disk [--name NAME] [--force] [--json] PROF.disk [HP.disk]\n"
 	"  import-disk [--name NAME] [--force] [--json] [--prof PROF.disk] [--hp HP.disk]\n"
-	"                          turn old HaLVM raw images into a run\n"
-	"  check [--json]          verify the database's integrity\n"
+	"              [--eventlog E.disk]  turn old HaLVM raw images into a run\n"
+	"  check [--quick] [--json]  verify the database's integrity\n"
 	"  delete RUN... [--force] [--json]\n"
 	"                          remove runs and give their space back\n"
 	"  prune [--older-than DUR] [--keep N] [--name GLOB] [--state S] [--dry-run]\n"
@@ -42,14 +45,14 @@ static const char usage[] =
 	"       [--sort area|stddev]\n"
 	"                          the heap profile charted with hp2ps's rules\n"
 	"  top RUN [--by time|alloc|entries|inherited-time|inherited-alloc] [-n N]\n"
-	"      [--module M] [--json]  the cost centres that matter\n"
-	"  flame RUN [--by time|alloc] [--json | -o FILE.svg [--against RUN0]]\n"
+	"      [--module M] [--samples] [--json]  the cost centres that matter\n"
+	"  flame RUN [--by time|alloc] [--samples] [--json | -o FILE.svg [--against RUN0]]\n"
 	"                          folded stacks, or a flame graph\n"
 	"  diff RUN_A RUN_B [-n N] [--json]\n"
 	"                          what changed: call stacks and heap bands\n"
 	"  report RUN [-o FILE.html | --json] [--against RUN0]\n"
 	"                          everything about a run in one HTML file\n"
-	"  serve [--listen ADDR:PORT] [--open] [--access-log]\n"
+	"  serve [--listen ADDR:PORT] [--allow-host NAME]... [--open] [--access-log]\n"
 	"                          a web view of every run, live while guests run\n"
 	"  watch RUN [-n BANDS] [--json]\n"
 	"                          a running guest's heap in the terminal, live\n"
@@ -74,7 +77,8 @@ static const struct {
 } commands[] = {
 	{"query", cmd_query},         {"show", cmd_show},
 	{"export", cmd_export},       {"export-disk", cmd_export_disk},
-	{"import-disk", cmd_import_disk}, {"check", cmd_check},
+	{"import", cmd_import},       {"import-disk", cmd_import_disk},
+	{"check", cmd_check},
 	{"heap", cmd_heap},           {"top", cmd_top},
 	{"flame", cmd_flame},         {"diff", cmd_diff},
 	{"report", cmd_report},       {"serve", cmd_serve},

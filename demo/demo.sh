@@ -6,9 +6,11 @@
 # end; the second crashes half-way.  Then profdb lists the runs and exports
 # them, and the exports are compared byte for byte with GHC's own files.
 # A third guest is followed live, and a MirageOS guest's mirage-profile
-# trace is captured beside them and read by babeltrace2.  Last, a C program
+# trace is captured beside them and read by babeltrace2.  Then a C program
 # and a GHC one (when ghc is there) run as domains and are sampled from
-# dom0, their stacks walked, Haskell's included.
+# dom0, their stacks walked, Haskell's included.  Last, a guest writes
+# GHC's eventlog to a third disk (xvdp3: the GC timeline), and the first
+# guest boots again, so its two runs compare (the catalogue links them).
 # Everything it starts, it stops; the store and the exports stay for a look.
 set -euo pipefail
 B=$(cd "${1:?usage: demo.sh BUILD_DIR}" && pwd)
@@ -135,7 +137,39 @@ fi
 run "$PROFDB" export 5 --pprof "$OUT/hot-5.pb.gz" --speedscope "$OUT/hot-5.speedscope.json"
 echo "   go tool pprof -top $OUT/hot-5.pb.gz, or speedscope, read them."
 
-say "10. Integrity, and shutting everything down"
+say "10. GHC's eventlog on a third disk, and the first guest booted again"
+EVFIX=$SRC/tests/data/eventlog
+cat >"$W/threaded.cfg" <<'EOF'
+name = "threaded"
+kernel = "threaded.elf"
+extra = "+RTS -N2 -l -hT -i0.01"
+disk = [ 'vdev=xvdp2, backendtype=profsvc', 'vdev=xvdp3, backendtype=profsvc' ]
+EOF
+sed 's/^/   | /' "$W/threaded.cfg"
+echo "   A guest run with +RTS -l writes GHC's eventlog (GCs, heap, threads) to xvdp3:"
+DOM7=$("$BACKEND" create --platform sim "$W/threaded.cfg")
+run "$STUB" --mode halvm --domid "$DOM7" --hp "$EVFIX/threaded.hp" --eventlog "$EVFIX/threaded.eventlog"
+run "$XENSIM" destroy "$DOM7"
+sleep 0.3
+EV=$("$PROFDB" query runs --name threaded | awk 'NR > 1 { r = $1 } END { print r }')
+run "$PROFDB" gc "$EV"
+run "$PROFDB" report "$EV" -o "$OUT/report-eventlog.html"
+echo "   Its report, and its page in profdb serve, draw the GC timeline: each pause, heap, threads."
+echo
+echo "   'phases' boots again, with other arguments: a second run of the same guest."
+DOM8=$("$BACKEND" create --platform sim "$W/phases.cfg")
+run "$STUB" --mode halvm --domid "$DOM8" --prof "$FIX/phases-pj.prof" --hp "$FIX/phases-hc-l.hp"
+run "$XENSIM" destroy "$DOM8"
+sleep 0.3
+AGAIN=$("$PROFDB" query runs --name phases | awk 'NR > 1 { r = $1 } END { print r }')
+run "$PROFDB" diff 1 "$AGAIN" -n 3
+run "$PROFDB" report "$AGAIN" --against 1 -o "$OUT/compare.html"
+echo "   In profdb serve, the catalogue links run $AGAIN to its comparison with run 1 (any two"
+echo "   runs ticked there compare too), as does run $AGAIN's page."
+echo
+run "$PROFDB" query runs
+
+say "11. Integrity, and shutting everything down"
 run "$PROFDB" check
 run "$BACKEND" stop
 run "$XENSIM" stop --dir "$XENSIM_DIR"

@@ -122,6 +122,7 @@ int fleet_listing_parse(const unsigned char *p, int len, int64_t *host_no, struc
 	r->prof_bytes = (int64_t)be64(p + 32);
 	r->hp_bytes = (int64_t)be64(p + 40);
 	r->eventlog_bytes = -1; /* not in the listing (docs/json.md) */
+	r->trace_packets = r->trace_events = r->samples_bytes = r->samples = -1; /* nor these */
 	r->state = states[p[48]];
 	size_t n = (size_t)(len - FLEET_LISTING_FIXED);
 	if (n >= sizeof(r->name))

@@ -50,6 +50,7 @@ static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 	run->trace_bytes = fleet_get_i64(r, i, 15);
 	run->ndevices = (int)fleet_get_i64(r, i, 16);
 	run->eventlog_bytes = PQgetisnull(r, i, 17) ? -1 : fleet_get_i64(r, i, 17);
+	run->trace_packets = run->trace_events = run->samples_bytes = run->samples = -1; /* not kept there */
 }
 
 

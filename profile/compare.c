@@ -10,6 +10,7 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -368,4 +369,16 @@ const char *cmp_hp_kind_name(char kind)
 		if (kinds[i][0][0] == kind)
 			return kinds[i][1];
 	return "not known";
+}
+
+int cmp_kind_warning(char *buf, size_t len, long long a, const char *job_a, long long b, const char *job_b)
+{
+	char ka = cmp_hp_kind(job_a), kb = cmp_hp_kind(job_b);
+	if (!ka || !kb || ka == kb)
+		return 0;
+	snprintf(buf, len,
+	         "The two heap profiles are of different kinds: run %lld's is by %s, run %lld's by %s. Their "
+	         "bands are different things, so none match: compare runs profiled the same way.",
+	         a, cmp_hp_kind_name(ka), b, cmp_hp_kind_name(kb));
+	return 1;
 }

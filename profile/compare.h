@@ -55,5 +55,10 @@ char cmp_hp_kind(const char *job);
 /* "cost-centre stacks (-hc)", "closure descriptions (-hd)", ...; "not
  * known" for 0. */
 const char *cmp_hp_kind_name(char kind);
+/* The warning of a comparison of run a's heap profile (JOB line job_a)
+ * with run b's when the two are of different kinds (-hc and -hd): the
+ * sentence in buf and 1, or 0 when they are of one kind or one does not
+ * say.  The compare page and profdb diff give the same. */
+int cmp_kind_warning(char *buf, size_t len, long long a, const char *job_a, long long b, const char *job_b);
 
 #endif

@@ -5,9 +5,10 @@
  * it opens anywhere and can be inlined into an HTML report.  Each band is
  * one closed path (its upper edge left to right, the band below's edge
  * back), as hp2ps's ShadeCurve draws it.  Every guest-chosen string goes
- * through markup_text.
+ * through markup_text.  Several panels colour a band alike
+ * (heap_colours.c: by its rank over all of them, as the compare page).
  *
- * May call: markup.c.
+ * May call: markup.c, heap_colours.c.
  */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap_colours.h"
 #include "markup.h"
 
 #define WIDTH 1000.0
@@ -63,9 +65,12 @@ const char *heap_colour(int is_other, size_t rank)
 	return is_other ? "#e0e0e0" : palette[rank % 20];
 }
 
-static const char *fill_of(const struct hp_chart_band *b, size_t i)
+/* Band i of c's fill: by its rank in the panel, or over every panel
+ * (hc); buf holds a colour made for it.  NULL when out of memory. */
+static const char *fill_of(const struct hp_chart *c, size_t i, const struct heap_colours *hc, char buf[8])
 {
-	return heap_colour(b->band == NULL, i);
+	const struct hp_chart_band *b = &c->bands[i];
+	return hc ? heap_colours_of(hc, b, buf) : heap_colour(b->band == NULL, c->nbands - 1 - i);
 }
 
 /* The y axis's ticks in one unit chosen by the step, as hp2ps's axis
@@ -166,7 +171,8 @@ static void panel_title(FILE *f, const struct heap_svg_panel *p, double y0)
 }
 
 /* The bands, stacked bottom up, each with its peak and share. */
-static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax, double ymax)
+static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax, double ymax,
+                       const struct heap_colours *hc)
 {
 	size_t ns = c->nsamples;
 	double grand = 0;
@@ -181,9 +187,15 @@ static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax
 	double base = y0 + PLOT_TOP + PLOT_H;
 	for (size_t i = 0; i < c->nbands && ns; i++) {
 		const struct hp_chart_band *b = &c->bands[i];
+		char cbuf[8];
+		const char *fill = fill_of(c, i, hc, cbuf);
+		if (!fill) {
+			free(lower);
+			return -1;
+		}
 		/* outlines part the bands of a short chart; over thousands of
 		 * samples they would be all that is seen */
-		fprintf(f, "<path class=\"band\" fill=\"%s\" %s d=\"M", fill_of(b, c->nbands - 1 - i),
+		fprintf(f, "<path class=\"band\" fill=\"%s\" %s d=\"M", fill,
 		        ns >= OUTLINE_MAX ? "stroke=\"none\"" : "stroke=\"#222\" stroke-width=\"0.3\"");
 		for (size_t k = 0; k < ns; k++)
 			fprintf(f, "%s%.1f %.1f", k ? " " : "", PLOT_X + (c->times[k] - t0) * sx,
@@ -207,7 +219,7 @@ static int panel_bands(FILE *f, const struct hp_chart *c, double y0, double tmax
 }
 
 /* The key, top down: the top band first, as it is stacked. */
-static void panel_key(FILE *f, const struct hp_chart *c, double y0)
+static void panel_key(FILE *f, const struct hp_chart *c, double y0, const struct heap_colours *hc)
 {
 	size_t rows = c->nbands;
 	double dy = rows ? fmin(18, PLOT_H / (double)rows) : 18;
@@ -215,12 +227,14 @@ static void panel_key(FILE *f, const struct hp_chart *c, double y0)
 	for (size_t r = 0; r < rows; r++) {
 		size_t i = rows - 1 - r;
 		double y = y0 + PLOT_TOP + r * dy;
+		char cbuf[8];
+		const char *fill = fill_of(c, i, hc, cbuf);
 		/* an entry's title is the band's whole name: the key may cut it */
 		fputs("<g class=\"key-entry\"><title>", f);
 		markup_text(f, c->bands[i].name);
 		fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"%.1f\" "
 		           "fill=\"%s\" stroke=\"#222\" stroke-width=\"0.3\"/><text x=\"%.1f\" y=\"%.1f\">",
-		        KEY_X, y + 1, fmax(dy - 4, 4), fill_of(&c->bands[i], c->nbands - 1 - i), KEY_X + 18,
+		        KEY_X, y + 1, fmax(dy - 4, 4), fill ? fill : "#e0e0e0", KEY_X + 18,
 		        y + fmin(dy - 4, 12));
 		markup_text_cut(f, c->bands[i].name, 42);
 		fputs("</text></g>\n", f);
@@ -230,13 +244,14 @@ static void panel_key(FILE *f, const struct hp_chart *c, double y0)
 	fputs("</g>\n</g>\n", f);
 }
 
-static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax)
+static void panel(FILE *f, const struct heap_svg_panel *p, double y0, double tmax, double ymax,
+                  const struct heap_colours *hc)
 {
 	panel_title(f, p, y0);
 	axes(f, y0, tmax, ymax, p->profile->sample_unit, p->profile->value_unit);
-	if (panel_bands(f, p->chart, y0, tmax, ymax) != 0)
+	if (panel_bands(f, p->chart, y0, tmax, ymax, hc) != 0)
 		return;
-	panel_key(f, p->chart, y0);
+	panel_key(f, p->chart, y0, hc);
 }
 
 int heap_svg_write(FILE *f, const struct heap_svg_panel *panels, size_t n)
@@ -249,13 +264,28 @@ int heap_svg_write(FILE *f, const struct heap_svg_panel *panels, size_t n)
 		if (c->ymax > ymax)
 			ymax = c->ymax;
 	}
+	/* several panels: a band one colour in all (one: by its rank, as hp2ps) */
+	struct heap_colours hc = {0};
+	const struct hp_chart **charts = n > 1 ? calloc(n, sizeof(*charts)) : NULL;
+	int many = charts != NULL;
+	for (size_t i = 0; many && i < n; i++)
+		charts[i] = panels[i].chart;
+	if (many && heap_colours_make(&hc, charts, n) != 0) {
+		heap_colours_free(&hc);
+		free(charts);
+		return -1;
+	}
+	if (n > 1 && !many)
+		return -1;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	           "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
 	           "viewBox=\"0 0 %.0f %.0f\" font-family=\"Helvetica, Arial, sans-serif\">\n"
 	           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
 	        WIDTH, PANEL_H * (double)n, WIDTH, PANEL_H * (double)n);
 	for (size_t i = 0; i < n; i++)
-		panel(f, &panels[i], PANEL_H * (double)i, tmax, ymax);
+		panel(f, &panels[i], PANEL_H * (double)i, tmax, ymax, many ? &hc : NULL);
+	heap_colours_free(&hc);
+	free(charts);
 	fputs("</svg>\n", f);
 	return ferror(f) ? -1 : 0;
 }

@@ -7,8 +7,8 @@
  * '<', '>' and '&' in a string is written as a \u escape: the JSON is the
  * same, and no name can end the element or open markup.
  *
- * May call: compare.c (the changes), flame.c, heap_svg.c (the band
- * colours), prof_rank.c (the top table: profdb top's rows), trace_view.c,
+ * May call: compare.c (the changes), flame.c, heap_svg.c and
+ * heap_colours.c (the band colours), prof_rank.c (the top table: profdb top's rows), trace_view.c,
  * eventlog_timeline.c (GHC's eventlog), markup.c, util/safe_text.
  */
 #include "config.h"
@@ -22,6 +22,7 @@
 
 #include "compare.h"
 #include "flame.h"
+#include "heap_colours.h"
 #include "heap_svg.h"
 #include "markup.h"
 #include "util/safe_text.h"
@@ -368,12 +369,38 @@ static void facts_section(FILE *f, const struct report_input *in)
 	fputs("</section>\n", f);
 }
 
+/* A heap profile of one sample (a program that ended before its second;
+ * an eventlog's -hT heap of a short run): no chart, which would be an
+ * empty 0-1 s frame, but what the one sample holds, band by band, top
+ * first. */
+static void heap_one_sample(FILE *f, const struct hp_chart *c)
+{
+	char b[64];
+	fprintf(f, "<section id=\"heap\"><h2>Heap</h2>\n<p class=\"note\" id=\"heap-note\" data-samples=\"1\">"
+	           "The heap profile has one sample only, at %.3f s: a chart needs two (the program ended "
+	           "before its second; a shorter interval, <code>-i</code>, gives more). What it held, by "
+	           "band (hp2ps's rules: %zu trace bands dropped, %zu summed into OTHER):</p>\n"
+	           "<div class=\"scroll\"><table class=\"heap-one\"><thead><tr><th>band</th><th>bytes</th></tr>"
+	           "</thead><tbody>\n",
+	        c->times[0], c->dropped_trace, c->merged_other);
+	for (size_t r = 0; r < c->nbands; r++) {
+		const struct hp_chart_band *band = &c->bands[c->nbands - 1 - r];
+		fputs("<tr><td>", f);
+		markup_text(f, band->name);
+		report_fmt_size((uint64_t)(band->values[0] > 0 ? band->values[0] : 0), b, sizeof(b));
+		fprintf(f, "</td><td class=\"num\">%s</td></tr>\n", b);
+	}
+	fputs("</tbody></table></div></section>\n", f);
+}
+
 /* The heap chart's section and its data (an empty chart for a live run
  * with no heap profile yet). */
 static void heap_section(FILE *f, const struct report_input *in)
 {
 	static const struct hp_chart none;
 	const struct hp_chart *chart = in->hp && in->chart ? in->chart : &none;
+	if (chart->nsamples == 1 && !in->live_events)
+		return heap_one_sample(f, chart);
 	fputs("<section id=\"heap\"><h2>Heap</h2>\n<div id=\"heap-modes\">"
 	      "<button data-mode=\"stacked\">stacked</button><button data-mode=\"line\">line"
 	      "</button><button data-mode=\"normalised\">normalised</button></div>\n"
@@ -474,92 +501,10 @@ static int cost_centres_section(FILE *f, const struct report_input *in)
 
 /* ---- two runs compared ------------------------------------------------------ */
 
-/* A band's colour across both heap panels: by the rank of its name (GHC's
- * generated parts out) in both runs together, so a band is one colour in
- * both (OTHER grey). */
-struct pair_band {
-	char *key;
-	double weight;
-};
-
-static int by_weight(const void *x, const void *y)
-{
-	const struct pair_band *a = x, *b = y;
-	if (a->weight != b->weight)
-		return a->weight > b->weight ? -1 : 1;
-	return strcmp(a->key, b->key);
-}
-
-struct pair_colours {
-	struct pair_band *b;
-	size_t n;
-};
-
-static int pair_colours_make(struct pair_colours *pc, const struct hp_chart *const c[2])
-{
-	size_t cap = (c[0] ? c[0]->nbands : 0) + (c[1] ? c[1]->nbands : 0);
-	pc->n = 0;
-	pc->b = calloc(cap ? cap : 1, sizeof(*pc->b));
-	if (!pc->b)
-		return -1;
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; c[k] && i < c[k]->nbands; i++) {
-			if (!c[k]->bands[i].band)
-				continue; /* OTHER */
-			char *key = cmp_band_key(c[k]->bands[i].name);
-			if (!key)
-				return -1;
-			size_t j = 0;
-			while (j < pc->n && strcmp(pc->b[j].key, key) != 0)
-				j++;
-			if (j == pc->n)
-				pc->b[pc->n++].key = key;
-			else
-				free(key);
-			pc->b[j].weight += (double)c[k]->bands[i].total;
-		}
-	qsort(pc->b, pc->n, sizeof(*pc->b), by_weight);
-	return 0;
-}
-
-static void pair_colours_free(struct pair_colours *pc)
-{
-	for (size_t i = 0; pc->b && i < pc->n; i++)
-		free(pc->b[i].key);
-	free(pc->b);
-}
-
-/* A band's colour by its rank in both runs: heap_svg's 20, then (a
- * comparison may have up to twice as many) colours of their own, spread
- * round the hue circle so no two are the same. */
-static const char *pair_colour(int is_other, size_t rank, char buf[8])
-{
-	if (is_other || rank < 20)
-		return heap_colour(is_other, rank);
-	double h = fmod((double)(rank - 20) * 137.508 + 15, 360) / 60, l = rank % 2 ? 0.42 : 0.68, c = 0.5;
-	double x = c * (1 - fabs(fmod(h, 2) - 1)), rgb[3], r = 0, g = 0, b = 0;
-	int sx = (int)h;
-	switch (sx) {
-	case 0: r = c; g = x; break;
-	case 1: r = x; g = c; break;
-	case 2: g = c; b = x; break;
-	case 3: g = x; b = c; break;
-	case 4: r = x; b = c; break;
-	default: r = c; b = x; break;
-	}
-	double m = l - c / 2;
-	rgb[0] = r + m;
-	rgb[1] = g + m;
-	rgb[2] = b + m;
-	snprintf(buf, 8, "#%02x%02x%02x", (unsigned)(rgb[0] * 255 + 0.5) & 255, (unsigned)(rgb[1] * 255 + 0.5) & 255,
-	         (unsigned)(rgb[2] * 255 + 0.5) & 255);
-	return buf;
-}
-
 /* One panel's chart as the page's script reads it: {run, times,
  * sample_unit, bands: [{name, key, colour, peak, values}]}, bottom band first. */
 static int pair_panel_json(FILE *f, int64_t run, const struct hp_profile *hp, const struct hp_chart *c,
-                           const struct pair_colours *pc)
+                           const struct heap_colours *pc)
 {
 	if (!c) {
 		fputs("null", f);
@@ -584,7 +529,7 @@ static int pair_panel_json(FILE *f, int64_t run, const struct hp_profile *hp, co
 		fputs(",\"key\":", f);
 		report_json_string(f, key ? key : "\x01OTHER");
 		char cbuf[8];
-		fprintf(f, ",\"colour\":\"%s\",\"peak\":%llu,\"values\":[", pair_colour(b->band == NULL, rank, cbuf),
+		fprintf(f, ",\"colour\":\"%s\",\"peak\":%llu,\"values\":[", heap_colours_rank(b->band == NULL, rank, cbuf),
 		        (unsigned long long)b->peak);
 		for (size_t k = 0; k < c->nsamples; k++)
 			fprintf(f, "%s%.0f", k ? "," : "", b->values[k]);
@@ -644,7 +589,7 @@ static int heap_pair_section(FILE *f, const struct report_input *in)
 {
 	const struct hp_chart *c[2] = {in->against_hp ? in->against_chart : NULL, in->hp ? in->chart : NULL};
 	const struct hp_profile *h[2] = {in->against_hp, in->hp};
-	struct pair_colours pc = {0};
+	struct heap_colours pc = {0};
 	fputs("<section id=\"heap-compare\"><h2>Heap</h2>\n<p class=\"note\">Both runs on one time and "
 	      "byte scale, each from its start; a band has the same colour in both.</p>\n"
 	      "<div class=\"heap-pair\">",
@@ -660,14 +605,14 @@ static int heap_pair_section(FILE *f, const struct report_input *in)
 	      "class=\"note\"></div></section>\n"
 	      "<script type=\"application/json\" id=\"heap-pair-data\">{\"panels\":[",
 	      f);
-	int rc = pair_colours_make(&pc, c);
+	int rc = heap_colours_make(&pc, c, 2);
 	for (int k = 0; rc == 0 && k < 2; k++) {
 		if (k)
 			fputc(',', f);
 		rc = pair_panel_json(f, in->sides[k].run_id, h[k], c[k], &pc);
 	}
 	fputs("]}</script>\n", f);
-	pair_colours_free(&pc);
+	heap_colours_free(&pc);
 	return rc;
 }
 

@@ -170,6 +170,12 @@ struct store_run {
 	int64_t hp_bytes;
 	int64_t eventlog_bytes;        /* GHC's eventlog (xvdp3), as prof_bytes */
 	int64_t trace_bytes;           /* a MirageOS trace's packets kept; -1: none */
+	int64_t trace_packets;         /* how many packets kept, and their events; -1: */
+	int64_t trace_events;          /*   no trace (or not in a fleet's listing) */
+	int64_t samples_bytes;         /* the stack samples stream's bytes; -1: none */
+	/* Not the store's: how many stack samples, when the view layer
+	 * counted them (view_samples.h); -1 as the store fills it. */
+	int64_t samples;
 	int ndevices;
 	/* Why it ended, when the writer said ("" for most runs; e.g. a run
 	 * whose domain died while no backend ran).  Schema 6 on. */

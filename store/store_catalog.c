@@ -357,9 +357,21 @@ int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
  * (an older store holds no eventlog: its column is NULL then). */
 #define RUN_EVENTLOG_COLUMN                                                                  \
 	", max(CASE WHEN d.vdev = 'xvdp3' AND d.role = 'eventlog' THEN " RUN_FILE_BYTES " END)"
-#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason" RUN_EVENTLOG_COLUMN
-#define RUN_COLUMNS_V5 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN
-#define RUN_COLUMNS_OF(s) ((s)->schema_version >= 6 ? RUN_COLUMNS_V6 : RUN_COLUMNS_V5)
+/* What else a run holds, for the catalogue: its trace's packets and
+ * events (from the trace's index: a range of its primary key, only for a
+ * run with a trace), its stack samples' bytes (the sectors written). */
+#define RUN_HOLDS_COLUMNS                                                                    \
+	", max(CASE WHEN d.role = 'trace' THEN (SELECT count(*) FROM trace_packets t"              \
+	"   WHERE t.device_id = d.device_id) END)"                                                 \
+	", max(CASE WHEN d.role = 'trace' THEN (SELECT coalesce(sum(t.events), 0) FROM"            \
+	"   trace_packets t WHERE t.device_id = d.device_id) END)"                                 \
+	", max(CASE WHEN d.role = 'samples' THEN d.written_end_sector * 512 END)"
+#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason" RUN_EVENTLOG_COLUMN RUN_HOLDS_COLUMNS
+#define RUN_COLUMNS_V5 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN RUN_HOLDS_COLUMNS
+/* (before schema 5 there is no trace, nor its index) */
+#define RUN_COLUMNS_V4 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN ", NULL, NULL, NULL"
+#define RUN_COLUMNS_OF(s)                                                                    \
+	((s)->schema_version >= 6 ? RUN_COLUMNS_V6 : (s)->schema_version == 5 ? RUN_COLUMNS_V5 : RUN_COLUMNS_V4)
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
 {
@@ -382,6 +394,10 @@ static void load_run(sqlite3_stmt *st, struct store_run *r)
 	r->trace_bytes = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
 	copy_text(r->end_reason, sizeof(r->end_reason), sqlite3_column_text(st, 14));
 	r->eventlog_bytes = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
+	r->trace_packets = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
+	r->trace_events = sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
+	r->samples_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 18);
+	r->samples = -1;
 }
 
 /* run->backend_gone (see store.h).  *owner caches store_owner_alive over
@@ -405,7 +421,7 @@ int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 	int rc;
 	STORE_NEED_SQL(s);
 
-	char sql[2048];
+	char sql[4096];
 	int owner = -2;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM " RUN_FROM " WHERE r.run_id = ?1 GROUP BY r.run_id",
@@ -515,7 +531,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	 * picks run ids only; the rows are then read in run_id order, so no
 	 * result set of whole rows is sorted (a quarter of the time at 10,000
 	 * runs). */
-	char sql[2048];
+	char sql[4096];
 	int owner = -2;
 	snprintf(sql, sizeof(sql),
 	         "SELECT %s FROM " RUN_FROM " WHERE r.run_id IN"

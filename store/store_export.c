@@ -363,3 +363,50 @@ int store_import_disk(struct store_device *d, int fd, uint64_t size, uint64_t *f
 	*from = (uint64_t)pos < size ? (uint64_t)pos : size;
 	return rc;
 }
+
+int store_import_file(struct store_device *d, int fd, uint64_t size, uint64_t *from, uint64_t max)
+{
+	struct store *s = d->s;
+	uint8_t *buf;
+	uint64_t pos = *from, stop = max < size - *from ? *from + max : size;
+	int rc = 0;
+
+	if (!store_in_batch(s))
+		return store_fail(s, STORE_EINVAL, "store_import_file outside a batch");
+	if (size == 0)
+		return store_fail(s, STORE_EINVAL, "an empty file is no profile");
+	buf = malloc(STORE_CHUNK_BYTES);
+	if (!buf)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
+	while (pos < stop) {
+		size_t want = STORE_CHUNK_BYTES, got;
+		if (pos + want > size)
+			want = (size_t)(size - pos);
+		int err = read_full(fd, buf, want, (off_t)pos, &got);
+		if (err || got < want) {
+			rc = store_fail(s, STORE_EIO, "reading the file: %s", err ? strerror(-err) : "it shrank");
+			break;
+		}
+		/* the file from sector 1, its last sector zero-padded; zeros are
+		 * holes, but the last piece is written: the status block may not
+		 * claim more than was written */
+		size_t padded = (got + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE * STORE_SECTOR_SIZE;
+		memset(buf + got, 0, padded - got);
+		if (pos + got == size || !is_zero(buf, padded)) {
+			struct store_segment seg = {1 + pos / STORE_SECTOR_SIZE, (uint32_t)(padded / STORE_SECTOR_SIZE), buf};
+			if ((rc = store_write(d, &seg, 1)))
+				break;
+		}
+		pos += got;
+	}
+	if (rc == 0 && pos == size) {
+		/* whole: the status block a guest writes when it closes the file */
+		memset(buf, 0, STORE_SECTOR_SIZE);
+		status_block_encode(buf, size, 1, 8);
+		struct store_segment seg = {0, 1, buf};
+		rc = store_write(d, &seg, 1);
+	}
+	free(buf);
+	*from = pos;
+	return rc;
+}

@@ -59,4 +59,12 @@ int store_export_disk(struct store *s, const struct store_device_info *dev, int 
  * skipped. */
 int store_import_disk(struct store_device *d, int fd, uint64_t size, uint64_t *pos, uint64_t max);
 
+/* The same for a plain profile file (a .prof, .hp or eventlog as GHC
+ * wrote it, size bytes, not empty): its bytes go from sector 1, as a
+ * guest writes them, and once the last is in (*pos == size), sector 0
+ * gets the status block of a closed file of that size, so export gives
+ * back the file byte for byte.  Inside the caller's batch, at most max
+ * bytes a call. */
+int store_import_file(struct store_device *d, int fd, uint64_t size, uint64_t *pos, uint64_t max);
+
 #endif

@@ -18,7 +18,9 @@ RUN = {
     "ended": [STR, NUL], "ended_us": [INT, NUL], "duration_us": [INT, NUL],
     "backend_alive": [BOOL, NUL], "end_reason": [STR, NUL],
     "host": [STR, NUL], "backend_version": [STR, NUL], "prof_bytes": [INT, NUL],
-    "hp_bytes": [INT, NUL], "eventlog_bytes": [INT, NUL], "trace_bytes": [INT, NUL], "ndevices": [INT],
+    "hp_bytes": [INT, NUL], "eventlog_bytes": [INT, NUL], "trace_bytes": [INT, NUL],
+    "trace_packets": [INT, NUL], "trace_events": [INT, NUL], "samples_bytes": [INT, NUL], "samples": [INT, NUL],
+    "holds": [[STR]], "ndevices": [INT],
 }
 STATUS = {"block": [STR], "file_size": [INT, NUL], "closed": [BOOL, NUL],
           "word_size": [INT, NUL], "updated_us": [INT, NUL]}

@@ -125,6 +125,23 @@ expect() {
 same() { if cmp -s "$1" "$2"; then ok; else fail "$1 and $2 differ"; fi; }
 json_ok() { [ "$(sqlite3 :memory: "select json_valid(readfile('$1'))")" = 1 ]; }
 xml_ok() { python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$1" 2>"$T/xmlerr"; }
+# need PROG...: 0 when every PROG is on the PATH.  When one is not, under
+# CI (CI set) the test fails there (exit 1): quickstart test installs every
+# peer, so a missing one is a missing install step, never a skip; the
+# message names the Debian package (tests/programs.tsv, which
+# tests/deps_check.py holds to quickstart's lists).  Elsewhere it says
+# what is missing and returns 1, for the caller to skip what needs it.
+need() {
+	local p missing="" pkgs=""
+	for p in "$@"; do command -v "$p" >/dev/null || missing="$missing $p"; done
+	[ -z "$missing" ] && return 0
+	for p in $missing; do
+		pkgs="$pkgs $(awk -F'\t' -v p="$p" '$1 == p { split($2, a, "|"); print a[1] }' "$S/tests/programs.tsv" 2>/dev/null)"
+	done
+	echo "test_$NAME: missing:$missing (Debian package:$pkgs; quickstart test installs it)"
+	[ -n "${CI:-}" ] && exit 1
+	return 1
+}
 # with_browser: NM, tests/peers' npm packages (PROFSVC_PEERS names
 # another node_modules), and browser=yes when chromium, node and
 # puppeteer-core are there; browser=no when not, and under CI=true the

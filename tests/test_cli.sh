@@ -40,7 +40,7 @@ expect 0 "" -- "$PROFDB" --version
 expect 0 "" -- "$PROFDB" import-disk --name leak "$T/prof.disk" "$T/hp.disk"
 grep -q "imported run 1 (leak)" "$T/out" && ok || fail "import output: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" query runs
-grep -Eq '^ +1 +leak +- .* complete +4064 +5559$' "$T/out" && ok || fail "query table: $(cat "$T/out")"
+grep -Eq '^ +1 +leak +- .* complete +4064 +5559  \.prof, \.hp$' "$T/out" && ok || fail "query table: $(cat "$T/out")"
 expect 0 "" -- "$PROFDB" query runs --json
 [ "$(sqlite3 :memory: "select json_valid(readfile('$T/out'))")" = 1 ] && ok || fail "invalid JSON: $(cat "$T/out")"
 grep -q '"prof_bytes":4064' "$T/out" && ok || fail "JSON prof_bytes"
@@ -197,7 +197,7 @@ expect 1 "missing from index" -- "$PROFDB" --db "$T/idx.db" check --quick
 [ "$(wc -l <"$T/err")" = 6 ] && tail -1 "$T/err" | grep -q "damaged: SQLite's checks found 7 problems (the first named above) (--quick" &&
 	ok || fail "check of a damaged index: $(cat "$T/err")"
 # and so does profdb serve: an error, not the wrong bytes
-if command -v curl >/dev/null; then
+if need curl; then
 	"$PROFDB" --db "$ROT" serve --listen 127.0.0.1:0 2>"$T/serve-rot.log" &
 	RS=$!
 	for _ in $(seq 100); do grep -q 'serving' "$T/serve-rot.log" && break; sleep 0.1; done
@@ -287,6 +287,53 @@ same "$T/both.prof" "$P"
 same "$T/both.hp" "$H"
 # --force takes images as they are (a .prof on xvdp2)
 expect 0 "" -- "$PROFDB" import-disk --force --name forced "$T/prof.disk" "$T/prof.disk"
+
+# --- import: the plain files GHC wrote, each exported back byte for byte -------------------
+# every .prof, .hp and eventlog of the fixtures (tests/data), one run each
+# (GHC's retainer log, leak-hr.prof, and a killed run's empty .prof aside)
+for f in $(find "$S/tests/data" -name '*.prof' -o -name '*.hp' -o -name '*.eventlog' | sort); do
+	case $f in */leak-hr.prof | */phases-killed-SIGKILL.prof) continue ;; esac
+	"$PROFDB" import --json "$f" >"$T/imp.json" 2>"$T/err" || { fail "import $f: $(cat "$T/err")"; continue; }
+	id=$(sqlite3 :memory: "select json_extract(readfile('$T/imp.json'), '\$.run.run_id')")
+	ext=${f##*.}
+	"$PROFDB" export "$id" --"$ext" "$T/back.$ext" >/dev/null 2>"$T/err" && cmp -s "$T/back.$ext" "$f" && ok ||
+		fail "import $f, export --$ext: not the same bytes: $(cat "$T/err")"
+	rm -f "$T/back.$ext"
+done
+python3 "$S/tests/json_shapes.py" import "$T/imp.json" && ok || fail "import --json not as documented: $(cat "$T/imp.json")"
+# three files, one run: named after the first, each role told by its bytes (in any order)
+EVF="$S/tests/data/ghc-eventlog/churn-l-hT.eventlog"
+expect 0 "" -- "$PROFDB" import "$EVF" "$H" "$P"
+grep -q "^imported run [0-9]* (churn-l-hT), .prof: 4064 bytes, .hp: 5559 bytes, eventlog: $(stat -c %s "$EVF") bytes$" "$T/out" &&
+	ok || fail "import of three: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" export latest -o "$T/three"
+id=$("$PROFDB" query runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][-1]["run_id"])')
+same "$T/three/churn-l-hT-$id.prof" "$P"; same "$T/three/churn-l-hT-$id.hp" "$H"; same "$T/three/churn-l-hT-$id.eventlog" "$EVF"
+expect 0 "" -- "$PROFDB" show latest
+grep -q "state           complete" "$T/out" && grep -q "source          import" "$T/out" && ok || fail "show of an import: $(head -12 "$T/out")"
+# --name; a killed program's empty .prof left out, with a warning
+expect 0 "left out" -- "$PROFDB" import --name killed "$FIX/phases/phases-killed-SIGKILL.prof" "$FIX/phases/phases-killed-SIGKILL.hp"
+grep -q "(killed), .hp: " "$T/out" && ! grep -q ".prof:" "$T/out" && ok || fail "import of a killed run: $(cat "$T/out")"
+# refused, storing nothing: two of a kind, no profile, a retainer log, only empty files, a FIFO, no file
+n0=$(nruns)
+expect 1 "both a heap profile" -- "$PROFDB" import "$H" "$H"
+expect 1 "README.md is not a profile GHC wrote" -- "$PROFDB" import "$S/README.md"
+expect 1 "retainer profiling log" -- "$PROFDB" import "$FIX/leak/leak-hr.prof"
+expect 1 "raw disk image" -- "$PROFDB" import "$T/prof.disk"
+expect 1 "nothing to import" -- "$PROFDB" import "$FIX/phases/phases-killed-SIGKILL.prof"
+expect 1 "not a regular file" -- "$PROFDB" import "$T/fifo.disk"
+expect 1 "cannot open" -- "$PROFDB" import "$T/no-such.prof"
+expect 2 "" -- "$PROFDB" import
+expect 2 "at most 3" -- "$PROFDB" import "$P" "$H" "$EVF" "$P"
+[ "$(nruns)" = "$n0" ] && ok || fail "a refused import stored a run"
+# --force: what its bytes do not say, its name does
+cp "$FIX/leak/leak-hr.prof" "$T/retainer.prof"
+expect 0 "" -- "$PROFDB" import --force "$T/retainer.prof"
+expect 0 "" -- "$PROFDB" export latest --prof "$T/retainer-back.prof"; same "$T/retainer-back.prof" "$T/retainer.prof"
+expect 0 "" -- "$PROFDB" import --help
+grep -q "^usage: profdb import \[--name NAME\] \[--force\] \[--json\] FILE...$" "$T/out" && ok || fail "import --help: $(head -2 "$T/out")"
+expect 0 "" -- "$PROFDB" --help
+grep -q "^  import \[--name NAME\] \[--force\] \[--json\] FILE...$" "$T/out" && ok || fail "profdb --help does not list import"
 
 # --- export: makes -o DIR, replaces nothing unless --force ---------------------------------
 expect 0 "" -- "$PROFDB" export 1 -o "$T/made/deep/er"
@@ -484,14 +531,19 @@ else
 fi
 
 # --- users who are not root get told why ---------------------------------------------------
+# (profdb copied where nobody may run it: the build tree may be in root's
+# 0700 home; and nobody's working directory is T, not one nobody cannot
+# enter)
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && runuser -u nobody -- true 2>/dev/null; then
-	mkdir -m 755 "$T/nr"
+	mkdir -m 755 "$T/nr" "$T/bin"
+	cp "$PROFDB" "$T/bin/profdb" && chmod 0755 "$T/bin/profdb"
 	cp "$PROFSVC_DB" "$T/nr/p.db"
 	chmod 755 "$T"
-	expect 1 "root-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
+	as_nr() { (cd "$T" && runuser -u nobody -- "$T/bin/profdb" "$@"); }
+	expect 1 "root-only" -- as_nr --db "$T/nr/p.db" query runs
 	chmod 644 "$T/nr/p.db"
-	expect 1 "write access to its directory" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" query runs
-	expect 1 "read-only" -- runuser -u nobody -- "$PROFDB" --db "$T/nr/p.db" import-disk "$T/prof.disk"
+	expect 1 "write access to its directory" -- as_nr --db "$T/nr/p.db" query runs
+	expect 1 "read-only" -- as_nr --db "$T/nr/p.db" import-disk "$T/prof.disk"
 	chmod 700 "$T"
 else
 	echo "note: not root (or no runuser): skipped the non-root access checks"
@@ -511,7 +563,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && getent group nogroup >
 		fail "import-disk into a shared directory"
 	m=$(stat -c '%a %G' "$SH/profiles.db" "$SH/profiles.db-wal" "$SH/profiles.db-shm" 2>&1 | sort -u)
 	[ "$m" = "640 nogroup" ] && ok || fail "a shared store's files: $m (want 640 nogroup)"
-	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+	as_nobody() { (cd "$T" && setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"); }
 	# (a copy: the build tree may be where nobody cannot go)
 	mkdir -p "$T/bin" && cp "$PROFDB" "$T/bin/profdb" && chmod 0755 "$T/bin" "$T/bin/profdb"
 	as_nobody "$T/bin/profdb" --db "$SH/profiles.db" query runs >"$T/out" 2>&1 && grep -q shared "$T/out" && ok ||

@@ -17,15 +17,7 @@ set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 EFIX="$S/tests/data/eventlog"
 
-missing=""
-for c in threadscope xvfb-run xwininfo xwd convert; do
-	command -v "$c" >/dev/null || missing="$missing $c"
-done
-if [ -n "$missing" ]; then
-	echo "test_eventlog_threadscope: not installed:$missing (packages threadscope xvfb xauth x11-utils x11-apps imagemagick)"
-	[ "${CI:-}" = true ] && exit 1
-	exit 77
-fi
+need threadscope xvfb-run xwininfo xwd convert || exit 77
 
 # opens NAME FILE: threadscope opens FILE under Xvfb; its screenshot in
 # $T/NAME.png; "ok" lines in $T/NAME.ts

@@ -249,7 +249,7 @@ for _ in $(seq 100); do
 done
 grep -q arrives-later "$T/api.json" && ok || fail "a run pushed while serving did not appear"
 curl -sf "$WEB/runs/$(id_of arrives-later)/prof" -o "$T/late.prof" && same "$T/late.prof" "$P" || fail "its .prof"
-if command -v chromium >/dev/null; then
+if need chromium; then
 	chrome() {
 		timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
 			--user-data-dir="$T/chrome" "$@" 2>>"$T/chrome.log"

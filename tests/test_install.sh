@@ -11,8 +11,7 @@ set -uo pipefail
 
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion
 missing=""
-command -v man >/dev/null || missing="$missing man (man-db)"
-command -v systemd-analyze >/dev/null || missing="$missing systemd-analyze (systemd)"
+need man systemd-analyze || exit 77
 [ -f "$BASH_COMPLETION" ] || missing="$missing $BASH_COMPLETION (bash-completion)"
 if [ -n "$missing" ]; then
 	echo "test_install: missing:$missing (quickstart test installs them)"

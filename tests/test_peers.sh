@@ -17,8 +17,7 @@ set -uo pipefail
 NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 
 missing=""
-command -v chromium >/dev/null || missing="$missing chromium"
-command -v node >/dev/null || missing="$missing node"
+need chromium node || exit 77
 [ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && [ -d "$NM/ajv" ] ||
 	missing="$missing $NM/{speedscope,ajv}"
 if [ -n "$missing" ]; then
@@ -96,7 +95,7 @@ for svg in heap flame evil-heap; do
 	fi
 done
 # --- hp2ps's "bytes x seconds": the heap chart's header says what hp2ps's title does -----
-if command -v hp2ps >/dev/null; then
+if need hp2ps; then
 	i=0
 	for hp in "$FIX/wordfreq/wordfreq-P-hc.hp" "$FIX/leak/leak-p-hc.hp" "$FIX/exprcalc/exprcalc-hy.hp"; do
 		i=$((i + 1))

@@ -42,14 +42,14 @@ grep -q '^profdb (profsvc) ' "$T/out" && ok || fail "--version after the command
 mv "$T/q.db" "$PROFSVC_DB"; for f in -wal -shm -data; do [ -e "$T/q.db$f" ] && mv "$T/q.db$f" "$PROFSVC_DB$f"; done
 
 # --- every command's --help: its usage on stdout, exit 0; a bad option: 2 ---------------
-for c in query show export export-disk import-disk check heap top flame diff report serve watch delete prune du sync; do
+for c in query show export export-disk import import-disk check heap top flame diff report serve watch delete prune du sync; do
 	expect 0 "" -- "$PROFDB" $c --help
 	grep -q "^usage: profdb $c" "$T/out" && ok || fail "$c --help: no usage on stdout: $(head -2 "$T/out")"
 	[ ! -s "$T/err" ] && ok || fail "$c --help wrote to stderr: $(cat "$T/err")"
 	expect 2 "" -- "$PROFDB" $c --no-such-option
 done
 expect 0 "" -- "$PROFDB" --help
-for c in delete prune du; do grep -q "^  $c" "$T/out" && ok || fail "profdb --help does not list $c"; done
+for c in delete prune du import; do grep -q "^  $c" "$T/out" && ok || fail "profdb --help does not list $c"; done
 
 # --- JSON: one documented shape per object ------------------------------------------------
 expect 0 "" -- "$PROFDB" query runs --json; shape runs "query runs"
@@ -123,6 +123,37 @@ expect 0 "" -- "$PROFDB" du -n 1 --json; shape du "du -n 1"
 [ "$(sqlite3 :memory: "select json_extract(readfile('$T/out'), '\$.du.data.allocated_bytes')")" = "$(($(blocks) * 512))" ] && ok || fail "du: data file allocated bytes"
 expect 0 "" -- "$PROFDB" du
 grep -q "data file" "$T/out" && ok || fail "du text: $(cat "$T/out")"
+# sizes as every view writes them (the report's facts, the pages): "4.2 MB
+# (4,194,304 bytes)", under 1000 bytes "512 B"; the same bytes as --json
+"$PROFDB" du --json >"$T/du.json"
+python3 - "$T/out" "$T/du.json" <<'PY' && ok || fail "du: sizes not as the views write them: $(cat "$T/out")"
+import json, re, sys
+text, d = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))["du"]
+SIZE = r"(\d+ B|\d+(\.\d)? [kMGTPE]B \(([\d,]+) bytes\))"
+def size(s):
+    m = re.fullmatch(SIZE, s)
+    assert m, "not a size: %r" % s
+    return int(m.group(3).replace(",", "")) if m.group(3) else int(s.split()[0])
+lines = text.splitlines()
+files = {"database": "database", "WAL": "wal", "data file": "data"}
+for l in lines[1:4]:
+    what, rest = l[2:13].strip(), l[13:]
+    if d[files[what]] is None:
+        assert rest == "-", l
+        continue
+    m = re.fullmatch(SIZE + " allocated, " + SIZE + " apparent", rest)
+    assert m, l
+    a, b = rest.split(" allocated, ")
+    assert size(a) == d[files[what]]["allocated_bytes"] and size(b[:-len(" apparent")]) == d[files[what]]["apparent_bytes"], l
+assert size(re.match(r"  free +(.*) of database pages", lines[4]).group(1)) == d["free_db_bytes"], lines[4]
+assert size(re.match(r"  freed +(.*) of data-file slots", lines[5]).group(1)) == d["reclaimable_data_bytes"], lines[5]
+rows = [l for l in lines[7:] if l.strip()]
+assert len(rows) == len(d["runs"]) >= 1, rows
+for l, r in zip(rows, d["runs"]):
+    cells = re.split(r"  +", l.strip())
+    assert int(cells[0]) == r["run_id"] and [size(c) for c in cells[1:]] == [r["bytes"], r["db_bytes"], r["data_bytes"]], l
+print("ok")
+PY
 expect 2 "" -- "$PROFDB" du -n x
 
 # --- beside a backend capturing a guest: the guest's run stays byte-exact -------------------

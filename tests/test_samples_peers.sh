@@ -25,8 +25,7 @@ NM=${PROFSVC_PEERS:-$S/tests/peers/node_modules}
 GEN="$B/tests/samples_gen"
 
 missing=""
-command -v go >/dev/null || missing="$missing go"
-command -v node >/dev/null || missing="$missing node"
+need go node || exit 77
 [ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && [ -d "$NM/ajv" ] ||
 	missing="$missing $NM/{speedscope,ajv}"
 if [ -n "$missing" ]; then

@@ -24,12 +24,7 @@ set -uo pipefail
 alone_among_timed
 with_xensim
 keep_at_exit '"$T"/*.log' '"$T"/*.folded' '"$T"/*.out' '"$T"/*.png'
-need() {
-	command -v "$1" >/dev/null && return 0
-	[ -n "${CI:-}" ] && { echo "test_sampling: $1 missing (quickstart test installs it)"; exit 1; }
-	return 1
-}
-need gcc || { echo "test_sampling: gcc missing: skipped"; exit 77; }
+need gcc || exit 77
 
 gcc -O0 -g -fno-omit-frame-pointer -no-pie -o "$T/hot" "$S/tests/sampling/hot.c" ||
 	{ echo "cannot build hot.c"; exit 99; }
@@ -210,7 +205,7 @@ if [ -f "$NM/speedscope/dist/release/file-format-schema.json" ] && need node; th
 		"$T/c.speedscope.json" >"$T/err" 2>&1 && ok || fail "speedscope's schema refused the export: $(head -5 "$T/err")"
 	# speedscope's own page loads the speedscope file, and its perf
 	# importer the perf script text (as test_peers.sh loads the .prof's)
-	if command -v chromium >/dev/null; then
+	if need chromium; then
 		for f in c.speedscope.json c.perf; do
 			echo "speedscope.loadFileFromBase64(\"$f\", \"$(base64 -w0 "$T/$f")\")" >"$T/load.js"
 			timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \
@@ -259,7 +254,7 @@ at_least "$chain_of" 55 && at_least "$(awk -v h="$chain" -v c="$cold_chain" 'BEG
 "$BACKEND" status >/dev/null && ok || fail "the backend is down after the hostile guests"
 
 # ---- profdb serve: a sampled run's page and files ---------------------------------------
-if command -v curl >/dev/null; then
+if need curl; then
 	"$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve.log" &
 	SERVE_PID=$!
 	for _ in $(seq 100); do grep -q 'serving' "$T/serve.log" && break; sleep 0.1; done
@@ -275,7 +270,7 @@ if command -v curl >/dev/null; then
 	done
 	cmp -s "$T/dl.folded" "$T/c.folded" && ok || fail "serve's folded stacks differ from profdb export's"
 	# the page in a real browser: the flame graph drawn, its frames named
-	if command -v chromium >/dev/null; then
+	if need chromium; then
 		timeout 60 chromium --headless --no-sandbox --disable-gpu --window-size=1280,1400 \
 			--screenshot="$T/run.png" --dump-dom "http://127.0.0.1:$PORT/runs/$r" >"$T/dom.html" 2>/dev/null
 		n=$(grep -o '<g class="frame"[ >]' "$T/dom.html" | wc -l) # (the flame graph's script may give it a style)

@@ -446,7 +446,7 @@ for line in open(sys.argv[1]):
 if bad:
     print("\n".join(bad[:5])); sys.exit(1)
 PY
-if command -v promtool >/dev/null; then
+if need promtool; then
 	promtool check metrics <"$T/metrics.txt" >"$T/promtool.txt" 2>&1 && ok || fail "promtool check metrics: $(head -5 "$T/promtool.txt")"
 fi
 # a damaged store: /healthz says so (503), /metrics still answers
@@ -461,7 +461,7 @@ code=$(curl -s --max-time $((10 * SLOW)) -o "$T/gm" -w '%{http_code}' "$GURL/met
 grep -qx 'profsvc_store_readable 0' "$T/gm" && ok || fail "/metrics of a damaged store: $code $(head -c 300 "$T/gm"; tail -3 "$T/serve-g.log")"
 kill $GS; wait $GS 2>/dev/null
 # Prometheus itself scrapes it (Debian's prometheus; required under CI)
-if command -v prometheus >/dev/null; then
+if need prometheus; then
 	PPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	printf 'global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: profsvc\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
 		"$PORT" >"$T/prom.yml"
@@ -607,7 +607,7 @@ wait $SERVE_PID && ok || fail "serve exited $? on SIGTERM${VG:+ (9: valgrind fou
 SERVE_PID=
 exec 4<&- 5<&-
 # the systemd unit make install puts beside it: systemd's own check
-if command -v systemd-analyze >/dev/null; then
+if need systemd-analyze; then
 	sed -e "s|%BINDIR%|$(cd "$B" && pwd)|" -e 's|%DOCDIR%|/usr/share/doc/profsvc|' -e 's|%LOCALSTATEDIR%|/var|' \
 		"$S/systemd/profdb-serve.service.in" >"$T/profdb-serve.service"
 	systemd-analyze verify "$T/profdb-serve.service" >"$T/verify" 2>&1 && ! [ -s "$T/verify" ] && ok ||

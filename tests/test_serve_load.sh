@@ -21,7 +21,7 @@ with_xensim
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 SERVE_PID= ROT_PID=
 at_exit '[ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; [ -n "$ROT_PID" ] && kill "$ROT_PID" 2>/dev/null'
-command -v curl >/dev/null || { echo "test_serve_load: curl missing"; exit 77; }
+need curl || exit 77
 
 # a 48 MB heap profile: 200 bands a sample
 python3 - "$T/big.hp" <<'PY'

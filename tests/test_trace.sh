@@ -23,11 +23,7 @@ with_xensim
 keep_at_exit '"$T"/*.log'
 CHECK="python3 $S/tests/trace_check.py"
 BACKEND_ARGS=(--platform sim --db "$PROFSVC_DB" --max-trace-pages 64)
-if ! command -v babeltrace2 >/dev/null; then
-	[ -n "${CI:-}" ] && { echo "test_trace: babeltrace2 missing (quickstart test installs it)"; exit 1; }
-	echo "test_trace: babeltrace2 not installed: skipped"
-	exit 77
-fi
+need babeltrace2 || exit 77
 
 backend_up() {
 	"$BACKEND" start "${BACKEND_ARGS[@]}" --foreground >>"$T/backend.log" 2>&1 &
@@ -126,7 +122,7 @@ kill $SERVE; wait $SERVE 2>/dev/null
 # test peers are installed (./quickstart test installs them)
 NM=${PROFSVC_PEERS:-$(cd "$S" && pwd)/tests/peers/node_modules}
 PAGE="$NM/speedscope/dist/release/index.html"
-if command -v chromium >/dev/null && [ -f "$PAGE" ]; then
+if need chromium && [ -f "$PAGE" ]; then
 	echo "speedscope.loadFileFromBase64(\"kinds.trace.json\", \"$(base64 -w0 "$T/kinds.chrome.json")\")" >"$T/load.js"
 	chrome() {
 		timeout 90 chromium --headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage \

@@ -446,4 +446,63 @@ print("ok")
 PY
 heap_axes "$T/many.svg" && grep -q '>7 kB</text>\|>8 kB</text>' "$T/many.svg" && ok ||
 	fail "heap SVG of many samples: the y axis: $(grep -o '<text class="ytick"[^>]*>[^<]*' "$T/many.svg")"
+# --- several runs' heaps: a band one colour in every panel (as the compare
+# page has it), though its rank differs from run to run; one run's panel
+# keeps hp2ps's colours by rank
+import hc-early "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-killed-SIGKILL.hp"
+HC1=$("$PROFDB" query runs --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][-1]["run_id"])')
+import hc-late "$FIX/phases/phases-p-hc.prof" "$FIX/phases/phases-p-hc.hp"
+expect 0 "" -- "$PROFDB" heap "$HC1" latest -o "$T/two.svg"
+python3 - "$T/two.svg" <<'PY' && ok || fail "heap A B -o: a band of two colours"
+import sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+panels = [g for g in root.iter(N + "g") if g.get("class") == "panel"]
+assert len(panels) == 2, len(panels)
+def fills(p):
+    key = {e.find(N + "title").text: e.find(N + "rect").get("fill")
+           for e in p.iter(N + "g") if e.get("class") == "key-entry"}
+    band = {b.find(N + "title").text.split(" \u2014 ")[0]: b.get("fill")
+            for b in p.iter(N + "path") if b.get("class") == "band"}
+    return key, band
+(k0, b0), (k1, b1) = fills(panels[0]), fills(panels[1])
+both = sorted(set(k0) & set(k1))
+assert len(both) >= 5, both
+bad = [n for n in both if k0[n] != k1[n] or b0[n] != b1[n] or k0[n] != b0[n]]
+assert not bad, "two colours: %s" % [(n, k0[n], k1[n]) for n in bad[:4]]
+# the ranks differ between the runs (else the check proves nothing)
+order = lambda k: [n for n in k if n in both]
+assert order(k0) != order(k1), "the same order in both runs"
+print("ok")
+PY
+"$PROFDB" heap "$HC1" -o "$T/one-a.svg" >/dev/null 2>&1
+python3 - "$T/one-a.svg" <<'PY' && ok || fail "heap RUN -o: not hp2ps's colours by rank"
+import sys, xml.etree.ElementTree as E
+N = "{http://www.w3.org/2000/svg}"
+keys = [e.find(N + "rect").get("fill") for e in E.parse(sys.argv[1]).getroot().iter(N + "g") if e.get("class") == "key-entry"]
+assert keys[:3] == ["#1f77b4", "#aec7e8", "#ff7f0e"], keys[:3]
+PY
+
+# --- diff of two heap profiles of different kinds warns, as the compare page
+# does (runs 1 and 2: -hc and -hd); of one kind it does not
+expect 0 "different kinds: run 1's is by cost-centre stacks (-hc), run 2's by closure descriptions (-hd)" -- "$PROFDB" diff 1 2 -n 1
+"$PROFDB" report 2 --against 1 -o "$T/k.html" >/dev/null 2>&1
+grep -q "$(sed -n 's/^profdb: warning: //p' "$T/err" | sed 's/'"'"'/\&#39;/g')" "$T/k.html" && ok ||
+	fail "diff's warning is not the compare page's: $(cat "$T/err")"
+expect 0 "" -- "$PROFDB" diff "$HC1" latest -n 1
+grep -q "different kinds" "$T/err" && fail "diff of two -hc runs warns: $(cat "$T/err")" || ok
+
+# --- a heap profile of one sample (a short run's eventlog, -hT): no empty
+# chart; the summary, the SVG and the report say so, the report lists its bands
+"$MKDISK" --eventlog "$S/tests/data/ghc-eventlog/churn-l-hT.eventlog" "$T/one.disk" >/dev/null &&
+	"$PROFDB" import-disk --name one-sample --eventlog "$T/one.disk" >/dev/null || fail "import of churn-l-hT"
+expect 0 "" -- "$PROFDB" heap latest
+grep -q "^  1 sample only, at 0.434231 s (a chart needs two): 33M$" "$T/out" && ok || fail "heap of one sample: $(sed -n 3p "$T/out")"
+expect 0 "" -- "$PROFDB" heap latest -o "$T/one.svg"
+grep -q '>one sample only (0.434 s): no chart</text>' "$T/one.svg" && xml_ok "$T/one.svg" && ok || fail "heap -o of one sample: no note"
+"$PROFDB" report latest -o "$T/one.html" >/dev/null 2>&1
+grep -q 'id="heap-note" data-samples="1">The heap profile has one sample only, at 0.434 s' "$T/one.html" &&
+	grep -q '<tr><td>ghc-prim:GHC.Types.:</td><td class="num">24 MB (24,326,280 bytes)</td></tr>' "$T/one.html" &&
+	! grep -q 'id="heap-data"' "$T/one.html" && ok || fail "report of one heap sample: $(grep -o 'id="heap-note".\{0,300\}' "$T/one.html")"
+
 finish test_view

@@ -9,7 +9,8 @@
  * The library's files, from the bottom up (each may call only those
  * above it in this list, and store/, fleet/, profile/, util/):
  *   view_err.c      the error value
- *   view_format.c   times, durations and numbers as shown and taken
+ *   view_format.c   times, durations (the one rule), numbers and what a run
+ *                   holds, as shown and taken
  *   view_json.c     the documented JSON objects (docs/json.md)
  *   view_fleet.c    a fleet catalogue read through a private store
  *   view.c          a view: open, resolve a run, one snapshot, close

@@ -3,7 +3,8 @@
  * show and take them (view_format.h).  Moved from the CLI's helpers so
  * that both front ends sit on one copy.
  *
- * May call: store/store.h (run state names), util/utc_time.h, libc.
+ * May call: store/store.h (run state names), util/utc_time.h,
+ * profile/report.h (counts and sizes as the pages write them), libc.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../profile/report.h"
 #include "../store/store.h"
 #include "../util/utc_time.h"
 #include "view_format.h"
@@ -46,12 +48,10 @@ void view_format_time(int64_t us, char *buf, size_t len)
 }
 
 /* "N<a>MM<b>": a count, a unit letter, two digits, a unit letter. */
-static void put_duration(char *buf, size_t len, int64_t a, char ua, int64_t b, char ub, int tenth)
+static void put_duration(char *buf, int64_t a, char ua, int64_t b, char ub, int tenth)
 {
 	char d[24], *p = buf;
 	int n = 0;
-	if (len < 32)
-		return (void)snprintf(buf, len, "%lld%c", (long long)a, ua);
 	do
 		d[n++] = (char)('0' + a % 10);
 	while ((a /= 10));
@@ -70,20 +70,65 @@ static void put_duration(char *buf, size_t len, int64_t a, char ua, int64_t b, c
 	*p = 0;
 }
 
-void view_format_duration(int64_t us, char *buf, size_t len)
+int64_t view_run_duration_us(const struct store_run *r, int64_t now_us)
 {
+	if (r->backend_gone)
+		return -1;
+	int64_t end = r->ended_us ? r->ended_us : now_us;
+	return end > r->started_us ? end - r->started_us : 0;
+}
+
+void view_format_duration(int64_t us, char *out, size_t len)
+{
+	char buf[32]; /* the whole text, then what fits of it */
 	if (us < 0)
 		us = 0;
 	int64_t s = us / 1000000;
 	/* by hand: a listing of 100,000 runs formats as many */
-	if (s < 60)
-		put_duration(buf, len, s, 's', us / 100000 % 10, 's', 1);
+	if (s < 1)
+		snprintf(buf, sizeof(buf), "%lldms", (long long)(us / 1000));
+	else if (s < 60)
+		put_duration(buf, s, 's', us / 100000 % 10, 's', 1);
 	else if (s < 3600)
-		put_duration(buf, len, s / 60, 'm', s % 60, 's', 0);
+		put_duration(buf, s / 60, 'm', s % 60, 's', 0);
 	else if (s < 86400)
-		put_duration(buf, len, s / 3600, 'h', s / 60 % 60, 'm', 0);
+		put_duration(buf, s / 3600, 'h', s / 60 % 60, 'm', 0);
 	else
-		put_duration(buf, len, s / 86400, 'd', s / 3600 % 24, 'h', 0);
+		put_duration(buf, s / 86400, 'd', s / 3600 % 24, 'h', 0);
+	if (len)
+		snprintf(out, len, "%s", buf);
+}
+
+void view_format_holds(const struct store_run *r, char *buf, size_t len)
+{
+	char a[32], b[32];
+	size_t n = 0;
+	buf[0] = '\0';
+#define ADD(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__), n = n < len ? n : len - 1)
+	if (r->prof_bytes >= 0)
+		ADD(".prof");
+	if (r->hp_bytes >= 0)
+		ADD("%s.hp", n ? ", " : "");
+	if (r->eventlog_bytes >= 0)
+		ADD("%seventlog", n ? ", " : "");
+	if (r->trace_bytes >= 0 && r->trace_packets >= 0) {
+		report_fmt_count((uint64_t)r->trace_packets, a, sizeof(a));
+		report_fmt_count((uint64_t)(r->trace_events > 0 ? r->trace_events : 0), b, sizeof(b));
+		ADD("%strace (%s packet%s, %s event%s)", n ? ", " : "", a, r->trace_packets == 1 ? "" : "s", b,
+		    r->trace_events == 1 ? "" : "s");
+	} else if (r->trace_bytes >= 0) {
+		ADD("%strace", n ? ", " : "");
+	}
+	if (r->samples_bytes >= 0) {
+		if (r->samples >= 0)
+			report_fmt_count((uint64_t)r->samples, a, sizeof(a));
+		else
+			report_fmt_bytes((double)r->samples_bytes, a, sizeof(a));
+		ADD("%ssamples (%s)", n ? ", " : "", a);
+	}
+	if (!n)
+		ADD("-");
+#undef ADD
 }
 
 int view_parse_time(const char *s, int64_t now_us, int64_t *out)

@@ -120,7 +120,6 @@ static json_t *time_or_null(int64_t us)
 json_t *view_json_run(const struct store_run *r, int64_t now_us)
 {
 	json_t *o = json_object();
-	int64_t end = r->ended_us ? r->ended_us : now_us;
 
 	/* json_object_set_new steals even on failure: no leak on ENOMEM */
 	json_object_set_new(o, "run_id", json_integer(r->run_id));
@@ -134,8 +133,8 @@ json_t *view_json_run(const struct store_run *r, int64_t now_us)
 	json_object_set_new(o, "ended", time_or_null(r->ended_us));
 	json_object_set_new(o, "ended_us", r->ended_us ? json_integer(r->ended_us) : json_null());
 	/* a running run whose backend is gone has no known end: no duration */
-	json_object_set_new(o, "duration_us", r->backend_gone ? json_null()
-	                    : json_integer(end > r->started_us ? end - r->started_us : 0));
+	int64_t d = view_run_duration_us(r, now_us);
+	json_object_set_new(o, "duration_us", d < 0 ? json_null() : json_integer(d));
 	/* null once the run ended: no backend is needed any more */
 	json_object_set_new(o, "backend_alive", r->state != STORE_RUN_RUNNING ? json_null()
 	                    : json_boolean(!r->backend_gone));
@@ -147,6 +146,18 @@ json_t *view_json_run(const struct store_run *r, int64_t now_us)
 	json_object_set_new(o, "hp_bytes", view_json_bytes_or_null(r->hp_bytes));
 	json_object_set_new(o, "eventlog_bytes", view_json_bytes_or_null(r->eventlog_bytes));
 	json_object_set_new(o, "trace_bytes", view_json_bytes_or_null(r->trace_bytes));
+	json_object_set_new(o, "trace_packets", view_json_bytes_or_null(r->trace_bytes >= 0 ? r->trace_packets : -1));
+	json_object_set_new(o, "trace_events", view_json_bytes_or_null(r->trace_bytes >= 0 ? r->trace_events : -1));
+	json_object_set_new(o, "samples_bytes", view_json_bytes_or_null(r->samples_bytes));
+	json_object_set_new(o, "samples", view_json_bytes_or_null(r->samples_bytes >= 0 ? r->samples : -1));
+	/* what it holds, by kind (the catalogue's HOLDS) */
+	json_t *holds = json_array();
+	static const char *const kinds[] = {"prof", "hp", "eventlog", "trace", "samples"};
+	const int64_t has[] = {r->prof_bytes, r->hp_bytes, r->eventlog_bytes, r->trace_bytes, r->samples_bytes};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (has[i] >= 0)
+			json_array_append_new(holds, json_string(kinds[i]));
+	json_object_set_new(o, "holds", holds);
 	json_object_set_new(o, "ndevices", json_integer(r->ndevices));
 	return o;
 }

@@ -145,12 +145,8 @@ static void fill_compare(struct view_report *r, struct view *v)
 	long long a = (long long)r->arun.run_id, b = (long long)r->run.run_id;
 	if (r->a_hp && r->have_hp) {
 		char ka = cmp_hp_kind(r->ahp.job), kb = cmp_hp_kind(r->hp.job);
-		if (ka && kb && ka != kb)
-			snprintf(r->kind_warn, sizeof(r->kind_warn),
-			         "The two heap profiles are of different kinds: run %lld's is by %s, run %lld's by "
-			         "%s. Their bands are different things, so none match: compare runs profiled "
-			         "the same way.",
-			         a, cmp_hp_kind_name(ka), b, cmp_hp_kind_name(kb));
+		if (cmp_kind_warning(r->kind_warn, sizeof(r->kind_warn), a, r->ahp.job, b, r->hp.job))
+			;
 		else if (!ka != !kb)
 			add_cwarn(r, "Run %lld's heap profile does not say what it is by (no -h option on its JOB "
 			             "line), run %lld's is by %s: the bands may be different things.",
@@ -241,12 +237,17 @@ static void fill_facts(struct view_report *r)
 	const struct store_run *run = &r->run;
 	view_profile_caption(run, r->caption, sizeof(r->caption));
 	view_format_time(run->started_us, r->started, sizeof(r->started));
+	/* the duration as every view gives it (view_format.h); a live page
+	 * counts it on (live.js) */
+	int64_t us = view_run_duration_us(run, store_now_us());
+	char d[32];
+	view_format_duration(us, d, sizeof(d));
 	if (run->ended_us) {
 		view_format_time(run->ended_us, r->ended, sizeof(r->ended));
-		view_format_duration(run->ended_us - run->started_us, r->dur, sizeof(r->dur));
+		snprintf(r->dur, sizeof(r->dur), "%s", d);
 	} else {
 		snprintf(r->ended, sizeof(r->ended), "(running)");
-		snprintf(r->dur, sizeof(r->dur), "-");
+		snprintf(r->dur, sizeof(r->dur), us < 0 ? "unknown (no backend running)" : "%s (still running)", d);
 	}
 	snprintf(r->domid, sizeof(r->domid), run->domid >= 0 ? "%d" : "-", run->domid);
 	/* sizes as the pages show them: "8.2 kB (8,176 bytes)" */

@@ -36,6 +36,27 @@ int view_samples_feed_device(struct store *s, const struct store_device_info *de
 	return r < 0 ? -1 : r > 0 || samples_finish(p) != 0 ? 1 : 0;
 }
 
+void view_count_samples(struct store *s, struct store_run *r, uint64_t *budget)
+{
+	struct store_device_info dev;
+	struct samples_profile p;
+
+	r->samples = -1;
+	if (r->samples_bytes < 0)
+		return;
+	uint64_t bytes = (uint64_t)r->samples_bytes;
+	if (budget && (bytes > VIEW_SAMPLES_COUNT_MAX || bytes > *budget))
+		return;
+	if (store_find_device(s, r->run_id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES)
+		return;
+	if (budget)
+		*budget -= bytes;
+	samples_init(&p);
+	if (view_samples_feed_device(s, &dev, &p) == 0)
+		r->samples = (int64_t)p.nsamples;
+	samples_free(&p);
+}
+
 int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
                       struct view_profile_read *rd, struct view_err *e)
 {

@@ -24,6 +24,16 @@ int view_samples_feed_device(struct store *s, const struct store_device_info *de
 int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
                               struct view_profile_read *rd, struct view_err *e);
 
+/* How many stack samples run r holds, into r->samples, read in the
+ * caller's read of s.  It stays -1 when r has none, when its stream does
+ * not read, or when budget is not NULL and the stream is over
+ * VIEW_SAMPLES_COUNT_MAX bytes or over what *budget has left (a
+ * listing's bound: each stream read is taken from it).  NULL: counted
+ * whatever its size (one run's view). */
+#define VIEW_SAMPLES_COUNT_MAX (2u << 20)
+#define VIEW_SAMPLES_LIST_BUDGET (16u << 20)
+void view_count_samples(struct store *s, struct store_run *r, uint64_t *budget);
+
 /* The run's time profile: its .prof, or when it has none but stack
  * samples, the samples (*from_samples says which).  0, or 1 with e. */
 int view_read_time_profile_or_samples(struct view *v, const char *arg, struct time_profile *p,

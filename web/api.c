@@ -17,6 +17,7 @@
 #include "../view/view_format.h"
 #include "../view/view_diff.h"
 #include "../view/view_profile.h"
+#include "../view/view_samples.h"
 #include "../profile/compare.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
@@ -32,24 +33,31 @@ json_t *api_run_object(const struct store_run *r, int64_t now_us)
 struct list_ctx {
 	json_t *a;
 	int64_t now;
+	struct store *s; /* a host's store (not a fleet's mirror, whose bytes come later): samples counted */
+	uint64_t budget;
 };
 
-static int add_run(void *ctx, const struct store_run *r)
+static int add_run(void *ctx, const struct store_run *run)
 {
 	struct list_ctx *c = ctx;
-	return json_array_append_new(c->a, api_run_object(r, c->now)) != 0;
+	struct store_run r = *run;
+	if (c->s)
+		view_count_samples(c->s, &r, &c->budget); /* within the listing's bound */
+	return json_array_append_new(c->a, api_run_object(&r, c->now)) != 0;
 }
 
 json_t *api_run_list(struct web *w, const struct store_run_filter *f, char *err, size_t len)
 {
 	struct store *s;
 	char e[256];
-	struct list_ctx c = {json_array(), store_now_us()};
+	struct list_ctx c = {json_array(), store_now_us(), NULL, VIEW_SAMPLES_LIST_BUDGET};
 	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, e, sizeof(e)) != 0) {
 		snprintf(err, len, "%s", e);
 		json_decref(c.a);
 		return NULL;
 	}
+	if (!w->mirror)
+		c.s = s;
 	int rc = store_list_runs(s, f, add_run, &c);
 	if (rc != 0) {
 		snprintf(err, len, "%s", rc < 0 ? store_errmsg(s) : "out of memory");
@@ -95,6 +103,8 @@ void api_run(struct web *w, int64_t id, struct reply *r)
 		store_close(s);
 		return;
 	}
+	if (!w->mirror)
+		view_count_samples(s, &run, NULL);
 	json_t *o = api_run_object(&run, store_now_us()), *devs = json_array();
 	store_list_devices(s, id, add_device, devs);
 	store_read_end(s);

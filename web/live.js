@@ -7,6 +7,7 @@
 // has its timeline section fetched again whenever the stream says the
 // eventlog grew (an "eventlog" event): one fetch at a time, the events
 // that came meanwhile making one more; the zoom outlives the redraw.
+// The facts' duration is counted on each second (web/duration.js's rule).
 // A MirageOS trace's thread timeline is fetched again (its JSON model,
 // profsvcTraceTimeline.refresh) whenever the stream says the trace grew
 // (a "trace" event), one fetch at a time, the view kept.
@@ -142,8 +143,19 @@
     if (!profsvcReport.appendSamples(d)) { es.close(); location.reload(); return; }
     note(d.from + d.times.length, d.bands.length, d);
   });
+  // the run's duration counted on while it runs, by the rule every view
+  // has (web/duration.js, before this script)
+  var runNow = null;
+  function tick() {
+    if (!runNow || ended) return;
+    fact('duration', runNow.backend_alive === false ? 'unknown (no backend running)'
+                     : profsvcDuration.ofRun(runNow, Date.now() * 1000) + ' (still running)');
+  }
+  setInterval(tick, 1000);
   es.addEventListener('run', function (ev) {
     var r = JSON.parse(ev.data);
+    runNow = r;
+    tick();
     fact('state', r.state);
     var size = profsvcReport.size;   // "8.2 kB (8,176 bytes)", as the server wrote it
     fact('.prof', r.prof_bytes === null ? '-' : size(r.prof_bytes));

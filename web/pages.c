@@ -67,6 +67,8 @@ static void filter_form(FILE *f, arg_fn arg, void *req)
 struct rows_out {
 	FILE *f;
 	int fleet; /* a host column: the runs are a fleet's */
+	struct store *s; /* a host's store: samples counted (a fleet's mirror holds their bytes later) */
+	uint64_t budget;
 	int64_t rows, oldest;
 	char *names[GUESTS_SEEN];
 	int64_t last[GUESTS_SEEN];
@@ -129,18 +131,31 @@ static void size_cell(FILE *f, const char *cls, int64_t bytes)
 	        c, h);
 }
 
-static int row(void *ctx, const struct store_run *r)
+static int row(void *ctx, const struct store_run *run)
 {
 	struct rows_out *o = ctx;
 	FILE *f = o->f;
+	struct store_run counted = *run;
+	const struct store_run *r = &counted;
+	if (o->s)
+		view_count_samples(o->s, &counted, &o->budget); /* within the listing's bound, as /api/runs */
 	if (!o->rows++ || r->run_id < o->oldest)
 		o->oldest = r->run_id;
-	char t[32], d[32];
+	char t[32], d[32], holds[VIEW_HOLDS_MAX];
 	view_format_time(r->started_us, t, sizeof(t));
-	view_format_duration((r->ended_us ? r->ended_us : store_now_us()) - r->started_us, d, sizeof(d));
+	int64_t us = view_run_duration_us(r, store_now_us());
+	if (us < 0)
+		snprintf(d, sizeof(d), "?"); /* nobody is adding to it: its end is unknown */
+	else
+		view_format_duration(us, d, sizeof(d));
+	view_format_holds(r, holds, sizeof(holds));
 	const char *st = store_run_state_name(r->state);
-	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td><a href=\"/runs/%lld\">%lld</a></td>",
-	        (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id);
+	/* the first cell: a box to pick it for a comparison (catalogue.js) */
+	fprintf(f, "<tr data-run=\"%lld\" class=\"%s\"><td class=\"pick\"><input type=\"checkbox\" class=\"pick\" "
+	           "value=\"%lld\" title=\"pick run %lld to compare\" aria-label=\"pick run %lld\"></td>"
+	           "<td><a href=\"/runs/%lld\">%lld</a></td>",
+	        (long long)r->run_id, st, (long long)r->run_id, (long long)r->run_id, (long long)r->run_id,
+	        (long long)r->run_id, (long long)r->run_id);
 	if (o->fleet) {
 		fputs("<td class=\"host\">", f);
 		markup_text(f, r->host);
@@ -149,9 +164,10 @@ static int row(void *ctx, const struct store_run *r)
 	fputs("<td class=\"name\">", f);
 	markup_text(f, r->name);
 	fprintf(f, "</td><td class=\"state\"><span class=\"badge %s\">%s</span></td><td>%s</td>"
-	           "<td class=\"num\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
+	           "<td class=\"num dur\">%s</td>", st, r->state == STORE_RUN_RUNNING ? "live" : st, t, d);
 	size_cell(f, "prof", r->prof_bytes);
 	size_cell(f, "hp", r->hp_bytes);
+	fprintf(f, "<td class=\"holds\">%s</td>", holds); /* (our words and figures: nothing to escape) */
 	int64_t prev = earlier_of(o, r);
 	if (prev) /* the earlier run is a, this one b (catalogue.js does the same) */
 		fprintf(f, "<td><a class=\"compare\" href=\"/compare?a=%lld&amp;b=%lld\">vs %lld</a></td></tr>\n",
@@ -177,11 +193,16 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	page_head(r->f, "runs");
 	filter_form(r->f, arg, req);
 	fprintf(r->f, "<p><span id=\"count\"></span> <span id=\"status\" class=\"note\"></span></p>\n"
-	              "<div class=\"scroll\"><table id=\"runs\" class=\"runs\"%s><thead><tr><th>run</th>%s<th>guest</th><th>state</th>"
-	              "<th>started (UTC)</th><th>duration</th><th>.prof</th><th>.hp</th>"
+	              "<p id=\"picker\" class=\"picker\">Tick two runs to compare them: "
+	              "<a id=\"compare-picked\" class=\"button off\" role=\"button\" aria-disabled=\"true\">"
+	              "compare</a> <span id=\"picked\" class=\"note\">none ticked</span></p>\n"
+	              "<div class=\"scroll\"><table id=\"runs\" class=\"runs\"%s><thead><tr><th><span class=\"sr\">pick</span></th>"
+	              "<th>run</th>%s<th>guest</th><th>state</th>"
+	              "<th>started (UTC)</th><th>duration</th><th>.prof</th><th>.hp</th><th>holds</th>"
 	              "<th>compare</th></tr></thead><tbody>\n",
 	        w->mirror ? " data-fleet=\"1\"" : "", w->mirror ? "<th>host</th>" : "");
-	struct rows_out out = {.f = r->f, .fleet = w->mirror != NULL};
+	struct rows_out out = {.f = r->f, .fleet = w->mirror != NULL, .s = w->mirror ? NULL : s,
+	                       .budget = VIEW_SAMPLES_LIST_BUDGET};
 	int rc = store_list_runs(s, &flt, row, &out);
 	for (size_t i = 0; i < out.nnames; i++)
 		free(out.names[i]);
@@ -262,6 +283,11 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	}
 	view_report_input(&rr, &in);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+	/* the .hp download is the guest's xvdp2: a heap drawn from GHC's
+	 * eventlog has none to give */
+	struct store_device_info hpdev;
+	int hp_device = view_snapshot(&v, NULL) == 0 && store_find_device(v.s, id, "xvdp2", &hpdev) == 0 &&
+	                hpdev.role == STORE_ROLE_HP;
 	static const char *const files[][2] = {
 		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
 		{"folded stacks", "folded"}, {"report.html", "report.html"},
@@ -271,7 +297,7 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 			continue;
 		if (i == 0 && rr.from_samples)
 			continue; /* no .prof: the time profile is the stack samples */
-		if (i == 1 && !rr.have_hp && rr.run.hp_bytes < 0)
+		if (i == 1 && (!hp_device || (!rr.have_hp && rr.run.hp_bytes < 0)))
 			continue;
 		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/%s", idbuf, files[i][1]);
 		lv[2 * nl] = files[i][0];

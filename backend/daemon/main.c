@@ -79,7 +79,7 @@ static const struct subcommand {
 	 "                             [--max-run-bytes N] [--max-store-bytes N] [--capacity SECTORS]\n"
 	 "                             [--mirror-raw DIR] [--max-trace-pages N] [--trace-poll-ms MS]\n"
 	 "                             [--sink store|null|raw=DIR|raw-direct=DIR] [--intake on|off]\n"
-	 "                             [--sync postgresql://HOST/DB] [--sample-hz N]",
+	 "                             [--sync postgresql://HOST/DB] [--sample-hz N [--kernel-symbols MAP]]",
 	 "Serves the guests' profsvc disks and MirageOS trace buffers into the store, as a daemon.",
 	 0, 0, 0, 1, cmd_start},
 	{"stop", "stop", "Stops the running backend; its guests stay connected for the next start.",

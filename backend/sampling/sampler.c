@@ -213,6 +213,17 @@ static int tick(struct sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t
 		if ((n = take(s, taken, MAX_VCPUS, pause_us)) < 0)
 			return -1;
 		note_pause(s, *pause_us);
+		if (n == 0) {
+			/* A pause that found no vCPU stopped (on xensim: no
+			 * thread stopped within the pause's wait, as on a host
+			 * loaded far past its CPUs) is a tick lost, and said so:
+			 * every pause is a sample or a loss. */
+			samples_put_lost(b, t_ns, 1, SAMPLES_LOST_PAUSE);
+			pthread_mutex_lock(&s->lock);
+			s->st.lost++;
+			pthread_mutex_unlock(&s->lock);
+			return emit_buf(s, b);
+		}
 	}
 	for (int i = 0; i < n; i++) {
 		int depth = stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);

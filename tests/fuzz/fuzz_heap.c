@@ -69,6 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FILE *f = open_memstream(&svg, &len);
 		struct heap_svg_panel p = {&a, &c, "run 1 fuzz (crashed)", "a note"};
 		assert(f && heap_svg_write(f, &p, 1) == 0);
+		/* several panels: a band one colour in all (heap_colours.c, its names' keys) */
+		struct heap_svg_panel two[2] = {p, {&a, &c, "run 2", NULL}};
+		assert(heap_svg_write(f, two, 2) == 0);
 		fclose(f);
 		size_t lt = 0, gt = 0;
 		for (size_t i = 0; i < len; i++) {

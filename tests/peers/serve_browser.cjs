@@ -174,6 +174,11 @@ async function comparePages(browser, errors, check) {
   const liveShot = await drawn(run, 'run-live.png');
   check(liveShot.inked > 0.05 && liveShot.colours > 20, 'live run screenshot has no chart: ' + JSON.stringify(liveShot));
   check(await run.$('#cost-centres') === null, 'run page: cost centres before the guest exited');
+  // its duration counted on while it runs, by the rule every view has (web/duration.js)
+  const durFact = () => run.$$eval('#facts table.facts tr', trs => (trs.find(tr => tr.cells[0].textContent === 'duration') || { cells: [0, { textContent: '' }] }).cells[1].textContent);
+  const d0 = await durFact();
+  check(/^(\d+ms|\d+\.\ds|\d+m\d\ds) \(still running\)$/.test(d0), 'run page: the live duration reads ' + JSON.stringify(d0));
+  check(await until(async () => (await durFact()) !== d0, 3000), 'run page: the live duration does not count on: ' + JSON.stringify(d0));
 
   // --- the domain dies (the test destroys it when the guest is done) --------------
   let ended = '';
