@@ -44,7 +44,7 @@ class Server:
         if not bins:
             raise Broken('the PostgreSQL server is not installed (Debian package postgresql; '
                          './quickstart test installs it)')
-        benchlib.need('psql', 'postgresql-client')
+        benchlib.need('psql', 'postgresql')
         self.bin, self.dir = bins[-1], os.path.join(tmp, 'pg')
         self.sock = os.path.join(self.dir, 'sock')
         os.makedirs(os.path.join(self.dir, 'data'))

@@ -10,8 +10,9 @@ holds three things:
 
  1. Every external program the tests, the benchmarks, the demo and the
     build call (in command position in a shell script or a make recipe,
-    `need X` and `command -v X`, a subprocess in Python, a spawn in
-    Node.js, an exec/system/popen in C) is either the project's own, a
+    `need X` and `command -v X`, a subprocess in Python and a benchmark's
+    need(X, PACKAGE) (bench/benchlib.py), a spawn in Node.js, an
+    exec/system/popen in C) is either the project's own, a
     shell builtin or function, a program of Debian's minbase (debootstrap
     --variant=minbase: the packages of Priority required, and apt), or
     named in tests/programs.tsv with the Debian package that has it.
@@ -336,7 +337,14 @@ def python_commands(text, what):
         out.append((m.group(1), f"{what}:{text.count(chr(10), 0, m.start()) + 1}"))
     for m in re.finditer(r"shutil\.which\(\s*['\"]([a-z][a-z0-9_.+-]*)['\"]", text):
         out.append((m.group(1), f"{what}:{text.count(chr(10), 0, m.start()) + 1}"))
-    return out
+    return out + python_needs(text, what)
+
+
+def python_needs(text, what):
+    """(word, where) for every peer a benchmark declares it needs
+    (bench/benchlib.py: need(PROGRAM, PACKAGE)), held as a shell `need`."""
+    return [(m.group(1), f"{what}:{text.count(chr(10), 0, m.start()) + 1}")
+            for m in re.finditer(r"\bneed\(\s*['\"]([a-z][a-z0-9_.+-]*)['\"]", text)]
 
 
 def js_commands(text, what):
@@ -364,6 +372,7 @@ def make_recipes(text, what):
 
 SCANNED = []
 sh_files = sorted(set(glob.glob(os.path.join(SRC, "tests/**/*.sh"), recursive=True)
+                      + glob.glob(os.path.join(SRC, "bench/*.sh"))
                       + [os.path.join(SRC, p) for p in ("quickstart", "demo/demo.sh", ".ci/run")]))
 # Not scanned: dom0-tests.sh (it runs in the dom0 image, whose packages
 # xen-e2e.sh installs) and test_deps.sh, whose programs are planted data.
@@ -378,7 +387,8 @@ calls = []
 for f in sh_files:
     rel = os.path.relpath(f, SRC)
     calls += shell_commands(texts[f], rel) + shell_needs(texts[f], rel)
-for f in sorted(glob.glob(os.path.join(SRC, "tests/**/*.py"), recursive=True) + glob.glob(os.path.join(SRC, "bench/*.py"))):
+py_files = sorted(glob.glob(os.path.join(SRC, "tests/**/*.py"), recursive=True) + glob.glob(os.path.join(SRC, "bench/*.py")))
+for f in py_files:
     calls += python_commands(read(f), os.path.relpath(f, SRC))
 for f in sorted(glob.glob(os.path.join(SRC, "tests/peers/*.cjs")) + glob.glob(os.path.join(SRC, "bench/*.cjs"))):
     calls += js_commands(read(f), os.path.relpath(f, SRC))
@@ -425,18 +435,19 @@ for word, loc in sorted(seen.items()):
     problem(f"{word} ({loc}): {path} is package {o}'s, not in minbase: add it to tests/programs.tsv "
             f"(and {o} to quickstart's lists)")
 
-# a program a test declares it needs (need X, command -v X) must be known
+# a program a test declares it needs (need X, command -v X; a benchmark's
+# need(X, PACKAGE), bench/benchlib.py) must be known
 # whether or not this machine has it
-for f in sh_files:
-    rel = os.path.relpath(f, SRC)
-    for word, loc in shell_needs(texts[f], rel):
-        if word in TABLE or word in PROJECT or word in funcs or word in SHELL_WORDS:
-            continue
-        path = where(word)
-        o = owner(path) if path else None
-        if o and minbase(o):
-            continue
-        problem(f"{word} ({loc}): a test needs it and tests/programs.tsv does not say which package has it")
+declared = [n for f in sh_files for n in shell_needs(texts[f], os.path.relpath(f, SRC))]
+declared += [n for f in py_files for n in python_needs(read(f), os.path.relpath(f, SRC))]
+for word, loc in declared:
+    if word in TABLE or word in PROJECT or word in funcs or word in SHELL_WORDS:
+        continue
+    path = where(word)
+    o = owner(path) if path else None
+    if o and minbase(o):
+        continue
+    problem(f"{word} ({loc}): a test needs it and tests/programs.tsv does not say which package has it")
 
 # every table entry is used somewhere (a stale row hides nothing, but lies)
 for word in TABLE:

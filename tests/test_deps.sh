@@ -39,6 +39,10 @@ cp "$S/tests/programs.tsv" "$P/tests/"
 printf 'command -v no-such-peer-xyz >/dev/null || exit 77\n' >"$P/tests/test_planted.sh"
 planted "a declared need the table lacks" "no-such-peer-xyz"
 rm -f "$P/tests/test_planted.sh"
+# a benchmark's peer (bench/benchlib.py's need) the table lacks
+printf "import benchlib\nbenchlib.need('no-such-bench-peer-xyz', 'x')\n" >"$P/bench/planted_bench.py"
+planted "a benchmark's declared peer the table lacks" "no-such-bench-peer-xyz"
+rm -f "$P/bench/planted_bench.py"
 # a row whose package quickstart does not install
 printf 'curl\tno-such-package-xyz\tplanted\n' >>"$P/tests/programs.tsv"
 printf 'curl -s http://localhost/ >/dev/null\n' >"$P/tests/test_planted.sh"
