@@ -147,6 +147,10 @@ void store_readers_tidy(int on);
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
                char *err, size_t errlen);
 void store_close(struct store *s);
+/* store_close, and note (len bytes) says what the close could not do as it
+ * should ("" when all went well): a -wal left with frames (a reader held
+ * its snapshot past the wait), for the owner's log. */
+void store_close_note(struct store *s, char *note, size_t len);
 const char *store_errmsg(const struct store *s);
 const char *store_path(const struct store *s);
 
