@@ -17,11 +17,18 @@
  * tests to compare with; --crash-mid-packet stops dead inside an event
  * (content size set, fields not yet written) and has the domain destroyed;
  * --withdraw removes the node at the end (a guest in dom0 cannot die).
+ * Otherwise the grants outlive the program, as a MirageOS guest's last as
+ * long as its domain (mirage-profile never ends them): on xensim a
+ * domain's grants are its own, ended when it is destroyed.  (Ending them
+ * as the program finished made every backend's map that came later fail,
+ * and short-lived guests lost their whole trace.)
  *
  * --hostile KIND makes it a guest that means harm (tests/test_trace.sh):
  *   refs-garbage    the node holds "8,x,9"
  *   refs-many       one page granted, a thousand refs written
  *   refs-ungranted  refs that name no grant of ours
+ *   late-grant      the refs written, the grants ended at once and made
+ *                   again 300 ms later (the same refs: rewritten if not)
  *   rewrite         a second buffer's refs written half-way
  *   headers         packet headers given impossible sizes, over and over
  *   scribble        random bytes written all over the buffer as it goes
@@ -384,6 +391,40 @@ static _Noreturn void crash_now(struct stub_ctx *c, const struct mwriter *w, uin
 	_exit(0);
 }
 
+/* --hostile late-grant: the grants the node names ended, and made again
+ * 300 ms later, as a guest that writes its refs before it grants. */
+static int late_grant(struct stub_ctx *c, struct plat_gntshr *gs, uint8_t **buf)
+{
+	uint32_t n = c->mirage_pages, *refs = calloc(n, sizeof(*refs));
+	char *value = malloc((size_t)n * 11 + 1);
+	int rc = -1;
+
+	if (!refs || !value)
+		goto out;
+	plat_gntshr_unshare(gs, *buf, n);
+	struct timespec d = {0, 300000000};
+	nanosleep(&d, NULL);
+	if (!(*buf = plat_gntshr_share(gs, 0, n, refs, 0))) {
+		fprintf(stderr, "frontend-stub: cannot share %u pages with dom0 again: %s\n", n, strerror(errno));
+		goto out;
+	}
+	memset(*buf, 0, (size_t)n * PLAT_PAGE_SIZE);
+	size_t at = 0;
+	for (uint32_t i = 0; i < n; i++)
+		at += (size_t)sprintf(value + at, "%s%u", i ? "," : "", refs[i]);
+	char *dom = xs_get_domain_path(c->xs, c->domid), *path = NULL;
+	unsigned len;
+	char *was = dom && asprintf(&path, "%s/data/mprof/ring-ref", dom) >= 0 ? xs_read(c->xs, XBT_NULL, path, &len) : NULL;
+	rc = was && strcmp(was, value) == 0 ? 0 : write_node(c, value);
+	free(was);
+	free(path);
+	free(dom);
+out:
+	free(refs);
+	free(value);
+	return rc;
+}
+
 /* The events, one after another, as the program makes them. */
 static void trace_events(struct stub_ctx *c, struct mwriter *w)
 {
@@ -420,6 +461,8 @@ int run_mirage(struct stub_ctx *c)
 
 	if (share(c, &buf, c->mirage_pages, &gs) != 0)
 		return 1;
+	if (c->mirage_hostile && !strcmp(c->mirage_hostile, "late-grant") && late_grant(c, gs, &buf) != 0)
+		return 1;
 	if (c->mirage_hostile && !strncmp(c->mirage_hostile, "refs-", 5)) {
 		/* Bad lists: a backend that maps nothing is what is tested; the
 		 * buffer is written all the same. */
@@ -443,7 +486,9 @@ int run_mirage(struct stub_ctx *c)
 		/* The backend takes the last packet on the node's removal. */
 		sleep(1);
 	}
-	plat_gntshr_unshare(gs, buf, c->mirage_pages);
-	plat_gntshr_close(gs);
+	if (c->mirage_withdraw || c->kind != PLAT_SIM) {
+		plat_gntshr_unshare(gs, buf, c->mirage_pages);
+		plat_gntshr_close(gs);
+	}
 	return 0;
 }

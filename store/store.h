@@ -80,6 +80,9 @@ enum store_role {
 #define STORE_ROLES 6
 /* The vdev name of a run's MirageOS trace (never a guest's disk name). */
 #define STORE_TRACE_VDEV "mprof"
+/* A trace run whose buffer was never mapped ends with this before the
+ * reason as its end reason (the backend's trace.c; profdb show says so). */
+#define STORE_TRACE_NOT_CAPTURED "trace not captured: "
 /* The vdev name of a run's stack samples, taken from dom0: its bytes are
  * the samples stream of profile/samples.h, from sector 0. */
 #define STORE_SAMPLES_VDEV "samples"
