@@ -172,7 +172,14 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 		if (st.cut)
 			printf("  torn            %" PRIu64 " packets end in an event the guest was overwriting\n",
 			       st.cut);
-		printf("  ended           %s\n", st.final ? "yes (its last packet was taken)" : "no (still being captured, or its domain died while no backend ran)");
+		if (!st.kept && run->ended_us &&
+		    strncmp(run->end_reason, STORE_TRACE_NOT_CAPTURED, strlen(STORE_TRACE_NOT_CAPTURED)) == 0) {
+			printf("  ended           never mapped: ");
+			safe_text_print(stdout, run->end_reason + strlen(STORE_TRACE_NOT_CAPTURED), 0);
+			putchar('\n');
+		} else {
+			printf("  ended           %s\n", st.final ? "yes (its last packet was taken)" : "no (still being captured, or its domain died while no backend ran)");
+		}
 		snprintf(t0, sizeof(t0), "%.3f s", span);
 		printf("  events          %" PRIu64 " over %s of the guest's clock\n", st.events, t0);
 		printf("  by kind        ");

@@ -86,16 +86,25 @@ static int parse_options(const char *db, int argc, char **argv, struct sync_opts
 	return CLI_GO_ON;
 }
 
+/* A device left out of a run pushed: its bytes here fail their checksum. */
+static void damaged(void *ctx, int64_t run_id, const char *what)
+{
+	(void)ctx;
+	cli_err("run %lld pushed without a device: %s; 'profdb check' names what is damaged here: repair it or "
+	        "delete the run, and the next sync sends it whole",
+	        (long long)run_id, what);
+}
+
 /* What a sync did (rc: how it ended), as --json or text: 0, or 1. */
 static int print_report(const struct sync_opts *o, struct store *s, const struct fleet_sync_report *rep,
                         int rc)
 {
 	if (o->json) {
-		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
+		json_t *doc = json_pack("{s:{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:b}}", "sync", "host_id",
 		                        store_identity(s), "pushed", (json_int_t)rep->pushed, "current",
 		                        (json_int_t)rep->current, "running", (json_int_t)rep->running,
 		                        "bytes", (json_int_t)rep->bytes, "summed", (json_int_t)rep->summed,
-		                        "complete", rc == 0);
+		                        "damaged", (json_int_t)rep->damaged, "complete", rc == 0);
 		return cli_json_print(doc) ? 1 : 0;
 	}
 	if (o->quiet && !rc)
@@ -106,6 +115,9 @@ static int print_report(const struct sync_opts *o, struct store *s, const struct
 	if (rep->running)
 		printf("%lld running (pushed once ended, or with --include-running)\n",
 		       (long long)rep->running);
+	if (rep->damaged)
+		printf("%lld run%s there without a device whose bytes fail their checksum here (named above)\n",
+		       (long long)rep->damaged, rep->damaged == 1 ? "" : "s");
 	if (rep->summed)
 		printf("%lld chunk%s in the catalogue (synced before its checksums) given %s checksum\n",
 		       (long long)rep->summed, rep->summed == 1 ? "" : "s", rep->summed == 1 ? "its" : "their");
@@ -131,6 +143,7 @@ int cmd_sync(const char *db, int argc, char **argv)
 		return 1;
 	}
 	o.o.progress = o.json ? NULL : progress;
+	o.o.damaged = damaged;
 	o.o.ctx = &o.quiet;
 	rc = fleet_sync(f, s, &o.o, &rep);
 	if (rc != 0)
@@ -138,6 +151,8 @@ int cmd_sync(const char *db, int argc, char **argv)
 		        fleet_errmsg(f));
 	if (print_report(&o, s, &rep, rc) != 0)
 		rc = 1;
+	if (rep.damaged)
+		rc = 1; /* the catalogue lacks what is damaged here: said above */
 	fleet_close(f);
 	store_close(s);
 	return rc ? 1 : 0;

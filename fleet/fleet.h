@@ -26,7 +26,7 @@
 
 #include "store/store.h"
 
-#define FLEET_SCHEMA_VERSION 5
+#define FLEET_SCHEMA_VERSION 6
 
 struct fleet;
 
@@ -52,6 +52,9 @@ struct fleet_sync_opts {
 	int include_running;  /* push running runs as they are so far */
 	/* Called after each run pushed or found current (may be NULL). */
 	void (*progress)(void *ctx, int64_t run_id, int pushed, int64_t bytes);
+	/* Called for each device whose bytes here fail their checksum: the
+	 * run was pushed without it (may be NULL). */
+	void (*damaged)(void *ctx, int64_t run_id, const char *what);
 	void *ctx;
 };
 struct fleet_sync_report {
@@ -60,6 +63,7 @@ struct fleet_sync_report {
 	int64_t running;      /* running runs left for later */
 	int64_t bytes;        /* chunk bytes sent */
 	int64_t summed;       /* catalogue chunks of before schema 5 given their checksum */
+	int64_t damaged;      /* runs there without a device whose bytes here fail their checksum */
 };
 /* Pushes every ended run of the store s (a reader) that the catalogue does
  * not hold as it is here.  Each run is one transaction; an interrupted
@@ -69,8 +73,10 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 
 /* One run (profile-backend, as it ends): pushed unless the catalogue holds
  * it as it is here, or it is still running.  *pushed says whether it was
- * sent; 0 or -1. */
-int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes);
+ * sent; damage (damage_len bytes) what was left out of it, "" when
+ * nothing; 0 or -1. */
+int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes, char *damage,
+                   size_t damage_len);
 /* Where a catalogue URL points, for logs and status: host, port, database
  * and user as libpq reads them, never the password. */
 void fleet_describe_url(const char *url, char *out, size_t len);

@@ -23,7 +23,7 @@
 	"r.trace_bytes, r.ndevices, "                                                               \
 	"(SELECT CASE WHEN d.status = 'ok' THEN d.file_size ELSE -1 END FROM devices d "             \
 	"  WHERE d.host_id = r.host_id AND d.run_id = r.run_id AND d.vdev = 'xvdp3'::bytea "        \
-	"  AND d.role = 'eventlog') "
+	"  AND d.role = 'eventlog'), r.damaged "
 
 static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 {
@@ -51,6 +51,16 @@ static void run_of_row(const PGresult *r, int i, struct fleet_run *out)
 	run->ndevices = (int)fleet_get_i64(r, i, 16);
 	run->eventlog_bytes = PQgetisnull(r, i, 17) ? -1 : fleet_get_i64(r, i, 17);
 	run->trace_packets = run->trace_events = run->samples_bytes = run->samples = -1; /* not kept there */
+	/* a run its host pushed without a device whose bytes failed their
+	 * checksum there (fleet_sync.c): said with the run, wherever it is
+	 * shown; the device itself is left out of what is read */
+	if (!PQgetisnull(r, i, 18)) {
+		char dmg[sizeof(run->end_reason)];
+		fleet_get_str(r, i, 18, dmg, sizeof(dmg));
+		size_t n = strlen(run->end_reason);
+		snprintf(run->end_reason + n, sizeof(run->end_reason) - n, "%spartial in the catalogue: %s",
+		         n ? "; " : "", dmg);
+	}
 }
 
 
@@ -206,7 +216,7 @@ static int copy_devices(struct fleet *f, const char *host_id, int64_t run_id, in
 		"SELECT device_id, vdev, devid, role, capacity_sectors, write_requests, write_bytes, "
 		"read_requests, read_bytes, flush_requests, discard_requests, errors, written_end_sector, "
 		"status, file_size, closed, word_size, status_updated_us FROM devices "
-		"WHERE host_id = $1 AND run_id = $2 ORDER BY device_id",
+		"WHERE host_id = $1 AND run_id = $2 AND damaged IS NULL ORDER BY device_id",
 		&p, PGRES_TUPLES_OK);
 	if (!r)
 		return -1;
@@ -449,16 +459,16 @@ int fleet_each_run_rows(struct fleet *f, int64_t since_us, const struct fleet_ro
 	              "d.discard_requests, d.errors, d.written_end_sector, d.status, "
 	              "d.file_size, d.closed, d.word_size, d.status_updated_us "
 	              "FROM devices d JOIN runs r USING (host_id, run_id) "
-	              "WHERE r.synced_us > $1 ORDER BY d.host_id, d.run_id, d.device_id",
+	              "WHERE r.synced_us > $1 AND d.damaged IS NULL ORDER BY d.host_id, d.run_id, d.device_id",
 	              &p) != 0)
 		goto out;
 	int more_devs = cursor_next(&devs), got;
 	rc = 0;
 	while (!rc && (got = cursor_next(&runs)) > 0 && more_devs >= 0) {
-		char stamp[17];
+		char stamp[40];
 		run_of_row(runs.r, runs.i, fr);
-		fleet_get_str(runs.r, runs.i, 17, stamp, sizeof(stamp));
-		int64_t synced = fleet_get_i64(runs.r, runs.i, 18);
+		fleet_get_str(runs.r, runs.i, 19, stamp, sizeof(stamp));
+		int64_t synced = fleet_get_i64(runs.r, runs.i, 20);
 		int n = 0;
 		/* its devices: the same order, a merge */
 		for (; more_devs > 0; more_devs = cursor_next(&devs)) {

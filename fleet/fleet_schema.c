@@ -154,6 +154,13 @@ static const char *const migrations[] = {
 	"ALTER TABLE chunks ADD COLUMN sum bigint;"
 	"ALTER TABLE trace_packets ADD COLUMN sum bigint;"
 	"UPDATE runs SET stamp = '';",
+
+	/* 5 -> 6: a run pushed without a device whose bytes failed their
+	 * checksum on its host (fleet_sync.c): the device's row is there and
+	 * says why (damaged), none of its bytes are; the run's damaged says
+	 * which devices were left out.  NULL: whole. */
+	"ALTER TABLE runs ADD COLUMN damaged bytea;"
+	"ALTER TABLE devices ADD COLUMN damaged bytea;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,

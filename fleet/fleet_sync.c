@@ -14,6 +14,16 @@
  * here is left alone, so repeating a sync costs one query.  Two syncs of
  * the same host at once take turns on an advisory lock per host and look
  * at the stamp again under it.
+ *
+ * A run whose bytes here fail their checksum (a flipped bit on the disk)
+ * is pushed without the damaged device: its row there says what was left
+ * out and why (devices.damaged, runs.damaged), none of its bytes are sent,
+ * and the rest of the run and every later run go on.  One damaged chunk
+ * once stopped every sync at that run for ever.  Its stamp there is the
+ * run's with the damage's digest after a '/': the next sync reads the run
+ * here again (no byte sent) and leaves it while the damage is the same,
+ * and pushes it whole once the damage is repaired; a run deleted here is
+ * simply not looked at again.
  */
 #include "config.h"
 
@@ -27,7 +37,7 @@
 
 struct remote_run {
 	int64_t run_id;
-	char stamp[17];
+	char stamp[40]; /* 16 hex digits; a partial run's: '/' and 16 more */
 };
 
 static int cmp_remote(const void *a, const void *b)
@@ -38,11 +48,21 @@ static int cmp_remote(const void *a, const void *b)
 
 /* ---- what a run is here ---------------------------------------------------- */
 
+/* What of a device could not be read here: its first damaged range and how
+ * many chunks or packets failed. */
+struct dev_damage {
+	char what[256];
+	int64_t count;
+};
+
 struct local_run {
 	struct store_run run;
 	struct store_device_info *dev;
+	struct dev_damage *dmg; /* one per device, as dev */
 	size_t ndev, cap;
 	char stamp[17];
+	int64_t damaged;        /* devices left out */
+	char partial_stamp[40]; /* stamp/digest when damaged */
 };
 
 static int collect_device(void *ctx, const struct store_device_info *d)
@@ -54,8 +74,13 @@ static int collect_device(void *ctx, const struct store_device_info *d)
 		if (!v)
 			return 1;
 		l->dev = v;
+		struct dev_damage *m = realloc(l->dmg, cap * sizeof(*m));
+		if (!m)
+			return 1;
+		l->dmg = m;
 		l->cap = cap;
 	}
+	l->dmg[l->ndev] = (struct dev_damage){"", 0};
 	l->dev[l->ndev++] = *d;
 	return 0;
 }
@@ -133,13 +158,14 @@ struct chunk_sender {
 	uint64_t end;           /* bytes of the device that can hold data */
 	uint64_t cur;           /* the chunk being gathered, UINT64_MAX: none */
 	int present;            /* a stored piece fell in it */
+	struct dev_damage *dmg; /* the device's damage: once found, nothing more is sent */
 	uint8_t buf[STORE_CHUNK_BYTES];
 	int64_t sent;
 };
 
 static int emit_chunk(struct chunk_sender *c)
 {
-	if (c->cur != UINT64_MAX && c->present) {
+	if (c->cur != UINT64_MAX && c->present && !c->dmg->count && c->copy) {
 		uint64_t off = c->cur * STORE_CHUNK_BYTES;
 		size_t len = c->end - off < STORE_CHUNK_BYTES ? (size_t)(c->end - off) : STORE_CHUNK_BYTES;
 		/* zeros at a chunk's end are not sent: a short chunk reads as
@@ -168,6 +194,65 @@ static int emit_chunk(struct chunk_sender *c)
 	return 0;
 }
 
+static int gather(void *ctx, uint64_t off, const void *data, size_t len);
+
+/* A damaged chunk or packet met while reading a device (the store passes
+ * its bytes as a hole): counted, the first one described. */
+static int note_damage(void *ctx, const struct store_damage *d)
+{
+	struct dev_damage *m = ctx;
+	if (!m->count++)
+		store_damage_describe(d, m->what, sizeof(m->what));
+	return 0;
+}
+
+/* Reads device i of l with cs (copy NULL: nothing sent), the damage it
+ * meets into l->dmg[i] rather than failing: store_read_range's status. */
+static int read_device(struct store *s, struct local_run *l, size_t i, struct chunk_sender *cs)
+{
+	const struct store_device_info *d = &l->dev[i];
+	cs->device_id = d->device_id;
+	cs->end = d->written_end_sector * STORE_SECTOR_SIZE;
+	cs->cur = UINT64_MAX;
+	cs->present = 0;
+	cs->dmg = &l->dmg[i];
+	l->dmg[i] = (struct dev_damage){"", 0};
+	if (!cs->end)
+		return 0;
+	store_salvage_damage(s, note_damage, &l->dmg[i]);
+	int r = store_read_range(s, d->device_id, 0, cs->end, gather, cs);
+	if (r == 0)
+		r = emit_chunk(cs);
+	store_salvage_damage(s, NULL, NULL);
+	return r;
+}
+
+/* l's damage, once its devices were read: how many were left out, and the
+ * stamp the catalogue keeps for it (the run's, '/', the damage's digest). */
+static void sum_damage(struct local_run *l)
+{
+	XXH64_hash_t h = XXH3_64bits("", 0);
+	l->damaged = 0;
+	for (size_t i = 0; i < l->ndev; i++)
+		if (l->dmg[i].count) {
+			l->damaged++;
+			h = XXH3_64bits_withSeed(l->dmg[i].what, strlen(l->dmg[i].what), h ^ (uint64_t)l->dmg[i].count);
+		}
+	snprintf(l->partial_stamp, sizeof(l->partial_stamp), "%s/%016llx", l->stamp, (unsigned long long)h);
+}
+
+/* What the catalogue says of a device left out (devices.damaged), into
+ * out. */
+static void device_damage_text(const struct local_run *l, size_t i, char *out, size_t len)
+{
+	const struct dev_damage *m = &l->dmg[i];
+	if (m->count > 1)
+		snprintf(out, len, "%s (and %lld more); its bytes are not in the catalogue", m->what,
+		         (long long)(m->count - 1));
+	else
+		snprintf(out, len, "%s; its bytes are not in the catalogue", m->what);
+}
+
 /* store_read_range's pieces, gathered into the store's chunks: a chunk
  * with any stored piece is sent (its holes as zeros), one of holes only is
  * not (it reads as zeros either way). */
@@ -178,6 +263,8 @@ static int gather(void *ctx, uint64_t off, const void *data, size_t len)
 		uint64_t chunk = off / STORE_CHUNK_BYTES;
 		size_t in = (size_t)(off % STORE_CHUNK_BYTES);
 		size_t n = STORE_CHUNK_BYTES - in < len ? STORE_CHUNK_BYTES - in : len;
+		if (c->dmg->count && !c->copy)
+			return 0; /* looking for damage alone: found */
 		if (chunk != c->cur) {
 			if (emit_chunk(c))
 				return 1;
@@ -305,7 +392,43 @@ static int insert_rows(struct fleet *f, const char *host_id, const struct local_
 	return 0;
 }
 
-static int send_data(struct fleet *f, struct store *s, const char *host_id, const struct local_run *l,
+/* The devices left out, in the run's transaction: the chunks sent before
+ * their damage was met taken back, each device's row and the run's saying
+ * what is missing, the run's stamp its partial one. */
+static int mark_damage(struct fleet *f, const char *host_id, const struct local_run *l)
+{
+	char what[512], all[1024] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < l->ndev; i++) {
+		if (!l->dmg[i].count)
+			continue;
+		device_damage_text(l, i, what, sizeof(what));
+		struct fleet_params p = {0}, k = {0};
+		fleet_param_text(&k, host_id);
+		fleet_param_i64(&k, l->dev[i].device_id);
+		fleet_param_text(&p, host_id);
+		fleet_param_i64(&p, l->dev[i].device_id);
+		fleet_param_str(&p, what);
+		if (fleet_cmd(f, "leaving a damaged device out",
+		              "DELETE FROM chunks WHERE host_id = $1 AND device_id = $2", &k) != 0 ||
+		    fleet_cmd(f, "leaving a damaged device out",
+		              "UPDATE devices SET damaged = $3 WHERE host_id = $1 AND device_id = $2", &p) != 0)
+			return -1;
+		if (used < sizeof(all))
+			used += (size_t)snprintf(all + used, sizeof(all) - used, "%sdevice %s left out: %s",
+			                         used ? ", " : "", l->dev[i].vdev, l->dmg[i].what);
+	}
+	struct fleet_params q = {0};
+	fleet_param_text(&q, host_id);
+	fleet_param_i64(&q, l->run.run_id);
+	fleet_param_str(&q, all);
+	fleet_param_text(&q, l->partial_stamp);
+	return fleet_cmd(f, "marking the run partial",
+	                 "UPDATE runs SET damaged = $3, stamp = $4 WHERE host_id = $1 AND run_id = $2", &q);
+}
+
+static int send_data(struct fleet *f, struct store *s, const char *host_id, struct local_run *l,
                      int64_t *bytes)
 {
 	struct fleet_copy copy;
@@ -320,14 +443,8 @@ static int send_data(struct fleet *f, struct store *s, const char *host_id, cons
 	for (size_t i = 0; i < l->ndev; i++) {
 		const struct store_device_info *d = &l->dev[i];
 		have_trace |= d->role == STORE_ROLE_TRACE;
-		*cs = (struct chunk_sender){.copy = &copy, .host_id = host_id, .device_id = d->device_id,
-		                            .end = d->written_end_sector * STORE_SECTOR_SIZE,
-		                            .cur = UINT64_MAX};
-		if (!cs->end)
-			continue;
-		int r = store_read_range(s, d->device_id, 0, cs->end, gather, cs);
-		if (r == 0)
-			r = emit_chunk(cs);
+		*cs = (struct chunk_sender){.copy = &copy, .host_id = host_id};
+		int r = read_device(s, l, i, cs);
 		*bytes += cs->sent;
 		if (r != 0) {
 			if (r < 0)
@@ -346,7 +463,7 @@ static int send_data(struct fleet *f, struct store *s, const char *host_id, cons
 			goto out;
 		for (size_t i = 0; i < l->ndev; i++) {
 			struct packet_sender ps = {&copy, host_id, l->dev[i].device_id};
-			if (l->dev[i].role == STORE_ROLE_TRACE &&
+			if (l->dev[i].role == STORE_ROLE_TRACE && !l->dmg[i].count &&
 			    store_trace_packets(s, ps.device_id, send_packet, &ps) != 0) {
 				fleet_copy_abort(&copy);
 				goto out;
@@ -355,7 +472,8 @@ static int send_data(struct fleet *f, struct store *s, const char *host_id, cons
 		if (fleet_copy_end(&copy) != 0)
 			goto out;
 	}
-	rc = 0;
+	sum_damage(l);
+	rc = l->damaged ? mark_damage(f, host_id, l) : 0;
 out:
 	free(cs);
 	return rc;
@@ -486,6 +604,7 @@ static int read_local(struct fleet *f, struct store *s, int64_t id, struct local
 	if (store_read_begin(s) != 0)
 		return fleet_fail(f, "reading the store here: %s", store_errmsg(s));
 	l->ndev = 0;
+	l->damaged = 0;
 	int r = store_get_run(s, id, &l->run);
 	if (r == STORE_ENOTFOUND)
 		return 1;
@@ -508,7 +627,47 @@ static int check_identity(struct fleet *f, struct store *s)
 	return 0;
 }
 
-int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes)
+/* The run's devices read here and nothing sent, for their damage alone
+ * (l->damaged, l->partial_stamp): 0, or -1. */
+static int verify_local(struct fleet *f, struct store *s, struct local_run *l)
+{
+	struct chunk_sender *cs = malloc(sizeof(*cs));
+	int rc = 0;
+
+	if (!cs)
+		return fleet_fail(f, "out of memory");
+	for (size_t i = 0; i < l->ndev && !rc; i++) {
+		*cs = (struct chunk_sender){.copy = NULL};
+		if (read_device(s, l, i, cs) != 0)
+			rc = fleet_fail(f, "reading run %lld's %s here: %s", (long long)l->run.run_id, l->dev[i].vdev,
+			                store_errmsg(s));
+	}
+	free(cs);
+	sum_damage(l);
+	return rc;
+}
+
+/* The devices of l left out, said to the caller. */
+static void tell_damage(const struct fleet_sync_opts *o, const struct local_run *l)
+{
+	char what[512];
+	for (size_t i = 0; i < l->ndev && o->damaged; i++)
+		if (l->dmg[i].count) {
+			device_damage_text(l, i, what, sizeof(what));
+			o->damaged(o->ctx, l->run.run_id, what);
+		}
+}
+
+/* 1 when the catalogue's stamp is the partial one of a run whose stamp
+ * here is local. */
+static int partial_of(const char *remote, const char *local)
+{
+	size_t n = strlen(local);
+	return strncmp(remote, local, n) == 0 && remote[n] == '/';
+}
+
+int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed, int64_t *bytes, char *damage,
+                   size_t damage_len)
 {
 	struct local_run l = {0};
 	const char *host_id = store_identity(s);
@@ -523,17 +682,26 @@ int fleet_sync_run(struct fleet *f, struct store *s, int64_t run_id, int *pushed
 			return -1;
 		f->host_registered = 1;
 	}
+	if (damage && damage_len)
+		damage[0] = '\0';
 	int r = read_local(f, s, run_id, &l);
 	if (r == 0 && l.run.state != STORE_RUN_RUNNING) {
 		r = push_run(f, s, host_id, &l, bytes);
 		*pushed = r == 0;
 		if (r == 1)
 			r = 0;
+		for (size_t i = 0, used = 0; r == 0 && *pushed && damage && i < l.ndev; i++)
+			if (l.dmg[i].count && used < damage_len) {
+				char what[512];
+				device_damage_text(&l, i, what, sizeof(what));
+				used += (size_t)snprintf(damage + used, damage_len - used, "%s%s", used ? ", " : "", what);
+			}
 	}
 	store_read_end(s);
 	if (r >= 0)
 		rc = 0;
 	free(l.dev);
+	free(l.dmg);
 	return rc;
 }
 
@@ -630,6 +798,21 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 				o->progress(o->ctx, l.run.run_id, 0, 0);
 			continue;
 		}
+		if (have && partial_of(have->stamp, l.stamp)) {
+			/* pushed without what was damaged here: still so? */
+			if (verify_local(f, s, &l) != 0) {
+				store_read_end(s);
+				goto out;
+			}
+			if (l.damaged && strcmp(have->stamp, l.partial_stamp) == 0) {
+				store_read_end(s);
+				rep->damaged++;
+				tell_damage(o, &l);
+				if (o->progress)
+					o->progress(o->ctx, l.run.run_id, 0, 0);
+				continue;
+			}
+		}
 		r = push_run(f, s, host_id, &l, &bytes);
 		store_read_end(s);
 		if (r < 0)
@@ -638,6 +821,10 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 			rep->current++;
 		else
 			rep->pushed++, rep->bytes += bytes;
+		if (r == 0 && l.damaged) {
+			rep->damaged++;
+			tell_damage(o, &l);
+		}
 		if (o->progress)
 			o->progress(o->ctx, l.run.run_id, r == 0, bytes);
 	}
@@ -646,6 +833,7 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 	rc = 0;
 out:
 	free(l.dev);
+	free(l.dmg);
 	free(ids.v);
 	free(remote);
 	return rc;

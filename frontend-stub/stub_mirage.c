@@ -17,11 +17,18 @@
  * tests to compare with; --crash-mid-packet stops dead inside an event
  * (content size set, fields not yet written) and has the domain destroyed;
  * --withdraw removes the node at the end (a guest in dom0 cannot die).
+ * Otherwise the grants outlive the program, as a MirageOS guest's last as
+ * long as its domain (mirage-profile never ends them): on xensim a
+ * domain's grants are its own, ended when it is destroyed.  (Ending them
+ * as the program finished made every backend's map that came later fail,
+ * and short-lived guests lost their whole trace.)
  *
  * --hostile KIND makes it a guest that means harm (tests/test_trace.sh):
  *   refs-garbage    the node holds "8,x,9"
  *   refs-many       one page granted, a thousand refs written
  *   refs-ungranted  refs that name no grant of ours
+ *   late-grant      the refs written, the grants ended at once and made
+ *                   again 300 ms later (the same refs: rewritten if not)
  *   rewrite         a second buffer's refs written half-way
  *   headers         packet headers given impossible sizes, over and over
  *   scribble        random bytes written all over the buffer as it goes
@@ -272,6 +279,35 @@ static int write_node(struct stub_ctx *c, const char *value)
 	return rc;
 }
 
+/* --hostile late-grant: the node written with value, the refs of grants
+ * already ended, and the grants made again 300 ms later (the same refs,
+ * the lowest free: the node written again if not), as a guest that writes
+ * its refs before it grants. */
+static int late_grant(struct stub_ctx *c, struct plat_gntshr *gs, uint8_t **buf, const char *value)
+{
+	uint32_t n = c->mirage_pages, *refs = calloc(n, sizeof(*refs));
+	char *again = malloc((size_t)n * 11 + 1);
+	int rc = -1;
+
+	if (!refs || !again || write_node(c, value) != 0)
+		goto out;
+	struct timespec d = {0, 300000000};
+	nanosleep(&d, NULL);
+	if (!(*buf = plat_gntshr_share(gs, 0, n, refs, 0))) {
+		fprintf(stderr, "frontend-stub: cannot share %u pages with dom0 again: %s\n", n, strerror(errno));
+		goto out;
+	}
+	memset(*buf, 0, (size_t)n * PLAT_PAGE_SIZE);
+	size_t at = 0;
+	for (uint32_t i = 0; i < n; i++)
+		at += (size_t)sprintf(again + at, "%s%u", i ? "," : "", refs[i]);
+	rc = strcmp(again, value) == 0 ? 0 : write_node(c, again);
+out:
+	free(refs);
+	free(again);
+	return rc;
+}
+
 /* MProf_xen.share_with: grant, then the refs in one transaction. */
 static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_gntshr **gs_out)
 {
@@ -312,7 +348,13 @@ static int share(struct stub_ctx *c, uint8_t **buf, uint32_t pages, struct plat_
 		free(value);
 		value = many;
 	}
-	rc = write_node(c, value);
+	if (h && !strcmp(h, "late-grant")) {
+		/* ended before the node names them: no backend can map them first */
+		plat_gntshr_unshare(gs, *buf, pages);
+		rc = late_grant(c, gs, buf, value);
+	} else {
+		rc = write_node(c, value);
+	}
 out:
 	free(refs);
 	free(value);
@@ -330,8 +372,10 @@ static void hostile_step(struct stub_ctx *c, const char *hostile, struct mwriter
 	if (!strcmp(hostile, "rewrite") && n == total / 2) {
 		struct plat_gntshr *gs2 = NULL;
 		uint8_t *buf2 = NULL;
-		if (share(c, &buf2, c->mirage_pages, &gs2) == 0)
+		if (share(c, &buf2, c->mirage_pages, &gs2) == 0) {
 			stub_say("dom%u: rewrote the node with a second buffer's refs", c->domid);
+			plat_gntshr_leave(gs2); /* its grants the domain's, unused */
+		}
 	}
 	if (!strcmp(hostile, "headers") && n % 50 == 0) {
 		uint64_t r = stub_rand(rnd);
@@ -443,7 +487,11 @@ int run_mirage(struct stub_ctx *c)
 		/* The backend takes the last packet on the node's removal. */
 		sleep(1);
 	}
-	plat_gntshr_unshare(gs, buf, c->mirage_pages);
-	plat_gntshr_close(gs);
+	if (c->mirage_withdraw) {
+		plat_gntshr_unshare(gs, buf, c->mirage_pages);
+		plat_gntshr_close(gs);
+	} else {
+		plat_gntshr_leave(gs); /* the grants end with the domain */
+	}
 	return 0;
 }

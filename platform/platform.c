@@ -198,6 +198,12 @@ int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count)
 	return s->p->ops->gntshr_unshare(s, addr, count);
 }
 
+void plat_gntshr_leave(struct plat_gntshr *s)
+{
+	if (s)
+		(s->p->ops->gntshr_leave ? s->p->ops->gntshr_leave : s->p->ops->gntshr_close)(s);
+}
+
 int plat_domain_create(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen)
 {
 	if (!p->ops->domain_create) {

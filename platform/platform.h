@@ -110,6 +110,12 @@ void plat_gntshr_close(struct plat_gntshr *s);
 void *plat_gntshr_share(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
                         int writable);
 int plat_gntshr_unshare(struct plat_gntshr *s, void *addr, uint32_t count);
+/* Lets go of s without ending its grants: they last as long as the
+ * domain (a MirageOS guest's program that ends, its domain not yet
+ * destroyed).  On xensim the grants are the domain's, ended at its
+ * destruction; where the platform cannot keep them (Xen's gntalloc
+ * device), the same as plat_gntshr_close. */
+void plat_gntshr_leave(struct plat_gntshr *s);
 
 /* ---- domains ------------------------------------------------------------------ */
 /* Creates a domain named name (xensim only: on Xen, xl creates domains);
@@ -237,6 +243,7 @@ struct plat_ops {
 	void *(*gntshr_share)(struct plat_gntshr *s, uint32_t domid, uint32_t count, uint32_t *refs,
 	                      int writable);
 	int (*gntshr_unshare)(struct plat_gntshr *s, void *addr, uint32_t count);
+	void (*gntshr_leave)(struct plat_gntshr *s); /* NULL: gntshr_close */
 
 	/* NULL where the toolstack creates domains (Xen) */
 	int (*domain_create)(struct plat *p, const char *name, uint32_t *domid, char *err, size_t errlen);

@@ -519,6 +519,20 @@ static void sim_gntshr_close(struct plat_gntshr *b)
 	free(g);
 }
 
+/* This process's view of the pages gone, the grants left to the domain. */
+static void sim_gntshr_leave(struct plat_gntshr *b)
+{
+	struct sim_gntshr *g = (struct sim_gntshr *)b;
+	while (g->maps) {
+		struct mapping *x = g->maps;
+		g->maps = x->next;
+		munmap(x->addr, (size_t)x->count * SIM_PAGE_SIZE);
+		free(x->refs);
+		free(x);
+	}
+	free(g);
+}
+
 static void *sim_gntshr_share(struct plat_gntshr *b, uint32_t domid, uint32_t count,
                               uint32_t *refs, int writable)
 {
@@ -679,6 +693,7 @@ const struct plat_ops plat_sim_ops = {
 	.gntshr_close = sim_gntshr_close,
 	.gntshr_share = sim_gntshr_share,
 	.gntshr_unshare = sim_gntshr_unshare,
+	.gntshr_leave = sim_gntshr_leave,
 	.domain_create = sim_domain_create,
 	.domain_destroy = sim_domain_destroy,
 	.domain_exec = sim_domain_exec,

@@ -80,6 +80,9 @@ enum store_role {
 #define STORE_ROLES 6
 /* The vdev name of a run's MirageOS trace (never a guest's disk name). */
 #define STORE_TRACE_VDEV "mprof"
+/* A trace run whose buffer was never mapped ends with this before the
+ * reason as its end reason (the backend's trace.c; profdb show says so). */
+#define STORE_TRACE_NOT_CAPTURED "trace not captured: "
 /* The vdev name of a run's stack samples, taken from dom0: its bytes are
  * the samples stream of profile/samples.h, from sector 0. */
 #define STORE_SAMPLES_VDEV "samples"
@@ -147,6 +150,10 @@ void store_readers_tidy(int on);
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
                char *err, size_t errlen);
 void store_close(struct store *s);
+/* store_close, and note (len bytes) says what the close could not do as it
+ * should ("" when all went well): a -wal left with frames (a reader held
+ * its snapshot past the wait), for the owner's log. */
+void store_close_note(struct store *s, char *note, size_t len);
 const char *store_errmsg(const struct store *s);
 const char *store_path(const struct store *s);
 

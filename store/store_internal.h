@@ -7,7 +7,8 @@
  * down.  Bottom up:
  *   1. The connection and its identity: store_conn.c (errors, the cache of
  *      statements, the blob handle, the clock, the store's threads, the
- *      file the path names, the owner's mark).
+ *      file the path names, the owner's mark); store_wal.c (the -wal
+ *      file read as SQLite's recovery reads it).
  *   2. The data file and the rows: store_checkpoint.c (the WAL's
  *      generations), store_writeback.c, store_slots.c (the data file),
  *      store_chunks.c (the writer's transactions, chunks, device rows),
@@ -141,6 +142,7 @@ struct store {
 	int64_t ident_next_us; /* the next check that stats the path anyway */
 	int empty_file;       /* the database file was empty (or absent) at open */
 	int busy_ms;          /* how long to wait for a lock (busy_wait) */
+	int settle_wal;       /* may empty the -wal when it closes (store_open.c) */
 	int in_batch;
 	int in_read;
 	sqlite3_stmt *stmt[ST__COUNT];
@@ -182,7 +184,7 @@ struct store {
 	store_damage_cb damage_cb;     /* store_salvage_damage */
 	void *damage_ctx;
 	char open_note[256];           /* store_open_note */
-	char errmsg[512];
+	char errmsg[1024];
 };
 
 /* Where store_fail() writes: s->errmsg, or on the intake's folder thread
@@ -236,6 +238,27 @@ int store_slots_read_identity(struct store *s);
 int store_writeback_start(struct store *s);
 void store_writeback_stop(struct store *s);
 void store_writeback_note(struct store *s, off_t off, off_t len);
+
+/* The -wal read as SQLite's recovery reads it (store_wal.c). */
+struct store_wal_report {
+	int64_t bytes;         /* the file's size (0: none) */
+	int64_t frames;        /* whole frames in it */
+	uint32_t page_size;
+	int header_bad;        /* its header fails its checksum (or is not a WAL's) */
+	int64_t kept;          /* frames recovery keeps (to the last commit among them) */
+	int64_t kept_commits;
+	int64_t recovered;     /* the last frame recovery replays */
+	int64_t first_bad;     /* the frame where recovery stops (1-based), 0: none */
+	int64_t sound_after;   /* sound frames of the same generation after it */
+	int64_t commits_after; /* commits among them: what recovery drops */
+	int damaged;           /* commits_after > 0: silent loss */
+	int stale;             /* damaged: 1 every page they hold is the database's already, 0 not, -1 unknown */
+};
+/* Reads <db_path>-wal into r (all zeros when there is none); 0, or -1
+ * when it cannot be read. */
+int store_wal_scan(const char *db_path, struct store_wal_report *r);
+/* What a damaged r means, and the fix, in one line into out. */
+void store_wal_describe(const char *db_path, const struct store_wal_report *r, char *out, size_t len);
 
 /* The owner's background WAL checkpointer (store_checkpoint.c). */
 int store_checkpointer_start(struct store *s);

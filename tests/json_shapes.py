@@ -126,7 +126,7 @@ SHAPES["trace_thread"] = {"thread": [INT], "more": [INT],
 FLEET_RUN = dict(RUN, host_id=[STR], hostname=[STR])
 SHAPES["fleet_runs"] = {"runs": [[FLEET_RUN]]}
 SHAPES["sync"] = {"sync": [{"host_id": [STR], "pushed": [INT], "current": [INT], "running": [INT], "summed": [INT],
-                            "bytes": [INT], "complete": [BOOL]}]}
+                            "bytes": [INT], "damaged": [INT], "complete": [BOOL]}]}
 SHAPES["events"] = {"run": [RUN], "whole": [BOOL], "bytes": [INT], "cut_bytes": [INT], "events_read": [INT],
                     "types": [[{"type": [INT], "name": [STR, NUL], "description": [STR], "size": [INT, NUL]}]],
                     "events": [[{"time_ns": [INT], "cap": [INT, NUL], "type": [INT], "name": [STR, NUL],

@@ -487,21 +487,72 @@ expect 1 "the catalogue's copy of run $AWAY of host ${HA:0:8}, device id [0-9]*:
 q "update chunks set data = set_byte(data, 1000, get_byte(data, 1000) # 32) where $wk" >/dev/null
 expect 0 "" -- "$PROFDB" --db "$URL" export "$HA:$AWAY" --prof "$T/away4.prof"
 same "$T/away4.prof" "$LP"
-# a host's store with a byte flipped: its sync refuses the run, naming it, and sends no wrong data
+# a host's store with a byte flipped (issue 44): its sync pushes the run
+# without the damaged device, names it, sends none of its bytes, marks it
+# there, and goes on to the runs after it; every later sync says so again
+# without sending it, until the damage is repaired (the run then pushed
+# whole) or the run deleted.  (It once stopped every sync at that run for
+# ever, each saying "the next sync goes on".)
 RDB="$T/rotten.db"
-"$MKDISK" --prof "$LP" "$T/rotten.disk" >/dev/null && "$PROFDB" --db "$RDB" import-disk --name rotten "$T/rotten.disk" >/dev/null 2>&1 ||
-	fail "import the run to damage"
-python3 - "$RDB" <<'PY'
+"$MKDISK" --prof "$LP" "$T/rotten.disk" >/dev/null && "$MKDISK" --hp "$H" "$T/rotten-hp.disk" >/dev/null &&
+	"$PROFDB" --db "$RDB" import-disk --name rotten "$T/rotten.disk" "$T/rotten-hp.disk" >/dev/null 2>&1 &&
+	"$PROFDB" --db "$RDB" import-disk --name after-rotten "$T/rotten.disk" >/dev/null 2>&1 ||
+	fail "import the runs to damage"
+# flip_rotten [RUN]: byte 700 of the run's (1) xvdp1 chunk 0 flipped (again: put back)
+flip_rotten() {
+	python3 - "$RDB" "${1:-1}" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
-slot = db.execute("SELECT slot FROM chunks ORDER BY key LIMIT 1").fetchone()[0]
+slot = db.execute("SELECT slot FROM chunks WHERE key = (SELECT device_id FROM devices WHERE run_id = ? AND vdev = 'xvdp1') << 32", (int(sys.argv[2]),)).fetchone()[0]
 with open(sys.argv[1] + "-data", "r+b") as f:
     f.seek(slot * 65536 + 700); b = f.read(1); f.seek(slot * 65536 + 700); f.write(bytes([b[0] ^ 1]))
 PY
+}
+flip_rotten
+RH=$(sqlite3 "$RDB" "select value from meta where key = 'store_id'")
 expect 1 "run 1, device xvdp1 (id 1): bytes 0-65535 (chunk 0) fail their checksum" -- \
 	"$PROFDB" --db "$RDB" sync --to "$URL"
-[ "$(q "select count(*) from runs where name = convert_to('rotten', 'UTF8')")" = 0 ] && ok ||
-	fail "the damaged run reached the catalogue"
+grep -q "run 1 pushed without a device" "$T/err" && grep -q "^1 run there without a device whose bytes fail their checksum here" "$T/out" &&
+	ok || fail "a sync meeting a damaged chunk: $(cat "$T/out" "$T/err")"
+rq() { q "select $1 from runs where host_id = '$RH' and run_id = $2"; }
+[ "$(rq "convert_from(name, 'UTF8')" 2)" = after-rotten ] && ok || fail "the run after the damaged one was not pushed"
+[ "$(rq "damaged is not null" 1)" = t ] && [ "$(rq "damaged is null" 2)" = t ] &&
+	[ "$(q "select count(*) from devices where host_id = '$RH' and run_id = 1 and damaged is not null")" = 1 ] &&
+	q "select convert_from(damaged, 'UTF8') from devices where host_id = '$RH' and run_id = 1 and vdev = 'xvdp1'::bytea" |
+		grep -q "bytes 0-65535 (chunk 0) fail their checksum; its bytes are not in the catalogue" && ok ||
+	fail "the catalogue's marks: $(q "select run_id, vdev, convert_from(damaged, 'UTF8') from devices where host_id = '$RH'")"
+[ "$(q "select count(*) from chunks c join devices d using (host_id, device_id) where d.host_id = '$RH' and d.run_id = 1 and d.vdev = 'xvdp1'::bytea")" = 0 ] &&
+	ok || fail "bytes of the damaged device reached the catalogue"
+# there: shown partial; the sound device exported byte for byte, the damaged one not at all
+expect 0 "" -- "$PROFDB" --db "$URL" show "$RH:1"
+grep -q "partial in the catalogue: device xvdp1 left out: run 1, device xvdp1 (id 1): bytes 0-65535 (chunk 0) fail their checksum" "$T/out" &&
+	ok || fail "show of a partial run: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" export "$RH:1" --hp "$T/rotten-cat.hp"
+same "$T/rotten-cat.hp" "$H"
+expect 1 "" -- "$PROFDB" --db "$URL" export "$RH:1" --prof "$T/rotten-cat.prof"
+[ ! -e "$T/rotten-cat.prof" ] && ok || fail "the damaged device exported from the catalogue"
+# the next sync: the same damage said again, nothing sent
+expect 1 "run 1 pushed without a device" -- "$PROFDB" --db "$RDB" sync --to "$URL" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "damaged", "bytes", "complete")]')" = "[0,1,1,0,true]" ] &&
+	ok || fail "the sync after: $(cat "$T/out")"
+python3 "$S/tests/json_shapes.py" sync "$T/out" && ok || fail "sync --json not as documented: $(cat "$T/out")"
+# repaired: pushed whole, marks gone, exported byte for byte
+flip_rotten
+expect 0 "" -- "$PROFDB" --db "$RDB" sync --to "$URL" --json
+[ "$(jv "$T/out" '[d["sync"][k] for k in ("pushed", "current", "damaged")]')" = "[1,1,0]" ] &&
+	[ "$(rq "damaged is null" 1)" = t ] && [ "$(q "select count(*) from devices where host_id = '$RH' and damaged is not null")" = 0 ] &&
+	ok || fail "the sync once repaired: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" --db "$URL" export "$RH:1" --prof "$T/rotten-cat.prof"
+same "$T/rotten-cat.prof" "$LP"
+# a run damaged before its first sync, then deleted here: the sync goes
+# on, exit 0 (the catalogue keeps what it was given)
+"$PROFDB" --db "$RDB" import-disk --name rotten-three "$T/rotten.disk" >/dev/null 2>&1 || fail "import a third run"
+flip_rotten 3
+expect 1 "run 3 pushed without a device" -- "$PROFDB" --db "$RDB" sync --to "$URL"
+"$PROFDB" --db "$RDB" import-disk --name last-rotten "$T/rotten.disk" >/dev/null 2>&1 || fail "import a fourth run"
+expect 0 "" -- "$PROFDB" --db "$RDB" delete 3
+expect 0 "" -- "$PROFDB" --db "$RDB" sync --to "$URL"
+[ "$(rq "convert_from(name, 'UTF8')" 4)" = last-rotten ] && ok || fail "the run after the damaged one (deleted) was not pushed"
 # a catalogue at schema 1 (before runs.listing): refused by readers with
 # what to do; a sync upgrades it, and the rows it held list as before
 OLD="postgresql://profsvc@/old?host=$PGD/sock"
@@ -511,12 +562,13 @@ cp "$T/out" "$T/old-before"
 # (schema 1 knew no eventlog: the captured guest's is not in it)
 "${PSQL[@]}" -d old -c "DELETE FROM devices WHERE role = 'eventlog'" -c "ALTER TABLE runs DROP COLUMN listing" \
 	-c "ALTER TABLE chunks DROP COLUMN sum" -c "ALTER TABLE trace_packets DROP COLUMN sum" \
+	-c "ALTER TABLE runs DROP COLUMN damaged" -c "ALTER TABLE devices DROP COLUMN damaged" \
 	-c "CREATE INDEX runs_listing ON runs(started_us, host_no, run_id) INCLUDE (domid, name, ended_us, state, prof_bytes, hp_bytes)" \
 	-c "UPDATE profsvc_meta SET value = '1' WHERE key = 'schema_version'" >/dev/null || fail "making a schema-1 catalogue"
 expect 1 "catalogue schema 1; a sync from this host" -- "$PROFDB" --db "$OLD" query runs
 expect 0 "" -- "$PROFDB" sync --to "$OLD"
-[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 5 ] && ok ||
-	fail "the sync did not upgrade the catalogue to schema 5"
+[ "$("${PSQL[@]}" -d old -tA -c "SELECT value FROM profsvc_meta WHERE key = 'schema_version'")" = 6 ] && ok ||
+	fail "the sync did not upgrade the catalogue to schema 6"
 # (schema 5's checksums: the upgrade's sync sent every run again, with them)
 [ "$("${PSQL[@]}" -d old -tA -c "SELECT count(*) FROM chunks WHERE sum IS NULL")" = 0 ] && ok ||
 	fail "the upgraded catalogue's chunks lack checksums"

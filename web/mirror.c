@@ -38,7 +38,7 @@ struct entry {
 	char host_id[33];
 	int64_t run_id;    /* the host's */
 	int64_t local_id;  /* ours */
-	char stamp[17];
+	char stamp[40]; /* the catalogue's (fleet_sync.c: a partial run's is longer) */
 	int have_bytes;
 	unsigned seen;     /* the last full look that found it */
 };

@@ -85,6 +85,8 @@ struct run {
 	char end_error[256];          /* why the store refused, the last time */
 	int closed;                   /* ended to be deleted (run_close): kept only while
 	                               * its devices, trace or sampler still point at it */
+	char lost_why[384];           /* what of it was not captured, and why: its end
+	                               * reason (a trace never mapped: trace.c) */
 	struct run *next;
 };
 

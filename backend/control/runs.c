@@ -183,7 +183,7 @@ static int judge(void *ctx, const struct store_device_info *d)
  * meanwhile left a complete run), but the reason says that its end was
  * not seen, so that a crashed run's reader knows why it is crashed. */
 static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
-                   int quiet_failure)
+                   int quiet_failure, const char *lost)
 {
 	struct verdict v = {0, 0, -1, -1, -1};
 	store_list_devices(b->store, run_id, judge, &v);
@@ -194,6 +194,11 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 	                  : st != STORE_RUN_CRASHED ? NULL
 	                  : saved                   ? RUN_SAVED_WHY
 	                                            : "the domain ended before closing its profiles";
+	char both[512];
+	if (lost && *lost) { /* what was not captured (a trace never mapped) first */
+		snprintf(both, sizeof(both), "%s%s%s", lost, why ? "; " : "", why ? why : "");
+		why = both;
+	}
 	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
 		if (!quiet_failure)
 			rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->store),
@@ -234,7 +239,7 @@ static void forget(struct backend *b, struct run *r)
  * end it now, keeps it for runs_retry_ends(). */
 static void end_or_retry(struct backend *b, struct run *r)
 {
-	if (end_run(b, r->run_id, r->domid, 0, r->saved, r->end_failures > 0) == 0) {
+	if (end_run(b, r->run_id, r->domid, 0, r->saved, r->end_failures > 0, r->lost_why) == 0) {
 		if (r->end_failures)
 			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended at last, %d retries after the first try",
 			        r->end_failures);
@@ -350,7 +355,7 @@ void runs_reconcile(struct backend *b)
 			}
 		}
 		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
-		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0, 0); /* (or at the next start) */
+		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0, 0, NULL); /* (or at the next start) */
 	}
 	free(ids);
 }

@@ -138,8 +138,9 @@ static int push_run(struct sync_pusher *p, struct fleet *f, struct store *s, int
 {
 	int pushed;
 	int64_t bytes;
+	char damage[1024];
 
-	if (fleet_sync_run(f, s, run_id, &pushed, &bytes) != 0) {
+	if (fleet_sync_run(f, s, run_id, &pushed, &bytes, damage, sizeof(damage)) != 0) {
 		snprintf(err, errlen, "%s", fleet_errmsg(f));
 		return -1;
 	}
@@ -154,7 +155,12 @@ static int push_run(struct sync_pusher *p, struct fleet *f, struct store *s, int
 		p->last_push_us = store_now_us();
 	}
 	pthread_mutex_unlock(&p->mu);
-	if (pushed)
+	if (pushed && damage[0])
+		elog_at(LOG_WARNING, -1, run_id,
+		        "run %lld pushed to the fleet catalogue %s without what fails its checksum here (%s); "
+		        "'profdb check' names it: repair or delete the run, and the next sync sends it whole",
+		        (long long)run_id, p->where, damage);
+	else if (pushed)
 		elog_at(LOG_INFO, -1, run_id, "run %lld pushed to the fleet catalogue %s (%lld bytes)",
 		        (long long)run_id, p->where, (long long)bytes);
 	return 0;

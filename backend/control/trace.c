@@ -23,7 +23,22 @@
  *
  * One buffer per boot: a guest that rewrites the node with another list
  * while mapped is logged and keeps being read from the first list; after
- * the trace ended, the node is ignored.  Watch events per domain are
+ * the trace ended, the node is ignored.
+ *
+ * A trace that cannot be mapped still makes its run: the first time the
+ * node is read with a list (the domain lives then: its name and uuid are
+ * there to read), the run and its trace device are made, mapped or not.
+ * A list that fails to map (its grants not made yet, or ended) is tried
+ * again while the domain lives, 10 ms after the first failure, doubling
+ * to once a second; a list refused (not a list, too many pages) waits for
+ * the guest to write another.  A run whose buffer was never mapped ends
+ * with a trace device of no packets and the reason as its end reason
+ * ("trace not captured: ..."), so the loss is seen in `profdb show` and
+ * the catalogue, not only once in the log.  (Six guests tracing flat out
+ * and destroyed 0-500 ms after got 1 to 5 runs of 6: frontend-stub, the
+ * simulated guest, ended its grants as its program finished, before its
+ * domain died, which mirage-profile never does; each map that came after
+ * failed once, and no run was recorded at all.)  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
  *
  * Calls: runs.c, domains.c, xs_values.c, the data path's io_quiesce, quota.c,
@@ -76,6 +91,12 @@ struct trace {
 	int refused;                /* the list at refs_hash was refused */
 	int rewrite_logged;
 	int ended;                  /* its last packet was taken: ignored */
+	/* a list that did not map, tried again while the domain lives */
+	uint32_t *want;             /* its refs, or NULL */
+	uint32_t nwant;
+	int map_tries;
+	int64_t map_retry_us;       /* next try (monotonic) */
+	char unmapped[256];         /* why nothing is mapped ("": mapped, or not looked at) */
 	/* where it goes */
 	struct run *run;
 	struct store_device *sdev;
@@ -277,6 +298,71 @@ fail:
 	return -1;
 }
 
+/* The buffer is not mapped, for why (printf-style): said once in the log
+ * (a warning), and kept for the run's end reason; the run and its trace
+ * device made now, while the domain's name and uuid can be read. */
+static void unmapped(struct backend *b, struct trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void unmapped(struct backend *b, struct trace *t, const char *fmt, ...)
+{
+	char why[sizeof(t->unmapped)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!t->sdev)
+		(void)attach_store(b, t);
+	if (strcmp(why, t->unmapped) != 0) /* once per reason, not per try */
+		tlog(LOG_WARNING, t, "%s%s", why, t->want ? "; tried again while the domain lives" : "");
+	snprintf(t->unmapped, sizeof(t->unmapped), "%s", why);
+	if (!t->run)
+		return;
+	if (t->map_tries > 1)
+		snprintf(t->run->lost_why, sizeof(t->run->lost_why), STORE_TRACE_NOT_CAPTURED "%s; tried %d times while the domain lived",
+		         why, t->map_tries);
+	else
+		snprintf(t->run->lost_why, sizeof(t->run->lost_why), STORE_TRACE_NOT_CAPTURED "%s", why);
+}
+
+/* Maps t->want; 0, or -1 with the reason kept (unmapped) and the next
+ * try scheduled. */
+static int map_wanted(struct backend *b, struct trace *t)
+{
+	uint32_t n = t->nwant;
+	uint8_t *mem = plat_gnttab_map(b->gnt, t->domid, t->want, n, 0);
+	if (!mem) {
+		int e = errno;
+		t->map_tries++;
+		int64_t wait = 10000LL << (t->map_tries < 7 ? t->map_tries - 1 : 7);
+		t->map_retry_us = clock_mono_us() + (wait > 1000000 ? 1000000 : wait);
+		unmapped(b, t, "cannot map the %u pages of %s read-only: %s (are they granted to dom0?)", n, t->node,
+		         strerror(e));
+		return -1;
+	}
+	t->mem = mem;
+	t->npages = n;
+	t->refused = 0;
+	if (!t->sdev && attach_store(b, t) != 0) {
+		plat_gnttab_unmap(b->gnt, t->mem, t->npages);
+		t->mem = NULL;
+		t->refused = 1;
+		free(t->want);
+		t->want = NULL;
+		return -1;
+	}
+	if (t->map_tries)
+		tlog(LOG_NOTICE, t, "mapped at try %d", t->map_tries + 1);
+	free(t->want);
+	t->want = NULL;
+	t->map_tries = 0;
+	t->unmapped[0] = '\0';
+	if (t->run)
+		t->run->lost_why[0] = '\0';
+	t->next_poll_us = 0;
+	tlog(LOG_NOTICE, t, "capturing a mirage-profile trace (%u pages, packets of %zu bytes)", n,
+	     (size_t)n * PLAT_PAGE_SIZE / MPROF_PACKETS);
+	return 0;
+}
+
 static void trace_look(struct backend *b, struct trace *t)
 {
 	unsigned len;
@@ -304,36 +390,27 @@ static void trace_look(struct backend *b, struct trace *t)
 		free(v);
 		return; /* refused before, unchanged */
 	}
+	if (t->want && h == t->refs_hash) {
+		free(v);
+		return; /* the same list: its tries go on (trace_poll) */
+	}
 	uint32_t *refs = NULL, n = 0;
 	t->refs_hash = h;
+	free(t->want); /* a list written since replaces the one retried */
+	t->want = NULL;
+	t->map_tries = 0;
 	if (strlen(v) >= TRACE_REFS_TEXT_MAX || xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
 		char shown[64];
-		tlog(LOG_WARNING, t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
-		     safe_text(shown, sizeof(shown), v));
 		t->refused = 1;
+		unmapped(b, t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
+		         safe_text(shown, sizeof(shown), v));
 		free(v);
 		return;
 	}
 	free(v);
-	t->mem = plat_gnttab_map(b->gnt, t->domid, refs, n, 0);
-	free(refs);
-	if (!t->mem) {
-		tlog(LOG_WARNING, t, "cannot map the %u pages of %s read-only: %s (are they granted to dom0?)", n, t->node,
-		     strerror(errno));
-		t->refused = 1;
-		return;
-	}
-	t->npages = n;
-	t->refused = 0;
-	if (attach_store(b, t) != 0) {
-		plat_gnttab_unmap(b->gnt, t->mem, t->npages);
-		t->mem = NULL;
-		t->refused = 1;
-		return;
-	}
-	t->next_poll_us = 0;
-	tlog(LOG_NOTICE, t, "capturing a mirage-profile trace (%u pages, packets of %zu bytes)", n,
-	     (size_t)n * PLAT_PAGE_SIZE / MPROF_PACKETS);
+	t->want = refs;
+	t->nwant = n;
+	(void)map_wanted(b, t);
 }
 
 /* ---- snapshots --------------------------------------------------------------- */
@@ -525,6 +602,12 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 /* Takes the last packets, unmaps, and hands the run back. */
 static void trace_finish(struct backend *b, struct trace *t, int domain_dead, const char *why)
 {
+	free(t->want);
+	t->want = NULL;
+	if (!t->mem && t->unmapped[0]) {
+		tlog(LOG_WARNING, t, "ended (%s) and never mapped: no packet kept (%s)", why, t->unmapped);
+		t->unmapped[0] = '\0';
+	}
 	if (t->mem) {
 		struct keep_list kl = {0};
 		snapshot(t, 1, &kl);
@@ -551,6 +634,8 @@ static void trace_finish(struct backend *b, struct trace *t, int domain_dead, co
 
 static void trace_withdrawn(struct backend *b, struct trace *t)
 {
+	free(t->want); /* nothing to map any more */
+	t->want = NULL;
 	if (t->mem)
 		trace_finish(b, t, 0, "the guest withdrew its buffer");
 }
@@ -564,6 +649,7 @@ static void trace_free(struct backend *b, struct trace *t)
 		}
 	if (!t->unwatched)
 		xs_unwatch(b->xs, t->node, "mprof");
+	free(t->want);
 	free(t);
 }
 
@@ -635,6 +721,19 @@ int trace_poll(struct backend *b)
 				io_quiesce(b);
 			trace_look(b, t);
 		}
+		if (!t->mem && t->want && !t->ended) {
+			/* a list that did not map: again while the domain lives */
+			if (t->map_retry_us <= now && domain_alive(b, t->domid)) {
+				if (!looked++)
+					io_quiesce(b);
+				(void)map_wanted(b, t);
+			}
+			if (!t->mem) {
+				int64_t wait = (t->map_retry_us - now + 999) / 1000;
+				next = next < 0 || wait < next ? (wait < 0 ? 0 : wait) : next;
+				continue;
+			}
+		}
 		if (!t->mem)
 			continue;
 		if (!t->poll_us_max)
@@ -661,6 +760,7 @@ void trace_shutdown(struct backend *b)
 		if (t->sdev)
 			store_device_release(t->sdev);
 		b->traces = t->next;
+		free(t->want);
 		free(t);
 	}
 }

@@ -330,7 +330,7 @@ static int open_store(struct backend *b, const struct options *o)
 	 * process: it goes in the run directory (tmpfs on a host, as the
 	 * response journals), not on the disk the store may fill; under power
 	 * it must be on stable storage, beside the database. */
-	char intake[1024], err[512];
+	char intake[1024], err[1024];
 	const char *base = strrchr(o->db, '/');
 	snprintf(intake, sizeof(intake), "%s/%s-intake", o->run_dir, base ? base + 1 : o->db);
 	if (o->durability == STORE_DURABLE_PROCESS)
@@ -476,7 +476,10 @@ static void serve_end(struct backend *b, const struct options *o, int ctl, int s
 	if (b->xs)
 		xs_close(b->xs);
 	plat_close(b->plat);
-	store_close(b->store);
+	char note[1024];
+	store_close_note(b->store, note, sizeof(note)); /* the -wal emptied: store_open.c */
+	if (note[0])
+		blog_at(LOG_WARNING, "%s", note);
 }
 
 static int serve(struct options *o, int ready_fd)
