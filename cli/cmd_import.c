@@ -128,15 +128,13 @@ static int looks_eventlog(const uint8_t *d)
 	return !memcmp(d, "hdrb", 4);
 }
 
-/* What the image holds, against the place it was given in (slot 0: the
- * .prof, xvdp1; slot 1: the .hp, xvdp2; slot 2: the eventlog, xvdp3).
- * 0 to import, -1 refused. */
-static int recognise(const struct image *im, int slot, int force)
+/* The first len bytes of the file (which holds at least that many): 0, or
+ * -1 (reported). */
+static int read_head(const struct image *im, uint8_t *b, size_t len)
 {
-	uint8_t b[2 * STORE_SECTOR_SIZE];
 	size_t got = 0;
-	while (got < sizeof(b)) {
-		ssize_t n = pread(im->fd, b + got, sizeof(b) - got, (off_t)got);
+	while (got < len) {
+		ssize_t n = pread(im->fd, b + got, len - got, (off_t)got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -145,6 +143,17 @@ static int recognise(const struct image *im, int slot, int force)
 		}
 		got += (size_t)n;
 	}
+	return 0;
+}
+
+/* What the image holds, against the place it was given in (slot 0: the
+ * .prof, xvdp1; slot 1: the .hp, xvdp2; slot 2: the eventlog, xvdp3).
+ * 0 to import, -1 refused. */
+static int recognise(const struct image *im, int slot, int force)
+{
+	uint8_t b[2 * STORE_SECTOR_SIZE];
+	if (read_head(im, b, sizeof(b)) != 0)
+		return -1;
 	const uint8_t *data = b + STORE_SECTOR_SIZE;
 	int hp = !memcmp(data, "JOB ", 4), ev = !hp && looks_eventlog(data);
 	int prof = !hp && !ev && looks_prof(data, STORE_SECTOR_SIZE);
@@ -516,17 +525,9 @@ static const char import_usage[] =
 static int file_slot(const struct image *im, int force)
 {
 	uint8_t b[STORE_SECTOR_SIZE];
-	size_t want = (uint64_t)im->st.st_size < sizeof(b) ? (size_t)im->st.st_size : sizeof(b), got = 0;
-	while (got < want) {
-		ssize_t n = pread(im->fd, b + got, want - got, (off_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			cli_err("reading %s: %s", im->path, n < 0 ? strerror(errno) : "it shrank");
-			return -1;
-		}
-		got += (size_t)n;
-	}
+	size_t got = (uint64_t)im->st.st_size < sizeof(b) ? (size_t)im->st.st_size : sizeof(b);
+	if (read_head(im, b, got) != 0)
+		return -1;
 	if (got >= 4 && !memcmp(b, "JOB ", 4))
 		return 1;
 	if (got >= 4 && looks_eventlog(b))
