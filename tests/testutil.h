@@ -49,6 +49,8 @@ const char *tu_tmpdir(void);
 /* tu_tmpdir()/name */
 char *tu_path(const char *name);
 
+/* A file's bytes (*len of them) and a NUL after them, so that a text file's
+ * copy is a C string; NULL if it cannot be read whole. */
 uint8_t *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *data, size_t len);
 /* $TOP_SRCDIR (set by make check), else "." */

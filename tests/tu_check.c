@@ -175,8 +175,15 @@ uint8_t *tu_read_file(const char *path, size_t *len)
 		got += (size_t)n;
 	}
 	close(fd);
-	if (buf)
+	if (buf) {
+		/* A NUL after the bytes (not counted in *len): callers search a
+		 * text file's copy with strstr and friends, which read on to the
+		 * first NUL.  Without it they read malloc's leftovers past the end
+		 * (a line of a recycled chunk's header once failed test_faults'
+		 * check that every line of the backend's log is the backend's). */
+		buf[got] = '\0';
 		*len = got;
+	}
 	return buf;
 }
 
