@@ -182,7 +182,7 @@ static void backend_on(const char *path, const char *extra)
 	int lfd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
 	REQUIRE(lfd >= 0, "log %s", log);
 	free(log);
-	int saved = dup(2);
+	int saved = fcntl(2, F_DUPFD_CLOEXEC, 3); /* not the backend's to keep */
 	dup2(lfd, 2);
 	close(lfd);
 	free(db);
