@@ -563,7 +563,8 @@ int trace_timeline_thread_json(FILE *f, const struct mprof_trace *t, uint64_t th
 {
 	struct one o = {f, thread, 0, 0};
 	fprintf(f, "{\"thread\":%" PRIu64 ",\"events\":[", thread);
-	trace_render_walk(t, one_event, &o);
+	if (thread != NONE) /* "no thread" is none: it would match every event without one */
+		trace_render_walk(t, one_event, &o);
 	fprintf(f, "],\"more\":%" PRIu64 "}\n", o.more);
 	return ferror(f) ? -1 : 0;
 }

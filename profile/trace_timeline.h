@@ -42,7 +42,8 @@ struct tt_window {
 int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_window *w);
 
 /* One thread's events, in order: {"thread": id, "events": [...], "more": n}
- * (at most TT_MAX_THREAD_EVENTS).  0, or -1. */
+ * (at most TT_MAX_THREAD_EVENTS; none for UINT64_MAX, mirage-profile's "no
+ * thread").  0, or -1. */
 int trace_timeline_thread_json(FILE *f, const struct mprof_trace *t, uint64_t thread);
 
 /* What a live trace holds so far, for profdb watch. */

@@ -160,6 +160,13 @@ static void small(void)
 	                "{\"ts\":13,\"event\":\"fulfills\",\"thread\":1,\"other\":2}],\"more\":0}\n") == 0,
 	      "thread 2's events: %s", m);
 	free(m);
+	/* 2^64-1 is the "no thread" marker (thread 16's switch), no thread:
+	 * it named every event without a thread or another one */
+	id = UINT64_MAX;
+	m = render(thread_json, &t, &id, &len);
+	CHECK(strcmp(m, "{\"thread\":18446744073709551615,\"events\":[],\"more\":0}\n") == 0,
+	      "the \"no thread\" marker's events: %s", m);
+	free(m);
 	/* the CTF tar: a directory and two files, ustar, checksums right */
 	char *tr = render(tar, &t, NULL, &len);
 	CHECK(len % 512 == 0 && len >= 512 * 6, "the tar is %zu bytes", len);

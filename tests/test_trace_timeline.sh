@@ -90,9 +90,15 @@ want = [x for x in whole["arrows"] if a <= x[3] <= b]
 assert w["arrows"] == want, "the window's arrows are not the run's in it: %d vs %d" % (len(w["arrows"]), len(want))
 assert 0 < len(w["threads"]) < len(whole["threads"]), (len(w["threads"]), len(whole["threads"]))
 PY
-for q in "from=5" "from=9&to=3" "from=x&to=9" "thread=-1" "thread=1x"; do
+for q in "from=5" "from=9&to=3" "from=x&to=9" "thread=-1" "thread=1x" "thread=18446744073709551616"; do
 	[ "$(get "/api/runs/$R/trace-timeline?$q")" = 400 ] && ok || fail "?$q: $(head -c 200 "$T/body")"
 done
+# 2^64-1 is mirage-profile's "no thread" (a switch to it: the guest
+# blocked), never a thread: it matched every event without a thread or
+# another thread (every GC, counter, label...)
+code=$(get "/api/runs/$R/trace-timeline?thread=18446744073709551615")
+[ "$code" = 400 ] && grep -q 'no thread' "$T/body" && ok ||
+	fail "?thread=18446744073709551615 (the \"no thread\" marker): $code, $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d.get("events", [])), "events listed, e.g.", d.get("events", [])[:3])' "$T/body" 2>/dev/null || head -c 200 "$T/body")"
 [ "$(get "/api/runs/1/trace-timeline")" = 404 ] && grep -q 'has no MirageOS trace' "$T/body" && ok ||
 	fail "a run without a trace: $(head -c 300 "$T/body")"
 

@@ -445,15 +445,11 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 /* GET /api/runs/N/trace-timeline[?from=NS&to=NS | ?thread=ID] */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 {
-	const char *a = arg(req, "from"), *b = arg(req, "to"), *th = arg(req, "thread");
-	struct tt_window win = {.whole = 1};
-	uint64_t thread = 0;
-	if ((a || b) && (!a || !b || view_parse_u64(a, &win.from) != 0 || view_parse_u64(b, &win.to) != 0 ||
-	                 win.from > win.to))
-		return reply_error(r, 400, 1, "from= and to= are both ns of the guest's clock, from <= to");
-	if (th && view_parse_u64(th, &thread) != 0)
-		return reply_error(r, 400, 1, "thread= is a thread id");
-	win.whole = !a;
+	struct web_trace_args ta;
+	char err[200];
+	if (web_trace_args(arg, req, &ta, err, sizeof(err)) != 0)
+		return reply_error(r, 400, 1, "%s", err);
+	struct tt_window win = {.whole = ta.whole, .from = ta.from, .to = ta.to};
 	struct view v;
 	struct view_trace ct;
 	struct store_run run;
@@ -461,7 +457,8 @@ void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struc
 		return;
 	view_close(&v);
 	if (reply_open(r, 200, "application/json") == 0) {
-		int rc = th ? trace_timeline_thread_json(r->f, &ct.t, thread) : trace_timeline_json(r->f, &ct.t, &win);
+		int rc = ta.has_thread ? trace_timeline_thread_json(r->f, &ct.t, ta.thread)
+		                       : trace_timeline_json(r->f, &ct.t, &win);
 		reply_close(r);
 		if (rc != 0)
 			reply_error(r, 500, 1, "could not render (out of memory)");

@@ -102,6 +102,16 @@ void reply_stream_set_access(struct reply_stream *st, struct access_entry *a, co
 /* args.c: "12" -> 12; -1 unless a run id (decimal, no leading zero, at
  * most 18 digits). */
 int64_t web_run_id(const char *s, size_t len);
+/* /api/runs/N/trace-timeline's arguments: ?from=NS&to=NS (both, from <=
+ * to; neither: whole), ?thread=ID (never UINT64_MAX, mirage-profile's "no
+ * thread").  0, or -1 with the reason in err. */
+struct web_trace_args {
+	int whole;
+	uint64_t from, to;
+	int has_thread;
+	uint64_t thread;
+};
+int web_trace_args(arg_fn arg, void *req, struct web_trace_args *out, char *err, size_t len);
 /* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback): 0, or
  * -1 when it is none of those. */
 struct sockaddr_storage;
