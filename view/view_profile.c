@@ -104,6 +104,11 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 		return 1;
 	}
 	int r = store_extract_profile(v->s, &dev, 1, range_cb, &z, &rep);
+	if (r == STORE_ECORRUPT) { /* damaged: never "no profile" */
+		snprintf(out->damage, sizeof(out->damage), "%s", store_errmsg(v->s));
+		view_damage(e, "%s", out->damage);
+		return 1;
+	}
 	if (r < 0) {
 		view_error(e, "%s", store_errmsg(v->s));
 		return 1;
@@ -157,6 +162,7 @@ int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p
                            struct hp_tail *tail, struct view_profile_read *rd, struct view_err *e)
 {
 	int64_t id;
+	memset(rd, 0, sizeof(*rd));
 	if (view_resolve(v, arg, &id, e) != 0) {
 		hp_init(p); /* the caller frees it whatever the result */
 		return 1;
@@ -348,9 +354,11 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 	struct el_heap h;
 	int rc = 1;
 
+	memset(rd, 0, sizeof(*rd));
 	hp_init(p);
 	el_heap_init(&h, p);
 	if (view_read_eventlog(v, arg, el_heap_cb, &h, &el, e) != 0) {
+		snprintf(rd->damage, sizeof(rd->damage), "%s", el.rd.damage);
 		if (el.d.stopped)
 			view_error(e, "run %lld: the eventlog's heap samples: %s", (long long)el.rd.run.run_id,
 			           hp_error(p));

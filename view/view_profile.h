@@ -30,6 +30,8 @@ struct view_profile_read {
 	int salvaged;       /* the status block did not vouch for all of it */
 	char note[300];     /* what salvage did, for the user */
 	char cut[384];      /* an unclosed eventlog: where it was cut (store_export.h) */
+	char damage[VIEW_ERR_LEN]; /* the read failed on damaged data: the store's words
+	                            * (which bytes fail their checksum, run profdb check) */
 };
 
 /*

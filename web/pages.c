@@ -279,7 +279,8 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		view_report_free(&rr);
 		view_close(&v);
 		const char *err = view_err_first(&e);
-		return reply_error(r, strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0, "%s", err);
+		return reply_error(r, e.damaged ? 500 : strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0,
+		                   "%s", err);
 	}
 	view_report_input(&rr, &in);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
@@ -434,8 +435,9 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 	if (rc != 0) {
 		if (rc == STORE_ENOTFOUND)
 			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
-		else
-			reply_error(r, 503, json, "%s", rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
+		else /* a packet failing its checksum is the data's damage, not the store away */
+			reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s",
+			            rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
 		view_close(v);
 		return -1;
 	}
@@ -536,7 +538,7 @@ static void download_samples(struct web *w, const char *idbuf, const char *what,
 	view_close(&v);
 	if (bad) {
 		samples_free(&sp);
-		return reply_error(r, 404, 0, "%s", view_err_first(&e));
+		return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 	}
 	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
 	char caption[400];
@@ -579,8 +581,7 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		view_close(&v);
 		reply_close(r);
 		if (bad) /* damaged stored data is the server's trouble, not a missing file */
-			return reply_error(r, strstr(view_err_first(&e), STORE_DAMAGE_WORDS) ? 500 : 404, 0, "%s",
-			                   view_err_first(&e));
+			return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 		if (rd.salvaged) { /* known at the end: sent only with a reply that fitted one piece */
 			snprintf(r->note_buf, sizeof(r->note_buf), "salvaged: %s", rd.note);
 			r->note = r->note_buf;
@@ -600,16 +601,17 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	struct view_profile_read rd;
 	tp_init(&tp);
 	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
-	if (bad && v.s && run_has_samples(&v, idbuf)) {
-		/* No .prof: its stack samples are what these files show. */
+	if (bad && !e.damaged && v.s && run_has_samples(&v, idbuf)) {
+		/* No .prof: its stack samples are what these files show (a .prof
+		 * that fails its checksum is said, not replaced). */
 		tp_free(&tp);
 		view_close(&v);
 		return download_samples(w, idbuf, what, r);
 	}
 	view_close(&v);
-	if (bad) {
+	if (bad) { /* damaged: an error of the server's, with the store's words (which bytes, profdb check) */
 		tp_free(&tp);
-		return reply_error(r, 404, 0, "%s", view_err_first(&e));
+		return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 	}
 	char caption[400];
 	view_profile_caption(&rd.run, caption, sizeof(caption));
