@@ -1,8 +1,9 @@
 /*
  * pages.c - profdb serve's HTML pages and downloads: the run catalogue
  * (/), a run's live report (/runs/N), two runs compared (/compare), and a
- * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html;
- * a MirageOS trace's trace.ctf.tar and trace.chrome.json), a run's
+ * run's derived files (/runs/N/speedscope.json, folded, report.html; a
+ * MirageOS trace's trace.ctf.tar and trace.chrome.json; its raw profiles
+ * are download.c's), a run's
  * eventlog timeline alone (/api/runs/N/eventlog: the report's section,
  * which a live page fetches again every second), and a MirageOS trace's
  * thread timeline model (/api/runs/N/trace-timeline: a window of it, or
@@ -506,16 +507,7 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
 	render_report(w, bid, a, 0, 0, r);
 }
 
-/* ---- downloads --------------------------------------------------------------- */
-
-struct sink_ctx {
-	FILE *f;
-};
-
-static int to_file(void *ctx, const void *data, size_t len)
-{
-	return fwrite(data, 1, len, ((struct sink_ctx *)ctx)->f) != len;
-}
+/* ---- downloads (the raw profiles: download.c) --------------------------------- */
 
 /* The run has stack samples (profile-backend sample). */
 static int run_has_samples(struct view *v, const char *idbuf)
@@ -561,31 +553,11 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
-	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
-	is_hp |= strcmp(what, "eventlog") == 0; /* the guest's bytes as they are, like the .hp */
 	if (strcmp(what, "report.html") == 0) {
 		/* named before it is rendered: a streamed reply's headers go with its
 		 * first piece (an error page takes the name away) */
 		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"report-%s.html\"", idbuf);
 		render_report(w, id, NULL, 0, 1, r);
-		return;
-	}
-	if (is_prof || is_hp) {
-		struct view_profile_read rd;
-		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf, what);
-		if (reply_open(r, 200, "application/octet-stream") != 0)
-			return;
-		struct sink_ctx sc = {r->f};
-		int bad = view_open(&v, w->db, &e) != 0 ||
-		          view_profile_read(&v, idbuf, what, to_file, &sc, &rd, &e) != 0;
-		view_close(&v);
-		reply_close(r);
-		if (bad) /* damaged stored data is the server's trouble, not a missing file */
-			return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
-		if (rd.salvaged) { /* known at the end: sent only with a reply that fitted one piece */
-			snprintf(r->note_buf, sizeof(r->note_buf), "salvaged: %s", rd.note);
-			r->note = r->note_buf;
-		}
 		return;
 	}
 	if (strcmp(what, "trace.ctf.tar") == 0 || strcmp(what, "trace.chrome.json") == 0)

@@ -72,7 +72,10 @@ void reply_json(struct reply *r, json_t *v);
  * and what its first reply_open's r->f gets goes through a pipe of
  * REPLY_STREAM_BYTES that the connection drains as the client reads, so
  * a reply holds that much whatever its size and a slow reader holds no
- * more.  fn keeps its view (one read transaction) to its end.  Until the
+ * more.  fn reads what it shows in one snapshot and closes its view
+ * before it writes the body: the pipe fills at the client's pace, and a
+ * read transaction held over it would keep the WAL from being
+ * checkpointed (a raw download is read in pieces: download.c).  Until the
  * pipe first fills, nothing is sent: a reply that fits is sent whole (with
  * its Content-Length), and an error found by then is an error page as
  * before (fn's reply_error).  Once the pipe filled, the status, type,
@@ -96,6 +99,24 @@ void reply_stream_free(void *cls);
 const struct reply *reply_stream_headers(struct reply_stream *st);
 /* The request's access-log entry, whose bytes the stream counts. */
 void reply_stream_set_access(struct reply_stream *st, struct access_entry *a, const char *url);
+
+/*
+ * download.c: a run's raw profile (what: "prof", "hp", "eventlog") read
+ * in pieces, each in a read transaction of its own, by the connection's
+ * thread as the client takes it.  Returns 0 with either r filled (a
+ * download of one piece, whole) and *d NULL, or *d (its status, type,
+ * disposition and note in r; *size its length) for
+ * download_read/download_free, libmicrohttpd's content reader and its
+ * free; -1 with r an error page (500 for damaged data, 404 for none).
+ */
+struct download;
+int download_open(struct web *w, int64_t id, const char *what, struct reply *r, struct download **d,
+                  uint64_t *size);
+/* The request's access-log entry, whose bytes the download counts, and
+ * its URL (for the log line of a download cut short). */
+void download_set_access(struct download *d, struct access_entry *a, const char *url);
+long download_read(void *cls, uint64_t pos, char *buf, size_t max);
+void download_free(void *cls);
 
 /* The most runs one catalogue page or /api/runs reply holds. */
 #define WEB_MAX_LIMIT 5000
@@ -133,9 +154,9 @@ void page_timeline(struct web *w, int64_t id, struct reply *r);
 /* GET /api/runs/N/trace-timeline: a MirageOS trace's thread timeline
  * (profile/trace_timeline.h), ?from=&to= a window, ?thread= its events */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
-/* GET /runs/N/<what>: prof, hp, speedscope.json, folded, samples.pb.gz (a
- * sampled run), trace.ctf.tar, trace.chrome.json (a MirageOS trace),
- * report.html */
+/* GET /runs/N/<what>: speedscope.json, folded, samples.pb.gz (a sampled
+ * run), trace.ctf.tar, trace.chrome.json (a MirageOS trace), report.html
+ * (prof, hp and eventlog are download.c's) */
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r);
 
 /* api.c */
