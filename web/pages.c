@@ -445,14 +445,15 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 	return 0;
 }
 
-/* GET /api/runs/N/trace-timeline[?from=NS&to=NS | ?thread=ID] */
+/* GET /api/runs/N/trace-timeline[?from=NS&to=NS][&cols=N] | ?thread=ID */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 {
 	struct web_trace_args ta;
 	char err[200];
 	if (web_trace_args(arg, req, &ta, err, sizeof(err)) != 0)
 		return reply_error(r, 400, 1, "%s", err);
-	struct tt_window win = {.whole = ta.whole, .from = ta.from, .to = ta.to};
+	_Static_assert(WEB_TRACE_MAX_COLS == TT_MAX_COLS, "serve takes the columns the model draws");
+	struct tt_window win = {.whole = ta.whole, .from = ta.from, .to = ta.to, .cols = ta.cols};
 	struct view v;
 	struct view_trace ct;
 	struct store_run run;

@@ -125,12 +125,15 @@ void download_free(void *cls);
 int64_t web_run_id(const char *s, size_t len);
 /* /api/runs/N/trace-timeline's arguments: ?from=NS&to=NS (both, from <=
  * to; neither: whole), ?thread=ID (never UINT64_MAX, mirage-profile's "no
- * thread").  0, or -1 with the reason in err. */
+ * thread"), ?cols=N (1..WEB_TRACE_MAX_COLS: the columns a counter is
+ * drawn in, 0 when not given).  0, or -1 with the reason in err. */
+#define WEB_TRACE_MAX_COLS 4000 /* TT_MAX_COLS */
 struct web_trace_args {
 	int whole;
 	uint64_t from, to;
 	int has_thread;
 	uint64_t thread;
+	unsigned cols;
 };
 int web_trace_args(arg_fn arg, void *req, struct web_trace_args *out, char *err, size_t len);
 /* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback): 0, or
