@@ -101,14 +101,24 @@ static int same_address(const struct sockaddr_storage *a, const struct sockaddr_
 	return 1; /* other families: one address */
 }
 
-/* Invariant 4: the socket still belongs to the connection recorded. */
-static void shut(struct guarded *g)
+/* Invariant 4: the socket still belongs to the connection recorded;
+ * abort: reset it (SO_LINGER 0: what waits in it is dropped with it when
+ * the library closes it, not sent on by an orphan at the client's pace). */
+static void shut_as(struct guarded *g, int abort)
 {
 	struct sockaddr_storage now;
 	socklen_t len = sizeof(now);
-	if (getpeername(g->fd, (struct sockaddr *)&now, &len) == 0 && len == g->peerlen &&
-	    memcmp(&now, &g->peer, len) == 0)
-		shutdown(g->fd, SHUT_RDWR);
+	if (getpeername(g->fd, (struct sockaddr *)&now, &len) != 0 || len != g->peerlen ||
+	    memcmp(&now, &g->peer, len) != 0)
+		return;
+	if (abort)
+		setsockopt(g->fd, SOL_SOCKET, SO_LINGER, &(struct linger){1, 0}, sizeof(struct linger));
+	shutdown(g->fd, SHUT_RDWR);
+}
+
+static void shut(struct guarded *g)
+{
+	shut_as(g, 0);
 }
 
 /* What the client acknowledged on g's socket so far and what waits for
@@ -151,11 +161,7 @@ static void floor_check(struct conn_guard *cg, struct guarded *g, int64_t now)
 			                "in %d s (at least %llu wanted: %d B/s)\n",
 			        who, (unsigned long long)took, CONN_FLOOR_WINDOW_S, (unsigned long long)g->win_need,
 			        CONN_FLOOR_BYTES_S);
-			/* reset, not closed: what waits in the socket is dropped with
-			 * it (an orphan would send it on at the client's pace) */
-			struct linger abort = {1, 0};
-			setsockopt(g->fd, SOL_SOCKET, SO_LINGER, &abort, sizeof(abort));
-			shut(g);
+			shut_as(g, 1);
 			g->fd = -1;
 			cg->shut_trickle++;
 			return;
