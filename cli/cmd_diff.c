@@ -160,7 +160,11 @@ static int diff_stacks(const struct view_diff_side *s, const struct diff_opts *o
 	struct cmp_stack *cs;
 
 	if (!s[0].have_tp || !s[1].have_tp) {
-		if (!o->json)
+		int k = s[0].tp_damaged ? 0 : 1;
+		if (!o->json && (s[0].tp_damaged || s[1].tp_damaged))
+			printf("call stacks: not compared (run %lld's .prof fails its checksum: see above; "
+			       "'profdb check' lists the damage)\n", (long long)s[k].rd.run.run_id);
+		else if (!o->json)
 			printf("call stacks: not compared (a run has no readable .prof)\n");
 		return 0;
 	}
@@ -185,7 +189,11 @@ static int diff_bands(const struct view_diff_side *s, const struct diff_opts *o,
 	struct cmp_band *cb;
 
 	if (!s[0].have_hp || !s[1].have_hp) {
-		if (!o->json)
+		int k = s[0].hp_damaged ? 0 : 1;
+		if (!o->json && (s[0].hp_damaged || s[1].hp_damaged))
+			printf("\nheap bands: not compared (run %lld's .hp fails its checksum: see above; "
+			       "'profdb check' lists the damage)\n", (long long)s[k].rd.run.run_id);
+		else if (!o->json)
 			printf("\nheap bands: not compared (a run has no readable .hp)\n");
 		return 0;
 	}
@@ -320,6 +328,13 @@ int cmd_diff(const char *db, int argc, char **argv)
 		        argv[optind + 1]);
 	else
 		rc = compare(s, &o);
+	/* what fails its checksum was left out and said: the store is damaged,
+	 * which a script must see (as check's exit status) */
+	if (rc == 0 && (s[0].tp_damaged || s[0].hp_damaged || s[1].tp_damaged || s[1].hp_damaged)) {
+		cli_err("the comparison leaves out what fails its checksum (above): 'profdb check' lists the "
+		        "damage, 'profdb export --salvage' writes what is sound");
+		rc = 1;
+	}
 out:
 	view_diff_side_free(&s[0]);
 	view_diff_side_free(&s[1]);

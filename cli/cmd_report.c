@@ -98,6 +98,16 @@ int cmd_report(const char *db, int argc, char **argv)
 		view_report_input(&rr, &in);
 		snprintf(what, sizeof(what), "run %lld", (long long)id);
 		rc = outfile_render(o.out, o.json ? render_json : render, &in, what);
+		/* Written with what is sound, the damage said on the page; the exit
+		 * status is 1 all the same, as check's: a store losing data is an
+		 * error for whoever runs reports unattended, and a warning alone
+		 * scrolls by. */
+		if (rc == 0 && e.damaged) {
+			cli_err("%s: written without what fails its checksum (above; the page says so too): "
+			        "'profdb check' lists the damage, 'profdb export --salvage' writes what is sound",
+			        strcmp(o.out, "-") ? o.out : "the report");
+			rc = 1;
+		}
 	}
 	view_report_free(&rr);
 	view_close(&v);

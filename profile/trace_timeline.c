@@ -68,6 +68,8 @@ struct model {
 	uint64_t counters_more;
 	/* the second walk */
 	int pass;
+	uint64_t bfrom, bto;           /* the window's first and last ns, for the counters' columns */
+	unsigned cols;
 	uint64_t k_arrow, k_switch;    /* seen so far in the window */
 	uint64_t s_arrow, s_switch;    /* strides */
 	FILE *fa, *fs, *fg;
@@ -250,12 +252,22 @@ static void point_flush(struct counter *c)
 	c->have = 0;
 }
 
+/* An update at ts: a point of its own while the window has no more
+ * updates than columns, else into its column's min, max and last.  The
+ * columns divide the window actually shown (the whole trace: its first
+ * to its last event), never [0, 2^64): that width overflowed to 0 and
+ * every update of a whole trace fell in one column (1,667 updates of
+ * bytes_rx drawn as one point). */
 static void point_add(struct model *m, struct counter *c, uint64_t ts)
 {
 	size_t b = 0;
-	if (c->in_window > TT_MAX_POINTS && m->to > m->from) {
-		double x = (double)(ts - m->from) / (double)(m->to - m->from + 1);
-		b = (size_t)(x * TT_MAX_POINTS);
+	if (c->in_window > m->cols && m->bto > m->bfrom) {
+		if (ts > m->bto)
+			b = m->cols - 1;
+		else if (ts > m->bfrom)
+			b = (size_t)((double)(ts - m->bfrom) / ((double)(m->bto - m->bfrom) + 1.0) * m->cols);
+		if (b >= m->cols)
+			b = m->cols - 1;
 		if (c->have && b != c->bucket)
 			point_flush(c);
 	} else {
@@ -407,6 +419,153 @@ static void u64_or_null(FILE *f, uint64_t v)
 		fprintf(f, "%" PRIu64, v);
 }
 
+/* ---- threads, grouped by label ---------------------------------------------------- */
+
+struct entry {
+	const char *label;   /* NULL: none */
+	uint64_t start, id;
+	uint32_t idx;        /* into the model's threads */
+	uint32_t group;      /* its group, or TT_MAX_GROUPS: the rest */
+};
+
+static int by_label(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	if (x->label != y->label) {
+		if (!x->label || !y->label)
+			return x->label ? -1 : 1; /* no label last */
+		int c = strcmp(x->label, y->label);
+		if (c)
+			return c;
+	}
+	return x->start < y->start ? -1 : x->start > y->start ? 1 : x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int same_label(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+struct group {
+	size_t first, n;     /* its entries */
+	uint64_t quota, shown;
+};
+
+static int by_size(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return x->n > y->n ? -1 : x->n < y->n ? 1 : x->first < y->first ? -1 : x->first > y->first;
+}
+
+static void write_thread(FILE *f, const struct thread *th, int first)
+{
+	fprintf(f, "%s{\"id\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"ended\":%s,\"parent\":",
+	        first ? "" : ",", th->id, th->start, thread_end(th), th->ended ? "true" : "false");
+	u64_or_null(f, th->parent);
+	fputs(",\"label\":", f);
+	if (th->label)
+		report_json_string(f, th->label);
+	else
+		fputs("null", f);
+	fputs(",\"type\":", f);
+	const char *tn = th->type >= 0 ? mprof_thread_type_name((unsigned)th->type) : NULL;
+	if (tn)
+		fprintf(f, "\"%s\"", tn);
+	else if (th->type >= 0)
+		fprintf(f, "%d", th->type);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"events\":%" PRIu64 "}", th->nevents);
+}
+
+/* "threads": the window's threads by label, then start; "groups": the
+ * TT_MAX_GROUPS most common labels (null: no label), each with its
+ * threads in the window and those shown.  Past TT_MAX_THREADS, each
+ * group (the rest of the labels counting as one) keeps TT_GROUP_MIN of
+ * its threads or all it has, and the rest of the bound is shared out by
+ * size, each group evenly thinned in its start order.  0, or -1 when out
+ * of memory. */
+static int write_threads(FILE *f, const struct model *m, uint64_t *nin, uint64_t *more_labels, uint64_t *more_n,
+                         uint64_t *more_shown)
+{
+	struct entry *e = malloc((m->nth ? m->nth : 1) * sizeof(*e));
+	struct group *g = NULL;
+	size_t n = 0, ng = 0;
+	if (!e)
+		return -1;
+	for (size_t i = 0; i < m->nth; i++)
+		if (in_window(m, m->th[i].start, thread_end(&m->th[i])))
+			e[n++] = (struct entry){m->th[i].label, m->th[i].start, m->th[i].id, (uint32_t)i, TT_MAX_GROUPS};
+	qsort(e, n, sizeof(*e), by_label);
+	for (size_t i = 0; i < n; i++)
+		ng += i == 0 || !same_label(e[i - 1].label, e[i].label);
+	if (!(g = calloc(ng ? ng : 1, sizeof(*g)))) {
+		free(e);
+		return -1;
+	}
+	ng = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || !same_label(e[i - 1].label, e[i].label))
+			g[ng++] = (struct group){.first = i};
+		g[ng - 1].n++;
+	}
+	qsort(g, ng, sizeof(*g), by_size);
+	size_t listed = ng < TT_MAX_GROUPS ? ng : TT_MAX_GROUPS;
+	/* the rest of the labels: one group, its entries gathered (in label order) */
+	struct group rest = {0};
+	for (size_t k = 0; k < ng; k++)
+		for (size_t i = g[k].first; i < g[k].first + g[k].n; i++)
+			e[i].group = k < listed ? (uint32_t)k : TT_MAX_GROUPS;
+	for (size_t k = listed; k < ng; k++)
+		rest.n += g[k].n;
+	/* quotas: everything when it fits, else a floor for each and the rest by size */
+	uint64_t base = 0, spare = 0;
+	for (size_t k = 0; k <= listed; k++) {
+		struct group *x = k < listed ? &g[k] : &rest;
+		x->quota = n <= TT_MAX_THREADS ? x->n : x->n < TT_GROUP_MIN ? x->n : TT_GROUP_MIN;
+		base += x->quota;
+	}
+	if (n > TT_MAX_THREADS && base < TT_MAX_THREADS) {
+		spare = TT_MAX_THREADS - base;
+		for (size_t k = 0; k <= listed; k++) {
+			struct group *x = k < listed ? &g[k] : &rest;
+			x->quota += (uint64_t)((double)spare * (double)(x->n - x->quota) / (double)(n - base));
+		}
+	}
+	/* written in label order, each group evenly thinned to exactly its
+	 * quota: its k-th thread is taken when k * quota / n steps up */
+	uint64_t seen[TT_MAX_GROUPS + 1] = {0};
+	int first = 1;
+	fputs(",\"threads\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		struct group *x = e[i].group < listed ? &g[e[i].group] : &rest;
+		uint64_t k = seen[e[i].group < listed ? e[i].group : TT_MAX_GROUPS]++;
+		if (k * x->quota / x->n == (k + 1) * x->quota / x->n)
+			continue;
+		write_thread(f, &m->th[e[i].idx], first);
+		first = 0;
+		x->shown++;
+	}
+	fputs("],\"groups\":[", f);
+	for (size_t k = 0; k < listed; k++) {
+		fputs(k ? ",{\"label\":" : "{\"label\":", f);
+		const char *l = e[g[k].first].label;
+		if (l)
+			report_json_string(f, l);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"threads\":%" PRIu64 ",\"shown\":%" PRIu64 "}", (uint64_t)g[k].n, g[k].shown);
+	}
+	fputc(']', f);
+	*nin = n;
+	*more_labels = ng - listed;
+	*more_n = rest.n;
+	*more_shown = rest.shown;
+	free(g);
+	free(e);
+	return 0;
+}
+
 int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_window *w)
 {
 	struct model m = {.w = w, .pass = 1};
@@ -425,6 +584,9 @@ int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_wi
 	uint64_t from = w->whole ? st.first_ts : m.from, to = w->whole ? st.last_ts : m.to;
 	/* the second walk, thinned to the bounds */
 	m.pass = 2;
+	m.bfrom = from > st.first_ts ? from : st.first_ts; /* the columns span what there is */
+	m.bto = to < st.last_ts ? to : st.last_ts;
+	m.cols = w->cols >= 1 && w->cols <= TT_MAX_COLS ? w->cols : TT_MAX_POINTS;
 	m.running = 0;
 	m.s_arrow = m.arrows > TT_MAX_ARROWS ? (m.arrows + TT_MAX_ARROWS - 1) / TT_MAX_ARROWS : 1;
 	m.s_switch = m.switches > TT_MAX_SWITCHES ? (m.switches + TT_MAX_SWITCHES - 1) / TT_MAX_SWITCHES : 1;
@@ -453,38 +615,16 @@ int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_wi
 	fprintf(f, ",\"t0\":%" PRIu64 ",\"t1\":%" PRIu64 ",\"from\":%" PRIu64 ",\"to\":%" PRIu64
 	           ",\"events\":%" PRIu64 ",\"ended\":%s,\"packets\":{\"kept\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
 	        st.first_ts, st.last_ts, from, to, st.events, st.final ? "true" : "false", st.kept, st.lost);
-	/* threads in the window, evenly thinned to the bound */
-	uint64_t nin = 0;
-	for (size_t i = 0; i < m.nth; i++)
-		nin += in_window(&m, m.th[i].start, thread_end(&m.th[i]));
-	uint64_t stride = nin > TT_MAX_THREADS ? (nin + TT_MAX_THREADS - 1) / TT_MAX_THREADS : 1, k = 0, shown = 0;
-	fputs(",\"threads\":[", f);
-	for (size_t i = 0; i < m.nth; i++) {
-		const struct thread *th = &m.th[i];
-		if (!in_window(&m, th->start, thread_end(th)) || k++ % stride)
-			continue;
-		fprintf(f, "%s{\"id\":%" PRIu64 ",\"start\":%" PRIu64 ",\"end\":%" PRIu64 ",\"ended\":%s,\"parent\":",
-		        shown++ ? "," : "", th->id, th->start, thread_end(th), th->ended ? "true" : "false");
-		u64_or_null(f, th->parent);
-		fputs(",\"label\":", f);
-		if (th->label)
-			report_json_string(f, th->label);
-		else
-			fputs("null", f);
-		fputs(",\"type\":", f);
-		const char *tn = th->type >= 0 ? mprof_thread_type_name((unsigned)th->type) : NULL;
-		if (tn)
-			fprintf(f, "\"%s\"", tn);
-		else if (th->type >= 0)
-			fprintf(f, "%d", th->type);
-		else
-			fputs("null", f);
-		fprintf(f, ",\"events\":%" PRIu64 "}", th->nevents);
-	}
+	/* threads in the window, by label, each group thinned on its own */
+	uint64_t nin = 0, more_labels = 0, more_n = 0, more_shown = 0;
+	if (write_threads(f, &m, &nin, &more_labels, &more_n, &more_shown) != 0)
+		goto out;
 	fflush(m.fa);
 	fflush(m.fs);
 	fflush(m.fg);
-	fprintf(f, "],\"threads_total\":%" PRIu64 ",\"threads_dropped\":%" PRIu64 ",\"arrows\":[", nin, m.dropped);
+	fprintf(f, ",\"groups_more\":{\"labels\":%" PRIu64 ",\"threads\":%" PRIu64 ",\"shown\":%" PRIu64 "}",
+	        more_labels, more_n, more_shown);
+	fprintf(f, ",\"threads_total\":%" PRIu64 ",\"threads_dropped\":%" PRIu64 ",\"arrows\":[", nin, m.dropped);
 	fwrite(ba, 1, la, f);
 	fprintf(f, "],\"arrows_total\":%" PRIu64 ",\"switches\":[", m.arrows);
 	fwrite(bs, 1, ls, f);
@@ -563,7 +703,8 @@ int trace_timeline_thread_json(FILE *f, const struct mprof_trace *t, uint64_t th
 {
 	struct one o = {f, thread, 0, 0};
 	fprintf(f, "{\"thread\":%" PRIu64 ",\"events\":[", thread);
-	trace_render_walk(t, one_event, &o);
+	if (thread != NONE) /* "no thread" is none: it would match every event without one */
+		trace_render_walk(t, one_event, &o);
 	fprintf(f, "],\"more\":%" PRIu64 "}\n", o.more);
 	return ferror(f) ? -1 : 0;
 }

@@ -10,7 +10,10 @@
  * time.  Bounded whatever the trace: a window of time is asked for and at
  * most TT_MAX_* of each kind come back (thinned evenly, GC pauses and
  * counter updates aggregated), with the totals, so a reader can say what
- * was left out and ask for a narrower window.
+ * was left out and ask for a narrower window.  Threads come grouped by
+ * their label (the TT_MAX_GROUPS most common labels, and the rest as one),
+ * each group thinned on its own and keeping at least TT_GROUP_MIN of its
+ * threads, so a rare label is never thinned away by a common one.
  * No SQLite, no Xen.
  */
 #ifndef PROFSVC_TRACE_TIMELINE_H
@@ -25,7 +28,10 @@
 #define TT_MAX_ARROWS 4000
 #define TT_MAX_SWITCHES 4000
 #define TT_MAX_GC 1500        /* more: aggregated into this many marks */
-#define TT_MAX_POINTS 600     /* per counter; more: min, max, last per bucket */
+#define TT_MAX_POINTS 600     /* per counter unless asked (cols): min, max, last per column */
+#define TT_MAX_COLS 4000      /* the most columns a window may ask for */
+#define TT_MAX_GROUPS 64      /* labels listed as groups; the rest are one */
+#define TT_GROUP_MIN 8        /* threads shown of every group that has them */
 #define TT_MAX_COUNTERS 16
 #define TT_MAX_THREAD_EVENTS 2000 /* one thread's events */
 #define TT_TRACKED_THREADS (1u << 20) /* threads modelled; more are counted */
@@ -33,6 +39,9 @@
 struct tt_window {
 	int whole;              /* the whole trace (from, to ignored) */
 	uint64_t from, to;      /* ns of the guest's clock, inclusive */
+	unsigned cols;          /* the columns a counter is drawn in (1..TT_MAX_COLS; 0:
+	                         * TT_MAX_POINTS): more updates than that are thinned to
+	                         * each column's min, max and last, so a spike survives */
 };
 
 /* The model of the window as one JSON document (docs/json.md
@@ -42,7 +51,8 @@ struct tt_window {
 int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_window *w);
 
 /* One thread's events, in order: {"thread": id, "events": [...], "more": n}
- * (at most TT_MAX_THREAD_EVENTS).  0, or -1. */
+ * (at most TT_MAX_THREAD_EVENTS; none for UINT64_MAX, mirage-profile's "no
+ * thread").  0, or -1. */
 int trace_timeline_thread_json(FILE *f, const struct mprof_trace *t, uint64_t thread);
 
 /* What a live trace holds so far, for profdb watch. */

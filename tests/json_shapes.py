@@ -109,6 +109,8 @@ SHAPES["trace_timeline"] = {
     "ended": [BOOL], "packets": [{"kept": [INT], "lost": [INT]}],
     "threads": [[{"id": [INT], "start": [INT], "end": [INT], "ended": [BOOL], "parent": [INT, NUL],
                   "label": [STR, NUL], "type": [STR, INT, NUL], "events": [INT]}]],
+    "groups": [[{"label": [STR, NUL], "threads": [INT], "shown": [INT]}]],
+    "groups_more": [{"labels": [INT], "threads": [INT], "shown": [INT]}],
     "threads_total": [INT], "threads_dropped": [INT],
     "arrows": [[[STR, INT]]], "arrows_total": [INT], "switches": [[[INT]]], "switches_total": [INT],
     "gc": [[[INT]]], "gc_total": [INT],

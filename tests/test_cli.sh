@@ -208,6 +208,74 @@ if need curl; then
 	kill $RS; wait $RS 2>/dev/null
 fi
 
+# --- a damaged .prof, everywhere it is met (issue 44 item 6) -----------------------------
+# a run with both profiles whose .prof's chunk 2 fails its checksum, beside
+# a sound run of the same profiles: every view says the bytes fail their
+# checksum, which bytes, and profdb check; never "no readable time
+# profile", and no download answers 404 for it
+DMG="$T/dmg.db" PA="$FIX/exprcalc/exprcalc-Pa.prof" # 186601 bytes: chunks 0-2
+DWORDS="run 1, device xvdp1 (id 1): bytes 131072-196607 (chunk 2) fail their checksum"
+"$MKDISK" --prof "$PA" "$T/dmg-p.disk" >/dev/null && "$MKDISK" --hp "$RH" "$T/dmg-h.disk" >/dev/null &&
+	"$PROFDB" --db "$DMG" import-disk --name dmg "$T/dmg-p.disk" "$T/dmg-h.disk" >/dev/null 2>&1 &&
+	"$PROFDB" --db "$DMG" import-disk --name dmg "$T/dmg-p.disk" "$T/dmg-h.disk" >/dev/null 2>&1 ||
+	fail "importing the runs to damage"
+python3 - "$DMG" <<'PY' || fail "could not damage the .prof"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+dev = db.execute("SELECT device_id FROM devices WHERE vdev = 'xvdp1' AND run_id = 1").fetchone()[0]
+slot = db.execute("SELECT slot FROM chunks WHERE key = ?", ((dev << 32) | 2,)).fetchone()[0]
+with open(sys.argv[1] + "-data", "r+b") as f:
+    f.seek(slot * 65536 + 1000)
+    b = f.read(1)
+    f.seek(slot * 65536 + 1000)
+    f.write(bytes([b[0] ^ 0x20]))
+PY
+expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" check
+for c in "top 1" "flame 1" "flame 1 -o $T/dmg.svg"; do
+	expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" $c
+done
+expect 0 "" -- "$PROFDB" --db "$DMG" heap 1 # the .hp is sound
+# diff: the heap compared, the call stacks said to be damaged; exit 1
+expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" diff 1 2
+grep -q "call stacks: not compared (run 1's .prof fails its checksum" "$T/out" && grep -q "heap bands: 75 in all" "$T/out" &&
+	ok || fail "diff of a damaged .prof: $(head -5 "$T/out")"
+expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" diff 2 1 --json
+# report: the page written with what is sound and the damage at its top;
+# exit 1, as check's (a store losing data is an error, not news)
+expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" report 1 -o "$T/dmg.html"
+grep -q "written without what fails its checksum" "$T/err" && grep -q "class=\"warn\">the time profile (.prof) is not shown.*$DWORDS.*profdb check" "$T/dmg.html" &&
+	! grep -q "no readable time profile" "$T/dmg.html" && grep -q 'id="heap"' "$T/dmg.html" && ok ||
+	fail "report of a damaged .prof: $(cat "$T/err"; grep -o 'class="warn">[^<]*' "$T/dmg.html")"
+expect 1 "$DWORDS" -- "$PROFDB" --db "$DMG" report 2 --against 1 -o "$T/dmg-cmp.html"
+grep -q "Run 1&#39;s time profile (.prof) is not compared: $DWORDS" "$T/dmg-cmp.html" && ! grep -q "Only run 2 has a time profile" "$T/dmg-cmp.html" &&
+	ok || fail "the comparison with a damaged .prof: $(grep -o 'class="warn">[^<]*' "$T/dmg-cmp.html")"
+expect 0 "" -- "$PROFDB" --db "$DMG" report 2 -o "$T/sound.html" # the sound run
+if need curl; then
+	"$PROFDB" --db "$DMG" serve --listen 127.0.0.1:0 2>"$T/serve-dmg.log" &
+	RS=$!
+	for _ in $(seq 100); do grep -q 'serving' "$T/serve-dmg.log" && break; sleep 0.1; done
+	RURL="http://127.0.0.1:$(grep -o '127\.0\.0\.1:[0-9]*' "$T/serve-dmg.log" | head -1 | cut -d: -f2)"
+	# the run page and the report download: the damage said, the heap drawn
+	for p in /runs/1 /runs/1/report.html; do
+		code=$(curl -s --max-time 10 -o "$T/dmg-body" -w '%{http_code}' "$RURL$p")
+		[ "$code" = 200 ] && grep -q "is not shown.*$DWORDS.*profdb check" "$T/dmg-body" &&
+			! grep -q "no readable time profile" "$T/dmg-body" && ok ||
+			fail "$p of a damaged .prof: $code $(grep -o 'class="warn">[^<]*' "$T/dmg-body" | head -3)"
+	done
+	# the .prof's downloads and the API: an error of the server's with the store's words, never 404
+	for p in /runs/1/prof /runs/1/speedscope.json /runs/1/folded /api/runs/1/tree; do
+		code=$(curl -s --max-time 10 -o "$T/dmg-body" -w '%{http_code}' "$RURL$p")
+		[ "$code" = 500 ] && grep -q "$DWORDS" "$T/dmg-body" && grep -q "profdb check" "$T/dmg-body" && ok ||
+			fail "$p of a damaged .prof: $code $(head -c 300 "$T/dmg-body")"
+	done
+	code=$(curl -s --max-time 10 -o "$T/dmg-body" -w '%{http_code}' "$RURL/api/diff?a=1&b=2")
+	[ "$code" = 200 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "stacks" not in d and d["bands"] and "fail their checksum" in d["damaged"], d.keys()' "$T/dmg-body" &&
+		ok || fail "/api/diff with a damaged .prof: $code $(head -c 300 "$T/dmg-body")"
+	[ "$(curl -s --max-time 10 -o /dev/null -w '%{http_code}' "$RURL/runs/2/speedscope.json")" = 200 ] && ok ||
+		fail "the sound run's speedscope.json"
+	kill $RS; wait $RS 2>/dev/null
+fi
+
 # --- filters ------------------------------------------------------------------------
 expect 0 "" -- "$PROFDB" query runs --name 'lea?'
 [ "$(grep -c leak "$T/out")" = 1 ] && ok || fail "--name glob: $(cat "$T/out")"

@@ -6,15 +6,23 @@
 #    and of the 37 MB of folded stacks of a 3,000-deep chain, hold serve's
 #    peak RSS (VmHWM) under 64 MiB (the whole reply built in memory per
 #    reader: 195 MB for the .hp); the bytes are export's and flame's;
-#  - damaged data found past the first piece cuts the reply (the chunked
-#    body has no end: curl says the transfer was incomplete) after a
-#    prefix of the right bytes, and serve logs it; found before, a 500;
+#  - damaged data found past the first piece cuts the reply (short of its
+#    length, or a chunked body without its end: curl says the transfer was
+#    incomplete) after a prefix of the right bytes, and serve logs it;
+#    found before, a 500;
 #  - 30 event streams of one live run share one store read per change
 #    (profsvc_serve_snapshot_reads_total: about K for K changes, not 30 K),
 #    each stream still gets every sample and the end;
 #  - serve started under nice 10 (the unit's Nice=) runs every thread at 10
-#    (above the nice this test runs at).
-# No timed assertions: sizes, counts and bytes.
+#    (above the nice this test runs at);
+#  - slow readers beside guests writing (issue 44 item 3): 40 readers
+#    trickling a 48 MB download beside two guests writing 16 MB each: the
+#    -wal after a checkpoint as small as without readers (a download is
+#    read in pieces, each in a read transaction of its own), one thread
+#    per slow reader, the downloads byte-exact (a running guest's a prefix
+#    with its length), the trickling readers dropped at the floor.
+# Timed only where the floor is (dropped within 55 s of a 30 s window);
+# otherwise sizes, counts and bytes.
 set -uo pipefail
 . "${TOP_SRCDIR:-.}/tests/lib.sh"
 with_xensim
@@ -110,13 +118,17 @@ curl -s --max-time 120 -o "$T/got.folded" "$URL/runs/2/folded"
 [ "$(stat -c %s "$T/flame.folded")" -gt 30000000 ] && ok || fail "the deep chain's folded stacks: $(stat -c %s "$T/flame.folded") bytes"
 same "$T/got.folded" "$T/flame.folded"
 rm -f "$T/got.folded" "$T/flame.folded"
-# the bytes are export's, chunked (the size is not known before the end)
+# the bytes are export's, read in pieces with the length known from the
+# first (a rendered reply, the folded stacks, is chunked: its size is not
+# known before the end)
 "$PROFDB" export 1 --hp "$T/export.hp" >/dev/null 2>&1 || fail "export"
 curl -s --max-time 120 -D "$T/hdr" -o "$T/got.hp" "$URL/runs/1/hp"
 same "$T/got.hp" "$T/export.hp"
 same "$T/got.hp" "$T/big.hp"
-grep -qi '^Transfer-Encoding: chunked' "$T/hdr" && grep -qi '^Content-Disposition: attachment; filename="run-1.hp"' "$T/hdr" &&
-	ok || fail "a streamed download's headers: $(cat "$T/hdr")"
+grep -qi "^Content-Length: $(stat -c %s "$T/big.hp")" "$T/hdr" && grep -qi '^Content-Disposition: attachment; filename="run-1.hp"' "$T/hdr" &&
+	ok || fail "a big download's headers: $(cat "$T/hdr")"
+curl -s --max-time 120 -D "$T/hdr" -o /dev/null "$URL/runs/2/folded"
+grep -qi '^Transfer-Encoding: chunked' "$T/hdr" && ok || fail "a big rendered reply's headers: $(cat "$T/hdr")"
 # a small one is whole, with its length
 curl -s --max-time 20 -D "$T/hdr" -o "$T/got.prof" "$URL/runs/1/prof"
 same "$T/got.prof" "$FIX/leak/leak-p-hc.prof"
@@ -234,4 +246,173 @@ echo "snapshot reads for 30 streams over $NS samples: $READS"
 	fail "30 streams made $READS store reads over $NS samples (want <= $((2 * NS + 60)), not ~$((30 * NS)))"
 
 kill $SERVE_PID; wait $SERVE_PID 2>/dev/null; SERVE_PID=
+"$BACKEND" stop >/dev/null 2>&1
+
+# --- slow readers beside guests writing (issue 44 item 3) --------------------------------
+# Twice, each on a store of its own holding the 48 MB .hp as run 1: two
+# guests write 16 MB each, then the test checkpoints (TRUNCATE) and looks
+# at the -wal; the second time 40 readers trickle the 48 MB download
+# (8000 bytes every 10 s: below the floor, yet often enough that
+# libmicrohttpd's idle timeout never fires) while one more reads it slowly
+# during the guests' writes and then to its end, and another downloads a
+# guest's .hp while it is written.  A reply reads its download in pieces,
+# each in a read transaction of its own: the -wal checkpoints as it does
+# without readers; each slow reader costs one thread (its connection's);
+# the downloads are byte-exact; the trickling readers are dropped at the
+# floor (1 KiB/s over 30 s) and serve says so.
+python3 - "$T/g16.hp" <<'PY'
+import sys
+with open(sys.argv[1], 'w') as f:
+    f.write('JOB "g16"\nDATE "Thu Nov 26 12:00 2026"\nSAMPLE_UNIT "seconds"\nVALUE_UNIT "bytes"\n')
+    i = 0
+    while f.tell() < 16 * 1024 * 1024:
+        f.write('BEGIN_SAMPLE %d.00\n' % i)
+        f.write(''.join('(%d)Main.band%d/Main.CAF\t%d\n' % (b, b, 3000 + b * 11 + i) for b in range(200)))
+        f.write('END_SAMPLE %d.00\n' % i)
+        i += 1
+PY
+"$MKDISK" --hp "$T/big.hp" "$T/big.disk" >/dev/null || fail "mkdisk of the big .hp"
+NREADERS=40
+threads() { ls "/proc/$1/task" | wc -l; }
+# wal_phase NAME READERS: the -wal's bytes after the guests and a checkpoint, in $T/NAME.wal
+wal_phase() {
+	local name=$1 readers=$2 db=$T/$1.db rp= dl=
+	"$PROFDB" --db "$db" import-disk --name big --hp "$T/big.disk" >/dev/null 2>&1 || fail "$name: import"
+	"$BACKEND" start --platform sim --db "$db" >/dev/null || { fail "$name: backend start"; return; }
+	start_serve "$T/$name.serve.log" --db "$db"
+	SERVE_PID=$SP
+	local base
+	base=$(threads "$SP")
+	rm -f "$T/guests-done"
+	if [ "$readers" -gt 0 ]; then
+		python3 - "${SURL#http://}" "$readers" "$T/exact.hp" "$T/guests-done" >"$T/$name.readers" 2>&1 <<'PY' &
+import os, socket, sys, time
+hostport, n, exact_out, done_flag = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+host, port = hostport.split(':')
+def connect(small=True):
+    s = socket.socket()
+    if small:  # a slow link's buffers and segments
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    s.connect((host, int(port)))
+    s.sendall(b'GET /runs/1/hp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n')
+    return s
+slow = [connect() for _ in range(n)]
+for s in slow:
+    s.setblocking(False)
+exact = connect(small=False)
+t0 = time.time()
+dropped = {}
+got = [0] * n
+def trickle():  # 8000 bytes each, every 10 s
+    for i, s in enumerate(slow):
+        if i in dropped:
+            continue
+        want = 8000
+        while want:
+            try:
+                d = s.recv(want)
+            except BlockingIOError:
+                break
+            except OSError:
+                d = b''
+            if not d:
+                dropped[i] = time.time() - t0
+                break
+            got[i] += len(d)
+            want -= len(d)
+# the exact reader: 64 KiB every 0.2 s while the guests write, then to its end
+buf = b''
+next_trickle = 0
+while not os.path.exists(done_flag) and time.time() - t0 < 120:
+    buf += exact.recv(65536)
+    if time.time() - t0 >= next_trickle:
+        trickle()
+        next_trickle += 10
+    time.sleep(0.2)
+exact.settimeout(60)
+while True:  # to its end (Connection: close), then its body: whole, or chunked
+    try:
+        d = exact.recv(1 << 20)
+    except OSError:
+        d = b''
+    if not d:
+        break
+    buf += d
+head, _, body = buf.partition(b'\r\n\r\n')
+if b'chunked' in head.lower():
+    out = b''
+    while body:
+        size, _, body = body.partition(b'\r\n')
+        k = int(size.split(b';')[0] or b'0', 16)
+        if k == 0:
+            break
+        out, body = out + body[:k], body[k + 2:]
+    body = out
+with open(exact_out, 'wb') as f:
+    f.write(body)
+print('exact reader: %d bytes at %.1f s' % (len(body), time.time() - t0), flush=True)
+while len(dropped) < n and time.time() - t0 < 75:
+    if time.time() - t0 >= next_trickle:
+        trickle()
+        next_trickle += 10
+    time.sleep(0.2)
+print('slow readers: %d of %d dropped, the last at %.1f s, each took %d to %d bytes' %
+      (len(dropped), n, max(dropped.values()) if dropped else -1, min(got), max(got)))
+assert len(dropped) == n and max(dropped.values()) < 55, '%d of %d not dropped within 55 s' % (n - len(dropped), n)
+PY
+		rp=$!
+		sleep 3 # every reader connected, its first piece sent
+		echo "$name: serve's threads: $base, with $((readers + 1)) readers $(threads "$SP")"
+		[ "$(threads "$SP")" -le $((base + readers + 1 + 3)) ] && ok ||
+			fail "$name: serve has $(threads "$SP") threads with $((readers + 1)) slow readers ($base without)"
+	fi
+	local doms=() pids=() g d t0
+	for g in a b; do
+		guest_cfg "$name-$g"
+		d=$("$BACKEND" create --platform sim "$T/g.cfg") || { fail "$name: create"; continue; }
+		doms+=("$d")
+	done
+	t0=$(date +%s%N)
+	for d in "${doms[@]}"; do
+		"$STUB" --mode halvm --domid "$d" --prof "$FIX/leak/leak-p-hc.prof" --hp "$T/g16.hp" -q >"$T/$name.$d.stub" 2>&1 &
+		pids+=($!)
+	done
+	if [ "$readers" -gt 0 ]; then # a running guest's .hp, downloaded while it is written
+		sleep 0.3
+		curl -s --max-time 60 --limit-rate 4M -D "$T/running.hdr" -o "$T/running.hp" "$SURL/runs/2/hp" &
+		dl=$!
+	fi
+	for p in "${pids[@]}"; do wait "$p" || fail "$name: a guest failed: $(cat "$T/$name".*.stub)"; done
+	local hw
+	hw=$(stat -c %s "$db-wal")
+	touch "$T/guests-done"
+	[ -n "$dl" ] && wait "$dl"
+	for d in "${doms[@]}"; do "$XS" destroy --dir "$XENSIM_DIR" "$d" >/dev/null 2>&1; done
+	sleep 1
+	sqlite3 "$db" "PRAGMA busy_timeout = 5000; PRAGMA wal_checkpoint(TRUNCATE);" >"$T/$name.ckpt" 2>&1
+	stat -c %s "$db-wal" >"$T/$name.wal"
+	echo "$name: guests $(( ($(date +%s%N) - t0) / 1000000 )) ms, -wal $hw bytes at their end, $(cat "$T/$name.wal") after a checkpoint ($(tr '\n' ' ' <"$T/$name.ckpt"))"
+	if [ -n "$rp" ]; then
+		wait "$rp" && ok || fail "$name: the readers: $(cat "$T/$name.readers")"
+		cat "$T/$name.readers"
+		cmp -s "$T/exact.hp" "$T/big.hp" && ok || fail "$name: the download read during the guests' writes is not the .hp"
+		local n
+		n=$(stat -c %s "$T/running.hp")
+		[ "$n" -gt 0 ] && cmp -s "$T/running.hp" <(head -c "$n" "$T/g16.hp") && grep -qi "^Content-Length: $n" "$T/running.hdr" && ok ||
+			fail "$name: a running guest's .hp downloaded while written: $n bytes, $(cmp "$T/running.hp" "$T/g16.hp" 2>&1 | head -1), $(grep -i length "$T/running.hdr")"
+		echo "$name: a running guest's .hp downloaded while written: $n of $(stat -c %s "$T/g16.hp") bytes, a prefix"
+		grep -q "dropped a client taking its reply below the floor" "$T/$name.serve.log" && ok ||
+			fail "$name: serve did not say it dropped the slow readers: $(tail -3 "$T/$name.serve.log")"
+		[ "$(threads "$SP")" -le $((base + 1)) ] && ok || fail "$name: serve still has $(threads "$SP") threads ($base before the readers)"
+	fi
+	kill "$SP"; wait "$SP" 2>/dev/null; SERVE_PID=
+	"$BACKEND" stop >/dev/null 2>&1
+}
+wal_phase wal-none 0
+wal_phase wal-readers "$NREADERS"
+# the -wal checkpoints as well beside the readers as without them
+[ "$(cat "$T/wal-readers.wal")" -le $(($(cat "$T/wal-none.wal") + 1048576)) ] && ok ||
+	fail "the -wal after a checkpoint: $(cat "$T/wal-readers.wal") bytes beside $NREADERS slow readers, $(cat "$T/wal-none.wal") without"
+
 finish test_serve_load

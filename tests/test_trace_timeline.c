@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,13 @@ static void small(void)
 	                "{\"ts\":13,\"event\":\"fulfills\",\"thread\":1,\"other\":2}],\"more\":0}\n") == 0,
 	      "thread 2's events: %s", m);
 	free(m);
+	/* 2^64-1 is the "no thread" marker (thread 16's switch), no thread:
+	 * it named every event without a thread or another one */
+	id = UINT64_MAX;
+	m = render(thread_json, &t, &id, &len);
+	CHECK(strcmp(m, "{\"thread\":18446744073709551615,\"events\":[],\"more\":0}\n") == 0,
+	      "the \"no thread\" marker's events: %s", m);
+	free(m);
 	/* the CTF tar: a directory and two files, ustar, checksums right */
 	char *tr = render(tar, &t, NULL, &len);
 	CHECK(len % 512 == 0 && len >= 512 * 6, "the tar is %zu bytes", len);
@@ -182,6 +190,27 @@ static void small(void)
 	free(tr);
 	for (size_t i = 0; i < b.n; i++)
 		free(b.buf[i]);
+}
+
+/* How many points the counter named name has in model m, and its highest max. */
+static size_t points_of(const char *m, const char *name, int64_t *hi)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "{\"name\":\"%s\"", name);
+	const char *p = strstr(m, key), *end;
+	size_t n = 0;
+	*hi = INT64_MIN;
+	if (!p || !(p = strstr(p, "\"points\":[")) || !(end = strstr(p, "]]}")))
+		return 0;
+	for (p += 10; p && p < end; p = strchr(p + 1, '[')) {
+		long long t, lo, mx, last;
+		if (sscanf(p, "[%lld,%lld,%lld,%lld]", &t, &lo, &mx, &last) == 4) {
+			n++;
+			if (mx > *hi)
+				*hi = mx;
+		}
+	}
+	return n;
 }
 
 /* 300,000 events, a new thread every other one: the model stays bounded. */
@@ -212,6 +241,9 @@ static void big(void)
 	for (const char *p = strstr(m, "\"arrows\":["); p && (p = strstr(p + 1, "[\"")) && p < strstr(m, "\"arrows_total\"");)
 		arrows++;
 	CHECK(arrows > 3000 && arrows <= TT_MAX_ARROWS, "%zu arrows written", arrows);
+	int64_t hi;
+	size_t np = points_of(m, "rx", &hi);
+	CHECK(np > 550 && np <= TT_MAX_POINTS, "the counter's 50,000 updates in %zu points", np);
 	printf("test_trace_timeline: 300,000 events: a model of %zu bytes, %zu of 150,000 arrows\n", len, arrows);
 	free(m);
 	struct tt_live live;
@@ -221,9 +253,77 @@ static void big(void)
 		free(b.buf[i]);
 }
 
+/* Counters thinned to the window's columns (min, max, last each), a spike
+ * kept; threads grouped by label, a rare label never thinned away. */
+static void columns_and_groups(void)
+{
+	struct builder b = {0};
+	uint64_t ts = 1000;
+	for (uint64_t n = 0; n < 20000; n++, ts += 50) {
+		ev(&b, ts, MPROF_CREATES, 1, 100 + n, 0, NULL);                  /* 20,000 threads */
+		if (n % 4 == 0)
+			ev(&b, ts + 1, MPROF_COUNTER, 1, n == 10000 ? 1000000 : n % 7, -1, "s"); /* 5,000 updates, one spike */
+		if (n % 5000 == 17)
+			ev(&b, ts + 2, MPROF_LABEL, 100 + n, NO, -1, "rare");        /* 4 threads */
+		else if (n % 2 == 0)
+			ev(&b, ts + 2, MPROF_LABEL, 100 + n, NO, -1, "common");
+	}
+	seal(&b);
+	struct mprof_trace t = {b.p, b.n, "cols", 9};
+	size_t len;
+	int64_t hi;
+	char *m = render(timeline, &t, &(struct tt_window){.whole = 1}, &len);
+	size_t np = points_of(m, "s", &hi);
+	/* the whole trace's columns were [0, 2^64): one point */
+	CHECK(np > 550 && np <= TT_MAX_POINTS && hi == 1000000, "the whole trace: %zu points of 5,000 updates, max %lld",
+	      np, (long long)hi);
+	has(m, "\"groups\":[{\"label\":\"common\",\"threads\":10000,", "the common label's group");
+	has(m, "{\"label\":\"rare\",\"threads\":4,\"shown\":4}", "the rare label's group, every thread shown");
+	has(m, "{\"label\":null,\"threads\":9997,", "the unlabelled threads' group (and their creator)");
+	has(m, "\"groups_more\":{\"labels\":0,\"threads\":0,\"shown\":0},\"threads_total\":20001,", "no more labels");
+	size_t shown = 0;
+	for (const char *p = strstr(m, "\"threads\":["); p && (p = strstr(p + 1, "{\"id\":")) && p < strstr(m, "\"groups\":");)
+		shown++;
+	CHECK(shown > 1990 && shown <= TT_MAX_THREADS, "%zu threads shown", shown);
+	free(m);
+	/* as many columns as asked, and a window's own */
+	m = render(timeline, &t, &(struct tt_window){.whole = 1, .cols = 2000}, &len);
+	np = points_of(m, "s", &hi);
+	CHECK(np > 1800 && np <= 2000 && hi == 1000000, "2000 columns: %zu points, max %lld", np, (long long)hi);
+	free(m);
+	m = render(timeline, &t, &(struct tt_window){.from = 0, .to = UINT64_MAX, .cols = 300}, &len);
+	np = points_of(m, "s", &hi);
+	CHECK(np > 250 && np <= 300 && hi == 1000000, "[0, 2^64-1] in 300 columns: %zu points, max %lld", np,
+	      (long long)hi);
+	free(m);
+	m = render(timeline, &t, &(struct tt_window){.from = 400000, .to = 600000, .cols = 100}, &len);
+	np = points_of(m, "s", &hi);
+	CHECK(np > 90 && np <= 100 && hi == 1000000, "a window in 100 columns: %zu points, max %lld", np, (long long)hi);
+	free(m);
+	for (size_t i = 0; i < b.n; i++)
+		free(b.buf[i]);
+	/* 300 labels, a thread each: 64 groups listed, the rest one */
+	struct builder c = {0};
+	for (uint64_t n = 0; n < 300; n++) {
+		char l[16];
+		snprintf(l, sizeof(l), "l%03u", (unsigned)n);
+		ev(&c, 10 + n, MPROF_LABEL, 100 + n, NO, -1, l);
+	}
+	seal(&c);
+	struct mprof_trace t2 = {c.p, c.n, "labels", 10};
+	m = render(timeline, &t2, &(struct tt_window){.whole = 1}, &len);
+	has(m, "\"groups\":[{\"label\":\"l000\",\"threads\":1,\"shown\":1},", "the first of 300 labels");
+	has(m, "{\"label\":\"l063\",\"threads\":1,\"shown\":1}],\"groups_more\":{\"labels\":236,\"threads\":236,"
+	       "\"shown\":236}", "64 labels listed, 236 more");
+	free(m);
+	for (size_t i = 0; i < c.n; i++)
+		free(c.buf[i]);
+}
+
 int main(void)
 {
 	small();
 	big();
+	columns_and_groups();
 	return tu_finish("test_trace_timeline");
 }

@@ -90,9 +90,15 @@ want = [x for x in whole["arrows"] if a <= x[3] <= b]
 assert w["arrows"] == want, "the window's arrows are not the run's in it: %d vs %d" % (len(w["arrows"]), len(want))
 assert 0 < len(w["threads"]) < len(whole["threads"]), (len(w["threads"]), len(whole["threads"]))
 PY
-for q in "from=5" "from=9&to=3" "from=x&to=9" "thread=-1" "thread=1x"; do
+for q in "from=5" "from=9&to=3" "from=x&to=9" "thread=-1" "thread=1x" "thread=18446744073709551616" "cols=0" "cols=4001" "cols=x"; do
 	[ "$(get "/api/runs/$R/trace-timeline?$q")" = 400 ] && ok || fail "?$q: $(head -c 200 "$T/body")"
 done
+# 2^64-1 is mirage-profile's "no thread" (a switch to it: the guest
+# blocked), never a thread: it matched every event without a thread or
+# another thread (every GC, counter, label...)
+code=$(get "/api/runs/$R/trace-timeline?thread=18446744073709551615")
+[ "$code" = 400 ] && grep -q 'no thread' "$T/body" && ok ||
+	fail "?thread=18446744073709551615 (the \"no thread\" marker): $code, $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d.get("events", [])), "events listed, e.g.", d.get("events", [])[:3])' "$T/body" 2>/dev/null || head -c 200 "$T/body")"
 [ "$(get "/api/runs/1/trace-timeline")" = 404 ] && grep -q 'has no MirageOS trace' "$T/body" && ok ||
 	fail "a run without a trace: $(head -c 300 "$T/body")"
 
@@ -138,7 +144,17 @@ assert len(d["threads"]) <= 2000 < d["threads_total"], (len(d["threads"]), d["th
 assert len(d["arrows"]) <= 4000 < d["arrows_total"], (len(d["arrows"]), d["arrows_total"])
 assert len(d["gc"]) <= 1500 < d["gc_total"] == sum(g[2] for g in d["gc"]), (len(d["gc"]), d["gc_total"])
 assert all(len(c["points"]) <= 600 for c in d["counters"])
+# a point per column with updates (the whole trace's columns were [0, 2^64): one point each)
+assert all(c["in_window"] > 10000 and len(c["points"]) >= 100 for c in d["counters"]), [(c["in_window"], len(c["points"])) for c in d["counters"]]
+# threads by label: every thread of the window in a group, each group keeping 8 (or all) of its own
+assert sum(g["threads"] for g in d["groups"]) + d["groups_more"]["threads"] == d["threads_total"], (d["groups"], d["groups_more"])
+assert all(g["shown"] >= min(g["threads"], 8) for g in d["groups"]) and len(d["groups"]) >= 5, d["groups"]
 PY
+[ "$(get "/api/runs/$RB/trace-timeline?cols=1400")" = 200 ] && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert all(150 <= len(c["points"]) <= 1400 for c in d["counters"]), [len(c["points"]) for c in d["counters"]]' "$T/body" &&
+	ok || fail "?cols=1400: $(head -c 300 "$T/body")"
 [ "$size" -lt 1500000 ] && ok || fail "the big trace's model is $size bytes"
 [ "$(get "/runs/$RB")" = 200 ] && [ "$(stat -c %s "$T/body")" -lt 2000000 ] && ok ||
 	fail "the big trace's page is $(stat -c %s "$T/body") bytes"
@@ -156,8 +172,9 @@ WATCH_PID=$!
 "$PROFDB" watch "${LIVE:-0}" --json >"$T/watch.json" 2>"$T/watch.jerr" &
 WATCH2_PID=$!
 "$PROFDB" report "$R" -o "$T/report.html" 2>"$T/err" && ok || fail "report: $(cat "$T/err")"
-browser_check 150 trace_browser.cjs trace-1400.png trace-1400-zoomed.png trace-390.png trace-live.png \
-	-- "$URL" "$R" "${LIVE:--}" "$T" "$T/report.html"
+browser_check 200 trace_browser.cjs trace-1400.png trace-1400-zoomed.png trace-390.png trace-live.png \
+	trace-big-1400.png trace-big-390.png trace-big-folded.png \
+	-- "$URL" "$R" "${LIVE:--}" "$T" "$T/report.html" "${RB:--}"
 wait "$STUB_PID" && ok || fail "the live guest: $(cat "$T/live.stub")"
 STUB_PID=
 "$XS" destroy --dir "$XENSIM_DIR" "$DOM" >/dev/null

@@ -71,6 +71,13 @@ int view_snapshot(struct view *v, struct view_err *e)
 	return 0;
 }
 
+void view_snapshot_end(struct view *v)
+{
+	if (v->snapshot)
+		store_read_end(v->s);
+	v->snapshot = 0;
+}
+
 int view_resolve_run(struct store *s, const char *arg, int64_t *run_id, struct view_err *e)
 {
 	uint64_t n;

@@ -43,6 +43,9 @@ void view_close(struct view *v);
 /* Begins the view's one snapshot (a read transaction) if not begun:
  * everything read after it is of the same moment.  0, or -1. */
 int view_snapshot(struct view *v, struct view_err *e);
+/* Ends the view's snapshot, if begun (a reply that reads in pieces holds
+ * none between them); the next view_snapshot begins another. */
+void view_snapshot_end(struct view *v);
 /* "12", "latest" (and over a catalogue HOST:N, HOST:latest): a run id.
  * 0, or -1 with the reason in e. */
 int view_resolve(struct view *v, const char *arg, int64_t *run_id, struct view_err *e);

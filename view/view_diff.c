@@ -17,6 +17,7 @@ int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *
 {
 	struct view_profile_read hrd;
 	int64_t id;
+	memset(&hrd, 0, sizeof(hrd));
 	char idbuf[32];
 
 	memset(s, 0, sizeof(*s));
@@ -33,6 +34,8 @@ int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *
 	/* a sampled run without a .hp is not missing one */
 	s->have_hp = !(from_samples && store_find_device(v->s, id, "xvdp2", &dev) != 0) &&
 	             view_read_heap_profile(v, idbuf, &s->hp, NULL, &hrd, e) == 0;
+	s->tp_damaged = !s->have_tp && s->rd.damage[0];
+	s->hp_damaged = !s->have_hp && hrd.damage[0];
 	if (!s->have_tp)
 		s->rd = hrd;
 	if (view_snapshot(v, NULL) == 0 && store_find_device(v->s, id, "eventlog", &dev) == 0) {

@@ -19,6 +19,7 @@ struct view_diff_side {
 	struct hp_profile hp;
 	struct view_profile_read rd;   /* the run (the .prof's read, else the .hp's) */
 	int have_tp, have_hp;          /* read whole (a .hp may have no sample) */
+	int tp_damaged, hp_damaged;    /* not read: stored bytes fail their checksum (said in e) */
 	struct el_gc gc;               /* GHC's eventlog's GC figures, when it has one */
 	int have_gc;
 };

@@ -17,6 +17,8 @@ void view_err_init(struct view_err *e)
 		e->say = NULL;
 		e->ctx = NULL;
 		e->n = 0;
+		e->damaged = 0;
+		e->damage[0] = '\0';
 	}
 }
 
@@ -47,6 +49,19 @@ static void add(struct view_err *e, int warning, const char *fmt, va_list ap)
 void view_error(struct view_err *e, const char *fmt, ...)
 {
 	va_list ap;
+	va_start(ap, fmt);
+	add(e, 0, fmt, ap);
+	va_end(ap);
+}
+
+void view_damage(struct view_err *e, const char *fmt, ...)
+{
+	va_list ap;
+	if (e && !e->damaged++) {
+		va_start(ap, fmt);
+		vsnprintf(e->damage, sizeof(e->damage), fmt, ap);
+		va_end(ap);
+	}
 	va_start(ap, fmt);
 	add(e, 0, fmt, ap);
 	va_end(ap);

@@ -23,6 +23,12 @@ struct view_err {
 	void (*say)(void *ctx, int warning, const char *fmt, va_list ap);
 	void *ctx;
 	size_t n;               /* messages kept, in the order they came */
+	/* Errors that were the store's data found damaged (view_damage: a chunk
+	 * failing its checksum): counted, and the first one's words kept here
+	 * whether said or kept, for a page or an exit status to say so rather
+	 * than call the data missing. */
+	size_t damaged;
+	char damage[VIEW_ERR_LEN];
 	struct {
 		int warning;        /* 0: an error */
 		char text[VIEW_ERR_LEN]; /* a warning's starts "warning: " */
@@ -35,6 +41,11 @@ void view_err_say(struct view_err *e, void (*say)(void *ctx, int warning, const 
 /* Adds an error (or a warning) to e; e may be NULL (nobody listens). */
 void view_error(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void view_warn(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error that is the stored data's damage (the store's STORE_ECORRUPT:
+ * its words name the run, the device and the bytes, and say to run
+ * profdb check): an error as view_error's, counted in damaged and kept in
+ * damage. */
+void view_damage(struct view_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The cause: the first error, else the first warning, else "" (of those
  * kept). */
 const char *view_err_first(const struct view_err *e);

@@ -77,13 +77,23 @@ static void describe_holdings(struct store *s, int64_t id, char *out, size_t len
 	store_list_devices(s, id, add_holding, &h);
 }
 
-int view_profile_read(struct view *v, const char *run_arg, const char *role,
-                      view_profile_sink sink, void *ctx, struct view_profile_read *out,
-                      struct view_err *e)
+/* A store error while reading a profile's bytes into e (and out's damage). */
+static void read_failed(struct view *v, struct view_profile_read *out, int rc, struct view_err *e)
 {
-	struct store_device_info dev;
-	struct store_extract_report rep;
-	struct zero_filler z = {sink, ctx};
+	if (rc == STORE_ECORRUPT) { /* damaged: never "no profile" */
+		snprintf(out->damage, sizeof(out->damage), "%s", store_errmsg(v->s));
+		view_damage(e, "%s", out->damage);
+	} else {
+		view_error(e, "%s", store_errmsg(v->s));
+	}
+}
+
+/* RUN resolved in v's snapshot, its run row in out and its device of role
+ * in dev, and what an extraction of it gives (rep): 0, or 1 with the
+ * reason in e. */
+static int profile_plan(struct view *v, const char *run_arg, const char *role, struct store_device_info *dev,
+                        struct store_extract_report *rep, struct view_profile_read *out, struct view_err *e)
+{
 	int64_t id;
 
 	memset(out, 0, sizeof(*out));
@@ -95,7 +105,7 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 		view_error(e, "%s", store_errmsg(v->s));
 		return 1;
 	}
-	if (store_find_device(v->s, id, role, &dev) != 0) {
+	if (store_find_device(v->s, id, role, dev) != 0) {
 		char holds[400];
 		describe_holdings(v->s, id, holds, sizeof(holds));
 		view_error(e, "run %lld has no .%s device (%s); it holds %s", (long long)id, role,
@@ -103,19 +113,86 @@ int view_profile_read(struct view *v, const char *run_arg, const char *role,
 		           holds[0] ? holds : "no device at all");
 		return 1;
 	}
-	int r = store_extract_profile(v->s, &dev, 1, range_cb, &z, &rep);
+	int r = store_profile_extent(v->s, dev, 1, rep);
+	if (r != 0) {
+		read_failed(v, out, r, e);
+		return 1;
+	}
+	out->bytes = rep->size;
+	out->salvaged = rep->how == STORE_EXTRACT_MAJORITY || rep->how == STORE_EXTRACT_EXTENT;
+	if (out->salvaged)
+		snprintf(out->note, sizeof(out->note), "%s", rep->note);
+	if (rep->how != STORE_EXTRACT_CLEAN)
+		snprintf(out->cut, sizeof(out->cut), "%s", rep->cut);
+	return 0;
+}
+
+int view_profile_read(struct view *v, const char *run_arg, const char *role,
+                      view_profile_sink sink, void *ctx, struct view_profile_read *out,
+                      struct view_err *e)
+{
+	struct store_device_info dev;
+	struct store_extract_report rep;
+	struct zero_filler z = {sink, ctx};
+
+	if (profile_plan(v, run_arg, role, &dev, &rep, out, e) != 0)
+		return 1;
+	int r = store_read_range(v->s, dev.device_id, STORE_SECTOR_SIZE, rep.size, range_cb, &z);
 	if (r < 0) {
-		view_error(e, "%s", store_errmsg(v->s));
+		read_failed(v, out, r, e);
 		return 1;
 	}
 	if (r > 0)
 		return 1; /* the sink stopped it and the caller says why */
-	out->bytes = rep.size;
-	out->salvaged = rep.how == STORE_EXTRACT_MAJORITY || rep.how == STORE_EXTRACT_EXTENT;
-	if (out->salvaged)
-		snprintf(out->note, sizeof(out->note), "%s", rep.note);
-	if (rep.how != STORE_EXTRACT_CLEAN)
-		snprintf(out->cut, sizeof(out->cut), "%s", rep.cut);
+	return 0;
+}
+
+int view_pieces_begin(struct view *v, const char *run_arg, const char *role, struct view_pieces *p,
+                      struct view_err *e)
+{
+	struct store_device_info dev;
+	struct store_extract_report rep;
+
+	memset(p, 0, sizeof(*p));
+	int rc = profile_plan(v, run_arg, role, &dev, &rep, &p->rd, e);
+	view_snapshot_end(v);
+	if (rc != 0)
+		return 1;
+	p->device_id = dev.device_id;
+	snprintf(p->vdev, sizeof(p->vdev), "%s", dev.vdev);
+	p->size = rep.size;
+	return 0;
+}
+
+int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_profile_sink sink, void *ctx,
+                     struct view_err *e)
+{
+	struct store_device_info dev;
+	struct zero_filler z = {sink, ctx};
+	uint64_t n = p->size - p->at < max ? p->size - p->at : max;
+
+	if (n == 0)
+		return 0;
+	if (view_snapshot(v, e) != 0)
+		return 1;
+	int rc = store_find_device(v->s, p->rd.run.run_id, p->vdev, &dev);
+	if (rc == 0 && dev.device_id != p->device_id)
+		rc = STORE_ENOTFOUND;
+	if (rc == STORE_ENOTFOUND) {
+		view_error(e, "run %lld's %s was deleted while it was read (%llu of %llu bytes given)",
+		           (long long)p->rd.run.run_id, p->vdev, (unsigned long long)p->at,
+		           (unsigned long long)p->size);
+	} else if (rc == 0) {
+		rc = store_read_range(v->s, p->device_id, STORE_SECTOR_SIZE + p->at, n, range_cb, &z);
+		if (rc < 0)
+			read_failed(v, &p->rd, rc, e);
+	} else {
+		view_error(e, "%s", store_errmsg(v->s));
+	}
+	view_snapshot_end(v);
+	if (rc != 0)
+		return 1;
+	p->at += n;
 	return 0;
 }
 
@@ -157,6 +234,7 @@ int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p
                            struct hp_tail *tail, struct view_profile_read *rd, struct view_err *e)
 {
 	int64_t id;
+	memset(rd, 0, sizeof(*rd));
 	if (view_resolve(v, arg, &id, e) != 0) {
 		hp_init(p); /* the caller frees it whatever the result */
 		return 1;
@@ -348,9 +426,11 @@ int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *
 	struct el_heap h;
 	int rc = 1;
 
+	memset(rd, 0, sizeof(*rd));
 	hp_init(p);
 	el_heap_init(&h, p);
 	if (view_read_eventlog(v, arg, el_heap_cb, &h, &el, e) != 0) {
+		snprintf(rd->damage, sizeof(rd->damage), "%s", el.rd.damage);
 		if (el.d.stopped)
 			view_error(e, "run %lld: the eventlog's heap samples: %s", (long long)el.rd.run.run_id,
 			           hp_error(p));

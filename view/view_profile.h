@@ -30,6 +30,8 @@ struct view_profile_read {
 	int salvaged;       /* the status block did not vouch for all of it */
 	char note[300];     /* what salvage did, for the user */
 	char cut[384];      /* an unclosed eventlog: where it was cut (store_export.h) */
+	char damage[VIEW_ERR_LEN]; /* the read failed on damaged data: the store's words
+	                            * (which bytes fail their checksum, run profdb check) */
 };
 
 /*
@@ -41,6 +43,35 @@ struct view_profile_read {
 int view_profile_read(struct view *v, const char *run_arg, const char *role,
                       view_profile_sink sink, void *ctx, struct view_profile_read *out,
                       struct view_err *e);
+
+/*
+ * RUN's .prof, .hp or eventlog as view_profile_read gives it, read in
+ * pieces, each in a snapshot of its own (serve's downloads: a reply to a
+ * slow client holds no read transaction between its pieces, so the WAL
+ * can be checkpointed whatever the client's pace).  view_pieces_begin's
+ * snapshot fixes what is read: the run, its device, and the bytes (the
+ * status block's size then, salvaged as view_profile_read salvages; an
+ * unclosed eventlog cut at its last whole event); it ends that snapshot.
+ * A finished run's bytes never change, and a running guest only appends
+ * (the bytes before its status block's size stay as they are), so the
+ * pieces are the file as it was at that first snapshot.  A device gone
+ * meanwhile (the run deleted) fails the next piece.
+ */
+struct view_pieces {
+	int64_t device_id;
+	char vdev[32];
+	uint64_t size, at;           /* the bytes to give, those given */
+	struct view_profile_read rd; /* the run, bytes (size), salvaged, note, cut */
+};
+/* 0, or 1 with the reason in e (as view_profile_read's). */
+int view_pieces_begin(struct view *v, const char *run_arg, const char *role, struct view_pieces *p,
+                      struct view_err *e);
+/* The next bytes, at most max, from p->at to sink, in a snapshot of its
+ * own (ended before it returns); p->at advanced.  0 (p->at == p->size:
+ * the end), or 1 with the reason in e (damage said by view_damage), or
+ * when the sink stopped it. */
+int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_profile_sink sink, void *ctx,
+                     struct view_err *e);
 
 struct time_profile;
 struct hp_profile;

@@ -42,6 +42,8 @@ static int load_trace(struct view_report *r, struct view *v)
 	return view_trace_load(v->s, &r->run, &r->trace) == 0 ? 0 : -1;
 }
 
+static void add_cwarn(struct view_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* The run compared with: each profile it has, charted.  0, or 1 when it
  * is not a run.  A run with no profile to compare is still one side of
  * the comparison: the page says what it has instead. */
@@ -71,6 +73,13 @@ static int load_against(struct view_report *r, struct view *v, const char *arg,
 		r->a_chart = hp_chart_make(&r->ahp, &co, &r->achart) == 0;
 	}
 	r->against = 1;
+	/* damage is said, never taken for a profile the run lacks */
+	if ((r->a_tp_damaged = want_tp && !r->a_tp && rd.damage[0]))
+		add_cwarn(r, "Run %lld's time profile (.prof) is not compared: %s.", (long long)aid, rd.damage);
+	if ((r->a_hp_damaged = want_hp && !r->a_hp && hrd.damage[0]))
+		add_cwarn(r, "Run %lld's heap profile (.hp) is not compared: %s.", (long long)aid, hrd.damage);
+	if (quiet.damaged)
+		view_damage(e, "%s", quiet.damage); /* for an exit status (the page says it above) */
 	return 0;
 }
 
@@ -151,7 +160,7 @@ static void fill_compare(struct view_report *r, struct view *v)
 			add_cwarn(r, "Run %lld's heap profile does not say what it is by (no -h option on its JOB "
 			             "line), run %lld's is by %s: the bands may be different things.",
 			          ka ? b : a, ka ? a : b, cmp_hp_kind_name(ka ? ka : kb));
-	} else if (r->a_hp != r->have_hp) {
+	} else if (r->a_hp != r->have_hp && !r->a_hp_damaged && !r->hp_damaged) {
 		add_cwarn(r, "Only run %lld has a heap profile (.hp): there is no heap to compare with run %lld's.",
 		          r->a_hp ? a : b, r->a_hp ? b : a);
 	}
@@ -159,7 +168,7 @@ static void fill_compare(struct view_report *r, struct view *v)
 		add_cwarn(r, "Run %lld's time profile is GHC's cost centres (.prof), run %lld's is stack samples "
 		             "taken from dom0: the call stacks are different kinds of thing.",
 		          a, b);
-	else if (r->a_tp != r->have_tp)
+	else if (r->a_tp != r->have_tp && !r->a_tp_damaged && !r->tp_damaged)
 		add_cwarn(r, "Only run %lld has a time profile%s: there is no differential flame graph and no "
 		             "call stacks to compare.",
 		          r->a_tp ? a : b, r->a_tp ? " (.prof)" : "");
@@ -211,19 +220,32 @@ static void load_profiles(struct view_report *r, struct view *v, int64_t id, int
 		            (unsigned long long)tail.dropped_bytes);
 }
 
-/* What the report says is missing or went wrong. */
-static void add_state_warnings(struct view_report *r, int hp_read)
+/* What the report says is missing or went wrong.  A profile that fails
+ * its checksum is said to be damaged, with the store's words (which bytes,
+ * and profdb check), never "no readable profile": the guest wrote it, and
+ * the store no longer holds it whole. */
+static void add_state_warnings(struct view_report *r, int hp_read, const struct view_profile_read *prd,
+                               const struct view_profile_read *hrd, size_t *nbuf)
 {
 	const struct store_run *run = &r->run;
 	int mirage_only = r->have_trace && !r->have_tp && !hp_read; /* no HaLVM profile to miss */
 	r->no_heap = mirage_only && !r->tl_shown; /* nor a heap from GHC's eventlog */
+	if (!r->have_tp && prd->damage[0]) {
+		r->tp_damaged = 1;
+		add_warning(r, nbuf, "the %s is not shown (no cost centres or flame graph): %s",
+		            r->from_samples ? "stack samples' time profile" : "time profile (.prof)", prd->damage);
+	}
+	if (!hp_read && hrd->damage[0]) {
+		r->hp_damaged = 1;
+		add_warning(r, nbuf, "the heap profile (.hp) is not shown (no heap chart): %s", hrd->damage);
+	}
 	if (r->from_samples)
 		return; /* sampled from dom0: no profile was expected of the guest */
-	if (!r->have_tp && !mirage_only)
+	if (!r->have_tp && !mirage_only && !prd->damage[0])
 		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING
 			? "no time profile (.prof) yet: GHC writes it when the program exits"
 			: "no readable time profile (.prof): no cost centres or flame graph";
-	if (!r->have_hp && !mirage_only)
+	if (!r->have_hp && !mirage_only && !hrd->damage[0])
 		r->warn[r->nw++] = run->state == STORE_RUN_RUNNING ? "no heap sample yet"
 		                                                    : "no readable heap profile (.hp): no heap chart";
 	if (run->state == STORE_RUN_CRASHED)
@@ -308,6 +330,8 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 	hp_init(&r->hp);
 	tp_init(&r->atp);
 	hp_init(&r->ahp);
+	memset(&prd, 0, sizeof(prd));
+	memset(&hrd, 0, sizeof(hrd));
 	load_profiles(r, v, id, &hp_read, &prd, &hrd, &nbuf, e);
 	if (!r->have_tp && !hp_read) {
 		/* No profile: a run still waiting for its guest (even_empty), a
@@ -317,14 +341,18 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 		if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, id, &hrd.run) != 0 ||
 		    (!even_empty && store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) != 0 &&
 		     store_find_device(v->s, id, "eventlog", &dev) != 0)) {
-			view_error(e, "run %lld has no readable profile to report", (long long)id);
+			if (prd.damage[0] || hrd.damage[0]) /* (said in e already) */
+				view_error(e, "run %lld has no profile to report that passes its checksums (profdb "
+				           "check lists the damage)", (long long)id);
+			else
+				view_error(e, "run %lld has no readable profile to report", (long long)id);
 			return 1;
 		}
 	}
 	r->run = r->have_tp ? prd.run : hrd.run;
 	r->have_trace = load_trace(r, v) == 0;
 	load_timeline(r, v, id);
-	add_state_warnings(r, hp_read);
+	add_state_warnings(r, hp_read, &prd, &hrd, &nbuf);
 	fill_facts(r);
 	if (against && load_against(r, v, against, e) != 0)
 		return 1;

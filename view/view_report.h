@@ -34,9 +34,10 @@ struct view_report {
 	struct hp_profile hp;
 	struct hp_chart chart;
 	char caption[400];
-	const char *warn[8];
-	char wbuf[4][400];
+	const char *warn[10];
+	char wbuf[6][640];
 	size_t nw;
+	int tp_damaged, hp_damaged;    /* the profile failed its checksum (a warning says which bytes) */
 	/* GHC's eventlog: its timeline and GC figures (have_tl: read; tl_shown:
 	 * the run has an eventlog device, so the section is there) */
 	int have_tl, tl_shown;
@@ -45,6 +46,7 @@ struct view_report {
 	char tl_note[VIEW_ERR_LEN];
 	/* the run compared with */
 	int against, a_tp, a_hp, a_chart;
+	int a_tp_damaged, a_hp_damaged; /* its profile fails its checksum (a warning says so) */
 	struct time_profile atp;
 	struct hp_profile ahp;
 	struct hp_chart achart;

@@ -77,6 +77,11 @@ int view_read_samples(struct view *v, const char *arg, struct samples_profile *p
 		return 1;
 	}
 	int r = view_samples_feed_device(v->s, &dev, p);
+	if (r == STORE_ECORRUPT) { /* damaged: never "no samples" */
+		snprintf(rd->damage, sizeof(rd->damage), "%s", store_errmsg(v->s));
+		view_damage(e, "%s", rd->damage);
+		return 1;
+	}
 	if (r < 0) {
 		view_error(e, "%s", store_errmsg(v->s));
 		return 1;
@@ -119,6 +124,7 @@ int view_read_time_profile_or_samples(struct view *v, const char *arg, struct ti
 	struct store_device_info dev;
 	int64_t id;
 	*from_samples = 0;
+	memset(rd, 0, sizeof(*rd));
 	if (view_resolve(v, arg, &id, e) != 0 || view_snapshot(v, e) != 0) {
 		tp_init(p);
 		return 1;

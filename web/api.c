@@ -147,7 +147,7 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, idbuf, &hp, &tail, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
-		reply_error(r, 404, 1, "%s", view_err_first(&e));
+		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
 		hp_free(&hp);
 		return;
 	}
@@ -195,7 +195,7 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
-		reply_error(r, 404, 1, "%s", view_err_first(&e));
+		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
 		tp_free(&tp);
 		return;
 	}
@@ -275,8 +275,11 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 	view_diff_side_free(&side[1]);
 	if (!json_object_get(o, "stacks") && !json_object_get(o, "bands")) {
 		json_decref(o);
-		return reply_error(r, 404, 1, "the two runs have no profile of the same kind to compare: %s",
-		                   e.n ? view_err_first(&e) : "nothing readable");
+		return reply_error(r, e.damaged ? 500 : 404, 1,
+		                   "the two runs have no profile of the same kind to compare: %s",
+		                   e.damaged ? e.damage : e.n ? view_err_first(&e) : "nothing readable");
 	}
+	if (e.damaged) /* what was left out, and why: not a profile the run lacks */
+		json_object_set_new(o, "damaged", view_json_guest(e.damage));
 	reply_json(r, o);
 }

@@ -1,6 +1,7 @@
 /*
  * args.c - what profdb serve parses of a request or its command line: run
- * ids in paths, the catalogue's filter (?name=&state=&since=&limit=),
+ * ids in paths, the catalogue's filter (?name=&state=&since=&limit=), a
+ * trace timeline's window, columns and thread (?from=&to=&cols=, ?thread=),
  * --listen, and whether a request's Host header names this server.  Kept
  * apart from the server so that a fuzz target
  * (tests/fuzz/fuzz_web_args.c) can call them without one.
@@ -61,6 +62,39 @@ int web_filter(arg_fn arg, void *req, struct store_run_filter *f, char *err, siz
 	if ((v = arg(req, "before")) && *v && (f->before_id = web_run_id(v, strlen(v))) < 0) {
 		snprintf(err, len, "before must be a run id (the runs older than it)");
 		return -1;
+	}
+	return 0;
+}
+
+/* A number the trace names is a u64; UINT64_MAX is mirage-profile's
+ * "no thread" (-1 in its int64 fields: a switch to it is the guest
+ * blocking), never a thread: the model's "none" too (a thread asked for by
+ * it matched every event with no thread or no other thread). */
+int web_trace_args(arg_fn arg, void *req, struct web_trace_args *out, char *err, size_t len)
+{
+	const char *a = arg(req, "from"), *b = arg(req, "to"), *th = arg(req, "thread"), *c = arg(req, "cols");
+	uint64_t n;
+	memset(out, 0, sizeof(*out));
+	out->whole = !a && !b;
+	if ((a || b) && (!a || !b || view_parse_u64(a, &out->from) != 0 || view_parse_u64(b, &out->to) != 0 ||
+	                 out->from > out->to)) {
+		snprintf(err, len, "from= and to= are both ns of the guest's clock, from <= to");
+		return -1;
+	}
+	if (th) {
+		if (view_parse_u64(th, &out->thread) != 0 || out->thread == UINT64_MAX) {
+			snprintf(err, len, "thread= is a thread id (0 to 18446744073709551614; "
+			                   "18446744073709551615 is mirage-profile's \"no thread\")");
+			return -1;
+		}
+		out->has_thread = 1;
+	}
+	if (c) { /* the page's width in px: a counter's column each */
+		if (view_parse_u64(c, &n) != 0 || n < 1 || n > WEB_TRACE_MAX_COLS) {
+			snprintf(err, len, "cols= is the columns a counter is drawn in, 1 to %d", WEB_TRACE_MAX_COLS);
+			return -1;
+		}
+		out->cols = (unsigned)n;
 	}
 	return 0;
 }

@@ -1,7 +1,7 @@
 /*
  * conn_guard.h - how long a client of profdb serve may take over its
- * request's headers, and how many connections one address may hold
- * (conn_guard.c).  server.c hands conn_guard_notify to libmicrohttpd
+ * request's headers, how many connections one address may hold, and how
+ * slowly it may take a reply (conn_guard.c).  server.c hands conn_guard_notify to libmicrohttpd
  * (MHD_OPTION_NOTIFY_CONNECTION) and says when a request's headers are in
  * and when a request is done.
  */
@@ -12,6 +12,8 @@
 
 #define CONN_HEADER_DEADLINE_S 10 /* from accept (or the last reply) to the whole headers */
 #define CONN_PER_ADDRESS 48       /* connections one client address may hold */
+#define CONN_FLOOR_BYTES_S 2048   /* a reply's client takes at least this a second... */
+#define CONN_FLOOR_WINDOW_S 30    /* ...over any this long in which bytes wait for it */
 
 struct conn_guard;
 

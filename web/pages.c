@@ -1,8 +1,9 @@
 /*
  * pages.c - profdb serve's HTML pages and downloads: the run catalogue
  * (/), a run's live report (/runs/N), two runs compared (/compare), and a
- * run's files (/runs/N/prof, hp, speedscope.json, folded, report.html;
- * a MirageOS trace's trace.ctf.tar and trace.chrome.json), a run's
+ * run's derived files (/runs/N/speedscope.json, folded, report.html; a
+ * MirageOS trace's trace.ctf.tar and trace.chrome.json; its raw profiles
+ * are download.c's), a run's
  * eventlog timeline alone (/api/runs/N/eventlog: the report's section,
  * which a live page fetches again every second), and a MirageOS trace's
  * thread timeline model (/api/runs/N/trace-timeline: a window of it, or
@@ -279,7 +280,8 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 		view_report_free(&rr);
 		view_close(&v);
 		const char *err = view_err_first(&e);
-		return reply_error(r, strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0, "%s", err);
+		return reply_error(r, e.damaged ? 500 : strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0,
+		                   "%s", err);
 	}
 	view_report_input(&rr, &in);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
@@ -434,26 +436,24 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 	if (rc != 0) {
 		if (rc == STORE_ENOTFOUND)
 			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
-		else
-			reply_error(r, 503, json, "%s", rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
+		else /* a packet failing its checksum is the data's damage, not the store away */
+			reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s",
+			            rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
 		view_close(v);
 		return -1;
 	}
 	return 0;
 }
 
-/* GET /api/runs/N/trace-timeline[?from=NS&to=NS | ?thread=ID] */
+/* GET /api/runs/N/trace-timeline[?from=NS&to=NS][&cols=N] | ?thread=ID */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 {
-	const char *a = arg(req, "from"), *b = arg(req, "to"), *th = arg(req, "thread");
-	struct tt_window win = {.whole = 1};
-	uint64_t thread = 0;
-	if ((a || b) && (!a || !b || view_parse_u64(a, &win.from) != 0 || view_parse_u64(b, &win.to) != 0 ||
-	                 win.from > win.to))
-		return reply_error(r, 400, 1, "from= and to= are both ns of the guest's clock, from <= to");
-	if (th && view_parse_u64(th, &thread) != 0)
-		return reply_error(r, 400, 1, "thread= is a thread id");
-	win.whole = !a;
+	struct web_trace_args ta;
+	char err[200];
+	if (web_trace_args(arg, req, &ta, err, sizeof(err)) != 0)
+		return reply_error(r, 400, 1, "%s", err);
+	_Static_assert(WEB_TRACE_MAX_COLS == TT_MAX_COLS, "serve takes the columns the model draws");
+	struct tt_window win = {.whole = ta.whole, .from = ta.from, .to = ta.to, .cols = ta.cols};
 	struct view v;
 	struct view_trace ct;
 	struct store_run run;
@@ -461,7 +461,8 @@ void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struc
 		return;
 	view_close(&v);
 	if (reply_open(r, 200, "application/json") == 0) {
-		int rc = th ? trace_timeline_thread_json(r->f, &ct.t, thread) : trace_timeline_json(r->f, &ct.t, &win);
+		int rc = ta.has_thread ? trace_timeline_thread_json(r->f, &ct.t, ta.thread)
+		                       : trace_timeline_json(r->f, &ct.t, &win);
 		reply_close(r);
 		if (rc != 0)
 			reply_error(r, 500, 1, "could not render (out of memory)");
@@ -507,16 +508,7 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
 	render_report(w, bid, a, 0, 0, r);
 }
 
-/* ---- downloads --------------------------------------------------------------- */
-
-struct sink_ctx {
-	FILE *f;
-};
-
-static int to_file(void *ctx, const void *data, size_t len)
-{
-	return fwrite(data, 1, len, ((struct sink_ctx *)ctx)->f) != len;
-}
+/* ---- downloads (the raw profiles: download.c) --------------------------------- */
 
 /* The run has stack samples (profile-backend sample). */
 static int run_has_samples(struct view *v, const char *idbuf)
@@ -539,7 +531,7 @@ static void download_samples(struct web *w, const char *idbuf, const char *what,
 	view_close(&v);
 	if (bad) {
 		samples_free(&sp);
-		return reply_error(r, 404, 0, "%s", view_err_first(&e));
+		return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 	}
 	int ss = strcmp(what, "speedscope.json") == 0, folded = strcmp(what, "folded") == 0;
 	char caption[400];
@@ -562,32 +554,11 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
-	int is_prof = strcmp(what, "prof") == 0, is_hp = strcmp(what, "hp") == 0;
-	is_hp |= strcmp(what, "eventlog") == 0; /* the guest's bytes as they are, like the .hp */
 	if (strcmp(what, "report.html") == 0) {
 		/* named before it is rendered: a streamed reply's headers go with its
 		 * first piece (an error page takes the name away) */
 		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"report-%s.html\"", idbuf);
 		render_report(w, id, NULL, 0, 1, r);
-		return;
-	}
-	if (is_prof || is_hp) {
-		struct view_profile_read rd;
-		snprintf(r->disposition, sizeof(r->disposition), "attachment; filename=\"run-%s.%s\"", idbuf, what);
-		if (reply_open(r, 200, "application/octet-stream") != 0)
-			return;
-		struct sink_ctx sc = {r->f};
-		int bad = view_open(&v, w->db, &e) != 0 ||
-		          view_profile_read(&v, idbuf, what, to_file, &sc, &rd, &e) != 0;
-		view_close(&v);
-		reply_close(r);
-		if (bad) /* damaged stored data is the server's trouble, not a missing file */
-			return reply_error(r, strstr(view_err_first(&e), STORE_DAMAGE_WORDS) ? 500 : 404, 0, "%s",
-			                   view_err_first(&e));
-		if (rd.salvaged) { /* known at the end: sent only with a reply that fitted one piece */
-			snprintf(r->note_buf, sizeof(r->note_buf), "salvaged: %s", rd.note);
-			r->note = r->note_buf;
-		}
 		return;
 	}
 	if (strcmp(what, "trace.ctf.tar") == 0 || strcmp(what, "trace.chrome.json") == 0)
@@ -603,16 +574,17 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	struct view_profile_read rd;
 	tp_init(&tp);
 	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
-	if (bad && v.s && run_has_samples(&v, idbuf)) {
-		/* No .prof: its stack samples are what these files show. */
+	if (bad && !e.damaged && v.s && run_has_samples(&v, idbuf)) {
+		/* No .prof: its stack samples are what these files show (a .prof
+		 * that fails its checksum is said, not replaced). */
 		tp_free(&tp);
 		view_close(&v);
 		return download_samples(w, idbuf, what, r);
 	}
 	view_close(&v);
-	if (bad) {
+	if (bad) { /* damaged: an error of the server's, with the store's words (which bytes, profdb check) */
 		tp_free(&tp);
-		return reply_error(r, 404, 0, "%s", view_err_first(&e));
+		return reply_error(r, e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 	}
 	char caption[400];
 	view_profile_caption(&rd.run, caption, sizeof(caption));

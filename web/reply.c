@@ -322,6 +322,11 @@ void reply_error(struct reply *r, int status, int json, const char *fmt, ...)
 	}
 	r->disposition[0] = '\0';
 	r->note = NULL;
+	/* a streamed reply's page of error is whole in memory, never in its
+	 * pipe: a 5xx's bytes in the pipe are a render's that failed midway,
+	 * which are dropped (the error pages of 500 and 503 went empty) */
+	if (r->st)
+		r->st_used = 1;
 	if (json) {
 		reply_json(r, json_pack("{s:o, s:i}", "error", view_json_guest(msg), "status", status));
 		r->status = status;

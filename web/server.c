@@ -153,6 +153,36 @@ static enum MHD_Result send_streamed(struct MHD_Connection *c, struct web *w, re
 	return ret;
 }
 
+/* A run's raw profile (prof, hp, eventlog): whole when it is one piece,
+ * else read piece by piece by this connection's thread (download.c), its
+ * length known. */
+static enum MHD_Result send_download(struct MHD_Connection *c, struct web *w, int64_t id, const char *what,
+                                     const char *url, struct access_entry *a)
+{
+	struct reply r = {0};
+	struct download *d;
+	uint64_t size = 0;
+	if (download_open(w, id, what, &r, &d, &size) != 0 || !d)
+		return send_reply(c, &r, url, a);
+	if (a)
+		a->status = r.status;
+	download_set_access(d, a, url);
+	struct MHD_Response *resp = MHD_create_response_from_callback(size, 64 * 1024,
+	        (MHD_ContentReaderCallback)download_read, d, download_free);
+	if (!resp) {
+		download_free(d);
+		return MHD_NO;
+	}
+	common_headers(resp);
+	MHD_add_response_header(resp, "Content-Type", r.type);
+	MHD_add_response_header(resp, "Content-Disposition", r.disposition);
+	if (r.note)
+		MHD_add_response_header(resp, "X-Profsvc-Note", r.note);
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)r.status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
 /* What a streamed page renders: its route, copied (the producer's thread
  * outlives nothing of the request's). */
 struct page_job {
@@ -338,6 +368,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			reply_error(&r, 404, 0, "no such page: runs are /runs/N, N a run id");
 		else if (strlen(rest) >= sizeof(((struct page_job *)0)->what))
 			reply_error(&r, 404, 0, "no such file of a run");
+		else if (strcmp(rest, "prof") == 0 || strcmp(rest, "hp") == 0 || strcmp(rest, "eventlog") == 0)
+			return send_download(c, w, id, rest, url, *state);
 		else {
 			struct page_job j = {.kind = *rest ? JOB_DOWNLOAD : JOB_RUN, .id = id};
 			snprintf(j.what, sizeof(j.what), "%s", rest);

@@ -72,7 +72,10 @@ void reply_json(struct reply *r, json_t *v);
  * and what its first reply_open's r->f gets goes through a pipe of
  * REPLY_STREAM_BYTES that the connection drains as the client reads, so
  * a reply holds that much whatever its size and a slow reader holds no
- * more.  fn keeps its view (one read transaction) to its end.  Until the
+ * more.  fn reads what it shows in one snapshot and closes its view
+ * before it writes the body: the pipe fills at the client's pace, and a
+ * read transaction held over it would keep the WAL from being
+ * checkpointed (a raw download is read in pieces: download.c).  Until the
  * pipe first fills, nothing is sent: a reply that fits is sent whole (with
  * its Content-Length), and an error found by then is an error page as
  * before (fn's reply_error).  Once the pipe filled, the status, type,
@@ -97,11 +100,42 @@ const struct reply *reply_stream_headers(struct reply_stream *st);
 /* The request's access-log entry, whose bytes the stream counts. */
 void reply_stream_set_access(struct reply_stream *st, struct access_entry *a, const char *url);
 
+/*
+ * download.c: a run's raw profile (what: "prof", "hp", "eventlog") read
+ * in pieces, each in a read transaction of its own, by the connection's
+ * thread as the client takes it.  Returns 0 with either r filled (a
+ * download of one piece, whole) and *d NULL, or *d (its status, type,
+ * disposition and note in r; *size its length) for
+ * download_read/download_free, libmicrohttpd's content reader and its
+ * free; -1 with r an error page (500 for damaged data, 404 for none).
+ */
+struct download;
+int download_open(struct web *w, int64_t id, const char *what, struct reply *r, struct download **d,
+                  uint64_t *size);
+/* The request's access-log entry, whose bytes the download counts, and
+ * its URL (for the log line of a download cut short). */
+void download_set_access(struct download *d, struct access_entry *a, const char *url);
+long download_read(void *cls, uint64_t pos, char *buf, size_t max);
+void download_free(void *cls);
+
 /* The most runs one catalogue page or /api/runs reply holds. */
 #define WEB_MAX_LIMIT 5000
 /* args.c: "12" -> 12; -1 unless a run id (decimal, no leading zero, at
  * most 18 digits). */
 int64_t web_run_id(const char *s, size_t len);
+/* /api/runs/N/trace-timeline's arguments: ?from=NS&to=NS (both, from <=
+ * to; neither: whole), ?thread=ID (never UINT64_MAX, mirage-profile's "no
+ * thread"), ?cols=N (1..WEB_TRACE_MAX_COLS: the columns a counter is
+ * drawn in, 0 when not given).  0, or -1 with the reason in err. */
+#define WEB_TRACE_MAX_COLS 4000 /* TT_MAX_COLS */
+struct web_trace_args {
+	int whole;
+	uint64_t from, to;
+	int has_thread;
+	uint64_t thread;
+	unsigned cols;
+};
+int web_trace_args(arg_fn arg, void *req, struct web_trace_args *out, char *err, size_t len);
 /* "127.0.0.1:8080", "[::1]:8080", "0.0.0.0:80", ":8080" (loopback): 0, or
  * -1 when it is none of those. */
 struct sockaddr_storage;
@@ -123,9 +157,9 @@ void page_timeline(struct web *w, int64_t id, struct reply *r);
 /* GET /api/runs/N/trace-timeline: a MirageOS trace's thread timeline
  * (profile/trace_timeline.h), ?from=&to= a window, ?thread= its events */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
-/* GET /runs/N/<what>: prof, hp, speedscope.json, folded, samples.pb.gz (a
- * sampled run), trace.ctf.tar, trace.chrome.json (a MirageOS trace),
- * report.html */
+/* GET /runs/N/<what>: speedscope.json, folded, samples.pb.gz (a sampled
+ * run), trace.ctf.tar, trace.chrome.json (a MirageOS trace), report.html
+ * (prof, hp and eventlog are download.c's) */
 void page_download(struct web *w, int64_t id, const char *what, struct reply *r);
 
 /* api.c */

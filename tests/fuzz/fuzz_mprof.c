@@ -102,6 +102,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = open_memstream(&doc, &doclen);
 	assert(trace_timeline_json(f, &t, &(struct tt_window){.whole = 1}) == 0);
 	assert(trace_timeline_json(f, &t, &(struct tt_window){.from = 100, .to = 1u << 30}) == 0);
+	/* a counter's columns, few and over every ns there is */
+	assert(trace_timeline_json(f, &t, &(struct tt_window){.from = 0, .to = UINT64_MAX, .cols = 3}) == 0);
 	assert(trace_timeline_thread_json(f, &t, 1) == 0);
 	fclose(f);
 	assert(!memchr(doc, '<', doclen)); /* inert inside a script element */

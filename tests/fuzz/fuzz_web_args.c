@@ -6,6 +6,10 @@
  *     leading zero, and gives back the number written;
  *   - web_filter either says why it refuses, or gives a state of -1..2 and
  *     a limit of 1..WEB_MAX_LIMIT, with the name pointing at the request's value;
+ *   - web_trace_args either says why it refuses, or gives a window with
+ *     from <= to (or the whole trace when neither is given), a thread
+ *     that is never UINT64_MAX, mirage-profile's "no thread", and columns
+ *     of 1..WEB_TRACE_MAX_COLS when asked;
  *   - web_parse_listen accepts only an address it can give back, with a
  *     port of 0..65535, and calls loopback only 127/8 and ::1;
  *   - web_host_allowed answers any Host; a name allowed by --allow-host
@@ -70,6 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(f.state >= -1 && f.state <= 2);
 		assert(f.limit >= 1 && f.limit <= WEB_MAX_LIMIT && f.before_id >= 0);
 		assert(!f.name_glob || f.name_glob == lookup(&q, "name"));
+	} else {
+		assert(err[0] != '\0');
+	}
+	struct web_trace_args ta;
+	if (web_trace_args(lookup, &q, &ta, err, sizeof(err)) == 0) {
+		assert(ta.whole ? !lookup(&q, "from") && !lookup(&q, "to") : ta.from <= ta.to);
+		assert(ta.has_thread == (lookup(&q, "thread") != NULL) && (!ta.has_thread || ta.thread != UINT64_MAX));
+		assert(ta.cols <= WEB_TRACE_MAX_COLS && (ta.cols >= 1) == (lookup(&q, "cols") != NULL));
 	} else {
 		assert(err[0] != '\0');
 	}

@@ -2,10 +2,17 @@
 // (headless Chromium driven by puppeteer-core, from tests/peers): run by
 // tests/test_trace_timeline.sh.
 //
-//   node trace_browser.cjs NODE_MODULES BASE_URL RUN LIVE_RUN OUT_DIR REPORT_HTML
+//   node trace_browser.cjs NODE_MODULES BASE_URL RUN LIVE_RUN OUT_DIR REPORT_HTML [BIG_RUN]
 //
 // RUN is a finished trace run; LIVE_RUN one whose guest is still tracing
-// (or "-").  At 1400x1000 and at 390x844 (a phone, touch): the timeline is
+// (or "-"); BIG_RUN a trace of 300,000 events (175,017 threads, 16,667
+// updates a counter).  On BIG_RUN at 1400x1000 and 390x844: each counter
+// drawn with a point per column that has updates (at least 100; the whole
+// run's were one point each), the threads in a group per label, a click
+// (a tap) on a group's header folding it to one lane and again unfolding
+// it, "fold all" and "unfold all", taller rows growing the lanes, which
+// then scroll in their own box (the down arrow).  At 1400x1000 and at
+// 390x844 (a phone, touch) on RUN: the timeline is
 // drawn (threads, arrows, GC marks, run slices, a counter axis each);
 // the wheel zooms in around the pointer, '+' and '-' zoom, a drag and
 // the arrow keys pan; a click on a thread lists its events; a hostile
@@ -18,7 +25,7 @@
 // What every browser check shares (the tally, Chromium, errors, ink) is
 // tests/peers/browser_lib.cjs.
 'use strict';
-const [nm, base, run, liveRun, out, report] = process.argv.slice(2);
+const [nm, base, run, liveRun, out, report, bigRun] = process.argv.slice(2);
 const puppeteer = require(nm + '/puppeteer-core');
 const lib = require('./browser_lib.cjs');
 const t = lib.tally(), check = t.check;
@@ -150,6 +157,66 @@ const { sleep, until } = lib;
       if (phone) await shot(page, 'trace-390-thread.png');
     }
     await page.close();
+  }
+
+  // --- a big run: counters per column, threads in groups that fold -------------------------------
+  if (bigRun && bigRun !== '-') {
+    for (const phone of [false, true]) {
+      const tag = 'big ' + (phone ? '390' : '1400');
+      const page = await open('/runs/' + bigRun, phone);
+      check(await until(() => page.evaluate(() => {
+        const b = document.getElementById('trace-tl');
+        return b && b.getAttribute('data-wired') === '1';
+      }), 5000), tag + ': the timeline was never drawn');
+      const pts = (await page.$eval('#trace-tl svg', s => s.getAttribute('data-counter-points') || '')).split(' ').map(Number);
+      check(pts.length >= 3 && pts.every(n => n >= 100), tag + ': the counters drawn with ' + pts.join(', ') + ' points');
+      const ranges = await page.$$eval('#trace-tl g.tt-counter polyline', p => p.map(e => e.getAttribute('points').split(' ').length));
+      check(ranges.every(n => n >= 100), tag + ': counter lines of ' + ranges.join(', ') + ' points');
+      const g0 = await attr(page, 'data-groups'), c0 = await attr(page, 'data-groups-collapsed'), l0 = await attr(page, 'data-lanes');
+      const heads = await page.$$eval('#trace-tl g.tt-group text', t => t.map(e => e.textContent));
+      check(g0 >= 5 && heads.length === g0, tag + ': ' + g0 + ' groups, headers ' + JSON.stringify(heads));
+      check(heads.some(h => h.indexOf('<script>x</script> \u00b7 5 threads') >= 0) && heads.some(h => h.indexOf('(no label) \u00b7 175000 threads') >= 0),
+            tag + ': the groups\' headers: ' + JSON.stringify(heads));
+      check(l0 <= 40 + g0, tag + ': ' + l0 + ' lanes at first (a budget of 40)');
+      if (!phone) await shot(page, 'trace-big-1400.png'); else await shot(page, 'trace-big-390.png');
+      // a click on an expanded group of several lanes folds it to one, and back
+      const where = () => page.evaluate(() => {
+        const g = Array.from(document.querySelectorAll('#trace-tl g.tt-group')).find(x => /\u00b7 [2-9][0-9]* lanes$/.test(x.textContent) ||
+          x.getAttribute('aria-expanded') === 'false');
+        if (!g) return null;
+        g.scrollIntoView({ block: 'center' });
+        const r = g.getBoundingClientRect();
+        return { x: r.left + 60, y: r.top + r.height / 2, text: g.textContent };
+      });
+      const tap = async p => { if (phone) await page.touchscreen.tap(p.x, p.y); else await page.mouse.click(p.x, p.y); };
+      let hd = await where();
+      check(hd !== null, tag + ': no group of several lanes to fold');
+      if (hd) {
+        await tap(hd);
+        const c1 = await attr(page, 'data-groups-collapsed'), l1 = await attr(page, 'data-lanes');
+        check(c1 === c0 + 1 && l1 < l0, tag + ': a click on "' + hd.text + '": ' + c0 + ' -> ' + c1 + ' groups folded, ' + l0 + ' -> ' + l1 + ' lanes');
+        if (!phone) await shot(page, 'trace-big-folded.png');
+        hd = await where();
+        if (hd) await tap(hd);
+        check(await attr(page, 'data-groups-collapsed') === c0 && await attr(page, 'data-lanes') === l0, tag + ': a second click did not unfold it');
+      }
+      await page.click('#trace-tl button[data-tt="fold"]');
+      check(await attr(page, 'data-groups-collapsed') === g0 && await attr(page, 'data-lanes') === g0, tag + ': "fold all" left ' +
+            await attr(page, 'data-lanes') + ' lanes');
+      await page.click('#trace-tl button[data-tt="unfold"]');
+      const l3 = await attr(page, 'data-lanes');
+      check(await attr(page, 'data-groups-collapsed') === 0 && l3 >= l0, tag + ': "unfold all": ' + l3 + ' lanes');
+      // taller rows: the lanes grow, and scroll in their own box
+      const h0 = await page.$eval('#trace-tl svg.tt-threads', s => s.getBoundingClientRect().height);
+      for (let i = 0; i < 3; i++) await page.click('#trace-tl button[data-tt="taller"]');
+      const h1 = await page.$eval('#trace-tl svg.tt-threads', s => s.getBoundingClientRect().height);
+      const box = await page.$eval('#trace-tl .tt-lanes', b => ({ sh: b.scrollHeight, ch: b.clientHeight }));
+      check(h1 > h0 * 2 && box.sh > box.ch, tag + ': taller rows: the lanes ' + h0 + ' -> ' + h1 + ' px, their box ' + box.ch + ' of ' + box.sh);
+      await page.evaluate(() => document.querySelector('#trace-tl svg').focus());
+      await page.keyboard.press('ArrowDown');
+      check(await page.$eval('#trace-tl .tt-lanes', b => b.scrollTop) > 0, tag + ': the down arrow did not scroll the lanes');
+      await page.close();
+    }
   }
 
   // --- the saved report, offline ----------------------------------------------------------------
