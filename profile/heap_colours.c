@@ -3,7 +3,7 @@
  * (heap_colours.h), moved from report.c's comparison so that profdb
  * heap's several runs colour their bands as the compare page does.
  *
- * May call: compare.h (cmp_band_key), heap_svg.h (the palette), libc.
+ * May call: compare.h (cmp_band_key), libc.
  */
 #include "config.h"
 
@@ -14,7 +14,17 @@
 
 #include "compare.h"
 #include "heap_colours.h"
-#include "heap_svg.h"
+
+static const char *const palette[] = {
+	"#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
+	"#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
+	"#bcbd22", "#dbdb8d", "#17becf", "#9edae5", "#7f7f7f", "#c7c7c7",
+};
+
+const char *heap_colour(int is_other, size_t rank)
+{
+	return is_other ? "#e0e0e0" : palette[rank % 20];
+}
 
 static int by_weight(const void *x, const void *y)
 {

@@ -4,8 +4,9 @@
  * cmp_band_key) among the bands of all the panels together, by their
  * total bytes, so a band has the same colour in every panel that has it
  * (OTHER grey): the compare page's two heaps (report.c) and `profdb heap
- * A B -o F.svg` (heap_svg.c).  The first twenty ranks are heap_svg's
- * palette, the rest colours of their own round the hue circle.
+ * A B -o F.svg` (heap_svg.c).  The first twenty ranks are the palette
+ * (heap_colour, also one panel's colours), the rest colours of their own
+ * round the hue circle.
  */
 #ifndef PROFSVC_HEAP_COLOURS_H
 #define PROFSVC_HEAP_COLOURS_H
@@ -29,6 +30,9 @@ int heap_colours_make(struct heap_colours *hc, const struct hp_chart *const *cha
 /* Band b's fill (buf, 8 bytes, holds a colour made for it): NULL when out
  * of memory. */
 const char *heap_colours_of(const struct heap_colours *hc, const struct hp_chart_band *b, char buf[8]);
+/* A band's fill in one panel: by its rank from the top of the chart
+ * (OTHER: grey); the first twenty colours of every rank. */
+const char *heap_colour(int is_other, size_t rank);
 /* The colour of a rank (is_other: OTHER's grey), as heap_colours_of gives it. */
 const char *heap_colours_rank(int is_other, size_t rank, char buf[8]);
 void heap_colours_free(struct heap_colours *hc);

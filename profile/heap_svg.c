@@ -31,12 +31,6 @@
 #define OUTLINE_MAX 1000 /* samples: from here the bands have no outline */
 
 /* Twenty distinct fills (d3's category20), OTHER grey. */
-static const char *const palette[] = {
-	"#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
-	"#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
-	"#bcbd22", "#dbdb8d", "#17becf", "#9edae5", "#7f7f7f", "#c7c7c7",
-};
-
 void heap_fmt_bytes(double v, char *out, size_t len)
 {
 	static const char units[] = " kMGTPE";
@@ -58,11 +52,6 @@ static double nice_step(double range, int n)
 		return 1;
 	double raw = range / n, p = pow(10, floor(log10(raw))), m = raw / p;
 	return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
-}
-
-const char *heap_colour(int is_other, size_t rank)
-{
-	return is_other ? "#e0e0e0" : palette[rank % 20];
 }
 
 /* Band i of c's fill: by its rank in the panel, or over every panel

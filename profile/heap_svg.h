@@ -27,9 +27,6 @@ struct heap_svg_panel {
 /* Writes a whole SVG document; 0, or -1 if writing failed. */
 int heap_svg_write(FILE *f, const struct heap_svg_panel *panels, size_t n);
 
-/* A band's fill: by its rank from the top of the chart (OTHER: grey). */
-const char *heap_colour(int is_other, size_t rank);
-
 /* "1.5M", "812k", "96": bytes, shortly (decimal, as hp2ps). */
 void heap_fmt_bytes(double v, char *out, size_t len);
 
