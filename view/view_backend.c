@@ -40,14 +40,14 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 		dir = PROFSVC_DEFAULT_RUN_DIR;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
 		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
-		return -1;
+		return VIEW_BACKEND_NONE;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return VIEW_BACKEND_NONE;
 	}
 	size_t cmdlen = strlen(command);
 	char *buf = malloc(max + 1);
@@ -57,18 +57,15 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 		free(req);
 		close(fd);
 		snprintf(msg, msglen, "out of memory");
-		return -1;
+		return VIEW_BACKEND_FAILED;
 	}
 	memcpy(req, command, cmdlen);
 	req[cmdlen] = '\n';
+	/* A failed send is read on: a client the backend turned away before
+	 * it asked finds the line that says why (its control_socket.c). */
 	ssize_t sent = send(fd, req, cmdlen + 1, MSG_NOSIGNAL);
+	int send_errno = errno;
 	free(req);
-	if (sent != (ssize_t)(cmdlen + 1)) {
-		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
-		free(buf);
-		close(fd);
-		return -1;
-	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t got = 0;
@@ -87,12 +84,22 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 	}
 	close(fd);
 	buf[got] = '\0';
-	if (!got && !closed) {
-		snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
+	if (!got) {
+		if (sent != (ssize_t)(cmdlen + 1))
+			snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(send_errno));
+		else if (closed)
+			snprintf(msg, msglen, "the backend on %s closed the connection without an answer", sa.sun_path);
+		else
+			snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
 		free(buf);
-		return -1;
+		return VIEW_BACKEND_FAILED;
 	}
 	*reply = buf;
 	*len = got;
 	return 0;
+}
+
+int view_backend_turned_away(const char *reply)
+{
+	return strncmp(reply, "evicted: ", 9) == 0 || strncmp(reply, "refused: ", 9) == 0;
 }

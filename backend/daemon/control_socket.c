@@ -9,6 +9,25 @@
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
  *
+ * Room is shared by peer credentials (SO_PEERCRED), because the socket is
+ * the group's too when the run directory is shared:
+ *   (1) a user other than root and the backend's own (who may act) holds
+ *       at most CONTROL_PER_USER_MAX clients: its next one takes the place
+ *       of its own oldest, never another user's;
+ *   (2) a client of root or of the backend's user is never dropped for
+ *       another user's: when every place is taken, root's newcomer takes
+ *       the place of another user's oldest client (root's own oldest only
+ *       when nobody else holds one); another user's newcomer takes the
+ *       place of the oldest client of the user who holds the most, when
+ *       that user holds more than it, else it is refused;
+ *   (3) a client dropped or refused is told why in one line ("evicted:
+ *       ..." or "refused: ...") before the close, and only one whose
+ *       command has not been answered yet is ever dropped: a held
+ *       sampling or an answer on its way is never cut.
+ * (A group member's flood of connections once evicted root's `status` in
+ * 2 to 4 calls of 60, its `sample` and its `end-run` the same way; `profdb
+ * delete --force` then deleted a running run without closing it first.)
+ *
  * `profdb delete/prune --force` asks here (end-run) before it deletes a
  * running run, so that its guest's disk closes rather than fails.
  *
@@ -61,7 +80,11 @@ struct control_client {
 	int sampling;           /* waits for a domain's sampling to end */
 	uint32_t sample_domid;
 	int may_act;            /* root or our own user: may sample and end runs */
+	uid_t uid;              /* the peer's user (SO_PEERCRED); (uid_t)-1: unknown */
+	uint64_t seq;           /* accept order: the oldest has the smallest */
 };
+
+static uint64_t accepted; /* clients accepted so far (their seq) */
 
 static void status_text(struct backend *b, FILE *f)
 {
@@ -165,13 +188,19 @@ static void status_json(struct backend *b, FILE *f)
 	json_decref(doc);
 }
 
+/* The place of a client whose descriptor is gone, made free. */
+static void client_close_slot(struct control_client *c)
+{
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
 static void client_close(struct backend *b, struct control_client *c)
 {
 	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	free(c->out);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
+	client_close_slot(c);
 }
 
 void control_init(struct backend *b, int ep)
@@ -191,25 +220,115 @@ void control_shutdown(struct backend *b)
 	b->control = NULL;
 }
 
+/* A client whose place may be taken (3): no sampling held, nothing of an
+ * answer rendered. */
+static int evictable(const struct control_client *c)
+{
+	return c->fd >= 0 && !c->sampling && !c->out;
+}
+
+/* Says why in one line (never blocking: nothing else was sent to it), then
+ * closes. */
+static void tell_and_close(int fd, const char *line)
+{
+	(void)send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+/* The oldest evictable client of user uid (any user's when any_user;
+ * privileged ones only, or unprivileged ones only, by priv), or NULL. */
+static struct control_client *oldest_of(struct backend *b, int any_user, uid_t uid, int priv)
+{
+	struct control_client *best = NULL;
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		struct control_client *c = &b->control[i];
+		if (!evictable(c) || c->may_act != priv || (!any_user && c->uid != uid))
+			continue;
+		if (!best || c->seq < best->seq)
+			best = c;
+	}
+	return best;
+}
+
+static int clients_of(struct backend *b, uid_t uid)
+{
+	int n = 0;
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		n += b->control[i].fd >= 0 && !b->control[i].may_act && b->control[i].uid == uid;
+	return n;
+}
+
+static void evict(struct backend *b, struct control_client *c, const char *why)
+{
+	char line[256];
+	snprintf(line, sizeof(line), "evicted: %s\n", why);
+	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+	tell_and_close(c->fd, line);
+	c->fd = -1;
+	client_close_slot(c);
+}
+
+/* The place for a newcomer of user uid (priv: root or ours), by (1) and
+ * (2): a free one, or one whose client was evicted; NULL, with the line
+ * to refuse it with in why, when there is none. */
+static struct control_client *place_for(struct backend *b, uid_t uid, int priv, char *why, size_t len)
+{
+	char said[160];
+	if (!priv && clients_of(b, uid) >= CONTROL_PER_USER_MAX) {
+		struct control_client *own = oldest_of(b, 0, uid, 0);
+		if (!own) {
+			snprintf(why, len, "refused: user %u has %d requests in progress on this control socket "
+			         "(at most %d at once per user); try again\n", (unsigned)uid, CONTROL_PER_USER_MAX,
+			         CONTROL_PER_USER_MAX);
+			return NULL;
+		}
+		snprintf(said, sizeof(said), "user %u opened another connection (at most %d at once per user, "
+		         "the oldest makes room); try again", (unsigned)uid, CONTROL_PER_USER_MAX);
+		evict(b, own, said);
+		return own;
+	}
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		if (b->control[i].fd < 0)
+			return &b->control[i];
+	struct control_client *victim = NULL;
+	if (priv) {
+		victim = oldest_of(b, 1, 0, 0);
+		if (!victim)
+			victim = oldest_of(b, 1, 0, 1);
+		snprintf(said, sizeof(said), "the control socket is full and %s needs the room; try again",
+		         uid == 0 ? "root" : "the backend's user");
+	} else {
+		/* the user holding the most places gives one, if it holds more */
+		int mine = clients_of(b, uid), most = 0;
+		uid_t top = 0;
+		for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+			struct control_client *c = &b->control[i];
+			int n = c->fd >= 0 && !c->may_act ? clients_of(b, c->uid) : 0;
+			if (n > most && oldest_of(b, 0, c->uid, 0)) {
+				most = n;
+				top = c->uid;
+			}
+		}
+		if (most > mine + 1)
+			victim = oldest_of(b, 0, top, 0);
+		snprintf(said, sizeof(said), "the control socket is full and user %u holds %d of its %d places; "
+		         "try again", (unsigned)top, most, CONTROL_CLIENTS_MAX);
+	}
+	if (!victim) {
+		snprintf(why, len, "refused: the control socket is full (%d clients, none of which may be dropped "
+		         "for this one); try again\n", CONTROL_CLIENTS_MAX);
+		return NULL;
+	}
+	evict(b, victim, said);
+	return victim;
+}
+
 void control_accept(struct backend *b, int lfd)
 {
 	int fd;
 
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		struct control_client *c = NULL, *oldest = NULL;
-		for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX && !c; i++) {
-			if (b->control[i].fd < 0)
-				c = &b->control[i];
-			else if (!b->control[i].sampling && (!oldest || b->control[i].deadline_us < oldest->deadline_us))
-				oldest = &b->control[i];
-		}
-		if (!c && oldest) {
-			/* Full: the client waiting longest makes room, so that idle
-			 * connections cannot lock out `profile-backend status`. */
-			client_close(b, oldest);
-			c = oldest;
-		}
-		if (!c) {
+		if (!b->control) {
 			close(fd);
 			continue;
 		}
@@ -218,14 +337,24 @@ void control_accept(struct backend *b, int lfd)
 		 * metrics); such a peer may read, never act. */
 		struct ucred cred;
 		socklen_t credlen = sizeof(cred);
-		c->may_act = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0 &&
-		             (cred.uid == 0 || cred.uid == geteuid());
+		int known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0;
+		uid_t uid = known ? cred.uid : (uid_t)-1;
+		int priv = known && (cred.uid == 0 || cred.uid == geteuid());
+		char why[256];
+		struct control_client *c = place_for(b, uid, priv, why, sizeof(why));
+		if (!c) {
+			tell_and_close(fd, why);
+			continue;
+		}
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
 		if (epoll_ctl(b->control_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
+		c->uid = uid;
+		c->may_act = priv;
+		c->seq = ++accepted;
 		c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
 	}
 }
