@@ -20,7 +20,8 @@
  *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c.
  *   7. The assembly: store_open.c (open and close: it starts, wires and
  *      stops what the layers below need).
- * store_watch.c stands apart: it uses store.h alone.
+ * store_watch.c and store_wire.c (the read service's protocol) stand
+ * apart: they use store.h alone.
  *
  * INVARIANTS (each file's opening comment names its layer and what it
  * may call; a change that needs another call changes the layers here
