@@ -525,6 +525,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	         "     AND (?3 IS NULL OR started_us >= ?3)"
 	         "     AND (?5 IS NULL OR run_id < ?5)"
 	         "   ORDER BY run_id DESC LIMIT ?4)"
+	         "   AND (?6 IS NULL OR r.run_id > ?6)"
 	         " GROUP BY r.run_id ORDER BY r.run_id",
 	         RUN_COLUMNS_OF(s));
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -540,6 +541,8 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
 	if (f && f->before_id > 0)
 		sqlite3_bind_int64(st, 5, f->before_id);
+	if (f && f->after_id > 0)
+		sqlite3_bind_int64(st, 6, f->after_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run r;
 		load_run(st, &r);

@@ -139,6 +139,11 @@ const char *store_path(const struct store *s)
 	return s->path;
 }
 
+int store_schema(const struct store *s)
+{
+	return s->schema_version;
+}
+
 int64_t store_now_us(void)
 {
 	struct timespec ts;

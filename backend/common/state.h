@@ -89,6 +89,7 @@ struct run {
 };
 
 struct control_client;
+struct read_service;
 
 struct backend {
 	struct options opt;
@@ -134,6 +135,7 @@ struct backend {
 	struct trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
 	struct sync_pusher *sync;     /* control/sync_push.c: --sync */
+	struct read_service *reads;   /* daemon/read_service.c: read.sock (NULL: none) */
 };
 
 #endif

@@ -10,20 +10,13 @@
  * `profile-backend status | less` did, once stopped every guest.)
  *
  * Room is shared by peer credentials (SO_PEERCRED), because the socket is
- * the group's too when the run directory is shared:
- *   (1) a user other than root and the backend's own (who may act) holds
- *       at most CONTROL_PER_USER_MAX clients: its next one takes the place
- *       of its own oldest, never another user's;
- *   (2) a client of root or of the backend's user is never dropped for
- *       another user's: when every place is taken, root's newcomer takes
- *       the place of another user's oldest client (root's own oldest only
- *       when nobody else holds one); another user's newcomer takes the
- *       place of the oldest client of the user who holds the most, when
- *       that user holds more than it, else it is refused;
- *   (3) a client dropped or refused is told why in one line ("evicted:
- *       ..." or "refused: ...") before the close, and only one whose
- *       command has not been answered yet is ever dropped: a held
- *       sampling or an answer on its way is never cut.
+ * the group's too when the run directory is shared: peer_room.c's rules
+ * (a user other than root and ours holds at most CONTROL_PER_USER_MAX
+ * places; root's clients are never dropped for another user's), and a
+ * client dropped or refused is told why in one line ("evicted: ..." or
+ * "refused: ...") before the close.  Only one whose command has not been
+ * answered yet is ever dropped: a held sampling or an answer on its way is
+ * never cut.
  * (A group member's flood of connections once evicted root's `status` in
  * 2 to 4 calls of 60, its `sample` and its `end-run` the same way; `profdb
  * delete --force` then deleted a running run without closing it first.)
@@ -38,8 +31,8 @@
  * hangs up (the sampling stops).
  *
  * Calls: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
- * sink.c, quota.c and log.c: it reads every part's state, nothing calls
- * back.
+ * sink.c, quota.c, peer_room.c, read_service.c (its counts) and log.c: it
+ * reads every part's state, nothing calls back.
  */
 #include "config.h"
 
@@ -66,6 +59,8 @@
 #include "backend/control/xenbus_state.h"
 #include "backend/daemon/control_socket.h"
 #include "backend/daemon/metrics.h"
+#include "backend/daemon/peer_room.h"
+#include "backend/daemon/read_service.h"
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
@@ -125,6 +120,13 @@ static void status_text(struct backend *b, FILE *f)
 		fprintf(f, "(no devices)\n");
 	trace_status(b, f);
 	sampling_status(b, f);
+	if (b->reads) {
+		struct read_service_counts rc;
+		read_service_counts(b->reads, &rc);
+		fprintf(f, "\nread service: %d client%s now, %llu in all, %llu requests answered, %llu clients turned "
+		        "away, %llu dropped\n", rc.open, rc.open == 1 ? "" : "s", (unsigned long long)rc.clients,
+		        (unsigned long long)rc.requests, (unsigned long long)rc.turned_away, (unsigned long long)rc.dropped);
+	}
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)
@@ -229,98 +231,39 @@ static int evictable(const struct control_client *c)
 
 /* Says why in one line (never blocking: nothing else was sent to it), then
  * closes. */
-static void tell_and_close(int fd, const char *line)
+static void tell_and_close(int fd, const char *what, const char *why)
 {
-	(void)send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+	char line[320];
+	int n = snprintf(line, sizeof(line), "%s: %s\n", what, why);
+	(void)send(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }
 
-/* The oldest evictable client of user uid (any user's when any_user;
- * privileged ones only, or unprivileged ones only, by priv), or NULL. */
-static struct control_client *oldest_of(struct backend *b, int any_user, uid_t uid, int priv)
-{
-	struct control_client *best = NULL;
-	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		struct control_client *c = &b->control[i];
-		if (!evictable(c) || c->may_act != priv || (!any_user && c->uid != uid))
-			continue;
-		if (!best || c->seq < best->seq)
-			best = c;
-	}
-	return best;
-}
-
-static int clients_of(struct backend *b, uid_t uid)
-{
-	int n = 0;
-	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		n += b->control[i].fd >= 0 && !b->control[i].may_act && b->control[i].uid == uid;
-	return n;
-}
-
-static void evict(struct backend *b, struct control_client *c, const char *why)
-{
-	char line[256];
-	snprintf(line, sizeof(line), "evicted: %s\n", why);
-	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
-	tell_and_close(c->fd, line);
-	c->fd = -1;
-	client_close_slot(c);
-}
-
-/* The place for a newcomer of user uid (priv: root or ours), by (1) and
- * (2): a free one, or one whose client was evicted; NULL, with the line
- * to refuse it with in why, when there is none. */
+/* The place for a newcomer of user uid (priv: root or ours), by
+ * peer_room.c's rules (1) and (2): a free one, or one whose client was
+ * evicted and told; NULL, with the reason to refuse it with in why. */
 static struct control_client *place_for(struct backend *b, uid_t uid, int priv, char *why, size_t len)
 {
-	char said[160];
-	if (!priv && clients_of(b, uid) >= CONTROL_PER_USER_MAX) {
-		struct control_client *own = oldest_of(b, 0, uid, 0);
-		if (!own) {
-			snprintf(why, len, "refused: user %u has %d requests in progress on this control socket "
-			         "(at most %d at once per user); try again\n", (unsigned)uid, CONTROL_PER_USER_MAX,
-			         CONTROL_PER_USER_MAX);
-			return NULL;
-		}
-		snprintf(said, sizeof(said), "user %u opened another connection (at most %d at once per user, "
-		         "the oldest makes room); try again", (unsigned)uid, CONTROL_PER_USER_MAX);
-		evict(b, own, said);
-		return own;
+	struct peer_slot slots[CONTROL_CLIENTS_MAX];
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		struct control_client *c = &b->control[i];
+		slots[i] = (struct peer_slot){c->fd >= 0, c->uid, c->may_act, c->seq, evictable(c)};
 	}
-	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++)
-		if (b->control[i].fd < 0)
-			return &b->control[i];
-	struct control_client *victim = NULL;
-	if (priv) {
-		victim = oldest_of(b, 1, 0, 0);
-		if (!victim)
-			victim = oldest_of(b, 1, 0, 1);
-		snprintf(said, sizeof(said), "the control socket is full and %s needs the room; try again",
-		         uid == 0 ? "root" : "the backend's user");
-	} else {
-		/* the user holding the most places gives one, if it holds more */
-		int mine = clients_of(b, uid), most = 0;
-		uid_t top = 0;
-		for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-			struct control_client *c = &b->control[i];
-			int n = c->fd >= 0 && !c->may_act ? clients_of(b, c->uid) : 0;
-			if (n > most && oldest_of(b, 0, c->uid, 0)) {
-				most = n;
-				top = c->uid;
-			}
-		}
-		if (most > mine + 1)
-			victim = oldest_of(b, 0, top, 0);
-		snprintf(said, sizeof(said), "the control socket is full and user %u holds %d of its %d places; "
-		         "try again", (unsigned)top, most, CONTROL_CLIENTS_MAX);
+	size_t idx;
+	switch (peer_room_place(slots, CONTROL_CLIENTS_MAX, CONTROL_PER_USER_MAX, uid, priv, &idx, why, len)) {
+	case PEER_FREE:
+		return &b->control[idx];
+	case PEER_EVICT: {
+		struct control_client *c = &b->control[idx];
+		epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+		tell_and_close(c->fd, "evicted", why);
+		c->fd = -1;
+		client_close_slot(c);
+		return c;
 	}
-	if (!victim) {
-		snprintf(why, len, "refused: the control socket is full (%d clients, none of which may be dropped "
-		         "for this one); try again\n", CONTROL_CLIENTS_MAX);
+	default:
 		return NULL;
 	}
-	evict(b, victim, said);
-	return victim;
 }
 
 void control_accept(struct backend *b, int lfd)
@@ -343,7 +286,7 @@ void control_accept(struct backend *b, int lfd)
 		char why[256];
 		struct control_client *c = place_for(b, uid, priv, why, sizeof(why));
 		if (!c) {
-			tell_and_close(fd, why);
+			tell_and_close(fd, "refused", why);
 			continue;
 		}
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};

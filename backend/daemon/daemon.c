@@ -56,6 +56,7 @@
 #include "backend/control/xenbus_state.h"
 #include "backend/daemon/control_socket.h"
 #include "backend/daemon/daemon.h"
+#include "backend/daemon/read_service.h"
 #include "util/daemonize.h"
 #include "util/private_dir.h"
 #include "util/safe_text.h"
@@ -479,6 +480,21 @@ static void serve_end(struct backend *b, const struct options *o, int ctl, int s
 	store_close(b->store);
 }
 
+/* The read service (read_service.c): readers that may not open the
+ * store's files read it through read.sock.  0, or -1 (logged). */
+static int reads_listen(struct backend *b, const struct options *o)
+{
+	char err[600];
+	if (o->sink != SINK_STORE)
+		return 0; /* a benchmark's sink records no data to read */
+	b->reads = read_service_start(store_path(b->store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
+	if (!b->reads) {
+		blog_at(LOG_ERR, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int serve(struct options *o, int ready_fd)
 {
 	struct backend b = {.opt = *o};
@@ -495,7 +511,7 @@ static int serve(struct options *o, int ready_fd)
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, NULL);
 	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
-	    start_parts(&b, o) != 0)
+	    reads_listen(&b, o) != 0 || start_parts(&b, o) != 0)
 		goto out;
 	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
@@ -518,6 +534,8 @@ out:
 		const char *why = log_last_error();
 		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
 	}
+	read_service_stop(b.reads); /* its connection closes before the owner's */
+	b.reads = NULL;
 	serve_end(&b, o, ctl, sig);
 	return rc ? 1 : 0;
 }
