@@ -249,6 +249,8 @@ int cmd_delete(const char *db, int argc, char **argv)
 	/* Every run checked before any is deleted: a typo deletes nothing. */
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
+	if (cli_need_files(s, "delete") != 0)
+		goto out;
 	for (int i = optind; i < argc; i++) {
 		struct store_run r;
 		int64_t id;
@@ -385,6 +387,8 @@ int cmd_prune(const char *db, int argc, char **argv)
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	rc = 1;
+	if (!o.dry && cli_need_files(s, "prune") != 0)
+		goto out;
 	int lrc = store_list_runs(s, &o.f, collect, &all);
 	if (lrc) {
 		if (lrc < 0)

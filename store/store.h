@@ -108,6 +108,13 @@ struct store_device;
 
 struct store_open_opts {
 	enum store_open_mode mode;
+	/* Readers: the backend's read service (<run-dir>/read.sock,
+	 * store_wire.h).  A reader that may not open the database (EACCES:
+	 * the store is root's, 0600) reads it through that socket instead:
+	 * the read functions below work the same (each request its own
+	 * snapshot), the others fail with STORE_EPERM, "needs root: ...".
+	 * NULL: no such fallback. */
+	const char *read_socket;
 	enum store_durability durability;
 	int busy_timeout_ms; /* 0: default (5000) */
 	/* Writers: chunks written whole go to the data file <path>-data
@@ -147,6 +154,8 @@ void store_readers_tidy(int on);
 int store_open(struct store **out, const char *path, const struct store_open_opts *opts,
                char *err, size_t errlen);
 void store_close(struct store *s);
+/* 1 when the store is read through the backend's read service. */
+int store_is_remote(const struct store *s);
 const char *store_errmsg(const struct store *s);
 const char *store_path(const struct store *s);
 /* The schema version of the store as opened (readers read older ones). */

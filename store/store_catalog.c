@@ -4,7 +4,8 @@
  * names, uuids) never become SQL text.
  *
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
- * store_chunks.c (device rows), store_checkpoint.c, store_conn.c.
+ * store_chunks.c (device rows), store_checkpoint.c, store_conn.c,
+ * store_remote.c (a store read through the backend: its reads forward).
  */
 #include "config.h"
 
@@ -401,6 +402,8 @@ static void mark_backend(struct store *s, struct store_run *r, int *owner)
 
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 {
+	if (s->remote)
+		return store_remote_get_run(s, run_id, out);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -430,6 +433,8 @@ int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 
 int store_latest_run(struct store *s, int64_t *run_id)
 {
+	if (s->remote)
+		return store_remote_latest_run(s, run_id);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -487,6 +492,8 @@ int store_list_running(struct store *s, int64_t **ids, size_t *n)
 
 int store_count_runs_by_state(struct store *s, int64_t counts[3])
 {
+	if (s->remote)
+		return store_remote_count_runs(s, counts);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -507,6 +514,8 @@ int store_count_runs_by_state(struct store *s, int64_t counts[3])
 
 int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_list_runs(s, f, cb, ctx);
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
 	STORE_NEED_SQL(s);
@@ -753,6 +762,8 @@ int store_device_chunks(struct store *s, int64_t device_id, int (*cb)(void *ctx,
 
 int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_list_devices(s, run_id, cb, ctx);
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
 	STORE_NEED_SQL(s);
@@ -780,6 +791,8 @@ int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void
 int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
                       struct store_device_info *out)
 {
+	if (s->remote)
+		return store_remote_find_device(s, run_id, vdev_or_role, out);
 	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_FIND);
 	int rc;
 	STORE_NEED_SQL(s);
@@ -802,6 +815,8 @@ int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
 
 int store_running_activity(struct store *s, struct store_activity **out, size_t *n)
 {
+	if (s->remote)
+		return store_remote_activity(s, out, n);
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;

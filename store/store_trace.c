@@ -9,7 +9,7 @@
  * the ring again) is kept once.
  *
  * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
- * store_conn.c.
+ * store_conn.c, store_remote.c (a store read through the backend).
  */
 #include "config.h"
 
@@ -89,6 +89,8 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 
 int store_trace_packets_from(struct store *s, int64_t device_id, uint64_t from_seq, store_trace_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_trace_packets(s, device_id, from_seq, cb, ctx);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);

@@ -2,12 +2,18 @@
  * view_backend.h - asking the running profile-backend on this host, through
  * its control socket (<run dir>/backend.sock; the run directory is
  * $PROFSVC_RUN_DIR, else the configured one): what profdb and profdb serve
- * need of it (end a run before deleting it; its metrics).
+ * need of it (end a run before deleting it; its metrics), and where its
+ * read service listens (read.sock beside it).
  */
 #ifndef PROFSVC_VIEW_BACKEND_H
 #define PROFSVC_VIEW_BACKEND_H
 
 #include <stddef.h>
+
+/* The backend's read service: <run dir>/read.sock, where a reader that may
+ * not open the store's files reads it (store_open_opts.read_socket); NULL
+ * when the run directory is too long for a socket's path. */
+const char *view_read_socket(void);
 
 /* Sends the one-line command (its newline added) and reads the answer
  * until the backend closes, timeout_ms pass or max bytes came.  0 and a
