@@ -15,20 +15,22 @@
  *       connection is free by then) and never sees half a reply; a reply
  *       is never bigger than WIRE_REPLY_MAX, and every wait on the service
  *       has a deadline (REMOTE_TIMEOUT_MS).
- *   (2) A request is sent again at most once, on a fresh connection, and
- *       only when the connection it went on had served before and closed
- *       (idle) or said goodbye before any of the reply came: nothing is
- *       ever told a caller twice.
+ *   (2) A request is sent again at most once, and only when the connection
+ *       it went on had served before and was closed (idle) or said goodbye
+ *       before any of the reply came: nothing is ever told a caller twice.
  *   (3) Each request is its own snapshot on the service's side (a page of
  *       runs, a piece of a device's bytes of at most WIRE_DATA_MAX): a
  *       caller's store_read_begin spans no requests.  Listings go on from
  *       where the last page ended (a run id, a packet's seq, an offset), so
  *       nothing comes twice; what was added meanwhile comes at the end.
+ *   (4) Connections are shared by the process's stores of one read
+ *       service and database, a few kept between requests (see POOL_MAX).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,15 +166,125 @@ static enum xfer exchange(struct store_remote *r, const uint8_t *req, size_t n, 
 	return XFER_OK;
 }
 
-static int call(struct store *s, const struct wire_request *rq, const struct wire_reply_cb *cb, void *ctx,
-                struct wire_reply *rep);
+/*
+ * (4) The connections are the process's, a few of them kept between
+ * requests (POOL_MAX): a store takes one for a request and gives it back
+ * after.  profdb serve opens a store for every request and keeps one open
+ * for each live run it follows; holding a connection each, they would
+ * take more of the service's room per user (read_service.h) than the
+ * requests under way at once need, and the service would drop the idle
+ * ones.  A connection in the pool has said hello for its store (socket,
+ * device and inode) and keeps what the service answered.
+ */
+#define POOL_MAX 4
+static struct pooled {
+	int fd;
+	char sock[108];
+	uint64_t dev, ino;
+	int32_t schema;
+	char store_id[33];
+} pool[POOL_MAX];
+static int npool;
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* A kept connection for r's store into r (0), or -1 when there is none. */
+static int pool_take(struct store *s)
+{
+	struct store_remote *r = s->remote;
+	int got = -1;
+	pthread_mutex_lock(&pool_mu);
+	for (int i = 0; i < npool && got < 0; i++)
+		if (pool[i].dev == r->dev && pool[i].ino == r->ino && strcmp(pool[i].sock, r->sock) == 0) {
+			r->fd = pool[i].fd;
+			s->schema_version = pool[i].schema;
+			snprintf(s->store_id, sizeof(s->store_id), "%s", pool[i].store_id);
+			pool[i] = pool[--npool];
+			got = 0;
+		}
+	pthread_mutex_unlock(&pool_mu);
+	r->served = got == 0; /* it served before: it may have been closed idle */
+	return got;
+}
+
+/* r's connection, sound after a whole reply, kept (or closed when the
+ * pool is full). */
+static void pool_give(struct store *s)
+{
+	struct store_remote *r = s->remote;
+	if (r->fd < 0)
+		return;
+	pthread_mutex_lock(&pool_mu);
+	if (npool < POOL_MAX) {
+		pool[npool] = (struct pooled){.fd = r->fd, .dev = r->dev, .ino = r->ino, .schema = s->schema_version};
+		memcpy(pool[npool].sock, r->sock, sizeof(r->sock));
+		snprintf(pool[npool].store_id, sizeof(pool[npool].store_id), "%s", s->store_id);
+		npool++;
+		r->fd = -1;
+	}
+	pthread_mutex_unlock(&pool_mu);
+	disconnect(r);
+}
+
+/* One request and its reply on r's connection, through the callbacks:
+ * XFER_CLOSED when it had been closed (nothing came), -1 when a goodbye
+ * came (why in rep->msg), else 0 or what the reply or a callback said. */
+static int exchange_once(struct store *s, const uint8_t *req, size_t n, const struct wire_request *rq,
+                         const struct wire_reply_cb *cb, void *ctx, struct wire_reply *rep, int *closed)
+{
+	struct store_remote *r = s->remote;
+	char why[300];
+	uint8_t *buf;
+	size_t len = 0;
+
+	*closed = 0;
+	enum xfer x = exchange(r, req, n, &buf, &len, why, sizeof(why));
+	if (x == XFER_CLOSED) {
+		*closed = 1;
+		disconnect(r);
+		return store_fail(s, STORE_EIO, "reading %s through profile-backend's read service %s: it closed the "
+		                  "connection without a reply", s->path, r->sock);
+	}
+	if (x != XFER_OK) {
+		disconnect(r);
+		return store_fail(s, STORE_EIO, "reading %s through profile-backend's read service %s: %s", s->path,
+		                  r->sock, why);
+	}
+	int rc = wire_reply_parse(rq, buf, len, cb, ctx, rep, why, sizeof(why));
+	free(buf);
+	if (rc == WIRE_BAD) {
+		disconnect(r);
+		return store_fail(s, STORE_EIO, "profile-backend's read service %s sent %s", r->sock, why);
+	}
+	if (rep->bye) {
+		*closed = 1;
+		disconnect(r);
+		return store_fail(s, STORE_EBUSY, "profile-backend's read service %s turned this reader away: %s", r->sock,
+		                  rep->msg);
+	}
+	r->served = 1;
+	if (rc)
+		return rc; /* a callback's */
+	if (rep->rc)
+		return store_fail(s, rep->rc, "%s", rep->msg);
+	return 0;
+}
+
+static int encode(struct store *s, const struct wire_request *rq, uint8_t *req, size_t cap, size_t *n)
+{
+	if (!(*n = wire_request_encode(rq, req, cap)))
+		return store_fail(s, STORE_EINVAL, "a request too big for profile-backend's read service (a name "
+		                  "filter of at most %u bytes)", WIRE_GLOB_MAX);
+	return 0;
+}
+
+/* A new connection, and its hello for the store the reader opened. */
 static int connect_hello(struct store *s)
 {
 	struct store_remote *r = s->remote;
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
 	memcpy(sa.sun_path, r->sock, sizeof(r->sock));
+	r->served = 0;
 	r->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (r->fd < 0)
 		return store_fail(s, STORE_EIO, "cannot make a socket: %s", strerror(errno));
@@ -187,76 +299,55 @@ static int connect_hello(struct store *s)
 	struct wire_request rq = {.op = WIRE_HELLO, .version = WIRE_VERSION, .dev = r->dev, .ino = r->ino};
 	struct wire_reply rep = {0};
 	static const struct wire_reply_cb none;
-	int rc = call(s, &rq, &none, NULL, &rep);
+	uint8_t req[64];
+	size_t n;
+	int closed, rc = encode(s, &rq, req, sizeof(req), &n);
+	if (!rc)
+		rc = exchange_once(s, req, n, &rq, &none, NULL, &rep, &closed);
+	if (!rc && rep.singles != 1)
+		rc = store_fail(s, STORE_EIO, "the read service on %s did not say which store it serves", r->sock);
 	if (rc && rep.rc) { /* the service said no: which store, which version */
 		char said[sizeof(s->errmsg)];
 		snprintf(said, sizeof(said), "%s", s->errmsg);
-		disconnect(r);
-		return store_fail(s, rc, "cannot read database %s (its files are root's) through %s: %s", s->path,
-		                  r->sock, said);
+		rc = store_fail(s, rc, "cannot read database %s (its files are root's) through %s: %s", s->path, r->sock,
+		                said);
 	}
 	if (rc) {
 		disconnect(r);
 		return rc;
-	}
-	if (rep.singles != 1) {
-		disconnect(r);
-		return store_fail(s, STORE_EIO, "the read service on %s did not say which store it serves", r->sock);
 	}
 	s->schema_version = rep.schema;
 	snprintf(s->store_id, sizeof(s->store_id), "%s", rep.store_id);
 	return 0;
 }
 
-/* One request and its reply, through the callbacks (2). */
+/* One request and its reply, through the callbacks (2), on a connection
+ * of the pool or a new one, given back after a whole reply. */
 static int call(struct store *s, const struct wire_request *rq, const struct wire_reply_cb *cb, void *ctx,
                 struct wire_reply *rep)
 {
 	struct store_remote *r = s->remote;
 	uint8_t req[4 + WIRE_REQUEST_MAX];
-	char why[300];
-	size_t n = wire_request_encode(rq, req, sizeof(req));
+	size_t n;
+	int rc = encode(s, rq, req, sizeof(req), &n);
 
-	if (!n)
-		return store_fail(s, STORE_EINVAL, "a request too big for profile-backend's read service (a name "
-		                  "filter of at most %u bytes)", WIRE_GLOB_MAX);
-	for (int again = 0;; again++) {
-		int rc;
-		if (r->fd < 0 && (rc = connect_hello(s)) != 0)
+	memset(rep, 0, sizeof(*rep));
+	for (int again = 0; !rc; again++) {
+		int closed;
+		/* (a second try on a new connection: the kept ones may all be as old) */
+		if (r->fd < 0 && (again || pool_take(s) != 0) && (rc = connect_hello(s)) != 0)
 			return rc;
 		int reused = r->served;
-		uint8_t *buf;
-		size_t len = 0;
-		enum xfer x = exchange(r, req, n, &buf, &len, why, sizeof(why));
-		if (x == XFER_CLOSED && reused && !again) {
-			disconnect(r); /* it had closed an idle connection */
+		rc = exchange_once(s, req, n, rq, cb, ctx, rep, &closed);
+		if (closed && reused && !again) {
+			rc = 0; /* it had closed an idle connection, or dropped it for a newer: once more */
 			continue;
 		}
-		if (x != XFER_OK) {
-			disconnect(r);
-			return store_fail(s, STORE_EIO, "reading %s through profile-backend's read service %s: %s", s->path,
-			                  r->sock, x == XFER_CLOSED ? "it closed the connection without a reply" : why);
-		}
-		rc = wire_reply_parse(rq, buf, len, cb, ctx, rep, why, sizeof(why));
-		free(buf);
-		if (rc == WIRE_BAD) {
-			disconnect(r);
-			return store_fail(s, STORE_EIO, "profile-backend's read service %s sent %s", r->sock, why);
-		}
-		if (rep->bye) {
-			disconnect(r);
-			if (reused && !again)
-				continue;
-			return store_fail(s, STORE_EBUSY, "profile-backend's read service %s turned this reader away: %s",
-			                  r->sock, rep->msg);
-		}
-		r->served = 1;
-		if (rc)
-			return rc; /* a callback's */
-		if (rep->rc)
-			return store_fail(s, rep->rc, "%s", rep->msg);
-		return 0;
+		if (r->fd >= 0)
+			pool_give(s);
+		return rc;
 	}
+	return rc;
 }
 
 /* ---- open and close ---------------------------------------------------------------- */
@@ -273,7 +364,15 @@ int store_remote_open(struct store *s, const char *sock, const struct stat *st)
 	if (strlen(sock) >= sizeof(r->sock))
 		return store_fail(s, STORE_EINVAL, "the read socket's path %s is too long", sock);
 	snprintf(r->sock, sizeof(r->sock), "%s", sock);
-	return connect_hello(s);
+	/* a kept connection to the same store said hello already */
+	if (pool_take(s) == 0) {
+		pool_give(s);
+		return 0;
+	}
+	int rc = connect_hello(s);
+	if (!rc)
+		pool_give(s);
+	return rc;
 }
 
 void store_remote_close(struct store *s)

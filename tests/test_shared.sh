@@ -272,6 +272,64 @@ except PermissionError:
 sys.exit(1)' "$f" && ok || fail "nobody may open $f"
 done
 
+# --- the read service's deadlines, each client dropped in its time ------------------------
+# (run beside the comparisons below: an idle connection closes after 30 s
+# with a goodbye, a request begun must arrive whole within 5 s, a reply
+# must be read within 10 s; each line: what came, after how long)
+cat >"$T/deadlines.py" <<'PY'
+import os, socket, struct, sys, threading, time
+rs, db, out, dev = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+st = os.stat(db)
+frame = lambda p: struct.pack("<I", len(p)) + p
+hello = frame(struct.pack("<BIQQ", 1, 1, st.st_dev, st.st_ino))
+res = {}
+def bye_of(data):
+    # the goodbye frame: length, 0x42, a string
+    if len(data) >= 9 and data[4] == 0x42:
+        n = struct.unpack("<I", data[5:9])[0]
+        return data[9:9 + n].decode(errors="replace")
+    return None
+def read_all(s, limit):
+    got, t0 = b"", time.time()
+    s.settimeout(limit)
+    try:
+        while True:
+            b = s.recv(1 << 20)
+            if not b:
+                break
+            got += b
+    except OSError:
+        pass
+    return got, time.time() - t0
+def idle():
+    s = socket.socket(socket.AF_UNIX); s.connect(rs); s.sendall(hello)
+    s.settimeout(5); first = s.recv(65536)
+    t0 = time.time(); got, _ = read_all(s, 45)
+    res["idle"] = "%s after %.0f s" % (bye_of(got), time.time() - t0)
+def half():
+    s = socket.socket(socket.AF_UNIX); s.connect(rs); t0 = time.time()
+    s.sendall(struct.pack("<I", 64) + b"\x01")
+    got, _ = read_all(s, 20)
+    res["half"] = "%s after %.0f s" % (bye_of(got), time.time() - t0)
+def unread():
+    s = socket.socket(socket.AF_UNIX); s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(rs); s.sendall(hello); s.settimeout(5); s.recv(65536)
+    # 7 reads of 512 KiB each of a 16 MiB device, never read for 15 s
+    s.sendall(b"".join(frame(struct.pack("<BqQQB", 10, dev, i << 21, 1 << 21, 0)) for i in range(7)))
+    time.sleep(15)
+    t0 = time.time(); got, _ = read_all(s, 10)
+    res["unread"] = "%d bytes, then closed" % len(got)
+ts = [threading.Thread(target=f) for f in (idle, half, unread)]
+[t.start() for t in ts]; [t.join() for t in ts]
+with open(out, "w") as f:
+    for k in ("idle", "half", "unread"):
+        f.write("%s: %s\n" % (k, res.get(k)))
+PY
+chmod 0644 "$T/deadlines.py"
+BIG=$(sqlite3 "$PROFSVC_DB" "select device_id from devices where vdev = 'xvdb' order by device_id limit 1")
+as_nobody "$NB_PY" "$T/deadlines.py" "$PROFSVC_RUN_DIR/read.sock" "$PROFSVC_DB" "$T/nb/deadlines.out" "${BIG:-0}" &
+DEADLINES=$!
+
 # --- every read command through the read service, byte for byte root's ----------------------
 # same CMD...: root's profdb and nobody's run CMD, each in a new directory
 # of its own (output files named relative to it): the same exit status,
@@ -340,6 +398,31 @@ grep -q "fail their checksum" "$T/nb/$n.err" && ok || fail "nobody's export of a
 same_as_root export 4 --salvage --hp out.hp
 grep -q "fail their checksum" "$T/nb/$n.err" && [ -s "$T/nb/$n/out.hp" ] && ok ||
 	fail "nobody's salvage of a damaged chunk: $(cat "$T/nb/$n.err")"
+
+wait $DEADLINES
+grep -q "^idle: idle for 30 s after 3[0-9] s$" "$T/nb/deadlines.out" && ok ||
+	fail "an idle client of the read service: $(grep '^idle' "$T/nb/deadlines.out") (want its goodbye after 30 s)"
+grep -q "^half: a request not sent whole within 5 s after [5-9] s$" "$T/nb/deadlines.out" && ok ||
+	fail "a half request: $(grep '^half' "$T/nb/deadlines.out") (want its goodbye after 5 s)"
+# (10 s to read a reply: after 15 s what the socket held, less than the
+# 7 replies of 512 KiB of data asked for, then the close; read in time,
+# all 7 would come)
+unread=$(sed -n 's/^unread: \([0-9]*\) bytes, then closed$/\1/p' "$T/nb/deadlines.out")
+[ -n "$unread" ] && [ "$unread" -lt $((7 * 512 * 1024)) ] && ok ||
+	fail "a reply never read: $(grep '^unread' "$T/nb/deadlines.out") (want it dropped after 10 s)"
+# nobody's ninth connection evicts its first, which is told why
+cat >"$T/room.py" <<'PY'
+import socket, sys, time
+held = []
+for _ in range(9):
+    s = socket.socket(socket.AF_UNIX); s.settimeout(5); s.connect(sys.argv[1]); held.append(s); time.sleep(0.05)
+got = held[0].recv(4096)
+print(got[9:].decode(errors="replace") if len(got) > 9 and got[4] == 0x42 else "no goodbye: %r" % got)
+PY
+chmod 0644 "$T/room.py"
+as_nobody "$NB_PY" "$T/room.py" "$PROFSVC_RUN_DIR/read.sock" >"$T/nb/room.out" 2>&1
+grep -q "^evicted: user 65534 opened another connection (at most 8 at once per user" "$T/nb/room.out" && ok ||
+	fail "nobody's ninth connection to read.sock: $(cat "$T/nb/room.out")"
 
 # --- profdb serve as nobody: root's serve's API and downloads, and a live run -------------------
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
