@@ -445,7 +445,9 @@ SERVES=""
 at_exit 'for p in $SERVES; do kill $p 2>/dev/null; done'
 "$PROFDB" serve --listen 127.0.0.1:0 2>"$T/serve-root.log" &
 SERVES="$SERVES $!"
-as_nobody "$NB_PROFDB" serve --listen 127.0.0.1:0 2>"$T/nb/serve.log" &
+# (not through as_nobody: $! is then the server itself, which exit stops)
+(cd "$T/nb" && exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$NB_PROFDB" serve --listen 127.0.0.1:0) \
+	2>"$T/nb/serve.log" &
 SERVES="$SERVES $!"
 for _ in $(seq $((50 * SLOW))); do
 	grep -q '127\.0\.0\.1:[0-9]' "$T/serve-root.log" 2>/dev/null && grep -q '127\.0\.0\.1:[0-9]' "$T/nb/serve.log" 2>/dev/null && break
