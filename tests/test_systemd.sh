@@ -154,9 +154,14 @@ check "profdb serve's /metrics reaches the backend from its sandbox" grep -qx 'p
 # (the data file once a chunk has gone there; this guest's may all be rows)
 modes=$(for f in "$DB" "$DB-wal" "$DB-shm" "$DB-data"; do [ "$f" = "$DB-data" ] && [ ! -e "$f" ] || stat -c '%a %U:%G' "$f" 2>&1; done | sort -u)
 check "the store's database, -wal, -shm (and data file): 0600 root:profsvc ($modes)" test "$modes" = "600 root:profsvc"
-opens() { setpriv --reuid=profsvc --regid=profsvc --clear-groups python3 -c 'import sys; open(sys.argv[1], "rb")' "$1" 2>/dev/null; }
+# (exit 0: opened, 1: permission denied, anything else: the check itself failed)
+opens() { setpriv --reuid=profsvc --regid=profsvc --clear-groups python3 -c 'import sys
+try:
+    open(sys.argv[1], "rb")
+except PermissionError:
+    sys.exit(1)' "$1" 2>/dev/null; }
 opened=""
-for f in "$DB" "$DB-shm" "$DB-wal"; do opens "$f" && opened="$opened $f"; done
+for f in "$DB" "$DB-shm" "$DB-wal"; do opens "$f"; rc=$?; [ $rc = 1 ] || opened="$opened $f($rc)"; done
 check "user profsvc may not open the database, its -shm or -wal (opened:${opened:- none})" test -z "$opened"
 check "its intake log stays root's alone" test "$(stat -c '%a' "$RUNDIR/$(basename "$DB")-intake" 2>&1)" = 600
 check "profdb serve runs with no capability" test "$(prop profdb-serve CapabilityBoundingSet)" = ""
