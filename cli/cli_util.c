@@ -158,6 +158,16 @@ int cli_open_store(struct store **s, const char *path, enum store_open_mode mode
 	return rc;
 }
 
+int cli_need_files(struct store *s, const char *cmd)
+{
+	if (!store_is_remote(s))
+		return 0;
+	cli_err("%s needs root: the store %s is root's (0600), and its other readers go through "
+	        "profile-backend's read service, which only reads runs; run it as root",
+	        cmd, store_path(s));
+	return 1;
+}
+
 struct fleet *cli_fleet(const char *url)
 {
 	struct view_err e;

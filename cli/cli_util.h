@@ -32,6 +32,10 @@ void cli_view_err(struct view_err *e);
 /* --db, else $PROFSVC_DB, else the default. */
 const char *cli_db_path(const char *opt);
 int cli_open_store(struct store **s, const char *path, enum store_open_mode mode);
+/* A command that needs the store's files (check, sync, delete, prune):
+ * 0 when s is opened on them; 1 when it is read through the backend's
+ * read service (this user may not open them), said: "CMD needs root". */
+int cli_need_files(struct store *s, const char *cmd);
 struct fleet;
 /* The fleet catalogue at url (view/view_fleet.h); NULL after printing why. */
 struct fleet *cli_fleet(const char *url);

@@ -103,25 +103,34 @@ static json_t *reclaim_json(const struct store_reclaim *rc)
  * control socket in $PROFSVC_RUN_DIR, else the configured run directory)
  * closes its devices through xenbus and ends it first, so that its guest
  * sees its disks go (Closing) instead of I/O errors on a disk still
- * connected.  0 when it did, 1 when it could not be asked or does not
- * capture the run (why in msg).
+ * connected.  END_CLOSED when it did; END_ELSEWHERE when no backend
+ * listens there or the one there does not capture the run (nothing of
+ * ours holds its devices: the delete goes on, said); END_REFUSED when a
+ * backend took the request and did not do it (it turned the request away,
+ * refused it, gave no answer): the run is then not deleted, since its
+ * guest may still be writing through that backend.  Why in msg.
  */
-static int backend_end_run(const char *db, int64_t run_id, char *msg, size_t msglen)
+enum end_run { END_CLOSED, END_ELSEWHERE, END_REFUSED };
+
+static enum end_run backend_end_run(const char *db, int64_t run_id, char *msg, size_t msglen)
 {
 	char real[PATH_MAX], req[PATH_MAX + 64], *reply;
 	size_t len;
 
 	if (!realpath(db, real)) {
 		snprintf(msg, msglen, "%s: %s", db, strerror(errno));
-		return 1;
+		return END_REFUSED;
 	}
 	snprintf(req, sizeof(req), "end-run %lld %s", (long long)run_id, real);
-	if (view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, msg, msglen) != 0)
-		return 1;
+	int asked = view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, msg, msglen);
+	if (asked != 0)
+		return asked == VIEW_BACKEND_NONE ? END_ELSEWHERE : END_REFUSED;
 	reply[strcspn(reply, "\n")] = '\0';
-	int rc = strncmp(reply, "closed run ", 11) != 0;
-	if (rc)
-		snprintf(msg, msglen, "the backend: %s", len ? reply : "no answer");
+	enum end_run rc = strncmp(reply, "closed run ", 11) == 0 ? END_CLOSED
+	                  : strncmp(reply, "not here: ", 10) == 0 ? END_ELSEWHERE
+	                                                          : END_REFUSED;
+	if (rc != END_CLOSED)
+		snprintf(msg, msglen, "the backend: %s", reply);
 	free(reply);
 	return rc;
 }
@@ -147,9 +156,19 @@ static int delete_runs(const char *db, const struct runs *sel, json_t *skipped, 
 	for (size_t i = 0; i < sel->n; i++) {
 		const struct store_run *r = &sel->v[i];
 		char why[768];
-		/* A run a live backend captures: its devices closed first. */
-		if (!dry_run && r->state == STORE_RUN_RUNNING && !r->backend_gone && strcmp(r->source, "capture") == 0 &&
-		    backend_end_run(db, r->run_id, why, sizeof(why)) != 0)
+		/* A run a live backend captures: its devices closed first, and
+		 * the run kept when that backend did not close them. */
+		enum end_run ended = END_CLOSED;
+		if (!dry_run && r->state == STORE_RUN_RUNNING && !r->backend_gone && strcmp(r->source, "capture") == 0)
+			ended = backend_end_run(db, r->run_id, why, sizeof(why));
+		if (ended == END_REFUSED) {
+			cli_err("run %lld not deleted: the backend did not close its devices first (%s); try "
+			        "again, or stop its guest first",
+			        (long long)r->run_id, why);
+			rc = 1;
+			continue;
+		}
+		if (ended == END_ELSEWHERE)
 			cli_warn("run %lld: its devices could not be closed first (%s): its guest sees I/O errors "
 			         "instead", (long long)r->run_id, why);
 		if (!dry_run && store_run_delete(s, r->run_id) != 0) {
@@ -230,6 +249,8 @@ int cmd_delete(const char *db, int argc, char **argv)
 	/* Every run checked before any is deleted: a typo deletes nothing. */
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
+	if (cli_need_files(s, "delete") != 0)
+		goto out;
 	for (int i = optind; i < argc; i++) {
 		struct store_run r;
 		int64_t id;
@@ -366,6 +387,8 @@ int cmd_prune(const char *db, int argc, char **argv)
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
 	rc = 1;
+	if (!o.dry && cli_need_files(s, "prune") != 0)
+		goto out;
 	int lrc = store_list_runs(s, &o.f, collect, &all);
 	if (lrc) {
 		if (lrc < 0)

@@ -226,6 +226,10 @@ int cmd_check(const char *db, int argc, char **argv)
 		return rc0;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
+	if (cli_need_files(s, "check") != 0) {
+		store_close(s);
+		return 1;
+	}
 	int rc = store_check_integrity(s, report, sizeof(report));
 	if (rc != 0 && rc != STORE_ECORRUPT) {
 		cli_err("%s", store_errmsg(s));

@@ -137,6 +137,10 @@ int cmd_sync(const char *db, int argc, char **argv)
 		return rc;
 	if (cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
+	if (cli_need_files(s, "sync") != 0) {
+		store_close(s);
+		return 1;
+	}
 	if (fleet_open(&f, o.url, 1, err, sizeof(err)) != 0) {
 		cli_err("%s", err);
 		store_close(s);

@@ -19,8 +19,8 @@
  * at most every TRACE_EVERY_MS.
  *
  * May call: store/ (store.h, store_watch.h), profile/ (heap_chart.h,
- *           heap_profile.h, heap_svg.h, ghc_eventlog.h, eventlog_summary.h), view/ through cli_view.h,
- *           cli_util.h, cli_json.h.
+ *           heap_profile.h, heap_svg.h, ghc_eventlog.h, eventlog_summary.h), view/ through cli_view.h
+ *           (and view_backend.h: where the read service listens), cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -38,6 +38,7 @@
 #include "../profile/heap_svg.h"
 #include "../profile/trace_timeline.h"
 #include "../view/view_trace.h"
+#include "../view/view_backend.h"
 #include "../store/store_watch.h"
 #include "cli_json.h"
 #include "cli_view.h"
@@ -497,8 +498,8 @@ int cmd_watch(const char *db, int argc, char **argv)
 
 	if (rc != CLI_GO_ON)
 		return rc;
-	if (store_open(&s, db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, why,
-	               sizeof(why)) != 0) {
+	struct store_open_opts so = {.mode = STORE_READ, .follows_growth = 1, .read_socket = view_read_socket()};
+	if (store_open(&s, db, &so, why, sizeof(why)) != 0) {
 		cli_err("%s", why);
 		return 1;
 	}

@@ -111,6 +111,13 @@ struct store_device;
 
 struct store_open_opts {
 	enum store_open_mode mode;
+	/* Readers: the backend's read service (<run-dir>/read.sock,
+	 * store_wire.h).  A reader that may not open the database (EACCES:
+	 * the store is root's, 0600) reads it through that socket instead:
+	 * the read functions below work the same (each request its own
+	 * snapshot), the others fail with STORE_EPERM, "needs root: ...".
+	 * NULL: no such fallback. */
+	const char *read_socket;
 	enum store_durability durability;
 	int busy_timeout_ms; /* 0: default (5000) */
 	/* Writers: chunks written whole go to the data file <path>-data
@@ -154,8 +161,12 @@ void store_close(struct store *s);
  * should ("" when all went well): a -wal left with frames (a reader held
  * its snapshot past the wait), for the owner's log. */
 void store_close_note(struct store *s, char *note, size_t len);
+/* 1 when the store is read through the backend's read service. */
+int store_is_remote(const struct store *s);
 const char *store_errmsg(const struct store *s);
 const char *store_path(const struct store *s);
+/* The schema version of the store as opened (readers read older ones). */
+int store_schema(const struct store *s);
 
 /* ---- runs ----------------------------------------------------------------- */
 
@@ -230,6 +241,8 @@ struct store_run_filter {
 	int64_t since_us;       /* 0: any; runs started at or after */
 	int64_t limit;          /* 0: no limit; else the newest N */
 	int64_t before_id;      /* 0: any; else runs with a smaller id (the page before) */
+	int64_t after_id;       /* 0: any; else, of those, the ones with a larger id (a
+	                         * listing read a page at a time: the read service) */
 };
 /* How many runs the store holds in each state (indexed by enum
  * store_run_state; a row in no known state is not counted): one grouped
@@ -331,6 +344,8 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 typedef int (*store_trace_cb)(void *ctx, const struct store_trace_packet *p);
 /* The packets kept, in seq order. */
 int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, void *ctx);
+/* The same from packet from_seq on. */
+int store_trace_packets_from(struct store *s, int64_t device_id, uint64_t from_seq, store_trace_cb cb, void *ctx);
 /* The packet's bytes as read (p->bytes of them) against its checksum: 0,
  * or STORE_ECORRUPT naming run, device, packet and byte range (with
  * store_salvage_damage set: said to its callback, and 0). */

@@ -4,7 +4,8 @@
  * names, uuids) never become SQL text.
  *
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
- * store_chunks.c (device rows), store_checkpoint.c, store_conn.c.
+ * store_chunks.c (device rows), store_checkpoint.c, store_conn.c,
+ * store_remote.c (a store read through the backend: its reads forward).
  */
 #include "config.h"
 
@@ -417,6 +418,8 @@ static void mark_backend(struct store *s, struct store_run *r, int *owner)
 
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 {
+	if (s->remote)
+		return store_remote_get_run(s, run_id, out);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -446,6 +449,8 @@ int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 
 int store_latest_run(struct store *s, int64_t *run_id)
 {
+	if (s->remote)
+		return store_remote_latest_run(s, run_id);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -503,6 +508,8 @@ int store_list_running(struct store *s, int64_t **ids, size_t *n)
 
 int store_count_runs_by_state(struct store *s, int64_t counts[3])
 {
+	if (s->remote)
+		return store_remote_count_runs(s, counts);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -523,6 +530,8 @@ int store_count_runs_by_state(struct store *s, int64_t counts[3])
 
 int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_list_runs(s, f, cb, ctx);
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
 	STORE_NEED_SQL(s);
@@ -541,6 +550,7 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	         "     AND (?3 IS NULL OR started_us >= ?3)"
 	         "     AND (?5 IS NULL OR run_id < ?5)"
 	         "   ORDER BY run_id DESC LIMIT ?4)"
+	         "   AND (?6 IS NULL OR r.run_id > ?6)"
 	         " GROUP BY r.run_id ORDER BY r.run_id",
 	         RUN_COLUMNS_OF(s));
 	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
@@ -556,6 +566,8 @@ int store_list_runs(struct store *s, const struct store_run_filter *f, store_run
 	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
 	if (f && f->before_id > 0)
 		sqlite3_bind_int64(st, 5, f->before_id);
+	if (f && f->after_id > 0)
+		sqlite3_bind_int64(st, 6, f->after_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run r;
 		load_run(st, &r);
@@ -766,6 +778,8 @@ int store_device_chunks(struct store *s, int64_t device_id, int (*cb)(void *ctx,
 
 int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_list_devices(s, run_id, cb, ctx);
 	sqlite3_stmt *st;
 	int rc, cbrc = 0;
 	STORE_NEED_SQL(s);
@@ -793,6 +807,8 @@ int store_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void
 int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
                       struct store_device_info *out)
 {
+	if (s->remote)
+		return store_remote_find_device(s, run_id, vdev_or_role, out);
 	sqlite3_stmt *st = store_stmt(s, ST_DEVICE_FIND);
 	int rc;
 	STORE_NEED_SQL(s);
@@ -815,6 +831,8 @@ int store_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
 
 int store_running_activity(struct store *s, struct store_activity **out, size_t *n)
 {
+	if (s->remote)
+		return store_remote_activity(s, out, n);
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	int rc;

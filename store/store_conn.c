@@ -103,9 +103,8 @@ int store_sqlite_fail(struct store *s, const char *what)
 			return store_fail(s, STORE_EPERM,
 			                  "%s: cannot read %s without write access to its directory: "
 			                  "SQLite keeps its WAL index in %s-shm there and it is missing; "
-			                  "run as root, or, for a store shared with a group (its "
-			                  "directory 2750), start profile-backend once: it keeps the "
-			                  "-wal and -shm that readers need",
+			                  "run as root (a store shared with a group is root's, 0600, and "
+			                  "read through profile-backend)",
 			                  what, s->path, s->path);
 		return store_fail(s, STORE_EREADONLY,
 		                  "%s: %s is read-only (check the file's and its directory's permissions)",
@@ -137,6 +136,11 @@ const char *store_errmsg(const struct store *s)
 const char *store_path(const struct store *s)
 {
 	return s->path;
+}
+
+int store_schema(const struct store *s)
+{
+	return s->schema_version;
 }
 
 int64_t store_now_us(void)
@@ -478,19 +482,17 @@ int store_raw_fd(const char *path)
 }
 
 /*
- * A store shared with a group.  An administrator who wants a reader that
- * is not root (profdb-serve.service runs as user profsvc) gives the
- * store's directory to a group, mode 2750 (systemd/profsvc.conf).  Then:
- *   (1) the store's files readable by that group: the database and the
- *       data file are made 0640 (store_file_mode), SQLite gives its -wal
- *       and -shm the database's mode, the setgid directory its group; the
- *       intake log stays 0600 (no reader reads it);
- *   (2) a connection that may write keeps the -wal and -shm when it is the
- *       last to close (SQLITE_FCNTL_PERSIST_WAL, store_open.c): a reader
- *       that may not create files there can open the store only while
- *       they exist, and reads through the -shm without writing it.
- * A directory that grants its group nothing is root's alone, as before:
- * files 0600, the WAL's files removed by the last connection.
+ * The store's files are their owner's alone, 0600, whatever their
+ * directory (store_file_mode).  Read access to a live SQLite WAL store is
+ * lock access: a read-only descriptor of the -shm may take SQLite's WAL
+ * write lock (byte 120), one of the database its locks or an flock, and a
+ * member of the store's group holding one (when they were 0640 for the
+ * group's readers) stalled a 16 MB guest stream from 0.29 s to 39.6 s,
+ * then failed its writes.  A directory shared with a group (2750
+ * root:profsvc, systemd/profsvc.conf) still lets its members traverse it
+ * and watch it (store_watch.c watches the directory, never opens the
+ * files); they read the store through the backend's read service
+ * (store_remote.c).
  */
 int store_dir_of(const char *path, char *dir, size_t cap)
 {
@@ -504,17 +506,8 @@ int store_dir_of(const char *path, char *dir, size_t cap)
 	return 0;
 }
 
-int store_dir_shared(const char *path)
-{
-	char dir[4096];
-	struct stat st;
-
-	if (store_dir_of(path, dir, sizeof(dir)) != 0)
-		return 0;
-	return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & (S_IRGRP | S_IXGRP)) == (S_IRGRP | S_IXGRP);
-}
-
 mode_t store_file_mode(const char *path)
 {
-	return store_dir_shared(path) ? 0640 : 0600;
+	(void)path;
+	return 0600;
 }

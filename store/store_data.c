@@ -13,7 +13,9 @@
  *
  * Layer 4 (store_internal.h): what a batch is (an SQL transaction, or a
  * record of the intake log) is decided here.  May call: store_intake*.c
- * (through store_intake.h), store_chunks.c, store_slots.c, store_conn.c.
+ * (through store_intake.h), store_chunks.c, store_slots.c, store_conn.c,
+ * store_remote.c (a store read through the backend: its reads forward, the
+ * rest is refused).
  */
 #include "config.h"
 
@@ -34,6 +36,8 @@ int store_in_batch(const struct store *s)
 
 static int batch_open_check(struct store *s)
 {
+	if (s->remote)
+		return store_remote_refuse(s);
 	if (s->mode == STORE_READ)
 		return store_fail(s, STORE_EREADONLY, "the store was opened read-only");
 	if (s->in_batch)
@@ -96,6 +100,8 @@ int store_promote(struct store *s)
 
 int store_need_sql(struct store *s)
 {
+	if (s->remote)
+		return store_remote_refuse(s);
 	if (!s->intake)
 		return 0;
 	return s->in_batch ? store_promote(s) : store_quiet(s);
@@ -405,6 +411,8 @@ void store_note_error(struct store_device *d)
 
 int store_read_begin(struct store *s)
 {
+	if (s->remote)
+		return 0; /* each request is its own snapshot (store_remote.c, (3)) */
 	if (s->in_batch || s->in_read)
 		return 0; /* already inside a transaction: its view is consistent */
 	int qrc = store_quiet(s);
@@ -441,6 +449,8 @@ void store_read_end(struct store *s)
 int store_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
                      store_range_cb cb, void *ctx)
 {
+	if (s->remote)
+		return store_remote_read_range(s, device_id, byte_off, len, cb, ctx);
 	sqlite3_stmt *st;
 	uint64_t pos = byte_off, end = byte_off + len;
 	int rc = 0, step;
@@ -525,6 +535,10 @@ void store_salvage_damage(struct store *s, store_damage_cb cb, void *ctx)
 
 void store_damage_fill(struct store *s, struct store_damage *d)
 {
+	if (s->remote) {
+		store_remote_damage_fill(s, d);
+		return;
+	}
 	sqlite3_stmt *st;
 
 	d->run_id = 0;

@@ -8,7 +8,9 @@
  *   1. The connection and its identity: store_conn.c (errors, the cache of
  *      statements, the blob handle, the clock, the store's threads, the
  *      file the path names, the owner's mark); store_wal.c (the -wal
- *      file read as SQLite's recovery reads it).
+ *      file read as SQLite's recovery reads it); store_remote.c (a store
+ *      read through the backend's read service, for a reader that may not
+ *      open the files: the read functions above forward to it).
  *   2. The data file and the rows: store_checkpoint.c (the WAL's
  *      generations), store_writeback.c, store_slots.c (the data file),
  *      store_chunks.c (the writer's transactions, chunks, device rows),
@@ -21,7 +23,8 @@
  *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c.
  *   7. The assembly: store_open.c (open and close: it starts, wires and
  *      stops what the layers below need).
- * store_watch.c stands apart: it uses store.h alone.
+ * store_watch.c and store_wire.c (the read service's protocol) stand
+ * apart: they use store.h alone.
  *
  * INVARIANTS (each file's opening comment names its layer and what it
  * may call; a change that needs another call changes the layers here
@@ -184,6 +187,9 @@ struct store {
 	store_damage_cb damage_cb;     /* store_salvage_damage */
 	void *damage_ctx;
 	char open_note[256];           /* store_open_note */
+	/* Read through the backend's read service (store_remote.c): no
+	 * connection of SQLite's (db NULL), the read functions forward. */
+	struct store_remote *remote;
 	char errmsg[1024];
 };
 
@@ -281,11 +287,36 @@ int store_raw_fd(const char *path);
 /* The directory holding the file at path, into dir (cap bytes): 0, or -1
  * if it does not fit. */
 int store_dir_of(const char *path, char *dir, size_t cap);
-/* A store its directory shares with a group (store_conn.c): 1 if the
- * directory of the database at path grants its group read and search. */
-int store_dir_shared(const char *path);
-/* The mode of the store's files: 0640 in a shared directory, else 0600. */
+/* The mode of the store's files: 0600, whatever the directory (store_conn.c
+ * says why). */
 mode_t store_file_mode(const char *path);
+
+/*
+ * The read service's client (store_remote.c): a store whose s->remote is
+ * set has no SQLite connection; each read function of the store calls its
+ * store_remote_* twin first thing, and everything else is refused
+ * (store_remote_refuse: STORE_EPERM, "needs root: ...") by store_need_sql
+ * and the batch's begin.
+ */
+struct stat;
+int store_remote_open(struct store *s, const char *sock, const struct stat *st);
+void store_remote_close(struct store *s);
+int store_remote_refuse(struct store *s);
+int store_remote_get_run(struct store *s, int64_t run_id, struct store_run *out);
+int store_remote_latest_run(struct store *s, int64_t *run_id);
+int store_remote_count_runs(struct store *s, int64_t counts[3]);
+int store_remote_activity(struct store *s, struct store_activity **out, size_t *n);
+int store_remote_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx);
+int store_remote_list_devices(struct store *s, int64_t run_id, store_device_cb cb, void *ctx);
+int store_remote_find_device(struct store *s, int64_t run_id, const char *vdev_or_role,
+                             struct store_device_info *out);
+void store_remote_damage_fill(struct store *s, struct store_damage *d);
+int store_remote_read_range(struct store *s, int64_t device_id, uint64_t byte_off, uint64_t len,
+                            store_range_cb cb, void *ctx);
+int store_remote_trace_packets(struct store *s, int64_t device_id, uint64_t from_seq, store_trace_cb cb,
+                               void *ctx);
+int store_remote_space(struct store *s, struct store_space *out);
+int store_remote_runs_space(struct store *s, int64_t limit, struct store_run_space **out, size_t *n);
 
 /* Transactions of the writer's connection, whoever runs them: begin
  * (checking that the path still names our database; _unchecked for the

@@ -36,9 +36,8 @@ static int exec_sql(struct store *s, const char *sql, const char *what)
 	return 0;
 }
 
-/* Creates the database file (and its directory) root-only (or readable by
- * the directory's group: store_conn.c, a shared store) before SQLite does,
- * so it never exists with the process umask's permissions. */
+/* Creates the database file (and its directory) root-only before SQLite
+ * does, so it never exists with the process umask's permissions. */
 static int create_db_file(struct store *s)
 {
 	char dir[PATH_MAX];
@@ -438,9 +437,16 @@ static int check_file(struct store *s, const char *path, int *flags)
 	}
 	if ((rc = create_db_file(s)))
 		return rc;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
 	*flags = SQLITE_OPEN_READWRITE;
+	if (stat(path, &st) != 0)
+		return 0; /* SQLite will say why */
+	if (!S_ISREG(st.st_mode))
+		return store_fail(s, STORE_ENOTDB, "%s is not a regular file", path);
+	if (st.st_uid != geteuid() && access(path, W_OK) != 0 && errno == EACCES)
+		return store_fail(s, STORE_EPERM,
+		                  "needs root: database %s is read-only for this user (it is another's, "
+		                  "uid %u): run this as root (or as its owner)",
+		                  path, (unsigned)st.st_uid);
 	return 0;
 }
 
@@ -512,6 +518,20 @@ const char *store_open_note(const struct store *s)
 	return s->open_note;
 }
 
+/*
+ * A reader that may not open the database (EACCES: the store is root's,
+ * 0600, in a directory its group may enter) reads it through the
+ * backend's read service when its caller named one (opts->read_socket:
+ * store_remote.c).  Why not the files: read access to a live SQLite WAL
+ * store is lock access, and a reader holding SQLite's locks stalls and
+ * then fails every guest's writes.
+ */
+static int wants_read_service(const char *path, const struct store_open_opts *opts, struct stat *st)
+{
+	return opts->mode == STORE_READ && opts->read_socket && stat(path, st) == 0 && S_ISREG(st->st_mode) &&
+	       access(path, R_OK) != 0 && errno == EACCES;
+}
+
 /* The connection: opened, configured for the mode, its schema settled. */
 static int open_connection(struct store *s, int flags, const struct store_open_opts *opts)
 {
@@ -527,12 +547,6 @@ static int open_connection(struct store *s, int flags, const struct store_open_o
 	if (sqlite3_open_v2(name, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return s->db ? store_sqlite_fail(s, "opening the database")
 		             : store_fail(s, STORE_ENOMEM, "out of memory opening %s", s->path);
-	if ((flags & SQLITE_OPEN_READWRITE) && store_dir_shared(s->path)) {
-		/* a shared store keeps its -wal and -shm for the readers that
-		 * may not create them (store_conn.c, (2)) */
-		int persist = 1;
-		sqlite3_file_control(s->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
-	}
 	if ((rc = store_sql_functions(s)))
 		return rc;
 	if (s->mode != STORE_READ && sqlite3_db_readonly(s->db, "main") == 1)
@@ -607,15 +621,16 @@ static int wal_guard(struct store *s, int *flags)
 }
 
 /*
- * A clean close leaves no frames in the -wal.  A persistent -wal (a shared
- * store: store_conn.c, (2)) kept every frame its last connection
+ * A clean close leaves no frames in the -wal.  A -wal kept after its last
+ * connection (once a shared store's, for its group's readers; or one a
+ * connection could not remove) kept every frame that connection
  * checkpointed, hundreds of them already in the database; one flipped bit
  * in the middle of them, and recovery stopped there with the older pages
  * before it shadowing newer ones of the database (3 of 7 runs listed,
  * `check` ok, and the loss permanent once a writer started).  So every
  * connection that may write empties it as it closes (a TRUNCATE
  * checkpoint: every frame copied, the database synced, the file cut to
- * nothing and kept for the readers that need it to exist), unless a
+ * nothing), unless a
  * backend owns the store (it does so when it stops).  A reader in a
  * snapshot holds the checkpoint up: the owner waits for it up to its busy
  * timeout, a short-lived writer 2 s, a one-shot reader (it wrote nothing)
@@ -640,15 +655,14 @@ static void settle_wal(struct store *s, char *note, size_t len)
 		         s->path, log, sqlite3_errmsg(s->db), s->busy_ms);
 }
 
-/* The owner gives the database and its WAL files the mode the directory
- * asks for (store_conn.c, a shared store): a store made before its
- * directory was shared becomes readable by the group, one no longer
- * shared root's alone again.  By path: no descriptor of the database may
- * be closed here (store_conn.c).  Only files the owner owns; failures
- * leave the files as they were (readers then say what they cannot read). */
+/* The owner makes the database, its WAL files and the data file 0600
+ * (store_file_mode, store_conn.c says why): a store its group read under
+ * the old rule (0640) becomes root's alone.  By path: no descriptor of the
+ * database may be closed here (store_conn.c).  Only files the owner owns;
+ * failures leave the files as they were. */
 static void share_files(struct store *s)
 {
-	static const char *const suffix[] = {"", "-wal", "-shm"};
+	static const char *const suffix[] = {"", "-wal", "-shm", "-data"};
 	mode_t want = store_file_mode(s->path);
 	char path[4200];
 	struct stat st;
@@ -674,6 +688,12 @@ int store_open(struct store **out, const char *path, const struct store_open_opt
 		opts = &def;
 	if (!(s = store_new(path, opts, err, errlen)))
 		return STORE_ENOMEM;
+	if (wants_read_service(path, opts, &st)) {
+		if ((rc = resolve_path(s)) || (rc = store_remote_open(s, opts->read_socket, &st)))
+			goto fail;
+		*out = s;
+		return 0;
+	}
 	if ((rc = check_file(s, path, &flags)) || (rc = resolve_path(s)))
 		goto fail;
 	path = s->path;
@@ -721,6 +741,7 @@ void store_close_note(struct store *s, char *note, size_t len)
 		note[0] = '\0';
 	if (!s)
 		return;
+	store_remote_close(s);
 	if (s->in_batch)
 		store_batch_abort(s);
 	if (s->in_read)

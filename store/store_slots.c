@@ -169,7 +169,7 @@ static int open_data(struct store *s, int create)
 	mode_t want = store_file_mode(s->path);
 	if (s->mode != STORE_READ && fstat(s->data_fd, &st) == 0 && st.st_uid == geteuid() &&
 	    (st.st_mode & 0777) != want)
-		(void)fchmod(s->data_fd, want); /* as the directory asks (store_conn.c, a shared store) */
+		(void)fchmod(s->data_fd, want); /* 0600 (store_conn.c says why) */
 	if (!s->store_id[0])
 		return 0; /* a schema-3 store read as it is: no header to check */
 	switch (read_header(s, other, sizeof(other))) {

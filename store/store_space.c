@@ -24,7 +24,8 @@
  *
  * Also the store's files: their names, their removal and their usage.
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
- * store_slots.c, store_conn.c.
+ * store_slots.c, store_conn.c, store_remote.c (a store read through the
+ * backend).
  */
 #include "config.h"
 
@@ -216,6 +217,8 @@ static void file_space(const char *path, const char *suffix, struct store_file_s
 
 int store_space(struct store *s, struct store_space *out)
 {
+	if (s->remote)
+		return store_remote_space(s, out);
 	STORE_NEED_SQL(s);
 	memset(out, 0, sizeof(*out));
 	file_space(s->path, "", &out->db);
@@ -235,6 +238,8 @@ int store_space(struct store *s, struct store_space *out)
 
 int store_runs_space(struct store *s, int64_t limit, struct store_run_space **out, size_t *n)
 {
+	if (s->remote)
+		return store_remote_runs_space(s, limit, out, n);
 	STORE_NEED_SQL(s);
 	/* chunks of a device are the keys device_id << 32 | chunk: one range
 	 * scan of the primary key per device */

@@ -9,7 +9,7 @@
  * the ring again) is kept once.
  *
  * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
- * store_conn.c.
+ * store_conn.c, store_remote.c (a store read through the backend).
  */
 #include "config.h"
 
@@ -84,6 +84,13 @@ int store_trace_keep(struct store_device *d, const struct store_trace_packet *p,
 
 int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, void *ctx)
 {
+	return store_trace_packets_from(s, device_id, 0, cb, ctx);
+}
+
+int store_trace_packets_from(struct store *s, int64_t device_id, uint64_t from_seq, store_trace_cb cb, void *ctx)
+{
+	if (s->remote)
+		return store_remote_trace_packets(s, device_id, from_seq, cb, ctx);
 	sqlite3_stmt *st;
 	int rc;
 	STORE_NEED_SQL(s);
@@ -93,12 +100,13 @@ int store_trace_packets(struct store *s, int64_t device_id, store_trace_cb cb, v
 	if (sqlite3_prepare_v2(s->db,
 	                       s->schema_version >= 9
 	                               ? "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
-	                                 "sum FROM trace_packets WHERE device_id = ?1 ORDER BY seq"
+	                                 "sum FROM trace_packets WHERE device_id = ?1 AND seq >= ?2 ORDER BY seq"
 	                               : "SELECT seq, sector, bytes, events, first_ts, last_ts, final, kept_us, "
-	                                 "NULL FROM trace_packets WHERE device_id = ?1 ORDER BY seq",
+	                                 "NULL FROM trace_packets WHERE device_id = ?1 AND seq >= ?2 ORDER BY seq",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reading a trace");
 	sqlite3_bind_int64(st, 1, device_id);
+	sqlite3_bind_int64(st, 2, from_seq > INT64_MAX ? INT64_MAX : (int64_t)from_seq);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_trace_packet p = {
 			.seq = (uint64_t)sqlite3_column_int64(st, 0),

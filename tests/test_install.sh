@@ -105,7 +105,12 @@ page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=p
 # it hands out) is named in the page
 {
 	grep -o 'strn\?cmp(url, "/[a-z/]*"' "$S/web/server.c" | grep -o '"/[a-z/]*"' | tr -d '"' | sed 's|/$||'
-	grep -o 'strcmp(rest, "[a-z-]*")' "$S/web/server.c" | grep -o '"[a-z-]*"' | tr -d '"' | sed 's|^|/api/runs/N/|'
+	# a run's files under /runs/N/ (the downloads read in pieces) come
+	# before the /api/runs/ branch, its paths after it
+	awk '/strncmp\(url, "\/api\/runs\/", 10\) == 0\) \{/ { api = 1 } !api' "$S/web/server.c" |
+		grep -o 'strcmp(rest, "[a-z-]*")' | grep -o '"[a-z-]*"' | tr -d '"' | sed 's|^|/runs/N/|'
+	awk '/strncmp\(url, "\/api\/runs\/", 10\) == 0\) \{/ { api = 1 } api' "$S/web/server.c" |
+		grep -o 'strcmp(rest, "[a-z-]*")' | grep -o '"[a-z-]*"' | tr -d '"' | sed 's|^|/api/runs/N/|'
 	grep -o 'strcmp(what, "[a-z.]*")' "$S/web/pages.c" | grep -o '"[a-z.]*"' | tr -d '"' | sed 's|^|/runs/N/|'
 } | grep -vx -e '' -e /api | sort -u >"$T/routes"
 [ "$(wc -l <"$T/routes")" -ge 12 ] && ok || fail "found only $(wc -l <"$T/routes") routes in web/: $(cat "$T/routes")"

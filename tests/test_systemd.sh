@@ -9,11 +9,13 @@
 #   - profile-backend.service is Type=notify: `systemctl start` returns once
 #     it serves (READY=1), with its STATUS= text; ExecStartPre makes the
 #     user profsvc and the store and run directories (2750 root:profsvc)
-#     from the sysusers and tmpfiles entries; the store's files 0640;
+#     from the sysusers and tmpfiles entries; the store's files 0600, which
+#     user profsvc may not open; read.sock and backend.sock 0660 profsvc;
 #   - profdb-serve.service starts after it and serves the store on
-#     127.0.0.1:8080 as user profsvc while a guest writes (the run live,
-#     then complete), and after the backend stopped; profsvc may ask the
-#     control socket for status, never end a run;
+#     127.0.0.1:8080 as user profsvc, through the backend's read service,
+#     while a guest writes (the run live, then complete); with the backend
+#     stopped it says to start it; profsvc may ask the control socket for
+#     status, never end a run;
 #   - the journal has the backend's lines with their fields: journalctl
 #     DOMID=N and RUN=N find the guest's events, at notice; profdb serve's
 #     access log is there too, one entry per request with HTTP_* fields;
@@ -96,6 +98,7 @@ check "ExecStartPre made the user profsvc (sysusers.d)" id profsvc
 check "ExecStartPre made the store's directory 2750 root:profsvc" test "$(stat -c '%a %U:%G' "$(dirname "$DB")")" = "2750 root:profsvc"
 check "ExecStartPre made the run directory 2750 root:profsvc" test "$(stat -c '%a %U:%G' "$RUNDIR")" = "2750 root:profsvc"
 check "the control socket: 0660, group profsvc" test "$(stat -c '%a %G' "$RUNDIR/backend.sock")" = "660 profsvc"
+check "the read service's socket: 0660, group profsvc" test "$(stat -c '%a %G' "$RUNDIR/read.sock")" = "660 profsvc"
 check "profile-backend status under systemd" "$SBIN/profile-backend" status
 check "its main pid is the one systemd tracks" test "$(prop profile-backend MainPID)" = "$(cat "$RUNDIR/profile-backend.pid")"
 
@@ -150,7 +153,16 @@ check "profdb serve's /healthz under its unit" test "$(api /healthz)" = ok
 check "profdb serve's /metrics reaches the backend from its sandbox" grep -qx 'profsvc_backend_reachable 1' <<<"$(api /metrics)"
 # (the data file once a chunk has gone there; this guest's may all be rows)
 modes=$(for f in "$DB" "$DB-wal" "$DB-shm" "$DB-data"; do [ "$f" = "$DB-data" ] && [ ! -e "$f" ] || stat -c '%a %U:%G' "$f" 2>&1; done | sort -u)
-check "the store's database, -wal, -shm (and data file): 0640 root:profsvc ($modes)" test "$modes" = "640 root:profsvc"
+check "the store's database, -wal, -shm (and data file): 0600 root:profsvc ($modes)" test "$modes" = "600 root:profsvc"
+# (exit 0: opened, 1: permission denied, anything else: the check itself failed)
+opens() { setpriv --reuid=profsvc --regid=profsvc --clear-groups python3 -c 'import sys
+try:
+    open(sys.argv[1], "rb")
+except PermissionError:
+    sys.exit(1)' "$1" 2>/dev/null; }
+opened=""
+for f in "$DB" "$DB-shm" "$DB-wal"; do opens "$f"; rc=$?; [ $rc = 1 ] || opened="$opened $f($rc)"; done
+check "user profsvc may not open the database, its -shm or -wal (opened:${opened:- none})" test -z "$opened"
 check "its intake log stays root's alone" test "$(stat -c '%a' "$RUNDIR/$(basename "$DB")-intake" 2>&1)" = 600
 check "profdb serve runs with no capability" test "$(prop profdb-serve CapabilityBoundingSet)" = ""
 check "profdb serve runs as user profsvc, not root" test "$(ps -o user= -p "$(prop profdb-serve MainPID)")" = profsvc
@@ -239,13 +251,18 @@ check "profsvc-prune.timer enabled and waiting (next $(prop profsvc-prune.timer 
 systemctl disable --now profsvc-prune.timer >/dev/null 2>&1
 
 # stop, then a start that cannot succeed: the unit fails and the journal says why.
-# The backend stopped: its -wal and -shm stay for readers that may not
-# make them, so serve (user profsvc) still reads the store.
-systemctl stop profile-backend.service
-check "with the backend stopped, the store's -wal and -shm stay" test -e "$DB-wal" -a -e "$DB-shm"
-check "...and profdb serve, as profsvc, still reads the store (/healthz)" test "$(api /healthz)" = ok
-check "...and lists its runs as profdb does" \
+# Serve (user profsvc) lists the runs as root's profdb does, through the
+# backend; with the backend stopped it says to start it.
+check "profdb serve, as profsvc, lists the runs as profdb does" \
 	test "$(api /api/runs | jq_py "len(d['runs'])")" = "$("$PROFDB" --db "$DB" query runs --json | jq_py "len(d['runs'])")"
+systemctl stop profile-backend.service
+healthz() { python3 -c 'import sys, urllib.request, urllib.error
+try:
+    urllib.request.urlopen("http://127.0.0.1:8080/healthz", timeout=5)
+except urllib.error.HTTPError as e:
+    sys.stdout.write("%d %s" % (e.code, e.read().decode()))'; }
+check "with the backend stopped, profdb serve says to start it (/healthz: $(healthz | head -c 200))" \
+	grep -q "^503 .*profile-backend, which is not running.*start it" <<<"$(healthz)"
 systemctl stop profdb-serve.service profile-backend.service
 check "systemctl stop: profile-backend inactive, result success" test "$(prop profile-backend ActiveState)/$(prop profile-backend Result)" = inactive/success
 check "systemctl stop: profdb-serve inactive" test "$(prop profdb-serve ActiveState)" = inactive

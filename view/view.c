@@ -2,7 +2,7 @@
  * view.c - a view of a store or a fleet catalogue for one command or
  * request (view.h): opened once, runs resolved in it, one snapshot.
  *
- * May call: store/store.h, view_fleet.h, view_format.h, view_err.h.
+ * May call: store/store.h, view_fleet.h, view_format.h, view_err.h, view_backend.h.
  */
 #include "config.h"
 
@@ -11,6 +11,7 @@
 
 #include "../fleet/fleet.h"
 #include "view.h"
+#include "view_backend.h"
 #include "view_fleet.h"
 #include "view_format.h"
 
@@ -20,7 +21,10 @@ int view_store_open(struct store **s, const char *path, enum store_open_mode mod
 	/* Writers put whole chunks in the data file, as the backend does: an
 	 * import through the WAL made the backend's own checkpoints of it
 	 * stall live guests. */
-	struct store_open_opts o = {.mode = mode, .bulk_file = mode != STORE_READ};
+	/* A reader that may not open the files reads through the backend's
+	 * read service (store_remote.c). */
+	struct store_open_opts o = {.mode = mode, .bulk_file = mode != STORE_READ,
+	                            .read_socket = mode == STORE_READ ? view_read_socket() : NULL};
 	char err[512];
 
 	if (fleet_is_url(path)) {

@@ -9,6 +9,8 @@
  * The library's files, from the bottom up (each may call only those
  * above it in this list, and store/, fleet/, profile/, util/):
  *   view_err.c      the error value
+ *   view_backend.c  asking the running profile-backend (its control socket), and
+ *                   where its read service listens (read.sock)
  *   view_format.c   times, durations (the one rule), numbers and what a run
  *                   holds, as shown and taken
  *   view_json.c     the documented JSON objects (docs/json.md)
@@ -21,7 +23,6 @@
  *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
- *   view_backend.c  asking the running profile-backend (its control socket)
  */
 #ifndef PROFSVC_VIEW_H
 #define PROFSVC_VIEW_H

@@ -1,15 +1,18 @@
 /*
- * view_backend.c - asking the running profile-backend (view_backend.h).
+ * view_backend.c - asking the running profile-backend (view_backend.h),
+ * and where its read service listens.
  * The backend answers every client without waiting for it (its
  * control_socket.c): a reply is read here until it closes, bounded in
  * time and size, so a wedged or foreign socket costs a caller no more.
  *
- * Calls: libc only (the run directory's default from profsvc_paths.h).
+ * Calls: libc only (the run directory's default from profsvc_paths.h;
+ * the read service's socket name from store/store_wire.h).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../store/store_wire.h"
 #include "profsvc_paths.h"
 #include "view_backend.h"
 
@@ -28,26 +32,46 @@ static long ms_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* The run directory: $PROFSVC_RUN_DIR, else the configured one. */
+static const char *run_dir(void)
+{
+	const char *dir = getenv("PROFSVC_RUN_DIR");
+	return dir && *dir ? dir : PROFSVC_DEFAULT_RUN_DIR;
+}
+
+static pthread_once_t read_socket_once = PTHREAD_ONCE_INIT;
+static char read_socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static void read_socket_init(void)
+{
+	if ((size_t)snprintf(read_socket, sizeof(read_socket), "%s/" WIRE_SOCKET_NAME, run_dir()) >= sizeof(read_socket))
+		read_socket[0] = '\0';
+}
+
+const char *view_read_socket(void)
+{
+	pthread_once(&read_socket_once, read_socket_init);
+	return read_socket[0] ? read_socket : NULL;
+}
+
 int view_backend_ask(const char *command, int timeout_ms, size_t max, char **reply, size_t *len,
                      char *msg, size_t msglen)
 {
-	const char *dir = getenv("PROFSVC_RUN_DIR");
+	const char *dir = run_dir();
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
 	*reply = NULL;
 	*len = 0;
-	if (!dir || !*dir)
-		dir = PROFSVC_DEFAULT_RUN_DIR;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
 		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
-		return -1;
+		return VIEW_BACKEND_NONE;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return VIEW_BACKEND_NONE;
 	}
 	size_t cmdlen = strlen(command);
 	char *buf = malloc(max + 1);
@@ -57,18 +81,15 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 		free(req);
 		close(fd);
 		snprintf(msg, msglen, "out of memory");
-		return -1;
+		return VIEW_BACKEND_FAILED;
 	}
 	memcpy(req, command, cmdlen);
 	req[cmdlen] = '\n';
+	/* A failed send is read on: a client the backend turned away before
+	 * it asked finds the line that says why (its control_socket.c). */
 	ssize_t sent = send(fd, req, cmdlen + 1, MSG_NOSIGNAL);
+	int send_errno = errno;
 	free(req);
-	if (sent != (ssize_t)(cmdlen + 1)) {
-		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
-		free(buf);
-		close(fd);
-		return -1;
-	}
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t got = 0;
@@ -87,12 +108,22 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 	}
 	close(fd);
 	buf[got] = '\0';
-	if (!got && !closed) {
-		snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
+	if (!got) {
+		if (sent != (ssize_t)(cmdlen + 1))
+			snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(send_errno));
+		else if (closed)
+			snprintf(msg, msglen, "the backend on %s closed the connection without an answer", sa.sun_path);
+		else
+			snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
 		free(buf);
-		return -1;
+		return VIEW_BACKEND_FAILED;
 	}
 	*reply = buf;
 	*len = got;
 	return 0;
+}
+
+int view_backend_turned_away(const char *reply)
+{
+	return strncmp(reply, "evicted: ", 9) == 0 || strncmp(reply, "refused: ", 9) == 0;
 }

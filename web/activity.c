@@ -15,6 +15,7 @@
 #include "../store/store.h"
 #include "../store/store_watch.h"
 #include "../util/deadline.h"
+#include "../view/view_backend.h"
 #include "activity.h"
 
 struct run_count {
@@ -88,7 +89,9 @@ static int look(struct activity *a, struct store **s)
 	struct store_activity *act;
 	size_t n;
 	char err[256];
-	if (!*s && store_open(s, a->db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1},
+	if (!*s && store_open(s, a->db,
+	                      &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1,
+	                                                .read_socket = view_read_socket()},
 	                      err, sizeof(err)) != 0) {
 		*s = NULL;
 		return -1;

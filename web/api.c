@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../view/view_format.h"
+#include "../view/view_backend.h"
 #include "../view/view_diff.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
@@ -51,7 +52,8 @@ json_t *api_run_list(struct web *w, const struct store_run_filter *f, char *err,
 	struct store *s;
 	char e[256];
 	struct list_ctx c = {json_array(), store_now_us(), NULL, VIEW_SAMPLES_LIST_BUDGET};
-	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, e, sizeof(e)) != 0) {
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ, .read_socket = view_read_socket()},
+	               e, sizeof(e)) != 0) {
 		snprintf(err, len, "%s", e);
 		json_decref(c.a);
 		return NULL;
@@ -93,7 +95,8 @@ void api_run(struct web *w, int64_t id, struct reply *r)
 	struct store *s;
 	struct store_run run;
 	char e[256];
-	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, e, sizeof(e)) != 0)
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ, .read_socket = view_read_socket()},
+	               e, sizeof(e)) != 0)
 		return reply_error(r, 503, 1, "%s", e);
 	int rc = store_read_begin(s);
 	if (rc == 0)

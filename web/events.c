@@ -63,6 +63,7 @@
 #include <microhttpd.h>
 
 #include "../view/view_profile.h"
+#include "../view/view_backend.h"
 #include "../profile/eventlog_summary.h"
 #include "../profile/ghc_eventlog.h"
 #include "../profile/heap_chart.h"
@@ -374,8 +375,8 @@ static void snap_take(struct web *w, struct run_snap *sn)
 		sn->s = NULL;
 	}
 	if (!sn->s) {
-		if (store_open(&sn->s, w->db, &(struct store_open_opts){.mode = STORE_READ, .follows_growth = 1}, err,
-		               sizeof(err)) != 0) {
+		struct store_open_opts o = {.mode = STORE_READ, .follows_growth = 1, .read_socket = view_read_socket()};
+		if (store_open(&sn->s, w->db, &o, err, sizeof(err)) != 0) {
 			sn->s = NULL;
 			return snap_failed(sn, -1, err);
 		}

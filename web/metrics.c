@@ -82,7 +82,8 @@ static void store_part(struct web *w, FILE *f)
 	int64_t counts[3];
 	char err[512];
 
-	int ok = store_open(&s, w->db, NULL, err, sizeof(err)) == 0 && store_count_runs_by_state(s, counts) == 0;
+	int ok = store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ, .read_socket = view_read_socket()},
+	               err, sizeof(err)) == 0 && store_count_runs_by_state(s, counts) == 0;
 	family(f, "profsvc_store_readable", "gauge", "1 when the store opens and reads.");
 	fprintf(f, "profsvc_store_readable %d\n", ok);
 	if (ok) {
@@ -134,7 +135,8 @@ void page_healthz(struct web *w, struct reply *r)
 	int64_t counts[3];
 	char err[512];
 
-	if (store_open(&s, w->db, NULL, err, sizeof(err)) == 0 && store_count_runs_by_state(s, counts) == 0) {
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ, .read_socket = view_read_socket()},
+	               err, sizeof(err)) == 0 && store_count_runs_by_state(s, counts) == 0) {
 		store_close(s);
 		if (reply_open(r, 200, "text/plain; charset=utf-8") == 0)
 			fputs("ok\n", r->f);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "../view/view_eventlog.h"
+#include "../view/view_backend.h"
 #include "../view/view_format.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
@@ -185,7 +186,8 @@ void page_catalogue(struct web *w, arg_fn arg, void *req, struct reply *r)
 	struct store *s;
 	if (web_filter(arg, req, &flt, err, sizeof(err)) != 0)
 		return reply_error(r, 400, 0, "%s", err);
-	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ}, err, sizeof(err)) != 0)
+	if (store_open(&s, w->db, &(struct store_open_opts){.mode = STORE_READ, .read_socket = view_read_socket()},
+	               err, sizeof(err)) != 0)
 		return reply_error(r, 503, 0, "%s", err);
 	if (reply_open(r, 200, "text/html; charset=utf-8") != 0) {
 		store_close(s);

@@ -91,6 +91,7 @@ struct run {
 };
 
 struct control_client;
+struct read_service;
 
 struct backend {
 	struct options opt;
@@ -136,6 +137,7 @@ struct backend {
 	struct trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
 	struct sync_pusher *sync;     /* control/sync_push.c: --sync */
+	struct read_service *reads;   /* daemon/read_service.c: read.sock (NULL: none) */
 };
 
 #endif

@@ -9,6 +9,18 @@
  * written on a blocking socket to a client that never read, as
  * `profile-backend status | less` did, once stopped every guest.)
  *
+ * Room is shared by peer credentials (SO_PEERCRED), because the socket is
+ * the group's too when the run directory is shared: peer_room.c's rules
+ * (a user other than root and ours holds at most CONTROL_PER_USER_MAX
+ * places; root's clients are never dropped for another user's), and a
+ * client dropped or refused is told why in one line ("evicted: ..." or
+ * "refused: ...") before the close.  Only one whose command has not been
+ * answered yet is ever dropped: a held sampling or an answer on its way is
+ * never cut.
+ * (A group member's flood of connections once evicted root's `status` in
+ * 2 to 4 calls of 60, its `sample` and its `end-run` the same way; `profdb
+ * delete --force` then deleted a running run without closing it first.)
+ *
  * `profdb delete/prune --force` asks here (end-run) before it deletes a
  * running run, so that its guest's disk closes rather than fails.
  *
@@ -19,8 +31,8 @@
  * hangs up (the sampling stops).
  *
  * Calls: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
- * sink.c, quota.c and log.c: it reads every part's state, nothing calls
- * back.
+ * sink.c, quota.c, peer_room.c, read_service.c (its counts) and log.c: it
+ * reads every part's state, nothing calls back.
  */
 #include "config.h"
 
@@ -47,6 +59,8 @@
 #include "backend/control/xenbus_state.h"
 #include "backend/daemon/control_socket.h"
 #include "backend/daemon/metrics.h"
+#include "backend/daemon/peer_room.h"
+#include "backend/daemon/read_service.h"
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
@@ -61,7 +75,11 @@ struct control_client {
 	int sampling;           /* waits for a domain's sampling to end */
 	uint32_t sample_domid;
 	int may_act;            /* root or our own user: may sample and end runs */
+	uid_t uid;              /* the peer's user (SO_PEERCRED); (uid_t)-1: unknown */
+	uint64_t seq;           /* accept order: the oldest has the smallest */
 };
+
+static uint64_t accepted; /* clients accepted so far (their seq) */
 
 static void status_text(struct backend *b, FILE *f)
 {
@@ -102,6 +120,13 @@ static void status_text(struct backend *b, FILE *f)
 		fprintf(f, "(no devices)\n");
 	trace_status(b, f);
 	sampling_status(b, f);
+	if (b->reads) {
+		struct read_service_counts rc;
+		read_service_counts(b->reads, &rc);
+		fprintf(f, "\nread service: %d client%s now, %llu in all, %llu requests answered, %llu clients turned "
+		        "away, %llu dropped\n", rc.open, rc.open == 1 ? "" : "s", (unsigned long long)rc.clients,
+		        (unsigned long long)rc.requests, (unsigned long long)rc.turned_away, (unsigned long long)rc.dropped);
+	}
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
 	for (struct run *r = b->runs; r; r = r->next, n++)
@@ -165,13 +190,19 @@ static void status_json(struct backend *b, FILE *f)
 	json_decref(doc);
 }
 
+/* The place of a client whose descriptor is gone, made free. */
+static void client_close_slot(struct control_client *c)
+{
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
 static void client_close(struct backend *b, struct control_client *c)
 {
 	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	free(c->out);
-	memset(c, 0, sizeof(*c));
-	c->fd = -1;
+	client_close_slot(c);
 }
 
 void control_init(struct backend *b, int ep)
@@ -191,25 +222,56 @@ void control_shutdown(struct backend *b)
 	b->control = NULL;
 }
 
+/* A client whose place may be taken (3): no sampling held, nothing of an
+ * answer rendered. */
+static int evictable(const struct control_client *c)
+{
+	return c->fd >= 0 && !c->sampling && !c->out;
+}
+
+/* Says why in one line (never blocking: nothing else was sent to it), then
+ * closes. */
+static void tell_and_close(int fd, const char *what, const char *why)
+{
+	char line[320];
+	int n = snprintf(line, sizeof(line), "%s: %s\n", what, why);
+	(void)send(fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
+}
+
+/* The place for a newcomer of user uid (priv: root or ours), by
+ * peer_room.c's rules (1) and (2): a free one, or one whose client was
+ * evicted and told; NULL, with the reason to refuse it with in why. */
+static struct control_client *place_for(struct backend *b, uid_t uid, int priv, char *why, size_t len)
+{
+	struct peer_slot slots[CONTROL_CLIENTS_MAX];
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
+		struct control_client *c = &b->control[i];
+		slots[i] = (struct peer_slot){c->fd >= 0, c->uid, c->may_act, c->seq, evictable(c)};
+	}
+	size_t idx;
+	switch (peer_room_place(slots, CONTROL_CLIENTS_MAX, CONTROL_PER_USER_MAX, uid, priv, &idx, why, len)) {
+	case PEER_FREE:
+		return &b->control[idx];
+	case PEER_EVICT: {
+		struct control_client *c = &b->control[idx];
+		epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+		tell_and_close(c->fd, "evicted", why);
+		c->fd = -1;
+		client_close_slot(c);
+		return c;
+	}
+	default:
+		return NULL;
+	}
+}
+
 void control_accept(struct backend *b, int lfd)
 {
 	int fd;
 
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		struct control_client *c = NULL, *oldest = NULL;
-		for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX && !c; i++) {
-			if (b->control[i].fd < 0)
-				c = &b->control[i];
-			else if (!b->control[i].sampling && (!oldest || b->control[i].deadline_us < oldest->deadline_us))
-				oldest = &b->control[i];
-		}
-		if (!c && oldest) {
-			/* Full: the client waiting longest makes room, so that idle
-			 * connections cannot lock out `profile-backend status`. */
-			client_close(b, oldest);
-			c = oldest;
-		}
-		if (!c) {
+		if (!b->control) {
 			close(fd);
 			continue;
 		}
@@ -218,14 +280,24 @@ void control_accept(struct backend *b, int lfd)
 		 * metrics); such a peer may read, never act. */
 		struct ucred cred;
 		socklen_t credlen = sizeof(cred);
-		c->may_act = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0 &&
-		             (cred.uid == 0 || cred.uid == geteuid());
+		int known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0;
+		uid_t uid = known ? cred.uid : (uid_t)-1;
+		int priv = known && (cred.uid == 0 || cred.uid == geteuid());
+		char why[256];
+		struct control_client *c = place_for(b, uid, priv, why, sizeof(why));
+		if (!c) {
+			tell_and_close(fd, "refused", why);
+			continue;
+		}
 		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
 		if (epoll_ctl(b->control_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
+		c->uid = uid;
+		c->may_act = priv;
+		c->seq = ++accepted;
 		c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
 	}
 }

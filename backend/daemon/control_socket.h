@@ -3,7 +3,8 @@
  * loop.  Their epoll events carry SRC_CONTROL_CLIENT + their index.
  * control_socket.c reads the state of every part (status) and calls
  * trace.c, sampling.c, sync_push.c, xenbus_state.c, sink.c, quota.c,
- * log.c.
+ * log.c.  Room is shared by peer user: another user's flood never drops
+ * root's client, and a client dropped or refused is told why in one line.
  */
 #ifndef PROFSVC_BE_CONTROL_SOCKET_H
 #define PROFSVC_BE_CONTROL_SOCKET_H
@@ -11,7 +12,10 @@
 struct backend;
 
 #define SRC_CONTROL_CLIENT 100u
-#define CONTROL_CLIENTS_MAX 16
+#define CONTROL_CLIENTS_MAX 32
+/* Clients of one user other than root and the backend's own, at once
+ * (control_socket.c, (1)). */
+#define CONTROL_PER_USER_MAX 4
 /* A command line, at most: "sample HZ US DOMAIN SYMBOLS\tKERNEL_SYMBOLS" holds two paths. */
 #define CONTROL_CMD_MAX 8600
 void control_init(struct backend *b, int ep);

@@ -56,6 +56,7 @@
 #include "backend/control/xenbus_state.h"
 #include "backend/daemon/control_socket.h"
 #include "backend/daemon/daemon.h"
+#include "backend/daemon/read_service.h"
 #include "util/daemonize.h"
 #include "util/private_dir.h"
 #include "util/safe_text.h"
@@ -412,7 +413,7 @@ static int control_listen(const struct options *o, int *ctl_out)
 	int ctl = *ctl_out = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(bound, run_dir_shared(o->run_dir) ? 0660 : 0600) != 0 ||
-	    listen(ctl, 16) != 0 || rename(bound, path) != 0) {
+	    listen(ctl, 64) != 0 || rename(bound, path) != 0) {
 		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
 		unlink(bound);
 		return -1;
@@ -482,6 +483,21 @@ static void serve_end(struct backend *b, const struct options *o, int ctl, int s
 		blog_at(LOG_WARNING, "%s", note);
 }
 
+/* The read service (read_service.c): readers that may not open the
+ * store's files read it through read.sock.  0, or -1 (logged). */
+static int reads_listen(struct backend *b, const struct options *o)
+{
+	char err[600];
+	if (o->sink != SINK_STORE)
+		return 0; /* a benchmark's sink records no data to read */
+	b->reads = read_service_start(store_path(b->store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
+	if (!b->reads) {
+		blog_at(LOG_ERR, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
 static int serve(struct options *o, int ready_fd)
 {
 	struct backend b = {.opt = *o};
@@ -498,7 +514,7 @@ static int serve(struct options *o, int ready_fd)
 	sigaddset(&chld, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &chld, NULL);
 	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
-	    start_parts(&b, o) != 0)
+	    reads_listen(&b, o) != 0 || start_parts(&b, o) != 0)
 		goto out;
 	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
@@ -521,6 +537,8 @@ out:
 		const char *why = log_last_error();
 		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
 	}
+	read_service_stop(b.reads); /* its connection closes before the owner's */
+	b.reads = NULL;
 	serve_end(&b, o, ctl, sig);
 	return rc ? 1 : 0;
 }
@@ -652,22 +670,79 @@ static int control_connect(const struct options *o, int *rc)
 	return fd;
 }
 
-int daemon_status(const struct options *o)
+/* The control socket turned the request away (control_socket.c, (3)):
+ * its one line says why. */
+static int turned_away(const char *buf, size_t n)
+{
+	return (n >= 9 && strncmp(buf, "evicted: ", 9) == 0) || (n >= 9 && strncmp(buf, "refused: ", 9) == 0);
+}
+
+/* Sends the request, then reads what the backend says (also when the send
+ * failed: a client turned away before it asked still finds the line that
+ * says why).  Copies the answer to out as it comes; an answer that is the
+ * backend turning it away, or none, is said on stderr.  0 when answered. */
+static int ask_backend(int fd, const char *ask, size_t asklen, FILE *out)
 {
 	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int sent = send(fd, ask, asklen, MSG_NOSIGNAL) == (ssize_t)asklen, first = 1;
+
+	while ((n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0) {
+		got += (size_t)n;
+		if (first && got < 9 && !memchr(buf, '\n', got))
+			continue; /* not enough yet to tell a refusal */
+		if (first && turned_away(buf, got)) {
+			while (!memchr(buf, '\n', got) && got < sizeof(buf) - 1 &&
+			       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+				got += (size_t)n;
+			buf[got] = '\0';
+			buf[strcspn(buf, "\n")] = '\0';
+			fprintf(stderr, "profile-backend: the backend turned this request away: %s\n", buf);
+			return 1;
+		}
+		fwrite(buf, 1, got, out);
+		got = 0;
+		first = 0;
+	}
+	if (got) { /* a short answer, whole */
+		fwrite(buf, 1, got, out);
+		return 0;
+	}
+	if (ferror(out) || n < 0 || !sent)
+		fprintf(stderr, "profile-backend: the backend closed the connection without an answer%s%s\n",
+		        n < 0 ? ": " : "", n < 0 ? strerror(errno) : !sent ? " (it did not take the request)" : "");
+	else
+		return 0;
+	return 1;
+}
+
+int daemon_status(const struct options *o)
+{
 	int rc = 1, fd = control_connect(o, &rc);
 	if (fd < 0)
 		return rc;
 	const char *ask = o->json ? "status json\n" : "status\n";
-	if (send(fd, ask, strlen(ask), MSG_NOSIGNAL) != (ssize_t)strlen(ask)) {
+	FILE *mem;
+	char *text = NULL;
+	size_t len = 0;
+	/* held until whole: an answer cut short is no status */
+	if (!(mem = open_memstream(&text, &len))) {
 		close(fd);
 		return 1;
 	}
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		fwrite(buf, 1, (size_t)n, stdout);
+	rc = ask_backend(fd, ask, strlen(ask), mem);
 	close(fd);
-	return 0;
+	if (fclose(mem) != 0)
+		rc = 1;
+	if (rc == 0 && len == 0) {
+		fprintf(stderr, "profile-backend: the backend closed the connection without an answer\n");
+		rc = 1;
+	}
+	if (rc == 0)
+		fwrite(text, 1, len, stdout);
+	free(text);
+	return rc;
 }
 
 int daemon_sample(const struct options *o, const char *domain)
@@ -691,18 +766,22 @@ int daemon_sample(const struct options *o, const char *domain)
 		return rc;
 	int n = snprintf(ask, sizeof(ask), "sample %u %llu %s %s%s%s\n", o->sample_hz ? o->sample_hz : 99,
 	                 (unsigned long long)o->sample_us, domain, sym, ksym[0] ? "\t" : "", ksym);
-	if (send(fd, ask, (size_t)n, MSG_NOSIGNAL) != n) {
+	/* Lines as they come: "sampling ...", then the summary; an error
+	 * instead says why. */
+	FILE *mem = fmemopen(buf, sizeof(buf), "w");
+	if (!mem) {
 		close(fd);
 		return 1;
 	}
-	/* Lines as they come: "sampling ...", then the summary; an error
-	 * instead says why. */
-	ssize_t got;
-	size_t len = 0;
-	while ((got = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += (size_t)got;
+	setvbuf(mem, NULL, _IONBF, 0);
+	int turned = ask_backend(fd, ask, (size_t)n, mem);
 	close(fd);
+	long at = ftell(mem);
+	size_t len = at > 0 && (size_t)at < sizeof(buf) ? (size_t)at : at > 0 ? sizeof(buf) - 1 : 0;
+	fclose(mem);
 	buf[len] = '\0';
+	if (turned)
+		return 1;
 	/* an error at once, or once the sampler found it could not start */
 	char *e = strncmp(buf, "error: ", 7) == 0 ? buf : strstr(buf, "\nerror: ");
 	if (e) {

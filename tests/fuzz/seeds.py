@@ -272,3 +272,44 @@ put("fuzz_eventlog", "undeclared", b"\0" + el_header + el_ev(77, 5))
 put("fuzz_eventlog", "hostile-sizes", b"\0" + b"hdrbhetb" + el_type(19, VAR, "m") + el_type(18, 14, "b") + b"hetehdredatb"
     + el_ev(18, 1, struct.pack(">IQH", 0xffffffff, 0, 3)) + el_ev(19, 2, b"x" * 40, True)
     + struct.pack(">HQH", 19, 3, 0xffff) + b"short")
+
+# ---- fuzz_read_request: a read service request's payload (store/store_wire.h) ----
+def wstr(s):
+    return struct.pack("<I", len(s)) + s
+HELLO, GET_RUN, LATEST_RUN, COUNT_STATES, ACTIVITY, LIST_RUNS, LIST_DEVICES, FIND_DEVICE, GET_DEVICE, READ_RANGE, TRACE_PACKETS, SPACE, RUNS_SPACE = range(1, 14)
+put("fuzz_read_request", "hello", bytes([HELLO]) + struct.pack("<IQQ", 1, 2049, 131))
+put("fuzz_read_request", "get-run", bytes([GET_RUN]) + struct.pack("<q", 7))
+put("fuzz_read_request", "list-runs", bytes([LIST_RUNS]) + struct.pack("<IB", 0xffffffff, 1) + wstr(b"halvm-*") + struct.pack("<qqqq", 0, 500, 0, 12))
+put("fuzz_read_request", "find-device", bytes([FIND_DEVICE]) + struct.pack("<q", 3) + wstr(b"xvdp2"))
+put("fuzz_read_request", "read-range", bytes([READ_RANGE]) + struct.pack("<qQQB", 5, 512, 1 << 20, 1))
+put("fuzz_read_request", "trace", bytes([TRACE_PACKETS]) + struct.pack("<qQ", 9, 100))
+put("fuzz_read_request", "runs-space", bytes([RUNS_SPACE]) + struct.pack("<q", 10))
+put("fuzz_read_request", "overflow", bytes([READ_RANGE]) + struct.pack("<qQQB", 5, (1 << 64) - 4, 100, 0))
+put("fuzz_read_request", "long-glob", bytes([LIST_RUNS]) + struct.pack("<IB", 1, 1) + struct.pack("<I", 0xfffffff0) + b"x" * 40)
+
+# ---- fuzz_read_reply: [op u8][off u64][len u64] + a reply's payload ----
+R, BYE = 0x52, 0x42
+T_END, T_RUN, T_DEVICE, T_PACKET, T_DATA, T_HOLE, T_DAMAGE, T_ACTIVITY, T_RUN_SPACE, T_RUN_ID, T_COUNTS, T_SPACE, T_HELLO = range(13)
+def end(rc=0, msg=b"", more=0, nxt=0):
+    return bytes([T_END]) + struct.pack("<i", rc) + wstr(msg) + struct.pack("<BQ", more, nxt)
+def run_item(rid, name=b"halvm-phases"):
+    return (bytes([T_RUN]) + struct.pack("<qI", rid, 5) + wstr(name) + wstr(b"0e1f-uuid") + struct.pack("<qqB", 10, 20, 1)
+            + wstr(b"xen7") + wstr(b"0.9") + wstr(b"capture") + struct.pack("<qqqqI", 9143, 138276, -1, -1, 2)
+            + wstr(b"") + b"\0")
+def dev_item(did, vdev=b"xvdp2", role=2):
+    return (bytes([T_DEVICE]) + struct.pack("<qq", did, 1) + wstr(vdev) + struct.pack("<IBQ", 51730, role, 1 << 31)
+            + struct.pack("<qqqqqqqQ", 40, 140000, 0, 0, 1, 0, 0, 300) + struct.pack("<BqBIq", 1, 138276, 1, 8, 99))
+def hdr(op, off=0, ln=0):
+    return bytes([op - 1]) + struct.pack("<QQ", off, ln)
+put("fuzz_read_reply", "hello", hdr(HELLO) + bytes([R, HELLO, T_HELLO]) + wstr(b"/var/lib/profsvc/profiles.db") + struct.pack("<I", 9) + wstr(b"0123456789abcdef0123456789abcdef") + end())
+put("fuzz_read_reply", "list-runs", hdr(LIST_RUNS) + bytes([R, LIST_RUNS]) + run_item(1) + run_item(2, b"evil\x1b]0;x\x07") + end(0, b"", 1, 2))
+put("fuzz_read_reply", "devices", hdr(LIST_DEVICES) + bytes([R, LIST_DEVICES]) + dev_item(1, b"xvdp1", 1) + dev_item(2) + end())
+put("fuzz_read_reply", "range", hdr(READ_RANGE, 512, 200000) + bytes([R, READ_RANGE, T_DATA]) + struct.pack("<QI", 512, 1024) + bytes(range(256)) * 4
+    + bytes([T_DAMAGE]) + struct.pack("<qq", 1, 2) + wstr(b"xvdp2") + struct.pack("<QQqq", 65536, 65536, 1, -1)
+    + bytes([T_HOLE]) + struct.pack("<QQ", 1536, 198976) + end())
+put("fuzz_read_reply", "range-more", hdr(READ_RANGE, 0, 1 << 20) + bytes([R, READ_RANGE, T_HOLE]) + struct.pack("<QQ", 0, 4096) + end(0, b"", 1, 4096))
+put("fuzz_read_reply", "packets", hdr(TRACE_PACKETS) + bytes([R, TRACE_PACKETS, T_PACKET]) + struct.pack("<QQIQQQBqQB", 0, 8, 4000, 12, 100, 200, 0, 5, 77, 1) + end())
+put("fuzz_read_reply", "error", hdr(GET_RUN) + bytes([R, GET_RUN]) + end(-8, b"no run 7 in /var/lib/profsvc/profiles.db"))
+put("fuzz_read_reply", "space", hdr(SPACE) + bytes([R, SPACE, T_SPACE]) + struct.pack("<12q", *range(12)) + end())
+put("fuzz_read_reply", "counts", hdr(COUNT_STATES) + bytes([R, COUNT_STATES, T_COUNTS]) + struct.pack("<3q", 1, 2, 3) + end())
+put("fuzz_read_reply", "bye", hdr(GET_RUN) + bytes([BYE]) + wstr(b"evicted: user 65534 opened another connection"))

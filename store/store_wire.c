@@ -1,0 +1,847 @@
+/*
+ * store_wire.c - the read service's frames, written and read
+ * (store_wire.h): the one place that spells the protocol, for both sides.
+ *
+ * Invariants:
+ *   (1) A reader never reads past the payload it was given: every get_*
+ *       checks the bytes left first, and a failed one leaves the reader
+ *       failed (everything after it reads as zeros and is refused).
+ *   (2) A string read fits the field it goes to, whole, and holds no NUL:
+ *       a longer one is refused, never cut (a cut name would be another
+ *       name).
+ *   (3) An enumeration read is one of its values; an op may carry only
+ *       its own items (allowed[]), its single items once; data pieces come
+ *       in order, with no gap, inside the range asked for, and a reply
+ *       holds no more data than WIRE_DATA_MAX.
+ *   (4) A writer never writes past 4 + WIRE_REPLY_MAX bytes: an item that
+ *       would not leave room for the end (WIRE_END_ROOM) is not added.
+ *
+ * Stands apart (store_internal.h): store.h's types, libc.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "store_wire.h"
+
+enum wire_kind { WIRE_REPLY = 0x52, WIRE_BYE = 0x42 };
+
+enum wire_tag {
+	WIRE_T_END = 0,
+	WIRE_T_RUN,
+	WIRE_T_DEVICE,
+	WIRE_T_PACKET,
+	WIRE_T_DATA,
+	WIRE_T_HOLE,
+	WIRE_T_DAMAGE,
+	WIRE_T_ACTIVITY,
+	WIRE_T_RUN_SPACE,
+	WIRE_T_RUN_ID,
+	WIRE_T_COUNTS,
+	WIRE_T_SPACE,
+	WIRE_T_HELLO,
+	WIRE_T__TAGS
+};
+
+#define TAG(t) (1u << (t))
+/* (3) the items each op's reply may carry */
+static const unsigned allowed[WIRE__OPS] = {
+	[WIRE_HELLO] = TAG(WIRE_T_HELLO),
+	[WIRE_GET_RUN] = TAG(WIRE_T_RUN),
+	[WIRE_LATEST_RUN] = TAG(WIRE_T_RUN_ID),
+	[WIRE_COUNT_STATES] = TAG(WIRE_T_COUNTS),
+	[WIRE_ACTIVITY] = TAG(WIRE_T_ACTIVITY),
+	[WIRE_LIST_RUNS] = TAG(WIRE_T_RUN),
+	[WIRE_LIST_DEVICES] = TAG(WIRE_T_DEVICE),
+	[WIRE_FIND_DEVICE] = TAG(WIRE_T_DEVICE),
+	[WIRE_GET_DEVICE] = TAG(WIRE_T_DEVICE),
+	[WIRE_READ_RANGE] = TAG(WIRE_T_DATA) | TAG(WIRE_T_HOLE) | TAG(WIRE_T_DAMAGE),
+	[WIRE_TRACE_PACKETS] = TAG(WIRE_T_PACKET),
+	[WIRE_SPACE] = TAG(WIRE_T_SPACE),
+	[WIRE_RUNS_SPACE] = TAG(WIRE_T_RUN_SPACE),
+};
+
+/* Room kept for the end of a reply: tag, result, message, more, next. */
+#define WIRE_END_ROOM (1 + 4 + 4 + WIRE_MSG_MAX + 1 + 8)
+
+/* ---- writing ------------------------------------------------------------------ */
+
+struct wbuf {
+	uint8_t *p;
+	size_t len, cap;
+	int full;
+};
+
+static void put(struct wbuf *w, const void *v, size_t n)
+{
+	if (w->full || n > w->cap - w->len) {
+		w->full = 1;
+		return;
+	}
+	memcpy(w->p + w->len, v, n);
+	w->len += n;
+}
+static void put_u8(struct wbuf *w, unsigned v)
+{
+	uint8_t b = (uint8_t)v;
+	put(w, &b, 1);
+}
+static void put_u32(struct wbuf *w, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+	put(w, b, 4);
+}
+static void put_u64(struct wbuf *w, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	put(w, b, 8);
+}
+static void put_i64(struct wbuf *w, int64_t v)
+{
+	put_u64(w, (uint64_t)v);
+}
+static void put_str(struct wbuf *w, const char *s)
+{
+	size_t n = strlen(s);
+	put_u32(w, (uint32_t)n);
+	put(w, s, n);
+}
+
+static void set_len(uint8_t *p, size_t n)
+{
+	p[0] = (uint8_t)n;
+	p[1] = (uint8_t)(n >> 8);
+	p[2] = (uint8_t)(n >> 16);
+	p[3] = (uint8_t)(n >> 24);
+}
+
+size_t wire_request_encode(const struct wire_request *rq, uint8_t *buf, size_t cap)
+{
+	struct wbuf w = {buf, 4, cap, cap < 4};
+
+	if (rq->op <= 0 || rq->op >= WIRE__OPS || strlen(rq->glob) > WIRE_GLOB_MAX || strlen(rq->name) >= sizeof(rq->name))
+		return 0;
+	put_u8(&w, rq->op);
+	switch (rq->op) {
+	case WIRE_HELLO:
+		put_u32(&w, rq->version);
+		put_u64(&w, rq->dev);
+		put_u64(&w, rq->ino);
+		break;
+	case WIRE_GET_RUN:
+	case WIRE_LIST_DEVICES:
+	case WIRE_GET_DEVICE:
+		put_i64(&w, rq->id);
+		break;
+	case WIRE_LIST_RUNS:
+		put_u32(&w, (uint32_t)rq->state);
+		put_u8(&w, rq->has_glob != 0);
+		put_str(&w, rq->has_glob ? rq->glob : "");
+		put_i64(&w, rq->since_us);
+		put_i64(&w, rq->limit);
+		put_i64(&w, rq->before_id);
+		put_i64(&w, rq->after_id);
+		break;
+	case WIRE_FIND_DEVICE:
+		put_i64(&w, rq->id);
+		put_str(&w, rq->name);
+		break;
+	case WIRE_READ_RANGE:
+		put_i64(&w, rq->id);
+		put_u64(&w, rq->off);
+		put_u64(&w, rq->len);
+		put_u8(&w, rq->salvage != 0);
+		break;
+	case WIRE_TRACE_PACKETS:
+		put_i64(&w, rq->id);
+		put_u64(&w, rq->off);
+		break;
+	case WIRE_RUNS_SPACE:
+		put_i64(&w, rq->limit);
+		break;
+	default:
+		break;
+	}
+	if (w.full || w.len - 4 > WIRE_REQUEST_MAX)
+		return 0;
+	set_len(buf, w.len - 4);
+	return w.len;
+}
+
+void wire_out_begin(struct wire_out *o, uint8_t *buf, enum wire_op op)
+{
+	o->p = buf;
+	o->len = 4;
+	o->data = 0;
+	o->p[4] = WIRE_REPLY;
+	o->p[5] = (uint8_t)op;
+	o->len = 6;
+}
+
+/* (4) an item of at most `need` bytes fits with the end's room after it */
+static int room(const struct wire_out *o, size_t need)
+{
+	return o->len + need + WIRE_END_ROOM <= 4 + WIRE_REPLY_MAX;
+}
+
+static struct wbuf wb(struct wire_out *o)
+{
+	return (struct wbuf){o->p, o->len, 4 + WIRE_REPLY_MAX, 0};
+}
+
+/* The most a run or a device takes: its fixed fields and its strings. */
+#define RUN_ITEM_MAX (1 + 8 * 12 + 4 * 7 + 2 + 3 * STORE_NAME_MAX + 40 + 64 + 16 + 256)
+#define DEVICE_ITEM_MAX (1 + 8 * 16 + 4 * 3 + 3 + 32)
+
+int wire_out_run(struct wire_out *o, const struct store_run *r)
+{
+	if (!room(o, RUN_ITEM_MAX))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_RUN);
+	put_i64(&w, r->run_id);
+	put_u32(&w, (uint32_t)r->domid);
+	put_str(&w, r->name);
+	put_str(&w, r->uuid);
+	put_i64(&w, r->started_us);
+	put_i64(&w, r->ended_us);
+	put_u8(&w, r->state);
+	put_str(&w, r->host);
+	put_str(&w, r->backend_version);
+	put_str(&w, r->source);
+	put_i64(&w, r->prof_bytes);
+	put_i64(&w, r->hp_bytes);
+	put_i64(&w, r->eventlog_bytes);
+	put_i64(&w, r->trace_bytes);
+	put_i64(&w, r->trace_packets);
+	put_i64(&w, r->trace_events);
+	put_i64(&w, r->samples_bytes);
+	put_u32(&w, (uint32_t)r->ndevices);
+	put_str(&w, r->end_reason);
+	put_u8(&w, r->backend_gone != 0);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_device(struct wire_out *o, const struct store_device_info *d)
+{
+	if (!room(o, DEVICE_ITEM_MAX))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_DEVICE);
+	put_i64(&w, d->device_id);
+	put_i64(&w, d->run_id);
+	put_str(&w, d->vdev);
+	put_u32(&w, (uint32_t)d->devid);
+	put_u8(&w, d->role);
+	put_u64(&w, d->capacity_sectors);
+	put_i64(&w, d->write_requests);
+	put_i64(&w, d->write_bytes);
+	put_i64(&w, d->read_requests);
+	put_i64(&w, d->read_bytes);
+	put_i64(&w, d->flush_requests);
+	put_i64(&w, d->discard_requests);
+	put_i64(&w, d->errors);
+	put_u64(&w, d->written_end_sector);
+	put_u8(&w, d->status);
+	put_i64(&w, d->file_size);
+	put_u8(&w, d->closed != 0);
+	put_u32(&w, (uint32_t)d->word_size);
+	put_i64(&w, d->status_updated_us);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_packet(struct wire_out *o, const struct store_trace_packet *p)
+{
+	if (!room(o, 1 + 8 * 7 + 4 + 2))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_PACKET);
+	put_u64(&w, p->seq);
+	put_u64(&w, p->sector);
+	put_u32(&w, p->bytes);
+	put_u64(&w, p->events);
+	put_u64(&w, p->first_ts);
+	put_u64(&w, p->last_ts);
+	put_u8(&w, p->final != 0);
+	put_i64(&w, p->kept_us);
+	put_u64(&w, p->sum);
+	put_u8(&w, p->has_sum != 0);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_piece(struct wire_out *o, uint64_t off, const void *data, size_t len)
+{
+	if (data && (len > WIRE_DATA_MAX - o->data || !room(o, 1 + 8 + 4 + len)))
+		return 1;
+	if (!data && !room(o, 1 + 8 + 8))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, data ? WIRE_T_DATA : WIRE_T_HOLE);
+	put_u64(&w, off);
+	if (data) {
+		put_u32(&w, (uint32_t)len);
+		put(&w, data, len);
+		o->data += len;
+	} else {
+		put_u64(&w, len);
+	}
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_damage(struct wire_out *o, const struct store_damage *d)
+{
+	if (!room(o, 1 + 8 * 6 + 4 + sizeof(d->vdev)))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_DAMAGE);
+	put_i64(&w, d->run_id);
+	put_i64(&w, d->device_id);
+	put_str(&w, d->vdev);
+	put_u64(&w, d->off);
+	put_u64(&w, d->len);
+	put_i64(&w, d->chunk);
+	put_i64(&w, d->seq);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_activity(struct wire_out *o, const struct store_activity *a)
+{
+	if (!room(o, 1 + 16))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_ACTIVITY);
+	put_i64(&w, a->run_id);
+	put_i64(&w, a->stamp);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_run_space(struct wire_out *o, const struct store_run_space *r)
+{
+	if (!room(o, 1 + 24))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_RUN_SPACE);
+	put_i64(&w, r->run_id);
+	put_i64(&w, r->db_bytes);
+	put_i64(&w, r->slot_bytes);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_run_id(struct wire_out *o, int64_t id)
+{
+	if (!room(o, 9))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_RUN_ID);
+	put_i64(&w, id);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_counts(struct wire_out *o, const int64_t counts[3])
+{
+	if (!room(o, 25))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_COUNTS);
+	for (int i = 0; i < 3; i++)
+		put_i64(&w, counts[i]);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_space(struct wire_out *o, const struct store_space *sp)
+{
+	if (!room(o, 1 + 8 * 12))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_SPACE);
+	const struct store_file_space *f[3] = {&sp->db, &sp->wal, &sp->data};
+	for (int i = 0; i < 3; i++) {
+		put_i64(&w, f[i]->apparent);
+		put_i64(&w, f[i]->allocated);
+	}
+	put_i64(&w, sp->page_size);
+	put_i64(&w, sp->page_count);
+	put_i64(&w, sp->free_pages);
+	put_i64(&w, sp->data_slots);
+	put_i64(&w, sp->slots_in_use);
+	put_i64(&w, sp->slots_freed);
+	o->len = w.len;
+	return 0;
+}
+
+int wire_out_hello(struct wire_out *o, const char *path, int schema, const char *store_id)
+{
+	if (strlen(path) >= sizeof(((struct wire_reply *)0)->path) || strlen(store_id) > 32 ||
+	    !room(o, 1 + 4 + strlen(path) + 4 + 4 + 32))
+		return 1;
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_HELLO);
+	put_str(&w, path);
+	put_u32(&w, (uint32_t)schema);
+	put_str(&w, store_id);
+	o->len = w.len;
+	return 0;
+}
+
+size_t wire_out_end(struct wire_out *o, int rc, const char *msg, int more, uint64_t next)
+{
+	char m[WIRE_MSG_MAX + 1];
+	snprintf(m, sizeof(m), "%s", msg ? msg : "");
+	struct wbuf w = wb(o);
+	put_u8(&w, WIRE_T_END);
+	put_u32(&w, (uint32_t)rc);
+	put_str(&w, m);
+	put_u8(&w, more != 0);
+	put_u64(&w, next);
+	o->len = w.len; /* (4): the room was kept */
+	set_len(o->p, o->len - 4);
+	return o->len;
+}
+
+size_t wire_bye(uint8_t *buf, const char *reason)
+{
+	char m[WIRE_MSG_MAX + 1];
+	snprintf(m, sizeof(m), "%s", reason);
+	struct wbuf w = {buf, 4, 4 + 1 + 4 + WIRE_MSG_MAX, 0};
+	put_u8(&w, WIRE_BYE);
+	put_str(&w, m);
+	set_len(buf, w.len - 4);
+	return w.len;
+}
+
+/* ---- reading ------------------------------------------------------------------- */
+
+struct rbuf {
+	const uint8_t *p;
+	size_t n, at;
+	const char *bad; /* the first thing that failed (1) */
+};
+
+static const uint8_t *take(struct rbuf *r, size_t k, const char *what)
+{
+	if (r->bad || k > r->n - r->at) {
+		if (!r->bad)
+			r->bad = what;
+		return NULL;
+	}
+	const uint8_t *q = r->p + r->at;
+	r->at += k;
+	return q;
+}
+static unsigned get_u8(struct rbuf *r, const char *what)
+{
+	const uint8_t *q = take(r, 1, what);
+	return q ? q[0] : 0;
+}
+static uint32_t get_u32(struct rbuf *r, const char *what)
+{
+	const uint8_t *q = take(r, 4, what);
+	return q ? (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24 : 0;
+}
+static uint64_t get_u64(struct rbuf *r, const char *what)
+{
+	const uint8_t *q = take(r, 8, what);
+	uint64_t v = 0;
+	for (int i = 0; q && i < 8; i++)
+		v |= (uint64_t)q[i] << (8 * i);
+	return v;
+}
+static int64_t get_i64(struct rbuf *r, const char *what)
+{
+	return (int64_t)get_u64(r, what);
+}
+/* (2) into dst (cap bytes), whole and NUL-free, or the reader fails */
+static void get_str(struct rbuf *r, char *dst, size_t cap, const char *what)
+{
+	uint32_t n = get_u32(r, what);
+	dst[0] = '\0';
+	if (r->bad)
+		return;
+	if (n >= cap) {
+		r->bad = what;
+		return;
+	}
+	const uint8_t *q = take(r, n, what);
+	if (!q)
+		return;
+	if (memchr(q, '\0', n)) {
+		r->bad = what;
+		return;
+	}
+	memcpy(dst, q, n);
+	dst[n] = '\0';
+}
+/* (3) an enumeration's value, below `count`, or the reader fails */
+static unsigned get_enum(struct rbuf *r, unsigned count, const char *what)
+{
+	unsigned v = get_u8(r, what);
+	if (!r->bad && v >= count)
+		r->bad = what;
+	return r->bad ? 0 : v;
+}
+static int get_bool(struct rbuf *r, const char *what)
+{
+	return (int)get_enum(r, 2, what);
+}
+
+int wire_request_parse(const uint8_t *p, size_t n, struct wire_request *rq, char *why, size_t whylen)
+{
+	struct rbuf r = {p, n, 0, NULL};
+
+	memset(rq, 0, sizeof(*rq));
+	rq->state = -1;
+	if (n > WIRE_REQUEST_MAX) {
+		snprintf(why, whylen, "a request of %zu bytes (at most %u)", n, WIRE_REQUEST_MAX);
+		return -1;
+	}
+	unsigned op = get_u8(&r, "the op");
+	if (!r.bad && (op == 0 || op >= WIRE__OPS)) {
+		snprintf(why, whylen, "unknown request %u", op);
+		return -1;
+	}
+	rq->op = (enum wire_op)op;
+	switch (rq->op) {
+	case WIRE_HELLO:
+		rq->version = get_u32(&r, "the version");
+		rq->dev = get_u64(&r, "the device");
+		rq->ino = get_u64(&r, "the inode");
+		break;
+	case WIRE_GET_RUN:
+	case WIRE_LIST_DEVICES:
+	case WIRE_GET_DEVICE:
+		rq->id = get_i64(&r, "the id");
+		break;
+	case WIRE_LIST_RUNS: {
+		uint32_t st = get_u32(&r, "the state");
+		if (!r.bad && st != UINT32_MAX && st > STORE_RUN_CRASHED)
+			r.bad = "the state";
+		rq->state = st == UINT32_MAX ? -1 : (int32_t)st;
+		rq->has_glob = get_bool(&r, "the name filter");
+		get_str(&r, rq->glob, sizeof(rq->glob), "the name filter");
+		if (!r.bad && !rq->has_glob && rq->glob[0])
+			r.bad = "a name filter that is not one";
+		rq->since_us = get_i64(&r, "since");
+		rq->limit = get_i64(&r, "the limit");
+		rq->before_id = get_i64(&r, "before");
+		rq->after_id = get_i64(&r, "after");
+		break;
+	}
+	case WIRE_FIND_DEVICE:
+		rq->id = get_i64(&r, "the run");
+		get_str(&r, rq->name, sizeof(rq->name), "the device's name");
+		break;
+	case WIRE_READ_RANGE:
+		rq->id = get_i64(&r, "the device");
+		rq->off = get_u64(&r, "the offset");
+		rq->len = get_u64(&r, "the length");
+		rq->salvage = get_bool(&r, "salvage");
+		if (!r.bad && rq->off + rq->len < rq->off)
+			r.bad = "the range (it overflows)";
+		break;
+	case WIRE_TRACE_PACKETS:
+		rq->id = get_i64(&r, "the device");
+		rq->off = get_u64(&r, "the first packet");
+		break;
+	case WIRE_RUNS_SPACE:
+		rq->limit = get_i64(&r, "the limit");
+		break;
+	default:
+		break;
+	}
+	if (!r.bad && r.at != n)
+		r.bad = "trailing bytes";
+	if (r.bad) {
+		snprintf(why, whylen, "a malformed request %u: %s", op, r.bad);
+		return -1;
+	}
+	return 0;
+}
+
+static void get_run(struct rbuf *r, struct store_run *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->run_id = get_i64(r, "a run's id");
+	x->domid = (int32_t)get_u32(r, "a run's domid");
+	get_str(r, x->name, sizeof(x->name), "a run's name");
+	get_str(r, x->uuid, sizeof(x->uuid), "a run's uuid");
+	x->started_us = get_i64(r, "a run's start");
+	x->ended_us = get_i64(r, "a run's end");
+	x->state = (enum store_run_state)get_enum(r, 3, "a run's state");
+	get_str(r, x->host, sizeof(x->host), "a run's host");
+	get_str(r, x->backend_version, sizeof(x->backend_version), "a run's backend version");
+	get_str(r, x->source, sizeof(x->source), "a run's source");
+	x->prof_bytes = get_i64(r, "a run's sizes");
+	x->hp_bytes = get_i64(r, "a run's sizes");
+	x->eventlog_bytes = get_i64(r, "a run's sizes");
+	x->trace_bytes = get_i64(r, "a run's sizes");
+	x->trace_packets = get_i64(r, "a run's sizes");
+	x->trace_events = get_i64(r, "a run's sizes");
+	x->samples_bytes = get_i64(r, "a run's sizes");
+	x->samples = -1; /* the view layer's to count */
+	x->ndevices = (int)get_u32(r, "a run's devices");
+	get_str(r, x->end_reason, sizeof(x->end_reason), "a run's end reason");
+	x->backend_gone = get_bool(r, "a run's backend");
+}
+
+static void get_device(struct rbuf *r, struct store_device_info *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->device_id = get_i64(r, "a device's id");
+	d->run_id = get_i64(r, "a device's run");
+	get_str(r, d->vdev, sizeof(d->vdev), "a device's vdev");
+	d->devid = (int32_t)get_u32(r, "a device's devid");
+	d->role = (enum store_role)get_enum(r, STORE_ROLES, "a device's role");
+	d->capacity_sectors = get_u64(r, "a device's capacity");
+	d->write_requests = get_i64(r, "a device's counters");
+	d->write_bytes = get_i64(r, "a device's counters");
+	d->read_requests = get_i64(r, "a device's counters");
+	d->read_bytes = get_i64(r, "a device's counters");
+	d->flush_requests = get_i64(r, "a device's counters");
+	d->discard_requests = get_i64(r, "a device's counters");
+	d->errors = get_i64(r, "a device's counters");
+	d->written_end_sector = get_u64(r, "a device's written end");
+	d->status = (enum store_status)get_enum(r, 3, "a device's status");
+	d->file_size = get_i64(r, "a device's file size");
+	d->closed = get_bool(r, "a device's closed flag");
+	d->word_size = (int)get_u32(r, "a device's word size");
+	d->status_updated_us = get_i64(r, "a device's status time");
+	if (!r->bad && d->word_size != 0 && d->word_size != 4 && d->word_size != 8)
+		r->bad = "a device's word size";
+}
+
+static void get_packet(struct rbuf *r, struct store_trace_packet *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->seq = get_u64(r, "a packet's seq");
+	p->sector = get_u64(r, "a packet's sector");
+	p->bytes = get_u32(r, "a packet's size");
+	p->events = get_u64(r, "a packet's events");
+	p->first_ts = get_u64(r, "a packet's times");
+	p->last_ts = get_u64(r, "a packet's times");
+	p->final = get_bool(r, "a packet's final flag");
+	p->kept_us = get_i64(r, "a packet's time kept");
+	p->sum = get_u64(r, "a packet's checksum");
+	p->has_sum = get_bool(r, "a packet's checksum flag");
+	/* the store's own bounds on a row (store_trace.c) */
+	if (!r->bad && (p->bytes == 0 || p->bytes > (1u << 30) || p->seq > INT64_MAX || p->sector > INT64_MAX))
+		r->bad = "a packet's fields";
+}
+
+static void get_damage(struct rbuf *r, struct store_damage *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->run_id = get_i64(r, "a damage's run");
+	d->device_id = get_i64(r, "a damage's device");
+	get_str(r, d->vdev, sizeof(d->vdev), "a damage's vdev");
+	d->off = get_u64(r, "a damage's range");
+	d->len = get_u64(r, "a damage's range");
+	d->chunk = get_i64(r, "a damage's chunk");
+	d->seq = get_i64(r, "a damage's packet");
+	if (!r->bad && d->off + d->len < d->off)
+		r->bad = "a damage's range";
+}
+
+static void get_space(struct rbuf *r, struct store_space *sp)
+{
+	struct store_file_space *f[3] = {&sp->db, &sp->wal, &sp->data};
+	for (int i = 0; i < 3; i++) {
+		f[i]->apparent = get_i64(r, "the space");
+		f[i]->allocated = get_i64(r, "the space");
+	}
+	sp->page_size = get_i64(r, "the space");
+	sp->page_count = get_i64(r, "the space");
+	sp->free_pages = get_i64(r, "the space");
+	sp->data_slots = get_i64(r, "the space");
+	sp->slots_in_use = get_i64(r, "the space");
+	sp->slots_freed = get_i64(r, "the space");
+}
+
+/* The pieces of a READ_RANGE reply: in order, no gap, inside the range (3). */
+struct pieces {
+	uint64_t at, end;
+	size_t data;
+};
+
+static int piece_ok(struct rbuf *r, struct pieces *pc, uint64_t off, uint64_t len, int data)
+{
+	if (r->bad)
+		return 0;
+	if (off != pc->at || len == 0 || len > pc->end - pc->at || (data && len > WIRE_DATA_MAX - pc->data)) {
+		r->bad = "a data piece out of order or out of range";
+		return 0;
+	}
+	pc->at += len;
+	if (data)
+		pc->data += (size_t)len;
+	return 1;
+}
+
+int wire_reply_parse(const struct wire_request *rq, const uint8_t *p, size_t n, const struct wire_reply_cb *cb,
+                     void *ctx, struct wire_reply *out, char *why, size_t whylen)
+{
+	struct rbuf r = {p, n, 0, NULL};
+	struct pieces pc = {rq->off, rq->off + rq->len, 0};
+	int rc = 0, ended = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (n > WIRE_REPLY_MAX) {
+		snprintf(why, whylen, "a reply of %zu bytes (at most %u)", n, WIRE_REPLY_MAX);
+		return WIRE_BAD;
+	}
+	unsigned kind = get_u8(&r, "the frame's kind");
+	if (!r.bad && kind == WIRE_BYE) {
+		get_str(&r, out->msg, sizeof(out->msg), "the reason");
+		if (!r.bad && r.at != n)
+			r.bad = "trailing bytes";
+		if (r.bad) {
+			snprintf(why, whylen, "a malformed goodbye: %s", r.bad);
+			return WIRE_BAD;
+		}
+		out->bye = 1;
+		return 0;
+	}
+	if (!r.bad && kind != WIRE_REPLY)
+		r.bad = "the frame's kind";
+	if (!r.bad && get_u8(&r, "the op") != (unsigned)rq->op && !r.bad)
+		r.bad = "the op (not the one asked)";
+	while (!r.bad && !ended && !rc) {
+		unsigned tag = get_u8(&r, "an item's tag");
+		if (r.bad)
+			break;
+		if (tag != WIRE_T_END && (tag >= WIRE_T__TAGS || rq->op <= 0 || rq->op >= WIRE__OPS ||
+		                          !(allowed[rq->op] & TAG(tag)))) {
+			r.bad = "an item this request does not take";
+			break;
+		}
+		switch (tag) {
+		case WIRE_T_END: {
+			uint32_t res = get_u32(&r, "the result");
+			int32_t code = (int32_t)res;
+			if (!r.bad && (code > 0 || code < STORE_EPERM))
+				r.bad = "the result";
+			out->rc = code;
+			get_str(&r, out->msg, sizeof(out->msg), "the message");
+			out->more = get_bool(&r, "more");
+			out->next = get_u64(&r, "next");
+			ended = 1;
+			break;
+		}
+		case WIRE_T_RUN: {
+			struct store_run x;
+			get_run(&r, &x);
+			if (!r.bad && rq->op == WIRE_GET_RUN && out->singles++)
+				r.bad = "a second run";
+			if (!r.bad)
+				rc = cb->run ? cb->run(ctx, &x) : 0;
+			break;
+		}
+		case WIRE_T_DEVICE: {
+			struct store_device_info d;
+			get_device(&r, &d);
+			if (!r.bad && rq->op != WIRE_LIST_DEVICES && out->singles++)
+				r.bad = "a second device";
+			if (!r.bad)
+				rc = cb->device ? cb->device(ctx, &d) : 0;
+			break;
+		}
+		case WIRE_T_PACKET: {
+			struct store_trace_packet x;
+			get_packet(&r, &x);
+			if (!r.bad)
+				rc = cb->packet ? cb->packet(ctx, &x) : 0;
+			break;
+		}
+		case WIRE_T_DATA: {
+			uint64_t off = get_u64(&r, "a piece's offset");
+			uint32_t len = get_u32(&r, "a piece's length");
+			if (!piece_ok(&r, &pc, off, len, 1))
+				break;
+			const uint8_t *d = take(&r, len, "a piece's bytes");
+			if (d)
+				rc = cb->piece ? cb->piece(ctx, off, d, len) : 0;
+			break;
+		}
+		case WIRE_T_HOLE: {
+			uint64_t off = get_u64(&r, "a hole's offset");
+			uint64_t len = get_u64(&r, "a hole's length");
+			if (piece_ok(&r, &pc, off, len, 0) && len <= SIZE_MAX)
+				rc = cb->piece ? cb->piece(ctx, off, NULL, (size_t)len) : 0;
+			break;
+		}
+		case WIRE_T_DAMAGE: {
+			struct store_damage d;
+			get_damage(&r, &d);
+			if (!r.bad)
+				rc = cb->damage ? cb->damage(ctx, &d) : 0;
+			break;
+		}
+		case WIRE_T_ACTIVITY: {
+			struct store_activity a;
+			a.run_id = get_i64(&r, "an activity");
+			a.stamp = get_i64(&r, "an activity");
+			if (!r.bad)
+				rc = cb->activity ? cb->activity(ctx, &a) : 0;
+			break;
+		}
+		case WIRE_T_RUN_SPACE: {
+			struct store_run_space x;
+			x.run_id = get_i64(&r, "a run's space");
+			x.db_bytes = get_i64(&r, "a run's space");
+			x.slot_bytes = get_i64(&r, "a run's space");
+			if (!r.bad)
+				rc = cb->run_space ? cb->run_space(ctx, &x) : 0;
+			break;
+		}
+		case WIRE_T_RUN_ID:
+			out->run_id = get_i64(&r, "a run id");
+			if (!r.bad && out->singles++)
+				r.bad = "a second run id";
+			break;
+		case WIRE_T_COUNTS:
+			for (int i = 0; i < 3; i++)
+				out->counts[i] = get_i64(&r, "the counts");
+			if (!r.bad && out->singles++)
+				r.bad = "second counts";
+			break;
+		case WIRE_T_SPACE:
+			get_space(&r, &out->space);
+			if (!r.bad && out->singles++)
+				r.bad = "a second space";
+			break;
+		case WIRE_T_HELLO:
+			get_str(&r, out->path, sizeof(out->path), "the store's path");
+			out->schema = (int32_t)get_u32(&r, "the schema");
+			get_str(&r, out->store_id, sizeof(out->store_id), "the store's id");
+			if (!r.bad && out->singles++)
+				r.bad = "a second hello";
+			break;
+		}
+	}
+	if (rc)
+		return rc;
+	if (!r.bad && !ended)
+		r.bad = "no end";
+	if (!r.bad && r.at != n)
+		r.bad = "trailing bytes";
+	/* a range read that says it is done covered the whole range (3) */
+	if (!r.bad && rq->op == WIRE_READ_RANGE && out->rc == 0 &&
+	    (out->more ? out->next != pc.at || pc.at == rq->off : pc.at != pc.end))
+		r.bad = "a range read that does not cover its range";
+	if (r.bad) {
+		snprintf(why, whylen, "a malformed reply: %s", r.bad);
+		return WIRE_BAD;
+	}
+	return 0;
+}
