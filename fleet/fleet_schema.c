@@ -159,8 +159,8 @@ static const char *const migrations[] = {
 	 * checksum on its host (fleet_sync.c): the device's row is there and
 	 * says why (damaged), none of its bytes are; the run's damaged says
 	 * which devices were left out.  NULL: whole. */
-	"ALTER TABLE runs ADD COLUMN damaged bytea;"
-	"ALTER TABLE devices ADD COLUMN damaged bytea;",
+	("ALTER TABLE runs ADD COLUMN damaged bytea;"
+	 "ALTER TABLE devices ADD COLUMN damaged bytea;"),
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == FLEET_SCHEMA_VERSION,
