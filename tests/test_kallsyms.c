@@ -51,10 +51,10 @@ static const char map[] =
 	"ffffffffc0001000 t mod_fn\t[xen_blkfront]\n"
 	"ffffffff81004f00 ! bad_type\n";
 
-static void lookup_is(const struct ksyms *k, uint64_t addr, const char *want, uint64_t want_start)
+static void lookup_is(const struct be_ksyms *k, uint64_t addr, const char *want, uint64_t want_start)
 {
 	uint64_t start = 0;
-	const char *got = ksyms_lookup(k, addr, &start);
+	const char *got = be_ksyms_lookup(k, addr, &start);
 	CHECK(got && want && strcmp(got, want) == 0 && start == want_start,
 	      "lookup %#llx = %s at %#llx, want %s at %#llx", (unsigned long long)addr, got ? got : "(none)",
 	      (unsigned long long)start, want ? want : "(none)", (unsigned long long)want_start);
@@ -63,12 +63,12 @@ static void lookup_is(const struct ksyms *k, uint64_t addr, const char *want, ui
 static void test_parse(void)
 {
 	char err[256] = "";
-	struct ksyms *k = ksyms_parse(map, sizeof(map) - 1, err, sizeof err);
+	struct be_ksyms *k = be_ksyms_parse(map, sizeof(map) - 1, err, sizeof err);
 	CHECK(k != NULL, "the map parses (%s)", err);
 	if (!k)
 		return;
 	/* kept: all but the absolute, undefined, stray, overlong-address and bad-type lines */
-	CHECK(ksyms_count(k) == 16, "%zu symbols kept, want 16", ksyms_count(k));
+	CHECK(be_ksyms_count(k) == 16, "%zu symbols kept, want 16", be_ksyms_count(k));
 	lookup_is(k, 0xffffffff81000000, "_stext", 0xffffffff81000000);
 	lookup_is(k, 0xffffffff81000010, "startup_64", 0xffffffff81000000);
 	lookup_is(k, 0xffffffff81001025, "xen_hypercall_sched_op", 0xffffffff81001020);
@@ -77,37 +77,37 @@ static void test_parse(void)
 	lookup_is(k, 0xffffffff81003900, "weak_defined", 0xffffffff81003000);
 	lookup_is(k, 0xffffffffc0001004, "mod_fn", 0xffffffffc0001000);
 	uint64_t s;
-	CHECK(ksyms_lookup(k, 0xffffffff80000000, &s) == NULL, "nothing below the first symbol");
-	CHECK(ksyms_is_text(k, 0xffffffff81000000) && ksyms_is_text(k, 0xffffffff81005000), "text bounds included");
-	CHECK(!ksyms_is_text(k, 0xffffffff81005001) && !ksyms_is_text(k, 0xffffffff80ffffff), "past the text: not text");
-	CHECK(ksyms_is_text(k, 0xffffffff83000100), "init text is text");
-	CHECK(!ksyms_is_text(k, 0xffffffff82000000), "data is not text");
-	CHECK(!ksyms_is_text(k, 0xffffffffc0001004), "a module's address is not the kernel's text (as xenctx)");
-	ksyms_free(k);
+	CHECK(be_ksyms_lookup(k, 0xffffffff80000000, &s) == NULL, "nothing below the first symbol");
+	CHECK(be_ksyms_is_text(k, 0xffffffff81000000) && be_ksyms_is_text(k, 0xffffffff81005000), "text bounds included");
+	CHECK(!be_ksyms_is_text(k, 0xffffffff81005001) && !be_ksyms_is_text(k, 0xffffffff80ffffff), "past the text: not text");
+	CHECK(be_ksyms_is_text(k, 0xffffffff83000100), "init text is text");
+	CHECK(!be_ksyms_is_text(k, 0xffffffff82000000), "data is not text");
+	CHECK(!be_ksyms_is_text(k, 0xffffffffc0001004), "a module's address is not the kernel's text (as xenctx)");
+	be_ksyms_free(k);
 
 	/* refused, with the reason */
 	static const char stub[] = "ffffffffffffffff B The real System.map is in the linux-image-6.1.0-56-amd64-dbg package\n";
-	k = ksyms_parse(stub, sizeof(stub) - 1, err, sizeof err);
+	k = be_ksyms_parse(stub, sizeof(stub) - 1, err, sizeof err);
 	CHECK(!k && strstr(err, "stub"), "Debian's stub refused: %s", err);
-	ksyms_free(k);
+	be_ksyms_free(k);
 	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 T startup_64\n0000000000000000 T _etext\n";
-	k = ksyms_parse(hidden, sizeof(hidden) - 1, err, sizeof err);
+	k = be_ksyms_parse(hidden, sizeof(hidden) - 1, err, sizeof err);
 	CHECK(!k && strstr(err, "as root"), "a kallsyms read without privilege refused: %s", err);
-	ksyms_free(k);
-	k = ksyms_parse("", 0, err, sizeof err);
+	be_ksyms_free(k);
+	k = be_ksyms_parse("", 0, err, sizeof err);
 	CHECK(!k && strstr(err, "no symbols"), "an empty file refused: %s", err);
-	ksyms_free(k);
+	be_ksyms_free(k);
 	/* a line over the limit is skipped, not an error of its own */
 	size_t big = KSYMS_MAX_LINE + 64;
 	char *text = malloc(big + 200);
 	int n = snprintf(text, 200, "ffffffff81000000 T _stext\nffffffff81001000 T _etext\nffffffff81000100 T ");
 	memset(text + n, 'x', big);
 	memcpy(text + n + big, "\n", 2);
-	k = ksyms_parse(text, strlen(text), err, sizeof err);
-	CHECK(k && ksyms_count(k) == 2, "an overlong line skipped (%zu symbols)", k ? ksyms_count(k) : 0);
-	ksyms_free(k);
+	k = be_ksyms_parse(text, strlen(text), err, sizeof err);
+	CHECK(k && be_ksyms_count(k) == 2, "an overlong line skipped (%zu symbols)", k ? be_ksyms_count(k) : 0);
+	be_ksyms_free(k);
 	free(text);
-	k = ksyms_open("/nonexistent/System.map", err, sizeof err);
+	k = be_ksyms_open("/nonexistent/System.map", err, sizeof err);
 	CHECK(!k && strstr(err, "/nonexistent/System.map"), "a missing file named: %s", err);
 }
 
@@ -136,7 +136,7 @@ static void put(uint64_t va, uint64_t v)
 	image[(va - STACK_BASE) / 8] = v;
 }
 
-static const struct samples_frame *frame_of(const struct stack_namer *nm, uint32_t id)
+static const struct samples_frame *frame_of(const struct be_stack_namer *nm, uint32_t id)
 {
 	return id >= 1 && id <= nm->nframes ? &nm->frames[id - 1] : NULL;
 }
@@ -144,8 +144,8 @@ static const struct samples_frame *frame_of(const struct stack_namer *nm, uint32
 static void test_kernel_frames(void)
 {
 	char err[256];
-	struct stack_namer nm = {0};
-	nm.ksyms = ksyms_parse(map, sizeof(map) - 1, err, sizeof err);
+	struct be_stack_namer nm = {0};
+	nm.ksyms = be_ksyms_parse(map, sizeof(map) - 1, err, sizeof err);
 	if (!nm.ksyms)
 		return;
 	/* rip in xen_hypercall_sched_op; rbp -> frame 1 (returns into
@@ -157,15 +157,15 @@ static void test_kernel_frames(void)
 	put(f2, user_word_at);
 	put(f2 + 8, 0xffffffff81005000);
 	struct plat_vcpu_regs r = {.rip = 0xffffffff81001025, .rbp = f1, .rsp = STACK_BASE + 0x80, .online = 1};
-	struct walk_mem m = {image_read, NULL, 64};
-	struct stack_taken t;
-	stack_take(&m, &nm, &r, &t);
+	struct be_walk_mem m = {image_read, NULL, 64};
+	struct be_stack_taken t;
+	be_stack_take(&m, &nm, &r, &t);
 	CHECK(t.w.n == 3, "3 kernel frames taken (%u)", t.w.n);
 	for (uint32_t i = 0; i < t.w.n; i++)
 		CHECK(t.w.kind[i] == WALK_FRAME_KERNEL, "frame %u is a kernel frame", i);
 	struct samples_buf b = {0};
 	uint32_t ids[8];
-	int depth = stack_name(&nm, &t, &b, ids, 8);
+	int depth = be_stack_name(&nm, &t, &b, ids, 8);
 	static const char *const want[] = {"xen_hypercall_sched_op", "alias_third", "do_syscall_64"};
 	CHECK(depth == 3, "depth %d, want 3", depth);
 	for (int i = 0; i < depth && i < 3; i++) {
@@ -179,29 +179,29 @@ static void test_kernel_frames(void)
 	/* a user rbp (a kernel without frame pointers): the leaf alone */
 	r.rbp = user_word_at;
 	m.budget = 64;
-	stack_take(&m, &nm, &r, &t);
+	be_stack_take(&m, &nm, &r, &t);
 	CHECK(t.w.n == 1 && t.w.pc[0] == r.rip, "a user rbp in the kernel: the leaf alone (%u frames)", t.w.n);
 
 	/* a chain into user addresses: cut where it leaves */
 	put(f2 + 8, 0x0000000000401000);
 	r.rbp = f1;
 	m.budget = 64;
-	stack_take(&m, &nm, &r, &t);
+	be_stack_take(&m, &nm, &r, &t);
 	CHECK(t.w.n == 2, "a chain leaving the kernel's half cut there (%u frames)", t.w.n);
 
 	/* no map: [kernel] */
-	struct stack_namer bare = {0};
+	struct be_stack_namer bare = {0};
 	m.budget = 64;
-	stack_take(&m, &bare, &r, &t);
-	depth = stack_name(&bare, &t, &b, ids, 8);
+	be_stack_take(&m, &bare, &r, &t);
+	depth = be_stack_name(&bare, &t, &b, ids, 8);
 	const struct samples_frame *f = depth > 0 ? frame_of(&bare, ids[0]) : NULL;
 	CHECK(f && strcmp(f->name, "[kernel]") == 0 && f->kind == SAMPLES_KIND_KERNEL, "without a map: %s",
 	      f ? f->name : "?");
-	stack_namer_free(&bare);
+	be_stack_namer_free(&bare);
 	samples_buf_free(&b);
-	ksyms_free(nm.ksyms);
+	be_ksyms_free(nm.ksyms);
 	nm.ksyms = NULL;
-	stack_namer_free(&nm);
+	be_stack_namer_free(&nm);
 }
 
 int main(void)

@@ -14,12 +14,12 @@
 #include "tests/testutil.h"
 
 /* The fields joined by '|', for comparing in one go. */
-static const char *joined(const struct log_event *e, size_t buflen)
+static const char *joined(const struct be_log_event *e, size_t buflen)
 {
 	static char out[2048];
 	char buf[1024];
 	struct iovec iov[LOG_FIELDS_MAX];
-	int n = log_fields(e, buf, buflen, iov);
+	int n = be_log_fields(e, buf, buflen, iov);
 	size_t at = 0;
 	out[0] = '\0';
 	for (int i = 0; i < n; i++)
@@ -35,21 +35,21 @@ static void expect(const char *what, const char *got, const char *want)
 
 int main(void)
 {
-	struct log_event all = {LOG_NOTICE, 5, "xvdp1", 12, "dom5 xvdp1 run 12: connected"};
+	struct be_log_event all = {LOG_NOTICE, 5, "xvdp1", 12, "dom5 xvdp1 run 12: connected"};
 	expect("every field", joined(&all, 1024),
 	       "MESSAGE=dom5 xvdp1 run 12: connected|PRIORITY=5|SYSLOG_IDENTIFIER=profile-backend|"
 	       "DOMID=5|VDEV=xvdp1|RUN=12");
-	struct log_event none = {LOG_ERR, -1, NULL, -1, "cannot open the store"};
+	struct be_log_event none = {LOG_ERR, -1, NULL, -1, "cannot open the store"};
 	expect("no domain, device or run", joined(&none, 1024),
 	       "MESSAGE=cannot open the store|PRIORITY=3|SYSLOG_IDENTIFIER=profile-backend");
-	struct log_event run = {LOG_WARNING, 0, NULL, 7, "dom0 run 7: gone"};
+	struct be_log_event run = {LOG_WARNING, 0, NULL, 7, "dom0 run 7: gone"};
 	expect("domid 0 is a domain", joined(&run, 1024),
 	       "MESSAGE=dom0 run 7: gone|PRIORITY=4|SYSLOG_IDENTIFIER=profile-backend|DOMID=0|RUN=7");
-	struct log_event evil = {LOG_WARNING, 3, "x\nRUN=99\033[2J", -1, "m"};
+	struct be_log_event evil = {LOG_WARNING, 3, "x\nRUN=99\033[2J", -1, "m"};
 	expect("a hostile vdev stays in its field", joined(&evil, 1024),
 	       "MESSAGE=m|PRIORITY=4|SYSLOG_IDENTIFIER=profile-backend|DOMID=3|VDEV=x\\x0aRUN=99\\x1b[2J");
 	expect("a small buffer cuts, never overruns", joined(&all, 20), "MESSAGE=dom5 xvdp1 ");
-	expect("an empty vdev is no vdev", joined(&(struct log_event){LOG_INFO, 1, "", -1, "x"}, 1024),
+	expect("an empty vdev is no vdev", joined(&(struct be_log_event){LOG_INFO, 1, "", -1, "x"}, 1024),
 	       "MESSAGE=x|PRIORITY=6|SYSLOG_IDENTIFIER=profile-backend|DOMID=1");
 	return tu_finish("test_log_fields");
 }

@@ -2,7 +2,7 @@
  * test_walk_ghc.c - backend/sampling's GHC stack walker (walk_ghc.c),
  * the RTS tables it reads by (ghc_rts.c) and GHC's names (ghc_names.c):
  *
- *  1. ghc_demangle and ghc_symbol_is_haskell on real names and bad ones;
+ *  1. be_ghc_demangle and be_ghc_symbol_is_haskell on real names and bad ones;
  *  2. the RTS version told from symbols (9.0, 8.0, newer, none);
  *  3. walks of built memory images: every frame kind, chunks, and each
  *     way a walk ends (the stop frame, a bad frame, a loop, the depth,
@@ -40,11 +40,11 @@
 static void demangle_case(const char *sym, const char *want)
 {
 	char out[256];
-	ghc_demangle(sym, out, sizeof out);
+	be_ghc_demangle(sym, out, sizeof out);
 	CHECK(strcmp(out, want) == 0, "ghc_demangle(\"%s\") = \"%s\", want \"%s\"", sym, out, want);
 }
 
-/* symbol, as ghc_demangle writes it */
+/* symbol, as be_ghc_demangle writes it */
 static const char *const demangle_cases[][2] = {
 	{"Main_zdwcrunchHot_info", "Main.$wcrunchHot"},
 	{"base_GHCziBase_zpzp_info", "GHC.Base.++"},
@@ -111,10 +111,10 @@ static void test_demangle(void)
 		demangle_case(demangle_cases[i][0], demangle_cases[i][1]);
 
 	char small[5];
-	ghc_demangle("Main_zdwcrunchHot_info", small, sizeof small);
+	be_ghc_demangle("Main_zdwcrunchHot_info", small, sizeof small);
 	CHECK(strcmp(small, "Main") == 0, "cut to the buffer: \"%s\"", small);
 	char one[1] = {'x'};
-	ghc_demangle("Main_x_info", one, 1);
+	be_ghc_demangle("Main_x_info", one, 1);
 	CHECK(one[0] == '\0', "a 1-byte buffer holds the NUL");
 
 	static const char *const yes[] = {"Main_zdwcrunchHot_info", "stg_upd_frame_info", "c1ab_info",
@@ -123,9 +123,9 @@ static void test_demangle(void)
 	static const char *const no[] = {"memcpy", "main", "MainCapability", "frame_dummy", "rts_info",
 	                                 "_start", "getGCStats", "a_B_c_d_info", ""};
 	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-		CHECK(ghc_symbol_is_haskell(yes[i]) == 1, "%s is GHC's", yes[i]);
+		CHECK(be_ghc_symbol_is_haskell(yes[i]) == 1, "%s is GHC's", yes[i]);
 	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-		CHECK(ghc_symbol_is_haskell(no[i]) == 0, "%s is not GHC's", no[i]);
+		CHECK(be_ghc_symbol_is_haskell(no[i]) == 0, "%s is not GHC's", no[i]);
 }
 
 /* ---- 2. versions ------------------------------------------------------- */
@@ -157,30 +157,30 @@ static void test_versions(void)
 	static const char *const v710[] = {"stg_stop_thread_info", "stg_MUT_ARR_PTRS_FROZEN0_info",
 	                                   "getGCStats", NULL};
 	static const char *const none[] = {"main", "memcpy", NULL};
-	struct ghc_rts g;
+	struct be_ghc_rts g;
 	char err[200];
 	struct fake_syms f = {v900};
-	CHECK(ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && g.found &&
+	CHECK(be_ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && g.found &&
 	          g.version == 900 && g.ct_ret_small == 30 && g.ct_stop_frame == 36 &&
 	          g.ct_atomically_frame == 55 && g.sz_atomically_frame == 3 &&
 	          g.stop_frame_info == 0x1000 && g.underflow_frame_info == 0x2000 &&
 	          g.main_capability == 0x3000 && g.off_reg_current_tso == 872,
 	      "9.0: version %d", g.version);
 	f.names = v800;
-	CHECK(ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && g.version == 800 &&
+	CHECK(be_ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && g.version == 800 &&
 	          g.ct_ret_small == 32 && g.ct_underflow_frame == 37 && g.ct_catch_stm_frame == 59 &&
 	          g.sz_atomically_frame == 4 && g.underflow_frame_info == 0,
 	      "8.0: version %d", g.version);
 	f.names = v940;
 	err[0] = '\0';
-	CHECK(ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == -1 && g.found &&
+	CHECK(be_ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == -1 && g.found &&
 	          !g.version && strstr(err, "version"),
 	      "a newer RTS is refused: \"%s\"", err);
 	f.names = v710;
-	CHECK(ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == -1 && g.found,
+	CHECK(be_ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == -1 && g.found,
 	      "7.10 is refused");
 	f.names = none;
-	CHECK(ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && !g.found,
+	CHECK(be_ghc_rts_from_symbols(&g, fake_lookup, &f, err, sizeof err) == 0 && !g.found,
 	      "no RTS: found 0, no error");
 }
 
@@ -248,7 +248,7 @@ static void put_chunk(struct image *im, uint64_t stack, uint32_t words, uint64_t
 
 /* 9.0's numbers; chunk A (the running thread's): SMALL, BIG, UPD, FUN,
  * UNDERFLOW -> chunk B: SMALL, STOP. */
-static uint64_t build_image(struct image *im, const struct ghc_rts *g)
+static uint64_t build_image(struct image *im, const struct be_ghc_rts *g)
 {
 	memset(im, 0, sizeof *im);
 	static const uint64_t vas[] = {INFO, CAP, TSO, STACK_A, STACK_B, STACK_C};
@@ -286,19 +286,19 @@ static uint64_t build_image(struct image *im, const struct ghc_rts *g)
 	return sp_a;
 }
 
-static struct walk_mem image_mem(struct image *im, uint32_t budget)
+static struct be_walk_mem image_mem(struct image *im, uint32_t budget)
 {
-	struct walk_mem m = {image_read, im, budget};
+	struct be_walk_mem m = {image_read, im, budget};
 	return m;
 }
 
-static void walk_case(const char *what, struct image *im, const struct ghc_rts *g, uint64_t sp,
-                      uint32_t budget, uint32_t want_n, enum walk_stop want_stop)
+static void walk_case(const char *what, struct image *im, const struct be_ghc_rts *g, uint64_t sp,
+                      uint32_t budget, uint32_t want_n, enum be_walk_stop want_stop)
 {
-	static struct walk_out out;
+	static struct be_walk_out out;
 	memset(&out, 0, sizeof out);
-	struct walk_mem m = image_mem(im, budget);
-	uint32_t n = walk_ghc(&m, g, sp, &out);
+	struct be_walk_mem m = image_mem(im, budget);
+	uint32_t n = be_walk_ghc(&m, g, sp, &out);
 	CHECK(n == want_n && out.n == want_n && out.stop == want_stop,
 	      "%s: %u frames, stop %d (want %u, stop %d)", what, n, (int)out.stop, want_n, (int)want_stop);
 	for (uint32_t i = 0; i < out.n; i++)
@@ -310,59 +310,59 @@ static void test_images(void)
 	static const char *const v900[] = {"stg_stop_thread_info", "stg_paniczh",
 	                                   "stg_MUT_ARR_PTRS_FROZEN_CLEAN_info", NULL};
 	struct fake_syms f = {v900};
-	struct ghc_rts g;
-	REQUIRE(ghc_rts_from_symbols(&g, fake_lookup, &f, NULL, 0) == 0 && g.version == 900, "9.0");
+	struct be_ghc_rts g;
+	REQUIRE(be_ghc_rts_from_symbols(&g, fake_lookup, &f, NULL, 0) == 0 && g.version == 900, "9.0");
 	g.main_capability = CAP;
 	static struct image im;
 	uint64_t sp = build_image(&im, &g);
 
-	static struct walk_out out;
-	struct walk_mem m = image_mem(&im, 1000);
-	uint32_t n = walk_ghc(&m, &g, sp, &out);
+	static struct be_walk_out out;
+	struct be_walk_mem m = image_mem(&im, 1000);
+	uint32_t n = be_walk_ghc(&m, &g, sp, &out);
 	static const uint64_t want[] = {IT(I_SMALL), IT(I_BIG), IT(I_UPD), IT(I_FUN), IT(I_SMALL)};
 	CHECK(n == 5 && out.stop == WALK_STOP_END, "whole stack: %u frames, stop %d", n, (int)out.stop);
 	for (uint32_t i = 0; i < 5 && i < out.n; i++)
 		CHECK(out.pc[i] == want[i], "frame %u: %#llx", i, (unsigned long long)out.pc[i]);
-	n = walk_ghc(&m, &g, sp, &out);
+	n = be_walk_ghc(&m, &g, sp, &out);
 	CHECK(n == 5 && out.n == 10 && out.pc[5] == IT(I_SMALL), "a walk appends: %u, %u", n, out.n);
 
 	uint64_t saved = 0;
 	m = image_mem(&im, 10);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "saved sp %#llx",
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "saved sp %#llx",
 	      (unsigned long long)saved);
 	put64(&im, STACK_A + 16, STACK_A + 24 + 200 * 8); /* one past the chunk */
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == -1, "a saved sp outside its chunk is refused");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == -1, "a saved sp outside its chunk is refused");
 	put64(&im, STACK_A + 16, sp);
 	m = image_mem(&im, 2);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == -1, "saved sp: the budget holds");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == -1, "saved sp: the budget holds");
 
 	/* the scheduler's and the collector's moments: no current thread; it
 	 * waits at the head of the run queue */
 	put64(&im, CAP + g.off_cap_r + g.off_reg_current_tso, 0);
 	put64(&im, CAP + g.off_cap_run_queue_hd, TSO);
 	m = image_mem(&im, 20);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "saved sp from the run queue");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "saved sp from the run queue");
 	g.tso_info = 0x4a5a0;
 	g.stack_info = 0x4a5b0;
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == -1, "a thread without stg_TSO_info is refused");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == -1, "a thread without stg_TSO_info is refused");
 	put64(&im, TSO, g.tso_info);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == -1, "a chunk without stg_STACK_info is refused");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == -1, "a chunk without stg_STACK_info is refused");
 	put64(&im, STACK_A, g.stack_info);
 	m = image_mem(&im, 20);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "thread and chunk headers agree");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == 0 && saved == sp, "thread and chunk headers agree");
 	walk_case("an older chunk without its header", &im, &g, sp, 1000, 4, WALK_STOP_BAD_FRAME);
 	put64(&im, STACK_B, g.stack_info);
 	walk_case("headers checked", &im, &g, sp, 1000, 5, WALK_STOP_END);
 	put64(&im, CAP + g.off_cap_run_queue_hd, CAP + 0x10); /* END_TSO_QUEUE: no thread */
 	m = image_mem(&im, 20);
-	CHECK(walk_ghc_saved_sp(&m, &g, &saved) == -1, "an empty run queue: no saved sp");
+	CHECK(be_walk_ghc_saved_sp(&m, &g, &saved) == -1, "an empty run queue: no saved sp");
 	walk_case("no thread: the first chunk's bounds unknown", &im, &g, sp, 1000, 5, WALK_STOP_END);
 	put64(&im, CAP + g.off_cap_run_queue_hd, TSO);
 
 	walk_case("budget", &im, &g, sp, 10, 3, WALK_STOP_BUDGET);
 	walk_case("unmapped sp", &im, &g, 0x900000, 1000, 0, WALK_STOP_UNREADABLE);
 	walk_case("unaligned sp", &im, &g, sp + 4, 1000, 0, WALK_STOP_BAD_FRAME);
-	struct ghc_rts none = g;
+	struct be_ghc_rts none = g;
 	none.version = 0;
 	walk_case("an RTS not known", &im, &none, sp, 1000, 0, WALK_STOP_BAD_FRAME);
 
@@ -619,7 +619,7 @@ static int in_haskell_code(const struct syms *s, uint64_t pc)
 	if (pc < s->text_lo || pc >= s->text_hi)
 		return 0;
 	const struct sym *at = syms_at(s, pc);
-	return !at || ghc_symbol_is_haskell(at->name) || pc >= at->addr + at->size;
+	return !at || be_ghc_symbol_is_haskell(at->name) || pc >= at->addr + at->size;
 }
 
 static long proc_read(void *ctx, uint64_t va, void *buf, size_t len)
@@ -632,7 +632,7 @@ static long proc_read(void *ctx, uint64_t va, void *buf, size_t len)
 
 /* The RTS's own frames in the running program: the closure types and
  * sizes ghc_rts.c gives are the ones its info tables carry. */
-static void check_rts_frames(pid_t pid, const struct syms *s, const struct ghc_rts *g)
+static void check_rts_frames(pid_t pid, const struct syms *s, const struct be_ghc_rts *g)
 {
 	const struct {
 		const char *sym;
@@ -652,15 +652,15 @@ static void check_rts_frames(pid_t pid, const struct syms *s, const struct ghc_r
 	pid_t p = pid;
 	for (size_t i = 0; i < sizeof frames / sizeof frames[0]; i++) {
 		uint64_t info, type, layout;
-		struct walk_mem m = {proc_read, &p, 8};
+		struct be_walk_mem m = {proc_read, &p, 8};
 		if (syms_lookup((void *)s, frames[i].sym, &info) != 0) {
 			CHECK(0, "%s is in the program", frames[i].sym);
 			continue;
 		}
-		CHECK(walk_read_word(&m, info - 8, &type) == 0 && (uint32_t)type == frames[i].type,
+		CHECK(be_walk_read_word(&m, info - 8, &type) == 0 && (uint32_t)type == frames[i].type,
 		      "%s: closure type %u, want %u", frames[i].sym, (unsigned)type, frames[i].type);
 		if (frames[i].words)
-			CHECK(walk_read_word(&m, info - 16, &layout) == 0 &&
+			CHECK(be_walk_read_word(&m, info - 16, &layout) == 0 &&
 			          1 + (layout & 0x3f) == frames[i].words,
 			      "%s: %llu words, want %u", frames[i].sym,
 			      (unsigned long long)(1 + (layout & 0x3f)), frames[i].words);
@@ -699,30 +699,30 @@ static int pass_signal(pid_t pid, int sig)
 }
 
 /* The return points of out from frame i on are the callers'. */
-static int callers_at(const struct syms *s, const struct walk_out *out, uint32_t i)
+static int callers_at(const struct syms *s, const struct be_walk_out *out, uint32_t i)
 {
 	for (size_t k = 0; k < sizeof callers / sizeof callers[0]; k++) {
 		char name[256];
 		const char *at = i + k < out->n ? syms_name(s, out->pc[i + k]) : NULL;
-		if (!at || strcmp(ghc_demangle(at, name, sizeof name), callers[k]) != 0)
+		if (!at || strcmp(be_ghc_demangle(at, name, sizeof name), callers[k]) != 0)
 			return 0;
 	}
 	return 1;
 }
 
-static void print_walk(const struct syms *s, const char *pc_sym, const struct walk_out *out)
+static void print_walk(const struct syms *s, const char *pc_sym, const struct be_walk_out *out)
 {
 	char name[256];
-	printf("  pc in %s:", pc_sym ? ghc_demangle(pc_sym, name, sizeof name) : "?");
+	printf("  pc in %s:", pc_sym ? be_ghc_demangle(pc_sym, name, sizeof name) : "?");
 	for (uint32_t i = 0; i < out->n && i < 8; i++) {
 		const char *at = syms_name(s, out->pc[i]);
-		printf(" %s", at ? ghc_demangle(at, name, sizeof name) : "?");
+		printf(" %s", at ? be_ghc_demangle(at, name, sizeof name) : "?");
 	}
 	printf("%s (%u frames, stop %d)\n", out->n > 8 ? " ..." : "", out->n, (int)out->stop);
 }
 
 /* One stop: Sp from rbp in Haskell code, the saved one in the RTS's C. */
-static void sample_once(pid_t pid, const struct syms *s, const struct ghc_rts *g,
+static void sample_once(pid_t pid, const struct syms *s, const struct be_ghc_rts *g,
                         const struct program *prog, struct tally *t)
 {
 	struct user_regs_struct regs;
@@ -732,21 +732,21 @@ static void sample_once(pid_t pid, const struct syms *s, const struct ghc_rts *g
 	int haskell = in_haskell_code(s, regs.rip);
 	uint64_t sp;
 	pid_t p = pid;
-	struct walk_mem m = {proc_read, &p, 4096};
+	struct be_walk_mem m = {proc_read, &p, 4096};
 	if (haskell) {
 		t->in_haskell++;
 		t->in_loop += at && strstr(at, prog->loop) != NULL;
 		sp = regs.rbp;
 	} else {
 		t->in_rts++;
-		if (walk_ghc_saved_sp(&m, g, &sp) != 0) {
+		if (be_walk_ghc_saved_sp(&m, g, &sp) != 0) {
 			t->no_sp++;
 			return;
 		}
 	}
-	static struct walk_out out;
+	static struct be_walk_out out;
 	memset(&out, 0, sizeof out);
-	walk_ghc(&m, g, sp, &out);
+	be_walk_ghc(&m, g, sp, &out);
 	int found = 0;
 	for (uint32_t i = 0; i < out.n && !found; i++)
 		found = callers_at(s, &out, i);
@@ -757,7 +757,7 @@ static void sample_once(pid_t pid, const struct syms *s, const struct ghc_rts *g
 		print_walk(s, at, &out);
 }
 
-static void sample_program(pid_t pid, const struct syms *s, const struct ghc_rts *g,
+static void sample_program(pid_t pid, const struct syms *s, const struct be_ghc_rts *g,
                            const struct program *prog, struct tally *t)
 {
 	uint64_t rng = tu_seed(20261126);
@@ -831,8 +831,8 @@ static void check_real_names(const struct syms *s)
 			if (strncmp(sym, units[u], strlen(units[u])) != 0)
 				continue;
 			char name[512];
-			ghc_demangle(sym, name, sizeof name);
-			CHECK(ghc_symbol_is_haskell(sym) && strcmp(name, sym) != 0 && strchr(name, '.') &&
+			be_ghc_demangle(sym, name, sizeof name);
+			CHECK(be_ghc_symbol_is_haskell(sym) && strcmp(name, sym) != 0 && strchr(name, '.') &&
 			          !strstr(name, "_info") && !strstr(name, "_closure"),
 			      "%s decodes: \"%s\"", sym, name);
 			n++;
@@ -895,9 +895,9 @@ static int test_program(const struct program *p)
 	REQUIRE(syms_load(prog, &s) == 0, "the symbols of %s", prog);
 	check_kept(&s, p);
 	check_real_names(&s);
-	struct ghc_rts g;
+	struct be_ghc_rts g;
 	char err[200] = "";
-	REQUIRE(ghc_rts_from_symbols(&g, syms_lookup, &s, err, sizeof err) == 0 && g.found,
+	REQUIRE(be_ghc_rts_from_symbols(&g, syms_lookup, &s, err, sizeof err) == 0 && g.found,
 	        "the program's RTS: %s", err);
 	CHECK(g.version == 900 && g.main_capability && g.underflow_frame_info && g.tso_info &&
 	          g.stack_info,

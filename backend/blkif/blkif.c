@@ -104,13 +104,13 @@ _Static_assert(offsetof(struct x86_32_request, id) == 4 && offsetof(struct x86_3
                        offsetof(struct x86_32_response, status) == 10,
                "x86_32 requests and response");
 
-static const struct abi_layout *layout(enum blkif_abi abi)
+static const struct abi_layout *layout(enum be_blkif_abi abi)
 {
 	/* Our hosts are x86_64: native is the x86_64 ABI. */
 	return abi == BLKIF_ABI_X86_32 ? &x86_32 : &x86_64;
 }
 
-int blkif_abi_parse(const char *protocol, enum blkif_abi *out)
+int be_blkif_abi_parse(const char *protocol, enum be_blkif_abi *out)
 {
 	if (!protocol || !*protocol)
 		*out = BLKIF_ABI_NATIVE;
@@ -123,17 +123,17 @@ int blkif_abi_parse(const char *protocol, enum blkif_abi *out)
 	return 0;
 }
 
-const char *blkif_abi_name(enum blkif_abi abi)
+const char *be_blkif_abi_name(enum be_blkif_abi abi)
 {
 	return abi == BLKIF_ABI_X86_32 ? "x86_32-abi" : abi == BLKIF_ABI_X86_64 ? "x86_64-abi" : "native";
 }
 
-size_t blkif_slot_size(enum blkif_abi abi)
+size_t be_blkif_slot_size(enum be_blkif_abi abi)
 {
 	return layout(abi)->slot;
 }
 
-uint32_t blkif_ring_slots(enum blkif_abi abi, uint32_t pages)
+uint32_t be_blkif_ring_slots(enum be_blkif_abi abi, uint32_t pages)
 {
 	/* The ring header is 64 bytes; the slot count is rounded down to a
 	 * power of two (ring.h's __RING_SIZE). */
@@ -165,7 +165,7 @@ static uint16_t get16(const uint8_t *p, size_t off)
 	return v;
 }
 
-void blkif_copy_request(enum blkif_abi abi, const volatile void *slot, struct blk_req *out)
+void be_blkif_copy_request(enum be_blkif_abi abi, const volatile void *slot, struct be_blk_req *out)
 {
 	const struct abi_layout *l = layout(abi);
 	uint8_t c[112];
@@ -209,7 +209,7 @@ void blkif_copy_request(enum blkif_abi abi, const volatile void *slot, struct bl
 	}
 }
 
-int blkif_validate(const struct blk_req *r, uint64_t capacity, unsigned max_indirect_segments,
+int be_blkif_validate(const struct be_blk_req *r, uint64_t capacity, unsigned max_indirect_segments,
                    const char **why)
 {
 	switch (r->operation) {
@@ -252,7 +252,7 @@ int blkif_validate(const struct blk_req *r, uint64_t capacity, unsigned max_indi
 	}
 }
 
-int blkif_check_segments(const struct blk_seg *segs, unsigned n, uint64_t sector, uint64_t capacity,
+int be_blkif_check_segments(const struct be_blk_seg *segs, unsigned n, uint64_t sector, uint64_t capacity,
                          uint64_t *total_sectors, const char **why)
 {
 	uint64_t total = 0;
@@ -273,7 +273,7 @@ int blkif_check_segments(const struct blk_seg *segs, unsigned n, uint64_t sector
 	return 0;
 }
 
-void blkif_load_indirect(const uint8_t *pages, unsigned n, struct blk_seg *out)
+void be_blkif_load_indirect(const uint8_t *pages, unsigned n, struct be_blk_seg *out)
 {
 	/* The indirect segment layout is the same in every ABI. */
 	for (unsigned i = 0; i < n; i++) {
@@ -283,7 +283,7 @@ void blkif_load_indirect(const uint8_t *pages, unsigned n, struct blk_seg *out)
 	}
 }
 
-void blkif_write_response(enum blkif_abi abi, volatile void *slot, uint64_t id, uint8_t operation,
+void be_blkif_write_response(enum be_blkif_abi abi, volatile void *slot, uint64_t id, uint8_t operation,
                           int16_t status)
 {
 	const struct abi_layout *l = layout(abi);

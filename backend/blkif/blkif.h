@@ -17,7 +17,7 @@
 
 #include <xen/io/blkif.h>
 
-enum blkif_abi { BLKIF_ABI_NATIVE, BLKIF_ABI_X86_32, BLKIF_ABI_X86_64 };
+enum be_blkif_abi { BLKIF_ABI_NATIVE, BLKIF_ABI_X86_32, BLKIF_ABI_X86_64 };
 
 /* What we advertise and accept. */
 #define BLKIF_BACK_MAX_INDIRECT_SEGMENTS 256u
@@ -25,19 +25,19 @@ enum blkif_abi { BLKIF_ABI_NATIVE, BLKIF_ABI_X86_32, BLKIF_ABI_X86_64 };
 #define BLKIF_BACK_MAX_SEGMENTS BLKIF_BACK_MAX_INDIRECT_SEGMENTS
 
 /* "x86_32-abi", "x86_64-abi", NULL/absent: native.  -1 if unknown. */
-int blkif_abi_parse(const char *protocol, enum blkif_abi *out);
-const char *blkif_abi_name(enum blkif_abi abi);
-size_t blkif_slot_size(enum blkif_abi abi);
+int be_blkif_abi_parse(const char *protocol, enum be_blkif_abi *out);
+const char *be_blkif_abi_name(enum be_blkif_abi abi);
+size_t be_blkif_slot_size(enum be_blkif_abi abi);
 /* Slots in a shared ring of `pages` pages (a power of two). */
-uint32_t blkif_ring_slots(enum blkif_abi abi, uint32_t pages);
+uint32_t be_blkif_ring_slots(enum be_blkif_abi abi, uint32_t pages);
 
-struct blk_seg {
+struct be_blk_seg {
 	uint32_t gref;
 	uint8_t first_sect, last_sect;
 };
 
 /* A request, decoded from our private copy of the slot. */
-struct blk_req {
+struct be_blk_req {
 	uint64_t id;
 	uint8_t operation;    /* as on the ring: READ, WRITE, FLUSH, DISCARD, INDIRECT, ... */
 	uint8_t rw_op;        /* READ or WRITE for READ/WRITE/INDIRECT */
@@ -49,8 +49,8 @@ struct blk_req {
 	uint8_t nr_indirect_pages;
 	uint32_t indirect_grefs[BLKIF_MAX_INDIRECT_PAGES_PER_REQUEST];
 	/* Inline segments; an indirect request's segments are loaded into
-	 * a caller's array by blkif_load_indirect(). */
-	struct blk_seg seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
+	 * a caller's array by be_blkif_load_indirect(). */
+	struct be_blk_seg seg[BLKIF_MAX_SEGMENTS_PER_REQUEST];
 };
 
 /*
@@ -58,28 +58,28 @@ struct blk_req {
  * barrier: the guest may change the slot under us, and every later read is
  * of our copy: XSA-155) and decodes it.
  */
-void blkif_copy_request(enum blkif_abi abi, const volatile void *slot, struct blk_req *out);
+void be_blkif_copy_request(enum be_blkif_abi abi, const volatile void *slot, struct be_blk_req *out);
 
 /*
  * Validates a decoded request against a device of `capacity` sectors.
  * Returns 0, or a negative BLKIF_RSP_* with *why naming the rule broken.
  * For INDIRECT it checks the count of indirect pages; the segments
- * themselves are checked by blkif_check_segments() once loaded.
+ * themselves are checked by be_blkif_check_segments() once loaded.
  */
-int blkif_validate(const struct blk_req *r, uint64_t capacity, unsigned max_indirect_segments,
+int be_blkif_validate(const struct be_blk_req *r, uint64_t capacity, unsigned max_indirect_segments,
                    const char **why);
 
 /* Checks segments (first_sect <= last_sect < 8) and the sector range they
  * cover; sets *total_sectors.  0 or BLKIF_RSP_ERROR. */
-int blkif_check_segments(const struct blk_seg *segs, unsigned n, uint64_t sector, uint64_t capacity,
+int be_blkif_check_segments(const struct be_blk_seg *segs, unsigned n, uint64_t sector, uint64_t capacity,
                          uint64_t *total_sectors, const char **why);
 
 /* Decodes n segments from the indirect pages' bytes (our copy). */
-void blkif_load_indirect(const uint8_t *pages, unsigned n, struct blk_seg *out);
+void be_blkif_load_indirect(const uint8_t *pages, unsigned n, struct be_blk_seg *out);
 
 /* Writes a response into a slot field by field, so no byte of ours but
  * the three fields ever reaches the guest (XSA-216). */
-void blkif_write_response(enum blkif_abi abi, volatile void *slot, uint64_t id, uint8_t operation,
+void be_blkif_write_response(enum be_blkif_abi abi, volatile void *slot, uint64_t id, uint8_t operation,
                           int16_t status);
 
 #endif

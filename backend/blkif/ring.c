@@ -17,27 +17,27 @@
 #define RSP_EVENT 12
 #define SLOTS_AT 64
 
-static uint32_t load(struct blk_ring *r, unsigned off)
+static uint32_t load(struct be_blk_ring *r, unsigned off)
 {
 	return __atomic_load_n((volatile uint32_t *)(r->sring + off), __ATOMIC_ACQUIRE);
 }
 
-static void store(struct blk_ring *r, unsigned off, uint32_t v)
+static void store(struct be_blk_ring *r, unsigned off, uint32_t v)
 {
 	__atomic_store_n((volatile uint32_t *)(r->sring + off), v, __ATOMIC_RELEASE);
 }
 
-void ring_attach(struct blk_ring *r, void *mem, uint32_t pages, enum blkif_abi abi, int resume)
+void be_ring_attach(struct be_blk_ring *r, void *mem, uint32_t pages, enum be_blkif_abi abi, int resume)
 {
 	r->sring = mem;
 	r->pages = pages;
 	r->abi = abi;
-	r->slot_size = (uint32_t)blkif_slot_size(abi);
-	r->slots = blkif_ring_slots(abi, pages);
+	r->slot_size = (uint32_t)be_blkif_slot_size(abi);
+	r->slots = be_blkif_ring_slots(abi, pages);
 	r->req_cons = r->rsp_prod_pvt = resume ? load(r, RSP_PROD) : 0;
 }
 
-int ring_pending_requests(struct blk_ring *r)
+int be_ring_pending_requests(struct be_blk_ring *r)
 {
 	uint32_t rp = load(r, REQ_PROD);
 
@@ -51,19 +51,19 @@ int ring_pending_requests(struct blk_ring *r)
 	return (int)(reqs < room ? reqs : room);
 }
 
-const volatile void *ring_take_request(struct blk_ring *r)
+const volatile void *be_ring_take_request(struct be_blk_ring *r)
 {
 	uint32_t i = r->req_cons++ & (r->slots - 1);
 	return r->sring + SLOTS_AT + (uint64_t)i * r->slot_size;
 }
 
-volatile void *ring_next_response(struct blk_ring *r)
+volatile void *be_ring_next_response(struct be_blk_ring *r)
 {
 	uint32_t i = r->rsp_prod_pvt++ & (r->slots - 1);
 	return r->sring + SLOTS_AT + (uint64_t)i * r->slot_size;
 }
 
-int ring_push_responses(struct blk_ring *r)
+int be_ring_push_responses(struct be_blk_ring *r)
 {
 	uint32_t old = load(r, RSP_PROD), new = r->rsp_prod_pvt;
 
@@ -73,12 +73,12 @@ int ring_push_responses(struct blk_ring *r)
 	return (uint32_t)(new - ev) < (uint32_t)(new - old);
 }
 
-int ring_final_check(struct blk_ring *r)
+int be_ring_final_check(struct be_blk_ring *r)
 {
-	int n = ring_pending_requests(r);
+	int n = be_ring_pending_requests(r);
 	if (n != 0)
 		return 1; /* work, or a bogus ring for the caller to see */
 	store(r, REQ_EVENT, r->req_cons + 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	return ring_pending_requests(r) != 0;
+	return be_ring_pending_requests(r) != 0;
 }

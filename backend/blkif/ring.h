@@ -11,11 +11,11 @@
 
 #include "blkif.h"
 
-struct blk_ring {
+struct be_blk_ring {
 	volatile uint8_t *sring; /* the mapped pages */
 	uint32_t pages;
 	uint32_t slots;          /* a power of two */
-	enum blkif_abi abi;
+	enum be_blkif_abi abi;
 	uint32_t slot_size;
 	uint32_t req_cons;       /* next request to take */
 	uint32_t rsp_prod_pvt;   /* next response to write */
@@ -24,22 +24,22 @@ struct blk_ring {
 /* A ring the frontend just initialised (indices 0), or, with resume set,
  * one that was being served before we (re)started: we continue after the
  * last response it published, re-executing what was in flight. */
-void ring_attach(struct blk_ring *r, void *mem, uint32_t pages, enum blkif_abi abi, int resume);
+void be_ring_attach(struct be_blk_ring *r, void *mem, uint32_t pages, enum be_blkif_abi abi, int resume);
 
 /*
  * Requests ready to take, or -1 if the frontend's producer index is more
  * than a ring ahead of our responses (a bogus or hostile ring: XSA-155
  * class; the device must be disconnected).
  */
-int ring_pending_requests(struct blk_ring *r);
+int be_ring_pending_requests(struct be_blk_ring *r);
 /* The slot of request number req_cons (then req_cons++). */
-const volatile void *ring_take_request(struct blk_ring *r);
+const volatile void *be_ring_take_request(struct be_blk_ring *r);
 /* The slot for our next response (then rsp_prod_pvt++). */
-volatile void *ring_next_response(struct blk_ring *r);
+volatile void *be_ring_next_response(struct be_blk_ring *r);
 /* Publishes responses; returns 1 if the frontend asked to be notified. */
-int ring_push_responses(struct blk_ring *r);
+int be_ring_push_responses(struct be_blk_ring *r);
 /* Sets req_event and re-checks, so no request slips between our last look
  * and the guest's next notification.  Returns 1 if more work is there. */
-int ring_final_check(struct blk_ring *r);
+int be_ring_final_check(struct be_blk_ring *r);
 
 #endif

@@ -42,7 +42,7 @@ static int daemonised;
 static int verbose;
 static char last_error[1200];
 
-void log_open(int foreground, int v, int fields)
+void be_log_open(int foreground, int v, int fields)
 {
 	verbose = v;
 	daemonised = !foreground;
@@ -56,7 +56,7 @@ void log_open(int foreground, int v, int fields)
 		openlog("profile-backend", LOG_PID, LOG_DAEMON);
 }
 
-const char *log_last_error(void)
+const char *be_log_last_error(void)
 {
 	return last_error[0] ? last_error : NULL;
 }
@@ -77,10 +77,10 @@ static void emit(int prio, int64_t domid, const char *vdev, int64_t run, const c
 	safe_text(line, sizeof(line), both);
 	if (prio <= LOG_ERR)
 		snprintf(last_error, sizeof(last_error), "%s", line);
-	struct log_event e = {.prio = prio, .domid = domid, .vdev = vdev, .run = run, .message = line};
+	struct be_log_event e = {.prio = prio, .domid = domid, .vdev = vdev, .run = run, .message = line};
 	switch (dest) {
 	case TO_JOURNAL: {
-		int n = log_fields(&e, buf, sizeof(buf), iov);
+		int n = be_log_fields(&e, buf, sizeof(buf), iov);
 		if (sd_journal_sendv(iov, n) == 0)
 			return;
 		if (!daemonised)
@@ -89,7 +89,7 @@ static void emit(int prio, int64_t domid, const char *vdev, int64_t run, const c
 		return;
 	}
 	case TO_FIELDS: {
-		int n = log_fields(&e, buf, sizeof(buf), iov);
+		int n = be_log_fields(&e, buf, sizeof(buf), iov);
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "%.*s\n", (int)iov[i].iov_len, (const char *)iov[i].iov_base);
 		fputc('\n', stderr);
@@ -109,7 +109,7 @@ static void emit(int prio, int64_t domid, const char *vdev, int64_t run, const c
 	fflush(stderr);
 }
 
-void blog_at(int prio, const char *fmt, ...)
+void be_blog_at(int prio, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -117,15 +117,7 @@ void blog_at(int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-void blog(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	emit(LOG_INFO, -1, NULL, -1, "", fmt, ap);
-	va_end(ap);
-}
-
-void bdebug(const char *fmt, ...)
+void be_bdebug(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -133,7 +125,7 @@ void bdebug(const char *fmt, ...)
 	va_end(ap);
 }
 
-void rlog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
+void be_rlog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
 {
 	char prefix[64];
 	va_list ap;
@@ -144,7 +136,7 @@ void rlog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
 	va_end(ap);
 }
 
-void elog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
+void be_elog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -152,7 +144,7 @@ void elog_at(int prio, int64_t domid, int64_t run_id, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void vdlog(int prio, const struct device *d, const char *fmt, va_list ap)
+static void vdlog(int prio, const struct be_device *d, const char *fmt, va_list ap)
 {
 	char prefix[96];
 
@@ -164,18 +156,10 @@ static void vdlog(int prio, const struct device *d, const char *fmt, va_list ap)
 	emit(prio, d->domid, d->vdev[0] ? d->vdev : NULL, d->run ? d->run->run_id : -1, prefix, fmt, ap);
 }
 
-void dlog_at(int prio, const struct device *d, const char *fmt, ...)
+void be_dlog_at(int prio, const struct be_device *d, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	vdlog(prio, d, fmt, ap);
-	va_end(ap);
-}
-
-void dlog(const struct device *d, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vdlog(LOG_INFO, d, fmt, ap);
 	va_end(ap);
 }

@@ -27,7 +27,7 @@ static int add(struct iovec *iov, int n, char *buf, size_t len, size_t *used, co
 	return n + 1;
 }
 
-int log_fields(const struct log_event *e, char *buf, size_t len, struct iovec *iov)
+int be_log_fields(const struct be_log_event *e, char *buf, size_t len, struct iovec *iov)
 {
 	char num[32], vdev[128];
 	size_t used = 0;

@@ -14,7 +14,7 @@
 
 #define LOG_FIELDS_MAX 6
 
-struct log_event {
+struct be_log_event {
 	int prio;            /* syslog priority, LOG_ERR .. LOG_DEBUG */
 	int64_t domid;       /* -1: the line concerns no domain */
 	const char *vdev;    /* NULL: no device (guest-chosen: escaped here) */
@@ -25,6 +25,6 @@ struct log_event {
 /* Fills iov[0..n) with "KEY=value" fields held in buf (len bytes) and
  * returns n (at most LOG_FIELDS_MAX); a value cut short by len stays
  * valid text.  Keys absent from the event are left out. */
-int log_fields(const struct log_event *e, char *buf, size_t len, struct iovec *iov);
+int be_log_fields(const struct be_log_event *e, char *buf, size_t len, struct iovec *iov);
 
 #endif

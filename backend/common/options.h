@@ -32,14 +32,14 @@
 
 /* --sink: the store, or a baseline for `make bench` that records nothing
  * in the store but the run catalogue. */
-enum sink {
+enum be_sink {
 	SINK_STORE,
 	SINK_NULL,        /* data discarded after the grant copy: the transport */
 	SINK_RAW,         /* a raw image in the page cache (QEMU qdisk) */
 	SINK_RAW_DIRECT,  /* a raw image, O_DIRECT + libaio (tapdisk) */
 };
 
-struct options {
+struct be_options {
 	const char *db;
 	enum plat_kind platform;
 	const char *sim_dir;
@@ -56,7 +56,7 @@ struct options {
 	int no_intake;               /* --intake off: commit each batch to SQLite before answering */
 	uint64_t capacity;
 	const char *mirror_raw;       /* NULL: no raw images */
-	enum sink sink;               /* where the data goes (benchmarks) */
+	enum be_sink sink;               /* where the data goes (benchmarks) */
 	const char *sink_dir;         /* SINK_RAW*: the images */
 	uint32_t max_trace_pages;     /* a guest's trace buffer, at most */
 	unsigned trace_poll_ms;       /* trace headers looked at, at least this often */

@@ -35,7 +35,7 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
-static int set_has(const struct chunk_set *cs, uint64_t key)
+static int set_has(const struct be_chunk_set *cs, uint64_t key)
 {
 	if (!cs->cap)
 		return 0;
@@ -47,7 +47,7 @@ static int set_has(const struct chunk_set *cs, uint64_t key)
 	}
 }
 
-static int set_grow(struct chunk_set *cs)
+static int set_grow(struct be_chunk_set *cs)
 {
 	size_t cap = cs->cap ? cs->cap * 2 : 64;
 	uint64_t *keys = calloc(cap, sizeof(*keys));
@@ -68,7 +68,7 @@ static int set_grow(struct chunk_set *cs)
 }
 
 /* 1 added, 0 already there, -1 out of memory. */
-static int set_add(struct chunk_set *cs, uint64_t key)
+static int set_add(struct be_chunk_set *cs, uint64_t key)
 {
 	if (set_has(cs, key))
 		return 0;
@@ -83,7 +83,7 @@ static int set_add(struct chunk_set *cs, uint64_t key)
 }
 
 /* Removal with backward shift (keeps every probe chain whole). */
-static void set_remove(struct chunk_set *cs, uint64_t key)
+static void set_remove(struct be_chunk_set *cs, uint64_t key)
 {
 	if (!cs->cap)
 		return;
@@ -106,24 +106,24 @@ static void set_remove(struct chunk_set *cs, uint64_t key)
 	}
 }
 
-void quota_free(struct chunk_set *cs)
+void be_quota_free(struct be_chunk_set *cs)
 {
 	free(cs->keys);
 	cs->keys = NULL;
 	cs->n = cs->cap = 0;
 }
 
-uint64_t quota_charged(const struct chunk_set *cs)
+uint64_t be_quota_charged(const struct be_chunk_set *cs)
 {
 	return (uint64_t)cs->n * STORE_CHUNK_BYTES;
 }
 
-int quota_note_stored(struct chunk_set *cs, uint32_t devid, uint64_t chunk)
+int be_quota_note_stored(struct be_chunk_set *cs, uint32_t devid, uint64_t chunk)
 {
 	return set_add(cs, key_of(devid, chunk)) < 0 ? -1 : 0;
 }
 
-uint64_t quota_fresh(const struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect)
+uint64_t be_quota_fresh(const struct be_chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect)
 {
 	uint64_t fresh = 0;
 	for (uint64_t c = sector / CHUNK_SECTORS; c <= (sector + nsect - 1) / CHUNK_SECTORS; c++)
@@ -131,7 +131,7 @@ uint64_t quota_fresh(const struct chunk_set *cs, uint32_t devid, uint64_t sector
 	return fresh * STORE_CHUNK_BYTES;
 }
 
-int quota_admit(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect, uint64_t limit,
+int be_quota_admit(struct be_chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t nsect, uint64_t limit,
                 uint64_t *added)
 {
 	uint64_t first = sector / CHUNK_SECTORS, last = (sector + nsect - 1) / CHUNK_SECTORS;
@@ -140,13 +140,13 @@ int quota_admit(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t 
 	*added = 0;
 	if (last - first >= 64)
 		return -1; /* no request is that large (1 MiB indirect: 17 chunks) */
-	fresh = quota_fresh(cs, devid, sector, nsect);
-	if (quota_charged(cs) + fresh > limit)
+	fresh = be_quota_fresh(cs, devid, sector, nsect);
+	if (be_quota_charged(cs) + fresh > limit)
 		return -1;
 	for (uint64_t c = first; c <= last; c++) {
 		int r = set_add(cs, key_of(devid, c));
 		if (r < 0) {
-			quota_release(cs, devid, sector, *added);
+			be_quota_release(cs, devid, sector, *added);
 			*added = 0;
 			return -1;
 		}
@@ -156,7 +156,7 @@ int quota_admit(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t 
 	return 0;
 }
 
-void quota_release(struct chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t added)
+void be_quota_release(struct be_chunk_set *cs, uint32_t devid, uint64_t sector, uint64_t added)
 {
 	uint64_t first = sector / CHUNK_SECTORS;
 	for (unsigned i = 0; i < 64; i++)

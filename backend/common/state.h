@@ -4,6 +4,14 @@
  * backend that holds them.  Each field says which part owns it.  Declares
  * no function; includes the options, the quota's chunk set and the shared
  * ring (backend/blkif/).
+ *
+ * Names in backend/: every type, function and global variable that a
+ * header of backend/ declares begins with be_, then the module's own name
+ * (struct be_run, enum be_sink, be_io_schedule(), be_trace_poll()); so do
+ * those of its two libraries (libblkif: be_blkif_validate(), struct
+ * be_blk_ring; libsampling: be_sampler_start(), be_walk_fp()).  A name
+ * that never leaves its .c file (static) takes none; macros and enum
+ * constants keep their capitals (XB_CONNECTED, SINK_STORE).
  */
 #ifndef PROFSVC_BE_STATE_H
 #define PROFSVC_BE_STATE_H
@@ -18,14 +26,14 @@
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,
        XB_CLOSED };
 
-struct run;
-struct raw_mirror;
-struct alive_cache;
-struct xs_domain;
-struct xenbus_listener;
+struct be_run;
+struct be_raw_mirror;
+struct be_alive_cache;
+struct be_xs_domain;
+struct be_xenbus_listener;
 
-struct device {
-	struct backend *b;
+struct be_device {
+	struct be_backend *b;
 	uint32_t domid, devid;
 	char vdev[16];
 	char bpath[96];               /* our directory */
@@ -37,18 +45,18 @@ struct device {
 	int online;
 	/* connection */
 	int connected;
-	struct blk_ring ring;
+	struct be_blk_ring ring;
 	void *ring_mem;
 	uint32_t ring_pages;
 	uint32_t remote_port, local_port;
 	int port_masked;              /* unmask after draining */
-	enum work_state {
+	enum be_work_state {
 		WORK_IDLE,            /* nothing known to do */
 		WORK_QUEUED,          /* on the backend's FIFO of devices to serve */
 		WORK_MORE,            /* taken this turn, requests left: queue it again */
 	} work;
 	unsigned turn_taken;          /* requests of its turn taken in batches the size cut short */
-	int ring_broken;              /* io.c found the ring bogus: xenbus_fail_broken() */
+	int ring_broken;              /* io.c found the ring bogus: be_xenbus_fail_broken() */
 	uint32_t spurious;            /* wake-ups without requests, this second */
 	int64_t spurious_since_us;
 	int64_t unmask_at_us;         /* rate-limited: unmask later */
@@ -56,46 +64,46 @@ struct device {
 	 * domain floods xenstore (xenbus.c polls it instead). */
 	int fe_watched;
 	int run_closed;               /* its run was closed to be deleted: never connects again */
-	int run_gone;                 /* io.c found its run deleted: xenbus_fail_broken() closes it */
+	int run_gone;                 /* io.c found its run deleted: be_xenbus_fail_broken() closes it */
 	/* data */
 	uint64_t capacity;            /* sectors; cached: the commit worker owns sdev */
-	struct run *run;
+	struct be_run *run;
 	struct store_device *sdev;
-	struct raw_mirror *mirror;    /* datapath/raw_mirror.c: --mirror-raw, or the raw sink */
+	struct be_raw_mirror *mirror;    /* datapath/raw_mirror.c: --mirror-raw, or the raw sink */
 	void *journal;                /* journal.c: responses not yet published */
 	/* counters for status */
 	uint64_t requests, bytes, errors;
 	char last_error[160];
-	struct device *next;
-	struct device *next_work;
+	struct be_device *next;
+	struct be_device *next_work;
 };
 
-struct run {
+struct be_run {
 	uint32_t domid;
 	char uuid[40];
 	char name[STORE_NAME_MAX];
 	int64_t run_id;
 	int ndevices;
-	struct chunk_set chunks;      /* what it costs in the store (--max-run-bytes) */
+	struct be_chunk_set chunks;      /* what it costs in the store (--max-run-bytes) */
 	int over_limit_logged;
 	int saved;                    /* its domain was shut down to be saved */
 	int64_t end_retry_at_us;      /* its domain is gone but the store could not end it
 	                               * (a full disk): retried then (0: not ending) */
 	int end_failures;
 	char end_error[256];          /* why the store refused, the last time */
-	int closed;                   /* ended to be deleted (run_close): kept only while
+	int closed;                   /* ended to be deleted (be_run_close): kept only while
 	                               * its devices, trace or sampler still point at it */
 	char lost_why[384];           /* what of it was not captured, and why: its end
 	                               * reason (a trace never mapped: trace.c) */
-	struct run *next;
+	struct be_run *next;
 };
 
-struct control_client;
-struct read_service;
+struct be_control_client;
+struct be_read_service;
 
-struct backend {
-	struct options opt;
-	struct control_client *control; /* daemon/control_socket.c: status clients */
+struct be_backend {
+	struct be_options opt;
+	struct be_control_client *control; /* daemon/control_socket.c: status clients */
 	int control_ep;
 	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
 	int64_t store_usage_at_us;    /* when it was read (refreshed every 100 ms) */
@@ -114,9 +122,9 @@ struct backend {
 	struct plat_evtchn *evt;
 	struct plat_gnttab *gnt;
 	struct store *store;
-	struct device *devices;
-	struct run *runs;
-	struct device *work, *work_tail; /* devices with requests to take (FIFO) */
+	struct be_device *devices;
+	struct be_run *runs;
+	struct be_device *work, *work_tail; /* devices with requests to take (FIFO) */
 	struct io_pipe *io;           /* the commit worker (io_worker.c) */
 	int stopping;
 	int64_t started_us;
@@ -131,13 +139,13 @@ struct backend {
 	 * rate limit, and rounds that drained the pipeline to act on some. */
 	uint64_t xs_events, xs_deferred, xs_rounds;
 	uint64_t xs_unwatched;        /* times a flooding domain's watches were dropped for polling */
-	struct xs_domain *xs_domains; /* xenbus.c: each domain's budget of xenstore events */
-	struct alive_cache *alive;    /* control/domains.c: liveness asked this round (NULL: none) */
-	const struct xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
-	struct trace *traces;         /* trace.c: every domain's trace node */
+	struct be_xs_domain *xs_domains; /* xenbus.c: each domain's budget of xenstore events */
+	struct be_alive_cache *alive;    /* control/domains.c: liveness asked this round (NULL: none) */
+	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
+	struct be_trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
-	struct sync_pusher *sync;     /* control/sync_push.c: --sync */
-	struct read_service *reads;   /* daemon/read_service.c: read.sock (NULL: none) */
+	struct be_sync_push *sync;     /* control/sync_push.c: --sync */
+	struct be_read_service *reads;   /* daemon/read_service.c: read.sock (NULL: none) */
 };
 
 #endif

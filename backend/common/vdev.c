@@ -13,7 +13,7 @@
 
 #include "backend/common/vdev.h"
 
-int64_t vdev_to_devid(const char *vdev)
+int64_t be_vdev_to_devid(const char *vdev)
 {
 	unsigned disk = 0, part = 0;
 	size_t i = 3, letters = 0;
@@ -44,7 +44,7 @@ int64_t vdev_to_devid(const char *vdev)
 	return -1;
 }
 
-int devid_to_vdev(uint32_t devid, char *out, size_t len)
+int be_devid_to_vdev(uint32_t devid, char *out, size_t len)
 {
 	unsigned disk, part;
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 /* "xvdp1" -> 51953; -1 if not a vdev name we accept. */
-int64_t vdev_to_devid(const char *vdev);
-int devid_to_vdev(uint32_t devid, char *out, size_t len);
+int64_t be_vdev_to_devid(const char *vdev);
+int be_devid_to_vdev(uint32_t devid, char *out, size_t len);
 
 #endif

@@ -17,11 +17,11 @@
 #include "backend/common/state.h"
 #include "backend/control/domains.h"
 
-int domain_alive(struct backend *b, uint32_t domid)
+int be_domain_alive(struct be_backend *b, uint32_t domid)
 {
 	char path[64];
 	unsigned len;
-	struct alive_cache *c = b->alive;
+	struct be_alive_cache *c = b->alive;
 
 	for (size_t i = 0; c && i < c->n; i++)
 		if (c->v[i].domid == domid)
@@ -31,18 +31,18 @@ int domain_alive(struct backend *b, uint32_t domid)
 	free(v);
 	int alive = v != NULL && xs_is_domain_introduced(b->xs, domid);
 	if (c && c->n < sizeof(c->v) / sizeof(c->v[0]))
-		c->v[c->n++] = (struct alive_cache_entry){domid, alive};
+		c->v[c->n++] = (struct be_alive_cache_entry){domid, alive};
 	return alive;
 }
 
-struct xs_domain *xs_domain_get(struct backend *b, uint32_t domid, int create)
+struct be_xs_domain *be_xs_domain_get(struct be_backend *b, uint32_t domid, int create)
 {
-	for (struct xs_domain *x = b->xs_domains; x; x = x->next)
+	for (struct be_xs_domain *x = b->xs_domains; x; x = x->next)
 		if (x->domid == domid)
 			return x;
 	if (!create)
 		return NULL;
-	struct xs_domain *x = calloc(1, sizeof(*x));
+	struct be_xs_domain *x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;
 	x->domid = domid;
@@ -52,12 +52,12 @@ struct xs_domain *xs_domain_get(struct backend *b, uint32_t domid, int create)
 	return x;
 }
 
-void xs_domains_prune(struct backend *b, int all)
+void be_xs_domains_prune(struct be_backend *b, int all)
 {
-	for (struct xs_domain **p = &b->xs_domains; *p;) {
-		struct xs_domain *x = *p;
+	for (struct be_xs_domain **p = &b->xs_domains; *p;) {
+		struct be_xs_domain *x = *p;
 		int used = 0;
-		for (struct device *d = b->devices; d && !used && !all; d = d->next)
+		for (struct be_device *d = b->devices; d && !used && !all; d = d->next)
 			used = d->domid == x->domid;
 		if (used) {
 			p = &x->next;

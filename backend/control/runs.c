@@ -37,7 +37,7 @@
  * torn down between two reads cannot give its name without its uuid (which
  * would look like a new boot).  Returns -1 when the domain's directory is
  * already gone: a dying domain gets no new run. */
-static int read_identity(struct backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
+static int read_identity(struct be_backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
                          size_t ulen)
 {
 	char path[64];
@@ -69,10 +69,10 @@ static int read_identity(struct backend *b, uint32_t domid, char *name, size_t n
 	return -1;
 }
 
-static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, const char *uuid,
+static struct be_run *adopt(struct be_backend *b, int64_t run_id, uint32_t domid, const char *uuid,
                          const char *name)
 {
-	struct run *r = calloc(1, sizeof(*r));
+	struct be_run *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->run_id = run_id;
@@ -93,7 +93,7 @@ static struct run *adopt(struct backend *b, int64_t run_id, uint32_t domid, cons
 #define RUN_SAVED_WHY "the domain was saved (xl save or migrate); restoring it continues this run"
 
 /* The run that a saved domain of this uuid left, reopened for domid. */
-static struct run *continue_saved(struct backend *b, uint32_t domid, const char *uuid,
+static struct be_run *continue_saved(struct be_backend *b, uint32_t domid, const char *uuid,
                                   const char *name)
 {
 	int64_t id;
@@ -104,18 +104,18 @@ static struct run *continue_saved(struct backend *b, uint32_t domid, const char 
 	    strcmp(sr.end_reason, RUN_SAVED_WHY) != 0)
 		return NULL;
 	if (store_run_reopen(b->store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
-		rlog_at(LOG_ERR, domid, id, "cannot continue the saved run: %s (a new run starts)",
+		be_rlog_at(LOG_ERR, domid, id, "cannot continue the saved run: %s (a new run starts)",
 		        store_errmsg(b->store));
 		return NULL;
 	}
-	struct run *r = adopt(b, id, domid, uuid, name);
+	struct be_run *r = adopt(b, id, domid, uuid, name);
 	if (r)
-		rlog_at(LOG_NOTICE, domid, id, "continued: %s restored (was domain %d when saved)", name,
+		be_rlog_at(LOG_NOTICE, domid, id, "continued: %s restored (was domain %d when saved)", name,
 		        sr.domid);
 	return r;
 }
 
-struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
+struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone)
 {
 	char name[STORE_NAME_MAX], uuid[40];
 	int64_t *ids;
@@ -124,7 +124,7 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 	*gone = read_identity(b, domid, name, sizeof(name), uuid, sizeof(uuid)) != 0;
 	if (*gone)
 		return NULL;
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us && !r->closed)
 			return r;
 	/* A backend restarted during the run: the run is still in the store. */
@@ -134,15 +134,15 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 			if (store_get_run(b->store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
 			    strcmp(sr.uuid, uuid) == 0 && strcmp(sr.source, "capture") == 0) {
 				free(ids);
-				struct run *r = adopt(b, sr.run_id, domid, uuid, name);
+				struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
 				if (r)
-					rlog_at(LOG_NOTICE, domid, sr.run_id, "resumed (%s)", name);
+					be_rlog_at(LOG_NOTICE, domid, sr.run_id, "resumed (%s)", name);
 				return r;
 			}
 		}
 		free(ids);
 	}
-	struct run *saved = continue_saved(b, domid, uuid, name);
+	struct be_run *saved = continue_saved(b, domid, uuid, name);
 	if (saved)
 		return saved;
 	struct store_run sr = {.domid = (int32_t)domid};
@@ -154,9 +154,9 @@ struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone)
 		sr.host[0] = '\0';
 	if (store_run_begin(b->store, &sr) != 0)
 		return NULL;
-	struct run *r = adopt(b, sr.run_id, domid, uuid, name);
+	struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
 	if (r)
-		rlog_at(LOG_NOTICE, domid, sr.run_id, "started (%s, uuid %s)", name,
+		be_rlog_at(LOG_NOTICE, domid, sr.run_id, "started (%s, uuid %s)", name,
 		     uuid[0] ? uuid : "-");
 	return r;
 }
@@ -182,7 +182,7 @@ static int judge(void *ctx, const struct store_device_info *d)
  * still the status blocks' (a guest that closed its profiles and exited
  * meanwhile left a complete run), but the reason says that its end was
  * not seen, so that a crashed run's reader knows why it is crashed. */
-static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
+static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
                    int quiet_failure, const char *lost)
 {
 	struct verdict v = {0, 0, -1, -1, -1};
@@ -201,10 +201,10 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 	}
 	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
 		if (!quiet_failure)
-			rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->store),
+			be_rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->store),
 			        RUN_END_RETRY_MS / 1000);
 		else
-			rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->store));
+			be_rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->store));
 		return -1;
 	}
 	char prof[32] = "-", hp[32] = "-", ev[48] = "";
@@ -214,9 +214,9 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 		snprintf(hp, sizeof(hp), "%lld", (long long)v.hp);
 	if (v.eventlog >= 0) /* said only for a run that has one */
 		snprintf(ev, sizeof(ev), ", eventlog %lld bytes", (long long)v.eventlog);
-	rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes%s)",
+	be_rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes%s)",
 	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp, ev);
-	sync_push_run_ended(b, run_id);
+	be_sync_push_run_ended(b, run_id);
 	/* what its last rewrites freed goes back once the guests are quiet
 	 * (daemon.c), not at some later guest's write */
 	b->give_back_due = 1;
@@ -224,24 +224,24 @@ static int end_run(struct backend *b, int64_t run_id, uint32_t domid, int gone_u
 	return 0;
 }
 
-static void forget(struct backend *b, struct run *r)
+static void forget(struct be_backend *b, struct be_run *r)
 {
-	for (struct run **p = &b->runs; *p; p = &(*p)->next)
+	for (struct be_run **p = &b->runs; *p; p = &(*p)->next)
 		if (*p == r) {
 			*p = r->next;
 			break;
 		}
-	quota_free(&r->chunks);
+	be_quota_free(&r->chunks);
 	free(r);
 }
 
 /* Ends r, whose domain is gone, and forgets it; or, when the store cannot
- * end it now, keeps it for runs_retry_ends(). */
-static void end_or_retry(struct backend *b, struct run *r)
+ * end it now, keeps it for be_runs_retry_ends(). */
+static void end_or_retry(struct be_backend *b, struct be_run *r)
 {
 	if (end_run(b, r->run_id, r->domid, 0, r->saved, r->end_failures > 0, r->lost_why) == 0) {
 		if (r->end_failures)
-			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended at last, %d retries after the first try",
+			be_rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended at last, %d retries after the first try",
 			        r->end_failures);
 		forget(b, r);
 		return;
@@ -251,18 +251,18 @@ static void end_or_retry(struct backend *b, struct run *r)
 	r->end_retry_at_us = clock_mono_us() + RUN_END_RETRY_MS * 1000LL;
 }
 
-int runs_retry_ends(struct backend *b)
+int be_runs_retry_ends(struct be_backend *b)
 {
 	int64_t now = clock_mono_us(), next = -1;
 
-	for (struct run *r = b->runs, *n; r; r = n) {
+	for (struct be_run *r = b->runs, *n; r; r = n) {
 		n = r->next;
 		if (!r->end_retry_at_us)
 			continue;
 		if (r->end_retry_at_us <= now)
 			end_or_retry(b, r); /* may forget r */
 	}
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		if (r->end_retry_at_us && (next < 0 || r->end_retry_at_us < next))
 			next = r->end_retry_at_us;
 	if (next < 0)
@@ -270,14 +270,14 @@ int runs_retry_ends(struct backend *b)
 	return next <= now ? 0 : (int)((next - now + 999) / 1000);
 }
 
-void run_device_gone(struct backend *b, struct run *r, int domain_dead)
+void be_run_device_gone(struct be_backend *b, struct be_run *r, int domain_dead)
 {
 	/* Removed while the domain lives: is it being saved?  Asked now, as
 	 * the hypervisor forgets the domain once the toolstack destroys it
 	 * (libxl removes the disks first and waits for us). */
 	if (!domain_dead && plat_domain_suspended(b->plat, r->domid) == 1 && !r->saved) {
 		r->saved = 1;
-		rlog_at(LOG_INFO, r->domid, r->run_id, "its domain is being saved (xl save or migrate)");
+		be_rlog_at(LOG_INFO, r->domid, r->run_id, "its domain is being saved (xl save or migrate)");
 	}
 	if (r->ndevices > 0)
 		r->ndevices--;
@@ -290,15 +290,15 @@ void run_device_gone(struct backend *b, struct run *r, int domain_dead)
 		end_or_retry(b, r);
 }
 
-struct run *run_find(struct backend *b, int64_t run_id)
+struct be_run *be_run_find(struct be_backend *b, int64_t run_id)
 {
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		if (r->run_id == run_id && !r->closed)
 			return r;
 	return NULL;
 }
 
-int run_close(struct backend *b, struct run *r, const char *why)
+int be_run_close(struct be_backend *b, struct be_run *r, const char *why)
 {
 	int rc = 0;
 	if (!r->end_retry_at_us) {
@@ -307,10 +307,10 @@ int run_close(struct backend *b, struct run *r, const char *why)
 		enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
 		rc = store_run_end_why(b->store, r->run_id, st, 0, why);
 		if (rc == 0) {
-			rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
-			sync_push_run_ended(b, r->run_id);
+			be_rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
+			be_sync_push_run_ended(b, r->run_id);
 		} else if (rc != STORE_ENOTFOUND) { /* (deleted already: nothing to end) */
-			rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
+			be_rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
 			        store_errmsg(b->store));
 		}
 	}
@@ -321,18 +321,18 @@ int run_close(struct backend *b, struct run *r, const char *why)
 	return rc;
 }
 
-void runs_domains_changed(struct backend *b)
+void be_runs_domains_changed(struct be_backend *b)
 {
-	for (struct run *r = b->runs, *next; r; r = next) {
+	for (struct be_run *r = b->runs, *next; r; r = next) {
 		next = r->next;
 		if (r->closed)
 			continue;
-		if (r->ndevices == 0 && !r->end_retry_at_us && !domain_alive(b, r->domid))
+		if (r->ndevices == 0 && !r->end_retry_at_us && !be_domain_alive(b, r->domid))
 			end_or_retry(b, r);
 	}
 }
 
-void runs_reconcile(struct backend *b)
+void be_runs_reconcile(struct be_backend *b)
 {
 	int64_t *ids;
 	size_t n;
@@ -342,19 +342,19 @@ void runs_reconcile(struct backend *b)
 	for (size_t i = 0; i < n; i++) {
 		struct store_run sr;
 		int known = 0;
-		for (struct run *r = b->runs; r; r = r->next)
+		for (struct be_run *r = b->runs; r; r = r->next)
 			known |= r->run_id == ids[i];
 		if (known || store_get_run(b->store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
 			continue;
 		char name[STORE_NAME_MAX], uuid[40];
-		if (sr.domid >= 0 && domain_alive(b, (uint32_t)sr.domid)) {
+		if (sr.domid >= 0 && be_domain_alive(b, (uint32_t)sr.domid)) {
 			if (read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid)) == 0 &&
 			    strcmp(uuid, sr.uuid) == 0) {
 				adopt(b, sr.run_id, (uint32_t)sr.domid, uuid, name);
 				continue; /* alive, devices detached: the run goes on */
 			}
 		}
-		rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
+		be_rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
 		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0, 0, NULL); /* (or at the next start) */
 	}
 	free(ids);

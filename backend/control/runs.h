@@ -7,25 +7,25 @@
 
 #include <stdint.h>
 
-struct backend;
-struct run;
+struct be_backend;
+struct be_run;
 
 /* The run of the domain's current boot, resumed or started; NULL with
  * *gone set when the domain is already being torn down. */
-struct run *run_for_domain(struct backend *b, uint32_t domid, int *gone);
-void run_device_gone(struct backend *b, struct run *r, int domain_dead);
+struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone);
+void be_run_device_gone(struct be_backend *b, struct be_run *r, int domain_dead);
 /* At start: runs still marked running whose domains are gone are ended. */
-void runs_reconcile(struct backend *b);
+void be_runs_reconcile(struct be_backend *b);
 /* After @releaseDomain: runs without devices whose domain died end. */
-void runs_domains_changed(struct backend *b);
+void be_runs_domains_changed(struct be_backend *b);
 /* Retries ending the runs the store could not end; the milliseconds until
  * the next try, or -1 when none waits. */
-int runs_retry_ends(struct backend *b);
+int be_runs_retry_ends(struct be_backend *b);
 /* The run being captured with this id, or NULL. */
-struct run *run_find(struct backend *b, int64_t run_id);
+struct be_run *be_run_find(struct be_backend *b, int64_t run_id);
 /* Ends r in the store now (why kept with it), before it is deleted: its
  * devices were closed; r is forgotten once nothing points at it.  0, or
  * -1 when the store refused (logged; it is closed all the same). */
-int run_close(struct backend *b, struct run *r, const char *why);
+int be_run_close(struct be_backend *b, struct be_run *r, const char *why);
 
 #endif

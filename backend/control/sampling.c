@@ -19,13 +19,13 @@
  *     batches of up to BATCH_BYTES, however many domains are sampled,
  *     not a batch per domain (64 domains: 320 commits a second).  A
  *     batch is all or nothing.
- *  5. sampling_poll runs at every round of the event loop, that is for
+ *  5. be_sampling_poll runs at every round of the event loop, that is for
  *     every ring event of every guest: per sampled domain it takes the
  *     sampler's flags, never its figures (the pause percentiles sort up
  *     to 1024 values: 64 domains made that milliseconds a round).
  *
  * May call: backend/sampling/sampler.h, runs.c, the data path's
- * io_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
+ * be_io_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
  */
 #include "config.h"
 
@@ -61,9 +61,9 @@
 
 struct sampled {
 	uint32_t domid;
-	struct run *run;
+	struct be_run *run;
 	struct store_device *sdev;
-	struct sampler *sampler;
+	struct be_sampler *sampler;
 	pthread_mutex_t lock;         /* the queue (invariant 1) */
 	uint8_t *q;
 	size_t qlen, qcap;
@@ -83,12 +83,12 @@ struct sampled {
 
 static struct sampled *all;
 /* The pauses of the samplers that have finished, for the pause
- * histogram (sampling_metrics): a counter over the daemon's life. */
+ * histogram (be_sampling_metrics): a counter over the daemon's life. */
 static struct pause_total {
 	uint64_t n, sum_us, in[SAMPLER_PAUSE_BUCKETS];
 } ended;
 
-static void pause_add(struct pause_total *t, const struct sampler_stats *st)
+static void pause_add(struct pause_total *t, const struct be_sampler_stats *st)
 {
 	t->n += st->pauses;
 	t->sum_us += st->pause_sum_us;
@@ -132,7 +132,7 @@ static struct sampled *find(uint32_t domid)
 }
 
 /* A domid, or a running domain's name looked up in xenstore. */
-static int resolve_domain(struct backend *b, const char *arg, uint32_t *domid)
+static int resolve_domain(struct be_backend *b, const char *arg, uint32_t *domid)
 {
 	char *end;
 	unsigned long v = strtoul(arg, &end, 10);
@@ -159,12 +159,12 @@ static int resolve_domain(struct backend *b, const char *arg, uint32_t *domid)
 }
 
 /* The run and its samples device: the one an earlier sampler left, or new. */
-static int attach_store(struct backend *b, struct sampled *s, char *err, size_t errlen)
+static int attach_store(struct be_backend *b, struct sampled *s, char *err, size_t errlen)
 {
 	int gone = 0;
 	struct store_device_info info;
 
-	s->run = run_for_domain(b, s->domid, &gone);
+	s->run = be_run_for_domain(b, s->domid, &gone);
 	if (!s->run) {
 		snprintf(err, errlen, "domain %u %s", s->domid, gone ? "is going away" : "has no run: see the log");
 		return -1;
@@ -191,7 +191,7 @@ static void free_sampled(struct sampled *s)
 	free(s);
 }
 
-int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid, char *err,
+int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq, uint32_t *domid, char *err,
                    size_t errlen)
 {
 	struct sampled *s = calloc(1, sizeof(*s));
@@ -216,16 +216,16 @@ int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_
 		goto fail;
 	}
 	/* The sampler opens the domain on its thread; the run and its device
-	 * come when it is ready (sampling_poll): a domain that cannot be
+	 * come when it is ready (be_sampling_poll): a domain that cannot be
 	 * looked into gets no run.  What it emits waits in the queue. */
 	char node[128];
 	snprintf(node, sizeof(node), KERNEL_ROOT "/%u", s->domid);
-	struct sampler_opts o = {
+	struct be_sampler_opts o = {
 		.plat = {.kind = b->opt.platform, .sim_dir = b->opt.sim_dir},
 		.domid = s->domid, .hz = rq->hz, .duration_us = rq->duration_us, .symbols = rq->symbols,
 		.kernel_symbols = rq->kernel_symbols, .kernel_node = rq->symbols ? NULL : node, .program = rq->symbols,
 	};
-	if (sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0)
+	if (be_sampler_start(&s->sampler, &o, enqueue, s, err, errlen) != 0)
 		goto fail;
 	s->hz = rq->hz;
 	s->flushed_us = clock_mono_us();
@@ -260,7 +260,7 @@ struct pending {
 };
 
 /* Takes s's queue into p; 0 when there is nothing to store. */
-static int pending_take(struct backend *b, struct sampled *s, struct pending *p)
+static int pending_take(struct be_backend *b, struct sampled *s, struct pending *p)
 {
 	size_t len;
 	uint8_t *data = take_queue(s, &len);
@@ -274,7 +274,7 @@ static int pending_take(struct backend *b, struct sampled *s, struct pending *p)
 	if ((p->buf = calloc(p->nsect, SECTOR)) != NULL) {
 		memcpy(p->buf, s->tail, s->tail_len);
 		memcpy(p->buf + s->tail_len, data, p->len);
-		if (quota_admit(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->nsect, b->opt.max_run_bytes,
+		if (be_quota_admit(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->nsect, b->opt.max_run_bytes,
 		                &p->added) != 0)
 			p->rc = 1;
 		else
@@ -285,7 +285,7 @@ static int pending_take(struct backend *b, struct sampled *s, struct pending *p)
 }
 
 /* p written (rc 0) or not: the tail moved on, or the bytes counted lost. */
-static void pending_done(struct backend *b, struct sampled *s, struct pending *p, int64_t now)
+static void pending_done(struct be_backend *b, struct sampled *s, struct pending *p, int64_t now)
 {
 	if (p->rc == 0) {
 		uint64_t whole = p->total / SECTOR;
@@ -296,9 +296,9 @@ static void pending_done(struct backend *b, struct sampled *s, struct pending *p
 	} else {
 		s->dropped += p->len;
 		if (p->rc < 0 && p->added)
-			quota_release(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->added);
+			be_quota_release(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->added);
 		if (!s->store_failed)
-			blog_at(LOG_WARNING, "domid=%u run=%lld: samples not stored (%s): the rest of this sampling "
+			be_blog_at(LOG_WARNING, "domid=%u run=%lld: samples not stored (%s): the rest of this sampling "
 			        "may have gaps", s->domid, (long long)s->run->run_id,
 			        p->rc > 0    ? "the run is at --max-run-bytes"
 			        : p->rc == -2 ? "out of memory"
@@ -312,7 +312,7 @@ static void pending_done(struct backend *b, struct sampled *s, struct pending *p
 
 /* Stores what every sampler in v[0..n) queued (invariant 2), in batches
  * of up to BATCH_BYTES after one pause of the data path (invariant 4). */
-static void flush_set(struct backend *b, struct sampled **v, size_t n)
+static void flush_set(struct be_backend *b, struct sampled **v, size_t n)
 {
 	struct pending *p = calloc(n ? n : 1, sizeof(*p));
 	int64_t now = clock_mono_us();
@@ -326,7 +326,7 @@ static void flush_set(struct backend *b, struct sampled **v, size_t n)
 		if (pending_take(b, v[i], &p[i]) && p[i].rc == 0)
 			writes++;
 	if (writes)
-		io_quiesce(b);
+		be_io_quiesce(b);
 	for (size_t i = 0; i < n && writes;) {
 		/* one batch: up to BATCH_BYTES, at least one write */
 		size_t first = i, bytes = 0;
@@ -360,13 +360,13 @@ static void flush_set(struct backend *b, struct sampled **v, size_t n)
 	free(p);
 }
 
-static void flush(struct backend *b, struct sampled *s)
+static void flush(struct be_backend *b, struct sampled *s)
 {
 	flush_set(b, &s, 1);
 }
 
 /* Every sampling domain's queue, once one of them is due. */
-static void flush_due(struct backend *b, int64_t now)
+static void flush_due(struct be_backend *b, int64_t now)
 {
 	size_t n = 0, due = 0;
 	for (struct sampled *s = all; s; s = s->next)
@@ -389,11 +389,11 @@ static void flush_due(struct backend *b, int64_t now)
 
 /* The sampler is ready: its run and device (2 in store_failed when they
  * cannot be had: the sampling stops). */
-static void attach(struct backend *b, struct sampled *s, const struct sampler_stats *st)
+static void attach(struct be_backend *b, struct sampled *s, const struct be_sampler_stats *st)
 {
 	char err[512];
 	if (attach_store(b, s, err, sizeof(err)) != 0) {
-		blog_at(LOG_ERR, "domid=%u: %s", s->domid, err);
+		be_blog_at(LOG_ERR, "domid=%u: %s", s->domid, err);
 		snprintf(s->summary, sizeof(s->summary), "error: %.900s\n", err);
 		s->store_failed = 2;
 		return;
@@ -401,17 +401,17 @@ static void attach(struct backend *b, struct sampled *s, const struct sampler_st
 	char ksyms[64] = "";
 	if (st->kernel_symbols)
 		snprintf(ksyms, sizeof(ksyms), ", %zu kernel symbols", st->kernel_symbols);
-	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s%s", s->domid, (long long)s->run->run_id, s->hz,
+	be_blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling at %u Hz%s%s%s", s->domid, (long long)s->run->run_id, s->hz,
 	        st->symbols[0] ? ", symbols " : " (no symbols: addresses only)", st->symbols, ksyms);
 	if (st->note[0])
-		blog_at(LOG_WARNING, "domid=%u run=%lld: %s", s->domid, (long long)s->run->run_id, st->note);
+		be_blog_at(LOG_WARNING, "domid=%u run=%lld: %s", s->domid, (long long)s->run->run_id, st->note);
 }
 
 /* The sampler finished: the rest stored, the device handed back. */
-static void finish(struct backend *b, struct sampled *s)
+static void finish(struct be_backend *b, struct sampled *s)
 {
-	struct sampler_stats st;
-	sampler_stop(s->sampler, &st);
+	struct be_sampler_stats st;
+	be_sampler_stop(s->sampler, &st);
 	s->sampler = NULL;
 	s->done = 1;
 	pause_add(&ended, &st);
@@ -420,7 +420,7 @@ static void finish(struct backend *b, struct sampled *s)
 		/* It never got ready: the domain could not be looked into. */
 		if (!s->summary[0])
 			snprintf(s->summary, sizeof(s->summary), "error: %.900s\n", st.why);
-		blog_at(s->unattended ? LOG_WARNING : LOG_INFO, "domid=%u: not sampled: %s", s->domid, st.why);
+		be_blog_at(s->unattended ? LOG_WARNING : LOG_INFO, "domid=%u: not sampled: %s", s->domid, st.why);
 		return;
 	}
 	flush(b, s);
@@ -432,16 +432,16 @@ static void finish(struct backend *b, struct sampled *s)
 	         (unsigned long long)st.ticks, (unsigned long long)st.lost, (unsigned long long)s->stored, st.hz_now,
 	         (unsigned long long)st.pause_us_p50, (unsigned long long)st.pause_us_p99,
 	         (unsigned long long)st.pause_us_max, st.why);
-	blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling ended: %.*s", s->domid, (long long)s->run->run_id,
+	be_blog_at(LOG_NOTICE, "domid=%u run=%lld: sampling ended: %.*s", s->domid, (long long)s->run->run_id,
 	        (int)strlen(s->summary) - 1, s->summary);
 	store_device_release(s->sdev);
 	s->sdev = NULL;
-	struct run *r = s->run;
+	struct be_run *r = s->run;
 	s->run = NULL;
-	run_device_gone(b, r, domain_dead);
+	be_run_device_gone(b, r, domain_dead);
 }
 
-int sampling_poll(struct backend *b)
+int be_sampling_poll(struct be_backend *b)
 {
 	int64_t now = clock_mono_us();
 	int wait = -1;
@@ -450,10 +450,10 @@ int sampling_poll(struct backend *b)
 		if (s->sampler) {
 			/* every round of the loop, for every domain: the flags
 			 * only (invariant 5) */
-			unsigned state = sampler_state(s->sampler);
+			unsigned state = be_sampler_state(s->sampler);
 			if ((state & SAMPLER_READY) && !s->run && !(state & SAMPLER_FAILED)) {
-				struct sampler_stats st;
-				sampler_get_stats(s->sampler, &st);
+				struct be_sampler_stats st;
+				be_sampler_get_stats(s->sampler, &st);
 				attach(b, s, &st);
 			}
 			if ((state & SAMPLER_FINISHED) || s->abandoned || s->store_failed == 2)
@@ -465,7 +465,7 @@ int sampling_poll(struct backend *b)
 			continue;
 		}
 		/* A finished one's summary is taken by its asker on the loop's
-		 * next round (control_expire): come round soon. */
+		 * next round (be_control_expire): come round soon. */
 		int w = s->done ? 20 : SAMPLING_FLUSH_MS;
 		wait = wait < 0 || w < wait ? w : wait;
 		pp = &s->next;
@@ -474,25 +474,25 @@ int sampling_poll(struct backend *b)
 	return wait;
 }
 
-void sampling_run_closed(struct backend *b, struct run *r)
+void be_sampling_run_closed(struct be_backend *b, struct be_run *r)
 {
 	for (struct sampled *s = all; s; s = s->next)
 		if (s->run == r && !s->abandoned)
 			s->abandoned = 1;
-	sampling_poll(b);
+	be_sampling_poll(b);
 }
 
-void sampling_stop(struct backend *b, uint32_t domid)
+void be_sampling_stop(struct be_backend *b, uint32_t domid)
 {
 	for (struct sampled *s = all; s; s = s->next)
 		if (s->domid == domid && !s->abandoned) {
 			s->abandoned = 1;
 			break;
 		}
-	sampling_poll(b);
+	be_sampling_poll(b);
 }
 
-int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len)
+int be_sampling_result(struct be_backend *b, uint32_t domid, char *line, size_t len)
 {
 	(void)b;
 	struct sampled *s = find(domid);
@@ -505,22 +505,22 @@ int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len)
 	return 1;
 }
 
-void sampling_shutdown(struct backend *b)
+void be_sampling_shutdown(struct be_backend *b)
 {
 	for (struct sampled *s = all; s; s = s->next)
 		s->abandoned = 1;
-	sampling_poll(b);
+	be_sampling_poll(b);
 }
 
-void sampling_status(struct backend *b, FILE *f)
+void be_sampling_status(struct be_backend *b, FILE *f)
 {
 	(void)b;
 	int n = 0;
 	for (struct sampled *s = all; s; s = s->next) {
 		if (s->done || !s->sampler)
 			continue;
-		struct sampler_stats st;
-		sampler_get_stats(s->sampler, &st);
+		struct be_sampler_stats st;
+		be_sampler_get_stats(s->sampler, &st);
 		if (!n++)
 			fprintf(f, "\n%-6s %-6s %6s %10s %8s %12s %10s\n", "DOMID", "RUN", "HZ", "SAMPLES", "LOST",
 			        "BYTES", "PAUSE p99");
@@ -536,7 +536,7 @@ void sampling_status(struct backend *b, FILE *f)
  * and every pause since the daemon started (finished samplers' and live
  * ones') as one histogram, which sums over domains and time as a p99
  * cannot. */
-void sampling_metrics(struct backend *b, FILE *f)
+void be_sampling_metrics(struct be_backend *b, FILE *f)
 {
 	static const char *const fams[][3] = {
 		{"profsvc_backend_samples_total", "counter", "Stack samples taken of a domain."},
@@ -551,8 +551,8 @@ void sampling_metrics(struct backend *b, FILE *f)
 		for (struct sampled *s = all; s; s = s->next) {
 			if (s->done || !s->sampler)
 				continue;
-			struct sampler_stats st;
-			sampler_get_stats(s->sampler, &st);
+			struct be_sampler_stats st;
+			be_sampler_get_stats(s->sampler, &st);
 			if (k == 0)
 				pause_add(&all_pauses, &st);
 			fprintf(f, "%s{domid=\"%u\",run=\"%lld\"} ", fams[k][0], s->domid,
@@ -569,7 +569,7 @@ void sampling_metrics(struct backend *b, FILE *f)
 	for (int i = 0; i < SAMPLER_PAUSE_BUCKETS; i++) {
 		le += all_pauses.in[i];
 		fprintf(f, "profsvc_backend_sample_pause_seconds_bucket{le=\"%g\"} %llu\n",
-		        (double)sampler_pause_le_us[i] / 1e6, (unsigned long long)le);
+		        (double)be_sampler_pause_le_us[i] / 1e6, (unsigned long long)le);
 	}
 	fprintf(f, "profsvc_backend_sample_pause_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)all_pauses.n);
 	fprintf(f, "profsvc_backend_sample_pause_seconds_sum %.6f\n", (double)all_pauses.sum_us / 1e6);
@@ -588,7 +588,7 @@ static int seen_before(uint32_t domid)
 	return 0;
 }
 
-void sampling_new_domains(struct backend *b)
+void be_sampling_new_domains(struct be_backend *b)
 {
 	if (!b->opt.start_sample_hz)
 		return;
@@ -599,25 +599,25 @@ void sampling_new_domains(struct backend *b)
 		unsigned long v = strtoul(ids[i], &end, 10);
 		if (*end || v == 0 || v >= 32752 || seen_before((uint32_t)v))
 			continue;
-		struct sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL, b->opt.kernel_symbols};
+		struct be_sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL, b->opt.kernel_symbols};
 		uint32_t domid;
-		if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
-			blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);
+		if (be_sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
+			be_blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);
 			continue;
 		}
-		all->unattended = 1; /* sampling_start put it first */
+		all->unattended = 1; /* be_sampling_start put it first */
 	}
 	free(ids);
 }
 
-void sampling_domains_changed(struct backend *b)
+void be_sampling_domains_changed(struct be_backend *b)
 {
 	unsigned n = 0;
 	char **ids = xs_directory(b->xs, XBT_NULL, KERNEL_ROOT, &n);
 	for (unsigned i = 0; ids && i < n; i++) {
 		char *end, node[128];
 		unsigned long v = strtoul(ids[i], &end, 10);
-		if (*end || v >= 32752 || domain_alive(b, (uint32_t)v))
+		if (*end || v >= 32752 || be_domain_alive(b, (uint32_t)v))
 			continue;
 		snprintf(node, sizeof(node), KERNEL_ROOT "/%lu", v);
 		xs_rm(b->xs, XBT_NULL, node); /* a later domain may have its domid */

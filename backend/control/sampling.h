@@ -6,7 +6,7 @@
  * no profsvc disk); what the sampler emits is queued and appended to that
  * device by the event loop, in store batches at most every
  * SAMPLING_FLUSH_MS, so a reader sees new samples within a second.
- * sampling.c calls the sampler, runs.c, the data path's io_quiesce,
+ * sampling.c calls the sampler, runs.c, the data path's be_io_quiesce,
  * quota.c, log.c and the store; control_socket.c calls it.
  */
 #ifndef PROFSVC_BE_SAMPLING_H
@@ -16,12 +16,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct backend;
-struct run;
+struct be_backend;
+struct be_run;
 
 #define SAMPLING_FLUSH_MS 200
 
-struct sampling_request {
+struct be_sampling_request {
 	const char *domain;   /* a domid or a domain's name */
 	uint32_t hz;
 	uint64_t duration_us; /* 0: until the domain ends, or the asker hangs up */
@@ -32,28 +32,28 @@ struct sampling_request {
 /* Starts sampling: 0 and the domid, or -1 with a message.  The domain is
  * opened on the sampler's thread; its run comes once it is (a domain that
  * cannot be sampled gets none, and its summary says why). */
-int sampling_start(struct backend *b, const struct sampling_request *rq, uint32_t *domid, char *err,
+int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq, uint32_t *domid, char *err,
                    size_t errlen);
 /* Stops a domain's sampling (its asker hung up). */
-void sampling_stop(struct backend *b, uint32_t domid);
+void be_sampling_stop(struct be_backend *b, uint32_t domid);
 /* Run r is being deleted: a sampler storing into it stops. */
-void sampling_run_closed(struct backend *b, struct run *r);
+void be_sampling_run_closed(struct be_backend *b, struct be_run *r);
 /* 1 and a summary line when the domain's sampling has finished (and
  * everything it took is stored; "error: ..." when it could not start); 0
  * while it runs; -1 when the domain is not being sampled. */
-int sampling_result(struct backend *b, uint32_t domid, char *line, size_t len);
+int be_sampling_result(struct be_backend *b, uint32_t domid, char *line, size_t len);
 /* Stores what the samplers queued, ends the finished ones; the ms until
  * it wants to run again, or -1 when nothing is sampled. */
-int sampling_poll(struct backend *b);
-void sampling_shutdown(struct backend *b);
+int be_sampling_poll(struct be_backend *b);
+void be_sampling_shutdown(struct be_backend *b);
 /* start --sample-hz: every domain not sampled yet gets a sampler, until it
  * ends (after @introduceDomain, and at start). */
-void sampling_new_domains(struct backend *b);
+void be_sampling_new_domains(struct be_backend *b);
 /* Some domain died: its noted kernel (KERNEL_ROOT) goes, and --sample-hz
  * forgets it. */
-void sampling_domains_changed(struct backend *b);
-void sampling_status(struct backend *b, FILE *f);
+void be_sampling_domains_changed(struct be_backend *b);
+void be_sampling_status(struct be_backend *b, FILE *f);
 /* Its Prometheus families (daemon/metrics.c). */
-void sampling_metrics(struct backend *b, FILE *f);
+void be_sampling_metrics(struct be_backend *b, FILE *f);
 
 #endif

@@ -39,7 +39,7 @@
 #define BACKOFF_FIRST_MS 250
 #define BACKOFF_MAX_MS 10000
 
-struct sync_pusher {
+struct be_sync_push {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -59,7 +59,7 @@ struct sync_pusher {
 	char db[1024];
 };
 
-static void set_error(struct sync_pusher *p, const char *msg)
+static void set_error(struct be_sync_push *p, const char *msg)
 {
 	pthread_mutex_lock(&p->mu);
 	snprintf(p->last_error, sizeof(p->last_error), "%s", msg);
@@ -69,7 +69,7 @@ static void set_error(struct sync_pusher *p, const char *msg)
 }
 
 /* Waits for work or for ms (0: for work only); 1 when told to stop. */
-static int wait_for(struct sync_pusher *p, unsigned ms)
+static int wait_for(struct be_sync_push *p, unsigned ms)
 {
 	struct timespec until = deadline_after_ms((int)ms);
 	pthread_mutex_lock(&p->mu);
@@ -84,7 +84,7 @@ static int wait_for(struct sync_pusher *p, unsigned ms)
 }
 
 /* Connects to the catalogue (*f NULL): 0, or -1 with err set. */
-static int push_connect(struct sync_pusher *p, struct fleet **f, char *err, size_t errlen, char *logged)
+static int push_connect(struct be_sync_push *p, struct fleet **f, char *err, size_t errlen, char *logged)
 {
 	if (fleet_open(f, p->url, 1, err, errlen) != 0) {
 		*f = NULL;
@@ -95,7 +95,7 @@ static int push_connect(struct sync_pusher *p, struct fleet **f, char *err, size
 	p->catch_up = 1; /* whatever ended while we could not push */
 	p->active = *f;
 	pthread_mutex_unlock(&p->mu);
-	elog_at(logged[0] ? LOG_NOTICE : LOG_INFO, -1, -1,
+	be_elog_at(logged[0] ? LOG_NOTICE : LOG_INFO, -1, -1,
 	        "fleet catalogue %s: connected%s", p->where,
 	        logged[0] ? " again, pushing what waited" : "");
 	logged[0] = 0;
@@ -103,7 +103,7 @@ static int push_connect(struct sync_pusher *p, struct fleet **f, char *err, size
 }
 
 /* Every run the catalogue lacks: 0, or -1 with err set. */
-static int push_catch_up(struct sync_pusher *p, struct fleet *f, struct store *s, char *err, size_t errlen)
+static int push_catch_up(struct be_sync_push *p, struct fleet *f, struct store *s, char *err, size_t errlen)
 {
 	struct fleet_sync_opts o = {0};
 	struct fleet_sync_report rep;
@@ -121,11 +121,11 @@ static int push_catch_up(struct sync_pusher *p, struct fleet *f, struct store *s
 		p->last_push_us = store_now_us();
 	pthread_mutex_unlock(&p->mu);
 	if (rep.pushed)
-		elog_at(LOG_INFO, -1, -1, "fleet catalogue %s: %lld run%s pushed (%lld bytes)",
+		be_elog_at(LOG_INFO, -1, -1, "fleet catalogue %s: %lld run%s pushed (%lld bytes)",
 		        p->where, (long long)rep.pushed, rep.pushed == 1 ? "" : "s",
 		        (long long)rep.bytes);
 	if (rep.summed)
-		elog_at(LOG_NOTICE, -1, -1,
+		be_elog_at(LOG_NOTICE, -1, -1,
 		        "fleet catalogue %s: %lld chunk%s synced before its checksums given %s checksum",
 		        p->where, (long long)rep.summed, rep.summed == 1 ? "" : "s",
 		        rep.summed == 1 ? "its" : "their");
@@ -133,7 +133,7 @@ static int push_catch_up(struct sync_pusher *p, struct fleet *f, struct store *s
 }
 
 /* The run at the queue's head: 0 (taken off the queue), or -1 with err set. */
-static int push_run(struct sync_pusher *p, struct fleet *f, struct store *s, int64_t run_id, char *err,
+static int push_run(struct be_sync_push *p, struct fleet *f, struct store *s, int64_t run_id, char *err,
                     size_t errlen)
 {
 	int pushed;
@@ -156,26 +156,26 @@ static int push_run(struct sync_pusher *p, struct fleet *f, struct store *s, int
 	}
 	pthread_mutex_unlock(&p->mu);
 	if (pushed && damage[0])
-		elog_at(LOG_WARNING, -1, run_id,
+		be_elog_at(LOG_WARNING, -1, run_id,
 		        "run %lld pushed to the fleet catalogue %s without what fails its checksum here (%s); "
 		        "'profdb check' names it: repair or delete the run, and the next sync sends it whole",
 		        (long long)run_id, p->where, damage);
 	else if (pushed)
-		elog_at(LOG_INFO, -1, run_id, "run %lld pushed to the fleet catalogue %s (%lld bytes)",
+		be_elog_at(LOG_INFO, -1, run_id, "run %lld pushed to the fleet catalogue %s (%lld bytes)",
 		        (long long)run_id, p->where, (long long)bytes);
 	return 0;
 }
 
 /* A push failed: said (a warning when the reason changes, not at every
  * retry), the connection dropped. */
-static void push_failed(struct sync_pusher *p, struct fleet **f, const char *err, char *logged, size_t loggedlen)
+static void push_failed(struct be_sync_push *p, struct fleet **f, const char *err, char *logged, size_t loggedlen)
 {
 	set_error(p, err);
 	if (strncmp(logged, err, loggedlen - 1) != 0) {
 		pthread_mutex_lock(&p->mu);
 		unsigned waiting = p->n;
 		pthread_mutex_unlock(&p->mu);
-		elog_at(LOG_WARNING, -1, -1,
+		be_elog_at(LOG_WARNING, -1, -1,
 		        "fleet catalogue %s: %s; retrying (guests are not affected; %u run%s waiting)",
 		        p->where, err, waiting, waiting == 1 ? "" : "s");
 		snprintf(logged, loggedlen, "%s", err);
@@ -189,7 +189,7 @@ static void push_failed(struct sync_pusher *p, struct fleet **f, const char *err
 
 static void *pusher_main(void *arg)
 {
-	struct sync_pusher *p = arg;
+	struct be_sync_push *p = arg;
 	struct fleet *f = NULL;
 	struct store *s = NULL;
 	struct store_open_opts so = {.mode = STORE_READ};
@@ -234,11 +234,11 @@ static void *pusher_main(void *arg)
 	return NULL;
 }
 
-int sync_push_start(struct backend *b)
+int be_sync_push_start(struct be_backend *b)
 {
 	if (!b->opt.sync_url)
 		return 0;
-	struct sync_pusher *p = calloc(1, sizeof(*p));
+	struct be_sync_push *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
 	pthread_mutex_init(&p->mu, NULL);
@@ -256,9 +256,9 @@ int sync_push_start(struct backend *b)
 	return 0;
 }
 
-void sync_push_run_ended(struct backend *b, int64_t run_id)
+void be_sync_push_run_ended(struct be_backend *b, int64_t run_id)
 {
-	struct sync_pusher *p = b->sync;
+	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -270,9 +270,9 @@ void sync_push_run_ended(struct backend *b, int64_t run_id)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void sync_push_stop(struct backend *b)
+void be_sync_push_stop(struct be_backend *b)
 {
-	struct sync_pusher *p = b->sync;
+	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -291,9 +291,9 @@ void sync_push_stop(struct backend *b)
 	b->sync = NULL;
 }
 
-void sync_push_status(struct backend *b, FILE *f)
+void be_sync_push_status(struct be_backend *b, FILE *f)
 {
-	struct sync_pusher *p = b->sync;
+	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -304,9 +304,9 @@ void sync_push_status(struct backend *b, FILE *f)
 	pthread_mutex_unlock(&p->mu);
 }
 
-json_t *sync_push_status_json(struct backend *b)
+json_t *be_sync_push_status_json(struct be_backend *b)
 {
-	struct sync_pusher *p = b->sync;
+	struct be_sync_push *p = b->sync;
 	if (!p)
 		return json_null();
 	char err[1100];

@@ -9,15 +9,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct backend;
+struct be_backend;
 
-int sync_push_start(struct backend *b);
-void sync_push_run_ended(struct backend *b, int64_t run_id);
-void sync_push_stop(struct backend *b);
-void sync_push_status(struct backend *b, FILE *f);
+int be_sync_push_start(struct be_backend *b);
+void be_sync_push_run_ended(struct be_backend *b, int64_t run_id);
+void be_sync_push_stop(struct be_backend *b);
+void be_sync_push_status(struct be_backend *b, FILE *f);
 /* Its part of status --json (null without --sync).  jansson's own
  * typedef, repeated so that this header needs no jansson flags. */
 typedef struct json_t json_t;
-json_t *sync_push_status_json(struct backend *b);
+json_t *be_sync_push_status_json(struct be_backend *b);
 
 #endif

@@ -41,7 +41,7 @@
  * failed once, and no run was recorded at all.)  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
  *
- * Calls: runs.c, domains.c, xs_values.c, the data path's io_quiesce, quota.c,
+ * Calls: runs.c, domains.c, xs_values.c, the data path's be_io_quiesce, quota.c,
  * log.c, util/, profile/mprof, the store and the platform.
  */
 #include "config.h"
@@ -76,7 +76,7 @@
 #define TRACE_BACKOFF_MAX_US 32000000
 #define TRACE_REFS_TEXT_MAX 4096 /* xenstore's value limit */
 
-struct trace {
+struct be_trace {
 	uint32_t domid;
 	char node[64];              /* .../data/mprof/ring-ref, watched */
 	int look;                   /* its node changed: read it this round */
@@ -98,7 +98,7 @@ struct trace {
 	int64_t map_retry_us;       /* next try (monotonic) */
 	char unmapped[256];         /* why nothing is mapped ("": mapped, or not looked at) */
 	/* where it goes */
-	struct run *run;
+	struct be_run *run;
 	struct store_device *sdev;
 	uint64_t next_seq;          /* the next packet to keep */
 	uint64_t kept, lost, dropped, kept_bytes;
@@ -108,12 +108,12 @@ struct trace {
 	int64_t last_poll_us;
 	uint64_t poll_us_max;       /* --trace-poll-ms */
 	uint64_t last_progress;     /* seq * packet size + content, at last poll */
-	struct trace *next;
+	struct be_trace *next;
 };
 
 /* Packets copied out this turn, stored together in one batch. */
 struct kept_packet {
-	struct trace *t;
+	struct be_trace *t;
 	struct store_trace_packet p;
 	uint8_t *bytes;
 	int stored;                 /* in the batch, counted once it commits */
@@ -127,18 +127,18 @@ static uint32_t fnv1a(const char *s)
 	return h;
 }
 
-static void trace_withdrawn(struct backend *b, struct trace *t);
+static void trace_withdrawn(struct be_backend *b, struct be_trace *t);
 
-static struct trace *trace_find(struct backend *b, uint32_t domid)
+static struct be_trace *trace_find(struct be_backend *b, uint32_t domid)
 {
-	for (struct trace *t = b->traces; t; t = t->next)
+	for (struct be_trace *t = b->traces; t; t = t->next)
 		if (t->domid == domid)
 			return t;
 	return NULL;
 }
 
-static void tlog(int prio, const struct trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void tlog(int prio, const struct trace *t, const char *fmt, ...)
+static void tlog(int prio, const struct be_trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void tlog(int prio, const struct be_trace *t, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -146,17 +146,17 @@ static void tlog(int prio, const struct trace *t, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (t->run)
-		elog_at(prio, t->domid, t->run->run_id, "dom%u trace run %lld: %s", t->domid,
+		be_elog_at(prio, t->domid, t->run->run_id, "dom%u trace run %lld: %s", t->domid,
 		        (long long)t->run->run_id, msg);
 	else
-		elog_at(prio, t->domid, -1, "dom%u trace: %s", t->domid, msg);
+		be_elog_at(prio, t->domid, -1, "dom%u trace: %s", t->domid, msg);
 }
 
 /* ---- domains and their nodes ------------------------------------------------ */
 
-static struct trace *trace_watch_domain(struct backend *b, uint32_t domid)
+static struct be_trace *trace_watch_domain(struct be_backend *b, uint32_t domid)
 {
-	struct trace *t = trace_find(b, domid);
+	struct be_trace *t = trace_find(b, domid);
 
 	if (t)
 		return t;
@@ -167,7 +167,7 @@ static struct trace *trace_watch_domain(struct backend *b, uint32_t domid)
 	snprintf(t->node, sizeof(t->node), "/local/domain/%u/data/mprof/ring-ref", domid);
 	/* The watch fires once when set: that first event is our first look. */
 	if (!xs_watch(b->xs, t->node, "mprof")) {
-		blog_at(LOG_ERR, "dom%u: cannot watch %s: %s", domid, t->node, strerror(errno));
+		be_blog_at(LOG_ERR, "dom%u: cannot watch %s: %s", domid, t->node, strerror(errno));
 		free(t);
 		return NULL;
 	}
@@ -177,7 +177,7 @@ static struct trace *trace_watch_domain(struct backend *b, uint32_t domid)
 }
 
 /* Every domain's trace node watched (at start, and after @introduceDomain). */
-static void trace_scan_domains(struct backend *b)
+static void trace_scan_domains(struct be_backend *b)
 {
 	unsigned n = 0;
 	char **doms = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
@@ -193,7 +193,7 @@ static void trace_scan_domains(struct backend *b)
 	free(doms);
 }
 
-int trace_init(struct backend *b)
+int be_trace_init(struct be_backend *b)
 {
 	if (!xs_watch(b->xs, "@introduceDomain", "intro"))
 		return -1;
@@ -202,7 +202,7 @@ int trace_init(struct backend *b)
 }
 
 /* A watch event of ours: 1 when it needs a round (noted in the trace). */
-int trace_note_event(struct backend *b, const char *path, const char *token)
+int be_trace_note_event(struct be_backend *b, const char *path, const char *token)
 {
 	if (strcmp(token, "intro") == 0) {
 		b->trace_scan_due = 1;
@@ -210,7 +210,7 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 	}
 	if (strcmp(token, "mprof") != 0)
 		return 0;
-	for (struct trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = b->traces; t; t = t->next) {
 		if (strcmp(path, t->node) != 0)
 			continue;
 		int64_t now = clock_mono_us();
@@ -249,7 +249,7 @@ int trace_note_event(struct backend *b, const char *path, const char *token)
 
 static int note_kept(void *ctx, const struct store_trace_packet *p)
 {
-	struct trace *t = ctx;
+	struct be_trace *t = ctx;
 	if (p->seq + 1 > t->next_seq)
 		t->next_seq = p->seq + 1;
 	t->kept++;
@@ -259,12 +259,12 @@ static int note_kept(void *ctx, const struct store_trace_packet *p)
 }
 
 /* The run and its trace device: new, or the one a previous backend left. */
-static int attach_store(struct backend *b, struct trace *t)
+static int attach_store(struct be_backend *b, struct be_trace *t)
 {
 	int gone = 0;
 	struct store_device_info info;
 
-	t->run = run_for_domain(b, t->domid, &gone);
+	t->run = be_run_for_domain(b, t->domid, &gone);
 	if (!t->run)
 		return -1;
 	if (store_find_device(b->store, t->run->run_id, STORE_TRACE_VDEV, &info) == 0) {
@@ -301,8 +301,8 @@ fail:
 /* The buffer is not mapped, for why (printf-style): said once in the log
  * (a warning), and kept for the run's end reason; the run and its trace
  * device made now, while the domain's name and uuid can be read. */
-static void unmapped(struct backend *b, struct trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void unmapped(struct backend *b, struct trace *t, const char *fmt, ...)
+static void unmapped(struct be_backend *b, struct be_trace *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void unmapped(struct be_backend *b, struct be_trace *t, const char *fmt, ...)
 {
 	char why[sizeof(t->unmapped)];
 	va_list ap;
@@ -325,7 +325,7 @@ static void unmapped(struct backend *b, struct trace *t, const char *fmt, ...)
 
 /* Maps t->want; 0, or -1 with the reason kept (unmapped) and the next
  * try scheduled. */
-static int map_wanted(struct backend *b, struct trace *t)
+static int map_wanted(struct be_backend *b, struct be_trace *t)
 {
 	uint32_t n = t->nwant;
 	uint8_t *mem = plat_gnttab_map(b->gnt, t->domid, t->want, n, 0);
@@ -363,7 +363,7 @@ static int map_wanted(struct backend *b, struct trace *t)
 	return 0;
 }
 
-static void trace_look(struct backend *b, struct trace *t)
+static void trace_look(struct be_backend *b, struct be_trace *t)
 {
 	unsigned len;
 	char *v = xs_read(b->xs, XBT_NULL, t->node, &len);
@@ -392,14 +392,14 @@ static void trace_look(struct backend *b, struct trace *t)
 	}
 	if (t->want && h == t->refs_hash) {
 		free(v);
-		return; /* the same list: its tries go on (trace_poll) */
+		return; /* the same list: its tries go on (be_trace_poll) */
 	}
 	uint32_t *refs = NULL, n = 0;
 	t->refs_hash = h;
 	free(t->want); /* a list written since replaces the one retried */
 	t->want = NULL;
 	t->map_tries = 0;
-	if (strlen(v) >= TRACE_REFS_TEXT_MAX || xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
+	if (strlen(v) >= TRACE_REFS_TEXT_MAX || be_xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
 		char shown[64];
 		t->refused = 1;
 		unmapped(b, t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
@@ -426,7 +426,7 @@ static uint64_t extend_seq(uint64_t next, uint16_t count)
 	return s;
 }
 
-static void read_header(const struct trace *t, unsigned i, struct mprof_header *h, size_t *off,
+static void read_header(const struct be_trace *t, unsigned i, struct mprof_header *h, size_t *off,
                         size_t *len)
 {
 	uint8_t raw[MPROF_HEADER_BYTES];
@@ -442,7 +442,7 @@ struct keep_list {
 	size_t n, cap;
 };
 
-static void note_lost(struct trace *t, uint64_t from, uint64_t to)
+static void note_lost(struct be_trace *t, uint64_t from, uint64_t to)
 {
 	int64_t now = clock_mono_us();
 	t->lost += to - from;
@@ -456,7 +456,7 @@ static void note_lost(struct trace *t, uint64_t from, uint64_t to)
 
 /* Progress for the next poll's timing: the active packet (its sequence
  * and length) says how fast the guest writes. */
-static void pace_polls(struct trace *t, const struct mprof_header *active, uint64_t seq, size_t len)
+static void pace_polls(struct be_trace *t, const struct mprof_header *active, uint64_t seq, size_t len)
 {
 	uint64_t progress = seq * len + mprof_content_bytes(active);
 	int64_t now = clock_mono_us();
@@ -474,7 +474,7 @@ static void pace_polls(struct trace *t, const struct mprof_header *active, uint6
 
 /* Copies out the packets to keep; final: the domain is dead or withdrew
  * the buffer, so the active packet is taken too. */
-static void snapshot(struct trace *t, int final, struct keep_list *kl)
+static void snapshot(struct be_trace *t, int final, struct keep_list *kl)
 {
 	struct mprof_header h[MPROF_PACKETS];
 	size_t off[MPROF_PACKETS], len[MPROF_PACKETS];
@@ -546,15 +546,15 @@ static void snapshot(struct trace *t, int final, struct keep_list *kl)
 }
 
 /* Stores the copies in one batch (the loop's, the worker idle). */
-static void store_kept(struct backend *b, struct keep_list *kl)
+static void store_kept(struct be_backend *b, struct keep_list *kl)
 {
 	if (!kl->n)
 		return;
-	io_quiesce(b);
+	be_io_quiesce(b);
 	int rc = store_batch_begin(b->store);
 	for (size_t k = 0; k < kl->n && rc == 0; k++) {
 		struct kept_packet *kp = &kl->v[k];
-		struct trace *t = kp->t;
+		struct be_trace *t = kp->t;
 		uint64_t added = 0;
 		uint64_t nsect = (kp->p.bytes + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
 		struct store_device_info info;
@@ -562,7 +562,7 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 		int64_t usage = b->opt.max_store_bytes ? store_disk_usage(b->store) : 0;
 		if ((b->opt.max_store_bytes && usage >= 0 &&
 		     (uint64_t)usage + kp->p.bytes > b->opt.max_store_bytes) ||
-		    quota_admit(&t->run->chunks, 0, info.written_end_sector, nsect, b->opt.max_run_bytes,
+		    be_quota_admit(&t->run->chunks, 0, info.written_end_sector, nsect, b->opt.max_run_bytes,
 		                &added) != 0) {
 			if (!t->run->over_limit_logged) {
 				tlog(LOG_WARNING, t, "run or store at its limit (--max-run-bytes, --max-store-bytes): packets are "
@@ -583,7 +583,7 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 	else
 		store_batch_abort(b->store);
 	if (rc != 0)
-		blog_at(LOG_ERR, "store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
+		be_blog_at(LOG_ERR, "store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
 	for (size_t k = 0; k < kl->n; k++) {
 		struct kept_packet *kp = &kl->v[k];
 		if (rc == 0 && kp->stored) {
@@ -600,7 +600,7 @@ static void store_kept(struct backend *b, struct keep_list *kl)
 /* ---- the end of a trace -------------------------------------------------------- */
 
 /* Takes the last packets, unmaps, and hands the run back. */
-static void trace_finish(struct backend *b, struct trace *t, int domain_dead, const char *why)
+static void trace_finish(struct be_backend *b, struct be_trace *t, int domain_dead, const char *why)
 {
 	free(t->want);
 	t->want = NULL;
@@ -626,13 +626,13 @@ static void trace_finish(struct backend *b, struct trace *t, int domain_dead, co
 		t->sdev = NULL;
 	}
 	if (t->run) {
-		struct run *r = t->run;
+		struct be_run *r = t->run;
 		t->run = NULL;
-		run_device_gone(b, r, domain_dead);
+		be_run_device_gone(b, r, domain_dead);
 	}
 }
 
-static void trace_withdrawn(struct backend *b, struct trace *t)
+static void trace_withdrawn(struct be_backend *b, struct be_trace *t)
 {
 	free(t->want); /* nothing to map any more */
 	t->want = NULL;
@@ -640,9 +640,9 @@ static void trace_withdrawn(struct backend *b, struct trace *t)
 		trace_finish(b, t, 0, "the guest withdrew its buffer");
 }
 
-static void trace_free(struct backend *b, struct trace *t)
+static void trace_free(struct be_backend *b, struct be_trace *t)
 {
-	for (struct trace **p = &b->traces; *p; p = &(*p)->next)
+	for (struct be_trace **p = &b->traces; *p; p = &(*p)->next)
 		if (*p == t) {
 			*p = t->next;
 			break;
@@ -653,20 +653,20 @@ static void trace_free(struct backend *b, struct trace *t)
 	free(t);
 }
 
-void trace_run_closed(struct backend *b, struct run *r)
+void be_trace_run_closed(struct be_backend *b, struct be_run *r)
 {
-	for (struct trace *t = b->traces; t; t = t->next)
+	for (struct be_trace *t = b->traces; t; t = t->next)
 		if (t->run == r) {
 			trace_finish(b, t, 0, "its run is being deleted");
 			t->ended = 1; /* its node is ignored from now on */
 		}
 }
 
-void trace_domains_changed(struct backend *b)
+void be_trace_domains_changed(struct be_backend *b)
 {
-	for (struct trace *t = b->traces, *next; t; t = next) {
+	for (struct be_trace *t = b->traces, *next; t; t = next) {
 		next = t->next;
-		if (domain_alive(b, t->domid))
+		if (be_domain_alive(b, t->domid))
 			continue;
 		trace_finish(b, t, 1, "domain destroyed");
 		trace_free(b, t);
@@ -675,26 +675,26 @@ void trace_domains_changed(struct backend *b)
 
 /* ---- the loop's hooks ------------------------------------------------------------ */
 
-void trace_round(struct backend *b)
+void be_trace_round(struct be_backend *b)
 {
 	if (b->trace_scan_due) {
 		b->trace_scan_due = 0;
 		trace_scan_domains(b);
 	}
-	for (struct trace *t = b->traces, *next; t; t = next) {
+	for (struct be_trace *t = b->traces, *next; t; t = next) {
 		next = t->next;
 		if (t->look)
 			trace_look(b, t);
 	}
 }
 
-int trace_poll(struct backend *b)
+int be_trace_poll(struct be_backend *b)
 {
 	int64_t now = clock_mono_us(), next = -1;
 	struct keep_list kl = {0};
 	int looked = 0;
 
-	for (struct trace *t = b->traces, *nt; t; t = nt) {
+	for (struct be_trace *t = b->traces, *nt; t; t = nt) {
 		nt = t->next;
 		if (t->unwatched) {
 			if (t->rewatch_at_us <= now) {
@@ -718,14 +718,14 @@ int trace_poll(struct backend *b)
 		/* Node events past the rate limit wait for the poll. */
 		if (t->look && !t->mem && now - t->tokens_us > 1000000 / TRACE_EVENTS_PER_S) {
 			if (!looked++)
-				io_quiesce(b);
+				be_io_quiesce(b);
 			trace_look(b, t);
 		}
 		if (!t->mem && t->want && !t->ended) {
 			/* a list that did not map: again while the domain lives */
-			if (t->map_retry_us <= now && domain_alive(b, t->domid)) {
+			if (t->map_retry_us <= now && be_domain_alive(b, t->domid)) {
 				if (!looked++)
-					io_quiesce(b);
+					be_io_quiesce(b);
 				(void)map_wanted(b, t);
 			}
 			if (!t->mem) {
@@ -750,11 +750,11 @@ int trace_poll(struct backend *b)
 	return next < 0 ? -1 : (int)next;
 }
 
-void trace_shutdown(struct backend *b)
+void be_trace_shutdown(struct be_backend *b)
 {
 	/* Guests go on; a restarted backend picks their traces up. */
 	while (b->traces) {
-		struct trace *t = b->traces;
+		struct be_trace *t = b->traces;
 		if (t->mem)
 			plat_gnttab_unmap(b->gnt, t->mem, t->npages);
 		if (t->sdev)
@@ -765,10 +765,10 @@ void trace_shutdown(struct backend *b)
 	}
 }
 
-json_t *trace_status_json(struct backend *b)
+json_t *be_trace_status_json(struct be_backend *b)
 {
 	json_t *a = json_array();
-	for (struct trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = b->traces; t; t = t->next) {
 		if (!t->mem && !t->ended && !t->kept)
 			continue;
 		json_array_append_new(a, json_pack("{s:i, s:o, s:i, s:I, s:I, s:I, s:I, s:s}", "domid", (int)t->domid,
@@ -780,10 +780,10 @@ json_t *trace_status_json(struct backend *b)
 	return a;
 }
 
-void trace_status(struct backend *b, FILE *f)
+void be_trace_status(struct be_backend *b, FILE *f)
 {
 	int n = 0;
-	for (struct trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = b->traces; t; t = t->next) {
 		if (!t->mem && !t->ended && !t->kept)
 			continue;
 		if (!n++)

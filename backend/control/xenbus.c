@@ -7,7 +7,7 @@
  * daemon wires (xenbus.h), never called by name.
  *
  * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
- * path's io_quiesce, log.c, util/clock and xenstore.
+ * path's be_io_quiesce, log.c, util/clock and xenstore.
  */
 #include "config.h"
 
@@ -29,24 +29,24 @@
 
 /* ---- devices ---------------------------------------------------------------- */
 
-static struct device *find_device(struct backend *b, uint32_t domid, uint32_t devid)
+static struct be_device *find_device(struct be_backend *b, uint32_t domid, uint32_t devid)
 {
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		if (d->domid == domid && d->devid == devid)
 			return d;
 	return NULL;
 }
 
-struct device *device_by_port(struct backend *b, uint32_t port)
+struct be_device *be_device_by_port(struct be_backend *b, uint32_t port)
 {
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		if (d->connected && d->local_port == port)
 			return d;
 	return NULL;
 }
 
 /*
- * Watch events are handled in rounds (xenbus_watch_events): every event
+ * Watch events are handled in rounds (be_xenbus_watch_events): every event
  * queued is noted first, then each device, domain directory and kind of
  * event is acted on once.  A round of 64 guests starting or dying is
  * hundreds of events; handled one by one, each re-reading its device and
@@ -71,12 +71,12 @@ struct xb_todo {
 
 static int parse_id(const char *s, uint32_t max, uint32_t *out)
 {
-	return xsv_parse_u32(s, max, out) == 0 ? 0 : -1;
+	return be_xsv_parse_u32(s, max, out) == 0 ? 0 : -1;
 }
 
-static void refresh_path(struct backend *b, int xl, uint32_t domid, uint32_t devid)
+static void refresh_path(struct be_backend *b, int xl, uint32_t domid, uint32_t devid)
 {
-	struct device *d = find_device(b, domid, devid);
+	struct be_device *d = find_device(b, domid, devid);
 
 	if (d && d->xl_managed != xl)
 		return; /* the other kind's device of that number: not this one */
@@ -88,17 +88,17 @@ static void refresh_path(struct backend *b, int xl, uint32_t domid, uint32_t dev
 		if (!v)
 			return; /* a removal we already handled */
 		free(v);
-		if (xl && !xl_disk_is_ours(b, path))
+		if (xl && !be_xl_disk_is_ours(b, path))
 			return;
-		if (!(d = device_new(b, xl, domid, devid)))
+		if (!(d = be_device_new(b, xl, domid, devid)))
 			return;
 		if (xl)
-			xl_claim(d);
+			be_xl_claim(d);
 	}
-	device_refresh(d);
+	be_device_refresh(d);
 }
 
-static void scan_root(struct backend *b, int xl)
+static void scan_root(struct be_backend *b, int xl)
 {
 	unsigned nd = 0, nv = 0;
 	const char *root = xl ? VBD_ROOT : BACKEND_ROOT;
@@ -116,19 +116,19 @@ static void scan_root(struct backend *b, int xl)
 				refresh_path(b, xl, domid, devid);
 		free(devs);
 		if (!xl && (!devs || nv == 0)) /* left behind: ours to remove if the domain is gone */
-			remove_domain_dir_if_empty(b, domid, 1);
+			be_remove_domain_dir_if_empty(b, domid, 1);
 	}
 	free(doms);
 }
 
-void xenbus_scan(struct backend *b)
+void be_xenbus_scan(struct be_backend *b)
 {
 	scan_root(b, 0);
 	scan_root(b, 1);
 	/* Devices whose directory vanished without an event we saw. */
-	for (struct device *d = b->devices, *next; d; d = next) {
+	for (struct be_device *d = b->devices, *next; d; d = next) {
 		next = d->next;
-		device_refresh(d);
+		be_device_refresh(d);
 	}
 }
 
@@ -184,11 +184,11 @@ static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind
 #define DOM_BACKOFF_MAX_US 32000000
 
 /* Sets or drops the watches of a domain's frontends. */
-static void domain_watch(struct backend *b, uint32_t domid, int on)
+static void domain_watch(struct be_backend *b, uint32_t domid, int on)
 {
 	char path[256];
 
-	for (struct device *d = b->devices; d; d = d->next) {
+	for (struct be_device *d = b->devices; d; d = d->next) {
 		if (d->domid != domid || !d->initialised || d->fe_watched == on)
 			continue;
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
@@ -202,9 +202,9 @@ static void domain_watch(struct backend *b, uint32_t domid, int on)
 }
 
 /* One frontend event of a domain: 1 when it may be acted on now. */
-static int fe_event_allowed(struct backend *b, struct device *d)
+static int fe_event_allowed(struct be_backend *b, struct be_device *d)
 {
-	struct xs_domain *x = xs_domain_get(b, d->domid, 1);
+	struct be_xs_domain *x = be_xs_domain_get(b, d->domid, 1);
 	int64_t now = clock_mono_us();
 
 	if (!x)
@@ -236,7 +236,7 @@ static int fe_event_allowed(struct backend *b, struct device *d)
 	x->rewatch_at_us = now + x->backoff_us;
 	b->xs_unwatched++;
 	domain_watch(b, d->domid, 0);
-	elog_at(LOG_WARNING, d->domid, d->run ? d->run->run_id : -1,
+	be_elog_at(LOG_WARNING, d->domid, d->run ? d->run->run_id : -1,
 	        "dom%u: xenstore event flood from its frontends (over %.0f events/s): their state is no longer "
 	        "watched but looked at every %d ms, for %lld s",
 	        d->domid, DOM_EVENTS_PER_S, DOM_POLL_US / 1000, (long long)(x->backoff_us / 1000000));
@@ -245,29 +245,29 @@ static int fe_event_allowed(struct backend *b, struct device *d)
 
 /* A device's frontend asks something new of it: looked at (pipeline
  * drained first, once: *quiesced).  May free d. */
-static void look_at(struct backend *b, struct device *d, int *quiesced)
+static void look_at(struct be_backend *b, struct be_device *d, int *quiesced)
 {
-	if (device_frontend_unchanged(d))
+	if (be_device_frontend_unchanged(d))
 		return;
 	if (!*quiesced) {
-		io_quiesce(b);
+		be_io_quiesce(b);
 		b->xs_rounds++;
 		*quiesced = 1;
 	}
-	device_refresh(d);
+	be_device_refresh(d);
 }
 
-int xenbus_deferred_run(struct backend *b)
+int be_xenbus_deferred_run(struct be_backend *b)
 {
 	int64_t now = clock_mono_us(), next = -1;
 	int quiesced = 0;
 
-	for (struct xs_domain *x = b->xs_domains; x; x = x->next) {
+	for (struct be_xs_domain *x = b->xs_domains; x; x = x->next) {
 		if (!x->unwatched)
 			continue;
 		if (x->poll_at_us <= now) {
 			x->poll_at_us = now + DOM_POLL_US;
-			for (struct device *d = b->devices, *nd; d; d = nd) {
+			for (struct be_device *d = b->devices, *nd; d; d = nd) {
 				nd = d->next;
 				if (d->domid == x->domid && d->initialised)
 					look_at(b, d, &quiesced); /* may free d: nd was read first */
@@ -280,7 +280,7 @@ int xenbus_deferred_run(struct backend *b)
 			x->tokens = DOM_EVENTS_BURST;
 			x->tokens_us = now;
 			domain_watch(b, x->domid, 1);
-			elog_at(LOG_INFO, x->domid, -1, "dom%u: its frontends' state is watched again", x->domid);
+			be_elog_at(LOG_INFO, x->domid, -1, "dom%u: its frontends' state is watched again", x->domid);
 			continue;
 		}
 		int64_t due = x->poll_at_us < x->rewatch_at_us ? x->poll_at_us : x->rewatch_at_us;
@@ -290,7 +290,7 @@ int xenbus_deferred_run(struct backend *b)
 	return (int)next;
 }
 
-static void note_event(struct backend *b, struct xb_todo *t, const char *path, const char *token)
+static void note_event(struct be_backend *b, struct xb_todo *t, const char *path, const char *token)
 {
 	if (strcmp(token, "rel") == 0) {
 		t->released = 1;
@@ -301,7 +301,7 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 		return;
 	}
 	if (strcmp(token, "fe") == 0) {
-		for (struct device *d = b->devices; d; d = d->next) {
+		for (struct be_device *d = b->devices; d; d = d->next) {
 			size_t n = strlen(d->fpath);
 			if (strncmp(path, d->fpath, n) == 0 && (path[n] == '/' || !path[n])) {
 				if (fe_event_allowed(b, d))
@@ -316,7 +316,7 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 	 * them the kernel's: only those with our hotplug script are ours) */
 	uint32_t domid, devid;
 	int xl = strcmp(token, "vbd") == 0;
-	switch (xsv_backend_path(xl ? VBD_ROOT : BACKEND_ROOT, path, &domid, &devid)) {
+	switch (be_xsv_backend_path(xl ? VBD_ROOT : BACKEND_ROOT, path, &domid, &devid)) {
 	case XSV_PATH_ROOT:
 		t->scan = 1;
 		break;
@@ -333,7 +333,7 @@ static void note_event(struct backend *b, struct xb_todo *t, const char *path, c
 
 /* One domain's directory changed: its devices, and devices we hold of it
  * whose directory went. */
-static void scan_domain(struct backend *b, int xl, uint32_t domid)
+static void scan_domain(struct be_backend *b, int xl, uint32_t domid)
 {
 	char path[128];
 	unsigned nv = 0;
@@ -346,17 +346,17 @@ static void scan_domain(struct backend *b, int xl, uint32_t domid)
 			refresh_path(b, xl, domid, devid);
 	}
 	free(devs);
-	for (struct device *d = b->devices, *next; d; d = next) {
+	for (struct be_device *d = b->devices, *next; d; d = next) {
 		next = d->next;
 		if (d->domid == domid && d->xl_managed == xl)
-			device_refresh(d);
+			be_device_refresh(d);
 	}
 }
 
-void xenbus_watch_events(struct backend *b)
+void be_xenbus_watch_events(struct be_backend *b)
 {
 	struct xb_todo t = {0};
-	struct alive_cache alive = {0};
+	struct be_alive_cache alive = {0};
 	char **w;
 
 	/* At most XS_EVENTS_PER_TURN: the rest stay queued (the descriptor
@@ -371,8 +371,8 @@ void xenbus_watch_events(struct backend *b)
 	for (size_t i = 0; i < t.n; i++) {
 		int k = t.v[i].kind;
 		if (!t.scan && (k == TODO_FE || k == TODO_VBD_FE)) {
-			struct device *d = find_device(b, t.v[i].domid, t.v[i].devid);
-			if (!d || d->xl_managed != (k == TODO_VBD_FE) || device_frontend_unchanged(d))
+			struct be_device *d = find_device(b, t.v[i].domid, t.v[i].devid);
+			if (!d || d->xl_managed != (k == TODO_VBD_FE) || be_device_frontend_unchanged(d))
 				continue;
 		}
 		t.v[keep++] = t.v[i];
@@ -385,10 +385,10 @@ void xenbus_watch_events(struct backend *b)
 	b->xs_rounds++;
 	/* Devices may come and go: nothing in flight may refer to them, and
 	 * the store is ours meanwhile. */
-	io_quiesce(b);
+	be_io_quiesce(b);
 	b->alive = &alive;
 	if (t.scan) {
-		xenbus_scan(b);
+		be_xenbus_scan(b);
 	} else {
 		for (size_t i = 0; i < t.n; i++) {
 			int k = t.v[i].kind, xl = k == TODO_VBD_DOMAIN || k == TODO_VBD_DEVICE || k == TODO_VBD_FE;
@@ -400,12 +400,12 @@ void xenbus_watch_events(struct backend *b)
 	}
 	if (t.released) {
 		/* Some domain died: every device of a dead domain goes. */
-		for (struct device *d = b->devices, *next; d; d = next) {
+		for (struct be_device *d = b->devices, *next; d; d = next) {
 			next = d->next;
-			if (!domain_alive(b, d->domid))
-				device_free(d, 1, "domain destroyed");
+			if (!be_domain_alive(b, d->domid))
+				be_device_free(d, 1, "domain destroyed");
 		}
-		xs_domains_prune(b, 0); /* the budgets of domains without devices */
+		be_xs_domains_prune(b, 0); /* the budgets of domains without devices */
 		b->listener->domains_changed(b);
 	}
 	if (t.traces)
@@ -414,7 +414,7 @@ void xenbus_watch_events(struct backend *b)
 	free(t.v);
 }
 
-int xenbus_init(struct backend *b, const struct xenbus_listener *l)
+int be_xenbus_init(struct be_backend *b, const struct be_xenbus_listener *l)
 {
 	b->listener = l;
 	/* Our root, owned by dom0 and readable by nobody else. */
@@ -429,15 +429,15 @@ int xenbus_init(struct backend *b, const struct xenbus_listener *l)
 	return 0;
 }
 
-void xenbus_shutdown(struct backend *b)
+void be_xenbus_shutdown(struct be_backend *b)
 {
-	io_quiesce(b);
+	be_io_quiesce(b);
 	/* Leave the guests connected in xenstore: a restarted backend picks
 	 * them up.  Only our own resources go. */
 	while (b->devices) {
-		struct device *d = b->devices;
+		struct be_device *d = b->devices;
 		b->devices = d->next;
-		device_drop(d);
+		be_device_drop(d);
 	}
-	xs_domains_prune(b, 1);
+	be_xs_domains_prune(b, 1);
 }

@@ -4,10 +4,10 @@
  * given its run and store device and its features published (InitWait);
  * its frontend's ring is mapped and bound when it says Initialised or
  * Connected; it is closed, and its nodes removed, when it or its domain
- * goes.  xenbus.c finds the devices and calls device_refresh() when
+ * goes.  xenbus.c finds the devices and calls be_device_refresh() when
  * something changed; this file never calls back into it.
  *
- * Everything here is level-triggered: device_refresh() re-reads the
+ * Everything here is level-triggered: be_device_refresh() re-reads the
  * backend and frontend state and moves the device one step.  Two watches
  * firing in quick succession, a frontend that got to Initialised before
  * we first looked (the HaLVM writer does), or a backend restarted under a
@@ -50,14 +50,14 @@ _Static_assert(XSV_MAX_RING_PAGE_ORDER == MAX_RING_PAGE_ORDER, "one ring size li
 static const char *const state_names[] = {"Unknown", "Initialising", "InitWait", "Initialised",
                                           "Connected", "Closing", "Closed"};
 
-const char *xenbus_state_name(int s)
+const char *be_xenbus_state_name(int s)
 {
 	return s >= 0 && s <= XB_CLOSED ? state_names[s] : "?";
 }
 
 /* ---- xenstore helpers ----------------------------------------------------- */
 
-static char *xs_get(struct backend *b, const char *dir, const char *node)
+static char *xs_get(struct be_backend *b, const char *dir, const char *node)
 {
 	char path[256];
 	unsigned len;
@@ -66,19 +66,19 @@ static char *xs_get(struct backend *b, const char *dir, const char *node)
 	return xs_read(b->xs, XBT_NULL, path, &len);
 }
 
-/* Strict decimal (xsv_parse_u32); 0 ok, -1 missing, -2 malformed or > max. */
-static int xs_get_u32(struct backend *b, const char *dir, const char *node, uint32_t max,
+/* Strict decimal (be_xsv_parse_u32); 0 ok, -1 missing, -2 malformed or > max. */
+static int xs_get_u32(struct be_backend *b, const char *dir, const char *node, uint32_t max,
                       uint32_t *out)
 {
 	char *v = xs_get(b, dir, node);
-	int rc = xsv_parse_u32(v, max, out);
+	int rc = be_xsv_parse_u32(v, max, out);
 	free(v);
 	return rc;
 }
 
-static int xs_put(struct backend *b, xs_transaction_t t, const char *dir, const char *node,
+static int xs_put(struct be_backend *b, xs_transaction_t t, const char *dir, const char *node,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static int xs_put(struct backend *b, xs_transaction_t t, const char *dir, const char *node,
+static int xs_put(struct be_backend *b, xs_transaction_t t, const char *dir, const char *node,
                   const char *fmt, ...)
 {
 	char path[256], val[256];
@@ -91,13 +91,13 @@ static int xs_put(struct backend *b, xs_transaction_t t, const char *dir, const 
 	return xs_write(b->xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
 }
 
-static void set_state(struct device *d, int state)
+static void set_state(struct be_device *d, int state)
 {
 	if (d->bstate == state)
 		return;
 	if (xs_put(d->b, XBT_NULL, d->bpath, "state", "%d", state) == 0) {
-		bdebug("dom%u %s: backend %s -> %s", d->domid, d->vdev, xenbus_state_name(d->bstate),
-		       xenbus_state_name(state));
+		be_bdebug("dom%u %s: backend %s -> %s", d->domid, d->vdev, be_xenbus_state_name(d->bstate),
+		       be_xenbus_state_name(state));
 		d->bstate = state;
 	}
 }
@@ -106,21 +106,21 @@ static void set_state(struct device *d, int state)
  * (as Linux's xenbus_dev_error does) and logged. */
 /* prio: LOG_WARNING for what the guest or its toolstack got wrong, LOG_ERR
  * for our own failures (the store). */
-static void dev_error(int prio, struct device *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void dev_error(int prio, struct device *d, const char *fmt, ...)
+static void dev_error(int prio, struct be_device *d, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void dev_error(int prio, struct be_device *d, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(d->last_error, sizeof(d->last_error), fmt, ap);
 	va_end(ap);
-	dlog_at(prio, d, "%s", d->last_error);
+	be_dlog_at(prio, d, "%s", d->last_error);
 	xs_put(d->b, XBT_NULL, d->bpath, "error", "%s", d->last_error);
 }
 
-static void disconnect(struct device *d)
+static void disconnect(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
 	if (!d->connected)
 		return;
@@ -129,23 +129,23 @@ static void disconnect(struct device *d)
 	plat_gnttab_unmap(b->gnt, d->ring_mem, d->ring_pages);
 	d->connected = 0;
 	d->ring_mem = NULL;
-	journal_close(d);
-	io_unschedule(d);
-	dlog_at(LOG_NOTICE, d, "disconnected");
+	be_journal_close(d);
+	be_io_unschedule(d);
+	be_dlog_at(LOG_NOTICE, d, "disconnected");
 }
 
 /* Tears a connected device down to Closing (ring bogus, fatal error). */
-static void xenbus_fail(struct device *d, const char *why)
+static void xenbus_fail(struct be_device *d, const char *why)
 {
 	dev_error(LOG_WARNING, d, "%s; disconnecting this device (other devices are not affected)", why);
 	disconnect(d);
 	set_state(d, XB_CLOSING);
 }
 
-void xenbus_fail_broken(struct backend *b)
+void be_xenbus_fail_broken(struct be_backend *b)
 {
 	int quiesced = 0;
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		if (d->run_gone) {
 			/* Its run was deleted without this backend being asked
 			 * first (profdb could not reach it): one request failed;
@@ -155,14 +155,14 @@ void xenbus_fail_broken(struct backend *b)
 			if (!d->run)
 				continue;
 			if (!quiesced++)
-				io_quiesce(b);
-			struct run *r = d->run;
-			dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
+				be_io_quiesce(b);
+			struct be_run *r = d->run;
+			be_dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
 			        "closing the run's devices");
-			devices_close_run(b, r);
-			run_close(b, r, "deleted while running");
+			be_devices_close_run(b, r);
+			be_run_close(b, r, "deleted while running");
 		}
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		if (d->ring_broken) {
 			d->ring_broken = 0;
 			if (d->connected)
@@ -174,7 +174,7 @@ void xenbus_fail_broken(struct backend *b)
 /* Removes .../profsvc/<domid> when it holds no device (and, with
  * only_if_dead, when the domain is gone), atomically: a toolstack attaching
  * a device meanwhile makes the transaction conflict, and the retry sees it. */
-void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead)
+void be_remove_domain_dir_if_empty(struct be_backend *b, uint32_t domid, int only_if_dead)
 {
 	char dom[96];
 
@@ -187,7 +187,7 @@ void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_d
 		char **left = xs_directory(b->xs, t, dom, &n);
 		int empty = left && n == 0;
 		free(left);
-		if (!empty || (only_if_dead && domain_alive(b, domid))) {
+		if (!empty || (only_if_dead && be_domain_alive(b, domid))) {
 			xs_transaction_end(b->xs, t, true);
 			return;
 		}
@@ -199,9 +199,9 @@ void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_d
 
 /* Closed, in an xl device's directory if it is still there (a plain
  * write would make a removed directory again). */
-static void xl_closed(struct device *d)
+static void xl_closed(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 	for (int tries = 0; tries < 10; tries++) {
 		unsigned len;
 		xs_transaction_t t = xs_transaction_start(b->xs);
@@ -216,9 +216,9 @@ static void xl_closed(struct device *d)
 	}
 }
 
-void device_free(struct device *d, int domain_dead, const char *why)
+void be_device_free(struct be_device *d, int domain_dead, const char *why)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 	char path[256];
 
 	disconnect(d);
@@ -228,11 +228,11 @@ void device_free(struct device *d, int domain_dead, const char *why)
 	}
 	if (d->sdev)
 		store_device_release(d->sdev);
-	raw_mirror_close(d);
-	journal_remove(d);
-	dlog_at(LOG_NOTICE, d, "removed (%s)", why);
+	be_raw_mirror_close(d);
+	be_journal_remove(d);
+	be_dlog_at(LOG_NOTICE, d, "removed (%s)", why);
 	if (d->run)
-		run_device_gone(b, d->run, domain_dead);
+		be_run_device_gone(b, d->run, domain_dead);
 	if (d->xl_managed) {
 		/* libxl's nodes: it removes them once the backend says Closed
 		 * (and waits for that before its hotplug script's remove). */
@@ -244,9 +244,9 @@ void device_free(struct device *d, int domain_dead, const char *why)
 		if (domain_dead || !d->online)
 			xs_rm(b->xs, XBT_NULL, d->fpath);
 		/* .../profsvc/<domid> goes with its last device. */
-		remove_domain_dir_if_empty(b, d->domid, 0);
+		be_remove_domain_dir_if_empty(b, d->domid, 0);
 	}
-	for (struct device **p = &b->devices; *p; p = &(*p)->next)
+	for (struct be_device **p = &b->devices; *p; p = &(*p)->next)
 		if (*p == d) {
 			*p = d->next;
 			break;
@@ -255,23 +255,23 @@ void device_free(struct device *d, int domain_dead, const char *why)
 }
 static int note_stored_chunk(void *ctx, uint64_t chunk)
 {
-	struct device *d = ctx;
-	return quota_note_stored(&d->run->chunks, d->devid, chunk);
+	struct be_device *d = ctx;
+	return be_quota_note_stored(&d->run->chunks, d->devid, chunk);
 }
 
 
 /* What the toolstack wrote in our directory is consistent: d->vdev and
  * d->fpath set, 0; else Closed, -1. */
-static int device_check_dir(struct device *d)
+static int device_check_dir(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 	char expect[96], *fe, *feid, *dev;
 
 	snprintf(expect, sizeof(expect), "/local/domain/%u/device/vbd/%u", d->domid, d->devid);
 	fe = xs_get(b, d->bpath, "frontend");
 	feid = xs_get(b, d->bpath, "frontend-id");
 	dev = xs_get(b, d->bpath, "dev");
-	int bad = xsv_backend_dir(fe, feid, dev, d->domid, d->devid, d->vdev, sizeof(d->vdev)) != 0;
+	int bad = be_xsv_backend_dir(fe, feid, dev, d->domid, d->devid, d->vdev, sizeof(d->vdev)) != 0;
 	free(fe);
 	free(feid);
 	free(dev);
@@ -288,14 +288,14 @@ static int device_check_dir(struct device *d)
 
 /* The device's run and its data in the store (found again, or made), and
  * its raw image: 0, or -1 (said why; Closed unless the domain is going). */
-static int device_open_data(struct device *d)
+static int device_open_data(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 	int gone = 0;
 
-	d->run = run_for_domain(b, d->domid, &gone);
+	d->run = be_run_for_domain(b, d->domid, &gone);
 	if (!d->run && gone) {
-		dlog_at(LOG_INFO, d, "domain %u is being destroyed: no run started for this device", d->domid);
+		be_dlog_at(LOG_INFO, d, "domain %u is being destroyed: no run started for this device", d->domid);
 		return -1;
 	}
 	if (!d->run) {
@@ -311,7 +311,7 @@ static int device_open_data(struct device *d)
 			d->sdev = NULL;
 		/* What it already holds counts against --max-run-bytes. */
 		else if (store_device_chunks(b->store, info.device_id, note_stored_chunk, d) != 0)
-			dlog_at(LOG_ERR, d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
+			be_dlog_at(LOG_ERR, d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
 			     store_errmsg(b->store));
 	} else if (store_device_create(b->store, d->run->run_id, d->vdev, (int32_t)d->devid,
 	                               b->opt.capacity, &d->sdev) != 0) {
@@ -329,21 +329,21 @@ static int device_open_data(struct device *d)
 		d->capacity = ci.capacity_sectors;
 	}
 	if (b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT) {
-		if (raw_mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
+		if (be_raw_mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
 			dev_error(LOG_ERR, d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
 			set_state(d, XB_CLOSED);
 			return -1;
 		}
-	} else if (b->opt.mirror_raw && raw_mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
-		dlog_at(LOG_WARNING, d, "raw mirror unavailable (continuing without it)");
+	} else if (b->opt.mirror_raw && be_raw_mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
+		be_dlog_at(LOG_WARNING, d, "raw mirror unavailable (continuing without it)");
 	}
 	return 0;
 }
 
 /* Our features, in one transaction. */
-static void device_publish(struct device *d, uint64_t sectors)
+static void device_publish(struct be_device *d, uint64_t sectors)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
 	for (;;) {
 		xs_transaction_t t = xs_transaction_start(b->xs);
@@ -369,9 +369,9 @@ static void device_publish(struct device *d, uint64_t sectors)
 
 /* First sight of a device: check what the toolstack wrote, find the run
  * and the store device, publish our features, InitWait. */
-static int device_setup(struct device *d)
+static int device_setup(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
 	if (device_check_dir(d) != 0 || device_open_data(d) != 0)
 		return -1;
@@ -380,14 +380,14 @@ static int device_setup(struct device *d)
 	device_publish(d, si.capacity_sectors);
 	/* Its frontend's state is watched, unless its domain floods
 	 * xenstore: then xenbus.c polls it with the domain's other devices. */
-	struct xs_domain *xd = xs_domain_get(b, d->domid, 0);
+	struct be_xs_domain *xd = be_xs_domain_get(b, d->domid, 0);
 	if (!xd || !xd->unwatched) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
 		d->fe_watched = xs_watch(b->xs, path, "fe");
 	}
 	d->initialised = 1;
-	dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
+	be_dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
 	     (unsigned long long)si.capacity_sectors);
 	/* A backend restarted under a connected guest stays Connected. */
 	if (d->bstate != XB_CONNECTED)
@@ -398,22 +398,22 @@ static int device_setup(struct device *d)
 /* Reads the frontend's ring description and connects. */
 static char *frontend_get(void *ctx, const char *node)
 {
-	struct device *d = ctx;
+	struct be_device *d = ctx;
 	return xs_get(d->b, d->fpath, node);
 }
 
-static int connect_ring(struct device *d)
+static int connect_ring(struct be_device *d)
 {
-	struct backend *b = d->b;
-	struct xsv_ring r;
+	struct be_backend *b = d->b;
+	struct be_xsv_ring r;
 	char why[160];
 
-	if (xsv_frontend_ring(frontend_get, d, &r, why, sizeof(why)) != 0) {
+	if (be_xsv_frontend_ring(frontend_get, d, &r, why, sizeof(why)) != 0) {
 		dev_error(LOG_WARNING, d, "%s", why);
 		return -1;
 	}
 	uint32_t pages = r.pages, *refs = r.refs, port = r.port;
-	enum blkif_abi abi = r.abi;
+	enum be_blkif_abi abi = r.abi;
 
 	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
 	if (!mem) {
@@ -433,30 +433,30 @@ static int connect_ring(struct device *d)
 	/* Resume from what the ring itself says was answered: a fresh ring
 	 * starts at 0, a backend restarted under a live guest re-executes
 	 * whatever was in flight. */
-	ring_attach(&d->ring, mem, pages, abi, 1);
+	be_ring_attach(&d->ring, mem, pages, abi, 1);
 	/* Responses a killed backend wrote but never published go out now. */
-	if (journal_open(d, refs[0]) == 0)
-		journal_recover(d);
+	if (be_journal_open(d, refs[0]) == 0)
+		be_journal_recover(d);
 	d->connected = 1;
 	d->spurious = 0;
 	char path[256];
 	snprintf(path, sizeof(path), "%s/error", d->bpath);
 	xs_rm(b->xs, XBT_NULL, path);
 	d->last_error[0] = '\0';
-	dlog_at(LOG_NOTICE, d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
-	     pages, d->ring.slots, blkif_abi_name(abi), port,
-	     ring_pending_requests(&d->ring) > 0 ? (unsigned)ring_pending_requests(&d->ring) : 0);
+	be_dlog_at(LOG_NOTICE, d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
+	     pages, d->ring.slots, be_blkif_abi_name(abi), port,
+	     be_ring_pending_requests(&d->ring) > 0 ? (unsigned)be_ring_pending_requests(&d->ring) : 0);
 	return 0;
 }
 
 /* The frontend says fs: the device follows (connects, closes).  1 when
  * the device was freed (the frontend is gone, or closed and detached). */
-static int follow_frontend(struct device *d, int fs)
+static int follow_frontend(struct be_device *d, int fs)
 {
 	switch (fs) {
 	case XB_INITIALISING:
 		if (d->bstate == XB_CLOSED && !d->run_closed) {
-			dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
+			be_dlog_at(LOG_INFO, d, "frontend reinitialising: ready to reconnect");
 			set_state(d, XB_INITWAIT);
 		}
 		break;
@@ -469,7 +469,7 @@ static int follow_frontend(struct device *d, int fs)
 			break;
 		}
 		set_state(d, XB_CONNECTED);
-		io_schedule(d);
+		be_io_schedule(d);
 		break;
 	case XB_CLOSING:
 		set_state(d, XB_CLOSING);
@@ -478,22 +478,22 @@ static int follow_frontend(struct device *d, int fs)
 		disconnect(d);
 		set_state(d, XB_CLOSED);
 		if (!d->online)
-			device_free(d, 0, "detached");
+			be_device_free(d, 0, "detached");
 		return 1;
 	case XB_UNKNOWN:
 	default:
 		/* The frontend's directory is gone. */
-		device_free(d, !domain_alive(d->b, d->domid), "frontend gone");
+		be_device_free(d, !be_domain_alive(d->b, d->domid), "frontend gone");
 		return 1;
 	}
 	return 0;
 }
 
-int devices_close_run(struct backend *b, struct run *r)
+int be_devices_close_run(struct be_backend *b, struct be_run *r)
 {
 	int n = 0;
 
-	for (struct device *d = b->devices; d; d = d->next) {
+	for (struct be_device *d = b->devices; d; d = d->next) {
 		if (d->run != r)
 			continue;
 		/* Closing first, then the ring goes: a request the guest queues
@@ -505,13 +505,13 @@ int devices_close_run(struct backend *b, struct run *r)
 			store_device_release(d->sdev);
 			d->sdev = NULL;
 		}
-		raw_mirror_close(d);
-		journal_remove(d);
+		be_raw_mirror_close(d);
+		be_journal_remove(d);
 		d->run_closed = 1;
-		dlog_at(LOG_NOTICE, d, "its run is being deleted (profdb delete/prune --force): closed, and not "
+		be_dlog_at(LOG_NOTICE, d, "its run is being deleted (profdb delete/prune --force): closed, and not "
 		        "connected again in this boot");
 		d->run = NULL;
-		run_device_gone(b, r, 0);
+		be_run_device_gone(b, r, 0);
 		n++;
 	}
 	return n;
@@ -520,7 +520,7 @@ int devices_close_run(struct backend *b, struct run *r)
 /* What its frontend says asks nothing new of the device: the state it
  * said last, or one that changes nothing (Initialised or Connected while
  * connected, Closing while closing).  Reads only the frontend's state. */
-int device_frontend_unchanged(struct device *d)
+int be_device_frontend_unchanged(struct be_device *d)
 {
 	uint32_t v;
 
@@ -532,8 +532,8 @@ int device_frontend_unchanged(struct device *d)
 	if (fs == d->fstate || (d->connected && (fs == XB_INITIALISED || fs == XB_CONNECTED)) ||
 	    (fs == XB_CLOSING && d->bstate == XB_CLOSING)) {
 		if (fs != d->fstate)
-			bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, xenbus_state_name(d->fstate),
-			       xenbus_state_name(fs));
+			be_bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, be_xenbus_state_name(d->fstate),
+			       be_xenbus_state_name(fs));
 		d->fstate = fs;
 		return 1;
 	}
@@ -541,15 +541,15 @@ int device_frontend_unchanged(struct device *d)
 }
 
 /* Looks again at one device and moves it along. */
-void device_refresh(struct device *d)
+void be_device_refresh(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 	uint32_t v;
 
 	if (xs_get_u32(b, d->bpath, "state", 8, &v) == -1) {
 		char *dir = xs_get(b, d->bpath, NULL);
 		if (!dir) {
-			device_free(d, !domain_alive(b, d->domid), "backend directory removed");
+			be_device_free(d, !be_domain_alive(b, d->domid), "backend directory removed");
 			return;
 		}
 		free(dir);
@@ -558,9 +558,9 @@ void device_refresh(struct device *d)
 	}
 	d->online = xs_get_u32(b, d->bpath, "online", 1, &v) == 0 ? (int)v : 1;
 	if (d->xl_managed)
-		xl_release_kernel(d, 0); /* a xen-blkback loaded since */
-	if (!domain_alive(b, d->domid)) {
-		device_free(d, 1, "domain gone");
+		be_xl_release_kernel(d, 0); /* a xen-blkback loaded since */
+	if (!be_domain_alive(b, d->domid)) {
+		be_device_free(d, 1, "domain gone");
 		return;
 	}
 	if (!d->initialised && device_setup(d) != 0)
@@ -568,8 +568,8 @@ void device_refresh(struct device *d)
 
 	int fs = xs_get_u32(b, d->fpath, "state", 8, &v) == 0 ? (int)v : XB_UNKNOWN;
 	if (fs != d->fstate)
-		bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, xenbus_state_name(d->fstate),
-		       xenbus_state_name(fs));
+		be_bdebug("dom%u %s: frontend %s -> %s", d->domid, d->vdev, be_xenbus_state_name(d->fstate),
+		       be_xenbus_state_name(fs));
 	d->fstate = fs;
 
 	if (follow_frontend(d, fs))
@@ -583,8 +583,8 @@ void device_refresh(struct device *d)
 		 * device closes now: what was acknowledged is stored already,
 		 * and nothing may keep the guest's pages mapped.
 		 */
-		dlog_at(LOG_NOTICE, d, "toolstack removes the device (online=0): closed");
-		device_free(d, 0, "removed by the toolstack");
+		be_dlog_at(LOG_NOTICE, d, "toolstack removes the device (online=0): closed");
+		be_device_free(d, 0, "removed by the toolstack");
 		return;
 	}
 	if (!d->online && !d->connected && (fs == XB_INITIALISING || fs == XB_INITWAIT)) {
@@ -595,18 +595,18 @@ void device_refresh(struct device *d)
 		 * Waiting would keep `detach` (and libxl) for their whole
 		 * timeout on a frontend that may never come.
 		 */
-		device_free(d, 0, "detached before its frontend connected");
+		be_device_free(d, 0, "detached before its frontend connected");
 		return;
 	}
 	if (!d->online && d->bstate != XB_CLOSING && d->bstate != XB_CLOSED) {
-		dlog_at(LOG_NOTICE, d, "toolstack set online=0: closing");
+		be_dlog_at(LOG_NOTICE, d, "toolstack set online=0: closing");
 		set_state(d, XB_CLOSING);
 	}
 }
 
-struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid)
+struct be_device *be_device_new(struct be_backend *b, int xl, uint32_t domid, uint32_t devid)
 {
-	struct device *d = calloc(1, sizeof(*d));
+	struct be_device *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return NULL;
@@ -616,7 +616,7 @@ struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t de
 	d->online = 1;
 	d->xl_managed = xl;
 	snprintf(d->bpath, sizeof(d->bpath), "%s/%u/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid, devid);
-	if (devid_to_vdev(devid, d->vdev, sizeof(d->vdev)) != 0)
+	if (be_devid_to_vdev(devid, d->vdev, sizeof(d->vdev)) != 0)
 		snprintf(d->vdev, sizeof(d->vdev), "dev%u", devid);
 	d->next = b->devices;
 	b->devices = d;
@@ -626,11 +626,11 @@ struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t de
 /* Our own resources of a device, the backend stopping: its ring unmapped,
  * its store device and image closed, the device freed.  Its xenstore
  * nodes stay, for a restarted backend to pick the guest up. */
-void device_drop(struct device *d)
+void be_device_drop(struct be_device *d)
 {
 	disconnect(d);
 	if (d->sdev)
 		store_device_release(d->sdev);
-	raw_mirror_close(d);
+	be_raw_mirror_close(d);
 	free(d);
 }

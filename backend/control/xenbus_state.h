@@ -8,36 +8,36 @@
 
 #include <stdint.h>
 
-struct backend;
-struct device;
+struct be_backend;
+struct be_device;
 
 /* "Connected" for XB_CONNECTED; "?" past Closed. */
-const char *xenbus_state_name(int s);
+const char *be_xenbus_state_name(int s);
 
 /* A device of ours (xl: stock xl's vbd) first seen: on b->devices, not
  * yet looked at; NULL without memory. */
-struct device *device_new(struct backend *b, int xl, uint32_t domid, uint32_t devid);
+struct be_device *be_device_new(struct be_backend *b, int xl, uint32_t domid, uint32_t devid);
 /* Looks again at one device and moves it along; may free it. */
-void device_refresh(struct device *d);
+void be_device_refresh(struct be_device *d);
 /* 1 when its frontend's state (read now, nothing else) asks nothing new
  * of the device, so that a look at it can be skipped; 0 otherwise. */
-int device_frontend_unchanged(struct device *d);
+int be_device_frontend_unchanged(struct be_device *d);
 /* Removes a device: closed, its nodes removed, its run told. */
-void device_free(struct device *d, int domain_dead, const char *why);
+void be_device_free(struct be_device *d, int domain_dead, const char *why);
 /* The backend stops: a device (unlinked by the caller) closed and freed,
  * its xenstore nodes left for the next start. */
-void device_drop(struct device *d);
+void be_device_drop(struct be_device *d);
 /* Removes .../profsvc/<domid> when it holds no device (and, with
  * only_if_dead, when the domain is gone). */
-void remove_domain_dir_if_empty(struct backend *b, uint32_t domid, int only_if_dead);
+void be_remove_domain_dir_if_empty(struct be_backend *b, uint32_t domid, int only_if_dead);
 
 /* Closes every device of run r (its run is to be deleted): Closing, its
  * ring and store device let go, never connected again in this boot; the
- * run told (run_device_gone).  The pipeline must be drained.  Returns how
+ * run told (be_run_device_gone).  The pipeline must be drained.  Returns how
  * many were closed. */
-int devices_close_run(struct backend *b, struct run *r);
+int be_devices_close_run(struct be_backend *b, struct be_run *r);
 
 /* Disconnects (to Closing) the devices whose ring io.c found bogus. */
-void xenbus_fail_broken(struct backend *b);
+void be_xenbus_fail_broken(struct be_backend *b);
 
 #endif

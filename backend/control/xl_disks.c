@@ -34,7 +34,7 @@
 #define KERNEL_VBD_DEVICES "/sys/bus/xen-backend/devices"
 #define KERNEL_VBD_UNBIND "/sys/bus/xen-backend/drivers/vbd/unbind"
 
-static char *read_node(struct backend *b, const char *dir, const char *node)
+static char *read_node(struct be_backend *b, const char *dir, const char *node)
 {
 	char path[256];
 	unsigned len;
@@ -42,7 +42,7 @@ static char *read_node(struct backend *b, const char *dir, const char *node)
 	return xs_read(b->xs, XBT_NULL, path, &len);
 }
 
-int xl_disk_is_ours(struct backend *b, const char *bpath)
+int be_xl_disk_is_ours(struct be_backend *b, const char *bpath)
 {
 	char *script = read_node(b, bpath, "script");
 	if (!script)
@@ -86,7 +86,7 @@ static int wait_for(const char *path, int ms)
  * waited for (briefly: milliseconds on a live host), so that the unbind
  * comes after the bind and not before it.
  */
-void xl_release_kernel(struct device *d, int wait)
+void be_xl_release_kernel(struct be_device *d, int wait)
 {
 	char name[64], dev[160], link[192];
 	struct stat st;
@@ -106,19 +106,19 @@ void xl_release_kernel(struct device *d, int wait)
 	if (fd >= 0)
 		close(fd);
 	if (n < 0)
-		dlog_at(LOG_ERR, d, "cannot take %s over from the kernel's xen-blkback (%s: %s): it "
+		be_dlog_at(LOG_ERR, d, "cannot take %s over from the kernel's xen-blkback (%s: %s): it "
 		        "may serve the guest too; unload it (modprobe -r xen-blkback) if this host serves no kernel vbds",
 		        name, KERNEL_VBD_UNBIND, strerror(e));
 	else
-		dlog_at(wait ? LOG_INFO : LOG_WARNING, d, "taken over from the kernel's xen-blkback%s",
+		be_dlog_at(wait ? LOG_INFO : LOG_WARNING, d, "taken over from the kernel's xen-blkback%s",
 		        wait ? "" : " (it bound the device late)");
 }
 
-void xl_claim(struct device *d)
+void be_xl_claim(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
-	xl_release_kernel(d, 1);
+	be_xl_release_kernel(d, 1);
 	for (int i = 0; kernel_nodes[i]; i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/%s", d->bpath, kernel_nodes[i]);
@@ -129,5 +129,5 @@ void xl_claim(struct device *d)
 	snprintf(path, sizeof(path), "%s/profsvc-backend", d->bpath);
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 	xs_write(b->xs, XBT_NULL, path, pid, (unsigned)strlen(pid));
-	dlog_at(LOG_NOTICE, d, "stock xl disk (script=%s)", XL_HOTPLUG_SCRIPT);
+	be_dlog_at(LOG_NOTICE, d, "stock xl disk (script=%s)", XL_HOTPLUG_SCRIPT);
 }

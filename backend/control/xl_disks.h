@@ -6,11 +6,11 @@
 #ifndef PROFSVC_BE_XL_DISKS_H
 #define PROFSVC_BE_XL_DISKS_H
 
-struct backend;
-struct device;
+struct be_backend;
+struct be_device;
 
-int xl_disk_is_ours(struct backend *b, const char *bpath);
-void xl_claim(struct device *d);
-void xl_release_kernel(struct device *d, int wait);
+int be_xl_disk_is_ours(struct be_backend *b, const char *bpath);
+void be_xl_claim(struct be_device *d);
+void be_xl_release_kernel(struct be_device *d, int wait);
 
 #endif

@@ -17,7 +17,7 @@
 #include "backend/common/vdev.h"
 #include "backend/control/xs_values.h"
 
-int xsv_parse_u32(const char *v, uint32_t max, uint32_t *out)
+int be_xsv_parse_u32(const char *v, uint32_t max, uint32_t *out)
 {
 	if (!v)
 		return -1;
@@ -33,15 +33,15 @@ int xsv_parse_u32(const char *v, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-static int get_u32(xsv_get_fn get, void *ctx, const char *node, uint32_t max, uint32_t *out)
+static int get_u32(be_xsv_get_fn get, void *ctx, const char *node, uint32_t max, uint32_t *out)
 {
 	char *v = get(ctx, node);
-	int rc = xsv_parse_u32(v, max, out);
+	int rc = be_xsv_parse_u32(v, max, out);
 	free(v);
 	return rc;
 }
 
-int xsv_frontend_ring(xsv_get_fn get, void *ctx, struct xsv_ring *r, char *why, size_t whylen)
+int be_xsv_frontend_ring(be_xsv_get_fn get, void *ctx, struct be_xsv_ring *r, char *why, size_t whylen)
 {
 	char node[32];
 
@@ -71,7 +71,7 @@ int xsv_frontend_ring(xsv_get_fn get, void *ctx, struct xsv_ring *r, char *why, 
 		return -1;
 	}
 	char *proto = get(ctx, "protocol");
-	if (blkif_abi_parse(proto, &r->abi) != 0) {
+	if (be_blkif_abi_parse(proto, &r->abi) != 0) {
 		/* %.40s and no control characters: the value is the guest's. */
 		char shown[41];
 		size_t n = 0;
@@ -87,7 +87,7 @@ int xsv_frontend_ring(xsv_get_fn get, void *ctx, struct xsv_ring *r, char *why, 
 	return 0;
 }
 
-int xsv_backend_dir(const char *frontend, const char *frontend_id, const char *dev, uint32_t domid,
+int be_xsv_backend_dir(const char *frontend, const char *frontend_id, const char *dev, uint32_t domid,
                     uint32_t devid, char *vdev, size_t vdevlen)
 {
 	char expect[96];
@@ -96,9 +96,9 @@ int xsv_backend_dir(const char *frontend, const char *frontend_id, const char *d
 	snprintf(expect, sizeof(expect), "/local/domain/%u/device/vbd/%u", domid, devid);
 	if (!frontend || strcmp(frontend, expect) != 0)
 		return -1;
-	if (xsv_parse_u32(frontend_id, 32767, &feid) != 0 || feid != domid)
+	if (be_xsv_parse_u32(frontend_id, 32767, &feid) != 0 || feid != domid)
 		return -1;
-	if (!dev || strlen(dev) >= vdevlen || vdev_to_devid(dev) != (int64_t)devid)
+	if (!dev || strlen(dev) >= vdevlen || be_vdev_to_devid(dev) != (int64_t)devid)
 		return -1;
 	snprintf(vdev, vdevlen, "%s", dev);
 	return 0;
@@ -106,7 +106,7 @@ int xsv_backend_dir(const char *frontend, const char *frontend_id, const char *d
 
 /* Nodes of our own backend directory that only we write: their watch
  * events are our own writes coming back. */
-int xsv_own_node(const char *node)
+int be_xsv_own_node(const char *node)
 {
 	static const char *const own[] = {
 		"sectors", "sector-size", "physical-sector-size", "info", "feature-flush-cache",
@@ -127,10 +127,10 @@ static int component_id(const char *s, size_t len, uint32_t max, uint32_t *out)
 		return -1;
 	memcpy(buf, s, len);
 	buf[len] = '\0';
-	return xsv_parse_u32(buf, max, out) == 0 ? 0 : -1;
+	return be_xsv_parse_u32(buf, max, out) == 0 ? 0 : -1;
 }
 
-enum xsv_path_kind xsv_backend_path(const char *root, const char *path, uint32_t *domid,
+enum be_xsv_path_kind be_xsv_backend_path(const char *root, const char *path, uint32_t *domid,
                                     uint32_t *devid)
 {
 	size_t rl = strlen(root);
@@ -149,12 +149,12 @@ enum xsv_path_kind xsv_backend_path(const char *root, const char *path, uint32_t
 	const char *node = strchr(dev, '/');
 	if (component_id(dev, node ? (size_t)(node - dev) : strlen(dev), UINT32_MAX, devid) != 0)
 		return XSV_PATH_OTHER;
-	if (node && xsv_own_node(node + 1))
+	if (node && be_xsv_own_node(node + 1))
 		return XSV_PATH_OTHER;
 	return XSV_PATH_DEVICE;
 }
 
-int xsv_trace_refs(const char *v, uint32_t max, uint32_t **out, uint32_t *count, const char **why)
+int be_xsv_trace_refs(const char *v, uint32_t max, uint32_t **out, uint32_t *count, const char **why)
 {
 	size_t n = 1;
 

@@ -65,7 +65,7 @@
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)
 
-struct control_client {
+struct be_control_client {
 	int fd;                 /* -1: free */
 	char cmd[CONTROL_CMD_MAX];
 	size_t cmdlen;
@@ -81,7 +81,7 @@ struct control_client {
 
 static uint64_t accepted; /* clients accepted so far (their seq) */
 
-static void status_text(struct backend *b, FILE *f)
+static void status_text(struct be_backend *b, FILE *f)
 {
 	int64_t up = (store_now_us() - b->started_us) / 1000000;
 
@@ -90,7 +90,7 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
 	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
 	if (b->opt.sink != SINK_STORE)
-		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", sink_name(b->opt.sink),
+		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", be_sink_name(b->opt.sink),
 		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
 	/* What malloc has handed out and not had back: the leak checks of
 	 * tests/test_faults read it (RSS also counts what free() kept). */
@@ -104,37 +104,37 @@ static void status_text(struct backend *b, FILE *f)
 	        "flooding domains polled instead of watched %llu times\n",
 	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
 	        (unsigned long long)b->xs_rounds, (unsigned long long)b->xs_unwatched);
-	sync_push_status(b, f);
+	be_sync_push_status(b, f);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
 	int n = 0;
 	/* Names and error texts can quote what a guest wrote: escaped. */
 	char safe[512];
-	for (struct device *d = b->devices; d; d = d->next, n++)
+	for (struct be_device *d = b->devices; d; d = d->next, n++)
 		fprintf(f, "%-6u %-7s %-12s %-12s %6lld %10llu %14llu %7llu  %s\n", d->domid, d->vdev,
-		        xenbus_state_name(d->bstate), xenbus_state_name(d->fstate),
+		        be_xenbus_state_name(d->bstate), be_xenbus_state_name(d->fstate),
 		        d->run ? (long long)d->run->run_id : -1LL, (unsigned long long)d->requests,
 		        (unsigned long long)d->bytes, (unsigned long long)d->errors,
 		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
 	if (!n)
 		fprintf(f, "(no devices)\n");
-	trace_status(b, f);
-	sampling_status(b, f);
+	be_trace_status(b, f);
+	be_sampling_status(b, f);
 	if (b->reads) {
-		struct read_service_counts rc;
-		read_service_counts(b->reads, &rc);
+		struct be_read_service_counts rc;
+		be_read_service_counts(b->reads, &rc);
 		fprintf(f, "\nread service: %d client%s now, %llu in all, %llu requests answered, %llu clients turned "
 		        "away, %llu dropped\n", rc.open, rc.open == 1 ? "" : "s", (unsigned long long)rc.clients,
 		        (unsigned long long)rc.requests, (unsigned long long)rc.turned_away, (unsigned long long)rc.dropped);
 	}
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
-	for (struct run *r = b->runs; r; r = r->next, n++)
+	for (struct be_run *r = b->runs; r; r = r->next, n++)
 		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
-		        (unsigned long long)quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
+		        (unsigned long long)be_quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
 	if (!n)
 		fprintf(f, "(no runs in progress)\n");
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		if (r->end_failures)
 			fprintf(f, "run %lld: its domain is gone but the run is not ended yet: the store refused %d "
 			        "time(s), retried every second (%s)\n",
@@ -149,23 +149,23 @@ static json_t *guest_text(const char *s)
 }
 
 /* The backend object of docs/json.md: what status_text says, as data. */
-static void status_json(struct backend *b, FILE *f)
+static void status_json(struct be_backend *b, FILE *f)
 {
 	struct mallinfo2 mi = mallinfo2();
 	json_t *devs = json_array(), *runs = json_array();
 
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:o}",
 			"domid", (int)d->domid, "vdev", d->vdev,
-			"backend_state", xenbus_state_name(d->bstate), "frontend_state", xenbus_state_name(d->fstate),
+			"backend_state", be_xenbus_state_name(d->bstate), "frontend_state", be_xenbus_state_name(d->fstate),
 			"run_id", d->run ? json_integer(d->run->run_id) : json_null(),
 			"requests", (json_int_t)d->requests, "bytes", (json_int_t)d->bytes,
 			"errors", (json_int_t)d->errors,
 			"last_error", d->last_error[0] ? guest_text(d->last_error) : json_null()));
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o, s:i, s:o}", "run_id", (json_int_t)r->run_id,
 			"domid", (int)r->domid, "devices", r->ndevices,
-			"bytes", (json_int_t)quota_charged(&r->chunks), "name", guest_text(r->name),
+			"bytes", (json_int_t)be_quota_charged(&r->chunks), "name", guest_text(r->name),
 			"end_failures", r->end_failures,
 			"end_error", r->end_failures ? guest_text(r->end_error) : json_null()));
 	json_t *doc = json_pack("{s:{s:s, s:I, s:s, s:I, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:I, s:I, "
@@ -176,14 +176,14 @@ static void status_json(struct backend *b, FILE *f)
 		"up_seconds", (json_int_t)((store_now_us() - b->started_us) / 1000000),
 		"store", store_path(b->store),
 		"durability", b->opt.durability == STORE_DURABLE_POWER ? "power" : "process",
-		"sink", sink_name(b->opt.sink),
+		"sink", be_sink_name(b->opt.sink),
 		"sink_dir", b->opt.sink_dir ? json_string(b->opt.sink_dir) : json_null(),
 		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
 		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
 		"failed_commits", (json_int_t)b->commits_failed,
 		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
 		"rounds", (json_int_t)b->xs_rounds, "unwatched", (json_int_t)b->xs_unwatched,
-		"devices", devs, "traces", trace_status_json(b), "runs", runs, "sync", sync_push_status_json(b));
+		"devices", devs, "traces", be_trace_status_json(b), "runs", runs, "sync", be_sync_push_status_json(b));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 	fputc('\n', f);
@@ -191,21 +191,21 @@ static void status_json(struct backend *b, FILE *f)
 }
 
 /* The place of a client whose descriptor is gone, made free. */
-static void client_close_slot(struct control_client *c)
+static void client_close_slot(struct be_control_client *c)
 {
 	free(c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
 }
 
-static void client_close(struct backend *b, struct control_client *c)
+static void client_close(struct be_backend *b, struct be_control_client *c)
 {
 	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	client_close_slot(c);
 }
 
-void control_init(struct backend *b, int ep)
+void be_control_init(struct be_backend *b, int ep)
 {
 	b->control_ep = ep;
 	b->control = calloc(CONTROL_CLIENTS_MAX, sizeof(*b->control));
@@ -213,7 +213,7 @@ void control_init(struct backend *b, int ep)
 		b->control[i].fd = -1;
 }
 
-void control_shutdown(struct backend *b)
+void be_control_shutdown(struct be_backend *b)
 {
 	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++)
 		if (b->control[i].fd >= 0)
@@ -224,7 +224,7 @@ void control_shutdown(struct backend *b)
 
 /* A client whose place may be taken (3): no sampling held, nothing of an
  * answer rendered. */
-static int evictable(const struct control_client *c)
+static int evictable(const struct be_control_client *c)
 {
 	return c->fd >= 0 && !c->sampling && !c->out;
 }
@@ -242,19 +242,19 @@ static void tell_and_close(int fd, const char *what, const char *why)
 /* The place for a newcomer of user uid (priv: root or ours), by
  * peer_room.c's rules (1) and (2): a free one, or one whose client was
  * evicted and told; NULL, with the reason to refuse it with in why. */
-static struct control_client *place_for(struct backend *b, uid_t uid, int priv, char *why, size_t len)
+static struct be_control_client *place_for(struct be_backend *b, uid_t uid, int priv, char *why, size_t len)
 {
-	struct peer_slot slots[CONTROL_CLIENTS_MAX];
+	struct be_peer_slot slots[CONTROL_CLIENTS_MAX];
 	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		struct control_client *c = &b->control[i];
-		slots[i] = (struct peer_slot){c->fd >= 0, c->uid, c->may_act, c->seq, evictable(c)};
+		struct be_control_client *c = &b->control[i];
+		slots[i] = (struct be_peer_slot){c->fd >= 0, c->uid, c->may_act, c->seq, evictable(c)};
 	}
 	size_t idx;
-	switch (peer_room_place(slots, CONTROL_CLIENTS_MAX, CONTROL_PER_USER_MAX, uid, priv, &idx, why, len)) {
+	switch (be_peer_room_place(slots, CONTROL_CLIENTS_MAX, CONTROL_PER_USER_MAX, uid, priv, &idx, why, len)) {
 	case PEER_FREE:
 		return &b->control[idx];
 	case PEER_EVICT: {
-		struct control_client *c = &b->control[idx];
+		struct be_control_client *c = &b->control[idx];
 		epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
 		tell_and_close(c->fd, "evicted", why);
 		c->fd = -1;
@@ -266,7 +266,7 @@ static struct control_client *place_for(struct backend *b, uid_t uid, int priv, 
 	}
 }
 
-void control_accept(struct backend *b, int lfd)
+void be_control_accept(struct be_backend *b, int lfd)
 {
 	int fd;
 
@@ -284,7 +284,7 @@ void control_accept(struct backend *b, int lfd)
 		uid_t uid = known ? cred.uid : (uid_t)-1;
 		int priv = known && (cred.uid == 0 || cred.uid == geteuid());
 		char why[256];
-		struct control_client *c = place_for(b, uid, priv, why, sizeof(why));
+		struct be_control_client *c = place_for(b, uid, priv, why, sizeof(why));
 		if (!c) {
 			tell_and_close(fd, "refused", why);
 			continue;
@@ -303,7 +303,7 @@ void control_accept(struct backend *b, int lfd)
 }
 
 /* Sends what the client will take now; closes it when all is sent. */
-static void client_send(struct backend *b, struct control_client *c)
+static void client_send(struct be_backend *b, struct be_control_client *c)
 {
 	while (c->sent < c->outlen) {
 		ssize_t n = send(c->fd, c->out + c->sent, c->outlen - c->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -321,10 +321,10 @@ static void client_send(struct backend *b, struct control_client *c)
 }
 
 /* "sample HZ DURATION_US DOMAIN [SYMBOLS][\tKERNEL_SYMBOLS]": starts, says
- * so, and holds the client until the sampling ends (control_expire) or it
- * hangs up (control_event: the sampling stops).  The paths are the rest of
+ * so, and holds the client until the sampling ends (be_control_expire) or it
+ * hangs up (be_control_event: the sampling stops).  The paths are the rest of
  * the line (they may hold spaces, never a tab: the client refuses those). */
-static void sample_request(struct backend *b, struct control_client *c, FILE *f)
+static void sample_request(struct be_backend *b, struct be_control_client *c, FILE *f)
 {
 	char domain[256] = "", err[512];
 	unsigned hz = 0;
@@ -343,16 +343,16 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
 	char *tab = strchr(paths, '\t');
 	if (tab)
 		*tab++ = '\0';
-	struct sampling_request rq = {domain, hz, us, *paths ? paths : NULL, tab && *tab ? tab : NULL};
+	struct be_sampling_request rq = {domain, hz, us, *paths ? paths : NULL, tab && *tab ? tab : NULL};
 	uint32_t domid;
-	if (sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
+	if (be_sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
 		fprintf(f, "error: %s\n", err);
 		return;
 	}
 	char line[128];
 	int n = snprintf(line, sizeof(line), "sampling domain %u at %u Hz\n", domid, hz);
 	if (send(c->fd, line, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT) != n) {
-		sampling_stop(b, domid);
+		be_sampling_stop(b, domid);
 		return;
 	}
 	c->sampling = 1;
@@ -366,7 +366,7 @@ static void sample_request(struct backend *b, struct control_client *c, FILE *f)
  * sees its disk go rather than I/O errors.  Answers "closed run N: K
  * devices", or "not here: ..." when this backend does not capture it
  * (another store, or not a run of ours), or "error: ...". */
-static void end_run_request(struct backend *b, struct control_client *c, FILE *f)
+static void end_run_request(struct be_backend *b, struct be_control_client *c, FILE *f)
 {
 	long long id = 0;
 	int pos = 0;
@@ -381,23 +381,23 @@ static void end_run_request(struct backend *b, struct control_client *c, FILE *f
 		fprintf(f, "not here: this backend's store is %s\n", store_path(b->store));
 		return;
 	}
-	struct run *r = run_find(b, id);
+	struct be_run *r = be_run_find(b, id);
 	if (!r) {
 		fprintf(f, "not here: run %lld is not being captured by this backend\n", id);
 		return;
 	}
 	/* Nothing in flight may refer to its devices. */
-	io_quiesce(b);
-	int n = devices_close_run(b, r);
-	trace_run_closed(b, r);
-	sampling_run_closed(b, r);
-	elog_at(LOG_NOTICE, r->domid, id, "dom%u run %lld: closed to be deleted (%d device%s)", r->domid, id, n,
+	be_io_quiesce(b);
+	int n = be_devices_close_run(b, r);
+	be_trace_run_closed(b, r);
+	be_sampling_run_closed(b, r);
+	be_elog_at(LOG_NOTICE, r->domid, id, "dom%u run %lld: closed to be deleted (%d device%s)", r->domid, id, n,
 	        n == 1 ? "" : "s");
-	run_close(b, r, "deleted while running (profdb delete or prune --force)");
+	be_run_close(b, r, "deleted while running (profdb delete or prune --force)");
 	fprintf(f, "closed run %lld: %d device%s\n", id, n, n == 1 ? "" : "s");
 }
 
-static void client_answer(struct backend *b, struct control_client *c)
+static void client_answer(struct be_backend *b, struct be_control_client *c)
 {
 	FILE *f = open_memstream(&c->out, &c->outlen);
 	if (!f) {
@@ -405,7 +405,7 @@ static void client_answer(struct backend *b, struct control_client *c)
 		return;
 	}
 	if (strncmp(c->cmd, "metrics", 7) == 0)
-		metrics_text(b, f);
+		be_metrics_text(b, f);
 	else if (strncmp(c->cmd, "status json", 11) == 0)
 		status_json(b, f);
 	else if (strncmp(c->cmd, "status", 6) == 0)
@@ -434,11 +434,11 @@ static void client_answer(struct backend *b, struct control_client *c)
 	client_send(b, c);
 }
 
-void control_event(struct backend *b, unsigned idx)
+void be_control_event(struct be_backend *b, unsigned idx)
 {
 	if (!b->control || idx >= CONTROL_CLIENTS_MAX || b->control[idx].fd < 0)
 		return;
-	struct control_client *c = &b->control[idx];
+	struct be_control_client *c = &b->control[idx];
 	if (c->out) {
 		client_send(b, c);
 		return;
@@ -446,7 +446,7 @@ void control_event(struct backend *b, unsigned idx)
 	if (c->sampling) {
 		/* It hung up (or wrote more, which it should not): the sampling
 		 * it asked for stops. */
-		sampling_stop(b, c->sample_domid);
+		be_sampling_stop(b, c->sample_domid);
 		client_close(b, c);
 		return;
 	}
@@ -462,10 +462,10 @@ void control_event(struct backend *b, unsigned idx)
 }
 
 /* A client waiting for its sampling: its summary once it ended. */
-static void held_sampling(struct backend *b, struct control_client *c)
+static void held_sampling(struct be_backend *b, struct be_control_client *c)
 {
 	char line[1100];
-	int rc = sampling_result(b, c->sample_domid, line, sizeof(line));
+	int rc = be_sampling_result(b, c->sample_domid, line, sizeof(line));
 	if (rc == 0)
 		return;
 	c->sampling = 0;
@@ -481,12 +481,12 @@ static void held_sampling(struct backend *b, struct control_client *c)
 	client_send(b, c);
 }
 
-int control_expire(struct backend *b)
+int be_control_expire(struct be_backend *b)
 {
 	int64_t now = store_now_us(), next = -1;
 
 	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++) {
-		struct control_client *c = &b->control[i];
+		struct be_control_client *c = &b->control[i];
 		if (c->fd < 0)
 			continue;
 		if (c->sampling) {

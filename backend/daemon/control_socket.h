@@ -9,7 +9,7 @@
 #ifndef PROFSVC_BE_CONTROL_SOCKET_H
 #define PROFSVC_BE_CONTROL_SOCKET_H
 
-struct backend;
+struct be_backend;
 
 #define SRC_CONTROL_CLIENT 100u
 #define CONTROL_CLIENTS_MAX 32
@@ -18,11 +18,11 @@ struct backend;
 #define CONTROL_PER_USER_MAX 4
 /* A command line, at most: "sample HZ US DOMAIN SYMBOLS\tKERNEL_SYMBOLS" holds two paths. */
 #define CONTROL_CMD_MAX 8600
-void control_init(struct backend *b, int ep);
-void control_shutdown(struct backend *b);
-void control_accept(struct backend *b, int listen_fd);
-void control_event(struct backend *b, unsigned idx);
+void be_control_init(struct be_backend *b, int ep);
+void be_control_shutdown(struct be_backend *b);
+void be_control_accept(struct be_backend *b, int listen_fd);
+void be_control_event(struct be_backend *b, unsigned idx);
 /* Drops clients past their time; ms until the next deadline, or -1. */
-int control_expire(struct backend *b);
+int be_control_expire(struct be_backend *b);
 
 #endif

@@ -64,12 +64,12 @@
 enum { SRC_XS, SRC_EVT, SRC_CTL, SRC_SIG, SRC_IO };
 _Static_assert(SRC_CONTROL_CLIENT > SRC_IO, "epoll sources do not overlap");
 
-static void path_in(const struct options *o, const char *name, char *out, size_t len)
+static void path_in(const struct be_options *o, const char *name, char *out, size_t len)
 {
 	snprintf(out, len, "%s/%s", o->run_dir, name);
 }
 
-static int lock_pidfile(const struct options *o, int *fd_out)
+static int lock_pidfile(const struct be_options *o, int *fd_out)
 {
 	char path[512], pid[32] = "";
 
@@ -100,10 +100,10 @@ static int add_fd(int ep, int fd, int src)
 }
 
 /* STATUS= for the service manager: how many devices are connected. */
-static void notify_status(struct backend *b, int *last)
+static void notify_status(struct be_backend *b, int *last)
 {
 	int n = 0;
-	for (struct device *d = b->devices; d; d = d->next)
+	for (struct be_device *d = b->devices; d; d = d->next)
 		n += d->connected;
 	if (n == *last)
 		return;
@@ -119,38 +119,38 @@ static int sooner(int a, int b)
 
 /* What xenbus tells the runs and the traces: some domain died, the traces'
  * own watches fired. */
-static void domains_changed(struct backend *b)
+static void domains_changed(struct be_backend *b)
 {
-	trace_domains_changed(b);
-	sampling_domains_changed(b);
-	runs_domains_changed(b);
+	be_trace_domains_changed(b);
+	be_sampling_domains_changed(b);
+	be_runs_domains_changed(b);
 }
 
 /* A round's end: the traces' work, and --sample-hz's new domains (those
  * @introduceDomain announced, which the traces watch). */
-static void round_end(struct backend *b)
+static void round_end(struct be_backend *b)
 {
 	int introduced = b->trace_scan_due;
-	trace_round(b);
+	be_trace_round(b);
 	if (introduced)
-		sampling_new_domains(b);
+		be_sampling_new_domains(b);
 }
 
-static const struct xenbus_listener xenbus_listener = {
-	.note_event = trace_note_event,
+static const struct be_xenbus_listener xenbus_listener = {
+	.note_event = be_trace_note_event,
 	.domains_changed = domains_changed,
 	.round = round_end,
 };
 
 /* One epoll event: 1 when the host went away under us (stop now). */
-static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl, int sig)
+static int handle_event(struct be_backend *b, const struct epoll_event *ev, int ctl, int sig)
 {
 	/* xenstored or the event channel device went away (xensim
 	 * stopped under us; never on Xen): a hung-up fd is readable
 	 * forever, and reading it again and again spun a core. */
 	if ((ev->data.u32 == SRC_XS || ev->data.u32 == SRC_EVT) &&
 	    (ev->events & (EPOLLHUP | EPOLLERR))) {
-		blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
+		be_blog_at(LOG_WARNING, "%s closed under us (the simulated host stopped?): stopping; guests keep "
 		     "their state for the next start",
 		     ev->data.u32 == SRC_XS ? "the xenstore connection" : "the event channel device");
 		b->stopping = 1;
@@ -159,15 +159,15 @@ static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl
 	}
 	switch (ev->data.u32) {
 	case SRC_XS:
-		xenbus_watch_events(b);
+		be_xenbus_watch_events(b);
 		break;
 	case SRC_EVT: {
 		int port;
 		while ((port = plat_evtchn_pending(b->evt)) >= 0) {
-			struct device *d = device_by_port(b, (uint32_t)port);
+			struct be_device *d = be_device_by_port(b, (uint32_t)port);
 			if (d) {
 				d->port_masked = 1;
-				io_schedule(d);
+				be_io_schedule(d);
 			} else {
 				plat_evtchn_unmask(b->evt, (uint32_t)port);
 			}
@@ -175,15 +175,15 @@ static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl
 		break;
 	}
 	case SRC_CTL:
-		control_accept(b, ctl);
+		be_control_accept(b, ctl);
 		break;
 	case SRC_IO:
-		io_completed(b);
+		be_io_completed(b);
 		break;
 	case SRC_SIG: {
 		struct signalfd_siginfo si;
 		if (read(sig, &si, sizeof(si)) == (ssize_t)sizeof(si) && si.ssi_signo != SIGHUP) {
-			blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
+			be_blog_at(LOG_NOTICE, "signal %u: stopping (guests stay connected for the next start)",
 			     si.ssi_signo);
 			b->stopping = 1;
 			sd_notify(0, "STOPPING=1\nSTATUS=stopping");
@@ -191,7 +191,7 @@ static int handle_event(struct backend *b, const struct epoll_event *ev, int ctl
 		break;
 	}
 	default:
-		control_event(b, ev->data.u32 - SRC_CONTROL_CLIENT);
+		be_control_event(b, ev->data.u32 - SRC_CONTROL_CLIENT);
 		break;
 	}
 	return 0;
@@ -219,7 +219,7 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static int give_back_slots(struct backend *b)
+static int give_back_slots(struct be_backend *b)
 {
 	int64_t now = mono_us();
 
@@ -240,14 +240,14 @@ static int give_back_slots(struct backend *b)
 	}
 	if (now < at)
 		return (int)((at - now + 999) / 1000);
-	if (!b->give_back_urgent && io_can_run(b))
+	if (!b->give_back_urgent && be_io_can_run(b))
 		return GIVE_BACK_QUIET_MS; /* not quiet after all */
-	io_quiesce(b);
+	be_io_quiesce(b);
 	int64_t waiting = 0;
 	b->give_back_last_us = now;
 	b->give_back_urgent = 0;
 	if (store_give_back(b->store, &waiting) != 0) {
-		blog_at(LOG_WARNING, "cannot give freed data-file space back: %s (tried again later)",
+		be_blog_at(LOG_WARNING, "cannot give freed data-file space back: %s (tried again later)",
 		        store_errmsg(b->store));
 		waiting = 1;
 	}
@@ -262,7 +262,7 @@ static int give_back_slots(struct backend *b)
 	return b->give_back_backoff_ms;
 }
 
-static int event_loop(struct backend *b, int ctl, int sig)
+static int event_loop(struct be_backend *b, int ctl, int sig)
 {
 	int served = -1;
 
@@ -270,11 +270,11 @@ static int event_loop(struct backend *b, int ctl, int sig)
 
 	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
 	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
-	    add_fd(ep, io_event_fd(b), SRC_IO)) {
-		blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
+	    add_fd(ep, be_io_event_fd(b), SRC_IO)) {
+		be_blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
-	control_init(b, ep);
+	be_control_init(b, ep);
 	/* what the open could not give back (a reader was behind) */
 	b->give_back_due = 1;
 	b->give_back_quiet_us = mono_us();
@@ -285,45 +285,45 @@ static int event_loop(struct backend *b, int ctl, int sig)
 		/* A second after the guests go quiet, the heap a burst grew is
 		 * handed back (batches of up to BATCH_BYTES_MAX each, freed but
 		 * kept by malloc): a fleet's peak is not the daemon's size. */
-		int wait = io_can_run(b) ? 0 : timeout;
+		int wait = be_io_can_run(b) ? 0 : timeout;
 		if (b->batches != trimmed_at && (wait < 0 || wait > 1000))
 			wait = 1000;
 		int n = epoll_wait(ep, evs, 8, wait);
 		if (n < 0 && errno != EINTR) {
-			blog_at(LOG_ERR, "epoll_wait: %s", strerror(errno));
+			be_blog_at(LOG_ERR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n == 0 && wait == 1000 && !io_can_run(b) && b->batches != trimmed_at) {
-			io_quiesce(b);
+		if (n == 0 && wait == 1000 && !be_io_can_run(b) && b->batches != trimmed_at) {
+			be_io_quiesce(b);
 			malloc_trim(0);
 			trimmed_at = b->batches;
 		}
 		for (int i = 0; i < n; i++)
 			if (handle_event(b, &evs[i], ctl, sig))
 				break;
-		if (io_can_run(b))
-			io_run_batch(b);
-		xenbus_fail_broken(b);
+		if (be_io_can_run(b))
+			be_io_run_batch(b);
+		be_xenbus_fail_broken(b);
 		/* the soonest of the timers' next times (-1: none) */
-		timeout = storm_unmask_ports(b);
-		timeout = sooner(timeout, control_expire(b));
-		timeout = sooner(timeout, xenbus_deferred_run(b));
-		timeout = sooner(timeout, runs_retry_ends(b));
-		timeout = sooner(timeout, trace_poll(b));
-		timeout = sooner(timeout, sampling_poll(b));
+		timeout = be_storm_unmask_ports(b);
+		timeout = sooner(timeout, be_control_expire(b));
+		timeout = sooner(timeout, be_xenbus_deferred_run(b));
+		timeout = sooner(timeout, be_runs_retry_ends(b));
+		timeout = sooner(timeout, be_trace_poll(b));
+		timeout = sooner(timeout, be_sampling_poll(b));
 		timeout = sooner(timeout, give_back_slots(b));
 		if (!b->stopping)
 			notify_status(b, &served);
 	}
-	sampling_shutdown(b);
-	control_shutdown(b);
+	be_sampling_shutdown(b);
+	be_control_shutdown(b);
 	close(ep);
 	return 0;
 }
 
 
 /* The store (and --sink's directory): 0, or -1 (logged). */
-static int open_store(struct backend *b, const struct options *o)
+static int open_store(struct be_backend *b, const struct be_options *o)
 {
 	struct store_open_opts so = {.mode = STORE_OWNER, .durability = o->durability, .bulk_file = 1,
 	                             .intake = !o->no_intake};
@@ -341,35 +341,35 @@ static int open_store(struct backend *b, const struct options *o)
 	if (o->sink_dir) {
 		struct stat st;
 		if (stat(o->sink_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(o->sink_dir, W_OK) != 0) {
-			blog_at(LOG_ERR, "--sink %s=%s: not a writable directory (create it first)", sink_name(o->sink),
+			be_blog_at(LOG_ERR, "--sink %s=%s: not a writable directory (create it first)", be_sink_name(o->sink),
 			     o->sink_dir);
 			return -1;
 		}
 	}
 	if (store_open(&b->store, o->db, &so, err, sizeof(err)) != 0) {
-		blog_at(LOG_ERR, "%s", err);
+		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
 	if (store_open_note(b->store)[0])
-		blog_at(LOG_NOTICE, "%s", store_open_note(b->store));
+		be_blog_at(LOG_NOTICE, "%s", store_open_note(b->store));
 	return 0;
 }
 
 /* The platform: xenstore, event channels, grant tables.  0, or -1 (logged). */
-static int open_platform(struct backend *b, const struct options *o)
+static int open_platform(struct be_backend *b, const struct be_options *o)
 {
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512];
 
 	if (plat_open(&b->plat, &po, err, sizeof(err)) != 0) {
-		blog_at(LOG_ERR, "%s", err);
+		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
 	b->xs = plat_xs_open(b->plat);
 	b->evt = plat_evtchn_open(b->plat);
 	b->gnt = plat_gnttab_open(b->plat);
 	if (!b->xs || !b->evt || !b->gnt) {
-		blog_at(LOG_ERR, "cannot open %s: %s", !b->xs ? "xenstore" : !b->evt ? "event channels" : "grant tables",
+		be_blog_at(LOG_ERR, "cannot open %s: %s", !b->xs ? "xenstore" : !b->evt ? "event channels" : "grant tables",
 		     strerror(errno));
 		return -1;
 	}
@@ -389,14 +389,14 @@ static int run_dir_shared(const char *dir)
 	return stat(dir, &st) == 0 && (st.st_mode & (S_IRGRP | S_IXGRP)) == (S_IRGRP | S_IXGRP);
 }
 
-static int control_listen(const struct options *o, int *ctl_out)
+static int control_listen(const struct be_options *o, int *ctl_out)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char path[512];
 
 	path_in(o, "backend.sock", path, sizeof(path));
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
+		be_blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
 		return -1;
 	}
 	/* The socket gets its name only once it listens, mode 0600 (0660 in a
@@ -405,7 +405,7 @@ static int control_listen(const struct options *o, int *ctl_out)
 	char bound[sizeof(sa.sun_path) + 8];
 	snprintf(bound, sizeof(bound), "%s.new", path);
 	if (strlen(bound) >= sizeof(sa.sun_path)) {
-		blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
+		be_blog_at(LOG_ERR, "--run-dir %s is too long for a Unix socket path", o->run_dir);
 		return -1;
 	}
 	memcpy(sa.sun_path, bound, strlen(bound) + 1);
@@ -414,7 +414,7 @@ static int control_listen(const struct options *o, int *ctl_out)
 	if (ctl < 0 || bind(ctl, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    chmod(bound, run_dir_shared(o->run_dir) ? 0660 : 0600) != 0 ||
 	    listen(ctl, 64) != 0 || rename(bound, path) != 0) {
-		blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
+		be_blog_at(LOG_ERR, "control socket %s: %s", path, strerror(errno));
 		unlink(bound);
 		return -1;
 	}
@@ -423,46 +423,46 @@ static int control_listen(const struct options *o, int *ctl_out)
 
 /* The commit worker, the fleet's thread, the watches; the runs left by a
  * previous start reconciled.  0, or -1 (logged). */
-static int start_parts(struct backend *b, const struct options *o)
+static int start_parts(struct be_backend *b, const struct be_options *o)
 {
-	if (io_start(b) != 0) {
-		blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
+	if (be_io_start(b) != 0) {
+		be_blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		return -1;
 	}
-	if (o->sync_url && o->sink == SINK_STORE && sync_push_start(b) != 0) {
-		blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
+	if (o->sync_url && o->sink == SINK_STORE && be_sync_push_start(b) != 0) {
+		be_blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
 		return -1;
 	}
-	if (xenbus_init(b, &xenbus_listener) != 0) {
-		blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
+	if (be_xenbus_init(b, &xenbus_listener) != 0) {
+		be_blog_at(LOG_ERR, "cannot watch %s in xenstore: %s", BACKEND_ROOT, strerror(errno));
 		return -1;
 	}
-	xenbus_scan(b);
-	if (o->sink == SINK_STORE && trace_init(b) != 0) {
-		blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
+	be_xenbus_scan(b);
+	if (o->sink == SINK_STORE && be_trace_init(b) != 0) {
+		be_blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
 		return -1;
 	}
-	runs_reconcile(b);
+	be_runs_reconcile(b);
 	if (o->sink == SINK_STORE)
-		sampling_new_domains(b); /* --sample-hz: those already running too */
+		be_sampling_new_domains(b); /* --sample-hz: those already running too */
 	return 0;
 }
 
 /* Everything serve() opened, closed: the guests stay connected in
  * xenstore for the next start. */
-static void serve_end(struct backend *b, const struct options *o, int ctl, int sig)
+static void serve_end(struct be_backend *b, const struct be_options *o, int ctl, int sig)
 {
 	char path[512];
 
 	if (b->io)
-		xenbus_shutdown(b);
-	trace_shutdown(b);
-	io_stop(b);
-	sync_push_stop(b);
+		be_xenbus_shutdown(b);
+	be_trace_shutdown(b);
+	be_io_stop(b);
+	be_sync_push_stop(b);
 	while (b->runs) {
-		struct run *r = b->runs;
+		struct be_run *r = b->runs;
 		b->runs = r->next;
-		quota_free(&r->chunks);
+		be_quota_free(&r->chunks);
 		free(r);
 	}
 	if (ctl >= 0) {
@@ -480,27 +480,27 @@ static void serve_end(struct backend *b, const struct options *o, int ctl, int s
 	char note[1024];
 	store_close_note(b->store, note, sizeof(note)); /* the -wal emptied: store_open.c */
 	if (note[0])
-		blog_at(LOG_WARNING, "%s", note);
+		be_blog_at(LOG_WARNING, "%s", note);
 }
 
 /* The read service (read_service.c): readers that may not open the
  * store's files read it through read.sock.  0, or -1 (logged). */
-static int reads_listen(struct backend *b, const struct options *o)
+static int reads_listen(struct be_backend *b, const struct be_options *o)
 {
 	char err[600];
 	if (o->sink != SINK_STORE)
 		return 0; /* a benchmark's sink records no data to read */
-	b->reads = read_service_start(store_path(b->store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
+	b->reads = be_read_service_start(store_path(b->store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
 	if (!b->reads) {
-		blog_at(LOG_ERR, "%s", err);
+		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
 	return 0;
 }
 
-static int serve(struct options *o, int ready_fd)
+static int serve(struct be_options *o, int ready_fd)
 {
-	struct backend b = {.opt = *o};
+	struct be_backend b = {.opt = *o};
 	int ctl = -1, sig, rc = 1;
 
 	b.started_us = store_now_us();
@@ -516,10 +516,10 @@ static int serve(struct options *o, int ready_fd)
 	if (open_store(&b, o) != 0 || open_platform(&b, o) != 0 || control_listen(o, &ctl) != 0 ||
 	    reads_listen(&b, o) != 0 || start_parts(&b, o) != 0)
 		goto out;
-	blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
+	be_blog_at(LOG_NOTICE, "started: platform %s, store %s, durability %s%s%s", plat_kind_name(o->platform), o->db,
 	     o->durability == STORE_DURABLE_POWER ? "power" : "process",
 	     o->sink == SINK_STORE ? "" : ", BENCHMARK SINK (data not recorded): ",
-	     o->sink == SINK_STORE ? "" : sink_name(o->sink));
+	     o->sink == SINK_STORE ? "" : be_sink_name(o->sink));
 	if (ready_fd >= 0) {
 		daemonize_ready(ready_fd);
 		ready_fd = -1;
@@ -531,19 +531,19 @@ static int serve(struct options *o, int ready_fd)
 	else
 		sd_notifyf(0, "READY=1\nMAINPID=%ld", (long)getpid());
 	rc = event_loop(&b, ctl, sig);
-	blog_at(LOG_NOTICE, "stopped");
+	be_blog_at(LOG_NOTICE, "stopped");
 out:
 	if (ready_fd >= 0) {
-		const char *why = log_last_error();
+		const char *why = be_log_last_error();
 		daemonize_failed(ready_fd, why ? why : "stopped before it served (no reason logged)");
 	}
-	read_service_stop(b.reads); /* its connection closes before the owner's */
+	be_read_service_stop(b.reads); /* its connection closes before the owner's */
 	b.reads = NULL;
 	serve_end(&b, o, ctl, sig);
 	return rc ? 1 : 0;
 }
 
-int daemon_start(struct options *o)
+int be_daemon_start(struct be_options *o)
 {
 	int lockfd;
 	char path[512], why[512];
@@ -561,7 +561,7 @@ int daemon_start(struct options *o)
 	if (lock_pidfile(o, &lockfd) != 0)
 		return 1;
 	if (o->foreground) {
-		log_open(1, o->verbose, o->log_fields);
+		be_log_open(1, o->verbose, o->log_fields);
 		if (ftruncate(lockfd, 0) == 0)
 			dprintf(lockfd, "%ld\n", (long)getpid());
 		int rc = serve(o, -1);
@@ -574,7 +574,7 @@ int daemon_start(struct options *o)
 	char reason[1024];
 	pid_t pid = daemonize_why("profile-backend", &ready, reason, sizeof(reason));
 	if (pid == 0) {
-		log_open(0, o->verbose, 0);
+		be_log_open(0, o->verbose, 0);
 		if (ftruncate(lockfd, 0) == 0)
 			dprintf(lockfd, "%ld\n", (long)getpid());
 		int rc = serve(o, ready);
@@ -595,7 +595,7 @@ int daemon_start(struct options *o)
 	return 0;
 }
 
-static pid_t running_pid(const struct options *o)
+static pid_t running_pid(const struct be_options *o)
 {
 	char path[512], buf[32] = "";
 	int fd;
@@ -614,7 +614,7 @@ static pid_t running_pid(const struct options *o)
 	return (pid_t)strtol(buf, NULL, 10);
 }
 
-int daemon_stop(const struct options *o)
+int be_daemon_stop(const struct be_options *o)
 {
 	pid_t pid = running_pid(o);
 
@@ -639,7 +639,7 @@ int daemon_stop(const struct options *o)
 
 /* A connection to the running backend's control socket, or -1 and the
  * exit code in *rc (said why). */
-static int control_connect(const struct options *o, int *rc)
+static int control_connect(const struct be_options *o, int *rc)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -717,7 +717,7 @@ static int ask_backend(int fd, const char *ask, size_t asklen, FILE *out)
 	return 1;
 }
 
-int daemon_status(const struct options *o)
+int be_daemon_status(const struct be_options *o)
 {
 	int rc = 1, fd = control_connect(o, &rc);
 	if (fd < 0)
@@ -745,7 +745,7 @@ int daemon_status(const struct options *o)
 	return rc;
 }
 
-int daemon_sample(const struct options *o, const char *domain)
+int be_daemon_sample(const struct be_options *o, const char *domain)
 {
 	char sym[4096] = "", ksym[4096] = "", ask[CONTROL_CMD_MAX], buf[4096];
 	if ((o->symbols && !realpath(o->symbols, sym)) || (o->kernel_symbols && !realpath(o->kernel_symbols, ksym))) {

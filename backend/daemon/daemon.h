@@ -6,13 +6,13 @@
 #ifndef PROFSVC_BE_DAEMON_H
 #define PROFSVC_BE_DAEMON_H
 
-struct options;
+struct be_options;
 
-int daemon_start(struct options *o);
-int daemon_stop(const struct options *o);
-int daemon_status(const struct options *o);
+int be_daemon_start(struct be_options *o);
+int be_daemon_stop(const struct be_options *o);
+int be_daemon_status(const struct be_options *o);
 /* Asks the running backend to sample a domain and waits until it is done
  * (the summary on stdout); interrupted, the sampling stops.  The exit code. */
-int daemon_sample(const struct options *o, const char *domain);
+int be_daemon_sample(const struct be_options *o, const char *domain);
 
 #endif

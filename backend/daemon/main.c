@@ -21,44 +21,44 @@
 #include "fleet/fleet.h"
 #include "util/units.h"
 
-static int cmd_start(struct options *o, int argc, char **argv)
+static int cmd_start(struct be_options *o, int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	return daemon_start(o);
+	return be_daemon_start(o);
 }
 
-static int cmd_stop(struct options *o, int argc, char **argv)
+static int cmd_stop(struct be_options *o, int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	return daemon_stop(o);
+	return be_daemon_stop(o);
 }
 
-static int cmd_status(struct options *o, int argc, char **argv)
+static int cmd_status(struct be_options *o, int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	return daemon_status(o);
+	return be_daemon_status(o);
 }
 
-static int cmd_sample(struct options *o, int argc, char **argv)
+static int cmd_sample(struct be_options *o, int argc, char **argv)
 {
 	(void)argc;
-	return daemon_sample(o, argv[0]);
+	return be_daemon_sample(o, argv[0]);
 }
 
-static int cmd_create(struct options *o, int argc, char **argv)
+static int cmd_create(struct be_options *o, int argc, char **argv)
 {
-	return toolstack_create(o, argv[0], argc - 1, argv + 1);
+	return be_toolstack_create(o, argv[0], argc - 1, argv + 1);
 }
 
-static int cmd_attach(struct options *o, int argc, char **argv)
+static int cmd_attach(struct be_options *o, int argc, char **argv)
 {
-	return toolstack_attach(o, argv[0], argc - 1, argv + 1);
+	return be_toolstack_attach(o, argv[0], argc - 1, argv + 1);
 }
 
-static int cmd_detach(struct options *o, int argc, char **argv)
+static int cmd_detach(struct be_options *o, int argc, char **argv)
 {
 	(void)argc;
-	return toolstack_detach(o, argv[0], argv[1]);
+	return be_toolstack_detach(o, argv[0], argv[1]);
 }
 
 /* The subcommands, in the usage's order.  synopsis follows
@@ -71,7 +71,7 @@ static const struct subcommand {
 	int same_line;
 	int min_args, max_args;
 	int needs_platform;           /* xenstore and event channels (but --dry-run) */
-	int (*fn)(struct options *o, int argc, char **argv);
+	int (*fn)(struct be_options *o, int argc, char **argv);
 } subcommands[] = {
 	{"start",
 	 "start [--db PATH] [--platform xen|sim] [--sim-dir DIR]\n"
@@ -145,7 +145,7 @@ static const struct subcommand *subcommand_find(const char *name)
 }
 
 /* --sink store | null | raw=DIR | raw-direct=DIR */
-static int parse_sink(const char *arg, struct options *o)
+static int parse_sink(const char *arg, struct be_options *o)
 {
 	if (!strcmp(arg, "store"))
 		o->sink = SINK_STORE;
@@ -211,7 +211,7 @@ static const struct option opts[] = {
 };
 
 /* --max-run-bytes, --max-store-bytes, --capacity: 0, or 2 (said why). */
-static int opt_size(int c, const char *arg, struct options *o)
+static int opt_size(int c, const char *arg, struct be_options *o)
 {
 	switch (c) {
 	case 'm':
@@ -238,7 +238,7 @@ static int opt_size(int c, const char *arg, struct options *o)
 }
 
 /* --max-trace-pages, --trace-poll-ms: 0, or 2 (said why). */
-static int opt_count(int c, const char *arg, struct options *o)
+static int opt_count(int c, const char *arg, struct be_options *o)
 {
 	char *end;
 	errno = 0;
@@ -257,7 +257,7 @@ static int opt_count(int c, const char *arg, struct options *o)
 }
 
 /* sample's --hz, --seconds, --symbols, --kernel-symbols: 0, or 2 (said why). */
-static int opt_sample(int c, const char *arg, struct options *o)
+static int opt_sample(int c, const char *arg, struct be_options *o)
 {
 	char *end;
 	errno = 0;
@@ -291,7 +291,7 @@ static int opt_sample(int c, const char *arg, struct options *o)
 }
 
 /* The options that take one of a few words: 0, or 2 (said why). */
-static int opt_choice(int c, const char *arg, struct options *o)
+static int opt_choice(int c, const char *arg, struct be_options *o)
 {
 	const char *bad = NULL;
 
@@ -338,7 +338,7 @@ static int opt_choice(int c, const char *arg, struct options *o)
 
 /* Parses the options after the subcommand (s: NULL if unknown); -1 to go
  * on, else the exit code (an error said, or --help or --version done). */
-static int parse_options(int argc, char **argv, const struct subcommand *s, struct options *o,
+static int parse_options(int argc, char **argv, const struct subcommand *s, struct be_options *o,
                          const char **platform)
 {
 	int c, rc = 0;
@@ -381,11 +381,11 @@ static int parse_options(int argc, char **argv, const struct subcommand *s, stru
 }
 
 /* What the options say together; 0 if they agree, else 2 (said why). */
-static int check_options(struct options *o, const char *platform, int needs_platform)
+static int check_options(struct be_options *o, const char *platform, int needs_platform)
 {
 	if (o->sink != SINK_STORE && o->mirror_raw) {
 		fprintf(stderr, "profile-backend: --mirror-raw copies what the store records; with "
-		                "--sink %s nothing is recorded: drop one of them\n", sink_name(o->sink));
+		                "--sink %s nothing is recorded: drop one of them\n", be_sink_name(o->sink));
 		return 2;
 	}
 	if (plat_parse_kind(platform, &o->platform) != 0) {
@@ -402,7 +402,7 @@ static int check_options(struct options *o, const char *platform, int needs_plat
 
 int main(int argc, char **argv)
 {
-	struct options o = {
+	struct be_options o = {
 		.db = getenv("PROFSVC_DB") && *getenv("PROFSVC_DB") ? getenv("PROFSVC_DB") : PROFSVC_DEFAULT_DB,
 		.sim_dir = getenv("XENSIM_DIR"),
 		.run_dir = getenv("PROFSVC_RUN_DIR") && *getenv("PROFSVC_RUN_DIR") ? getenv("PROFSVC_RUN_DIR")

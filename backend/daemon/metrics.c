@@ -38,7 +38,7 @@ static void one(FILE *f, const char *name, const char *type, const char *help, u
 	fprintf(f, "%s %" PRIu64 "\n", name, v);
 }
 
-static void devices(struct backend *b, FILE *f)
+static void devices(struct be_backend *b, FILE *f)
 {
 	static const char *const fams[][3] = {
 		{"profsvc_backend_device_requests_total", "counter", "Requests a device answered since it connected."},
@@ -46,7 +46,7 @@ static void devices(struct backend *b, FILE *f)
 		{"profsvc_backend_device_errors_total", "counter", "Requests a device refused or failed."},
 	};
 	int n = 0, connected = 0;
-	for (struct device *d = b->devices; d; d = d->next) {
+	for (struct be_device *d = b->devices; d; d = d->next) {
 		n++;
 		connected += d->connected;
 	}
@@ -55,7 +55,7 @@ static void devices(struct backend *b, FILE *f)
 	        connected, n - connected);
 	for (int k = 0; k < 3; k++) {
 		family(f, fams[k][0], fams[k][1], fams[k][2]);
-		for (struct device *d = b->devices; d; d = d->next) {
+		for (struct be_device *d = b->devices; d; d = d->next) {
 			uint64_t v = k == 0 ? d->requests : k == 1 ? d->bytes : d->errors;
 			fprintf(f, "%s{domid=\"%u\",vdev=\"%s\",run=\"%lld\"} %" PRIu64 "\n", fams[k][0], d->domid,
 			        d->vdev, d->run ? (long long)d->run->run_id : -1LL, v);
@@ -63,7 +63,7 @@ static void devices(struct backend *b, FILE *f)
 	}
 }
 
-static void commits(struct backend *b, FILE *f)
+static void commits(struct be_backend *b, FILE *f)
 {
 	one(f, "profsvc_backend_batches_total", "counter", "Batches of guest requests handled.", b->batches);
 	one(f, "profsvc_backend_commits_failed_total", "counter", "Batches the store refused to commit.",
@@ -72,13 +72,13 @@ static void commits(struct backend *b, FILE *f)
 	       "Time a batch took in the store, from its begin to its commit (and sync).");
 	for (int i = 0; i < COMMIT_BUCKETS; i++)
 		fprintf(f, "profsvc_backend_commit_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
-		        (double)commit_buckets_us[i] / 1e6, b->commit_le[i]);
+		        (double)be_commit_buckets_us[i] / 1e6, b->commit_le[i]);
 	fprintf(f, "profsvc_backend_commit_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", b->commit_count);
 	fprintf(f, "profsvc_backend_commit_seconds_sum %.6f\n", (double)b->commit_sum_us / 1e6);
 	fprintf(f, "profsvc_backend_commit_seconds_count %" PRIu64 "\n", b->commit_count);
 }
 
-static void intake(struct backend *b, FILE *f)
+static void intake(struct be_backend *b, FILE *f)
 {
 	struct store_intake_stats st;
 	if (!b->store)
@@ -92,9 +92,9 @@ static void intake(struct backend *b, FILE *f)
 	fprintf(f, "profsvc_backend_intake_fold_seconds_total %.6f\n", (double)st.fold_us / 1e6);
 }
 
-static void sync_queue(struct backend *b, FILE *f)
+static void sync_queue(struct be_backend *b, FILE *f)
 {
-	json_t *s = sync_push_status_json(b);
+	json_t *s = be_sync_push_status_json(b);
 	if (!json_is_object(s)) {
 		json_decref(s);
 		return;
@@ -112,7 +112,7 @@ static void sync_queue(struct backend *b, FILE *f)
 	json_decref(s);
 }
 
-void metrics_text(struct backend *b, FILE *f)
+void be_metrics_text(struct be_backend *b, FILE *f)
 {
 	struct mallinfo2 mi = mallinfo2();
 	int runs = 0;
@@ -123,7 +123,7 @@ void metrics_text(struct backend *b, FILE *f)
 	family(f, "profsvc_backend_up_seconds", "gauge", "Seconds since the backend started.");
 	fprintf(f, "profsvc_backend_up_seconds %.3f\n", (double)(store_now_us() - b->started_us) / 1e6);
 	one(f, "profsvc_backend_heap_bytes", "gauge", "Memory malloc has handed out and not had back.", mi.uordblks);
-	for (struct run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = b->runs; r; r = r->next)
 		runs++;
 	one(f, "profsvc_backend_runs_in_progress", "gauge", "Runs the backend is capturing.", (uint64_t)runs);
 	devices(b, f);
@@ -131,5 +131,5 @@ void metrics_text(struct backend *b, FILE *f)
 	intake(b, f);
 	one(f, "profsvc_backend_xenstore_events_total", "counter", "xenstore watch events seen.", b->xs_events);
 	sync_queue(b, f);
-	sampling_metrics(b, f);
+	be_sampling_metrics(b, f);
 }

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-struct backend;
-void metrics_text(struct backend *b, FILE *f);
+struct be_backend;
+void be_metrics_text(struct be_backend *b, FILE *f);
 
 #endif

@@ -27,7 +27,7 @@
 
 #include "backend/daemon/peer_room.h"
 
-static size_t held_by(const struct peer_slot *s, size_t n, uid_t uid)
+static size_t held_by(const struct be_peer_slot *s, size_t n, uid_t uid)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
@@ -37,7 +37,7 @@ static size_t held_by(const struct peer_slot *s, size_t n, uid_t uid)
 
 /* The oldest evictable place of user uid (any user's: any), privileged or
  * not (priv); n when none. */
-static size_t oldest(const struct peer_slot *s, size_t n, int any, uid_t uid, int priv)
+static size_t oldest(const struct be_peer_slot *s, size_t n, int any, uid_t uid, int priv)
 {
 	size_t best = n;
 	for (size_t i = 0; i < n; i++)
@@ -47,7 +47,7 @@ static size_t oldest(const struct peer_slot *s, size_t n, int any, uid_t uid, in
 	return best;
 }
 
-enum peer_place peer_room_place(const struct peer_slot *s, size_t n, int per_user, uid_t uid, int priv,
+enum be_peer_place be_peer_room_place(const struct be_peer_slot *s, size_t n, int per_user, uid_t uid, int priv,
                                 size_t *idx, char *why, size_t whylen)
 {
 	size_t v = n;

@@ -75,7 +75,7 @@ struct rs_client {
 	int hello;              /* said hello for our store (4) */
 };
 
-struct read_service {
+struct be_read_service {
 	pthread_t thread;
 	int started;
 	int lfd, ep, stop_fd;
@@ -84,7 +84,7 @@ struct read_service {
 	struct rs_client c[READ_CLIENTS_MAX];
 	uint64_t accepted;
 	pthread_mutex_t mu;     /* the counts, read by status */
-	struct read_service_counts counts;
+	struct be_read_service_counts counts;
 	/* what was turned away or dropped, logged at most every 10 s */
 	uint64_t unlogged;
 	char last_why[200];
@@ -98,7 +98,7 @@ static int64_t mono_us(void)
 	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
-static void count(struct read_service *rs, uint64_t *what)
+static void count(struct be_read_service *rs, uint64_t *what)
 {
 	pthread_mutex_lock(&rs->mu);
 	(*what)++;
@@ -107,20 +107,20 @@ static void count(struct read_service *rs, uint64_t *what)
 
 /* One line per 10 s at most for clients turned away or dropped: a flood
  * of them is one line, not a line each. */
-static void note_dropped(struct read_service *rs, uid_t uid, const char *why)
+static void note_dropped(struct be_read_service *rs, uid_t uid, const char *why)
 {
 	rs->unlogged++;
 	snprintf(rs->last_why, sizeof(rs->last_why), "user %u: %s", (unsigned)uid, why);
 	int64_t now = mono_us();
 	if (now < rs->log_at_us)
 		return;
-	blog_at(LOG_WARNING, "read service: %llu client%s turned away or dropped (the last, %s)",
+	be_blog_at(LOG_WARNING, "read service: %llu client%s turned away or dropped (the last, %s)",
 	        (unsigned long long)rs->unlogged, rs->unlogged == 1 ? "" : "s", rs->last_why);
 	rs->unlogged = 0;
 	rs->log_at_us = now + 10 * 1000000LL;
 }
 
-static void client_free(struct read_service *rs, struct rs_client *c)
+static void client_free(struct be_read_service *rs, struct rs_client *c)
 {
 	if (c->fd >= 0) {
 		epoll_ctl(rs->ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -136,7 +136,7 @@ static void client_free(struct read_service *rs, struct rs_client *c)
 
 /* A goodbye (when the socket takes it without waiting, and no reply was
  * begun: a frame is never cut by another), then the drop. */
-static void client_drop(struct read_service *rs, struct rs_client *c, const char *why)
+static void client_drop(struct be_read_service *rs, struct rs_client *c, const char *why)
 {
 	uint8_t bye[4 + 1 + 4 + WIRE_MSG_MAX + 8];
 	size_t n = wire_bye(bye, why);
@@ -147,14 +147,14 @@ static void client_drop(struct read_service *rs, struct rs_client *c, const char
 	client_free(rs, c);
 }
 
-static void watch(struct read_service *rs, struct rs_client *c, uint32_t events)
+static void watch(struct be_read_service *rs, struct rs_client *c, uint32_t events)
 {
 	struct epoll_event ev = {.events = events, .data.u32 = (uint32_t)(c - rs->c)};
 	epoll_ctl(rs->ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 /* Waiting for the next request: idle until its first byte. */
-static void await_request(struct read_service *rs, struct rs_client *c)
+static void await_request(struct be_read_service *rs, struct rs_client *c)
 {
 	free(c->out);
 	c->out = NULL;
@@ -217,7 +217,7 @@ static int add_damage(void *ctx, const struct store_damage *d)
 
 /* The reply to rq into o (c->out): the frame's length, or 0 when the
  * client is to be dropped (why in why). */
-static size_t answer(struct read_service *rs, struct rs_client *c, const struct wire_request *rq, struct wire_out *o,
+static size_t answer(struct be_read_service *rs, struct rs_client *c, const struct wire_request *rq, struct wire_out *o,
                      char *why, size_t whylen)
 {
 	struct store *s = rs->s;
@@ -365,7 +365,7 @@ static size_t answer(struct read_service *rs, struct rs_client *c, const struct 
 }
 
 /* Sends what the client takes now; 0, or -1 when it is gone. */
-static int client_send(struct read_service *rs, struct rs_client *c)
+static int client_send(struct be_read_service *rs, struct rs_client *c)
 {
 	while (c->sent < c->outlen) {
 		ssize_t n = send(c->fd, c->out + c->sent, c->outlen - c->sent, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -388,7 +388,7 @@ static int client_send(struct read_service *rs, struct rs_client *c)
 
 /* A whole request frame is in: answered, the reply copied out (2), then
  * sent as the client takes it. */
-static void serve_request(struct read_service *rs, struct rs_client *c)
+static void serve_request(struct be_read_service *rs, struct rs_client *c)
 {
 	struct wire_request rq;
 	char why[WIRE_MSG_MAX];
@@ -420,7 +420,7 @@ static void serve_request(struct read_service *rs, struct rs_client *c)
 }
 
 /* Reads what came: the length, then the frame (3). */
-static void client_read(struct read_service *rs, struct rs_client *c)
+static void client_read(struct be_read_service *rs, struct rs_client *c)
 {
 	for (;;) {
 		ssize_t n = recv(c->fd, c->in + c->inlen, c->want - c->inlen, MSG_DONTWAIT);
@@ -458,7 +458,7 @@ static void client_read(struct read_service *rs, struct rs_client *c)
 
 /* ---- clients ---------------------------------------------------------------------- */
 
-static void accept_clients(struct read_service *rs)
+static void accept_clients(struct be_read_service *rs)
 {
 	int fd;
 	while ((fd = accept4(rs->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
@@ -467,16 +467,16 @@ static void accept_clients(struct read_service *rs)
 		int known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) == 0;
 		uid_t uid = known ? cred.uid : (uid_t)-1;
 		int priv = known && (cred.uid == 0 || cred.uid == geteuid());
-		struct peer_slot slots[READ_CLIENTS_MAX];
+		struct be_peer_slot slots[READ_CLIENTS_MAX];
 		for (int i = 0; i < READ_CLIENTS_MAX; i++) {
 			struct rs_client *c = &rs->c[i];
 			/* (3) idle, or mid-request: nothing of it is under way here */
-			slots[i] = (struct peer_slot){c->fd >= 0, c->uid, c->priv, c->seq, c->fd >= 0 && !c->out};
+			slots[i] = (struct be_peer_slot){c->fd >= 0, c->uid, c->priv, c->seq, c->fd >= 0 && !c->out};
 		}
 		size_t idx;
 		char why[240];
-		enum peer_place place =
-		        peer_room_place(slots, READ_CLIENTS_MAX, READ_PER_USER_MAX, uid, priv, &idx, why, sizeof(why));
+		enum be_peer_place place =
+		        be_peer_room_place(slots, READ_CLIENTS_MAX, READ_PER_USER_MAX, uid, priv, &idx, why, sizeof(why));
 		if (place == PEER_REFUSE) {
 			uint8_t bye[4 + 1 + 4 + WIRE_MSG_MAX + 8];
 			char said[WIRE_MSG_MAX];
@@ -512,7 +512,7 @@ static void accept_clients(struct read_service *rs)
 }
 
 /* Drops clients past their deadline; ms until the next one, or -1. */
-static int expire(struct read_service *rs)
+static int expire(struct be_read_service *rs)
 {
 	int64_t now = mono_us(), next = -1;
 	for (int i = 0; i < READ_CLIENTS_MAX; i++) {
@@ -533,7 +533,7 @@ static int expire(struct read_service *rs)
 
 static void *service_main(void *arg)
 {
-	struct read_service *rs = arg;
+	struct be_read_service *rs = arg;
 
 	/* (1) the lowest priority of the process's threads: when a core is
 	 * short, the guests' threads take it */
@@ -543,7 +543,7 @@ static void *service_main(void *arg)
 		struct epoll_event evs[16];
 		int n = epoll_wait(rs->ep, evs, 16, expire(rs));
 		if (n < 0 && errno != EINTR) {
-			blog_at(LOG_ERR, "read service: epoll_wait: %s (readers through %s stop)", strerror(errno), rs->sock);
+			be_blog_at(LOG_ERR, "read service: epoll_wait: %s (readers through %s stop)", strerror(errno), rs->sock);
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -568,7 +568,7 @@ static void *service_main(void *arg)
 
 /* ---- start and stop ----------------------------------------------------------------- */
 
-static int listen_on(struct read_service *rs, const char *run_dir, int shared, char *err, size_t errlen)
+static int listen_on(struct be_read_service *rs, const char *run_dir, int shared, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char bound[sizeof(sa.sun_path) + 8];
@@ -591,9 +591,9 @@ static int listen_on(struct read_service *rs, const char *run_dir, int shared, c
 	return 0;
 }
 
-struct read_service *read_service_start(const char *db, const char *run_dir, int shared, char *err, size_t errlen)
+struct be_read_service *be_read_service_start(const char *db, const char *run_dir, int shared, char *err, size_t errlen)
 {
-	struct read_service *rs = calloc(1, sizeof(*rs));
+	struct be_read_service *rs = calloc(1, sizeof(*rs));
 	char why[512];
 
 	if (!rs) {
@@ -608,11 +608,11 @@ struct read_service *read_service_start(const char *db, const char *run_dir, int
 	struct store_open_opts o = {.mode = STORE_READ, .follows_growth = 1};
 	if (store_open(&rs->s, db, &o, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "read service: %s", why);
-		read_service_stop(rs);
+		be_read_service_stop(rs);
 		return NULL;
 	}
 	if (listen_on(rs, run_dir, shared, err, errlen) != 0) {
-		read_service_stop(rs);
+		be_read_service_stop(rs);
 		return NULL;
 	}
 	struct epoll_event lev = {.events = EPOLLIN, .data.u32 = (uint32_t)EV_LISTEN};
@@ -621,14 +621,14 @@ struct read_service *read_service_start(const char *db, const char *run_dir, int
 	    epoll_ctl(rs->ep, EPOLL_CTL_ADD, rs->lfd, &lev) != 0 || epoll_ctl(rs->ep, EPOLL_CTL_ADD, rs->stop_fd, &sev) != 0 ||
 	    pthread_create(&rs->thread, NULL, service_main, rs) != 0) {
 		snprintf(err, errlen, "read service: cannot start: %s", strerror(errno));
-		read_service_stop(rs);
+		be_read_service_stop(rs);
 		return NULL;
 	}
 	rs->started = 1;
 	return rs;
 }
 
-void read_service_stop(struct read_service *rs)
+void be_read_service_stop(struct be_read_service *rs)
 {
 	if (!rs)
 		return;
@@ -653,7 +653,7 @@ void read_service_stop(struct read_service *rs)
 	free(rs);
 }
 
-void read_service_counts(struct read_service *rs, struct read_service_counts *out)
+void be_read_service_counts(struct be_read_service *rs, struct be_read_service_counts *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!rs)

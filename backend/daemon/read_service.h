@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct read_service;
+struct be_read_service;
 
 /* Clients at once, in all and of one user other than root and ours. */
 #define READ_CLIENTS_MAX 48
@@ -27,16 +27,16 @@ struct read_service;
  * directory grants its group read and search; else 0600) and serves the
  * store at db (already open by this process's owner) on a thread of its
  * own.  NULL, and why in err, when it cannot. */
-struct read_service *read_service_start(const char *db, const char *run_dir, int shared, char *err, size_t errlen);
+struct be_read_service *be_read_service_start(const char *db, const char *run_dir, int shared, char *err, size_t errlen);
 /* Stops the thread, drops every client, removes the socket, closes its
  * connection (before the owner's: store_open.c's last connection). */
-void read_service_stop(struct read_service *rs);
+void be_read_service_stop(struct be_read_service *rs);
 
 /* What it did, for status and metrics. */
-struct read_service_counts {
+struct be_read_service_counts {
 	uint64_t requests, clients, turned_away, dropped;
 	int open;
 };
-void read_service_counts(struct read_service *rs, struct read_service_counts *out);
+void be_read_service_counts(struct be_read_service *rs, struct be_read_service_counts *out);
 
 #endif

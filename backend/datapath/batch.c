@@ -7,12 +7,12 @@
 #include "backend/common/log.h"
 #include "backend/datapath/batch.h"
 
-void batch_fail(struct pending_req *it, int16_t status, const char *why)
+void be_batch_fail(struct be_pending_req *it, int16_t status, const char *why)
 {
 	/* Also runs on the worker: only the item is touched here. */
 	it->status = status;
 	it->pending = 0;
 	it->noted = 0; /* counted in the store by the worker or at finish */
-	bdebug("dom%u %s: request %llu (op %u) refused: %s", it->d->domid, it->d->vdev,
+	be_bdebug("dom%u %s: request %llu (op %u) refused: %s", it->d->domid, it->d->vdev,
 	       (unsigned long long)it->req.id, it->req.operation, why);
 }

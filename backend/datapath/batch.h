@@ -12,10 +12,10 @@
 #include "backend/common/state.h"
 
 /* One guest request in a batch (Linux's blkback calls it pending_req). */
-struct pending_req {
-	struct device *d;
-	struct blk_req req;
-	struct blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
+struct be_pending_req {
+	struct be_device *d;
+	struct be_blk_req req;
+	struct be_blk_seg *ind_segs; /* an indirect request's segments; else req.seg */
 	uint8_t *ind_pages;
 	unsigned nsegs;
 	uint64_t nsect;
@@ -25,28 +25,28 @@ struct pending_req {
 	uint8_t pending;       /* still to be done */
 	uint8_t noted;         /* its error is counted in the store */
 	uint8_t run_gone;      /* the store says its device's run was deleted */
-	uint64_t charged;      /* chunks it took from the run's quota (quota_admit) */
+	uint64_t charged;      /* chunks it took from the run's quota (be_quota_admit) */
 };
 
-struct batch {
-	struct pending_req *items;
+struct be_batch {
+	struct be_pending_req *items;
 	unsigned n, cap;
 	int need_sync;
 	int failed;
-	int64_t commit_us;   /* io_commit's time in the store (the commit histogram) */
+	int64_t commit_us;   /* be_io_commit's time in the store (the commit histogram) */
 };
 
 /* What an item does, whatever its operation code says. */
 enum { K_NONE, K_READ, K_WRITE, K_FLUSH, K_DISCARD };
 
 /* Derived, never stored: items live in an array that grows (realloc). */
-static inline const struct blk_seg *item_segs(const struct pending_req *it)
+static inline const struct be_blk_seg *be_item_segs(const struct be_pending_req *it)
 {
 	return it->ind_segs ? it->ind_segs : it->req.seg;
 }
 
 /* The request is answered with status (and done with).  Also runs on the
  * worker: only the item is touched. */
-void batch_fail(struct pending_req *it, int16_t status, const char *why);
+void be_batch_fail(struct be_pending_req *it, int16_t status, const char *why);
 
 #endif

@@ -13,7 +13,7 @@
  * A failed grant copy, a bad request or a failed commit is an error
  * response, never a crash, and never an OKAY for data not stored.  A ring
  * whose producer index is bogus is not served and is reported to the
- * state machine (d->ring_broken; xenbus_fail_broken), as Linux's blkback
+ * state machine (d->ring_broken; be_xenbus_fail_broken), as Linux's blkback
  * returns an error to its caller.  Where steps 4-5 run: io_worker.c; what
  * stands in for the store in benchmarks: sink.c.
  *
@@ -46,9 +46,9 @@ static int64_t now_us(void)
  * the back if it has more, behind every device that waited.  (A LIFO let
  * the guests just answered, which notify again first, starve the rest: a
  * 64-guest fleet saw some guests' p99 at 30 times the median.) */
-void io_schedule(struct device *d)
+void be_io_schedule(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
 	if (d->work != WORK_IDLE || !d->connected)
 		return;
@@ -62,9 +62,9 @@ void io_schedule(struct device *d)
 }
 
 /* Back at the head of the FIFO: the rest of a turn a full batch cut short. */
-static void io_schedule_first(struct device *d)
+static void io_schedule_first(struct be_device *d)
 {
-	struct backend *b = d->b;
+	struct be_backend *b = d->b;
 
 	d->work = WORK_QUEUED;
 	d->next_work = b->work;
@@ -73,12 +73,12 @@ static void io_schedule_first(struct device *d)
 		b->work_tail = d;
 }
 
-void io_unschedule(struct device *d)
+void be_io_unschedule(struct be_device *d)
 {
-	struct backend *b = d->b;
-	struct device *prev = NULL;
+	struct be_backend *b = d->b;
+	struct be_device *prev = NULL;
 
-	for (struct device *w = b->work; w; prev = w, w = w->next_work)
+	for (struct be_device *w = b->work; w; prev = w, w = w->next_work)
 		if (w == d) {
 			if (prev)
 				prev->next_work = d->next_work;
@@ -91,9 +91,9 @@ void io_unschedule(struct device *d)
 	d->work = WORK_IDLE;
 }
 
-static struct device *next_scheduled(struct backend *b)
+static struct be_device *next_scheduled(struct be_backend *b)
 {
-	struct device *d = b->work;
+	struct be_device *d = b->work;
 
 	if (d) {
 		b->work = d->next_work;
@@ -105,7 +105,7 @@ static struct device *next_scheduled(struct backend *b)
 }
 
 /* Grant copy with a per-segment map fallback for platforms without copy. */
-static void copy_segments(struct backend *b, uint32_t domid, int to_guest,
+static void copy_segments(struct be_backend *b, uint32_t domid, int to_guest,
                           struct plat_copy_seg *segs, uint32_t n)
 {
 	if (n == 0)
@@ -128,36 +128,36 @@ static void copy_segments(struct backend *b, uint32_t domid, int to_guest,
 }
 
 /* Step 1: take and pre-validate requests of one device. */
-static unsigned take_requests(struct device *d, struct pending_req **items, unsigned *n, unsigned *cap,
+static unsigned take_requests(struct be_device *d, struct be_pending_req **items, unsigned *n, unsigned *cap,
                               uint64_t *bytes, int *cut)
 {
 	unsigned taken = 0;
-	int avail = ring_pending_requests(&d->ring);
+	int avail = be_ring_pending_requests(&d->ring);
 
 	if (avail < 0) {
-		d->ring_broken = 1; /* the state machine disconnects it (xenbus_fail_broken) */
+		d->ring_broken = 1; /* the state machine disconnects it (be_xenbus_fail_broken) */
 		return 0;
 	}
 	while (avail > 0 && d->turn_taken + taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 64;
-			struct pending_req *grown = realloc(*items, *cap * sizeof(**items));
+			struct be_pending_req *grown = realloc(*items, *cap * sizeof(**items));
 			if (!grown)
 				break;
 			*items = grown;
 		}
-		struct pending_req *it = &(*items)[(*n)++];
+		struct be_pending_req *it = &(*items)[(*n)++];
 		const char *why = NULL;
 		memset(it, 0, sizeof(*it));
 		it->d = d;
 		it->pending = 1;
-		blkif_copy_request(d->ring.abi, ring_take_request(&d->ring), &it->req);
+		be_blkif_copy_request(d->ring.abi, be_ring_take_request(&d->ring), &it->req);
 		avail--;
 		taken++;
 
-		int rc = blkif_validate(&it->req, d->capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
+		int rc = be_blkif_validate(&it->req, d->capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
 		if (rc) {
-			batch_fail(it, (int16_t)rc, why);
+			be_batch_fail(it, (int16_t)rc, why);
 			continue;
 		}
 		switch (it->req.operation) {
@@ -180,7 +180,7 @@ static unsigned take_requests(struct device *d, struct pending_req **items, unsi
 	if (avail > 0)
 		d->work = WORK_MORE;
 	/* Cut short by the batch's size, not by its own share of the turn:
-	 * the rest of its turn comes first in the next batch (io_prepare),
+	 * the rest of its turn comes first in the next batch (be_io_prepare),
 	 * and counts against the same share, so that no device keeps the
 	 * head of the queue. */
 	*cut = avail > 0 && d->turn_taken + taken < REQUESTS_PER_TURN && *bytes >= BATCH_BYTES_MAX;
@@ -189,10 +189,10 @@ static unsigned take_requests(struct device *d, struct pending_req **items, unsi
 }
 
 /* Step 2a: indirect pages, fetched once into our memory. */
-static void fetch_indirect(struct backend *b, struct pending_req *items, unsigned n)
+static void fetch_indirect(struct be_backend *b, struct be_pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct pending_req *it = &items[i];
+		struct be_pending_req *it = &items[i];
 		if (!it->pending || it->req.operation != BLKIF_OP_INDIRECT)
 			continue;
 		unsigned pages = (it->nsegs + BLKIF_SEGS_PER_INDIRECT_PAGE - 1) / BLKIF_SEGS_PER_INDIRECT_PAGE;
@@ -200,7 +200,7 @@ static void fetch_indirect(struct backend *b, struct pending_req *items, unsigne
 		it->ind_pages = malloc((size_t)pages * 4096);
 		it->ind_segs = malloc(it->nsegs * sizeof(*it->ind_segs));
 		if (!it->ind_pages || !it->ind_segs) {
-			batch_fail(it, BLKIF_RSP_ERROR, "out of memory");
+			be_batch_fail(it, BLKIF_RSP_ERROR, "out of memory");
 			continue;
 		}
 		for (unsigned p = 0; p < pages; p++)
@@ -211,10 +211,10 @@ static void fetch_indirect(struct backend *b, struct pending_req *items, unsigne
 		for (unsigned p = 0; p < pages; p++)
 			ok &= cs[p].status == 0;
 		if (!ok) {
-			batch_fail(it, BLKIF_RSP_ERROR, "indirect page grant copy failed");
+			be_batch_fail(it, BLKIF_RSP_ERROR, "indirect page grant copy failed");
 			continue;
 		}
-		blkif_load_indirect(it->ind_pages, it->nsegs, it->ind_segs);
+		be_blkif_load_indirect(it->ind_pages, it->nsegs, it->ind_segs);
 	}
 }
 
@@ -237,7 +237,7 @@ static void fetch_indirect(struct backend *b, struct pending_req *items, unsigne
  * Partial rewrites stay in the database, in place: free, as before. */
 #define REWRITE_MARGIN_MIN ((uint64_t)4 << 20)
 
-static uint64_t rewrite_cost(const struct pending_req *it, uint64_t fresh)
+static uint64_t rewrite_cost(const struct be_pending_req *it, uint64_t fresh)
 {
 	uint64_t first = (it->req.sector + STORE_CHUNK_SECTORS - 1) / STORE_CHUNK_SECTORS;
 	uint64_t end = (it->req.sector + it->nsect) / STORE_CHUNK_SECTORS; /* whole chunks [first, end) */
@@ -245,9 +245,9 @@ static uint64_t rewrite_cost(const struct pending_req *it, uint64_t fresh)
 	return whole > fresh ? whole - fresh : 0;
 }
 
-static int store_over_limit(struct backend *b, const struct pending_req *it)
+static int store_over_limit(struct be_backend *b, const struct be_pending_req *it)
 {
-	uint64_t fresh = quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
+	uint64_t fresh = be_quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
 	uint64_t rewrite = rewrite_cost(it, fresh);
 	if (!fresh && !rewrite)
 		return 0;
@@ -271,11 +271,11 @@ static int store_over_limit(struct backend *b, const struct pending_req *it)
 	b->give_back_urgent = 1;
 	if (!b->store_full_logged) {
 		if (fresh)
-			blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
+			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
 			     "until runs are deleted or the limit is raised",
 			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit);
 		else
-			blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu) and its margin for "
+			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu) and its margin for "
 			     "rewrites (%llu): rewrites fail until the space earlier rewrites freed is given back (a "
 			     "reader may still see it) or the limit is raised",
 			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit,
@@ -286,42 +286,42 @@ static int store_over_limit(struct backend *b, const struct pending_req *it)
 }
 
 /* Step 2b: segments, ranges, limits, buffers. */
-static void check_items(struct backend *b, struct pending_req *items, unsigned n)
+static void check_items(struct be_backend *b, struct be_pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct pending_req *it = &items[i];
+		struct be_pending_req *it = &items[i];
 		const char *why;
 		if (!it->pending || (it->kind != K_READ && it->kind != K_WRITE))
 			continue;
-		if (blkif_check_segments(item_segs(it), it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
+		if (be_blkif_check_segments(be_item_segs(it), it->nsegs, it->req.sector, it->d->capacity, &it->nsect,
 		                         &why) != 0) {
-			batch_fail(it, BLKIF_RSP_ERROR, why);
+			be_batch_fail(it, BLKIF_RSP_ERROR, why);
 			continue;
 		}
-		struct run *r = it->d->run;
+		struct be_run *r = it->d->run;
 		if (it->kind == K_WRITE && r && b->opt.max_store_bytes && store_over_limit(b, it)) {
-			batch_fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
+			be_batch_fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
 			continue;
 		}
 		/* What the store will hold counts, charged here and given back
 		 * by finish() if the write fails. */
 		if (it->kind == K_WRITE && r &&
-		    quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->opt.max_run_bytes,
+		    be_quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->opt.max_run_bytes,
 		                &it->charged) != 0) {
 			if (!r->over_limit_logged) {
-				dlog_at(LOG_WARNING, it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
+				be_dlog_at(LOG_WARNING, it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
 				            "writes to new places fail",
 				     (unsigned long long)b->opt.max_run_bytes);
 				r->over_limit_logged = 1;
 			}
-			batch_fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
+			be_batch_fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
 			continue;
 		}
 		/* Page-aligned: the raw-direct sink hands it to O_DIRECT. */
 		if (posix_memalign((void **)&it->data, 4096, it->nsect * 512) != 0)
 			it->data = NULL;
 		if (!it->data)
-			batch_fail(it, BLKIF_RSP_ERROR, "out of memory");
+			be_batch_fail(it, BLKIF_RSP_ERROR, "out of memory");
 	}
 }
 
@@ -329,7 +329,7 @@ static void check_items(struct backend *b, struct pending_req *items, unsigned n
  * domain. */
 enum direction { FROM_GUEST, TO_GUEST };
 
-static void transfer(struct backend *b, struct pending_req *items, unsigned n, enum direction dir)
+static void transfer(struct be_backend *b, struct be_pending_req *items, unsigned n, enum direction dir)
 {
 	int to_guest = dir == TO_GUEST;
 	uint8_t kind = to_guest ? K_READ : K_WRITE;
@@ -346,7 +346,7 @@ static void transfer(struct backend *b, struct pending_req *items, unsigned n, e
 	if (!cs || !owner || !doms) {
 		for (unsigned i = 0; i < n; i++)
 			if (items[i].pending && items[i].kind == kind)
-				batch_fail(&items[i], BLKIF_RSP_ERROR, "out of memory");
+				be_batch_fail(&items[i], BLKIF_RSP_ERROR, "out of memory");
 		goto out;
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -361,11 +361,11 @@ static void transfer(struct backend *b, struct pending_req *items, unsigned n, e
 	for (size_t k = 0; k < ndoms; k++) {
 		size_t m = 0;
 		for (unsigned i = 0; i < n; i++) {
-			struct pending_req *it = &items[i];
+			struct be_pending_req *it = &items[i];
 			if (!it->pending || it->kind != kind || it->d->domid != doms[k])
 				continue;
 			size_t pos = 0;
-			const struct blk_seg *sg = item_segs(it);
+			const struct be_blk_seg *sg = be_item_segs(it);
 			for (unsigned s = 0; s < it->nsegs; s++) {
 				uint16_t len = (uint16_t)((sg[s].last_sect - sg[s].first_sect + 1) * 512);
 				cs[m] = (struct plat_copy_seg){sg[s].gref, (uint16_t)(sg[s].first_sect * 512), len,
@@ -377,7 +377,7 @@ static void transfer(struct backend *b, struct pending_req *items, unsigned n, e
 		copy_segments(b, doms[k], to_guest, cs, (uint32_t)m);
 		for (size_t j = 0; j < m; j++)
 			if (cs[j].status != 0 && items[owner[j]].pending)
-				batch_fail(&items[owner[j]], BLKIF_RSP_ERROR,
+				be_batch_fail(&items[owner[j]], BLKIF_RSP_ERROR,
 				     to_guest ? "grant copy to the guest failed" : "grant copy from the guest failed");
 	}
 out:
@@ -387,10 +387,10 @@ out:
 }
 
 /* Step 4: the store.  Returns -1 if the batch must be failed whole. */
-static int apply(struct backend *b, struct pending_req *items, unsigned n, int *need_sync)
+static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n, int *need_sync)
 {
 	for (unsigned i = 0; i < n; i++) {
-		struct pending_req *it = &items[i];
+		struct be_pending_req *it = &items[i];
 		int rc = 0;
 		if (!it->pending)
 			continue;
@@ -412,7 +412,7 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 			rc = store_write_many(it->d->sdev, seg, k);
 			if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND)
 				for (unsigned m = i + 1; m < j; m++) {
-					batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
+					be_batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
 					items[m].run_gone = rc == STORE_ENOTFOUND;
 				}
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
@@ -436,11 +436,11 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
 		if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND) {
 			/* a bad range, or a device whose run was deleted: this
 			 * request fails, the rest of the batch goes on (and a
-			 * deleted run's devices are closed: xenbus_fail_broken) */
-			batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
+			 * deleted run's devices are closed: be_xenbus_fail_broken) */
+			be_batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
 			it->run_gone = rc == STORE_ENOTFOUND;
 		} else if (rc) {
-			blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));
+			be_blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));
 			return -1;
 		}
 	}
@@ -452,14 +452,14 @@ static int apply(struct backend *b, struct pending_req *items, unsigned n, int *
  * (the window journal.c exists for). */
 static long kill_before_push = -1;
 
-void io_fault_injection_init(void)
+void be_io_fault_injection_init(void)
 {
 	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
 	if (fault && *fault)
 		kill_before_push = strtol(fault, NULL, 10);
 }
 
-static void respond(struct backend *b, struct pending_req *items, unsigned n)
+static void respond(struct be_backend *b, struct be_pending_req *items, unsigned n)
 {
 	uint64_t *ids = malloc(n * sizeof(*ids));
 	uint8_t *ops = malloc(n);
@@ -468,7 +468,7 @@ static void respond(struct backend *b, struct pending_req *items, unsigned n)
 	/* Per device, in ring order: journal, write, publish, notify.  A
 	 * device's items are consecutive (prepare takes each device once). */
 	for (unsigned i = 0, end; i < n; i = end) {
-		struct device *d = items[i].d;
+		struct be_device *d = items[i].d;
 		for (end = i + 1; end < n && items[end].d == d; end++)
 			;
 		if (!d->connected)
@@ -480,15 +480,15 @@ static void respond(struct backend *b, struct pending_req *items, unsigned n)
 			st[m++] = items[k].status;
 		}
 		if (ids && ops && st)
-			journal_begin(d, d->ring.rsp_prod_pvt, m, ids, ops, st);
+			be_journal_begin(d, d->ring.rsp_prod_pvt, m, ids, ops, st);
 		for (unsigned k = i; k < end; k++)
-			blkif_write_response(d->ring.abi, ring_next_response(&d->ring), items[k].req.id,
+			be_blkif_write_response(d->ring.abi, be_ring_next_response(&d->ring), items[k].req.id,
 			                     items[k].req.operation, items[k].status);
 		if (kill_before_push > 0 && --kill_before_push == 0)
 			raise(SIGKILL);
-		if (ring_push_responses(&d->ring))
+		if (be_ring_push_responses(&d->ring))
 			plat_evtchn_notify(b->evt, d->local_port);
-		journal_end(d);
+		be_journal_end(d);
 	}
 	free(ids);
 	free(ops);
@@ -497,10 +497,10 @@ static void respond(struct backend *b, struct pending_req *items, unsigned n)
 
 /* Counts failed requests against their devices in the store (the worker's
  * store, or the loop's while the worker is idle). */
-static void note_errors(struct batch *bt)
+static void note_errors(struct be_batch *bt)
 {
 	for (unsigned i = 0; i < bt->n; i++) {
-		struct pending_req *it = &bt->items[i];
+		struct be_pending_req *it = &bt->items[i];
 		if (it->status != BLKIF_RSP_OKAY && !it->pending && !it->noted && it->d->sdev) {
 			store_note_error(it->d->sdev);
 			it->noted = 1;
@@ -509,10 +509,10 @@ static void note_errors(struct batch *bt)
 }
 
 /* Steps 1-3, on the loop's thread: take, check, copy in. */
-struct batch *io_prepare(struct backend *b)
+struct be_batch *be_io_prepare(struct be_backend *b)
 {
-	struct batch *bt = calloc(1, sizeof(*bt));
-	struct device *again = NULL, *again_tail = NULL, *d;
+	struct be_batch *bt = calloc(1, sizeof(*bt));
+	struct be_device *again = NULL, *again_tail = NULL, *d;
 	uint64_t bytes = 0;
 
 	if (!bt)
@@ -537,10 +537,10 @@ struct batch *io_prepare(struct backend *b)
 		 * Without this a ring whose requests an earlier batch took (or a
 		 * restart answered from the journal) waits for a wake-up that the
 		 * guest's notify-if-needed check never sends. */
-		if (bt->n == before && d->connected && d->work != WORK_MORE && ring_final_check(&d->ring))
+		if (bt->n == before && d->connected && d->work != WORK_MORE && be_ring_final_check(&d->ring))
 			d->work = WORK_MORE;
 		if (bt->n == before && d->port_masked)
-			storm_empty_wakeup(d); /* woken with nothing to do (XSA-332) */
+			be_storm_empty_wakeup(d); /* woken with nothing to do (XSA-332) */
 		if (d->work == WORK_MORE) {
 			d->work = WORK_IDLE;
 			d->next_work = NULL;
@@ -551,9 +551,9 @@ struct batch *io_prepare(struct backend *b)
 			again_tail = d;
 		}
 	}
-	for (struct device *next; again; again = next) {
+	for (struct be_device *next; again; again = next) {
 		next = again->next_work;
-		io_schedule(again);
+		be_io_schedule(again);
 	}
 	if (bt->n == 0) {
 		free(bt->items);
@@ -572,7 +572,7 @@ struct batch *io_prepare(struct backend *b)
  * at most one line per 10 s with the count in between, not one line per
  * guest request.  Runs on whichever thread commits; one at a time.
  */
-static void log_store_failure(struct backend *b, const char *what)
+static void log_store_failure(struct be_backend *b, const char *what)
 {
 	static char last[256];
 	static int64_t last_us;
@@ -585,15 +585,15 @@ static void log_store_failure(struct backend *b, const char *what)
 		return;
 	}
 	if (suppressed)
-		blog_at(LOG_ERR, "store %s failed: %s (and %u more batches since)", what, msg, suppressed);
+		be_blog_at(LOG_ERR, "store %s failed: %s (and %u more batches since)", what, msg, suppressed);
 	else
-		blog_at(LOG_ERR, "store %s failed: %s", what, msg);
+		be_blog_at(LOG_ERR, "store %s failed: %s", what, msg);
 	snprintf(last, sizeof(last), "%s", msg);
 	last_us = now;
 	suppressed = 0;
 }
 
-static int only_reads(const struct batch *bt)
+static int only_reads(const struct be_batch *bt)
 {
 	for (unsigned i = 0; i < bt->n; i++)
 		if (bt->items[i].pending && bt->items[i].kind != K_READ)
@@ -602,10 +602,10 @@ static int only_reads(const struct batch *bt)
 }
 
 /* Steps 4-5, on the worker: the store. */
-void io_commit(struct backend *b, struct batch *bt)
+void be_io_commit(struct be_backend *b, struct be_batch *bt)
 {
 	if (b->opt.sink != SINK_STORE) {
-		sink_batch(b, bt);
+		be_sink_batch(b, bt);
 		return;
 	}
 	int64_t t0 = clock_mono_us();
@@ -634,15 +634,15 @@ void io_commit(struct backend *b, struct batch *bt)
 		failed = !only_reads(bt);
 	}
 	if (!failed && bt->need_sync && store_sync(b->store) != 0) {
-		blog_at(LOG_ERR, "%s", store_errmsg(b->store));
+		be_blog_at(LOG_ERR, "%s", store_errmsg(b->store));
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
-				batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
+				be_batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
 	}
 	if (failed)
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending)
-				batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
+				be_batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "the store could not commit");
 	bt->failed = failed;
 	note_errors(bt);
 	bt->commit_us = clock_mono_us() - t0;
@@ -650,22 +650,22 @@ void io_commit(struct backend *b, struct batch *bt)
 
 /* The commit histogram's bucket bounds, in microseconds (metrics.c prints
  * them as seconds). */
-const int64_t commit_buckets_us[COMMIT_BUCKETS] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
+const int64_t be_commit_buckets_us[COMMIT_BUCKETS] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
                                                    100000, 250000, 1000000};
 
-static void note_commit_time(struct backend *b, int64_t us)
+static void note_commit_time(struct be_backend *b, int64_t us)
 {
 	for (int i = 0; i < COMMIT_BUCKETS; i++)
-		if (us <= commit_buckets_us[i])
+		if (us <= be_commit_buckets_us[i])
 			b->commit_le[i]++;
 	b->commit_count++;
 	b->commit_sum_us += (uint64_t)(us > 0 ? us : 0);
 }
 
 /* Step 6, on the loop's thread, with the worker idle. */
-void io_finish(struct backend *b, struct batch *bt)
+void be_io_finish(struct be_backend *b, struct be_batch *bt)
 {
-	struct pending_req *items = bt->items;
+	struct be_pending_req *items = bt->items;
 	unsigned n = bt->n;
 
 	if (b->opt.sink == SINK_STORE)
@@ -674,18 +674,18 @@ void io_finish(struct backend *b, struct batch *bt)
 		b->commits_failed++;
 	} else {
 		for (unsigned i = 0; i < n; i++) {
-			struct pending_req *it = &items[i];
+			struct be_pending_req *it = &items[i];
 			if (!it->pending || it->kind != K_WRITE)
 				continue;
 			it->d->bytes += it->nsect * 512;
 			if (it->d->mirror && b->opt.sink == SINK_STORE) /* else the mirror is the sink */
-				raw_mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
+				be_raw_mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
 		}
 		transfer(b, items, n, TO_GUEST);
 		note_errors(bt);
 	}
 	for (unsigned i = 0; i < n; i++) {
-		struct pending_req *it = &items[i];
+		struct be_pending_req *it = &items[i];
 		if (it->pending)
 			it->status = BLKIF_RSP_OKAY;
 		it->d->requests++;
@@ -693,16 +693,16 @@ void io_finish(struct backend *b, struct batch *bt)
 		if (it->status != BLKIF_RSP_OKAY) {
 			it->d->errors++;
 			if (it->charged && it->d->run)
-				quota_release(&it->d->run->chunks, it->d->devid, it->req.sector, it->charged);
+				be_quota_release(&it->d->run->chunks, it->d->devid, it->req.sector, it->charged);
 		}
 	}
 	respond(b, items, n);
 	b->batches++;
 	/* Re-check each ring we served: requests that came while we worked. */
 	for (unsigned i = 0; i < n; i++) {
-		struct device *d = items[i].d;
-		if (d->connected && d->work == WORK_IDLE && ring_final_check(&d->ring))
-			io_schedule(d);
+		struct be_device *d = items[i].d;
+		if (d->connected && d->work == WORK_IDLE && be_ring_final_check(&d->ring))
+			be_io_schedule(d);
 		free(items[i].data);
 		free(items[i].ind_pages);
 		free(items[i].ind_segs);

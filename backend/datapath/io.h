@@ -12,18 +12,18 @@
 #include "backend/datapath/batch.h"
 
 /* The device has requests to take: on the backend's FIFO (b->work). */
-void io_schedule(struct device *d);
-void io_unschedule(struct device *d);
+void be_io_schedule(struct be_device *d);
+void be_io_unschedule(struct be_device *d);
 
-/* io.c: the batch's steps.  io_prepare (steps 1-3) and io_finish (step 6)
- * run on the loop's thread, io_commit (steps 4-5) on whichever thread
+/* io.c: the batch's steps.  be_io_prepare (steps 1-3) and be_io_finish (step 6)
+ * run on the loop's thread, be_io_commit (steps 4-5) on whichever thread
  * commits. */
-struct batch *io_prepare(struct backend *b);
-void io_commit(struct backend *b, struct batch *bt);
-void io_finish(struct backend *b, struct batch *bt);
-/* The commit histogram's bounds (struct backend's commit_le), in us. */
-extern const int64_t commit_buckets_us[COMMIT_BUCKETS];
+struct be_batch *be_io_prepare(struct be_backend *b);
+void be_io_commit(struct be_backend *b, struct be_batch *bt);
+void be_io_finish(struct be_backend *b, struct be_batch *bt);
+/* The commit histogram's bounds (struct be_backend's commit_le), in us. */
+extern const int64_t be_commit_buckets_us[COMMIT_BUCKETS];
 /* PROFSVC_FAULT_KILL_BEFORE_PUSH (tests), read once at start. */
-void io_fault_injection_init(void);
+void be_io_fault_injection_init(void);
 
 #endif

@@ -5,7 +5,7 @@
  * ones commit.  A small batch with nothing queued behind it is committed
  * on the loop's thread instead (nothing to overlap; two wake-ups saved in
  * the HaLVM writer's round trip).  The worker is the only user of the
- * store while it works: io_quiesce() waits for it before anything else
+ * store while it works: be_io_quiesce() waits for it before anything else
  * touches the store or tears a device down.
  *
  * Calls: io.c, log.c and the store; the daemon and the control plane call it.
@@ -25,17 +25,17 @@ struct io_pipe {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct batch *job;   /* with the worker */
+	struct be_batch *job;   /* with the worker */
 	int job_done;
 	int stop;
 	int efd;             /* signalled when job_done */
-	struct batch *ready; /* prepared while the worker was busy */
+	struct be_batch *ready; /* prepared while the worker was busy */
 };
 
 
 static void *worker_main(void *arg)
 {
-	struct backend *b = arg;
+	struct be_backend *b = arg;
 	struct io_pipe *io = b->io;
 
 	pthread_mutex_lock(&io->lock);
@@ -44,9 +44,9 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&io->cond, &io->lock);
 		if (io->stop)
 			break;
-		struct batch *bt = io->job;
+		struct be_batch *bt = io->job;
 		pthread_mutex_unlock(&io->lock);
-		io_commit(b, bt);
+		be_io_commit(b, bt);
 		pthread_mutex_lock(&io->lock);
 		io->job_done = 1;
 		pthread_cond_broadcast(&io->cond);
@@ -59,7 +59,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void submit(struct io_pipe *io, struct batch *bt)
+static void submit(struct io_pipe *io, struct be_batch *bt)
 {
 	pthread_mutex_lock(&io->lock);
 	io->job = bt;
@@ -68,11 +68,11 @@ static void submit(struct io_pipe *io, struct batch *bt)
 	pthread_mutex_unlock(&io->lock);
 }
 
-int io_start(struct backend *b)
+int be_io_start(struct be_backend *b)
 {
 	struct io_pipe *io = calloc(1, sizeof(*io));
 
-	io_fault_injection_init();
+	be_io_fault_injection_init();
 	if (!io)
 		return -1;
 	io->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -89,13 +89,13 @@ int io_start(struct backend *b)
 	return 0;
 }
 
-void io_stop(struct backend *b)
+void be_io_stop(struct be_backend *b)
 {
 	struct io_pipe *io = b->io;
 
 	if (!io)
 		return;
-	io_quiesce(b);
+	be_io_quiesce(b);
 	pthread_mutex_lock(&io->lock);
 	io->stop = 1;
 	pthread_cond_broadcast(&io->cond);
@@ -108,22 +108,22 @@ void io_stop(struct backend *b)
 	b->io = NULL;
 }
 
-int io_event_fd(struct backend *b)
+int be_io_event_fd(struct be_backend *b)
 {
 	return b->io->efd;
 }
 
-int io_can_run(struct backend *b)
+int be_io_can_run(struct be_backend *b)
 {
 	return b->work && (!b->io->job || !b->io->ready);
 }
 
-void io_run_batch(struct backend *b)
+void be_io_run_batch(struct be_backend *b)
 {
 	struct io_pipe *io = b->io;
 
 	if (!io->job) {
-		struct batch *bt = io_prepare(b);
+		struct be_batch *bt = be_io_prepare(b);
 		if (!bt)
 			return;
 		/*
@@ -134,19 +134,19 @@ void io_run_batch(struct backend *b)
 		 * more work queued the worker commits while we take it in.
 		 */
 		if (!b->work && bt->n <= INLINE_COMMIT_MAX_ITEMS) {
-			io_commit(b, bt);
-			io_finish(b, bt);
+			be_io_commit(b, bt);
+			be_io_finish(b, bt);
 			b->inline_commits++;
 			return;
 		}
 		submit(io, bt);
 	} else if (!io->ready) {
-		io->ready = io_prepare(b);
+		io->ready = be_io_prepare(b);
 	}
 }
 
 /* Waits for the worker's job; then answers it and hands over the next. */
-static void complete(struct backend *b, int wait)
+static void complete(struct be_backend *b, int wait)
 {
 	struct io_pipe *io = b->io;
 	uint64_t v;
@@ -154,7 +154,7 @@ static void complete(struct backend *b, int wait)
 	pthread_mutex_lock(&io->lock);
 	while (wait && io->job && !io->job_done)
 		pthread_cond_wait(&io->cond, &io->lock);
-	struct batch *done = io->job && io->job_done ? io->job : NULL;
+	struct be_batch *done = io->job && io->job_done ? io->job : NULL;
 	if (done)
 		io->job = NULL;
 	pthread_mutex_unlock(&io->lock);
@@ -163,19 +163,19 @@ static void complete(struct backend *b, int wait)
 	}
 	if (!done)
 		return;
-	io_finish(b, done);
+	be_io_finish(b, done);
 	if (io->ready) {
 		submit(io, io->ready);
 		io->ready = NULL;
 	}
 }
 
-void io_completed(struct backend *b)
+void be_io_completed(struct be_backend *b)
 {
 	complete(b, 0);
 }
 
-void io_quiesce(struct backend *b)
+void be_io_quiesce(struct be_backend *b)
 {
 	struct io_pipe *io = b->io;
 

@@ -8,19 +8,19 @@
 
 #include "backend/common/state.h"
 
-int io_start(struct backend *b);
-void io_stop(struct backend *b);
+int be_io_start(struct be_backend *b);
+void be_io_stop(struct be_backend *b);
 /* Prepares a batch from the devices on b->work and hands it to the worker
  * (or keeps it ready while the worker is busy). */
-void io_run_batch(struct backend *b);
-/* 1 when io_run_batch() could make progress now. */
-int io_can_run(struct backend *b);
+void be_io_run_batch(struct be_backend *b);
+/* 1 when be_io_run_batch() could make progress now. */
+int be_io_can_run(struct be_backend *b);
 /* The worker's completion fd (readable when a batch is committed). */
-int io_event_fd(struct backend *b);
+int be_io_event_fd(struct be_backend *b);
 /* Answers the committed batch and hands over the next. */
-void io_completed(struct backend *b);
+void be_io_completed(struct be_backend *b);
 /* Completes everything in flight: before any device is set up or torn
  * down, the worker is idle and no batch refers to a device. */
-void io_quiesce(struct backend *b);
+void be_io_quiesce(struct be_backend *b);
 
 #endif

@@ -53,23 +53,23 @@ struct journal {
 	struct journal_entry e[JOURNAL_SLOTS];
 };
 
-static void journal_path(const struct device *d, char *out, size_t len)
+static void journal_path(const struct be_device *d, char *out, size_t len)
 {
 	snprintf(out, len, "%s/ring-%u-%u.journal", d->b->opt.run_dir, d->domid, d->devid);
 }
 
 /* Opens (creating) the device's journal; on failure restarts are merely
  * less exact, so it is logged and the device works without one. */
-int journal_open(struct device *d, uint32_t ring_ref0)
+int be_journal_open(struct be_device *d, uint32_t ring_ref0)
 {
 	char path[512];
 	int fd;
 
-	journal_close(d);
+	be_journal_close(d);
 	journal_path(d, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, sizeof(struct journal)) != 0) {
-		dlog_at(LOG_ERR, d, "response journal %s: %s (a restart may answer in-flight requests wrongly)",
+		be_dlog_at(LOG_ERR, d, "response journal %s: %s (a restart may answer in-flight requests wrongly)",
 		     path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -92,46 +92,46 @@ int journal_open(struct device *d, uint32_t ring_ref0)
 	return 0;
 }
 
-void journal_close(struct device *d)
+void be_journal_close(struct be_device *d)
 {
 	if (d->journal)
 		munmap(d->journal, sizeof(struct journal));
 	d->journal = NULL;
 }
 
-void journal_remove(struct device *d)
+void be_journal_remove(struct be_device *d)
 {
 	char path[512];
 
-	journal_close(d);
+	be_journal_close(d);
 	journal_path(d, path, sizeof(path));
 	unlink(path);
 }
 
-/* Called right after ring_attach() on (re)connect. */
-void journal_recover(struct device *d)
+/* Called right after be_ring_attach() on (re)connect. */
+void be_journal_recover(struct be_device *d)
 {
 	struct journal *j = d->journal;
 
 	if (!j || j->count == 0)
 		return;
-	uint32_t shared = d->ring.rsp_prod_pvt; /* ring_attach read rsp_prod */
+	uint32_t shared = d->ring.rsp_prod_pvt; /* be_ring_attach read rsp_prod */
 	if (shared == j->start && j->count <= d->ring.slots) {
 		for (uint32_t i = 0; i < j->count; i++)
-			blkif_write_response(d->ring.abi, ring_next_response(&d->ring), j->e[i].id, j->e[i].op,
+			be_blkif_write_response(d->ring.abi, be_ring_next_response(&d->ring), j->e[i].id, j->e[i].op,
 			                     j->e[i].status);
 		d->ring.req_cons = d->ring.rsp_prod_pvt;
 		/* The guest may be asleep waiting for exactly these. */
-		if (ring_push_responses(&d->ring))
+		if (be_ring_push_responses(&d->ring))
 			plat_evtchn_notify(d->b->evt, d->local_port);
-		dlog_at(LOG_NOTICE, d, "published %u response(s) the previous backend wrote but did not publish",
+		be_dlog_at(LOG_NOTICE, d, "published %u response(s) the previous backend wrote but did not publish",
 		     j->count);
 	}
 	__atomic_store_n(&j->count, 0, __ATOMIC_RELEASE);
 }
 
 /* Before writing n responses starting at ring index start. */
-void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t *ids,
+void be_journal_begin(struct be_device *d, uint32_t start, uint32_t n, const uint64_t *ids,
                    const uint8_t *ops, const int16_t *status)
 {
 	struct journal *j = d->journal;
@@ -146,7 +146,7 @@ void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t 
 }
 
 /* After the responses were published. */
-void journal_end(struct device *d)
+void be_journal_end(struct be_device *d)
 {
 	if (d->journal)
 		__atomic_store_n(&((struct journal *)d->journal)->count, 0, __ATOMIC_RELEASE);

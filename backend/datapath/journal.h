@@ -8,14 +8,14 @@
 
 #include <stdint.h>
 
-struct device;
+struct be_device;
 
-int journal_open(struct device *d, uint32_t ring_ref0);
-void journal_close(struct device *d);
-void journal_remove(struct device *d);
-void journal_recover(struct device *d);
-void journal_begin(struct device *d, uint32_t start, uint32_t n, const uint64_t *ids,
+int be_journal_open(struct be_device *d, uint32_t ring_ref0);
+void be_journal_close(struct be_device *d);
+void be_journal_remove(struct be_device *d);
+void be_journal_recover(struct be_device *d);
+void be_journal_begin(struct be_device *d, uint32_t start, uint32_t n, const uint64_t *ids,
                    const uint8_t *ops, const int16_t *status);
-void journal_end(struct device *d);
+void be_journal_end(struct be_device *d);
 
 #endif

@@ -42,9 +42,9 @@ static void safe_name(const char *s, char *out, size_t len)
 	out[o] = '\0';
 }
 
-int raw_mirror_open(struct device *d, const char *dir, int direct, int sink)
+int be_raw_mirror_open(struct be_device *d, const char *dir, int direct, int sink)
 {
-	struct raw_mirror *m = calloc(1, sizeof(*m));
+	struct be_raw_mirror *m = calloc(1, sizeof(*m));
 	char name[64];
 	struct store_device_info si;
 
@@ -62,7 +62,7 @@ int raw_mirror_open(struct device *d, const char *dir, int direct, int sink)
 		m->fd = open(m->path, flags, 0600);
 	store_device_get_info(d->sdev, &si);
 	if (m->fd < 0 || ftruncate(m->fd, (off_t)(si.capacity_sectors * 512)) != 0) {
-		dlog_at(LOG_ERR, d, "raw mirror %s: %s", m->path, strerror(errno));
+		be_dlog_at(LOG_ERR, d, "raw mirror %s: %s", m->path, strerror(errno));
 		if (m->fd >= 0)
 			close(m->fd);
 		free(m);
@@ -70,19 +70,19 @@ int raw_mirror_open(struct device *d, const char *dir, int direct, int sink)
 	}
 #ifdef HAVE_AIO
 	if (io_setup(RAW_MIRROR_DEPTH, &m->ctx) != 0) {
-		dlog_at(LOG_WARNING, d, "raw mirror: io_setup failed; using pwrite");
+		be_dlog_at(LOG_WARNING, d, "raw mirror: io_setup failed; using pwrite");
 		m->ctx = 0;
 	}
 #endif
 	d->mirror = m;
-	dlog_at(LOG_INFO, d, "raw %s %s (%s)", sink ? "image" : "mirror", m->path, m->direct ? "O_DIRECT" : "buffered");
+	be_dlog_at(LOG_INFO, d, "raw %s %s (%s)", sink ? "image" : "mirror", m->path, m->direct ? "O_DIRECT" : "buffered");
 	return 0;
 }
 
 #ifdef HAVE_AIO
-int raw_mirror_reap(struct device *d, long min)
+int be_raw_mirror_reap(struct be_device *d, long min)
 {
-	struct raw_mirror *m = d->mirror;
+	struct be_raw_mirror *m = d->mirror;
 	struct io_event ev[RAW_MIRROR_DEPTH];
 	int failed = 0;
 
@@ -112,15 +112,15 @@ int raw_mirror_reap(struct device *d, long min)
 }
 #endif
 
-static void drop(struct device *d, const char *why)
+static void drop(struct be_device *d, const char *why)
 {
-	dlog_at(LOG_WARNING, d, "raw mirror %s dropped: %s (the store keeps everything)", d->mirror->path, why);
-	raw_mirror_close(d);
+	be_dlog_at(LOG_WARNING, d, "raw mirror %s dropped: %s (the store keeps everything)", d->mirror->path, why);
+	be_raw_mirror_close(d);
 }
 
-void raw_mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t nsect)
+void be_raw_mirror_write(struct be_device *d, uint64_t sector, const void *data, uint32_t nsect)
 {
-	struct raw_mirror *m = d->mirror;
+	struct be_raw_mirror *m = d->mirror;
 	size_t len = (size_t)nsect * 512;
 	void *buf;
 
@@ -135,7 +135,7 @@ void raw_mirror_write(struct device *d, uint64_t sector, const void *data, uint3
 	memcpy(buf, data, len);
 #ifdef HAVE_AIO
 	if (m->ctx) {
-		if (m->inflight >= RAW_MIRROR_DEPTH && raw_mirror_reap(d, 1) != 0) {
+		if (m->inflight >= RAW_MIRROR_DEPTH && be_raw_mirror_reap(d, 1) != 0) {
 			free(buf);
 			drop(d, "write failed");
 			return;
@@ -155,7 +155,7 @@ void raw_mirror_write(struct device *d, uint64_t sector, const void *data, uint3
 			return;
 		}
 		m->inflight++;
-		if (raw_mirror_reap(d, 0) != 0)
+		if (be_raw_mirror_reap(d, 0) != 0)
 			drop(d, "write failed");
 		return;
 	}
@@ -166,17 +166,17 @@ void raw_mirror_write(struct device *d, uint64_t sector, const void *data, uint3
 		drop(d, n < 0 ? strerror(errno) : "short write");
 }
 
-void raw_mirror_close(struct device *d)
+void be_raw_mirror_close(struct be_device *d)
 {
-	struct raw_mirror *m = d->mirror;
+	struct be_raw_mirror *m = d->mirror;
 
 	if (!m)
 		return;
 	d->mirror = NULL;
 #ifdef HAVE_AIO
 	if (m->ctx) {
-		struct device tmp = {.mirror = m};
-		raw_mirror_reap(&tmp, (long)m->inflight);
+		struct be_device tmp = {.mirror = m};
+		be_raw_mirror_reap(&tmp, (long)m->inflight);
 		io_destroy(m->ctx);
 	}
 #endif

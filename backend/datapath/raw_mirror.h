@@ -12,10 +12,10 @@
 #include <libaio.h>
 #endif
 
-struct device;
+struct be_device;
 
 #define RAW_MIRROR_DEPTH 64 /* writes in flight per image */
-struct raw_mirror {
+struct be_raw_mirror {
 	int fd;
 	int direct;
 	int sink;          /* the sink: writes waited for, buffers not ours */
@@ -26,14 +26,14 @@ struct raw_mirror {
 	char path[512];
 };
 
-int raw_mirror_open(struct device *d, const char *dir, int direct, int sink);
-void raw_mirror_write(struct device *d, uint64_t sector, const void *data, uint32_t nsect);
-void raw_mirror_close(struct device *d);
+int be_raw_mirror_open(struct be_device *d, const char *dir, int direct, int sink);
+void be_raw_mirror_write(struct be_device *d, uint64_t sector, const void *data, uint32_t nsect);
+void be_raw_mirror_close(struct be_device *d);
 #ifdef HAVE_AIO
 /* Reaps the image's completed writes, waiting for at least min; -1 if any
  * failed.  A sink's write (iocb data: its int16_t status) that failed is
  * marked -1; a mirror's buffer (iocb data) is freed. */
-int raw_mirror_reap(struct device *d, long min);
+int be_raw_mirror_reap(struct be_device *d, long min);
 #endif
 
 #endif

@@ -25,7 +25,7 @@
 #include "backend/datapath/raw_mirror.h"
 #include "backend/datapath/sink.h"
 
-const char *sink_name(enum sink s)
+const char *be_sink_name(enum be_sink s)
 {
 	switch (s) {
 	case SINK_NULL:
@@ -43,16 +43,16 @@ const char *sink_name(enum sink s)
 
 /* Starts a write of the sink; *err becomes -1 if it fails (now or when it
  * completes).  buf must stay valid until raw_sink_wait. */
-static void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err)
+static void raw_sink_write(struct be_device *d, uint64_t sector, void *buf, uint32_t nsect, int16_t *err)
 {
-	struct raw_mirror *m = d->mirror;
+	struct be_raw_mirror *m = d->mirror;
 	size_t len = (size_t)nsect * 512;
 
 #ifdef HAVE_AIO
 	if (m->ctx) {
 		struct iocb *cb = malloc(sizeof(*cb));
 		if (m->inflight >= RAW_MIRROR_DEPTH)
-			raw_mirror_reap(d, 1);
+			be_raw_mirror_reap(d, 1);
 		if (!cb) {
 			*err = -1;
 			return;
@@ -73,19 +73,19 @@ static void raw_sink_write(struct device *d, uint64_t sector, void *buf, uint32_
 }
 
 /* Waits for every write started; 0 if all succeeded. */
-static int raw_sink_wait(struct device *d)
+static int raw_sink_wait(struct be_device *d)
 {
 #ifdef HAVE_AIO
-	struct raw_mirror *m = d->mirror;
+	struct be_raw_mirror *m = d->mirror;
 	if (m->ctx && m->inflight)
-		return raw_mirror_reap(d, (long)m->inflight);
+		return be_raw_mirror_reap(d, (long)m->inflight);
 #else
 	(void)d;
 #endif
 	return 0;
 }
 
-static int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t nsect)
+static int raw_sink_read(struct be_device *d, uint64_t sector, void *buf, uint32_t nsect)
 {
 	size_t len = (size_t)nsect * 512;
 	ssize_t n = pread(d->mirror->fd, buf, len, (off_t)(sector * 512));
@@ -95,7 +95,7 @@ static int raw_sink_read(struct device *d, uint64_t sector, void *buf, uint32_t 
 	return 0;
 }
 
-static int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect)
+static int raw_sink_discard(struct be_device *d, uint64_t sector, uint64_t nsect)
 {
 	if (fallocate(d->mirror->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(sector * 512),
 	              (off_t)(nsect * 512)) == 0 ||
@@ -104,7 +104,7 @@ static int raw_sink_discard(struct device *d, uint64_t sector, uint64_t nsect)
 	return -1;
 }
 
-static int raw_sink_flush(struct device *d)
+static int raw_sink_flush(struct be_device *d)
 {
 	return fdatasync(d->mirror->fd);
 }
@@ -114,16 +114,16 @@ static int raw_sink_flush(struct device *d)
  * `make bench` compares sinks and nothing else.  Per device, in ring order:
  * writes are started together and waited for before a read, a flush, or
  * the answer. */
-void sink_batch(struct backend *b, struct batch *bt)
+void be_sink_batch(struct be_backend *b, struct be_batch *bt)
 {
 	int raw = b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT;
 
 	for (unsigned i = 0, end; i < bt->n; i = end) {
-		struct device *d = bt->items[i].d;
+		struct be_device *d = bt->items[i].d;
 		for (end = i + 1; end < bt->n && bt->items[end].d == d; end++)
 			;
 		for (unsigned k = i; k < end; k++) {
-			struct pending_req *it = &bt->items[k];
+			struct be_pending_req *it = &bt->items[k];
 			if (!it->pending)
 				continue;
 			if (!raw) {
@@ -132,7 +132,7 @@ void sink_batch(struct backend *b, struct batch *bt)
 				continue;
 			}
 			if (!d->mirror) {
-				batch_fail(it, BLKIF_RSP_ERROR, "no raw image");
+				be_batch_fail(it, BLKIF_RSP_ERROR, "no raw image");
 				continue;
 			}
 			switch (it->kind) {
@@ -164,6 +164,6 @@ void sink_batch(struct backend *b, struct batch *bt)
 	}
 	for (unsigned i = 0; i < bt->n; i++)
 		if (bt->items[i].pending && bt->items[i].status != 0)
-			batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "raw image I/O failed");
+			be_batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "raw image I/O failed");
 }
 

@@ -8,10 +8,10 @@
 
 #include "backend/common/options.h"
 
-struct backend;
-struct batch;
+struct be_backend;
+struct be_batch;
 
-const char *sink_name(enum sink s);
-void sink_batch(struct backend *b, struct batch *bt);
+const char *be_sink_name(enum be_sink s);
+void be_sink_batch(struct be_backend *b, struct be_batch *bt);
 
 #endif

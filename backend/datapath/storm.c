@@ -14,7 +14,7 @@
 #include "backend/common/state.h"
 #include "backend/datapath/storm.h"
 
-void storm_empty_wakeup(struct device *d)
+void be_storm_empty_wakeup(struct be_device *d)
 {
 	int64_t t = store_now_us();
 
@@ -23,18 +23,18 @@ void storm_empty_wakeup(struct device *d)
 		d->spurious = 0;
 	}
 	if (++d->spurious == 1000)
-		dlog_at(LOG_WARNING, d, "event storm (1000 empty notifications in under a second): delaying unmask");
+		be_dlog_at(LOG_WARNING, d, "event storm (1000 empty notifications in under a second): delaying unmask");
 	if (d->spurious >= 1000)
 		d->unmask_at_us = t + 10000;
 }
 
 /* Unmasks the ports of devices whose rings are drained; returns the
  * epoll timeout (ms) the next delayed unmask needs, or -1. */
-int storm_unmask_ports(struct backend *b)
+int be_storm_unmask_ports(struct be_backend *b)
 {
 	int64_t now = store_now_us(), next = -1;
 
-	for (struct device *d = b->devices; d; d = d->next) {
+	for (struct be_device *d = b->devices; d; d = d->next) {
 		if (!d->port_masked || !d->connected || d->work != WORK_IDLE)
 			continue;
 		if (d->unmask_at_us > now) {

@@ -6,10 +6,10 @@
 #ifndef PROFSVC_BE_STORM_H
 #define PROFSVC_BE_STORM_H
 
-struct backend;
-struct device;
+struct be_backend;
+struct be_device;
 
-void storm_empty_wakeup(struct device *d);
-int storm_unmask_ports(struct backend *b);
+void be_storm_empty_wakeup(struct be_device *d);
+int be_storm_unmask_ports(struct be_backend *b);
 
 #endif

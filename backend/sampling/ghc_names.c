@@ -238,7 +238,7 @@ static int ghc_decode_symbol(const char *sym, struct zout *o)
 	return -1;
 }
 
-char *ghc_demangle(const char *sym, char *out, size_t outlen)
+char *be_ghc_demangle(const char *sym, char *out, size_t outlen)
 {
 	if (!out || outlen == 0)
 		return out;
@@ -279,7 +279,7 @@ static int ghc_local_label(const char *sym, size_t n)
 	return 0;
 }
 
-int ghc_symbol_is_haskell(const char *sym)
+int be_ghc_symbol_is_haskell(const char *sym)
 {
 	if (!sym)
 		return 0;

@@ -38,7 +38,7 @@ static const struct ghc_rts_version ghc_900 = {900, "9.0", 30, 55, 64, 3};
  * has next_invariant_to_check (header, code, next, result). */
 static const struct ghc_rts_version ghc_800 = {800, "8.0", 32, 57, 65, 4};
 
-static int has(ghc_sym_lookup lookup, void *ctx, const char *name, uint64_t *addr)
+static int has(be_ghc_sym_lookup lookup, void *ctx, const char *name, uint64_t *addr)
 {
 	uint64_t a = 0;
 	if (lookup(ctx, name, &a) != 0 || a == 0)
@@ -56,7 +56,7 @@ static int has(ghc_sym_lookup lookup, void *ctx, const char *name, uint64_t *add
  *  - 8.6 renamed stg_MUT_ARR_PTRS_FROZEN0_info to ..._FROZEN_DIRTY_info;
  *    getGCStats left in 8.2 for getRTSStats; stg_restore_cccs_info is
  *    new in 8.0 (7.10 lacks it). */
-static const struct ghc_rts_version *ghc_rts_pick(ghc_sym_lookup lookup, void *ctx)
+static const struct ghc_rts_version *ghc_rts_pick(be_ghc_sym_lookup lookup, void *ctx)
 {
 	if (has(lookup, ctx, "stg_paniczh", NULL) &&
 	    has(lookup, ctx, "stg_MUT_ARR_PTRS_FROZEN_CLEAN_info", NULL) &&
@@ -71,7 +71,7 @@ static const struct ghc_rts_version *ghc_rts_pick(ghc_sym_lookup lookup, void *c
 
 /* The parts both versions share: the frames' order in ClosureTypes.h,
  * the structures' layouts. */
-static void ghc_rts_fill(struct ghc_rts *g, const struct ghc_rts_version *v)
+static void ghc_rts_fill(struct be_ghc_rts *g, const struct ghc_rts_version *v)
 {
 	g->version = v->version;
 	g->ct_ret_small = v->ct_ret_small;
@@ -112,7 +112,7 @@ static void ghc_rts_fill(struct ghc_rts *g, const struct ghc_rts_version *v)
 	g->sz_ret_fun = 3;          /* info, size, fun; then size words */
 }
 
-int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, char *err,
+int be_ghc_rts_from_symbols(struct be_ghc_rts *g, be_ghc_sym_lookup lookup, void *ctx, char *err,
                          size_t errlen)
 {
 	memset(g, 0, sizeof *g);

@@ -18,7 +18,7 @@
 
 #include "walk.h"
 
-struct ghc_rts {
+struct be_ghc_rts {
 	int found;                 /* 1: the program has GHC's RTS */
 	int version;               /* e.g. 900 for 9.0.x, 800 for 8.0.x */
 	/* closure types (ClosureTypes.h of that version) */
@@ -51,17 +51,17 @@ struct ghc_rts {
 	/* the RTS's text range, where rbp is not Sp: 0, 0 when the symbols do
 	 * not say (the RTS's objects are not contiguous in a static link);
 	 * then the caller decides by the symbol at the pc
-	 * (ghc_symbol_is_haskell) */
+	 * (be_ghc_symbol_is_haskell) */
 	uint64_t rts_text_lo, rts_text_hi;
 };
 
 /* A symbol's address by name: 0 and *addr, or -1 when absent.  The
  * symbol table (symbols.h) provides it. */
-typedef int (*ghc_sym_lookup)(void *ctx, const char *name, uint64_t *addr);
+typedef int (*be_ghc_sym_lookup)(void *ctx, const char *name, uint64_t *addr);
 
 /* Fills g from the program's symbols; g->found = 0 for a program without
  * GHC's RTS.  0, or -1 with a message (an RTS of a version not known). */
-int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, char *err,
+int be_ghc_rts_from_symbols(struct be_ghc_rts *g, be_ghc_sym_lookup lookup, void *ctx, char *err,
                          size_t errlen);
 
 /* Appends the return points of the STG stack from sp (innermost first, as
@@ -71,10 +71,10 @@ int ghc_rts_from_symbols(struct ghc_rts *g, ghc_sym_lookup lookup, void *ctx, ch
  * of the interpreter (RET_BCO) or a word that is no frame ends the walk
  * (WALK_STOP_BAD_FRAME), as does an RTS of a version not known
  * (g->version 0).  When g->main_capability is known and the thread's
- * stack chunk (as walk_ghc_saved_sp finds it) holds sp, frames are held
+ * stack chunk (as be_walk_ghc_saved_sp finds it) holds sp, frames are held
  * to that chunk's end.
  * Returns how many it appended. */
-uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, struct walk_out *out);
+uint32_t be_walk_ghc(struct be_walk_mem *m, const struct be_ghc_rts *g, uint64_t sp, struct be_walk_out *out);
 
 /* The saved Sp of the thread the capability runs (the program is stopped
  * in the RTS's C code, where rbp is not Sp): 0 and *sp, or -1.  The
@@ -85,15 +85,15 @@ uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, stru
  * while Haskell code runs, so only for a pc in the RTS's C code.  A
  * thread or a chunk whose header is not stg_TSO_info's / stg_STACK_info's
  * (when known), or a sp outside its own chunk, is refused. */
-int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp);
+int be_walk_ghc_saved_sp(struct be_walk_mem *m, const struct be_ghc_rts *g, uint64_t *sp);
 
 /* A z-encoded GHC symbol as Haskell spells it: "Main_zdwcrunchHot_info"
  * -> "Main.$wcrunchHot" (module dots, z-codes decoded, the _info/_closure/
  * _entry/_con_info suffix dropped); a name that is not GHC's is copied as
  * it is.  Writes at most outlen bytes (NUL included); returns out. */
-char *ghc_demangle(const char *sym, char *out, size_t outlen);
+char *be_ghc_demangle(const char *sym, char *out, size_t outlen);
 /* 1 when sym names GHC-generated code (a *_info, *_entry, *_closure,
  * stg_* or local c123_info label), 0 otherwise. */
-int ghc_symbol_is_haskell(const char *sym);
+int be_ghc_symbol_is_haskell(const char *sym);
 
 #endif

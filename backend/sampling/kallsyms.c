@@ -36,7 +36,7 @@ struct ksym {
 	uint32_t order; /* its line's rank in the file */
 };
 
-struct ksyms {
+struct be_ksyms {
 	struct ksym *syms;
 	size_t n;
 	char *names;
@@ -98,7 +98,7 @@ static int by_addr(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void note_bound(struct ksyms *k, const char *name, size_t n, uint64_t addr)
+static void note_bound(struct be_ksyms *k, const char *name, size_t n, uint64_t addr)
 {
 #define IS(s) (n == sizeof(s) - 1 && memcmp(name, s, n) == 0)
 	if (IS("_stext"))
@@ -114,15 +114,15 @@ static void note_bound(struct ksyms *k, const char *name, size_t n, uint64_t add
 #undef IS
 }
 
-struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen)
+struct be_ksyms *be_ksyms_parse(const char *text, size_t len, char *err, size_t errlen)
 {
-	struct ksyms *k = calloc(1, sizeof(*k));
+	struct be_ksyms *k = calloc(1, sizeof(*k));
 	size_t cap = 0, arena = 0;
 
 	if (!k || len > KSYMS_MAX_FILE || !(k->names = malloc(len + 1))) {
 		snprintf(err, errlen, len > KSYMS_MAX_FILE ? "more than %u MiB: not a symbol table" : "out of memory",
 		         KSYMS_MAX_FILE >> 20);
-		ksyms_free(k);
+		be_ksyms_free(k);
 		return NULL;
 	}
 	for (size_t at = 0, line = 0; at < len; line++) {
@@ -141,7 +141,7 @@ struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen
 			continue; /* invariant 2 */
 		if (k->n == KSYMS_MAX_SYMS) {
 			snprintf(err, errlen, "more than %u symbols: not a kernel's symbol table", KSYMS_MAX_SYMS);
-			ksyms_free(k);
+			be_ksyms_free(k);
 			return NULL;
 		}
 		if (k->n == cap) {
@@ -149,7 +149,7 @@ struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen
 			struct ksym *s = realloc(k->syms, c * sizeof(*s));
 			if (!s) {
 				snprintf(err, errlen, "out of memory");
-				ksyms_free(k);
+				be_ksyms_free(k);
 				return NULL;
 			}
 			k->syms = s;
@@ -164,7 +164,7 @@ struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen
 	}
 	if (k->n == 0) {
 		snprintf(err, errlen, "no symbols (expected lines like \"ffffffff81000000 T _stext\", as in System.map or /proc/kallsyms)");
-		ksyms_free(k);
+		be_ksyms_free(k);
 		return NULL;
 	}
 	/* The text's bounds say it is a kernel's map: Debian's
@@ -175,14 +175,14 @@ struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen
 		         ? "no _stext and _etext: not a kernel's System.map (Debian's /boot/System.map-* is a stub; "
 		           "copy /proc/kallsyms from a dom0 running the same kernel)"
 		         : "_etext is not above _stext: addresses hidden (read /proc/kallsyms as root)");
-		ksyms_free(k);
+		be_ksyms_free(k);
 		return NULL;
 	}
 	qsort(k->syms, k->n, sizeof(k->syms[0]), by_addr);
 	return k;
 }
 
-struct ksyms *ksyms_open(const char *path, char *err, size_t errlen)
+struct be_ksyms *be_ksyms_open(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -220,14 +220,14 @@ struct ksyms *ksyms_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	char why[256];
-	struct ksyms *k = ksyms_parse(buf, len, why, sizeof(why));
+	struct be_ksyms *k = be_ksyms_parse(buf, len, why, sizeof(why));
 	free(buf);
 	if (!k)
 		snprintf(err, errlen, "%s: %s", path, why);
 	return k;
 }
 
-void ksyms_free(struct ksyms *k)
+void be_ksyms_free(struct be_ksyms *k)
 {
 	if (!k)
 		return;
@@ -236,12 +236,12 @@ void ksyms_free(struct ksyms *k)
 	free(k);
 }
 
-size_t ksyms_count(const struct ksyms *k)
+size_t be_ksyms_count(const struct be_ksyms *k)
 {
 	return k ? k->n : 0;
 }
 
-int ksyms_is_text(const struct ksyms *k, uint64_t addr)
+int be_ksyms_is_text(const struct be_ksyms *k, uint64_t addr)
 {
 	if (!k)
 		return 0;
@@ -252,7 +252,7 @@ int ksyms_is_text(const struct ksyms *k, uint64_t addr)
 	return k->has_hyper && addr >= k->hyper && addr - k->hyper <= 4096;
 }
 
-const char *ksyms_lookup(const struct ksyms *k, uint64_t addr, uint64_t *start)
+const char *be_ksyms_lookup(const struct be_ksyms *k, uint64_t addr, uint64_t *start)
 {
 	if (!k || k->n == 0)
 		return NULL;

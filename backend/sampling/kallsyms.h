@@ -21,23 +21,23 @@
 /* Addresses from here up are a 64-bit guest kernel's (the upper half). */
 #define KSYMS_KERNEL_BASE UINT64_C(0xffff800000000000)
 
-struct ksyms;
+struct be_ksyms;
 
 /* From text (len bytes): NULL with a message when it holds no symbol, no
  * _stext below _etext (not a kernel's map), or memory runs out. */
-struct ksyms *ksyms_parse(const char *text, size_t len, char *err, size_t errlen);
+struct be_ksyms *be_ksyms_parse(const char *text, size_t len, char *err, size_t errlen);
 /* From a file: NULL with a message (no such file, too big, no symbol). */
-struct ksyms *ksyms_open(const char *path, char *err, size_t errlen);
-void ksyms_free(struct ksyms *k);
-size_t ksyms_count(const struct ksyms *k);
+struct be_ksyms *be_ksyms_open(const char *path, char *err, size_t errlen);
+void be_ksyms_free(struct be_ksyms *k);
+size_t be_ksyms_count(const struct be_ksyms *k);
 
 /* 1 when addr lies in the kernel's text: _stext.._etext,
  * _sinittext.._einittext or the hypercall page (bounds included, as
  * xenctx's). */
-int ksyms_is_text(const struct ksyms *k, uint64_t addr);
+int be_ksyms_is_text(const struct be_ksyms *k, uint64_t addr);
 /* The symbol that holds addr: one that starts there (the first the file
  * lists), else the last one the file lists at the highest address below
  * it; NULL when none lies at or below it.  *start gets its address. */
-const char *ksyms_lookup(const struct ksyms *k, uint64_t addr, uint64_t *start);
+const char *be_ksyms_lookup(const struct be_ksyms *k, uint64_t addr, uint64_t *start);
 
 #endif

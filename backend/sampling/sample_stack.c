@@ -32,19 +32,19 @@
 /* Haskell code: the program's code outside its sized C functions (a
  * module's local functions have no symbol, and lie past the sized one
  * before them). */
-static int is_haskell_pc(const struct stack_namer *nm, uint64_t pc)
+static int is_haskell_pc(const struct be_stack_namer *nm, uint64_t pc)
 {
-	return nm->ghc && nm->ghc->found && nm->syms && !symtab_in_c_function(nm->syms, pc, ghc_symbol_is_haskell);
+	return nm->ghc && nm->ghc->found && nm->syms && !be_symtab_in_c_function(nm->syms, pc, be_ghc_symbol_is_haskell);
 }
 
 /* Frame pointers from a GHC program's C code, up to the first return
  * address into Haskell code: past it, rbp is Sp (a signal handler, the
  * RTS entered from Haskell), which only the STG walk may follow. */
-static void walk_c_part(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
-                        struct walk_out *w)
+static void walk_c_part(struct be_walk_mem *m, const struct be_stack_namer *nm, const struct plat_vcpu_regs *r,
+                        struct be_walk_out *w)
 {
 	uint32_t from = w->n;
-	walk_fp(m, r->rip, r->rbp, w);
+	be_walk_fp(m, r->rip, r->rbp, w);
 	if (!nm->ghc || !nm->ghc->found)
 		return;
 	for (uint32_t i = from + 1; i < w->n; i++)
@@ -59,9 +59,9 @@ static void walk_c_part(struct walk_mem *m, const struct stack_namer *nm, const 
  * below the kernel's half is a user value the kernel has not touched (a
  * kernel built without frame pointers, as Debian's, uses rbp as any
  * register), and a chain that leaves the kernel's half is not its. */
-static void walk_kernel(struct walk_mem *m, const struct plat_vcpu_regs *r, struct walk_out *w)
+static void walk_kernel(struct be_walk_mem *m, const struct plat_vcpu_regs *r, struct be_walk_out *w)
 {
-	walk_fp(m, r->rip, r->rbp >= KSYMS_KERNEL_BASE ? r->rbp : 0, w);
+	be_walk_fp(m, r->rip, r->rbp >= KSYMS_KERNEL_BASE ? r->rbp : 0, w);
 	for (uint32_t i = 1; i < w->n; i++)
 		if (w->pc[i] < KSYMS_KERNEL_BASE) {
 			w->n = i;
@@ -72,8 +72,8 @@ static void walk_kernel(struct walk_mem *m, const struct plat_vcpu_regs *r, stru
 		w->kind[i] = WALK_FRAME_KERNEL;
 }
 
-void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
-                struct stack_taken *out)
+void be_stack_take(struct be_walk_mem *m, const struct be_stack_namer *nm, const struct plat_vcpu_regs *r,
+                struct be_stack_taken *out)
 {
 	out->w.n = 0;
 	out->w.stop = WALK_STOP_END;
@@ -88,19 +88,19 @@ void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct p
 		out->w.pc[0] = r->rip;
 		out->w.kind[0] = WALK_FRAME_HASKELL;
 		out->w.n = 1;
-		walk_ghc(m, nm->ghc, r->rbp, &out->w);
+		be_walk_ghc(m, nm->ghc, r->rbp, &out->w);
 		return;
 	}
 	walk_c_part(m, nm, r, &out->w);
 	uint64_t sp;
-	if (nm->ghc && nm->ghc->found && walk_ghc_saved_sp(m, nm->ghc, &sp) == 0)
-		walk_ghc(m, nm->ghc, sp, &out->w);
+	if (nm->ghc && nm->ghc->found && be_walk_ghc_saved_sp(m, nm->ghc, &sp) == 0)
+		be_walk_ghc(m, nm->ghc, sp, &out->w);
 }
 
 /* ---- naming ----------------------------------------------------------------- */
 
 struct key_ctx {
-	const struct stack_namer *nm;
+	const struct be_stack_namer *nm;
 	const struct samples_frame *f;
 };
 
@@ -120,7 +120,7 @@ static uint64_t frame_hash(const struct samples_frame *f)
 
 static uint64_t frame_hash_of(const void *ctx, uint32_t id)
 {
-	const struct stack_namer *nm = ctx;
+	const struct be_stack_namer *nm = ctx;
 	return frame_hash(&nm->frames[id - 1]);
 }
 
@@ -134,7 +134,7 @@ static int frame_eq(const void *ctx, uint32_t id)
 
 /* The id of frame f (its strings are copied when it is new, and its
  * FRAME record written); 0 when out of memory. */
-static uint32_t intern_frame(struct stack_namer *nm, const struct samples_frame *f, struct samples_buf *b)
+static uint32_t intern_frame(struct be_stack_namer *nm, const struct samples_frame *f, struct samples_buf *b)
 {
 	struct key_ctx k = {nm, f};
 	size_t at;
@@ -189,19 +189,19 @@ static void split_haskell(char *full, const char **module, const char **name)
 /* A kernel address, as a frame: its symbol when it lies in the text the
  * System.map describes (a return address by the call before it), else
  * the kernel as a whole. */
-static uint32_t name_kernel_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+static uint32_t name_kernel_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
 {
 	uint64_t at = is_return ? pc - 1 : pc, start = pc;
-	const char *name = ksyms_is_text(nm->ksyms, at) ? ksyms_lookup(nm->ksyms, at, &start) : NULL;
+	const char *name = be_ksyms_is_text(nm->ksyms, at) ? be_ksyms_lookup(nm->ksyms, at, &start) : NULL;
 	struct samples_frame f = {SAMPLES_KIND_KERNEL, name ? start : pc, 0, (char *)(name ? name : "[kernel]"),
 	                          "[kernel.kallsyms]", ""};
 	return intern_frame(nm, &f, b);
 }
 
 /* What pc is called, as a frame. */
-static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+static uint32_t name_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
 {
-	struct sym_hit hit = {0};
+	struct be_sym_hit hit = {0};
 	char decoded[512];
 	struct samples_frame f = {SAMPLES_KIND_C, pc, 0, "[unknown]", "", ""};
 
@@ -209,8 +209,8 @@ static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, stru
 		return name_kernel_pc(nm, pc, is_return, b);
 
 	if (nm->syms)
-		symtab_lookup(nm->syms, pc, is_return, &hit);
-	int haskell = hit.name && ghc_symbol_is_haskell(hit.name);
+		be_symtab_lookup(nm->syms, pc, is_return, &hit);
+	int haskell = hit.name && be_ghc_symbol_is_haskell(hit.name);
 	if (!haskell && hit.file && is_haskell_pc(nm, is_return ? pc - 1 : pc)) {
 		/* Haskell code with no symbol of its own (a module's local
 		 * function): its source line names it. */
@@ -222,7 +222,7 @@ static uint32_t name_pc(struct stack_namer *nm, uint64_t pc, int is_return, stru
 		f.addr = hit.start;
 		if (haskell) {
 			const char *module, *name;
-			ghc_demangle(hit.name, decoded, sizeof(decoded));
+			be_ghc_demangle(hit.name, decoded, sizeof(decoded));
 			split_haskell(decoded, &module, &name);
 			f = (struct samples_frame){SAMPLES_KIND_HASKELL, hit.start, 0, (char *)name,
 			                           (char *)module, ""};
@@ -246,12 +246,12 @@ static uint64_t pc_hash(uint64_t pc, int is_return)
 
 static uint64_t pc_hash_of(const void *ctx, uint32_t id)
 {
-	const struct stack_namer *nm = ctx;
+	const struct be_stack_namer *nm = ctx;
 	return pc_hash(nm->pcs[id - 1].pc, nm->pcs[id - 1].kind);
 }
 
 struct pc_key {
-	const struct stack_namer *nm;
+	const struct be_stack_namer *nm;
 	uint64_t pc;
 	int is_return;
 };
@@ -263,7 +263,7 @@ static int pc_eq(const void *ctx, uint32_t id)
 }
 
 /* The frame id of pc, looked up once per address. */
-static uint32_t frame_of_pc(struct stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+static uint32_t frame_of_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
 {
 	struct pc_key k = {nm, pc, is_return};
 	size_t at;
@@ -296,7 +296,7 @@ static uint32_t frame_of_pc(struct stack_namer *nm, uint64_t pc, int is_return, 
 	return id;
 }
 
-static uint32_t root(struct stack_namer *nm, uint32_t *cached, const char *name, struct samples_buf *b)
+static uint32_t root(struct be_stack_namer *nm, uint32_t *cached, const char *name, struct samples_buf *b)
 {
 	if (!*cached) {
 		struct samples_frame f = {SAMPLES_KIND_ROOT, 0, 0, (char *)name, "", ""};
@@ -319,17 +319,17 @@ static int is_gc_symbol(const char *s)
 
 /* Whether the walk stands in the RTS's garbage collector: a C frame of
  * it, before any Haskell frame. */
-static int in_gc(const struct stack_namer *nm, const struct stack_taken *t)
+static int in_gc(const struct be_stack_namer *nm, const struct be_stack_taken *t)
 {
 	if (!nm->syms || !nm->ghc || !nm->ghc->found)
 		return 0;
 	for (uint32_t i = 0; i < t->w.n && t->w.kind[i] == WALK_FRAME_C; i++)
-		if (is_gc_symbol(symtab_name_at(nm->syms, i ? t->w.pc[i] - 1 : t->w.pc[i])))
+		if (is_gc_symbol(be_symtab_name_at(nm->syms, i ? t->w.pc[i] - 1 : t->w.pc[i])))
 			return 1;
 	return 0;
 }
 
-int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct samples_buf *b, uint32_t *ids,
+int be_stack_name(struct be_stack_namer *nm, const struct be_stack_taken *t, struct samples_buf *b, uint32_t *ids,
                uint32_t max)
 {
 	uint32_t n = 0;
@@ -356,7 +356,7 @@ int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct sampl
 	return (int)n;
 }
 
-void stack_namer_free(struct stack_namer *nm)
+void be_stack_namer_free(struct be_stack_namer *nm)
 {
 	for (uint32_t i = 0; i < nm->nframes; i++) {
 		free(nm->frames[i].name);

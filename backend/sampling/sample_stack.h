@@ -19,17 +19,17 @@
 #include "walk.h"
 
 /* What a sample of one vCPU found while paused. */
-struct stack_taken {
+struct be_stack_taken {
 	uint32_t vcpu;
 	int idle;               /* blocked: an [idle] sample */
-	struct walk_out w;      /* pcs, innermost first */
+	struct be_walk_out w;      /* pcs, innermost first */
 };
 
 /* The naming side: the program's symbols and the frames named so far. */
-struct stack_namer {
-	struct symtab *syms;    /* NULL: addresses only */
-	struct ksyms *ksyms;    /* a PV Linux guest kernel's symbols, or NULL */
-	const struct ghc_rts *ghc;
+struct be_stack_namer {
+	struct be_symtab *syms;    /* NULL: addresses only */
+	struct be_ksyms *ksyms;    /* a PV Linux guest kernel's symbols, or NULL */
+	const struct be_ghc_rts *ghc;
 	char dso[128];          /* the program's file name, the module of C frames */
 	/* frames interned (ids 1..n, as written to the stream) */
 	struct samples_frame *frames;
@@ -45,14 +45,14 @@ struct stack_namer {
 /* Walks vCPU regs while paused.  The GHC walk applies only when the
  * program has GHC's RTS and pc is in Haskell code (Sp = rbp), or through
  * the saved Sp from the RTS's C code; frame pointers only elsewhere. */
-void stack_take(struct walk_mem *m, const struct stack_namer *nm, const struct plat_vcpu_regs *r,
-                struct stack_taken *out);
+void be_stack_take(struct be_walk_mem *m, const struct be_stack_namer *nm, const struct plat_vcpu_regs *r,
+                struct be_stack_taken *out);
 
 /* Names what was taken: frame ids, leaf first, into ids (depth returned),
  * writing FRAME records for frames new to the stream into b.  -1 when out
  * of memory. */
-int stack_name(struct stack_namer *nm, const struct stack_taken *t, struct samples_buf *b,
+int be_stack_name(struct be_stack_namer *nm, const struct be_stack_taken *t, struct samples_buf *b,
                uint32_t *ids, uint32_t max);
-void stack_namer_free(struct stack_namer *nm);
+void be_stack_namer_free(struct be_stack_namer *nm);
 
 #endif

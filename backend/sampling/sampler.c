@@ -33,7 +33,7 @@
  *     (20 ms at most on sim), its naming and encoding, delay the next
  *     domain's tick, and on sim the others' stops are served when this
  *     thread waits (a thread per domain served them meanwhile).
- *     sampler_start and sampler_stop are one thread's (the daemon's
+ *     be_sampler_start and be_sampler_stop are one thread's (the daemon's
  *     event loop).
  *  9. A sampler is freed only after the sampling thread has let it go
  *     (closed: its inspection closed, END emitted), under the pool's lock.
@@ -76,17 +76,17 @@ struct page_cache {
 	uint8_t data[CACHE_PAGES][PAGE];
 };
 
-struct sampler {
-	struct sampler_opts o;
+struct be_sampler {
+	struct be_sampler_opts o;
 	char *symbols, *program, *kernel_symbols;
-	sampler_emit_fn emit;
+	be_sampler_emit_fn emit;
 	void *ctx;
 	pthread_t opener;      /* opens the platform and the symbols (invariant 8) */
 	int done_fd;
 	char open_err[512];    /* why the opener failed ("": it did not) */
 	/* under the pool's lock (invariant 9) */
 	int stop_asked, closed;
-	struct sampler *next;  /* on the pool's incoming or active list */
+	struct be_sampler *next;  /* on the pool's incoming or active list */
 	/* the sampling thread's */
 	struct pacer_state {
 		uint32_t hz, asked;
@@ -98,14 +98,14 @@ struct sampler {
 	struct samples_buf b;
 	struct plat *plat;
 	struct plat_inspect *in;
-	struct stack_namer nm;
-	struct ghc_rts ghc;
+	struct be_stack_namer nm;
+	struct be_ghc_rts ghc;
 	struct page_cache cache;
 	pthread_mutex_t lock; /* stats */
-	struct sampler_stats st;
+	struct be_sampler_stats st;
 	uint32_t pause_us[PAUSE_RING];
 	uint64_t npauses;
-	struct stack_taken taken[MAX_VCPUS];
+	struct be_stack_taken taken[MAX_VCPUS];
 	/* invariant 6: the vCPUs the last pause found online, and how many
 	 * ticks since found the domain idle without pausing it */
 	uint32_t online[MAX_VCPUS], nonline;
@@ -143,13 +143,13 @@ static long cached_read(void *ctx, uint64_t va, void *buf, size_t len)
 
 /* ---- one tick ------------------------------------------------------------------ */
 
-const uint32_t sampler_pause_le_us[SAMPLER_PAUSE_BUCKETS] = {10,  20,  30,  40,  50,   60,   80,   100,
+const uint32_t be_sampler_pause_le_us[SAMPLER_PAUSE_BUCKETS] = {10,  20,  30,  40,  50,   60,   80,   100,
                                                              150, 200, 300, 500, 1000, 2000, 5000, 20000};
 
-static void note_pause(struct sampler *s, int64_t us)
+static void note_pause(struct be_sampler *s, int64_t us)
 {
 	uint32_t u = us < 0 ? 0 : us > UINT32_MAX ? UINT32_MAX : (uint32_t)us, i = 0;
-	while (i < SAMPLER_PAUSE_BUCKETS && u > sampler_pause_le_us[i])
+	while (i < SAMPLER_PAUSE_BUCKETS && u > be_sampler_pause_le_us[i])
 		i++;
 	pthread_mutex_lock(&s->lock);
 	s->pause_us[s->npauses++ % PAUSE_RING] = u;
@@ -162,7 +162,7 @@ static void note_pause(struct sampler *s, int64_t us)
 
 /* Pauses, walks every vCPU, unpauses: the vCPUs' stacks in taken[];
  * returns how many, or -1 (errno ESRCH: the domain is gone). */
-static int take(struct sampler *s, struct stack_taken *taken, uint32_t max, int64_t *pause_us)
+static int take(struct be_sampler *s, struct be_stack_taken *taken, uint32_t max, int64_t *pause_us)
 {
 	int64_t t0 = clock_mono_us();
 	if (plat_inspect_pause(s->in) != 0)
@@ -174,9 +174,9 @@ static int take(struct sampler *s, struct stack_taken *taken, uint32_t max, int6
 			continue;
 		s->cache.n = 0;
 		s->cache.cr3 = r.cr3;
-		struct walk_mem m = {cached_read, &s->cache, WALK_READS};
+		struct be_walk_mem m = {cached_read, &s->cache, WALK_READS};
 		taken[n].vcpu = (uint32_t)v;
-		stack_take(&m, &s->nm, &r, &taken[n]);
+		be_stack_take(&m, &s->nm, &r, &taken[n]);
 		s->online[n] = (uint32_t)v;
 		n++;
 	}
@@ -186,7 +186,7 @@ static int take(struct sampler *s, struct stack_taken *taken, uint32_t max, int6
 	return rc == 0 ? n : -1;
 }
 
-static int emit_buf(struct sampler *s, struct samples_buf *b)
+static int emit_buf(struct be_sampler *s, struct samples_buf *b)
 {
 	if (b->len)
 		s->emit(s->ctx, b->data, b->len);
@@ -195,16 +195,16 @@ static int emit_buf(struct sampler *s, struct samples_buf *b)
 }
 
 /* One sample of every vCPU, named and emitted; -1 when the domain is gone. */
-static int tick(struct sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t *pause_us)
+static int tick(struct be_sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t *pause_us)
 {
-	struct stack_taken *taken = s->taken;
+	struct be_stack_taken *taken = s->taken;
 	uint32_t ids[WALK_MAX_FRAMES + 2];
 	int n;
 
 	if (s->nonline && s->idle_ticks < IDLE_TICKS_MAX && plat_inspect_idle(s->in) == 1) {
 		/* invariant 6: idle, and not stopped to be told so */
 		for (uint32_t i = 0; i < s->nonline; i++)
-			taken[i] = (struct stack_taken){.vcpu = s->online[i], .idle = 1};
+			taken[i] = (struct be_stack_taken){.vcpu = s->online[i], .idle = 1};
 		n = (int)s->nonline;
 		s->idle_ticks++;
 		*pause_us = 0;
@@ -226,7 +226,7 @@ static int tick(struct sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t
 		}
 	}
 	for (int i = 0; i < n; i++) {
-		int depth = stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);
+		int depth = be_stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);
 		if (depth <= 0 || samples_put_sample(b, t_ns, taken[i].vcpu, 1, ids, (uint32_t)depth,
 		                                     taken[i].w.stop) != 0) {
 			samples_put_lost(b, t_ns, 1, SAMPLES_LOST_STORE);
@@ -278,7 +278,7 @@ static int pacer_second(struct pacer *p, int64_t now, uint32_t budget_us)
 	return p->hz != was;
 }
 
-static void finish(struct sampler *s, const char *why)
+static void finish(struct be_sampler *s, const char *why)
 {
 	pthread_mutex_lock(&s->lock);
 	s->st.finished = 1;
@@ -291,8 +291,8 @@ static void finish(struct sampler *s, const char *why)
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;      /* a sampler closed; the thread ended */
-	struct sampler *incoming; /* handed over by their openers, not yet open */
-	struct sampler *active;   /* the thread's own list (only it walks it) */
+	struct be_sampler *incoming; /* handed over by their openers, not yet open */
+	struct be_sampler *active;   /* the thread's own list (only it walks it) */
 	int wake_fd;              /* eventfd: incoming, a stop asked */
 	int running, joinable;
 	unsigned members;         /* started and not yet stopped */
@@ -313,12 +313,12 @@ static void pool_wake(void)
 	post(pool.wake_fd);
 }
 
-static void say_done(struct sampler *s)
+static void say_done(struct be_sampler *s)
 {
 	post(s->done_fd);
 }
 
-static void let_go(struct sampler *s)
+static void let_go(struct be_sampler *s)
 {
 	pthread_mutex_lock(&pool.lock);
 	s->closed = 1;
@@ -327,7 +327,7 @@ static void let_go(struct sampler *s)
 }
 
 /* It never got ready: why says why. */
-static void fail_open(struct sampler *s, const char *why)
+static void fail_open(struct be_sampler *s, const char *why)
 {
 	if (s->in)
 		plat_inspect_close(s->in); /* invariant 7 */
@@ -342,7 +342,7 @@ static void fail_open(struct sampler *s, const char *why)
 
 /* Its end: the inspection closed here (on sim only this thread may let
  * the program go), END emitted, the owner told. */
-static void end_sampler(struct sampler *s, uint32_t reason, const char *why)
+static void end_sampler(struct be_sampler *s, uint32_t reason, const char *why)
 {
 	plat_inspect_close(s->in);
 	s->in = s->cache.in = NULL;
@@ -354,11 +354,11 @@ static void end_sampler(struct sampler *s, uint32_t reason, const char *why)
 	let_go(s);
 }
 
-static int open_domain(struct sampler *s, char *err, size_t errlen);
+static int open_domain(struct be_sampler *s, char *err, size_t errlen);
 
 /* Ended when its next tick would come at or after its end (a duration
  * asked): right after its last tick, or before its first; 1 if so. */
-static int ended_in_time(struct sampler *s)
+static int ended_in_time(struct be_sampler *s)
 {
 	if (!s->end_us || s->p.next_us < s->end_us)
 		return 0;
@@ -367,7 +367,7 @@ static int ended_in_time(struct sampler *s)
 }
 
 /* A sampler its opener handed over: the domain opened here, then ticks. */
-static int begin(struct sampler *s)
+static int begin(struct be_sampler *s)
 {
 	char err[512];
 	if (s->open_err[0]) {
@@ -389,7 +389,7 @@ static int begin(struct sampler *s)
 
 /* One domain's tick, when due; 1 when the sampler ended (then it may
  * be freed by its owner at once: not to be touched again). */
-static int due(struct sampler *s)
+static int due(struct be_sampler *s)
 {
 	int64_t now = clock_mono_us(); /* each its own: the ticks before took time */
 	if (plat_inspect_ended(s->in)) {
@@ -422,7 +422,7 @@ static void *run(void *arg)
 	(void)arg;
 	for (;;) {
 		pthread_mutex_lock(&pool.lock);
-		struct sampler *in = pool.incoming;
+		struct be_sampler *in = pool.incoming;
 		pool.incoming = NULL;
 		if (!in && !pool.active) {
 			pool.running = 0; /* invariant 8: ends with the last */
@@ -432,7 +432,7 @@ static void *run(void *arg)
 		}
 		pthread_mutex_unlock(&pool.lock);
 		while (in) {
-			struct sampler *s = in;
+			struct be_sampler *s = in;
 			in = s->next;
 			if (begin(s) == 0) {
 				s->next = pool.active;
@@ -442,8 +442,8 @@ static void *run(void *arg)
 		/* stops asked, and the next tick of all */
 		int64_t next = INT64_MAX;
 		struct plat *plat = NULL;
-		for (struct sampler **pp = &pool.active; *pp;) {
-			struct sampler *s = *pp;
+		for (struct be_sampler **pp = &pool.active; *pp;) {
+			struct be_sampler *s = *pp;
 			pthread_mutex_lock(&pool.lock);
 			int stop = s->stop_asked;
 			pthread_mutex_unlock(&pool.lock);
@@ -466,8 +466,8 @@ static void *run(void *arg)
 				/* not readable: an inspection ended, taken below */
 			}
 		}
-		for (struct sampler **pp = &pool.active; *pp;) {
-			struct sampler *s = *pp, *after = s->next; /* s may be freed once it ended (invariant 9) */
+		for (struct be_sampler **pp = &pool.active; *pp;) {
+			struct be_sampler *s = *pp, *after = s->next; /* s may be freed once it ended (invariant 9) */
 			if (due(s))
 				*pp = after;
 			else
@@ -478,11 +478,11 @@ static void *run(void *arg)
 
 /* The opener's: the platform and the symbols, then handed to the
  * sampling thread, which it starts when it is not running. */
-static int open_symbols(struct sampler *s, char *err, size_t errlen);
+static int open_symbols(struct be_sampler *s, char *err, size_t errlen);
 
 static void *opener(void *arg)
 {
-	struct sampler *s = arg;
+	struct be_sampler *s = arg;
 	char err[512] = "";
 	/* The domain may still be starting (the sim platform waits for its
 	 * program's exec): waited for here, so that the sampling thread's
@@ -522,11 +522,11 @@ static uint64_t wall_ns(void)
 
 /* ---- start, stop, stats ------------------------------------------------------------ */
 
-static void free_sampler(struct sampler *s)
+static void free_sampler(struct be_sampler *s)
 {
 	if (s->nm.syms)
-		symtab_close(s->nm.syms);
-	stack_namer_free(&s->nm);
+		be_symtab_close(s->nm.syms);
+	be_stack_namer_free(&s->nm);
 	if (s->in)
 		plat_inspect_close(s->in);
 	if (s->plat)
@@ -536,7 +536,7 @@ static void free_sampler(struct sampler *s)
 	pthread_mutex_destroy(&s->lock);
 	free(s->symbols);
 	free(s->kernel_symbols);
-	ksyms_free(s->nm.ksyms);
+	be_ksyms_free(s->nm.ksyms);
 	free(s->program);
 	free((char *)s->o.kernel_node);
 	free(s);
@@ -550,7 +550,7 @@ static const char *base_name(const char *path)
 
 /* The ELF the toolstack noted for the domain (kernel_node), read through
  * this thread's own xenstore handle; NULL when none. */
-static char *noted_symbols(struct sampler *s)
+static char *noted_symbols(struct be_sampler *s)
 {
 	if (!s->o.kernel_node)
 		return NULL;
@@ -567,14 +567,14 @@ static char *noted_symbols(struct sampler *s)
 }
 
 /* The symbols and, for a GHC program, where its RTS keeps things. */
-static int open_symbols(struct sampler *s, char *err, size_t errlen)
+static int open_symbols(struct be_sampler *s, char *err, size_t errlen)
 {
-	if (s->kernel_symbols && !(s->nm.ksyms = ksyms_open(s->kernel_symbols, err, errlen)))
+	if (s->kernel_symbols && !(s->nm.ksyms = be_ksyms_open(s->kernel_symbols, err, errlen)))
 		return -1;
 	int noted = 0;
 	if (!s->symbols && !(noted = 1, s->symbols = noted_symbols(s)))
 		return 0;
-	struct symtab *t = symtab_open(s->symbols, err, errlen);
+	struct be_symtab *t = be_symtab_open(s->symbols, err, errlen);
 	if (!t && noted) {
 		/* The toolstack's kernel is a guess: a PV Linux guest's is a
 		 * bzImage, no ELF; the domain is sampled without it. */
@@ -589,7 +589,7 @@ static int open_symbols(struct sampler *s, char *err, size_t errlen)
 		return -1;
 	s->nm.syms = t;
 	snprintf(s->nm.dso, sizeof(s->nm.dso), "%s", base_name(s->symbols));
-	if (ghc_rts_from_symbols(&s->ghc, symtab_addr_of, t, err, errlen) != 0)
+	if (be_ghc_rts_from_symbols(&s->ghc, be_symtab_addr_of, t, err, errlen) != 0)
 		return -1;
 	s->nm.ghc = &s->ghc;
 	return 0;
@@ -598,7 +598,7 @@ static int open_symbols(struct sampler *s, char *err, size_t errlen)
 /* On the sampling thread, the opener's work done: the domain (which may
  * still be starting: the sim platform waits for its program's exec);
  * BEGIN emitted. */
-static int open_domain(struct sampler *s, char *err, size_t errlen)
+static int open_domain(struct be_sampler *s, char *err, size_t errlen)
 {
 	if (!(s->in = plat_inspect_open(s->plat, s->o.domid, err, errlen)))
 		return -1;
@@ -616,15 +616,15 @@ static int open_domain(struct sampler *s, char *err, size_t errlen)
 	pthread_mutex_lock(&s->lock);
 	s->st.ready = 1;
 	snprintf(s->st.symbols, sizeof(s->st.symbols), "%s", s->symbols ? s->symbols : "");
-	s->st.kernel_symbols = ksyms_count(s->nm.ksyms);
+	s->st.kernel_symbols = be_ksyms_count(s->nm.ksyms);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
-int sampler_start(struct sampler **out, const struct sampler_opts *o, sampler_emit_fn emit, void *ctx,
+int be_sampler_start(struct be_sampler **out, const struct be_sampler_opts *o, be_sampler_emit_fn emit, void *ctx,
                   char *err, size_t errlen)
 {
-	struct sampler *s = calloc(1, sizeof(*s));
+	struct be_sampler *s = calloc(1, sizeof(*s));
 
 	*out = NULL;
 	if (!s) {
@@ -669,7 +669,7 @@ fail:
 	return -1;
 }
 
-void sampler_stop(struct sampler *s, struct sampler_stats *last)
+void be_sampler_stop(struct be_sampler *s, struct be_sampler_stats *last)
 {
 	if (!s)
 		return;
@@ -693,11 +693,11 @@ void sampler_stop(struct sampler *s, struct sampler_stats *last)
 		pthread_join(t, NULL);
 	pthread_join(s->opener, NULL);
 	if (last)
-		sampler_get_stats(s, last);
+		be_sampler_get_stats(s, last);
 	free_sampler(s);
 }
 
-int sampler_done_fd(const struct sampler *s)
+int be_sampler_done_fd(const struct be_sampler *s)
 {
 	return s->done_fd;
 }
@@ -708,7 +708,7 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-unsigned sampler_state(struct sampler *s)
+unsigned be_sampler_state(struct be_sampler *s)
 {
 	pthread_mutex_lock(&s->lock);
 	unsigned f = (s->st.ready ? SAMPLER_READY : 0) | (s->st.finished ? SAMPLER_FINISHED : 0) |
@@ -717,7 +717,7 @@ unsigned sampler_state(struct sampler *s)
 	return f;
 }
 
-void sampler_get_stats(struct sampler *s, struct sampler_stats *out)
+void be_sampler_get_stats(struct be_sampler *s, struct be_sampler_stats *out)
 {
 	static __thread uint32_t sorted[PAUSE_RING];
 	pthread_mutex_lock(&s->lock);

@@ -34,7 +34,7 @@ struct sym {
 	uint8_t block;     /* a GHC block label: mapped to what holds it */
 };
 
-struct symtab {
+struct be_symtab {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;         /* NULL: no DWARF */
@@ -46,7 +46,7 @@ struct symtab {
 	uint64_t text_lo, text_hi;  /* the executable sections' span */
 };
 
-size_t symtab_count(const struct symtab *t)
+size_t be_symtab_count(const struct be_symtab *t)
 {
 	return t->n;
 }
@@ -62,7 +62,7 @@ static int is_block_label(const char *s)
 	return n >= 1 && n <= 6 && (!strcmp(s + 1 + n, "_info") || !strcmp(s + 1 + n, "_entry"));
 }
 
-static int keep_name(struct symtab *t, const char *s, uint32_t *at)
+static int keep_name(struct be_symtab *t, const char *s, uint32_t *at)
 {
 	size_t l = strlen(s) + 1;
 	if (t->names_len + l > t->names_cap) {
@@ -81,7 +81,7 @@ static int keep_name(struct symtab *t, const char *s, uint32_t *at)
 	return 0;
 }
 
-static int add_sym(struct symtab *t, const GElf_Sym *s, const char *name)
+static int add_sym(struct be_symtab *t, const GElf_Sym *s, const char *name)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 4096;
@@ -103,7 +103,7 @@ static int add_sym(struct symtab *t, const GElf_Sym *s, const char *name)
 }
 
 /* The symbols of one table that lie in executable sections. */
-static int read_table(struct symtab *t, Elf_Scn *scn, const GElf_Shdr *sh)
+static int read_table(struct be_symtab *t, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
@@ -139,7 +139,7 @@ static int by_addr(const void *a, const void *b)
 	return (int)y->global - (int)x->global; /* a global name first */
 }
 
-static int read_symbols(struct symtab *t)
+static int read_symbols(struct be_symtab *t)
 {
 	Elf_Scn *scn = NULL, *dyn = NULL;
 	GElf_Shdr sh, dynsh;
@@ -163,9 +163,9 @@ static int read_symbols(struct symtab *t)
 	return 0;
 }
 
-struct symtab *symtab_open(const char *path, char *err, size_t errlen)
+struct be_symtab *be_symtab_open(const char *path, char *err, size_t errlen)
 {
-	struct symtab *t = calloc(1, sizeof(*t));
+	struct be_symtab *t = calloc(1, sizeof(*t));
 
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
@@ -194,11 +194,11 @@ struct symtab *symtab_open(const char *path, char *err, size_t errlen)
 	t->dw = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
 	return t;
 fail:
-	symtab_close(t);
+	be_symtab_close(t);
 	return NULL;
 }
 
-void symtab_close(struct symtab *t)
+void be_symtab_close(struct be_symtab *t)
 {
 	if (!t)
 		return;
@@ -214,7 +214,7 @@ void symtab_close(struct symtab *t)
 }
 
 /* The last symbol at or below pc, or -1. */
-static long nearest(const struct symtab *t, uint64_t pc)
+static long nearest(const struct be_symtab *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
@@ -233,7 +233,7 @@ static long nearest(const struct symtab *t, uint64_t pc)
 	return i;
 }
 
-static void find_line(struct symtab *t, uint64_t pc, struct sym_hit *out)
+static void find_line(struct be_symtab *t, uint64_t pc, struct be_sym_hit *out)
 {
 	Dwarf_Die cu;
 	int line = 0;
@@ -250,7 +250,7 @@ static void find_line(struct symtab *t, uint64_t pc, struct sym_hit *out)
 }
 
 /* The symbol that holds at, or -1. */
-static long holder(const struct symtab *t, uint64_t at)
+static long holder(const struct be_symtab *t, uint64_t at)
 {
 	long i = nearest(t, at);
 	while (i > 0 && t->syms[i].block)
@@ -260,7 +260,7 @@ static long holder(const struct symtab *t, uint64_t at)
 	return i >= 0 && at - t->syms[i].addr < SYM_MAX_REACH ? i : -1;
 }
 
-int symtab_in_c_function(const struct symtab *t, uint64_t pc, int (*is_generated)(const char *))
+int be_symtab_in_c_function(const struct be_symtab *t, uint64_t pc, int (*is_generated)(const char *))
 {
 	long i = nearest(t, pc);
 	if (pc < t->text_lo || pc >= t->text_hi)
@@ -271,15 +271,15 @@ int symtab_in_c_function(const struct symtab *t, uint64_t pc, int (*is_generated
 	return y->size && pc - y->addr < y->size && !y->block && !is_generated(t->names + y->name);
 }
 
-const char *symtab_name_at(const struct symtab *t, uint64_t pc)
+const char *be_symtab_name_at(const struct be_symtab *t, uint64_t pc)
 {
 	long i = holder(t, pc);
 	return i >= 0 ? t->names + t->syms[i].name : NULL;
 }
 
-void symtab_lookup(struct symtab *t, uint64_t pc, int is_return, struct sym_hit *out)
+void be_symtab_lookup(struct be_symtab *t, uint64_t pc, int is_return, struct be_sym_hit *out)
 {
-	*out = (struct sym_hit){0};
+	*out = (struct be_sym_hit){0};
 	uint64_t at = is_return && pc > 0 ? pc - 1 : pc;
 	long i = holder(t, at);
 	if (i >= 0) {
@@ -289,9 +289,9 @@ void symtab_lookup(struct symtab *t, uint64_t pc, int is_return, struct sym_hit 
 	find_line(t, at, out);
 }
 
-int symtab_addr_of(void *ctx, const char *name, uint64_t *addr)
+int be_symtab_addr_of(void *ctx, const char *name, uint64_t *addr)
 {
-	struct symtab *t = ctx;
+	struct be_symtab *t = ctx;
 	for (size_t i = 0; i < t->n; i++)
 		if (strcmp(t->names + t->syms[i].name, name) == 0) {
 			*addr = t->syms[i].addr;

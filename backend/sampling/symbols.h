@@ -12,15 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct symtab;
+struct be_symtab;
 
 /* Opens path; NULL with a message (no such file, not an ELF, no symbols). */
-struct symtab *symtab_open(const char *path, char *err, size_t errlen);
-void symtab_close(struct symtab *t);
+struct be_symtab *be_symtab_open(const char *path, char *err, size_t errlen);
+void be_symtab_close(struct be_symtab *t);
 /* The symbols held (for the log). */
-size_t symtab_count(const struct symtab *t);
+size_t be_symtab_count(const struct be_symtab *t);
 
-struct sym_hit {
+struct be_sym_hit {
 	const char *name; /* the raw symbol, or NULL: no symbol holds it */
 	uint64_t start;   /* its address */
 	const char *file; /* DWARF: the source file, or NULL */
@@ -29,16 +29,16 @@ struct sym_hit {
 /* What holds pc.  is_return: pc is a return address, whose call is the
  * instruction before it (the line is looked up at pc - 1).  GHC's block
  * labels (c1Rz_info) are mapped to the closure that holds them. */
-void symtab_lookup(struct symtab *t, uint64_t pc, int is_return, struct sym_hit *out);
+void be_symtab_lookup(struct be_symtab *t, uint64_t pc, int is_return, struct be_sym_hit *out);
 /* 1 when pc lies inside a sized function that is_generated does not
  * claim (C code: the RTS's, libc's), or outside the program's code
  * altogether; 0 for the rest of the program's code (GHC's, whose
  * module-local functions have no symbol of their own). */
-int symtab_in_c_function(const struct symtab *t, uint64_t pc, int (*is_generated)(const char *));
+int be_symtab_in_c_function(const struct be_symtab *t, uint64_t pc, int (*is_generated)(const char *));
 /* Only the name of what holds pc (no line: cheap enough for a pause
  * window), or NULL. */
-const char *symtab_name_at(const struct symtab *t, uint64_t pc);
-/* A symbol's address by name: 0, or -1 when absent (ghc_sym_lookup). */
-int symtab_addr_of(void *t, const char *name, uint64_t *addr);
+const char *be_symtab_name_at(const struct be_symtab *t, uint64_t pc);
+/* A symbol's address by name: 0, or -1 when absent (be_ghc_sym_lookup). */
+int be_symtab_addr_of(void *t, const char *name, uint64_t *addr);
 
 #endif

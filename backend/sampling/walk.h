@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 /* The guest's memory, by virtual address. */
-struct walk_mem {
+struct be_walk_mem {
 	/* Up to len bytes at va: the bytes read (< len: the range runs into
 	 * an unmapped page), -1 when none. */
 	long (*read)(void *ctx, uint64_t va, void *buf, size_t len);
@@ -32,17 +32,17 @@ struct walk_mem {
 
 /* Reads one 8-byte little-endian word; 0, or -1 (unreadable or budget
  * spent). */
-int walk_read_word(struct walk_mem *m, uint64_t va, uint64_t *out);
+int be_walk_read_word(struct be_walk_mem *m, uint64_t va, uint64_t *out);
 
 #define WALK_MAX_FRAMES 256u
 
-enum walk_frame_kind {
+enum be_walk_frame_kind {
 	WALK_FRAME_C = 0,       /* a return address on a C stack (or the pc) */
 	WALK_FRAME_HASKELL = 1, /* a return point on GHC's STG stack (an info pointer) */
 	WALK_FRAME_KERNEL = 2,  /* a PV guest kernel's pc or return address (frame pointers) */
 };
 
-enum walk_stop {
+enum be_walk_stop {
 	WALK_STOP_END = 0,      /* the stack's bottom: a zero frame pointer, STOP_FRAME */
 	WALK_STOP_DEPTH,        /* WALK_MAX_FRAMES frames found */
 	WALK_STOP_UNREADABLE,   /* a read failed (unmapped, or a wild pointer) */
@@ -52,11 +52,11 @@ enum walk_stop {
 };
 
 /* Addresses found, innermost first.  A walk appends to what is there. */
-struct walk_out {
+struct be_walk_out {
 	uint64_t pc[WALK_MAX_FRAMES];
 	uint8_t kind[WALK_MAX_FRAMES];
 	uint32_t n;
-	enum walk_stop stop;
+	enum be_walk_stop stop;
 };
 
 /* Appends pc, then the return addresses of the frame-pointer chain from
@@ -64,6 +64,6 @@ struct walk_out {
  * address; fps must rise strictly (the stack grows down) by at most
  * WALK_FP_MAX_FRAME bytes a frame.  Returns how many frames it appended. */
 #define WALK_FP_MAX_FRAME (1u << 20)
-uint32_t walk_fp(struct walk_mem *m, uint64_t pc, uint64_t fp, struct walk_out *out);
+uint32_t be_walk_fp(struct be_walk_mem *m, uint64_t pc, uint64_t fp, struct be_walk_out *out);
 
 #endif

@@ -12,13 +12,13 @@
  * A return address points after the call: the caller's line is that of
  * pc - 1, which the symbolizer is told (symbols.c).
  *
- * May call: walk_read_word (walk.h).  Called by the sampler.
+ * May call: be_walk_read_word (walk.h).  Called by the sampler.
  */
 #include "config.h"
 
 #include "walk.h"
 
-static int append(struct walk_out *out, uint64_t pc)
+static int append(struct be_walk_out *out, uint64_t pc)
 {
 	if (out->n >= WALK_MAX_FRAMES) {
 		out->stop = WALK_STOP_DEPTH;
@@ -30,7 +30,7 @@ static int append(struct walk_out *out, uint64_t pc)
 	return 0;
 }
 
-uint32_t walk_fp(struct walk_mem *m, uint64_t pc, uint64_t fp, struct walk_out *out)
+uint32_t be_walk_fp(struct be_walk_mem *m, uint64_t pc, uint64_t fp, struct be_walk_out *out)
 {
 	uint32_t before = out->n;
 
@@ -47,7 +47,7 @@ uint32_t walk_fp(struct walk_mem *m, uint64_t pc, uint64_t fp, struct walk_out *
 			out->stop = WALK_STOP_BUDGET;
 			break;
 		}
-		if (walk_read_word(m, fp, &next) != 0 || walk_read_word(m, fp + 8, &ret) != 0) {
+		if (be_walk_read_word(m, fp, &next) != 0 || be_walk_read_word(m, fp + 8, &ret) != 0) {
 			out->stop = m->budget == 0 ? WALK_STOP_BUDGET : WALK_STOP_UNREADABLE;
 			break;
 		}

@@ -15,14 +15,14 @@
  * the STOP_FRAME ends the stack.
  *
  * Everything read is the guest's and hostile: every read goes through
- * walk_read_word (counted against the walk's budget), the frames found
+ * be_walk_read_word (counted against the walk's budget), the frames found
  * are at most WALK_MAX_FRAMES, a frame's size is capped, a frame must lie
  * within its chunk when the chunk is known, the chunks followed are at
  * most WALK_GHC_MAX_CHUNKS, never one twice, each with a StgStack's header
  * (when the symbols gave stg_STACK_info), and a word whose closure type
  * is not a return frame's ends the walk (WALK_STOP_BAD_FRAME).
  *
- * Calls: walk_mem.c (walk_read_word).  Nothing else.
+ * Calls: walk_mem.c (be_walk_read_word).  Nothing else.
  */
 #include "config.h"
 
@@ -41,9 +41,9 @@
 #define BITMAP_SIZE_MASK 0x3fu
 
 struct ghc_walk {
-	struct walk_mem *m;
-	const struct ghc_rts *g;
-	struct walk_out *out;
+	struct be_walk_mem *m;
+	const struct be_ghc_rts *g;
+	struct be_walk_out *out;
 	uint64_t lo, hi; /* the current chunk's words [lo, hi); 0, 0: not known */
 	uint64_t chunk[WALK_GHC_MAX_CHUNKS];
 	uint32_t nchunks;
@@ -56,14 +56,14 @@ static int ghc_read(struct ghc_walk *w, uint64_t va, uint64_t *v)
 		w->out->stop = WALK_STOP_BUDGET;
 		return -1;
 	}
-	if (walk_read_word(w->m, va, v) != 0) {
+	if (be_walk_read_word(w->m, va, v) != 0) {
 		w->out->stop = WALK_STOP_UNREADABLE;
 		return -1;
 	}
 	return 0;
 }
 
-static int ghc_stop(struct ghc_walk *w, enum walk_stop why)
+static int ghc_stop(struct ghc_walk *w, enum be_walk_stop why)
 {
 	w->out->stop = why;
 	return -1;
@@ -72,7 +72,7 @@ static int ghc_stop(struct ghc_walk *w, enum walk_stop why)
 /* A chunk's words [*lo, *hi) from its StgStack's address and stack_size
  * (a StgWord32, the low half of the word read); -1 for a size no chunk
  * has or bounds that wrap. */
-static int ghc_chunk_bounds(const struct ghc_rts *g, uint64_t stack, uint64_t size_word,
+static int ghc_chunk_bounds(const struct be_ghc_rts *g, uint64_t stack, uint64_t size_word,
                             uint64_t *lo, uint64_t *hi)
 {
 	uint64_t size = size_word & 0xffffffffu;
@@ -112,18 +112,18 @@ static int ghc_enter_chunk(struct ghc_walk *w, uint64_t stack)
  * Haskell code runs, the head of the run queue while the scheduler and
  * the garbage collector do (rCurrentTSO is NULL then).  Headers checked
  * when the symbols gave them.  0 and *stack, or -1. */
-static int ghc_thread_stack(struct walk_mem *m, const struct ghc_rts *g, uint64_t *stack)
+static int ghc_thread_stack(struct be_walk_mem *m, const struct be_ghc_rts *g, uint64_t *stack)
 {
 	uint64_t cap = g->main_capability, tso, hdr, st;
-	if (!cap || walk_read_word(m, cap + g->off_cap_r + g->off_reg_current_tso, &tso) != 0)
+	if (!cap || be_walk_read_word(m, cap + g->off_cap_r + g->off_reg_current_tso, &tso) != 0)
 		return -1;
-	if (tso == 0 && walk_read_word(m, cap + g->off_cap_run_queue_hd, &tso) != 0)
+	if (tso == 0 && be_walk_read_word(m, cap + g->off_cap_run_queue_hd, &tso) != 0)
 		return -1;
 	if (tso == 0 || (tso & 7) ||
-	    (g->tso_info && (walk_read_word(m, tso, &hdr) != 0 || hdr != g->tso_info)))
+	    (g->tso_info && (be_walk_read_word(m, tso, &hdr) != 0 || hdr != g->tso_info)))
 		return -1; /* no thread, or the empty queue's END_TSO_QUEUE */
-	if (walk_read_word(m, tso + g->off_tso_stackobj, &st) != 0 || st == 0 || (st & 7) ||
-	    (g->stack_info && (walk_read_word(m, st, &hdr) != 0 || hdr != g->stack_info)))
+	if (be_walk_read_word(m, tso + g->off_tso_stackobj, &st) != 0 || st == 0 || (st & 7) ||
+	    (g->stack_info && (be_walk_read_word(m, st, &hdr) != 0 || hdr != g->stack_info)))
 		return -1;
 	*stack = st;
 	return 0;
@@ -136,7 +136,7 @@ static void ghc_first_chunk(struct ghc_walk *w, uint64_t sp)
 {
 	uint64_t stack, size, lo, hi;
 	if (w->m->budget < 16 || ghc_thread_stack(w->m, w->g, &stack) != 0 ||
-	    walk_read_word(w->m, stack + w->g->off_stack_stack_size, &size) != 0 ||
+	    be_walk_read_word(w->m, stack + w->g->off_stack_stack_size, &size) != 0 ||
 	    ghc_chunk_bounds(w->g, stack, size, &lo, &hi) != 0 || sp < lo || sp >= hi)
 		return;
 	w->lo = lo;
@@ -158,7 +158,7 @@ static int ghc_fixed_words(struct ghc_walk *w, uint64_t layout, uint32_t want, u
 static int ghc_frame_words(struct ghc_walk *w, uint64_t sp, uint64_t info, uint32_t type,
                            uint64_t layout, uint64_t *words)
 {
-	const struct ghc_rts *g = w->g;
+	const struct be_ghc_rts *g = w->g;
 	uint64_t size;
 	if (type == g->ct_ret_small) {
 		*words = 1 + (layout & BITMAP_SIZE_MASK);
@@ -221,7 +221,7 @@ static int ghc_underflow(struct ghc_walk *w, uint64_t sp, uint64_t *next_sp)
  * frame) or the end.  0: go on from *sp; 1: the stack's end; -1: stop. */
 static int ghc_step(struct ghc_walk *w, uint64_t *sp)
 {
-	const struct ghc_rts *g = w->g;
+	const struct be_ghc_rts *g = w->g;
 	uint64_t info, word, layout, words;
 	if ((*sp & 7) || *sp == 0 || (w->hi && (*sp < w->lo || *sp >= w->hi)))
 		return ghc_stop(w, WALK_STOP_BAD_FRAME);
@@ -253,7 +253,7 @@ static int ghc_step(struct ghc_walk *w, uint64_t *sp)
 	return 0;
 }
 
-uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, struct walk_out *out)
+uint32_t be_walk_ghc(struct be_walk_mem *m, const struct be_ghc_rts *g, uint64_t sp, struct be_walk_out *out)
 {
 	uint32_t start = out->n;
 	if (start > WALK_MAX_FRAMES) /* a caller's bad count: append nothing */
@@ -279,14 +279,14 @@ uint32_t walk_ghc(struct walk_mem *m, const struct ghc_rts *g, uint64_t sp, stru
 	return out->n - start;
 }
 
-int walk_ghc_saved_sp(struct walk_mem *m, const struct ghc_rts *g, uint64_t *sp)
+int be_walk_ghc_saved_sp(struct be_walk_mem *m, const struct be_ghc_rts *g, uint64_t *sp)
 {
 	if (!g || !g->found || !g->version)
 		return -1;
 	uint64_t stack, size, s, lo, hi;
 	if (ghc_thread_stack(m, g, &stack) != 0 ||
-	    walk_read_word(m, stack + g->off_stack_stack_size, &size) != 0 ||
-	    walk_read_word(m, stack + g->off_stack_sp, &s) != 0 ||
+	    be_walk_read_word(m, stack + g->off_stack_stack_size, &size) != 0 ||
+	    be_walk_read_word(m, stack + g->off_stack_sp, &s) != 0 ||
 	    ghc_chunk_bounds(g, stack, size, &lo, &hi) != 0)
 		return -1;
 	/* the saved sp lies in its own chunk */

@@ -10,7 +10,7 @@
 
 #include "walk.h"
 
-int walk_read_word(struct walk_mem *m, uint64_t va, uint64_t *out)
+int be_walk_read_word(struct be_walk_mem *m, uint64_t va, uint64_t *out)
 {
 	if (!m || !m->read || m->budget == 0)
 		return -1;

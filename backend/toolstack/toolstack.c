@@ -34,7 +34,7 @@
 #include "backend/toolstack/toolstack.h"
 #include "backend/toolstack/xlcfg.h"
 
-static struct xs_handle *open_xs(const struct options *o, struct plat **p)
+static struct xs_handle *open_xs(const struct be_options *o, struct plat **p)
 {
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512];
@@ -108,7 +108,7 @@ static int resolve_domain(struct xs_handle *xs, const char *arg, uint32_t *domid
 static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, const char *protocol,
                         int xl)
 {
-	int64_t devid = vdev_to_devid(vdev);
+	int64_t devid = be_vdev_to_devid(vdev);
 	char fe[128], be[128], vbd[96], val[64], bdom[96];
 
 	if (devid < 0) {
@@ -189,7 +189,7 @@ static int write_device(struct xs_handle *xs, uint32_t domid, const char *vdev, 
  */
 static int wait_taken(struct xs_handle *xs, uint32_t domid, const char *vdev)
 {
-	int64_t devid = vdev_to_devid(vdev);
+	int64_t devid = be_vdev_to_devid(vdev);
 	char node[160], be[128], fe[128];
 	unsigned len;
 
@@ -216,7 +216,7 @@ static const char *vdev_arg(const char *a)
 	return strncmp(a, "vdev=", 5) == 0 ? a + 5 : a;
 }
 
-int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs)
+int be_toolstack_attach(const struct be_options *o, const char *domain, int nvdev, char **vdevs)
 {
 	struct plat *p;
 	struct xs_handle *xs = open_xs(o, &p);
@@ -298,7 +298,7 @@ static const char *safe_state(const char *v)
 	return v[0] >= '0' && v[0] <= '8' && !v[1] ? v : "unreadable";
 }
 
-int toolstack_detach(const struct options *o, const char *domain, const char *vdev)
+int be_toolstack_detach(const struct be_options *o, const char *domain, const char *vdev)
 {
 	struct plat *p;
 	struct xs_handle *xs = open_xs(o, &p);
@@ -309,7 +309,7 @@ int toolstack_detach(const struct options *o, const char *domain, const char *vd
 
 	if (!xs)
 		return 1;
-	int64_t devid = vdev_to_devid(vdev_arg(vdev));
+	int64_t devid = be_vdev_to_devid(vdev_arg(vdev));
 	if (devid < 0) {
 		fprintf(stderr, "profile-backend: '%s' is not a Xen disk name\n", vdev);
 		goto out;
@@ -402,7 +402,7 @@ static int run_cmd(char *const argv[])
 
 /* Undoes a create whose devices could not all be written: on Xen the
  * paused domain goes (xl destroy), on xensim the simulated one. */
-static void undo_domain(const struct options *o, struct plat *p, uint32_t domid)
+static void undo_domain(const struct be_options *o, struct plat *p, uint32_t domid)
 {
 	char id[16];
 	snprintf(id, sizeof(id), "%u", domid);
@@ -418,7 +418,7 @@ static void undo_domain(const struct options *o, struct plat *p, uint32_t domid)
 
 /* On xensim, which has no xl: a simulated domain and its devices written
  * here.  0 with *domid, or -1 (said why, undone). */
-static int create_sim(const struct options *o, struct plat *p, struct xs_handle *xs, const struct xlcfg *c,
+static int create_sim(const struct be_options *o, struct plat *p, struct xs_handle *xs, const struct be_xlcfg *c,
                       uint32_t *domid)
 {
 	char err[512];
@@ -441,7 +441,7 @@ static int create_sim(const struct options *o, struct plat *p, struct xs_handle 
  * them and runs block-profsvc before the guest runs, and does so again at
  * every reboot.  xl undoes a create that fails half-way itself.  0 with
  * *domid, or -1 (said why). */
-static int create_xl(const struct options *o, struct xs_handle *xs, const struct xlcfg *c, int argc,
+static int create_xl(const struct be_options *o, struct xs_handle *xs, const struct be_xlcfg *c, int argc,
                      char **argv, uint32_t *domid)
 {
 	char tmp[] = "/tmp/profsvc-xl-XXXXXX.cfg";
@@ -484,7 +484,7 @@ static int create_xl(const struct options *o, struct xs_handle *xs, const struct
 
 /* The config's kernel, as an absolute path (xl reads it from the cwd
  * too); NULL when it has none or it is not a file here. */
-static char *kernel_path(const struct xlcfg *c)
+static char *kernel_path(const struct be_xlcfg *c)
 {
 	return c->kernel ? realpath(c->kernel, NULL) : NULL;
 }
@@ -518,20 +518,20 @@ static int exec_kernel(struct plat *p, uint32_t domid, const char *kernel, const
 	return rc;
 }
 
-int toolstack_create(const struct options *o, const char *cfgpath, int argc, char **argv)
+int be_toolstack_create(const struct be_options *o, const char *cfgpath, int argc, char **argv)
 {
-	struct xlcfg c;
+	struct be_xlcfg c;
 	int rc = 1;
 
 	/* Everything is checked before anything is made. */
-	if (xlcfg_load(cfgpath, &c) != 0)
+	if (be_xlcfg_load(cfgpath, &c) != 0)
 		return 1;
 	if (o->dry_run) {
 		/* What xl would be given, then the disks profsvc serves. */
 		fwrite(c.xl_text, 1, c.xl_len, stdout);
 		for (int i = 0; i < c.nprof; i++)
 			printf("# profsvc disk: %s\n", c.prof_vdevs[i]);
-		xlcfg_free(&c);
+		be_xlcfg_free(&c);
 		return 0;
 	}
 	struct plat *p;
@@ -556,6 +556,6 @@ int toolstack_create(const struct options *o, const char *cfgpath, int argc, cha
 		xs_close(xs);
 		plat_close(p);
 	}
-	xlcfg_free(&c);
+	be_xlcfg_free(&c);
 	return rc;
 }

@@ -5,10 +5,10 @@
 #ifndef PROFSVC_BE_TOOLSTACK_H
 #define PROFSVC_BE_TOOLSTACK_H
 
-struct options;
+struct be_options;
 
-int toolstack_create(const struct options *o, const char *cfg, int argc, char **argv);
-int toolstack_attach(const struct options *o, const char *domain, int nvdev, char **vdevs);
-int toolstack_detach(const struct options *o, const char *domain, const char *vdev);
+int be_toolstack_create(const struct be_options *o, const char *cfg, int argc, char **argv);
+int be_toolstack_attach(const struct be_options *o, const char *domain, int nvdev, char **vdevs);
+int be_toolstack_detach(const struct be_options *o, const char *domain, const char *vdev);
 
 #endif

@@ -229,7 +229,7 @@ static int check_prof(const char *at, int i, const char *spec, const libxl_devic
 	else if (d->backend_domname && *d->backend_domname && strcmp(d->backend_domname, "0") &&
 	         strcmp(d->backend_domname, "Domain-0"))
 		why = "names a backend domain; profile-backend serves from dom0: drop backend=";
-	else if (vdev_to_devid(d->vdev) < 0)
+	else if (be_vdev_to_devid(d->vdev) < 0)
 		why = "has a vdev that is not a Xen disk name: give one such as vdev=xvdp1";
 	if (!why)
 		return 0;
@@ -262,9 +262,9 @@ static int put_quoted(char **out, size_t *len, size_t *cap, const char *s)
 	return 0;
 }
 
-static int load_src(const char *path, char *src, size_t len, struct xlcfg *c);
+static int load_src(const char *path, char *src, size_t len, struct be_xlcfg *c);
 
-int xlcfg_load(const char *path, struct xlcfg *c)
+int be_xlcfg_load(const char *path, struct be_xlcfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	size_t len;
@@ -274,7 +274,7 @@ int xlcfg_load(const char *path, struct xlcfg *c)
 	return load_src(path, src, len, c);
 }
 
-int xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct xlcfg *c)
+int be_xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct be_xlcfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	if (len > XLCFG_MAX_BYTES) {
@@ -316,7 +316,7 @@ static int check_no_nul(const char *path, const char *src, size_t len)
 /* name = "GUEST" into c->name (at: where it is said).  0, or -1 (said
  * why). */
 static int take_name(XLU_Config *cfg, struct lines *l, const char *path, char *at, size_t atlen,
-                     struct xlcfg *c)
+                     struct be_xlcfg *c)
 {
 	const char *name;
 	int e = xlu_cfg_get_string(cfg, "name", &name, 1);
@@ -340,7 +340,7 @@ static int take_name(XLU_Config *cfg, struct lines *l, const char *path, char *a
  * checked; its vdev kept in seen[*ndisks] (counted there once held) and a
  * profsvc one's in c.  0, or -1 (said why). */
 static int take_disk(const char *at, int i, const char *spec, struct disk_seen *seen, int *ndisks,
-                     struct xlcfg *c)
+                     struct be_xlcfg *c)
 {
 	if (!spec) {
 		fprintf(stderr, "profile-backend: %s: disk entry %d is a list; each disk is one string\n", at, i + 1);
@@ -376,7 +376,7 @@ static int take_disk(const char *at, int i, const char *spec, struct disk_seen *
 		free(me->vdev); /* not yet counted in ndisks */
 		return -1;
 	}
-	me->devid = vdev_to_devid(me->vdev);
+	me->devid = be_vdev_to_devid(me->vdev);
 	me->prof = prof;
 	for (int k = 0; k < *ndisks; k++) {
 		int same = seen[k].devid >= 0 ? seen[k].devid == me->devid : !strcmp(seen[k].vdev, me->vdev);
@@ -400,7 +400,7 @@ static int take_disk(const char *at, int i, const char *spec, struct disk_seen *
 /* The config for xl: the file as it is, then (if profsvc disks were taken
  * out) the list of the others, which xl reads instead of the first.  0,
  * or -1 (said why, if not out of memory). */
-static int make_xl_text(struct xlcfg *c, const char *src, size_t len, XLU_ConfigList *list, int n,
+static int make_xl_text(struct be_xlcfg *c, const char *src, size_t len, XLU_ConfigList *list, int n,
                         const struct disk_seen *seen, const char *at)
 {
 	int rc = 0;
@@ -450,7 +450,7 @@ static int make_xl_text(struct xlcfg *c, const char *src, size_t len, XLU_Config
 	return rc;
 }
 
-static int load_src(const char *path, char *src, size_t len, struct xlcfg *c)
+static int load_src(const char *path, char *src, size_t len, struct be_xlcfg *c)
 {
 	struct lines l = {0};
 	XLU_Config *cfg = NULL;
@@ -514,11 +514,11 @@ out:
 	free(l.buf);
 	free(src);
 	if (rc != 0)
-		xlcfg_free(c);
+		be_xlcfg_free(c);
 	return rc;
 }
 
-void xlcfg_free(struct xlcfg *c)
+void be_xlcfg_free(struct be_xlcfg *c)
 {
 	free(c->kernel);
 	free(c->extra);

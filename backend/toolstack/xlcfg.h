@@ -15,7 +15,7 @@
 /* A config larger than this is not an xl config (xl's are a few KiB). */
 #define XLCFG_MAX_BYTES (1024 * 1024)
 
-struct xlcfg {
+struct be_xlcfg {
 	char *name;                        /* the guest's name, dequoted */
 	char *kernel;                      /* kernel = "...", or NULL */
 	char *extra;                       /* extra = "...", or NULL */
@@ -28,10 +28,10 @@ struct xlcfg {
 
 /* Reads and checks path; 0, or -1 with every fault said on stderr as
  * "path:line: what, and the fix".  Nothing outside is touched. */
-int xlcfg_load(const char *path, struct xlcfg *c);
+int be_xlcfg_load(const char *path, struct be_xlcfg *c);
 /* The same for a config already in memory (len bytes, no NUL needed),
  * named label in what is said. */
-int xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct xlcfg *c);
-void xlcfg_free(struct xlcfg *c);
+int be_xlcfg_load_buffer(const char *label, const char *buf, size_t len, struct be_xlcfg *c);
+void be_xlcfg_free(struct be_xlcfg *c);
 
 #endif

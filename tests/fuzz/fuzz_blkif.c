@@ -5,7 +5,7 @@
  * decoded, validated, indirect segment pages loaded and checked, responses
  * written.  Asserted, beyond "no crash":
  *   - a request that validates covers only sectors inside the device;
- *   - ring_pending_requests never lets us take more than one ring of
+ *   - be_ring_pending_requests never lets us take more than one ring of
  *     requests ahead of our responses;
  *   - a response changes exactly the id, operation and status bytes of its
  *     slot and nothing else (XSA-216: no backend memory reaches the guest).
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 10)
 		return 0;
-	enum blkif_abi abi = (enum blkif_abi)(data[0] % 3);
+	enum be_blkif_abi abi = (enum be_blkif_abi)(data[0] % 3);
 	uint32_t pages = 1u << (data[1] % 3); /* 1, 2 or 4 pages */
 	uint64_t capacity = get64(data + 2);
 	int resume = data[1] & 0x80;
@@ -53,27 +53,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t *ind = data + n;
 	size_t ind_len = size - n;
 
-	struct blk_ring r;
-	ring_attach(&r, mem, pages, abi, resume);
-	assert(r.slots == blkif_ring_slots(abi, pages));
+	struct be_blk_ring r;
+	be_ring_attach(&r, mem, pages, abi, resume);
+	assert(r.slots == be_blkif_ring_slots(abi, pages));
 	uint32_t taken = 0;
 	for (int round = 0; round < 4; round++) {
-		int avail = ring_pending_requests(&r);
+		int avail = be_ring_pending_requests(&r);
 		if (avail < 0)
 			break; /* a bogus producer index: the device is cut off */
 		assert((uint32_t)avail <= r.slots);
 		if (avail == 0)
 			break;
 		for (int k = 0; k < avail; k++) {
-			const volatile void *slot = ring_take_request(&r);
-			struct blk_req req;
+			const volatile void *slot = be_ring_take_request(&r);
+			struct be_blk_req req;
 			const char *why = NULL;
-			blkif_copy_request(abi, slot, &req);
+			be_blkif_copy_request(abi, slot, &req);
 			taken++;
-			int st = blkif_validate(&req, capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
+			int st = be_blkif_validate(&req, capacity, BLKIF_BACK_MAX_INDIRECT_SEGMENTS, &why);
 			if (st == 0) {
-				const struct blk_seg *segs = req.seg;
-				struct blk_seg *ind_segs = NULL;
+				const struct be_blk_seg *segs = req.seg;
+				struct be_blk_seg *ind_segs = NULL;
 				unsigned nsegs = req.nr_segments;
 				if (req.operation == BLKIF_OP_INDIRECT) {
 					assert(nsegs > 0 && nsegs <= BLKIF_BACK_MAX_INDIRECT_SEGMENTS);
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					uint8_t *pg = calloc(1, (need + PAGE - 1) / PAGE * PAGE);
 					memcpy(pg, ind, need < ind_len ? need : ind_len);
 					ind_segs = calloc(nsegs, sizeof(*ind_segs));
-					blkif_load_indirect(pg, nsegs, ind_segs);
+					be_blkif_load_indirect(pg, nsegs, ind_segs);
 					free(pg);
 					segs = ind_segs;
 				} else if (req.operation == BLKIF_OP_DISCARD) {
@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					assert(nsegs <= BLKIF_MAX_SEGMENTS_PER_REQUEST);
 				}
 				uint64_t total = 0;
-				if (nsegs && blkif_check_segments(segs, nsegs, req.sector, capacity, &total,
+				if (nsegs && be_blkif_check_segments(segs, nsegs, req.sector, capacity, &total,
 				                                  &why) == 0) {
 					assert(total > 0 && total <= (uint64_t)nsegs * 8);
 					assert(req.sector < capacity && total <= capacity - req.sector);
@@ -102,11 +102,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				assert(why && *why);
 			}
 			/* The response: only its three fields may change. */
-			volatile uint8_t *rs = ring_next_response(&r);
+			volatile uint8_t *rs = be_ring_next_response(&r);
 			size_t off = (size_t)((const uint8_t *)rs - mem);
-			assert(off + blkif_slot_size(abi) <= ring_bytes);
+			assert(off + be_blkif_slot_size(abi) <= ring_bytes);
 			memcpy(before, mem, ring_bytes);
-			blkif_write_response(abi, rs, req.id, req.operation, (int16_t)(st ? st : 0));
+			be_blkif_write_response(abi, rs, req.id, req.operation, (int16_t)(st ? st : 0));
 			size_t changed_outside = 0;
 			for (size_t i = 0; i < ring_bytes; i++)
 				if (mem[i] != before[i] && (i < off || i >= off + 16))
@@ -119,8 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					assert(mem[off + i] == before[off + i]);
 			assert(get64(mem + off) == req.id && mem[off + 8] == req.operation);
 		}
-		ring_push_responses(&r);
-		ring_final_check(&r);
+		be_ring_push_responses(&r);
+		be_ring_final_check(&r);
 	}
 	assert(taken <= 4 * r.slots);
 	free(before);

@@ -27,7 +27,7 @@ static uint64_t word_at(const uint8_t *d, size_t n, size_t i)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char err[256] = "";
-	struct ksyms *k = ksyms_parse((const char *)data, size, err, sizeof err);
+	struct be_ksyms *k = be_ksyms_parse((const char *)data, size, err, sizeof err);
 	if (!k) {
 		assert(err[0]);
 		return 0;
@@ -35,17 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t lines = 1;
 	for (size_t i = 0; i < size; i++)
 		lines += data[i] == '\n';
-	assert(ksyms_count(k) >= 1 && ksyms_count(k) <= lines);
+	assert(be_ksyms_count(k) >= 1 && be_ksyms_count(k) <= lines);
 	uint64_t prev_addr = 0, prev_start = 0;
 	int have_prev = 0;
 	for (size_t i = 0; i < size && i < 64 * 8; i += 8) {
 		uint64_t a = word_at(data, size, i) | UINT64_C(0xffff800000000000), start = 0, again = 0;
-		const char *name = ksyms_lookup(k, a, &start);
-		(void)ksyms_is_text(k, a);
+		const char *name = be_ksyms_lookup(k, a, &start);
+		(void)be_ksyms_is_text(k, a);
 		if (!name)
 			continue;
 		assert(start <= a && strlen(name) > 0 && strlen(name) <= KSYMS_MAX_LINE);
-		assert(ksyms_lookup(k, start, &again) && again == start);
+		assert(be_ksyms_lookup(k, start, &again) && again == start);
 		if (have_prev && prev_addr <= a)
 			assert(prev_start <= start);
 		if (!have_prev || a > prev_addr) {
@@ -54,6 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			have_prev = 1;
 		}
 	}
-	ksyms_free(k);
+	be_ksyms_free(k);
 	return 0;
 }

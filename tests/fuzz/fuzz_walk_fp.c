@@ -44,12 +44,12 @@ static long image_read(void *ctx, uint64_t va, void *buf, size_t len)
 	return (long)n;
 }
 
-static void walk_once(struct image *im, uint64_t fp, uint32_t budget, struct walk_out *out)
+static void walk_once(struct image *im, uint64_t fp, uint32_t budget, struct be_walk_out *out)
 {
-	struct walk_mem m = {image_read, im, budget};
+	struct be_walk_mem m = {image_read, im, budget};
 	im->reads = 0;
 	memset(out, 0, sizeof(*out));
-	uint32_t n = walk_fp(&m, 0x401000, fp, out);
+	uint32_t n = be_walk_fp(&m, 0x401000, fp, out);
 	assert(n == out->n && n >= 1 && n <= WALK_MAX_FRAMES);
 	assert(out->pc[0] == 0x401000);
 	assert(im->reads <= budget);
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t budget = (uint32_t)(data[2] | data[3] << 8);
 	struct image im = {data + 5, size - 5, data[4] & 1, 0};
 	uint64_t fp = (data[4] & 2) ? (uint64_t)fp_off << 32 : REGION_VA + fp_off;
-	static struct walk_out a, b;
+	static struct be_walk_out a, b;
 
 	walk_once(&im, fp, budget, &a);
 	walk_once(&im, fp, budget, &b);

@@ -11,7 +11,7 @@
  *     return point it appends has a return frame's closure type;
  *   - the same memory walks the same way twice;
  *   - a saved Sp, when found, is word-aligned;
- *   - ghc_demangle's output is NUL-terminated within its buffer and, cut
+ *   - be_ghc_demangle's output is NUL-terminated within its buffer and, cut
  *     to a smaller buffer, is the prefix of the whole one.
  *
  * Input: [flags: 1 GHC 8.0, 2 a capability, 4 thread and chunk headers
@@ -97,21 +97,21 @@ static uint32_t type_at(struct image *im, uint64_t pc)
 	return (uint32_t)(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24);
 }
 
-static int is_return_frame(const struct ghc_rts *g, uint32_t t)
+static int is_return_frame(const struct be_ghc_rts *g, uint32_t t)
 {
 	return t == g->ct_ret_small || t == g->ct_ret_big || t == g->ct_ret_fun ||
 	       t == g->ct_update_frame || t == g->ct_catch_frame || t == g->ct_atomically_frame ||
 	       t == g->ct_catch_retry_frame || t == g->ct_catch_stm_frame;
 }
 
-static void check_walk(struct image *im, const struct ghc_rts *g, uint64_t sp, uint32_t budget)
+static void check_walk(struct image *im, const struct be_ghc_rts *g, uint64_t sp, uint32_t budget)
 {
-	static struct walk_out out, again;
+	static struct be_walk_out out, again;
 	memset(&out, 0, sizeof out);
 	memset(&again, 0, sizeof again);
-	struct walk_mem m = {image_read, im, budget};
+	struct be_walk_mem m = {image_read, im, budget};
 	im->reads = 0;
-	uint32_t n = walk_ghc(&m, g, sp, &out);
+	uint32_t n = be_walk_ghc(&m, g, sp, &out);
 	assert(im->reads <= budget && im->reads <= MAX_READS);
 	assert(m.budget == budget - im->reads);
 	assert(n == out.n && out.n <= WALK_MAX_FRAMES);
@@ -121,14 +121,14 @@ static void check_walk(struct image *im, const struct ghc_rts *g, uint64_t sp, u
 		assert(out.kind[i] == WALK_FRAME_HASKELL && out.pc[i] % 8 == 0);
 		assert(is_return_frame(g, type_at(im, out.pc[i])));
 	}
-	struct walk_mem m2 = {image_read, im, budget};
-	walk_ghc(&m2, g, sp, &again);
+	struct be_walk_mem m2 = {image_read, im, budget};
+	be_walk_ghc(&m2, g, sp, &again);
 	assert(again.n == out.n && again.stop == out.stop);
 	assert(memcmp(again.pc, out.pc, out.n * sizeof out.pc[0]) == 0);
 
 	uint64_t saved = 1;
-	struct walk_mem m3 = {image_read, im, budget};
-	if (walk_ghc_saved_sp(&m3, g, &saved) == 0)
+	struct be_walk_mem m3 = {image_read, im, budget};
+	if (be_walk_ghc_saved_sp(&m3, g, &saved) == 0)
 		assert(saved % 8 == 0 && saved != 0);
 }
 
@@ -137,13 +137,13 @@ static void check_names(const uint8_t *p, size_t len, size_t small)
 	char name[257], whole[1100], cut[65];
 	memcpy(name, p, len);
 	name[len] = '\0';
-	ghc_demangle(name, whole, sizeof whole);
+	be_ghc_demangle(name, whole, sizeof whole);
 	assert(memchr(whole, '\0', sizeof whole));
-	ghc_demangle(name, cut, small);
+	be_ghc_demangle(name, cut, small);
 	size_t wl = strlen(whole), cl = strlen(cut);
 	assert(cl == (wl < small - 1 ? wl : small - 1));
 	assert(memcmp(cut, whole, cl) == 0);
-	int h = ghc_symbol_is_haskell(name);
+	int h = be_ghc_symbol_is_haskell(name);
 	assert(h == 0 || h == 1);
 }
 
@@ -174,8 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		data += im.len[i];
 		size -= im.len[i];
 	}
-	struct ghc_rts g;
-	int rc = ghc_rts_from_symbols(&g, v800 ? lookup_800 : lookup_900, &cap, NULL, 0);
+	struct be_ghc_rts g;
+	int rc = be_ghc_rts_from_symbols(&g, v800 ? lookup_800 : lookup_900, &cap, NULL, 0);
 	assert(rc == 0 && g.found && g.version == (v800 ? 800 : 900));
 	if (data0 & 4) { /* the headers a thread and a chunk must have */
 		g.tso_info = INFO_VA + 0x10;

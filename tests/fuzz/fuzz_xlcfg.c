@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_xlcfg.c - libFuzzer target for backend/toolstack/xlcfg.c: the input
- * is a guest's xl config, read by xlcfg_load_buffer (libxlutil's parser,
+ * is a guest's xl config, read by be_xlcfg_load_buffer (libxlutil's parser,
  * the disk specs, profsvc's checks and the text for xl create).  On success
  * it checks the result's invariants.  What xlcfg says on stderr is noise.
  */
@@ -24,8 +24,8 @@ const char *__lsan_default_suppressions(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct xlcfg c;
-	if (xlcfg_load_buffer("fuzz.cfg", (const char *)data, size, &c) != 0) {
+	struct be_xlcfg c;
+	if (be_xlcfg_load_buffer("fuzz.cfg", (const char *)data, size, &c) != 0) {
 		/* a failure leaves nothing to free */
 		if (c.name || c.nprof || c.xl_text)
 			abort();
@@ -45,6 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* handed to xl as a C string: a NUL inside would cut it */
 	if (!c.xl_text || c.xl_len < size || strlen(c.xl_text) != c.xl_len)
 		abort();
-	xlcfg_free(&c);
+	be_xlcfg_free(&c);
 	return 0;
 }

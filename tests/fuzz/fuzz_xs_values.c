@@ -19,8 +19,8 @@
 
 #include "backend/control/xs_values.h"
 
-int64_t vdev_to_devid(const char *vdev);
-int devid_to_vdev(uint32_t devid, char *out, size_t len);
+int64_t be_vdev_to_devid(const char *vdev);
+int be_devid_to_vdev(uint32_t devid, char *out, size_t len);
 
 struct dir {
 	char *node[64], *value[64];
@@ -70,10 +70,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 
-	struct xsv_ring r;
+	struct be_xsv_ring r;
 	char why[200];
 	why[0] = '\0';
-	if (xsv_frontend_ring(dir_get, &d, &r, why, sizeof(why)) == 0) {
+	if (be_xsv_frontend_ring(dir_get, &d, &r, why, sizeof(why)) == 0) {
 		assert(r.pages >= 1 && r.pages <= 16 && (r.pages & (r.pages - 1)) == 0);
 		assert(r.abi == BLKIF_ABI_NATIVE || r.abi == BLKIF_ABI_X86_32 || r.abi == BLKIF_ABI_X86_64);
 		char *port = dir_get(&d, "event-channel");
@@ -87,16 +87,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (int i = 0; i < nlines; i++) {
 		uint32_t v, domid = 0, devid = 0;
-		if (xsv_parse_u32(lines[i], UINT32_MAX, &v) == 0)
+		if (be_xsv_parse_u32(lines[i], UINT32_MAX, &v) == 0)
 			assert(plain_decimal(lines[i]));
-		enum xsv_path_kind k = xsv_backend_path("/local/domain/0/backend/profsvc", lines[i], &domid, &devid);
+		enum be_xsv_path_kind k = be_xsv_backend_path("/local/domain/0/backend/profsvc", lines[i], &domid, &devid);
 		if (k != XSV_PATH_OTHER)
 			assert(strncmp(lines[i], "/local/domain/0/backend/profsvc", 31) == 0);
 		if (k == XSV_PATH_DOMAIN || k == XSV_PATH_DEVICE)
 			assert(domid <= 32767);
 		uint32_t *refs = NULL, nrefs = 0;
 		const char *twhy = NULL;
-		if (xsv_trace_refs(lines[i], 1024, &refs, &nrefs, &twhy) == 0) {
+		if (be_xsv_trace_refs(lines[i], 1024, &refs, &nrefs, &twhy) == 0) {
 			size_t commas = 0;
 			for (const char *p = lines[i]; *p; p++) {
 				assert((*p >= '0' && *p <= '9') || *p == ',');
@@ -107,16 +107,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			assert(twhy && !refs);
 		}
-		int64_t id = vdev_to_devid(lines[i]);
+		int64_t id = be_vdev_to_devid(lines[i]);
 		if (id >= 0) {
 			char back[32];
-			assert(devid_to_vdev((uint32_t)id, back, sizeof(back)) == 0);
-			assert(vdev_to_devid(back) == id);
+			assert(be_devid_to_vdev((uint32_t)id, back, sizeof(back)) == 0);
+			assert(be_vdev_to_devid(back) == id);
 		}
 		char vdev[16];
-		if (i + 2 < nlines && xsv_backend_dir(lines[i], lines[i + 1], lines[i + 2], domid, devid,
+		if (i + 2 < nlines && be_xsv_backend_dir(lines[i], lines[i + 1], lines[i + 2], domid, devid,
 		                                      vdev, sizeof(vdev)) == 0)
-			assert(vdev_to_devid(vdev) == (int64_t)devid);
+			assert(be_vdev_to_devid(vdev) == (int64_t)devid);
 	}
 	for (int i = 0; i < nlines; i++)
 		free(copies[i]);

@@ -13,7 +13,7 @@
  *   stack V: the words from rsp to the end of its page, at most 16, as
  *            the words of xenctx's "Stack:"
  *   frames V: (--kernel-symbols, a vCPU in its kernel) the frames the
- *            sampler takes (sample_stack.c's stack_take: frame pointers on
+ *            sampler takes (sample_stack.c's be_stack_take: frame pointers on
  *            the kernel's stack), each "ADDRESS NAME+0xOFF" named from MAP
  *            as xenctx -s names the words of its "Call Trace:", joined
  *            by " | "
@@ -42,7 +42,7 @@
 #include "backend/sampling/sample_stack.h"
 #include "platform/platform.h"
 
-static struct ksyms *ksyms; /* --kernel-symbols */
+static struct be_ksyms *ksyms; /* --kernel-symbols */
 
 static uint64_t now_us(void)
 {
@@ -92,15 +92,15 @@ static long probe_read(void *ctx, uint64_t va, void *buf, size_t len)
  * outside the kernel's text. */
 static void print_frames(struct plat_inspect *in, uint32_t v, const struct plat_vcpu_regs *r)
 {
-	struct stack_namer nm = {.ksyms = ksyms};
+	struct be_stack_namer nm = {.ksyms = ksyms};
 	void *ctx[2] = {in, (void *)r};
-	struct walk_mem m = {probe_read, ctx, 512};
-	struct stack_taken t;
-	stack_take(&m, &nm, r, &t);
+	struct be_walk_mem m = {probe_read, ctx, 512};
+	struct be_stack_taken t;
+	be_stack_take(&m, &nm, r, &t);
 	printf("frames %u:", v);
 	for (uint32_t i = 0; i < t.w.n; i++) {
 		uint64_t start = 0;
-		const char *name = ksyms_is_text(ksyms, t.w.pc[i]) ? ksyms_lookup(ksyms, t.w.pc[i], &start) : NULL;
+		const char *name = be_ksyms_is_text(ksyms, t.w.pc[i]) ? be_ksyms_lookup(ksyms, t.w.pc[i], &start) : NULL;
 		printf("%s %016" PRIx64, i ? " |" : "", t.w.pc[i]);
 		if (name && start == t.w.pc[i])
 			printf(" %s", name);
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		else if (!strcmp(argv[i], "--kernel-symbols") && i + 1 < argc) {
 			char err[512];
-			if (!(ksyms = ksyms_open(argv[++i], err, sizeof(err)))) {
+			if (!(ksyms = be_ksyms_open(argv[++i], err, sizeof(err)))) {
 				fprintf(stderr, "inspect-probe: %s\n", err);
 				return 1;
 			}
@@ -231,6 +231,6 @@ int main(int argc, char **argv)
 	       slowest);
 	plat_inspect_close(in);
 	plat_close(p);
-	ksyms_free(ksyms);
+	be_ksyms_free(ksyms);
 	return gone ? 3 : errors ? 1 : 0;
 }
