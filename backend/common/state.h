@@ -98,11 +98,24 @@ struct be_run {
 	struct be_run *next;
 };
 
+/* What the daemon opened at its start, for every part to use: the
+ * options, the platform's handles, the store.  daemon.c fills it; nobody
+ * changes it after. */
+struct be_env {
+	struct be_options opt;
+	struct plat *plat;
+	struct xs_handle *xs;
+	struct plat_evtchn *evt;
+	struct plat_gnttab *gnt;
+	struct store *store;
+	int64_t started_us;           /* when the daemon started (store_now_us) */
+};
+
 struct be_control_client;
 struct be_read_service;
 
 struct be_backend {
-	struct be_options opt;
+	struct be_env env;
 	struct be_control_client *control; /* daemon/control_socket.c: status clients */
 	int control_ep;
 	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
@@ -117,17 +130,11 @@ struct be_backend {
 	int give_back_due;            /* slots may wait: try once quiet */
 	int give_back_urgent;         /* io.c: a write was refused over --max-store-bytes */
 	int give_back_backoff_ms;     /* how long quiet before the next try */
-	struct plat *plat;
-	struct xs_handle *xs;
-	struct plat_evtchn *evt;
-	struct plat_gnttab *gnt;
-	struct store *store;
 	struct be_device *devices;
 	struct be_run *runs;
 	struct be_device *work, *work_tail; /* devices with requests to take (FIFO) */
 	struct io_pipe *io;           /* the commit worker (io_worker.c) */
 	int stopping;
-	int64_t started_us;
 	uint64_t batches, commits_failed;
 	uint64_t inline_commits; /* batches committed on the loop thread (io.c) */
 	/* How long batches took in the store, begin to commit (and sync):

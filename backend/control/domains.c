@@ -27,9 +27,9 @@ int be_domain_alive(struct be_backend *b, uint32_t domid)
 		if (c->v[i].domid == domid)
 			return c->v[i].alive;
 	snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
-	char *v = xs_read(b->xs, XBT_NULL, path, &len);
+	char *v = xs_read(b->env.xs, XBT_NULL, path, &len);
 	free(v);
-	int alive = v != NULL && xs_is_domain_introduced(b->xs, domid);
+	int alive = v != NULL && xs_is_domain_introduced(b->env.xs, domid);
 	if (c && c->n < sizeof(c->v) / sizeof(c->v[0]))
 		c->v[c->n++] = (struct be_alive_cache_entry){domid, alive};
 	return alive;

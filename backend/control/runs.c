@@ -44,16 +44,16 @@ static int read_identity(struct be_backend *b, uint32_t domid, char *name, size_
 	unsigned len;
 
 	for (int tries = 0; tries < 8; tries++) {
-		xs_transaction_t t = xs_transaction_start(b->xs);
+		xs_transaction_t t = xs_transaction_start(b->env.xs);
 		if (!t)
 			return -1;
 		snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
-		char *id = xs_read(b->xs, t, path, &len);
+		char *id = xs_read(b->env.xs, t, path, &len);
 		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-		char *v = xs_read(b->xs, t, path, &len);
+		char *v = xs_read(b->env.xs, t, path, &len);
 		snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
-		char *vm = xs_read(b->xs, t, path, &len);
-		if (!xs_transaction_end(b->xs, t, false) && errno == EAGAIN) {
+		char *vm = xs_read(b->env.xs, t, path, &len);
+		if (!xs_transaction_end(b->env.xs, t, false) && errno == EAGAIN) {
 			free(id), free(v), free(vm);
 			continue;
 		}
@@ -99,13 +99,13 @@ static struct be_run *continue_saved(struct be_backend *b, uint32_t domid, const
 	int64_t id;
 	struct store_run sr;
 
-	if (!uuid[0] || store_latest_run_of_uuid(b->store, uuid, &id) != 0 ||
-	    store_get_run(b->store, id, &sr) != 0 || sr.state != STORE_RUN_CRASHED ||
+	if (!uuid[0] || store_latest_run_of_uuid(b->env.store, uuid, &id) != 0 ||
+	    store_get_run(b->env.store, id, &sr) != 0 || sr.state != STORE_RUN_CRASHED ||
 	    strcmp(sr.end_reason, RUN_SAVED_WHY) != 0)
 		return NULL;
-	if (store_run_reopen(b->store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
+	if (store_run_reopen(b->env.store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
 		be_rlog_at(LOG_ERR, domid, id, "cannot continue the saved run: %s (a new run starts)",
-		        store_errmsg(b->store));
+		        store_errmsg(b->env.store));
 		return NULL;
 	}
 	struct be_run *r = adopt(b, id, domid, uuid, name);
@@ -128,10 +128,10 @@ struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone
 		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us && !r->closed)
 			return r;
 	/* A backend restarted during the run: the run is still in the store. */
-	if (store_list_running(b->store, &ids, &n) == 0) {
+	if (store_list_running(b->env.store, &ids, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct store_run sr;
-			if (store_get_run(b->store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
+			if (store_get_run(b->env.store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
 			    strcmp(sr.uuid, uuid) == 0 && strcmp(sr.source, "capture") == 0) {
 				free(ids);
 				struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
@@ -152,7 +152,7 @@ struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone
 	snprintf(sr.source, sizeof(sr.source), "capture");
 	if (gethostname(sr.host, sizeof(sr.host) - 1) != 0)
 		sr.host[0] = '\0';
-	if (store_run_begin(b->store, &sr) != 0)
+	if (store_run_begin(b->env.store, &sr) != 0)
 		return NULL;
 	struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
 	if (r)
@@ -186,7 +186,7 @@ static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gon
                    int quiet_failure, const char *lost)
 {
 	struct verdict v = {0, 0, -1, -1, -1};
-	store_list_devices(b->store, run_id, judge, &v);
+	store_list_devices(b->env.store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
 	/* (a guest saved after it closed its profiles has nothing to go on
 	 * with: its run is complete) */
@@ -199,12 +199,12 @@ static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gon
 		snprintf(both, sizeof(both), "%s%s%s", lost, why ? "; " : "", why ? why : "");
 		why = both;
 	}
-	if (store_run_end_why(b->store, run_id, st, 0, why) != 0) {
+	if (store_run_end_why(b->env.store, run_id, st, 0, why) != 0) {
 		if (!quiet_failure)
-			be_rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->store),
+			be_rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->env.store),
 			        RUN_END_RETRY_MS / 1000);
 		else
-			be_rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->store));
+			be_rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->env.store));
 		return -1;
 	}
 	char prof[32] = "-", hp[32] = "-", ev[48] = "";
@@ -247,7 +247,7 @@ static void end_or_retry(struct be_backend *b, struct be_run *r)
 		return;
 	}
 	r->end_failures++;
-	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(b->store));
+	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(b->env.store));
 	r->end_retry_at_us = clock_mono_us() + RUN_END_RETRY_MS * 1000LL;
 }
 
@@ -275,7 +275,7 @@ void be_run_device_gone(struct be_backend *b, struct be_run *r, int domain_dead)
 	/* Removed while the domain lives: is it being saved?  Asked now, as
 	 * the hypervisor forgets the domain once the toolstack destroys it
 	 * (libxl removes the disks first and waits for us). */
-	if (!domain_dead && plat_domain_suspended(b->plat, r->domid) == 1 && !r->saved) {
+	if (!domain_dead && plat_domain_suspended(b->env.plat, r->domid) == 1 && !r->saved) {
 		r->saved = 1;
 		be_rlog_at(LOG_INFO, r->domid, r->run_id, "its domain is being saved (xl save or migrate)");
 	}
@@ -303,15 +303,15 @@ int be_run_close(struct be_backend *b, struct be_run *r, const char *why)
 	int rc = 0;
 	if (!r->end_retry_at_us) {
 		struct verdict v = {0, 0, -1, -1, -1};
-		store_list_devices(b->store, r->run_id, judge, &v);
+		store_list_devices(b->env.store, r->run_id, judge, &v);
 		enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
-		rc = store_run_end_why(b->store, r->run_id, st, 0, why);
+		rc = store_run_end_why(b->env.store, r->run_id, st, 0, why);
 		if (rc == 0) {
 			be_rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
 			be_sync_push_run_ended(b, r->run_id);
 		} else if (rc != STORE_ENOTFOUND) { /* (deleted already: nothing to end) */
 			be_rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
-			        store_errmsg(b->store));
+			        store_errmsg(b->env.store));
 		}
 	}
 	r->closed = 1;
@@ -337,14 +337,14 @@ void be_runs_reconcile(struct be_backend *b)
 	int64_t *ids;
 	size_t n;
 
-	if (store_list_running(b->store, &ids, &n) != 0)
+	if (store_list_running(b->env.store, &ids, &n) != 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct store_run sr;
 		int known = 0;
 		for (struct be_run *r = b->runs; r; r = r->next)
 			known |= r->run_id == ids[i];
-		if (known || store_get_run(b->store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
+		if (known || store_get_run(b->env.store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
 			continue;
 		char name[STORE_NAME_MAX], uuid[40];
 		if (sr.domid >= 0 && be_domain_alive(b, (uint32_t)sr.domid)) {

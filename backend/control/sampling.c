@@ -141,13 +141,13 @@ static int resolve_domain(struct be_backend *b, const char *arg, uint32_t *domid
 		return 0;
 	}
 	unsigned n = 0;
-	char **ids = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
+	char **ids = xs_directory(b->env.xs, XBT_NULL, "/local/domain", &n);
 	int rc = -1;
 	for (unsigned i = 0; ids && i < n && rc != 0; i++) {
 		char path[64];
 		unsigned len;
 		snprintf(path, sizeof(path), "/local/domain/%.20s/name", ids[i]);
-		char *name = xs_read(b->xs, XBT_NULL, path, &len);
+		char *name = xs_read(b->env.xs, XBT_NULL, path, &len);
 		if (name && strcmp(name, arg) == 0 && (v = strtoul(ids[i], &end, 10), !*end)) {
 			*domid = (uint32_t)v;
 			rc = 0;
@@ -169,12 +169,12 @@ static int attach_store(struct be_backend *b, struct sampled *s, char *err, size
 		snprintf(err, errlen, "domain %u %s", s->domid, gone ? "is going away" : "has no run: see the log");
 		return -1;
 	}
-	int rc = store_find_device(b->store, s->run->run_id, STORE_SAMPLES_VDEV, &info) == 0
-	             ? store_device_open(b->store, info.device_id, &s->sdev)
-	             : store_device_create(b->store, s->run->run_id, STORE_SAMPLES_VDEV, SAMPLES_DEVID,
+	int rc = store_find_device(b->env.store, s->run->run_id, STORE_SAMPLES_VDEV, &info) == 0
+	             ? store_device_open(b->env.store, info.device_id, &s->sdev)
+	             : store_device_create(b->env.store, s->run->run_id, STORE_SAMPLES_VDEV, SAMPLES_DEVID,
 	                                   store_max_capacity(), &s->sdev);
 	if (rc != 0) {
-		snprintf(err, errlen, "cannot record samples: %s", store_errmsg(b->store));
+		snprintf(err, errlen, "cannot record samples: %s", store_errmsg(b->env.store));
 		s->run = NULL;
 		return -1;
 	}
@@ -200,9 +200,9 @@ int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq
 		return -1;
 	}
 	pthread_mutex_init(&s->lock, NULL);
-	if (b->opt.sink != SINK_STORE) {
+	if (b->env.opt.sink != SINK_STORE) {
 		snprintf(err, errlen, "this backend runs with --sink %s: it records nothing, samples neither",
-		         b->opt.sink == SINK_NULL ? "null" : "raw");
+		         b->env.opt.sink == SINK_NULL ? "null" : "raw");
 		goto fail;
 	}
 	if (resolve_domain(b, rq->domain, &s->domid) != 0) {
@@ -221,7 +221,7 @@ int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq
 	char node[128];
 	snprintf(node, sizeof(node), KERNEL_ROOT "/%u", s->domid);
 	struct be_sampler_opts o = {
-		.plat = {.kind = b->opt.platform, .sim_dir = b->opt.sim_dir},
+		.plat = {.kind = b->env.opt.platform, .sim_dir = b->env.opt.sim_dir},
 		.domid = s->domid, .hz = rq->hz, .duration_us = rq->duration_us, .symbols = rq->symbols,
 		.kernel_symbols = rq->kernel_symbols, .kernel_node = rq->symbols ? NULL : node, .program = rq->symbols,
 	};
@@ -274,7 +274,7 @@ static int pending_take(struct be_backend *b, struct sampled *s, struct pending 
 	if ((p->buf = calloc(p->nsect, SECTOR)) != NULL) {
 		memcpy(p->buf, s->tail, s->tail_len);
 		memcpy(p->buf + s->tail_len, data, p->len);
-		if (be_quota_admit(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->nsect, b->opt.max_run_bytes,
+		if (be_quota_admit(&s->run->chunks, SAMPLES_DEVID, s->base_sector, p->nsect, b->env.opt.max_run_bytes,
 		                &p->added) != 0)
 			p->rc = 1;
 		else
@@ -302,7 +302,7 @@ static void pending_done(struct be_backend *b, struct sampled *s, struct pending
 			        "may have gaps", s->domid, (long long)s->run->run_id,
 			        p->rc > 0    ? "the run is at --max-run-bytes"
 			        : p->rc == -2 ? "out of memory"
-			                      : store_errmsg(b->store));
+			                      : store_errmsg(b->env.store));
 		s->store_failed = 1;
 	}
 	free(p->buf);
@@ -330,7 +330,7 @@ static void flush_set(struct be_backend *b, struct sampled **v, size_t n)
 	for (size_t i = 0; i < n && writes;) {
 		/* one batch: up to BATCH_BYTES, at least one write */
 		size_t first = i, bytes = 0;
-		int rc = store_batch_begin(b->store);
+		int rc = store_batch_begin(b->env.store);
 		for (; i < n && rc == 0; i++) {
 			if (!p[i].len || p[i].rc != 0)
 				continue;
@@ -341,9 +341,9 @@ static void flush_set(struct be_backend *b, struct sampled **v, size_t n)
 			bytes += p[i].nsect * SECTOR;
 		}
 		if (rc == 0)
-			rc = store_batch_commit(b->store);
-		else if (store_in_batch(b->store))
-			store_batch_abort(b->store);
+			rc = store_batch_commit(b->env.store);
+		else if (store_in_batch(b->env.store))
+			store_batch_abort(b->env.store);
 		for (size_t k = first; k < i && rc != 0; k++)
 			if (p[k].len && p[k].rc == 0)
 				p[k].rc = -1; /* a batch is all or nothing */
@@ -590,16 +590,16 @@ static int seen_before(uint32_t domid)
 
 void be_sampling_new_domains(struct be_backend *b)
 {
-	if (!b->opt.start_sample_hz)
+	if (!b->env.opt.start_sample_hz)
 		return;
 	unsigned n = 0;
-	char **ids = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
+	char **ids = xs_directory(b->env.xs, XBT_NULL, "/local/domain", &n);
 	for (unsigned i = 0; ids && i < n; i++) {
 		char *end, err[512];
 		unsigned long v = strtoul(ids[i], &end, 10);
 		if (*end || v == 0 || v >= 32752 || seen_before((uint32_t)v))
 			continue;
-		struct be_sampling_request rq = {ids[i], b->opt.start_sample_hz, 0, NULL, b->opt.kernel_symbols};
+		struct be_sampling_request rq = {ids[i], b->env.opt.start_sample_hz, 0, NULL, b->env.opt.kernel_symbols};
 		uint32_t domid;
 		if (be_sampling_start(b, &rq, &domid, err, sizeof(err)) != 0) {
 			be_blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);
@@ -613,14 +613,14 @@ void be_sampling_new_domains(struct be_backend *b)
 void be_sampling_domains_changed(struct be_backend *b)
 {
 	unsigned n = 0;
-	char **ids = xs_directory(b->xs, XBT_NULL, KERNEL_ROOT, &n);
+	char **ids = xs_directory(b->env.xs, XBT_NULL, KERNEL_ROOT, &n);
 	for (unsigned i = 0; ids && i < n; i++) {
 		char *end, node[128];
 		unsigned long v = strtoul(ids[i], &end, 10);
 		if (*end || v >= 32752 || be_domain_alive(b, (uint32_t)v))
 			continue;
 		snprintf(node, sizeof(node), KERNEL_ROOT "/%lu", v);
-		xs_rm(b->xs, XBT_NULL, node); /* a later domain may have its domid */
+		xs_rm(b->env.xs, XBT_NULL, node); /* a later domain may have its domid */
 		for (size_t k = 0; k < nseen; k++)
 			if (seen[k] == v)
 				seen[k] = seen[--nseen];

@@ -236,15 +236,15 @@ static void *pusher_main(void *arg)
 
 int be_sync_push_start(struct be_backend *b)
 {
-	if (!b->opt.sync_url)
+	if (!b->env.opt.sync_url)
 		return 0;
 	struct be_sync_push *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -1;
 	pthread_mutex_init(&p->mu, NULL);
 	deadline_cond_init(&p->cv);
-	snprintf(p->url, sizeof(p->url), "%s", b->opt.sync_url);
-	snprintf(p->db, sizeof(p->db), "%s", store_path(b->store));
+	snprintf(p->url, sizeof(p->url), "%s", b->env.opt.sync_url);
+	snprintf(p->db, sizeof(p->db), "%s", store_path(b->env.store));
 	fleet_describe_url(p->url, p->where, sizeof(p->where));
 	p->catch_up = 1;
 	if (pthread_create(&p->thread, NULL, pusher_main, p) != 0) {

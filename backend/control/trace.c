@@ -166,7 +166,7 @@ static struct be_trace *trace_watch_domain(struct be_backend *b, uint32_t domid)
 	t->domid = domid;
 	snprintf(t->node, sizeof(t->node), "/local/domain/%u/data/mprof/ring-ref", domid);
 	/* The watch fires once when set: that first event is our first look. */
-	if (!xs_watch(b->xs, t->node, "mprof")) {
+	if (!xs_watch(b->env.xs, t->node, "mprof")) {
 		be_blog_at(LOG_ERR, "dom%u: cannot watch %s: %s", domid, t->node, strerror(errno));
 		free(t);
 		return NULL;
@@ -180,7 +180,7 @@ static struct be_trace *trace_watch_domain(struct be_backend *b, uint32_t domid)
 static void trace_scan_domains(struct be_backend *b)
 {
 	unsigned n = 0;
-	char **doms = xs_directory(b->xs, XBT_NULL, "/local/domain", &n);
+	char **doms = xs_directory(b->env.xs, XBT_NULL, "/local/domain", &n);
 
 	for (unsigned i = 0; doms && i < n; i++) {
 		char *end;
@@ -195,7 +195,7 @@ static void trace_scan_domains(struct be_backend *b)
 
 int be_trace_init(struct be_backend *b)
 {
-	if (!xs_watch(b->xs, "@introduceDomain", "intro"))
+	if (!xs_watch(b->env.xs, "@introduceDomain", "intro"))
 		return -1;
 	trace_scan_domains(b);
 	return 0;
@@ -234,7 +234,7 @@ int be_trace_note_event(struct be_backend *b, const char *path, const char *toke
 			t->unwatched = 1;
 			t->rewatch_at_us = now + t->backoff_us;
 			t->next_look_us = now + TRACE_UNWATCHED_LOOK_US;
-			xs_unwatch(b->xs, t->node, "mprof");
+			xs_unwatch(b->env.xs, t->node, "mprof");
 			b->xs_unwatched++;
 			tlog(LOG_WARNING, t, "xenstore event flood on %s: not watched but looked at every %d s, for %lld s",
 			     t->node, TRACE_UNWATCHED_LOOK_US / 1000000, (long long)(t->backoff_us / 1000000));
@@ -267,10 +267,10 @@ static int attach_store(struct be_backend *b, struct be_trace *t)
 	t->run = be_run_for_domain(b, t->domid, &gone);
 	if (!t->run)
 		return -1;
-	if (store_find_device(b->store, t->run->run_id, STORE_TRACE_VDEV, &info) == 0) {
-		if (store_device_open(b->store, info.device_id, &t->sdev) != 0)
+	if (store_find_device(b->env.store, t->run->run_id, STORE_TRACE_VDEV, &info) == 0) {
+		if (store_device_open(b->env.store, info.device_id, &t->sdev) != 0)
 			goto fail;
-		if (store_trace_packets(b->store, info.device_id, note_kept, t) != 0)
+		if (store_trace_packets(b->env.store, info.device_id, note_kept, t) != 0)
 			goto fail;
 		/* Lost before this backend: the gaps so far. */
 		t->lost = t->next_seq - t->kept;
@@ -283,14 +283,14 @@ static int attach_store(struct be_backend *b, struct be_trace *t)
 		}
 		tlog(LOG_NOTICE, t, "resumed: %llu packets kept so far, next %llu", (unsigned long long)t->kept,
 		     (unsigned long long)t->next_seq);
-	} else if (store_device_create(b->store, t->run->run_id, STORE_TRACE_VDEV, 0, store_max_capacity(),
+	} else if (store_device_create(b->env.store, t->run->run_id, STORE_TRACE_VDEV, 0, store_max_capacity(),
 	                               &t->sdev) != 0) {
 		goto fail;
 	}
 	t->run->ndevices++;
 	return 0;
 fail:
-	tlog(LOG_ERR, t, "cannot record the trace: %s", store_errmsg(b->store));
+	tlog(LOG_ERR, t, "cannot record the trace: %s", store_errmsg(b->env.store));
 	if (t->sdev)
 		store_device_release(t->sdev);
 	t->sdev = NULL;
@@ -328,7 +328,7 @@ static void unmapped(struct be_backend *b, struct be_trace *t, const char *fmt, 
 static int map_wanted(struct be_backend *b, struct be_trace *t)
 {
 	uint32_t n = t->nwant;
-	uint8_t *mem = plat_gnttab_map(b->gnt, t->domid, t->want, n, 0);
+	uint8_t *mem = plat_gnttab_map(b->env.gnt, t->domid, t->want, n, 0);
 	if (!mem) {
 		int e = errno;
 		t->map_tries++;
@@ -342,7 +342,7 @@ static int map_wanted(struct be_backend *b, struct be_trace *t)
 	t->npages = n;
 	t->refused = 0;
 	if (!t->sdev && attach_store(b, t) != 0) {
-		plat_gnttab_unmap(b->gnt, t->mem, t->npages);
+		plat_gnttab_unmap(b->env.gnt, t->mem, t->npages);
 		t->mem = NULL;
 		t->refused = 1;
 		free(t->want);
@@ -366,7 +366,7 @@ static int map_wanted(struct be_backend *b, struct be_trace *t)
 static void trace_look(struct be_backend *b, struct be_trace *t)
 {
 	unsigned len;
-	char *v = xs_read(b->xs, XBT_NULL, t->node, &len);
+	char *v = xs_read(b->env.xs, XBT_NULL, t->node, &len);
 	const char *why = NULL;
 
 	t->look = 0;
@@ -399,7 +399,7 @@ static void trace_look(struct be_backend *b, struct be_trace *t)
 	free(t->want); /* a list written since replaces the one retried */
 	t->want = NULL;
 	t->map_tries = 0;
-	if (strlen(v) >= TRACE_REFS_TEXT_MAX || be_xsv_trace_refs(v, b->opt.max_trace_pages, &refs, &n, &why) != 0) {
+	if (strlen(v) >= TRACE_REFS_TEXT_MAX || be_xsv_trace_refs(v, b->env.opt.max_trace_pages, &refs, &n, &why) != 0) {
 		char shown[64];
 		t->refused = 1;
 		unmapped(b, t, "%s %s (%s): not mapped", t->node, why ? why : "is too long",
@@ -551,7 +551,7 @@ static void store_kept(struct be_backend *b, struct keep_list *kl)
 	if (!kl->n)
 		return;
 	be_io_quiesce(b);
-	int rc = store_batch_begin(b->store);
+	int rc = store_batch_begin(b->env.store);
 	for (size_t k = 0; k < kl->n && rc == 0; k++) {
 		struct kept_packet *kp = &kl->v[k];
 		struct be_trace *t = kp->t;
@@ -559,10 +559,10 @@ static void store_kept(struct be_backend *b, struct keep_list *kl)
 		uint64_t nsect = (kp->p.bytes + STORE_SECTOR_SIZE - 1) / STORE_SECTOR_SIZE;
 		struct store_device_info info;
 		store_device_get_info(t->sdev, &info);
-		int64_t usage = b->opt.max_store_bytes ? store_disk_usage(b->store) : 0;
-		if ((b->opt.max_store_bytes && usage >= 0 &&
-		     (uint64_t)usage + kp->p.bytes > b->opt.max_store_bytes) ||
-		    be_quota_admit(&t->run->chunks, 0, info.written_end_sector, nsect, b->opt.max_run_bytes,
+		int64_t usage = b->env.opt.max_store_bytes ? store_disk_usage(b->env.store) : 0;
+		if ((b->env.opt.max_store_bytes && usage >= 0 &&
+		     (uint64_t)usage + kp->p.bytes > b->env.opt.max_store_bytes) ||
+		    be_quota_admit(&t->run->chunks, 0, info.written_end_sector, nsect, b->env.opt.max_run_bytes,
 		                &added) != 0) {
 			if (!t->run->over_limit_logged) {
 				tlog(LOG_WARNING, t, "run or store at its limit (--max-run-bytes, --max-store-bytes): packets are "
@@ -579,11 +579,11 @@ static void store_kept(struct be_backend *b, struct keep_list *kl)
 			rc = 0; /* kept by an earlier backend */
 	}
 	if (rc == 0)
-		rc = store_batch_commit(b->store);
+		rc = store_batch_commit(b->env.store);
 	else
-		store_batch_abort(b->store);
+		store_batch_abort(b->env.store);
 	if (rc != 0)
-		be_blog_at(LOG_ERR, "store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->store));
+		be_blog_at(LOG_ERR, "store: %d trace packets not kept (counted as lost): %s", (int)kl->n, store_errmsg(b->env.store));
 	for (size_t k = 0; k < kl->n; k++) {
 		struct kept_packet *kp = &kl->v[k];
 		if (rc == 0 && kp->stored) {
@@ -614,7 +614,7 @@ static void trace_finish(struct be_backend *b, struct be_trace *t, int domain_de
 		store_kept(b, &kl);
 		free(kl.v);
 		/* A mapping held keeps a dead domain a zombie. */
-		plat_gnttab_unmap(b->gnt, t->mem, t->npages);
+		plat_gnttab_unmap(b->env.gnt, t->mem, t->npages);
 		t->mem = NULL;
 		t->ended = 1;
 		tlog(LOG_NOTICE, t, "ended (%s): %llu packets kept (%llu bytes), %llu lost", why,
@@ -648,7 +648,7 @@ static void trace_free(struct be_backend *b, struct be_trace *t)
 			break;
 		}
 	if (!t->unwatched)
-		xs_unwatch(b->xs, t->node, "mprof");
+		xs_unwatch(b->env.xs, t->node, "mprof");
 	free(t->want);
 	free(t);
 }
@@ -703,7 +703,7 @@ int be_trace_poll(struct be_backend *b)
 				t->rewatched_us = now;
 				t->tokens = TRACE_EVENTS_BURST;
 				t->tokens_us = now;
-				if (!xs_watch(b->xs, t->node, "mprof"))
+				if (!xs_watch(b->env.xs, t->node, "mprof"))
 					tlog(LOG_ERR, t, "cannot watch %s again: %s", t->node, strerror(errno));
 			} else {
 				if (t->next_look_us <= now) {
@@ -737,7 +737,7 @@ int be_trace_poll(struct be_backend *b)
 		if (!t->mem)
 			continue;
 		if (!t->poll_us_max)
-			t->poll_us_max = (uint64_t)b->opt.trace_poll_ms * 1000;
+			t->poll_us_max = (uint64_t)b->env.opt.trace_poll_ms * 1000;
 		if (t->next_poll_us <= now) {
 			t->next_poll_us = now + (int64_t)t->poll_us_max;
 			snapshot(t, 0, &kl);
@@ -756,7 +756,7 @@ void be_trace_shutdown(struct be_backend *b)
 	while (b->traces) {
 		struct be_trace *t = b->traces;
 		if (t->mem)
-			plat_gnttab_unmap(b->gnt, t->mem, t->npages);
+			plat_gnttab_unmap(b->env.gnt, t->mem, t->npages);
 		if (t->sdev)
 			store_device_release(t->sdev);
 		b->traces = t->next;

@@ -84,7 +84,7 @@ static void refresh_path(struct be_backend *b, int xl, uint32_t domid, uint32_t 
 		char path[128];
 		unsigned len;
 		snprintf(path, sizeof(path), "%s/%u/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid, devid);
-		char *v = xs_read(b->xs, XBT_NULL, path, &len);
+		char *v = xs_read(b->env.xs, XBT_NULL, path, &len);
 		if (!v)
 			return; /* a removal we already handled */
 		free(v);
@@ -102,7 +102,7 @@ static void scan_root(struct be_backend *b, int xl)
 {
 	unsigned nd = 0, nv = 0;
 	const char *root = xl ? VBD_ROOT : BACKEND_ROOT;
-	char **doms = xs_directory(b->xs, XBT_NULL, root, &nd);
+	char **doms = xs_directory(b->env.xs, XBT_NULL, root, &nd);
 
 	for (unsigned i = 0; doms && i < nd; i++) {
 		uint32_t domid, devid;
@@ -110,7 +110,7 @@ static void scan_root(struct be_backend *b, int xl)
 		if (parse_id(doms[i], 32767, &domid) != 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%u", root, domid);
-		char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+		char **devs = xs_directory(b->env.xs, XBT_NULL, path, &nv);
 		for (unsigned k = 0; devs && k < nv; k++)
 			if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
 				refresh_path(b, xl, domid, devid);
@@ -193,9 +193,9 @@ static void domain_watch(struct be_backend *b, uint32_t domid, int on)
 			continue;
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
 		if (on) {
-			d->fe_watched = xs_watch(b->xs, path, "fe");
+			d->fe_watched = xs_watch(b->env.xs, path, "fe");
 		} else {
-			xs_unwatch(b->xs, path, "fe");
+			xs_unwatch(b->env.xs, path, "fe");
 			d->fe_watched = 0;
 		}
 	}
@@ -339,7 +339,7 @@ static void scan_domain(struct be_backend *b, int xl, uint32_t domid)
 	unsigned nv = 0;
 
 	snprintf(path, sizeof(path), "%s/%u", xl ? VBD_ROOT : BACKEND_ROOT, domid);
-	char **devs = xs_directory(b->xs, XBT_NULL, path, &nv);
+	char **devs = xs_directory(b->env.xs, XBT_NULL, path, &nv);
 	for (unsigned k = 0; devs && k < nv; k++) {
 		uint32_t devid;
 		if (parse_id(devs[k], UINT32_MAX, &devid) == 0)
@@ -361,7 +361,7 @@ void be_xenbus_watch_events(struct be_backend *b)
 
 	/* At most XS_EVENTS_PER_TURN: the rest stay queued (the descriptor
 	 * stays readable) for the next turns, the rings served between. */
-	for (int i = 0; i < XS_EVENTS_PER_TURN && (w = xs_check_watch(b->xs)); i++) {
+	for (int i = 0; i < XS_EVENTS_PER_TURN && (w = xs_check_watch(b->env.xs)); i++) {
 		note_event(b, &t, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
 		b->xs_events++;
 		free(w);
@@ -418,13 +418,13 @@ int be_xenbus_init(struct be_backend *b, const struct be_xenbus_listener *l)
 {
 	b->listener = l;
 	/* Our root, owned by dom0 and readable by nobody else. */
-	if (!xs_mkdir(b->xs, XBT_NULL, BACKEND_ROOT))
+	if (!xs_mkdir(b->env.xs, XBT_NULL, BACKEND_ROOT))
 		return -1;
-	if (!xs_watch(b->xs, BACKEND_ROOT, "be") || !xs_watch(b->xs, "@releaseDomain", "rel"))
+	if (!xs_watch(b->env.xs, BACKEND_ROOT, "be") || !xs_watch(b->env.xs, "@releaseDomain", "rel"))
 		return -1;
 	/* Stock xl's disks: a watch on a path that does not exist yet is
 	 * fine (it fires when libxl makes it). */
-	if (!xs_watch(b->xs, VBD_ROOT, "vbd"))
+	if (!xs_watch(b->env.xs, VBD_ROOT, "vbd"))
 		return -1;
 	return 0;
 }

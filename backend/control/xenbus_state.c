@@ -63,7 +63,7 @@ static char *xs_get(struct be_backend *b, const char *dir, const char *node)
 	unsigned len;
 
 	snprintf(path, sizeof(path), "%s%s%s", dir, node ? "/" : "", node ? node : "");
-	return xs_read(b->xs, XBT_NULL, path, &len);
+	return xs_read(b->env.xs, XBT_NULL, path, &len);
 }
 
 /* Strict decimal (be_xsv_parse_u32); 0 ok, -1 missing, -2 malformed or > max. */
@@ -88,7 +88,7 @@ static int xs_put(struct be_backend *b, xs_transaction_t t, const char *dir, con
 	va_start(ap, fmt);
 	vsnprintf(val, sizeof(val), fmt, ap);
 	va_end(ap);
-	return xs_write(b->xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
+	return xs_write(b->env.xs, t, path, val, (unsigned)strlen(val)) ? 0 : -1;
 }
 
 static void set_state(struct be_device *d, int state)
@@ -124,9 +124,9 @@ static void disconnect(struct be_device *d)
 
 	if (!d->connected)
 		return;
-	plat_evtchn_unbind(b->evt, d->local_port);
+	plat_evtchn_unbind(b->env.evt, d->local_port);
 	/* Release the mapping at once: a held grant keeps a dead domain a zombie. */
-	plat_gnttab_unmap(b->gnt, d->ring_mem, d->ring_pages);
+	plat_gnttab_unmap(b->env.gnt, d->ring_mem, d->ring_pages);
 	d->connected = 0;
 	d->ring_mem = NULL;
 	be_journal_close(d);
@@ -181,18 +181,18 @@ void be_remove_domain_dir_if_empty(struct be_backend *b, uint32_t domid, int onl
 	snprintf(dom, sizeof(dom), "%s/%u", BACKEND_ROOT, domid);
 	for (int tries = 0; tries < 10; tries++) {
 		unsigned n = 1;
-		xs_transaction_t t = xs_transaction_start(b->xs);
+		xs_transaction_t t = xs_transaction_start(b->env.xs);
 		if (!t)
 			return;
-		char **left = xs_directory(b->xs, t, dom, &n);
+		char **left = xs_directory(b->env.xs, t, dom, &n);
 		int empty = left && n == 0;
 		free(left);
 		if (!empty || (only_if_dead && be_domain_alive(b, domid))) {
-			xs_transaction_end(b->xs, t, true);
+			xs_transaction_end(b->env.xs, t, true);
 			return;
 		}
-		xs_rm(b->xs, t, dom);
-		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+		xs_rm(b->env.xs, t, dom);
+		if (xs_transaction_end(b->env.xs, t, false) || errno != EAGAIN)
 			return;
 	}
 }
@@ -204,14 +204,14 @@ static void xl_closed(struct be_device *d)
 	struct be_backend *b = d->b;
 	for (int tries = 0; tries < 10; tries++) {
 		unsigned len;
-		xs_transaction_t t = xs_transaction_start(b->xs);
+		xs_transaction_t t = xs_transaction_start(b->env.xs);
 		if (!t)
 			return;
-		char *dir = xs_read(b->xs, t, d->bpath, &len);
+		char *dir = xs_read(b->env.xs, t, d->bpath, &len);
 		if (dir)
 			xs_put(b, t, d->bpath, "state", "%d", XB_CLOSED);
 		free(dir);
-		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+		if (xs_transaction_end(b->env.xs, t, false) || errno != EAGAIN)
 			return;
 	}
 }
@@ -224,7 +224,7 @@ void be_device_free(struct be_device *d, int domain_dead, const char *why)
 	disconnect(d);
 	if (d->fe_watched) {
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
-		xs_unwatch(b->xs, path, "fe");
+		xs_unwatch(b->env.xs, path, "fe");
 	}
 	if (d->sdev)
 		store_device_release(d->sdev);
@@ -240,9 +240,9 @@ void be_device_free(struct be_device *d, int domain_dead, const char *why)
 	} else {
 		/* Our directory, and the frontend's when the toolstack detached
 		 * it: nobody else removes nodes of a backend libxl does not know. */
-		xs_rm(b->xs, XBT_NULL, d->bpath);
+		xs_rm(b->env.xs, XBT_NULL, d->bpath);
 		if (domain_dead || !d->online)
-			xs_rm(b->xs, XBT_NULL, d->fpath);
+			xs_rm(b->env.xs, XBT_NULL, d->fpath);
 		/* .../profsvc/<domid> goes with its last device. */
 		be_remove_domain_dir_if_empty(b, d->domid, 0);
 	}
@@ -299,26 +299,26 @@ static int device_open_data(struct be_device *d)
 		return -1;
 	}
 	if (!d->run) {
-		dev_error(LOG_ERR, d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->store));
+		dev_error(LOG_ERR, d, "cannot record a run for domain %u: %s", d->domid, store_errmsg(b->env.store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
 	struct store_device_info info;
-	if (store_find_device(b->store, d->run->run_id, d->vdev, &info) == 0) {
+	if (store_find_device(b->env.store, d->run->run_id, d->vdev, &info) == 0) {
 		/* A restarted backend, or a device detached and attached again
 		 * in the same boot: the same disk. */
-		if (store_device_open(b->store, info.device_id, &d->sdev) != 0)
+		if (store_device_open(b->env.store, info.device_id, &d->sdev) != 0)
 			d->sdev = NULL;
 		/* What it already holds counts against --max-run-bytes. */
-		else if (store_device_chunks(b->store, info.device_id, note_stored_chunk, d) != 0)
+		else if (store_device_chunks(b->env.store, info.device_id, note_stored_chunk, d) != 0)
 			be_dlog_at(LOG_ERR, d, "cannot count its stored chunks: %s (--max-run-bytes starts from 0)",
-			     store_errmsg(b->store));
-	} else if (store_device_create(b->store, d->run->run_id, d->vdev, (int32_t)d->devid,
-	                               b->opt.capacity, &d->sdev) != 0) {
+			     store_errmsg(b->env.store));
+	} else if (store_device_create(b->env.store, d->run->run_id, d->vdev, (int32_t)d->devid,
+	                               b->env.opt.capacity, &d->sdev) != 0) {
 		d->sdev = NULL;
 	}
 	if (!d->sdev) {
-		dev_error(LOG_ERR, d, "cannot open its data in the store: %s", store_errmsg(b->store));
+		dev_error(LOG_ERR, d, "cannot open its data in the store: %s", store_errmsg(b->env.store));
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
@@ -328,13 +328,13 @@ static int device_open_data(struct be_device *d)
 		store_device_get_info(d->sdev, &ci);
 		d->capacity = ci.capacity_sectors;
 	}
-	if (b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT) {
-		if (be_raw_mirror_open(d, b->opt.sink_dir, b->opt.sink == SINK_RAW_DIRECT, 1) != 0) {
-			dev_error(LOG_ERR, d, "cannot open its raw image in %s (--sink)", b->opt.sink_dir);
+	if (b->env.opt.sink == SINK_RAW || b->env.opt.sink == SINK_RAW_DIRECT) {
+		if (be_raw_mirror_open(d, b->env.opt.sink_dir, b->env.opt.sink == SINK_RAW_DIRECT, 1) != 0) {
+			dev_error(LOG_ERR, d, "cannot open its raw image in %s (--sink)", b->env.opt.sink_dir);
 			set_state(d, XB_CLOSED);
 			return -1;
 		}
-	} else if (b->opt.mirror_raw && be_raw_mirror_open(d, b->opt.mirror_raw, 1, 0) != 0) {
+	} else if (b->env.opt.mirror_raw && be_raw_mirror_open(d, b->env.opt.mirror_raw, 1, 0) != 0) {
 		be_dlog_at(LOG_WARNING, d, "raw mirror unavailable (continuing without it)");
 	}
 	return 0;
@@ -346,7 +346,7 @@ static void device_publish(struct be_device *d, uint64_t sectors)
 	struct be_backend *b = d->b;
 
 	for (;;) {
-		xs_transaction_t t = xs_transaction_start(b->xs);
+		xs_transaction_t t = xs_transaction_start(b->env.xs);
 		if (!t)
 			break;
 		xs_put(b, t, d->bpath, "sectors", "%llu", (unsigned long long)sectors);
@@ -362,7 +362,7 @@ static void device_publish(struct be_device *d, uint64_t sectors)
 		       BLKIF_BACK_MAX_INDIRECT_SEGMENTS);
 		xs_put(b, t, d->bpath, "max-ring-page-order", "%u", MAX_RING_PAGE_ORDER);
 		xs_put(b, t, d->bpath, "feature-persistent", "0");
-		if (xs_transaction_end(b->xs, t, false) || errno != EAGAIN)
+		if (xs_transaction_end(b->env.xs, t, false) || errno != EAGAIN)
 			break;
 	}
 }
@@ -384,7 +384,7 @@ static int device_setup(struct be_device *d)
 	if (!xd || !xd->unwatched) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
-		d->fe_watched = xs_watch(b->xs, path, "fe");
+		d->fe_watched = xs_watch(b->env.xs, path, "fe");
 	}
 	d->initialised = 1;
 	be_dlog_at(LOG_NOTICE, d, "device attached (devid %u, %llu sectors)", d->devid,
@@ -415,15 +415,15 @@ static int connect_ring(struct be_device *d)
 	uint32_t pages = r.pages, *refs = r.refs, port = r.port;
 	enum be_blkif_abi abi = r.abi;
 
-	void *mem = plat_gnttab_map(b->gnt, d->domid, refs, pages, 1);
+	void *mem = plat_gnttab_map(b->env.gnt, d->domid, refs, pages, 1);
 	if (!mem) {
 		dev_error(LOG_WARNING, d, "cannot map the ring (%u grant refs): %s", pages, strerror(errno));
 		return -1;
 	}
-	int lport = plat_evtchn_bind_interdomain(b->evt, d->domid, port);
+	int lport = plat_evtchn_bind_interdomain(b->env.evt, d->domid, port);
 	if (lport < 0) {
 		dev_error(LOG_WARNING, d, "cannot bind event channel %u: %s", port, strerror(errno));
-		plat_gnttab_unmap(b->gnt, mem, pages);
+		plat_gnttab_unmap(b->env.gnt, mem, pages);
 		return -1;
 	}
 	d->ring_mem = mem;
@@ -441,7 +441,7 @@ static int connect_ring(struct be_device *d)
 	d->spurious = 0;
 	char path[256];
 	snprintf(path, sizeof(path), "%s/error", d->bpath);
-	xs_rm(b->xs, XBT_NULL, path);
+	xs_rm(b->env.xs, XBT_NULL, path);
 	d->last_error[0] = '\0';
 	be_dlog_at(LOG_NOTICE, d, "connected: %u-page ring (%u slots), %s, event channel %u, %u request(s) in flight",
 	     pages, d->ring.slots, be_blkif_abi_name(abi), port,

@@ -39,7 +39,7 @@ static char *read_node(struct be_backend *b, const char *dir, const char *node)
 	char path[256];
 	unsigned len;
 	snprintf(path, sizeof(path), "%s/%s", dir, node);
-	return xs_read(b->xs, XBT_NULL, path, &len);
+	return xs_read(b->env.xs, XBT_NULL, path, &len);
 }
 
 int be_xl_disk_is_ours(struct be_backend *b, const char *bpath)
@@ -122,12 +122,12 @@ void be_xl_claim(struct be_device *d)
 	for (int i = 0; kernel_nodes[i]; i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/%s", d->bpath, kernel_nodes[i]);
-		xs_rm(b->xs, XBT_NULL, path);
+		xs_rm(b->env.xs, XBT_NULL, path);
 	}
 	/* What the hotplug script waits for before libxl lets the guest run. */
 	char path[256], pid[24];
 	snprintf(path, sizeof(path), "%s/profsvc-backend", d->bpath);
 	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	xs_write(b->xs, XBT_NULL, path, pid, (unsigned)strlen(pid));
+	xs_write(b->env.xs, XBT_NULL, path, pid, (unsigned)strlen(pid));
 	be_dlog_at(LOG_NOTICE, d, "stock xl disk (script=%s)", XL_HOTPLUG_SCRIPT);
 }

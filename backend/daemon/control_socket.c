@@ -83,15 +83,15 @@ static uint64_t accepted; /* clients accepted so far (their seq) */
 
 static void status_text(struct be_backend *b, FILE *f)
 {
-	int64_t up = (store_now_us() - b->started_us) / 1000000;
+	int64_t up = (store_now_us() - b->env.started_us) / 1000000;
 
 	fprintf(f, "profile-backend %s, pid %ld, platform %s, up %llds\n", PACKAGE_VERSION,
-	        (long)getpid(), plat_kind_name(b->opt.platform), (long long)up);
-	fprintf(f, "store %s (durability %s)\n", store_path(b->store),
-	        b->opt.durability == STORE_DURABLE_POWER ? "power" : "process");
-	if (b->opt.sink != SINK_STORE)
-		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", be_sink_name(b->opt.sink),
-		        b->opt.sink_dir ? " in " : "", b->opt.sink_dir ? b->opt.sink_dir : "");
+	        (long)getpid(), plat_kind_name(b->env.opt.platform), (long long)up);
+	fprintf(f, "store %s (durability %s)\n", store_path(b->env.store),
+	        b->env.opt.durability == STORE_DURABLE_POWER ? "power" : "process");
+	if (b->env.opt.sink != SINK_STORE)
+		fprintf(f, "sink %s%s%s: data is NOT recorded (a benchmark baseline)\n", be_sink_name(b->env.opt.sink),
+		        b->env.opt.sink_dir ? " in " : "", b->env.opt.sink_dir ? b->env.opt.sink_dir : "");
 	/* What malloc has handed out and not had back: the leak checks of
 	 * tests/test_faults read it (RSS also counts what free() kept). */
 	struct mallinfo2 mi = mallinfo2();
@@ -172,12 +172,12 @@ static void status_json(struct be_backend *b, FILE *f)
 	                        "s:{s:I, s:I, s:I, s:I}, s:o, s:o, s:o, s:o}}",
 		"backend",
 		"version", PACKAGE_VERSION, "pid", (json_int_t)getpid(),
-		"platform", plat_kind_name(b->opt.platform),
-		"up_seconds", (json_int_t)((store_now_us() - b->started_us) / 1000000),
-		"store", store_path(b->store),
-		"durability", b->opt.durability == STORE_DURABLE_POWER ? "power" : "process",
-		"sink", be_sink_name(b->opt.sink),
-		"sink_dir", b->opt.sink_dir ? json_string(b->opt.sink_dir) : json_null(),
+		"platform", plat_kind_name(b->env.opt.platform),
+		"up_seconds", (json_int_t)((store_now_us() - b->env.started_us) / 1000000),
+		"store", store_path(b->env.store),
+		"durability", b->env.opt.durability == STORE_DURABLE_POWER ? "power" : "process",
+		"sink", be_sink_name(b->env.opt.sink),
+		"sink_dir", b->env.opt.sink_dir ? json_string(b->env.opt.sink_dir) : json_null(),
 		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
 		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
 		"failed_commits", (json_int_t)b->commits_failed,
@@ -376,9 +376,9 @@ static void end_run_request(struct be_backend *b, struct be_control_client *c, F
 		fprintf(f, "error: malformed end-run request\n");
 		return;
 	}
-	if (stat(c->cmd + pos, &theirs) != 0 || stat(store_path(b->store), &mine) != 0 ||
+	if (stat(c->cmd + pos, &theirs) != 0 || stat(store_path(b->env.store), &mine) != 0 ||
 	    theirs.st_dev != mine.st_dev || theirs.st_ino != mine.st_ino) {
-		fprintf(f, "not here: this backend's store is %s\n", store_path(b->store));
+		fprintf(f, "not here: this backend's store is %s\n", store_path(b->env.store));
 		return;
 	}
 	struct be_run *r = be_run_find(b, id);

@@ -163,13 +163,13 @@ static int handle_event(struct be_backend *b, const struct epoll_event *ev, int 
 		break;
 	case SRC_EVT: {
 		int port;
-		while ((port = plat_evtchn_pending(b->evt)) >= 0) {
+		while ((port = plat_evtchn_pending(b->env.evt)) >= 0) {
 			struct be_device *d = be_device_by_port(b, (uint32_t)port);
 			if (d) {
 				d->port_masked = 1;
 				be_io_schedule(d);
 			} else {
-				plat_evtchn_unmask(b->evt, (uint32_t)port);
+				plat_evtchn_unmask(b->env.evt, (uint32_t)port);
 			}
 		}
 		break;
@@ -246,9 +246,9 @@ static int give_back_slots(struct be_backend *b)
 	int64_t waiting = 0;
 	b->give_back_last_us = now;
 	b->give_back_urgent = 0;
-	if (store_give_back(b->store, &waiting) != 0) {
+	if (store_give_back(b->env.store, &waiting) != 0) {
 		be_blog_at(LOG_WARNING, "cannot give freed data-file space back: %s (tried again later)",
-		        store_errmsg(b->store));
+		        store_errmsg(b->env.store));
 		waiting = 1;
 	}
 	b->store_usage_at_us = 0; /* --max-store-bytes: read the usage again */
@@ -268,7 +268,7 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 
 	int ep = epoll_create1(EPOLL_CLOEXEC);
 
-	if (ep < 0 || add_fd(ep, xs_fileno(b->xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->evt), SRC_EVT) ||
+	if (ep < 0 || add_fd(ep, xs_fileno(b->env.xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->env.evt), SRC_EVT) ||
 	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
 	    add_fd(ep, be_io_event_fd(b), SRC_IO)) {
 		be_blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
@@ -346,12 +346,12 @@ static int open_store(struct be_backend *b, const struct be_options *o)
 			return -1;
 		}
 	}
-	if (store_open(&b->store, o->db, &so, err, sizeof(err)) != 0) {
+	if (store_open(&b->env.store, o->db, &so, err, sizeof(err)) != 0) {
 		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
-	if (store_open_note(b->store)[0])
-		be_blog_at(LOG_NOTICE, "%s", store_open_note(b->store));
+	if (store_open_note(b->env.store)[0])
+		be_blog_at(LOG_NOTICE, "%s", store_open_note(b->env.store));
 	return 0;
 }
 
@@ -361,15 +361,15 @@ static int open_platform(struct be_backend *b, const struct be_options *o)
 	struct plat_opts po = {.kind = o->platform, .sim_dir = o->sim_dir, .sim_domid = 0};
 	char err[512];
 
-	if (plat_open(&b->plat, &po, err, sizeof(err)) != 0) {
+	if (plat_open(&b->env.plat, &po, err, sizeof(err)) != 0) {
 		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
 	}
-	b->xs = plat_xs_open(b->plat);
-	b->evt = plat_evtchn_open(b->plat);
-	b->gnt = plat_gnttab_open(b->plat);
-	if (!b->xs || !b->evt || !b->gnt) {
-		be_blog_at(LOG_ERR, "cannot open %s: %s", !b->xs ? "xenstore" : !b->evt ? "event channels" : "grant tables",
+	b->env.xs = plat_xs_open(b->env.plat);
+	b->env.evt = plat_evtchn_open(b->env.plat);
+	b->env.gnt = plat_gnttab_open(b->env.plat);
+	if (!b->env.xs || !b->env.evt || !b->env.gnt) {
+		be_blog_at(LOG_ERR, "cannot open %s: %s", !b->env.xs ? "xenstore" : !b->env.evt ? "event channels" : "grant tables",
 		     strerror(errno));
 		return -1;
 	}
@@ -472,13 +472,13 @@ static void serve_end(struct be_backend *b, const struct be_options *o, int ctl,
 	}
 	if (sig >= 0)
 		close(sig);
-	plat_gnttab_close(b->gnt);
-	plat_evtchn_close(b->evt);
-	if (b->xs)
-		xs_close(b->xs);
-	plat_close(b->plat);
+	plat_gnttab_close(b->env.gnt);
+	plat_evtchn_close(b->env.evt);
+	if (b->env.xs)
+		xs_close(b->env.xs);
+	plat_close(b->env.plat);
 	char note[1024];
-	store_close_note(b->store, note, sizeof(note)); /* the -wal emptied: store_open.c */
+	store_close_note(b->env.store, note, sizeof(note)); /* the -wal emptied: store_open.c */
 	if (note[0])
 		be_blog_at(LOG_WARNING, "%s", note);
 }
@@ -490,7 +490,7 @@ static int reads_listen(struct be_backend *b, const struct be_options *o)
 	char err[600];
 	if (o->sink != SINK_STORE)
 		return 0; /* a benchmark's sink records no data to read */
-	b->reads = be_read_service_start(store_path(b->store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
+	b->reads = be_read_service_start(store_path(b->env.store), o->run_dir, run_dir_shared(o->run_dir), err, sizeof(err));
 	if (!b->reads) {
 		be_blog_at(LOG_ERR, "%s", err);
 		return -1;
@@ -500,10 +500,10 @@ static int reads_listen(struct be_backend *b, const struct be_options *o)
 
 static int serve(struct be_options *o, int ready_fd)
 {
-	struct be_backend b = {.opt = *o};
+	struct be_backend b = {.env.opt = *o};
 	int ctl = -1, sig, rc = 1;
 
-	b.started_us = store_now_us();
+	b.env.started_us = store_now_us();
 	sig = daemonize_signal_fd();
 	/* SIGCHLD blocked in every thread (all are made after this): the
 	 * sampling thread, tracer of xensim's program domains, takes their

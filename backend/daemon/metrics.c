@@ -81,9 +81,9 @@ static void commits(struct be_backend *b, FILE *f)
 static void intake(struct be_backend *b, FILE *f)
 {
 	struct store_intake_stats st;
-	if (!b->store)
+	if (!b->env.store)
 		return;
-	store_intake_stats(b->store, &st);
+	store_intake_stats(b->env.store, &st);
 	one(f, "profsvc_backend_intake_queued_bytes", "gauge",
 	    "Acknowledged batches in the intake log not folded into SQLite yet.", st.queued_bytes);
 	one(f, "profsvc_backend_intake_folds_total", "counter", "Transactions that folded the intake log.",
@@ -119,9 +119,9 @@ void be_metrics_text(struct be_backend *b, FILE *f)
 
 	family(f, "profsvc_backend_info", "gauge", "The running profile-backend (always 1).");
 	fprintf(f, "profsvc_backend_info{version=\"%s\",platform=\"%s\",pid=\"%ld\"} 1\n", PACKAGE_VERSION,
-	        plat_kind_name(b->opt.platform), (long)getpid());
+	        plat_kind_name(b->env.opt.platform), (long)getpid());
 	family(f, "profsvc_backend_up_seconds", "gauge", "Seconds since the backend started.");
-	fprintf(f, "profsvc_backend_up_seconds %.3f\n", (double)(store_now_us() - b->started_us) / 1e6);
+	fprintf(f, "profsvc_backend_up_seconds %.3f\n", (double)(store_now_us() - b->env.started_us) / 1e6);
 	one(f, "profsvc_backend_heap_bytes", "gauge", "Memory malloc has handed out and not had back.", mi.uordblks);
 	for (struct be_run *r = b->runs; r; r = r->next)
 		runs++;

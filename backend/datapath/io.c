@@ -110,10 +110,10 @@ static void copy_segments(struct be_backend *b, uint32_t domid, int to_guest,
 {
 	if (n == 0)
 		return;
-	if (plat_gnttab_copy(b->gnt, domid, to_guest, segs, n) == 0)
+	if (plat_gnttab_copy(b->env.gnt, domid, to_guest, segs, n) == 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t *page = plat_gnttab_map(b->gnt, domid, &segs[i].ref, 1, to_guest);
+		uint8_t *page = plat_gnttab_map(b->env.gnt, domid, &segs[i].ref, 1, to_guest);
 		if (!page) {
 			segs[i].status = -1;
 			continue;
@@ -122,7 +122,7 @@ static void copy_segments(struct be_backend *b, uint32_t domid, int to_guest,
 			memcpy(page + segs[i].offset, segs[i].local, segs[i].len);
 		else
 			memcpy(segs[i].local, page + segs[i].offset, segs[i].len);
-		plat_gnttab_unmap(b->gnt, page, 1);
+		plat_gnttab_unmap(b->env.gnt, page, 1);
 		segs[i].status = 0;
 	}
 }
@@ -253,10 +253,10 @@ static int store_over_limit(struct be_backend *b, const struct be_pending_req *i
 		return 0;
 	int64_t now = now_us();
 	if (now - b->store_usage_at_us > 100000) {
-		b->store_usage = store_disk_usage(b->store);
+		b->store_usage = store_disk_usage(b->env.store);
 		b->store_usage_at_us = now;
 	}
-	uint64_t limit = b->opt.max_store_bytes, margin = limit / 8;
+	uint64_t limit = b->env.opt.max_store_bytes, margin = limit / 8;
 	if (margin < REWRITE_MARGIN_MIN)
 		margin = REWRITE_MARGIN_MIN;
 	uint64_t used = b->store_usage < 0 ? 0 : (uint64_t)b->store_usage;
@@ -273,12 +273,12 @@ static int store_over_limit(struct be_backend *b, const struct be_pending_req *i
 		if (fresh)
 			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
 			     "until runs are deleted or the limit is raised",
-			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit);
+			     store_path(b->env.store), (long long)b->store_usage, (unsigned long long)limit);
 		else
 			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu) and its margin for "
 			     "rewrites (%llu): rewrites fail until the space earlier rewrites freed is given back (a "
 			     "reader may still see it) or the limit is raised",
-			     store_path(b->store), (long long)b->store_usage, (unsigned long long)limit,
+			     store_path(b->env.store), (long long)b->store_usage, (unsigned long long)limit,
 			     (unsigned long long)margin);
 		b->store_full_logged = 1;
 	}
@@ -299,19 +299,19 @@ static void check_items(struct be_backend *b, struct be_pending_req *items, unsi
 			continue;
 		}
 		struct be_run *r = it->d->run;
-		if (it->kind == K_WRITE && r && b->opt.max_store_bytes && store_over_limit(b, it)) {
+		if (it->kind == K_WRITE && r && b->env.opt.max_store_bytes && store_over_limit(b, it)) {
 			be_batch_fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
 			continue;
 		}
 		/* What the store will hold counts, charged here and given back
 		 * by finish() if the write fails. */
 		if (it->kind == K_WRITE && r &&
-		    be_quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->opt.max_run_bytes,
+		    be_quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->env.opt.max_run_bytes,
 		                &it->charged) != 0) {
 			if (!r->over_limit_logged) {
 				be_dlog_at(LOG_WARNING, it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
 				            "writes to new places fail",
-				     (unsigned long long)b->opt.max_run_bytes);
+				     (unsigned long long)b->env.opt.max_run_bytes);
 				r->over_limit_logged = 1;
 			}
 			be_batch_fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
@@ -412,7 +412,7 @@ static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n,
 			rc = store_write_many(it->d->sdev, seg, k);
 			if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND)
 				for (unsigned m = i + 1; m < j; m++) {
-					be_batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->store));
+					be_batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->env.store));
 					items[m].run_gone = rc == STORE_ENOTFOUND;
 				}
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
@@ -437,10 +437,10 @@ static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n,
 			/* a bad range, or a device whose run was deleted: this
 			 * request fails, the rest of the batch goes on (and a
 			 * deleted run's devices are closed: be_xenbus_fail_broken) */
-			be_batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->store));
+			be_batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->env.store));
 			it->run_gone = rc == STORE_ENOTFOUND;
 		} else if (rc) {
-			be_blog_at(LOG_ERR, "store: %s", store_errmsg(b->store));
+			be_blog_at(LOG_ERR, "store: %s", store_errmsg(b->env.store));
 			return -1;
 		}
 	}
@@ -487,7 +487,7 @@ static void respond(struct be_backend *b, struct be_pending_req *items, unsigned
 		if (kill_before_push > 0 && --kill_before_push == 0)
 			raise(SIGKILL);
 		if (be_ring_push_responses(&d->ring))
-			plat_evtchn_notify(b->evt, d->local_port);
+			plat_evtchn_notify(b->env.evt, d->local_port);
 		be_journal_end(d);
 	}
 	free(ids);
@@ -577,7 +577,7 @@ static void log_store_failure(struct be_backend *b, const char *what)
 	static char last[256];
 	static int64_t last_us;
 	static unsigned suppressed;
-	const char *msg = store_errmsg(b->store);
+	const char *msg = store_errmsg(b->env.store);
 	int64_t now = store_now_us();
 
 	if (strcmp(last, msg) == 0 && now - last_us < 10 * 1000000) {
@@ -604,18 +604,18 @@ static int only_reads(const struct be_batch *bt)
 /* Steps 4-5, on the worker: the store. */
 void be_io_commit(struct be_backend *b, struct be_batch *bt)
 {
-	if (b->opt.sink != SINK_STORE) {
+	if (b->env.opt.sink != SINK_STORE) {
 		be_sink_batch(b, bt);
 		return;
 	}
 	int64_t t0 = clock_mono_us();
-	int failed = store_batch_begin(b->store) != 0;
+	int failed = store_batch_begin(b->env.store) != 0;
 
 	if (!failed) {
 		failed = apply(b, bt->items, bt->n, &bt->need_sync) != 0;
 		if (failed) {
 			log_store_failure(b, "write");
-			store_batch_abort(b->store);
+			store_batch_abort(b->env.store);
 		} else {
 			/* The requests refused so far are counted inside the batch:
 			 * counted after it, a device whose every request is refused
@@ -625,7 +625,7 @@ void be_io_commit(struct be_backend *b, struct be_batch *bt)
 	} else {
 		log_store_failure(b, "batch");
 	}
-	if (!failed && store_batch_commit(b->store) != 0) {
+	if (!failed && store_batch_commit(b->env.store) != 0) {
 		log_store_failure(b, "commit");
 		/* A batch of reads only wrote its read counters: what it read
 		 * is committed data, so the reads are answered (a guest can
@@ -633,8 +633,8 @@ void be_io_commit(struct be_backend *b, struct be_batch *bt)
 		 * counters are lost. */
 		failed = !only_reads(bt);
 	}
-	if (!failed && bt->need_sync && store_sync(b->store) != 0) {
-		be_blog_at(LOG_ERR, "%s", store_errmsg(b->store));
+	if (!failed && bt->need_sync && store_sync(b->env.store) != 0) {
+		be_blog_at(LOG_ERR, "%s", store_errmsg(b->env.store));
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
 				be_batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
@@ -668,7 +668,7 @@ void be_io_finish(struct be_backend *b, struct be_batch *bt)
 	struct be_pending_req *items = bt->items;
 	unsigned n = bt->n;
 
-	if (b->opt.sink == SINK_STORE)
+	if (b->env.opt.sink == SINK_STORE)
 		note_commit_time(b, bt->commit_us);
 	if (bt->failed) {
 		b->commits_failed++;
@@ -678,7 +678,7 @@ void be_io_finish(struct be_backend *b, struct be_batch *bt)
 			if (!it->pending || it->kind != K_WRITE)
 				continue;
 			it->d->bytes += it->nsect * 512;
-			if (it->d->mirror && b->opt.sink == SINK_STORE) /* else the mirror is the sink */
+			if (it->d->mirror && b->env.opt.sink == SINK_STORE) /* else the mirror is the sink */
 				be_raw_mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
 		}
 		transfer(b, items, n, TO_GUEST);

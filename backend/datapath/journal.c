@@ -55,7 +55,7 @@ struct journal {
 
 static void journal_path(const struct be_device *d, char *out, size_t len)
 {
-	snprintf(out, len, "%s/ring-%u-%u.journal", d->b->opt.run_dir, d->domid, d->devid);
+	snprintf(out, len, "%s/ring-%u-%u.journal", d->b->env.opt.run_dir, d->domid, d->devid);
 }
 
 /* Opens (creating) the device's journal; on failure restarts are merely
@@ -123,7 +123,7 @@ void be_journal_recover(struct be_device *d)
 		d->ring.req_cons = d->ring.rsp_prod_pvt;
 		/* The guest may be asleep waiting for exactly these. */
 		if (be_ring_push_responses(&d->ring))
-			plat_evtchn_notify(d->b->evt, d->local_port);
+			plat_evtchn_notify(d->b->env.evt, d->local_port);
 		be_dlog_at(LOG_NOTICE, d, "published %u response(s) the previous backend wrote but did not publish",
 		     j->count);
 	}

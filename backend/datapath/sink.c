@@ -116,7 +116,7 @@ static int raw_sink_flush(struct be_device *d)
  * the answer. */
 void be_sink_batch(struct be_backend *b, struct be_batch *bt)
 {
-	int raw = b->opt.sink == SINK_RAW || b->opt.sink == SINK_RAW_DIRECT;
+	int raw = b->env.opt.sink == SINK_RAW || b->env.opt.sink == SINK_RAW_DIRECT;
 
 	for (unsigned i = 0, end; i < bt->n; i = end) {
 		struct be_device *d = bt->items[i].d;

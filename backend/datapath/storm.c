@@ -42,7 +42,7 @@ int be_storm_unmask_ports(struct be_backend *b)
 			next = next < 0 || wait < next ? wait : next;
 			continue;
 		}
-		plat_evtchn_unmask(b->evt, d->local_port);
+		plat_evtchn_unmask(b->env.evt, d->local_port);
 		d->port_masked = 0;
 	}
 	return (int)next;
