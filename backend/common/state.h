@@ -28,8 +28,8 @@ enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, X
 
 struct be_run;
 struct be_raw_mirror;
-struct be_alive_cache;
-struct be_xs_domain;
+struct be_runs;
+struct be_domains;
 struct be_xenbus_listener;
 
 struct be_device {
@@ -123,7 +123,8 @@ struct be_backend {
 	int store_full_logged;
 	/* daemon.c: the data file's freed slots given back when the guests
 	 * are quiet, at run end and when the store is over its limit
-	 * (store_give_back); io.c and runs.c ask for it. */
+	 * (store_give_back); io.c asks for it, and a run's end (runs.c). */
+	uint64_t give_back_runs_ended; /* be_runs_ended() when last looked */
 	uint64_t give_back_batches;   /* b->batches when last looked */
 	int64_t give_back_quiet_us;   /* since when no batch ran (or the last try) */
 	int64_t give_back_last_us;    /* the last try */
@@ -131,7 +132,8 @@ struct be_backend {
 	int give_back_urgent;         /* io.c: a write was refused over --max-store-bytes */
 	int give_back_backoff_ms;     /* how long quiet before the next try */
 	struct be_device *devices;
-	struct be_run *runs;
+	struct be_runs *runs;            /* control/runs.c: the runs being captured */
+	struct be_domains *domains;      /* control/domains.c: liveness, xenstore budgets */
 	struct be_device *work, *work_tail; /* devices with requests to take (FIFO) */
 	struct io_pipe *io;           /* the commit worker (io_worker.c) */
 	int stopping;
@@ -142,12 +144,6 @@ struct be_backend {
 	 * Prometheus has them), all of them, and their sum (io.c; metrics.c). */
 #define COMMIT_BUCKETS 12
 	uint64_t commit_le[COMMIT_BUCKETS], commit_count, commit_sum_us;
-	/* xenstore watch events (xenbus.c): seen, deferred by the frontends'
-	 * rate limit, and rounds that drained the pipeline to act on some. */
-	uint64_t xs_events, xs_deferred, xs_rounds;
-	uint64_t xs_unwatched;        /* times a flooding domain's watches were dropped for polling */
-	struct be_xs_domain *xs_domains; /* xenbus.c: each domain's budget of xenstore events */
-	struct be_alive_cache *alive;    /* control/domains.c: liveness asked this round (NULL: none) */
 	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct be_trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */

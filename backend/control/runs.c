@@ -33,27 +33,74 @@
 #include "backend/control/sync_push.h"
 #include "util/clock.h"
 
+struct be_runs {
+	const struct be_env *env;
+	struct be_domains *dm;
+	struct be_sync_push *sync;     /* NULL: no --sync */
+	struct be_run *list;           /* newest first */
+	uint64_t ended;                /* runs ended in the store */
+};
+
+struct be_runs *be_runs_new(const struct be_env *env, struct be_domains *dm, struct be_sync_push *sync)
+{
+	struct be_runs *rs = calloc(1, sizeof(*rs));
+	if (!rs)
+		return NULL;
+	rs->env = env;
+	rs->dm = dm;
+	rs->sync = sync;
+	return rs;
+}
+
+void be_runs_free(struct be_runs *rs)
+{
+	if (!rs)
+		return;
+	while (rs->list) {
+		struct be_run *r = rs->list;
+		rs->list = r->next;
+		be_quota_free(&r->chunks);
+		free(r);
+	}
+	free(rs);
+}
+
+const struct be_run *be_runs_first(const struct be_runs *rs)
+{
+	return rs->list;
+}
+
+uint64_t be_runs_ended(const struct be_runs *rs)
+{
+	return rs->ended;
+}
+
+void be_run_device_added(struct be_run *r)
+{
+	r->ndevices++;
+}
+
 /* The domain's name and uuid, read in one transaction so that a domain
  * torn down between two reads cannot give its name without its uuid (which
  * would look like a new boot).  Returns -1 when the domain's directory is
  * already gone: a dying domain gets no new run. */
-static int read_identity(struct be_backend *b, uint32_t domid, char *name, size_t nlen, char *uuid,
+static int read_identity(struct be_runs *rs, uint32_t domid, char *name, size_t nlen, char *uuid,
                          size_t ulen)
 {
 	char path[64];
 	unsigned len;
 
 	for (int tries = 0; tries < 8; tries++) {
-		xs_transaction_t t = xs_transaction_start(b->env.xs);
+		xs_transaction_t t = xs_transaction_start(rs->env->xs);
 		if (!t)
 			return -1;
 		snprintf(path, sizeof(path), "/local/domain/%u/domid", domid);
-		char *id = xs_read(b->env.xs, t, path, &len);
+		char *id = xs_read(rs->env->xs, t, path, &len);
 		snprintf(path, sizeof(path), "/local/domain/%u/name", domid);
-		char *v = xs_read(b->env.xs, t, path, &len);
+		char *v = xs_read(rs->env->xs, t, path, &len);
 		snprintf(path, sizeof(path), "/local/domain/%u/vm", domid);
-		char *vm = xs_read(b->env.xs, t, path, &len);
-		if (!xs_transaction_end(b->env.xs, t, false) && errno == EAGAIN) {
+		char *vm = xs_read(rs->env->xs, t, path, &len);
+		if (!xs_transaction_end(rs->env->xs, t, false) && errno == EAGAIN) {
 			free(id), free(v), free(vm);
 			continue;
 		}
@@ -69,7 +116,7 @@ static int read_identity(struct be_backend *b, uint32_t domid, char *name, size_
 	return -1;
 }
 
-static struct be_run *adopt(struct be_backend *b, int64_t run_id, uint32_t domid, const char *uuid,
+static struct be_run *adopt(struct be_runs *rs, int64_t run_id, uint32_t domid, const char *uuid,
                          const char *name)
 {
 	struct be_run *r = calloc(1, sizeof(*r));
@@ -79,8 +126,8 @@ static struct be_run *adopt(struct be_backend *b, int64_t run_id, uint32_t domid
 	r->domid = domid;
 	snprintf(r->uuid, sizeof(r->uuid), "%s", uuid);
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->next = b->runs;
-	b->runs = r;
+	r->next = rs->list;
+	rs->list = r;
 	return r;
 }
 
@@ -93,48 +140,48 @@ static struct be_run *adopt(struct be_backend *b, int64_t run_id, uint32_t domid
 #define RUN_SAVED_WHY "the domain was saved (xl save or migrate); restoring it continues this run"
 
 /* The run that a saved domain of this uuid left, reopened for domid. */
-static struct be_run *continue_saved(struct be_backend *b, uint32_t domid, const char *uuid,
+static struct be_run *continue_saved(struct be_runs *rs, uint32_t domid, const char *uuid,
                                   const char *name)
 {
 	int64_t id;
 	struct store_run sr;
 
-	if (!uuid[0] || store_latest_run_of_uuid(b->env.store, uuid, &id) != 0 ||
-	    store_get_run(b->env.store, id, &sr) != 0 || sr.state != STORE_RUN_CRASHED ||
+	if (!uuid[0] || store_latest_run_of_uuid(rs->env->store, uuid, &id) != 0 ||
+	    store_get_run(rs->env->store, id, &sr) != 0 || sr.state != STORE_RUN_CRASHED ||
 	    strcmp(sr.end_reason, RUN_SAVED_WHY) != 0)
 		return NULL;
-	if (store_run_reopen(b->env.store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
+	if (store_run_reopen(rs->env->store, id, (int32_t)domid, RUN_SAVED_WHY) != 0) {
 		be_rlog_at(LOG_ERR, domid, id, "cannot continue the saved run: %s (a new run starts)",
-		        store_errmsg(b->env.store));
+		        store_errmsg(rs->env->store));
 		return NULL;
 	}
-	struct be_run *r = adopt(b, id, domid, uuid, name);
+	struct be_run *r = adopt(rs, id, domid, uuid, name);
 	if (r)
 		be_rlog_at(LOG_NOTICE, domid, id, "continued: %s restored (was domain %d when saved)", name,
 		        sr.domid);
 	return r;
 }
 
-struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone)
+struct be_run *be_run_for_domain(struct be_runs *rs, uint32_t domid, int *gone)
 {
 	char name[STORE_NAME_MAX], uuid[40];
 	int64_t *ids;
 	size_t n;
 
-	*gone = read_identity(b, domid, name, sizeof(name), uuid, sizeof(uuid)) != 0;
+	*gone = read_identity(rs, domid, name, sizeof(name), uuid, sizeof(uuid)) != 0;
 	if (*gone)
 		return NULL;
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = rs->list; r; r = r->next)
 		if (r->domid == domid && strcmp(r->uuid, uuid) == 0 && !r->end_retry_at_us && !r->closed)
 			return r;
 	/* A backend restarted during the run: the run is still in the store. */
-	if (store_list_running(b->env.store, &ids, &n) == 0) {
+	if (store_list_running(rs->env->store, &ids, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct store_run sr;
-			if (store_get_run(b->env.store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
+			if (store_get_run(rs->env->store, ids[i], &sr) == 0 && sr.domid == (int32_t)domid &&
 			    strcmp(sr.uuid, uuid) == 0 && strcmp(sr.source, "capture") == 0) {
 				free(ids);
-				struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
+				struct be_run *r = adopt(rs, sr.run_id, domid, uuid, name);
 				if (r)
 					be_rlog_at(LOG_NOTICE, domid, sr.run_id, "resumed (%s)", name);
 				return r;
@@ -142,7 +189,7 @@ struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone
 		}
 		free(ids);
 	}
-	struct be_run *saved = continue_saved(b, domid, uuid, name);
+	struct be_run *saved = continue_saved(rs, domid, uuid, name);
 	if (saved)
 		return saved;
 	struct store_run sr = {.domid = (int32_t)domid};
@@ -152,9 +199,9 @@ struct be_run *be_run_for_domain(struct be_backend *b, uint32_t domid, int *gone
 	snprintf(sr.source, sizeof(sr.source), "capture");
 	if (gethostname(sr.host, sizeof(sr.host) - 1) != 0)
 		sr.host[0] = '\0';
-	if (store_run_begin(b->env.store, &sr) != 0)
+	if (store_run_begin(rs->env->store, &sr) != 0)
 		return NULL;
-	struct be_run *r = adopt(b, sr.run_id, domid, uuid, name);
+	struct be_run *r = adopt(rs, sr.run_id, domid, uuid, name);
 	if (r)
 		be_rlog_at(LOG_NOTICE, domid, sr.run_id, "started (%s, uuid %s)", name,
 		     uuid[0] ? uuid : "-");
@@ -182,11 +229,11 @@ static int judge(void *ctx, const struct store_device_info *d)
  * still the status blocks' (a guest that closed its profiles and exited
  * meanwhile left a complete run), but the reason says that its end was
  * not seen, so that a crashed run's reader knows why it is crashed. */
-static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
+static int end_run(struct be_runs *rs, int64_t run_id, uint32_t domid, int gone_unseen, int saved,
                    int quiet_failure, const char *lost)
 {
 	struct verdict v = {0, 0, -1, -1, -1};
-	store_list_devices(b->env.store, run_id, judge, &v);
+	store_list_devices(rs->env->store, run_id, judge, &v);
 	enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
 	/* (a guest saved after it closed its profiles has nothing to go on
 	 * with: its run is complete) */
@@ -199,12 +246,12 @@ static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gon
 		snprintf(both, sizeof(both), "%s%s%s", lost, why ? "; " : "", why ? why : "");
 		why = both;
 	}
-	if (store_run_end_why(b->env.store, run_id, st, 0, why) != 0) {
+	if (store_run_end_why(rs->env->store, run_id, st, 0, why) != 0) {
 		if (!quiet_failure)
-			be_rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(b->env.store),
+			be_rlog_at(LOG_ERR, domid, run_id, "cannot end: %s (retried every %d s)", store_errmsg(rs->env->store),
 			        RUN_END_RETRY_MS / 1000);
 		else
-			be_rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(b->env.store));
+			be_rlog_at(LOG_DEBUG, domid, run_id, "still cannot end: %s", store_errmsg(rs->env->store));
 		return -1;
 	}
 	char prof[32] = "-", hp[32] = "-", ev[48] = "";
@@ -216,17 +263,16 @@ static int end_run(struct be_backend *b, int64_t run_id, uint32_t domid, int gon
 		snprintf(ev, sizeof(ev), ", eventlog %lld bytes", (long long)v.eventlog);
 	be_rlog_at(LOG_NOTICE, domid, run_id, "ended %s%s%s%s (.prof %s bytes, .hp %s bytes%s)",
 	        store_run_state_name(st), why ? " (" : "", why ? why : "", why ? ")" : "", prof, hp, ev);
-	be_sync_push_run_ended(b, run_id);
+	be_sync_push_run_ended(rs->sync, run_id);
 	/* what its last rewrites freed goes back once the guests are quiet
 	 * (daemon.c), not at some later guest's write */
-	b->give_back_due = 1;
-	b->give_back_backoff_ms = 0;
+	rs->ended++;
 	return 0;
 }
 
-static void forget(struct be_backend *b, struct be_run *r)
+static void forget(struct be_runs *rs, struct be_run *r)
 {
-	for (struct be_run **p = &b->runs; *p; p = &(*p)->next)
+	for (struct be_run **p = &rs->list; *p; p = &(*p)->next)
 		if (*p == r) {
 			*p = r->next;
 			break;
@@ -237,32 +283,32 @@ static void forget(struct be_backend *b, struct be_run *r)
 
 /* Ends r, whose domain is gone, and forgets it; or, when the store cannot
  * end it now, keeps it for be_runs_retry_ends(). */
-static void end_or_retry(struct be_backend *b, struct be_run *r)
+static void end_or_retry(struct be_runs *rs, struct be_run *r)
 {
-	if (end_run(b, r->run_id, r->domid, 0, r->saved, r->end_failures > 0, r->lost_why) == 0) {
+	if (end_run(rs, r->run_id, r->domid, 0, r->saved, r->end_failures > 0, r->lost_why) == 0) {
 		if (r->end_failures)
 			be_rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended at last, %d retries after the first try",
 			        r->end_failures);
-		forget(b, r);
+		forget(rs, r);
 		return;
 	}
 	r->end_failures++;
-	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(b->env.store));
+	snprintf(r->end_error, sizeof(r->end_error), "%s", store_errmsg(rs->env->store));
 	r->end_retry_at_us = clock_mono_us() + RUN_END_RETRY_MS * 1000LL;
 }
 
-int be_runs_retry_ends(struct be_backend *b)
+int be_runs_retry_ends(struct be_runs *rs)
 {
 	int64_t now = clock_mono_us(), next = -1;
 
-	for (struct be_run *r = b->runs, *n; r; r = n) {
+	for (struct be_run *r = rs->list, *n; r; r = n) {
 		n = r->next;
 		if (!r->end_retry_at_us)
 			continue;
 		if (r->end_retry_at_us <= now)
-			end_or_retry(b, r); /* may forget r */
+			end_or_retry(rs, r); /* may forget r */
 	}
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = rs->list; r; r = r->next)
 		if (r->end_retry_at_us && (next < 0 || r->end_retry_at_us < next))
 			next = r->end_retry_at_us;
 	if (next < 0)
@@ -270,12 +316,12 @@ int be_runs_retry_ends(struct be_backend *b)
 	return next <= now ? 0 : (int)((next - now + 999) / 1000);
 }
 
-void be_run_device_gone(struct be_backend *b, struct be_run *r, int domain_dead)
+void be_run_device_gone(struct be_runs *rs, struct be_run *r, int domain_dead)
 {
 	/* Removed while the domain lives: is it being saved?  Asked now, as
 	 * the hypervisor forgets the domain once the toolstack destroys it
 	 * (libxl removes the disks first and waits for us). */
-	if (!domain_dead && plat_domain_suspended(b->env.plat, r->domid) == 1 && !r->saved) {
+	if (!domain_dead && plat_domain_suspended(rs->env->plat, r->domid) == 1 && !r->saved) {
 		r->saved = 1;
 		be_rlog_at(LOG_INFO, r->domid, r->run_id, "its domain is being saved (xl save or migrate)");
 	}
@@ -283,79 +329,79 @@ void be_run_device_gone(struct be_backend *b, struct be_run *r, int domain_dead)
 		r->ndevices--;
 	if (r->closed) {
 		if (r->ndevices == 0)
-			forget(b, r); /* ended already */
+			forget(rs, r); /* ended already */
 		return;
 	}
 	if (domain_dead && r->ndevices == 0 && !r->end_retry_at_us)
-		end_or_retry(b, r);
+		end_or_retry(rs, r);
 }
 
-struct be_run *be_run_find(struct be_backend *b, int64_t run_id)
+struct be_run *be_run_find(struct be_runs *rs, int64_t run_id)
 {
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (struct be_run *r = rs->list; r; r = r->next)
 		if (r->run_id == run_id && !r->closed)
 			return r;
 	return NULL;
 }
 
-int be_run_close(struct be_backend *b, struct be_run *r, const char *why)
+int be_run_close(struct be_runs *rs, struct be_run *r, const char *why)
 {
 	int rc = 0;
 	if (!r->end_retry_at_us) {
 		struct verdict v = {0, 0, -1, -1, -1};
-		store_list_devices(b->env.store, r->run_id, judge, &v);
+		store_list_devices(rs->env->store, r->run_id, judge, &v);
 		enum store_run_state st = v.closed == v.profiles ? STORE_RUN_COMPLETE : STORE_RUN_CRASHED;
-		rc = store_run_end_why(b->env.store, r->run_id, st, 0, why);
+		rc = store_run_end_why(rs->env->store, r->run_id, st, 0, why);
 		if (rc == 0) {
 			be_rlog_at(LOG_NOTICE, r->domid, r->run_id, "ended %s (%s)", store_run_state_name(st), why);
-			be_sync_push_run_ended(b, r->run_id);
+			be_sync_push_run_ended(rs->sync, r->run_id);
 		} else if (rc != STORE_ENOTFOUND) { /* (deleted already: nothing to end) */
 			be_rlog_at(LOG_WARNING, r->domid, r->run_id, "cannot end it before it is deleted: %s",
-			        store_errmsg(b->env.store));
+			        store_errmsg(rs->env->store));
 		}
 	}
 	r->closed = 1;
 	r->end_retry_at_us = 0;
 	if (r->ndevices == 0)
-		forget(b, r);
+		forget(rs, r);
 	return rc;
 }
 
-void be_runs_domains_changed(struct be_backend *b)
+void be_runs_domains_changed(struct be_runs *rs)
 {
-	for (struct be_run *r = b->runs, *next; r; r = next) {
+	for (struct be_run *r = rs->list, *next; r; r = next) {
 		next = r->next;
 		if (r->closed)
 			continue;
-		if (r->ndevices == 0 && !r->end_retry_at_us && !be_domain_alive(b, r->domid))
-			end_or_retry(b, r);
+		if (r->ndevices == 0 && !r->end_retry_at_us && !be_domain_alive(rs->dm, r->domid))
+			end_or_retry(rs, r);
 	}
 }
 
-void be_runs_reconcile(struct be_backend *b)
+void be_runs_reconcile(struct be_runs *rs)
 {
 	int64_t *ids;
 	size_t n;
 
-	if (store_list_running(b->env.store, &ids, &n) != 0)
+	if (store_list_running(rs->env->store, &ids, &n) != 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct store_run sr;
 		int known = 0;
-		for (struct be_run *r = b->runs; r; r = r->next)
+		for (struct be_run *r = rs->list; r; r = r->next)
 			known |= r->run_id == ids[i];
-		if (known || store_get_run(b->env.store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
+		if (known || store_get_run(rs->env->store, ids[i], &sr) != 0 || strcmp(sr.source, "capture"))
 			continue;
 		char name[STORE_NAME_MAX], uuid[40];
-		if (sr.domid >= 0 && be_domain_alive(b, (uint32_t)sr.domid)) {
-			if (read_identity(b, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid)) == 0 &&
+		if (sr.domid >= 0 && be_domain_alive(rs->dm, (uint32_t)sr.domid)) {
+			if (read_identity(rs, (uint32_t)sr.domid, name, sizeof(name), uuid, sizeof(uuid)) == 0 &&
 			    strcmp(uuid, sr.uuid) == 0) {
-				adopt(b, sr.run_id, (uint32_t)sr.domid, uuid, name);
+				adopt(rs, sr.run_id, (uint32_t)sr.domid, uuid, name);
 				continue; /* alive, devices detached: the run goes on */
 			}
 		}
 		be_rlog_at(LOG_WARNING, sr.domid, sr.run_id, "its domain is gone (it died while no backend ran)");
-		end_run(b, sr.run_id, (uint32_t)sr.domid, 1, 0, 0, NULL); /* (or at the next start) */
+		end_run(rs, sr.run_id, (uint32_t)sr.domid, 1, 0, 0, NULL); /* (or at the next start) */
 	}
 	free(ids);
 }

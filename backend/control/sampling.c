@@ -164,7 +164,7 @@ static int attach_store(struct be_backend *b, struct sampled *s, char *err, size
 	int gone = 0;
 	struct store_device_info info;
 
-	s->run = be_run_for_domain(b, s->domid, &gone);
+	s->run = be_run_for_domain(b->runs, s->domid, &gone);
 	if (!s->run) {
 		snprintf(err, errlen, "domain %u %s", s->domid, gone ? "is going away" : "has no run: see the log");
 		return -1;
@@ -180,7 +180,7 @@ static int attach_store(struct be_backend *b, struct sampled *s, char *err, size
 	}
 	store_device_get_info(s->sdev, &info);
 	s->base_sector = info.written_end_sector; /* invariant 2: a fresh sector */
-	s->run->ndevices++;
+	be_run_device_added(s->run);
 	return 0;
 }
 
@@ -438,7 +438,7 @@ static void finish(struct be_backend *b, struct sampled *s)
 	s->sdev = NULL;
 	struct be_run *r = s->run;
 	s->run = NULL;
-	be_run_device_gone(b, r, domain_dead);
+	be_run_device_gone(b->runs, r, domain_dead);
 }
 
 int be_sampling_poll(struct be_backend *b)
@@ -617,7 +617,7 @@ void be_sampling_domains_changed(struct be_backend *b)
 	for (unsigned i = 0; ids && i < n; i++) {
 		char *end, node[128];
 		unsigned long v = strtoul(ids[i], &end, 10);
-		if (*end || v >= 32752 || be_domain_alive(b, (uint32_t)v))
+		if (*end || v >= 32752 || be_domain_alive(b->domains, (uint32_t)v))
 			continue;
 		snprintf(node, sizeof(node), KERNEL_ROOT "/%lu", v);
 		xs_rm(b->env.xs, XBT_NULL, node); /* a later domain may have its domid */

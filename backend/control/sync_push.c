@@ -29,7 +29,7 @@
 #include <time.h>
 
 #include "backend/common/log.h"
-#include "backend/common/state.h"
+#include "store/store.h"
 #include "backend/control/sync_push.h"
 #include "fleet/fleet.h"
 #include "util/deadline.h"
@@ -234,31 +234,27 @@ static void *pusher_main(void *arg)
 	return NULL;
 }
 
-int be_sync_push_start(struct be_backend *b)
+struct be_sync_push *be_sync_push_start(const char *url, const char *db)
 {
-	if (!b->env.opt.sync_url)
-		return 0;
 	struct be_sync_push *p = calloc(1, sizeof(*p));
 	if (!p)
-		return -1;
+		return NULL;
 	pthread_mutex_init(&p->mu, NULL);
 	deadline_cond_init(&p->cv);
-	snprintf(p->url, sizeof(p->url), "%s", b->env.opt.sync_url);
-	snprintf(p->db, sizeof(p->db), "%s", store_path(b->env.store));
+	snprintf(p->url, sizeof(p->url), "%s", url);
+	snprintf(p->db, sizeof(p->db), "%s", db);
 	fleet_describe_url(p->url, p->where, sizeof(p->where));
 	p->catch_up = 1;
 	if (pthread_create(&p->thread, NULL, pusher_main, p) != 0) {
 		free(p);
-		return -1;
+		return NULL;
 	}
 	pthread_setname_np(p->thread, "fleet-push");
-	b->sync = p;
-	return 0;
+	return p;
 }
 
-void be_sync_push_run_ended(struct be_backend *b, int64_t run_id)
+void be_sync_push_run_ended(struct be_sync_push *p, int64_t run_id)
 {
-	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -270,9 +266,8 @@ void be_sync_push_run_ended(struct be_backend *b, int64_t run_id)
 	pthread_mutex_unlock(&p->mu);
 }
 
-void be_sync_push_stop(struct be_backend *b)
+void be_sync_push_stop(struct be_sync_push *p)
 {
-	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -288,12 +283,10 @@ void be_sync_push_stop(struct be_backend *b)
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
-	b->sync = NULL;
 }
 
-void be_sync_push_status(struct be_backend *b, FILE *f)
+void be_sync_push_status(struct be_sync_push *p, FILE *f)
 {
-	struct be_sync_push *p = b->sync;
 	if (!p)
 		return;
 	pthread_mutex_lock(&p->mu);
@@ -304,9 +297,8 @@ void be_sync_push_status(struct be_backend *b, FILE *f)
 	pthread_mutex_unlock(&p->mu);
 }
 
-json_t *be_sync_push_status_json(struct be_backend *b)
+json_t *be_sync_push_status_json(struct be_sync_push *p)
 {
-	struct be_sync_push *p = b->sync;
 	if (!p)
 		return json_null();
 	char err[1100];

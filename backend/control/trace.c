@@ -224,7 +224,7 @@ int be_trace_note_event(struct be_backend *b, const char *path, const char *toke
 			 * its watch dropped for a while (events queued before that
 			 * still come: they land here). */
 			t->look = 1;
-			b->xs_deferred++;
+			be_domains_count(b->domains, BE_XS_DEFERRED);
 			if (t->unwatched)
 				return 0;
 			t->backoff_us = t->rewatched_us && now - t->rewatched_us < 2 * t->backoff_us
@@ -235,7 +235,7 @@ int be_trace_note_event(struct be_backend *b, const char *path, const char *toke
 			t->rewatch_at_us = now + t->backoff_us;
 			t->next_look_us = now + TRACE_UNWATCHED_LOOK_US;
 			xs_unwatch(b->env.xs, t->node, "mprof");
-			b->xs_unwatched++;
+			be_domains_count(b->domains, BE_XS_UNWATCHED);
 			tlog(LOG_WARNING, t, "xenstore event flood on %s: not watched but looked at every %d s, for %lld s",
 			     t->node, TRACE_UNWATCHED_LOOK_US / 1000000, (long long)(t->backoff_us / 1000000));
 			return 0;
@@ -264,7 +264,7 @@ static int attach_store(struct be_backend *b, struct be_trace *t)
 	int gone = 0;
 	struct store_device_info info;
 
-	t->run = be_run_for_domain(b, t->domid, &gone);
+	t->run = be_run_for_domain(b->runs, t->domid, &gone);
 	if (!t->run)
 		return -1;
 	if (store_find_device(b->env.store, t->run->run_id, STORE_TRACE_VDEV, &info) == 0) {
@@ -287,7 +287,7 @@ static int attach_store(struct be_backend *b, struct be_trace *t)
 	                               &t->sdev) != 0) {
 		goto fail;
 	}
-	t->run->ndevices++;
+	be_run_device_added(t->run);
 	return 0;
 fail:
 	tlog(LOG_ERR, t, "cannot record the trace: %s", store_errmsg(b->env.store));
@@ -628,7 +628,7 @@ static void trace_finish(struct be_backend *b, struct be_trace *t, int domain_de
 	if (t->run) {
 		struct be_run *r = t->run;
 		t->run = NULL;
-		be_run_device_gone(b, r, domain_dead);
+		be_run_device_gone(b->runs, r, domain_dead);
 	}
 }
 
@@ -666,7 +666,7 @@ void be_trace_domains_changed(struct be_backend *b)
 {
 	for (struct be_trace *t = b->traces, *next; t; t = next) {
 		next = t->next;
-		if (be_domain_alive(b, t->domid))
+		if (be_domain_alive(b->domains, t->domid))
 			continue;
 		trace_finish(b, t, 1, "domain destroyed");
 		trace_free(b, t);
@@ -723,7 +723,7 @@ int be_trace_poll(struct be_backend *b)
 		}
 		if (!t->mem && t->want && !t->ended) {
 			/* a list that did not map: again while the domain lives */
-			if (t->map_retry_us <= now && be_domain_alive(b, t->domid)) {
+			if (t->map_retry_us <= now && be_domain_alive(b->domains, t->domid)) {
 				if (!looked++)
 					be_io_quiesce(b);
 				(void)map_wanted(b, t);

@@ -204,14 +204,14 @@ static void domain_watch(struct be_backend *b, uint32_t domid, int on)
 /* One frontend event of a domain: 1 when it may be acted on now. */
 static int fe_event_allowed(struct be_backend *b, struct be_device *d)
 {
-	struct be_xs_domain *x = be_xs_domain_get(b, d->domid, 1);
+	struct be_xs_domain *x = be_xs_domain_get(b->domains, d->domid, 1);
 	int64_t now = clock_mono_us();
 
 	if (!x)
 		return 1;
 	x->events++;
 	if (x->unwatched) {
-		b->xs_deferred++; /* queued before its watches went: the poll sees it */
+		be_domains_count(b->domains, BE_XS_DEFERRED); /* queued before its watches went: the poll sees it */
 		return 0;
 	}
 	if (x->tokens < 0)
@@ -225,7 +225,7 @@ static int fe_event_allowed(struct be_backend *b, struct be_device *d)
 		x->tokens -= 1.0;
 		return 1;
 	}
-	b->xs_deferred++;
+	be_domains_count(b->domains, BE_XS_DEFERRED);
 	/* Out of tokens: its watches go for a while.  A domain that floods
 	 * again soon after they came back stays unwatched twice as long. */
 	x->backoff_us = x->rewatched_us && now - x->rewatched_us < 2 * x->backoff_us
@@ -234,7 +234,7 @@ static int fe_event_allowed(struct be_backend *b, struct be_device *d)
 	x->unwatched = 1;
 	x->poll_at_us = now; /* this event's change: looked at in this turn's timers */
 	x->rewatch_at_us = now + x->backoff_us;
-	b->xs_unwatched++;
+	be_domains_count(b->domains, BE_XS_UNWATCHED);
 	domain_watch(b, d->domid, 0);
 	be_elog_at(LOG_WARNING, d->domid, d->run ? d->run->run_id : -1,
 	        "dom%u: xenstore event flood from its frontends (over %.0f events/s): their state is no longer "
@@ -251,7 +251,7 @@ static void look_at(struct be_backend *b, struct be_device *d, int *quiesced)
 		return;
 	if (!*quiesced) {
 		be_io_quiesce(b);
-		b->xs_rounds++;
+		be_domains_count(b->domains, BE_XS_ROUNDS);
 		*quiesced = 1;
 	}
 	be_device_refresh(d);
@@ -262,7 +262,7 @@ int be_xenbus_deferred_run(struct be_backend *b)
 	int64_t now = clock_mono_us(), next = -1;
 	int quiesced = 0;
 
-	for (struct be_xs_domain *x = b->xs_domains; x; x = x->next) {
+	for (struct be_xs_domain *x = be_xs_domains_first(b->domains); x; x = x->next) {
 		if (!x->unwatched)
 			continue;
 		if (x->poll_at_us <= now) {
@@ -356,14 +356,13 @@ static void scan_domain(struct be_backend *b, int xl, uint32_t domid)
 void be_xenbus_watch_events(struct be_backend *b)
 {
 	struct xb_todo t = {0};
-	struct be_alive_cache alive = {0};
 	char **w;
 
 	/* At most XS_EVENTS_PER_TURN: the rest stay queued (the descriptor
 	 * stays readable) for the next turns, the rings served between. */
 	for (int i = 0; i < XS_EVENTS_PER_TURN && (w = xs_check_watch(b->env.xs)); i++) {
 		note_event(b, &t, w[XS_WATCH_PATH], w[XS_WATCH_TOKEN]);
-		b->xs_events++;
+		be_domains_count(b->domains, BE_XS_EVENTS);
 		free(w);
 	}
 	/* Frontends whose state asks nothing new cost their one read. */
@@ -382,11 +381,11 @@ void be_xenbus_watch_events(struct be_backend *b)
 		free(t.v);
 		return; /* nothing to drain the pipeline for */
 	}
-	b->xs_rounds++;
+	be_domains_count(b->domains, BE_XS_ROUNDS);
 	/* Devices may come and go: nothing in flight may refer to them, and
 	 * the store is ours meanwhile. */
 	be_io_quiesce(b);
-	b->alive = &alive;
+	be_domains_round_begin(b->domains);
 	if (t.scan) {
 		be_xenbus_scan(b);
 	} else {
@@ -402,15 +401,15 @@ void be_xenbus_watch_events(struct be_backend *b)
 		/* Some domain died: every device of a dead domain goes. */
 		for (struct be_device *d = b->devices, *next; d; d = next) {
 			next = d->next;
-			if (!be_domain_alive(b, d->domid))
+			if (!be_domain_alive(b->domains, d->domid))
 				be_device_free(d, 1, "domain destroyed");
 		}
-		be_xs_domains_prune(b, 0); /* the budgets of domains without devices */
+		be_xs_domains_prune(b->domains, b->devices, 0); /* the budgets of domains without devices */
 		b->listener->domains_changed(b);
 	}
 	if (t.traces)
 		b->listener->round(b);
-	b->alive = NULL;
+	be_domains_round_end(b->domains);
 	free(t.v);
 }
 
@@ -439,5 +438,5 @@ void be_xenbus_shutdown(struct be_backend *b)
 		b->devices = d->next;
 		be_device_drop(d);
 	}
-	be_xs_domains_prune(b, 1);
+	be_xs_domains_prune(b->domains, NULL, 1);
 }

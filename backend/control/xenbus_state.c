@@ -160,7 +160,7 @@ void be_xenbus_fail_broken(struct be_backend *b)
 			be_dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
 			        "closing the run's devices");
 			be_devices_close_run(b, r);
-			be_run_close(b, r, "deleted while running");
+			be_run_close(b->runs, r, "deleted while running");
 		}
 	for (struct be_device *d = b->devices; d; d = d->next)
 		if (d->ring_broken) {
@@ -187,7 +187,7 @@ void be_remove_domain_dir_if_empty(struct be_backend *b, uint32_t domid, int onl
 		char **left = xs_directory(b->env.xs, t, dom, &n);
 		int empty = left && n == 0;
 		free(left);
-		if (!empty || (only_if_dead && be_domain_alive(b, domid))) {
+		if (!empty || (only_if_dead && be_domain_alive(b->domains, domid))) {
 			xs_transaction_end(b->env.xs, t, true);
 			return;
 		}
@@ -232,7 +232,7 @@ void be_device_free(struct be_device *d, int domain_dead, const char *why)
 	be_journal_remove(d);
 	be_dlog_at(LOG_NOTICE, d, "removed (%s)", why);
 	if (d->run)
-		be_run_device_gone(b, d->run, domain_dead);
+		be_run_device_gone(b->runs, d->run, domain_dead);
 	if (d->xl_managed) {
 		/* libxl's nodes: it removes them once the backend says Closed
 		 * (and waits for that before its hotplug script's remove). */
@@ -293,7 +293,7 @@ static int device_open_data(struct be_device *d)
 	struct be_backend *b = d->b;
 	int gone = 0;
 
-	d->run = be_run_for_domain(b, d->domid, &gone);
+	d->run = be_run_for_domain(b->runs, d->domid, &gone);
 	if (!d->run && gone) {
 		be_dlog_at(LOG_INFO, d, "domain %u is being destroyed: no run started for this device", d->domid);
 		return -1;
@@ -322,7 +322,7 @@ static int device_open_data(struct be_device *d)
 		set_state(d, XB_CLOSED);
 		return -1;
 	}
-	d->run->ndevices++;
+	be_run_device_added(d->run);
 	{
 		struct store_device_info ci;
 		store_device_get_info(d->sdev, &ci);
@@ -380,7 +380,7 @@ static int device_setup(struct be_device *d)
 	device_publish(d, si.capacity_sectors);
 	/* Its frontend's state is watched, unless its domain floods
 	 * xenstore: then xenbus.c polls it with the domain's other devices. */
-	struct be_xs_domain *xd = be_xs_domain_get(b, d->domid, 0);
+	struct be_xs_domain *xd = be_xs_domain_get(b->domains, d->domid, 0);
 	if (!xd || !xd->unwatched) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/state", d->fpath);
@@ -483,7 +483,7 @@ static int follow_frontend(struct be_device *d, int fs)
 	case XB_UNKNOWN:
 	default:
 		/* The frontend's directory is gone. */
-		be_device_free(d, !be_domain_alive(d->b, d->domid), "frontend gone");
+		be_device_free(d, !be_domain_alive(d->b->domains, d->domid), "frontend gone");
 		return 1;
 	}
 	return 0;
@@ -511,7 +511,7 @@ int be_devices_close_run(struct be_backend *b, struct be_run *r)
 		be_dlog_at(LOG_NOTICE, d, "its run is being deleted (profdb delete/prune --force): closed, and not "
 		        "connected again in this boot");
 		d->run = NULL;
-		be_run_device_gone(b, r, 0);
+		be_run_device_gone(b->runs, r, 0);
 		n++;
 	}
 	return n;
@@ -549,7 +549,7 @@ void be_device_refresh(struct be_device *d)
 	if (xs_get_u32(b, d->bpath, "state", 8, &v) == -1) {
 		char *dir = xs_get(b, d->bpath, NULL);
 		if (!dir) {
-			be_device_free(d, !be_domain_alive(b, d->domid), "backend directory removed");
+			be_device_free(d, !be_domain_alive(b->domains, d->domid), "backend directory removed");
 			return;
 		}
 		free(dir);
@@ -559,7 +559,7 @@ void be_device_refresh(struct be_device *d)
 	d->online = xs_get_u32(b, d->bpath, "online", 1, &v) == 0 ? (int)v : 1;
 	if (d->xl_managed)
 		be_xl_release_kernel(d, 0); /* a xen-blkback loaded since */
-	if (!be_domain_alive(b, d->domid)) {
+	if (!be_domain_alive(b->domains, d->domid)) {
 		be_device_free(d, 1, "domain gone");
 		return;
 	}

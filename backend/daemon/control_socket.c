@@ -52,6 +52,7 @@
 #include "backend/common/state.h"
 #include "backend/datapath/io_worker.h"
 #include "backend/datapath/sink.h"
+#include "backend/control/domains.h"
 #include "backend/control/runs.h"
 #include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
@@ -100,11 +101,13 @@ static void status_text(struct be_backend *b, FILE *f)
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
+	struct be_xs_stats xs;
+	be_domains_stats(b->domains, &xs);
 	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu, "
 	        "flooding domains polled instead of watched %llu times\n",
-	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,
-	        (unsigned long long)b->xs_rounds, (unsigned long long)b->xs_unwatched);
-	be_sync_push_status(b, f);
+	        (unsigned long long)xs.events, (unsigned long long)xs.deferred,
+	        (unsigned long long)xs.rounds, (unsigned long long)xs.unwatched);
+	be_sync_push_status(b->sync, f);
 	fprintf(f, "\n%-6s %-7s %-12s %-12s %6s %10s %14s %7s  %s\n", "DOMID", "DEVICE", "BACKEND",
 	        "FRONTEND", "RUN", "REQUESTS", "BYTES", "ERRORS", "LAST ERROR");
 	int n = 0;
@@ -129,12 +132,12 @@ static void status_text(struct be_backend *b, FILE *f)
 	}
 	fprintf(f, "\n%-6s %-6s %-8s %14s  %s\n", "RUN", "DOMID", "DEVICES", "BYTES", "NAME");
 	n = 0;
-	for (struct be_run *r = b->runs; r; r = r->next, n++)
+	for (const struct be_run *r = be_runs_first(b->runs); r; r = r->next, n++)
 		fprintf(f, "%-6lld %-6u %-8d %14llu  %s\n", (long long)r->run_id, r->domid, r->ndevices,
 		        (unsigned long long)be_quota_charged(&r->chunks), safe_text(safe, sizeof(safe), r->name));
 	if (!n)
 		fprintf(f, "(no runs in progress)\n");
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (const struct be_run *r = be_runs_first(b->runs); r; r = r->next)
 		if (r->end_failures)
 			fprintf(f, "run %lld: its domain is gone but the run is not ended yet: the store refused %d "
 			        "time(s), retried every second (%s)\n",
@@ -153,6 +156,8 @@ static void status_json(struct be_backend *b, FILE *f)
 {
 	struct mallinfo2 mi = mallinfo2();
 	json_t *devs = json_array(), *runs = json_array();
+	struct be_xs_stats xs;
+	be_domains_stats(b->domains, &xs);
 
 	for (struct be_device *d = b->devices; d; d = d->next)
 		json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:o}",
@@ -162,7 +167,7 @@ static void status_json(struct be_backend *b, FILE *f)
 			"requests", (json_int_t)d->requests, "bytes", (json_int_t)d->bytes,
 			"errors", (json_int_t)d->errors,
 			"last_error", d->last_error[0] ? guest_text(d->last_error) : json_null()));
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (const struct be_run *r = be_runs_first(b->runs); r; r = r->next)
 		json_array_append_new(runs, json_pack("{s:I, s:i, s:i, s:I, s:o, s:i, s:o}", "run_id", (json_int_t)r->run_id,
 			"domid", (int)r->domid, "devices", r->ndevices,
 			"bytes", (json_int_t)be_quota_charged(&r->chunks), "name", guest_text(r->name),
@@ -181,9 +186,9 @@ static void status_json(struct be_backend *b, FILE *f)
 		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
 		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
 		"failed_commits", (json_int_t)b->commits_failed,
-		"xenstore", "events", (json_int_t)b->xs_events, "deferred", (json_int_t)b->xs_deferred,
-		"rounds", (json_int_t)b->xs_rounds, "unwatched", (json_int_t)b->xs_unwatched,
-		"devices", devs, "traces", be_trace_status_json(b), "runs", runs, "sync", be_sync_push_status_json(b));
+		"xenstore", "events", (json_int_t)xs.events, "deferred", (json_int_t)xs.deferred,
+		"rounds", (json_int_t)xs.rounds, "unwatched", (json_int_t)xs.unwatched,
+		"devices", devs, "traces", be_trace_status_json(b), "runs", runs, "sync", be_sync_push_status_json(b->sync));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 	fputc('\n', f);
@@ -381,7 +386,7 @@ static void end_run_request(struct be_backend *b, struct be_control_client *c, F
 		fprintf(f, "not here: this backend's store is %s\n", store_path(b->env.store));
 		return;
 	}
-	struct be_run *r = be_run_find(b, id);
+	struct be_run *r = be_run_find(b->runs, id);
 	if (!r) {
 		fprintf(f, "not here: run %lld is not being captured by this backend\n", id);
 		return;
@@ -393,7 +398,7 @@ static void end_run_request(struct be_backend *b, struct be_control_client *c, F
 	be_sampling_run_closed(b, r);
 	be_elog_at(LOG_NOTICE, r->domid, id, "dom%u run %lld: closed to be deleted (%d device%s)", r->domid, id, n,
 	        n == 1 ? "" : "s");
-	be_run_close(b, r, "deleted while running (profdb delete or prune --force)");
+	be_run_close(b->runs, r, "deleted while running (profdb delete or prune --force)");
 	fprintf(f, "closed run %lld: %d device%s\n", id, n, n == 1 ? "" : "s");
 }
 

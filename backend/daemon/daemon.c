@@ -48,6 +48,7 @@
 #include "backend/datapath/io_worker.h"
 #include "backend/datapath/sink.h"
 #include "backend/datapath/storm.h"
+#include "backend/control/domains.h"
 #include "backend/control/runs.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/sampling.h"
@@ -123,7 +124,7 @@ static void domains_changed(struct be_backend *b)
 {
 	be_trace_domains_changed(b);
 	be_sampling_domains_changed(b);
-	be_runs_domains_changed(b);
+	be_runs_domains_changed(b->runs);
 }
 
 /* A round's end: the traces' work, and --sample-hz's new domains (those
@@ -223,6 +224,13 @@ static int give_back_slots(struct be_backend *b)
 {
 	int64_t now = mono_us();
 
+	if (be_runs_ended(b->runs) != b->give_back_runs_ended) {
+		/* what a run's last rewrites freed goes back once the guests
+		 * are quiet, not at some later guest's write */
+		b->give_back_runs_ended = be_runs_ended(b->runs);
+		b->give_back_due = 1;
+		b->give_back_backoff_ms = 0;
+	}
 	if (b->batches != b->give_back_batches) {
 		b->give_back_batches = b->batches;
 		b->give_back_quiet_us = now;
@@ -308,7 +316,7 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 		timeout = be_storm_unmask_ports(b);
 		timeout = sooner(timeout, be_control_expire(b));
 		timeout = sooner(timeout, be_xenbus_deferred_run(b));
-		timeout = sooner(timeout, be_runs_retry_ends(b));
+		timeout = sooner(timeout, be_runs_retry_ends(b->runs));
 		timeout = sooner(timeout, be_trace_poll(b));
 		timeout = sooner(timeout, be_sampling_poll(b));
 		timeout = sooner(timeout, give_back_slots(b));
@@ -425,12 +433,20 @@ static int control_listen(const struct be_options *o, int *ctl_out)
  * previous start reconciled.  0, or -1 (logged). */
 static int start_parts(struct be_backend *b, const struct be_options *o)
 {
+	if (!(b->domains = be_domains_new(b->env.xs))) {
+		be_blog_at(LOG_ERR, "cannot start: out of memory");
+		return -1;
+	}
 	if (be_io_start(b) != 0) {
 		be_blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		return -1;
 	}
-	if (o->sync_url && o->sink == SINK_STORE && be_sync_push_start(b) != 0) {
+	if (o->sync_url && o->sink == SINK_STORE && !(b->sync = be_sync_push_start(o->sync_url, store_path(b->env.store)))) {
 		be_blog_at(LOG_ERR, "cannot start the fleet catalogue's thread: %s", strerror(errno));
+		return -1;
+	}
+	if (!(b->runs = be_runs_new(&b->env, b->domains, b->sync))) {
+		be_blog_at(LOG_ERR, "cannot start: out of memory");
 		return -1;
 	}
 	if (be_xenbus_init(b, &xenbus_listener) != 0) {
@@ -442,7 +458,7 @@ static int start_parts(struct be_backend *b, const struct be_options *o)
 		be_blog_at(LOG_ERR, "cannot watch @introduceDomain in xenstore: %s", strerror(errno));
 		return -1;
 	}
-	be_runs_reconcile(b);
+	be_runs_reconcile(b->runs);
 	if (o->sink == SINK_STORE)
 		be_sampling_new_domains(b); /* --sample-hz: those already running too */
 	return 0;
@@ -458,13 +474,12 @@ static void serve_end(struct be_backend *b, const struct be_options *o, int ctl,
 		be_xenbus_shutdown(b);
 	be_trace_shutdown(b);
 	be_io_stop(b);
-	be_sync_push_stop(b);
-	while (b->runs) {
-		struct be_run *r = b->runs;
-		b->runs = r->next;
-		be_quota_free(&r->chunks);
-		free(r);
-	}
+	be_sync_push_stop(b->sync);
+	b->sync = NULL;
+	be_runs_free(b->runs);
+	b->runs = NULL;
+	be_domains_free(b->domains);
+	b->domains = NULL;
 	if (ctl >= 0) {
 		close(ctl);
 		path_in(o, "backend.sock", path, sizeof(path));

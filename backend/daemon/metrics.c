@@ -20,6 +20,8 @@
 #include <jansson.h>
 
 #include "backend/common/state.h"
+#include "backend/control/domains.h"
+#include "backend/control/runs.h"
 #include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/xenbus_state.h"
@@ -94,7 +96,7 @@ static void intake(struct be_backend *b, FILE *f)
 
 static void sync_queue(struct be_backend *b, FILE *f)
 {
-	json_t *s = be_sync_push_status_json(b);
+	json_t *s = be_sync_push_status_json(b->sync);
 	if (!json_is_object(s)) {
 		json_decref(s);
 		return;
@@ -123,13 +125,15 @@ void be_metrics_text(struct be_backend *b, FILE *f)
 	family(f, "profsvc_backend_up_seconds", "gauge", "Seconds since the backend started.");
 	fprintf(f, "profsvc_backend_up_seconds %.3f\n", (double)(store_now_us() - b->env.started_us) / 1e6);
 	one(f, "profsvc_backend_heap_bytes", "gauge", "Memory malloc has handed out and not had back.", mi.uordblks);
-	for (struct be_run *r = b->runs; r; r = r->next)
+	for (const struct be_run *r = be_runs_first(b->runs); r; r = r->next)
 		runs++;
 	one(f, "profsvc_backend_runs_in_progress", "gauge", "Runs the backend is capturing.", (uint64_t)runs);
 	devices(b, f);
 	commits(b, f);
 	intake(b, f);
-	one(f, "profsvc_backend_xenstore_events_total", "counter", "xenstore watch events seen.", b->xs_events);
+	struct be_xs_stats xs;
+	be_domains_stats(b->domains, &xs);
+	one(f, "profsvc_backend_xenstore_events_total", "counter", "xenstore watch events seen.", xs.events);
 	sync_queue(b, f);
 	be_sampling_metrics(b, f);
 }
