@@ -30,10 +30,13 @@ struct be_run;
 struct be_raw_mirror;
 struct be_runs;
 struct be_domains;
+struct be_io;
+struct be_worker;
 struct be_xenbus_listener;
 
 struct be_device {
 	struct be_backend *b;
+	struct be_io *io;             /* its data path (io.c's FIFO) */
 	uint32_t domid, devid;
 	char vdev[16];
 	char bpath[96];               /* our directory */
@@ -52,7 +55,7 @@ struct be_device {
 	int port_masked;              /* unmask after draining */
 	enum be_work_state {
 		WORK_IDLE,            /* nothing known to do */
-		WORK_QUEUED,          /* on the backend's FIFO of devices to serve */
+		WORK_QUEUED,          /* on its data path's FIFO of devices to serve */
 		WORK_MORE,            /* taken this turn, requests left: queue it again */
 	} work;
 	unsigned turn_taken;          /* requests of its turn taken in batches the size cut short */
@@ -118,14 +121,11 @@ struct be_backend {
 	struct be_env env;
 	struct be_control_client *control; /* daemon/control_socket.c: status clients */
 	int control_ep;
-	int64_t store_usage;          /* store_disk_usage(), for --max-store-bytes */
-	int64_t store_usage_at_us;    /* when it was read (refreshed every 100 ms) */
-	int store_full_logged;
 	/* daemon.c: the data file's freed slots given back when the guests
 	 * are quiet, at run end and when the store is over its limit
 	 * (store_give_back); io.c asks for it, and a run's end (runs.c). */
 	uint64_t give_back_runs_ended; /* be_runs_ended() when last looked */
-	uint64_t give_back_batches;   /* b->batches when last looked */
+	uint64_t give_back_batches;   /* be_io_batches() when last looked */
 	int64_t give_back_quiet_us;   /* since when no batch ran (or the last try) */
 	int64_t give_back_last_us;    /* the last try */
 	int give_back_due;            /* slots may wait: try once quiet */
@@ -134,16 +134,9 @@ struct be_backend {
 	struct be_device *devices;
 	struct be_runs *runs;            /* control/runs.c: the runs being captured */
 	struct be_domains *domains;      /* control/domains.c: liveness, xenstore budgets */
-	struct be_device *work, *work_tail; /* devices with requests to take (FIFO) */
-	struct io_pipe *io;           /* the commit worker (io_worker.c) */
+	struct be_io *io;             /* datapath/io.c: the batches' state */
+	struct be_worker *worker;     /* datapath/io_worker.c: the commit worker */
 	int stopping;
-	uint64_t batches, commits_failed;
-	uint64_t inline_commits; /* batches committed on the loop thread (io.c) */
-	/* How long batches took in the store, begin to commit (and sync):
-	 * counts at or under each of COMMIT_BUCKETS_US (cumulative, as
-	 * Prometheus has them), all of them, and their sum (io.c; metrics.c). */
-#define COMMIT_BUCKETS 12
-	uint64_t commit_le[COMMIT_BUCKETS], commit_count, commit_sum_us;
 	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct be_trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */

@@ -25,7 +25,7 @@
  *     to 1024 values: 64 domains made that milliseconds a round).
  *
  * May call: backend/sampling/sampler.h, runs.c, the data path's
- * be_io_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
+ * be_worker_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
  */
 #include "config.h"
 
@@ -326,7 +326,7 @@ static void flush_set(struct be_backend *b, struct sampled **v, size_t n)
 		if (pending_take(b, v[i], &p[i]) && p[i].rc == 0)
 			writes++;
 	if (writes)
-		be_io_quiesce(b);
+		be_worker_quiesce(b->worker);
 	for (size_t i = 0; i < n && writes;) {
 		/* one batch: up to BATCH_BYTES, at least one write */
 		size_t first = i, bytes = 0;

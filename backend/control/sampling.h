@@ -6,7 +6,7 @@
  * no profsvc disk); what the sampler emits is queued and appended to that
  * device by the event loop, in store batches at most every
  * SAMPLING_FLUSH_MS, so a reader sees new samples within a second.
- * sampling.c calls the sampler, runs.c, the data path's be_io_quiesce,
+ * sampling.c calls the sampler, runs.c, the data path's be_worker_quiesce,
  * quota.c, log.c and the store; control_socket.c calls it.
  */
 #ifndef PROFSVC_BE_SAMPLING_H

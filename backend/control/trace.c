@@ -41,7 +41,7 @@
  * failed once, and no run was recorded at all.)  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
  *
- * Calls: runs.c, domains.c, xs_values.c, the data path's be_io_quiesce, quota.c,
+ * Calls: runs.c, domains.c, xs_values.c, the data path's be_worker_quiesce, quota.c,
  * log.c, util/, profile/mprof, the store and the platform.
  */
 #include "config.h"
@@ -550,7 +550,7 @@ static void store_kept(struct be_backend *b, struct keep_list *kl)
 {
 	if (!kl->n)
 		return;
-	be_io_quiesce(b);
+	be_worker_quiesce(b->worker);
 	int rc = store_batch_begin(b->env.store);
 	for (size_t k = 0; k < kl->n && rc == 0; k++) {
 		struct kept_packet *kp = &kl->v[k];
@@ -718,14 +718,14 @@ int be_trace_poll(struct be_backend *b)
 		/* Node events past the rate limit wait for the poll. */
 		if (t->look && !t->mem && now - t->tokens_us > 1000000 / TRACE_EVENTS_PER_S) {
 			if (!looked++)
-				be_io_quiesce(b);
+				be_worker_quiesce(b->worker);
 			trace_look(b, t);
 		}
 		if (!t->mem && t->want && !t->ended) {
 			/* a list that did not map: again while the domain lives */
 			if (t->map_retry_us <= now && be_domain_alive(b->domains, t->domid)) {
 				if (!looked++)
-					be_io_quiesce(b);
+					be_worker_quiesce(b->worker);
 				(void)map_wanted(b, t);
 			}
 			if (!t->mem) {

@@ -6,7 +6,7 @@
  * next poll (-1: none mapped); be_trace_domains_changed takes the last
  * packets of dead domains.  xenbus.c hands it its events through the
  * listener the daemon wires.  trace.c calls runs.c, domains.c,
- * xs_values.c, the data path's be_io_quiesce, quota.c, log.c and the store.
+ * xs_values.c, the data path's be_worker_quiesce, quota.c, log.c and the store.
  */
 #ifndef PROFSVC_BE_TRACE_H
 #define PROFSVC_BE_TRACE_H

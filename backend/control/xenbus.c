@@ -7,7 +7,7 @@
  * daemon wires (xenbus.h), never called by name.
  *
  * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
- * path's be_io_quiesce, log.c, util/clock and xenstore.
+ * path's be_worker_quiesce, log.c, util/clock and xenstore.
  */
 #include "config.h"
 
@@ -250,7 +250,7 @@ static void look_at(struct be_backend *b, struct be_device *d, int *quiesced)
 	if (be_device_frontend_unchanged(d))
 		return;
 	if (!*quiesced) {
-		be_io_quiesce(b);
+		be_worker_quiesce(b->worker);
 		be_domains_count(b->domains, BE_XS_ROUNDS);
 		*quiesced = 1;
 	}
@@ -384,7 +384,7 @@ void be_xenbus_watch_events(struct be_backend *b)
 	be_domains_count(b->domains, BE_XS_ROUNDS);
 	/* Devices may come and go: nothing in flight may refer to them, and
 	 * the store is ours meanwhile. */
-	be_io_quiesce(b);
+	be_worker_quiesce(b->worker);
 	be_domains_round_begin(b->domains);
 	if (t.scan) {
 		be_xenbus_scan(b);
@@ -430,7 +430,7 @@ int be_xenbus_init(struct be_backend *b, const struct be_xenbus_listener *l)
 
 void be_xenbus_shutdown(struct be_backend *b)
 {
-	be_io_quiesce(b);
+	be_worker_quiesce(b->worker);
 	/* Leave the guests connected in xenstore: a restarted backend picks
 	 * them up.  Only our own resources go. */
 	while (b->devices) {

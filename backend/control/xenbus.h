@@ -2,7 +2,7 @@
  * xenbus.h - device discovery: xenstore watch events, handled in rounds,
  * and the devices they name looked at again (xenbus_state.c moves each
  * one).  xenbus.c calls xenbus_state.c, domains.c, xl_disks.c,
- * xs_values.c, the data path's be_io_quiesce, log.c and xenstore; it tells
+ * xs_values.c, the data path's be_worker_quiesce, log.c and xenstore; it tells
  * runs and traces of a round through the listener below, which the daemon
  * wires.
  */

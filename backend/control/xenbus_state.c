@@ -155,7 +155,7 @@ void be_xenbus_fail_broken(struct be_backend *b)
 			if (!d->run)
 				continue;
 			if (!quiesced++)
-				be_io_quiesce(b);
+				be_worker_quiesce(b->worker);
 			struct be_run *r = d->run;
 			be_dlog_at(LOG_WARNING, d, "its run was deleted while it ran (this backend was not asked first): "
 			        "closing the run's devices");
@@ -611,6 +611,7 @@ struct be_device *be_device_new(struct be_backend *b, int xl, uint32_t domid, ui
 	if (!d)
 		return NULL;
 	d->b = b;
+	d->io = b->io;
 	d->domid = domid;
 	d->devid = devid;
 	d->online = 1;

@@ -50,6 +50,7 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
+#include "backend/datapath/io.h"
 #include "backend/datapath/io_worker.h"
 #include "backend/datapath/sink.h"
 #include "backend/control/domains.h"
@@ -98,9 +99,11 @@ static void status_text(struct be_backend *b, FILE *f)
 	struct mallinfo2 mi = mallinfo2();
 	fprintf(f, "heap %zu KiB in use, %lld KiB of it the store's caches\n", mi.uordblks / 1024,
 	        (long long)(store_memory_used() / 1024));
+	struct be_io_stats io;
+	be_io_stats(b->io, &io);
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
-	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
-	        (unsigned long long)b->commits_failed);
+	        (unsigned long long)io.batches, (unsigned long long)be_worker_inline_commits(b->worker),
+	        (unsigned long long)io.commits_failed);
 	struct be_xs_stats xs;
 	be_domains_stats(b->domains, &xs);
 	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu, "
@@ -158,6 +161,8 @@ static void status_json(struct be_backend *b, FILE *f)
 	json_t *devs = json_array(), *runs = json_array();
 	struct be_xs_stats xs;
 	be_domains_stats(b->domains, &xs);
+	struct be_io_stats io;
+	be_io_stats(b->io, &io);
 
 	for (struct be_device *d = b->devices; d; d = d->next)
 		json_array_append_new(devs, json_pack("{s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:I, s:o}",
@@ -184,8 +189,8 @@ static void status_json(struct be_backend *b, FILE *f)
 		"sink", be_sink_name(b->env.opt.sink),
 		"sink_dir", b->env.opt.sink_dir ? json_string(b->env.opt.sink_dir) : json_null(),
 		"heap_bytes", (json_int_t)mi.uordblks, "store_cache_bytes", (json_int_t)store_memory_used(),
-		"batches", (json_int_t)b->batches, "inline_commits", (json_int_t)b->inline_commits,
-		"failed_commits", (json_int_t)b->commits_failed,
+		"batches", (json_int_t)io.batches, "inline_commits", (json_int_t)be_worker_inline_commits(b->worker),
+		"failed_commits", (json_int_t)io.commits_failed,
 		"xenstore", "events", (json_int_t)xs.events, "deferred", (json_int_t)xs.deferred,
 		"rounds", (json_int_t)xs.rounds, "unwatched", (json_int_t)xs.unwatched,
 		"devices", devs, "traces", be_trace_status_json(b), "runs", runs, "sync", be_sync_push_status_json(b->sync));
@@ -392,7 +397,7 @@ static void end_run_request(struct be_backend *b, struct be_control_client *c, F
 		return;
 	}
 	/* Nothing in flight may refer to its devices. */
-	be_io_quiesce(b);
+	be_worker_quiesce(b->worker);
 	int n = be_devices_close_run(b, r);
 	be_trace_run_closed(b, r);
 	be_sampling_run_closed(b, r);

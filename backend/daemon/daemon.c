@@ -179,7 +179,7 @@ static int handle_event(struct be_backend *b, const struct epoll_event *ev, int 
 		be_control_accept(b, ctl);
 		break;
 	case SRC_IO:
-		be_io_completed(b);
+		be_worker_completed(b->worker);
 		break;
 	case SRC_SIG: {
 		struct signalfd_siginfo si;
@@ -231,8 +231,10 @@ static int give_back_slots(struct be_backend *b)
 		b->give_back_due = 1;
 		b->give_back_backoff_ms = 0;
 	}
-	if (b->batches != b->give_back_batches) {
-		b->give_back_batches = b->batches;
+	if (be_io_take_store_full(b->io))
+		b->give_back_urgent = 1;
+	if (be_io_batches(b->io) != b->give_back_batches) {
+		b->give_back_batches = be_io_batches(b->io);
 		b->give_back_quiet_us = now;
 		b->give_back_due = 1;
 		b->give_back_backoff_ms = GIVE_BACK_QUIET_MS;
@@ -248,9 +250,9 @@ static int give_back_slots(struct be_backend *b)
 	}
 	if (now < at)
 		return (int)((at - now + 999) / 1000);
-	if (!b->give_back_urgent && be_io_can_run(b))
+	if (!b->give_back_urgent && be_worker_can_run(b->worker))
 		return GIVE_BACK_QUIET_MS; /* not quiet after all */
-	be_io_quiesce(b);
+	be_worker_quiesce(b->worker);
 	int64_t waiting = 0;
 	b->give_back_last_us = now;
 	b->give_back_urgent = 0;
@@ -259,7 +261,7 @@ static int give_back_slots(struct be_backend *b)
 		        store_errmsg(b->env.store));
 		waiting = 1;
 	}
-	b->store_usage_at_us = 0; /* --max-store-bytes: read the usage again */
+	be_io_usage_stale(b->io); /* --max-store-bytes: read the usage again */
 	if (waiting == 0) {
 		b->give_back_due = 0;
 		return -1;
@@ -278,7 +280,7 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 
 	if (ep < 0 || add_fd(ep, xs_fileno(b->env.xs), SRC_XS) || add_fd(ep, plat_evtchn_fd(b->env.evt), SRC_EVT) ||
 	    add_fd(ep, ctl, SRC_CTL) || add_fd(ep, sig, SRC_SIG) ||
-	    add_fd(ep, be_io_event_fd(b), SRC_IO)) {
+	    add_fd(ep, be_worker_event_fd(b->worker), SRC_IO)) {
 		be_blog_at(LOG_ERR, "cannot set up the event loop: %s", strerror(errno));
 		return -1;
 	}
@@ -287,33 +289,33 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 	b->give_back_due = 1;
 	b->give_back_quiet_us = mono_us();
 	int timeout = -1;
-	uint64_t trimmed_at = 0; /* b->batches when memory was last trimmed */
+	uint64_t trimmed_at = 0; /* batches when memory was last trimmed */
 	while (!b->stopping) {
 		struct epoll_event evs[8];
 		/* A second after the guests go quiet, the heap a burst grew is
 		 * handed back (batches of up to BATCH_BYTES_MAX each, freed but
 		 * kept by malloc): a fleet's peak is not the daemon's size. */
-		int wait = be_io_can_run(b) ? 0 : timeout;
-		if (b->batches != trimmed_at && (wait < 0 || wait > 1000))
+		int wait = be_worker_can_run(b->worker) ? 0 : timeout;
+		if (be_io_batches(b->io) != trimmed_at && (wait < 0 || wait > 1000))
 			wait = 1000;
 		int n = epoll_wait(ep, evs, 8, wait);
 		if (n < 0 && errno != EINTR) {
 			be_blog_at(LOG_ERR, "epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n == 0 && wait == 1000 && !be_io_can_run(b) && b->batches != trimmed_at) {
-			be_io_quiesce(b);
+		if (n == 0 && wait == 1000 && !be_worker_can_run(b->worker) && be_io_batches(b->io) != trimmed_at) {
+			be_worker_quiesce(b->worker);
 			malloc_trim(0);
-			trimmed_at = b->batches;
+			trimmed_at = be_io_batches(b->io);
 		}
 		for (int i = 0; i < n; i++)
 			if (handle_event(b, &evs[i], ctl, sig))
 				break;
-		if (be_io_can_run(b))
-			be_io_run_batch(b);
+		if (be_worker_can_run(b->worker))
+			be_worker_run_batch(b->worker);
 		be_xenbus_fail_broken(b);
 		/* the soonest of the timers' next times (-1: none) */
-		timeout = be_storm_unmask_ports(b);
+		timeout = be_storm_unmask_ports(b->env.evt, b->devices);
 		timeout = sooner(timeout, be_control_expire(b));
 		timeout = sooner(timeout, be_xenbus_deferred_run(b));
 		timeout = sooner(timeout, be_runs_retry_ends(b->runs));
@@ -437,7 +439,11 @@ static int start_parts(struct be_backend *b, const struct be_options *o)
 		be_blog_at(LOG_ERR, "cannot start: out of memory");
 		return -1;
 	}
-	if (be_io_start(b) != 0) {
+	if (!(b->io = be_io_new(&b->env))) {
+		be_blog_at(LOG_ERR, "cannot start: out of memory");
+		return -1;
+	}
+	if (!(b->worker = be_worker_start(b->io))) {
 		be_blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		return -1;
 	}
@@ -470,10 +476,13 @@ static void serve_end(struct be_backend *b, const struct be_options *o, int ctl,
 {
 	char path[512];
 
-	if (b->io)
+	if (b->worker)
 		be_xenbus_shutdown(b);
 	be_trace_shutdown(b);
-	be_io_stop(b);
+	be_worker_stop(b->worker);
+	b->worker = NULL;
+	be_io_free(b->io);
+	b->io = NULL;
 	be_sync_push_stop(b->sync);
 	b->sync = NULL;
 	be_runs_free(b->runs);

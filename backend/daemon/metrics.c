@@ -67,17 +67,19 @@ static void devices(struct be_backend *b, FILE *f)
 
 static void commits(struct be_backend *b, FILE *f)
 {
-	one(f, "profsvc_backend_batches_total", "counter", "Batches of guest requests handled.", b->batches);
+	struct be_io_stats io;
+	be_io_stats(b->io, &io);
+	one(f, "profsvc_backend_batches_total", "counter", "Batches of guest requests handled.", io.batches);
 	one(f, "profsvc_backend_commits_failed_total", "counter", "Batches the store refused to commit.",
-	    b->commits_failed);
+	    io.commits_failed);
 	family(f, "profsvc_backend_commit_seconds", "histogram",
 	       "Time a batch took in the store, from its begin to its commit (and sync).");
-	for (int i = 0; i < COMMIT_BUCKETS; i++)
+	for (int i = 0; i < BE_IO_COMMIT_BUCKETS; i++)
 		fprintf(f, "profsvc_backend_commit_seconds_bucket{le=\"%g\"} %" PRIu64 "\n",
-		        (double)be_commit_buckets_us[i] / 1e6, b->commit_le[i]);
-	fprintf(f, "profsvc_backend_commit_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", b->commit_count);
-	fprintf(f, "profsvc_backend_commit_seconds_sum %.6f\n", (double)b->commit_sum_us / 1e6);
-	fprintf(f, "profsvc_backend_commit_seconds_count %" PRIu64 "\n", b->commit_count);
+		        (double)be_io_commit_buckets_us[i] / 1e6, io.commit_le[i]);
+	fprintf(f, "profsvc_backend_commit_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n", io.commit_count);
+	fprintf(f, "profsvc_backend_commit_seconds_sum %.6f\n", (double)io.commit_sum_us / 1e6);
+	fprintf(f, "profsvc_backend_commit_seconds_count %" PRIu64 "\n", io.commit_count);
 }
 
 static void intake(struct be_backend *b, FILE *f)

@@ -17,8 +17,16 @@
  * returns an error to its caller.  Where steps 4-5 run: io_worker.c; what
  * stands in for the store in benchmarks: sink.c.
  *
- * Calls: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/, quota.c, log.c, the
- * store and the platform (grant copies, notifications); io_worker.c calls it.
+ * Owns struct be_io: the FIFO of devices with requests to take, the
+ * batches' counts and commit times, what --max-store-bytes last read of
+ * the store, the failed commits' log suppression and the fault injection.
+ * It reads struct be_env and the devices and runs it serves; the device
+ * list is the state machine's (control/), never changed here.
+ *
+ * May call: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/,
+ * quota.c, log.c, the store and the platform (grant copies,
+ * notifications).  io_worker.c, the state machine (be_io_schedule) and the
+ * daemon call it.
  */
 #include "config.h"
 
@@ -37,6 +45,80 @@
 #include "backend/datapath/storm.h"
 #include "util/clock.h"
 
+/* The batch's state: what the loop's thread keeps between batches. */
+struct be_io {
+	const struct be_env *env;
+	struct be_device *work, *work_tail; /* devices with requests to take (FIFO) */
+	uint64_t batches, commits_failed;
+	/* How long batches took in the store, begin to commit (and sync):
+	 * counts at or under each of be_io_commit_buckets_us (cumulative, as
+	 * Prometheus has them), all of them, and their sum. */
+	uint64_t commit_le[BE_IO_COMMIT_BUCKETS], commit_count, commit_sum_us;
+	/* --max-store-bytes: store_disk_usage(), read every 100 ms, and what
+	 * was admitted since (store_over_limit) */
+	int64_t store_usage;
+	int64_t store_usage_at_us;
+	int store_full_logged;
+	int store_full;              /* a write was refused over it: space asked back */
+	/* the committing thread's (one at a time): log_store_failure */
+	char failed_last[256];
+	int64_t failed_last_us;
+	unsigned failed_suppressed;
+	/* Fault injection for tests: PROFSVC_FAULT_KILL_BEFORE_PUSH=N dies
+	 * like a SIGKILL after writing the Nth batch's responses, before
+	 * publishing them (the window journal.c exists for); -1: never. */
+	long kill_before_push;
+};
+
+struct be_io *be_io_new(const struct be_env *env)
+{
+	struct be_io *io = calloc(1, sizeof(*io));
+	if (!io)
+		return NULL;
+	io->env = env;
+	io->kill_before_push = -1;
+	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
+	if (fault && *fault)
+		io->kill_before_push = strtol(fault, NULL, 10);
+	return io;
+}
+
+void be_io_free(struct be_io *io)
+{
+	free(io);
+}
+
+int be_io_has_work(const struct be_io *io)
+{
+	return io->work != NULL;
+}
+
+uint64_t be_io_batches(const struct be_io *io)
+{
+	return io->batches;
+}
+
+void be_io_stats(const struct be_io *io, struct be_io_stats *out)
+{
+	out->batches = io->batches;
+	out->commits_failed = io->commits_failed;
+	memcpy(out->commit_le, io->commit_le, sizeof(out->commit_le));
+	out->commit_count = io->commit_count;
+	out->commit_sum_us = io->commit_sum_us;
+}
+
+int be_io_take_store_full(struct be_io *io)
+{
+	int full = io->store_full;
+	io->store_full = 0;
+	return full;
+}
+
+void be_io_usage_stale(struct be_io *io)
+{
+	io->store_usage_at_us = 0;
+}
+
 static int64_t now_us(void)
 {
 	return store_now_us();
@@ -48,72 +130,72 @@ static int64_t now_us(void)
  * 64-guest fleet saw some guests' p99 at 30 times the median.) */
 void be_io_schedule(struct be_device *d)
 {
-	struct be_backend *b = d->b;
+	struct be_io *io = d->io;
 
 	if (d->work != WORK_IDLE || !d->connected)
 		return;
 	d->work = WORK_QUEUED;
 	d->next_work = NULL;
-	if (b->work_tail)
-		b->work_tail->next_work = d;
+	if (io->work_tail)
+		io->work_tail->next_work = d;
 	else
-		b->work = d;
-	b->work_tail = d;
+		io->work = d;
+	io->work_tail = d;
 }
 
 /* Back at the head of the FIFO: the rest of a turn a full batch cut short. */
 static void io_schedule_first(struct be_device *d)
 {
-	struct be_backend *b = d->b;
+	struct be_io *io = d->io;
 
 	d->work = WORK_QUEUED;
-	d->next_work = b->work;
-	b->work = d;
-	if (!b->work_tail)
-		b->work_tail = d;
+	d->next_work = io->work;
+	io->work = d;
+	if (!io->work_tail)
+		io->work_tail = d;
 }
 
 void be_io_unschedule(struct be_device *d)
 {
-	struct be_backend *b = d->b;
+	struct be_io *io = d->io;
 	struct be_device *prev = NULL;
 
-	for (struct be_device *w = b->work; w; prev = w, w = w->next_work)
+	for (struct be_device *w = io->work; w; prev = w, w = w->next_work)
 		if (w == d) {
 			if (prev)
 				prev->next_work = d->next_work;
 			else
-				b->work = d->next_work;
-			if (b->work_tail == d)
-				b->work_tail = prev;
+				io->work = d->next_work;
+			if (io->work_tail == d)
+				io->work_tail = prev;
 			break;
 		}
 	d->work = WORK_IDLE;
 }
 
-static struct be_device *next_scheduled(struct be_backend *b)
+static struct be_device *next_scheduled(struct be_io *io)
 {
-	struct be_device *d = b->work;
+	struct be_device *d = io->work;
 
 	if (d) {
-		b->work = d->next_work;
-		if (!b->work)
-			b->work_tail = NULL;
+		io->work = d->next_work;
+		if (!io->work)
+			io->work_tail = NULL;
 		d->work = WORK_IDLE;
 	}
 	return d;
 }
 
 /* Grant copy with a per-segment map fallback for platforms without copy. */
-static void copy_segments(struct be_backend *b, uint32_t domid, int to_guest,
+static void copy_segments(struct be_io *io, uint32_t domid, int to_guest,
                           struct plat_copy_seg *segs, uint32_t n)
 {
 	if (n == 0)
 		return;
-	if (plat_gnttab_copy(b->env.gnt, domid, to_guest, segs, n) == 0)
+	if (plat_gnttab_copy(io->env->gnt, domid, to_guest, segs, n) == 0)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t *page = plat_gnttab_map(b->env.gnt, domid, &segs[i].ref, 1, to_guest);
+		uint8_t *page = plat_gnttab_map(io->env->gnt, domid, &segs[i].ref, 1, to_guest);
 		if (!page) {
 			segs[i].status = -1;
 			continue;
@@ -122,7 +204,7 @@ static void copy_segments(struct be_backend *b, uint32_t domid, int to_guest,
 			memcpy(page + segs[i].offset, segs[i].local, segs[i].len);
 		else
 			memcpy(segs[i].local, page + segs[i].offset, segs[i].len);
-		plat_gnttab_unmap(b->env.gnt, page, 1);
+		plat_gnttab_unmap(io->env->gnt, page, 1);
 		segs[i].status = 0;
 	}
 }
@@ -189,7 +271,7 @@ static unsigned take_requests(struct be_device *d, struct be_pending_req **items
 }
 
 /* Step 2a: indirect pages, fetched once into our memory. */
-static void fetch_indirect(struct be_backend *b, struct be_pending_req *items, unsigned n)
+static void fetch_indirect(struct be_io *io, struct be_pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct be_pending_req *it = &items[i];
@@ -206,7 +288,7 @@ static void fetch_indirect(struct be_backend *b, struct be_pending_req *items, u
 		for (unsigned p = 0; p < pages; p++)
 			cs[p] = (struct plat_copy_seg){it->req.indirect_grefs[p], 0, 4096,
 			                               it->ind_pages + (size_t)p * 4096, 0};
-		copy_segments(b, it->d->domid, 0, cs, pages);
+		copy_segments(io, it->d->domid, 0, cs, pages);
 		int ok = 1;
 		for (unsigned p = 0; p < pages; p++)
 			ok &= cs[p].status == 0;
@@ -245,48 +327,48 @@ static uint64_t rewrite_cost(const struct be_pending_req *it, uint64_t fresh)
 	return whole > fresh ? whole - fresh : 0;
 }
 
-static int store_over_limit(struct be_backend *b, const struct be_pending_req *it)
+static int store_over_limit(struct be_io *io, const struct be_pending_req *it)
 {
 	uint64_t fresh = be_quota_fresh(&it->d->run->chunks, it->d->devid, it->req.sector, it->nsect);
 	uint64_t rewrite = rewrite_cost(it, fresh);
 	if (!fresh && !rewrite)
 		return 0;
 	int64_t now = now_us();
-	if (now - b->store_usage_at_us > 100000) {
-		b->store_usage = store_disk_usage(b->env.store);
-		b->store_usage_at_us = now;
+	if (now - io->store_usage_at_us > 100000) {
+		io->store_usage = store_disk_usage(io->env->store);
+		io->store_usage_at_us = now;
 	}
-	uint64_t limit = b->env.opt.max_store_bytes, margin = limit / 8;
+	uint64_t limit = io->env->opt.max_store_bytes, margin = limit / 8;
 	if (margin < REWRITE_MARGIN_MIN)
 		margin = REWRITE_MARGIN_MIN;
-	uint64_t used = b->store_usage < 0 ? 0 : (uint64_t)b->store_usage;
+	uint64_t used = io->store_usage < 0 ? 0 : (uint64_t)io->store_usage;
 	int fits = fresh ? used + fresh + rewrite <= limit : used + rewrite <= limit + margin;
-	if (b->store_usage < 0 || fits) {
+	if (io->store_usage < 0 || fits) {
 		/* Counted until the next reading: many writes fit in 100 ms. */
-		if (b->store_usage >= 0)
-			b->store_usage += (int64_t)(fresh + rewrite);
-		b->store_full_logged = 0;
+		if (io->store_usage >= 0)
+			io->store_usage += (int64_t)(fresh + rewrite);
+		io->store_full_logged = 0;
 		return 0;
 	}
-	b->give_back_urgent = 1;
-	if (!b->store_full_logged) {
+	io->store_full = 1;
+	if (!io->store_full_logged) {
 		if (fresh)
 			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu): writes to new places fail "
 			     "until runs are deleted or the limit is raised",
-			     store_path(b->env.store), (long long)b->store_usage, (unsigned long long)limit);
+			     store_path(io->env->store), (long long)io->store_usage, (unsigned long long)limit);
 		else
 			be_blog_at(LOG_WARNING, "store %s holds %lld bytes, at --max-store-bytes (%llu) and its margin for "
 			     "rewrites (%llu): rewrites fail until the space earlier rewrites freed is given back (a "
 			     "reader may still see it) or the limit is raised",
-			     store_path(b->env.store), (long long)b->store_usage, (unsigned long long)limit,
+			     store_path(io->env->store), (long long)io->store_usage, (unsigned long long)limit,
 			     (unsigned long long)margin);
-		b->store_full_logged = 1;
+		io->store_full_logged = 1;
 	}
 	return 1;
 }
 
 /* Step 2b: segments, ranges, limits, buffers. */
-static void check_items(struct be_backend *b, struct be_pending_req *items, unsigned n)
+static void check_items(struct be_io *io, struct be_pending_req *items, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct be_pending_req *it = &items[i];
@@ -299,19 +381,19 @@ static void check_items(struct be_backend *b, struct be_pending_req *items, unsi
 			continue;
 		}
 		struct be_run *r = it->d->run;
-		if (it->kind == K_WRITE && r && b->env.opt.max_store_bytes && store_over_limit(b, it)) {
+		if (it->kind == K_WRITE && r && io->env->opt.max_store_bytes && store_over_limit(io, it)) {
 			be_batch_fail(it, BLKIF_RSP_ERROR, "store over --max-store-bytes");
 			continue;
 		}
 		/* What the store will hold counts, charged here and given back
 		 * by finish() if the write fails. */
 		if (it->kind == K_WRITE && r &&
-		    be_quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, b->env.opt.max_run_bytes,
+		    be_quota_admit(&r->chunks, it->d->devid, it->req.sector, it->nsect, io->env->opt.max_run_bytes,
 		                &it->charged) != 0) {
 			if (!r->over_limit_logged) {
 				be_dlog_at(LOG_WARNING, it->d, "run reached --max-run-bytes (%llu bytes of store space); further "
 				            "writes to new places fail",
-				     (unsigned long long)b->env.opt.max_run_bytes);
+				     (unsigned long long)io->env->opt.max_run_bytes);
 				r->over_limit_logged = 1;
 			}
 			be_batch_fail(it, BLKIF_RSP_ERROR, "run over --max-run-bytes");
@@ -329,7 +411,7 @@ static void check_items(struct be_backend *b, struct be_pending_req *items, unsi
  * domain. */
 enum direction { FROM_GUEST, TO_GUEST };
 
-static void transfer(struct be_backend *b, struct be_pending_req *items, unsigned n, enum direction dir)
+static void transfer(struct be_io *io, struct be_pending_req *items, unsigned n, enum direction dir)
 {
 	int to_guest = dir == TO_GUEST;
 	uint8_t kind = to_guest ? K_READ : K_WRITE;
@@ -374,7 +456,7 @@ static void transfer(struct be_backend *b, struct be_pending_req *items, unsigne
 				pos += len;
 			}
 		}
-		copy_segments(b, doms[k], to_guest, cs, (uint32_t)m);
+		copy_segments(io, doms[k], to_guest, cs, (uint32_t)m);
 		for (size_t j = 0; j < m; j++)
 			if (cs[j].status != 0 && items[owner[j]].pending)
 				be_batch_fail(&items[owner[j]], BLKIF_RSP_ERROR,
@@ -387,7 +469,7 @@ out:
 }
 
 /* Step 4: the store.  Returns -1 if the batch must be failed whole. */
-static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n, int *need_sync)
+static int apply(struct be_io *io, struct be_pending_req *items, unsigned n, int *need_sync)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct be_pending_req *it = &items[i];
@@ -412,7 +494,7 @@ static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n,
 			rc = store_write_many(it->d->sdev, seg, k);
 			if (rc == STORE_EINVAL || rc == STORE_ENOTFOUND)
 				for (unsigned m = i + 1; m < j; m++) {
-					be_batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(b->env.store));
+					be_batch_fail(&items[m], BLKIF_RSP_ERROR, store_errmsg(io->env->store));
 					items[m].run_gone = rc == STORE_ENOTFOUND;
 				}
 			if (it->req.operation == BLKIF_OP_FLUSH_DISKCACHE) {
@@ -437,29 +519,17 @@ static int apply(struct be_backend *b, struct be_pending_req *items, unsigned n,
 			/* a bad range, or a device whose run was deleted: this
 			 * request fails, the rest of the batch goes on (and a
 			 * deleted run's devices are closed: be_xenbus_fail_broken) */
-			be_batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(b->env.store));
+			be_batch_fail(it, BLKIF_RSP_ERROR, store_errmsg(io->env->store));
 			it->run_gone = rc == STORE_ENOTFOUND;
 		} else if (rc) {
-			be_blog_at(LOG_ERR, "store: %s", store_errmsg(b->env.store));
+			be_blog_at(LOG_ERR, "store: %s", store_errmsg(io->env->store));
 			return -1;
 		}
 	}
 	return 0;
 }
 
-/* Fault injection for tests: PROFSVC_FAULT_KILL_BEFORE_PUSH=N dies like a
- * SIGKILL after writing the Nth batch's responses, before publishing them
- * (the window journal.c exists for). */
-static long kill_before_push = -1;
-
-void be_io_fault_injection_init(void)
-{
-	const char *fault = getenv("PROFSVC_FAULT_KILL_BEFORE_PUSH");
-	if (fault && *fault)
-		kill_before_push = strtol(fault, NULL, 10);
-}
-
-static void respond(struct be_backend *b, struct be_pending_req *items, unsigned n)
+static void respond(struct be_io *io, struct be_pending_req *items, unsigned n)
 {
 	uint64_t *ids = malloc(n * sizeof(*ids));
 	uint8_t *ops = malloc(n);
@@ -484,10 +554,10 @@ static void respond(struct be_backend *b, struct be_pending_req *items, unsigned
 		for (unsigned k = i; k < end; k++)
 			be_blkif_write_response(d->ring.abi, be_ring_next_response(&d->ring), items[k].req.id,
 			                     items[k].req.operation, items[k].status);
-		if (kill_before_push > 0 && --kill_before_push == 0)
+		if (io->kill_before_push > 0 && --io->kill_before_push == 0)
 			raise(SIGKILL);
 		if (be_ring_push_responses(&d->ring))
-			plat_evtchn_notify(b->env.evt, d->local_port);
+			plat_evtchn_notify(io->env->evt, d->local_port);
 		be_journal_end(d);
 	}
 	free(ids);
@@ -509,7 +579,7 @@ static void note_errors(struct be_batch *bt)
 }
 
 /* Steps 1-3, on the loop's thread: take, check, copy in. */
-struct be_batch *be_io_prepare(struct be_backend *b)
+struct be_batch *be_io_prepare(struct be_io *io)
 {
 	struct be_batch *bt = calloc(1, sizeof(*bt));
 	struct be_device *again = NULL, *again_tail = NULL, *d;
@@ -522,7 +592,7 @@ struct be_batch *be_io_prepare(struct be_backend *b)
 	 * does the one the batch's size cut short, ahead of them: sent to
 	 * the back, the rest of its requests waited a whole round of every
 	 * other device (a fleet's guests saw twice their median at p99). */
-	while (bytes < BATCH_BYTES_MAX && (d = next_scheduled(b))) {
+	while (bytes < BATCH_BYTES_MAX && (d = next_scheduled(io))) {
 		if (!d->connected)
 			continue;
 		unsigned before = bt->n;
@@ -560,9 +630,9 @@ struct be_batch *be_io_prepare(struct be_backend *b)
 		free(bt);
 		return NULL;
 	}
-	fetch_indirect(b, bt->items, bt->n);
-	check_items(b, bt->items, bt->n);
-	transfer(b, bt->items, bt->n, FROM_GUEST);
+	fetch_indirect(io, bt->items, bt->n);
+	check_items(io, bt->items, bt->n);
+	transfer(io, bt->items, bt->n, FROM_GUEST);
 	return bt;
 }
 
@@ -572,25 +642,22 @@ struct be_batch *be_io_prepare(struct be_backend *b)
  * at most one line per 10 s with the count in between, not one line per
  * guest request.  Runs on whichever thread commits; one at a time.
  */
-static void log_store_failure(struct be_backend *b, const char *what)
+static void log_store_failure(struct be_io *io, const char *what)
 {
-	static char last[256];
-	static int64_t last_us;
-	static unsigned suppressed;
-	const char *msg = store_errmsg(b->env.store);
+	const char *msg = store_errmsg(io->env->store);
 	int64_t now = store_now_us();
 
-	if (strcmp(last, msg) == 0 && now - last_us < 10 * 1000000) {
-		suppressed++;
+	if (strcmp(io->failed_last, msg) == 0 && now - io->failed_last_us < 10 * 1000000) {
+		io->failed_suppressed++;
 		return;
 	}
-	if (suppressed)
-		be_blog_at(LOG_ERR, "store %s failed: %s (and %u more batches since)", what, msg, suppressed);
+	if (io->failed_suppressed)
+		be_blog_at(LOG_ERR, "store %s failed: %s (and %u more batches since)", what, msg, io->failed_suppressed);
 	else
 		be_blog_at(LOG_ERR, "store %s failed: %s", what, msg);
-	snprintf(last, sizeof(last), "%s", msg);
-	last_us = now;
-	suppressed = 0;
+	snprintf(io->failed_last, sizeof(io->failed_last), "%s", msg);
+	io->failed_last_us = now;
+	io->failed_suppressed = 0;
 }
 
 static int only_reads(const struct be_batch *bt)
@@ -602,20 +669,20 @@ static int only_reads(const struct be_batch *bt)
 }
 
 /* Steps 4-5, on the worker: the store. */
-void be_io_commit(struct be_backend *b, struct be_batch *bt)
+void be_io_commit(struct be_io *io, struct be_batch *bt)
 {
-	if (b->env.opt.sink != SINK_STORE) {
-		be_sink_batch(b, bt);
+	if (io->env->opt.sink != SINK_STORE) {
+		be_sink_batch(io->env->opt.sink, bt);
 		return;
 	}
 	int64_t t0 = clock_mono_us();
-	int failed = store_batch_begin(b->env.store) != 0;
+	int failed = store_batch_begin(io->env->store) != 0;
 
 	if (!failed) {
-		failed = apply(b, bt->items, bt->n, &bt->need_sync) != 0;
+		failed = apply(io, bt->items, bt->n, &bt->need_sync) != 0;
 		if (failed) {
-			log_store_failure(b, "write");
-			store_batch_abort(b->env.store);
+			log_store_failure(io, "write");
+			store_batch_abort(io->env->store);
 		} else {
 			/* The requests refused so far are counted inside the batch:
 			 * counted after it, a device whose every request is refused
@@ -623,18 +690,18 @@ void be_io_commit(struct be_backend *b, struct be_batch *bt)
 			note_errors(bt);
 		}
 	} else {
-		log_store_failure(b, "batch");
+		log_store_failure(io, "batch");
 	}
-	if (!failed && store_batch_commit(b->env.store) != 0) {
-		log_store_failure(b, "commit");
+	if (!failed && store_batch_commit(io->env->store) != 0) {
+		log_store_failure(io, "commit");
 		/* A batch of reads only wrote its read counters: what it read
 		 * is committed data, so the reads are answered (a guest can
 		 * read its disk back while dom0's disk is full); only the
 		 * counters are lost. */
 		failed = !only_reads(bt);
 	}
-	if (!failed && bt->need_sync && store_sync(b->env.store) != 0) {
-		be_blog_at(LOG_ERR, "%s", store_errmsg(b->env.store));
+	if (!failed && bt->need_sync && store_sync(io->env->store) != 0) {
+		be_blog_at(LOG_ERR, "%s", store_errmsg(io->env->store));
 		for (unsigned i = 0; i < bt->n; i++)
 			if (bt->items[i].pending && bt->items[i].req.operation == BLKIF_OP_FLUSH_DISKCACHE)
 				be_batch_fail(&bt->items[i], BLKIF_RSP_ERROR, "flush failed");
@@ -650,38 +717,38 @@ void be_io_commit(struct be_backend *b, struct be_batch *bt)
 
 /* The commit histogram's bucket bounds, in microseconds (metrics.c prints
  * them as seconds). */
-const int64_t be_commit_buckets_us[COMMIT_BUCKETS] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
+const int64_t be_io_commit_buckets_us[BE_IO_COMMIT_BUCKETS] = {100, 250, 500, 1000, 2500, 5000, 10000, 25000, 50000,
                                                    100000, 250000, 1000000};
 
-static void note_commit_time(struct be_backend *b, int64_t us)
+static void note_commit_time(struct be_io *io, int64_t us)
 {
-	for (int i = 0; i < COMMIT_BUCKETS; i++)
-		if (us <= be_commit_buckets_us[i])
-			b->commit_le[i]++;
-	b->commit_count++;
-	b->commit_sum_us += (uint64_t)(us > 0 ? us : 0);
+	for (int i = 0; i < BE_IO_COMMIT_BUCKETS; i++)
+		if (us <= be_io_commit_buckets_us[i])
+			io->commit_le[i]++;
+	io->commit_count++;
+	io->commit_sum_us += (uint64_t)(us > 0 ? us : 0);
 }
 
 /* Step 6, on the loop's thread, with the worker idle. */
-void be_io_finish(struct be_backend *b, struct be_batch *bt)
+void be_io_finish(struct be_io *io, struct be_batch *bt)
 {
 	struct be_pending_req *items = bt->items;
 	unsigned n = bt->n;
 
-	if (b->env.opt.sink == SINK_STORE)
-		note_commit_time(b, bt->commit_us);
+	if (io->env->opt.sink == SINK_STORE)
+		note_commit_time(io, bt->commit_us);
 	if (bt->failed) {
-		b->commits_failed++;
+		io->commits_failed++;
 	} else {
 		for (unsigned i = 0; i < n; i++) {
 			struct be_pending_req *it = &items[i];
 			if (!it->pending || it->kind != K_WRITE)
 				continue;
 			it->d->bytes += it->nsect * 512;
-			if (it->d->mirror && b->env.opt.sink == SINK_STORE) /* else the mirror is the sink */
+			if (it->d->mirror && io->env->opt.sink == SINK_STORE) /* else the mirror is the sink */
 				be_raw_mirror_write(it->d, it->req.sector, it->data, (uint32_t)it->nsect);
 		}
-		transfer(b, items, n, TO_GUEST);
+		transfer(io, items, n, TO_GUEST);
 		note_errors(bt);
 	}
 	for (unsigned i = 0; i < n; i++) {
@@ -696,8 +763,8 @@ void be_io_finish(struct be_backend *b, struct be_batch *bt)
 				be_quota_release(&it->d->run->chunks, it->d->devid, it->req.sector, it->charged);
 		}
 	}
-	respond(b, items, n);
-	b->batches++;
+	respond(io, items, n);
+	io->batches++;
 	/* Re-check each ring we served: requests that came while we worked. */
 	for (unsigned i = 0; i < n; i++) {
 		struct be_device *d = items[i].d;

@@ -5,10 +5,14 @@
  * ones commit.  A small batch with nothing queued behind it is committed
  * on the loop's thread instead (nothing to overlap; two wake-ups saved in
  * the HaLVM writer's round trip).  The worker is the only user of the
- * store while it works: be_io_quiesce() waits for it before anything else
+ * store while it works: be_worker_quiesce() waits for it before anything else
  * touches the store or tears a device down.
  *
- * Calls: io.c, log.c and the store; the daemon and the control plane call it.
+ * Owns struct be_worker: the thread, the batch it commits, the one ready
+ * next, the count of batches committed inline.  It knows the data path
+ * only as struct be_io.
+ *
+ * May call: io.c.  The daemon and the control plane call it.
  */
 #include "config.h"
 
@@ -17,113 +21,110 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "backend/common/log.h"
 #include "backend/datapath/io.h"
 #include "backend/datapath/io_worker.h"
 
-struct io_pipe {
+struct be_worker {
+	struct be_io *io;    /* the batches' state (io.c) */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct be_batch *job;   /* with the worker */
+	struct be_batch *job; /* with the worker */
 	int job_done;
 	int stop;
 	int efd;             /* signalled when job_done */
 	struct be_batch *ready; /* prepared while the worker was busy */
+	uint64_t inline_commits; /* batches committed on the loop's thread */
 };
-
 
 static void *worker_main(void *arg)
 {
-	struct be_backend *b = arg;
-	struct io_pipe *io = b->io;
+	struct be_worker *w = arg;
 
-	pthread_mutex_lock(&io->lock);
+	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!io->stop && (!io->job || io->job_done))
-			pthread_cond_wait(&io->cond, &io->lock);
-		if (io->stop)
+		while (!w->stop && (!w->job || w->job_done))
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->stop)
 			break;
-		struct be_batch *bt = io->job;
-		pthread_mutex_unlock(&io->lock);
-		be_io_commit(b, bt);
-		pthread_mutex_lock(&io->lock);
-		io->job_done = 1;
-		pthread_cond_broadcast(&io->cond);
+		struct be_batch *bt = w->job;
+		pthread_mutex_unlock(&w->lock);
+		be_io_commit(w->io, bt);
+		pthread_mutex_lock(&w->lock);
+		w->job_done = 1;
+		pthread_cond_broadcast(&w->cond);
 		uint64_t one = 1;
-		if (write(io->efd, &one, sizeof(one)) != sizeof(one)) {
+		if (write(w->efd, &one, sizeof(one)) != sizeof(one)) {
 			/* the counter only overflows after 2^64 batches */
 		}
 	}
-	pthread_mutex_unlock(&io->lock);
+	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-static void submit(struct io_pipe *io, struct be_batch *bt)
+static void submit(struct be_worker *w, struct be_batch *bt)
 {
-	pthread_mutex_lock(&io->lock);
-	io->job = bt;
-	io->job_done = 0;
-	pthread_cond_broadcast(&io->cond);
-	pthread_mutex_unlock(&io->lock);
+	pthread_mutex_lock(&w->lock);
+	w->job = bt;
+	w->job_done = 0;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
 }
 
-int be_io_start(struct be_backend *b)
+struct be_worker *be_worker_start(struct be_io *io)
 {
-	struct io_pipe *io = calloc(1, sizeof(*io));
+	struct be_worker *w = calloc(1, sizeof(*w));
 
-	be_io_fault_injection_init();
-	if (!io)
-		return -1;
-	io->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	pthread_mutex_init(&io->lock, NULL);
-	pthread_cond_init(&io->cond, NULL);
-	b->io = io;
-	if (io->efd < 0 || pthread_create(&io->thread, NULL, worker_main, b) != 0) {
-		if (io->efd >= 0)
-			close(io->efd);
-		free(io);
-		b->io = NULL;
-		return -1;
+	if (!w)
+		return NULL;
+	w->io = io;
+	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (w->efd < 0 || pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+		if (w->efd >= 0)
+			close(w->efd);
+		free(w);
+		return NULL;
 	}
-	return 0;
+	return w;
 }
 
-void be_io_stop(struct be_backend *b)
+void be_worker_stop(struct be_worker *w)
 {
-	struct io_pipe *io = b->io;
-
-	if (!io)
+	if (!w)
 		return;
-	be_io_quiesce(b);
-	pthread_mutex_lock(&io->lock);
-	io->stop = 1;
-	pthread_cond_broadcast(&io->cond);
-	pthread_mutex_unlock(&io->lock);
-	pthread_join(io->thread, NULL);
-	close(io->efd);
-	pthread_mutex_destroy(&io->lock);
-	pthread_cond_destroy(&io->cond);
-	free(io);
-	b->io = NULL;
+	be_worker_quiesce(w);
+	pthread_mutex_lock(&w->lock);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	close(w->efd);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
+	free(w);
 }
 
-int be_io_event_fd(struct be_backend *b)
+int be_worker_event_fd(struct be_worker *w)
 {
-	return b->io->efd;
+	return w->efd;
 }
 
-int be_io_can_run(struct be_backend *b)
+int be_worker_can_run(struct be_worker *w)
 {
-	return b->work && (!b->io->job || !b->io->ready);
+	return be_io_has_work(w->io) && (!w->job || !w->ready);
 }
 
-void be_io_run_batch(struct be_backend *b)
+uint64_t be_worker_inline_commits(const struct be_worker *w)
 {
-	struct io_pipe *io = b->io;
+	return w->inline_commits;
+}
 
-	if (!io->job) {
-		struct be_batch *bt = be_io_prepare(b);
+void be_worker_run_batch(struct be_worker *w)
+{
+	if (!w->job) {
+		struct be_batch *bt = be_io_prepare(w->io);
 		if (!bt)
 			return;
 		/*
@@ -133,57 +134,54 @@ void be_io_run_batch(struct be_backend *b)
 		 * wake-ups in the guest's round trip, so commit it here.  With
 		 * more work queued the worker commits while we take it in.
 		 */
-		if (!b->work && bt->n <= INLINE_COMMIT_MAX_ITEMS) {
-			be_io_commit(b, bt);
-			be_io_finish(b, bt);
-			b->inline_commits++;
+		if (!be_io_has_work(w->io) && bt->n <= INLINE_COMMIT_MAX_ITEMS) {
+			be_io_commit(w->io, bt);
+			be_io_finish(w->io, bt);
+			w->inline_commits++;
 			return;
 		}
-		submit(io, bt);
-	} else if (!io->ready) {
-		io->ready = be_io_prepare(b);
+		submit(w, bt);
+	} else if (!w->ready) {
+		w->ready = be_io_prepare(w->io);
 	}
 }
 
 /* Waits for the worker's job; then answers it and hands over the next. */
-static void complete(struct be_backend *b, int wait)
+static void complete(struct be_worker *w, int wait)
 {
-	struct io_pipe *io = b->io;
 	uint64_t v;
 
-	pthread_mutex_lock(&io->lock);
-	while (wait && io->job && !io->job_done)
-		pthread_cond_wait(&io->cond, &io->lock);
-	struct be_batch *done = io->job && io->job_done ? io->job : NULL;
+	pthread_mutex_lock(&w->lock);
+	while (wait && w->job && !w->job_done)
+		pthread_cond_wait(&w->cond, &w->lock);
+	struct be_batch *done = w->job && w->job_done ? w->job : NULL;
 	if (done)
-		io->job = NULL;
-	pthread_mutex_unlock(&io->lock);
-	if (read(io->efd, &v, sizeof(v)) < 0) {
+		w->job = NULL;
+	pthread_mutex_unlock(&w->lock);
+	if (read(w->efd, &v, sizeof(v)) < 0) {
 		/* nothing signalled yet */
 	}
 	if (!done)
 		return;
-	be_io_finish(b, done);
-	if (io->ready) {
-		submit(io, io->ready);
-		io->ready = NULL;
+	be_io_finish(w->io, done);
+	if (w->ready) {
+		submit(w, w->ready);
+		w->ready = NULL;
 	}
 }
 
-void be_io_completed(struct be_backend *b)
+void be_worker_completed(struct be_worker *w)
 {
-	complete(b, 0);
+	complete(w, 0);
 }
 
-void be_io_quiesce(struct be_backend *b)
+void be_worker_quiesce(struct be_worker *w)
 {
-	struct io_pipe *io = b->io;
-
-	while (io && (io->job || io->ready)) {
-		if (!io->job && io->ready) {
-			submit(io, io->ready);
-			io->ready = NULL;
+	while (w && (w->job || w->ready)) {
+		if (!w->job && w->ready) {
+			submit(w, w->ready);
+			w->ready = NULL;
 		}
-		complete(b, 1);
+		complete(w, 1);
 	}
 }

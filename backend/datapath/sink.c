@@ -11,7 +11,9 @@
  * libaio (tapdisk, or qdisk with cache=none,aio=native).  A flush is
  * fdatasync.
  *
- * Calls: batch.c and raw_mirror.c (the raw sink's image).
+ * Owns no state: it is given the sink and the batch.
+ *
+ * May call: batch.c and raw_mirror.c (the raw sink's image).
  */
 #include "config.h"
 
@@ -114,9 +116,9 @@ static int raw_sink_flush(struct be_device *d)
  * `make bench` compares sinks and nothing else.  Per device, in ring order:
  * writes are started together and waited for before a read, a flush, or
  * the answer. */
-void be_sink_batch(struct be_backend *b, struct be_batch *bt)
+void be_sink_batch(enum be_sink sink, struct be_batch *bt)
 {
-	int raw = b->env.opt.sink == SINK_RAW || b->env.opt.sink == SINK_RAW_DIRECT;
+	int raw = sink == SINK_RAW || sink == SINK_RAW_DIRECT;
 
 	for (unsigned i = 0, end; i < bt->n; i = end) {
 		struct be_device *d = bt->items[i].d;

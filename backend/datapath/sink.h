@@ -8,10 +8,10 @@
 
 #include "backend/common/options.h"
 
-struct be_backend;
 struct be_batch;
 
 const char *be_sink_name(enum be_sink s);
-void be_sink_batch(struct be_backend *b, struct be_batch *bt);
+/* Steps 4-5 of bt with the store replaced by sink (not SINK_STORE). */
+void be_sink_batch(enum be_sink sink, struct be_batch *bt);
 
 #endif

@@ -6,7 +6,10 @@
  * nothing to do has its unmask delayed by 10 ms each time, so that it
  * cannot take the loop from the other guests.
  *
- * Calls: log.c, the store's clock and the platform.
+ * Owns no state of its own: what it keeps is the device's (port_masked,
+ * spurious, unmask_at_us); it is given the event channels and the list.
+ *
+ * May call: log.c, the store's clock and the platform.
  */
 #include "config.h"
 
@@ -30,11 +33,11 @@ void be_storm_empty_wakeup(struct be_device *d)
 
 /* Unmasks the ports of devices whose rings are drained; returns the
  * epoll timeout (ms) the next delayed unmask needs, or -1. */
-int be_storm_unmask_ports(struct be_backend *b)
+int be_storm_unmask_ports(struct plat_evtchn *evt, struct be_device *devices)
 {
 	int64_t now = store_now_us(), next = -1;
 
-	for (struct be_device *d = b->devices; d; d = d->next) {
+	for (struct be_device *d = devices; d; d = d->next) {
 		if (!d->port_masked || !d->connected || d->work != WORK_IDLE)
 			continue;
 		if (d->unmask_at_us > now) {
@@ -42,7 +45,7 @@ int be_storm_unmask_ports(struct be_backend *b)
 			next = next < 0 || wait < next ? wait : next;
 			continue;
 		}
-		plat_evtchn_unmask(b->env.evt, d->local_port);
+		plat_evtchn_unmask(evt, d->local_port);
 		d->port_masked = 0;
 	}
 	return (int)next;

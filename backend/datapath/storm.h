@@ -6,10 +6,11 @@
 #ifndef PROFSVC_BE_STORM_H
 #define PROFSVC_BE_STORM_H
 
-struct be_backend;
 struct be_device;
+struct plat_evtchn;
 
 void be_storm_empty_wakeup(struct be_device *d);
-int be_storm_unmask_ports(struct be_backend *b);
+/* Of the devices on the list devices. */
+int be_storm_unmask_ports(struct plat_evtchn *evt, struct be_device *devices);
 
 #endif
