@@ -121,16 +121,6 @@ struct be_backend {
 	struct be_env env;
 	struct be_control_client *control; /* daemon/control_socket.c: status clients */
 	int control_ep;
-	/* daemon.c: the data file's freed slots given back when the guests
-	 * are quiet, at run end and when the store is over its limit
-	 * (store_give_back); io.c asks for it, and a run's end (runs.c). */
-	uint64_t give_back_runs_ended; /* be_runs_ended() when last looked */
-	uint64_t give_back_batches;   /* be_io_batches() when last looked */
-	int64_t give_back_quiet_us;   /* since when no batch ran (or the last try) */
-	int64_t give_back_last_us;    /* the last try */
-	int give_back_due;            /* slots may wait: try once quiet */
-	int give_back_urgent;         /* io.c: a write was refused over --max-store-bytes */
-	int give_back_backoff_ms;     /* how long quiet before the next try */
 	struct be_device *devices;
 	struct be_runs *runs;            /* control/runs.c: the runs being captured */
 	struct be_domains *domains;      /* control/domains.c: liveness, xenstore budgets */

@@ -17,9 +17,15 @@
  * drained, and later still for a device that storms us with empty
  * notifications.
  *
- * Calls: the control plane (xenbus, xenbus_state, runs, trace, sync_push),
- * the data path (io_worker, io, storm, sink), the control socket, log.c and
- * util/; it wires xenbus's listener to runs and traces.
+ * Owns struct be_backend, which composes every part's own state (struct
+ * be_env, what it opened for all of them; the data path's be_io and
+ * be_worker; the runs', domains', sync's, traces', sampling's): it makes
+ * each part at the start and frees it at the end.
+ *
+ * May call: the control plane (xenbus, xenbus_state, domains, runs, trace,
+ * sampling, sync_push), the data path (io_worker, io, storm, sink), the
+ * control socket, the read service, log.c, util/, the store, the platform
+ * and the service manager; it wires xenbus's listener to runs and traces.
  */
 #include "config.h"
 
@@ -36,7 +42,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -198,80 +203,6 @@ static int handle_event(struct be_backend *b, const struct epoll_event *ev, int 
 	return 0;
 }
 
-/* The data file's freed slots.  Inside the guests' batches they come
- * back as the WAL's generations pass, which happens only while guests
- * write: what the last rewrites freed, what waited when a run ended and
- * what a reader held were kept (76 MiB for a guest that rewrote 4 MiB)
- * until the next write.  So once the guests have been quiet for a second
- * the store gives back what no reader can see (store_give_back: a
- * checkpoint of the WAL proves it); while a reader holds some, it tries
- * again later, backing off to every GIVE_BACK_MAX_MS.  A write refused
- * over --max-store-bytes asks for a try at once (at most every 200 ms):
- * the space a rewrite freed may be all it needs.  Returns the ms until
- * it wants to run again, -1: nothing waits. */
-#define GIVE_BACK_QUIET_MS 1000
-#define GIVE_BACK_MAX_MS 30000
-#define GIVE_BACK_URGENT_US 200000
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int give_back_slots(struct be_backend *b)
-{
-	int64_t now = mono_us();
-
-	if (be_runs_ended(b->runs) != b->give_back_runs_ended) {
-		/* what a run's last rewrites freed goes back once the guests
-		 * are quiet, not at some later guest's write */
-		b->give_back_runs_ended = be_runs_ended(b->runs);
-		b->give_back_due = 1;
-		b->give_back_backoff_ms = 0;
-	}
-	if (be_io_take_store_full(b->io))
-		b->give_back_urgent = 1;
-	if (be_io_batches(b->io) != b->give_back_batches) {
-		b->give_back_batches = be_io_batches(b->io);
-		b->give_back_quiet_us = now;
-		b->give_back_due = 1;
-		b->give_back_backoff_ms = GIVE_BACK_QUIET_MS;
-	}
-	if (!b->give_back_due && !b->give_back_urgent)
-		return -1;
-	if (b->give_back_backoff_ms < GIVE_BACK_QUIET_MS)
-		b->give_back_backoff_ms = GIVE_BACK_QUIET_MS;
-	int64_t at = b->give_back_quiet_us + (int64_t)b->give_back_backoff_ms * 1000;
-	if (b->give_back_urgent) {
-		int64_t soon = b->give_back_last_us + GIVE_BACK_URGENT_US;
-		at = soon < at ? soon : at;
-	}
-	if (now < at)
-		return (int)((at - now + 999) / 1000);
-	if (!b->give_back_urgent && be_worker_can_run(b->worker))
-		return GIVE_BACK_QUIET_MS; /* not quiet after all */
-	be_worker_quiesce(b->worker);
-	int64_t waiting = 0;
-	b->give_back_last_us = now;
-	b->give_back_urgent = 0;
-	if (store_give_back(b->env.store, &waiting) != 0) {
-		be_blog_at(LOG_WARNING, "cannot give freed data-file space back: %s (tried again later)",
-		        store_errmsg(b->env.store));
-		waiting = 1;
-	}
-	be_io_usage_stale(b->io); /* --max-store-bytes: read the usage again */
-	if (waiting == 0) {
-		b->give_back_due = 0;
-		return -1;
-	}
-	b->give_back_quiet_us = now;
-	b->give_back_backoff_ms =
-	        b->give_back_backoff_ms * 2 < GIVE_BACK_MAX_MS ? b->give_back_backoff_ms * 2 : GIVE_BACK_MAX_MS;
-	return b->give_back_backoff_ms;
-}
-
 static int event_loop(struct be_backend *b, int ctl, int sig)
 {
 	int served = -1;
@@ -286,8 +217,7 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 	}
 	be_control_init(b, ep);
 	/* what the open could not give back (a reader was behind) */
-	b->give_back_due = 1;
-	b->give_back_quiet_us = mono_us();
+	be_worker_give_back_due(b->worker);
 	int timeout = -1;
 	uint64_t trimmed_at = 0; /* batches when memory was last trimmed */
 	while (!b->stopping) {
@@ -321,7 +251,7 @@ static int event_loop(struct be_backend *b, int ctl, int sig)
 		timeout = sooner(timeout, be_runs_retry_ends(b->runs));
 		timeout = sooner(timeout, be_trace_poll(b));
 		timeout = sooner(timeout, be_sampling_poll(b));
-		timeout = sooner(timeout, give_back_slots(b));
+		timeout = sooner(timeout, be_worker_give_back(b->worker, be_runs_ended(b->runs)));
 		if (!b->stopping)
 			notify_status(b, &served);
 	}
@@ -443,7 +373,7 @@ static int start_parts(struct be_backend *b, const struct be_options *o)
 		be_blog_at(LOG_ERR, "cannot start: out of memory");
 		return -1;
 	}
-	if (!(b->worker = be_worker_start(b->io))) {
+	if (!(b->worker = be_worker_start(b->io, b->env.store))) {
 		be_blog_at(LOG_ERR, "cannot start the commit worker: %s", strerror(errno));
 		return -1;
 	}

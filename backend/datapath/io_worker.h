@@ -10,13 +10,14 @@
 #include <stdint.h>
 
 struct be_io;
+struct store;
 
 /* Its state: the thread, the batch it commits and the one ready next. */
 struct be_worker;
 
-/* The commit worker's thread, committing io's batches; NULL when it
- * cannot start (errno). */
-struct be_worker *be_worker_start(struct be_io *io);
+/* The commit worker's thread, committing io's batches to store; NULL
+ * when it cannot start (errno). */
+struct be_worker *be_worker_start(struct be_io *io, struct store *store);
 /* Completes what is in flight, stops the thread, frees w (NULL: nothing). */
 void be_worker_stop(struct be_worker *w);
 /* Prepares a batch from the devices queued and hands it to the worker
@@ -34,5 +35,15 @@ void be_worker_completed(struct be_worker *w);
 void be_worker_quiesce(struct be_worker *w);
 /* Batches committed on the loop's thread (nothing else was queued). */
 uint64_t be_worker_inline_commits(const struct be_worker *w);
+/* The store's freed data-file slots given back (store_give_back) once the
+ * guests have been quiet for a second, after a run's end (runs_ended:
+ * be_runs_ended() grew), after batches, and at once (at most every
+ * 200 ms) when a write was refused over --max-store-bytes; while a reader
+ * holds some, again later, backing off to every 30 s.  Returns the ms
+ * until it wants to run again, -1: nothing waits. */
+int be_worker_give_back(struct be_worker *w, uint64_t runs_ended);
+/* Slots may wait (what the store's open could not give back): a try once
+ * the guests have been quiet for a second from now. */
+void be_worker_give_back_due(struct be_worker *w);
 
 #endif
