@@ -32,6 +32,7 @@ struct be_runs;
 struct be_domains;
 struct be_io;
 struct be_worker;
+struct be_sampling;
 struct be_xenbus_listener;
 
 struct be_device {
@@ -128,6 +129,7 @@ struct be_backend {
 	struct be_worker *worker;     /* datapath/io_worker.c: the commit worker */
 	int stopping;
 	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
+	struct be_sampling *sampling; /* control/sampling.c: the domains sampled */
 	struct be_trace *traces;         /* trace.c: every domain's trace node */
 	int trace_scan_due;           /* @introduceDomain fired */
 	struct be_sync_push *sync;     /* control/sync_push.c: --sync */

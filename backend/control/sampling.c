@@ -24,8 +24,14 @@
  *     sampler's flags, never its figures (the pause percentiles sort up
  *     to 1024 values: 64 domains made that milliseconds a round).
  *
- * May call: backend/sampling/sampler.h, runs.c, the data path's
- * be_worker_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
+ * Owns struct be_sampling: the domains sampled (each one's sampler, queue,
+ * run and device), the finished samplers' pauses, the domains --sample-hz
+ * started a sampler for.  It reads struct be_env, the domains' liveness
+ * and the runs through struct be_backend.
+ *
+ * May call: backend/sampling/sampler.h, runs.c, domains.c, the data path's
+ * be_worker_quiesce, quota.c, log.c, the store, libxenstore (a domain's
+ * name, KERNEL_ROOT).
  */
 #include "config.h"
 
@@ -81,12 +87,32 @@ struct sampled {
 	struct sampled *next;
 };
 
-static struct sampled *all;
-/* The pauses of the samplers that have finished, for the pause
- * histogram (be_sampling_metrics): a counter over the daemon's life. */
-static struct pause_total {
+/* Pauses: how many, their sum, and how many fell in each of the
+ * sampler's buckets. */
+struct pause_total {
 	uint64_t n, sum_us, in[SAMPLER_PAUSE_BUCKETS];
-} ended;
+};
+
+struct be_sampling {
+	struct sampled *all;          /* the domains sampled, newest first */
+	/* The pauses of the samplers that have finished, for the pause
+	 * histogram (be_sampling_metrics): a counter over the daemon's life. */
+	struct pause_total ended;
+	/* --sample-hz: the domains a sampler was started for, while they live. */
+	uint32_t seen[4096];
+	size_t nseen;
+};
+
+struct be_sampling *be_sampling_new(void)
+{
+	return calloc(1, sizeof(struct be_sampling));
+}
+
+/* After be_sampling_shutdown: nothing is sampled any more. */
+void be_sampling_free(struct be_sampling *sp)
+{
+	free(sp);
+}
 
 static void pause_add(struct pause_total *t, const struct be_sampler_stats *st)
 {
@@ -95,9 +121,6 @@ static void pause_add(struct pause_total *t, const struct be_sampler_stats *st)
 	for (int i = 0; i < SAMPLER_PAUSE_BUCKETS; i++)
 		t->in[i] += st->pause_in[i];
 }
-/* --sample-hz: the domains a sampler was started for, while they live. */
-static uint32_t seen[4096];
-static size_t nseen;
 
 /* The sampler's thread: queue the records (invariant 1). */
 static void enqueue(void *ctx, const void *bytes, size_t len)
@@ -123,9 +146,9 @@ static void enqueue(void *ctx, const void *bytes, size_t len)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static struct sampled *find(uint32_t domid)
+static struct sampled *find(const struct be_sampling *sp, uint32_t domid)
 {
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = sp->all; s; s = s->next)
 		if (s->domid == domid && !s->abandoned)
 			return s;
 	return NULL;
@@ -210,7 +233,7 @@ int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq
 		         rq->domain);
 		goto fail;
 	}
-	if (s->domid == 0 || find(s->domid)) {
+	if (s->domid == 0 || find(b->sampling, s->domid)) {
 		snprintf(err, errlen, "domain %u %s", s->domid,
 		         s->domid == 0 ? "is dom0, where the sampler runs" : "is being sampled already");
 		goto fail;
@@ -229,8 +252,8 @@ int be_sampling_start(struct be_backend *b, const struct be_sampling_request *rq
 		goto fail;
 	s->hz = rq->hz;
 	s->flushed_us = clock_mono_us();
-	s->next = all;
-	all = s;
+	s->next = b->sampling->all;
+	b->sampling->all = s;
 	*domid = s->domid;
 	return 0;
 fail:
@@ -369,7 +392,7 @@ static void flush(struct be_backend *b, struct sampled *s)
 static void flush_due(struct be_backend *b, int64_t now)
 {
 	size_t n = 0, due = 0;
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = b->sampling->all; s; s = s->next)
 		if (s->sampler && s->run) {
 			n++;
 			due |= now - s->flushed_us >= SAMPLING_FLUSH_MS * 1000;
@@ -380,7 +403,7 @@ static void flush_due(struct be_backend *b, int64_t now)
 	if (!v)
 		return; /* tried again on the loop's next round */
 	n = 0;
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = b->sampling->all; s; s = s->next)
 		if (s->sampler && s->run)
 			v[n++] = s;
 	flush_set(b, v, n);
@@ -414,7 +437,7 @@ static void finish(struct be_backend *b, struct sampled *s)
 	be_sampler_stop(s->sampler, &st);
 	s->sampler = NULL;
 	s->done = 1;
-	pause_add(&ended, &st);
+	pause_add(&b->sampling->ended, &st);
 	s->done_us = clock_mono_us();
 	if (!s->run) {
 		/* It never got ready: the domain could not be looked into. */
@@ -445,7 +468,7 @@ int be_sampling_poll(struct be_backend *b)
 {
 	int64_t now = clock_mono_us();
 	int wait = -1;
-	for (struct sampled **pp = &all; *pp;) {
+	for (struct sampled **pp = &b->sampling->all; *pp;) {
 		struct sampled *s = *pp;
 		if (s->sampler) {
 			/* every round of the loop, for every domain: the flags
@@ -476,7 +499,7 @@ int be_sampling_poll(struct be_backend *b)
 
 void be_sampling_run_closed(struct be_backend *b, struct be_run *r)
 {
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = b->sampling->all; s; s = s->next)
 		if (s->run == r && !s->abandoned)
 			s->abandoned = 1;
 	be_sampling_poll(b);
@@ -484,7 +507,7 @@ void be_sampling_run_closed(struct be_backend *b, struct be_run *r)
 
 void be_sampling_stop(struct be_backend *b, uint32_t domid)
 {
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = b->sampling->all; s; s = s->next)
 		if (s->domid == domid && !s->abandoned) {
 			s->abandoned = 1;
 			break;
@@ -492,10 +515,9 @@ void be_sampling_stop(struct be_backend *b, uint32_t domid)
 	be_sampling_poll(b);
 }
 
-int be_sampling_result(struct be_backend *b, uint32_t domid, char *line, size_t len)
+int be_sampling_result(struct be_sampling *sp, uint32_t domid, char *line, size_t len)
 {
-	(void)b;
-	struct sampled *s = find(domid);
+	struct sampled *s = find(sp, domid);
 	if (!s)
 		return -1;
 	if (!s->done)
@@ -507,16 +529,15 @@ int be_sampling_result(struct be_backend *b, uint32_t domid, char *line, size_t 
 
 void be_sampling_shutdown(struct be_backend *b)
 {
-	for (struct sampled *s = all; s; s = s->next)
+	for (struct sampled *s = b->sampling->all; s; s = s->next)
 		s->abandoned = 1;
 	be_sampling_poll(b);
 }
 
-void be_sampling_status(struct be_backend *b, FILE *f)
+void be_sampling_status(const struct be_sampling *sp, FILE *f)
 {
-	(void)b;
 	int n = 0;
-	for (struct sampled *s = all; s; s = s->next) {
+	for (struct sampled *s = sp->all; s; s = s->next) {
 		if (s->done || !s->sampler)
 			continue;
 		struct be_sampler_stats st;
@@ -536,7 +557,7 @@ void be_sampling_status(struct be_backend *b, FILE *f)
  * and every pause since the daemon started (finished samplers' and live
  * ones') as one histogram, which sums over domains and time as a p99
  * cannot. */
-void be_sampling_metrics(struct be_backend *b, FILE *f)
+void be_sampling_metrics(const struct be_sampling *sp, FILE *f)
 {
 	static const char *const fams[][3] = {
 		{"profsvc_backend_samples_total", "counter", "Stack samples taken of a domain."},
@@ -544,11 +565,10 @@ void be_sampling_metrics(struct be_backend *b, FILE *f)
 		{"profsvc_backend_sample_pause_p99_seconds", "gauge",
 		 "The 99th percentile of how long a domain was paused per sample (the last 1024 pauses)."},
 	};
-	(void)b;
-	struct pause_total all_pauses = ended;
+	struct pause_total all_pauses = sp->ended;
 	for (int k = 0; k < 3; k++) {
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fams[k][0], fams[k][2], fams[k][0], fams[k][1]);
-		for (struct sampled *s = all; s; s = s->next) {
+		for (struct sampled *s = sp->all; s; s = s->next) {
 			if (s->done || !s->sampler)
 				continue;
 			struct be_sampler_stats st;
@@ -578,13 +598,13 @@ void be_sampling_metrics(struct be_backend *b, FILE *f)
 
 /* ---- --sample-hz: every domain from its start --------------------------------------- */
 
-static int seen_before(uint32_t domid)
+static int seen_before(struct be_sampling *sp, uint32_t domid)
 {
-	for (size_t i = 0; i < nseen; i++)
-		if (seen[i] == domid)
+	for (size_t i = 0; i < sp->nseen; i++)
+		if (sp->seen[i] == domid)
 			return 1;
-	if (nseen < sizeof(seen) / sizeof(seen[0]))
-		seen[nseen++] = domid;
+	if (sp->nseen < sizeof(sp->seen) / sizeof(sp->seen[0]))
+		sp->seen[sp->nseen++] = domid;
 	return 0;
 }
 
@@ -597,7 +617,7 @@ void be_sampling_new_domains(struct be_backend *b)
 	for (unsigned i = 0; ids && i < n; i++) {
 		char *end, err[512];
 		unsigned long v = strtoul(ids[i], &end, 10);
-		if (*end || v == 0 || v >= 32752 || seen_before((uint32_t)v))
+		if (*end || v == 0 || v >= 32752 || seen_before(b->sampling, (uint32_t)v))
 			continue;
 		struct be_sampling_request rq = {ids[i], b->env.opt.start_sample_hz, 0, NULL, b->env.opt.kernel_symbols};
 		uint32_t domid;
@@ -605,13 +625,14 @@ void be_sampling_new_domains(struct be_backend *b)
 			be_blog_at(LOG_WARNING, "domid=%lu: not sampled (--sample-hz): %s", v, err);
 			continue;
 		}
-		all->unattended = 1; /* be_sampling_start put it first */
+		b->sampling->all->unattended = 1; /* be_sampling_start put it first */
 	}
 	free(ids);
 }
 
 void be_sampling_domains_changed(struct be_backend *b)
 {
+	struct be_sampling *sp = b->sampling;
 	unsigned n = 0;
 	char **ids = xs_directory(b->env.xs, XBT_NULL, KERNEL_ROOT, &n);
 	for (unsigned i = 0; ids && i < n; i++) {
@@ -621,9 +642,9 @@ void be_sampling_domains_changed(struct be_backend *b)
 			continue;
 		snprintf(node, sizeof(node), KERNEL_ROOT "/%lu", v);
 		xs_rm(b->env.xs, XBT_NULL, node); /* a later domain may have its domid */
-		for (size_t k = 0; k < nseen; k++)
-			if (seen[k] == v)
-				seen[k] = seen[--nseen];
+		for (size_t k = 0; k < sp->nseen; k++)
+			if (sp->seen[k] == v)
+				sp->seen[k] = sp->seen[--sp->nseen];
 	}
 	free(ids);
 }

@@ -6,8 +6,9 @@
  * no profsvc disk); what the sampler emits is queued and appended to that
  * device by the event loop, in store batches at most every
  * SAMPLING_FLUSH_MS, so a reader sees new samples within a second.
- * sampling.c calls the sampler, runs.c, the data path's be_worker_quiesce,
- * quota.c, log.c and the store; control_socket.c calls it.
+ * struct be_sampling is its state.  sampling.c may call the sampler,
+ * runs.c, domains.c, the data path's be_worker_quiesce, quota.c, log.c,
+ * the store and xenstore; the daemon and control_socket.c call it.
  */
 #ifndef PROFSVC_BE_SAMPLING_H
 #define PROFSVC_BE_SAMPLING_H
@@ -18,6 +19,14 @@
 
 struct be_backend;
 struct be_run;
+
+/* Its state: the domains sampled, their pauses, --sample-hz's domains. */
+struct be_sampling;
+
+/* NULL without memory. */
+struct be_sampling *be_sampling_new(void);
+/* After be_sampling_shutdown (NULL: nothing). */
+void be_sampling_free(struct be_sampling *sp);
 
 #define SAMPLING_FLUSH_MS 200
 
@@ -41,7 +50,7 @@ void be_sampling_run_closed(struct be_backend *b, struct be_run *r);
 /* 1 and a summary line when the domain's sampling has finished (and
  * everything it took is stored; "error: ..." when it could not start); 0
  * while it runs; -1 when the domain is not being sampled. */
-int be_sampling_result(struct be_backend *b, uint32_t domid, char *line, size_t len);
+int be_sampling_result(struct be_sampling *sp, uint32_t domid, char *line, size_t len);
 /* Stores what the samplers queued, ends the finished ones; the ms until
  * it wants to run again, or -1 when nothing is sampled. */
 int be_sampling_poll(struct be_backend *b);
@@ -52,8 +61,8 @@ void be_sampling_new_domains(struct be_backend *b);
 /* Some domain died: its noted kernel (KERNEL_ROOT) goes, and --sample-hz
  * forgets it. */
 void be_sampling_domains_changed(struct be_backend *b);
-void be_sampling_status(struct be_backend *b, FILE *f);
+void be_sampling_status(const struct be_sampling *sp, FILE *f);
 /* Its Prometheus families (daemon/metrics.c). */
-void be_sampling_metrics(struct be_backend *b, FILE *f);
+void be_sampling_metrics(const struct be_sampling *sp, FILE *f);
 
 #endif

@@ -125,7 +125,7 @@ static void status_text(struct be_backend *b, FILE *f)
 	if (!n)
 		fprintf(f, "(no devices)\n");
 	be_trace_status(b, f);
-	be_sampling_status(b, f);
+	be_sampling_status(b->sampling, f);
 	if (b->reads) {
 		struct be_read_service_counts rc;
 		be_read_service_counts(b->reads, &rc);
@@ -475,7 +475,7 @@ void be_control_event(struct be_backend *b, unsigned idx)
 static void held_sampling(struct be_backend *b, struct be_control_client *c)
 {
 	char line[1100];
-	int rc = be_sampling_result(b, c->sample_domid, line, sizeof(line));
+	int rc = be_sampling_result(b->sampling, c->sample_domid, line, sizeof(line));
 	if (rc == 0)
 		return;
 	c->sampling = 0;

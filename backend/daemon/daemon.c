@@ -369,7 +369,7 @@ static int start_parts(struct be_backend *b, const struct be_options *o)
 		be_blog_at(LOG_ERR, "cannot start: out of memory");
 		return -1;
 	}
-	if (!(b->io = be_io_new(&b->env))) {
+	if (!(b->io = be_io_new(&b->env)) || !(b->sampling = be_sampling_new())) {
 		be_blog_at(LOG_ERR, "cannot start: out of memory");
 		return -1;
 	}
@@ -413,6 +413,8 @@ static void serve_end(struct be_backend *b, const struct be_options *o, int ctl,
 	b->worker = NULL;
 	be_io_free(b->io);
 	b->io = NULL;
+	be_sampling_free(b->sampling);
+	b->sampling = NULL;
 	be_sync_push_stop(b->sync);
 	b->sync = NULL;
 	be_runs_free(b->runs);

@@ -137,5 +137,5 @@ void be_metrics_text(struct be_backend *b, FILE *f)
 	be_domains_stats(b->domains, &xs);
 	one(f, "profsvc_backend_xenstore_events_total", "counter", "xenstore watch events seen.", xs.events);
 	sync_queue(b, f);
-	be_sampling_metrics(b, f);
+	be_sampling_metrics(b->sampling, f);
 }
