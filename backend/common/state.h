@@ -1,8 +1,9 @@
 /*
  * state.h - the state profile-backend's parts share: a device (its
  * xenstore side, its ring, its data), a run (one per guest boot) and the
- * backend that holds them.  Each field says which part owns it.  Declares
- * no function; includes the options, the quota's chunk set and the shared
+ * backend that holds them.  Each field says which part owns it; a part's
+ * own state is its own struct, declared in its header.  Declares no
+ * function; includes the options, the quota's chunk set and the shared
  * ring (backend/blkif/).
  *
  * Names in backend/: every type, function and global variable that a
@@ -33,6 +34,7 @@ struct be_domains;
 struct be_io;
 struct be_worker;
 struct be_sampling;
+struct be_traces;
 struct be_xenbus_listener;
 
 struct be_device {
@@ -130,8 +132,7 @@ struct be_backend {
 	int stopping;
 	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct be_sampling *sampling; /* control/sampling.c: the domains sampled */
-	struct be_trace *traces;         /* trace.c: every domain's trace node */
-	int trace_scan_due;           /* @introduceDomain fired */
+	struct be_traces *traces;     /* control/trace.c: every domain's trace node */
 	struct be_sync_push *sync;     /* control/sync_push.c: --sync */
 	struct be_read_service *reads;   /* daemon/read_service.c: read.sock (NULL: none) */
 };

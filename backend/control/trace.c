@@ -41,8 +41,10 @@
  * failed once, and no run was recorded at all.)  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
  *
- * Calls: runs.c, domains.c, xs_values.c, the data path's be_worker_quiesce, quota.c,
- * log.c, util/, profile/mprof, the store and the platform.
+ * Owns struct be_traces (trace.h): every domain's trace node, its watch,
+ * mapping, run, device and counts.  May call: runs.c, domains.c,
+ * xs_values.c, the data path's be_worker_quiesce, quota.c, log.c, util/,
+ * profile/mprof, the store and the platform.
  */
 #include "config.h"
 
@@ -50,7 +52,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 #include <xenstore.h>
@@ -131,7 +132,7 @@ static void trace_withdrawn(struct be_backend *b, struct be_trace *t);
 
 static struct be_trace *trace_find(struct be_backend *b, uint32_t domid)
 {
-	for (struct be_trace *t = b->traces; t; t = t->next)
+	for (struct be_trace *t = b->traces->list; t; t = t->next)
 		if (t->domid == domid)
 			return t;
 	return NULL;
@@ -171,8 +172,8 @@ static struct be_trace *trace_watch_domain(struct be_backend *b, uint32_t domid)
 		free(t);
 		return NULL;
 	}
-	t->next = b->traces;
-	b->traces = t;
+	t->next = b->traces->list;
+	b->traces->list = t;
 	return t;
 }
 
@@ -205,12 +206,12 @@ int be_trace_init(struct be_backend *b)
 int be_trace_note_event(struct be_backend *b, const char *path, const char *token)
 {
 	if (strcmp(token, "intro") == 0) {
-		b->trace_scan_due = 1;
+		b->traces->scan_due = 1;
 		return 1;
 	}
 	if (strcmp(token, "mprof") != 0)
 		return 0;
-	for (struct be_trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = b->traces->list; t; t = t->next) {
 		if (strcmp(path, t->node) != 0)
 			continue;
 		int64_t now = clock_mono_us();
@@ -642,7 +643,7 @@ static void trace_withdrawn(struct be_backend *b, struct be_trace *t)
 
 static void trace_free(struct be_backend *b, struct be_trace *t)
 {
-	for (struct be_trace **p = &b->traces; *p; p = &(*p)->next)
+	for (struct be_trace **p = &b->traces->list; *p; p = &(*p)->next)
 		if (*p == t) {
 			*p = t->next;
 			break;
@@ -655,7 +656,7 @@ static void trace_free(struct be_backend *b, struct be_trace *t)
 
 void be_trace_run_closed(struct be_backend *b, struct be_run *r)
 {
-	for (struct be_trace *t = b->traces; t; t = t->next)
+	for (struct be_trace *t = b->traces->list; t; t = t->next)
 		if (t->run == r) {
 			trace_finish(b, t, 0, "its run is being deleted");
 			t->ended = 1; /* its node is ignored from now on */
@@ -664,7 +665,7 @@ void be_trace_run_closed(struct be_backend *b, struct be_run *r)
 
 void be_trace_domains_changed(struct be_backend *b)
 {
-	for (struct be_trace *t = b->traces, *next; t; t = next) {
+	for (struct be_trace *t = b->traces->list, *next; t; t = next) {
 		next = t->next;
 		if (be_domain_alive(b->domains, t->domid))
 			continue;
@@ -675,17 +676,19 @@ void be_trace_domains_changed(struct be_backend *b)
 
 /* ---- the loop's hooks ------------------------------------------------------------ */
 
-void be_trace_round(struct be_backend *b)
+int be_trace_round(struct be_backend *b)
 {
-	if (b->trace_scan_due) {
-		b->trace_scan_due = 0;
+	int introduced = b->traces->scan_due;
+	if (introduced) {
+		b->traces->scan_due = 0;
 		trace_scan_domains(b);
 	}
-	for (struct be_trace *t = b->traces, *next; t; t = next) {
+	for (struct be_trace *t = b->traces->list, *next; t; t = next) {
 		next = t->next;
 		if (t->look)
 			trace_look(b, t);
 	}
+	return introduced;
 }
 
 int be_trace_poll(struct be_backend *b)
@@ -694,7 +697,7 @@ int be_trace_poll(struct be_backend *b)
 	struct keep_list kl = {0};
 	int looked = 0;
 
-	for (struct be_trace *t = b->traces, *nt; t; t = nt) {
+	for (struct be_trace *t = b->traces->list, *nt; t; t = nt) {
 		nt = t->next;
 		if (t->unwatched) {
 			if (t->rewatch_at_us <= now) {
@@ -753,22 +756,22 @@ int be_trace_poll(struct be_backend *b)
 void be_trace_shutdown(struct be_backend *b)
 {
 	/* Guests go on; a restarted backend picks their traces up. */
-	while (b->traces) {
-		struct be_trace *t = b->traces;
+	while (b->traces->list) {
+		struct be_trace *t = b->traces->list;
 		if (t->mem)
 			plat_gnttab_unmap(b->env.gnt, t->mem, t->npages);
 		if (t->sdev)
 			store_device_release(t->sdev);
-		b->traces = t->next;
+		b->traces->list = t->next;
 		free(t->want);
 		free(t);
 	}
 }
 
-json_t *be_trace_status_json(struct be_backend *b)
+json_t *be_trace_status_json(const struct be_traces *tr)
 {
 	json_t *a = json_array();
-	for (struct be_trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = tr->list; t; t = t->next) {
 		if (!t->mem && !t->ended && !t->kept)
 			continue;
 		json_array_append_new(a, json_pack("{s:i, s:o, s:i, s:I, s:I, s:I, s:I, s:s}", "domid", (int)t->domid,
@@ -780,10 +783,10 @@ json_t *be_trace_status_json(struct be_backend *b)
 	return a;
 }
 
-void be_trace_status(struct be_backend *b, FILE *f)
+void be_trace_status(const struct be_traces *tr, FILE *f)
 {
 	int n = 0;
-	for (struct be_trace *t = b->traces; t; t = t->next) {
+	for (struct be_trace *t = tr->list; t; t = t->next) {
 		if (!t->mem && !t->ended && !t->kept)
 			continue;
 		if (!n++)

@@ -124,7 +124,7 @@ static void status_text(struct be_backend *b, FILE *f)
 		        d->last_error[0] ? safe_text(safe, sizeof(safe), d->last_error) : "-");
 	if (!n)
 		fprintf(f, "(no devices)\n");
-	be_trace_status(b, f);
+	be_trace_status(b->traces, f);
 	be_sampling_status(b->sampling, f);
 	if (b->reads) {
 		struct be_read_service_counts rc;
@@ -193,7 +193,7 @@ static void status_json(struct be_backend *b, FILE *f)
 		"failed_commits", (json_int_t)io.commits_failed,
 		"xenstore", "events", (json_int_t)xs.events, "deferred", (json_int_t)xs.deferred,
 		"rounds", (json_int_t)xs.rounds, "unwatched", (json_int_t)xs.unwatched,
-		"devices", devs, "traces", be_trace_status_json(b), "runs", runs, "sync", be_sync_push_status_json(b->sync));
+		"devices", devs, "traces", be_trace_status_json(b->traces), "runs", runs, "sync", be_sync_push_status_json(b->sync));
 	if (doc)
 		json_dumpf(doc, f, JSON_COMPACT | JSON_ENSURE_ASCII);
 	fputc('\n', f);

@@ -136,9 +136,7 @@ static void domains_changed(struct be_backend *b)
  * @introduceDomain announced, which the traces watch). */
 static void round_end(struct be_backend *b)
 {
-	int introduced = b->trace_scan_due;
-	be_trace_round(b);
-	if (introduced)
+	if (be_trace_round(b))
 		be_sampling_new_domains(b);
 }
 
@@ -456,7 +454,8 @@ static int reads_listen(struct be_backend *b, const struct be_options *o)
 
 static int serve(struct be_options *o, int ready_fd)
 {
-	struct be_backend b = {.env.opt = *o};
+	struct be_traces traces = {0};
+	struct be_backend b = {.env.opt = *o, .traces = &traces};
 	int ctl = -1, sig, rc = 1;
 
 	b.env.started_us = store_now_us();
