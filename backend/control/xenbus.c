@@ -6,7 +6,11 @@
  * bounded here, per turn of the loop and per second.  Runs and traces are told of a round through the listener the
  * daemon wires (xenbus.h), never called by name.
  *
- * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
+ * Owns whom it tells (b->listener, set by be_xenbus_init); a round's todo
+ * list lives on its stack, the counts and budgets are domains.c's, the
+ * devices xenbus_state.c's (it frees them all at shutdown).
+ *
+ * May call: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
  * path's be_worker_quiesce, log.c, util/clock and xenstore.
  */
 #include "config.h"

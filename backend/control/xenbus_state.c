@@ -17,8 +17,12 @@
  * parsed strictly; a bad one is a clear error in our directory, never a
  * crash.  When the domain dies we remove our own nodes: nobody else will.
  *
- * Calls: runs.c (a device's run), domains.c, xl_disks.c, xs_values.c,
- * the data path (io.c's schedule, journal.c, raw_mirror.c, the ring),
+ * Owns each device's XenbusState side (struct be_device: its states,
+ * nodes, ring and port) and the list of devices (b->devices).
+ *
+ * May call: runs.c (a device's run), domains.c, xl_disks.c, xs_values.c,
+ * the data path (io.c's schedule, io_worker.c's quiesce, journal.c,
+ * raw_mirror.c, the ring),
  * quota.c, vdev.c, log.c, the store, the platform and xenstore.
  */
 #include "config.h"

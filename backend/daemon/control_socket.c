@@ -30,9 +30,15 @@
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
  *
- * Calls: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
- * sink.c, quota.c, peer_room.c, read_service.c (its counts) and log.c: it
- * reads every part's state, nothing calls back.
+ * Owns the clients (struct be_control_client, b->control) and the loop's
+ * epoll fd it adds them to (b->control_ep).
+ *
+ * May call: runs.c, domains.c (its counts), trace.c, sampling.c,
+ * sync_push.c, xenbus_state.c (state names, a run's devices closed), the
+ * data path (io.c's counts, io_worker.c's quiesce and inline count,
+ * sink.c's names), quota.c, metrics.c, peer_room.c, read_service.c (its
+ * counts) and log.c: it reads every part's state through its own calls,
+ * and nothing calls back.
  */
 #include "config.h"
 

@@ -6,8 +6,9 @@
  * (a domid, a vdev it derived from the device id, a run id): nothing a
  * guest chose, so nothing to escape.
  *
- * Calls: sampling.c (its families), sync_push.c (its status), io.c (the
- * commit histogram's bounds), the store's intake statistics; reads the
+ * Owns no state.  May call: sampling.c (its families), sync_push.c (its
+ * status), domains.c and runs.c (their counts), io.c (the batches' counts
+ * and the commit histogram), the store's intake statistics; it reads the
  * backend's state, changes nothing.
  */
 #include "config.h"
