@@ -117,13 +117,12 @@ struct be_env {
 	int64_t started_us;           /* when the daemon started (store_now_us) */
 };
 
-struct be_control_client;
+struct be_control;
 struct be_read_service;
 
 struct be_backend {
 	struct be_env env;
-	struct be_control_client *control; /* daemon/control_socket.c: status clients */
-	int control_ep;
+	struct be_control *control;   /* daemon/control_socket.c: status clients */
 	struct be_device *devices;
 	struct be_runs *runs;            /* control/runs.c: the runs being captured */
 	struct be_domains *domains;      /* control/domains.c: liveness, xenstore budgets */

@@ -30,8 +30,8 @@
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
  *
- * Owns the clients (struct be_control_client, b->control) and the loop's
- * epoll fd it adds them to (b->control_ep).
+ * Owns struct be_control (b->control): the clients, how many were
+ * accepted, and the loop's epoll fd it adds them to.
  *
  * May call: runs.c, domains.c (its counts), trace.c, sampling.c,
  * sync_push.c, xenbus_state.c (state names, a run's devices closed), the
@@ -87,7 +87,11 @@ struct be_control_client {
 	uint64_t seq;           /* accept order: the oldest has the smallest */
 };
 
-static uint64_t accepted; /* clients accepted so far (their seq) */
+struct be_control {
+	int ep;                 /* the loop's epoll fd, which the clients join */
+	uint64_t accepted;      /* clients accepted so far (their seq) */
+	struct be_control_client clients[CONTROL_CLIENTS_MAX];
+};
 
 static void status_text(struct be_backend *b, FILE *f)
 {
@@ -216,24 +220,26 @@ static void client_close_slot(struct be_control_client *c)
 
 static void client_close(struct be_backend *b, struct be_control_client *c)
 {
-	epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+	epoll_ctl(b->control->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	client_close_slot(c);
 }
 
 void be_control_init(struct be_backend *b, int ep)
 {
-	b->control_ep = ep;
-	b->control = calloc(CONTROL_CLIENTS_MAX, sizeof(*b->control));
-	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++)
-		b->control[i].fd = -1;
+	b->control = calloc(1, sizeof(*b->control));
+	if (!b->control)
+		return; /* clients turned away */
+	b->control->ep = ep;
+	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++)
+		b->control->clients[i].fd = -1;
 }
 
 void be_control_shutdown(struct be_backend *b)
 {
 	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++)
-		if (b->control[i].fd >= 0)
-			client_close(b, &b->control[i]);
+		if (b->control->clients[i].fd >= 0)
+			client_close(b, &b->control->clients[i]);
 	free(b->control);
 	b->control = NULL;
 }
@@ -262,16 +268,16 @@ static struct be_control_client *place_for(struct be_backend *b, uid_t uid, int 
 {
 	struct be_peer_slot slots[CONTROL_CLIENTS_MAX];
 	for (int i = 0; i < CONTROL_CLIENTS_MAX; i++) {
-		struct be_control_client *c = &b->control[i];
+		struct be_control_client *c = &b->control->clients[i];
 		slots[i] = (struct be_peer_slot){c->fd >= 0, c->uid, c->may_act, c->seq, evictable(c)};
 	}
 	size_t idx;
 	switch (be_peer_room_place(slots, CONTROL_CLIENTS_MAX, CONTROL_PER_USER_MAX, uid, priv, &idx, why, len)) {
 	case PEER_FREE:
-		return &b->control[idx];
+		return &b->control->clients[idx];
 	case PEER_EVICT: {
-		struct be_control_client *c = &b->control[idx];
-		epoll_ctl(b->control_ep, EPOLL_CTL_DEL, c->fd, NULL);
+		struct be_control_client *c = &b->control->clients[idx];
+		epoll_ctl(b->control->ep, EPOLL_CTL_DEL, c->fd, NULL);
 		tell_and_close(c->fd, "evicted", why);
 		c->fd = -1;
 		client_close_slot(c);
@@ -305,15 +311,15 @@ void be_control_accept(struct be_backend *b, int lfd)
 			tell_and_close(fd, "refused", why);
 			continue;
 		}
-		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
-		if (epoll_ctl(b->control_ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control->clients)};
+		if (epoll_ctl(b->control->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			close(fd);
 			continue;
 		}
 		c->fd = fd;
 		c->uid = uid;
 		c->may_act = priv;
-		c->seq = ++accepted;
+		c->seq = ++b->control->accepted;
 		c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
 	}
 }
@@ -445,16 +451,16 @@ static void client_answer(struct be_backend *b, struct be_control_client *c)
 		c->outlen = 0;
 		return;
 	}
-	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
-	epoll_ctl(b->control_ep, EPOLL_CTL_MOD, c->fd, &ev);
+	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control->clients)};
+	epoll_ctl(b->control->ep, EPOLL_CTL_MOD, c->fd, &ev);
 	client_send(b, c);
 }
 
 void be_control_event(struct be_backend *b, unsigned idx)
 {
-	if (!b->control || idx >= CONTROL_CLIENTS_MAX || b->control[idx].fd < 0)
+	if (!b->control || idx >= CONTROL_CLIENTS_MAX || b->control->clients[idx].fd < 0)
 		return;
-	struct be_control_client *c = &b->control[idx];
+	struct be_control_client *c = &b->control->clients[idx];
 	if (c->out) {
 		client_send(b, c);
 		return;
@@ -492,8 +498,8 @@ static void held_sampling(struct be_backend *b, struct be_control_client *c)
 	c->outlen = strlen(line);
 	c->sent = 0;
 	c->deadline_us = store_now_us() + CONTROL_TIMEOUT_US;
-	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control)};
-	epoll_ctl(b->control_ep, EPOLL_CTL_MOD, c->fd, &ev);
+	struct epoll_event ev = {.events = EPOLLOUT, .data.u32 = SRC_CONTROL_CLIENT + (uint32_t)(c - b->control->clients)};
+	epoll_ctl(b->control->ep, EPOLL_CTL_MOD, c->fd, &ev);
 	client_send(b, c);
 }
 
@@ -502,7 +508,7 @@ int be_control_expire(struct be_backend *b)
 	int64_t now = store_now_us(), next = -1;
 
 	for (int i = 0; b->control && i < CONTROL_CLIENTS_MAX; i++) {
-		struct be_control_client *c = &b->control[i];
+		struct be_control_client *c = &b->control->clients[i];
 		if (c->fd < 0)
 			continue;
 		if (c->sampling) {

@@ -1,15 +1,20 @@
 /*
  * control_socket.h - the control socket's clients, never blocking the
  * loop.  Their epoll events carry SRC_CONTROL_CLIENT + their index.
- * control_socket.c reads the state of every part (status) and calls
- * trace.c, sampling.c, sync_push.c, xenbus_state.c, sink.c, quota.c,
- * log.c.  Room is shared by peer user: another user's flood never drops
+ * struct be_control is its state.  control_socket.c reads the state of
+ * every part (status) and may call runs.c, domains.c, trace.c,
+ * sampling.c, sync_push.c, xenbus_state.c, the data path (io.c,
+ * io_worker.c, sink.c), quota.c, metrics.c, peer_room.c, read_service.c
+ * and log.c.  Room is shared by peer user: another user's flood never drops
  * root's client, and a client dropped or refused is told why in one line.
  */
 #ifndef PROFSVC_BE_CONTROL_SOCKET_H
 #define PROFSVC_BE_CONTROL_SOCKET_H
 
 struct be_backend;
+
+/* Its state: the clients, and the loop's epoll fd they join. */
+struct be_control;
 
 #define SRC_CONTROL_CLIENT 100u
 #define CONTROL_CLIENTS_MAX 32
