@@ -120,15 +120,17 @@ struct be_env {
 struct be_control;
 struct be_read_service;
 
+/* What the daemon holds (daemon.c makes and frees each part): every
+ * part's own state, declared in the part's header, and the devices. */
 struct be_backend {
-	struct be_env env;
+	struct be_env env;            /* daemon.c: what it opened for every part */
 	struct be_control *control;   /* daemon/control_socket.c: status clients */
-	struct be_device *devices;
+	struct be_device *devices;    /* control/xenbus_state.c: every device, newest first */
 	struct be_runs *runs;            /* control/runs.c: the runs being captured */
 	struct be_domains *domains;      /* control/domains.c: liveness, xenstore budgets */
 	struct be_io *io;             /* datapath/io.c: the batches' state */
 	struct be_worker *worker;     /* datapath/io_worker.c: the commit worker */
-	int stopping;
+	int stopping;                 /* daemon.c: a signal, or the host gone */
 	const struct be_xenbus_listener *listener; /* xenbus.c: whom it tells (the daemon wires it) */
 	struct be_sampling *sampling; /* control/sampling.c: the domains sampled */
 	struct be_traces *traces;     /* control/trace.c: every domain's trace node */
