@@ -11,7 +11,7 @@
  * joined), so a long log draws as a page of bounded size.
  *
  * No SQLite, no Xen.  May call: ghc_eventlog.h's types, eventlog_summary.h,
- * heap_svg.h (heap_fmt_bytes), markup.h, libc.
+ * heap_svg.h (heap_fmt_bytes), util/safe_text (markup), libc.
  */
 #include "config.h"
 
@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "heap_svg.h"
-#include "markup.h"
+#include "util/safe_text.h"
 
 /* The drawing's geometry (SVG user units). */
 #define W 1000.0

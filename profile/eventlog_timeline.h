@@ -13,7 +13,7 @@
  *
  * No SQLite, no Xen.  May call: ghc_eventlog.h's types, eventlog_summary.h
  * (a finished struct el_gc), heap_svg.h (bytes written shortly),
- * markup.h, libc.
+ * util/safe_text (markup), libc.
  */
 #ifndef PROFSVC_EVENTLOG_TIMELINE_H
 #define PROFSVC_EVENTLOG_TIMELINE_H

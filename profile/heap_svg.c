@@ -8,7 +8,7 @@
  * through markup_text.  Several panels colour a band alike
  * (heap_colours.c: by its rank over all of them, as the compare page).
  *
- * May call: markup.c, heap_colours.c.
+ * May call: util/safe_text (markup), heap_colours.c.
  */
 #include "config.h"
 
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "heap_colours.h"
-#include "markup.h"
+#include "util/safe_text.h"
 
 #define WIDTH 1000.0
 #define PANEL_H 420.0

@@ -9,7 +9,7 @@
  *
  * May call: compare.c (the changes), flame.c, heap_svg.c and
  * heap_colours.c (the band colours), prof_rank.c (the top table: profdb top's rows), trace_view.c,
- * eventlog_timeline.c (GHC's eventlog), markup.c, util/safe_text.
+ * eventlog_timeline.c (GHC's eventlog), util/safe_text (markup, inert JSON).
  */
 #include "config.h"
 
@@ -24,7 +24,6 @@
 #include "flame.h"
 #include "heap_colours.h"
 #include "heap_svg.h"
-#include "markup.h"
 #include "util/safe_text.h"
 
 void report_fmt_count(uint64_t v, char *buf, size_t len)
@@ -67,33 +66,6 @@ void report_fmt_size(uint64_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%s (%s bytes)", h, c);
 }
 
-void report_json_string(FILE *f, const char *s)
-{
-	/* The exact text (safe_text_json_bytes: one backslash is one, a byte
-	 * that is not UTF-8 is U+DC00 + byte, controls and bidi overrides are
-	 * \u escapes, so the document is inert); the page's script shows
-	 * what a person should see (report.js: shown). */
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	if (!m)
-		return;
-	safe_text_json_bytes(m, s);
-	if (fclose(m) != 0 || !buf) {
-		free(buf);
-		return;
-	}
-	for (const char *c = buf; *c; c++) {
-		switch (*c) {
-		case '<': fputs("\\u003c", f); break;
-		case '>': fputs("\\u003e", f); break;
-		case '&': fputs("\\u0026", f); break;
-		default: fputc(*c, f);
-		}
-	}
-	free(buf);
-}
-
 /* The other run's heap (profdb report --json --against): its total per
  * sample, every band. */
 static void against_json(FILE *f, const struct hp_profile *hp, const char *title)
@@ -109,7 +81,7 @@ static void against_json(FILE *f, const struct hp_profile *hp, const char *title
 				tot[pt.sample] += (double)pt.bytes;
 	}
 	fputs(",\"against\":{\"name\":", f);
-	report_json_string(f, title ? title : "");
+	safe_text_json_inert(f, title ? title : "");
 	fputs(",\"times\":[", f);
 	for (size_t k = 0; k < hp->nsamples; k++)
 		fprintf(f, "%s%.6g", k ? "," : "", hp->times[k]);
@@ -215,12 +187,12 @@ void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c
 	for (size_t k = 0; k < c->nsamples; k++)
 		fprintf(f, "%s%.10g", k ? "," : "", c->times[k]);
 	fputs("],\"sample_unit\":", f);
-	report_json_string(f, sample_unit ? sample_unit : "seconds");
+	safe_text_json_inert(f, sample_unit ? sample_unit : "seconds");
 	fputs(",\"bands\":[", f);
 	for (size_t i = 0; i < c->nbands; i++) {
 		const struct hp_chart_band *b = &c->bands[i];
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		report_json_string(f, b->name);
+		safe_text_json_inert(f, b->name);
 		fprintf(f, ",\"colour\":\"%s\",\"peak\":%llu,\"values\":[",
 		        heap_colour(b->band == NULL, c->nbands - 1 - i), (unsigned long long)b->peak);
 		for (size_t k = 0; k < c->nsamples; k++)
@@ -238,11 +210,11 @@ static void tree_json(FILE *f, const struct time_profile *p)
 		const struct tp_cc *c = &p->ccs[n->cc];
 		fprintf(f, "%s{\"parent\":%lld,\"depth\":%u,\"name\":", i ? "," : "",
 		        n->parent == TP_NONE ? -1LL : (long long)n->parent, n->depth);
-		report_json_string(f, c->name);
+		safe_text_json_inert(f, c->name);
 		fputs(",\"module\":", f);
-		report_json_string(f, c->module);
+		safe_text_json_inert(f, c->module);
 		fputs(",\"src\":", f);
-		report_json_string(f, c->src);
+		safe_text_json_inert(f, c->src);
 		fprintf(f, ",\"entries\":%llu,\"time\":%.2f,\"alloc\":%.2f,\"inh_time\":%.2f,"
 		           "\"inh_alloc\":%.2f}",
 		        (unsigned long long)n->entries, n->time, n->alloc, n->inh_time, n->inh_alloc);
@@ -271,19 +243,19 @@ static int flame_inline(FILE *f, const struct time_profile *before, const struct
 int report_write_json(FILE *f, const struct report_input *in)
 {
 	fputs("{\"title\":", f);
-	report_json_string(f, in->title);
+	safe_text_json_inert(f, in->title);
 	fputs(",\"facts\":[", f);
 	for (size_t i = 0; i < in->nfacts; i++) {
 		fputs(i ? ",[" : "[", f);
-		report_json_string(f, in->facts[2 * i]);
+		safe_text_json_inert(f, in->facts[2 * i]);
 		fputc(',', f);
-		report_json_string(f, in->facts[2 * i + 1]);
+		safe_text_json_inert(f, in->facts[2 * i + 1]);
 		fputc(']', f);
 	}
 	fputs("],\"warnings\":[", f);
 	for (size_t i = 0; i < in->nwarnings; i++) {
 		fputs(i ? "," : "", f);
-		report_json_string(f, in->warnings[i]);
+		safe_text_json_inert(f, in->warnings[i]);
 	}
 	fputc(']', f);
 	if (in->hp && in->chart) {
@@ -514,7 +486,7 @@ static int pair_panel_json(FILE *f, int64_t run, const struct hp_profile *hp, co
 	for (size_t k = 0; k < c->nsamples; k++)
 		fprintf(f, "%s%.6g", k ? "," : "", c->times[k]);
 	fputs("],\"sample_unit\":", f);
-	report_json_string(f, hp && hp->sample_unit ? hp->sample_unit : "seconds");
+	safe_text_json_inert(f, hp && hp->sample_unit ? hp->sample_unit : "seconds");
 	fputs(",\"bands\":[", f);
 	for (size_t i = 0; i < c->nbands; i++) {
 		const struct hp_chart_band *b = &c->bands[i];
@@ -525,9 +497,9 @@ static int pair_panel_json(FILE *f, int64_t run, const struct hp_profile *hp, co
 		while (key && rank < pc->n && strcmp(pc->b[rank].key, key) != 0)
 			rank++;
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		report_json_string(f, b->name);
+		safe_text_json_inert(f, b->name);
 		fputs(",\"key\":", f);
-		report_json_string(f, key ? key : "\x01OTHER");
+		safe_text_json_inert(f, key ? key : "\x01OTHER");
 		char cbuf[8];
 		fprintf(f, ",\"colour\":\"%s\",\"peak\":%llu,\"values\":[", heap_colours_rank(b->band == NULL, rank, cbuf),
 		        (unsigned long long)b->peak);

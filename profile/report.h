@@ -109,10 +109,5 @@ void report_heap_json(FILE *f, const char *sample_unit, const struct hp_chart *c
 void report_fmt_bytes(double v, char *buf, size_t len);
 void report_fmt_count(uint64_t v, char *buf, size_t len);
 void report_fmt_size(uint64_t bytes, char *buf, size_t len);
-/* A JSON string of the exact text (util/safe_text's safe_text_json_bytes:
- * controls and bidi overrides as \u escapes, a byte that is not UTF-8 as
- * \udcNN), with < > & as \u escapes so it is safe inside <script> too;
- * the page's script makes controls visible where it shows them. */
-void report_json_string(FILE *f, const char *s);
 
 #endif

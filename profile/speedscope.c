@@ -5,7 +5,7 @@
  * closed around its children, so the file grows with the tree, not with
  * the sum of its stacks' depths (speedscope's "sampled" type writes every
  * stack whole).  Strings go through
- * report_json_string: the names exactly as the profile spells them (one
+ * safe_text_json_inert: the names exactly as the profile spells them (one
  * backslash is one; a byte that is not UTF-8 is U+DC00 + byte), and the
  * file itself valid JSON with every control written as a \u escape.
  */
@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "flame.h"
-#include "report.h"
 #include "util/safe_text.h"
 
 /* Children lists from the parent links (in the tree's own order): the
@@ -67,7 +66,7 @@ static int profile(FILE *f, const struct time_profile *p, enum flame_by by, cons
 	for (size_t i = 0; i < p->nnodes; i++)
 		sum += self[i];
 	fputs("{\"type\":\"evented\",\"name\":", f);
-	report_json_string(f, name);
+	safe_text_json_inert(f, name);
 	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%.17g,\"events\":[", units,
 	        (double)sum * unit);
 	/* depth first with a stack of our own: a chain 100,000 deep is no
@@ -119,7 +118,7 @@ int speedscope_write(FILE *f, const struct time_profile *p, const char *name)
 	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
 	      "\"exporter\":\"profdb (profsvc " PACKAGE_VERSION ")\",\"name\":",
 	      f);
-	report_json_string(f, name);
+	safe_text_json_inert(f, name);
 	fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
 	for (size_t i = 0; i < p->nccs; i++) {
 		const struct tp_cc *c = &p->ccs[i];
@@ -128,11 +127,11 @@ int speedscope_write(FILE *f, const struct time_profile *p, const char *name)
 			return -1;
 		sprintf(full, "%s%s%s", c->module, c->module[0] ? "." : "", c->name);
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		report_json_string(f, full);
+		safe_text_json_inert(f, full);
 		free(full);
 		if (c->src[0]) {
 			fputs(",\"file\":", f);
-			report_json_string(f, c->src);
+			safe_text_json_inert(f, c->src);
 		}
 		fputc('}', f);
 	}

@@ -4,11 +4,11 @@
  * first modelling the threads and counting what falls in the window, the
  * second writing arrows, run slices, GC pauses and counters, thinned to
  * the bounds.  Guest text (labels, counter names, exceptions) is written
- * by report_json_string: the exact text, JSON escapes, a byte that is not
- * UTF-8 as \udcNN (docs/json.md), < > & as \u escapes.
+ * by safe_text_json_inert: the exact text, JSON escapes, a byte that is
+ * not UTF-8 as \udcNN (docs/json.md), < > & as \u escapes.
  *
- * May call: trace_render.c (the walk, stats), mprof.c (names), report.c
- * (report_json_string).
+ * May call: trace_render.c (the walk, stats), mprof.c (names),
+ * util/safe_text (inert JSON).
  */
 #include "config.h"
 
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
 #include "trace_timeline.h"
+#include "util/safe_text.h"
 
 #define NONE UINT64_MAX
 
@@ -464,7 +464,7 @@ static void write_thread(FILE *f, const struct thread *th, int first)
 	u64_or_null(f, th->parent);
 	fputs(",\"label\":", f);
 	if (th->label)
-		report_json_string(f, th->label);
+		safe_text_json_inert(f, th->label);
 	else
 		fputs("null", f);
 	fputs(",\"type\":", f);
@@ -551,7 +551,7 @@ static int write_threads(FILE *f, const struct model *m, uint64_t *nin, uint64_t
 		fputs(k ? ",{\"label\":" : "{\"label\":", f);
 		const char *l = e[g[k].first].label;
 		if (l)
-			report_json_string(f, l);
+			safe_text_json_inert(f, l);
 		else
 			fputs("null", f);
 		fprintf(f, ",\"threads\":%" PRIu64 ",\"shown\":%" PRIu64 "}", (uint64_t)g[k].n, g[k].shown);
@@ -611,7 +611,7 @@ int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_wi
 		point_flush(&m.c[i]);
 
 	fprintf(f, "{\"run\":%lld,\"guest\":", t->run_id);
-	report_json_string(f, t->name ? t->name : "");
+	safe_text_json_inert(f, t->name ? t->name : "");
 	fprintf(f, ",\"t0\":%" PRIu64 ",\"t1\":%" PRIu64 ",\"from\":%" PRIu64 ",\"to\":%" PRIu64
 	           ",\"events\":%" PRIu64 ",\"ended\":%s,\"packets\":{\"kept\":%" PRIu64 ",\"lost\":%" PRIu64 "}",
 	        st.first_ts, st.last_ts, from, to, st.events, st.final ? "true" : "false", st.kept, st.lost);
@@ -635,7 +635,7 @@ int trace_timeline_json(FILE *f, const struct mprof_trace *t, const struct tt_wi
 		struct counter *c = &m.c[i];
 		fflush(c->out);
 		fputs(i ? ",{\"name\":" : "{\"name\":", f);
-		report_json_string(f, c->name);
+		safe_text_json_inert(f, c->name);
 		fprintf(f, ",\"lo\":%" PRId64 ",\"hi\":%" PRId64 ",\"last\":%" PRId64 ",\"updates\":%" PRIu64
 		           ",\"in_window\":%" PRIu64 ",\"points\":[",
 		        c->lo, c->hi, c->value, c->updates, c->in_window);
@@ -693,7 +693,7 @@ static int one_event(void *ctx, const struct mprof_trace_packet *pk, const struc
 	}
 	if (e->text && (e->id == MPROF_LABEL || e->id == MPROF_FAILS)) {
 		fputs(",\"text\":", o->f);
-		report_json_string(o->f, e->text);
+		safe_text_json_inert(o->f, e->text);
 	}
 	fputc('}', o->f);
 	return 0;

@@ -6,11 +6,11 @@
  * trace_timeline.c writes, inlined, drawn by trace_timeline.js, which a
  * served page lets ask the server for a window's detail), each counter's
  * figures (`increase` summed, `counter` as set), and its labels.  Every
- * name comes from the guest and goes through markup.c (or, in the
- * model, report_json_string).
+ * name comes from the guest and goes through util/safe_text's markup_text
+ * (or, in the model, safe_text_json_inert).
  *
  * May call: trace_render.c (the walk, the stats), trace_timeline.c, mprof.c
- * (event names), markup.c.
+ * (event names), util/safe_text (markup).
  */
 #include "config.h"
 
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "markup.h"
 #include "trace_render.h"
 #include "trace_timeline.h"
 #include "trace_view.h"
+#include "util/safe_text.h"
 
 #define MAX_SERIES 8
 #define MAX_LABELS 20
