@@ -18,10 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/compare.h"
 #include "../profile/eventlog_summary.h"
+#include "../profile/heap_compare.h"
 #include "../profile/heap_profile.h"
 #include "../profile/heap_svg.h"
+#include "../profile/prof_compare.h"
 #include "../profile/time_profile.h"
 #include "../view/view_diff.h"
 #include "cli_json.h"

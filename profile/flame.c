@@ -14,7 +14,7 @@
  * Each frame's title is its full name, its value and share, and the cost
  * centre's source location (SRC) where the profile has one.
  *
- * May call: compare.c (stack paths), util/safe_text (markup, JSON, folded text).
+ * May call: prof_compare.c (stack paths), util/safe_text (markup, JSON, folded text).
  */
 #include "config.h"
 
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
+#include "prof_compare.h"
 #include "util/safe_text.h"
 
 int flame_values(const struct time_profile *p, enum flame_by by, uint64_t **self, uint64_t **total)

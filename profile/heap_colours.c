@@ -3,7 +3,7 @@
  * (heap_colours.h), moved from report.c's comparison so that profdb
  * heap's several runs colour their bands as the compare page does.
  *
- * May call: compare.h (cmp_band_key), libc.
+ * May call: heap_compare.c (cmp_band_key), libc.
  */
 #include "config.h"
 
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
 #include "heap_colours.h"
+#include "heap_compare.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",

@@ -1,6 +1,6 @@
 /*
  * heap_colours.h - a heap band's colour across several panels: by the rank
- * of its name (GHC's generated parts taken out: compare.h's
+ * of its name (GHC's generated parts taken out: heap_compare.h's
  * cmp_band_key) among the bands of all the panels together, by their
  * total bytes, so a band has the same colour in every panel that has it
  * (OTHER grey): the compare page's two heaps (report.c) and `profdb heap

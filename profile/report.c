@@ -7,7 +7,7 @@
  * '<', '>' and '&' in a string is written as a \u escape: the JSON is the
  * same, and no name can end the element or open markup.
  *
- * May call: compare.c (the changes), flame.c, heap_svg.c and
+ * May call: prof_compare.c and heap_compare.c (the changes), flame.c, heap_svg.c and
  * heap_colours.c (the band colours), prof_rank.c (the top table: profdb top's rows), trace_view.c,
  * eventlog_timeline.c (GHC's eventlog), util/safe_text (markup, inert JSON).
  */
@@ -20,10 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
 #include "flame.h"
 #include "heap_colours.h"
+#include "heap_compare.h"
 #include "heap_svg.h"
+#include "prof_compare.h"
 #include "util/safe_text.h"
 
 void report_fmt_count(uint64_t v, char *buf, size_t len)

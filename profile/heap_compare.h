@@ -1,37 +1,17 @@
 /*
- * compare.h - two runs side by side: the call stacks of two time
- * profiles matched by their path of module.name frames (not by GHC's
- * "no.", which a rebuild renumbers), and the bands of two heap profiles
- * matched by name once GHC's generated parts are taken out: the "(302)"
- * stack numbers of -hc and the uniques of generated names
- * (<Main.sat_s2Qi> and <Main.sat_sajl> are the same thing rebuilt).
+ * heap_compare.h - two heap profiles side by side: their bands matched by
+ * name once GHC's generated parts are taken out (the "(302)" stack
+ * numbers of -hc and the uniques of generated names: <Main.sat_s2Qi> and
+ * <Main.sat_sajl> are the same thing rebuilt), and what each profile is
+ * by (-hc, -hd, ...).  The call stacks' half of a comparison is
+ * prof_compare.h.
  */
-#ifndef PROFSVC_COMPARE_H
-#define PROFSVC_COMPARE_H
+#ifndef PROFSVC_HEAP_COMPARE_H
+#define PROFSVC_HEAP_COMPARE_H
 
 #include <stddef.h>
-#include <stdint.h>
 
-#include "heap_profile.h"
-#include "time_profile.h"
-
-struct cmp_stack {
-	uint64_t key;             /* a hash of the path of frames */
-	uint32_t node[2];         /* the node in each profile, or TP_NONE */
-	double time[2], alloc[2]; /* individual, percent; [0] before, [1] after */
-	uint64_t entries[2];
-};
-
-/* Every call stack of either profile, the biggest movers (time and
- * allocation together) first.  NULL when out of memory. */
-struct cmp_stack *cmp_stacks(const struct time_profile *a, const struct time_profile *b, size_t *n);
-/* keys[i]: node i's path key (the hash cmp_stacks matches on); keys has
- * p->nnodes entries. */
-void cmp_path_keys(const struct time_profile *p, uint64_t *keys);
-
-/* "MAIN.MAIN;Main.main;Main.go", raw guest text (malloc'd). */
-char *cmp_stack_path(const struct cmp_stack *s, const struct time_profile *a,
-                     const struct time_profile *b);
+#include "profile/heap_profile.h"
 
 struct cmp_band {
 	char *name;               /* normalised */
