@@ -22,7 +22,7 @@
 
 #include "bench/bench_host.h"
 #include "frontend-stub/halvm_writer.h"
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store/store_export.h"
 
 #define REPS 5

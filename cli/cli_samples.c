@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "../profile/samples.h"
+#include "../profile/samples/samples.h"
 #include "../store/store.h"
 #include "../view/view_json.h"
 #include "cli_samples.h"

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../profile/speedscope.h"
-#include "../profile/time_profile.h"
+#include "../profile/render/speedscope.h"
+#include "../profile/prof/time_profile.h"
 #include "../store/store_export.h"
 #include "../util/units.h"
 #include "cli_trace.h"

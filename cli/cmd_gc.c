@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../profile/heap_svg.h"
+#include "../profile/heap/heap_svg.h"
 #include "../view/view_eventlog.h"
 #include "cli_json.h"
 #include "cli_util.h"

@@ -35,7 +35,7 @@
 
 #include "frontend-stub/halvm_writer.h"
 #include "harness.h"
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 
 static int under_valgrind;
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../profile/report.h"
+#include "../profile/render/report.h"
 #include "../store/store.h"
 #include "../util/utc_time.h"
 #include "view_format.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile/ghc_eventlog.h"
+#include "../profile/eventlog/ghc_eventlog.h"
 #include "../store/store.h"
 #include "view.h"
 

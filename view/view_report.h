@@ -14,12 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../profile/eventlog_summary.h"
-#include "../profile/eventlog_timeline.h"
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/report.h"
-#include "../profile/time_profile.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/eventlog_timeline.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/render/report.h"
+#include "../profile/prof/time_profile.h"
 #include "../store/store.h"
 #include "view.h"
 #include "view_trace.h"

@@ -7,7 +7,7 @@
 #ifndef PROFSVC_VIEW_TRACE_H
 #define PROFSVC_VIEW_TRACE_H
 
-#include "../profile/trace_render.h"
+#include "../profile/trace/trace_render.h"
 #include "../store/store.h"
 
 struct view_trace {

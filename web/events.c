@@ -64,11 +64,11 @@
 
 #include "../view/view_profile.h"
 #include "../view/view_backend.h"
-#include "../profile/eventlog_summary.h"
-#include "../profile/ghc_eventlog.h"
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/report.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/ghc_eventlog.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/render/report.h"
 #include "web_internal.h"
 
 #define RUN_EVERY_MS 250        /* a run stream's look at the run's row, at most */

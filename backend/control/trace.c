@@ -63,7 +63,7 @@
 #include "backend/control/trace.h"
 #include "backend/control/xs_values.h"
 #include "util/clock.h"
-#include "profile/mprof.h"
+#include "profile/trace/mprof.h"
 #include "util/safe_text.h"
 
 #define TRACE_EVENTS_PER_S 20.0
