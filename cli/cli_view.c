@@ -1,7 +1,7 @@
 /*
  * cli_view.c - profdb on the view library (cli_view.h).
  *
- * May call: view/, profile/heap_chart.h, cli_util.h.
+ * May call: view/, profile/heap/heap_chart.h, cli_util.h.
  */
 #include "config.h"
 

@@ -1,9 +1,9 @@
 /*
  * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
- * here (profile/flame.h).
+ * here (profile/render/flame.h).
  *
- * May call: profile/flame.h, profile/time_profile.h, view/ through
+ * May call: profile/render/flame.h, profile/prof/time_profile.h, view/ through
  *           cli_view.h, cli_util.h.
  */
 #include "config.h"

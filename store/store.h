@@ -84,7 +84,7 @@ enum store_role {
  * reason as its end reason (the backend's trace.c; profdb show says so). */
 #define STORE_TRACE_NOT_CAPTURED "trace not captured: "
 /* The vdev name of a run's stack samples, taken from dom0: its bytes are
- * the samples stream of profile/samples.h, from sector 0. */
+ * the samples stream of profile/samples/samples.h, from sector 0. */
 #define STORE_SAMPLES_VDEV "samples"
 /* A HaLVM profile device: sector 0 is its status block (the .prof, the
  * .hp, and the eventlog, which the guest writes the same way). */
@@ -326,7 +326,7 @@ struct store_trace_packet {
 	uint64_t seq;       /* the guest's packet count, extended past 16 bits */
 	uint64_t sector;    /* where its bytes start in the trace device */
 	uint32_t bytes;     /* the packet's size */
-	uint64_t events;    /* sound events in it (profile/mprof.h) */
+	uint64_t events;    /* sound events in it (profile/trace/mprof.h) */
 	uint64_t first_ts, last_ts; /* their time span (ns, guest clock) */
 	int final;          /* taken while still being written: the trace's end */
 	int64_t kept_us;    /* when (0: now) */

@@ -1,7 +1,8 @@
 /*
  * view_diff.h - one side of a comparison of two runs (profdb diff, serve's
  * /api/diff): both profiles of a run, each read if it reads, in the view's
- * snapshot; profile/compare.h matches the two sides.
+ * snapshot; profile/prof/prof_compare.h and profile/heap/heap_compare.h
+ * match the two sides.
  *
  * May call: view.h, view_profile.h, view_eventlog.h, view_err.h, profile/.
  */

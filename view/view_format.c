@@ -4,7 +4,7 @@
  * that both front ends sit on one copy.
  *
  * May call: store/store.h (run state names), util/utc_time.h,
- * profile/report.h (counts and sizes as the pages write them), libc.
+ * profile/render/report.h (counts and sizes as the pages write them), libc.
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * view_report.h - a run's report (profile/report.h) assembled from a view:
+ * view_report.h - a run's report (profile/render/report.h) assembled from a view:
  * both profiles read and charted, the facts and the warnings that say
  * what a crash or a salvage cost, and optionally a second run to compare
  * with.  What `profdb report` writes to a file and `profdb serve` sends
