@@ -66,7 +66,13 @@
  *   render/flame.c             flame graphs: folded stacks, JSON, SVG (with
  *                              flame.js, the script inside them)
  *   render/speedscope.c        a time profile in speedscope's file format
- *   render/report.c            the HTML report (report.js, report.css)
+ *   render/report_data.c       the report's JSON (its charts' and tree's data,
+ *                              --json), sizes and counts as the pages write them
+ *   render/report_page.c       what every report page has: head, links, an
+ *                              inline flame graph
+ *   render/report_compare.c    the page of two runs compared, the movers
+ *   render/report.c            the HTML report of a run (report.js, report.css),
+ *                              or of two (report_parts.h maps its files)
  * The scripts and styles are compiled in by make (render/report_assets.c,
  * trace/trace_assets.c), util/safe_text.js before those showing guest text.
  */
