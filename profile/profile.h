@@ -60,8 +60,10 @@
  *                              checks, the event decoder, the CTF metadata
  *   trace/trace_render.c       a trace walked: the CTF stream and its tar, JSON,
  *                              Chrome trace events, the facts show prints
- *   trace/trace_timeline.c     the thread timeline's bounded model, as JSON
- *                              (trace_timeline.js draws it)
+ *   trace/trace_timeline_model.c  the thread timeline's bounded model: two walks
+ *                              of the trace, threads, arrows, counters
+ *   trace/trace_timeline.c     the thread timeline as JSON, threads grouped by
+ *                              label (trace_timeline.js draws it)
  *   trace/trace_view.c         a trace as a section of the HTML report
  *   render/flame.c             flame graphs: folded stacks, JSON, SVG (with
  *                              flame.js, the script inside them)
