@@ -7,7 +7,11 @@
  *
  *   samples_stream.c  the stream: records encoded (the sampler) and read
  *                     incrementally (the views; a fuzz target)
- *   samples_export.c  folded, perf script, pprof, speedscope; the time profile
+ *   samples_group.c   what every export starts from (samples_int.h): frames
+ *                     grouped into functions, their names, stacks counted
+ *   samples_export.c  folded stacks, perf script text, speedscope JSON
+ *   samples_pprof.c   pprof's profile.proto, gzipped
+ *   samples_tree.c    the time profile
  *
  * No SQLite, no Xen.
  *
