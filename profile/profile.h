@@ -50,7 +50,10 @@
  *                              profile is by (-hc, -hd, ...)
  *   heap/heap_colours.c        a band one colour in every panel
  *   heap/heap_svg.c            heap charts as SVG, one panel or several
- *   eventlog/ghc_eventlog.c    GHC's eventlog decoded as it arrives
+ *   eventlog/ghc_eventlog_fields.c  the events the decoder knows: their fields,
+ *                              their names
+ *   eventlog/ghc_eventlog.c    GHC's eventlog decoded as it arrives: its units,
+ *                              the header, events delivered
  *   eventlog/eventlog_gc.c     GC figures
  *   eventlog/eventlog_heap.c   the heap samples put into the .hp model
  *   eventlog/eventlog_show.c   a line per event as ghc-events show words it
