@@ -1,5 +1,7 @@
 /*
  * parse_util.c - helpers shared by the profile parsers (parse_util.h).
+ *
+ * May call: libc.
  */
 #include "config.h"
 

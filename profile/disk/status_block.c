@@ -5,6 +5,8 @@
  * copy makes the block corrupt.  The XOR copies exist precisely so that a
  * torn 512-byte write (or stale bytes) is detected, and profdb must refuse
  * what the old tool refused unless the user asks for --salvage.
+ *
+ * May call: libc.
  */
 #include "config.h"
 

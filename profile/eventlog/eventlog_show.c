@@ -8,7 +8,7 @@
  * no words for prints "Unknown event type N".  el_sorted keeps the lines
  * and writes them stably sorted by time, which is ghc-events show's order.
  *
- * May call: ghc_eventlog.c (gel_stop_status), libc.
+ * May call: ghc_eventlog_fields.c (gel_stop_status), libc.
  */
 #include "config.h"
 

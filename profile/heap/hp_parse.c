@@ -10,6 +10,9 @@
  *
  * A band line is held in the open sample's list until END_SAMPLE, so a
  * sample cut by a crash never leaks half its bands into the chart.
+ *
+ * May call: parse_util.c (pf_grow, pf_lines_feed, pf_error), util/id_index,
+ * libc.
  */
 #include "config.h"
 

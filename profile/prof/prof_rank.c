@@ -15,6 +15,8 @@
  * only: a recursive function's inner stacks are already inside its outer
  * ones, and summing both would give more than 100%.  They are the tree's
  * (GHC's table has none).
+ *
+ * May call: the model's types (time_profile.h), libc.
  */
 #include "config.h"
 

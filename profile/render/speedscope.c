@@ -4,10 +4,12 @@
  * A profile is speedscope's "evented" type: each call-tree node opened and
  * closed around its children, so the file grows with the tree, not with
  * the sum of its stacks' depths (speedscope's "sampled" type writes every
- * stack whole).  Strings go through
- * safe_text_json_inert: the names exactly as the profile spells them (one
- * backslash is one; a byte that is not UTF-8 is U+DC00 + byte), and the
- * file itself valid JSON with every control written as a \u escape.
+ * stack whole).  Strings go through safe_text_json_inert: the names
+ * exactly as the profile spells them (one backslash is one; a byte that is
+ * not UTF-8 is U+DC00 + byte), and the file itself valid JSON with every
+ * control written as a \u escape.
+ *
+ * May call: flame.c (flame_values), util/safe_text (inert JSON).
  */
 #include "config.h"
 

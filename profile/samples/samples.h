@@ -154,7 +154,7 @@ int samples_feed(struct samples_profile *p, const void *data, size_t len);
 int samples_finish(struct samples_profile *p);
 const char *samples_error(const struct samples_profile *p);
 
-/* ---- what they become (samples_export.c) ---------------------------------- */
+/* ---- what they become (samples_export.c, samples_pprof.c, samples_tree.c) -- */
 
 /* Names in every export: frames are grouped into functions by (kind,
  * name, module), a frame with no name being its own function, named by

@@ -2,6 +2,8 @@
  * mprof.c - mirage-profile's trace packets: header checks, the event
  * decoder, and the CTF metadata for babeltrace2 (see mprof.h for the
  * format and where it comes from).
+ *
+ * May call: libc.
  */
 #include "config.h"
 
