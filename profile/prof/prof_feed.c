@@ -6,7 +6,7 @@
  * tree; the model's start and end.
  *
  * May call: the readers (prof_text.c, prof_json.c), the model they build
- * (prof_model.c), GHC's table (prof_table.c), parse_util.c.
+ * (prof_model.c), GHC's table (prof_table.c), parse_util.c, util/id_index.
  */
 #include "config.h"
 

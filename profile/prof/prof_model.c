@@ -4,7 +4,7 @@
  * found by hash, or only looked up), the call tree's nodes, a stack
  * walked up to its root, and a parse's failure with the line it names.
  *
- * May call: parse_util.c.  Below both readers (prof_text.c, prof_json.c)
+ * May call: parse_util.c, util/id_index.  Below both readers (prof_text.c, prof_json.c)
  * and prof_feed.c, which calls them: it calls none of them.
  */
 #include "config.h"

@@ -25,8 +25,8 @@
  * A profile with no table, or an empty one, ranks by the tree as before.
  * None of this is an error: the parse goes on, and table_note says why.
  *
- * May call: the model (prof_model.c).  Called by prof_text.c (the rows),
- * prof_feed.c (tp_finish, tp_free).
+ * May call: the model (prof_model.c), parse_util.c.  Called by prof_text.c
+ * (the rows), prof_feed.c (tp_finish, tp_free).
  */
 #include "config.h"
 

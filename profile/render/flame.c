@@ -14,7 +14,8 @@
  * Each frame's title is its full name, its value and share, and the cost
  * centre's source location (SRC) where the profile has one.
  *
- * May call: prof_compare.c (stack paths), util/safe_text (markup, JSON, folded text).
+ * May call: prof_model.c (tp_stack), prof_compare.c (stack paths),
+ * util/safe_text (markup, JSON, folded text).
  */
 #include "config.h"
 
