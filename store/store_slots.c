@@ -78,7 +78,7 @@
 #include <unistd.h>
 
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "store_internal.h"
 
