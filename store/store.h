@@ -522,6 +522,19 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out);
  * only as the WAL's generations pass, which they do only while the owner
  * commits. */
 int store_give_back(struct store *s, int64_t *waiting);
+/* The owner's writer proving freed slots unseen itself, when its
+ * background checkpoints fall behind (store_checkpoint.c): what it did
+ * since the store was opened.  All zeros for a store that is not the owner. */
+struct store_slot_proofs {
+	int64_t waiting;          /* slots the owner freed that wait now */
+	int64_t proofs;           /* checkpoints the writer made for them */
+	int64_t failed;           /* of which a reader behind (or another checkpoint) held up */
+	int64_t given;            /* slots the proofs gave back */
+	int64_t wait_us;          /* time the writer waited for the background checkpoint */
+	int64_t prove_us;         /* time its own checkpoints took */
+	int64_t max_us;           /* the longest of the two together, once */
+};
+int store_slot_proofs(struct store *s, struct store_slot_proofs *out);
 
 /* Where the space of the store goes (profdb du). */
 struct store_file_space {
