@@ -19,9 +19,10 @@
 #include "../view/view_diff.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
-#include "../profile/compare.h"
-#include "../profile/heap_profile.h"
-#include "../profile/time_profile.h"
+#include "../profile/heap/heap_compare.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/prof/prof_compare.h"
+#include "../profile/prof/time_profile.h"
 #include "../util/safe_text.h"
 #include "web_internal.h"
 

@@ -35,7 +35,6 @@
 
 #include <microhttpd.h>
 
-#include "../profile/markup.h"
 #include "access_log.h"
 #include "conn_guard.h"
 #include "web.h"
