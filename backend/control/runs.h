@@ -44,7 +44,7 @@ int be_run_close(struct be_runs *rs, struct be_run *r, const char *why);
 /* The runs being captured, newest first (then ->next), for status. */
 const struct be_run *be_runs_first(const struct be_runs *rs);
 /* How many runs ended in the store so far (their freed space is given
- * back once the guests are quiet: daemon.c). */
+ * back once the guests are quiet: io_worker.c). */
 uint64_t be_runs_ended(const struct be_runs *rs);
 
 #endif
