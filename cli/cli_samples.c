@@ -66,18 +66,15 @@ static void comm_of(const char *name, char *out, size_t len)
 		snprintf(out, len, "guest");
 }
 
-int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so)
+int cli_samples_export(struct view *v, const struct view_run *run, const struct samples_outputs *so)
 {
 	struct samples_profile p;
 	struct view_profile_read rd;
-	struct view v;
 	struct view_err e;
 	int rc = 1;
 
 	cli_view_err(&e);
-	if (cli_view_open(&v, db) != 0)
-		return 1;
-	if (view_read_samples(&v, arg, &p, &rd, &e) != 0)
+	if (view_read_samples(v, run, &p, &rd, &e) != 0)
 		goto out;
 	struct samples_job job = {&p, {0}, {0}};
 	char what[96];
@@ -95,7 +92,6 @@ int cli_samples_export(const char *db, const char *arg, const struct samples_out
 		rc |= outfile_render(so->speedscope, render_speedscope, &job, what);
 out:
 	samples_free(&p);
-	view_close(&v);
 	return rc ? 1 : 0;
 }
 

@@ -12,8 +12,10 @@ struct samples_outputs {
 
 /* 1 when any is asked for. */
 int samples_outputs_any(const struct samples_outputs *so);
-/* Writes the outputs asked for from RUN's samples: 0, or 1 (reported). */
-int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so);
+/* Writes the outputs asked for from run's samples: 0, or 1 (reported). */
+struct view;
+struct view_run;
+int cli_samples_export(struct view *v, const struct view_run *run, const struct samples_outputs *so);
 
 struct store;
 struct store_run;

@@ -4,7 +4,7 @@
  * trace events) and summarised for `profdb show`.
  *
  * May call: view/view_trace.h (the trace and its renderers), store/store.h,
- *           cli_util.h, cli_json.h.
+ *           cli_util.h, cli_view.h (the run's view), cli_json.h.
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_util.h"
+#include "cli_view.h"
 
 /* ---- export ------------------------------------------------------------------------ */
 
@@ -76,28 +77,34 @@ static int ctf_dir_ready(const char *dir)
 	return 0;
 }
 
-int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, const char *json_path,
+int cli_trace_export(struct view *v, const struct view_run *vr, const char *ctf_dir, const char *json_path,
                      const char *chrome_path)
 {
-	struct store *s;
+	struct store *s = v->s;
 	struct store_run run;
 	struct view_trace ct;
+	struct view_err e;
 	int rc = 1;
 
-	if (cli_open_run(&s, db, run_arg, &run) != 0)
+	cli_view_err(&e);
+	if (view_snapshot(v, &e) != 0)
 		return 1;
+	if (store_get_run(s, vr->id, &run) != 0) {
+		cli_err("%s", store_errmsg(s));
+		return 1;
+	}
 	int64_t id = run.run_id;
 	int lr = view_trace_load(s, &run, &ct);
-	store_read_end(s);
+	char msg[VIEW_ERR_LEN];
+	snprintf(msg, sizeof(msg), "%s", lr ? store_errmsg(s) : "");
+	view_snapshot_end(v);
 	if (lr == STORE_ENOTFOUND) {
 		cli_err("run %lld has no MirageOS trace (only guests that share a mirage-profile buffer have "
 		        "one)", (long long)id);
-		store_close(s);
 		return 1;
 	}
 	if (lr) {
-		cli_err("run %lld's trace: %s", (long long)id, store_errmsg(s));
-		store_close(s);
+		cli_err("run %lld's trace: %s", (long long)id, msg);
 		return 1;
 	}
 	struct render_job job = {&ct.t};
@@ -127,7 +134,6 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 	rc = 0;
 out:
 	view_trace_free(&ct);
-	store_close(s);
 	return rc;
 }
 

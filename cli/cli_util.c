@@ -175,31 +175,6 @@ struct fleet *cli_fleet(const char *url)
 	return view_fleet(url, &e);
 }
 
-int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
-{
-	struct view_err e;
-	cli_view_err(&e);
-	return view_resolve_run(s, arg, run_id, &e);
-}
-
-int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run)
-{
-	int64_t id;
-
-	if (cli_open_store(s, db, STORE_READ) != 0)
-		return 1;
-	if (cli_resolve_run(*s, arg, &id) != 0) {
-		store_close(*s);
-		return 1;
-	}
-	if (store_read_begin(*s) != 0 || store_get_run(*s, id, run) != 0) {
-		cli_err("%s", store_errmsg(*s));
-		store_close(*s);
-		return 1;
-	}
-	return 0;
-}
-
 void cli_safe_filename(const char *s, char *out, size_t len)
 {
 	size_t o = 0;

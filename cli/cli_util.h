@@ -81,12 +81,6 @@ int cli_since_opt(const char *arg, int64_t now, int64_t *since_us);
 /* -n N, a number of rows to show (0: all): 0, or EXIT_USAGE. */
 int cli_rows_opt(const char *arg, uint64_t *rows);
 
-/* "12", "latest": a run id (view/view.h); prints the error itself. */
-int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
-/* The store at db opened to read, arg resolved, a read begun and the run
- * got: 0, or 1 (reported, the store closed). */
-int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run);
-
 /* Guest strings in a terminal or JSON: util/safe_text.h. */
 /* Guest strings in file names: [A-Za-z0-9._-] only, no leading dot. */
 void cli_safe_filename(const char *s, char *out, size_t len);

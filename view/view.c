@@ -82,45 +82,44 @@ void view_snapshot_end(struct view *v)
 	v->snapshot = 0;
 }
 
-int view_resolve_run(struct store *s, const char *arg, int64_t *run_id, struct view_err *e)
+int view_resolve_host(struct store *s, const char *arg, struct view_run *run, struct view_err *e)
 {
 	uint64_t n;
 
-	if (view_fleet_active() && arg[0] == '@' && view_parse_u64(arg + 1, &n) == 0 && n > 0 &&
-	    n <= INT64_MAX) {
-		*run_id = (int64_t)n; /* view_run_ref's: a run copied already */
-		return 0;
-	}
-	if (view_fleet_active())
-		return view_fleet_resolve(arg, run_id, e);
+	memset(run, 0, sizeof(*run));
 	if (strcmp(arg, "latest") == 0) {
-		if (store_latest_run(s, run_id) != 0) {
+		if (store_latest_run(s, &run->id) != 0) {
 			view_error(e, "%s", store_errmsg(s));
 			return -1;
 		}
+		run->host_run_id = run->id;
 		return 0;
 	}
 	if (view_parse_u64(arg, &n) != 0 || n == 0 || n > INT64_MAX) {
 		view_error(e, "'%s' is not a run id (a number from 'profdb query runs', or 'latest')", arg);
 		return -1;
 	}
-	*run_id = (int64_t)n;
+	view_run_at(run, (int64_t)n);
 	return 0;
 }
 
-int view_resolve(struct view *v, const char *arg, int64_t *run_id, struct view_err *e)
+int view_resolve(struct view *v, const char *arg, struct view_run *run, struct view_err *e)
 {
-	int copies = view_fleet_active() && arg[0] != '@';
-	if (view_resolve_run(v->s, arg, run_id, e) != 0)
+	if (!view_fleet_active())
+		return view_resolve_host(v->s, arg, run, e);
+	memset(run, 0, sizeof(*run));
+	if (view_fleet_resolve(arg, run->host_id, &run->host_run_id, &run->id, e) != 0)
 		return -1;
-	if (copies && v->snapshot) { /* the run's copy is newer than the snapshot */
+	if (v->snapshot) { /* the run's copy is newer than the snapshot */
 		store_read_end(v->s);
 		v->snapshot = 0;
 	}
 	return 0;
 }
 
-void view_run_ref(int64_t id, char *buf, size_t len)
+void view_run_at(struct view_run *run, int64_t id)
 {
-	snprintf(buf, len, view_fleet_active() ? "@%lld" : "%lld", (long long)id);
+	memset(run, 0, sizeof(*run));
+	run->id = id;
+	run->host_run_id = id;
 }

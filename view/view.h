@@ -47,14 +47,32 @@ int view_snapshot(struct view *v, struct view_err *e);
 /* Ends the view's snapshot, if begun (a reply that reads in pieces holds
  * none between them); the next view_snapshot begins another. */
 void view_snapshot_end(struct view *v);
-/* "12", "latest" (and over a catalogue HOST:N, HOST:latest): a run id.
- * 0, or -1 with the reason in e. */
-int view_resolve(struct view *v, const char *arg, int64_t *run_id, struct view_err *e);
-/* The same on a store opened by view_store_open (no snapshot kept). */
-int view_resolve_run(struct store *s, const char *arg, int64_t *run_id, struct view_err *e);
-/* A run already resolved, as an argument view_resolve gives back as that
- * same run (over a catalogue, its id in the private copy: "@N"). */
-void view_run_ref(int64_t id, char *buf, size_t len);
+/*
+ * A run, resolved once at the front end: from what the user typed
+ * (view_resolve: "12", "latest", over a catalogue HOST:N and
+ * HOST:latest), or from an id a page's path holds (view_run_at).  Every
+ * view_read_* takes it and reads that run, never a run argument's text:
+ * over a catalogue the run was copied into the view's private store when
+ * it was resolved, and id is its id there.  The run's row is not kept
+ * here: it is read in the snapshot that reads the run's data (a live
+ * run's row changes between the two).
+ */
+struct view_run {
+	int64_t id;            /* in the view's store (over a catalogue: its private copy) */
+	char host_id[33];      /* over a catalogue: the host that captured it; "" on a host's store */
+	int64_t host_run_id;   /* over a catalogue: its id on that host; id on a host's store */
+};
+
+/* Resolves arg in v into *run.  0, or -1 with the reason in e.  Over a
+ * catalogue the run is copied into the view's private store (once per
+ * view), and a snapshot begun before is ended (the copy is newer). */
+int view_resolve(struct view *v, const char *arg, struct view_run *run, struct view_err *e);
+/* The same on a host's store that is no view (watch follows a store of
+ * its own): "12" or "latest". */
+int view_resolve_host(struct store *s, const char *arg, struct view_run *run, struct view_err *e);
+/* The run whose id in the view's store is id (serve's pages: a run id of
+ * the path, in the store or the mirror of a catalogue it serves). */
+void view_run_at(struct view_run *run, int64_t id);
 
 /* Opens a store at path in mode (a catalogue: read only, through its
  * private copy), as view_open does; for the front ends' own store work

@@ -96,9 +96,9 @@ const char *view_fleet_store(const char *url, struct view_err *e)
 	return path;
 }
 
-int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e)
+int view_fleet_resolve(const char *arg, char host_id[33], int64_t *host_run_id, int64_t *local_id,
+                       struct view_err *e)
 {
-	char host_id[33];
 	int64_t run_id;
 	struct fleet *f = conn;
 
@@ -108,6 +108,7 @@ int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e)
 		view_error(e, "%s", fleet_errmsg(f));
 		return -1;
 	}
+	*host_run_id = run_id;
 	for (int i = 0; i < ncopied; i++)
 		if (copied[i].run_id == run_id && strcmp(copied[i].host_id, host_id) == 0) {
 			*local_id = copied[i].local_id;
@@ -122,6 +123,6 @@ int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e)
 		return -1;
 	}
 	copied[ncopied++] = (struct copied){.run_id = run_id, .local_id = *local_id};
-	memcpy(copied[ncopied - 1].host_id, host_id, sizeof(host_id));
+	memcpy(copied[ncopied - 1].host_id, host_id, sizeof(copied[0].host_id));
 	return 0;
 }

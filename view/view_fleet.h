@@ -23,8 +23,10 @@ struct fleet *view_fleet(const char *url, struct view_err *e);
  * with the reason in e. */
 const char *view_fleet_store(const char *url, struct view_err *e);
 /* A run argument (N, HOST:N, latest, HOST:latest) copied into the private
- * store once; its id there.  0, or -1 with the reason in e. */
-int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e);
+ * store once: the host it is of, its id there and its id in the private
+ * store.  0, or -1 with the reason in e. */
+int view_fleet_resolve(const char *arg, char host_id[33], int64_t *host_run_id, int64_t *local_id,
+                       struct view_err *e);
 /* 1 while this process reads a catalogue (set by view_fleet_store). */
 int view_fleet_active(void);
 

@@ -57,15 +57,15 @@ void view_count_samples(struct store *s, struct store_run *r, uint64_t *budget)
 	samples_free(&p);
 }
 
-int view_read_samples(struct view *v, const char *arg, struct samples_profile *p,
+int view_read_samples(struct view *v, const struct view_run *run, struct samples_profile *p,
                       struct view_profile_read *rd, struct view_err *e)
 {
 	struct store_device_info dev;
-	int64_t id;
+	int64_t id = run->id;
 
 	samples_init(p);
 	memset(rd, 0, sizeof(*rd));
-	if (view_resolve(v, arg, &id, e) != 0 || view_snapshot(v, e) != 0)
+	if (view_snapshot(v, e) != 0)
 		return 1;
 	if (store_get_run(v->s, id, &rd->run) != 0) {
 		view_error(e, "%s", store_errmsg(v->s));
@@ -97,12 +97,12 @@ int view_read_samples(struct view *v, const char *arg, struct samples_profile *p
 	return 0;
 }
 
-int view_read_samples_profile(struct view *v, const char *arg, struct time_profile *p,
+int view_read_samples_profile(struct view *v, const struct view_run *run, struct time_profile *p,
                               struct view_profile_read *rd, struct view_err *e)
 {
 	struct samples_profile sp;
 	tp_init(p);
-	if (view_read_samples(v, arg, &sp, rd, e) != 0) {
+	if (view_read_samples(v, run, &sp, rd, e) != 0) {
 		samples_free(&sp);
 		return 1;
 	}
@@ -118,21 +118,20 @@ int view_read_samples_profile(struct view *v, const char *arg, struct time_profi
 	return rc;
 }
 
-int view_read_time_profile_or_samples(struct view *v, const char *arg, struct time_profile *p,
+int view_read_time_profile_or_samples(struct view *v, const struct view_run *run, struct time_profile *p,
                                       struct view_profile_read *rd, int *from_samples, struct view_err *e)
 {
 	struct store_device_info dev;
-	int64_t id;
 	*from_samples = 0;
 	memset(rd, 0, sizeof(*rd));
-	if (view_resolve(v, arg, &id, e) != 0 || view_snapshot(v, e) != 0) {
+	if (view_snapshot(v, e) != 0) {
 		tp_init(p);
 		return 1;
 	}
-	if (store_find_device(v->s, id, "xvdp1", &dev) != 0 &&
-	    store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0) {
+	if (store_find_device(v->s, run->id, "xvdp1", &dev) != 0 &&
+	    store_find_device(v->s, run->id, STORE_SAMPLES_VDEV, &dev) == 0) {
 		*from_samples = 1;
-		return view_read_samples_profile(v, arg, p, rd, e);
+		return view_read_samples_profile(v, run, p, rd, e);
 	}
-	return view_read_time_profile(v, arg, p, rd, e);
+	return view_read_time_profile(v, run, p, rd, e);
 }

@@ -147,7 +147,9 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 	struct view_err e;
 	view_err_init(&e);
 	hp_init(&hp);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, idbuf, &hp, &tail, &rd, &e) != 0;
+	struct view_run run;
+	view_run_at(&run, id);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, &run, &hp, &tail, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
 		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
@@ -195,7 +197,9 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 	struct view_err e;
 	view_err_init(&e);
 	tp_init(&tp);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
+	struct view_run run;
+	view_run_at(&run, id);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, &run, &tp, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
 		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
@@ -231,11 +235,11 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 {
 	const char *a = arg(req, "a"), *b = arg(req, "b");
-	char ids[2][32];
+	struct view_run runs[2];
 	if (!a || !b || web_run_id(a, strlen(a)) < 0 || web_run_id(b, strlen(b)) < 0)
 		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
-	snprintf(ids[0], sizeof(ids[0]), "%s", a);
-	snprintf(ids[1], sizeof(ids[1]), "%s", b);
+	view_run_at(&runs[0], web_run_id(a, strlen(a)));
+	view_run_at(&runs[1], web_run_id(b, strlen(b)));
 	struct view_diff_side side[2];
 	struct view v;
 	struct view_err e;
@@ -243,7 +247,7 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 	memset(side, 0, sizeof(side));
 	if (view_open(&v, w->db, &e) == 0) /* both runs in one snapshot */
 		for (int i = 0; i < 2; i++)
-			view_diff_side_load(&v, ids[i], &side[i], &e);
+			view_diff_side_load(&v, &runs[i], &side[i], &e);
 	view_close(&v);
 	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
 	                      (json_int_t)web_run_id(b, strlen(b)));

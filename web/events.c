@@ -386,8 +386,10 @@ static void snap_take(struct web *w, struct run_snap *sn)
 	if (rc != 0)
 		return snap_failed(sn, rc, store_errmsg(sn->s));
 	atomic_fetch_add(&w->metrics.snapshot_reads, 1);
+	struct view_run run;
+	view_run_at(&run, sn->run_id);
 	if (sn->src != VIEW_HEAP_HP) {
-		enum view_heap_source src = view_heap_source(sn->s, sn->run_id);
+		enum view_heap_source src = view_heap_source(sn->s, &run);
 		if (src != sn->src)
 			sn->base = sn->nbytes = 0; /* another device: from its start */
 		sn->src = src;
@@ -398,7 +400,7 @@ static void snap_take(struct web *w, struct run_snap *sn)
 		 * one of a small profile, reads nothing itself */
 		size_t old = sn->nbytes;
 		uint64_t from = sn->base + sn->nbytes, end;
-		rc = view_read_device_bytes(sn->s, sn->run_id, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
+		rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
 		                            &end, err, sizeof(err));
 		if (rc != 0) {
 			sn->base = from;
@@ -475,7 +477,9 @@ static void feed_from_snap(struct event_stream *e, struct run_snap *sn)
 		int rc = store_read_begin(sn->s);
 		if (rc == 0) {
 			atomic_fetch_add(&e->w->metrics.snapshot_reads, 1);
-			rc = view_read_device_bytes(sn->s, e->run_id, src_role(sn->src), *fed, sn->base, sink, ctx, &end,
+			struct view_run run;
+			view_run_at(&run, e->run_id);
+			rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), *fed, sn->base, sink, ctx, &end,
 			                            err, sizeof(err));
 			store_read_end(sn->s);
 		} else {
