@@ -168,11 +168,12 @@ int cli_need_files(struct store *s, const char *cmd)
 	return 1;
 }
 
-struct fleet *cli_fleet(const char *url)
+struct view_fleet *cli_fleet(const char *url)
 {
+	struct view_fleet *f;
 	struct view_err e;
 	cli_view_err(&e);
-	return view_fleet(url, &e);
+	return view_fleet_open(&f, url, &e) == 0 ? f : NULL;
 }
 
 void cli_safe_filename(const char *s, char *out, size_t len)

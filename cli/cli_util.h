@@ -36,9 +36,10 @@ int cli_open_store(struct store **s, const char *path, enum store_open_mode mode
  * 0 when s is opened on them; 1 when it is read through the backend's
  * read service (this user may not open them), said: "CMD needs root". */
 int cli_need_files(struct store *s, const char *cmd);
-struct fleet;
-/* The fleet catalogue at url (view/view_fleet.h); NULL after printing why. */
-struct fleet *cli_fleet(const char *url);
+struct view_fleet;
+/* The fleet catalogue at url, connected (view/view_fleet.h: the caller
+ * closes it); NULL after printing why. */
+struct view_fleet *cli_fleet(const char *url);
 
 /* getopt's last cases: 'h' prints usage to stdout (exit 0), anything
  * else to stderr (exit 2).  Returns the exit status. */

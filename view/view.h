@@ -32,9 +32,12 @@
 #include "../store/store.h"
 #include "view_err.h"
 
+struct view_fleet;
 struct view {
 	struct store *s;       /* read-only; over a catalogue, its private copy */
 	int snapshot;          /* a read transaction is open */
+	struct view_fleet *fleet; /* over a catalogue: its reader and the private copy
+	                           * (view_fleet.h), closed with the view; else NULL */
 };
 
 /* Opens db (a store's path, or a fleet catalogue's postgresql:// URL)
@@ -74,9 +77,10 @@ int view_resolve_host(struct store *s, const char *arg, struct view_run *run, st
  * the path, in the store or the mirror of a catalogue it serves). */
 void view_run_at(struct view_run *run, int64_t id);
 
-/* Opens a store at path in mode (a catalogue: read only, through its
- * private copy), as view_open does; for the front ends' own store work
- * (listing, importing).  0, or -1 with the reason in e. */
+/* Opens a host's store at path in mode, with the options view_open's
+ * store has; for the front ends' own store work (listing, importing,
+ * deleting).  A catalogue is read through a view, never opened here.  0,
+ * or -1 with the reason in e. */
 int view_store_open(struct store **s, const char *path, enum store_open_mode mode,
                     struct view_err *e);
 
