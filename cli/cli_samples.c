@@ -112,10 +112,11 @@ int cli_samples_show(struct store *s, const struct store_run *run, json_t **json
 		*json = NULL;
 	if (store_find_device(s, run->run_id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES)
 		return 0;
+	struct view_err e;
+	view_err_init(&e);
 	samples_init(&p);
-	int r = view_samples_feed_device(s, &dev, &p);
-	if (r != 0) {
-		cli_err("run %lld: stack samples: %s", (long long)run->run_id, r < 0 ? store_errmsg(s) : samples_error(&p));
+	if (view_samples_feed_device(s, &dev, &p, &e) != 0) {
+		cli_err("run %lld: stack samples: %s", (long long)run->run_id, view_err_first(&e));
 		samples_free(&p);
 		return 1;
 	}

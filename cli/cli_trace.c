@@ -94,17 +94,17 @@ int cli_trace_export(struct view *v, const struct view_run *vr, const char *ctf_
 		return 1;
 	}
 	int64_t id = run.run_id;
-	int lr = view_trace_load(s, &run, &ct);
-	char msg[VIEW_ERR_LEN];
-	snprintf(msg, sizeof(msg), "%s", lr ? store_errmsg(s) : "");
+	struct view_err le;
+	view_err_init(&le);
+	int lr = view_trace_load(s, &run, &ct, &le);
 	view_snapshot_end(v);
-	if (lr == STORE_ENOTFOUND) {
+	if (lr == VIEW_TRACE_NONE) {
 		cli_err("run %lld has no MirageOS trace (only guests that share a mirage-profile buffer have "
 		        "one)", (long long)id);
 		return 1;
 	}
 	if (lr) {
-		cli_err("run %lld's trace: %s", (long long)id, msg);
+		cli_err("run %lld's trace: %s", (long long)id, view_err_first(&le));
 		return 1;
 	}
 	struct render_job job = {&ct.t};
@@ -147,7 +147,7 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 	struct mprof_stats st;
 	char lost[512], t0[32];
 
-	if (view_trace_load(s, run, &ct) != 0)
+	if (view_trace_load(s, run, &ct, NULL) != 0)
 		return;
 	trace_render_stats(&ct.t, &st);
 	trace_render_lost_ranges(&ct.t, lost, sizeof(lost));

@@ -23,7 +23,7 @@ int cli_resolve_host(struct store *s, const char *arg, struct view_run *run);
  * 0, or 1 (reported, the view closed). */
 int cli_open_run(struct view *v, const char *db, const char *arg, struct view_run *run,
                  struct store_run *row);
-/* view_read_time_profile, view_read_heap_profile: 0, or 1 (reported;
+/* view_read_time_profile, view_read_heap_profile: 0, or -1 (reported;
  * a salvage's warning too). */
 int cli_read_time_profile(struct view *v, const struct view_run *run, struct time_profile *p,
                           struct view_profile_read *rd);
@@ -32,7 +32,7 @@ int cli_read_heap_profile(struct view *v, const struct view_run *run, struct hp_
 /* The run's time profile, or with *samples its stack samples as one
  * (top --samples, flame --samples); a run with samples and no .prof
  * device gives its samples too, *samples set and a warning saying so,
- * and one whose .prof cannot be read says that it has samples.  0, or 1
+ * and one whose .prof cannot be read says that it has samples.  0, or -1
  * (reported). */
 int cli_read_profile_or_samples(struct view *v, const struct view_run *run, int *samples,
                                 struct time_profile *p, struct view_profile_read *rd);

@@ -123,9 +123,13 @@ static enum end_run backend_end_run(const char *db, int64_t run_id, char *msg, s
 		return END_REFUSED;
 	}
 	snprintf(req, sizeof(req), "end-run %lld %s", (long long)run_id, real);
-	int asked = view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, msg, msglen);
-	if (asked != 0)
+	struct view_err e;
+	view_err_init(&e);
+	int asked = view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, &e);
+	if (asked != 0) {
+		snprintf(msg, msglen, "%s", view_err_first(&e));
 		return asked == VIEW_BACKEND_NONE ? END_ELSEWHERE : END_REFUSED;
+	}
 	reply[strcspn(reply, "\n")] = '\0';
 	enum end_run rc = strncmp(reply, "closed run ", 11) == 0 ? END_CLOSED
 	                  : strncmp(reply, "not here: ", 10) == 0 ? END_ELSEWHERE

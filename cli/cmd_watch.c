@@ -254,7 +254,7 @@ static void trace_refresh(struct store *s, const struct store_run *r, struct wat
 	    (r->state == STORE_RUN_RUNNING && now - wt->read_us < TRACE_EVERY_MS * 1000))
 		return;
 	struct view_trace ct;
-	if (view_trace_load(s, r, &ct) != 0)
+	if (view_trace_load(s, r, &ct, NULL) != 0)
 		return; /* tried again at the next change */
 	trace_render_stats(&ct.t, &wt->st);
 	if (trace_timeline_live(&ct.t, &wt->live) == 0) {
@@ -381,13 +381,17 @@ static int refresh(struct store *s, const struct view_run *run, struct store_run
 		}
 		st->src = src;
 	}
-	if (st->src == VIEW_HEAP_HP)
-		view_follow_heap(s, run, &st->hp, &st->fed, st->problem, sizeof(st->problem));
+	struct view_err e;
+	view_err_init(&e);
+	if (st->src == VIEW_HEAP_HP && view_follow_heap(s, run, &st->hp, &st->fed, &e) != 0)
+		snprintf(st->problem, sizeof(st->problem), "%s", view_err_first(&e));
 	uint64_t fed = st->gc.fed;
-	if (!st->gc_problem[0] &&
-	    view_follow_eventlog(s, run, &st->gc.d, &st->gc.fed, st->gc_problem, sizeof(st->gc_problem)) != 0 &&
-	    !st->problem[0])
-		snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
+	view_err_init(&e);
+	if (!st->gc_problem[0] && view_follow_eventlog(s, run, &st->gc.d, &st->gc.fed, &e) != 0) {
+		snprintf(st->gc_problem, sizeof(st->gc_problem), "%s", view_err_first(&e));
+		if (!st->problem[0])
+			snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
+	}
 	trace_refresh(s, r, &st->tr);
 	store_read_end(s);
 	if (st->gc.fed > fed && el_gc_finish(&st->gc.g) != 0)

@@ -6,6 +6,25 @@
  * never mixes two moments of the guest).  Errors come back as a value
  * (view_err.h), never printed here.
  *
+ * The library's one return convention (SQLite's model: a code, and the
+ * message kept for the caller to get):
+ *   - A function that can fail returns an int: 0 when it did what it
+ *     says, -1 when it did not, or a negative code of its own that its
+ *     header names (VIEW_TRACE_NONE, VIEW_SAMPLES_REFUSED,
+ *     VIEW_BACKEND_NONE, VIEW_BACKEND_FAILED), with the reason in the
+ *     struct view_err *e it was given, its last argument (NULL: nobody
+ *     listens).  view_err_first(e) is the message getter, e->damaged
+ *     says the cause is the stored data's damage.  A sink or callback of
+ *     the caller's that stopped the work fails it too; its owner knows why.
+ *   - A function that can fail for one reason only, which its header
+ *     names (out of memory, a write error on the caller's FILE, text
+ *     that does not parse: view_parse_*, view_events_*), takes no e and
+ *     returns 0 or -1: its caller words the reason.
+ *   - A question returns 1 or 0 (view_eventlog_heap_fallback,
+ *     view_backend_turned_away); a maker or a getter what it makes or
+ *     gets (NULL when its header says so); a callback given to another
+ *     library answers as that library asks (view_events_add).
+ *
  * The library's files, from the bottom up (each may call only those
  * above it in this list, and store/, fleet/, profile/, util/):
  *   view_err.c      the error value

@@ -40,7 +40,7 @@ int view_diff_side_load(struct view *v, const struct view_run *run, struct view_
 			s->rd = el.rd;
 		view_eventlog_free(&el);
 	}
-	return !s->have_tp && !s->have_hp && !s->have_gc;
+	return !s->have_tp && !s->have_hp && !s->have_gc ? -1 : 0;
 }
 
 void view_diff_side_free(struct view_diff_side *s)

@@ -220,11 +220,11 @@ int view_read_eventlog_gc(struct view *v, const struct view_run *run, struct el_
 	if (view_read_eventlog(v, run, gc_cb, g, el, e) != 0) {
 		if (el->d.stopped)
 			view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	if (el_gc_finish(g) != 0) {
 		view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	return 0;
 }
@@ -272,11 +272,11 @@ int view_read_eventlog_timeline(struct view *v, const struct view_run *run, stru
 	if (view_read_eventlog(v, run, tl_cb, &c, el, e) != 0) {
 		if (el->d.stopped)
 			view_error(e, "run %lld: out of memory reading its eventlog", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	if (el_gc_finish(g) != 0) {
 		view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	el_timeline_finish(t);
 	return 0;

@@ -89,7 +89,7 @@ static void read_failed(struct view *v, struct view_profile_read *out, int rc, s
 }
 
 /* run in v's snapshot: its row in out and its device of role in dev,
- * and what an extraction of it gives (rep): 0, or 1 with the reason in
+ * and what an extraction of it gives (rep): 0, or -1 with the reason in
  * e. */
 static int profile_plan(struct view *v, const struct view_run *run, const char *role, struct store_device_info *dev,
                         struct store_extract_report *rep, struct view_profile_read *out, struct view_err *e)
@@ -98,10 +98,10 @@ static int profile_plan(struct view *v, const struct view_run *run, const char *
 
 	memset(out, 0, sizeof(*out));
 	if (view_snapshot(v, e) != 0)
-		return 1;
+		return -1;
 	if (store_get_run(v->s, id, &out->run) != 0) {
 		view_error(e, "%s", store_errmsg(v->s));
-		return 1;
+		return -1;
 	}
 	if (store_find_device(v->s, id, role, dev) != 0) {
 		char holds[400];
@@ -109,12 +109,12 @@ static int profile_plan(struct view *v, const struct view_run *run, const char *
 		view_error(e, "run %lld has no .%s device (%s); it holds %s", (long long)id, role,
 		           strcmp(role, "prof") == 0 ? "xvdp1" : strcmp(role, "hp") == 0 ? "xvdp2" : "xvdp3",
 		           holds[0] ? holds : "no device at all");
-		return 1;
+		return -1;
 	}
 	int r = store_profile_extent(v->s, dev, 1, rep);
 	if (r != 0) {
 		read_failed(v, out, r, e);
-		return 1;
+		return -1;
 	}
 	out->bytes = rep->size;
 	out->salvaged = rep->how == STORE_EXTRACT_MAJORITY || rep->how == STORE_EXTRACT_EXTENT;
@@ -134,14 +134,14 @@ int view_profile_read(struct view *v, const struct view_run *run, const char *ro
 	struct zero_filler z = {sink, ctx};
 
 	if (profile_plan(v, run, role, &dev, &rep, out, e) != 0)
-		return 1;
+		return -1;
 	int r = store_read_range(v->s, dev.device_id, STORE_SECTOR_SIZE, rep.size, range_cb, &z);
 	if (r < 0) {
 		read_failed(v, out, r, e);
-		return 1;
+		return -1;
 	}
 	if (r > 0)
-		return 1; /* the sink stopped it and the caller says why */
+		return -1; /* the sink stopped it and the caller says why */
 	return 0;
 }
 
@@ -155,7 +155,7 @@ int view_pieces_begin(struct view *v, const struct view_run *run, const char *ro
 	int rc = profile_plan(v, run, role, &dev, &rep, &p->rd, e);
 	view_snapshot_end(v);
 	if (rc != 0)
-		return 1;
+		return -1;
 	p->device_id = dev.device_id;
 	snprintf(p->vdev, sizeof(p->vdev), "%s", dev.vdev);
 	p->size = rep.size;
@@ -172,7 +172,7 @@ int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_pro
 	if (n == 0)
 		return 0;
 	if (view_snapshot(v, e) != 0)
-		return 1;
+		return -1;
 	int rc = store_find_device(v->s, p->rd.run.run_id, p->vdev, &dev);
 	if (rc == 0 && dev.device_id != p->device_id)
 		rc = STORE_ENOTFOUND;
@@ -189,7 +189,7 @@ int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_pro
 	}
 	view_snapshot_end(v);
 	if (rc != 0)
-		return 1;
+		return -1;
 	p->at += n;
 	return 0;
 }
@@ -217,13 +217,13 @@ int view_read_time_profile(struct view *v, const struct view_run *run, struct ti
 	if (view_profile_read(v, run, "prof", tp_sink, p, rd, e) != 0) {
 		if (p->failed)
 			view_error(e, "run %lld: time profile, %s", (long long)run->id, tp_error(p));
-		return 1;
+		return -1;
 	}
 	if (rd->salvaged)
 		view_warn(e, "run %lld: %s", (long long)rd->run.run_id, rd->note);
 	if (tp_finish(p) != 0) {
 		view_error(e, "run %lld: time profile, %s", (long long)rd->run.run_id, tp_error(p));
-		return 1;
+		return -1;
 	}
 	return 0;
 }
@@ -238,13 +238,13 @@ int view_read_heap_profile(struct view *v, const struct view_run *run, struct hp
 	if (view_profile_read(v, run, "hp", hp_sink, p, rd, e) != 0) {
 		if (p->failed)
 			view_error(e, "run %lld: heap profile, %s", (long long)run->id, hp_error(p));
-		return 1;
+		return -1;
 	}
 	if (rd->salvaged)
 		view_warn(e, "run %lld: %s", (long long)rd->run.run_id, rd->note);
 	if (hp_finish(p, tail) != 0) {
 		view_error(e, "run %lld: heap profile, %s", (long long)rd->run.run_id, hp_error(p));
-		return 1;
+		return -1;
 	}
 	return 0;
 }
@@ -260,28 +260,32 @@ static int follow_sink(void *ctx, const void *data, size_t len)
 {
 	struct follow *fw = ctx;
 	if (fw->feed(fw->ctx, data, len) != 0)
-		return 1;
+		return -1;
 	*fw->fed += len;
 	return 0;
 }
 
 /* The bytes a run's profile device (role) holds past *fed, to feed: 0
- * (nothing written yet, or nothing new, counts too), -1 with err when the
- * store fails.  The caller looks at its parser first: a refused feed ends
- * the read as well.  A status block may claim more than was written:
- * never read past that. */
+ * (nothing written yet, or nothing new, counts too; or the parser
+ * refused them, which the caller looks at first), -1 with the reason in
+ * e when the store fails.  A status block may claim more than was
+ * written: never read past that. */
 static int follow_device(struct store *s, const struct view_run *run, const char *role, uint64_t *fed,
-                         view_profile_sink feed, void *ctx, char *err, size_t len)
+                         view_profile_sink feed, void *ctx, struct view_err *e)
 {
 	struct follow fw = {feed, ctx, fed};
+	struct view_err store_e;
 	uint64_t end;
-	return view_read_device_bytes(s, run, role, *fed, UINT64_MAX, follow_sink, &fw, &end, err, len) < 0
-	               ? -1
-	               : 0;
+	view_err_init(&store_e);
+	if (view_read_device_bytes(s, run, role, *fed, UINT64_MAX, follow_sink, &fw, &end, &store_e) == 0 ||
+	    !store_e.n)
+		return 0;
+	view_error(e, "%s", view_err_first(&store_e));
+	return -1;
 }
 
 int view_read_device_bytes(struct store *s, const struct view_run *run, const char *role, uint64_t from, uint64_t to,
-                           view_profile_sink sink, void *ctx, uint64_t *end, char *err, size_t len)
+                           view_profile_sink sink, void *ctx, uint64_t *end, struct view_err *e)
 {
 	struct store_device_info dev;
 	*end = from;
@@ -289,7 +293,7 @@ int view_read_device_bytes(struct store *s, const struct view_run *run, const ch
 	if (rc == STORE_ENOTFOUND || (rc == 0 && dev.status != STORE_STATUS_OK))
 		return 0; /* nothing written yet */
 	if (rc != 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
+		view_error(e, "%s", store_errmsg(s));
 		return -1;
 	}
 	uint64_t size = (uint64_t)dev.file_size, written = store_device_written_bytes(&dev);
@@ -302,27 +306,31 @@ int view_read_device_bytes(struct store *s, const struct view_run *run, const ch
 	struct zero_filler z = {sink, ctx}; /* a hole reads as zeros (and fails the parse) */
 	rc = store_read_range(s, dev.device_id, STORE_SECTOR_SIZE + from, size - from, range_cb, &z);
 	if (rc < 0) {
-		snprintf(err, len, "%s", store_errmsg(s));
+		view_error(e, "%s", store_errmsg(s));
 		return -1;
 	}
 	if (rc > 0)
-		return 1;
+		return -1; /* the sink stopped it: its owner knows why */
 	*end = size;
 	return 0;
 }
 
-int view_follow_heap(struct store *s, const struct view_run *run, struct hp_profile *p, uint64_t *fed, char *err,
-                    size_t len)
+int view_follow_heap(struct store *s, const struct view_run *run, struct hp_profile *p, uint64_t *fed,
+                     struct view_err *e)
 {
+	struct view_err store_e;
 	if (p->failed) {
-		snprintf(err, len, "heap profile: %s", hp_error(p));
+		view_error(e, "heap profile: %s", hp_error(p));
 		return -1;
 	}
-	int rc = follow_device(s, run, "hp", fed, hp_sink, p, err, len);
+	view_err_init(&store_e);
+	int rc = follow_device(s, run, "hp", fed, hp_sink, p, &store_e);
 	if (p->failed) {
-		snprintf(err, len, "heap profile: %s", hp_error(p));
+		view_error(e, "heap profile: %s", hp_error(p));
 		return -1;
 	}
+	if (rc != 0)
+		view_error(e, "%s", view_err_first(&store_e));
 	return rc;
 }
 
@@ -343,18 +351,22 @@ static int el_sink(void *ctx, const void *data, size_t len)
 	return gel_feed(ctx, data, len) != 0;
 }
 
-int view_follow_eventlog(struct store *s, const struct view_run *run, struct gel_decoder *d, uint64_t *fed, char *err,
-                         size_t len)
+int view_follow_eventlog(struct store *s, const struct view_run *run, struct gel_decoder *d, uint64_t *fed,
+                         struct view_err *e)
 {
+	struct view_err store_e;
 	if (d->failed || d->stopped) {
-		snprintf(err, len, "eventlog: %s", d->failed ? gel_error(d) : "stopped");
+		view_error(e, "eventlog: %s", d->failed ? gel_error(d) : "stopped");
 		return -1;
 	}
-	int rc = follow_device(s, run, "eventlog", fed, el_sink, d, err, len);
+	view_err_init(&store_e);
+	int rc = follow_device(s, run, "eventlog", fed, el_sink, d, &store_e);
 	if (d->failed) {
-		snprintf(err, len, "eventlog: %s", gel_error(d));
+		view_error(e, "eventlog: %s", gel_error(d));
 		return -1;
 	}
+	if (rc != 0)
+		view_error(e, "%s", view_err_first(&store_e));
 	return rc;
 }
 
@@ -367,19 +379,19 @@ int view_read_eventlog(struct view *v, const struct view_run *run, gel_event_fn 
 		if (el->d.failed)
 			view_error(e, "run %lld: eventlog damaged: %s", (long long)el->rd.run.run_id,
 			           gel_error(&el->d));
-		return 1;
+		return -1;
 	}
 	long long id = (long long)el->rd.run.run_id;
 	int fin = gel_finish(&el->d, &el->tail);
 	if (fin < 0) {
 		view_error(e, "run %lld: eventlog damaged: %s", id, gel_error(&el->d));
-		return 1;
+		return -1;
 	}
 	el->whole = fin == 0;
 	if (!el->tail.header_done) {
 		view_error(e, "run %lld: its eventlog has no whole header yet (%llu bytes)", id,
 		           (unsigned long long)el->rd.bytes);
-		return 1;
+		return -1;
 	}
 	if (el->rd.cut[0])
 		view_warn(e, "run %lld: eventlog not closed by the guest (it crashed or still runs): %s", id,

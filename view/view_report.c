@@ -39,12 +39,12 @@ static int load_trace(struct view_report *r, struct view *v)
 {
 	if (view_snapshot(v, NULL) != 0)
 		return -1;
-	return view_trace_load(v->s, &r->run, &r->trace) == 0 ? 0 : -1;
+	return view_trace_load(v->s, &r->run, &r->trace, NULL) == 0 ? 0 : -1;
 }
 
 static void add_cwarn(struct view_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The run compared with: each profile it has, charted.  0, or 1 when it
+/* The run compared with: each profile it has, charted.  0, or -1 when it
  * is not a run.  A run with no profile to compare is still one side of
  * the comparison: the page says what it has instead. */
 static int load_against(struct view_report *r, struct view *v, const struct view_run *arun,
@@ -55,7 +55,7 @@ static int load_against(struct view_report *r, struct view *v, const struct view
 	long long aid = (long long)arun->id;
 	if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, arun->id, &r->arun) != 0) {
 		view_error(e, "--against %s: no run %lld", as_given, aid);
-		return 1;
+		return -1;
 	}
 	view_profile_caption(&r->arun, r->against_caption, sizeof(r->against_caption));
 	struct view_err quiet; /* what the other run lacks is said on the page */
@@ -339,7 +339,7 @@ int view_report_load(struct view_report *r, struct view *v, const struct view_ru
 				           "check lists the damage)", (long long)id);
 			else
 				view_error(e, "run %lld has no readable profile to report", (long long)id);
-			return 1;
+			return -1;
 		}
 	}
 	r->run = r->have_tp ? prd.run : hrd.run;
@@ -354,7 +354,7 @@ int view_report_against(struct view_report *r, struct view *v, const struct view
                         const char *as_given, struct view_err *e)
 {
 	if (load_against(r, v, against, as_given, e) != 0)
-		return 1;
+		return -1;
 	fill_compare(r, v);
 	return 0;
 }

@@ -66,7 +66,7 @@ struct view_report {
 	size_t nfacts; /* pairs: 12, 13 with GHC's eventlog's size */
 };
 
-/* Reads run in v.  0, or 1 with the error in e ("run 12 has no readable
+/* Reads run in v.  0, or -1 with the error in e ("run 12 has no readable
  * profile to report"; what the profile readers said on the way is in e
  * either way); even_empty makes a run without any readable profile yet
  * a report of its facts (a live page waiting for the guest).
@@ -74,7 +74,7 @@ struct view_report {
 int view_report_load(struct view_report *r, struct view *v, const struct view_run *run, int even_empty,
                      struct view_err *e);
 /* Adds the run to compare with (the compare page, --against): its
- * profiles read and both sides' facts.  0, or 1 when it is no run (e
+ * profiles read and both sides' facts.  0, or -1 when it is no run (e
  * says "--against AS_GIVEN: no run N", as_given what the user called it). */
 int view_report_against(struct view_report *r, struct view *v, const struct view_run *against,
                         const char *as_given, struct view_err *e);

@@ -400,13 +400,16 @@ static void snap_take(struct web *w, struct run_snap *sn)
 		 * one of a small profile, reads nothing itself */
 		size_t old = sn->nbytes;
 		uint64_t from = sn->base + sn->nbytes, end;
-		rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
-		                            &end, err, sizeof(err));
+		struct view_err ve;
+		view_err_init(&ve);
+		rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), from, UINT64_MAX, snap_append, sn, &end, &ve);
 		if (rc != 0) {
 			sn->base = from;
 			sn->nbytes = 0;
 			store_read_end(sn->s);
-			return snap_failed(sn, -1, rc > 0 ? "out of memory" : err);
+			/* (no reason said: snap_append stopped it) */
+			snprintf(err, sizeof(err), "%s", ve.n ? view_err_first(&ve) : "out of memory");
+			return snap_failed(sn, -1, err);
 		}
 		size_t drop = sn->nbytes > SNAP_KEEP_BYTES ? sn->nbytes - SNAP_KEEP_BYTES : 0;
 		if (drop > old)
@@ -479,9 +482,13 @@ static void feed_from_snap(struct event_stream *e, struct run_snap *sn)
 			atomic_fetch_add(&e->w->metrics.snapshot_reads, 1);
 			struct view_run run;
 			view_run_at(&run, e->run_id);
-			rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), *fed, sn->base, sink, ctx, &end,
-			                            err, sizeof(err));
+			struct view_err ve;
+			view_err_init(&ve);
+			rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), *fed, sn->base, sink, ctx, &end, &ve);
 			store_read_end(sn->s);
+			if (rc != 0 && !ve.n)
+				rc = 0; /* the parser refused: said below */
+			snprintf(err, sizeof(err), "%s", view_err_first(&ve));
 		} else {
 			snprintf(err, sizeof(err), "%s", store_errmsg(sn->s));
 		}

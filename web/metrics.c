@@ -104,10 +104,9 @@ static void store_part(struct web *w, FILE *f)
 
 static void backend_part(FILE *f)
 {
-	char *text = NULL, msg[512];
+	char *text = NULL;
 	size_t len = 0;
-	int asked = view_backend_ask("metrics", BACKEND_METRICS_TIMEOUT_MS, BACKEND_METRICS_MAX, &text, &len, msg,
-	                             sizeof(msg)) == 0;
+	int asked = view_backend_ask("metrics", BACKEND_METRICS_TIMEOUT_MS, BACKEND_METRICS_MAX, &text, &len, NULL) == 0;
 	/* Its families, whole lines only (a reply cut at the size bound
 	 * loses its last, partial line). */
 	char *end = asked ? strrchr(text, '\n') : NULL;

@@ -442,14 +442,15 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 		return -1;
 	}
 	int rc = view_snapshot(v, &e) != 0 ? -1 : store_get_run(v->s, id, run);
-	if (rc == 0)
-		rc = view_trace_load(v->s, run, ct); /* its name: run's */
+	if (rc == STORE_ENOTFOUND) {
+		reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
+	} else if (rc != 0) {
+		reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s", store_errmsg(v->s));
+	} else if ((rc = view_trace_load(v->s, run, ct, &e)) != 0) { /* its name: run's */
+		/* a packet failing its checksum is the data's damage, not the store away */
+		reply_error(r, rc == VIEW_TRACE_NONE ? 404 : e.damaged ? 500 : 503, json, "%s", view_err_first(&e));
+	}
 	if (rc != 0) {
-		if (rc == STORE_ENOTFOUND)
-			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
-		else /* a packet failing its checksum is the data's damage, not the store away */
-			reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s",
-			            rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
 		view_close(v);
 		return -1;
 	}
