@@ -42,6 +42,9 @@
  *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
+ *
+ * May call: store/store.h, view_err.h (view.c: view_fleet.h, view_format.h,
+ * view_backend.h, fleet/fleet.h).
  */
 #ifndef PROFSVC_VIEW_H
 #define PROFSVC_VIEW_H

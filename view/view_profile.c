@@ -427,7 +427,7 @@ int view_read_eventlog_heap(struct view *v, const struct view_run *run, struct h
 {
 	struct view_eventlog el;
 	struct el_heap h;
-	int rc = 1;
+	int rc = -1;
 
 	memset(rd, 0, sizeof(*rd));
 	hp_init(p);

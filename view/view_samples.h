@@ -3,6 +3,9 @@
  * profile-backend's sampler) read from the store for the views
  * (view_samples.c): as the samples model (exports) or as a time profile
  * (top, flame, diff, the report), read in the view's one snapshot.
+ *
+ * May call: store/store.h, profile/samples.h, view.h, view_profile.h,
+ * view_err.h.
  */
 #ifndef PROFSVC_VIEW_SAMPLES_H
 #define PROFSVC_VIEW_SAMPLES_H

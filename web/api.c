@@ -137,12 +137,10 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 	struct hp_profile hp;
 	struct hp_tail tail;
 	struct view_profile_read rd;
-	char idbuf[32];
 	uint64_t since = 0;
 	const char *sv = arg(req, "since");
 	if (sv && *sv && view_parse_u64(sv, &since) != 0)
 		return reply_error(r, 400, 1, "since must be a sample number (0 is the first)");
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
@@ -191,8 +189,6 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 {
 	struct time_profile tp;
 	struct view_profile_read rd;
-	char idbuf[32];
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
@@ -235,11 +231,12 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 {
 	const char *a = arg(req, "a"), *b = arg(req, "b");
+	int64_t ids[2] = {a ? web_run_id(a, strlen(a)) : -1, b ? web_run_id(b, strlen(b)) : -1};
 	struct view_run runs[2];
-	if (!a || !b || web_run_id(a, strlen(a)) < 0 || web_run_id(b, strlen(b)) < 0)
+	if (ids[0] < 0 || ids[1] < 0)
 		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
-	view_run_at(&runs[0], web_run_id(a, strlen(a)));
-	view_run_at(&runs[1], web_run_id(b, strlen(b)));
+	view_run_at(&runs[0], ids[0]);
+	view_run_at(&runs[1], ids[1]);
 	struct view_diff_side side[2];
 	struct view v;
 	struct view_err e;
@@ -249,8 +246,7 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 		for (int i = 0; i < 2; i++)
 			view_diff_side_load(&v, &runs[i], &side[i], &e);
 	view_close(&v);
-	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
-	                      (json_int_t)web_run_id(b, strlen(b)));
+	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)ids[0], "b", (json_int_t)ids[1]);
 	if (side[0].have_tp && side[1].have_tp) {
 		size_t n;
 		struct cmp_stack *cs = cmp_stacks(&side[0].tp, &side[1].tp, &n);

@@ -270,7 +270,8 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	size_t nl = 0;
 	char idbuf[32];
 
-	if (against && web_run_id(against, strlen(against)) < 0)
+	int64_t aid = against ? web_run_id(against, strlen(against)) : 0;
+	if (aid < 0)
 		return reply_error(r, 400, 0, "a= must be a run id");
 	/* one view: the report, its links and the earlier runs of one moment */
 	struct view v;
@@ -282,7 +283,7 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	view_run_at(&run, id);
 	int bad = view_report_load(&rr, &v, &run, live, &e) != 0;
 	if (!bad && against) {
-		view_run_at(&arun, web_run_id(against, strlen(against)));
+		view_run_at(&arun, aid);
 		bad = view_report_against(&rr, &v, &arun, against, &e) != 0;
 	}
 	if (bad) {
