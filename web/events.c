@@ -69,6 +69,7 @@
 #include "../profile/heap_chart.h"
 #include "../profile/heap_profile.h"
 #include "../profile/report.h"
+#include "metrics.h"
 #include "web_internal.h"
 
 #define RUN_EVERY_MS 250        /* a run stream's look at the run's row, at most */
@@ -120,7 +121,7 @@ void events_set_access(struct event_stream *e, struct access_entry *a)
 	e->access = a;
 	if (!e->counted) {
 		e->counted = 1;
-		atomic_fetch_add(&e->w->metrics.streams, 1);
+		web_metrics_streams(e->w->metrics, 1);
 	}
 }
 
@@ -385,7 +386,7 @@ static void snap_take(struct web *w, struct run_snap *sn)
 	int rc = store_read_begin(sn->s);
 	if (rc != 0)
 		return snap_failed(sn, rc, store_errmsg(sn->s));
-	atomic_fetch_add(&w->metrics.snapshot_reads, 1);
+	web_metrics_snapshot_read(w->metrics);
 	struct view_run run;
 	view_run_at(&run, sn->run_id);
 	if (sn->src != VIEW_HEAP_HP) {
@@ -479,7 +480,7 @@ static void feed_from_snap(struct event_stream *e, struct run_snap *sn)
 		uint64_t end = *fed;
 		int rc = store_read_begin(sn->s);
 		if (rc == 0) {
-			atomic_fetch_add(&e->w->metrics.snapshot_reads, 1);
+			web_metrics_snapshot_read(e->w->metrics);
 			struct view_run run;
 			view_run_at(&run, e->run_id);
 			struct view_err ve;
@@ -712,9 +713,9 @@ void events_free(void *cls)
 	if (!e)
 		return;
 	if (e->counted)
-		atomic_fetch_sub(&e->w->metrics.streams, 1);
+		web_metrics_streams(e->w->metrics, -1);
 	if (e->access)
-		web_metrics_reply(&e->w->metrics, e->access->status, 0, 1);
+		web_metrics_reply(e->w->metrics, e->access->status, 0, 1);
 	access_entry_finish(e->w->access_log, e->access);
 	snap_put(e->snap);
 	if (!e->catalogue) {

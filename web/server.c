@@ -38,6 +38,7 @@
 #include "../profile/markup.h"
 #include "access_log.h"
 #include "conn_guard.h"
+#include "metrics.h"
 #include "web.h"
 #include "web_assets.h"
 #include "web_internal.h"
@@ -429,7 +430,7 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 	(void)toe;
 	struct access_entry *a = *con_cls;
 	if (a)
-		web_metrics_reply(&w->metrics, a->status, access_entry_age_us(a), 0);
+		web_metrics_reply(w->metrics, a->status, access_entry_age_us(a), 0);
 	access_entry_finish(w->access_log, a);
 	*con_cls = NULL;
 	conn_guard_request_done(w->guard, c);
@@ -473,8 +474,10 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	static struct web w; /* its counters: zero, and not on this stack */
+	static struct web w;
+	static struct web_metrics counts; /* zero, and not on this stack */
 	w.db = o->db;
+	w.metrics = &counts;
 	w.live = store_watch_start(o->db);
 	w.mirror = o->mirror;
 	w.allow_hosts = o->allow_hosts;

@@ -17,9 +17,9 @@
 #include "../view/view_json.h"
 #include "access_log.h"
 #include "activity.h"
-#include "metrics.h"
 #include "mirror.h"
 
+struct web_metrics;
 struct web {
 	const char *db;
 	struct store_watch *live;   /* any change of the store (the catalogue) */
@@ -30,7 +30,7 @@ struct web {
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
 	enum access_log_dest access_log; /* where each request's entry goes */
-	struct web_metrics metrics;      /* replies counted for /metrics */
+	struct web_metrics *metrics;     /* replies counted for /metrics (metrics.h) */
 };
 
 /* One response.  Rendered whole into memory before it is sent (a render
