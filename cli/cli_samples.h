@@ -2,6 +2,9 @@
  * cli_samples.h - profdb's exports of a run's stack samples
  * (cli_samples.c): folded stacks, `perf script` text, pprof, speedscope,
  * each written whole or not at all (cli_util's outfiles).
+ *
+ * May call: profile/samples.h, store/store.h, view/ through cli_view.h,
+ * cli_util.h, jansson (cli_samples.c).
  */
 #ifndef PROFSVC_CLI_SAMPLES_H
 #define PROFSVC_CLI_SAMPLES_H

@@ -1,6 +1,9 @@
 /*
  * cli_trace.h - a run's MirageOS trace exported (CTF, JSON, Chrome trace)
  * and summarised for `profdb show`; loaded by view/view_trace.h.
+ *
+ * May call: view/view_trace.h, store/store.h, cli_util.h, cli_view.h,
+ * cli_json.h (cli_trace.c).
  */
 #ifndef PROFSVC_CLI_TRACE_H
 #define PROFSVC_CLI_TRACE_H

@@ -8,6 +8,11 @@
  * holds none raw), and the documents are served as application/json with
  * nosniff and < > & as \u escapes, so a hostile name is data, never
  * markup.
+ *
+ * May call: view/ (view_format.h, view_backend.h, view_diff.h,
+ * view_profile.h, view_samples.h, view_json.h), profile/ (compare.h,
+ * heap_profile.h, time_profile.h), reply.c and args.c (web_internal.h),
+ * jansson.
  */
 #include "config.h"
 
@@ -22,7 +27,6 @@
 #include "../profile/compare.h"
 #include "../profile/heap_profile.h"
 #include "../profile/time_profile.h"
-#include "../util/safe_text.h"
 #include "web_internal.h"
 
 /* The catalogue's runs are the shared run object (docs/json.md). */

@@ -47,6 +47,12 @@
  * as POLLRDHUP), so a closed page's stream and its thread go within a
  * second, not at the next change: 128 streams opened and closed once held
  * every connection for over a minute on an idle store.
+ *
+ * May call: view/ (view_profile.h, view_backend.h, view_json.h),
+ * profile/ (eventlog_summary.h, ghc_eventlog.h, heap_chart.h,
+ * heap_profile.h, report.h), store/store.h, store/store_watch.h,
+ * activity.h, metrics.h, web_internal.h (struct web),
+ * libmicrohttpd's content reader codes, pthreads, jansson.
  */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "config.h"

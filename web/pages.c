@@ -12,6 +12,12 @@
  * pieces, a slow reader holding a bounded pipe), guest text escaped by profile/markup.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
+ *
+ * May call: view/ (view_eventlog.h, view_backend.h, view_format.h,
+ * view_profile.h, view_samples.h, view_trace.h, view_report.h), profile/
+ * (flame.h, markup.h, samples.h, speedscope.h, trace_timeline.h and the
+ * models they draw), web_assets.h, reply.c and args.c (web_internal.h),
+ * jansson.
  */
 #include "config.h"
 
