@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/heap_profile.h"
+#include "profile/heap/heap_profile.h"
 
 static long hwm_kib(void)
 {

@@ -17,12 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bench/bench_host.h"
 #include "frontend-stub/halvm_writer.h"
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store/store_export.h"
 
 #define REPS 5
@@ -266,6 +267,72 @@ static void bench_bulk(size_t total, int per_batch, int bulk, struct result *r)
 	free(buf);
 }
 
+/* A guest rewriting a region over and over in whole chunks (1 MiB writes,
+ * 8 per commit), the store opened as the backend opens it: every rewrite
+ * frees the chunks' old slots, which wait until no reader can see them
+ * (store_slots.c), and past 16 MiB waiting the writer proves that itself
+ * at the end of a commit (store_checkpoint.c).  What a commit takes
+ * (median, p99, the longest), the rate, the data file at its largest,
+ * and what the writer's proofs cost.  One run: `--only rewrite`. */
+struct rewrite_result {
+	double mb_s, p50_ms, p99_ms, max_ms;
+	int64_t data_max;
+	struct store_slot_proofs pr;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void bench_rewrite(size_t total, size_t region, struct rewrite_result *r)
+{
+	const size_t mib = 1 << 20;
+	const int per_batch = 8;
+	uint8_t *buf = profile(mib);
+	char db[4200], data[4300];
+	struct store_device *d;
+	size_t commits = total / (per_batch * mib), n = 0;
+	double *lat = calloc(commits + 1, sizeof(*lat));
+
+	if (!lat)
+		die("bench", "out of memory");
+	path(db, sizeof(db), "rewrite.db");
+	snprintf(data, sizeof(data), "%s-data", db);
+	struct store *s = open_store_with(db, &d, region / 512 + 2048, STORE_DURABLE_PROCESS, 1, 1);
+	sync();
+	memset(r, 0, sizeof(*r));
+	double t0 = now();
+	for (size_t done = 0; done < total;) {
+		double t = now();
+		if (store_batch_begin(s))
+			die("batch", store_errmsg(s));
+		for (int k = 0; k < per_batch && done < total; k++, done += mib) {
+			buf[0]++; /* each version differs */
+			struct store_segment seg = {(done % region) / 512, (uint32_t)(mib / 512), buf};
+			if (store_write(d, &seg, 1))
+				die("write", store_errmsg(s));
+		}
+		if (store_batch_commit(s))
+			die("commit", store_errmsg(s));
+		lat[n++] = (now() - t) * 1e3;
+		struct stat st;
+		if (stat(data, &st) == 0 && (int64_t)st.st_blocks * 512 > r->data_max)
+			r->data_max = (int64_t)st.st_blocks * 512;
+	}
+	r->mb_s = (double)total / (now() - t0) / 1e6;
+	store_slot_proofs(s, &r->pr);
+	store_close(s);
+	remove_db(db);
+	qsort(lat, n, sizeof(*lat), cmp_double);
+	r->p50_ms = lat[n / 2];
+	r->p99_ms = lat[n * 99 / 100];
+	r->max_ms = lat[n - 1];
+	free(lat);
+	free(buf);
+}
+
 static int write_cb(void *ctx, uint64_t off, const void *data, size_t len)
 {
 	static const uint8_t zeros[65536];
@@ -473,7 +540,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--profdb") && i + 1 < argc)
 			profdb = argv[++i];
 		else {
-			fprintf(stderr, "usage: store_bench [--quick] [--only halvm|bulk|query] [--profdb PATH] "
+			fprintf(stderr, "usage: store_bench [--quick] [--only halvm|bulk|rewrite|query] [--profdb PATH] "
 			                "[--json FILE]\n");
 			return 2;
 		}
@@ -495,6 +562,18 @@ int main(int argc, char **argv)
 		if (!strcmp(only, "halvm")) {
 			bench_halvm(halvm_mb << 20, &hp, STORE_DURABLE_PROCESS);
 			print_halvm("halvm pattern", "pwrite", &hp, 2.0);
+		} else if (!strcmp(only, "rewrite")) {
+			struct rewrite_result rw;
+			size_t region = 32u << 20;
+			bench_rewrite(bulk_mb << 22, region, &rw);
+			printf("rewrite: %zu MiB rewritten over %zu MiB, 8 MiB a commit: %.0f MB/s; a commit %.1f ms "
+			       "(p50), %.1f ms (p99), %.1f ms at most; data file at most %lld MiB; the writer proved "
+			       "freed slots unseen %lld times (%lld held up), waiting %lld ms for the checkpointer and "
+			       "%lld ms checkpointing, at most %lld ms at once\n",
+			       bulk_mb << 2, region >> 20, rw.mb_s, rw.p50_ms, rw.p99_ms, rw.max_ms,
+			       (long long)(rw.data_max >> 20), (long long)rw.pr.proofs, (long long)rw.pr.failed,
+			       (long long)(rw.pr.wait_us / 1000), (long long)(rw.pr.prove_us / 1000),
+			       (long long)(rw.pr.max_us / 1000));
 		} else {
 			struct result o = {0};
 			bench_bulk(bulk_mb << 20, 8, 1, &o);

@@ -3,7 +3,7 @@
  * samples are read once, in one snapshot, and each output rendered from
  * them into its own file.
  *
- * May call: profile/samples.h, store/store.h (show's summary, in the
+ * May call: profile/samples/samples.h, store/store.h (show's summary, in the
  * caller's read: view_samples_feed_device reads it), view/ through
  * cli_view.h, cli_util.h, jansson.
  */
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "../profile/samples.h"
+#include "../profile/samples/samples.h"
 #include "../store/store.h"
 #include "../view/view_json.h"
 #include "cli_samples.h"

@@ -3,7 +3,7 @@
  * (cli_samples.c): folded stacks, `perf script` text, pprof, speedscope,
  * each written whole or not at all (cli_util's outfiles).
  *
- * May call: profile/samples.h, store/store.h, view/ through cli_view.h,
+ * May call: profile/samples/samples.h, store/store.h, view/ through cli_view.h,
  * cli_util.h, jansson (cli_samples.c).
  */
 #ifndef PROFSVC_CLI_SAMPLES_H

@@ -1,14 +1,14 @@
 /*
  * cli_view.c - profdb on the view library (cli_view.h).
  *
- * May call: view/, profile/heap_chart.h, cli_util.h.
+ * May call: view/, profile/heap/heap_chart.h, cli_util.h.
  */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "../profile/heap_chart.h"
+#include "../profile/heap/heap_chart.h"
 #include "cli_util.h"
 #include "cli_view.h"
 

@@ -1,14 +1,14 @@
 /*
  * cmd_diff.c - `profdb diff RUN_A RUN_B`: what changed between two runs
- * (profile/compare.h): call stacks matched by their path of functions,
- * time, allocation and entries before and after, the biggest movers
- * first; heap bands' peak and area before and after, matched by name with
- * GHC's generated uniques taken out; with GHC's eventlog, the GC figures
- * (eventlog_summary.h) side by side.  Each part is shown when both runs
- * have what it compares.
+ * (profile/prof/prof_compare.h, profile/heap/heap_compare.h): call stacks
+ * matched by their path of functions, time, allocation and entries before
+ * and after, the biggest movers first; heap bands' peak and area before
+ * and after, matched by name with GHC's generated uniques taken out; with
+ * GHC's eventlog, the GC figures (eventlog_summary.h) side by side.  Each
+ * part is shown when both runs have what it compares.
  *
- * May call: profile/ (compare.h, the time and heap profiles), view/ through
- *           cli_view.h, cli_util.h, cli_json.h.
+ * May call: profile/ (prof_compare.h, heap_compare.h, the time and heap
+ *           profiles), view/ through cli_view.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -18,11 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/compare.h"
-#include "../profile/eventlog_summary.h"
-#include "../profile/heap_profile.h"
-#include "../profile/heap_svg.h"
-#include "../profile/time_profile.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/heap/heap_compare.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/heap/heap_svg.h"
+#include "../profile/prof/prof_compare.h"
+#include "../profile/prof/time_profile.h"
 #include "../view/view_diff.h"
 #include "cli_json.h"
 #include "cli_util.h"

@@ -4,10 +4,10 @@
  * holes of given-back slots are free), what is free or waiting to be
  * given back, and the runs that hold the most.
  *
- * Sizes as every view writes them (profile/report.h's report_fmt_size:
+ * Sizes as every view writes them (profile/render/report.h's report_fmt_size:
  * "8.2 kB (8,176 bytes)").
  *
- * May call: store/store.h, view/view_json.h, profile/report.h (sizes),
+ * May call: store/store.h, view/view_json.h, profile/render/report.h (sizes),
  *           cli_util.h, cli_json.h.
  */
 #include "config.h"
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/report.h"
+#include "../profile/render/report.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"

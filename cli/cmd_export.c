@@ -6,8 +6,8 @@
  * snapshot and never leave a half-written output file; export replaces no
  * existing file unless --force, and makes -o DIR as mkdir -p would.
  *
- * May call: store/ (store.h, store_export.h), profile/speedscope.h,
- *           profile/time_profile.h, util/units.h, view/ through cli_view.h,
+ * May call: store/ (store.h, store_export.h), profile/render/speedscope.h,
+ *           profile/prof/time_profile.h, util/units.h, view/ through cli_view.h,
  *           cli_util.h, cli_json.h, cli_trace.h.
  */
 #include "config.h"
@@ -19,8 +19,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../profile/speedscope.h"
-#include "../profile/time_profile.h"
+#include "../profile/render/speedscope.h"
+#include "../profile/prof/time_profile.h"
 #include "../store/store_export.h"
 #include "../util/units.h"
 #include "cli_trace.h"

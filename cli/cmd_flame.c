@@ -1,9 +1,9 @@
 /*
  * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
- * here (profile/flame.h).
+ * here (profile/render/flame.h).
  *
- * May call: profile/flame.h, profile/time_profile.h, view/ through
+ * May call: profile/render/flame.h, profile/prof/time_profile.h, view/ through
  *           cli_view.h, cli_util.h.
  */
 #include "config.h"
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/flame.h"
-#include "../profile/time_profile.h"
+#include "../profile/render/flame.h"
+#include "../profile/prof/time_profile.h"
 #include "cli_util.h"
 #include "cli_view.h"
 #include "commands.h"

@@ -1,10 +1,10 @@
 /*
  * cmd_gc.c - `profdb gc`: a run's garbage collections from its GHC
- * eventlog (profile/eventlog_gc.c's figures): how many, by generation,
+ * eventlog (profile/eventlog/eventlog_gc.c's figures): how many, by generation,
  * the pauses (total, longest, percentiles), GC's share of the run's time,
  * the peak live data and heap size; or as JSON.
  *
- * May call: view/view_eventlog.h, profile/heap_svg.h (bytes as shown),
+ * May call: view/view_eventlog.h, profile/heap/heap_svg.h (bytes as shown),
  * cli_util.h, cli_view.h, cli_json.h.
  */
 #include "config.h"
@@ -14,7 +14,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../profile/heap_svg.h"
+#include "../profile/heap/heap_svg.h"
 #include "../view/view_eventlog.h"
 #include "cli_json.h"
 #include "cli_util.h"

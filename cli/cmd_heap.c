@@ -1,6 +1,6 @@
 /*
  * cmd_heap.c - `profdb heap`: a run's heap profile as hp2ps would chart it
- * (profile/heap_chart.h), as an SVG file, a CSV table, JSON, or a summary
+ * (profile/heap/heap_chart.h), as an SVG file, a CSV table, JSON, or a summary
  * in the terminal.  Several runs draw on one scale.  A profile still being
  * written or cut by a crash shows every complete sample, and says what
  * was left out.
@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/heap_svg.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/heap/heap_svg.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

@@ -1,6 +1,6 @@
 /*
  * cmd_report.c - `profdb report RUN [-o FILE.html]`: one self-contained
- * HTML file with everything known about a run (profile/report.h): the top
+ * HTML file with everything known about a run (profile/render/report.h): the top
  * cost centres, facts, the heap chart, the call tree and the flame graph, for running,
  * complete and crashed runs alike, with what a crash cost said plainly.
  *

@@ -1,12 +1,12 @@
 /*
  * cmd_top.c - `profdb top`: the cost centres of a run's time profile that
  * matter, as a table or JSON, from text (-p, -P, -pa, old layouts) and
- * -pj profiles alike (profile/time_profile.h).  The self figures and the
+ * -pj profiles alike (profile/prof/time_profile.h).  The self figures and the
  * order by time are GHC's own table's where the profile has one (tp_rank
  * says which rows): the table printed here marks where GHC's ends and
  * says under it where the figures came from.
  *
- * May call: profile/time_profile.h, view/ through cli_view.h, cli_util.h,
+ * May call: profile/prof/time_profile.h, view/ through cli_view.h, cli_util.h,
  *           cli_json.h.
  */
 #include "config.h"
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/time_profile.h"
+#include "../profile/prof/time_profile.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

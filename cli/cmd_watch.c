@@ -31,12 +31,12 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "../profile/eventlog_summary.h"
-#include "../profile/ghc_eventlog.h"
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/heap_svg.h"
-#include "../profile/trace_timeline.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/ghc_eventlog.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/heap/heap_svg.h"
+#include "../profile/trace/trace_timeline.h"
 #include "../view/view_trace.h"
 #include "../view/view_backend.h"
 #include "../store/store_watch.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "fleet_internal.h"
 

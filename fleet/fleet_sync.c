@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "fleet_internal.h"
 

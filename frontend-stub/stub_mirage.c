@@ -34,7 +34,7 @@
  *   scribble        random bytes written all over the buffer as it goes
  *   flood           the node rewritten thousands of times
  *
- * May call: what the modes share (stub_ctx.c), profile/mprof.h's format,
+ * May call: what the modes share (stub_ctx.c), profile/trace/mprof.h's format,
  * the platform seam.  Called by stub.c's main (stub_modes.h).
  */
 #include "config.h"
@@ -47,7 +47,7 @@
 
 #include <xenstore.h>
 
-#include "../profile/mprof.h"
+#include "../profile/trace/mprof.h"
 #include "stub_modes.h"
 
 struct mwriter {

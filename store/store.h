@@ -84,7 +84,7 @@ enum store_role {
  * reason as its end reason (the backend's trace.c; profdb show says so). */
 #define STORE_TRACE_NOT_CAPTURED "trace not captured: "
 /* The vdev name of a run's stack samples, taken from dom0: its bytes are
- * the samples stream of profile/samples.h, from sector 0. */
+ * the samples stream of profile/samples/samples.h, from sector 0. */
 #define STORE_SAMPLES_VDEV "samples"
 /* A HaLVM profile device: sector 0 is its status block (the .prof, the
  * .hp, and the eventlog, which the guest writes the same way). */
@@ -326,7 +326,7 @@ struct store_trace_packet {
 	uint64_t seq;       /* the guest's packet count, extended past 16 bits */
 	uint64_t sector;    /* where its bytes start in the trace device */
 	uint32_t bytes;     /* the packet's size */
-	uint64_t events;    /* sound events in it (profile/mprof.h) */
+	uint64_t events;    /* sound events in it (profile/trace/mprof.h) */
 	uint64_t first_ts, last_ts; /* their time span (ns, guest clock) */
 	int final;          /* taken while still being written: the trace's end */
 	int64_t kept_us;    /* when (0: now) */
@@ -522,6 +522,19 @@ int store_reclaim(struct store *s, int wait_ms, struct store_reclaim *out);
  * only as the WAL's generations pass, which they do only while the owner
  * commits. */
 int store_give_back(struct store *s, int64_t *waiting);
+/* The owner's writer proving freed slots unseen itself, when its
+ * background checkpoints fall behind (store_checkpoint.c): what it did
+ * since the store was opened.  All zeros for a store that is not the owner. */
+struct store_slot_proofs {
+	int64_t waiting;          /* slots the owner freed that wait now */
+	int64_t proofs;           /* checkpoints the writer made for them */
+	int64_t failed;           /* of which a reader behind (or another checkpoint) held up */
+	int64_t given;            /* slots the proofs gave back */
+	int64_t wait_us;          /* time the writer waited for the background checkpoint */
+	int64_t prove_us;         /* time its own checkpoints took */
+	int64_t max_us;           /* the longest of the two together, once */
+};
+int store_slot_proofs(struct store *s, struct store_slot_proofs *out);
 
 /* Where the space of the store goes (profdb du). */
 struct store_file_space {

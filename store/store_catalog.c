@@ -95,7 +95,9 @@ uint64_t store_max_capacity(void)
 
 static void copy_text(char *dst, size_t len, const unsigned char *src)
 {
-	snprintf(dst, len, "%s", src ? (const char *)src : "");
+	size_t n = src ? strnlen((const char *)src, len - 1) : 0;
+	memcpy(dst, src ? (const char *)src : "", n);
+	dst[n] = '\0';
 }
 
 /* Copies at most len-1 bytes without cutting a UTF-8 sequence in half. */
@@ -327,52 +329,39 @@ int store_latest_run_of_uuid(struct store *s, const char *uuid, int64_t *run_id)
 }
 
 /*
- * A run's .prof, .hp and eventlog sizes come from its xvdp1, xvdp2 and
- * xvdp3 devices, a
- * MirageOS run's trace size from its mprof device (the
- * role is a function of the vdev: store_role_for_vdev), looked up through
- * the UNIQUE (run_id, vdev) index: one seek each.  "role = ... ORDER BY
- * device_id LIMIT 1" said the same but built a temporary b-tree per run,
- * 40% of `profdb query runs` over 10,000 runs.
+ * A run as a listing shows it: its row, and what its devices add (the
+ * .prof, .hp and eventlog sizes from xvdp1, xvdp2 and xvdp3, a MirageOS
+ * trace's bytes from its mprof device and its packets and events from
+ * the trace's index, the stack samples' bytes, how many devices).  Two
+ * scans, both in run_id order, merged here: the runs (the table's own
+ * order) and their devices (the UNIQUE (run_id, vdev) index's), each row
+ * read once.  One query that joined them and grouped by run copied every
+ * run's columns into an aggregate per run and built the list of the
+ * newest ids in a temporary table: 380 million instructions for
+ * `profdb query runs` over 10,000 runs, 27,000 of SQLite's per run.
  */
-/*
- * A run's row and what its devices add to it, for "SELECT %s FROM runs r
- * LEFT JOIN devices d ON d.run_id = r.run_id ... GROUP BY r.run_id" (RUN_FROM):
- * one look at a run's devices where four subqueries took four (a fifth of
- * `query runs` over 10,000 runs).
- */
-/* A profile's size as a listing shows it: what its status block claims,
- * but never more than the guest wrote (a block may claim 1 TiB). */
-#define RUN_FILE_BYTES                                                                       \
-	"CASE WHEN d.status = 'ok' THEN "                                                    \
-	"min(d.file_size, max(d.written_end_sector - 1, 0) * 512) ELSE -1 END"
-#define RUN_COLUMNS                                                                          \
-	"r.run_id, r.domid, r.name, r.uuid, r.started_us, r.ended_us, r.state, r.host, "      \
-	"r.backend_version, r.source, "                                                       \
-	"max(CASE WHEN d.vdev = 'xvdp1' AND d.role = 'prof' THEN " RUN_FILE_BYTES " END), "   \
-	"max(CASE WHEN d.vdev = 'xvdp2' AND d.role = 'hp' THEN " RUN_FILE_BYTES " END), "     \
-	"count(d.device_id), "                                                                \
-	"max(CASE WHEN d.vdev = 'mprof' AND d.role = 'trace' THEN d.write_bytes END), "
-#define RUN_FROM "runs r LEFT JOIN devices d ON d.run_id = r.run_id"
-/* end_reason came with schema 6; readers open older stores as they are
- * (an older store holds no eventlog: its column is NULL then). */
-#define RUN_EVENTLOG_COLUMN                                                                  \
-	", max(CASE WHEN d.vdev = 'xvdp3' AND d.role = 'eventlog' THEN " RUN_FILE_BYTES " END)"
-/* What else a run holds, for the catalogue: its trace's packets and
- * events (from the trace's index: a range of its primary key, only for a
- * run with a trace), its stack samples' bytes (the sectors written). */
-#define RUN_HOLDS_COLUMNS                                                                    \
-	", max(CASE WHEN d.role = 'trace' THEN (SELECT count(*) FROM trace_packets t"              \
-	"   WHERE t.device_id = d.device_id) END)"                                                 \
-	", max(CASE WHEN d.role = 'trace' THEN (SELECT coalesce(sum(t.events), 0) FROM"            \
-	"   trace_packets t WHERE t.device_id = d.device_id) END)"                                 \
-	", max(CASE WHEN d.role = 'samples' THEN d.written_end_sector * 512 END)"
-#define RUN_COLUMNS_V6 RUN_COLUMNS "r.end_reason" RUN_EVENTLOG_COLUMN RUN_HOLDS_COLUMNS
-#define RUN_COLUMNS_V5 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN RUN_HOLDS_COLUMNS
-/* (before schema 5 there is no trace, nor its index) */
-#define RUN_COLUMNS_V4 RUN_COLUMNS "''" RUN_EVENTLOG_COLUMN ", NULL, NULL, NULL"
-#define RUN_COLUMNS_OF(s)                                                                    \
-	((s)->schema_version >= 6 ? RUN_COLUMNS_V6 : (s)->schema_version == 5 ? RUN_COLUMNS_V5 : RUN_COLUMNS_V4)
+/* The runs table's own columns (end_reason came with schema 6: readers
+ * open older stores as they are). */
+#define RUN_ROW_COLUMNS                                                                      \
+	"run_id, domid, name, uuid, started_us, ended_us, state, host, backend_version, source, "
+/* What a device adds to its run.  A profile's size as a listing shows it:
+ * what its status block claims, never more than the guest wrote (a block
+ * may claim 1 TiB).  A trace's packets and events: a range of the trace's
+ * primary key, only for a trace (the table came with schema 5). */
+#define RUN_DEVICE_COLUMNS                                                                   \
+	"run_id, vdev, role, CASE WHEN status = 'ok' THEN "                                   \
+	"min(file_size, max(written_end_sector - 1, 0) * 512) ELSE -1 END, "                  \
+	"written_end_sector, write_bytes, "
+#define RUN_TRACE_COLUMNS                                                                    \
+	"CASE WHEN role = 'trace' THEN (SELECT count(*) FROM trace_packets t"                   \
+	"  WHERE t.device_id = devices.device_id) END, "                                        \
+	"CASE WHEN role = 'trace' THEN (SELECT coalesce(sum(t.events), 0) FROM trace_packets t" \
+	"  WHERE t.device_id = devices.device_id) END"
+
+static int64_t col_or(sqlite3_stmt *st, int i, int64_t none)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
+}
 
 static void load_run(sqlite3_stmt *st, struct store_run *r)
 {
@@ -389,16 +378,52 @@ static void load_run(sqlite3_stmt *st, struct store_run *r)
 	copy_text(r->host, sizeof(r->host), sqlite3_column_text(st, 7));
 	copy_text(r->backend_version, sizeof(r->backend_version), sqlite3_column_text(st, 8));
 	copy_text(r->source, sizeof(r->source), sqlite3_column_text(st, 9));
-	r->prof_bytes = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
-	r->hp_bytes = sqlite3_column_type(st, 11) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 11);
-	r->ndevices = sqlite3_column_int(st, 12);
-	r->trace_bytes = sqlite3_column_type(st, 13) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 13);
-	copy_text(r->end_reason, sizeof(r->end_reason), sqlite3_column_text(st, 14));
-	r->eventlog_bytes = sqlite3_column_type(st, 15) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 15);
-	r->trace_packets = sqlite3_column_type(st, 16) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 16);
-	r->trace_events = sqlite3_column_type(st, 17) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 17);
-	r->samples_bytes = sqlite3_column_type(st, 18) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 18);
-	r->samples = -1;
+	copy_text(r->end_reason, sizeof(r->end_reason), sqlite3_column_text(st, 10));
+	r->prof_bytes = r->hp_bytes = r->eventlog_bytes = r->trace_bytes = -1;
+	r->trace_packets = r->trace_events = r->samples_bytes = r->samples = -1;
+}
+
+/* Device row st (RUN_DEVICE_COLUMNS, then RUN_TRACE_COLUMNS or NULLs)
+ * added to its run r, as one query's max() over them once did. */
+static void add_device(sqlite3_stmt *st, struct store_run *r)
+{
+	const char *vdev = (const char *)sqlite3_column_text(st, 1);
+	const char *role = (const char *)sqlite3_column_text(st, 2);
+	int64_t file_bytes = col_or(st, 3, -1), end = sqlite3_column_int64(st, 4);
+	vdev = vdev ? vdev : "";
+	role = role ? role : "";
+	r->ndevices++;
+	if (!strcmp(vdev, "xvdp1") && !strcmp(role, "prof"))
+		r->prof_bytes = file_bytes;
+	else if (!strcmp(vdev, "xvdp2") && !strcmp(role, "hp"))
+		r->hp_bytes = file_bytes;
+	else if (!strcmp(vdev, "xvdp3") && !strcmp(role, "eventlog"))
+		r->eventlog_bytes = file_bytes;
+	if (!strcmp(vdev, "mprof") && !strcmp(role, "trace"))
+		r->trace_bytes = sqlite3_column_int64(st, 5);
+	if (!strcmp(role, "trace")) {
+		int64_t p = col_or(st, 6, -1), e = col_or(st, 7, -1);
+		r->trace_packets = p > r->trace_packets ? p : r->trace_packets;
+		r->trace_events = e > r->trace_events ? e : r->trace_events;
+	}
+	if (!strcmp(role, "samples") && end * 512 > r->samples_bytes)
+		r->samples_bytes = end * 512;
+}
+
+/* The devices of runs from lo on (and below hi, 0: no bound), in run_id
+ * order, for add_device. */
+static int prepare_devices(struct store *s, int64_t lo, int64_t hi, sqlite3_stmt **st)
+{
+	char sql[1024];
+	snprintf(sql, sizeof(sql), "SELECT " RUN_DEVICE_COLUMNS "%s FROM devices"
+	         " WHERE run_id >= ?1 AND (?2 IS NULL OR run_id < ?2) ORDER BY run_id",
+	         s->schema_version >= 5 ? RUN_TRACE_COLUMNS : "NULL, NULL");
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(*st, 1, lo);
+	if (hi > 0)
+		sqlite3_bind_int64(*st, 2, hi);
+	return 0;
 }
 
 /* run->backend_gone (see store.h).  *owner caches store_owner_alive over
@@ -416,34 +441,61 @@ static void mark_backend(struct store *s, struct store_run *r, int *owner)
 	r->backend_gone = *owner == 0;
 }
 
+/* The runs of a listing, and their devices, merged: each run is given to
+ * cb whole.  runs yields RUN_ROW_COLUMNS in run_id order; devices, from
+ * prepare_devices over at least those runs. */
+static int merge_runs(struct store *s, sqlite3_stmt *runs, sqlite3_stmt *devices, store_run_cb cb, void *ctx,
+                      int *cbrc)
+{
+	int owner = -2, rc, drc = sqlite3_step(devices);
+	while ((rc = sqlite3_step(runs)) == SQLITE_ROW) {
+		struct store_run r;
+		load_run(runs, &r);
+		while (drc == SQLITE_ROW && sqlite3_column_int64(devices, 0) < r.run_id)
+			drc = sqlite3_step(devices);
+		while (drc == SQLITE_ROW && sqlite3_column_int64(devices, 0) == r.run_id) {
+			add_device(devices, &r);
+			drc = sqlite3_step(devices);
+		}
+		if (drc != SQLITE_ROW && drc != SQLITE_DONE)
+			return -1;
+		mark_backend(s, &r, &owner);
+		if ((*cbrc = cb(ctx, &r)) != 0)
+			return 0;
+	}
+	return rc == SQLITE_DONE && (drc == SQLITE_ROW || drc == SQLITE_DONE) ? 0 : -1;
+}
+
+static int copy_one(void *ctx, const struct store_run *r)
+{
+	*(struct store_run *)ctx = *r;
+	return 1;
+}
+
 int store_get_run(struct store *s, int64_t run_id, struct store_run *out)
 {
 	if (s->remote)
 		return store_remote_get_run(s, run_id, out);
-	sqlite3_stmt *st;
-	int rc;
+	sqlite3_stmt *runs = NULL, *devices = NULL;
+	int cbrc = 0, rc = -1;
 	STORE_NEED_SQL(s);
 
-	char sql[4096];
-	int owner = -2;
-
-	snprintf(sql, sizeof(sql), "SELECT %s FROM " RUN_FROM " WHERE r.run_id = ?1 GROUP BY r.run_id",
-	         RUN_COLUMNS_OF(s));
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return store_sqlite_fail(s, "reading a run");
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		load_run(st, out);
-		mark_backend(s, out, &owner);
+	char sql[512];
+	snprintf(sql, sizeof(sql), "SELECT " RUN_ROW_COLUMNS "%s FROM runs WHERE run_id = ?1",
+	         s->schema_version >= 6 ? "end_reason" : "''");
+	if (sqlite3_prepare_v2(s->db, sql, -1, &runs, NULL) == SQLITE_OK &&
+	    prepare_devices(s, run_id, run_id + 1, &devices) == 0) {
+		sqlite3_bind_int64(runs, 1, run_id);
+		rc = merge_runs(s, runs, devices, copy_one, out, &cbrc);
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	sqlite3_finalize(runs);
+	sqlite3_finalize(devices);
+	if (rc != 0)
+		return store_sqlite_fail(s, "reading a run");
+	if (!cbrc)
 		return store_fail(s, STORE_ENOTFOUND,
 		                  "no run %lld in %s ('profdb query runs' lists them)",
 		                  (long long)run_id, s->path);
-	if (rc != SQLITE_ROW)
-		return store_sqlite_fail(s, "reading a run");
 	return 0;
 }
 
@@ -528,57 +580,71 @@ int store_count_runs_by_state(struct store *s, int64_t counts[3])
 	return rc == SQLITE_DONE ? 0 : store_sqlite_fail(s, "counting runs");
 }
 
-int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
+/* Binds a listing's filter to st's ?1..?6 (see store_list_runs). */
+static void bind_filter(sqlite3_stmt *st, const struct store_run_filter *f)
 {
-	if (s->remote)
-		return store_remote_list_runs(s, f, cb, ctx);
-	sqlite3_stmt *st;
-	int rc, cbrc = 0;
-	STORE_NEED_SQL(s);
-
-	/* The newest `limit` runs, shown oldest first like a log.  The limit
-	 * picks run ids only; the rows are then read in run_id order, so no
-	 * result set of whole rows is sorted (a quarter of the time at 10,000
-	 * runs). */
-	char sql[4096];
-	int owner = -2;
-	snprintf(sql, sizeof(sql),
-	         "SELECT %s FROM " RUN_FROM " WHERE r.run_id IN"
-	         " (SELECT run_id FROM runs"
-	         "   WHERE (?1 IS NULL OR state = ?1)"
-	         "     AND (?2 IS NULL OR name GLOB ?2)"
-	         "     AND (?3 IS NULL OR started_us >= ?3)"
-	         "     AND (?5 IS NULL OR run_id < ?5)"
-	         "   ORDER BY run_id DESC LIMIT ?4)"
-	         "   AND (?6 IS NULL OR r.run_id > ?6)"
-	         " GROUP BY r.run_id ORDER BY r.run_id",
-	         RUN_COLUMNS_OF(s));
-	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return store_sqlite_fail(s, "listing runs");
 	if (f && f->state >= 0)
-		sqlite3_bind_text(st, 1, store_run_state_name((enum store_run_state)f->state), -1,
-		                  SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, store_run_state_name((enum store_run_state)f->state), -1, SQLITE_STATIC);
 	if (f && f->name_glob)
 		sqlite3_bind_text(st, 2, f->name_glob, -1, SQLITE_STATIC);
 	if (f && f->since_us)
 		sqlite3_bind_int64(st, 3, f->since_us);
-	sqlite3_bind_int64(st, 4, f && f->limit > 0 ? f->limit : -1);
 	if (f && f->before_id > 0)
 		sqlite3_bind_int64(st, 5, f->before_id);
 	if (f && f->after_id > 0)
 		sqlite3_bind_int64(st, 6, f->after_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_run r;
-		load_run(st, &r);
-		mark_backend(s, &r, &owner);
-		if ((cbrc = cb(ctx, &r)) != 0)
-			break;
-	}
+}
+
+#define RUN_FILTER                                                                           \
+	" WHERE (?1 IS NULL OR state = ?1) AND (?2 IS NULL OR name GLOB ?2)"                    \
+	" AND (?3 IS NULL OR started_us >= ?3) AND (?5 IS NULL OR run_id < ?5)"                \
+	" AND (?6 IS NULL OR run_id > ?6)"
+
+/* The smallest run id of the listing's newest `limit` runs (0: no limit,
+ * or fewer runs): where its scans begin.  -1 on failure. */
+static int64_t newest_from(struct store *s, const struct store_run_filter *f)
+{
+	sqlite3_stmt *st;
+	if (!f || f->limit <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT run_id FROM runs" RUN_FILTER " ORDER BY run_id DESC LIMIT 1 OFFSET ?4",
+	                       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	bind_filter(st, f);
+	sqlite3_bind_int64(st, 4, f->limit - 1);
+	int rc = sqlite3_step(st);
+	int64_t from = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
 	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? from : -1;
+}
+
+int store_list_runs(struct store *s, const struct store_run_filter *f, store_run_cb cb, void *ctx)
+{
+	if (s->remote)
+		return store_remote_list_runs(s, f, cb, ctx);
+	sqlite3_stmt *runs = NULL, *devices = NULL;
+	int cbrc = 0, rc = -1;
+	STORE_NEED_SQL(s);
+
+	/* The newest `limit` runs, shown oldest first like a log: the id
+	 * where they begin is found first (one seek down the table's end),
+	 * then both scans go up from it in run_id order, and nothing is
+	 * sorted or gathered into a temporary table. */
+	int64_t from = newest_from(s, f);
+	char sql[1024];
+	snprintf(sql, sizeof(sql), "SELECT " RUN_ROW_COLUMNS "%s FROM runs" RUN_FILTER
+	         " AND run_id >= ?4 ORDER BY run_id", s->schema_version >= 6 ? "end_reason" : "''");
+	if (from >= 0 && sqlite3_prepare_v2(s->db, sql, -1, &runs, NULL) == SQLITE_OK &&
+	    prepare_devices(s, from, f && f->before_id > 0 ? f->before_id : 0, &devices) == 0) {
+		bind_filter(runs, f);
+		sqlite3_bind_int64(runs, 4, from);
+		rc = merge_runs(s, runs, devices, cb, ctx, &cbrc);
+	}
+	sqlite3_finalize(runs);
+	sqlite3_finalize(devices);
 	if (cbrc)
 		return cbrc;
-	if (rc != SQLITE_DONE)
+	if (rc != 0)
 		return store_sqlite_fail(s, "listing runs");
 	return 0;
 }

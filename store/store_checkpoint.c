@@ -26,8 +26,64 @@
  * since the PASSIVE pass, holding the writer for that long, and the next
  * commit starts the WAL over.
  *
+ * Why the writer proves freed slots unseen itself past a bound: the thread
+ * runs at nice 19 (store_thread_background), so that its copy and fsyncs
+ * never hold a core a guest's round trip wants, and on a host whose cores
+ * are busy at normal priority it is starved.  How long freed slots waited
+ * then depended on the scheduler, not on the store: test_faults' slot-space
+ * case (4 MiB rewritten 64 times) held 93 MiB of data file in CI's
+ * sanitized build at load 6-9 on 2 cores, against 7 MiB idle.  Measured
+ * here (sanitized build, two busy loops at nice 0, load 3-5): the thread's
+ * checkpoints took 35 ms of wall time on average and up to 300 ms for
+ * about 0.3 ms of CPU, 85-90% of it waiting for a CPU
+ * (/proc/thread-self/schedstat); its RESTARTs mostly succeeded (80-88%; the
+ * rest failed because the writer was mid-batch, none because of a reader),
+ * but the generations came up to 0.48 s apart, with up to 716 slots (44 MiB)
+ * freed between two.  So the owner counts the slots it freed that wait
+ * (freed in this generation or the one before: the older ones are
+ * reclaimable), and when they pass STORE_SLOTS_PROVE, the writer itself,
+ * at the end of its commit, proves that no reader can see them: one
+ * PASSIVE checkpoint that copies the whole WAL (store_space.c says why a
+ * whole copy proves it; better than bringing the WAL to a restart, which
+ * needs no reader at all on the WAL, and two of them).  The next batch then
+ * gives every slot waiting back (store_slots_reclaim).  The checkpoint lock
+ * is one: past STORE_SLOTS_HOLD the thread starts no new checkpoint, and
+ * the writer waits for one in progress to end (priority inversion: a
+ * starved thread holds the writer up, as its RESTART's write lock already
+ * did; the backend may not raise the thread's priority: its unit grants no
+ * capability).  Its cost is in docs/performance.md.
+ *
+ * THE INVARIANTS:
+ *   (1) A slot the owner frees carries the generation it was freed in
+ *       (wal_gen, store_slots.c), and is given back once wal_gen has grown
+ *       by two since (two WAL restarts: the transaction that freed it may
+ *       itself be the first of a generation), or once a proof covers its
+ *       generation (below slots_proven_end).
+ *   (2) wal_gen grows by one at each WAL restart the owner's hook sees, and
+ *       by one at each proof, so that no slot freed after a proof carries a
+ *       generation the proof covers.
+ *   (3) waiting[0] + waiting[1] counts at least the slots the owner freed
+ *       and (1) does not yet give back: a slot is counted when freed, in
+ *       waiting[0]; a restart moves waiting[0] to waiting[1] and drops the
+ *       old waiting[1] (now reclaimable); a proof, or store_give_back
+ *       when it gave back every slot waiting, drops them all.  (A batch
+ *       rolled back leaves its frees counted, and a give-back of only
+ *       some drops none: one proof too early, never one too late.)
+ *   (4) The proof is decided and made in the hook of the commit that took
+ *       waiting past the bound, on the thread that committed, and the
+ *       connection is one thread's at a time (store_internal.h, invariant
+ *       5): no batch frees a slot between the count and the proof.  So what
+ *       the owner's freed slots hold of the data file is at most
+ *       STORE_SLOTS_PROVE slots plus one batch's (BATCH_BYTES_MAX, 4 MiB),
+ *       whatever the load, unless a reader is behind the newest commit:
+ *       its snapshot may name them, and they wait for it (tried again every
+ *       STORE_FREED_WAKE slots more; --max-store-bytes bounds that).
+ *   (5) The writer waits for the thread only while the thread is in a
+ *       checkpoint, which waits for no one (RESTART with no busy timeout;
+ *       PASSIVE never waits): the wait ends.
+ *
  * Layer 2 (store_internal.h): counts the WAL's generations for the data
- * file's slots (wal_restarted).  May call: store_conn.c.
+ * file's slots (wal_restarted, writer_prove).  May call: store_conn.c.
  */
 #include "config.h"
 
@@ -36,6 +92,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "store_internal.h"
@@ -58,6 +115,13 @@ struct store_checkpointer {
 	uint64_t wal_salts;
 	int restarts_wanted; /* WAL restarts freed slots still wait for */
 	int64_t freed;       /* slots freed since the checkpointer was last woken */
+	/* The writer's own proofs (invariants 3-5). */
+	pthread_cond_t idle;  /* busy went back to 0 */
+	int hold;             /* the writer is about to checkpoint: start none */
+	int64_t waiting[2];   /* slots the owner freed in this generation, and in the one before */
+	int64_t prove_at;     /* waiting at which the writer tries again; 0: STORE_SLOTS_PROVE */
+	int prove_frames;     /* WAL frames when a proof last failed */
+	struct store_slot_proofs stats;
 };
 
 /* Wake the checkpointer (to try a RESTART) after this many freed slots
@@ -69,6 +133,24 @@ struct store_checkpointer {
  * MiB while checkpoints are quick; its cost, a checkpoint of the few
  * frames since the last one, per 2 MiB of data. */
 #define STORE_FREED_WAKE 32
+
+/* Slots waiting (invariant 3) past which the thread starts no checkpoint
+ * (8 MiB), and past which the writer proves them unseen itself (16 MiB).
+ * Idle, the thread's restarts keep what waits below the first (see
+ * docs/performance.md): the writer's checkpoints are for a thread that
+ * falls behind. */
+#define STORE_SLOTS_HOLD 128
+#define STORE_SLOTS_PROVE 256
+/* A proof that failed is tried again after this many more WAL frames
+ * (about 1 MiB) even if no slot was freed meanwhile. */
+#define STORE_PROVE_FRAMES 250
+
+static int64_t mono_us(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
 
 /* The WAL header's salts: SQLite changes them whenever the WAL starts over
  * (restart, or a new file after a truncating checkpoint), and only then.
@@ -103,6 +185,8 @@ static void *checkpoint_main(void *arg)
 		if (c->stop)
 			break;
 		c->pending = 0;
+		if (c->hold)
+			continue; /* the writer checkpoints (invariant 4): it wakes us again after */
 		c->busy = 1;
 		pthread_mutex_unlock(&c->lock);
 		/* Errors (a busy reader, a full disk) are not fatal here: the
@@ -128,17 +212,80 @@ static void *checkpoint_main(void *arg)
 		c->busy = 0;
 		if (ckpt > c->copied)
 			c->copied = ckpt;
+		pthread_cond_broadcast(&c->idle);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
 }
 
 /* A WAL generation more: the data file's slots freed two generations ago
- * may be given back (store_slots_reclaim, at the next batch). */
-static void wal_restarted(struct store *s)
+ * may be given back (store_slots_reclaim, at the next batch).  c->lock held. */
+static void wal_restarted(struct store *s, struct store_checkpointer *c)
 {
 	s->wal_gen++;
 	s->reclaim_due = 1;
+	c->waiting[1] = c->waiting[0]; /* invariant 3 */
+	c->waiting[0] = 0;
+	if (c->restarts_wanted > 0)
+		c->restarts_wanted--;
+}
+
+/* In the hook of a commit that left more than STORE_SLOTS_PROVE slots
+ * waiting (invariant 4): the writer proves that no reader can see them, and
+ * the next batch gives them all back.  db: the writer's connection, with no
+ * transaction open.  c->lock held on entry and on return. */
+static void writer_prove(struct store *s, struct store_checkpointer *c, sqlite3 *db, int frames)
+{
+	int64_t t0 = mono_us();
+
+	c->hold = 1;
+	while (c->busy) /* its checkpoint holds the lock ours needs (invariant 5) */
+		pthread_cond_wait(&c->idle, &c->lock);
+	int64_t t1 = mono_us();
+	pthread_mutex_unlock(&c->lock);
+	int log = -1, ckpt = -1;
+	int rc = sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &ckpt);
+	int64_t t2 = mono_us();
+	pthread_mutex_lock(&c->lock);
+	c->stats.proofs++;
+	c->stats.wait_us += t1 - t0;
+	c->stats.prove_us += t2 - t1;
+	if (t2 - t0 > c->stats.max_us)
+		c->stats.max_us = t2 - t0;
+	if (rc == SQLITE_OK && log >= 0 && log == ckpt) {
+		/* Every reader is at the newest commit, in which no row names a
+		 * slot waiting now (invariants 1, 2). */
+		s->slots_proven_end = ++s->wal_gen;
+		s->reclaim_due = 1;
+		c->stats.given += c->waiting[0] + c->waiting[1];
+		c->waiting[0] = c->waiting[1] = 0;
+		c->restarts_wanted = 0;
+		c->prove_at = 0;
+		c->hold = 0;
+		if (ckpt > c->copied)
+			c->copied = ckpt;
+	} else {
+		/* A reader behind, or another process's checkpoint: again once
+		 * STORE_FREED_WAKE more slots wait, or the WAL grew by
+		 * STORE_PROVE_FRAMES (a writer that frees nothing more must not
+		 * keep the thread held).  The thread stays held meanwhile: the
+		 * next try is near, and what it could copy the writer's tries
+		 * copy. */
+		c->stats.failed++;
+		c->prove_at = c->waiting[0] + c->waiting[1] + STORE_FREED_WAKE;
+		c->prove_frames = frames;
+	}
+}
+
+/* After fewer slots wait (a restart, store_give_back): the usual bound
+ * again, and the thread free once no proof is near.  c->lock held. */
+static void proofs_settle(struct store_checkpointer *c)
+{
+	int64_t waiting = c->waiting[0] + c->waiting[1];
+	if (waiting <= STORE_SLOTS_PROVE)
+		c->prove_at = 0;
+	if (waiting <= STORE_SLOTS_HOLD)
+		c->hold = 0;
 }
 
 static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
@@ -152,14 +299,23 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		uint64_t salts = wal_generation(s, c);
 		if (salts && salts != c->wal_salts) {
 			if (c->wal_salts) {
-				wal_restarted(s);
 				pthread_mutex_lock(&c->lock);
-				if (c->restarts_wanted > 0)
-					c->restarts_wanted--;
+				wal_restarted(s, c);
 				pthread_mutex_unlock(&c->lock);
 			}
 			c->wal_salts = salts;
 		}
+		pthread_mutex_lock(&c->lock);
+		proofs_settle(c); /* a restart may have dropped what waits */
+		int64_t waiting = c->waiting[0] + c->waiting[1];
+		int64_t at = c->prove_at ? c->prove_at : STORE_SLOTS_PROVE;
+		/* Near a proof the thread starts no checkpoint: the writer will
+		 * want the checkpoint lock (invariant 5). */
+		c->hold = waiting > at - (STORE_SLOTS_PROVE - STORE_SLOTS_HOLD);
+		if (waiting > at || (c->prove_at && (frames < c->prove_frames ||
+		                                      frames >= c->prove_frames + STORE_PROVE_FRAMES)))
+			writer_prove(s, c, db, frames);
+		pthread_mutex_unlock(&c->lock);
 	}
 	if (frames >= STORE_WAL_HARD_FRAMES) {
 		sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
@@ -181,7 +337,7 @@ static int wal_hook(void *ctx, sqlite3 *db, const char *name, int frames)
 		/* Sooner while freed slots wait for restarts. */
 		int every = c->restarts_wanted > 0 ? STORE_WAL_SOFT_FRAMES / 4 : STORE_WAL_SOFT_FRAMES;
 		if ((frames >= c->copied + every || (c->restarts_wanted > 0 && c->freed >= STORE_FREED_WAKE)) &&
-		    !c->pending && !c->busy) {
+		    !c->pending && !c->busy && !c->hold) {
 			c->pending = 1;
 			c->freed = 0;
 			pthread_cond_signal(&c->wake);
@@ -199,7 +355,32 @@ void store_checkpointer_want_restarts(struct store *s, int64_t freed)
 	pthread_mutex_lock(&c->lock);
 	c->restarts_wanted = 2; /* a freed slot waits for two generations */
 	c->freed += freed;
+	c->waiting[0] += freed; /* invariant 3 */
 	pthread_mutex_unlock(&c->lock);
+}
+
+void store_checkpointer_given_back(struct store *s)
+{
+	struct store_checkpointer *c = s->checkpointer;
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->waiting[0] = c->waiting[1] = 0; /* invariant 3 */
+	proofs_settle(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
+int store_slot_proofs(struct store *s, struct store_slot_proofs *out)
+{
+	struct store_checkpointer *c = s->checkpointer;
+	memset(out, 0, sizeof(*out));
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	*out = c->stats;
+	out->waiting = c->waiting[0] + c->waiting[1];
+	pthread_mutex_unlock(&c->lock);
+	return 0;
 }
 
 int store_checkpointer_start(struct store *s)
@@ -229,9 +410,11 @@ int store_checkpointer_start(struct store *s)
 	c->wal_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
+	pthread_cond_init(&c->idle, NULL);
 	if (pthread_create(&c->thread, NULL, checkpoint_main, c) != 0) {
 		pthread_mutex_destroy(&c->lock);
 		pthread_cond_destroy(&c->wake);
+		pthread_cond_destroy(&c->idle);
 		sqlite3_close(c->db);
 		free(c);
 		return store_fail(s, STORE_ENOMEM, "cannot start the checkpointer thread");
@@ -261,6 +444,7 @@ void store_checkpointer_stop(struct store *s)
 		close(c->wal_fd);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->wake);
+	pthread_cond_destroy(&c->idle);
 	free(c);
 	s->checkpointer = NULL;
 }

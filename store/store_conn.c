@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "store_internal.h"
 

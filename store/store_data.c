@@ -23,7 +23,7 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store_intake.h"
 #include "store_internal.h"
 

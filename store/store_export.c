@@ -8,7 +8,7 @@
  * end came from.
  *
  * Layer 6 (store_internal.h).  May call: store_catalog.c, store_data.c,
- * store_conn.c, profile/ghc_eventlog.c (an unclosed eventlog's cut).
+ * store_conn.c, profile/eventlog/ghc_eventlog.c (an unclosed eventlog's cut).
  */
 #include "config.h"
 
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../profile/ghc_eventlog.h"
+#include "../profile/eventlog/ghc_eventlog.h"
 #include "store_export.h"
 #include "store_internal.h"
 

@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "store_intake_int.h"
 

@@ -171,7 +171,8 @@ struct store {
 	int slots_written;
 	char store_id[33];             /* meta.store_id ("" before schema 4) */
 	int data_header_ok;            /* meta.data_header = 'ok': the data file has one */
-	int64_t wal_gen;               /* WAL restarts seen by the owner */
+	int64_t wal_gen;               /* WAL generations seen by the owner (store_checkpoint.c) */
+	int64_t slots_proven_end;      /* slots freed in a generation below it: no reader sees them */
 	int reclaim_due;
 	/* The owner's intake log (store_intake.c), or NULL. */
 	struct store_intake *intake;
@@ -272,6 +273,9 @@ void store_checkpointer_stop(struct store *s);
 /* freed slots were freed: ask the checkpointer for the WAL restarts they
  * wait for (store_checkpoint.c). */
 void store_checkpointer_want_restarts(struct store *s, int64_t freed);
+/* Every slot waiting was given back other than by the WAL's generations
+ * (store_give_back's proof). */
+void store_checkpointer_given_back(struct store *s);
 /* Runs a cached one-step statement (BEGIN, COMMIT); SQLite result code. */
 int store_exec_stmt(struct store *s, enum store_stmt_id id);
 

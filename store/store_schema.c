@@ -200,7 +200,7 @@ static const char *const migrations[] = {
 
 	/* 6 -> 7: stack samples taken from dom0.  A device may have the role
 	 * 'samples' (vdev "samples"): its sectors hold the samples stream of
-	 * profile/samples.h, appended as the sampler takes them.  The devices
+	 * profile/samples/samples.h, appended as the sampler takes them.  The devices
 	 * table is rebuilt for its role constraint (as in 4 -> 5). */
 	"DROP TRIGGER devices_drop_chunks;"
 	"CREATE TABLE devices_v7 ("

@@ -41,8 +41,9 @@
  *   (2) A slot becomes free only once no reader's snapshot has a row
  *       naming it: by the generation rule (store_slots_reclaim, the owner's
  *       WAL restarts), or because a checkpoint copied the whole WAL, which
- *       no reader behind its newest commit allows (store_space.c).  Once
- *       free it stays invisible: snapshots taken later are newer.
+ *       no reader behind its newest commit allows (store_space.c, and the
+ *       owner's writer itself: store_checkpoint.c).  Once free it stays
+ *       invisible: snapshots taken later are newer.
  *   (3) Only a free slot, or one past meta.data_slots, is written into,
  *       punched or cut off the file; a waiting slot keeps its bytes and
  *       stays inside the file (a reader may still read it).
@@ -52,6 +53,18 @@
  *       free again (its bytes garbage no row names).
  *   (5) Free survives restarts: the owner's open re-arms waiting slots
  *       only (their readers' snapshots are unknown), never free ones.
+ *   (6) What the owner's freed slots hold of the file is bounded whatever
+ *       the load: past 16 MiB waiting the writer proves them unseen itself
+ *       at the end of its commit (store_checkpoint.c, invariant 4), and
+ *       only a reader behind the newest commit holds them longer.  Why:
+ *       the generations come from the checkpointer's restarts, and its
+ *       thread runs at nice 19; on a busy host it waited for a CPU through
+ *       85-98% of each checkpoint, generations came up to a second apart,
+ *       and a guest rewriting 4 MiB held 93 MiB of the file in CI (7 MiB
+ *       idle); a guest whose batches come back to back left the writer
+ *       mid-batch at 78 of 84 restarts and held 1.3-2 GiB for 32 MiB.
+ *       Now 20-24 MiB for the first, 56 MiB for the second
+ *       (docs/performance.md).
  *  - Identity: slot 0 is the data file's header, naming the store it
  *    belongs to (meta.store_id).  Without it a data file that went missing
  *    was recreated empty by the next bulk write, and every older chunk
@@ -78,7 +91,7 @@
 #include <unistd.h>
 
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
-#include <xxhash.h>
+#include "util/xxh.h"
 
 #include "store_internal.h"
 
@@ -603,14 +616,17 @@ int store_slots_reclaim(struct store *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return store_sqlite_fail(s, "reclaiming data slots");
-	if (s->wal_gen < 2)
+	/* Two generations since (a restart's), or a proof since
+	 * (store_checkpoint.c, invariant 1). */
+	int64_t upto = s->wal_gen - 2 > s->slots_proven_end - 1 ? s->wal_gen - 2 : s->slots_proven_end - 1;
+	if (upto < 0)
 		return 0;
 	if (sqlite3_prepare_v2(s->db,
 	                       "UPDATE dead_slots SET freed_gen = ?2 WHERE freed_gen >= 0 AND freed_gen <= ?1 "
 	                       "RETURNING slot",
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "reclaiming data slots");
-	sqlite3_bind_int64(st, 1, s->wal_gen - 2);
+	sqlite3_bind_int64(st, 1, upto);
 	sqlite3_bind_int64(st, 2, SLOT_FREE);
 	int64_t freed = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -24,7 +24,8 @@
  *
  * Also the store's files: their names, their removal and their usage.
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
- * store_slots.c, store_conn.c, store_remote.c (a store read through the
+ * store_slots.c, store_checkpoint.c (what the owner gave back no longer
+ * waits), store_conn.c, store_remote.c (a store read through the
  * backend).
  */
 #include "config.h"
@@ -133,8 +134,11 @@ static int give_back_proven(struct store *s, int64_t *punched, int *proven)
 			store_batch_abort(s); /* another commit came between: next time */
 		else if ((rc = store_slots_free(s, slots, n, punched)) || (rc = store_slots_trim(s, &cut)))
 			store_batch_abort(s);
-		else if (!(rc = store_batch_commit(s)))
+		else if (!(rc = store_batch_commit(s))) {
 			*proven = 1;
+			if (n < PROOF_MAX) /* every slot waiting was listed */
+				store_checkpointer_given_back(s);
+		}
 	}
 	free(slots);
 	return rc;

@@ -1,6 +1,6 @@
 /*
- * eventlog_dump.c - what the eventlog decoder (profile/ghc_eventlog.h) and
- * its views (profile/eventlog_summary.h) make of a file, for
+ * eventlog_dump.c - what the eventlog decoder (profile/eventlog/ghc_eventlog.h) and
+ * its views (profile/eventlog/eventlog_summary.h) make of a file, for
  * test_eventlog_peers.sh to put beside ghc-events and the run's .hp:
  *
  *   eventlog_dump counts FILE   "events N" (block markers aside, as
@@ -20,8 +20,8 @@
  * The file is fed in pieces of 4093 bytes (EVENTLOG_PIECE to change it),
  * so every run crosses units at odd places.
  *
- * May call: profile/ghc_eventlog.h, profile/eventlog_summary.h,
- * profile/heap_chart.h, libc.
+ * May call: profile/eventlog/ghc_eventlog.h, profile/eventlog/eventlog_summary.h,
+ * profile/heap/heap_chart.h, libc.
  */
 #include "config.h"
 
@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/eventlog_summary.h"
-#include "profile/ghc_eventlog.h"
-#include "profile/heap_chart.h"
-#include "profile/heap_svg.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/ghc_eventlog.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_svg.h"
 
 struct dump {
 	const char *mode;

@@ -18,10 +18,13 @@ folder holding config.status, or named _*, as make distcheck's are).
    by the row of its folder or of the nearest folder above it.
 2. File maps (README.md, "Layout"): the folder D's map is the first comment
    of D/<D's name>.h, its lines that begin with the names of .c files
-   ("main.c  command line ...", "blkif.c, ring.c  the protocol ...").  Every
-   name exists (relative to D), and every .c file directly in D is named,
-   except those make generates (a first line saying "generated ... do not
-   edit").  A folder at any depth may have one; one without is not checked.
+   ("main.c  command line ...", "blkif.c, ring.c  the protocol ...", or
+   "prof/prof_model.c  ..." for a file in a folder below D).  Every name
+   exists (relative to D), and every .c file directly in D is named, and
+   every one in a folder below D that has no map of its own (nor a folder
+   between them), except those make generates (a first line saying
+   "generated ... do not edit").  A folder at any depth may have one; a
+   folder without one, under none, is not checked.
 Prints one line per problem and exits 1 if there is any.
 """
 import os
@@ -141,6 +144,26 @@ for f in files:
         problems.append(f"README.md, Layout, `{d}/`: does not name {f[len(d) + 1:]}")
 
 # 2. the file maps
+map_cache = {}
+
+
+def has_map(d):
+    if d not in map_cache:
+        header = f"{d}/{os.path.basename(d)}.h"
+        map_cache[d] = header in fileset and file_map(header) is not None
+    return map_cache[d]
+
+
+def mapped_by(d):
+    """The folder whose map must name the .c files of d: d's own, else the
+    nearest folder above it with one (None: no map)."""
+    while d:
+        if has_map(d):
+            return d
+        d = os.path.dirname(d)
+    return None
+
+
 maps = 0
 for d in sorted(alldirs):
     header = f"{d}/{os.path.basename(d)}.h"
@@ -153,8 +176,10 @@ for d in sorted(alldirs):
     for n in names:
         if os.path.normpath(f"{d}/{n}") not in fileset:
             problems.append(f"{header}: the file map names {n}, which is not in {d}/")
-    own = sorted(os.path.basename(f) for f in files
-                 if os.path.dirname(f) == d and f.endswith(".c") and not generated(f))
+    # its folder's files, and those of every folder below it that has no
+    # map of its own (named by their path from d: "prof/prof_model.c")
+    own = sorted(os.path.relpath(f, d) for f in files
+                 if f.endswith(".c") and not generated(f) and mapped_by(os.path.dirname(f)) == d)
     missing = [c for c in own if c not in names]
     if missing:
         problems.append(f"{header}: the file map omits {len(missing)} of {d}/'s files: {' '.join(missing)}")

@@ -2,7 +2,7 @@
  * ref_convert_profile.c - test-only model of convert-profile: word 0 is the
  * size, word 1 the done flag, every later pair must equal them XOR its
  * index, the file is `size` bytes from offset 512.  Written from the
- * protocol notes, independently of profile/status_block.c.
+ * protocol notes, independently of profile/disk/status_block.c.
  */
 #include "config.h"
 

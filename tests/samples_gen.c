@@ -12,7 +12,7 @@
  *                                 .top (the time profile's cost centres by
  *                                 time: "module<TAB>name<TAB>ticks" a line)
  *
- * May call: profile/samples.h, profile/time_profile.h (tp_rank).
+ * May call: profile/samples/samples.h, profile/prof/time_profile.h (tp_rank).
  */
 #include "config.h"
 
@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/samples.h"
-#include "profile/time_profile.h"
+#include "profile/samples/samples.h"
+#include "profile/prof/time_profile.h"
 
 static const struct samples_frame frames[] = {
 	{SAMPLES_KIND_ROOT, 0, 0, "[GC]", "", ""},

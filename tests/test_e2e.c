@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "profile/ghc_eventlog.h"
+#include "profile/eventlog/ghc_eventlog.h"
 #include "ref_convert_profile.h"
 #include "store/store_export.h"
 

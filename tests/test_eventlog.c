@@ -1,6 +1,6 @@
 /*
- * test_eventlog.c - the GHC eventlog decoder (profile/ghc_eventlog.h) and
- * its views (profile/eventlog_summary.h) on logs built here byte by byte:
+ * test_eventlog.c - the GHC eventlog decoder (profile/eventlog/ghc_eventlog.h) and
+ * its views (profile/eventlog/eventlog_summary.h) on logs built here byte by byte:
  * every field read back; pieces of any size give the same events; a log
  * cut at every byte yields exactly the whole events before the cut and
  * the right whole prefix; types the decoder does not know are skipped by
@@ -10,7 +10,7 @@
  * heap samples in the .hp model and ghc-events-style lines exact; the
  * real logs of tests/data/eventlog cut every 61 bytes (TOP_SRCDIR, as
  * make check sets it, names the source tree); the report's timeline
- * (profile/eventlog_timeline.h): a bar per pause of its generation, lanes,
+ * (profile/eventlog/eventlog_timeline.h): a bar per pause of its generation, lanes,
  * markers escaped, and its bounds.
  */
 #include "config.h"
@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/eventlog_summary.h"
-#include "profile/eventlog_timeline.h"
-#include "profile/ghc_eventlog.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/eventlog_timeline.h"
+#include "profile/eventlog/ghc_eventlog.h"
 #include "testutil.h"
 
 /* ---- building logs ---------------------------------------------------------- */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test_eventlog_peers.sh - the GHC eventlog decoder (profile/ghc_eventlog.h)
-# and its views (profile/eventlog_summary.h), through tests/eventlog_dump,
+# test_eventlog_peers.sh - the GHC eventlog decoder (profile/eventlog/ghc_eventlog.h)
+# and its views (profile/eventlog/eventlog_summary.h), through tests/eventlog_dump,
 # beside what GHC's own tools make of the same log:
 #  - the fixtures (tests/data/eventlog: GHC 9.0.2 programs run with
 #    +RTS -l -hT, one on the threaded RTS with two capabilities, their

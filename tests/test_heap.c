@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profile/heap_chart.h"
-#include "profile/heap_profile.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
 #include "testutil.h"
 
 static uint64_t rng;

@@ -1,5 +1,5 @@
 /*
- * test_prof.c - the time-profile readers (profile/time_profile.h): every
+ * test_prof.c - the time-profile readers (profile/prof/time_profile.h): every
  * GHC fixture, text (-p, -P, -Pa) and JSON (-pj, including GHC 9.0's
  * unescaped quotes), parsed whole and in random pieces to the same tree;
  * the ranking starts with exactly the table of top cost centres GHC
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/time_profile.h"
+#include "profile/prof/time_profile.h"
 #include "testutil.h"
 
 static uint64_t rng;

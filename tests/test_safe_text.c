@@ -3,7 +3,8 @@
  * put in a name comes out inert (terminal, log line, JSON), and printable
  * text, UTF-8 and backslashes included, comes out as it went in (a name
  * as the profile spells it: GHC's lambda countBigrams.\ keeps its one
- * backslash everywhere).
+ * backslash everywhere); JSON inside a page's script element and SVG/HTML
+ * markup (the escaping of every medium lives here).
  */
 #include "config.h"
 
@@ -44,6 +45,25 @@ static const char *spelled(const char *s, const char *also)
 	static char buf[512];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 	safe_text_spelled(f, s, also);
+	fclose(f);
+	return buf;
+}
+
+/* The page's forms: JSON inside a script element, markup. */
+static const char *json_inert(const char *s)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	safe_text_json_inert(f, s);
+	fclose(f);
+	return buf;
+}
+
+static const char *markup(const char *s, int max)
+{
+	static char buf[512];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	markup_text_cut(f, s, max);
 	fclose(f);
 	return buf;
 }
@@ -106,6 +126,25 @@ int main(void)
 	expect("json bytes: one backslash", json_bytes("countBigrams.\\"), "\"countBigrams.\\\\\"");
 	expect("json bytes: C1, bidi", json_bytes("\xc2\x9b\xe2\x80\xae\x7f"), "\"\\u009b\\u202e\\u007f\"");
 	expect("json bytes", json_bytes("a\\\"\x1b\xff\xc0\xaf\xc3\xbc"), "\"a\\\\\\\"\\u001b\\udcff\\udcc0\\udcaf\xc3\xbc\"");
+	/* Inert JSON: the exact text, and < > & as \u escapes (a name cannot
+	 * end a script element); a whole document the same way. */
+	expect("json inert", json_inert("</script><b>&amp;\\\x1b\xff"),
+	       "\"\\u003c/script\\u003e\\u003cb\\u003e\\u0026amp;\\\\\\u001b\\udcff\"");
+	expect("json inert: plain", json_inert("Main.go"), "\"Main.go\"");
+	char *doc = safe_text_json_inert_doc(strdup("{\"a\":\"<&>\",\"b\":1}"));
+	expect("json inert document", doc ? doc : "(null)", "{\"a\":\"\\u003c\\u0026\\u003e\",\"b\":1}");
+	free(doc);
+	doc = safe_text_json_inert_doc(strdup("[1,\"x\"]"));
+	expect("json inert document, nothing to escape", doc ? doc : "(null)", "[1,\"x\"]");
+	free(doc);
+	CHECK(safe_text_json_inert_doc(NULL) == NULL, "json inert document: NULL passes through");
+	/* Markup: the terminal form, then XML's five as entities; cut with
+	 * "..." at a character of the escaped text. */
+	expect("markup", markup("<a href='x'>&\"\x1b\\", 0), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;\\x1b\\");
+	expect("markup: bidi, bad byte", markup("\xe2\x80\xae\xff", 0), "\\u202e\\xff");
+	expect("markup cut", markup("abcdefghij", 6), "abc...");
+	expect("markup cut before an escape", markup("abc\x1b" "defgh", 7), "abc...");
+	expect("markup short enough", markup("abcdef", 6), "abcdef");
 	/* Widths count columns, escapes are never cut in half. */
 	char w[16];
 	snprintf(w, sizeof(w), "%d", safe_text_width("a\x1b\xe2\x80\xae\xc3\xbc"));

@@ -1,5 +1,5 @@
 /*
- * test_samples.c - the samples stream and its exports (profile/samples.h):
+ * test_samples.c - the samples stream and its exports (profile/samples/samples.h):
  * every record written and read back; a stream cut at every byte offset
  * gives every whole record before the cut and says it was cut; hostile
  * records (huge lengths, undefined frame ids, too deep, out of order, NUL
@@ -16,9 +16,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "profile/flame.h"
-#include "profile/samples.h"
-#include "profile/time_profile.h"
+#include "profile/render/flame.h"
+#include "profile/samples/samples.h"
+#include "profile/prof/time_profile.h"
 #include "testutil.h"
 
 static uint64_t rng;

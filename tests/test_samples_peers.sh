@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_samples_peers.sh - the samples stream's exports (profile/samples.h)
+# test_samples_peers.sh - the samples stream's exports (profile/samples/samples.h)
 # read by the programs they are made for, from a deterministic stream of a
 # HaLVM guest's Haskell and C frames in two segments (tests/samples_gen):
 #  - go tool pprof reads the gzipped profile.proto: every function's flat

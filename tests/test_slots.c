@@ -114,6 +114,17 @@ int main(void)
 		file_size(data, &alloc, &size);
 		worst = alloc > worst ? alloc : worst;
 	}
+	/* Past 16 MiB of freed slots the writer proves them unseen itself
+	 * (store_checkpoint.c): while the reader held its snapshot that
+	 * failed (it may name them), and once it was gone it gave them back. */
+	struct store_slot_proofs pr;
+	REQUIRE(store_slot_proofs(s, &pr) == 0, "%s", store_errmsg(s));
+	printf("test_slots: the writer's proofs: %lld, %lld held up by the reader, %lld slots given back\n",
+	       (long long)pr.proofs, (long long)pr.failed, (long long)pr.given);
+	CHECK(pr.failed > 0 && pr.given >= SNAPSHOT_HELD * (int64_t)(REGION / (64 * 1024)),
+	      "the writer's proofs: %lld held up by the reader (none is wrong), %lld slots given back (fewer than the "
+	      "%d the reader held)",
+	      (long long)pr.failed, (long long)pr.given, SNAPSHOT_HELD * (int)(REGION / (64 * 1024)));
 	/* As the backend does while its guests are quiet: again a little
 	 * later while the checkpointer's own pass makes it wait. */
 	int64_t waiting = -1;

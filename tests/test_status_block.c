@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "ref_convert_profile.h"
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "testutil.h"
 
 static void test_roundtrip(void)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store/store_export.h"
 #include "testutil.h"
 

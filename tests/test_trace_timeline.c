@@ -1,6 +1,6 @@
 /*
  * test_trace_timeline.c - a MirageOS trace built byte by byte in memory,
- * through profile/trace_timeline.c's model and profile/trace_render.c's
+ * through profile/trace/trace_timeline.c's model and profile/trace/trace_render.c's
  * writers: each thread's start, parent, label and end, every arrow, the
  * run slices, GC pauses and counters, exactly; guest text as docs/json.md
  * says (JSON escapes, a byte that is not UTF-8 as \udcNN, < > & as \u
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace_render.h"
-#include "profile/trace_timeline.h"
+#include "profile/trace/trace_render.h"
+#include "profile/trace/trace_timeline.h"
 #include "tests/testutil.h"
 
 #define PACKET 65536

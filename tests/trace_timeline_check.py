@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # tests/trace_timeline_check.py - a MirageOS trace's thread timeline (the
-# model of /api/runs/N/trace-timeline, profile/trace_timeline.c) against
+# model of /api/runs/N/trace-timeline, profile/trace/trace_timeline.c) against
 # babeltrace2's event list of the same trace (tests/test_trace_timeline.sh).
 #   trace_timeline_check.py model TIMELINE.json BABELTRACE.txt
 #     every thread babeltrace2 names (a thread field, a child, a source, a

@@ -1,11 +1,19 @@
 /*
- * safe_text.c - escaping guest-chosen text for terminals, logs and JSON
- * (see safe_text.h for what is escaped and how): a name's own characters,
- * a backslash among them, pass as they are; only what a medium would obey
+ * safe_text.c - escaping guest-chosen text for terminals, logs, JSON,
+ * JSON inside a page's script element and SVG/HTML markup (see
+ * safe_text.h for what is escaped and how): a name's own characters, a
+ * backslash among them, pass as they are; only what a medium would obey
  * or cannot carry is changed.
+ *
+ * One decision about which characters are dangerous (classify), then each
+ * medium's own syntax on top: JSON's quotes and backslash, the three
+ * characters that would end a script element, XML's five.
+ *
+ * May call: libc.
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "safe_text.h"
@@ -198,9 +206,16 @@ char *safe_text(char *out, size_t outlen, const char *s)
 	return out;
 }
 
+/* What stands for c in inert JSON (safe_text.h), or NULL: c as it is. */
+static const char *inert_escape(char c)
+{
+	return c == '<' ? "\\u003c" : c == '>' ? "\\u003e" : c == '&' ? "\\u0026" : NULL;
+}
+
 /* A JSON string of s: keep_bytes says how a byte that is not UTF-8 is
- * carried (U+FFFD, or U+DC00 + the byte). */
-static void json_string(FILE *f, const char *s, int keep_bytes)
+ * carried (U+FFFD, or U+DC00 + the byte); inert, whether < > & are
+ * written as \u escapes. */
+static void json_string(FILE *f, const char *s, int keep_bytes, int inert)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	int len;
@@ -217,6 +232,8 @@ static void json_string(FILE *f, const char *s, int keep_bytes)
 			fprintf(f, "\\u%04x", cp);
 		else if (*p == '\\' || *p == '"') /* JSON's syntax: parsed, one character */
 			fprintf(f, "\\%c", *p);
+		else if (inert && inert_escape((char)*p))
+			fputs(inert_escape((char)*p), f);
 		else
 			fwrite(p, 1, (size_t)len, f);
 		p += len;
@@ -226,12 +243,46 @@ static void json_string(FILE *f, const char *s, int keep_bytes)
 
 void safe_text_json(FILE *f, const char *s)
 {
-	json_string(f, s, 0);
+	json_string(f, s, 0, 0);
 }
 
 void safe_text_json_bytes(FILE *f, const char *s)
 {
-	json_string(f, s, 1);
+	json_string(f, s, 1, 0);
+}
+
+void safe_text_json_inert(FILE *f, const char *s)
+{
+	json_string(f, s, 1, 1);
+}
+
+char *safe_text_json_inert_doc(char *json)
+{
+	size_t n = 0, len = json ? strlen(json) : 0;
+	if (!json)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		n += inert_escape(json[i]) != NULL;
+	if (!n)
+		return json;
+	/* each of the three becomes 6 characters */
+	char *o = malloc(len + 5 * n + 1), *p = o;
+	if (!o) {
+		free(json);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++) {
+		const char *e = inert_escape(json[i]);
+		if (e) {
+			memcpy(p, e, 6);
+			p += 6;
+		} else {
+			*p++ = json[i];
+		}
+	}
+	*p = '\0';
+	free(json);
+	return o;
 }
 
 void safe_text_spelled(FILE *f, const char *s, const char *also)
@@ -253,4 +304,56 @@ void safe_text_spelled(FILE *f, const char *s, const char *also)
 		}
 		p += len;
 	}
+}
+
+/* ---- SVG and HTML ---------------------------------------------------------
+ * Two steps, so that there is one decision about which characters are
+ * dangerous (safe_text above) and one about XML's own syntax (here):
+ * safe_text turns every control, bidi override and invalid byte into
+ * printable ASCII escapes, which XML 1.0 can always hold (a backslash is
+ * a name's own character and stays one); then the five markup characters
+ * become entities. */
+
+static void entities(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+void markup_text_cut(FILE *f, const char *s, int max)
+{
+	/* An escape is at most 6 characters for at least 1 byte (\xNN is 4,
+	 * \uNNNN 6 for 2 or 3 bytes). */
+	size_t n = strlen(s), cap = n * 4 + 8;
+	char *buf = malloc(cap);
+	if (!buf)
+		return;
+	safe_text(buf, cap, s);
+	if (max > 3 && safe_text_width(s) > max) {
+		/* cut at a character of the escaped text: safe_text never ends
+		 * inside an escape when the buffer is short */
+		char *cut = malloc((size_t)max * 4 + 8);
+		if (cut) {
+			safe_text(cut, (size_t)max - 2, s);
+			entities(f, cut);
+			fputs("...", f);
+			free(cut);
+		}
+	} else {
+		entities(f, buf);
+	}
+	free(buf);
+}
+
+void markup_text(FILE *f, const char *s)
+{
+	markup_text_cut(f, s, 0);
 }

@@ -1,7 +1,10 @@
 /*
  * safe_text.h - printing text that a guest chose (domain names, profile
  * contents) where a person or a program reads it: a terminal, a log line,
- * a JSON document.  The one place that decides what is escaped.
+ * a JSON document, JSON inside a page's <script> element, SVG and HTML
+ * markup.  The one place that decides what is escaped, for every medium,
+ * below everything that prints guest text (profile/'s renderers, web/,
+ * cli/, the backend's logs): escape for the medium, never more.
  *
  * A guest's name can hold anything: ESC sequences that retitle or clear a
  * terminal, BEL, newlines that forge a log line, C1 controls (U+0080 to
@@ -60,5 +63,27 @@ void safe_text_json_bytes(FILE *f, const char *s);
  * (ASCII, may be NULL) shown \xNN too: a format's separators (';' in
  * folded stacks). */
 void safe_text_spelled(FILE *f, const char *s, const char *also);
+
+/* Inert JSON, for JSON inside an HTML <script> element (which ends at the
+ * first "</script"): '<', '>' and '&', which JSON holds only inside
+ * strings, written as \u003c, \u003e and \u0026.  The JSON is the same
+ * once parsed, and no name can end the element or open markup. */
+/* s as safe_text_json_bytes writes it (the exact text), inert. */
+void safe_text_json_inert(FILE *f, const char *s);
+/* A whole JSON document (malloc'd; taken, NULL passes through) made
+ * inert: the same text when it holds none of the three, else a new
+ * malloc'd copy; NULL when out of memory. */
+char *safe_text_json_inert_doc(char *json);
+
+/* Guest text inside SVG and HTML, text and attribute values alike: a
+ * band or cost-centre name can be anything the guest's program was
+ * called (markup, quotes, ESC sequences, bidi overrides, bytes that are
+ * not UTF-8).  It comes out as inert, valid XML: the visible escapes of
+ * safe_text (\xNN, \uNNNN) for what XML cannot hold or a reader would be
+ * fooled by, then & < > " ' as entities. */
+void markup_text(FILE *f, const char *s);
+/* The same, cut to at most max characters of the escaped-for-display text
+ * with "..." when cut (max 0: whole). */
+void markup_text_cut(FILE *f, const char *s, int max);
 
 #endif

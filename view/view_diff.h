@@ -1,16 +1,17 @@
 /*
  * view_diff.h - one side of a comparison of two runs (profdb diff, serve's
  * /api/diff): both profiles of a run, each read if it reads, in the view's
- * snapshot; profile/compare.h matches the two sides.
+ * snapshot; profile/prof/prof_compare.h and profile/heap/heap_compare.h
+ * match the two sides.
  *
  * May call: view.h, view_profile.h, view_eventlog.h, view_err.h, profile/.
  */
 #ifndef PROFSVC_VIEW_DIFF_H
 #define PROFSVC_VIEW_DIFF_H
 
-#include "../profile/eventlog_summary.h"
-#include "../profile/heap_profile.h"
-#include "../profile/time_profile.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/prof/time_profile.h"
 #include "view.h"
 #include "view_profile.h"
 

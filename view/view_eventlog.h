@@ -5,7 +5,7 @@
  * JSON (docs/json.md).  (Its heap samples are view_profile.c's: the heap
  * view of a run without a .hp.)
  *
- * And its timeline (the report's section, profile/eventlog_timeline.h).
+ * And its timeline (the report's section, profile/eventlog/eventlog_timeline.h).
  *
  * May call: profile/ (ghc_eventlog.h, eventlog_summary.h, eventlog_timeline.h),
  * util/safe_text.h, view.h, view_err.h, view_json.h, view_profile.h,
@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../profile/eventlog_summary.h"
-#include "../profile/eventlog_timeline.h"
-#include "../profile/ghc_eventlog.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/eventlog_timeline.h"
+#include "../profile/eventlog/ghc_eventlog.h"
 #include "view.h"
 #include "view_profile.h"
 

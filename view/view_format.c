@@ -4,7 +4,7 @@
  * that both front ends sit on one copy.
  *
  * May call: store/store.h (run state names), util/utc_time.h,
- * profile/report.h (counts and sizes as the pages write them), libc.
+ * profile/render/report.h (counts and sizes as the pages write them), libc.
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../profile/report.h"
+#include "../profile/render/report.h"
 #include "../store/store.h"
 #include "../util/utc_time.h"
 #include "view_format.h"

@@ -3,7 +3,7 @@
  * show and take them.
  *
  * May call: store/store.h (run state names), util/utc_time.h,
- * profile/report.h (counts and sizes as the pages write them).
+ * profile/render/report.h (counts and sizes as the pages write them).
  */
 #ifndef PROFSVC_VIEW_FORMAT_H
 #define PROFSVC_VIEW_FORMAT_H

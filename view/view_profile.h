@@ -7,8 +7,8 @@
  * writes.
  *
  * May call: store/store.h, store/store_export.h, profile/ (the parsers),
- * view.h, view_err.h.  A run's eventlog too: decoded (profile/ghc_eventlog.h),
- * and its heap samples (profile/eventlog_summary.h) are the run's heap
+ * view.h, view_err.h.  A run's eventlog too: decoded (profile/eventlog/ghc_eventlog.h),
+ * and its heap samples (profile/eventlog/eventlog_summary.h) are the run's heap
  * profile when it has no .hp.
  */
 #ifndef PROFSVC_VIEW_PROFILE_H
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile/ghc_eventlog.h"
+#include "../profile/eventlog/ghc_eventlog.h"
 #include "../store/store.h"
 #include "view.h"
 

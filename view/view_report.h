@@ -1,5 +1,5 @@
 /*
- * view_report.h - a run's report (profile/report.h) assembled from a view:
+ * view_report.h - a run's report (profile/render/report.h) assembled from a view:
  * both profiles read and charted, the facts and the warnings that say
  * what a crash or a salvage cost, and optionally a second run to compare
  * with.  What `profdb report` writes to a file and `profdb serve` sends
@@ -14,12 +14,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../profile/eventlog_summary.h"
-#include "../profile/eventlog_timeline.h"
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/report.h"
-#include "../profile/time_profile.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/eventlog_timeline.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/render/report.h"
+#include "../profile/prof/time_profile.h"
 #include "../store/store.h"
 #include "view.h"
 #include "view_trace.h"

@@ -4,7 +4,7 @@
  * zeros, which the stream reads as padding, so a damaged or unwritten
  * range costs what it held and no more.
  *
- * May call: store/store.h, profile/samples.h, profile/time_profile.h,
+ * May call: store/store.h, profile/samples/samples.h, profile/prof/time_profile.h,
  * view.h, view_err.h.
  */
 #include "config.h"
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../profile/time_profile.h"
+#include "../profile/prof/time_profile.h"
 #include "view_samples.h"
 
 static int feed_cb(void *ctx, uint64_t off, const void *data, size_t len)

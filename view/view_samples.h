@@ -4,13 +4,13 @@
  * (view_samples.c): as the samples model (exports) or as a time profile
  * (top, flame, diff, the report), read in the view's one snapshot.
  *
- * May call: store/store.h, profile/samples.h, view.h, view_profile.h,
+ * May call: store/store.h, profile/samples/samples.h, view.h, view_profile.h,
  * view_err.h.
  */
 #ifndef PROFSVC_VIEW_SAMPLES_H
 #define PROFSVC_VIEW_SAMPLES_H
 
-#include "../profile/samples.h"
+#include "../profile/samples/samples.h"
 #include "view.h"
 #include "view_profile.h"
 

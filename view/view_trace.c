@@ -2,7 +2,7 @@
  * view_trace.c - a run's MirageOS trace out of the store, loaded into
  * memory in sequence order (view_trace.h).
  *
- * May call: store/store.h, profile/trace_render.h, view_err.h.
+ * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
  */
 #include "config.h"
 

@@ -2,12 +2,12 @@
  * view_trace.h - a run's MirageOS trace read from the store into memory
  * (its packets in sequence order), for reports, export and show.
  *
- * May call: store/store.h, profile/trace_render.h, view_err.h.
+ * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
  */
 #ifndef PROFSVC_VIEW_TRACE_H
 #define PROFSVC_VIEW_TRACE_H
 
-#include "../profile/trace_render.h"
+#include "../profile/trace/trace_render.h"
 #include "../store/store.h"
 #include "view_err.h"
 

@@ -10,9 +10,9 @@
  * markup.
  *
  * May call: view/ (view_format.h, view_backend.h, view_diff.h,
- * view_profile.h, view_samples.h, view_json.h), profile/ (compare.h,
- * heap_profile.h, time_profile.h), reply.c and args.c (web_internal.h),
- * jansson.
+ * view_profile.h, view_samples.h, view_json.h), profile/ (heap/heap_compare.h,
+ * heap/heap_profile.h, prof/prof_compare.h, prof/time_profile.h), reply.c
+ * and args.c (web_internal.h), jansson.
  */
 #include "config.h"
 
@@ -24,9 +24,10 @@
 #include "../view/view_diff.h"
 #include "../view/view_profile.h"
 #include "../view/view_samples.h"
-#include "../profile/compare.h"
-#include "../profile/heap_profile.h"
-#include "../profile/time_profile.h"
+#include "../profile/heap/heap_compare.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/prof/prof_compare.h"
+#include "../profile/prof/time_profile.h"
 #include "web_internal.h"
 
 /* The catalogue's runs are the shared run object (docs/json.md). */

@@ -13,7 +13,7 @@
  * and then rewrites the status block, so the status block's size always
  * ends on a complete sample; the bytes before it never change.  Events:
  *
- *   heap     {"heap":{...}}   the whole chart (profile/report.h's shape):
+ *   heap     {"heap":{...}}   the whole chart (profile/render/report.h's shape):
  *                             first, and whenever the bands shown changed
  *   samples  {"from":K, "times":[...], "bands":[{"values":[...],"peak":P}]}
  *                             samples K.. of the same bands, appended
@@ -30,7 +30,7 @@
  *
  * A run whose guest writes no .hp but GHC's eventlog has the eventlog's
  * heap samples followed instead (view_follow_eventlog into one decoder,
- * profile/eventlog_summary.h's el_heap writing them into the same .hp
+ * profile/eventlog/eventlog_summary.h's el_heap writing them into the same .hp
  * model), with the same events; once a .hp appears it takes over (a
  * whole "heap" event replaces the chart).  A run with an eventlog (its
  * row says so: a run without one costs no query more) has the eventlog
@@ -49,8 +49,8 @@
  * every connection for over a minute on an idle store.
  *
  * May call: view/ (view_profile.h, view_backend.h, view_json.h),
- * profile/ (eventlog_summary.h, ghc_eventlog.h, heap_chart.h,
- * heap_profile.h, report.h), store/store.h, store/store_watch.h,
+ * profile/ (eventlog/eventlog_summary.h, eventlog/ghc_eventlog.h,
+ * heap/heap_chart.h, heap/heap_profile.h, render/report.h), store/store.h, store/store_watch.h,
  * activity.h, metrics.h, web_internal.h (struct web),
  * libmicrohttpd's content reader codes, pthreads, jansson.
  */
@@ -70,11 +70,11 @@
 
 #include "../view/view_profile.h"
 #include "../view/view_backend.h"
-#include "../profile/eventlog_summary.h"
-#include "../profile/ghc_eventlog.h"
-#include "../profile/heap_chart.h"
-#include "../profile/heap_profile.h"
-#include "../profile/report.h"
+#include "../profile/eventlog/eventlog_summary.h"
+#include "../profile/eventlog/ghc_eventlog.h"
+#include "../profile/heap/heap_chart.h"
+#include "../profile/heap/heap_profile.h"
+#include "../profile/render/report.h"
 #include "metrics.h"
 #include "web_internal.h"
 

@@ -9,15 +9,15 @@
  * thread timeline model (/api/runs/N/trace-timeline: a window of it, or
  * one thread's events, as JSON).
  * Pages are rendered here (server.c runs them through reply_stream: in
- * pieces, a slow reader holding a bounded pipe), guest text escaped by profile/markup.h;
+ * pieces, a slow reader holding a bounded pipe), guest text escaped by util/safe_text.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
  *
  * May call: view/ (view_eventlog.h, view_backend.h, view_format.h,
  * view_profile.h, view_samples.h, view_trace.h, view_report.h), profile/
- * (flame.h, markup.h, samples.h, speedscope.h, trace_timeline.h and the
- * models they draw), web_assets.h, reply.c and args.c (web_internal.h),
- * jansson.
+ * (render/flame.h, render/speedscope.h, samples/samples.h,
+ * trace/trace_timeline.h and the models they draw), util/safe_text.h,
+ * web_assets.h, reply.c and args.c (web_internal.h), jansson.
  */
 #include "config.h"
 
@@ -31,11 +31,11 @@
 #include "../view/view_samples.h"
 #include "../view/view_trace.h"
 #include "../view/view_report.h"
-#include "../profile/flame.h"
-#include "../profile/markup.h"
-#include "../profile/samples.h"
-#include "../profile/speedscope.h"
-#include "../profile/trace_timeline.h"
+#include "../profile/render/flame.h"
+#include "../profile/samples/samples.h"
+#include "../profile/render/speedscope.h"
+#include "../profile/trace/trace_timeline.h"
+#include "../util/safe_text.h"
 #include "web_assets.h"
 #include "web_internal.h"
 

@@ -6,7 +6,7 @@
  * bottom of web/: pages.c, api.c, events.c and server.c call it, it calls
  * none of them.
  *
- * May call: view/view_json.h, profile/markup.h, web_assets.h, jansson.
+ * May call: view/view_json.h, util/safe_text.h (markup, inert JSON), web_assets.h, jansson.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include "config.h"
@@ -19,7 +19,7 @@
 
 #include <microhttpd.h>
 
-#include "../profile/markup.h"
+#include "../util/safe_text.h"
 #include "../view/view_json.h"
 #include "web_assets.h"
 #include "web_internal.h"
@@ -364,25 +364,6 @@ void reply_json(struct reply *r, json_t *v)
 char *json_dump_inert(const json_t *v)
 {
 	/* guest text as view_json_guest says; any value (api.c writes a
-	 * document piece by piece) */
-	char *s = view_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-	size_t n = 0, len = s ? strlen(s) : 0;
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < len; i++)
-		n += s[i] == '<' || s[i] == '>' || s[i] == '&';
-	if (!n)
-		return s;
-	char *o = malloc(len + 5 * n + 1), *p = o;
-	if (!o) {
-		free(s);
-		return NULL;
-	}
-	/* these three only ever occur inside strings in JSON */
-	for (size_t i = 0; i < len; i++)
-		p += s[i] == '<' ? sprintf(p, "\\u003c") : s[i] == '>' ? sprintf(p, "\\u003e")
-		   : s[i] == '&' ? sprintf(p, "\\u0026") : (*p = s[i], 1);
-	*p = '\0';
-	free(s);
-	return o;
+	 * document piece by piece); inert as util/safe_text makes it */
+	return safe_text_json_inert_doc(view_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY));
 }

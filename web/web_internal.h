@@ -158,7 +158,7 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r);
  * section alone (HTML), with data-follow while the run lasts */
 void page_timeline(struct web *w, int64_t id, struct reply *r);
 /* GET /api/runs/N/trace-timeline: a MirageOS trace's thread timeline
- * (profile/trace_timeline.h), ?from=&to= a window, ?thread= its events */
+ * (profile/trace/trace_timeline.h), ?from=&to= a window, ?thread= its events */
 void page_trace_timeline(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r);
 /* GET /runs/N/<what>: speedscope.json, folded, samples.pb.gz (a sampled
  * run), trace.ctf.tar, trace.chrome.json (a MirageOS trace), report.html

@@ -17,7 +17,7 @@
  * Nothing in the buffer is trusted: a header that is not sound is not
  * kept; a packet is copied and its header read again, and a header that
  * changed meanwhile (the guest wrapped onto it) drops the copy; events are
- * only decoded (profile/mprof.c) to count them.  There is no barrier on
+ * only decoded (profile/trace/mprof.c) to count them.  There is no barrier on
  * the guest's side, so this is the best a reader can do; the export
  * stops a packet at its first torn event.
  *
@@ -63,7 +63,7 @@
 #include "backend/control/trace.h"
 #include "backend/control/xs_values.h"
 #include "util/clock.h"
-#include "profile/mprof.h"
+#include "profile/trace/mprof.h"
 #include "util/safe_text.h"
 
 #define TRACE_EVENTS_PER_S 20.0

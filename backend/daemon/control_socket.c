@@ -100,6 +100,15 @@ static void status_text(struct backend *b, FILE *f)
 	fprintf(f, "batches %llu (%llu committed inline), failed commits %llu\n",
 	        (unsigned long long)b->batches, (unsigned long long)b->inline_commits,
 	        (unsigned long long)b->commits_failed);
+	/* The data file's freed slots (store_checkpoint.c): how often the
+	 * writer had to prove them unseen itself, and what that cost. */
+	struct store_slot_proofs sp;
+	if (b->store && store_slot_proofs(b->store, &sp) == 0)
+		fprintf(f, "freed slots %lld waiting; the writer proved them unseen %lld times (%lld held up "
+		        "by a reader), for %lld slots, waiting %lld ms for the checkpointer and %lld ms "
+		        "checkpointing, at most %lld ms at once\n",
+		        (long long)sp.waiting, (long long)sp.proofs, (long long)sp.failed, (long long)sp.given,
+		        (long long)(sp.wait_us / 1000), (long long)(sp.prove_us / 1000), (long long)(sp.max_us / 1000));
 	fprintf(f, "xenstore events %llu (%llu deferred by the frontend rate limit), rounds acted on %llu, "
 	        "flooding domains polled instead of watched %llu times\n",
 	        (unsigned long long)b->xs_events, (unsigned long long)b->xs_deferred,

@@ -13,7 +13,7 @@
 #include "ghc_rts.h"
 #include "kallsyms.h"
 #include "platform/platform.h"
-#include "profile/samples.h"
+#include "profile/samples/samples.h"
 #include "symbols.h"
 #include "util/id_index.h"
 #include "walk.h"

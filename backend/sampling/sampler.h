@@ -5,7 +5,7 @@
  * times as often for 64 domains): at each tick, pause the domain, read each vCPU's
  * registers and walk its stacks (walk.h, ghc_rts.h), unpause, and only
  * then name what was found (symbols.h) and encode it as the samples
- * stream (profile/samples.h), which it hands to emit.  The pause window
+ * stream (profile/samples/samples.h), which it hands to emit.  The pause window
  * holds only what must see the guest stopped.
  *
  * The guest's loss is bounded: the ticks are jittered (no lock-step with

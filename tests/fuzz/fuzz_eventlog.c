@@ -1,13 +1,13 @@
 /*
  * fuzz_eventlog.c - libFuzzer target for the GHC eventlog decoder and its
- * views (profile/ghc_eventlog.h, profile/eventlog_summary.h): any bytes,
+ * views (profile/eventlog/ghc_eventlog.h, profile/eventlog/eventlog_summary.h): any bytes,
  * fed whole and in pieces of sizes the input picks, give the same events
  * (type, time, capability, offset, size, fields) and the same error; the
  * whole prefix never passes what was fed and, read alone, gives the same
  * events; every event goes through the GC figures, the heap samples (the
  * .hp model must accept what they write) and the show lines, in the
  * log's order and sorted by time (the same bytes, reordered), and the
- * report's timeline (profile/eventlog_timeline.h): drawn in bounds, one
+ * report's timeline (profile/eventlog/eventlog_timeline.h): drawn in bounds, one
  * bar per pause while there are few enough.
  */
 #include "config.h"
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/eventlog_summary.h"
-#include "profile/eventlog_timeline.h"
-#include "profile/ghc_eventlog.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/eventlog_timeline.h"
+#include "profile/eventlog/ghc_eventlog.h"
 
 struct run {
 	uint64_t hash, count;

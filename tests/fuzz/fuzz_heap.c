@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/heap_chart.h"
-#include "profile/heap_profile.h"
-#include "profile/heap_svg.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/heap/heap_svg.h"
 
 static int parse(struct hp_profile *p, const uint8_t *d, size_t n, size_t piece, struct hp_tail *t)
 {

@@ -1,6 +1,6 @@
 /*
  * fuzz_mprof.c - libFuzzer target: a MirageOS trace as the backend keeps
- * it (profile/mprof.c, profile/trace_render.c), from bytes a guest chose.
+ * it (profile/trace/mprof.c, profile/trace/trace_render.c), from bytes a guest chose.
  * Input: byte 0 picks the packet size (64 + 16 * b bytes), byte 1 the
  * sequence gaps; the rest is cut into packets, each given a sound header
  * half the time (so that events get decoded) and left as it is otherwise.
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace_render.h"
-#include "profile/trace_timeline.h"
-#include "profile/trace_view.h"
+#include "profile/trace/trace_render.h"
+#include "profile/trace/trace_timeline.h"
+#include "profile/trace/trace_view.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

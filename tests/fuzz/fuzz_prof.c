@@ -1,6 +1,6 @@
 /*
  * fuzz_prof.c - libFuzzer target for the time-profile readers (text and
- * -pj JSON, profile/time_profile.h) and the ranking: any bytes, fed whole
+ * -pj JSON, profile/prof/time_profile.h) and the ranking: any bytes, fed whole
  * and in pieces of a size the input picks, give the same tree or the same
  * error (and the same decision on GHC's table of top cost centres); a
  * tree's parents come before their children; the ranking counts every
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/time_profile.h"
+#include "profile/prof/time_profile.h"
 
 static int parse(struct time_profile *p, const uint8_t *d, size_t n, size_t piece)
 {

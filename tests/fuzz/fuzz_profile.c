@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "frontend-stub/halvm_writer.h"
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store/store.h"
 #include "store/store_export.h"
 #include "tests/ref_convert_profile.h"

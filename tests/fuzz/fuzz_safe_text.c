@@ -13,7 +13,12 @@
  *     C1 or bidi character;
  *   - the exact JSON form (safe_text_json_bytes) decodes back to exactly
  *     the input (a lone surrogate U+DC00 + byte for a byte not UTF-8), and
- *     the spelled form (safe_text_spelled) is valid UTF-8 and inert.
+ *     the spelled form (safe_text_spelled) is valid UTF-8 and inert;
+ *   - the inert JSON form (safe_text_json_inert) is the exact JSON form
+ *     with only < > & written as \u escapes, and so is that JSON made
+ *     inert as a document (safe_text_json_inert_doc);
+ *   - the markup form (markup_text) is the terminal form with only XML's
+ *     five characters as entities, and holds none of them raw.
  */
 #include "config.h"
 
@@ -108,6 +113,50 @@ static void json_bytes_round_trip(const char *in, size_t len)
 	assert(nb == len && memcmp(back, in, len) == 0);
 	free(back);
 	free(js);
+}
+
+/* The exact JSON with < > & as \u escapes, as safe_text_json_inert and
+ * safe_text_json_inert_doc write it. */
+static void json_inert(const char *in)
+{
+	char *js = NULL, *ji = NULL;
+	size_t jl = 0, il = 0, at = 0;
+	FILE *f = open_memstream(&js, &jl);
+	safe_text_json_bytes(f, in);
+	fclose(f);
+	f = open_memstream(&ji, &il);
+	safe_text_json_inert(f, in);
+	fclose(f);
+	for (size_t i = 0; i < jl; i++) {
+		const char *want = js[i] == '<' ? "\\u003c" : js[i] == '>' ? "\\u003e" : js[i] == '&' ? "\\u0026" : NULL;
+		size_t wl = want ? 6 : 1;
+		assert(at + wl <= il && memcmp(ji + at, want ? want : js + i, wl) == 0);
+		at += wl;
+	}
+	assert(at == il && !memchr(ji, '<', il) && !memchr(ji, '>', il) && !memchr(ji, '&', il));
+	char *doc = safe_text_json_inert_doc(js); /* takes js */
+	assert(doc && strlen(doc) == il && memcmp(doc, ji, il) == 0);
+	free(doc);
+	free(ji);
+}
+
+/* markup_text: the terminal form (out), XML's five as entities. */
+static void markup_inert(const char *in, const char *out)
+{
+	char *mk = NULL;
+	size_t ml = 0, at = 0;
+	FILE *f = open_memstream(&mk, &ml);
+	markup_text(f, in);
+	fclose(f);
+	for (const char *o = out; *o; o++) {
+		const char *want = *o == '&' ? "&amp;" : *o == '<' ? "&lt;" : *o == '>' ? "&gt;"
+		                 : *o == '"' ? "&quot;" : *o == '\'' ? "&#39;" : NULL;
+		size_t wl = want ? strlen(want) : 1;
+		assert(at + wl <= ml && memcmp(mk + at, want ? want : o, wl) == 0);
+		at += wl;
+	}
+	assert(at == ml && !memchr(mk, '<', ml) && !memchr(mk, '>', ml) && !memchr(mk, '"', ml) && !memchr(mk, '\'', ml));
+	free(mk);
 }
 
 static void spelled_inert(const char *in)
@@ -232,6 +281,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(js);
 	json_bytes_round_trip(in, len);
+	json_inert(in);
+	markup_inert(in, out);
 	spelled_inert(in);
 	free(pad);
 	free(out);

@@ -1,6 +1,6 @@
 /*
  * fuzz_samples.c - libFuzzer target for the samples stream's reader and
- * every export (profile/samples.h): any bytes, fed whole and in pieces of
+ * every export (profile/samples/samples.h): any bytes, fed whole and in pieces of
  * sizes the input picks, give the same model or the same error; the model
  * holds only frames that exist; then folded stacks, perf script text,
  * pprof (gzipped), speedscope JSON (checked to be balanced) and the time
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/samples.h"
-#include "profile/time_profile.h"
+#include "profile/samples/samples.h"
+#include "profile/prof/time_profile.h"
 
 /* Feeds d in pieces whose sizes cycle through sizes[0..nsizes). */
 static int parse(struct samples_profile *p, const uint8_t *d, size_t n, const uint8_t *sizes, size_t nsizes)

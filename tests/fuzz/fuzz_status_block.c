@@ -1,6 +1,6 @@
 /*
  * fuzz_status_block.c - libFuzzer target: the HaLVM status-block decoder
- * and majority salvage (profile/status_block.c) on any 512 bytes.
+ * and majority salvage (profile/disk/status_block.c) on any 512 bytes.
  * Asserted: a block decoded VALID re-encodes to exactly the same bytes
  * (the decoder accepts nothing the writer would not produce), EMPTY means
  * all zeros, and a majority never claims more votes than copies.
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "profile/status_block.h"
+#include "profile/disk/status_block.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -166,7 +166,7 @@ put("fuzz_walk_ghc", "ghc800", ghc_image(True, b"ghczmprim_GHCziTuple_Z3T_con_in
 put("fuzz_walk_ghc", "budget", ghc_image(False, b"Main_z2200U_info", budget=9, outlen=5))
 put("fuzz_walk_ghc", "local", ghc_image(False, b"_c1ab_info"))
 put("fuzz_walk_ghc", "headers", ghc_image(False, b"Main_zdwlevelC_info", headers=True))
-# ---- fuzz_samples: [n][n piece sizes] + a samples stream (profile/samples.h) --
+# ---- fuzz_samples: [n][n piece sizes] + a samples stream (profile/samples/samples.h) --
 def srec(t, payload):
     return struct.pack("<HHI", t, 0, len(payload)) + payload
 def sstr(s):

@@ -178,7 +178,7 @@ EOF
 	# The host check (dom0-tests.sh): do registers survive a context switch?
 	gcc -static -O2 -std=c11 -Wall -Wextra -Werror -o "$R/usr/local/bin/fpu-probe" "$SRC/tests/xen/fpu-probe.c"
 	gcc -static -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$SRC" -I"$BLD" -o "$D/bin/halvm-blk-writer" "$SRC/tests/xen/halvm-blk-writer.c" \
-		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/status_block.c"
+		"$SRC/frontend-stub/halvm_writer.c" "$SRC/profile/disk/status_block.c"
 	for f in $FIXTURES; do cp "$SRC/tests/data/ghc/$f" "$D/fixtures/"; done
 	cp "$SRC/tests/data/eventlog/$EVENTLOG_FIXTURE" "$D/fixtures/"
 	# Scenarios 11-13 (looking into a domain, sampling it): programs the
