@@ -24,6 +24,9 @@
  * here again (no byte sent) and leaves it while the damage is the same,
  * and pushes it whole once the damage is repaired; a run deleted here is
  * simply not looked at again.
+ *
+ * May call: fleet_pg.c (statements, COPY), util/xxh.h, the store (store/)
+ * the runs are read from.
  */
 #include "config.h"
 

@@ -77,7 +77,7 @@
  *    a new slot first (meta.data_header: 'moved', then 'ok').
  *
  * Layer 2 (store_internal.h).  May call: store_checkpoint.c,
- * store_writeback.c, store_conn.c.
+ * store_writeback.c, store_conn.c, util/xxh.h.
  */
 #include "config.h"
 

@@ -16,7 +16,7 @@
  *   (4) A writer never writes past 4 + WIRE_REPLY_MAX bytes: an item that
  *       would not leave room for the end (WIRE_END_ROOM) is not added.
  *
- * Stands apart (store_internal.h): store.h's types, libc.
+ * Stands apart (store_internal.h).  May call: store.h's types, libc.
  */
 #include "config.h"
 
