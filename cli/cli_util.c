@@ -1,8 +1,7 @@
 /*
  * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
  *
- * May call: view/ (view.h, view_format.h, view_fleet.h), cli_view.h, util/,
- *           libc.
+ * May call: view/ (view.h, view_format.h, view_fleet.h), util/, libc.
  */
 #include "config.h"
 
@@ -19,7 +18,6 @@
 #include "../view/view.h"
 #include "../view/view_fleet.h"
 #include "cli_util.h"
-#include "cli_view.h"
 
 const char *cli_prog = "profdb";
 

@@ -113,6 +113,11 @@ def has_c(m):
 # --- the includes -------------------------------------------------------
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)
 built = read("configure.ac") + read("Makefile.am") if "configure.ac" in fileset and "Makefile.am" in fileset else ""
+def made(name):
+    """Whether the build makes a file of this name (config.h, profsvc_paths.h)."""
+    return re.search(r"(?<![\w/.])" + re.escape(os.path.basename(name)) + r"(?![\w])", built) is not None
+
+
 includes = {}
 for f in product:
     out = []
@@ -120,7 +125,7 @@ for f in product:
         cands = [os.path.normpath(os.path.join(os.path.dirname(f), name)), os.path.normpath(name)]
         hit = next((c for c in cands if c in fileset), None)
         if hit is None:
-            if not re.search(r"(?<![\w/.])" + re.escape(os.path.basename(name)) + r"(?![\w])", built):
+            if not made(name):
                 problems.append(f'{f}: #include "{name}" names no file of the tree')
             continue
         if hit in prodset and module(hit) != module(f):
@@ -427,7 +432,7 @@ for f in product:
     lists += 1
     fs, ds, ss = names(text)
     for n in fs:
-        if not any(suffix_match(x, n) for x in prodset):
+        if not any(suffix_match(x, n) for x in prodset) and not made(n):
             problems.append(f"{f}: May call names {n}, which is no file of the product")
     for d in ds:
         if not dir_exists(d):

@@ -2,7 +2,8 @@
  * view.c - a view of a store or a fleet catalogue for one command or
  * request (view.h): opened once, runs resolved in it, one snapshot.
  *
- * May call: store/store.h, view_fleet.h, view_format.h, view_err.h, view_backend.h.
+ * May call: store/store.h, view_fleet.h, view_format.h, view_err.h,
+ * view_backend.h, fleet/ (fleet.h).
  */
 #include "config.h"
 

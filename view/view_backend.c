@@ -5,7 +5,7 @@
  * control_socket.c): a reply is read here until it closes, bounded in
  * time and size, so a wedged or foreign socket costs a caller no more.
  *
- * Calls: libc only (the run directory's default from profsvc_paths.h;
+ * May call: libc only (the run directory's default from profsvc_paths.h;
  * the read service's socket name from store/store_wire.h).
  */
 #include "config.h"

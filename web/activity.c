@@ -3,6 +3,9 @@
  *
  * A run's count also moves when the store cannot be read (every count
  * does): the streams then look themselves and say what is wrong.
+ *
+ * May call: store/ (store.h, store_watch.h), view/view_backend.h,
+ * util/deadline.
  */
 #include "config.h"
 

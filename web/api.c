@@ -8,6 +8,10 @@
  * holds none raw), and the documents are served as application/json with
  * nosniff and < > & as \u escapes, so a hostile name is data, never
  * markup.
+ *
+ * May call: view/, profile/ (heap_compare.h, prof_compare.h and the models
+ * they compare), util/safe_text, what the server's parts share
+ * (web_internal.h), jansson.
  */
 #include "config.h"
 

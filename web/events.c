@@ -47,6 +47,9 @@
  * as POLLRDHUP), so a closed page's stream and its thread go within a
  * second, not at the next change: 128 streams opened and closed once held
  * every connection for over a minute on an idle store.
+ *
+ * May call: view/, profile/ (the eventlog's and the heap profile's models,
+ * render/report.h), what the server's parts share (web_internal.h).
  */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "config.h"

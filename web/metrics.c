@@ -13,7 +13,7 @@
  * /healthz answers 200 "ok" when the store opens and reads, else 503
  * with the reason: what a load balancer or a unit's watchdog asks.
  *
- * Calls: store/store.h, view/view_backend.h, reply.c.
+ * May call: store/store.h, view/view_backend.h, reply.c.
  */
 #include "config.h"
 

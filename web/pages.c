@@ -12,6 +12,10 @@
  * pieces, a slow reader holding a bounded pipe), guest text escaped by util/safe_text.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
+ *
+ * May call: view/, profile/ (flame.h, speedscope.h, samples.h,
+ * trace_timeline.h), util/safe_text, the compiled-in assets
+ * (web_assets.h), what the server's parts share (web_internal.h).
  */
 #include "config.h"
 

@@ -20,6 +20,9 @@
  * (421: web_host_allowed, against DNS rebinding).  The store is opened read-only for each request
  * (and once per event stream), so a replaced, locked or damaged store
  * gives an error page and the next request tries again.
+ *
+ * May call: access_log.c, conn_guard.c, the parts below it
+ * (web_internal.h), the compiled-in assets (web_assets.h), libmicrohttpd.
  */
 #include "config.h"
 

@@ -3,6 +3,9 @@
  * (status, type, body in memory or streamed through a pipe), the request's query arguments, and the
  * entry points of pages.c, api.c and events.c that server.c routes to;
  * reply.c builds the replies, below them all.
+ *
+ * May call: store/ (store.h, store_watch.h), view/view_json.h,
+ * access_log.c, activity.c, metrics.c, mirror.c.
  */
 #ifndef PROFSVC_WEB_INTERNAL_H
 #define PROFSVC_WEB_INTERNAL_H
