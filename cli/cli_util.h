@@ -4,7 +4,7 @@
  * and output files that are never left half-written.  Times and numbers
  * as shown: view/view_format.h.
  *
- * May call: view/, util/, libc.
+ * May call: view/, util/, libc, store/ (store.h).
  */
 #ifndef PROFSVC_CLI_UTIL_H
 #define PROFSVC_CLI_UTIL_H

@@ -7,8 +7,8 @@
  * existing file unless --force, and makes -o DIR as mkdir -p would.
  *
  * May call: store/ (store.h, store_export.h), profile/render/speedscope.h,
- *           profile/prof/time_profile.h, util/units.h, view/ through cli_view.h,
- *           cli_util.h, cli_json.h, cli_trace.h.
+ * profile/prof/time_profile.h, util/units.h, view/ through cli_view.h,
+ * cli_util.h, cli_json.h, cli_trace.h, cli_samples.c.
  */
 #include "config.h"
 

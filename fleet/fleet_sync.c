@@ -27,7 +27,8 @@
  *
  * Here: which runs to push and when (the stamps, the host's lock, the
  * damage told); a run's rows and bytes sent: fleet_sync_send.c.
- * May call: fleet_sync_send.c, fleet_pg.c, store/store.h, util/xxh.h.
+ * May call: fleet_sync_send.c, fleet_pg.c (statements, COPY), util/xxh.h,
+ * the store (store/) the runs are read from.
  */
 #include "config.h"
 

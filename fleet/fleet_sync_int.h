@@ -2,6 +2,7 @@
  * fleet_sync_int.h - what fleet_sync.c (which runs to push, and when) and
  * fleet_sync_send.c (a run's rows and bytes sent) share: a run as it is
  * here, and what could not be read of it.  Private to those two files.
+ * May call: fleet_internal.h, store/store.h (the types it names).
  */
 #ifndef PROFSVC_FLEET_SYNC_INT_H
 #define PROFSVC_FLEET_SYNC_INT_H

@@ -60,8 +60,8 @@
  *     pause sees it takes by waitpid anyway.  A thread that does not
  *     block SIGCHLD (it may go to another thread) sleeps in waitpid so.
  *
- * May call: the sim platform's connection (platform_sim_int.h), the
- * tracer's wake-ups (platform_sim_wake.c), ptrace.
+ * May call: the sim platform's connection (platform_sim_int.h, platform.h,
+ * sim_proto.h), the tracer's wake-ups (platform_sim_wake.c), ptrace.
  */
 #define _GNU_SOURCE
 #include "config.h"

@@ -26,7 +26,7 @@
  *   7. The assembly: store_open.c (open and close: it starts, wires and
  *      stops what the layers below need).
  * store_watch.c, store_wire.c and store_wire_write.c (the read service's
- * protocol) stand apart: they use store.h alone.
+ * protocol) stand apart: they use store.h and one another's headers alone.
  *
  * INVARIANTS (each file's opening comment names its layer and what it
  * may call; a change that needs another call changes the layers here

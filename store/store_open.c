@@ -6,7 +6,8 @@
  * Layer 7 (store_internal.h), the assembly: the one place that opens the
  * layers below and wires them together (the owner's lock, the schema, the
  * data file, the checkpointer, the write-behind, the intake log), and
- * closes them.  May call any file of the store; none calls it.
+ * closes them.  May call: any file of the store (store/), util/private_dir;
+ * none calls it.
  */
 #include "config.h"
 

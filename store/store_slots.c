@@ -80,7 +80,7 @@
  * store_data_file.c.
  *
  * Layer 2 (store_internal.h).  May call: store_checkpoint.c,
- * store_writeback.c, store_data_file.c, store_conn.c.
+ * store_writeback.c, store_data_file.c, store_conn.c, util/xxh.h.
  */
 #include "config.h"
 

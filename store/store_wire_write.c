@@ -5,8 +5,9 @@
  * never writes past 4 + WIRE_REPLY_MAX bytes; an item that would not
  * leave room for the end (WIRE_END_ROOM) is not added.
  *
- * Stands apart (store_internal.h): store.h's types, libc.  May call:
- * store_wire_frames.h (the kinds and tags).
+ * Stands apart (store_internal.h).  May call: store_wire.h (the
+ * protocol's types), store_wire_frames.h (the kinds and tags), store.h's
+ * types, libc.
  */
 #include "config.h"
 

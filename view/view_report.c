@@ -3,7 +3,7 @@
  * all of it read in the view's one snapshot.
  *
  * May call: view.h, view_profile.h, view_trace.h, view_format.h,
- * view_eventlog.h, view_err.h, profile/, store/store.h.
+ * view_eventlog.h, view_err.h, profile/, store/store.h, view_samples.c.
  */
 #include "config.h"
 

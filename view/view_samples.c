@@ -4,8 +4,8 @@
  * zeros, which the stream reads as padding, so a damaged or unwritten
  * range costs what it held and no more.
  *
- * May call: store/store.h, profile/samples/samples.h, profile/prof/time_profile.h,
- * view.h, view_err.h.
+ * May call: store/store.h, profile/samples/samples.h,
+ * profile/prof/time_profile.h, view.h, view_err.h, view_profile.c.
  */
 #include "config.h"
 

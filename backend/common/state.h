@@ -4,6 +4,8 @@
  * backend that holds them.  Each field says which part owns it.  Declares
  * no function; includes the options, the quota's chunk set and the shared
  * ring (backend/blkif/).
+ *
+ * May call: blkif/ (ring.h), options.h, quota.c.
  */
 #ifndef PROFSVC_BE_STATE_H
 #define PROFSVC_BE_STATE_H

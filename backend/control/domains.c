@@ -6,6 +6,8 @@
  * only xenstore.  Also where each domain's budget of xenstore events is
  * kept (xenbus.c spends it, xenbus_state.c asks whether a domain's
  * frontends are watched).
+ *
+ * May call: common/ (state.h), xenstore.
  */
 #include "config.h"
 

@@ -24,8 +24,9 @@
  *     sampler's flags, never its figures (the pause percentiles sort up
  *     to 1024 values: 64 domains made that milliseconds a round).
  *
- * May call: backend/sampling/sampler.h, runs.c, the data path's
- * io_quiesce, quota.c, log.c, the store, libxenstore (a domain's name).
+ * May call: backend/sampling/sampler.h, runs.c, the data path's io_quiesce,
+ * quota.c, log.c, the store, libxenstore (a domain's name), domains.c,
+ * common/ (options.h, state.h), datapath/ (io_worker.h), util/ (clock.h).
  */
 #include "config.h"
 

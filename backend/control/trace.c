@@ -41,8 +41,9 @@
  * failed once, and no run was recorded at all.)  Watch events per domain are
  * rate-limited like frontends' (a guest rewriting its node in a loop).
  *
- * Calls: runs.c, domains.c, xs_values.c, the data path's io_quiesce, quota.c,
- * log.c, util/, profile/mprof, the store and the platform.
+ * May call: runs.c, domains.c, xs_values.c, the data path's io_quiesce,
+ * quota.c, log.c, common/ (state.h), datapath/ (io_worker.h), util/,
+ * profile/trace/mprof, the store and the platform.
  */
 #include "config.h"
 

@@ -6,8 +6,9 @@
  * bounded here, per turn of the loop and per second.  Runs and traces are told of a round through the listener the
  * daemon wires (xenbus.h), never called by name.
  *
- * Calls: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
- * path's io_quiesce, log.c, util/clock and xenstore.
+ * May call: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
+ * path's io_quiesce, log.c, util/clock and xenstore, common/ (state.h),
+ * datapath/ (io_worker.h).
  */
 #include "config.h"
 

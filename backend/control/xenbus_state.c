@@ -17,9 +17,10 @@
  * parsed strictly; a bad one is a clear error in our directory, never a
  * crash.  When the domain dies we remove our own nodes: nobody else will.
  *
- * Calls: runs.c (a device's run), domains.c, xl_disks.c, xs_values.c,
+ * May call: runs.c (a device's run), domains.c, xl_disks.c, xs_values.c,
  * the data path (io.c's schedule, journal.c, raw_mirror.c, the ring),
- * quota.c, vdev.c, log.c, the store, the platform and xenstore.
+ * quota.c, vdev.c, log.c, the store, the platform and xenstore, common/
+ * (state.h), datapath/ (io_worker.h).
  */
 #include "config.h"
 

@@ -30,9 +30,10 @@
  * deadline, until its domain's sampling ends (its summary is sent) or it
  * hangs up (the sampling stops).
  *
- * Calls: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
+ * May call: trace.c, sampling.c, sync_push.c, xenbus_state.c (state names),
  * sink.c, quota.c, peer_room.c, read_service.c (its counts) and log.c: it
- * reads every part's state, nothing calls back.
+ * runs.c, metrics.c, common/ (state.h), datapath/ (io_worker.h),
+ * util/safe_text; reads every part's state, nothing calls back.
  */
 #include "config.h"
 

@@ -17,9 +17,11 @@
  * drained, and later still for a device that storms us with empty
  * notifications.
  *
- * Calls: the control plane (xenbus, xenbus_state, runs, trace, sync_push),
- * the data path (io_worker, io, storm, sink), the control socket, log.c and
- * util/; it wires xenbus's listener to runs and traces.
+ * May call: the control plane (xenbus, xenbus_state, runs, trace,
+ * sync_push), the data path (io_worker, io, storm, sink), the control
+ * socket (control_socket.c), the read service (read_service.c), log.c,
+ * util/ (by folder: control/, datapath/, common/); it wires xenbus's
+ * listener to runs and traces.
  */
 #include "config.h"
 

@@ -6,9 +6,10 @@
  * (a domid, a vdev it derived from the device id, a run id): nothing a
  * guest chose, so nothing to escape.
  *
- * Calls: sampling.c (its families), sync_push.c (its status), io.c (the
- * commit histogram's bounds), the store's intake statistics; reads the
- * backend's state, changes nothing.
+ * May call: sampling.c (its families), sync_push.c (its status), io.c (the
+ * commit histogram's bounds), xenbus_state.c (state names), the store's
+ * intake statistics (store/store_intake.h); reads the backend's state
+ * (common/state.h), changes nothing.
  */
 #include "config.h"
 

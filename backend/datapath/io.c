@@ -17,8 +17,9 @@
  * returns an error to its caller.  Where steps 4-5 run: io_worker.c; what
  * stands in for the store in benchmarks: sink.c.
  *
- * Calls: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/, quota.c, log.c, the
- * store and the platform (grant copies, notifications); io_worker.c calls it.
+ * May call: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/,
+ * quota.c, log.c, common/ (state.h), util/clock, the store and the platform
+ * (grant copies, notifications); io_worker.c calls it.
  */
 #include "config.h"
 

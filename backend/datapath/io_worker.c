@@ -8,7 +8,8 @@
  * store while it works: io_quiesce() waits for it before anything else
  * touches the store or tears a device down.
  *
- * Calls: io.c, log.c and the store; the daemon and the control plane call it.
+ * May call: io.c, log.c, common/ (state.h) and the store; the daemon and
+ * the control plane call it.
  */
 #include "config.h"
 

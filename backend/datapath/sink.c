@@ -11,7 +11,8 @@
  * libaio (tapdisk, or qdisk with cache=none,aio=native).  A flush is
  * fdatasync.
  *
- * Calls: batch.c and raw_mirror.c (the raw sink's image).
+ * May call: batch.c and raw_mirror.c (the raw sink's image), common/
+ * (options.h).
  */
 #include "config.h"
 

@@ -6,7 +6,7 @@
  * nothing to do has its unmask delayed by 10 ms each time, so that it
  * cannot take the loop from the other guests.
  *
- * Calls: log.c, the store's clock and the platform.
+ * May call: log.c, the store's clock and the platform, common/ (state.h).
  */
 #include "config.h"
 
