@@ -66,18 +66,15 @@ static void comm_of(const char *name, char *out, size_t len)
 		snprintf(out, len, "guest");
 }
 
-int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so)
+int cli_samples_export(struct view *v, const struct view_run *run, const struct samples_outputs *so)
 {
 	struct samples_profile p;
 	struct view_profile_read rd;
-	struct view v;
 	struct view_err e;
 	int rc = 1;
 
 	cli_view_err(&e);
-	if (cli_view_open(&v, db) != 0)
-		return 1;
-	if (view_read_samples(&v, arg, &p, &rd, &e) != 0)
+	if (view_read_samples(v, run, &p, &rd, &e) != 0)
 		goto out;
 	struct samples_job job = {&p, {0}, {0}};
 	char what[96];
@@ -95,7 +92,6 @@ int cli_samples_export(const char *db, const char *arg, const struct samples_out
 		rc |= outfile_render(so->speedscope, render_speedscope, &job, what);
 out:
 	samples_free(&p);
-	view_close(&v);
 	return rc ? 1 : 0;
 }
 
@@ -116,10 +112,11 @@ int cli_samples_show(struct store *s, const struct store_run *run, json_t **json
 		*json = NULL;
 	if (store_find_device(s, run->run_id, STORE_SAMPLES_VDEV, &dev) != 0 || dev.role != STORE_ROLE_SAMPLES)
 		return 0;
+	struct view_err e;
+	view_err_init(&e);
 	samples_init(&p);
-	int r = view_samples_feed_device(s, &dev, &p);
-	if (r != 0) {
-		cli_err("run %lld: stack samples: %s", (long long)run->run_id, r < 0 ? store_errmsg(s) : samples_error(&p));
+	if (view_samples_feed_device(s, &dev, &p, &e) != 0) {
+		cli_err("run %lld: stack samples: %s", (long long)run->run_id, view_err_first(&e));
 		samples_free(&p);
 		return 1;
 	}

@@ -2,6 +2,9 @@
  * cli_samples.h - profdb's exports of a run's stack samples
  * (cli_samples.c): folded stacks, `perf script` text, pprof, speedscope,
  * each written whole or not at all (cli_util's outfiles).
+ *
+ * May call: profile/samples/samples.h, store/store.h, view/ through cli_view.h,
+ * cli_util.h, jansson (cli_samples.c).
  */
 #ifndef PROFSVC_CLI_SAMPLES_H
 #define PROFSVC_CLI_SAMPLES_H
@@ -12,8 +15,10 @@ struct samples_outputs {
 
 /* 1 when any is asked for. */
 int samples_outputs_any(const struct samples_outputs *so);
-/* Writes the outputs asked for from RUN's samples: 0, or 1 (reported). */
-int cli_samples_export(const char *db, const char *arg, const struct samples_outputs *so);
+/* Writes the outputs asked for from run's samples: 0, or 1 (reported). */
+struct view;
+struct view_run;
+int cli_samples_export(struct view *v, const struct view_run *run, const struct samples_outputs *so);
 
 struct store;
 struct store_run;

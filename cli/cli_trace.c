@@ -4,7 +4,7 @@
  * trace events) and summarised for `profdb show`.
  *
  * May call: view/view_trace.h (the trace and its renderers), store/store.h,
- *           cli_util.h, cli_json.h.
+ *           cli_util.h, cli_view.h (the run's view), cli_json.h.
  */
 #include "config.h"
 
@@ -18,6 +18,7 @@
 #include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_util.h"
+#include "cli_view.h"
 
 /* ---- export ------------------------------------------------------------------------ */
 
@@ -76,28 +77,34 @@ static int ctf_dir_ready(const char *dir)
 	return 0;
 }
 
-int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, const char *json_path,
+int cli_trace_export(struct view *v, const struct view_run *vr, const char *ctf_dir, const char *json_path,
                      const char *chrome_path)
 {
-	struct store *s;
+	struct store *s = v->s;
 	struct store_run run;
 	struct view_trace ct;
+	struct view_err e;
 	int rc = 1;
 
-	if (cli_open_run(&s, db, run_arg, &run) != 0)
+	cli_view_err(&e);
+	if (view_snapshot(v, &e) != 0)
 		return 1;
+	if (store_get_run(s, vr->id, &run) != 0) {
+		cli_err("%s", store_errmsg(s));
+		return 1;
+	}
 	int64_t id = run.run_id;
-	int lr = view_trace_load(s, &run, &ct);
-	store_read_end(s);
-	if (lr == STORE_ENOTFOUND) {
+	struct view_err le;
+	view_err_init(&le);
+	int lr = view_trace_load(s, &run, &ct, &le);
+	view_snapshot_end(v);
+	if (lr == VIEW_TRACE_NONE) {
 		cli_err("run %lld has no MirageOS trace (only guests that share a mirage-profile buffer have "
 		        "one)", (long long)id);
-		store_close(s);
 		return 1;
 	}
 	if (lr) {
-		cli_err("run %lld's trace: %s", (long long)id, store_errmsg(s));
-		store_close(s);
+		cli_err("run %lld's trace: %s", (long long)id, view_err_first(&le));
 		return 1;
 	}
 	struct render_job job = {&ct.t};
@@ -127,7 +134,6 @@ int cli_trace_export(const char *db, const char *run_arg, const char *ctf_dir, c
 	rc = 0;
 out:
 	view_trace_free(&ct);
-	store_close(s);
 	return rc;
 }
 
@@ -141,7 +147,7 @@ void cli_trace_show(struct store *s, const struct store_run *run, json_t **out)
 	struct mprof_stats st;
 	char lost[512], t0[32];
 
-	if (view_trace_load(s, run, &ct) != 0)
+	if (view_trace_load(s, run, &ct, NULL) != 0)
 		return;
 	trace_render_stats(&ct.t, &st);
 	trace_render_lost_ranges(&ct.t, lost, sizeof(lost));

@@ -1,8 +1,7 @@
 /*
  * cli_util.c - shared helpers of the profdb commands (see cli_util.h).
  *
- * May call: view/ (view.h, view_format.h, view_fleet.h), cli_view.h, util/,
- *           libc.
+ * May call: view/ (view.h, view_format.h, view_fleet.h), util/, libc.
  */
 #include "config.h"
 
@@ -19,7 +18,6 @@
 #include "../view/view.h"
 #include "../view/view_fleet.h"
 #include "cli_util.h"
-#include "cli_view.h"
 
 const char *cli_prog = "profdb";
 
@@ -168,36 +166,12 @@ int cli_need_files(struct store *s, const char *cmd)
 	return 1;
 }
 
-struct fleet *cli_fleet(const char *url)
+struct view_fleet *cli_fleet(const char *url)
 {
+	struct view_fleet *f;
 	struct view_err e;
 	cli_view_err(&e);
-	return view_fleet(url, &e);
-}
-
-int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id)
-{
-	struct view_err e;
-	cli_view_err(&e);
-	return view_resolve_run(s, arg, run_id, &e);
-}
-
-int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run)
-{
-	int64_t id;
-
-	if (cli_open_store(s, db, STORE_READ) != 0)
-		return 1;
-	if (cli_resolve_run(*s, arg, &id) != 0) {
-		store_close(*s);
-		return 1;
-	}
-	if (store_read_begin(*s) != 0 || store_get_run(*s, id, run) != 0) {
-		cli_err("%s", store_errmsg(*s));
-		store_close(*s);
-		return 1;
-	}
-	return 0;
+	return view_fleet_open(&f, url, &e) == 0 ? f : NULL;
 }
 
 void cli_safe_filename(const char *s, char *out, size_t len)

@@ -4,7 +4,7 @@
  * and output files that are never left half-written.  Times and numbers
  * as shown: view/view_format.h.
  *
- * May call: view/, util/, libc.
+ * May call: view/, util/, libc, store/ (store.h).
  */
 #ifndef PROFSVC_CLI_UTIL_H
 #define PROFSVC_CLI_UTIL_H
@@ -36,9 +36,10 @@ int cli_open_store(struct store **s, const char *path, enum store_open_mode mode
  * 0 when s is opened on them; 1 when it is read through the backend's
  * read service (this user may not open them), said: "CMD needs root". */
 int cli_need_files(struct store *s, const char *cmd);
-struct fleet;
-/* The fleet catalogue at url (view/view_fleet.h); NULL after printing why. */
-struct fleet *cli_fleet(const char *url);
+struct view_fleet;
+/* The fleet catalogue at url, connected (view/view_fleet.h: the caller
+ * closes it); NULL after printing why. */
+struct view_fleet *cli_fleet(const char *url);
 
 /* getopt's last cases: 'h' prints usage to stdout (exit 0), anything
  * else to stderr (exit 2).  Returns the exit status. */
@@ -80,12 +81,6 @@ int cli_filter_opt(int c, const char *arg, int64_t now, struct store_run_filter 
 int cli_since_opt(const char *arg, int64_t now, int64_t *since_us);
 /* -n N, a number of rows to show (0: all): 0, or EXIT_USAGE. */
 int cli_rows_opt(const char *arg, uint64_t *rows);
-
-/* "12", "latest": a run id (view/view.h); prints the error itself. */
-int cli_resolve_run(struct store *s, const char *arg, int64_t *run_id);
-/* The store at db opened to read, arg resolved, a read begun and the run
- * got: 0, or 1 (reported, the store closed). */
-int cli_open_run(struct store **s, const char *db, const char *arg, struct store_run *run);
 
 /* Guest strings in a terminal or JSON: util/safe_text.h. */
 /* Guest strings in file names: [A-Za-z0-9._-] only, no leading dot. */

@@ -19,47 +19,72 @@ int cli_view_open(struct view *v, const char *db)
 	return view_open(v, db, &e);
 }
 
-int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id)
+int cli_view_resolve(struct view *v, const char *arg, struct view_run *run)
 {
 	struct view_err e;
 	cli_view_err(&e);
-	return view_resolve(v, arg, run_id, &e);
+	return view_resolve(v, arg, run, &e);
 }
 
-int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
+int cli_resolve_host(struct store *s, const char *arg, struct view_run *run)
+{
+	struct view_err e;
+	cli_view_err(&e);
+	return view_resolve_host(s, arg, run, &e);
+}
+
+int cli_open_run(struct view *v, const char *db, const char *arg, struct view_run *run,
+                 struct store_run *row)
+{
+	struct view_err e;
+	cli_view_err(&e);
+	if (view_open(v, db, &e) != 0)
+		return 1;
+	if (view_resolve(v, arg, run, &e) != 0 || view_snapshot(v, &e) != 0) {
+		view_close(v);
+		return 1;
+	}
+	if (store_get_run(v->s, run->id, row) != 0) {
+		cli_err("%s", store_errmsg(v->s));
+		view_close(v);
+		return 1;
+	}
+	return 0;
+}
+
+int cli_read_time_profile(struct view *v, const struct view_run *run, struct time_profile *p,
                           struct view_profile_read *rd)
 {
 	struct view_err e;
 	cli_view_err(&e);
-	return view_read_time_profile(v, arg, p, rd, &e);
+	return view_read_time_profile(v, run, p, rd, &e);
 }
 
-int cli_read_profile_or_samples(struct view *v, const char *arg, int *samples, struct time_profile *p,
-                                struct view_profile_read *rd)
+int cli_read_profile_or_samples(struct view *v, const struct view_run *run, int *samples,
+                                struct time_profile *p, struct view_profile_read *rd)
 {
 	struct view_err e;
 	cli_view_err(&e);
 	if (*samples)
-		return view_read_samples_profile(v, arg, p, rd, &e);
-	int rc = view_read_time_profile_or_samples(v, arg, p, rd, samples, &e);
+		return view_read_samples_profile(v, run, p, rd, &e);
+	int rc = view_read_time_profile_or_samples(v, run, p, rd, samples, &e);
 	if (rc == 0 && *samples)
 		cli_warn("run %lld has no .prof: its stack samples are shown (as with --samples)",
 		         (long long)rd->run.run_id);
 	/* a .prof not (yet) readable, and samples beside it: say where they are */
 	struct store_device_info dev;
-	int64_t id;
-	if (rc != 0 && !*samples && view_resolve(v, arg, &id, NULL) == 0 && view_snapshot(v, NULL) == 0 &&
-	    store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0)
-		cli_err("run %lld has stack samples too: add --samples to see them", (long long)id);
+	if (rc != 0 && !*samples && view_snapshot(v, NULL) == 0 &&
+	    store_find_device(v->s, run->id, STORE_SAMPLES_VDEV, &dev) == 0)
+		cli_err("run %lld has stack samples too: add --samples to see them", (long long)run->id);
 	return rc;
 }
 
-int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
-                          struct view_profile_read *rd)
+int cli_read_heap_profile(struct view *v, const struct view_run *run, struct hp_profile *p,
+                          struct hp_tail *tail, struct view_profile_read *rd)
 {
 	struct view_err e;
 	cli_view_err(&e);
-	return view_read_heap_profile(v, arg, p, tail, rd, &e);
+	return view_read_heap_profile(v, run, p, tail, rd, &e);
 }
 
 /* A band's shape over time in `cols` block characters (its own scale). */

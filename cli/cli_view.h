@@ -14,20 +14,28 @@
 
 /* view_open, view_resolve: 0, or -1 (reported). */
 int cli_view_open(struct view *v, const char *db);
-int cli_view_resolve(struct view *v, const char *arg, int64_t *run_id);
-/* view_read_time_profile, view_read_heap_profile: 0, or 1 (reported;
+int cli_view_resolve(struct view *v, const char *arg, struct view_run *run);
+/* "12", "latest" on a host's store that is no view (view_resolve_host):
+ * 0, or -1 (reported). */
+int cli_resolve_host(struct store *s, const char *arg, struct view_run *run);
+/* A view of db, arg resolved in it, its snapshot begun and the run's row
+ * read (for the commands that read the store themselves: show, export):
+ * 0, or 1 (reported, the view closed). */
+int cli_open_run(struct view *v, const char *db, const char *arg, struct view_run *run,
+                 struct store_run *row);
+/* view_read_time_profile, view_read_heap_profile: 0, or -1 (reported;
  * a salvage's warning too). */
-int cli_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
+int cli_read_time_profile(struct view *v, const struct view_run *run, struct time_profile *p,
                           struct view_profile_read *rd);
-int cli_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
-                          struct view_profile_read *rd);
+int cli_read_heap_profile(struct view *v, const struct view_run *run, struct hp_profile *p,
+                          struct hp_tail *tail, struct view_profile_read *rd);
 /* The run's time profile, or with *samples its stack samples as one
  * (top --samples, flame --samples); a run with samples and no .prof
  * device gives its samples too, *samples set and a warning saying so,
- * and one whose .prof cannot be read says that it has samples.  0, or 1
+ * and one whose .prof cannot be read says that it has samples.  0, or -1
  * (reported). */
-int cli_read_profile_or_samples(struct view *v, const char *arg, int *samples, struct time_profile *p,
-                                struct view_profile_read *rd);
+int cli_read_profile_or_samples(struct view *v, const struct view_run *run, int *samples,
+                                struct time_profile *p, struct view_profile_read *rd);
 
 struct hp_chart;
 struct hp_chart_band;

@@ -42,8 +42,11 @@ static const char usage[] =
 static int load(struct view *v, const char *arg, struct view_diff_side *s)
 {
 	struct view_err e;
+	struct view_run run;
 	cli_view_err(&e);
-	int bad = view_diff_side_load(v, arg, s, &e);
+	if (view_resolve(v, arg, &run, &e) != 0)
+		return 1;
+	int bad = view_diff_side_load(v, &run, s, &e);
 	s->have_hp = s->have_hp && s->hp.nsamples;
 	return bad || (!s->have_tp && !s->have_hp && !s->have_gc);
 }

@@ -82,10 +82,11 @@ int cmd_events(const char *db, int argc, char **argv)
 		cli_err("out of memory");
 		return 1;
 	}
-	if (cli_view_open(&v, db) != 0)
+	struct view_run run;
+	if (cli_view_open(&v, db) != 0 || view_resolve(&v, argv[optind], &run, &e) != 0)
 		goto out;
 	have_el = 1;
-	if (view_read_eventlog(&v, argv[optind], view_events_add, &ev, &el, &e) != 0) {
+	if (view_read_eventlog(&v, &run, view_events_add, &ev, &el, &e) != 0) {
 		if (el.d.stopped)
 			cli_err("run %lld: its events take more than %zu MiB of text (--type keeps fewer) or "
 			        "memory ran out",

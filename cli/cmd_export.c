@@ -7,8 +7,8 @@
  * existing file unless --force, and makes -o DIR as mkdir -p would.
  *
  * May call: store/ (store.h, store_export.h), profile/render/speedscope.h,
- *           profile/prof/time_profile.h, util/units.h, view/ through cli_view.h,
- *           cli_util.h, cli_json.h, cli_trace.h.
+ * profile/prof/time_profile.h, util/units.h, view/ through cli_view.h,
+ * cli_util.h, cli_json.h, cli_trace.h, cli_samples.c.
  */
 #include "config.h"
 
@@ -219,18 +219,66 @@ static int render_speedscope(FILE *f, void *ctx)
 	return speedscope_write(f, j->p, j->name);
 }
 
+/* The run every output of export reads: the view is opened and RUN
+ * resolved when an output first needs it (after the checks of what it
+ * would write), once; each output reads in a snapshot of its own. */
+struct export_run {
+	const char *db, *arg;
+	struct view v;
+	struct view_run run;
+	int state; /* 0: not yet, 1: open, -1: failed (said) */
+};
+
+/* 0 with x->v open and x->run resolved, or 1 (reported once). */
+static int export_run(struct export_run *x)
+{
+	if (x->state == 0) {
+		x->state = -1;
+		if (cli_view_open(&x->v, x->db) == 0) {
+			if (cli_view_resolve(&x->v, x->arg, &x->run) == 0)
+				x->state = 1;
+			else
+				view_close(&x->v);
+		}
+	}
+	if (x->state < 0)
+		return 1;
+	view_snapshot_end(&x->v); /* the output's reads are of a moment of their own */
+	return 0;
+}
+
+/* export_run, its snapshot begun and the run's row read: 0, or 1 (reported). */
+static int export_run_row(struct export_run *x, struct store_run *row)
+{
+	struct view_err e;
+	cli_view_err(&e);
+	if (export_run(x) != 0 || view_snapshot(&x->v, &e) != 0)
+		return 1;
+	if (store_get_run(x->v.s, x->run.id, row) != 0) {
+		cli_err("%s", store_errmsg(x->v.s));
+		return 1;
+	}
+	return 0;
+}
+
+static void export_run_close(struct export_run *x)
+{
+	if (x->state > 0)
+		view_close(&x->v);
+	x->state = 0;
+}
+
 /* The run's time profile as a speedscope file; 0 or 1 (reported). */
-static int export_speedscope(const char *db, const char *arg, const char *path)
+static int export_speedscope(struct export_run *x, const char *path)
 {
 	struct time_profile p;
 	struct view_profile_read rd;
-	struct view v;
 	int rc = 1;
 
 	tp_init(&p);
-	if (cli_view_open(&v, db) != 0)
+	if (export_run(x) != 0)
 		return 1;
-	if (cli_read_time_profile(&v, arg, &p, &rd) == 0) {
+	if (cli_read_time_profile(&x->v, &x->run, &p, &rd) == 0) {
 		struct speedscope_job job = {&p, {0}};
 		char what[64];
 		view_profile_caption(&rd.run, job.name, sizeof(job.name));
@@ -238,7 +286,6 @@ static int export_speedscope(const char *db, const char *arg, const char *path)
 		rc = outfile_render(path, render_speedscope, &job, what);
 	}
 	tp_free(&p);
-	view_close(&v);
 	return rc;
 }
 
@@ -408,25 +455,23 @@ static int damage_warn(void *ctx, const struct store_damage *d)
 }
 
 /* The run's .prof, .hp and eventlog as the options say: the exit status. */
-static int export_profiles(const char *db, const char *arg, struct export_opts *o)
+static int export_profiles(struct export_run *x, struct export_opts *o)
 {
 	const struct target *t = o->t;
 	int to_stdout = 0;
 	for (int i = 0; i < NTARGETS; i++)
 		to_stdout |= t[i].path && !strcmp(t[i].path, "-");
 	struct store_run run;
-	struct store *s;
 
 	if (o->json && to_stdout) {
 		cli_err("--json prints on standard output: a profile cannot go there too");
 		return EXIT_USAGE;
 	}
-	if (place_targets(o) != 0 || cli_open_run(&s, db, arg, &run) != 0)
+	if (place_targets(o) != 0 || export_run_row(x, &run) != 0)
 		return 1;
-	if (targets_free(s, &run, o) != 0) {
-		store_close(s);
+	struct store *s = x->v.s;
+	if (targets_free(s, &run, o) != 0)
 		return 1;
-	}
 	struct damage_seen seen = {.n = 0};
 	if (o->salvage)
 		store_salvage_damage(s, damage_warn, &seen);
@@ -443,7 +488,6 @@ static int export_profiles(const char *db, const char *arg, struct export_opts *
 		cli_err("run %lld has no profile to export", (long long)run.run_id);
 		failed = 1;
 	}
-	store_close(s);
 	if (files && !failed)
 		return cli_json_print(json_pack("{s:o}", "exported", files));
 	json_decref(files);
@@ -452,35 +496,56 @@ static int export_profiles(const char *db, const char *arg, struct export_opts *
 
 /* --speedscope from the samples: asked (--samples), or the run has
  * samples and no .prof to draw it from. */
-static int speedscope_of_samples(const char *db, const char *arg, int asked)
+static int speedscope_of_samples(struct export_run *x, int asked)
 {
-	struct view v;
-	struct view_err e;
 	struct store_device_info dev;
-	int64_t id;
 	if (asked)
 		return 1;
-	view_err_init(&e);
-	if (view_open(&v, db, &e) != 0)
-		return 0;
-	int yes = view_resolve(&v, arg, &id, &e) == 0 && view_snapshot(&v, &e) == 0 &&
-	          store_find_device(v.s, id, "prof", &dev) != 0 &&
-	          store_find_device(v.s, id, STORE_SAMPLES_VDEV, &dev) == 0;
-	view_close(&v);
-	return yes;
+	return export_run(x) == 0 && view_snapshot(&x->v, NULL) == 0 &&
+	       store_find_device(x->v.s, x->run.id, "prof", &dev) != 0 &&
+	       store_find_device(x->v.s, x->run.id, STORE_SAMPLES_VDEV, &dev) == 0;
 }
 
 /* The samples' outputs (with --speedscope when it is theirs), then
  * whatever else was asked: the exit status. */
-static int export_samples_first(const char *db, const char *run, struct export_opts *o, int alone)
+static int export_samples_first(struct export_run *x, struct export_opts *o, int alone)
 {
-	if (o->speedscope && speedscope_of_samples(db, run, o->samples)) {
+	if (o->speedscope && speedscope_of_samples(x, o->samples)) {
 		o->so.speedscope = o->speedscope;
 		o->speedscope = NULL;
 	}
-	if (samples_outputs_any(&o->so) && cli_samples_export(db, run, &o->so) != 0)
+	if (samples_outputs_any(&o->so) && (export_run(x) != 0 || cli_samples_export(&x->v, &x->run, &o->so) != 0))
 		return 1;
 	return alone && !o->speedscope && !o->ctf && !o->trace_json && !o->chrome ? 0 : -1;
+}
+
+/* The trace's outputs: 0, or 1 (reported). */
+static int export_trace(struct export_run *x, const struct export_opts *o)
+{
+	return export_run(x) != 0 || cli_trace_export(&x->v, &x->run, o->ctf, o->trace_json, o->chrome) != 0;
+}
+
+/* The outputs asked for, in their order: the exit status. */
+static int export_outputs(struct export_run *x, struct export_opts *o)
+{
+	int trace = o->ctf || o->trace_json || o->chrome;
+	int alone = !o->dir && !any_explicit(o); /* no profile asked for */
+	int rc;
+	if (samples_outputs_any(&o->so) || o->speedscope) {
+		rc = export_samples_first(x, o, alone);
+		if (rc >= 0)
+			return rc;
+	}
+	if (trace && alone) {
+		if (o->speedscope && export_speedscope(x, o->speedscope) != 0)
+			return 1;
+		return export_trace(x, o);
+	}
+	if (trace && export_trace(x, o) != 0)
+		return 1;
+	if (o->speedscope && ((rc = export_speedscope(x, o->speedscope)) != 0 || alone))
+		return rc;
+	return export_profiles(x, o);
 }
 
 int cmd_export(const char *db, int argc, char **argv)
@@ -491,9 +556,6 @@ int cmd_export(const char *db, int argc, char **argv)
 
 	if (rc != CLI_GO_ON)
 		return rc;
-	const char *run = argv[optind];
-	int trace = o.ctf || o.trace_json || o.chrome;
-	int alone = !o.dir && !any_explicit(&o); /* no profile asked for */
 	/* (--ctf DIR must be empty or new: cli_trace_export refuses others) */
 	if (may_write(o.speedscope, o.force) || may_write(o.trace_json, o.force) ||
 	    may_write(o.chrome, o.force) || may_write(o.so.folded, o.force) ||
@@ -503,21 +565,10 @@ int cmd_export(const char *db, int argc, char **argv)
 		cli_err("--samples says where --speedscope comes from: give --speedscope FILE too");
 		return EXIT_USAGE;
 	}
-	if (samples_outputs_any(&o.so) || o.speedscope) {
-		rc = export_samples_first(db, run, &o, alone);
-		if (rc >= 0)
-			return rc;
-	}
-	if (trace && alone) {
-		if (o.speedscope && export_speedscope(db, run, o.speedscope) != 0)
-			return 1;
-		return cli_trace_export(db, run, o.ctf, o.trace_json, o.chrome);
-	}
-	if (trace && cli_trace_export(db, run, o.ctf, o.trace_json, o.chrome) != 0)
-		return 1;
-	if (o.speedscope && ((rc = export_speedscope(db, run, o.speedscope)) != 0 || alone))
-		return rc;
-	return export_profiles(db, run, &o);
+	struct export_run x = {.db = db, .arg = argv[optind]};
+	rc = export_outputs(&x, &o);
+	export_run_close(&x);
+	return rc;
 }
 
 /* What export-disk is asked: --size (0: by default), --force, --json. */
@@ -595,9 +646,9 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 	struct disk_opts o = {0};
 	struct store_device_info dev;
 	struct outfile of;
-	struct store *s;
+	struct view v;
+	struct view_run run;
 	uint64_t sectors;
-	int64_t id;
 	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
 	if (rc != CLI_GO_ON)
@@ -607,12 +658,18 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		cli_err("a disk image must be a seekable file, not standard output");
 		return EXIT_USAGE;
 	}
-	if (may_write(argv[3], o.force) != 0 || cli_open_store(&s, db, STORE_READ) != 0)
+	if (may_write(argv[3], o.force) != 0 || cli_view_open(&v, db) != 0)
 		return 1;
 	rc = 1;
-	if (cli_resolve_run(s, argv[1], &id) != 0)
+	struct store *s = v.s;
+	if (cli_view_resolve(&v, argv[1], &run) != 0)
 		goto out;
-	if (store_read_begin(s) != 0 || store_find_device(s, id, argv[2], &dev) != 0) {
+	int64_t id = run.id;
+	struct view_err e;
+	cli_view_err(&e);
+	if (view_snapshot(&v, &e) != 0)
+		goto out;
+	if (store_find_device(s, id, argv[2], &dev) != 0) {
 		cli_err("%s", store_errmsg(s));
 		goto out;
 	}
@@ -644,6 +701,6 @@ int cmd_export_disk(const char *db, int argc, char **argv)
 		rc = 0;
 	}
 out:
-	store_close(s);
+	view_close(&v);
 	return rc;
 }

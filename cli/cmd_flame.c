@@ -113,9 +113,12 @@ int cmd_flame(const char *db, int argc, char **argv)
 	struct view v = {0};
 	rc = 1;
 	int asked = o.samples; /* each run read as asked: without --samples, its samples when it has no .prof */
-	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], &o.samples, &p, &rd) != 0)
+	struct view_run run, arun;
+	if (cli_view_open(&v, db) != 0 || cli_view_resolve(&v, argv[optind], &run) != 0 ||
+	    cli_read_profile_or_samples(&v, &run, &o.samples, &p, &rd) != 0)
 		goto out;
-	if (o.against && cli_read_profile_or_samples(&v, o.against, &asked, &before, &brd) != 0)
+	if (o.against && (cli_view_resolve(&v, o.against, &arun) != 0 ||
+	                  cli_read_profile_or_samples(&v, &arun, &asked, &before, &brd) != 0))
 		goto out;
 	if (!o.svg) {
 		rc = (o.json ? flame_json(stdout, &p, o.by) : flame_folded(stdout, &p, o.by)) || fflush(stdout) ? 1 : 0;

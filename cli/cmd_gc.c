@@ -93,10 +93,11 @@ int cmd_gc(const char *db, int argc, char **argv)
 	int have = 0;
 	rc = 1;
 	cli_view_err(&e);
-	if (cli_view_open(&v, db) != 0)
+	struct view_run run;
+	if (cli_view_open(&v, db) != 0 || view_resolve(&v, argv[optind], &run, &e) != 0)
 		goto out;
 	have = 1;
-	if (view_read_eventlog_gc(&v, argv[optind], &g, &el, &e) != 0)
+	if (view_read_eventlog_gc(&v, &run, &g, &el, &e) != 0)
 		goto out;
 	if (json) {
 		rc = cli_json_print(view_gc_json(&g, &el, store_now_us()));

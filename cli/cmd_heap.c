@@ -46,7 +46,9 @@ struct heap_run {
 /* Reads and charts one run; 0, or 1 (reported). */
 static int load(struct view *v, const char *arg, const struct hp_chart_opts *o, struct heap_run *h)
 {
-	if (cli_read_heap_profile(v, arg, &h->hp, &h->tail, &h->rd) != 0)
+	struct view_run run;
+	hp_init(&h->hp); /* (unload frees it whatever the result) */
+	if (cli_view_resolve(v, arg, &run) != 0 || cli_read_heap_profile(v, &run, &h->hp, &h->tail, &h->rd) != 0)
 		return 1;
 	long long id = (long long)h->rd.run.run_id;
 	if (h->tail.partial_sample)

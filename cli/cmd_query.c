@@ -343,7 +343,7 @@ int cmd_query(const char *db, int argc, char **argv)
 {
 	struct query_opts o = {.f = {.state = -1}, .now = store_now_us()};
 	struct rows rows = {0};
-	struct fleet *fl = NULL;
+	struct view_fleet *fl = NULL;
 	struct store *s = NULL;
 	int rc = parse_options(argc, argv, &o);
 
@@ -357,7 +357,8 @@ int cmd_query(const char *db, int argc, char **argv)
 	}
 	if (rows.fleet ? !(fl = cli_fleet(db)) : cli_open_store(&s, db, STORE_READ) != 0)
 		return 1;
-	rc = list_runs(fl, s, &o, &rows);
+	rc = list_runs(fl ? view_fleet_reader(fl) : NULL, s, &o, &rows);
+	view_fleet_close(fl);
 	free(rows.names);
 	for (size_t i = 0; i < rows.nhosts; i++)
 		free(rows.hosts[i]);

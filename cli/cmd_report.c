@@ -75,13 +75,14 @@ int cmd_report(const char *db, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	struct view v;
-	int64_t id;
+	struct view_run run, against;
 	if (cli_view_open(&v, db) != 0)
 		return 1;
-	if (cli_view_resolve(&v, argv[optind], &id) != 0) {
+	if (cli_view_resolve(&v, argv[optind], &run) != 0) {
 		view_close(&v);
 		return 1;
 	}
+	int64_t id = run.id;
 	char def[64];
 	snprintf(def, sizeof(def), "report-%lld.html", (long long)id);
 	if (!o.out)
@@ -92,7 +93,10 @@ int cmd_report(const char *db, int argc, char **argv)
 	struct view_err e;
 	rc = 1;
 	cli_view_err(&e);
-	int bad = view_report_load(&rr, &v, id, o.against, 0, &e);
+	int bad = view_report_load(&rr, &v, &run, 0, &e);
+	if (!bad && o.against)
+		bad = view_resolve(&v, o.against, &against, &e) != 0 ||
+		      view_report_against(&rr, &v, &against, o.against, &e) != 0;
 	if (!bad) {
 		char what[32];
 		view_report_input(&rr, &in);

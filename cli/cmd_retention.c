@@ -12,7 +12,7 @@
  * file's slots as soon as no reader can see them.
  *
  * May call: store/store.h, util/units.h, view/view_json.h, view/view_backend.h, cli_util.h,
- *           cli_json.h.
+ *           cli_view.h (a run argument resolved), cli_json.h.
  */
 #include "config.h"
 
@@ -30,6 +30,7 @@
 #include "../view/view_backend.h"
 #include "cli_json.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char delete_usage[] =
@@ -122,9 +123,13 @@ static enum end_run backend_end_run(const char *db, int64_t run_id, char *msg, s
 		return END_REFUSED;
 	}
 	snprintf(req, sizeof(req), "end-run %lld %s", (long long)run_id, real);
-	int asked = view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, msg, msglen);
-	if (asked != 0)
+	struct view_err e;
+	view_err_init(&e);
+	int asked = view_backend_ask(req, END_RUN_TIMEOUT_MS, 511, &reply, &len, &e);
+	if (asked != 0) {
+		snprintf(msg, msglen, "%s", view_err_first(&e));
 		return asked == VIEW_BACKEND_NONE ? END_ELSEWHERE : END_REFUSED;
+	}
 	reply[strcspn(reply, "\n")] = '\0';
 	enum end_run rc = strncmp(reply, "closed run ", 11) == 0 ? END_CLOSED
 	                  : strncmp(reply, "not here: ", 10) == 0 ? END_ELSEWHERE
@@ -253,9 +258,10 @@ int cmd_delete(const char *db, int argc, char **argv)
 		goto out;
 	for (int i = optind; i < argc; i++) {
 		struct store_run r;
-		int64_t id;
-		if (cli_resolve_run(s, argv[i], &id) != 0)
+		struct view_run run;
+		if (cli_resolve_host(s, argv[i], &run) != 0)
 			goto out;
+		int64_t id = run.id;
 		if (store_get_run(s, id, &r) != 0) {
 			cli_err("%s; nothing deleted", store_errmsg(s));
 			goto out;

@@ -3,8 +3,8 @@
  * devices; and `profdb check`: the database's integrity.
  *
  * May call: store/store.h, view/ (view_format.h, view_json.h,
- *           view_samples.h), cli_util.h, cli_json.h, cli_trace.h,
- *           cli_samples.h.
+ *           view_samples.h), cli_util.h, cli_view.h (the run's view), cli_json.h,
+ *           cli_trace.h, cli_samples.h.
  */
 #include "config.h"
 
@@ -16,6 +16,7 @@
 #include "cli_trace.h"
 #include "cli_samples.h"
 #include "cli_util.h"
+#include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] = "usage: profdb show RUN [--json]\n";
@@ -115,14 +116,16 @@ int cmd_show(const char *db, int argc, char **argv)
 	};
 	static const struct cli_optspec spec = {usage, "h", opts, 1, NULL};
 	struct store_run run;
-	struct store *s;
+	struct view v;
+	struct view_run vr;
 	int json = 0, rc = cli_parse_opts(&spec, argc, argv, NULL, &json);
 
 	if (rc != CLI_GO_ON)
 		return rc;
-	if (cli_open_run(&s, db, argv[optind], &run) != 0)
+	if (cli_open_run(&v, db, argv[optind], &vr, &run) != 0)
 		return 1;
 	rc = 1;
+	struct store *s = v.s;
 	int64_t id = run.run_id;
 	view_count_samples(s, &run, NULL);
 	if (json) {
@@ -148,7 +151,7 @@ int cmd_show(const char *db, int argc, char **argv)
 	cli_trace_show(s, &run, NULL);
 	rc = cli_samples_show(s, &run, NULL) == 0 && fflush(stdout) == 0 ? 0 : 1;
 out:
-	store_close(s);
+	view_close(&v);
 	return rc;
 }
 

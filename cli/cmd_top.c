@@ -177,7 +177,9 @@ int cmd_top(const char *db, int argc, char **argv)
 	struct view v = {0};
 	rc = 1;
 	tp_init(&p);
-	if (cli_view_open(&v, db) != 0 || cli_read_profile_or_samples(&v, argv[optind], &o.samples, &p, &rd) != 0)
+	struct view_run run;
+	if (cli_view_open(&v, db) != 0 || cli_view_resolve(&v, argv[optind], &run) != 0 ||
+	    cli_read_profile_or_samples(&v, &run, &o.samples, &p, &rd) != 0)
 		goto out;
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, o.by, o.module, &n);

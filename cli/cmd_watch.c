@@ -254,7 +254,7 @@ static void trace_refresh(struct store *s, const struct store_run *r, struct wat
 	    (r->state == STORE_RUN_RUNNING && now - wt->read_us < TRACE_EVERY_MS * 1000))
 		return;
 	struct view_trace ct;
-	if (view_trace_load(s, r, &ct) != 0)
+	if (view_trace_load(s, r, &ct, NULL) != 0)
 		return; /* tried again at the next change */
 	trace_render_stats(&ct.t, &wt->st);
 	if (trace_timeline_live(&ct.t, &wt->live) == 0) {
@@ -353,12 +353,12 @@ struct watch_state {
 
 /* The run and what its heap profile has grown by, read in one snapshot:
  * 0, or 1 (reported). */
-static int refresh(struct store *s, int64_t id, struct store_run *r, struct watch_state *st)
+static int refresh(struct store *s, const struct view_run *run, struct store_run *r, struct watch_state *st)
 {
 	int err = store_read_begin(s);
 
 	if (err == 0)
-		err = store_get_run(s, id, r);
+		err = store_get_run(s, run->id, r);
 	if (err != 0) {
 		cli_err("%s", store_errmsg(s));
 		store_read_end(s);
@@ -366,7 +366,7 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 	}
 	st->problem[0] = '\0';
 	if (st->src != VIEW_HEAP_HP) {
-		enum view_heap_source src = view_heap_source(s, id);
+		enum view_heap_source src = view_heap_source(s, run);
 		if (src == VIEW_HEAP_HP && st->src == VIEW_HEAP_EVENTLOG) {
 			/* the .hp came after all: it is the heap profile, read from its start */
 			st->gc.heap = NULL;
@@ -381,13 +381,17 @@ static int refresh(struct store *s, int64_t id, struct store_run *r, struct watc
 		}
 		st->src = src;
 	}
-	if (st->src == VIEW_HEAP_HP)
-		view_follow_heap(s, id, &st->hp, &st->fed, st->problem, sizeof(st->problem));
+	struct view_err e;
+	view_err_init(&e);
+	if (st->src == VIEW_HEAP_HP && view_follow_heap(s, run, &st->hp, &st->fed, &e) != 0)
+		snprintf(st->problem, sizeof(st->problem), "%s", view_err_first(&e));
 	uint64_t fed = st->gc.fed;
-	if (!st->gc_problem[0] &&
-	    view_follow_eventlog(s, id, &st->gc.d, &st->gc.fed, st->gc_problem, sizeof(st->gc_problem)) != 0 &&
-	    !st->problem[0])
-		snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
+	view_err_init(&e);
+	if (!st->gc_problem[0] && view_follow_eventlog(s, run, &st->gc.d, &st->gc.fed, &e) != 0) {
+		snprintf(st->gc_problem, sizeof(st->gc_problem), "%s", view_err_first(&e));
+		if (!st->problem[0])
+			snprintf(st->problem, sizeof(st->problem), "%s", st->gc_problem);
+	}
 	trace_refresh(s, r, &st->tr);
 	store_read_end(s);
 	if (st->gc.fed > fed && el_gc_finish(&st->gc.g) != 0)
@@ -443,8 +447,8 @@ static void show(struct watch_state *st, const struct store_run *r, const struct
 	}
 }
 
-/* Follows run id until it ends or a signal comes: the exit status. */
-static int follow(struct store *s, struct store_watch *w, int64_t id, const struct watch_opts *o)
+/* Follows run until it ends or a signal comes: the exit status. */
+static int follow(struct store *s, struct store_watch *w, const struct view_run *run, const struct watch_opts *o)
 {
 	int tty = !o->json && isatty(STDOUT_FILENO), rc = 0;
 	struct watch_state st = {.have_chart = 0, .tr = {.bytes = -1}};
@@ -458,7 +462,7 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 	st.co.max_bands = 0; /* the terminal shows the largest now, not by area */
 	for (;;) {
 		struct store_run r;
-		if (refresh(s, id, &r, &st) != 0) {
+		if (refresh(s, run, &r, &st) != 0) {
 			rc = 1;
 			break;
 		}
@@ -467,7 +471,7 @@ static int follow(struct store *s, struct store_watch *w, int64_t id, const stru
 			if (o->json)
 				cli_json_print(json_pack("{s:o}", "end", view_json_run(&r, store_now_us())));
 			else
-				printf("run %lld ended: %s\n", (long long)id, store_run_state_name(r.state));
+				printf("run %lld ended: %s\n", (long long)run->id, store_run_state_name(r.state));
 			break;
 		}
 		if (stop)
@@ -492,7 +496,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 	static const struct cli_optspec spec = {usage, "n:h", opts, 1, watch_opt};
 	struct watch_opts o = {.bands = 12};
 	struct store *s;
-	int64_t id;
+	struct view_run run;
 	char why[512];
 	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
@@ -503,7 +507,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 		cli_err("%s", why);
 		return 1;
 	}
-	if (cli_resolve_run(s, argv[optind], &id) != 0) {
+	if (cli_resolve_host(s, argv[optind], &run) != 0) {
 		store_close(s);
 		return 1;
 	}
@@ -516,7 +520,7 @@ int cmd_watch(const char *db, int argc, char **argv)
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	rc = follow(s, w, id, &o);
+	rc = follow(s, w, &run, &o);
 	store_watch_free(w);
 	store_close(s);
 	return rc;

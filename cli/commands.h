@@ -2,6 +2,8 @@
  * commands.h - the profdb subcommands.  Each takes the resolved database
  * path and its own argv (argv[0] is the command name) and returns the exit
  * status: 0 ok, 1 error (already reported), 2 usage.
+ *
+ * May call: nothing (each cmd_*.c says what it calls).
  */
 #ifndef PROFSVC_COMMANDS_H
 #define PROFSVC_COMMANDS_H

@@ -3,14 +3,14 @@
  * --help, --version, taken wherever they are before "--") and dispatch
  * to the subcommands in cmd_*.c.
  *
- * May call: the commands (commands.h), view/view_fleet.h, store/store.h,
- *           cli_util.h.
+ * May call: the commands (commands.h), fleet/fleet.h (fleet_is_url),
+ *           store/store.h, cli_util.h.
  */
 #include "config.h"
 
 #include <string.h>
 
-#include "../view/view_fleet.h"
+#include "../fleet/fleet.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -71,21 +71,27 @@ static const char usage[] =
 	"JSON output (--json) is documented in docs/json.md.\n"
 	"Exit status: 0 ok, 1 error, 2 usage.\n";
 
+/* What --db a command takes: a host's store only, a fleet catalogue
+ * (postgresql://...) too, or a catalogue it says itself what it does
+ * with (sync pushes into one: --to). */
+enum { HOST_ONLY, FLEET_TOO, FLEET_OWN };
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *db, int argc, char **argv);
+	int db;
 } commands[] = {
-	{"query", cmd_query},         {"show", cmd_show},
-	{"export", cmd_export},       {"export-disk", cmd_export_disk},
-	{"import", cmd_import},       {"import-disk", cmd_import_disk},
-	{"check", cmd_check},
-	{"heap", cmd_heap},           {"top", cmd_top},
-	{"flame", cmd_flame},         {"diff", cmd_diff},
-	{"report", cmd_report},       {"serve", cmd_serve},
-	{"watch", cmd_watch},         {"delete", cmd_delete},
-	{"prune", cmd_prune},         {"du", cmd_du},
-	{"sync", cmd_sync},           {"events", cmd_events},
-	{"gc", cmd_gc},
+	{"query", cmd_query, FLEET_TOO},         {"show", cmd_show, FLEET_TOO},
+	{"export", cmd_export, FLEET_TOO},       {"export-disk", cmd_export_disk, FLEET_TOO},
+	{"import", cmd_import, HOST_ONLY},       {"import-disk", cmd_import_disk, HOST_ONLY},
+	{"check", cmd_check, HOST_ONLY},
+	{"heap", cmd_heap, FLEET_TOO},           {"top", cmd_top, FLEET_TOO},
+	{"flame", cmd_flame, FLEET_TOO},         {"diff", cmd_diff, FLEET_TOO},
+	{"report", cmd_report, FLEET_TOO},       {"serve", cmd_serve, FLEET_TOO},
+	{"watch", cmd_watch, HOST_ONLY},         {"delete", cmd_delete, HOST_ONLY},
+	{"prune", cmd_prune, HOST_ONLY},         {"du", cmd_du, HOST_ONLY},
+	{"sync", cmd_sync, FLEET_OWN},           {"events", cmd_events, FLEET_TOO},
+	{"gc", cmd_gc, FLEET_TOO},
 };
 
 /*
@@ -159,7 +165,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
-		if (fleet_is_url(path) && !view_fleet_command_ok(argv[1]) && strcmp(argv[1], "sync") != 0) {
+		if (fleet_is_url(path) && commands[i].db == HOST_ONLY) {
 			cli_err("%s works on a host's store (--db PATH); a fleet catalogue (--db "
 			        "postgresql://...) is read by query, show, export, export-disk, heap, top, "
 			        "flame, diff, report, serve, events and gc",

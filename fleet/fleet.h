@@ -17,6 +17,8 @@
  * Every value a guest chose (names, uuids, profile bytes) goes through bound
  * parameters or COPY, and strings are kept as bytea (a guest's name need not
  * be UTF-8, which a text column would refuse).
+ *
+ * May call: store/store.h (the store's runs and devices it copies), libpq.
  */
 #ifndef PROFSVC_FLEET_H
 #define PROFSVC_FLEET_H

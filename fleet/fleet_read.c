@@ -6,6 +6,9 @@
  *
  * A copy reads in one REPEATABLE READ transaction: a sync replacing the run
  * meanwhile is seen entirely or not at all.
+ *
+ * May call: fleet_pg.c (statements, binary results), util/xxh.h, the store
+ * (store/) a run is copied into.
  */
 #include "config.h"
 

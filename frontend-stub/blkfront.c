@@ -6,7 +6,8 @@
  * a 64-bit PV guest's blkfront writes.  Data travels in a pool of pages
  * granted to the backend once at connect (as HaLVM's single data page).
  *
- * May call: the platform seam (grants, event channels), xenstore.
+ * May call: the platform seam (platform/: grants, event channels),
+ * xenstore.
  */
 #include "config.h"
 

@@ -9,6 +9,9 @@
  *    the file;
  *  - after a flush the same sector is written again, longer, by the next
  *    write (last write wins).
+ *
+ * May call: the status block's layout (profile/disk/status_block.h), libc;
+ * its requests go out through the caller's callbacks.
  */
 #include "config.h"
 

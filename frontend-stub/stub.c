@@ -23,7 +23,8 @@
  *
  * This file: the command line and the halvm and linux modes.  May call:
  * the other modes (stub_modes.h), what the modes share (stub_ctx.c),
- * blkfront, the HaLVM writer, the platform seam.
+ * blkfront (blkfront.c), the HaLVM writer (halvm_writer.c), the platform
+ * seam.
  */
 #include "config.h"
 

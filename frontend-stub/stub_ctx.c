@@ -4,7 +4,8 @@
  * randomness (stub_rand), and xensim's toolstack role for a crashed guest,
  * destroying its own domain (stub_destroy_self).
  *
- * May call: xensim's control socket (platform/sim_proto.h).  Nothing else
+ * May call: the platform seam (platform/), xensim's control socket
+ * (platform/sim_proto.h).  Nothing else
  * of the frontend-stub: its modes (stub.c, stub_hostile.c, stub_mirage.c)
  * call it.
  */

@@ -11,8 +11,8 @@
  * Between attacks a valid write and read must still work.  Exit 0 when
  * every attack was answered safely.
  *
- * May call: what the modes share (stub_ctx.c), blkfront, the platform
- * seam.  Called by stub.c's main (stub_modes.h).
+ * May call: what the modes share (stub_ctx.c), blkfront (blkfront.c), the
+ * platform seam.  Called by stub.c's main (stub_modes.h).
  */
 #include "config.h"
 

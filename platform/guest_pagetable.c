@@ -7,6 +7,8 @@
  * Translation") and Intel's SDM vol. 3 ("4-Level Paging"): PML4, PDPT,
  * PD, PT, 512 eight-byte entries each, indexed by va bits 47..39, 38..30,
  * 29..21, 20..12; PS in a PDPT entry maps 1 GiB, in a PD entry 2 MiB.
+ *
+ * May call: libc only; the inspectors give it a way to read guest memory.
  */
 #include "config.h"
 

@@ -1,6 +1,9 @@
 /*
  * platform.c - choosing an implementation of the Xen seam and dispatching
  * to it (see platform.h).
+ *
+ * May call: the implementations (platform_xen.c, platform_sim.c) through
+ * their ops tables.
  */
 #include "config.h"
 

@@ -4,6 +4,10 @@
  * domain memory arrives as memfds and is mapped page by page, so a grant
  * mapping covers exactly the granted pages.  Not thread-safe: one platform
  * instance per thread (the backend and the frontend-stub are event loops).
+ *
+ * May call: the seam's types (platform.h), xensim's sockets (sim_proto.h),
+ * the inspector
+ * (platform_sim_inspect.c, through platform_sim_int.h), libc.
  */
 #include "config.h"
 

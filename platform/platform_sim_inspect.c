@@ -60,7 +60,8 @@
  *     pause sees it takes by waitpid anyway.  A thread that does not
  *     block SIGCHLD (it may go to another thread) sleeps in waitpid so.
  *
- * May call: the sim platform's connection (platform_sim_int.h), ptrace.
+ * May call: the sim platform's connection (platform_sim_int.h, platform.h,
+ * sim_proto.h), the tracer's wake-ups (platform_sim_wake.c), ptrace.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -85,6 +86,7 @@
 
 #include "platform.h"
 #include "platform_sim_int.h"
+#include "platform_sim_wake.h"
 #include "sim_proto.h"
 
 #define PAUSE_WAIT_MAX_US 20000   /* invariant 3 */
@@ -125,107 +127,6 @@ static int64_t mono_us(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* ---- waking a waitpid: a timer's signal to this thread ------------------------------ */
-
-static void wake_handler(int sig)
-{
-	(void)sig; /* its only work: waitpid returns EINTR */
-}
-
-static int wake_sig(void)
-{
-	return SIGRTMIN + 5;
-}
-
-static void wake_install(void)
-{
-	struct sigaction sa, old;
-	if (sigaction(wake_sig(), NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
-	    !(old.sa_flags & SA_SIGINFO)) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = wake_handler; /* no SA_RESTART: waitpid must return */
-		sigemptyset(&sa.sa_mask);
-		sigaction(wake_sig(), &sa, NULL);
-	}
-}
-
-static int timer_open(struct sim_inspect *in)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, wake_install);
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, wake_sig());
-	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
-	struct sigevent ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.sigev_notify = SIGEV_THREAD_ID;
-	ev.sigev_signo = wake_sig();
-	ev._sigev_un._tid = gettid();
-	return timer_create(CLOCK_MONOTONIC, &ev, &in->timer);
-}
-
-/* Armed for at (then every millisecond, so that a signal that came just
- * before the waitpid began is not the only one); 0 disarms. */
-static void timer_at(struct sim_inspect *in, int64_t at_us)
-{
-	struct itimerspec its = {{0, 0}, {0, 0}};
-	if (at_us) {
-		its.it_value.tv_sec = at_us / 1000000;
-		its.it_value.tv_nsec = (long)(at_us % 1000000) * 1000;
-		its.it_interval.tv_nsec = 1000000;
-	}
-	timer_settime(in->timer, at_us ? TIMER_ABSTIME : 0, &its, NULL);
-}
-
-/* ---- waking a wait: SIGCHLD on a signalfd ----------------------------------------- */
-
-/* A thread that blocks SIGCHLD (the daemon blocks it in every thread from
- * its start) takes its tracees' stops and ends as news on a signalfd,
- * which a wait polls beside its wake descriptor until its time: no timer
- * armed and disarmed, no signal handled per wait (invariant 6).  One per
- * thread, closed when the thread's last inspection is. */
-static __thread int chld_fd = -2; /* -2: not looked at yet; -1: SIGCHLD is not blocked */
-
-static sigset_t chld_only(void)
-{
-	sigset_t s;
-	sigemptyset(&s);
-	sigaddset(&s, SIGCHLD);
-	return s;
-}
-
-static int chld_open(void)
-{
-	if (chld_fd == -2) {
-		sigset_t cur, s = chld_only();
-		chld_fd = -1;
-		if (pthread_sigmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGCHLD) == 1)
-			chld_fd = signalfd(-1, &s, SFD_NONBLOCK | SFD_CLOEXEC);
-		if (chld_fd < 0)
-			chld_fd = -1;
-	}
-	return chld_fd;
-}
-
-/* SIGCHLD let through (and so dropped, as ignored) while this thread
- * pauses, blocked again for its waits (invariant 6). */
-static void chld_pass(int pass)
-{
-	if (chld_fd < 0)
-		return;
-	sigset_t s = chld_only();
-	pthread_sigmask(pass ? SIG_UNBLOCK : SIG_BLOCK, &s, NULL);
-}
-
-static void chld_drain(int fd)
-{
-	struct signalfd_siginfo si[8];
-	while (read(fd, si, sizeof(si)) > 0) {
-		/* only a wake-up: the statuses are waitpid's */
-	}
 }
 
 /* ---- the threads -------------------------------------------------------------------- */
@@ -535,7 +436,7 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 	in->pidfd = fd;
 	in->next = mine; /* from the first seize: its statuses are its own */
 	mine = in;
-	if (timer_open(in) != 0) {
+	if (sim_wake_timer_open(&in->timer) != 0) {
 		snprintf(err, errlen, "domain %u: a timer: %s", domid, strerror(errno));
 		goto fail;
 	}
@@ -576,12 +477,12 @@ void sim_inspect_close(struct plat_inspect *b)
 	 * this thread ends. */
 	if (in->paused)
 		sim_inspect_unpause(b);
-	chld_pass(1); /* as a pause's (invariant 6) */
+	sim_wake_chld_pass(1); /* as a pause's (invariant 6) */
 	if (!in->gone && in->n && pause_threads(in, 1) == 0)
 		for (uint32_t i = 0; i < in->n; i++)
 			if (in->t[i].stopped)
 				ptrace(PTRACE_DETACH, in->t[i].tid, 0, in->t[i].group_stop ? 0 : in->t[i].sig);
-	chld_pass(0);
+	sim_wake_chld_pass(0);
 	for (uint32_t i = 0; i < in->n; i++)
 		if (in->t[i].stat_fd >= 0)
 			close(in->t[i].stat_fd);
@@ -596,10 +497,8 @@ void sim_inspect_close(struct plat_inspect *b)
 			*pp = in->next;
 			break;
 		}
-	if (!mine && chld_fd >= 0) {
-		close(chld_fd); /* (the thread may end now: invariant 6) */
-		chld_fd = -2;
-	}
+	if (!mine)
+		sim_wake_chld_close(); /* (the thread may end now: invariant 6) */
 	free(in);
 }
 
@@ -694,9 +593,9 @@ static int pause_threads(struct sim_inspect *in, int full)
 					in->t[i].offline = 1; /* its stop is resumed when it comes */
 			break;
 		}
-		timer_at(in, deadline);
+		sim_wake_timer_at(in->timer, deadline);
 		tid = waitpid(-1, &st, __WALL | __WNOTHREAD);
-		timer_at(in, 0);
+		sim_wake_timer_at(in->timer, 0);
 		if (tid > 0)
 			dispatch(tid, st);
 		else if (errno == ECHILD)
@@ -712,10 +611,10 @@ static int pause_threads(struct sim_inspect *in, int full)
 
 int sim_inspect_pause(struct plat_inspect *b)
 {
-	chld_pass(1);
+	sim_wake_chld_pass(1);
 	int rc = pause_threads((struct sim_inspect *)b, 0);
 	if (rc != 0)
-		chld_pass(0);
+		sim_wake_chld_pass(0);
 	return rc;
 }
 
@@ -729,7 +628,7 @@ int sim_inspect_unpause(struct plat_inspect *b)
 	in->paused = 0;
 	for (uint32_t i = 0; i < in->n; i++)
 		resume(in, i);
-	chld_pass(0);
+	sim_wake_chld_pass(0);
 	return 0;
 }
 
@@ -753,20 +652,20 @@ int sim_inspect_wait(struct plat *p, int64_t until_us, int wake_fd)
 			poll(&pf, wake_fd >= 0, (int)((at - now + 999) / 1000));
 			continue;
 		}
-		int cfd = chld_open();
+		int cfd = sim_wake_chld_open();
 		if (cfd >= 0) { /* invariant 6 */
 			struct pollfd pfs[2] = {{cfd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
 			struct timespec ts = {(time_t)((at - now) / 1000000), (long)((at - now) % 1000000) * 1000};
 			if (ppoll(pfs, wake_fd >= 0 ? 2 : 1, &ts, NULL) > 0 && pfs[0].revents)
-				chld_drain(cfd);
+				sim_wake_chld_drain(cfd);
 			continue; /* the statuses are taken at the top */
 		}
 		/* Sleeps in waitpid, so that a stop of the program wakes it
 		 * (invariant 2); the timer's signal ends the sleep. */
 		int st;
-		timer_at(in, at);
+		sim_wake_timer_at(in->timer, at);
 		pid_t tid = waitpid(-1, &st, __WALL | __WNOTHREAD);
-		timer_at(in, 0);
+		sim_wake_timer_at(in->timer, 0);
 		if (tid > 0)
 			dispatch(tid, st);
 	}

@@ -3,6 +3,8 @@
  * platform_sim.c (the connection to xensim, event channels, grants,
  * domains) and platform_sim_inspect.c (looking into a domain that is a
  * program), whose ops platform_sim.c's table holds.
+ *
+ * May call: platform.h's types, sim_proto.h.
  */
 #ifndef PROFSVC_PLATFORM_SIM_INT_H
 #define PROFSVC_PLATFORM_SIM_INT_H

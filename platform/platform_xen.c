@@ -6,6 +6,10 @@
  * Looking into a domain (libxenctrl, libxenforeignmemory, our own
  * page-table walk) is platform_xen_inspect.c's; its entries are in the
  * ops table below.
+ *
+ * May call: the seam's types (platform.h), libxenevtchn, libxengnttab,
+ * libxenstore, the inspector
+ * (platform_xen_inspect.c).
  */
 #include "config.h"
 

@@ -25,6 +25,9 @@
  * of another domain's (the map fails and the read stops there).
  *
  * Not thread-safe: one inspector per thread, like the rest of platform/.
+ *
+ * May call: guest_pagetable.c (the page-table walk), platform.h's types,
+ * libxenctrl, libxenforeignmemory.
  */
 #include "config.h"
 

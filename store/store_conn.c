@@ -9,7 +9,8 @@
  * that opens a store.
  *
  * Layer 1 (store_internal.h): calls no other file of the store; every
- * other one may call it.
+ * other one may call it.  May call: util/xxh.h (the chunks' sums), SQLite,
+ * libc.
  */
 #include "config.h"
 

@@ -15,7 +15,8 @@
  * record of the intake log) is decided here.  May call: store_intake*.c
  * (through store_intake.h), store_chunks.c, store_slots.c, store_conn.c,
  * store_remote.c (a store read through the backend: its reads forward, the
- * rest is refused).
+ * rest is refused), profile/disk/status_block.h (sector 0 decoded as it
+ * is written).
  */
 #include "config.h"
 

@@ -2,6 +2,9 @@
  * store_export.h - getting profiles and disk images out of the store, and
  * old raw disk images in.  No files are named here: callers pass
  * descriptors or callbacks, so the CLI owns temp-file-and-rename.
+ *
+ * May call: store.h's types, profile/disk/status_block.h (the status
+ * block an exported disk image gets).
  */
 #ifndef PROFSVC_STORE_EXPORT_H
 #define PROFSVC_STORE_EXPORT_H

@@ -5,8 +5,8 @@
  * records for recovery and for a batch that becomes SQL: a group's writes
  * with those a later one repeats left out, each device's row once.
  * May call: store_intake_rec.c, store_chunks.c (the transaction, chunks,
- * device rows), store_conn.c.  Called by store_intake_recover.c and
- * store_intake.c.
+ * device rows), store_conn.c, util/xxh.h.  Called by
+ * store_intake_recover.c and store_intake.c.
  */
 #include "config.h"
 

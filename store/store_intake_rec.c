@@ -4,8 +4,8 @@
  * (header, trailer), checked as recovery reads it (intake_rec_parse),
  * and read back (device rows, the overlay of its writes).  The layout is
  * described in store_intake.c and store_intake_int.h.
- * May call: store_conn.c.  Called by the other store_intake*.c files and
- * by the open batch (store_data.c).
+ * May call: store_conn.c, util/xxh.h (the records' checksums).  Called
+ * by the other store_intake*.c files and by the open batch (store_data.c).
  */
 #include "config.h"
 

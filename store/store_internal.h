@@ -12,19 +12,21 @@
  *      read through the backend's read service, for a reader that may not
  *      open the files: the read functions above forward to it).
  *   2. The data file and the rows: store_checkpoint.c (the WAL's
- *      generations), store_writeback.c, store_slots.c (the data file),
+ *      generations), store_writeback.c, store_data_file.c (the file, its
+ *      header, the owner's open), store_slots.c (the slots in it),
  *      store_chunks.c (the writer's transactions, chunks, device rows),
  *      store_schema.c.
  *   3. The intake log: store_intake_rec.c, store_intake_fold.c,
  *      store_intake_recover.c, store_intake.c (store_intake_int.h).
  *   4. The data path: store_data.c (batches, requests, snapshot reads).
- *   5. The catalogue: store_catalog.c (runs, devices, handles),
- *      store_space.c.
- *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c.
+ *   5. The catalogue: store_catalog.c (runs), store_devices.c (devices,
+ *      handles), store_space.c.
+ *   6. Over the catalogue: store_trace.c, store_copy.c, store_export.c,
+ *      store_check.c (an open store checked: integrity, -wal, checksums).
  *   7. The assembly: store_open.c (open and close: it starts, wires and
  *      stops what the layers below need).
- * store_watch.c and store_wire.c (the read service's protocol) stand
- * apart: they use store.h alone.
+ * store_watch.c, store_wire.c and store_wire_write.c (the read service's
+ * protocol) stand apart: they use store.h and one another's headers alone.
  *
  * INVARIANTS (each file's opening comment names its layer and what it
  * may call; a change that needs another call changes the layers here
@@ -234,8 +236,14 @@ void store_blob_release(struct store *s);
 int64_t store_sum(const void *data, size_t len);
 int store_sql_functions(struct store *s);
 
-/* meta.store_id and meta.data_header into s (store_slots.c). */
-int store_slots_read_identity(struct store *s);
+/* The data file itself (store_data_file.c): meta.store_id and
+ * meta.data_header into s; its path (0, or -1 when too long); opening it
+ * (create: a writer's first slot), checking its header; an I/O failure on
+ * it as the store's error (a full disk said as such); the owner's open. */
+int store_data_file_read_identity(struct store *s);
+int store_data_file_path(const struct store *s, char *buf, size_t len);
+int store_data_file_open(struct store *s, int create);
+int store_slot_io_fail(struct store *s, const char *what, int err);
 
 /* The owner's write-behind of the data file (store_writeback.c): once the
  * slots written since the last hand-over span this much, their writeback
@@ -376,6 +384,12 @@ int store_need_sql(struct store *s);
 			return need_sql_rc;                                                                    \
 	} while (0)
 
+/* The catalogue's helpers that store_devices.c shares (store_catalog.c):
+ * a role by its stored name (raw for any other), and a row's text copied
+ * into a fixed buffer, cut to len - 1 bytes. */
+enum store_role store_role_parse(const char *s);
+void store_copy_text(char *dst, size_t len, const unsigned char *src);
+
 /* The run and vdev of d->device_id into d (store_data.c). */
 void store_damage_fill(struct store *s, struct store_damage *d);
 
@@ -417,7 +431,7 @@ int store_slots_free(struct store *s, const int64_t *slots, size_t n, int64_t *f
 int store_slots_trim(struct store *s, int64_t *cut);
 /* Opens the existing data file (store_space.c punches its freed slots). */
 int store_slots_open_data(struct store *s);
-int store_slots_owner_open(struct store *s);
+int store_data_file_owner_open(struct store *s);
 void store_slots_close(struct store *s);
 int store_slots_check(struct store *s, char *report, size_t len, size_t *used);
 

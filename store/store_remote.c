@@ -6,8 +6,8 @@
  * functions of the store forward here; everything that needs the files
  * (writing, checking, copying) is refused with what to do.
  *
- * Layer 1 (store_internal.h), after store_conn.c: calls store_conn.c and
- * store_wire.c; the read functions of the layers above call it.
+ * Layer 1 (store_internal.h), after store_conn.c.  May call: store_conn.c
+ * and store_wire.c; the read functions of the layers above call it.
  *
  * Invariants:
  *   (1) A reply is read whole into a buffer of its own before anything of

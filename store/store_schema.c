@@ -356,7 +356,7 @@ int store_schema_migrate(struct store *s)
 			goto rollback;
 		}
 	}
-	if ((rc = store_slots_read_identity(s)))
+	if ((rc = store_data_file_read_identity(s)))
 		goto rollback;
 	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = store_sqlite_fail(s, "upgrading the schema");

@@ -14,7 +14,8 @@
  * stream re-read the store four times a second on an idle store.
  *
  * Apart from the layers (store_internal.h): uses store.h alone, and no
- * other file of the store calls it.
+ * other file of the store calls it.  May call: store.h's types,
+ * util/deadline (timed waits), inotify, libc.
  */
 #include "config.h"
 

@@ -130,7 +130,7 @@ def profdb_source(src):
             alias.update(aliases(longs, shorts))
             per.setdefault(um.group(1), set()).update(set(longs) | shorts)
     table = open(os.path.join(src, "cli", "profdb.c"), encoding="utf-8").read()
-    subs = set(re.findall(r"\{\s*\"([a-z-]+)\"\s*,\s*cmd_\w+\s*\}", table))
+    subs = set(re.findall(r"\{\s*\"([a-z-]+)\"\s*,\s*cmd_\w+\s*[,}]", table))
     return subs, per, alias
 
 

@@ -25,6 +25,11 @@ folder holding config.status, or named _*, as make distcheck's are).
    between them), except those make generates (a first line saying
    "generated ... do not edit").  A folder at any depth may have one; a
    folder without one, under none, is not checked.
+3. The top: the table's `./` row names every file at the top of the tree
+   (`configure.ac`, `quickstart`, ...; in a tarball, not those autoconf
+   and automake made there: configure, Makefile.in, ...) in backticks, and
+   every backticked name of that row without a space or a slash is a file
+   at the top.
 Prints one line per problem and exits 1 if there is any.
 """
 import os
@@ -36,8 +41,12 @@ SRC = sys.argv[1] if len(sys.argv) > 1 else "."
 problems = []
 
 
+in_git = False
+
+
 def tree_files():
     """The tree's files, as paths relative to SRC."""
+    global in_git
     try:
         top = subprocess.run(["git", "-C", SRC, "rev-parse", "--show-toplevel"], capture_output=True,
                              text=True, check=True).stdout.strip()
@@ -45,6 +54,7 @@ def tree_files():
             out = subprocess.run(["git", "-C", SRC, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                  capture_output=True, check=True).stdout
             files = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
+            in_git = True
             # deleted in the working tree but not yet from the index: gone
             return sorted(f for f in files if os.path.lexists(os.path.join(SRC, f)))
     except (OSError, subprocess.CalledProcessError):
@@ -118,6 +128,8 @@ for d in top:
     if d not in rows:
         problems.append(f"README.md, Layout: the folder {d}/ is missing from the table")
 for d, text in sorted(rows.items()):
+    if d == ".":
+        continue
     if d not in alldirs:
         problems.append(f"README.md, Layout: `{d}/` names no folder of the tree")
         continue
@@ -142,6 +154,21 @@ for f in files:
     named = re.findall(r"`([\w./-]+\.c)`", rows[d])
     if not any(f == n or f.endswith("/" + n) for n in named):
         problems.append(f"README.md, Layout, `{d}/`: does not name {f[len(d) + 1:]}")
+
+# 3. the top's files, both ways
+# in a tarball (no git), what autoconf and automake made there is no file of ours
+made = {"configure", "Makefile.in", "aclocal.m4", "config.h.in", "configure~", "config.h.in~"}
+top_files = sorted(f for f in files if "/" not in f and not (not in_git and f in made))
+if "." not in rows:
+    problems.append("README.md, Layout: no `./` row naming the files at the top of the tree")
+else:
+    named_top = [n for n in re.findall(r"`([^`]+)`", rows["."]) if " " not in n and "/" not in n]
+    for f in top_files:
+        if f not in named_top:
+            problems.append(f"README.md, Layout, `./`: does not name {f}, a file at the top of the tree")
+    for n in named_top:
+        if n not in fileset:
+            problems.append(f"README.md, Layout, `./`: names `{n}`, which is no file at the top of the tree")
 
 # 2. the file maps
 map_cache = {}
@@ -186,5 +213,6 @@ for d in sorted(alldirs):
 
 for p in problems:
     print(p)
-print(f"layout: {len(top)} folders, {len(rows)} rows, {maps} file maps, {len(problems)} problems")
+print(f"layout: {len(top)} folders, {len(top_files)} files at the top, {len(rows)} rows, {maps} file maps, "
+      f"{len(problems)} problems")
 sys.exit(1 if problems else 0)

@@ -3,7 +3,8 @@
 # match the tree (tests/layout_check.py says how): every top-level folder
 # in the table and every folder the table names present, the files a row
 # names there, and each file map (the first comment of D/D.h, `name.c
-# description` lines) naming exactly the .c files of its folder.  In a git
+# description` lines) naming exactly the .c files of its folder; and the
+# table's `./` row naming exactly the files at the top.  In a git
 # checkout the tree is what git tracks; elsewhere (make distcheck) the
 # files present under TOP_SRCDIR.  One failure per difference.
 set -uo pipefail

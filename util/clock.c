@@ -1,6 +1,7 @@
 /*
- * clock.c - the monotonic clock in microseconds (clock.h).  Calls only
- * clock_gettime.
+ * clock.c - the monotonic clock in microseconds (clock.h).
+ *
+ * May call: clock_gettime only.
  */
 #include "config.h"
 

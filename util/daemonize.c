@@ -2,6 +2,8 @@
  * daemonize.c - fork into a daemon and wait until it serves or says why it
  * cannot (see daemonize.h).  The ready pipe carries one NUL byte for
  * "serving", or the text of the failure.
+ *
+ * May call: libc only (fork, setsid, pipes).
  */
 #include "config.h"
 

@@ -1,5 +1,7 @@
 /*
  * deadline.c - monotonic deadlines for timed waits (deadline.h).
+ *
+ * May call: libc only (clock_gettime).
  */
 #include "config.h"
 

@@ -1,6 +1,7 @@
 /*
  * journal_stream.c - is stderr the journal's stream (journal_stream.h).
- * Calls only libc.
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

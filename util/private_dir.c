@@ -1,6 +1,8 @@
 /*
  * private_dir.c - the ownership and mode check for the directories a root
  * daemon creates files in (see private_dir.h).
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

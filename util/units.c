@@ -3,6 +3,8 @@
  * digit by digit rather than with strtoull: strtoull takes leading space,
  * a sign (and "-1" becomes 2^64 - 1) and any base-10 prefix the locale
  * allows, each of which once made a bad option value mean something.
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

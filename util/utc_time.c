@@ -4,6 +4,8 @@
  * civil date as in Howard Hinnant's chrono algorithms (the proleptic
  * Gregorian calendar, as gmtime's); tests/test_utc_time checks it against
  * gmtime_r and strftime.
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

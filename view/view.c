@@ -2,7 +2,8 @@
  * view.c - a view of a store or a fleet catalogue for one command or
  * request (view.h): opened once, runs resolved in it, one snapshot.
  *
- * May call: store/store.h, view_fleet.h, view_format.h, view_err.h, view_backend.h.
+ * May call: store/store.h, fleet/fleet.h (fleet_is_url), view_fleet.h, view_format.h,
+ * view_err.h, view_backend.h.
  */
 #include "config.h"
 
@@ -28,13 +29,9 @@ int view_store_open(struct store **s, const char *path, enum store_open_mode mod
 	char err[512];
 
 	if (fleet_is_url(path)) {
-		/* a fleet catalogue: runs are read from a private copy */
-		if (mode != STORE_READ) {
-			view_error(e, "a fleet catalogue is only read here; change runs on their host's store");
-			return -1;
-		}
-		if (!(path = view_fleet_store(path, e)))
-			return -1;
+		view_error(e, mode != STORE_READ ? "a fleet catalogue is only read here; change runs on their host's store"
+		                                 : "a fleet catalogue is read through a view of it");
+		return -1;
 	}
 	if (store_open(s, path, &o, err, sizeof(err)) != 0) {
 		view_error(e, "%s", err);
@@ -46,8 +43,15 @@ int view_store_open(struct store **s, const char *path, enum store_open_mode mod
 int view_open(struct view *v, const char *db, struct view_err *e)
 {
 	memset(v, 0, sizeof(*v));
+	/* a fleet catalogue: runs are read from the view's private copy */
+	if (fleet_is_url(db) &&
+	    (view_fleet_open(&v->fleet, db, e) != 0 || view_fleet_store(v->fleet, &db, e) != 0)) {
+		view_close(v);
+		return -1;
+	}
 	if (view_store_open(&v->s, db, STORE_READ, e) != 0) {
 		v->s = NULL;
+		view_close(v);
 		return -1;
 	}
 	return 0;
@@ -60,6 +64,7 @@ void view_close(struct view *v)
 			store_read_end(v->s);
 		store_close(v->s);
 	}
+	view_fleet_close(v->fleet);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -82,45 +87,44 @@ void view_snapshot_end(struct view *v)
 	v->snapshot = 0;
 }
 
-int view_resolve_run(struct store *s, const char *arg, int64_t *run_id, struct view_err *e)
+int view_resolve_host(struct store *s, const char *arg, struct view_run *run, struct view_err *e)
 {
 	uint64_t n;
 
-	if (view_fleet_active() && arg[0] == '@' && view_parse_u64(arg + 1, &n) == 0 && n > 0 &&
-	    n <= INT64_MAX) {
-		*run_id = (int64_t)n; /* view_run_ref's: a run copied already */
-		return 0;
-	}
-	if (view_fleet_active())
-		return view_fleet_resolve(arg, run_id, e);
+	memset(run, 0, sizeof(*run));
 	if (strcmp(arg, "latest") == 0) {
-		if (store_latest_run(s, run_id) != 0) {
+		if (store_latest_run(s, &run->id) != 0) {
 			view_error(e, "%s", store_errmsg(s));
 			return -1;
 		}
+		run->host_run_id = run->id;
 		return 0;
 	}
 	if (view_parse_u64(arg, &n) != 0 || n == 0 || n > INT64_MAX) {
 		view_error(e, "'%s' is not a run id (a number from 'profdb query runs', or 'latest')", arg);
 		return -1;
 	}
-	*run_id = (int64_t)n;
+	view_run_at(run, (int64_t)n);
 	return 0;
 }
 
-int view_resolve(struct view *v, const char *arg, int64_t *run_id, struct view_err *e)
+int view_resolve(struct view *v, const char *arg, struct view_run *run, struct view_err *e)
 {
-	int copies = view_fleet_active() && arg[0] != '@';
-	if (view_resolve_run(v->s, arg, run_id, e) != 0)
+	if (!v->fleet)
+		return view_resolve_host(v->s, arg, run, e);
+	memset(run, 0, sizeof(*run));
+	if (view_fleet_resolve(v->fleet, arg, run->host_id, &run->host_run_id, &run->id, e) != 0)
 		return -1;
-	if (copies && v->snapshot) { /* the run's copy is newer than the snapshot */
+	if (v->snapshot) { /* the run's copy is newer than the snapshot */
 		store_read_end(v->s);
 		v->snapshot = 0;
 	}
 	return 0;
 }
 
-void view_run_ref(int64_t id, char *buf, size_t len)
+void view_run_at(struct view_run *run, int64_t id)
 {
-	snprintf(buf, len, view_fleet_active() ? "@%lld" : "%lld", (long long)id);
+	memset(run, 0, sizeof(*run));
+	run->id = id;
+	run->host_run_id = id;
 }

@@ -5,8 +5,8 @@
  * control_socket.c): a reply is read here until it closes, bounded in
  * time and size, so a wedged or foreign socket costs a caller no more.
  *
- * Calls: libc only (the run directory's default from profsvc_paths.h;
- * the read service's socket name from store/store_wire.h).
+ * May call: libc (the run directory's default from profsvc_paths.h; the
+ * read service's socket name from store/store_wire.h), view_err.h.
  */
 #include "config.h"
 
@@ -55,7 +55,7 @@ const char *view_read_socket(void)
 }
 
 int view_backend_ask(const char *command, int timeout_ms, size_t max, char **reply, size_t *len,
-                     char *msg, size_t msglen)
+                     struct view_err *e)
 {
 	const char *dir = run_dir();
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -63,12 +63,12 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 	*reply = NULL;
 	*len = 0;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/backend.sock", dir) >= sizeof(sa.sun_path)) {
-		snprintf(msg, msglen, "the run directory %s is too long for a socket path", dir);
+		view_error(e, "the run directory %s is too long for a socket path", dir);
 		return VIEW_BACKEND_NONE;
 	}
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		snprintf(msg, msglen, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
+		view_error(e, "no backend answers on %s (%s)", sa.sun_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return VIEW_BACKEND_NONE;
@@ -80,7 +80,7 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 		free(buf);
 		free(req);
 		close(fd);
-		snprintf(msg, msglen, "out of memory");
+		view_error(e, "out of memory");
 		return VIEW_BACKEND_FAILED;
 	}
 	memcpy(req, command, cmdlen);
@@ -110,11 +110,11 @@ int view_backend_ask(const char *command, int timeout_ms, size_t max, char **rep
 	buf[got] = '\0';
 	if (!got) {
 		if (sent != (ssize_t)(cmdlen + 1))
-			snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(send_errno));
+			view_error(e, "%s: %s", sa.sun_path, strerror(send_errno));
 		else if (closed)
-			snprintf(msg, msglen, "the backend on %s closed the connection without an answer", sa.sun_path);
+			view_error(e, "the backend on %s closed the connection without an answer", sa.sun_path);
 		else
-			snprintf(msg, msglen, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
+			view_error(e, "the backend on %s did not answer within %d ms", sa.sun_path, timeout_ms);
 		free(buf);
 		return VIEW_BACKEND_FAILED;
 	}

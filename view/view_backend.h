@@ -4,11 +4,15 @@
  * $PROFSVC_RUN_DIR, else the configured one): what profdb and profdb serve
  * need of it (end a run before deleting it; its metrics), and where its
  * read service listens (read.sock beside it).
+ *
+ * May call: view_err.h.
  */
 #ifndef PROFSVC_VIEW_BACKEND_H
 #define PROFSVC_VIEW_BACKEND_H
 
 #include <stddef.h>
+
+#include "view_err.h"
 
 /* The backend's read service: <run dir>/read.sock, where a reader that may
  * not open the store's files reads it (store_open_opts.read_socket); NULL
@@ -21,11 +25,11 @@ const char *view_read_socket(void);
  * answered; VIEW_BACKEND_NONE when no backend listens (or the run
  * directory's path cannot be a socket's), VIEW_BACKEND_FAILED when one
  * took the connection and gave no answer (a timeout, a close) or memory
- * ran out; why in msg either way. */
+ * ran out; why in e either way. */
 #define VIEW_BACKEND_NONE (-1)
 #define VIEW_BACKEND_FAILED (-2)
 int view_backend_ask(const char *command, int timeout_ms, size_t max, char **reply, size_t *len,
-                     char *msg, size_t msglen);
+                     struct view_err *e);
 /* 1 when an answer is the backend turning the request away ("evicted:
  * ..." or "refused: ...", one line saying why): it was not done. */
 int view_backend_turned_away(const char *reply);

@@ -25,11 +25,11 @@ struct view_diff_side {
 	int have_gc;
 };
 
-/* Resolves arg in v and reads both of its profiles, and its eventlog's GC
+/* Reads both of run's profiles, and its eventlog's GC
  * figures when it has an eventlog: a run without one is compared on the
  * others, so what does not read is only said in e.  0 when at least one
- * read, else 1.  view_diff_side_free() either way. */
-int view_diff_side_load(struct view *v, const char *arg, struct view_diff_side *s,
+ * read, else -1.  view_diff_side_free() either way. */
+int view_diff_side_load(struct view *v, const struct view_run *run, struct view_diff_side *s,
                         struct view_err *e);
 void view_diff_side_free(struct view_diff_side *s);
 

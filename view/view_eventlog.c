@@ -213,18 +213,18 @@ static int gc_cb(void *ctx, const struct gel_event *ev)
 	return el_gc_add(ctx, ev) != 0;
 }
 
-int view_read_eventlog_gc(struct view *v, const char *arg, struct el_gc *g, struct view_eventlog *el,
+int view_read_eventlog_gc(struct view *v, const struct view_run *run, struct el_gc *g, struct view_eventlog *el,
                           struct view_err *e)
 {
 	el_gc_init(g);
-	if (view_read_eventlog(v, arg, gc_cb, g, el, e) != 0) {
+	if (view_read_eventlog(v, run, gc_cb, g, el, e) != 0) {
 		if (el->d.stopped)
 			view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	if (el_gc_finish(g) != 0) {
 		view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	return 0;
 }
@@ -263,20 +263,20 @@ static int tl_cb(void *ctx, const struct gel_event *ev)
 	return el_gc_add(c->g, ev) != 0 || el_timeline_add(c->t, ev) != 0;
 }
 
-int view_read_eventlog_timeline(struct view *v, const char *arg, struct el_gc *g, struct el_timeline *t,
+int view_read_eventlog_timeline(struct view *v, const struct view_run *run, struct el_gc *g, struct el_timeline *t,
                                 struct view_eventlog *el, struct view_err *e)
 {
 	struct tl_ctx c = {g, t};
 	el_gc_init(g);
 	el_timeline_init(t);
-	if (view_read_eventlog(v, arg, tl_cb, &c, el, e) != 0) {
+	if (view_read_eventlog(v, run, tl_cb, &c, el, e) != 0) {
 		if (el->d.stopped)
 			view_error(e, "run %lld: out of memory reading its eventlog", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	if (el_gc_finish(g) != 0) {
 		view_error(e, "run %lld: out of memory reading its GCs", (long long)el->rd.run.run_id);
-		return 1;
+		return -1;
 	}
 	el_timeline_finish(t);
 	return 0;

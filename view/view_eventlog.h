@@ -74,20 +74,20 @@ json_t *view_events_json(const struct view_events *ev, const struct view_eventlo
 
 /* ---- GC -------------------------------------------------------------------- */
 
-/* RUN's eventlog read into g (el_gc_init'ed here, finished); 0, or 1
+/* run's eventlog read into g (el_gc_init'ed here, finished); 0, or -1
  * (the reason in e).  el_gc_free(g) and view_eventlog_free(el) after. */
-int view_read_eventlog_gc(struct view *v, const char *arg, struct el_gc *g, struct view_eventlog *el,
+int view_read_eventlog_gc(struct view *v, const struct view_run *run, struct el_gc *g, struct view_eventlog *el,
                           struct view_err *e);
 /* {"run", "whole", "collections", "gc_starts", "by_generation", ...} (docs/json.md). */
 json_t *view_gc_json(const struct el_gc *g, const struct view_eventlog *el, int64_t now_us);
 
 /* ---- the timeline ------------------------------------------------------------ */
 
-/* RUN's eventlog read once into its GC figures (g) and its timeline (t),
- * both initialised here and finished; 0, or 1 (the reason in e; a log
+/* run's eventlog read once into its GC figures (g) and its timeline (t),
+ * both initialised here and finished; 0, or -1 (the reason in e; a log
  * not closed yet is a warning there).  el_gc_free(g), el_timeline_free(t)
  * and view_eventlog_free(el) after, whatever the result. */
-int view_read_eventlog_timeline(struct view *v, const char *arg, struct el_gc *g, struct el_timeline *t,
+int view_read_eventlog_timeline(struct view *v, const struct view_run *run, struct el_gc *g, struct el_timeline *t,
                                 struct view_eventlog *el, struct view_err *e);
 
 #endif

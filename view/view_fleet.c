@@ -5,7 +5,7 @@
  * export, heap, top, flame, diff and report then read a run of the fleet
  * exactly as they read one of this host (an export is byte for byte the
  * host's, a salvage finds what the host's finds), and no command has two
- * versions.  A run is copied once per process however many times the
+ * versions.  A run is copied once per view however many times the
  * command reads it; its id there is the host's when free (two hosts' runs
  * of the same number in one diff: the second takes the next free id).
  *
@@ -20,108 +20,112 @@
 
 #include "view_fleet.h"
 
-static struct fleet *conn;
-static struct store *writer;
-static char dir[4096], path[4200];
-static struct copied {
-	char host_id[33];
-	int64_t run_id, local_id;
-} copied[16];
-static int ncopied;
+#define COPIED_MAX 16 /* runs one view reads */
 
-int view_fleet_command_ok(const char *cmd)
+struct view_fleet {
+	struct fleet *conn;
+	struct store *writer;       /* the private store, NULL until made */
+	char dir[4096], path[4200];
+	struct copied {
+		char host_id[33];
+		int64_t run_id, local_id;
+	} copied[COPIED_MAX];
+	int ncopied;
+};
+
+int view_fleet_open(struct view_fleet **out, const char *url, struct view_err *e)
 {
-	static const char *const ok[] = {"query", "show",   "export", "export-disk", "heap", "top",
-	                                 "flame", "diff",   "report", "serve",       "events", "gc"};
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		if (strcmp(cmd, ok[i]) == 0)
-			return 1;
+	char err[1024];
+	struct view_fleet *f = calloc(1, sizeof(*f));
+
+	*out = NULL;
+	if (!f) {
+		view_error(e, "out of memory");
+		return -1;
+	}
+	if (fleet_open(&f->conn, url, 0, err, sizeof(err)) != 0) {
+		view_error(e, "%s", err);
+		free(f);
+		return -1;
+	}
+	*out = f;
 	return 0;
 }
 
-static void cleanup(void)
+struct fleet *view_fleet_reader(struct view_fleet *f)
 {
-	if (writer)
-		store_close(writer);
-	writer = NULL;
-	if (path[0])
-		store_remove_files(path);
-	if (dir[0])
-		rmdir(dir);
-	fleet_close(conn);
-	conn = NULL;
+	return f->conn;
 }
 
-struct fleet *view_fleet(const char *url, struct view_err *e)
+void view_fleet_close(struct view_fleet *f)
 {
-	char err[1024];
-	if (conn)
-		return conn;
-	if (fleet_open(&conn, url, 0, err, sizeof(err)) != 0) {
-		view_error(e, "%s", err);
-		return NULL;
-	}
-	atexit(cleanup);
-	return conn;
+	if (!f)
+		return;
+	if (f->writer)
+		store_close(f->writer);
+	if (f->path[0])
+		store_remove_files(f->path);
+	if (f->dir[0])
+		rmdir(f->dir);
+	fleet_close(f->conn);
+	free(f);
 }
 
-int view_fleet_active(void)
-{
-	return writer != NULL;
-}
-
-const char *view_fleet_store(const char *url, struct view_err *e)
+int view_fleet_store(struct view_fleet *f, const char **path, struct view_err *e)
 {
 	char err[512];
-	if (writer)
-		return path;
-	if (!view_fleet(url, e))
-		return NULL;
+	if (f->writer) {
+		*path = f->path;
+		return 0;
+	}
 	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/profdb-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	snprintf(f->dir, sizeof(f->dir), "%s/profdb-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir)) {
 		view_error(e, "cannot make a private directory for the runs read from the catalogue (%s): "
 		        "set TMPDIR to a writable directory",
-		        dir);
-		dir[0] = 0;
-		return NULL;
+		        f->dir);
+		f->dir[0] = 0;
+		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/fleet.db", dir);
+	snprintf(f->path, sizeof(f->path), "%s/fleet.db", f->dir);
 	struct store_open_opts o = {.mode = STORE_WRITE};
-	if (store_open(&writer, path, &o, err, sizeof(err)) != 0) {
+	if (store_open(&f->writer, f->path, &o, err, sizeof(err)) != 0) {
 		view_error(e, "%s", err);
-		writer = NULL;
-		return NULL;
+		f->writer = NULL;
+		return -1;
 	}
-	return path;
+	*path = f->path;
+	return 0;
 }
 
-int view_fleet_resolve(const char *arg, int64_t *local_id, struct view_err *e)
+int view_fleet_resolve(struct view_fleet *f, const char *arg, char host_id[33], int64_t *host_run_id,
+                       int64_t *local_id, struct view_err *e)
 {
-	char host_id[33];
 	int64_t run_id;
-	struct fleet *f = conn;
 
-	if (!f || !writer)
+	if (!f->writer)
 		return -1;
-	if (fleet_resolve_run(f, arg, host_id, &run_id) != 0) {
-		view_error(e, "%s", fleet_errmsg(f));
+	if (fleet_resolve_run(f->conn, arg, host_id, &run_id) != 0) {
+		view_error(e, "%s", fleet_errmsg(f->conn));
 		return -1;
 	}
-	for (int i = 0; i < ncopied; i++)
-		if (copied[i].run_id == run_id && strcmp(copied[i].host_id, host_id) == 0) {
-			*local_id = copied[i].local_id;
+	*host_run_id = run_id;
+	for (int i = 0; i < f->ncopied; i++)
+		if (f->copied[i].run_id == run_id && strcmp(f->copied[i].host_id, host_id) == 0) {
+			*local_id = f->copied[i].local_id;
 			return 0;
 		}
-	if (ncopied == (int)(sizeof(copied) / sizeof(copied[0]))) {
+	if (f->ncopied == COPIED_MAX) {
 		view_error(e, "too many runs in one command");
 		return -1;
 	}
-	if (fleet_copy_run(f, host_id, run_id, writer, NULL, local_id) != 0) {
-		view_error(e, "%s", fleet_errmsg(f));
+	if (fleet_copy_run(f->conn, host_id, run_id, f->writer, NULL, local_id) != 0) {
+		view_error(e, "%s", fleet_errmsg(f->conn));
 		return -1;
 	}
-	copied[ncopied++] = (struct copied){.run_id = run_id, .local_id = *local_id};
-	memcpy(copied[ncopied - 1].host_id, host_id, sizeof(host_id));
+	struct copied *c = &f->copied[f->ncopied++];
+	c->run_id = run_id;
+	c->local_id = *local_id;
+	memcpy(c->host_id, host_id, sizeof(c->host_id));
 	return 0;
 }

@@ -35,17 +35,16 @@ struct view_profile_read {
 };
 
 /*
- * Resolves RUN ("12", "latest") in v and streams its .prof or .hp (role
- * "prof"/"hp") to sink.  0 ok; 1 on an error, in e ("run 12 has no .hp
- * device (xvdp2)"), or when the sink stopped it (the sink's owner says
- * why).
+ * Streams run's .prof or .hp (role "prof"/"hp") to sink, in v's
+ * snapshot.  0, or -1 with the reason in e ("run 12 has no .hp device
+ * (xvdp2)"), or when the sink stopped it (the sink's owner says why).
  */
-int view_profile_read(struct view *v, const char *run_arg, const char *role,
+int view_profile_read(struct view *v, const struct view_run *run, const char *role,
                       view_profile_sink sink, void *ctx, struct view_profile_read *out,
                       struct view_err *e);
 
 /*
- * RUN's .prof, .hp or eventlog as view_profile_read gives it, read in
+ * run's .prof, .hp or eventlog as view_profile_read gives it, read in
  * pieces, each in a snapshot of its own (serve's downloads: a reply to a
  * slow client holds no read transaction between its pieces, so the WAL
  * can be checkpointed whatever the client's pace).  view_pieces_begin's
@@ -63,12 +62,12 @@ struct view_pieces {
 	uint64_t size, at;           /* the bytes to give, those given */
 	struct view_profile_read rd; /* the run, bytes (size), salvaged, note, cut */
 };
-/* 0, or 1 with the reason in e (as view_profile_read's). */
-int view_pieces_begin(struct view *v, const char *run_arg, const char *role, struct view_pieces *p,
+/* 0, or -1 with the reason in e (as view_profile_read's). */
+int view_pieces_begin(struct view *v, const struct view_run *run, const char *role, struct view_pieces *p,
                       struct view_err *e);
 /* The next bytes, at most max, from p->at to sink, in a snapshot of its
  * own (ended before it returns); p->at advanced.  0 (p->at == p->size:
- * the end), or 1 with the reason in e (damage said by view_damage), or
+ * the end), or -1 with the reason in e (damage said by view_damage), or
  * when the sink stopped it. */
 int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_profile_sink sink, void *ctx,
                      struct view_err *e);
@@ -76,12 +75,12 @@ int view_pieces_next(struct view *v, struct view_pieces *p, size_t max, view_pro
 struct time_profile;
 struct hp_profile;
 struct hp_tail;
-/* RUN's .prof or .hp parsed to its end (tail: what a cut .hp left out,
- * may be NULL); a salvaged read is a warning in e.  0, or 1 (the reason
+/* run's .prof or .hp parsed to its end (tail: what a cut .hp left out,
+ * may be NULL); a salvaged read is a warning in e.  0, or -1 (the reason
  * in e). */
-int view_read_time_profile(struct view *v, const char *arg, struct time_profile *p,
+int view_read_time_profile(struct view *v, const struct view_run *run, struct time_profile *p,
                            struct view_profile_read *rd, struct view_err *e);
-int view_read_heap_profile(struct view *v, const char *arg, struct hp_profile *p,
+int view_read_heap_profile(struct view *v, const struct view_run *run, struct hp_profile *p,
                            struct hp_tail *tail, struct view_profile_read *rd, struct view_err *e);
 
 /* ---- the eventlog (xvdp3) ------------------------------------------------------ */
@@ -94,59 +93,60 @@ struct view_eventlog {
 };
 
 /*
- * Resolves RUN and streams its eventlog through the decoder, fn called
- * once per whole event (fn may be NULL).  0; or 1 with the reason in e
+ * Streams run's eventlog through the decoder, fn called
+ * once per whole event (fn may be NULL).  0; or -1 with the reason in e
  * (no eventlog device, a damaged log: "run 3: eventlog damaged at offset
  * 812: ..."), or when fn stopped the decoder (fn's owner says why; then
  * el->d.stopped).  An unclosed log (the guest crashed or still runs) is a
  * warning in e saying where it was cut.  view_eventlog_free afterwards,
  * whatever the result.
  */
-int view_read_eventlog(struct view *v, const char *arg, gel_event_fn fn, void *ctx,
+int view_read_eventlog(struct view *v, const struct view_run *run, gel_event_fn fn, void *ctx,
                        struct view_eventlog *el, struct view_err *e);
 void view_eventlog_free(struct view_eventlog *el);
 
-/* Whether RUN (resolved) has an eventlog the guest wrote and no .hp (no
+/* Whether run has an eventlog the guest wrote and no .hp (no
  * device, or one whose status block it never wrote): the heap view then
  * reads the eventlog's heap samples. */
-int view_eventlog_heap_fallback(struct view *v, int64_t run_id);
+int view_eventlog_heap_fallback(struct view *v, const struct view_run *run);
 
-/* RUN's eventlog heap samples in the .hp model (eventlog_heap.c), for
- * hp2ps's rules as a .hp's; 0, or 1 (the reason in e; "has no heap
+/* run's eventlog heap samples in the .hp model (eventlog_heap.c), for
+ * hp2ps's rules as a .hp's; 0, or -1 (the reason in e; "has no heap
  * samples" when the log was made without -h). */
-int view_read_eventlog_heap(struct view *v, const char *arg, struct hp_profile *p, struct hp_tail *tail,
+int view_read_eventlog_heap(struct view *v, const struct view_run *run, struct hp_profile *p, struct hp_tail *tail,
                             struct view_profile_read *rd, struct view_err *e);
 
 /* Follows a running guest's heap profile: feeds p the bytes its status
  * block added since *fed (never past what the guest wrote; the guest
  * rewrites the status block after each flushed sample, so it ends on a
  * whole sample), inside the caller's read transaction.  0, or -1 with
- * the store's or the parser's error in err (the parser's stays). */
-int view_follow_heap(struct store *s, int64_t run_id, struct hp_profile *p, uint64_t *fed, char *err,
-                     size_t len);
+ * the store's or the parser's error in e (the parser's stays). */
+int view_follow_heap(struct store *s, const struct view_run *run, struct hp_profile *p, uint64_t *fed,
+                     struct view_err *e);
 
 /* The bytes [from, to) of a run's profile device (role "hp", "eventlog")
  * to sink, inside the caller's read transaction, never past what the
  * guest wrote (its status block's size): *end is where they stopped
  * (from when nothing is there yet).  0, or -1 with the store's error in
- * err; 1 when the sink stopped it.  The bytes before a status block's size
- * never change, so a range read in one snapshot is the same in any later
- * one (what lets serve's event streams share one read per change). */
-int view_read_device_bytes(struct store *s, int64_t run_id, const char *role, uint64_t from, uint64_t to,
-                           view_profile_sink sink, void *ctx, uint64_t *end, char *err, size_t len);
+ * e, or when the sink stopped it (e left as it was: the sink's owner
+ * knows why).  The bytes before a status block's size never change, so a
+ * range read in one snapshot is the same in any later one (what lets
+ * serve's event streams share one read per change). */
+int view_read_device_bytes(struct store *s, const struct view_run *run, const char *role, uint64_t from, uint64_t to,
+                           view_profile_sink sink, void *ctx, uint64_t *end, struct view_err *e);
 
 /* Where a running run's heap profile comes from, inside the caller's
  * read transaction: VIEW_HEAP_HP once the guest wrote its .hp's status
  * block, else VIEW_HEAP_EVENTLOG once it wrote its eventlog's (the heap
  * samples in it), else VIEW_HEAP_NONE (nothing yet, or a store error). */
 enum view_heap_source { VIEW_HEAP_NONE, VIEW_HEAP_HP, VIEW_HEAP_EVENTLOG };
-enum view_heap_source view_heap_source(struct store *s, int64_t run_id);
+enum view_heap_source view_heap_source(struct store *s, const struct view_run *run);
 
 /* Follows a running guest's eventlog the same way: feeds d the bytes its
  * status block added since *fed (the decoder keeps a cut event until its
- * rest comes).  0, or -1 with the store's or the decoder's error in err. */
-int view_follow_eventlog(struct store *s, int64_t run_id, struct gel_decoder *d, uint64_t *fed, char *err,
-                         size_t len);
+ * rest comes).  0, or -1 with the store's or the decoder's error in e. */
+int view_follow_eventlog(struct store *s, const struct view_run *run, struct gel_decoder *d, uint64_t *fed,
+                         struct view_err *e);
 
 /* "run 12 halvm-leak (complete)", raw: the name is the guest's, so the
  * caller escapes it for where it goes (safe_text_print, markup_text). */

@@ -3,7 +3,7 @@
  * all of it read in the view's one snapshot.
  *
  * May call: view.h, view_profile.h, view_trace.h, view_format.h,
- * view_eventlog.h, view_err.h, profile/, store/store.h.
+ * view_eventlog.h, view_err.h, profile/, store/store.h, view_samples.c.
  */
 #include "config.h"
 
@@ -21,16 +21,16 @@
 /* A run with a trace: which profile devices it has (each read only if
  * there).  Any doubt leaves both wanted, and the readers say what is
  * wrong. */
-static void probe_devices(struct view *v, int64_t id, int *want_tp, int *want_hp, int *samples)
+static void probe_devices(struct view *v, const struct view_run *run, int *want_tp, int *want_hp, int *samples)
 {
 	struct store_device_info dev;
 
 	if (view_snapshot(v, NULL) != 0)
 		return;
-	*samples = store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0;
-	if (*samples || store_find_device(v->s, id, STORE_TRACE_VDEV, &dev) == 0) {
-		*want_tp = store_find_device(v->s, id, "xvdp1", &dev) == 0;
-		*want_hp = store_find_device(v->s, id, "xvdp2", &dev) == 0;
+	*samples = store_find_device(v->s, run->id, STORE_SAMPLES_VDEV, &dev) == 0;
+	if (*samples || store_find_device(v->s, run->id, STORE_TRACE_VDEV, &dev) == 0) {
+		*want_tp = store_find_device(v->s, run->id, "xvdp1", &dev) == 0;
+		*want_hp = store_find_device(v->s, run->id, "xvdp2", &dev) == 0;
 	}
 }
 
@@ -39,35 +39,31 @@ static int load_trace(struct view_report *r, struct view *v)
 {
 	if (view_snapshot(v, NULL) != 0)
 		return -1;
-	return view_trace_load(v->s, &r->run, &r->trace) == 0 ? 0 : -1;
+	return view_trace_load(v->s, &r->run, &r->trace, NULL) == 0 ? 0 : -1;
 }
 
 static void add_cwarn(struct view_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The run compared with: each profile it has, charted.  0, or 1 when it
+/* The run compared with: each profile it has, charted.  0, or -1 when it
  * is not a run.  A run with no profile to compare is still one side of
  * the comparison: the page says what it has instead. */
-static int load_against(struct view_report *r, struct view *v, const char *arg,
-                        struct view_err *e)
+static int load_against(struct view_report *r, struct view *v, const struct view_run *arun,
+                        const char *as_given, struct view_err *e)
 {
 	struct view_profile_read rd, hrd;
 	struct hp_chart_opts co;
-	int64_t aid;
-	char idbuf[32];
-	if (view_resolve(v, arg, &aid, e) != 0)
-		return 1;
-	if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, aid, &r->arun) != 0) {
-		view_error(e, "--against %s: no run %lld", arg, (long long)aid);
-		return 1;
+	long long aid = (long long)arun->id;
+	if (view_snapshot(v, NULL) != 0 || store_get_run(v->s, arun->id, &r->arun) != 0) {
+		view_error(e, "--against %s: no run %lld", as_given, aid);
+		return -1;
 	}
-	view_run_ref(aid, idbuf, sizeof(idbuf));
 	view_profile_caption(&r->arun, r->against_caption, sizeof(r->against_caption));
 	struct view_err quiet; /* what the other run lacks is said on the page */
 	view_err_init(&quiet);
 	int want_tp = 1, want_hp = 1, samples = 0;
-	probe_devices(v, aid, &want_tp, &want_hp, &samples);
-	r->a_tp = want_tp && view_read_time_profile(v, idbuf, &r->atp, &rd, &quiet) == 0;
-	if (want_hp && view_read_heap_profile(v, idbuf, &r->ahp, NULL, &hrd, &quiet) == 0 && r->ahp.nsamples) {
+	probe_devices(v, arun, &want_tp, &want_hp, &samples);
+	r->a_tp = want_tp && view_read_time_profile(v, arun, &r->atp, &rd, &quiet) == 0;
+	if (want_hp && view_read_heap_profile(v, arun, &r->ahp, NULL, &hrd, &quiet) == 0 && r->ahp.nsamples) {
 		r->a_hp = 1;
 		hp_chart_defaults(&co);
 		r->a_chart = hp_chart_make(&r->ahp, &co, &r->achart) == 0;
@@ -75,9 +71,9 @@ static int load_against(struct view_report *r, struct view *v, const char *arg,
 	r->against = 1;
 	/* damage is said, never taken for a profile the run lacks */
 	if ((r->a_tp_damaged = want_tp && !r->a_tp && rd.damage[0]))
-		add_cwarn(r, "Run %lld's time profile (.prof) is not compared: %s.", (long long)aid, rd.damage);
+		add_cwarn(r, "Run %lld's time profile (.prof) is not compared: %s.", aid, rd.damage);
 	if ((r->a_hp_damaged = want_hp && !r->a_hp && hrd.damage[0]))
-		add_cwarn(r, "Run %lld's heap profile (.hp) is not compared: %s.", (long long)aid, hrd.damage);
+		add_cwarn(r, "Run %lld's heap profile (.hp) is not compared: %s.", aid, hrd.damage);
 	if (quiet.damaged)
 		view_damage(e, "%s", quiet.damage); /* for an exit status (the page says it above) */
 	return 0;
@@ -182,32 +178,30 @@ static void fill_compare(struct view_report *r, struct view *v)
 
 /* The run's profiles: each one it has, charted, with what a salvage or a
  * cut cost as warnings.  hp_read: the .hp was read, even if empty. */
-static void load_profiles(struct view_report *r, struct view *v, int64_t id, int *hp_read,
+static void load_profiles(struct view_report *r, struct view *v, const struct view_run *run, int *hp_read,
                           struct view_profile_read *prd, struct view_profile_read *hrd,
                           size_t *nbuf, struct view_err *e)
 {
 	struct hp_tail tail;
 	struct hp_chart_opts co;
-	char idbuf[32];
 
-	view_run_ref(id, idbuf, sizeof(idbuf));
 	/* A MirageOS run has a trace and no profile devices: the profile
 	 * readers are not asked (they would say that the devices are missing). */
 	int want_tp = 1, want_hp = 1, samples = 0;
-	probe_devices(v, id, &want_tp, &want_hp, &samples);
-	r->have_tp = want_tp && view_read_time_profile(v, idbuf, &r->tp, prd, e) == 0;
+	probe_devices(v, run, &want_tp, &want_hp, &samples);
+	r->have_tp = want_tp && view_read_time_profile(v, run, &r->tp, prd, e) == 0;
 	/* A run with stack samples and no .prof: the samples are its time
 	 * profile (the cost centres and the flame graph are its functions). */
 	if (!want_tp && samples) {
 		tp_free(&r->tp);
 		r->from_samples = 1;
-		r->have_tp = view_read_samples_profile(v, idbuf, &r->tp, prd, e) == 0;
+		r->have_tp = view_read_samples_profile(v, run, &r->tp, prd, e) == 0;
 	} else if (samples) {
-		add_warning(r, nbuf, "this run has stack samples too: profdb top %s --samples", idbuf);
+		add_warning(r, nbuf, "this run has stack samples too: profdb top %lld --samples", (long long)run->id);
 	}
 	if (r->have_tp && prd->salvaged)
 		add_warning(r, nbuf, "time profile salvaged: %s", prd->note);
-	*hp_read = want_hp && view_read_heap_profile(v, idbuf, &r->hp, &tail, hrd, e) == 0;
+	*hp_read = want_hp && view_read_heap_profile(v, run, &r->hp, &tail, hrd, e) == 0;
 	if (!*hp_read)
 		return;
 	hp_chart_defaults(&co);
@@ -295,33 +289,32 @@ static void fill_facts(struct view_report *r)
 /* The run's eventlog, when it has the device: its timeline and GC figures
  * (a live run's log with no whole event yet leaves the section waiting);
  * what the read said goes in the section, not the report's warnings. */
-static void load_timeline(struct view_report *r, struct view *v, int64_t id)
+static void load_timeline(struct view_report *r, struct view *v, const struct view_run *run)
 {
 	struct store_device_info dev;
 	struct view_eventlog el;
 	struct view_err e;
-	char idbuf[32];
 
 	el_gc_init(&r->gc);
 	el_timeline_init(&r->tl);
-	if (view_snapshot(v, NULL) != 0 || store_find_device(v->s, id, "eventlog", &dev) != 0)
+	if (view_snapshot(v, NULL) != 0 || store_find_device(v->s, run->id, "eventlog", &dev) != 0)
 		return;
 	r->tl_shown = 1;
-	view_run_ref(id, idbuf, sizeof(idbuf));
 	view_err_init(&e);
-	r->have_tl = view_read_eventlog_timeline(v, idbuf, &r->gc, &r->tl, &el, &e) == 0;
+	r->have_tl = view_read_eventlog_timeline(v, run, &r->gc, &r->tl, &el, &e) == 0;
 	/* a running guest's log is not closed yet: that is no news */
 	if (e.n && (!r->have_tl || el.rd.run.state != STORE_RUN_RUNNING))
 		snprintf(r->tl_note, sizeof(r->tl_note), "%s", view_err_first(&e));
 	view_eventlog_free(&el);
 }
 
-int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
-                     int even_empty, struct view_err *e)
+int view_report_load(struct view_report *r, struct view *v, const struct view_run *run, int even_empty,
+                     struct view_err *e)
 {
 	struct view_profile_read prd, hrd;
 	size_t nbuf = 0;
 	int hp_read;
+	int64_t id = run->id;
 
 	memset(r, 0, sizeof(*r));
 	el_gc_init(&r->gc);
@@ -332,7 +325,7 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 	hp_init(&r->ahp);
 	memset(&prd, 0, sizeof(prd));
 	memset(&hrd, 0, sizeof(hrd));
-	load_profiles(r, v, id, &hp_read, &prd, &hrd, &nbuf, e);
+	load_profiles(r, v, run, &hp_read, &prd, &hrd, &nbuf, e);
 	if (!r->have_tp && !hp_read) {
 		/* No profile: a run still waiting for its guest (even_empty), a
 		 * MirageOS guest's, whose trace is the report, or one with GHC's
@@ -346,18 +339,23 @@ int view_report_load(struct view_report *r, struct view *v, int64_t id, const ch
 				           "check lists the damage)", (long long)id);
 			else
 				view_error(e, "run %lld has no readable profile to report", (long long)id);
-			return 1;
+			return -1;
 		}
 	}
 	r->run = r->have_tp ? prd.run : hrd.run;
 	r->have_trace = load_trace(r, v) == 0;
-	load_timeline(r, v, id);
+	load_timeline(r, v, run);
 	add_state_warnings(r, hp_read, &prd, &hrd, &nbuf);
 	fill_facts(r);
-	if (against && load_against(r, v, against, e) != 0)
-		return 1;
-	if (against)
-		fill_compare(r, v);
+	return 0;
+}
+
+int view_report_against(struct view_report *r, struct view *v, const struct view_run *against,
+                        const char *as_given, struct view_err *e)
+{
+	if (load_against(r, v, against, as_given, e) != 0)
+		return -1;
+	fill_compare(r, v);
 	return 0;
 }
 

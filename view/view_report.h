@@ -66,14 +66,18 @@ struct view_report {
 	size_t nfacts; /* pairs: 12, 13 with GHC's eventlog's size */
 };
 
-/* Reads run id (and, when against is not NULL, that run too) in v.  0,
- * or 1 with the error in e ("run 12 has no readable profile to report";
- * what the profile readers said on the way is in e either way);
- * even_empty makes a run without any readable profile yet a report of
- * its facts (a live page waiting for the guest).  view_report_free() in
- * both cases. */
-int view_report_load(struct view_report *r, struct view *v, int64_t id, const char *against,
-                     int even_empty, struct view_err *e);
+/* Reads run in v.  0, or -1 with the error in e ("run 12 has no readable
+ * profile to report"; what the profile readers said on the way is in e
+ * either way); even_empty makes a run without any readable profile yet
+ * a report of its facts (a live page waiting for the guest).
+ * view_report_free() in both cases. */
+int view_report_load(struct view_report *r, struct view *v, const struct view_run *run, int even_empty,
+                     struct view_err *e);
+/* Adds the run to compare with (the compare page, --against): its
+ * profiles read and both sides' facts.  0, or -1 when it is no run (e
+ * says "--against AS_GIVEN: no run N", as_given what the user called it). */
+int view_report_against(struct view_report *r, struct view *v, const struct view_run *against,
+                        const char *as_given, struct view_err *e);
 /* The report input for it; the caller may add links and live parts. */
 void view_report_input(const struct view_report *r, struct report_input *in);
 void view_report_free(struct view_report *r);

@@ -2,7 +2,7 @@
  * view_trace.c - a run's MirageOS trace out of the store, loaded into
  * memory in sequence order (view_trace.h).
  *
- * May call: store/store.h, profile/trace/trace_render.h.
+ * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
  */
 #include "config.h"
 
@@ -71,7 +71,7 @@ static int load_packet(void *ctx, const struct store_trace_packet *p)
 	return 0;
 }
 
-int view_trace_load(struct store *s, const struct store_run *run, struct view_trace *out)
+int view_trace_load(struct store *s, const struct store_run *run, struct view_trace *out, struct view_err *e)
 {
 	struct store_device_info dev;
 	size_t cap = 0;
@@ -79,15 +79,21 @@ int view_trace_load(struct store *s, const struct store_run *run, struct view_tr
 	memset(out, 0, sizeof(*out));
 	out->t.name = run->name;
 	out->t.run_id = run->run_id;
-	if (store_find_device(s, run->run_id, STORE_TRACE_VDEV, &dev) != 0 || dev.role != STORE_ROLE_TRACE)
-		return STORE_ENOTFOUND;
+	if (store_find_device(s, run->run_id, STORE_TRACE_VDEV, &dev) != 0 || dev.role != STORE_ROLE_TRACE) {
+		view_error(e, "run %lld has no MirageOS trace", (long long)run->run_id);
+		return VIEW_TRACE_NONE;
+	}
 	struct loader l = {s, dev.device_id, out, 0, 0};
 	(void)cap;
 	int rc = store_trace_packets(s, dev.device_id, load_packet, &l);
 	out->t.p = out->packets;
 	if (rc) {
 		view_trace_free(out);
-		return rc;
+		if (rc == STORE_ECORRUPT) /* a packet fails its checksum */
+			view_damage(e, "%s", store_errmsg(s));
+		else
+			view_error(e, "%s", store_errmsg(s));
+		return -1;
 	}
 	return 0;
 }

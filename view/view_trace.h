@@ -2,13 +2,14 @@
  * view_trace.h - a run's MirageOS trace read from the store into memory
  * (its packets in sequence order), for reports, export and show.
  *
- * May call: store/store.h, profile/trace/trace_render.h.
+ * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
  */
 #ifndef PROFSVC_VIEW_TRACE_H
 #define PROFSVC_VIEW_TRACE_H
 
 #include "../profile/trace/trace_render.h"
 #include "../store/store.h"
+#include "view_err.h"
 
 struct view_trace {
 	struct mprof_trace t;
@@ -17,9 +18,12 @@ struct view_trace {
 	size_t nbytes;
 };
 
-/* Inside a read transaction.  0, STORE_ENOTFOUND when the run has no
- * trace, or another STORE_E* code (store_errmsg says why). */
-int view_trace_load(struct store *s, const struct store_run *run, struct view_trace *out);
+/* run's trace, inside the caller's read transaction.  0; VIEW_TRACE_NONE
+ * when the run has no trace ("run N has no MirageOS trace" in e); or -1
+ * with the store's words in e (a packet failing its checksum: damage,
+ * view_err.h). */
+#define VIEW_TRACE_NONE (-2)
+int view_trace_load(struct store *s, const struct store_run *run, struct view_trace *out, struct view_err *e);
 void view_trace_free(struct view_trace *ct);
 
 #endif

@@ -10,7 +10,8 @@
  * the client's bytes: escaped (util/safe_text) in the line and in every
  * field, so neither can forge an entry or steer a terminal.
  *
- * Calls: util/safe_text, util/journal_stream, libsystemd (sd-journal).
+ * May call: util/safe_text.h, util/journal_stream.h, libsystemd (sd-journal),
+ * libc.
  */
 #include "config.h"
 

@@ -1,6 +1,9 @@
 /*
  * access_log.h - profdb serve's access log: one entry per request answered,
  * written when its reply has gone (an event stream: when it ends).
+ *
+ * May call: util/safe_text.h, util/journal_stream.h, libsystemd (sd-journal),
+ * libc (access_log.c).
  */
 #ifndef PROFSVC_ACCESS_LOG_H
 #define PROFSVC_ACCESS_LOG_H

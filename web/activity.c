@@ -3,6 +3,9 @@
  *
  * A run's count also moves when the store cannot be read (every count
  * does): the streams then look themselves and say what is wrong.
+ *
+ * May call: store/store.h, store/store_watch.h, util/deadline.h,
+ * view/view_backend.h (the read service's socket), pthreads.
  */
 #include "config.h"
 

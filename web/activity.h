@@ -6,6 +6,9 @@
  * own run's count to move, so a page costs nothing while other guests
  * write, and the store sees one small query per change however many pages
  * are open.
+ *
+ * May call: store/store.h, store/store_watch.h, util/deadline.h,
+ * view/view_backend.h, pthreads (activity.c).
  */
 #ifndef PROFSVC_ACTIVITY_H
 #define PROFSVC_ACTIVITY_H

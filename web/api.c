@@ -8,6 +8,11 @@
  * holds none raw), and the documents are served as application/json with
  * nosniff and < > & as \u escapes, so a hostile name is data, never
  * markup.
+ *
+ * May call: view/ (view_format.h, view_backend.h, view_diff.h,
+ * view_profile.h, view_samples.h, view_json.h), profile/ (heap/heap_compare.h,
+ * heap/heap_profile.h, prof/prof_compare.h, prof/time_profile.h), reply.c
+ * and args.c (web_internal.h), jansson.
  */
 #include "config.h"
 
@@ -23,7 +28,6 @@
 #include "../profile/heap/heap_profile.h"
 #include "../profile/prof/prof_compare.h"
 #include "../profile/prof/time_profile.h"
-#include "../util/safe_text.h"
 #include "web_internal.h"
 
 /* The catalogue's runs are the shared run object (docs/json.md). */
@@ -138,17 +142,17 @@ void api_heap(struct web *w, int64_t id, arg_fn arg, void *req, struct reply *r)
 	struct hp_profile hp;
 	struct hp_tail tail;
 	struct view_profile_read rd;
-	char idbuf[32];
 	uint64_t since = 0;
 	const char *sv = arg(req, "since");
 	if (sv && *sv && view_parse_u64(sv, &since) != 0)
 		return reply_error(r, 400, 1, "since must be a sample number (0 is the first)");
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
 	hp_init(&hp);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, idbuf, &hp, &tail, &rd, &e) != 0;
+	struct view_run run;
+	view_run_at(&run, id);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_heap_profile(&v, &run, &hp, &tail, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
 		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
@@ -190,13 +194,13 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 {
 	struct time_profile tp;
 	struct view_profile_read rd;
-	char idbuf[32];
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	struct view v;
 	struct view_err e;
 	view_err_init(&e);
 	tp_init(&tp);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
+	struct view_run run;
+	view_run_at(&run, id);
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, &run, &tp, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
 		reply_error(r, e.damaged ? 500 : 404, 1, "%s", view_err_first(&e));
@@ -232,11 +236,12 @@ void api_tree(struct web *w, int64_t id, struct reply *r)
 void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 {
 	const char *a = arg(req, "a"), *b = arg(req, "b");
-	char ids[2][32];
-	if (!a || !b || web_run_id(a, strlen(a)) < 0 || web_run_id(b, strlen(b)) < 0)
+	int64_t ids[2] = {a ? web_run_id(a, strlen(a)) : -1, b ? web_run_id(b, strlen(b)) : -1};
+	struct view_run runs[2];
+	if (ids[0] < 0 || ids[1] < 0)
 		return reply_error(r, 400, 1, "give two runs: /api/diff?a=RUN&b=RUN (run ids)");
-	snprintf(ids[0], sizeof(ids[0]), "%s", a);
-	snprintf(ids[1], sizeof(ids[1]), "%s", b);
+	view_run_at(&runs[0], ids[0]);
+	view_run_at(&runs[1], ids[1]);
 	struct view_diff_side side[2];
 	struct view v;
 	struct view_err e;
@@ -244,10 +249,9 @@ void api_diff(struct web *w, arg_fn arg, void *req, struct reply *r)
 	memset(side, 0, sizeof(side));
 	if (view_open(&v, w->db, &e) == 0) /* both runs in one snapshot */
 		for (int i = 0; i < 2; i++)
-			view_diff_side_load(&v, ids[i], &side[i], &e);
+			view_diff_side_load(&v, &runs[i], &side[i], &e);
 	view_close(&v);
-	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)web_run_id(a, strlen(a)), "b",
-	                      (json_int_t)web_run_id(b, strlen(b)));
+	json_t *o = json_pack("{s:I, s:I}", "a", (json_int_t)ids[0], "b", (json_int_t)ids[1]);
 	if (side[0].have_tp && side[1].have_tp) {
 		size_t n;
 		struct cmp_stack *cs = cmp_stacks(&side[0].tp, &side[1].tp, &n);

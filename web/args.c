@@ -5,6 +5,8 @@
  * --listen, and whether a request's Host header names this server.  Kept
  * apart from the server so that a fuzz target
  * (tests/fuzz/fuzz_web_args.c) can call them without one.
+ *
+ * May call: view/view_format.h, libc (web_internal.h for its types).
  */
 #include "config.h"
 

@@ -4,6 +4,8 @@
  * slowly it may take a reply (conn_guard.c).  server.c hands conn_guard_notify to libmicrohttpd
  * (MHD_OPTION_NOTIFY_CONNECTION) and says when a request's headers are in
  * and when a request is done.
+ *
+ * May call: libmicrohttpd (connection info), libc (conn_guard.c).
  */
 #ifndef PROFSVC_WEB_CONN_GUARD_H
 #define PROFSVC_WEB_CONN_GUARD_H

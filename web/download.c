@@ -102,7 +102,9 @@ int download_open(struct web *w, int64_t id, const char *what, struct reply *r, 
 	}
 	/* damaged stored data is the server's trouble (500), not a missing file */
 	int unopened = view_open(&d->v, w->db, &e) != 0;
-	if (unopened || view_pieces_begin(&d->v, idbuf, what, &d->p, &e) != 0 || next_piece(d, &e) != 0) {
+	struct view_run run;
+	view_run_at(&run, id);
+	if (unopened || view_pieces_begin(&d->v, &run, what, &d->p, &e) != 0 || next_piece(d, &e) != 0) {
 		reply_error(r, unopened ? 503 : e.damaged ? 500 : 404, 0, "%s", view_err_first(&e));
 		download_done(d);
 		return -1;

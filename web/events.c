@@ -47,6 +47,12 @@
  * as POLLRDHUP), so a closed page's stream and its thread go within a
  * second, not at the next change: 128 streams opened and closed once held
  * every connection for over a minute on an idle store.
+ *
+ * May call: view/ (view_profile.h, view_backend.h, view_json.h),
+ * profile/ (eventlog/eventlog_summary.h, eventlog/ghc_eventlog.h,
+ * heap/heap_chart.h, heap/heap_profile.h, render/report.h), store/store.h, store/store_watch.h,
+ * activity.h, metrics.h, web_internal.h (struct web),
+ * libmicrohttpd's content reader codes, pthreads, jansson.
  */
 #define _GNU_SOURCE /* POLLRDHUP */
 #include "config.h"
@@ -69,6 +75,7 @@
 #include "../profile/heap/heap_chart.h"
 #include "../profile/heap/heap_profile.h"
 #include "../profile/render/report.h"
+#include "metrics.h"
 #include "web_internal.h"
 
 #define RUN_EVERY_MS 250        /* a run stream's look at the run's row, at most */
@@ -120,7 +127,7 @@ void events_set_access(struct event_stream *e, struct access_entry *a)
 	e->access = a;
 	if (!e->counted) {
 		e->counted = 1;
-		atomic_fetch_add(&e->w->metrics.streams, 1);
+		web_metrics_streams(e->w->metrics, 1);
 	}
 }
 
@@ -385,9 +392,11 @@ static void snap_take(struct web *w, struct run_snap *sn)
 	int rc = store_read_begin(sn->s);
 	if (rc != 0)
 		return snap_failed(sn, rc, store_errmsg(sn->s));
-	atomic_fetch_add(&w->metrics.snapshot_reads, 1);
+	web_metrics_snapshot_read(w->metrics);
+	struct view_run run;
+	view_run_at(&run, sn->run_id);
 	if (sn->src != VIEW_HEAP_HP) {
-		enum view_heap_source src = view_heap_source(sn->s, sn->run_id);
+		enum view_heap_source src = view_heap_source(sn->s, &run);
 		if (src != sn->src)
 			sn->base = sn->nbytes = 0; /* another device: from its start */
 		sn->src = src;
@@ -398,13 +407,16 @@ static void snap_take(struct web *w, struct run_snap *sn)
 		 * one of a small profile, reads nothing itself */
 		size_t old = sn->nbytes;
 		uint64_t from = sn->base + sn->nbytes, end;
-		rc = view_read_device_bytes(sn->s, sn->run_id, src_role(sn->src), from, UINT64_MAX, snap_append, sn,
-		                            &end, err, sizeof(err));
+		struct view_err ve;
+		view_err_init(&ve);
+		rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), from, UINT64_MAX, snap_append, sn, &end, &ve);
 		if (rc != 0) {
 			sn->base = from;
 			sn->nbytes = 0;
 			store_read_end(sn->s);
-			return snap_failed(sn, -1, rc > 0 ? "out of memory" : err);
+			/* (no reason said: snap_append stopped it) */
+			snprintf(err, sizeof(err), "%s", ve.n ? view_err_first(&ve) : "out of memory");
+			return snap_failed(sn, -1, err);
 		}
 		size_t drop = sn->nbytes > SNAP_KEEP_BYTES ? sn->nbytes - SNAP_KEEP_BYTES : 0;
 		if (drop > old)
@@ -474,10 +486,16 @@ static void feed_from_snap(struct event_stream *e, struct run_snap *sn)
 		uint64_t end = *fed;
 		int rc = store_read_begin(sn->s);
 		if (rc == 0) {
-			atomic_fetch_add(&e->w->metrics.snapshot_reads, 1);
-			rc = view_read_device_bytes(sn->s, e->run_id, src_role(sn->src), *fed, sn->base, sink, ctx, &end,
-			                            err, sizeof(err));
+			web_metrics_snapshot_read(e->w->metrics);
+			struct view_run run;
+			view_run_at(&run, e->run_id);
+			struct view_err ve;
+			view_err_init(&ve);
+			rc = view_read_device_bytes(sn->s, &run, src_role(sn->src), *fed, sn->base, sink, ctx, &end, &ve);
 			store_read_end(sn->s);
+			if (rc != 0 && !ve.n)
+				rc = 0; /* the parser refused: said below */
+			snprintf(err, sizeof(err), "%s", view_err_first(&ve));
 		} else {
 			snprintf(err, sizeof(err), "%s", store_errmsg(sn->s));
 		}
@@ -701,9 +719,9 @@ void events_free(void *cls)
 	if (!e)
 		return;
 	if (e->counted)
-		atomic_fetch_sub(&e->w->metrics.streams, 1);
+		web_metrics_streams(e->w->metrics, -1);
 	if (e->access)
-		web_metrics_reply(&e->w->metrics, e->access->status, 0, 1);
+		web_metrics_reply(e->w->metrics, e->access->status, 0, 1);
 	access_entry_finish(e->w->access_log, e->access);
 	snap_put(e->snap);
 	if (!e->catalogue) {

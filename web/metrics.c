@@ -13,7 +13,8 @@
  * /healthz answers 200 "ok" when the store opens and reads, else 503
  * with the reason: what a load balancer or a unit's watchdog asks.
  *
- * Calls: store/store.h, view/view_backend.h, reply.c.
+ * May call: store/store.h, view/view_backend.h, reply.c (web_internal.h),
+ * libc.
  */
 #include "config.h"
 
@@ -45,6 +46,19 @@ void web_metrics_reply(struct web_metrics *m, int status, int64_t us, int stream
 			atomic_fetch_add(&m->duration_le[i], 1);
 	atomic_fetch_add(&m->duration_count, 1);
 	atomic_fetch_add(&m->duration_sum_us, (uint_fast64_t)(us > 0 ? us : 0));
+}
+
+void web_metrics_streams(struct web_metrics *m, int delta)
+{
+	if (delta > 0)
+		atomic_fetch_add(&m->streams, delta);
+	else
+		atomic_fetch_sub(&m->streams, -delta);
+}
+
+void web_metrics_snapshot_read(struct web_metrics *m)
+{
+	atomic_fetch_add(&m->snapshot_reads, 1);
 }
 
 static void family(FILE *f, const char *name, const char *type, const char *help)
@@ -104,10 +118,9 @@ static void store_part(struct web *w, FILE *f)
 
 static void backend_part(FILE *f)
 {
-	char *text = NULL, msg[512];
+	char *text = NULL;
 	size_t len = 0;
-	int asked = view_backend_ask("metrics", BACKEND_METRICS_TIMEOUT_MS, BACKEND_METRICS_MAX, &text, &len, msg,
-	                             sizeof(msg)) == 0;
+	int asked = view_backend_ask("metrics", BACKEND_METRICS_TIMEOUT_MS, BACKEND_METRICS_MAX, &text, &len, NULL) == 0;
 	/* Its families, whole lines only (a reply cut at the size bound
 	 * loses its last, partial line). */
 	char *end = asked ? strrchr(text, '\n') : NULL;
@@ -124,7 +137,7 @@ void page_metrics(struct web *w, struct reply *r)
 {
 	if (reply_open(r, 200, PROM_TYPE) != 0)
 		return;
-	serve_part(&w->metrics, r->f);
+	serve_part(w->metrics, r->f);
 	store_part(w, r->f);
 	backend_part(r->f);
 }

@@ -1,6 +1,10 @@
 /*
  * metrics.h - profdb serve's /metrics (Prometheus text) and /healthz, and
- * the counters of the requests it answered (metrics.c).
+ * the counters of the requests it answered (metrics.c).  The counters are
+ * the server's (struct web holds a pointer to them: web_internal.h does
+ * not include this header); its parts count through the functions here.
+ *
+ * May call: libc (stdatomic).
  */
 #ifndef PROFSVC_WEB_METRICS_H
 #define PROFSVC_WEB_METRICS_H
@@ -19,6 +23,10 @@ struct web_metrics {
 
 /* A reply has gone: its status, and (not a stream) how long it took. */
 void web_metrics_reply(struct web_metrics *m, int status, int64_t us, int stream);
+/* An event stream opened (delta 1) or ended (-1). */
+void web_metrics_streams(struct web_metrics *m, int delta);
+/* A run stream's read transaction of the store (events.c). */
+void web_metrics_snapshot_read(struct web_metrics *m);
 
 struct web;
 struct reply;

@@ -17,6 +17,8 @@
  * Ids: hosts number their runs alike, so the mirror numbers them in the
  * order it meets them; a run's page names its host (the run's host field).
  * The mapping lives in memory, keyed by host id and run id.
+ *
+ * May call: fleet/fleet.h, util/deadline.h, util/id_index.h, pthreads.
  */
 #include "config.h"
 

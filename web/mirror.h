@@ -1,6 +1,9 @@
 /*
  * mirror.h - profdb serve over a fleet catalogue: a private store mirroring
  * it (mirror.c says how and why).
+ *
+ * May call: fleet/fleet.h, util/deadline.h, util/id_index.h, pthreads
+ * (mirror.c).
  */
 #ifndef PROFSVC_WEB_MIRROR_H
 #define PROFSVC_WEB_MIRROR_H

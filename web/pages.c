@@ -12,6 +12,12 @@
  * pieces, a slow reader holding a bounded pipe), guest text escaped by util/safe_text.h;
  * the scripts (catalogue.js, live.js and the report's own) only add to
  * them and put guest text in as textContent.
+ *
+ * May call: view/ (view_eventlog.h, view_backend.h, view_format.h,
+ * view_profile.h, view_samples.h, view_trace.h, view_report.h), profile/
+ * (render/flame.h, render/speedscope.h, samples/samples.h,
+ * trace/trace_timeline.h and the models they draw), util/safe_text.h,
+ * web_assets.h, reply.c and args.c (web_internal.h), jansson.
  */
 #include "config.h"
 
@@ -270,7 +276,8 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	size_t nl = 0;
 	char idbuf[32];
 
-	if (against && web_run_id(against, strlen(against)) < 0)
+	int64_t aid = against ? web_run_id(against, strlen(against)) : 0;
+	if (aid < 0)
 		return reply_error(r, 400, 0, "a= must be a run id");
 	/* one view: the report, its links and the earlier runs of one moment */
 	struct view v;
@@ -278,7 +285,14 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 	view_err_init(&e);
 	if (view_open(&v, w->db, &e) != 0)
 		return reply_error(r, 503, 0, "%s", view_err_first(&e));
-	if (view_report_load(&rr, &v, id, against, live, &e) != 0) {
+	struct view_run run, arun;
+	view_run_at(&run, id);
+	int bad = view_report_load(&rr, &v, &run, live, &e) != 0;
+	if (!bad && against) {
+		view_run_at(&arun, aid);
+		bad = view_report_against(&rr, &v, &arun, against, &e) != 0;
+	}
+	if (bad) {
 		view_report_free(&rr);
 		view_close(&v);
 		const char *err = view_err_first(&e);
@@ -406,7 +420,9 @@ void page_timeline(struct web *w, int64_t id, struct reply *r)
 		view_close(&v);
 		return reply_error(r, 404, 1, "run %s has no eventlog", idbuf);
 	}
-	int ok = view_read_eventlog_timeline(&v, idbuf, &g, &t, &el, &e) == 0;
+	struct view_run vr;
+	view_run_at(&vr, id);
+	int ok = view_read_eventlog_timeline(&v, &vr, &g, &t, &el, &e) == 0;
 	int running = run.state == STORE_RUN_RUNNING;
 	view_close(&v);
 	snprintf(follow, sizeof(follow), "/api/runs/%s/eventlog", idbuf);
@@ -433,14 +449,15 @@ static int trace_of(struct web *w, int64_t id, struct view *v, struct store_run 
 		return -1;
 	}
 	int rc = view_snapshot(v, &e) != 0 ? -1 : store_get_run(v->s, id, run);
-	if (rc == 0)
-		rc = view_trace_load(v->s, run, ct); /* its name: run's */
+	if (rc == STORE_ENOTFOUND) {
+		reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
+	} else if (rc != 0) {
+		reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s", store_errmsg(v->s));
+	} else if ((rc = view_trace_load(v->s, run, ct, &e)) != 0) { /* its name: run's */
+		/* a packet failing its checksum is the data's damage, not the store away */
+		reply_error(r, rc == VIEW_TRACE_NONE ? 404 : e.damaged ? 500 : 503, json, "%s", view_err_first(&e));
+	}
 	if (rc != 0) {
-		if (rc == STORE_ENOTFOUND)
-			reply_error(r, 404, json, "run %lld has no MirageOS trace", (long long)id);
-		else /* a packet failing its checksum is the data's damage, not the store away */
-			reply_error(r, rc == STORE_ECORRUPT ? 500 : 503, json, "%s",
-			            rc < 0 && v->s ? store_errmsg(v->s) : "the store cannot be read");
 		view_close(v);
 		return -1;
 	}
@@ -513,23 +530,23 @@ void page_compare(struct web *w, arg_fn arg, void *req, struct reply *r)
 /* ---- downloads (the raw profiles: download.c) --------------------------------- */
 
 /* The run has stack samples (profile-backend sample). */
-static int run_has_samples(struct view *v, const char *idbuf)
+static int run_has_samples(struct view *v, const struct view_run *run)
 {
 	struct store_device_info dev;
-	int64_t id;
-	return view_resolve(v, idbuf, &id, NULL) == 0 && view_snapshot(v, NULL) == 0 &&
-	       store_find_device(v->s, id, STORE_SAMPLES_VDEV, &dev) == 0;
+	return view_snapshot(v, NULL) == 0 && store_find_device(v->s, run->id, STORE_SAMPLES_VDEV, &dev) == 0;
 }
 
 /* A run's stack samples as speedscope.json, folded or pprof's samples.pb.gz. */
-static void download_samples(struct web *w, const char *idbuf, const char *what, struct reply *r)
+static void download_samples(struct web *w, const struct view_run *run, const char *idbuf, const char *what,
+                             struct reply *r)
 {
 	struct view v;
 	struct view_err e;
 	struct samples_profile sp;
 	struct view_profile_read rd;
 	view_err_init(&e);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_samples(&v, idbuf, &sp, &rd, &e) != 0;
+	samples_init(&sp); /* (freed whatever the result) */
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_samples(&v, run, &sp, &rd, &e) != 0;
 	view_close(&v);
 	if (bad) {
 		samples_free(&sp);
@@ -555,6 +572,8 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 	struct view v;
 	struct view_err e;
+	struct view_run run;
+	view_run_at(&run, id);
 	view_err_init(&e);
 	if (strcmp(what, "report.html") == 0) {
 		/* named before it is rendered: a streamed reply's headers go with its
@@ -571,17 +590,17 @@ void page_download(struct web *w, int64_t id, const char *what, struct reply *r)
 		                              "speedscope.json, folded, samples.pb.gz, trace.ctf.tar, "
 		                              "trace.chrome.json and report.html)", what);
 	if (!ss && !folded)
-		return download_samples(w, idbuf, what, r);
+		return download_samples(w, &run, idbuf, what, r);
 	struct time_profile tp;
 	struct view_profile_read rd;
 	tp_init(&tp);
-	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, idbuf, &tp, &rd, &e) != 0;
-	if (bad && !e.damaged && v.s && run_has_samples(&v, idbuf)) {
+	int bad = view_open(&v, w->db, &e) != 0 || view_read_time_profile(&v, &run, &tp, &rd, &e) != 0;
+	if (bad && !e.damaged && v.s && run_has_samples(&v, &run)) {
 		/* No .prof: its stack samples are what these files show (a .prof
 		 * that fails its checksum is said, not replaced). */
 		tp_free(&tp);
 		view_close(&v);
-		return download_samples(w, idbuf, what, r);
+		return download_samples(w, &run, idbuf, what, r);
 	}
 	view_close(&v);
 	if (bad) { /* damaged: an error of the server's, with the store's words (which bytes, profdb check) */

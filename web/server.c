@@ -1,6 +1,7 @@
 /*
  * server.c - profdb serve's HTTP server (web.h): libmicrohttpd, one thread
- * per connection, routing, limits and the headers every reply carries.
+ * per connection, routing (a table of the paths served, routes[]), limits
+ * and the headers every reply carries.
  *
  * Why libmicrohttpd: it is the HTTP server library Debian packages for C
  * (libmicrohttpd-dev), small, maintained by GNU, with the limits a server
@@ -20,6 +21,11 @@
  * (421: web_host_allowed, against DNS rebinding).  The store is opened read-only for each request
  * (and once per event stream), so a replaced, locked or damaged store
  * gives an error page and the next request tries again.
+ *
+ * May call: libmicrohttpd, store/store.h and store/store_watch.h (the
+ * server's threads, the store's changes), web_internal.h (reply.c,
+ * pages.c, api.c, events.c, download.c, args.c), metrics.h,
+ * access_log.h, activity.h, conn_guard.h, mirror.h, libc.
  */
 #include "config.h"
 
@@ -37,8 +43,8 @@
 
 #include "access_log.h"
 #include "conn_guard.h"
+#include "metrics.h"
 #include "web.h"
-#include "web_assets.h"
 #include "web_internal.h"
 
 #define MAX_CONNECTIONS 128
@@ -285,13 +291,277 @@ static const char *client_address(struct MHD_Connection *c, char *out, size_t ca
 	return out;
 }
 
-/* "/runs/12/hp" -> 12 and "hp"; "/runs/12" -> 12 and "". */
-static int64_t split_run(const char *path, const char **rest)
+/* ---- the routes ---------------------------------------------------------------------- */
+
+/* A request as a route sees it. */
+struct request {
+	struct MHD_Connection *c;
+	struct web *w;
+	const char *url;
+	void **state;      /* its access-log entry, which a stream takes */
+	int api;           /* under /api/: its errors are JSON */
+	int64_t id;        /* the run of a pattern's N, else -1 */
+	const char *rest;  /* what follows N and its '/': "", "hp", "heap/x" */
+};
+
+/* A route answers: it fills r and sends it (reply_now), or sends a reply
+ * of its own kind (a page in pieces, a download, an event stream). */
+typedef enum MHD_Result (*route_fn)(struct request *q, struct reply *r);
+
+static enum MHD_Result reply_now(struct request *q, struct reply *r)
 {
-	size_t n = strcspn(path, "/");
-	int64_t id = web_run_id(path, n);
-	*rest = path[n] == '/' ? path + n + 1 : path + n;
-	return id;
+	return send_reply(q->c, r, q->url, *q->state);
+}
+
+static enum MHD_Result route_catalogue(struct request *q, struct reply *r)
+{
+	page_catalogue(q->w, conn_arg, q->c, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_run(struct request *q, struct reply *r)
+{
+	(void)r;
+	return send_page(q->c, q->w, &(struct page_job){.kind = JOB_RUN, .id = q->id}, q->url, *q->state);
+}
+
+/* /runs/N/prof, hp, eventlog: the raw profiles (download.c). */
+static enum MHD_Result route_raw(struct request *q, struct reply *r)
+{
+	(void)r;
+	return send_download(q->c, q->w, q->id, q->rest, q->url, *q->state);
+}
+
+/* /runs/N/WHAT: the run's derived files (page_download says which there
+ * are). */
+static enum MHD_Result route_run_file(struct request *q, struct reply *r)
+{
+	struct page_job j = {.kind = JOB_DOWNLOAD, .id = q->id};
+	if (strlen(q->rest) >= sizeof(j.what)) {
+		reply_error(r, 404, 0, "no such file of a run");
+		return reply_now(q, r);
+	}
+	snprintf(j.what, sizeof(j.what), "%s", q->rest);
+	return send_page(q->c, q->w, &j, q->url, *q->state);
+}
+
+static enum MHD_Result route_no_run(struct request *q, struct reply *r)
+{
+	reply_error(r, 404, 0, "no such page: runs are /runs/N, N a run id");
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_compare(struct request *q, struct reply *r)
+{
+	(void)r;
+	struct page_job j = {.kind = JOB_COMPARE};
+	j.has_a = copy_arg(q->c, "a", j.a, sizeof(j.a));
+	j.has_b = copy_arg(q->c, "b", j.b, sizeof(j.b));
+	return send_page(q->c, q->w, &j, q->url, *q->state);
+}
+
+static enum MHD_Result route_api_runs(struct request *q, struct reply *r)
+{
+	api_runs(q->w, conn_arg, q->c, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_run(struct request *q, struct reply *r)
+{
+	api_run(q->w, q->id, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_heap(struct request *q, struct reply *r)
+{
+	(void)r;
+	struct page_job j = {.kind = JOB_API_HEAP, .id = q->id};
+	j.has_a = copy_arg(q->c, "since", j.a, sizeof(j.a));
+	return send_page(q->c, q->w, &j, q->url, *q->state);
+}
+
+static enum MHD_Result route_api_tree(struct request *q, struct reply *r)
+{
+	(void)r;
+	return send_page(q->c, q->w, &(struct page_job){.kind = JOB_API_TREE, .id = q->id}, q->url, *q->state);
+}
+
+static enum MHD_Result route_api_events(struct request *q, struct reply *r)
+{
+	(void)r;
+	return send_stream(q->c, events_run(q->w, q->id), q->state);
+}
+
+static enum MHD_Result route_api_eventlog(struct request *q, struct reply *r)
+{
+	(void)r;
+	return send_page(q->c, q->w, &(struct page_job){.kind = JOB_TIMELINE, .id = q->id}, q->url, *q->state);
+}
+
+static enum MHD_Result route_api_trace_timeline(struct request *q, struct reply *r)
+{
+	page_trace_timeline(q->w, q->id, conn_arg, q->c, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_no_path(struct request *q, struct reply *r)
+{
+	reply_error(r, 404, 1, "no such API path (a run has heap, tree, events, eventlog and trace-timeline)");
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_no_run(struct request *q, struct reply *r)
+{
+	reply_error(r, 404, 1, "no such API path: /api/runs/N, N a run id");
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_metrics(struct request *q, struct reply *r)
+{
+	page_metrics(q->w, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_healthz(struct request *q, struct reply *r)
+{
+	page_healthz(q->w, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_diff(struct request *q, struct reply *r)
+{
+	api_diff(q->w, conn_arg, q->c, r);
+	return reply_now(q, r);
+}
+
+static enum MHD_Result route_api_catalogue_events(struct request *q, struct reply *r)
+{
+	struct store_run_filter f;
+	char err[300];
+	if (web_filter(conn_arg, q->c, &f, err, sizeof(err)) != 0) {
+		reply_error(r, 400, 1, "%s", err);
+		return reply_now(q, r);
+	}
+	return send_stream(q->c, events_catalogue(q->w, &f, f.name_glob), q->state);
+}
+
+static enum MHD_Result route_none(struct request *q, struct reply *r)
+{
+	reply_error(r, 404, q->api, "no such page");
+	return reply_now(q, r);
+}
+
+#define ROUTE_WHILE_LOADING 1u /* answers while a fleet catalogue's mirror loads */
+#define ROUTE_RUNS_AB 2u       /* its ?a= and ?b= are runs (into the mirror first) */
+
+/*
+ * Every path served, the first that matches taking the request.  A
+ * pattern is the path as it is, but for a segment N, a run id (web_run_id:
+ * decimal, no leading zero), and a last *, whatever follows (nothing
+ * too).  Every route is GET (HEAD the same, without the body): any other
+ * method was refused before the table is looked at (405, whatever the
+ * path).  Over a fleet catalogue, N's run and a ROUTE_RUNS_AB route's
+ * runs are brought into the mirror before the route runs.
+ */
+static const struct route {
+	const char *pattern;
+	unsigned flags;
+	route_fn fn;
+} routes[] = {
+	{"/", 0, route_catalogue},
+	{"/runs/N", 0, route_run},
+	{"/runs/N/", 0, route_run},
+	{"/runs/N/prof", 0, route_raw},
+	{"/runs/N/hp", 0, route_raw},
+	{"/runs/N/eventlog", 0, route_raw},
+	{"/runs/N/*", 0, route_run_file},
+	{"/runs/*", 0, route_no_run},
+	{"/compare", ROUTE_RUNS_AB, route_compare},
+	{"/api/runs", 0, route_api_runs},
+	{"/api/runs/N", 0, route_api_run},
+	{"/api/runs/N/", 0, route_api_run},
+	{"/api/runs/N/heap", 0, route_api_heap},
+	{"/api/runs/N/tree", 0, route_api_tree},
+	{"/api/runs/N/events", 0, route_api_events},
+	{"/api/runs/N/eventlog", 0, route_api_eventlog},
+	{"/api/runs/N/trace-timeline", 0, route_api_trace_timeline},
+	{"/api/runs/N/*", 0, route_api_no_path},
+	{"/api/runs/*", 0, route_api_no_run},
+	{"/metrics", ROUTE_WHILE_LOADING, route_metrics},
+	{"/healthz", 0, route_healthz},
+	{"/api/diff", 0, route_api_diff},
+	{"/api/events", 0, route_api_catalogue_events},
+	{"*", 0, route_none},
+};
+
+/* Whether path matches pattern (routes[]'s rules); N's run id into *id
+ * and what follows it and its '/' into *rest. */
+static int route_match(const char *pattern, const char *path, int64_t *id, const char **rest)
+{
+	char before = '\0';
+	*id = -1;
+	*rest = "";
+	while (*pattern) {
+		if (*pattern == '*')
+			return 1;
+		if (*pattern == 'N' && before == '/' && (pattern[1] == '/' || !pattern[1])) {
+			size_t n = strcspn(path, "/");
+			if ((*id = web_run_id(path, n)) < 0)
+				return 0;
+			*rest = path[n] == '/' ? path + n + 1 : path + n;
+			path += n;
+			before = *pattern++;
+			continue;
+		}
+		if (*pattern != *path)
+			return 0;
+		before = *pattern++;
+		path++;
+	}
+	return !*path;
+}
+
+static const struct route *route_find(struct request *q)
+{
+	size_t n = sizeof(routes) / sizeof(routes[0]);
+	for (size_t i = 0; i < n; i++)
+		if (route_match(routes[i].pattern, q->url, &q->id, &q->rest))
+			return &routes[i];
+	return &routes[n - 1]; /* (never: the last, "*", matches every path) */
+}
+
+/* Over a fleet catalogue: until the mirror's first look is done (a
+ * million runs: seconds) every page but /metrics says how far it got,
+ * rather than show part of the catalogue as if it were all of it (and
+ * /metrics's store figures are the mirror's so far); then a run's bytes
+ * come into the mirror on the first request that reads them (mirror.c).
+ * 0, or -1 with r the error to send. */
+static int mirror_gate(struct request *q, const struct route *rt, struct reply *r)
+{
+	long long met;
+	if (!(rt->flags & ROUTE_WHILE_LOADING) && !mirror_loaded(q->w->mirror, &met)) {
+		reply_error(r, 503, q->api,
+		            "the fleet catalogue is loading: %lld runs copied so far; every page answers once "
+		            "all are (reload in a few seconds)",
+		            met);
+		r->expected = 1;
+		return -1;
+	}
+	int64_t ids[2] = {q->id, -1};
+	if (rt->flags & ROUTE_RUNS_AB) {
+		const char *a = conn_arg(q->c, "a"), *b = conn_arg(q->c, "b");
+		ids[0] = a ? web_run_id(a, strlen(a)) : -1;
+		ids[1] = b ? web_run_id(b, strlen(b)) : -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		char err[1024];
+		if (ids[i] > 0 && mirror_ensure(q->w->mirror, ids[i], err, sizeof(err)) != 0) {
+			reply_error(r, 502, q->api, "run %lld could not be read from the fleet catalogue: %s",
+			            (long long)ids[i], err);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -299,6 +569,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct web *w = cls;
 	struct reply r = {0};
+	struct request q = {c, w, url, state, strncmp(url, "/api/", 5) == 0, -1, ""};
 	conn_guard_headers_done(w->guard, c);
 	(void)version;
 	(void)upload;
@@ -310,115 +581,22 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	if (!web_host_allowed(host, w->allow_hosts, w->nallow_hosts, w->own_host)) {
 		*upload_size = 0;
-		reply_error(&r, 421, strncmp(url, "/api/", 5) == 0,
+		reply_error(&r, 421, q.api,
 		            "this server does not answer to the name '%.200s' (a guard against DNS rebinding): "
 		            "reach it by localhost, its IP address or its host name, or start it with "
 		            "--allow-host NAME",
 		            host);
-		return send_reply(c, &r, url, *state);
+		return reply_now(&q, &r);
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
 		*upload_size = 0;
-		reply_error(&r, 405, strncmp(url, "/api/", 5) == 0, "only GET and HEAD are served here");
-		return send_reply(c, &r, url, *state);
+		reply_error(&r, 405, q.api, "only GET and HEAD are served here");
+		return reply_now(&q, &r);
 	}
-	const char *rest;
-	/* Over a fleet catalogue of many runs the mirror's first look takes
-	 * a while (a million runs: seconds): meanwhile every page says how far
-	 * it got rather than show part of the catalogue as if it were all of
-	 * it; /metrics answers (its store figures are the mirror's so far). */
-	long long met;
-	if (w->mirror && !mirror_loaded(w->mirror, &met) && strcmp(url, "/metrics") != 0) {
-		reply_error(&r, 503, strncmp(url, "/api/", 5) == 0,
-		            "the fleet catalogue is loading: %lld runs copied so far; every page answers once "
-		            "all are (reload in a few seconds)",
-		            met);
-		r.expected = 1;
-		return send_reply(c, &r, url, *state);
-	}
-	/* Over a fleet catalogue, a run's bytes come into the mirror on the
-	 * first request that reads them (mirror.c). */
-	if (w->mirror) {
-		int64_t ids[2] = {-1, -1};
-		if (strncmp(url, "/runs/", 6) == 0)
-			ids[0] = split_run(url + 6, &rest);
-		else if (strncmp(url, "/api/runs/", 10) == 0)
-			ids[0] = split_run(url + 10, &rest);
-		else if (strcmp(url, "/compare") == 0) {
-			const char *a = conn_arg(c, "a"), *b = conn_arg(c, "b");
-			ids[0] = a ? web_run_id(a, strlen(a)) : -1;
-			ids[1] = b ? web_run_id(b, strlen(b)) : -1;
-		}
-		for (int i = 0; i < 2; i++) {
-			char err[1024];
-			if (ids[i] > 0 && mirror_ensure(w->mirror, ids[i], err, sizeof(err)) != 0) {
-				reply_error(&r, 502, strncmp(url, "/api/", 5) == 0,
-				            "run %lld could not be read from the fleet catalogue: %s", (long long)ids[i],
-				            err);
-				return send_reply(c, &r, url, *state);
-			}
-		}
-	}
-	if (strcmp(url, "/") == 0) {
-		page_catalogue(w, conn_arg, c, &r);
-	} else if (strncmp(url, "/runs/", 6) == 0) {
-		int64_t id = split_run(url + 6, &rest);
-		if (id < 0)
-			reply_error(&r, 404, 0, "no such page: runs are /runs/N, N a run id");
-		else if (strlen(rest) >= sizeof(((struct page_job *)0)->what))
-			reply_error(&r, 404, 0, "no such file of a run");
-		else if (strcmp(rest, "prof") == 0 || strcmp(rest, "hp") == 0 || strcmp(rest, "eventlog") == 0)
-			return send_download(c, w, id, rest, url, *state);
-		else {
-			struct page_job j = {.kind = *rest ? JOB_DOWNLOAD : JOB_RUN, .id = id};
-			snprintf(j.what, sizeof(j.what), "%s", rest);
-			return send_page(c, w, &j, url, *state);
-		}
-	} else if (strcmp(url, "/compare") == 0) {
-		struct page_job j = {.kind = JOB_COMPARE};
-		j.has_a = copy_arg(c, "a", j.a, sizeof(j.a));
-		j.has_b = copy_arg(c, "b", j.b, sizeof(j.b));
-		return send_page(c, w, &j, url, *state);
-	} else if (strcmp(url, "/api/runs") == 0) {
-		api_runs(w, conn_arg, c, &r);
-	} else if (strncmp(url, "/api/runs/", 10) == 0) {
-		int64_t id = split_run(url + 10, &rest);
-		if (id < 0)
-			reply_error(&r, 404, 1, "no such API path: /api/runs/N, N a run id");
-		else if (!*rest)
-			api_run(w, id, &r);
-		else if (strcmp(rest, "heap") == 0) {
-			struct page_job j = {.kind = JOB_API_HEAP, .id = id};
-			j.has_a = copy_arg(c, "since", j.a, sizeof(j.a));
-			return send_page(c, w, &j, url, *state);
-		} else if (strcmp(rest, "tree") == 0)
-			return send_page(c, w, &(struct page_job){.kind = JOB_API_TREE, .id = id}, url, *state);
-		else if (strcmp(rest, "events") == 0)
-			return send_stream(c, events_run(w, id), state);
-		else if (strcmp(rest, "eventlog") == 0)
-			return send_page(c, w, &(struct page_job){.kind = JOB_TIMELINE, .id = id}, url, *state);
-		else if (strcmp(rest, "trace-timeline") == 0)
-			page_trace_timeline(w, id, conn_arg, c, &r);
-		else
-			reply_error(&r, 404, 1, "no such API path (a run has heap, tree, events, eventlog and "
-			                        "trace-timeline)");
-	} else if (strcmp(url, "/metrics") == 0) {
-		page_metrics(w, &r);
-	} else if (strcmp(url, "/healthz") == 0) {
-		page_healthz(w, &r);
-	} else if (strcmp(url, "/api/diff") == 0) {
-		api_diff(w, conn_arg, c, &r);
-	} else if (strcmp(url, "/api/events") == 0) {
-		struct store_run_filter f;
-		char err[300];
-		if (web_filter(conn_arg, c, &f, err, sizeof(err)) != 0)
-			reply_error(&r, 400, 1, "%s", err);
-		else
-			return send_stream(c, events_catalogue(w, &f, f.name_glob), state);
-	} else {
-		reply_error(&r, 404, strncmp(url, "/api/", 5) == 0, "no such page");
-	}
-	return send_reply(c, &r, url, *state);
+	const struct route *rt = route_find(&q);
+	if (w->mirror && mirror_gate(&q, rt, &r) != 0)
+		return reply_now(&q, &r);
+	return rt->fn(&q, &r);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -428,7 +606,7 @@ static void request_completed(void *cls, struct MHD_Connection *c, void **con_cl
 	(void)toe;
 	struct access_entry *a = *con_cls;
 	if (a)
-		web_metrics_reply(&w->metrics, a->status, access_entry_age_us(a), 0);
+		web_metrics_reply(w->metrics, a->status, access_entry_age_us(a), 0);
 	access_entry_finish(w->access_log, a);
 	*con_cls = NULL;
 	conn_guard_request_done(w->guard, c);
@@ -445,6 +623,55 @@ static void open_browser(const char *url)
 	}
 	if (pid < 0)
 		web_warn("--open: cannot start xdg-open; open %s yourself", url);
+}
+
+/* w set up for o: its counters, the watch of the store, which run changed
+ * and the connections' guard.  0, or 1 (said why). */
+static int web_start(struct web *w, const struct web_opts *o)
+{
+	static struct web_metrics counts; /* zero, and not on this stack */
+	w->db = o->db;
+	w->metrics = &counts;
+	w->live = store_watch_start(o->db);
+	w->mirror = o->mirror;
+	w->allow_hosts = o->allow_hosts;
+	w->nallow_hosts = o->nallow_hosts;
+	w->access_log = access_log_dest(o->access_log);
+	if (gethostname(w->own_host, sizeof(w->own_host) - 1) != 0)
+		w->own_host[0] = '\0';
+	if (!w->live || !(w->activity = activity_start(o->db, w->live)) || !(w->guard = conn_guard_start())) {
+		web_err("cannot watch %s for changes: %s", o->db, strerror(errno));
+		activity_free(w->activity);
+		if (w->live) {
+			store_watch_stop(w->live);
+			store_watch_free(w->live);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static void web_stop(struct web *w)
+{
+	activity_free(w->activity);
+	store_watch_free(w->live);
+	conn_guard_stop(w->guard);
+}
+
+/* "profdb: serving DB at URL": the address d listens on (the port the
+ * system chose for port 0) into url. */
+static void say_serving(struct MHD_Daemon *d, struct sockaddr_storage *ss, int v6, const struct web_opts *o,
+                        char *url, size_t len)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+	char host[64];
+	if (v6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)ss)->sin6_addr, host, sizeof(host));
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)ss)->sin_addr, host, sizeof(host));
+	snprintf(url, len, v6 ? "http://[%s]:%u/" : "http://%s:%u/", host, info ? (unsigned)info->port : 0);
+	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", web_prog,
+	        o->shown ? o->shown : o->db, url);
 }
 
 int web_serve(const struct web_opts *o)
@@ -472,24 +699,9 @@ int web_serve(const struct web_opts *o)
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	static struct web w; /* its counters: zero, and not on this stack */
-	w.db = o->db;
-	w.live = store_watch_start(o->db);
-	w.mirror = o->mirror;
-	w.allow_hosts = o->allow_hosts;
-	w.nallow_hosts = o->nallow_hosts;
-	w.access_log = access_log_dest(o->access_log);
-	if (gethostname(w.own_host, sizeof(w.own_host) - 1) != 0)
-		w.own_host[0] = '\0';
-	if (!w.live || !(w.activity = activity_start(o->db, w.live)) || !(w.guard = conn_guard_start())) {
-		web_err("cannot watch %s for changes: %s", o->db, strerror(errno));
-		activity_free(w.activity);
-		if (w.live) {
-			store_watch_stop(w.live);
-			store_watch_free(w.live);
-		}
+	static struct web w;
+	if (web_start(&w, o) != 0)
 		return 1;
-	}
 	struct MHD_Daemon *d = MHD_start_daemon(
 		MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | (v6 ? MHD_USE_IPv6 : 0),
 		0, NULL, NULL, handle, &w,
@@ -505,21 +717,11 @@ int web_serve(const struct web_opts *o)
 		web_err("cannot listen on %s: %s (is another server there? try --listen 127.0.0.1:PORT)",
 		        listen, strerror(errno));
 		store_watch_stop(w.live);
-		activity_free(w.activity);
-		store_watch_free(w.live);
-		conn_guard_stop(w.guard);
+		web_stop(&w);
 		return 1;
 	}
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	char host[64], url[128];
-	if (v6)
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof(host));
-	else
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof(host));
-	snprintf(url, sizeof(url), v6 ? "http://[%s]:%u/" : "http://%s:%u/", host,
-	         info ? (unsigned)info->port : 0);
-	fprintf(stderr, "%s: serving %s at %s (read-only; Ctrl-C stops)\n", web_prog,
-	        o->shown ? o->shown : o->db, url);
+	char url[128];
+	say_serving(d, &ss, v6, o, url, sizeof(url));
 	if (o->open_browser)
 		open_browser(url);
 	int sig;
@@ -527,8 +729,6 @@ int web_serve(const struct web_opts *o)
 	fprintf(stderr, "%s: stopping (%s)\n", web_prog, sig == SIGINT ? "SIGINT" : "SIGTERM");
 	store_watch_stop(w.live); /* event streams see it and end */
 	MHD_stop_daemon(d);
-	activity_free(w.activity);
-	store_watch_free(w.live);
-	conn_guard_stop(w.guard);
+	web_stop(&w);
 	return 0;
 }

@@ -1,6 +1,9 @@
 /*
  * web.h - profdb serve: a read-only web view of the store (pages, a JSON
  * API, live event streams), on libmicrohttpd.  See README "profdb serve".
+ *
+ * May call (web/ as a whole): view/, store/, profile/, fleet/ (mirror.c),
+ * util/, libmicrohttpd, jansson, libsystemd; nothing in cli/.
  */
 #ifndef PROFSVC_WEB_H
 #define PROFSVC_WEB_H

@@ -3,6 +3,9 @@
  * (status, type, body in memory or streamed through a pipe), the request's query arguments, and the
  * entry points of pages.c, api.c and events.c that server.c routes to;
  * reply.c builds the replies, below them all.
+ *
+ * May call: store/store.h, store/store_watch.h, view/view_json.h,
+ * access_log.h, activity.h, mirror.h (the types it names), jansson.
  */
 #ifndef PROFSVC_WEB_INTERNAL_H
 #define PROFSVC_WEB_INTERNAL_H
@@ -17,9 +20,9 @@
 #include "../view/view_json.h"
 #include "access_log.h"
 #include "activity.h"
-#include "metrics.h"
 #include "mirror.h"
 
+struct web_metrics;
 struct web {
 	const char *db;
 	struct store_watch *live;   /* any change of the store (the catalogue) */
@@ -30,7 +33,7 @@ struct web {
 	int nallow_hosts;
 	char own_host[256];         /* gethostname(): this machine's name */
 	enum access_log_dest access_log; /* where each request's entry goes */
-	struct web_metrics metrics;      /* replies counted for /metrics */
+	struct web_metrics *metrics;     /* replies counted for /metrics (metrics.h) */
 };
 
 /* One response.  Rendered whole into memory before it is sent (a render

@@ -17,7 +17,7 @@
  *
  * May call: the xenstored (xensim_xenstored.h), the hypervisor
  * (xensim_hypervisor.h), the event loop and log (xensim_loop.h),
- * util/daemonize.  Nothing calls it.
+ * util/daemonize, platform/sim_proto.h (the wire).  Nothing calls it.
  */
 #include "config.h"
 

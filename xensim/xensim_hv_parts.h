@@ -16,6 +16,10 @@
  *                       dom0's sampler), their pid published, their end
  *   xensim_hv_dom.c     the domain table: creating one, its pages and grant
  *                       entries freed, its sockets, a dying one reaped
+ *
+ * May call: platform/sim_proto.h (the wire), the xenstored
+ * (xensim_xenstored.h), the event loop (xensim_hypervisor.h,
+ * xensim_loop.h).
  */
 #ifndef PROFSVC_XENSIM_HV_PARTS_H
 #define PROFSVC_XENSIM_HV_PARTS_H

@@ -2,6 +2,8 @@
  * xensim_hypervisor.h - what xensim's hypervisor offers the daemon:
  * clients to serve, dom0 created at start-up, stop.  Its parts are mapped
  * in xensim_hv_parts.h.
+ *
+ * May call: the event loop (xensim_loop.h).
  */
 #ifndef PROFSVC_XENSIM_HYPERVISOR_H
 #define PROFSVC_XENSIM_HYPERVISOR_H

@@ -2,6 +2,8 @@
  * xensim_io.c - the one non-blocking send/receive on a client's socket
  * (ev_io, xensim_loop.h), shared by the xenstored and the hypervisor and linked
  * on its own by the xs_wire fuzz target.
+ *
+ * May call: the event loop's types (xensim_loop.h), libc.
  */
 #include "config.h"
 

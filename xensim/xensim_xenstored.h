@@ -3,6 +3,8 @@
  * the daemon (clients to serve, start/stop) and the hypervisor (domains
  * coming and going, `xensim list`'s watch count).  Its parts are mapped
  * in xensim_xs_parts.h.
+ *
+ * May call: the event loop (xensim_loop.h).
  */
 #ifndef PROFSVC_XENSIM_XENSTORED_H
 #define PROFSVC_XENSIM_XENSTORED_H

@@ -14,6 +14,8 @@
  *   xensim_xs_conn.c   connections: their output, replies, dropping them
  *   xensim_xs_tree.c   the node tree: nodes, permissions, the node quota's
  *                      counts, paths, the four modifying ops
+ *
+ * May call: platform/sim_proto.h (the wire), xensim_xenstored.h.
  */
 #ifndef PROFSVC_XENSIM_XS_PARTS_H
 #define PROFSVC_XENSIM_XS_PARTS_H

@@ -10,7 +10,7 @@
  * Linux's blkback and QEMU's xen_blkif.h declare them); and the compiler
  * checks both against the numbers the ABIs are known by.
  *
- * Calls: only the C library and Xen's public headers (the structs' offsets).
+ * May call: only the C library and Xen's public headers (the structs' offsets).
  */
 #include "config.h"
 

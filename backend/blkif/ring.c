@@ -5,7 +5,7 @@
  * rsp_event @12, then 48 bytes of padding, then the slots.  Every index we
  * read from the shared page is read once and checked before it is used.
  *
- * Calls: blkif.c.
+ * May call: blkif.c.
  */
 #include "config.h"
 

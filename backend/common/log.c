@@ -15,7 +15,7 @@
  * The last error is kept so that a start that fails can say why on the
  * terminal that started it (daemon.c).
  *
- * Calls: log_fields.c, util/safe_text, util/journal_stream, syslog (the journal) or stderr; any part may call it.
+ * May call: log_fields.c, util/safe_text, util/journal_stream, syslog (the journal) or stderr; any part may call it.
  */
 #include "config.h"
 

@@ -2,7 +2,7 @@
  * log_fields.c - builds the journal fields of one log line (see
  * log_fields.h); log.c sends them with sd_journal_sendv.
  *
- * Calls: only util/safe_text.
+ * May call: only util/safe_text.
  */
 #include "config.h"
 

@@ -2,6 +2,8 @@
  * options.h - profile-backend's command-line options and the constants
  * every part shares (xenstore roots, limits, defaults).  Declares no
  * function; includes only the platform's and the store's enums.
+ *
+ * May call: platform/ (platform.h's types), store/ (store.h's types).
  */
 #ifndef PROFSVC_BE_OPTIONS_H
 #define PROFSVC_BE_OPTIONS_H

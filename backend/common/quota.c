@@ -10,7 +10,7 @@
  * are admitted and, when a backend restarts or a disk comes back, from
  * what the store already holds.
  *
- * Calls: only the C library (and the store's chunk size).
+ * May call: only the C library (and the store's chunk size, store/store.h).
  */
 #include "config.h"
 

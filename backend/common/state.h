@@ -13,6 +13,8 @@
  * be_blk_ring; libsampling: be_sampler_start(), be_walk_fp()).  A name
  * that never leaves its .c file (static) takes none; macros and enum
  * constants keep their capitals (XB_CONNECTED, SINK_STORE).
+ *
+ * May call: blkif/ (ring.h), options.h, quota.c.
  */
 #ifndef PROFSVC_BE_STATE_H
 #define PROFSVC_BE_STATE_H

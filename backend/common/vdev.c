@@ -4,7 +4,7 @@
  * partitions 0..15 is (202 << 8) | (disk << 4) | partition; xvdp1 = 51953.
  * Longer disk names use the extended form (1 << 28) | (disk << 8) | part.
  *
- * Calls: only the C library.
+ * May call: only the C library.
  */
 #include "config.h"
 

@@ -7,6 +7,8 @@
  * kept (xenbus.c spends it, xenbus_state.c asks whether a domain's
  * frontends are watched), and the counts of those events (xenbus.c and
  * trace.c count, status reads).
+ *
+ * May call: common/ (state.h), xenstore.
  */
 #include "config.h"
 

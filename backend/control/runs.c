@@ -14,7 +14,8 @@
  * reopens it, so that the profile stays whole in one run.  A reboot (same
  * uuid too) never does: its run ended for another reason.
  *
- * Calls: domains.c, sync_push.c, quota.c, log.c, util/clock and the store.
+ * May call: domains.c, sync_push.c, quota.c, log.c, util/clock and the
+ * store, common/ (state.h).
  */
 #include "config.h"
 

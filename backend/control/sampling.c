@@ -30,8 +30,9 @@
  * and the runs through struct be_backend.
  *
  * May call: backend/sampling/sampler.h, runs.c, domains.c, the data path's
- * be_worker_quiesce, quota.c, log.c, the store, libxenstore (a domain's
- * name, KERNEL_ROOT).
+ * be_worker_quiesce (datapath/, io_worker.h), quota.c, log.c, the store,
+ * libxenstore (a domain's name, KERNEL_ROOT), common/ (options.h,
+ * state.h), util/ (clock.h).
  */
 #include "config.h"
 

@@ -17,7 +17,8 @@
  * whatever ended meanwhile, including before this start.  status shows the
  * queue, the last error and what was pushed.
  *
- * Calls: the fleet/ library, log.c and util/; runs.c calls it.
+ * May call: the fleet/ library, log.c, the store (store.h: it reads the
+ * run to push) and util/; runs.c calls it.
  */
 #include "config.h"
 

@@ -43,8 +43,8 @@
  *
  * Owns struct be_traces (trace.h): every domain's trace node, its watch,
  * mapping, run, device and counts.  May call: runs.c, domains.c,
- * xs_values.c, the data path's be_worker_quiesce, quota.c, log.c, util/,
- * profile/trace/mprof, the store and the platform.
+ * xs_values.c, be_worker_quiesce (datapath/), quota.c, log.c, common/,
+ * util/, profile/trace/mprof, the store and the platform.
  */
 #include "config.h"
 

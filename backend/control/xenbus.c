@@ -11,7 +11,8 @@
  * devices xenbus_state.c's (it frees them all at shutdown).
  *
  * May call: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
- * path's be_worker_quiesce, log.c, util/clock and xenstore.
+ * path's be_worker_quiesce, log.c, util/clock and xenstore, common/
+ * (state.h), datapath/ (io_worker.h).
  */
 #include "config.h"
 

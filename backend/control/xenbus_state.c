@@ -22,8 +22,8 @@
  *
  * May call: runs.c (a device's run), domains.c, xl_disks.c, xs_values.c,
  * the data path (io.c's schedule, io_worker.c's quiesce, journal.c,
- * raw_mirror.c, the ring),
- * quota.c, vdev.c, log.c, the store, the platform and xenstore.
+ * raw_mirror.c, the ring), quota.c, vdev.c, log.c, the store, the
+ * platform and xenstore, common/ (state.h), datapath/ (io_worker.h).
  */
 #include "config.h"
 

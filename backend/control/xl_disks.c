@@ -13,7 +13,7 @@
  * restore) then works as for any vbd: libxl makes and removes the
  * directories, we serve what is in them.
  *
- * Calls: log.c, xenstore and sysfs.
+ * May call: log.c, xenstore and sysfs, common/ (state.h).
  */
 #include "config.h"
 

@@ -4,7 +4,8 @@
  * toolstack: values are parsed strictly, never trusted for a length, and
  * a bad one produces a message naming it.
  *
- * Calls: blkif.c (ABI names) and vdev.c: pure functions over strings.
+ * May call: blkif.c (ABI names), vdev.c and common/ (options.h): pure
+ * functions over strings.
  */
 #include "config.h"
 

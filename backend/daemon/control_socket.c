@@ -37,8 +37,8 @@
  * sync_push.c, xenbus_state.c (state names, a run's devices closed), the
  * data path (io.c's counts, io_worker.c's quiesce and inline count,
  * sink.c's names), quota.c, metrics.c, peer_room.c, read_service.c (its
- * counts) and log.c: it reads every part's state through its own calls,
- * and nothing calls back.
+ * counts), log.c, common/ (state.h) and util/safe_text: it reads every
+ * part's state through its own calls, and nothing calls back.
  */
 #include "config.h"
 

@@ -22,10 +22,12 @@
  * be_worker; the runs', domains', sync's, traces', sampling's): it makes
  * each part at the start and frees it at the end.
  *
- * May call: the control plane (xenbus, xenbus_state, domains, runs, trace,
- * sampling, sync_push), the data path (io_worker, io, storm, sink), the
- * control socket, the read service, log.c, util/, the store, the platform
- * and the service manager; it wires xenbus's listener to runs and traces.
+ * May call: the control plane (control/: xenbus, xenbus_state, domains,
+ * runs, trace, sampling, sync_push), the data path (datapath/: io_worker,
+ * io, storm, sink), the control socket (control_socket.c), the read
+ * service (read_service.c), log.c, common/, util/, the store, the
+ * platform and the service manager; it wires xenbus's listener to runs
+ * and traces.
  */
 #include "config.h"
 

@@ -5,6 +5,10 @@
  * subcommand, and the options every subcommand shares.  Calls daemon.c
  * (start, stop, status, sample), toolstack.c (create, attach, detach) and
  * sink.c's names.
+ *
+ * May call: daemon.c, the data path's sinks (datapath/sink.h), the
+ * toolstack (toolstack/), common/ (options.h), fleet/ (fleet.h),
+ * util/units.
  */
 #include "config.h"
 

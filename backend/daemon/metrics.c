@@ -8,8 +8,9 @@
  *
  * Owns no state.  May call: sampling.c (its families), sync_push.c (its
  * status), domains.c and runs.c (their counts), io.c (the batches' counts
- * and the commit histogram), the store's intake statistics; it reads the
- * backend's state, changes nothing.
+ * and the commit histogram), xenbus_state.c (state names), the store's
+ * intake statistics (store/store_intake.h); it reads the backend's state
+ * (common/state.h), changes nothing.
  */
 #include "config.h"
 

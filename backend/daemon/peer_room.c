@@ -20,6 +20,8 @@
  * --force` included.
  *
  * Calls nothing (libc).
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

@@ -30,7 +30,7 @@
  *       device and inode): a client never reads another store than the one
  *       it opened by mistake.
  *
- * Calls: store/store.h and store/store_wire.h (the store and the
+ * May call: store/store.h and store/store_wire.h (the store and the
  * protocol), peer_room.c, log.c.
  */
 #include "config.h"

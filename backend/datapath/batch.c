@@ -1,6 +1,8 @@
 /*
  * batch.c - refusing one request of a batch (batch.h): its status set,
  * done with, its error left for the store's counters.  Calls only log.c.
+ *
+ * May call: log.c, common/ (state.h), libc.
  */
 #include "config.h"
 

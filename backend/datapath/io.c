@@ -24,9 +24,9 @@
  * list is the state machine's (control/), never changed here.
  *
  * May call: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/,
- * quota.c, log.c, the store and the platform (grant copies,
- * notifications).  io_worker.c, the state machine (be_io_schedule) and the
- * daemon call it.
+ * quota.c, log.c, common/ (state.h), util/clock, the store and the
+ * platform (grant copies, notifications); io_worker.c, the state machine
+ * (be_io_schedule) and the daemon call it.
  */
 #include "config.h"
 

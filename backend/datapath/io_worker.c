@@ -16,8 +16,8 @@
  * next, the count of batches committed inline, the give-back's timing.
  * It knows the data path only as struct be_io, and the store.
  *
- * May call: io.c, log.c, util/clock and the store (store_give_back).  The
- * daemon and the control plane call it.
+ * May call: io.c, log.c, util/clock, common/ and the store
+ * (store_give_back); the daemon and the control plane call it.
  */
 #include "config.h"
 

@@ -18,7 +18,7 @@
  * channel identify it, so a frontend that reconnected with a new ring finds
  * no stale journal.
  *
- * Calls: blkif/ and log.c.
+ * May call: blkif/ and log.c, common/ (state.h).
  */
 #include "config.h"
 

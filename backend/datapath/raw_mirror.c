@@ -10,7 +10,7 @@
  * opened here too: mirror_open with sink set opens it for reading back,
  * mirror_reap marks its failed writes, mirror_close closes it.
  *
- * Calls: log.c and libaio.
+ * May call: log.c and libaio, common/ (state.h).
  */
 #include "config.h"
 

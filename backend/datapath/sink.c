@@ -13,7 +13,8 @@
  *
  * Owns no state: it is given the sink and the batch.
  *
- * May call: batch.c and raw_mirror.c (the raw sink's image).
+ * May call: batch.c and raw_mirror.c (the raw sink's image), common/
+ * (options.h).
  */
 #include "config.h"
 

@@ -9,7 +9,7 @@
  * Owns no state of its own: what it keeps is the device's (port_masked,
  * spurious, unmask_at_us); it is given the event channels and the list.
  *
- * May call: log.c, the store's clock and the platform.
+ * May call: log.c, the store's clock and the platform, common/ (state.h).
  */
 #include "config.h"
 

@@ -15,7 +15,7 @@
  * name that does not decode is copied as it is, output never passes
  * outlen.
  *
- * Calls: libc's string functions only.
+ * May call: libc's string functions, ghc_rts.c.
  */
 #include "config.h"
 

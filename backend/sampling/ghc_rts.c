@@ -12,6 +12,8 @@
  *   8.0.x  GHC 8.0.2's includes/rts/storage/ClosureTypes.h, Closures.h,
  *          TSO.h, stg/Regs.h and rts/Capability.h (the offsets worked out
  *          from the structures, which DerivedConstants is generated from)
+ *
+ * May call: libc only.
  */
 #include "config.h"
 

@@ -18,7 +18,8 @@
  * stacks (Debian's RTS has no frame pointers: its C callers are guesses).
  *
  * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c, kallsyms.c,
- * profile/samples/samples_stream.c (FRAME records), util/id_index.
+ * profile/samples/samples_stream.c (FRAME records), util/id_index,
+ * ghc_rts.c, platform/ (platform.h), profile/samples/ (samples.h).
  */
 #include "config.h"
 

@@ -40,7 +40,7 @@
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
  * toolstack noted), sample_stack.c, symbols.c, kallsyms.c, ghc_rts.c,
- * profile/samples/samples_stream.c, util/clock.
+ * profile/samples/samples_stream.c, util/clock, platform/ (platform.h).
  */
 #include "config.h"
 

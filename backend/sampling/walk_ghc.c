@@ -22,7 +22,7 @@
  * (when the symbols gave stg_STACK_info), and a word whose closure type
  * is not a return frame's ends the walk (WALK_STOP_BAD_FRAME).
  *
- * Calls: walk_mem.c (be_walk_read_word).  Nothing else.
+ * May call: walk_mem.c (be_walk_read_word), ghc_rts.c.  Nothing else.
  */
 #include "config.h"
 

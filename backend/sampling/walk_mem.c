@@ -5,6 +5,8 @@
  * is laid out, makes a walk cost more than its budget.
  *
  * Calls only the reader it is handed (walk_mem.read).
+ *
+ * May call: the guest's memory through the walk's reader (walk.h), libc.
  */
 #include "config.h"
 

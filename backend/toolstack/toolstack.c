@@ -11,7 +11,7 @@
  * xl writes for that disk line.  On xensim, which has no xl, `create`
  * makes a simulated domain and writes its devices itself.
  *
- * Calls: xlcfg.c, vdev.c, xenstore and xl.
+ * May call: xlcfg.c, vdev.c, xenstore and xl, common/ (options.h).
  */
 #include "config.h"
 

@@ -24,7 +24,7 @@
  * for the domain's whole life, a reboot included, which profile-backend
  * could not follow from outside.
  *
- * Calls: vdev.c and libxlutil.
+ * May call: vdev.c and libxlutil, common/ (options.h).
  */
 #include "config.h"
 

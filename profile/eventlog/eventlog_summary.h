@@ -11,8 +11,8 @@
  *   eventlog_show.c  one text line per event, as `ghc-events show` words it,
  *                    and all of them in its order (by time).
  *
- * No SQLite, no Xen.  May call: ghc_eventlog.c, hp_parse.c, util/id_index,
- * libc.
+ * No SQLite, no Xen.  May call: ghc_eventlog.c, hp_parse.c (heap_profile.h),
+ * util/id_index, libc.
  */
 #ifndef PROFSVC_EVENTLOG_SUMMARY_H
 #define PROFSVC_EVENTLOG_SUMMARY_H

@@ -4,7 +4,7 @@
  * ghc_eventlog.c), and the names of their types and of a thread's stop
  * status, as ghc-events words them.
  *
- * May call: libc.
+ * May call: ghc_eventlog.h's types, libc.
  */
 #include "config.h"
 

@@ -2,6 +2,8 @@
  * ghc_eventlog_int.h - how the eventlog decoder's two files meet:
  * ghc_eventlog.c (the stream: units, the header, events delivered) reads
  * an event's fields through ghc_eventlog_fields.c (the events it knows).
+ *
+ * May call: ghc_eventlog.h's types.
  */
 #ifndef PROFSVC_GHC_EVENTLOG_INT_H
 #define PROFSVC_GHC_EVENTLOG_INT_H

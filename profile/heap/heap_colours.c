@@ -3,7 +3,7 @@
  * (heap_colours.h), moved from report.c's comparison so that profdb
  * heap's several runs colour their bands as the compare page does.
  *
- * May call: heap_compare.c (cmp_band_key), libc.
+ * May call: heap_compare.c (cmp_band_key), heap_chart.h's types, libc.
  */
 #include "config.h"
 

@@ -22,6 +22,8 @@
  * input makes it crash, overflow or grow without bound beyond the input.
  *
  * No SQLite, no Xen: this is plain data in, plain data out.
+ *
+ * May call: util/id_index, profile/common/parse_util.
  */
 #ifndef PROFSVC_HEAP_PROFILE_H
 #define PROFSVC_HEAP_PROFILE_H

@@ -8,7 +8,7 @@
  * through markup_text.  Several panels colour a band alike
  * (heap_colours.c: by its rank over all of them, as the compare page).
  *
- * May call: util/safe_text (markup), heap_colours.c.
+ * May call: util/safe_text (markup), heap_colours.c, heap_chart.c.
  */
 #include "config.h"
 

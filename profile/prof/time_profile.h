@@ -26,6 +26,8 @@
  * aside, never an error: the tree wins (see p->table).
  *
  * No SQLite, no Xen.
+ *
+ * May call: util/id_index, profile/common/parse_util.
  */
 #ifndef PROFSVC_TIME_PROFILE_H
 #define PROFSVC_TIME_PROFILE_H

@@ -14,7 +14,7 @@
  * Each frame's title is its full name, its value and share, and the cost
  * centre's source location (SRC) where the profile has one.
  *
- * May call: prof_model.c (tp_stack), prof_compare.c (stack paths),
+ * May call: prof_model.c (tp_stack, time_profile.h), prof_compare.c (stack paths),
  * util/safe_text (markup, JSON, folded text).
  */
 #include "config.h"

@@ -13,7 +13,8 @@
  * May call: report_compare.c (two runs; the movers), report_page.c (the
  * head, links, inline flame graph), report_data.c (the JSON, sizes),
  * prof_rank.c (the top table: profdb top's rows), trace_view.c,
- * eventlog_timeline.c (GHC's eventlog), util/safe_text (markup).
+ * eventlog_timeline.c (GHC's eventlog), the models it draws (profile/heap/,
+ * profile/prof/, profile/eventlog/, profile/trace/), util/safe_text (markup).
  */
 #include "config.h"
 

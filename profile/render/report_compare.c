@@ -4,7 +4,7 @@
  * heaps in one colour per band, the biggest movers; and the movers alone,
  * the section a one-run report ends with when given a second run.
  *
- * May call: report_page.c (the head, links, inline flame graph),
+ * May call: report.h's types, report_page.c (the head, links, inline flame graph),
  * report_data.c (sizes), prof_compare.c and heap_compare.c (the movers),
  * heap_colours.c (the band colours), util/safe_text (markup, inert JSON).
  */

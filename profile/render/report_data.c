@@ -4,7 +4,7 @@
  * report as one JSON document (profdb report --json), and sizes and
  * counts as every page writes them.  Guest text as inert JSON.
  *
- * May call: heap_colours.c (a band's colour), hp_parse.c (the other
+ * May call: report.h's types, heap_colours.c (a band's colour), hp_parse.c (the other
  * run's points), util/safe_text (inert JSON).
  */
 #include "config.h"

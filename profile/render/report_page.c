@@ -2,7 +2,7 @@
  * report_page.c - what every page of the HTML report has (report_parts.h):
  * the document's head and title, the line of links, a flame graph inline.
  *
- * May call: flame.c, util/safe_text (markup).
+ * May call: report.h's types, flame.c, util/safe_text (markup).
  */
 #include "config.h"
 

@@ -6,6 +6,8 @@
  *   report_compare.c  the page of two runs compared; the movers' section
  *   report_page.c     what every page has: head, links, a flame graph inline
  *   report_data.c     the JSON the pages draw from, --json, sizes and counts
+ *
+ * May call: report.h's types.
  */
 #ifndef PROFSVC_REPORT_PARTS_H
 #define PROFSVC_REPORT_PARTS_H

@@ -9,7 +9,8 @@
  * not UTF-8 is U+DC00 + byte), and the file itself valid JSON with every
  * control written as a \u escape.
  *
- * May call: flame.c (flame_values), util/safe_text (inert JSON).
+ * May call: flame.c (flame_values), time_profile.h's types, util/safe_text
+ * (inert JSON).
  */
 #include "config.h"
 

@@ -4,6 +4,8 @@
  * module), a nameless frame its own (shown as its address); their names as
  * the text formats show them; every sample's stack counted, identical
  * sequences added up.
+ *
+ * May call: samples.h's types, util/id_index.
  */
 #ifndef PROFSVC_SAMPLES_INT_H
 #define PROFSVC_SAMPLES_INT_H

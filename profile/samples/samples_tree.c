@@ -5,7 +5,8 @@
  * of the call tree, a tick a sample on its leaf.
  *
  * May call: samples_group.c (functions), prof_model.c (tp_cc_get,
- * tp_node_add, tp_fail), prof_feed.c (tp_init, tp_finish), util/id_index.
+ * tp_node_add, tp_fail), prof_feed.c (tp_init, tp_finish), time_profile.h,
+ * util/id_index.
  */
 #include "config.h"
 

@@ -2,7 +2,8 @@
  * trace_timeline.c - the thread timeline of a MirageOS trace as JSON
  * (trace_timeline.h): the model's two walks (trace_timeline_model.c),
  * then the window's threads grouped by label and thinned group by group,
- * arrows, run slices, GC pauses and counters; and one thread's events.
+ * arrows, run slices, GC pauses and counters; and one thread's events;
+ * what a live trace holds so far, as the model counts it.
  * Guest text (labels, counter names, exceptions) is written by
  * safe_text_json_inert: the exact text, JSON escapes, a byte that is not
  * UTF-8 as \udcNN (docs/json.md), < > & as \u escapes.
@@ -284,4 +285,9 @@ int trace_timeline_thread_json(FILE *f, const struct mprof_trace *t, uint64_t th
 		trace_render_walk(t, one_event, &o);
 	fprintf(f, "],\"more\":%" PRIu64 "}\n", o.more);
 	return ferror(f) ? -1 : 0;
+}
+
+int trace_timeline_live(const struct mprof_trace *t, struct tt_live *out)
+{
+	return tt_model_live(t, out);
 }

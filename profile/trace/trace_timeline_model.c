@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace/trace_timeline.h"
 #include "profile/trace/trace_timeline_model.h"
 
 static uint64_t hash(uint64_t id)
@@ -425,7 +424,7 @@ void tt_streams_free(struct tt_model *m, struct tt_streams *b)
 
 /* ---- live figures ---------------------------------------------------------------- */
 
-int trace_timeline_live(const struct mprof_trace *t, struct tt_live *out)
+int tt_model_live(const struct mprof_trace *t, struct tt_live *out)
 {
 	struct tt_model m = {.pass = 1, .from = 0, .to = UINT64_MAX};
 	memset(out, 0, sizeof(*out));

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "profile/trace/trace_render.h"
-#include "profile/trace/trace_timeline.h"
+#include "profile/trace/trace_timeline_bounds.h"
 
 #define TT_NONE UINT64_MAX
 
@@ -92,6 +92,10 @@ int tt_model_second(struct tt_model *m, const struct mprof_trace *t, const struc
                     uint64_t to, struct tt_streams *b);
 void tt_streams_free(struct tt_model *m, struct tt_streams *b);
 void tt_model_free(struct tt_model *m);
+
+/* What a live trace holds so far: trace_timeline_live's answer.  0, or -1
+ * when out of memory. */
+int tt_model_live(const struct mprof_trace *t, struct tt_live *out);
 
 /* Whether [a, b] meets the window. */
 int tt_in_window(const struct tt_model *m, uint64_t a, uint64_t b);
