@@ -2,13 +2,15 @@
  * view_trace.c - a run's MirageOS trace out of the store, loaded into
  * memory in sequence order (view_trace.h).
  *
- * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
+ * May call: store/store.h, profile/trace/trace_render.h, util/grow.h,
+ * view_err.h.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
 #include "view_trace.h"
 
 struct loader {
@@ -18,19 +20,6 @@ struct loader {
 	size_t cap;
 	int rc;
 };
-
-static int grow(struct view_trace *ct, size_t *cap)
-{
-	if (ct->t.n < *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *g = realloc(ct->packets, n * sizeof(*ct->packets));
-	if (!g)
-		return -1;
-	ct->packets = g;
-	*cap = n;
-	return 0;
-}
 
 struct copy_ctx {
 	uint8_t *dst;
@@ -53,7 +42,7 @@ static int load_packet(void *ctx, const struct store_trace_packet *p)
 	struct loader *l = ctx;
 	struct view_trace *ct = l->ct;
 
-	if (grow(ct, &l->cap) != 0)
+	if (GROW_FROM(ct->packets, l->cap, ct->t.n + 1, 64) != 0)
 		return STORE_ENOMEM;
 	uint8_t *b = malloc(p->bytes);
 	if (!b)
