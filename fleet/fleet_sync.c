@@ -91,12 +91,13 @@ static int trace_hash(void *ctx, const struct store_trace_packet *p)
 	return 0;
 }
 
-/* The stamp: fields one by one (a struct's padding is not hashed). */
+/* The stamp: fields one by one (a struct's padding is not hashed).  0, 1
+ * when out of memory, or -1 (the store's error, store_errmsg). */
 static int stamp_of(struct store *s, struct local_run *l)
 {
 	XXH3_state_t *h = XXH3_createState();
 	if (!h)
-		return -1;
+		return 1;
 	XXH3_64bits_reset(h);
 	const struct store_run *r = &l->run;
 	hash_i64(h, r->domid);

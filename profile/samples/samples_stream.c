@@ -525,7 +525,7 @@ static uint32_t head_len(const uint8_t *h)
 	return (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
 }
 
-/* A whole head at h: -1 (refused) or 1.  (A zero first byte is padding,
+/* A whole head at h: 0, or -1 (refused).  (A zero first byte is padding,
  * taken before a head is looked at: skip_padding.) */
 static int check_head(struct samples_profile *p, const uint8_t *h)
 {
@@ -533,7 +533,7 @@ static int check_head(struct samples_profile *p, const uint8_t *h)
 	uint32_t len = head_len(h);
 	if (len > SAMPLES_MAX_RECORD)
 		return fail(p, "type %u claims %u bytes (at most %u)", type, len, SAMPLES_MAX_RECORD);
-	return 1;
+	return 0;
 }
 
 /* One whole record at h (head and payload). */
