@@ -28,7 +28,7 @@
  * Here: which runs to push and when (the stamps, the host's lock, the
  * damage told); a run's rows and bytes sent: fleet_sync_send.c.
  * May call: fleet_sync_send.c, fleet_pg.c (statements, COPY), util/xxh.h,
- * the store (store/) the runs are read from.
+ * util/grow.h, the store (store/) the runs are read from.
  */
 #include "config.h"
 
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/grow.h"
 #include "util/xxh.h"
 
 #include "fleet_internal.h"
@@ -57,16 +58,13 @@ static int cmp_remote(const void *a, const void *b)
 static int collect_device(void *ctx, const struct store_device_info *d)
 {
 	struct local_run *l = ctx;
-	if (l->ndev == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		struct store_device_info *v = realloc(l->dev, cap * sizeof(*v));
-		if (!v)
+	if (l->ndev == l->cap) { /* two arrays, one capacity */
+		size_t cap = l->cap;
+		if (GROW_FROM(l->dev, cap, l->ndev + 1, 4) != 0)
 			return 1;
-		l->dev = v;
-		struct dev_damage *m = realloc(l->dmg, cap * sizeof(*m));
-		if (!m)
+		cap = l->cap;
+		if (GROW_FROM(l->dmg, cap, l->ndev + 1, 4) != 0)
 			return 1;
-		l->dmg = m;
 		l->cap = cap;
 	}
 	l->dmg[l->ndev] = (struct dev_damage){"", 0};
@@ -93,12 +91,13 @@ static int trace_hash(void *ctx, const struct store_trace_packet *p)
 	return 0;
 }
 
-/* The stamp: fields one by one (a struct's padding is not hashed). */
+/* The stamp: fields one by one (a struct's padding is not hashed).  0, 1
+ * when out of memory, or -1 (the store's error, store_errmsg). */
 static int stamp_of(struct store *s, struct local_run *l)
 {
 	XXH3_state_t *h = XXH3_createState();
 	if (!h)
-		return -1;
+		return 1;
 	XXH3_64bits_reset(h);
 	const struct store_run *r = &l->run;
 	hash_i64(h, r->domid);
@@ -169,14 +168,8 @@ struct id_list {
 static int collect_id(void *ctx, const struct store_run *r)
 {
 	struct id_list *l = ctx;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		int64_t *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return 1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (GROW_FROM(l->v, l->cap, l->n + 1, 256) != 0)
+		return 1;
 	l->v[l->n++] = r->run_id;
 	return 0;
 }
