@@ -14,8 +14,8 @@
 
 #include "cli_json.h"
 #include "cli_util.h"
-#include "../util/grow.h"
-#include "../view/view_json.h"
+#include "util/grow.h"
+#include "view/view_json.h"
 
 int cli_json_list_begin(struct cli_json_list *l, const char *key)
 {

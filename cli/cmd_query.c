@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../view/view_fleet.h"
-#include "../util/grow.h"
-#include "../view/view_samples.h"
+#include "view/view_fleet.h"
+#include "util/grow.h"
+#include "view/view_samples.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"

@@ -26,9 +26,9 @@
 
 #include "profsvc_paths.h"
 
-#include "../util/grow.h"
-#include "../util/units.h"
-#include "../view/view_backend.h"
+#include "util/grow.h"
+#include "util/units.h"
+#include "view/view_backend.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

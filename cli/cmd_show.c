@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "../view/view_samples.h"
+#include "view/view_samples.h"
 #include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_samples.h"

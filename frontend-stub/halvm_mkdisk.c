@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/grow.h"
-#include "../util/units.h"
+#include "util/grow.h"
+#include "util/units.h"
 #include "halvm_writer.h"
 
 static const char usage[] =

@@ -41,7 +41,7 @@
 
 #include <xen/io/blkif.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 #include "blkfront.h"
 #include "halvm_writer.h"
 #include "stub_ctx.h"

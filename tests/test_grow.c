@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 #include "testutil.h"
 
 int main(void)

@@ -51,7 +51,7 @@
 
 #include <stdint.h>
 
-#include "../store/store.h"
+#include "store/store.h"
 #include "view_err.h"
 
 struct view_fleet;

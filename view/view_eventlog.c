@@ -21,8 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../util/grow.h"
-#include "../util/safe_text.h"
+#include "util/grow.h"
+#include "util/safe_text.h"
 #include "view_eventlog.h"
 #include "view_json.h"
 

@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../store/store.h"
-#include "../store/store_watch.h"
-#include "../util/deadline.h"
-#include "../util/grow.h"
-#include "../view/view_backend.h"
+#include "store/store.h"
+#include "store/store_watch.h"
+#include "util/deadline.h"
+#include "util/grow.h"
+#include "view/view_backend.h"
 #include "activity.h"
 
 struct run_count {

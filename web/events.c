@@ -68,14 +68,14 @@
 
 #include <microhttpd.h>
 
-#include "../view/view_profile.h"
-#include "../view/view_backend.h"
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/eventlog/ghc_eventlog.h"
-#include "../profile/heap/heap_chart.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/render/report.h"
-#include "../util/grow.h"
+#include "view/view_profile.h"
+#include "view/view_backend.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/ghc_eventlog.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/render/report.h"
+#include "util/grow.h"
 #include "metrics.h"
 #include "web_internal.h"
 

@@ -32,10 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../fleet/fleet.h"
-#include "../util/deadline.h"
-#include "../util/grow.h"
-#include "../util/id_index.h"
+#include "fleet/fleet.h"
+#include "util/deadline.h"
+#include "util/grow.h"
+#include "util/id_index.h"
 #include "mirror.h"
 
 struct entry {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 #include "xensim_xs_parts.h"
 
 static struct xs_conn *conns;

@@ -26,7 +26,7 @@
 
 #include <xen/io/xs_wire.h>
 
-#include "../platform/sim_proto.h"
+#include "platform/sim_proto.h"
 #include "xensim_xenstored.h"
 
 /* ---- the node tree (xensim_xs_tree.c) --------------------------------------- */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/grow.h"
+#include "util/grow.h"
 #include "xensim_xs_parts.h"
 
 struct xs_tree xs_store = {.is_main = 1};

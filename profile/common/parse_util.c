@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "profile/common/parse_util.h"
+#include "parse_util.h"
 #include "util/grow.h"
 
 #include <stdio.h>

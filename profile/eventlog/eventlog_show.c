@@ -12,7 +12,7 @@
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_summary.h"
+#include "eventlog_summary.h"
 #include "util/grow.h"
 
 #include <inttypes.h>

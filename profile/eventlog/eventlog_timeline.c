@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_timeline.h"
+#include "eventlog_timeline.h"
 
 #include <math.h>
 #include <stdlib.h>

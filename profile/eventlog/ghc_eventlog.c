@@ -18,8 +18,8 @@
  */
 #include "config.h"
 
-#include "profile/eventlog/ghc_eventlog.h"
-#include "profile/eventlog/ghc_eventlog_int.h"
+#include "ghc_eventlog.h"
+#include "ghc_eventlog_int.h"
 #include "util/grow.h"
 
 #include <stdarg.h>

@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "profile/heap/heap_profile.h"
+#include "heap_profile.h"
 #include "profile/common/parse_util.h"
 #include "util/grow.h"
 

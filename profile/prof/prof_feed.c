@@ -12,7 +12,7 @@
 #include "config.h"
 
 #include "profile/common/parse_util.h"
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 #include "util/grow.h"
 
 #include <stdint.h>

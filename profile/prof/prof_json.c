@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 #include "util/grow.h"
 
 enum role { R_IGNORE, R_TOP, R_CCS, R_CC, R_NODE, R_CHILDREN, R_RTS_ARGS };

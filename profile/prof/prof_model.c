@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include "profile/common/parse_util.h"
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 #include "util/grow.h"
 
 #include <stdarg.h>

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 #include "util/grow.h"
 
 void tp_table_free_rows(struct time_profile *p)

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 #include "util/grow.h"
 
 static char *trim(char *s)

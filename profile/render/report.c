@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "profile/eventlog/eventlog_timeline.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "report.h"
+#include "report_parts.h"
 #include "profile/trace/trace_view.h"
 #include "util/safe_text.h"
 

@@ -17,8 +17,8 @@
 #include "profile/heap/heap_colours.h"
 #include "profile/heap/heap_compare.h"
 #include "profile/prof/prof_compare.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "report.h"
+#include "report_parts.h"
 #include "util/safe_text.h"
 
 /* The call stacks that moved most (both runs have a time profile). */

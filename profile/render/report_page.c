@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/render/flame.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "flame.h"
+#include "report.h"
+#include "report_parts.h"
 #include "util/safe_text.h"
 
 /* The flame graph's SVG without its XML declaration, for inline use. */

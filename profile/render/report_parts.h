@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "profile/render/report.h"
+#include "report.h"
 
 /* report_page.c: the document's head and the page's title; the page's links
  * (label, href pairs) as one line, dot-separated; the flame graph's SVG

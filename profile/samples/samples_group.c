@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/samples/samples_int.h"
+#include "samples_int.h"
 #include "util/grow.h"
 #include "util/id_index.h"
 #include "util/safe_text.h"

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "profile/samples/samples.h"
-#include "profile/samples/samples_int.h"
+#include "samples.h"
+#include "samples_int.h"
 #include "util/grow.h"
 #include "util/id_index.h"
 #include "util/safe_text.h"

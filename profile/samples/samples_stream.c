@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "profile/samples/samples.h"
+#include "samples.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace/trace_timeline_model.h"
+#include "trace_timeline_model.h"
 #include "util/grow.h"
 
 static uint64_t hash(uint64_t id)
