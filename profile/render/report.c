@@ -208,9 +208,5 @@ int report_write(FILE *f, const struct report_input *in)
 		return -1;
 	if (in->against_title && report_changes_html(f, in) != 0)
 		return -1;
-	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
-	if (in->page_script)
-		fprintf(f, "<script>\n%s</script>\n", in->page_script);
-	fputs("</body></html>\n", f);
-	return ferror(f) ? -1 : 0;
+	return report_page_end(f, in);
 }
