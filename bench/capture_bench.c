@@ -43,7 +43,7 @@
 #include <xen/io/blkif.h>
 #include <xenstore.h>
 
-#include "bench/bench_host.h"
+#include "bench_host.h"
 #include "frontend-stub/halvm_writer.h"
 #include "tests/harness.h"
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench/bench_host.h"
+#include "bench_host.h"
 #include "frontend-stub/halvm_writer.h"
 #include "profile/disk/status_block.h"
 #include "store/store_export.h"

@@ -4,7 +4,7 @@
  * document is written through view_json_unmark, so guest text is in the
  * form view_json_guest promises (docs/json.md).
  *
- * May call: cli_util.h, view/view_json.h, jansson.
+ * May call: cli_util.h, view/view_json.h, util/grow.h, jansson.
  */
 #include "config.h"
 
@@ -14,7 +14,8 @@
 
 #include "cli_json.h"
 #include "cli_util.h"
-#include "../view/view_json.h"
+#include "util/grow.h"
+#include "view/view_json.h"
 
 int cli_json_list_begin(struct cli_json_list *l, const char *key)
 {
@@ -31,15 +32,10 @@ int cli_json_list_add(struct cli_json_list *l, json_t *v)
 	size_t len = v && l->buf ? json_dumpb(v, l->buf, l->cap, flags) : 0;
 	if (v && !l->failed && (!l->buf || len > l->cap)) {
 		size_t need = l->buf ? len : json_dumpb(v, NULL, 0, flags);
-		size_t cap = need > 2 * l->cap ? need : 2 * l->cap;
-		char *grown = realloc(l->buf, cap ? cap : 1);
-		if (grown) {
-			l->buf = grown;
-			l->cap = cap;
+		if (GROW(l->buf, l->cap, need ? need : 1) == 0)
 			len = json_dumpb(v, l->buf, l->cap, flags);
-		} else {
+		else
 			l->failed = 1;
-		}
 	}
 	if (v && !l->failed && len && len <= l->cap)
 		len = view_json_unmark(l->buf, len);
@@ -55,6 +51,7 @@ int cli_json_list_end(struct cli_json_list *l)
 	int rc = l->failed || fputs("]}\n", stdout) == EOF || fflush(stdout) != 0;
 	free(l->buf);
 	l->buf = NULL;
+	l->cap = 0;
 	if (rc)
 		cli_err("writing JSON to standard output failed (out of memory or a closed pipe)");
 	return rc;

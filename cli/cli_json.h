@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "../view/view_json.h"
+#include "view/view_json.h"
 
 /* Prints doc (stolen) to stdout, compact, on one line (reals to 12
  * significant digits), and flushes: 0, or 1 (reported). */

@@ -14,9 +14,9 @@
 
 #include <jansson.h>
 
-#include "../profile/samples/samples.h"
-#include "../store/store.h"
-#include "../view/view_json.h"
+#include "profile/samples/samples.h"
+#include "store/store.h"
+#include "view/view_json.h"
 #include "cli_samples.h"
 #include "cli_util.h"
 #include "cli_view.h"

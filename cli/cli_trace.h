@@ -9,8 +9,8 @@
 #define PROFSVC_CLI_TRACE_H
 
 #include <jansson.h>
-#include "../store/store.h"
-#include "../view/view_trace.h"
+#include "store/store.h"
+#include "view/view_trace.h"
 
 /* `profdb export RUN --ctf DIR --trace-json FILE --chrome-trace FILE`
  * (any of them; NULL: not asked).  0, or 1 (reported). */

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../view/view.h"
-#include "../view/view_fleet.h"
+#include "view/view.h"
+#include "view/view_fleet.h"
 #include "cli_util.h"
 
 const char *cli_prog = "profdb";

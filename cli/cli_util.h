@@ -13,9 +13,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../store/store.h"
-#include "../util/safe_text.h"
-#include "../view/view_format.h"
+#include "store/store.h"
+#include "util/safe_text.h"
+#include "view/view_format.h"
 
 #define EXIT_USAGE 2
 

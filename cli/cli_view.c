@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../profile/heap/heap_chart.h"
+#include "profile/heap/heap_chart.h"
 #include "cli_util.h"
 #include "cli_view.h"
 

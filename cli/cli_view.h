@@ -8,9 +8,9 @@
 #ifndef PROFSVC_CLI_VIEW_H
 #define PROFSVC_CLI_VIEW_H
 
-#include "../view/view.h"
-#include "../view/view_profile.h"
-#include "../view/view_samples.h"
+#include "view/view.h"
+#include "view/view_profile.h"
+#include "view/view_samples.h"
 
 /* view_open, view_resolve: 0, or -1 (reported). */
 int cli_view_open(struct view *v, const char *db);

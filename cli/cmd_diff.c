@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/heap/heap_compare.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/heap/heap_svg.h"
-#include "../profile/prof/prof_compare.h"
-#include "../profile/prof/time_profile.h"
-#include "../view/view_diff.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/heap/heap_compare.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/heap/heap_svg.h"
+#include "profile/prof/prof_compare.h"
+#include "profile/prof/time_profile.h"
+#include "view/view_diff.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/render/report.h"
+#include "profile/render/report.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"

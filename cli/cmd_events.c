@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../view/view_eventlog.h"
+#include "view/view_eventlog.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

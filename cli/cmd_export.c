@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../profile/render/speedscope.h"
-#include "../profile/prof/time_profile.h"
-#include "../store/store_export.h"
-#include "../util/units.h"
+#include "profile/render/speedscope.h"
+#include "profile/prof/time_profile.h"
+#include "store/store_export.h"
+#include "util/units.h"
 #include "cli_trace.h"
 #include "cli_json.h"
 #include "cli_samples.h"

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/render/flame.h"
-#include "../profile/prof/time_profile.h"
+#include "profile/render/flame.h"
+#include "profile/prof/time_profile.h"
 #include "cli_util.h"
 #include "cli_view.h"
 #include "commands.h"

@@ -14,8 +14,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "../profile/heap/heap_svg.h"
-#include "../view/view_eventlog.h"
+#include "profile/heap/heap_svg.h"
+#include "view/view_eventlog.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/heap/heap_chart.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/heap/heap_svg.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/heap/heap_svg.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

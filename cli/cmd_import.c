@@ -28,7 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../store/store_export.h"
+#include "store/store_export.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"

@@ -4,7 +4,7 @@
  *
  * May call: store/store.h, view/view_fleet.h (a fleet catalogue's runs),
  *           view/view_json.h, view/view_format.h, view/view_samples.h (a
- *           run's samples counted), cli_util.h, cli_json.h.
+ *           run's samples counted), util/grow.h, cli_util.h, cli_json.h.
  */
 #include "config.h"
 
@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../view/view_fleet.h"
-#include "../view/view_samples.h"
+#include "view/view_fleet.h"
+#include "util/grow.h"
+#include "view/view_samples.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"
@@ -60,17 +61,9 @@ struct rows {
 static int keep_text(struct rows *rows, const char *text, size_t *at)
 {
 	size_t len = strlen(text) + 1;
-	if (rows->names_len + len > rows->names_cap) {
-		size_t cap = rows->names_cap ? rows->names_cap * 2 : 4096;
-		while (cap < rows->names_len + len)
-			cap *= 2;
-		char *v = realloc(rows->names, cap);
-		if (!v) {
-			cli_err("out of memory");
-			return 1;
-		}
-		rows->names = v;
-		rows->names_cap = cap;
+	if (GROW_FROM(rows->names, rows->names_cap, rows->names_len + len, 4096) != 0) {
+		cli_err("out of memory");
+		return 1;
 	}
 	memcpy(rows->names + rows->names_len, text, len);
 	*at = rows->names_len;
@@ -91,15 +84,9 @@ static int collect(void *ctx, const struct store_run *run)
 	}
 	if (rows->json)
 		return cli_json_list_add(rows->json, view_json_run(r, rows->now));
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 64;
-		struct row *v = realloc(rows->v, cap * sizeof(*v));
-		if (!v) {
-			cli_err("out of memory");
-			return 1; /* positive: already reported */
-		}
-		rows->v = v;
-		rows->cap = cap;
+	if (GROW_FROM(rows->v, rows->cap, rows->n + 1, 64) != 0) {
+		cli_err("out of memory");
+		return 1; /* positive: already reported */
 	}
 	struct row *nr = &rows->v[rows->n];
 	char holds[VIEW_HOLDS_MAX];

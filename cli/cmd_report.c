@@ -15,7 +15,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "cli_view.h"
-#include "../view/view_report.h"
+#include "view/view_report.h"
 
 static const char usage[] =
 	"usage: profdb report RUN [-o FILE.html | --json] [--against RUN0]\n"

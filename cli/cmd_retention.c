@@ -11,7 +11,7 @@
  * (store/store_space.c): the database's free pages at once, the data
  * file's slots as soon as no reader can see them.
  *
- * May call: store/store.h, util/units.h, view/view_json.h, view/view_backend.h, cli_util.h,
+ * May call: store/store.h, util/units.h, util/grow.h, view/view_json.h, view/view_backend.h, cli_util.h,
  *           cli_view.h (a run argument resolved), cli_json.h.
  */
 #include "config.h"
@@ -26,8 +26,9 @@
 
 #include "profsvc_paths.h"
 
-#include "../util/units.h"
-#include "../view/view_backend.h"
+#include "util/grow.h"
+#include "util/units.h"
+#include "view/view_backend.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"
@@ -59,15 +60,9 @@ struct runs {
 
 static int push(struct runs *r, const struct store_run *run)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 32;
-		struct store_run *v = realloc(r->v, cap * sizeof(*v));
-		if (!v) {
-			cli_err("out of memory");
-			return 1;
-		}
-		r->v = v;
-		r->cap = cap;
+	if (GROW_FROM(r->v, r->cap, r->n + 1, 32) != 0) {
+		cli_err("out of memory");
+		return 1;
 	}
 	r->v[r->n++] = *run;
 	return 0;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fleet/fleet.h"
-#include "../web/mirror.h"
-#include "../web/web.h"
+#include "fleet/fleet.h"
+#include "web/mirror.h"
+#include "web/web.h"
 #include "cli_util.h"
 #include "commands.h"
 

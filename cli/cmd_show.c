@@ -11,7 +11,7 @@
 #include <getopt.h>
 #include <string.h>
 
-#include "../view/view_samples.h"
+#include "view/view_samples.h"
 #include "cli_json.h"
 #include "cli_trace.h"
 #include "cli_samples.h"
@@ -211,6 +211,58 @@ static int check_opt(int c, const char *arg, void *ctx)
 	return 0;
 }
 
+/* SQLite's problems in report, each its own line on stderr (the first
+ * CHECK_SHOWN); how many there were. */
+static int tell_sqlite_problems(const char *db, const char *report, size_t len)
+{
+	char copy[1024], *p = copy;
+	int n = 0;
+
+	snprintf(copy, sizeof(copy) < len ? sizeof(copy) : len, "%s", report);
+	for (char *nl = copy; (nl = strchr(nl, '\n'));)
+		*nl = ' '; /* one problem, one line */
+	for (int i = 0; p && *p; i++) {
+		char *next = strstr(p, "; ");
+		if (next)
+			*next = '\0';
+		if (i < CHECK_SHOWN)
+			cli_err("%s: %s", db, p);
+		n++;
+		p = next ? next + 2 : NULL;
+	}
+	return n;
+}
+
+/* What a check found, in one line: ok or damaged, SQLite's problems, the
+ * checksums verified or failed. */
+static void check_summary(char *out, size_t cap, const char *db, int sqlite_bad, int sqlite_problems, int quick,
+                          const struct store_sums_report *sums)
+{
+	uint64_t bad = sums->bad_chunks + sums->bad_packets;
+	size_t used = (size_t)snprintf(out, cap, "%s: %s", db, !sqlite_bad && bad == 0 ? "ok" : "damaged");
+	if (sqlite_bad && used < cap)
+		used += (size_t)snprintf(out + used, cap - used, ": SQLite's checks found %s%d %s%s",
+		                         sqlite_problems >= CHECK_SQLITE_MAX ? "at least " : "", sqlite_problems,
+		                         sqlite_problems == 1 ? "problem" : "problems",
+		                         sqlite_problems > CHECK_SHOWN ? " (the first named above)" : "");
+	if (used >= cap)
+		return;
+	if (quick)
+		snprintf(out + used, cap - used, " (--quick: checksums not verified)");
+	else if (bad)
+		snprintf(out + used, cap - used, "%s %llu of %llu %s and %llu of %llu trace %s fail their checksums%s",
+		         sqlite_bad ? ";" : ":", (unsigned long long)sums->bad_chunks,
+		         (unsigned long long)sums->chunks, plural(sums->chunks, "chunk", "chunks"),
+		         (unsigned long long)sums->bad_packets, (unsigned long long)sums->packets,
+		         plural(sums->packets, "packet", "packets"), bad > CHECK_SHOWN ? " (the first named above)" : "");
+	else
+		snprintf(out + used, cap - used, "%s %llu %s and %llu trace %s verified%s", sqlite_bad ? ";" : ",",
+		         (unsigned long long)sums->chunks, plural(sums->chunks, "chunk", "chunks"),
+		         (unsigned long long)sums->packets, plural(sums->packets, "packet", "packets"),
+		         sums->unsummed ? "; an older store's data has no checksums until its next writer computes them"
+		                        : "");
+}
+
 int cmd_check(const char *db, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -244,21 +296,8 @@ int cmd_check(const char *db, int argc, char **argv)
 	struct store_sums_report sums = {0};
 	struct check_ctx cc = {db, 0, json ? json_array() : NULL};
 	/* SQLite's problems first, each its own line (the first few). */
-	if (sqlite_bad && !json) {
-		char copy[sizeof(report)], *p = copy;
-		snprintf(copy, sizeof(copy), "%s", report);
-		for (char *nl = copy; (nl = strchr(nl, '\n'));)
-			*nl = ' '; /* one problem, one line */
-		for (int i = 0; p && *p; i++) {
-			char *next = strstr(p, "; ");
-			if (next)
-				*next = '\0';
-			if (i < CHECK_SHOWN)
-				cli_err("%s: %s", db, p);
-			sqlite_problems++;
-			p = next ? next + 2 : NULL;
-		}
-	}
+	if (sqlite_bad && !json)
+		sqlite_problems = tell_sqlite_problems(db, report, sizeof(report));
 	if (!quick && (rc = store_check_sums(s, check_damage, &cc, &sums)) != 0) {
 		/* A store too damaged to read its rows: SQLite's check said so. */
 		if (!sqlite_bad) {
@@ -270,33 +309,7 @@ int cmd_check(const char *db, int argc, char **argv)
 	}
 	uint64_t bad = sums.bad_chunks + sums.bad_packets;
 	int ok = !sqlite_bad && bad == 0;
-	size_t used = 0;
-	if (ok)
-		used = (size_t)snprintf(summary, sizeof(summary), "%s: ok", db);
-	else
-		used = (size_t)snprintf(summary, sizeof(summary), "%s: damaged", db);
-	if (sqlite_bad && used < sizeof(summary))
-		used += (size_t)snprintf(summary + used, sizeof(summary) - used, ": SQLite's checks found %s%d %s%s",
-		                         sqlite_problems >= CHECK_SQLITE_MAX ? "at least " : "", sqlite_problems,
-		                         sqlite_problems == 1 ? "problem" : "problems",
-		                         sqlite_problems > CHECK_SHOWN ? " (the first named above)" : "");
-	if (quick) {
-		if (used < sizeof(summary))
-			snprintf(summary + used, sizeof(summary) - used, " (--quick: checksums not verified)");
-	} else if (bad && used < sizeof(summary)) {
-		snprintf(summary + used, sizeof(summary) - used,
-		         "%s %llu of %llu %s and %llu of %llu trace %s fail their checksums%s", sqlite_bad ? ";" : ":",
-		         (unsigned long long)sums.bad_chunks, (unsigned long long)sums.chunks,
-		         plural(sums.chunks, "chunk", "chunks"), (unsigned long long)sums.bad_packets,
-		         (unsigned long long)sums.packets, plural(sums.packets, "packet", "packets"),
-		         bad > CHECK_SHOWN ? " (the first named above)" : "");
-	} else if (used < sizeof(summary)) {
-		snprintf(summary + used, sizeof(summary) - used, "%s %llu %s and %llu trace %s verified%s",
-		         sqlite_bad ? ";" : ",", (unsigned long long)sums.chunks,
-		         plural(sums.chunks, "chunk", "chunks"), (unsigned long long)sums.packets,
-		         plural(sums.packets, "packet", "packets"),
-		         sums.unsummed ? "; an older store's data has no checksums until its next writer computes them" : "");
-	}
+	check_summary(summary, sizeof(summary), db, sqlite_bad, sqlite_problems, quick, &sums);
 	if (json) {
 		/* the result goes to stdout either way; the exit status says it too */
 		rc = cli_json_print(json_pack(

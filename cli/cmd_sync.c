@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../fleet/fleet.h"
+#include "fleet/fleet.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "commands.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../profile/prof/time_profile.h"
+#include "profile/prof/time_profile.h"
 #include "cli_json.h"
 #include "cli_util.h"
 #include "cli_view.h"

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "../fleet/fleet.h"
+#include "fleet/fleet.h"
 #include "cli_util.h"
 #include "commands.h"
 

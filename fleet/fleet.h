@@ -18,6 +18,22 @@
  * parameters or COPY, and strings are kept as bytea (a guest's name need not
  * be UTF-8, which a text column would refuse).
  *
+ * ERRORS.  One convention, SQLite's: a code and a message getter.  A
+ * function that can fail returns 0 or -1, and fleet_errmsg(f) then gives
+ * the failure's one-line message (PostgreSQL's own words after ours where
+ * the server answered; never the URL's password).  The exceptions, each
+ * said at its declaration:
+ *   - fleet_open has no connection to keep a message in: -1 comes with
+ *     the message in the caller's err buffer;
+ *   - fleet_copy_rows writes only the store it is given: 0 or a STORE_E*
+ *     code, store_errmsg(dst) its message;
+ *   - a walk with a callback (fleet_list_runs, fleet_each_run_rows) stops
+ *     at the callback's first non-zero return and returns that value as
+ *     it is, fleet_errmsg untouched;
+ *   - a device left out of a push for its damage is no error: fleet_sync
+ *     tells o->damaged, fleet_sync_run its damage buffer;
+ *   - a question returns 1 or 0 (fleet_is_url).
+ *
  * May call: store/store.h (the store's runs and devices it copies), libpq.
  */
 #ifndef PROFSVC_FLEET_H
@@ -101,7 +117,8 @@ struct fleet_filter {
 	int brief;
 };
 typedef int (*fleet_run_cb)(void *ctx, const struct fleet_run *r);
-/* The fleet's runs, oldest first (the newest run.limit with a limit). */
+/* The fleet's runs, oldest first (the newest run.limit with a limit).  A
+ * non-zero return of the callback stops and is returned. */
 int fleet_list_runs(struct fleet *f, const struct fleet_filter *flt, fleet_run_cb cb, void *ctx);
 /* A run named as "N" (when one host has run N), "HOST:N", "latest" or
  * "HOST:latest", HOST being a hostname or a prefix of a host id. */

@@ -21,7 +21,7 @@
  * runs that match.
  *
  * May call: fleet_pg.c (statements, errors), the store's run states,
- * SQLite's glob.
+ * SQLite's glob, util/grow.h.
  */
 #include "config.h"
 
@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/grow.h"
 
 #include "fleet_internal.h"
 
@@ -253,14 +255,8 @@ static int take_row(struct lister *l, const char *buf, int len)
 		if (sqlite3_strglob(l->flt->run.name_glob, name) != 0)
 			return 0;
 		if (l->flt->run.limit > 0) {
-			if (l->nkept == l->capkept) {
-				size_t cap = l->capkept ? l->capkept * 2 : 256;
-				struct kept_row **v = realloc(l->kept, cap * sizeof(*v));
-				if (!v)
-					return fleet_fail(l->f, "out of memory"), 1;
-				l->kept = v;
-				l->capkept = cap;
-			}
+			if (GROW_FROM(l->kept, l->capkept, l->nkept + 1, 256) != 0)
+				return fleet_fail(l->f, "out of memory"), 1;
 			struct kept_row *k = malloc(sizeof(*k) + (size_t)len);
 			if (!k)
 				return fleet_fail(l->f, "out of memory"), 1;

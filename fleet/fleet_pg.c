@@ -7,7 +7,7 @@
  * went in, with nothing to unescape; a number is 8 bytes, not a string to
  * parse.
  *
- * May call: libpq.  The bottom of the fleet: it calls none of its other
+ * May call: libpq, util/grow.h.  The bottom of the fleet: it calls none of its other
  * files (fleet_open, connecting and then checking the schema, is
  * fleet_schema.c's).
  */
@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+
+#include "util/grow.h"
 
 #include "fleet_internal.h"
 
@@ -289,18 +291,10 @@ static void put(struct fleet_copy *c, const void *b, size_t n)
 {
 	if (c->failed)
 		return;
-	if (c->len + n > c->cap) {
-		size_t cap = c->cap ? c->cap : 1 << 20;
-		while (cap < c->len + n)
-			cap *= 2;
-		char *nb = realloc(c->buf, cap);
-		if (!nb) {
-			c->failed = 1;
-			fleet_fail(c->f, "out of memory for a COPY");
-			return;
-		}
-		c->buf = nb;
-		c->cap = cap;
+	if (c->len + n > c->cap && GROW_FROM(c->buf, c->cap, c->len + n, 1 << 20) != 0) {
+		c->failed = 1;
+		fleet_fail(c->f, "out of memory for a COPY");
+		return;
 	}
 	memcpy(c->buf + c->len, b, n);
 	c->len += n;

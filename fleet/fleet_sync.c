@@ -28,7 +28,7 @@
  * Here: which runs to push and when (the stamps, the host's lock, the
  * damage told); a run's rows and bytes sent: fleet_sync_send.c.
  * May call: fleet_sync_send.c, fleet_pg.c (statements, COPY), util/xxh.h,
- * the store (store/) the runs are read from.
+ * util/grow.h, the store (store/) the runs are read from.
  */
 #include "config.h"
 
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/grow.h"
 #include "util/xxh.h"
 
 #include "fleet_internal.h"
@@ -57,16 +58,13 @@ static int cmp_remote(const void *a, const void *b)
 static int collect_device(void *ctx, const struct store_device_info *d)
 {
 	struct local_run *l = ctx;
-	if (l->ndev == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4;
-		struct store_device_info *v = realloc(l->dev, cap * sizeof(*v));
-		if (!v)
+	if (l->ndev == l->cap) { /* two arrays, one capacity */
+		size_t cap = l->cap;
+		if (GROW_FROM(l->dev, cap, l->ndev + 1, 4) != 0)
 			return 1;
-		l->dev = v;
-		struct dev_damage *m = realloc(l->dmg, cap * sizeof(*m));
-		if (!m)
+		cap = l->cap;
+		if (GROW_FROM(l->dmg, cap, l->ndev + 1, 4) != 0)
 			return 1;
-		l->dmg = m;
 		l->cap = cap;
 	}
 	l->dmg[l->ndev] = (struct dev_damage){"", 0};
@@ -93,12 +91,13 @@ static int trace_hash(void *ctx, const struct store_trace_packet *p)
 	return 0;
 }
 
-/* The stamp: fields one by one (a struct's padding is not hashed). */
+/* The stamp: fields one by one (a struct's padding is not hashed).  0, 1
+ * when out of memory, or -1 (the store's error, store_errmsg). */
 static int stamp_of(struct store *s, struct local_run *l)
 {
 	XXH3_state_t *h = XXH3_createState();
 	if (!h)
-		return -1;
+		return 1;
 	XXH3_64bits_reset(h);
 	const struct store_run *r = &l->run;
 	hash_i64(h, r->domid);
@@ -169,14 +168,8 @@ struct id_list {
 static int collect_id(void *ctx, const struct store_run *r)
 {
 	struct id_list *l = ctx;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		int64_t *v = realloc(l->v, cap * sizeof(*v));
-		if (!v)
-			return 1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (GROW_FROM(l->v, l->cap, l->n + 1, 256) != 0)
+		return 1;
 	l->v[l->n++] = r->run_id;
 	return 0;
 }
@@ -335,21 +328,95 @@ static int backfill_sums(struct fleet *f, int64_t *summed)
 }
 _Static_assert(FLEET_BACKFILL_BATCH == 256, "the LIMIT above");
 
+/* A sync under way: where, what the catalogue holds of this host, the
+ * run being read here, what is told and counted. */
+struct sync_round {
+	struct fleet *f;
+	struct store *s;
+	const char *host_id;
+	const struct fleet_sync_opts *o;
+	struct fleet_sync_report *rep;
+	struct remote_run *remote;
+	size_t nremote;
+	struct local_run l;
+};
+
+/* The catalogue already holds run l as it is here, or as it was pushed
+ * without what is still damaged here: 1 (counted and told), 0 when it is
+ * to be pushed, -1 on failure.  Inside the run's read here. */
+static int already_there(struct sync_round *x)
+{
+	struct local_run *l = &x->l;
+	struct remote_run key = {.run_id = l->run.run_id}, *have;
+	have = bsearch(&key, x->remote, x->nremote, sizeof(key), cmp_remote);
+	if (have && strcmp(have->stamp, l->stamp) == 0) {
+		x->rep->current++;
+		return 1;
+	}
+	if (!have || !partial_of(have->stamp, l->stamp))
+		return 0;
+	/* pushed without what was damaged here: still so? */
+	if (fleet_run_verify(x->f, x->s, l) != 0)
+		return -1;
+	if (!l->damaged || strcmp(have->stamp, l->partial_stamp) != 0)
+		return 0;
+	x->rep->damaged++;
+	tell_damage(x->o, l);
+	return 1;
+}
+
+/* Run id, read here and pushed if the catalogue lacks it as it is: 0, or
+ * -1 on failure (f's error). */
+static int sync_one(struct sync_round *x, int64_t id)
+{
+	struct local_run *l = &x->l;
+	const struct fleet_sync_opts *o = x->o;
+	int64_t bytes = 0;
+	int r = read_local(x->f, x->s, id, l);
+	if (r != 0) {
+		store_read_end(x->s);
+		return r > 0 ? 0 : -1; /* > 0: deleted since the listing */
+	}
+	if (l->run.state == STORE_RUN_RUNNING && !o->include_running) {
+		x->rep->running++;
+		store_read_end(x->s);
+		return 0;
+	}
+	if ((r = already_there(x)) != 0) {
+		store_read_end(x->s);
+		if (r > 0 && o->progress)
+			o->progress(o->ctx, l->run.run_id, 0, 0);
+		return r < 0 ? -1 : 0;
+	}
+	r = fleet_run_push(x->f, x->s, x->host_id, l, &bytes);
+	store_read_end(x->s);
+	if (r < 0)
+		return -1;
+	if (r == 1)
+		x->rep->current++;
+	else
+		x->rep->pushed++, x->rep->bytes += bytes;
+	if (r == 0 && l->damaged) {
+		x->rep->damaged++;
+		tell_damage(o, l);
+	}
+	if (o->progress)
+		o->progress(o->ctx, l->run.run_id, r == 0, bytes);
+	return 0;
+}
+
 int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o,
                struct fleet_sync_report *rep)
 {
-	const char *host_id = store_identity(s);
+	struct sync_round x = {.f = f, .s = s, .host_id = store_identity(s), .o = o, .rep = rep};
 	struct store_run_filter flt = {.state = -1, .since_us = o->since_us};
-	struct remote_run *remote = NULL;
 	struct id_list ids = {0};
-	size_t nremote = 0;
-	struct local_run l = {0};
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
 	if (check_identity(f, s) != 0)
 		return -1;
-	if (register_host(f, host_id) != 0 || load_remote(f, host_id, &remote, &nremote) != 0)
+	if (register_host(f, x.host_id) != 0 || load_remote(f, x.host_id, &x.remote, &x.nremote) != 0)
 		goto out;
 	f->host_registered = 1;
 	int lr = store_list_runs(s, &flt, collect_id, &ids);
@@ -357,66 +424,16 @@ int fleet_sync(struct fleet *f, struct store *s, const struct fleet_sync_opts *o
 		fleet_fail(f, "listing the runs here: %s", lr < 0 ? store_errmsg(s) : "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < ids.n; i++) {
-		int64_t bytes = 0;
-		int r = read_local(f, s, ids.v[i], &l);
-		if (r != 0) {
-			store_read_end(s);
-			if (r > 0)
-				continue; /* deleted since the listing */
+	for (size_t i = 0; i < ids.n; i++)
+		if (sync_one(&x, ids.v[i]) != 0)
 			goto out;
-		}
-		if (l.run.state == STORE_RUN_RUNNING && !o->include_running) {
-			rep->running++;
-			store_read_end(s);
-			continue;
-		}
-		struct remote_run key = {.run_id = l.run.run_id}, *have;
-		have = bsearch(&key, remote, nremote, sizeof(key), cmp_remote);
-		if (have && strcmp(have->stamp, l.stamp) == 0) {
-			rep->current++;
-			store_read_end(s);
-			if (o->progress)
-				o->progress(o->ctx, l.run.run_id, 0, 0);
-			continue;
-		}
-		if (have && partial_of(have->stamp, l.stamp)) {
-			/* pushed without what was damaged here: still so? */
-			if (fleet_run_verify(f, s, &l) != 0) {
-				store_read_end(s);
-				goto out;
-			}
-			if (l.damaged && strcmp(have->stamp, l.partial_stamp) == 0) {
-				store_read_end(s);
-				rep->damaged++;
-				tell_damage(o, &l);
-				if (o->progress)
-					o->progress(o->ctx, l.run.run_id, 0, 0);
-				continue;
-			}
-		}
-		r = fleet_run_push(f, s, host_id, &l, &bytes);
-		store_read_end(s);
-		if (r < 0)
-			goto out;
-		if (r == 1)
-			rep->current++;
-		else
-			rep->pushed++, rep->bytes += bytes;
-		if (r == 0 && l.damaged) {
-			rep->damaged++;
-			tell_damage(o, &l);
-		}
-		if (o->progress)
-			o->progress(o->ctx, l.run.run_id, r == 0, bytes);
-	}
 	if (backfill_sums(f, &rep->summed) != 0)
 		goto out;
 	rc = 0;
 out:
-	free(l.dev);
-	free(l.dmg);
+	free(x.l.dev);
+	free(x.l.dmg);
 	free(ids.v);
-	free(remote);
+	free(x.remote);
 	return rc;
 }

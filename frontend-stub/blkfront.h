@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../platform/platform.h"
+#include "platform/platform.h"
 
 struct xs_handle;
 struct blkfront;

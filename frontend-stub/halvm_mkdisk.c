@@ -4,7 +4,7 @@
  * `dd ... seek=64M` and `disk = ["prof.disk,raw,xvdp1,rw"]`).  Used by the
  * demo (old images to import) and by tests as the reference disk.
  *
- * May call: the HaLVM writer (halvm_writer.c), util/units.
+ * May call: the HaLVM writer (halvm_writer.c), util/units, util/grow.
  */
 #include "config.h"
 
@@ -17,7 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../util/units.h"
+#include "util/grow.h"
+#include "util/units.h"
 #include "halvm_writer.h"
 
 static const char usage[] =
@@ -125,8 +126,10 @@ static uint8_t *read_profile(const char *src, size_t *lenp)
 	uint8_t *buf = malloc(cap);
 	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
-		if (len == cap)
-			buf = realloc(buf, cap *= 2);
+		if (len == cap && GROW(buf, cap, cap + 1) != 0) {
+			free(buf);
+			buf = NULL;
+		}
 	}
 	fclose(f);
 	if (!buf)

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "../profile/disk/status_block.h"
+#include "profile/disk/status_block.h"
 #include "halvm_writer.h"
 
 void halvm_writer_init(struct halvm_writer *w, int word_size, halvm_submit_fn submit, void *ctx)

@@ -24,7 +24,7 @@
  * This file: the command line and the halvm and linux modes.  May call:
  * the other modes (stub_modes.h), what the modes share (stub_ctx.c),
  * blkfront (blkfront.c), the HaLVM writer (halvm_writer.c), the platform
- * seam.
+ * seam, util/grow.
  */
 #include "config.h"
 
@@ -41,6 +41,7 @@
 
 #include <xen/io/blkif.h>
 
+#include "util/grow.h"
 #include "blkfront.h"
 #include "halvm_writer.h"
 #include "stub_ctx.h"
@@ -61,14 +62,10 @@ static uint8_t *read_file(const char *path, size_t *len)
 	}
 	while ((r = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += r;
-		if (n == cap) {
-			uint8_t *g = realloc(buf, cap *= 2);
-			if (!g) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = g;
+		if (n == cap && GROW(buf, cap, cap + 1) != 0) {
+			free(buf);
+			fclose(f);
+			return NULL;
 		}
 	}
 	fclose(f);

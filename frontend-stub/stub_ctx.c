@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../platform/sim_proto.h"
+#include "platform/sim_proto.h"
 #include "stub_ctx.h"
 
 int stub_quiet;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../platform/platform.h"
+#include "platform/platform.h"
 
 struct xs_handle;
 

@@ -47,7 +47,7 @@
 
 #include <xenstore.h>
 
-#include "../profile/trace/mprof.h"
+#include "profile/trace/mprof.h"
 #include "stub_modes.h"
 
 struct mwriter {

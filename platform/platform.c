@@ -31,6 +31,7 @@ int plat_parse_kind(const char *name, enum plat_kind *out)
 		*out = PLAT_SIM;
 		return 0;
 	}
+	errno = EINVAL;
 	return -1;
 }
 

@@ -10,8 +10,21 @@
  * libxenstore handle (for sim, pointed at xensim's socket through
  * XENSTORED_PATH), so there is exactly one xenstore client in the project.
  *
- * Errors: functions return -1 (or NULL) and set errno, like the Xen
- * libraries they stand for.
+ * ERRORS.  One convention, the Xen libraries' own: a function that can
+ * fail returns -1 (NULL for one that makes something) with errno set, the
+ * code; strerror(errno) is the message.  The exceptions, each said at its
+ * declaration:
+ *   - a function taking (char *err, size_t errlen) (plat_open,
+ *     plat_domain_create, plat_domain_exec, plat_inspect_open,
+ *     plat_inspect_ready) has more to say than errno can: its -1 or NULL
+ *     comes with a one-line message in err, and errno is then not
+ *     promised;
+ *   - a question returns 1, 0, or -1 and errno when it cannot be told
+ *     (plat_domain_suspended, plat_inspect_wait); plat_inspect_idle's -1
+ *     only means "pause and look", errno not promised;
+ *   - a count or a size returns its value or -1 and errno (the port of
+ *     plat_evtchn_bind_interdomain, plat_inspect_vcpus, plat_inspect_read's
+ *     bytes; plat_evtchn_pending's -1 with EAGAIN is "none pending").
  *
  * Where sim differs from Xen:
  *  - Domains are processes that connect to <rundir>/dom<N>/; a domain's
@@ -48,7 +61,7 @@ struct plat_gnttab;
 struct plat_gntshr;
 
 /* "xen", "sim", or NULL/"" for the default: xen when /dev/xen/evtchn
- * exists, else sim. */
+ * exists, else sim.  0, or -1 and errno EINVAL for another name. */
 int plat_parse_kind(const char *name, enum plat_kind *out);
 const char *plat_kind_name(enum plat_kind k);
 

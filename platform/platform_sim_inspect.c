@@ -514,6 +514,39 @@ static int all_stopped(const struct sim_inspect *in, int full)
 	return 1;
 }
 
+/* A pause's interrupt to every thread it waits for (offline: a zombie,
+ * or one that cannot be interrupted, exiting). */
+static void interrupt_threads(struct sim_inspect *in, int full)
+{
+	for (uint32_t i = 0; i < in->n; i++) {
+		struct sim_thread *t = &in->t[i];
+		t->offline = t->zombie;
+		if (t->listening && !full)
+			continue;
+		if (!t->stopped && !t->offline && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0)
+			t->offline = 1; /* exiting: its exit comes */
+	}
+}
+
+/* The states of the threads not stopped yet: 1 when every one runs on
+ * another CPU than this thread's.  A leader that exited before its
+ * threads stays a zombie, which no interrupt stops: offline. */
+static int all_away(struct sim_inspect *in)
+{
+	int here = sched_getcpu(), away = here >= 0;
+	for (uint32_t i = 0; i < in->n; i++) {
+		int cpu;
+		if (in->t[i].stopped || in->t[i].offline)
+			continue;
+		char state = thread_state(&in->t[i], in->pid, &cpu);
+		if (state == 'Z')
+			in->t[i].zombie = in->t[i].offline = 1;
+		else if (state != 'R' || cpu < 0 || cpu == here)
+			away = 0;
+	}
+	return away;
+}
+
 /* full: a thread in a group-stop (listening) is stopped too, as
  * PTRACE_DETACH wants it; a sample leaves it be, so that a program
  * stopped by SIGSTOP stays so, not woken at every tick. */
@@ -532,14 +565,7 @@ static int pause_threads(struct sim_inspect *in, int full)
 		return -1;
 	}
 	in->paused = 1;
-	for (uint32_t i = 0; i < in->n; i++) {
-		struct sim_thread *t = &in->t[i];
-		t->offline = t->zombie;
-		if (t->listening && !full)
-			continue;
-		if (!t->stopped && !t->offline && ptrace(PTRACE_INTERRUPT, t->tid, 0, 0) != 0)
-			t->offline = 1; /* exiting: its exit comes */
-	}
+	interrupt_threads(in, full);
 	/* The stops are looked for once, then each thread not stopped has its
 	 * state read (a zombie leader never stops).  When every one of them
 	 * runs on another CPU, their stops are looked for again and again for
@@ -567,21 +593,8 @@ static int pause_threads(struct sim_inspect *in, int full)
 		}
 		int64_t now = mono_us();
 		if (!zombies_looked) {
-			/* A leader that exited before its threads stays a
-			 * zombie, which no interrupt stops. */
 			zombies_looked = 1;
-			int here = sched_getcpu(), away = here >= 0;
-			for (uint32_t i = 0; i < in->n; i++) {
-				int cpu;
-				if (in->t[i].stopped || in->t[i].offline)
-					continue;
-				char state = thread_state(&in->t[i], in->pid, &cpu);
-				if (state == 'Z')
-					in->t[i].zombie = in->t[i].offline = 1;
-				else if (state != 'R' || cpu < 0 || cpu == here)
-					away = 0;
-			}
-			if (away)
+			if (all_away(in))
 				spin_until = now + PAUSE_SPIN_MAX_US;
 			continue;
 		}

@@ -34,8 +34,8 @@
  *
  * The files (those of samples/ in samples/samples.h):
  *   disk/status_block.c        the status block: encode, decode, majority salvage
- *   common/parse_util.c        growing arrays, lines that arrive in pieces,
- *                              "line N: ..." messages
+ *   common/parse_util.c        lines that arrive in pieces, "line N: ..."
+ *                              messages
  *   prof/prof_model.c          the time profile: cost centres, the call tree
  *   prof/prof_text.c           GHC's text .prof read into it
  *   prof/prof_json.c           GHC's -pj JSON read into it
@@ -80,6 +80,31 @@
  *                              or of two (report_parts.h maps its files)
  * The scripts and styles are compiled in by make (render/report_assets.c,
  * trace/trace_assets.c), util/safe_text.js before those showing guest text.
+ *
+ * ERRORS.  One convention, SQLite's (a code and a message getter), with
+ * no state outside the caller's structs:
+ *   - A reader fed bytes in pieces (struct time_profile, hp_profile,
+ *     samples_profile, gel_decoder) keeps its message and a failed flag
+ *     in its struct: its feed and finish return 0 or -1, the message
+ *     getter is tp_error, hp_error, samples_error, gel_error ("line N:
+ *     ..." in a text format), and a failure is for good: every later
+ *     call fails the same way.  The eventlog decoder says two more
+ *     things: gel_feed returns 1 once its callback stopped it (the
+ *     callback's owner knows why), gel_finish 1 when the log was cut.
+ *   - Any other function that can fail does so for the reasons its
+ *     declaration names (out of memory, a write error on the caller's
+ *     FILE): it returns 0 or -1 (NULL for a maker) and keeps no message,
+ *     its caller words it.  The eventlog's views (el_gc, el_show,
+ *     el_timeline) also keep a failed flag, and the thread timeline's
+ *     model an oom flag, for what failed inside a callback of theirs that
+ *     could not return it (out of memory; el_show: past max_bytes).
+ *   - A walk with a callback (trace_render_walk, pf_lines_feed) stops
+ *     at the callback's first non-zero return and returns it as it is;
+ *     pf_lines_feed, the parsers' own, adds its codes PF_TOO_LONG and
+ *     PF_NO_MEMORY.  An iterator (mprof_next, hp_next) returns 1 while
+ *     there is an item and 0 at the end; a check returns NULL or why not
+ *     (mprof_header_check); el_show_event 1 when it wrote a line, 0 if
+ *     not, -1 on a write error.
  */
 #ifndef PROFSVC_PROFILE_H
 #define PROFSVC_PROFILE_H

@@ -19,9 +19,23 @@
  *   atomic.  The backend acknowledges a guest request only after the
  *   commit of its batch.  Readers see a batch once it is in SQLite.
  *
- * Errors
- *   Functions return 0 or a negative STORE_E* code; store_errmsg() then
- *   names the problem (and, where there is one, the fix).
+ * ERRORS.  One convention, SQLite's: a code and a message getter.
+ *   A function that can fail returns 0 or a negative STORE_E* code (enum
+ *   store_err, never a bare -1 of its own), and store_errmsg(s) then
+ *   gives the failure's one-line message, naming the problem and, where
+ *   there is one, the fix (the last failure's, until the next).  The
+ *   exceptions, each said at its declaration:
+ *   - store_open has no store to keep a message in: its code comes with
+ *     the message in the caller's err buffer;
+ *   - a walk with a callback (store_list_runs, store_list_devices,
+ *     store_device_chunks, store_read_range, store_trace_packets, the
+ *     checksum walks) stops at the callback's first non-zero return and
+ *     returns that value as it is: a positive one is the caller's, not
+ *     the store's, and store_errmsg says nothing of it;
+ *   - store_trace_keep returns 1 when the packet was kept before;
+ *   - a question returns 1 or 0 (store_is_remote), a count or a size its
+ *     value (-1 where its declaration says: store_files_usage), a getter
+ *     what it gets.
  */
 #ifndef PROFSVC_STORE_H
 #define PROFSVC_STORE_H

@@ -6,7 +6,8 @@
  *
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
  * store_chunks.c (device rows), store_checkpoint.c, store_conn.c,
- * store_remote.c (a store read through the backend: its reads forward).
+ * store_remote.c (a store read through the backend: its reads forward),
+ * util/grow.h.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "util/grow.h"
 
 static const char *const role_names[STORE_ROLES] = {"raw", "prof", "hp", "trace", "samples", "eventlog"};
 static const char *const state_names[] = {"running", "complete", "crashed"};
@@ -535,17 +537,12 @@ int store_list_running(struct store *s, int64_t **ids, size_t *n)
 	                       -1, &st, NULL) != SQLITE_OK)
 		return store_sqlite_fail(s, "listing running runs");
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			int64_t *grown = realloc(*ids, cap * sizeof(**ids));
-			if (!grown) {
-				sqlite3_finalize(st);
-				free(*ids);
-				*ids = NULL;
-				*n = 0;
-				return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
-			}
-			*ids = grown;
+		if (GROW(*ids, cap, *n + 1) != 0) {
+			sqlite3_finalize(st);
+			free(*ids);
+			*ids = NULL;
+			*n = 0;
+			return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
 		}
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
 	}

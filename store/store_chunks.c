@@ -6,7 +6,8 @@
  * (store_data.c) and the intake's folder (store_intake_fold.c) both write
  * with; each chunk's checksum (schema 9), kept true by every write, and
  * computed once for a store migrated from before.
- * May call: store_conn.c, store_slots.c.  Called from layers 3 and up.
+ * May call: store_conn.c, store_slots.c, util/grow.h.  Called from layers
+ * 3 and up.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "store_internal.h"
+#include "util/grow.h"
 
 /* ---- transactions ----------------------------------------------------------- */
 
@@ -227,14 +229,8 @@ static int sum_dirty(struct store *s, int64_t key)
 	for (size_t i = s->sum_dirty_n, k = 0; i > 0 && k < 8; i--, k++)
 		if (s->sum_dirty[i - 1] == key)
 			return 0;
-	if (s->sum_dirty_n == s->sum_dirty_cap) {
-		size_t cap = s->sum_dirty_cap ? 2 * s->sum_dirty_cap : 64;
-		int64_t *p = realloc(s->sum_dirty, cap * sizeof(*p));
-		if (!p)
-			return store_fail(s, STORE_ENOMEM, "out of memory");
-		s->sum_dirty = p;
-		s->sum_dirty_cap = cap;
-	}
+	if (GROW_FROM(s->sum_dirty, s->sum_dirty_cap, s->sum_dirty_n + 1, 64) != 0)
+		return store_fail(s, STORE_ENOMEM, "out of memory");
 	s->sum_dirty[s->sum_dirty_n++] = key;
 	return 0;
 }

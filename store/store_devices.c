@@ -8,7 +8,8 @@
  * Layer 5 (store_internal.h), after store_catalog.c.  May call:
  * store_catalog.c (roles by name, text copied out of a row),
  * store_data.c (batches), store_chunks.c (device rows), store_conn.c,
- * store_remote.c (a store read through the backend: its reads forward).
+ * store_remote.c (a store read through the backend: its reads forward),
+ * util/grow.h.
  */
 #include "config.h"
 
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "util/grow.h"
 
 /* ---- devices -------------------------------------------------------------- */
 
@@ -280,17 +282,12 @@ int store_running_activity(struct store *s, struct store_activity **out, size_t 
 	if (!(st = store_stmt(s, ST_RUNNING_ACTIVITY)))
 		return STORE_EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			struct store_activity *grown = realloc(*out, cap * sizeof(**out));
-			if (!grown) {
-				sqlite3_reset(st);
-				free(*out);
-				*out = NULL;
-				*n = 0;
-				return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
-			}
-			*out = grown;
+		if (GROW(*out, cap, *n + 1) != 0) {
+			sqlite3_reset(st);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return store_fail(s, STORE_ENOMEM, "out of memory listing runs");
 		}
 		(*out)[*n].run_id = sqlite3_column_int64(st, 0);
 		(*out)[*n].stamp = sqlite3_column_int64(st, 1);

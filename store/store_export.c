@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../profile/eventlog/ghc_eventlog.h"
+#include "profile/eventlog/ghc_eventlog.h"
 #include "store_export.h"
 #include "store_internal.h"
 

@@ -9,7 +9,7 @@
 #ifndef PROFSVC_STORE_EXPORT_H
 #define PROFSVC_STORE_EXPORT_H
 
-#include "../profile/disk/status_block.h"
+#include "profile/disk/status_block.h"
 #include "store.h"
 
 enum store_extract_how {

@@ -4,13 +4,14 @@
  * (header, trailer), checked as recovery reads it (intake_rec_parse),
  * and read back (device rows, the overlay of its writes).  The layout is
  * described in store_intake.c and store_intake_int.h.
- * May call: store_conn.c, util/xxh.h (the records' checksums).  Called
+ * May call: store_conn.c, util/xxh.h (the records' checksums), util/grow.h.  Called
  * by the other store_intake*.c files and by the open batch (store_data.c).
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include "util/grow.h"
 #include "util/xxh.h"
 
 #include "store_intake_int.h"
@@ -19,16 +20,8 @@
 
 int intake_rec_reserve(struct store *s, struct intake_rec *r, size_t more)
 {
-	if (r->len + more <= r->cap)
-		return 0;
-	size_t cap = r->cap ? r->cap : 8192;
-	while (cap < r->len + more)
-		cap *= 2;
-	uint8_t *p = realloc(r->data, cap);
-	if (!p)
+	if (r->len + more > r->cap && GROW_FROM(r->data, r->cap, r->len + more, 8192) != 0)
 		return store_fail(s, STORE_ENOMEM, "out of memory taking in a batch");
-	r->data = p;
-	r->cap = cap;
 	return 0;
 }
 

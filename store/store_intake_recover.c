@@ -4,7 +4,7 @@
  * and its fold) is found, record by record, and applied in sequence order
  * before the store serves.
  * May call: store_intake_fold.c (applying records), store_intake_rec.c,
- * store_chunks.c (the transaction), store_conn.c.  Called by
+ * store_chunks.c (the transaction), store_conn.c, util/grow.h.  Called by
  * store_intake.c.
  */
 #include "config.h"
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "store_intake_int.h"
+#include "util/grow.h"
 
 static int get_folded_seq(struct store *s, uint64_t *seq)
 {
@@ -65,13 +66,8 @@ static int scan_ring(struct store *s, const uint8_t *ring, size_t size, uint64_t
 		if (h.tag != in->tag) {
 			*foreign = 1;
 		} else if (h.seq > folded) {
-			if (*nfound == capfound) {
-				capfound = capfound ? capfound * 2 : 64;
-				struct found *f = realloc(*found, capfound * sizeof(*f));
-				if (!f)
-					return store_fail(s, STORE_ENOMEM, "out of memory reading the intake log");
-				*found = f;
-			}
+			if (GROW_FROM(*found, capfound, *nfound + 1, 64) != 0)
+				return store_fail(s, STORE_ENOMEM, "out of memory reading the intake log");
 			(*found)[(*nfound)++] = (struct found){h.seq, off, len};
 		}
 		off += len;

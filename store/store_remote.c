@@ -7,7 +7,7 @@
  * (writing, checking, copying) is refused with what to do.
  *
  * Layer 1 (store_internal.h), after store_conn.c.  May call: store_conn.c
- * and store_wire.c; the read functions of the layers above call it.
+ * and store_wire.c, util/grow.h; the read functions of the layers above call it.
  *
  * Invariants:
  *   (1) A reply is read whole into a buffer of its own before anything of
@@ -42,6 +42,7 @@
 
 #include "store_internal.h"
 #include "store_wire.h"
+#include "util/grow.h"
 
 #define REMOTE_TIMEOUT_MS 30000
 
@@ -446,14 +447,8 @@ struct vec {
 
 static int vec_push(struct vec *x, const void *item)
 {
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? x->cap * 2 : 16;
-		void *g = realloc(x->v, cap * x->size);
-		if (!g)
-			return STORE_ENOMEM;
-		x->v = g;
-		x->cap = cap;
-	}
+	if (grow_array(&x->v, &x->cap, x->n + 1, x->size, 16) != 0)
+		return STORE_ENOMEM;
 	memcpy((char *)x->v + x->n++ * x->size, item, x->size);
 	return 0;
 }

@@ -80,7 +80,8 @@
  * store_data_file.c.
  *
  * Layer 2 (store_internal.h).  May call: store_checkpoint.c,
- * store_writeback.c, store_data_file.c, store_conn.c, util/xxh.h.
+ * store_writeback.c, store_data_file.c, store_conn.c, util/xxh.h,
+ * util/grow.h.
  */
 #include "config.h"
 
@@ -94,6 +95,7 @@
 #include <unistd.h>
 
 #define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
+#include "util/grow.h"
 #include "util/xxh.h"
 
 #include "store_internal.h"
@@ -152,14 +154,8 @@ static int next_slot(struct store *s, int64_t *slot)
 		if (rc != SQLITE_DONE)
 			return store_sqlite_fail(s, "allocating a data slot");
 		if (got > 0) {
-			if (s->taken_n == s->taken_cap) {
-				size_t cap = s->taken_cap ? 2 * s->taken_cap : 64;
-				int64_t *v = realloc(s->taken, cap * sizeof(*v));
-				if (!v)
-					return store_fail(s, STORE_ENOMEM, "out of memory");
-				s->taken = v;
-				s->taken_cap = cap;
-			}
+			if (GROW_FROM(s->taken, s->taken_cap, s->taken_n + 1, 64) != 0)
+				return store_fail(s, STORE_ENOMEM, "out of memory");
 			s->taken[s->taken_n++] = got;
 			s->slot_reuse = got;
 			*slot = got;

@@ -26,7 +26,7 @@
  * Layer 5 (store_internal.h).  May call: store_data.c (batches),
  * store_slots.c, store_checkpoint.c (what the owner gave back no longer
  * waits), store_conn.c, store_remote.c (a store read through the
- * backend).
+ * backend), util/grow.h.
  */
 #include "config.h"
 
@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "util/grow.h"
 
 static int64_t query_int(struct store *s, const char *sql, int64_t dflt)
 {
@@ -89,16 +90,11 @@ static int waiting_slots(struct store *s, int64_t **out, size_t *n)
 		return store_sqlite_fail(s, "listing freed data slots");
 	sqlite3_bind_int64(st, 1, PROOF_MAX);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 256;
-			int64_t *v = realloc(*out, cap * sizeof(*v));
-			if (!v) {
-				sqlite3_finalize(st);
-				free(*out);
-				*out = NULL;
-				return store_fail(s, STORE_ENOMEM, "out of memory listing freed data slots");
-			}
-			*out = v;
+		if (GROW_FROM(*out, cap, *n + 1, 256) != 0) {
+			sqlite3_finalize(st);
+			free(*out);
+			*out = NULL;
+			return store_fail(s, STORE_ENOMEM, "out of memory listing freed data slots");
 		}
 		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
@@ -266,15 +262,9 @@ int store_runs_space(struct store *s, int64_t limit, struct store_run_space **ou
 	sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
 	sqlite3_bind_int64(st, 2, (int64_t)STORE_CHUNK_BYTES);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct store_run_space *v = realloc(*out, ncap * sizeof(*v));
-			if (!v) {
-				sqlite3_finalize(st);
-				return store_fail(s, STORE_ENOMEM, "out of memory measuring the runs");
-			}
-			*out = v;
-			cap = ncap;
+		if (GROW(*out, cap, *n + 1) != 0) {
+			sqlite3_finalize(st);
+			return store_fail(s, STORE_ENOMEM, "out of memory measuring the runs");
 		}
 		(*out)[*n] = (struct store_run_space){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 		                                      sqlite3_column_int64(st, 2)};

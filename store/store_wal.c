@@ -139,13 +139,113 @@ out:
 	return stale;
 }
 
+/* What the header says that the frames are read by. */
+struct wal_walk {
+	int big;              /* checksums big-endian (the magic's low bit) */
+	uint32_t pgsz;
+	uint32_t salt1, salt2; /* the generation */
+	uint32_t sum[2];      /* the header's checksum, which the chain starts from */
+};
+
+/* The header at the start of fd into r and w: 1 when frames follow that
+ * SQLite would read, 0 when not (r says why), -1 when unreadable. */
+static int read_wal_header(int fd, struct store_wal_report *r, struct wal_walk *w)
+{
+	uint8_t hdr[WAL_HDR];
+
+	if (full_pread(fd, hdr, sizeof(hdr), 0) != 0)
+		return -1;
+	uint32_t magic = be32(hdr), pgsz = be32(hdr + 8);
+	if (pgsz == 1)
+		pgsz = 65536;
+	if ((magic & ~1u) != 0x377f0682u || pgsz < 512 || pgsz > 65536 || (pgsz & (pgsz - 1))) {
+		/* not a WAL SQLite would read at all: it starts over */
+		r->header_bad = 1;
+		return 0;
+	}
+	w->big = magic & 1;
+	uint32_t sum[2] = {0, 0};
+	wal_sum(hdr, 24, w->big, sum);
+	w->salt1 = be32(hdr + 16);
+	w->salt2 = be32(hdr + 20);
+	w->sum[0] = be32(hdr + 24);
+	w->sum[1] = be32(hdr + 28);
+	w->pgsz = pgsz;
+	r->header_bad = sum[0] != w->sum[0] || sum[1] != w->sum[1];
+	r->page_size = pgsz;
+	return 1;
+}
+
+/* Every frame of fd, as recovery chains them and each against its
+ * predecessor's sum, into r; the pages they hold into refs (*nrefs).
+ * 0, or -1 when unreadable. */
+static int walk_frames(int fd, struct wal_walk *w, struct store_wal_report *r, struct frame_ref *refs,
+                       size_t *nrefs)
+{
+	uint32_t pgsz = w->pgsz;
+	uint8_t *buf = malloc(FRAME_HDR + pgsz);
+	uint32_t chain[2] = {w->sum[0], w->sum[1]}, prev[2] = {w->sum[0], w->sum[1]};
+	int broken = r->header_bad;
+
+	if (!buf)
+		return -1;
+	if (broken)
+		r->first_bad = 1; /* recovery keeps nothing */
+	for (uint32_t f = 1; f <= (uint32_t)r->frames; f++) {
+		off_t at = WAL_HDR + (off_t)(f - 1) * (FRAME_HDR + pgsz);
+		if (full_pread(fd, buf, FRAME_HDR + pgsz, at) != 0) {
+			free(buf);
+			return -1;
+		}
+		uint32_t pgno = be32(buf), commit = be32(buf + 4);
+		uint32_t want[2] = {be32(buf + 16), be32(buf + 20)};
+		if (r->header_bad && f == 1) {
+			/* the header's own bytes are not to be trusted: the
+			 * generation is the first frame's */
+			w->salt1 = be32(buf + 8);
+			w->salt2 = be32(buf + 12);
+		}
+		int ours = be32(buf + 8) == w->salt1 && be32(buf + 12) == w->salt2 && pgno != 0;
+		uint32_t local[2] = {prev[0], prev[1]};
+		wal_sum(buf, 8, w->big, local);
+		wal_sum(buf + FRAME_HDR, pgsz, w->big, local);
+		int sound = ours && local[0] == want[0] && local[1] == want[1];
+		prev[0] = want[0];
+		prev[1] = want[1];
+		if (!broken) {
+			wal_sum(buf, 8, w->big, chain);
+			wal_sum(buf + FRAME_HDR, pgsz, w->big, chain);
+			if (ours && chain[0] == want[0] && chain[1] == want[1]) {
+				r->kept++;
+				if (commit)
+					r->kept_commits++, r->recovered = f;
+				refs[(*nrefs)++] = (struct frame_ref){pgno, f};
+				continue;
+			}
+			broken = 1;
+			r->first_bad = f;
+			if (ours)
+				refs[(*nrefs)++] = (struct frame_ref){pgno, f}; /* its page counts for staleness */
+			continue;
+		}
+		if (!sound)
+			continue;
+		r->sound_after++;
+		if (commit)
+			r->commits_after++;
+		refs[(*nrefs)++] = (struct frame_ref){pgno, f};
+	}
+	free(buf);
+	return 0;
+}
+
 int store_wal_scan(const char *db_path, struct store_wal_report *r)
 {
 	char path[4200];
-	uint8_t hdr[WAL_HDR];
 	struct stat st;
+	struct wal_walk w;
 	struct frame_ref *refs = NULL;
-	uint8_t *buf = NULL;
+	size_t nrefs = 0;
 	int rc = -1;
 
 	memset(r, 0, sizeof(*r));
@@ -160,24 +260,10 @@ int store_wal_scan(const char *db_path, struct store_wal_report *r)
 		rc = 0;
 		goto out;
 	}
-	if (full_pread(fd, hdr, sizeof(hdr), 0) != 0)
-		goto out;
-	uint32_t magic = be32(hdr), pgsz = be32(hdr + 8);
-	if (pgsz == 1)
-		pgsz = 65536;
-	if ((magic & ~1u) != 0x377f0682u || pgsz < 512 || pgsz > 65536 || (pgsz & (pgsz - 1))) {
-		/* not a WAL SQLite would read at all: it starts over */
-		r->header_bad = 1;
-		rc = 0;
-		goto out;
-	}
-	int big = magic & 1;
-	uint32_t sum[2] = {0, 0};
-	wal_sum(hdr, 24, big, sum);
-	uint32_t salt1 = be32(hdr + 16), salt2 = be32(hdr + 20);
-	r->header_bad = sum[0] != be32(hdr + 24) || sum[1] != be32(hdr + 28);
-	r->page_size = pgsz;
-	int64_t frames = (st.st_size - WAL_HDR) / (FRAME_HDR + (int64_t)pgsz);
+	if ((rc = read_wal_header(fd, r, &w)) <= 0)
+		goto out; /* 0: nothing SQLite would read; -1: unreadable */
+	rc = -1;
+	int64_t frames = (st.st_size - WAL_HDR) / (FRAME_HDR + (int64_t)w.pgsz);
 	if (frames > UINT32_MAX - 1)
 		frames = UINT32_MAX - 1;
 	r->frames = frames;
@@ -185,62 +271,13 @@ int store_wal_scan(const char *db_path, struct store_wal_report *r)
 		rc = 0;
 		goto out;
 	}
-	if (!(buf = malloc(FRAME_HDR + pgsz)) || !(refs = malloc((size_t)frames * sizeof(*refs))))
+	if (!(refs = malloc((size_t)frames * sizeof(*refs))) || walk_frames(fd, &w, r, refs, &nrefs) != 0)
 		goto out;
-	/* recovery's chain, then each frame against its predecessor's sum */
-	uint32_t chain[2] = {be32(hdr + 24), be32(hdr + 28)}, prev[2] = {chain[0], chain[1]};
-	int broken = r->header_bad;
-	size_t nrefs = 0;
-	if (broken)
-		r->first_bad = 1; /* recovery keeps nothing */
-	for (uint32_t f = 1; f <= (uint32_t)frames; f++) {
-		off_t at = WAL_HDR + (off_t)(f - 1) * (FRAME_HDR + pgsz);
-		if (full_pread(fd, buf, FRAME_HDR + pgsz, at) != 0)
-			goto out;
-		uint32_t pgno = be32(buf), commit = be32(buf + 4);
-		uint32_t want[2] = {be32(buf + 16), be32(buf + 20)};
-		if (r->header_bad && f == 1) {
-			/* the header's own bytes are not to be trusted: the
-			 * generation is the first frame's */
-			salt1 = be32(buf + 8);
-			salt2 = be32(buf + 12);
-		}
-		int ours = be32(buf + 8) == salt1 && be32(buf + 12) == salt2 && pgno != 0;
-		uint32_t local[2] = {prev[0], prev[1]};
-		wal_sum(buf, 8, big, local);
-		wal_sum(buf + FRAME_HDR, pgsz, big, local);
-		int sound = ours && local[0] == want[0] && local[1] == want[1];
-		prev[0] = want[0];
-		prev[1] = want[1];
-		if (!broken) {
-			wal_sum(buf, 8, big, chain);
-			wal_sum(buf + FRAME_HDR, pgsz, big, chain);
-			if (ours && chain[0] == want[0] && chain[1] == want[1]) {
-				r->kept++;
-				if (commit)
-					r->kept_commits++, r->recovered = f;
-				refs[nrefs++] = (struct frame_ref){pgno, f};
-				continue;
-			}
-			broken = 1;
-			r->first_bad = f;
-			if (ours)
-				refs[nrefs++] = (struct frame_ref){pgno, f}; /* its page counts for staleness */
-			continue;
-		}
-		if (!sound)
-			continue;
-		r->sound_after++;
-		if (commit)
-			r->commits_after++;
-		refs[nrefs++] = (struct frame_ref){pgno, f};
-	}
 	r->damaged = r->commits_after > 0;
 	if (r->damaged)
-		r->stale = frames_in_db(db_path, fd, pgsz, refs, nrefs, r->first_bad);
+		r->stale = frames_in_db(db_path, fd, w.pgsz, refs, nrefs, r->first_bad);
 	rc = 0;
 out:
-	free(buf);
 	free(refs);
 	close(fd);
 	return rc;

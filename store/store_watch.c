@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../util/deadline.h"
+#include "util/deadline.h"
 #include "store.h"
 #include "store_watch.h"
 

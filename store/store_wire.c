@@ -314,159 +314,189 @@ static int piece_ok(struct rbuf *r, struct pieces *pc, uint64_t off, uint64_t le
 	return 1;
 }
 
+/* A reply being read: the request it answers, where its data pieces are,
+ * whom its items go to. */
+struct reply_reader {
+	struct rbuf r;
+	struct pieces pc;
+	const struct wire_request *rq;
+	const struct wire_reply_cb *cb;
+	void *ctx;
+	struct wire_reply *out;
+	int ended;
+};
+
+/* A reply's end: its result, message, more and next. */
+static void read_end(struct reply_reader *x)
+{
+	struct rbuf *r = &x->r;
+	int32_t code = (int32_t)get_u32(r, "the result");
+	if (!r->bad && (code > 0 || code < STORE_EPERM))
+		r->bad = "the result";
+	x->out->rc = code;
+	get_str(r, x->out->msg, sizeof(x->out->msg), "the message");
+	x->out->more = get_bool(r, "more");
+	x->out->next = get_u64(r, "next");
+	x->ended = 1;
+}
+
+/* An item that goes to its callback: a run, device, packet, data piece,
+ * hole, damage, activity or run's space; the callback's result. */
+static int read_record(struct reply_reader *x, unsigned tag)
+{
+	struct rbuf *r = &x->r;
+	const struct wire_reply_cb *cb = x->cb;
+	switch (tag) {
+	case WIRE_T_RUN: {
+		struct store_run v;
+		get_run(r, &v);
+		if (!r->bad && x->rq->op == WIRE_GET_RUN && x->out->singles++)
+			r->bad = "a second run";
+		return !r->bad && cb->run ? cb->run(x->ctx, &v) : 0;
+	}
+	case WIRE_T_DEVICE: {
+		struct store_device_info d;
+		get_device(r, &d);
+		if (!r->bad && x->rq->op != WIRE_LIST_DEVICES && x->out->singles++)
+			r->bad = "a second device";
+		return !r->bad && cb->device ? cb->device(x->ctx, &d) : 0;
+	}
+	case WIRE_T_PACKET: {
+		struct store_trace_packet v;
+		get_packet(r, &v);
+		return !r->bad && cb->packet ? cb->packet(x->ctx, &v) : 0;
+	}
+	case WIRE_T_DATA: {
+		uint64_t off = get_u64(r, "a piece's offset");
+		uint32_t len = get_u32(r, "a piece's length");
+		if (!piece_ok(r, &x->pc, off, len, 1))
+			return 0;
+		const uint8_t *d = take(r, len, "a piece's bytes");
+		return d && cb->piece ? cb->piece(x->ctx, off, d, len) : 0;
+	}
+	case WIRE_T_HOLE: {
+		uint64_t off = get_u64(r, "a hole's offset");
+		uint64_t len = get_u64(r, "a hole's length");
+		return piece_ok(r, &x->pc, off, len, 0) && len <= SIZE_MAX && cb->piece
+		               ? cb->piece(x->ctx, off, NULL, (size_t)len)
+		               : 0;
+	}
+	case WIRE_T_DAMAGE: {
+		struct store_damage d;
+		get_damage(r, &d);
+		return !r->bad && cb->damage ? cb->damage(x->ctx, &d) : 0;
+	}
+	case WIRE_T_ACTIVITY: {
+		struct store_activity a;
+		a.run_id = get_i64(r, "an activity");
+		a.stamp = get_i64(r, "an activity");
+		return !r->bad && cb->activity ? cb->activity(x->ctx, &a) : 0;
+	}
+	case WIRE_T_RUN_SPACE: {
+		struct store_run_space v;
+		v.run_id = get_i64(r, "a run's space");
+		v.db_bytes = get_i64(r, "a run's space");
+		v.slot_bytes = get_i64(r, "a run's space");
+		return !r->bad && cb->run_space ? cb->run_space(x->ctx, &v) : 0;
+	}
+	}
+	return 0;
+}
+
+/* An item that is the reply's single answer (kept in out, once): a run id,
+ * the counts, the space, the hello; 1 when tag is none of them. */
+static int read_single(struct reply_reader *x, unsigned tag)
+{
+	struct rbuf *r = &x->r;
+	struct wire_reply *out = x->out;
+	const char *second;
+	switch (tag) {
+	case WIRE_T_RUN_ID:
+		out->run_id = get_i64(r, "a run id");
+		second = "a second run id";
+		break;
+	case WIRE_T_COUNTS:
+		for (int i = 0; i < 3; i++)
+			out->counts[i] = get_i64(r, "the counts");
+		second = "second counts";
+		break;
+	case WIRE_T_SPACE:
+		get_space(r, &out->space);
+		second = "a second space";
+		break;
+	case WIRE_T_HELLO:
+		get_str(r, out->path, sizeof(out->path), "the store's path");
+		out->schema = (int32_t)get_u32(r, "the schema");
+		get_str(r, out->store_id, sizeof(out->store_id), "the store's id");
+		second = "a second hello";
+		break;
+	default:
+		return 1;
+	}
+	if (!r->bad && out->singles++)
+		r->bad = second;
+	return 0;
+}
+
+/* A goodbye frame's reason into out: 0, or WIRE_BAD. */
+static int read_bye(struct rbuf *r, size_t n, struct wire_reply *out, char *why, size_t whylen)
+{
+	get_str(r, out->msg, sizeof(out->msg), "the reason");
+	if (!r->bad && r->at != n)
+		r->bad = "trailing bytes";
+	if (r->bad) {
+		snprintf(why, whylen, "a malformed goodbye: %s", r->bad);
+		return WIRE_BAD;
+	}
+	out->bye = 1;
+	return 0;
+}
+
 int wire_reply_parse(const struct wire_request *rq, const uint8_t *p, size_t n, const struct wire_reply_cb *cb,
                      void *ctx, struct wire_reply *out, char *why, size_t whylen)
 {
-	struct rbuf r = {p, n, 0, NULL};
-	struct pieces pc = {rq->off, rq->off + rq->len, 0};
-	int rc = 0, ended = 0;
+	struct reply_reader x = {{p, n, 0, NULL}, {rq->off, rq->off + rq->len, 0}, rq, cb, ctx, out, 0};
+	struct rbuf *r = &x.r;
+	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (n > WIRE_REPLY_MAX) {
 		snprintf(why, whylen, "a reply of %zu bytes (at most %u)", n, WIRE_REPLY_MAX);
 		return WIRE_BAD;
 	}
-	unsigned kind = get_u8(&r, "the frame's kind");
-	if (!r.bad && kind == WIRE_BYE) {
-		get_str(&r, out->msg, sizeof(out->msg), "the reason");
-		if (!r.bad && r.at != n)
-			r.bad = "trailing bytes";
-		if (r.bad) {
-			snprintf(why, whylen, "a malformed goodbye: %s", r.bad);
-			return WIRE_BAD;
-		}
-		out->bye = 1;
-		return 0;
-	}
-	if (!r.bad && kind != WIRE_REPLY)
-		r.bad = "the frame's kind";
-	if (!r.bad && get_u8(&r, "the op") != (unsigned)rq->op && !r.bad)
-		r.bad = "the op (not the one asked)";
-	while (!r.bad && !ended && !rc) {
-		unsigned tag = get_u8(&r, "an item's tag");
-		if (r.bad)
+	unsigned kind = get_u8(r, "the frame's kind");
+	if (!r->bad && kind == WIRE_BYE)
+		return read_bye(r, n, out, why, whylen);
+	if (!r->bad && kind != WIRE_REPLY)
+		r->bad = "the frame's kind";
+	if (!r->bad && get_u8(r, "the op") != (unsigned)rq->op && !r->bad)
+		r->bad = "the op (not the one asked)";
+	while (!r->bad && !x.ended && !rc) {
+		unsigned tag = get_u8(r, "an item's tag");
+		if (r->bad)
 			break;
 		if (tag != WIRE_T_END && (tag >= WIRE_T__TAGS || rq->op <= 0 || rq->op >= WIRE__OPS ||
 		                          !(allowed[rq->op] & TAG(tag)))) {
-			r.bad = "an item this request does not take";
+			r->bad = "an item this request does not take";
 			break;
 		}
-		switch (tag) {
-		case WIRE_T_END: {
-			uint32_t res = get_u32(&r, "the result");
-			int32_t code = (int32_t)res;
-			if (!r.bad && (code > 0 || code < STORE_EPERM))
-				r.bad = "the result";
-			out->rc = code;
-			get_str(&r, out->msg, sizeof(out->msg), "the message");
-			out->more = get_bool(&r, "more");
-			out->next = get_u64(&r, "next");
-			ended = 1;
-			break;
-		}
-		case WIRE_T_RUN: {
-			struct store_run x;
-			get_run(&r, &x);
-			if (!r.bad && rq->op == WIRE_GET_RUN && out->singles++)
-				r.bad = "a second run";
-			if (!r.bad)
-				rc = cb->run ? cb->run(ctx, &x) : 0;
-			break;
-		}
-		case WIRE_T_DEVICE: {
-			struct store_device_info d;
-			get_device(&r, &d);
-			if (!r.bad && rq->op != WIRE_LIST_DEVICES && out->singles++)
-				r.bad = "a second device";
-			if (!r.bad)
-				rc = cb->device ? cb->device(ctx, &d) : 0;
-			break;
-		}
-		case WIRE_T_PACKET: {
-			struct store_trace_packet x;
-			get_packet(&r, &x);
-			if (!r.bad)
-				rc = cb->packet ? cb->packet(ctx, &x) : 0;
-			break;
-		}
-		case WIRE_T_DATA: {
-			uint64_t off = get_u64(&r, "a piece's offset");
-			uint32_t len = get_u32(&r, "a piece's length");
-			if (!piece_ok(&r, &pc, off, len, 1))
-				break;
-			const uint8_t *d = take(&r, len, "a piece's bytes");
-			if (d)
-				rc = cb->piece ? cb->piece(ctx, off, d, len) : 0;
-			break;
-		}
-		case WIRE_T_HOLE: {
-			uint64_t off = get_u64(&r, "a hole's offset");
-			uint64_t len = get_u64(&r, "a hole's length");
-			if (piece_ok(&r, &pc, off, len, 0) && len <= SIZE_MAX)
-				rc = cb->piece ? cb->piece(ctx, off, NULL, (size_t)len) : 0;
-			break;
-		}
-		case WIRE_T_DAMAGE: {
-			struct store_damage d;
-			get_damage(&r, &d);
-			if (!r.bad)
-				rc = cb->damage ? cb->damage(ctx, &d) : 0;
-			break;
-		}
-		case WIRE_T_ACTIVITY: {
-			struct store_activity a;
-			a.run_id = get_i64(&r, "an activity");
-			a.stamp = get_i64(&r, "an activity");
-			if (!r.bad)
-				rc = cb->activity ? cb->activity(ctx, &a) : 0;
-			break;
-		}
-		case WIRE_T_RUN_SPACE: {
-			struct store_run_space x;
-			x.run_id = get_i64(&r, "a run's space");
-			x.db_bytes = get_i64(&r, "a run's space");
-			x.slot_bytes = get_i64(&r, "a run's space");
-			if (!r.bad)
-				rc = cb->run_space ? cb->run_space(ctx, &x) : 0;
-			break;
-		}
-		case WIRE_T_RUN_ID:
-			out->run_id = get_i64(&r, "a run id");
-			if (!r.bad && out->singles++)
-				r.bad = "a second run id";
-			break;
-		case WIRE_T_COUNTS:
-			for (int i = 0; i < 3; i++)
-				out->counts[i] = get_i64(&r, "the counts");
-			if (!r.bad && out->singles++)
-				r.bad = "second counts";
-			break;
-		case WIRE_T_SPACE:
-			get_space(&r, &out->space);
-			if (!r.bad && out->singles++)
-				r.bad = "a second space";
-			break;
-		case WIRE_T_HELLO:
-			get_str(&r, out->path, sizeof(out->path), "the store's path");
-			out->schema = (int32_t)get_u32(&r, "the schema");
-			get_str(&r, out->store_id, sizeof(out->store_id), "the store's id");
-			if (!r.bad && out->singles++)
-				r.bad = "a second hello";
-			break;
-		}
+		if (tag == WIRE_T_END)
+			read_end(&x);
+		else if (read_single(&x, tag))
+			rc = read_record(&x, tag);
 	}
 	if (rc)
 		return rc;
-	if (!r.bad && !ended)
-		r.bad = "no end";
-	if (!r.bad && r.at != n)
-		r.bad = "trailing bytes";
+	if (!r->bad && !x.ended)
+		r->bad = "no end";
+	if (!r->bad && r->at != n)
+		r->bad = "trailing bytes";
 	/* a range read that says it is done covered the whole range (3) */
-	if (!r.bad && rq->op == WIRE_READ_RANGE && out->rc == 0 &&
-	    (out->more ? out->next != pc.at || pc.at == rq->off : pc.at != pc.end))
-		r.bad = "a range read that does not cover its range";
-	if (r.bad) {
-		snprintf(why, whylen, "a malformed reply: %s", r.bad);
+	if (!r->bad && rq->op == WIRE_READ_RANGE && out->rc == 0 &&
+	    (out->more ? out->next != x.pc.at || x.pc.at == rq->off : x.pc.at != x.pc.end))
+		r->bad = "a range read that does not cover its range";
+	if (r->bad) {
+		snprintf(why, whylen, "a malformed reply: %s", r->bad);
 		return WIRE_BAD;
 	}
 	return 0;

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/sampling/kallsyms.h"
-#include "../backend/sampling/sample_stack.h"
+#include "backend/sampling/kallsyms.h"
+#include "backend/sampling/sample_stack.h"
 #include "testutil.h"
 
 static const char map[] =

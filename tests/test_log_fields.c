@@ -11,7 +11,7 @@
 #include <syslog.h>
 
 #include "backend/common/log_fields.h"
-#include "tests/testutil.h"
+#include "testutil.h"
 
 /* The fields joined by '|', for comparing in one go. */
 static const char *joined(const struct be_log_event *e, size_t buflen)

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../platform/guest_pagetable.h"
+#include "platform/guest_pagetable.h"
 #include "testutil.h"
 
 /* The guest's memory: frames 0..MEM_FRAMES-1; anything above is beyond it. */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/testutil.h"
+#include "testutil.h"
 #include "util/safe_text.h"
 
 static void expect(const char *what, const char *got, const char *want)

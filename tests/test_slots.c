@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
-#include "tests/testutil.h"
+#include "testutil.h"
 
 #define MIB (1u << 20)
 #define REGION (4u * MIB)

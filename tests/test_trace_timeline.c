@@ -18,7 +18,7 @@
 
 #include "profile/trace/trace_render.h"
 #include "profile/trace/trace_timeline.h"
-#include "tests/testutil.h"
+#include "testutil.h"
 
 #define PACKET 65536
 

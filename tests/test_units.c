@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/units.h"
+#include "util/units.h"
 #include "testutil.h"
 
 static void size_case(const char *s, int ok, uint64_t want)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../util/utc_time.h"
+#include "util/utc_time.h"
 #include "testutil.h"
 
 /* A million instants: the first failures are enough to read. */

@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../backend/sampling/ghc_rts.h"
+#include "backend/sampling/ghc_rts.h"
 #include "testutil.h"
 
 /* ---- 1. names ---------------------------------------------------------- */

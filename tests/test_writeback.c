@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
-#include "tests/testutil.h"
+#include "testutil.h"
 
 #define MIB (1u << 20)
 #define TOTAL (96u * MIB)

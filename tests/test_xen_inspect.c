@@ -28,8 +28,8 @@
 #include <xenforeignmemory.h>
 #include <xentoollog.h>
 
-#include "../platform/platform.h"
-#include "../platform/platform_xen_inspect.h"
+#include "platform/platform.h"
+#include "platform/platform_xen_inspect.h"
 #include "testutil.h"
 
 #define DOMID 5u

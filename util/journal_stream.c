@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "util/journal_stream.h"
+#include "journal_stream.h"
 
 int journal_stream_is_stderr(void)
 {

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "util/units.h"
+#include "units.h"
 
 /* The leading digits of s as *v; how many there were (0: none, or past
  * 2^64 - 1: -1). */

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../fleet/fleet.h"
+#include "fleet/fleet.h"
 #include "view.h"
 #include "view_backend.h"
 #include "view_fleet.h"

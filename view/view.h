@@ -6,8 +6,8 @@
  * never mixes two moments of the guest).  Errors come back as a value
  * (view_err.h), never printed here.
  *
- * The library's one return convention (SQLite's model: a code, and the
- * message kept for the caller to get):
+ * ERRORS.  The library's one return convention (SQLite's model: a code,
+ * and the message kept for the caller to get):
  *   - A function that can fail returns an int: 0 when it did what it
  *     says, -1 when it did not, or a negative code of its own that its
  *     header names (VIEW_TRACE_NONE, VIEW_SAMPLES_REFUSED,
@@ -51,7 +51,7 @@
 
 #include <stdint.h>
 
-#include "../store/store.h"
+#include "store/store.h"
 #include "view_err.h"
 
 struct view_fleet;

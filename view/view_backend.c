@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../store/store_wire.h"
+#include "store/store_wire.h"
 #include "profsvc_paths.h"
 #include "view_backend.h"
 

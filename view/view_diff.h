@@ -9,9 +9,9 @@
 #ifndef PROFSVC_VIEW_DIFF_H
 #define PROFSVC_VIEW_DIFF_H
 
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/prof/time_profile.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/prof/time_profile.h"
 #include "view.h"
 #include "view_profile.h"
 

@@ -10,7 +10,7 @@
  * The timeline's events go to eventlog_timeline.c with the GC's.
  *
  * May call: profile/ (ghc_eventlog.h, eventlog_summary.h, eventlog_timeline.h),
- * util/safe_text.h, view.h, view_err.h, view_json.h, view_profile.h,
+ * util/safe_text.h, util/grow.h, view.h, view_err.h, view_json.h, view_profile.h,
  * jansson.
  */
 #include "config.h"
@@ -21,7 +21,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../util/safe_text.h"
+#include "util/grow.h"
+#include "util/safe_text.h"
 #include "view_eventlog.h"
 #include "view_json.h"
 
@@ -87,15 +88,9 @@ int view_events_add(void *ctx, const struct gel_event *e)
 	}
 	if (rc == 0)
 		return 0;
-	if (ev->n == ev->cap) {
-		size_t c = ev->cap ? ev->cap * 2 : 4096;
-		struct view_ev *n = realloc(ev->evs, c * sizeof(*n));
-		if (!n) {
-			ev->failed = 1;
-			return 1;
-		}
-		ev->evs = n;
-		ev->cap = c;
+	if (ev->n == ev->cap && GROW_FROM(ev->evs, ev->cap, ev->n + 1, 4096) != 0) {
+		ev->failed = 1;
+		return 1;
 	}
 	size_t len = (size_t)(end - at);
 	ev->evs[ev->n] = (struct view_ev){e->time_ns, ev->n, e->cap, e->type, (size_t)at,

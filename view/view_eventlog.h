@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/eventlog/eventlog_timeline.h"
-#include "../profile/eventlog/ghc_eventlog.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/eventlog_timeline.h"
+#include "profile/eventlog/ghc_eventlog.h"
 #include "view.h"
 #include "view_profile.h"
 

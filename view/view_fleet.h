@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "../fleet/fleet.h"
+#include "fleet/fleet.h"
 #include "view_err.h"
 
 struct view_fleet;

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../profile/render/report.h"
-#include "../store/store.h"
-#include "../util/utc_time.h"
+#include "profile/render/report.h"
+#include "store/store.h"
+#include "util/utc_time.h"
 #include "view_format.h"
 
 int view_parse_u64(const char *s, uint64_t *out)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util/safe_text.h"
+#include "util/safe_text.h"
 #include "view_format.h"
 #include "view_json.h"
 

@@ -11,7 +11,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "../store/store.h"
+#include "store/store.h"
 
 /* A guest-chosen string as JSON: the exact text once parsed (one
  * backslash is one backslash; a byte that is not UTF-8 is the lone

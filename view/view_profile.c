@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/heap/heap_chart.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/prof/time_profile.h"
-#include "../store/store_export.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/prof/time_profile.h"
+#include "store/store_export.h"
 #include "view_profile.h"
 
 struct zero_filler {

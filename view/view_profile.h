@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile/eventlog/ghc_eventlog.h"
-#include "../store/store.h"
+#include "profile/eventlog/ghc_eventlog.h"
+#include "store/store.h"
 #include "view.h"
 
 /* Gets the bytes in order; non-zero stops the read. */

@@ -16,7 +16,7 @@
 #include "view_profile.h"
 #include "view_report.h"
 #include "view_samples.h"
-#include "../profile/heap/heap_compare.h"
+#include "profile/heap/heap_compare.h"
 
 /* A run with a trace: which profile devices it has (each read only if
  * there).  Any doubt leaves both wanted, and the readers say what is

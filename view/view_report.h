@@ -14,13 +14,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/eventlog/eventlog_timeline.h"
-#include "../profile/heap/heap_chart.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/render/report.h"
-#include "../profile/prof/time_profile.h"
-#include "../store/store.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/eventlog_timeline.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/render/report.h"
+#include "profile/prof/time_profile.h"
+#include "store/store.h"
 #include "view.h"
 #include "view_trace.h"
 

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../profile/prof/time_profile.h"
+#include "profile/prof/time_profile.h"
 #include "view_samples.h"
 
 static int feed_cb(void *ctx, uint64_t off, const void *data, size_t len)

@@ -10,7 +10,7 @@
 #ifndef PROFSVC_VIEW_SAMPLES_H
 #define PROFSVC_VIEW_SAMPLES_H
 
-#include "../profile/samples/samples.h"
+#include "profile/samples/samples.h"
 #include "view.h"
 #include "view_profile.h"
 

@@ -2,13 +2,15 @@
  * view_trace.c - a run's MirageOS trace out of the store, loaded into
  * memory in sequence order (view_trace.h).
  *
- * May call: store/store.h, profile/trace/trace_render.h, view_err.h.
+ * May call: store/store.h, profile/trace/trace_render.h, util/grow.h,
+ * view_err.h.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "view_trace.h"
 
 struct loader {
@@ -18,19 +20,6 @@ struct loader {
 	size_t cap;
 	int rc;
 };
-
-static int grow(struct view_trace *ct, size_t *cap)
-{
-	if (ct->t.n < *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 64;
-	void *g = realloc(ct->packets, n * sizeof(*ct->packets));
-	if (!g)
-		return -1;
-	ct->packets = g;
-	*cap = n;
-	return 0;
-}
 
 struct copy_ctx {
 	uint8_t *dst;
@@ -48,16 +37,18 @@ static int copy_range(void *ctx, uint64_t off, const void *data, size_t len)
 	return 0;
 }
 
+/* 0; 1 when out of memory (the store's walk returns it as it is); or
+ * the store's code, its message in store_errmsg. */
 static int load_packet(void *ctx, const struct store_trace_packet *p)
 {
 	struct loader *l = ctx;
 	struct view_trace *ct = l->ct;
 
-	if (grow(ct, &l->cap) != 0)
-		return STORE_ENOMEM;
+	if (GROW_FROM(ct->packets, l->cap, ct->t.n + 1, 64) != 0)
+		return 1;
 	uint8_t *b = malloc(p->bytes);
 	if (!b)
-		return STORE_ENOMEM;
+		return 1;
 	struct copy_ctx cc = {b};
 	int rc = store_read_range(l->s, l->device_id, p->sector * STORE_SECTOR_SIZE, p->bytes, copy_range, &cc);
 	if (!rc)
@@ -74,7 +65,6 @@ static int load_packet(void *ctx, const struct store_trace_packet *p)
 int view_trace_load(struct store *s, const struct store_run *run, struct view_trace *out, struct view_err *e)
 {
 	struct store_device_info dev;
-	size_t cap = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->t.name = run->name;
@@ -84,12 +74,13 @@ int view_trace_load(struct store *s, const struct store_run *run, struct view_tr
 		return VIEW_TRACE_NONE;
 	}
 	struct loader l = {s, dev.device_id, out, 0, 0};
-	(void)cap;
 	int rc = store_trace_packets(s, dev.device_id, load_packet, &l);
 	out->t.p = out->packets;
 	if (rc) {
 		view_trace_free(out);
-		if (rc == STORE_ECORRUPT) /* a packet fails its checksum */
+		if (rc > 0)
+			view_error(e, "out of memory loading the trace of run %lld", (long long)run->run_id);
+		else if (rc == STORE_ECORRUPT) /* a packet fails its checksum */
 			view_damage(e, "%s", store_errmsg(s));
 		else
 			view_error(e, "%s", store_errmsg(s));

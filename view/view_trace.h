@@ -7,8 +7,8 @@
 #ifndef PROFSVC_VIEW_TRACE_H
 #define PROFSVC_VIEW_TRACE_H
 
-#include "../profile/trace/trace_render.h"
-#include "../store/store.h"
+#include "profile/trace/trace_render.h"
+#include "store/store.h"
 #include "view_err.h"
 
 struct view_trace {

@@ -4,7 +4,7 @@
  * A run's count also moves when the store cannot be read (every count
  * does): the streams then look themselves and say what is wrong.
  *
- * May call: store/store.h, store/store_watch.h, util/deadline.h,
+ * May call: store/store.h, store/store_watch.h, util/deadline.h, util/grow.h,
  * view/view_backend.h (the read service's socket), pthreads.
  */
 #include "config.h"
@@ -15,10 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../store/store.h"
-#include "../store/store_watch.h"
-#include "../util/deadline.h"
-#include "../view/view_backend.h"
+#include "store/store.h"
+#include "store/store_watch.h"
+#include "util/deadline.h"
+#include "util/grow.h"
+#include "view/view_backend.h"
 #include "activity.h"
 
 struct run_count {
@@ -64,14 +65,8 @@ static struct run_count *add(struct activity *a, int64_t id)
 	size_t at = 0;
 	while (at < a->n && a->runs[at].run_id < id)
 		at++;
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
-		struct run_count *g = realloc(a->runs, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		a->runs = g;
-		a->cap = cap;
-	}
+	if (GROW_FROM(a->runs, a->cap, a->n + 1, 64) != 0)
+		return NULL;
 	memmove(a->runs + at + 1, a->runs + at, (a->n - at) * sizeof(*a->runs));
 	a->n++;
 	a->runs[at] = (struct run_count){id, -1, 0, 0};

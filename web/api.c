@@ -19,15 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../view/view_format.h"
-#include "../view/view_backend.h"
-#include "../view/view_diff.h"
-#include "../view/view_profile.h"
-#include "../view/view_samples.h"
-#include "../profile/heap/heap_compare.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/prof/prof_compare.h"
-#include "../profile/prof/time_profile.h"
+#include "view/view_format.h"
+#include "view/view_backend.h"
+#include "view/view_diff.h"
+#include "view/view_profile.h"
+#include "view/view_samples.h"
+#include "profile/heap/heap_compare.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/prof/prof_compare.h"
+#include "profile/prof/time_profile.h"
 #include "web_internal.h"
 
 /* The catalogue's runs are the shared run object (docs/json.md). */

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <string.h>
 
-#include "../view/view_format.h"
+#include "view/view_format.h"
 #include "web_internal.h"
 
 int64_t web_run_id(const char *s, size_t len)

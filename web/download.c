@@ -41,7 +41,7 @@
 
 #include <microhttpd.h>
 
-#include "../view/view_profile.h"
+#include "view/view_profile.h"
 #include "web_internal.h"
 
 #define DOWNLOAD_PIECE (256 * 1024)

@@ -51,7 +51,7 @@
  * May call: view/ (view_profile.h, view_backend.h, view_json.h),
  * profile/ (eventlog/eventlog_summary.h, eventlog/ghc_eventlog.h,
  * heap/heap_chart.h, heap/heap_profile.h, render/report.h), store/store.h, store/store_watch.h,
- * activity.h, metrics.h, web_internal.h (struct web),
+ * activity.h, metrics.h, web_internal.h (struct web), util/grow.h,
  * libmicrohttpd's content reader codes, pthreads, jansson.
  */
 #define _GNU_SOURCE /* POLLRDHUP */
@@ -68,13 +68,14 @@
 
 #include <microhttpd.h>
 
-#include "../view/view_profile.h"
-#include "../view/view_backend.h"
-#include "../profile/eventlog/eventlog_summary.h"
-#include "../profile/eventlog/ghc_eventlog.h"
-#include "../profile/heap/heap_chart.h"
-#include "../profile/heap/heap_profile.h"
-#include "../profile/render/report.h"
+#include "view/view_profile.h"
+#include "view/view_backend.h"
+#include "profile/eventlog/eventlog_summary.h"
+#include "profile/eventlog/ghc_eventlog.h"
+#include "profile/heap/heap_chart.h"
+#include "profile/heap/heap_profile.h"
+#include "profile/render/report.h"
+#include "util/grow.h"
 #include "metrics.h"
 #include "web_internal.h"
 
@@ -92,7 +93,7 @@ struct event_stream {
 	int counted;            /* in the open streams of /metrics */
 	/* pending output */
 	char *out;
-	size_t len, off;
+	size_t len, off, out_cap;
 	int ended, started;
 	uint64_t gen;
 	int64_t last_look_us, last_run_us;
@@ -172,11 +173,9 @@ static int64_t now_us(void)
 
 static void append(struct event_stream *e, const char *s, size_t n)
 {
-	char *p = realloc(e->out, e->len + n);
-	if (!p)
+	if (GROW(e->out, e->out_cap, e->len + n) != 0)
 		return; /* the event is lost; the next look sends the state again */
-	e->out = p;
-	memcpy(p + e->len, s, n);
+	memcpy(e->out + e->len, s, n);
 	e->len += n;
 }
 
@@ -340,16 +339,8 @@ static const char *src_role(enum view_heap_source src)
 static int snap_append(void *ctx, const void *data, size_t len)
 {
 	struct run_snap *sn = ctx;
-	if (sn->nbytes + len > sn->cap) {
-		size_t cap = sn->cap ? sn->cap : 65536;
-		while (cap < sn->nbytes + len)
-			cap *= 2;
-		char *p = realloc(sn->bytes, cap);
-		if (!p)
-			return 1;
-		sn->bytes = p;
-		sn->cap = cap;
-	}
+	if (GROW_FROM(sn->bytes, sn->cap, sn->nbytes + len, 65536) != 0)
+		return 1;
 	memcpy(sn->bytes + sn->nbytes, data, len);
 	sn->nbytes += len;
 	return 0;

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../store/store.h"
-#include "../view/view_backend.h"
+#include "store/store.h"
+#include "view/view_backend.h"
 #include "metrics.h"
 #include "web_internal.h"
 

@@ -18,7 +18,8 @@
  * order it meets them; a run's page names its host (the run's host field).
  * The mapping lives in memory, keyed by host id and run id.
  *
- * May call: fleet/fleet.h, util/deadline.h, util/id_index.h, pthreads.
+ * May call: fleet/fleet.h, util/deadline.h, util/id_index.h, util/grow.h,
+ * pthreads.
  */
 #include "config.h"
 
@@ -31,9 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../fleet/fleet.h"
-#include "../util/deadline.h"
-#include "../util/id_index.h"
+#include "fleet/fleet.h"
+#include "util/deadline.h"
+#include "util/grow.h"
+#include "util/id_index.h"
 #include "mirror.h"
 
 struct entry {
@@ -106,17 +108,10 @@ static struct entry *find(struct mirror *m, const char *host_id, int64_t run_id)
 /* Room for local_id in by_local: 0, or -1. */
 static int grow_local(struct mirror *m, int64_t local_id)
 {
-	if ((size_t)local_id < m->nlocal)
-		return 0;
-	size_t nl = m->nlocal ? m->nlocal : 1024;
-	while (nl <= (size_t)local_id)
-		nl *= 2;
-	uint32_t *b = realloc(m->by_local, nl * sizeof(*b));
-	if (!b)
+	size_t was = m->nlocal;
+	if (GROW_FROM(m->by_local, m->nlocal, (size_t)local_id + 1, 1024) != 0)
 		return -1;
-	memset(b + m->nlocal, 0, (nl - m->nlocal) * sizeof(*b));
-	m->by_local = b;
-	m->nlocal = nl;
+	memset(m->by_local + was, 0, (m->nlocal - was) * sizeof(*m->by_local));
 	return 0;
 }
 
@@ -127,14 +122,8 @@ static struct entry *add(struct mirror *m, const char *host_id, int64_t run_id, 
 	if (m->n >= UINT32_MAX - 1 || grow_local(m, local_id) != 0 ||
 	    id_index_reserve(&m->idx, entry_hash, m) != 0)
 		return NULL;
-	if (m->n == m->vcap) {
-		size_t cap = m->vcap ? m->vcap * 2 : 1024;
-		struct entry *v = realloc(m->v, cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		m->v = v;
-		m->vcap = cap;
-	}
+	if (GROW_FROM(m->v, m->vcap, m->n + 1, 1024) != 0)
+		return NULL;
 	id_index_find(&m->idx, key_hash(host_id, run_id), entry_is, &k, &at);
 	struct entry *e = &m->v[m->n];
 	memset(e, 0, sizeof(*e));

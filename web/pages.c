@@ -24,18 +24,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../view/view_eventlog.h"
-#include "../view/view_backend.h"
-#include "../view/view_format.h"
-#include "../view/view_profile.h"
-#include "../view/view_samples.h"
-#include "../view/view_trace.h"
-#include "../view/view_report.h"
-#include "../profile/render/flame.h"
-#include "../profile/samples/samples.h"
-#include "../profile/render/speedscope.h"
-#include "../profile/trace/trace_timeline.h"
-#include "../util/safe_text.h"
+#include "view/view_eventlog.h"
+#include "view/view_backend.h"
+#include "view/view_format.h"
+#include "view/view_profile.h"
+#include "view/view_samples.h"
+#include "view/view_trace.h"
+#include "view/view_report.h"
+#include "profile/render/flame.h"
+#include "profile/samples/samples.h"
+#include "profile/render/speedscope.h"
+#include "profile/trace/trace_timeline.h"
+#include "util/safe_text.h"
 #include "web_assets.h"
 #include "web_internal.h"
 
@@ -264,6 +264,119 @@ static void find_earlier(struct view *v, struct earlier *e)
 		store_list_runs(v->s, &f, earlier_cb, e);
 }
 
+/* A page's links: labels and addresses, pairs in lv (report_input's
+ * links), the addresses made here kept in links. */
+struct page_links {
+	char links[12][96];
+	const char *lv[2 * 16];
+	size_t n;
+};
+
+/* The link "/runs/ID/REST" (rest NULL: the run's page) as label. */
+static void add_link(struct page_links *pl, const char *label, int64_t id, const char *rest)
+{
+	if (rest)
+		snprintf(pl->links[pl->n], sizeof(pl->links[pl->n]), "/runs/%lld/%s", (long long)id, rest);
+	else
+		snprintf(pl->links[pl->n], sizeof(pl->links[pl->n]), "/runs/%lld", (long long)id);
+	pl->lv[2 * pl->n] = label;
+	pl->lv[2 * pl->n + 1] = pl->links[pl->n];
+	pl->n++;
+}
+
+/* The run page's downloads: what the run holds, as the guest wrote it or
+ * as exported. */
+static void download_links(struct view *v, const struct view_report *rr, int64_t id, int against,
+                           struct page_links *pl)
+{
+	/* the .hp download is the guest's xvdp2: a heap drawn from GHC's
+	 * eventlog has none to give */
+	struct store_device_info hpdev;
+	int hp_device = view_snapshot(v, NULL) == 0 && store_find_device(v->s, id, "xvdp2", &hpdev) == 0 &&
+	                hpdev.role == STORE_ROLE_HP;
+	static const char *const files[][2] = {
+		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
+		{"folded stacks", "folded"}, {"report.html", "report.html"},
+	};
+	for (size_t i = 0; i < 5; i++) {
+		if ((i == 0 || i == 2 || i == 3) && !rr->have_tp)
+			continue;
+		if (i == 0 && rr->from_samples)
+			continue; /* no .prof: the time profile is the stack samples */
+		if (i == 1 && (!hp_device || (!rr->have_hp && rr->run.hp_bytes < 0)))
+			continue;
+		add_link(pl, files[i][0], id, files[i][1]);
+	}
+	struct store_device_info evdev; /* GHC's eventlog, as the guest wrote it */
+	if (view_snapshot(v, NULL) == 0 && store_find_device(v->s, id, "eventlog", &evdev) == 0 &&
+	    evdev.role == STORE_ROLE_EVENTLOG && evdev.status == STORE_STATUS_OK)
+		add_link(pl, "eventlog", id, "eventlog");
+	if (rr->have_trace && !against) { /* the trace for babeltrace2, and for Perfetto */
+		add_link(pl, "CTF trace (babeltrace2)", id, "trace.ctf.tar");
+		add_link(pl, "Chrome trace (Perfetto, chrome://tracing)", id, "trace.chrome.json");
+	}
+	if (rr->from_samples) /* pprof's file of the samples */
+		add_link(pl, "pprof (go tool pprof)", id, "samples.pb.gz");
+}
+
+/* What a live page follows: its events, its trace's timeline, its
+ * eventlog's; the addresses kept in u. */
+struct live_urls {
+	char events[64], tl_follow[64], trace_api[80];
+};
+
+static void live_parts(struct report_input *in, const struct view_report *rr, int64_t id, struct live_urls *u)
+{
+	if (rr->have_trace) {
+		snprintf(u->trace_api, sizeof(u->trace_api), "/api/runs/%lld/trace-timeline", (long long)id);
+		in->trace_api = u->trace_api;
+	}
+	if (rr->run.state != STORE_RUN_RUNNING)
+		return;
+	snprintf(u->events, sizeof(u->events), "/api/runs/%lld/events", (long long)id);
+	in->live_events = u->events;
+	in->page_script = web_live_js;
+	if (rr->from_samples)
+		in->refresh_ms = 2000; /* its flame graph grows as samples come */
+	if (rr->tl_shown) {
+		snprintf(u->tl_follow, sizeof(u->tl_follow), "/api/runs/%lld/eventlog", (long long)id);
+		in->timeline_follow = u->tl_follow;
+	}
+}
+
+/* The report of run id, and of a run to compare it with (the compare page,
+ * against: its argument), in rr from view v: 0, or the error page
+ * replied. */
+static int load_report(struct web *w, struct view *v, struct view_report *rr, int64_t id, const char *against,
+                       int live, struct reply *r)
+{
+	int64_t aid = against ? web_run_id(against, strlen(against)) : 0;
+	if (aid < 0) {
+		reply_error(r, 400, 0, "a= must be a run id");
+		return -1;
+	}
+	struct view_err e;
+	view_err_init(&e);
+	if (view_open(v, w->db, &e) != 0) {
+		reply_error(r, 503, 0, "%s", view_err_first(&e));
+		return -1;
+	}
+	struct view_run run, arun;
+	view_run_at(&run, id);
+	int bad = view_report_load(rr, v, &run, live, &e) != 0;
+	if (!bad && against) {
+		view_run_at(&arun, aid);
+		bad = view_report_against(rr, v, &arun, against, &e) != 0;
+	}
+	if (!bad)
+		return 0;
+	view_report_free(rr);
+	view_close(v);
+	const char *err = view_err_first(&e);
+	reply_error(r, e.damaged ? 500 : strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0, "%s", err);
+	return -1;
+}
+
 /* The report of run id (against: the compare page), live while the run
  * lasts; file: the report.html download, a page on its own (no links to
  * this server's pages, which a file's reader may not reach). */
@@ -271,124 +384,34 @@ static void render_report(struct web *w, int64_t id, const char *against, int li
 {
 	struct view_report rr;
 	struct report_input in;
-	char links[12][96];
-	const char *lv[2 * 16];
-	size_t nl = 0;
-	char idbuf[32];
-
-	int64_t aid = against ? web_run_id(against, strlen(against)) : 0;
-	if (aid < 0)
-		return reply_error(r, 400, 0, "a= must be a run id");
+	struct page_links pl = {.n = 0};
+	struct live_urls urls;
 	/* one view: the report, its links and the earlier runs of one moment */
 	struct view v;
-	struct view_err e;
-	view_err_init(&e);
-	if (view_open(&v, w->db, &e) != 0)
-		return reply_error(r, 503, 0, "%s", view_err_first(&e));
-	struct view_run run, arun;
-	view_run_at(&run, id);
-	int bad = view_report_load(&rr, &v, &run, live, &e) != 0;
-	if (!bad && against) {
-		view_run_at(&arun, aid);
-		bad = view_report_against(&rr, &v, &arun, against, &e) != 0;
-	}
-	if (bad) {
-		view_report_free(&rr);
-		view_close(&v);
-		const char *err = view_err_first(&e);
-		return reply_error(r, e.damaged ? 500 : strstr(err, "no run") || strstr(err, "has no") ? 404 : 503, 0,
-		                   "%s", err);
-	}
+
+	if (load_report(w, &v, &rr, id, against, live, r) != 0)
+		return;
 	view_report_input(&rr, &in);
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
-	/* the .hp download is the guest's xvdp2: a heap drawn from GHC's
-	 * eventlog has none to give */
-	struct store_device_info hpdev;
-	int hp_device = view_snapshot(&v, NULL) == 0 && store_find_device(v.s, id, "xvdp2", &hpdev) == 0 &&
-	                hpdev.role == STORE_ROLE_HP;
-	static const char *const files[][2] = {
-		{".prof", "prof"}, {".hp", "hp"}, {"speedscope JSON", "speedscope.json"},
-		{"folded stacks", "folded"}, {"report.html", "report.html"},
-	};
-	for (size_t i = 0; i < 5; i++) {
-		if ((i == 0 || i == 2 || i == 3) && !rr.have_tp)
-			continue;
-		if (i == 0 && rr.from_samples)
-			continue; /* no .prof: the time profile is the stack samples */
-		if (i == 1 && (!hp_device || (!rr.have_hp && rr.run.hp_bytes < 0)))
-			continue;
-		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/%s", idbuf, files[i][1]);
-		lv[2 * nl] = files[i][0];
-		lv[2 * nl + 1] = links[nl];
-		nl++;
-	}
-	struct store_device_info evdev; /* GHC's eventlog, as the guest wrote it */
-	if (view_snapshot(&v, NULL) == 0 && store_find_device(v.s, id, "eventlog", &evdev) == 0 &&
-	    evdev.role == STORE_ROLE_EVENTLOG && evdev.status == STORE_STATUS_OK) {
-		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/eventlog", idbuf);
-		lv[2 * nl] = "eventlog";
-		lv[2 * nl + 1] = links[nl];
-		nl++;
-	}
-	if (rr.have_trace && !against) { /* the trace for babeltrace2, and for Perfetto */
-		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/trace.ctf.tar", idbuf);
-		lv[2 * nl] = "CTF trace (babeltrace2)";
-		lv[2 * nl + 1] = links[nl];
-		nl++;
-		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/trace.chrome.json", idbuf);
-		lv[2 * nl] = "Chrome trace (Perfetto, chrome://tracing)";
-		lv[2 * nl + 1] = links[nl];
-		nl++;
-	}
-	if (rr.from_samples) { /* pprof's file of the samples */
-		snprintf(links[nl], sizeof(links[nl]), "/runs/%s/samples.pb.gz", idbuf);
-		lv[2 * nl] = "pprof (go tool pprof)";
-		lv[2 * nl + 1] = links[nl];
-		nl++;
-	}
-	if (against) { /* the compare page: the two runs' own pages */
-		nl = 0;
-		for (int k = 0; k < 2; k++) {
-			int64_t rid = k ? id : rr.arun.run_id;
-			snprintf(links[nl], sizeof(links[nl]), "/runs/%lld", (long long)rid);
-			lv[2 * nl] = k ? "the later run's page" : "the earlier run's page";
-			lv[2 * nl + 1] = links[nl];
-			nl++;
-		}
+	if (!against) {
+		download_links(&v, &rr, id, 0, &pl);
+	} else { /* the compare page: the two runs' own pages */
+		add_link(&pl, "the earlier run's page", rr.arun.run_id, NULL);
+		add_link(&pl, "the later run's page", id, NULL);
 	}
 	struct earlier ea = {rr.run.name, id, {{0}}, {{0}}, 0};
 	if (!against)
 		find_earlier(&v, &ea);
 	view_close(&v);
-	for (size_t i = 0; i < ea.n && i < EARLIER_MAX; i++, nl++) { /* the newest first */
+	for (size_t i = 0; i < ea.n && i < EARLIER_MAX; i++, pl.n++) { /* the newest first */
 		size_t k = (ea.n - 1 - i) % EARLIER_MAX;
-		lv[2 * nl] = ea.labels[k];
-		lv[2 * nl + 1] = ea.hrefs[k];
+		pl.lv[2 * pl.n] = ea.labels[k];
+		pl.lv[2 * pl.n + 1] = ea.hrefs[k];
 	}
-	in.links = lv;
-	in.nlinks = nl;
-	in.home = "/"; /* every served page links back to the catalogue */
-	if (file) {
-		in.links = NULL;
-		in.nlinks = 0;
-		in.home = NULL;
-	}
-	char events[64], tl_follow[64], trace_api[80];
-	if (live && rr.have_trace) {
-		snprintf(trace_api, sizeof(trace_api), "/api/runs/%s/trace-timeline", idbuf);
-		in.trace_api = trace_api;
-	}
-	if (live && rr.run.state == STORE_RUN_RUNNING) {
-		snprintf(events, sizeof(events), "/api/runs/%s/events", idbuf);
-		in.live_events = events;
-		in.page_script = web_live_js;
-		if (rr.from_samples)
-			in.refresh_ms = 2000; /* its flame graph grows as samples come */
-		if (rr.tl_shown) {
-			snprintf(tl_follow, sizeof(tl_follow), "/api/runs/%s/eventlog", idbuf);
-			in.timeline_follow = tl_follow;
-		}
-	}
+	in.links = file ? NULL : pl.lv;
+	in.nlinks = file ? 0 : pl.n;
+	in.home = file ? NULL : "/"; /* every served page links back to the catalogue */
+	if (live)
+		live_parts(&in, &rr, id, &urls);
 	if (reply_open(r, 200, "text/html; charset=utf-8") == 0) {
 		if (report_write(r->f, &in) != 0) {
 			reply_close(r);

@@ -19,8 +19,8 @@
 
 #include <microhttpd.h>
 
-#include "../util/safe_text.h"
-#include "../view/view_json.h"
+#include "util/safe_text.h"
+#include "view/view_json.h"
 #include "web_assets.h"
 #include "web_internal.h"
 

@@ -15,9 +15,9 @@
 
 #include <jansson.h>
 
-#include "../store/store.h"
-#include "../store/store_watch.h"
-#include "../view/view_json.h"
+#include "store/store.h"
+#include "store/store_watch.h"
+#include "view/view_json.h"
 #include "access_log.h"
 #include "activity.h"
 #include "mirror.h"

@@ -28,7 +28,7 @@
 #ifndef PROFSVC_XENSIM_H
 #define PROFSVC_XENSIM_H
 
-#include "../platform/sim_proto.h"
+#include "platform/sim_proto.h"
 #include "xensim_hypervisor.h"
 #include "xensim_loop.h"
 #include "xensim_xenstored.h"

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../platform/sim_proto.h"
+#include "platform/sim_proto.h"
 #include "xensim_hypervisor.h"
 #include "xensim_xenstored.h"
 

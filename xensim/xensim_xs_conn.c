@@ -6,8 +6,9 @@
  * domain is destroyed.  A dropped connection stays, dead, until xs_reap()
  * (xensim_xs.c) frees it with its watches and transactions.
  *
- * May call: the event loop, ev_io and log (xensim_loop.h).  Nothing else of the
- * xenstored (xensim_xs_parts.h): watches and transactions sit above it.
+ * May call: the event loop, ev_io and log (xensim_loop.h), util/grow.h.
+ * Nothing else of the xenstored (xensim_xs_parts.h): watches and
+ * transactions sit above it.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/grow.h"
 #include "xensim_xs_parts.h"
 
 static struct xs_conn *conns;
@@ -34,12 +36,8 @@ static void out_append(struct xs_conn *c, const void *data, size_t len)
 			c->outlen -= c->outoff;
 			c->outoff = 0;
 		}
-		while (c->outlen + len > c->outcap)
-			c->outcap = c->outcap ? c->outcap * 2 : 4096;
-		uint8_t *o = realloc(c->out, c->outcap);
-		if (!o)
+		if (GROW_FROM(c->out, c->outcap, c->outlen + len, 4096) != 0)
 			abort();
-		c->out = o;
 	}
 	memcpy(c->out + c->outlen, data, len);
 	c->outlen += len;

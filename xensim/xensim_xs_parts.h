@@ -26,7 +26,7 @@
 
 #include <xen/io/xs_wire.h>
 
-#include "../platform/sim_proto.h"
+#include "platform/sim_proto.h"
 #include "xensim_xenstored.h"
 
 /* ---- the node tree (xensim_xs_tree.c) --------------------------------------- */
@@ -44,7 +44,8 @@ struct xs_node {
 	uint32_t nperms;
 	struct xs_node *parent;
 	struct xs_node **kids;
-	uint32_t nkids, capkids;
+	uint32_t nkids;
+	size_t capkids;
 	uint64_t gen;  /* last change to this node */
 	uint64_t cgen; /* last change to its children */
 };

@@ -9,7 +9,7 @@
  * default; new nodes inherit their parent's permissions and an
  * unprivileged creator becomes the owner; only dom0 changes owners.
  *
- * May call: the log (sim_log, xensim_loop.h).  The bottom of the xenstored
+ * May call: the log (sim_log, xensim_loop.h), util/grow.h.  The bottom of the xenstored
  * (xensim_xs_parts.h): it calls none of its other parts.
  */
 #include "config.h"
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/grow.h"
 #include "xensim_xs_parts.h"
 
 struct xs_tree xs_store = {.is_main = 1};
@@ -127,13 +128,8 @@ struct xs_node *xs_lookup(struct xs_tree *t, const char *abs)
 
 static void add_child(struct xs_node *parent, struct xs_node *kid)
 {
-	if (parent->nkids == parent->capkids) {
-		parent->capkids = parent->capkids ? parent->capkids * 2 : 4;
-		struct xs_node **k = realloc(parent->kids, parent->capkids * sizeof(*k));
-		if (!k)
-			abort();
-		parent->kids = k;
-	}
+	if (GROW_FROM(parent->kids, parent->capkids, (size_t)parent->nkids + 1, 4) != 0)
+		abort();
 	parent->kids[parent->nkids++] = kid;
 }
 

@@ -1,33 +1,16 @@
 /*
  * parse_util.c - helpers shared by the profile parsers (parse_util.h).
  *
- * May call: libc.
+ * May call: util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/common/parse_util.h"
+#include "parse_util.h"
+#include "util/grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int pf_grow(void **arr, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 16;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / sz)
-			return -1;
-		n *= 2;
-	}
-	void *a = realloc(*arr, n * sz);
-	if (!a)
-		return -1;
-	*arr = a;
-	*cap = n;
-	return 0;
-}
 
 int pf_lines_feed(struct pf_lines *l, uint64_t *fed, size_t max, const char *d, size_t len,
                   int (*line)(void *ctx, char *text, size_t len), void *ctx)
@@ -37,7 +20,7 @@ int pf_lines_feed(struct pf_lines *l, uint64_t *fed, size_t max, const char *d, 
 		size_t take = nl ? (size_t)(nl - d) : len;
 		if (l->len + take > max)
 			return PF_TOO_LONG;
-		if (pf_grow((void **)&l->buf, &l->cap, l->len + take + 1, 1) != 0)
+		if (GROW(l->buf, l->cap, l->len + take + 1) != 0)
 			return PF_NO_MEMORY;
 		memcpy(l->buf + l->len, d, take);
 		l->len += take;

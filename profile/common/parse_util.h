@@ -1,6 +1,7 @@
 /*
  * parse_util.h - what the profile parsers share (hp_parse.c, prof_*.c):
- * growing arrays without overflow, and "line N: ..." messages.
+ * lines fed in pieces, and "line N: ..." messages (their arrays grow
+ * with util/grow.h).
  */
 #ifndef PROFSVC_PARSE_UTIL_H
 #define PROFSVC_PARSE_UTIL_H
@@ -8,10 +9,6 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Grows *arr (elements of sz bytes) to hold at least need, doubling;
- * 0, or -1 (nothing changed) on overflow or when out of memory. */
-int pf_grow(void **arr, size_t *cap, size_t need, size_t sz);
 
 /* Lines from bytes that arrive in pieces: a line is held until its '\n'
  * comes, then handed to `line` NUL-terminated without the '\n'.  *fed

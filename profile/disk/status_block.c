@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "profile/disk/status_block.h"
+#include "status_block.h"
 
 static uint64_t load_word(const uint8_t *p, int ws)
 {

@@ -12,11 +12,12 @@
  * pauses are kept (16 and 8 bytes a collection, linear in the log), so
  * the percentiles are exact.
  *
- * May call: ghc_eventlog.h's types, libc.
+ * May call: ghc_eventlog.h's types, util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_summary.h"
+#include "eventlog_summary.h"
+#include "util/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,9 @@ void el_gc_free(struct el_gc *g)
 
 static int keep_span(struct el_gc *g, uint64_t start, uint64_t end)
 {
-	if (g->nspans == g->spans_cap) {
-		size_t c = g->spans_cap ? g->spans_cap * 2 : 256;
-		struct el_gc_span *p = realloc(g->spans, c * sizeof(*p));
-		if (!p) {
-			g->failed = 1;
-			return -1;
-		}
-		g->spans = p;
-		g->spans_cap = c;
+	if (g->nspans == g->spans_cap && GROW_FROM(g->spans, g->spans_cap, g->nspans + 1, 256) != 0) {
+		g->failed = 1;
+		return -1;
 	}
 	/* out of order (a hostile log): a span never ends before it starts */
 	g->spans[g->nspans++] = (struct el_gc_span){start, end > start ? end : start};

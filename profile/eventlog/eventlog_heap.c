@@ -24,11 +24,12 @@
  * kept from going backwards (a hostile log), so the parser never refuses.
  *
  * May call: hp_parse.c (hp_feed, hp_finish), ghc_eventlog.c (gel_type_of),
- * util/id_index, libc.
+ * util/id_index, util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_summary.h"
+#include "eventlog_summary.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -53,26 +54,11 @@ void el_heap_free(struct el_heap *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static int room(struct el_heap *h, size_t n)
-{
-	if (n <= h->line_cap)
-		return 0;
-	size_t c = h->line_cap ? h->line_cap : 256;
-	while (c < n)
-		c *= 2;
-	char *l = realloc(h->line, c);
-	if (!l)
-		return -1;
-	h->line = l;
-	h->line_cap = c;
-	return 0;
-}
-
 /* Appends n bytes to the line at *len; in a name (is_name) newlines
  * become spaces (a .hp line each), nothing else changes. */
 static int put(struct el_heap *h, size_t *len, const char *s, size_t n, int is_name)
 {
-	if (room(h, *len + n + 1) != 0)
+	if (GROW_FROM(h->line, h->line_cap, *len + n + 1, 256) != 0)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		h->line[(*len)++] = is_name && (s[i] == '\n' || s[i] == '\r') ? ' ' : s[i];
@@ -187,14 +173,8 @@ static int add_cc(struct el_heap *h, const struct gel_event *ev)
 		h->ccs[id - 1].label = label;
 		return 0;
 	}
-	if (h->nccs == h->ccs_cap) {
-		size_t c = h->ccs_cap ? h->ccs_cap * 2 : 64;
-		struct el_cc *n = realloc(h->ccs, c * sizeof(*n));
-		if (!n)
-			goto oom;
-		h->ccs = n;
-		h->ccs_cap = c;
-	}
+	if (GROW_FROM(h->ccs, h->ccs_cap, h->nccs + 1, 64) != 0)
+		goto oom;
 	h->ccs[h->nccs++] = (struct el_cc){cc, label};
 	id_index_put(&h->cc_index, at, (uint32_t)h->nccs);
 	return 0;

@@ -8,11 +8,12 @@
  * no words for prints "Unknown event type N".  el_sorted keeps the lines
  * and writes them stably sorted by time, which is ghc-events show's order.
  *
- * May call: ghc_eventlog_fields.c (gel_stop_status), libc.
+ * May call: ghc_eventlog_fields.c (gel_stop_status), util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_summary.h"
+#include "eventlog_summary.h"
+#include "util/grow.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -378,15 +379,9 @@ int el_sorted_add(struct el_sorted *s, const struct gel_event *ev)
 	}
 	if (rc == 0)
 		return 0;
-	if (s->nlines == s->lines_cap) {
-		size_t c = s->lines_cap ? s->lines_cap * 2 : 1024;
-		struct el_line *l = realloc(s->lines, c * sizeof(*l));
-		if (!l) {
-			s->failed = 1;
-			return -1;
-		}
-		s->lines = l;
-		s->lines_cap = c;
+	if (s->nlines == s->lines_cap && GROW_FROM(s->lines, s->lines_cap, s->nlines + 1, 1024) != 0) {
+		s->failed = 1;
+		return -1;
 	}
 	s->lines[s->nlines++] = (struct el_line){ev->time_ns, (size_t)at, (size_t)(end - at)};
 	return 0;

@@ -22,7 +22,7 @@
 
 #include "util/id_index.h"
 
-#include "profile/eventlog/ghc_eventlog.h"
+#include "ghc_eventlog.h"
 #include "profile/heap/heap_profile.h"
 
 /* ---- GC ----------------------------------------------------------------------- */

@@ -11,17 +11,19 @@
  * joined), so a long log draws as a page of bounded size.
  *
  * No SQLite, no Xen.  May call: ghc_eventlog.h's types, eventlog_summary.h,
- * heap_svg.h (heap_fmt_bytes), util/safe_text (markup), libc.
+ * heap_svg.h (heap_fmt_bytes), util/safe_text (markup), util/grow.h,
+ * libc.
  */
 #include "config.h"
 
-#include "profile/eventlog/eventlog_timeline.h"
+#include "eventlog_timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profile/heap/heap_svg.h"
+#include "util/grow.h"
 #include "util/safe_text.h"
 
 /* The drawing's geometry (SVG user units). */
@@ -55,19 +57,8 @@ void el_timeline_free(struct el_timeline *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* Room for one more element in *p (n used of *cap); 0, or -1. */
-static int grow(void **p, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 64;
-	void *q = realloc(*p, c * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
+/* Room for one more element in arr (n used of cap); 0, or -1. */
+#define ROOM(arr, cap, n) GROW_FROM(arr, cap, (n) + 1, 64)
 
 static int add_point(struct el_timeline *t, struct el_tl_point **pts, size_t *n, size_t *cap,
                      const struct gel_event *ev)
@@ -76,7 +67,7 @@ static int add_point(struct el_timeline *t, struct el_tl_point **pts, size_t *n,
 		t->dropped++;
 		return 0;
 	}
-	if (grow((void **)pts, cap, *n, sizeof(**pts)) != 0)
+	if (ROOM(*pts, *cap, *n) != 0)
 		return -1;
 	(*pts)[(*n)++] = (struct el_tl_point){ev->time_ns, ev->value};
 	return 0;
@@ -106,7 +97,7 @@ static int on_thread(struct el_timeline *t, const struct gel_event *ev)
 		t->dropped++;
 		return 0;
 	}
-	if (grow((void **)&ln->runs, &ln->cap, ln->n, sizeof(*ln->runs)) != 0)
+	if (ROOM(ln->runs, ln->cap, ln->n) != 0)
 		return -1;
 	ln->runs[ln->n++] = (struct el_tl_span){start, ev->time_ns > start ? ev->time_ns : start};
 	t->nruns++;
@@ -119,7 +110,7 @@ static int on_marker(struct el_timeline *t, const struct gel_event *ev)
 		t->dropped++;
 		return 0;
 	}
-	if (grow((void **)&t->markers, &t->markers_cap, t->nmarkers, sizeof(*t->markers)) != 0)
+	if (ROOM(t->markers, t->markers_cap, t->nmarkers) != 0)
 		return -1;
 	char *s = strdup(ev->nstrs && ev->strs[0].s ? ev->strs[0].s : "");
 	if (!s)
@@ -149,7 +140,7 @@ int el_timeline_add(struct el_timeline *t, const struct gel_event *ev)
 			t->dropped++;
 			break;
 		}
-		if ((rc = grow((void **)&t->gens, &t->gens_cap, t->ngens, sizeof(*t->gens))) == 0)
+		if ((rc = ROOM(t->gens, t->gens_cap, t->ngens)) == 0)
 			t->gens[t->ngens++] = (struct el_tl_gen){ev->time_ns, ev->gc.gen};
 		break;
 	case GEL_RUN_THREAD:
@@ -195,7 +186,7 @@ void el_timeline_finish(struct el_timeline *t)
 	for (size_t i = 0; i < t->nlanes; i++) {
 		struct el_tl_lane *ln = &t->lanes[i];
 		if (ln->open && t->nruns < EL_TL_MAX_RUNS &&
-		    grow((void **)&ln->runs, &ln->cap, ln->n, sizeof(*ln->runs)) == 0) {
+		    ROOM(ln->runs, ln->cap, ln->n) == 0) {
 			ln->runs[ln->n++] = (struct el_tl_span){ln->open - 1, t->end_ns};
 			t->nruns++;
 		}

@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile/eventlog/eventlog_summary.h"
-#include "profile/eventlog/ghc_eventlog.h"
+#include "eventlog_summary.h"
+#include "ghc_eventlog.h"
 
 #define EL_TL_MAX_POINTS (1u << 20)  /* heap size / live data points, each */
 #define EL_TL_MAX_RUNS (1u << 21)    /* thread running spans, all lanes */

@@ -14,12 +14,13 @@
  * it, so that the strings read out of it end wherever the payload does,
  * and its fields read (ghc_eventlog_fields.c).
  *
- * May call: ghc_eventlog_fields.c (an event's fields), libc.
+ * May call: ghc_eventlog_fields.c (an event's fields), util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/eventlog/ghc_eventlog.h"
-#include "profile/eventlog/ghc_eventlog_int.h"
+#include "ghc_eventlog.h"
+#include "ghc_eventlog_int.h"
+#include "util/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,22 +84,6 @@ uint64_t gel_whole_prefix(const struct gel_decoder *d)
 	return d->whole_prefix;
 }
 
-/* Grows *buf to hold n bytes (doubling, from 256); 0 or -1. */
-static int reserve(uint8_t **buf, size_t *cap, size_t n)
-{
-	if (n <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 256;
-	while (c < n)
-		c *= 2;
-	uint8_t *b = realloc(*buf, c);
-	if (!b)
-		return -1;
-	*buf = b;
-	*cap = c;
-	return 0;
-}
-
 /* ---- the event type table ------------------------------------------------ */
 
 const struct gel_type *gel_type_of(const struct gel_decoder *d, uint16_t num)
@@ -118,14 +103,8 @@ static int add_type(struct gel_decoder *d, uint64_t at, uint16_t num, uint16_t s
 	uint16_t **page = &d->slot_pages[num >> 8];
 	if (!*page && !(*page = calloc(256, sizeof(**page))))
 		return fail(d, at, "out of memory");
-	if (d->ntypes == d->types_cap) {
-		size_t c = d->types_cap ? d->types_cap * 2 : 64;
-		struct gel_type *t = realloc(d->types, c * sizeof(*t));
-		if (!t)
-			return fail(d, at, "out of memory");
-		d->types = t;
-		d->types_cap = c;
-	}
+	if (GROW_FROM(d->types, d->types_cap, d->ntypes + 1, 64) != 0)
+		return fail(d, at, "out of memory");
 	char *s = malloc(dlen + 1);
 	if (!s)
 		return fail(d, at, "out of memory");
@@ -175,7 +154,7 @@ static int event_unit(struct gel_decoder *d, const uint8_t *p, size_t head, size
 	ev.size = (uint32_t)size;
 	/* the payload is copied so its last string ends in a NUL, whatever
 	 * size the header gave its type (a fixed-size message is legal) */
-	if (reserve(&d->scratch, &d->scratch_cap, size + 1) != 0)
+	if (GROW_FROM(d->scratch, d->scratch_cap, size + 1, 256) != 0)
 		return fail(d, d->consumed, "out of memory");
 	memcpy(d->scratch, p + head, size);
 	d->scratch[size] = 0;
@@ -358,7 +337,7 @@ static int gather(struct gel_decoder *d, const uint8_t **in, size_t *left)
 		/* the unit is longer than its first bytes said: need grows */
 		if (need <= d->pend_len)
 			return fail(d, d->consumed, "internal error: a unit's length went back");
-		if (reserve(&d->pend, &d->pend_cap, need) != 0)
+		if (GROW_FROM(d->pend, d->pend_cap, need, 256) != 0)
 			return fail(d, d->consumed, "out of memory");
 		d->pend_need = need;
 		return 0;
@@ -398,7 +377,7 @@ int gel_feed(struct gel_decoder *d, const void *data, size_t len)
 			continue;
 		}
 		/* the unit spans pieces: keep what is here (invariant 3) */
-		if (reserve(&d->pend, &d->pend_cap, need) != 0)
+		if (GROW_FROM(d->pend, d->pend_cap, need, 256) != 0)
 			return fail(d, d->consumed, "out of memory");
 		memcpy(d->pend, in, len);
 		d->pend_len = len;

@@ -10,8 +10,8 @@
 
 #include <string.h>
 
-#include "profile/eventlog/ghc_eventlog.h"
-#include "profile/eventlog/ghc_eventlog_int.h"
+#include "ghc_eventlog.h"
+#include "ghc_eventlog_int.h"
 
 /* ---- payloads -------------------------------------------------------------- */
 

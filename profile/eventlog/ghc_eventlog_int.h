@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/eventlog/ghc_eventlog.h"
+#include "ghc_eventlog.h"
 
 /* The log's big-endian numbers. */
 static inline uint16_t be16(const uint8_t *p)

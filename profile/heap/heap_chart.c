@@ -14,7 +14,7 @@
  */
 #include "config.h"
 
-#include "profile/heap/heap_chart.h"
+#include "heap_chart.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@
 #ifndef PROFSVC_HEAP_CHART_H
 #define PROFSVC_HEAP_CHART_H
 
-#include "profile/heap/heap_profile.h"
+#include "heap_profile.h"
 
 enum hp_sort { HP_SORT_AREA, HP_SORT_STDDEV };
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/heap/heap_colours.h"
-#include "profile/heap/heap_compare.h"
+#include "heap_colours.h"
+#include "heap_compare.h"
 
 static const char *const palette[] = {
 	"#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "profile/heap/heap_chart.h"
+#include "heap_chart.h"
 
 struct heap_colour_band {
 	char *key;     /* cmp_band_key of its name */

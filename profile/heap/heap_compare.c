@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "profile/heap/heap_compare.h"
+#include "heap_compare.h"
 
 #include <math.h>
 #include <stdio.h>

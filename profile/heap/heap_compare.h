@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "profile/heap/heap_profile.h"
+#include "heap_profile.h"
 
 struct cmp_band {
 	char *name;               /* normalised */

@@ -12,13 +12,13 @@
  */
 #include "config.h"
 
-#include "profile/heap/heap_svg.h"
+#include "heap_svg.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/heap/heap_colours.h"
+#include "heap_colours.h"
 #include "util/safe_text.h"
 
 #define WIDTH 1000.0

@@ -14,8 +14,8 @@
 
 #include <stdio.h>
 
-#include "profile/heap/heap_chart.h"
-#include "profile/heap/heap_profile.h"
+#include "heap_chart.h"
+#include "heap_profile.h"
 
 struct heap_svg_panel {
 	const struct hp_profile *profile;

@@ -11,13 +11,14 @@
  * A band line is held in the open sample's list until END_SAMPLE, so a
  * sample cut by a crash never leaks half its bands into the chart.
  *
- * May call: parse_util.c (pf_grow, pf_lines_feed, pf_error), util/id_index,
- * libc.
+ * May call: parse_util.c (pf_lines_feed, pf_error), util/id_index,
+ * util/grow.h, libc.
  */
 #include "config.h"
 
-#include "profile/heap/heap_profile.h"
+#include "heap_profile.h"
 #include "profile/common/parse_util.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -109,7 +110,7 @@ static struct hp_band *band_get(struct hp_profile *p, const char *name, size_t n
 	if (id)
 		return &p->bands[id - 1];
 	if (p->nbands >= UINT32_MAX - 1 ||
-	    pf_grow((void **)&p->bands, &p->bands_cap, p->nbands + 1, sizeof(*p->bands)) != 0)
+	    GROW(p->bands, p->bands_cap, p->nbands + 1) != 0)
 		return NULL;
 	struct hp_band *b = &p->bands[p->nbands];
 	memset(b, 0, sizeof(*b));
@@ -224,7 +225,7 @@ static int point_add(struct hp_band *b, uint32_t sample, uint64_t bytes)
 	len += put_varint(code + len, bytes);
 	size_t room = b->nblocks ? block_size(b->nblocks - 1) - b->used : 0, k = b->nblocks;
 	while (room < len) {
-		if (pf_grow((void **)&b->blocks, &b->blocks_cap, k + 1, sizeof(*b->blocks)) != 0 ||
+		if (GROW(b->blocks, b->blocks_cap, k + 1) != 0 ||
 		    !(b->blocks[k] = malloc(block_size(k)))) {
 			while (k > b->nblocks) /* the ones taken for this point */
 				free(b->blocks[--k]);
@@ -251,7 +252,7 @@ static int end_sample(struct hp_profile *p)
 {
 	if (p->nsamples >= UINT32_MAX - 1)
 		return fail(p, "more than %u samples", UINT32_MAX - 1);
-	if (pf_grow((void **)&p->times, &p->times_cap, p->nsamples + 1, sizeof(*p->times)) != 0)
+	if (GROW(p->times, p->times_cap, p->nsamples + 1) != 0)
 		return oom(p);
 	uint32_t s = (uint32_t)p->nsamples;
 	for (size_t i = 0; i < p->nopen; i++) {
@@ -300,7 +301,7 @@ static int band_line(struct hp_profile *p, char *line, size_t len)
 		*o = *o > UINT64_MAX - v ? UINT64_MAX : *o + v;
 		return 0;
 	}
-	if (pf_grow((void **)&p->open, &p->open_cap, p->nopen + 1, sizeof(*p->open)) != 0)
+	if (GROW(p->open, p->open_cap, p->nopen + 1) != 0)
 		return oom(p);
 	uint64_t *ob = realloc(p->open_bytes, p->open_cap * sizeof(*ob));
 	if (!ob)
@@ -367,7 +368,7 @@ static int do_line(struct hp_profile *p, char *line, size_t len)
 	if ((arg = keyword(line, "MARK"))) {
 		if (parse_time(p, arg, "MARK", &t) != 0)
 			return -1;
-		if (pf_grow((void **)&p->marks, &p->marks_cap, p->nmarks + 1, sizeof(*p->marks)) != 0)
+		if (GROW(p->marks, p->marks_cap, p->nmarks + 1) != 0)
 			return oom(p);
 		p->marks[p->nmarks++] = t;
 		return 0;

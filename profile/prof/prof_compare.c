@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "profile/prof/prof_compare.h"
+#include "prof_compare.h"
 
 #include <math.h>
 #include <stdlib.h>

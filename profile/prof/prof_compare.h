@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 
 struct cmp_stack {
 	uint64_t key;             /* a hash of the path of frames */

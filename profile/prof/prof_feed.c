@@ -6,12 +6,14 @@
  * tree; the model's start and end.
  *
  * May call: the readers (prof_text.c, prof_json.c), the model they build
- * (prof_model.c), GHC's table (prof_table.c), parse_util.c, util/id_index.
+ * (prof_model.c), GHC's table (prof_table.c), parse_util.c, util/id_index,
+ * util/grow.h.
  */
 #include "config.h"
 
 #include "profile/common/parse_util.h"
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
+#include "util/grow.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -81,7 +83,7 @@ int tp_feed(struct time_profile *p, const void *data, size_t len)
 		i++;
 	if (p->lines.len + i > TP_MAX_LINE)
 		return tp_fail(p, "more than %u bytes of white space", TP_MAX_LINE);
-	if (pf_grow((void **)&p->lines.buf, &p->lines.cap, p->lines.len + i + 1, 1) != 0)
+	if (GROW(p->lines.buf, p->lines.cap, p->lines.len + i + 1) != 0)
 		return tp_fail(p, "out of memory");
 	memcpy(p->lines.buf + p->lines.len, d, i);
 	p->lines.len += i;

@@ -14,7 +14,7 @@
  * of , : } ] or the end.  A name holding `",` would still be misread;
  * GHC's names never do.
  *
- * May call: the model (prof_model.c).  Called by prof_feed.c.
+ * May call: the model (prof_model.c), util/grow.h.  Called by prof_feed.c.
  */
 #include "config.h"
 
@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
+#include "util/grow.h"
 
 enum role { R_IGNORE, R_TOP, R_CCS, R_CC, R_NODE, R_CHILDREN, R_RTS_ARGS };
 
@@ -97,12 +98,8 @@ static int tok_add(struct time_profile *p, struct json_state *j, char c)
 	if (j->tok_len + 2 > j->tok_cap) {
 		if (j->tok_cap >= TP_MAX_LINE)
 			return tp_fail(p, "a JSON string or number longer than %u bytes", TP_MAX_LINE);
-		size_t cap = j->tok_cap ? j->tok_cap * 2 : 64;
-		char *t = realloc(j->tok, cap);
-		if (!t)
+		if (GROW_FROM(j->tok, j->tok_cap, j->tok_len + 2, 64) != 0)
 			return tp_fail(p, "out of memory");
-		j->tok = t;
-		j->tok_cap = cap;
 	}
 	j->tok[j->tok_len++] = c;
 	j->tok[j->tok_len] = '\0';
@@ -213,14 +210,8 @@ static int open_container(struct time_profile *p, struct json_state *j, char kin
 		return tp_fail(p, "not a GHC -pj profile: it is not a JSON object");
 	if (j->depth >= 2 * (size_t)TP_MAX_DEPTH + 8)
 		return tp_fail(p, "JSON nested deeper than %u", 2 * TP_MAX_DEPTH + 8);
-	if (j->depth + 1 > j->cap) {
-		size_t cap = j->cap ? j->cap * 2 : 32;
-		struct frame *st = realloc(j->st, cap * sizeof(*st));
-		if (!st)
-			return tp_fail(p, "out of memory");
-		j->st = st;
-		j->cap = cap;
-	}
+	if (GROW_FROM(j->st, j->cap, j->depth + 1, 32) != 0)
+		return tp_fail(p, "out of memory");
 	struct frame *f = &j->st[j->depth++];
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;

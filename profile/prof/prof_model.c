@@ -4,13 +4,14 @@
  * found by hash, or only looked up), the call tree's nodes, a stack
  * walked up to its root, and a parse's failure with the line it names.
  *
- * May call: parse_util.c, util/id_index.  Below both readers (prof_text.c, prof_json.c)
+ * May call: parse_util.c, util/id_index, util/grow.h.  Below both readers (prof_text.c, prof_json.c)
  * and prof_feed.c, which calls them: it calls none of them.
  */
 #include "config.h"
 
 #include "profile/common/parse_util.h"
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
+#include "util/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -79,7 +80,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 	uint32_t found = id_index_find(&p->cc_index, hash3(name, module, src), cc_is, &key, &at);
 	if (found)
 		return found - 1;
-	if (p->nccs >= TP_NONE - 1 || pf_grow((void **)&p->ccs, &p->ccs_cap, p->nccs + 1, sizeof(*p->ccs)))
+	if (p->nccs >= TP_NONE - 1 || GROW(p->ccs, p->ccs_cap, p->nccs + 1))
 		return TP_NONE;
 	struct tp_cc *c = &p->ccs[p->nccs];
 	*c = (struct tp_cc){0};
@@ -100,7 +101,7 @@ uint32_t tp_cc_get(struct time_profile *p, const char *name, const char *module,
 int tp_node_add(struct time_profile *p, uint32_t cc, uint32_t parent, struct tp_node *n)
 {
 	if (p->nnodes >= TP_NONE - 1 ||
-	    pf_grow((void **)&p->nodes, &p->nodes_cap, p->nnodes + 1, sizeof(*p->nodes)) != 0)
+	    GROW(p->nodes, p->nodes_cap, p->nnodes + 1) != 0)
 		return tp_fail(p, "out of memory");
 	n->cc = cc;
 	n->parent = parent;

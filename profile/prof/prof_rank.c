@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
 
 static enum tp_by sort_by;
 static const struct time_profile *sort_p;

@@ -25,7 +25,7 @@
  * A profile with no table, or an empty one, ranks by the tree as before.
  * None of this is an error: the parse goes on, and table_note says why.
  *
- * May call: the model (prof_model.c), parse_util.c.  Called by prof_text.c
+ * May call: the model (prof_model.c), util/grow.h.  Called by prof_text.c
  * (the rows), prof_feed.c (tp_finish, tp_free).
  */
 #include "config.h"
@@ -36,8 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/common/parse_util.h"
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
+#include "util/grow.h"
 
 void tp_table_free_rows(struct time_profile *p)
 {
@@ -68,7 +68,7 @@ int tp_table_add(struct time_profile *p, const char *name, const char *module, c
                  const struct tp_table_row *figures)
 {
 	if (p->ntrows >= TP_NONE - 1 ||
-	    pf_grow((void **)&p->trows, &p->trows_cap, p->ntrows + 1, sizeof(*p->trows)) != 0)
+	    GROW(p->trows, p->trows_cap, p->ntrows + 1) != 0)
 		return -1;
 	struct tp_table_row *r = &p->trows[p->ntrows];
 	*r = *figures;

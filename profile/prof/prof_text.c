@@ -15,8 +15,8 @@
  * table) is read from both ends: name and module from the left, the
  * numbers from the right, and SRC is what lies between.
  *
- * May call: the model (prof_model.c), GHC's table (prof_table.c).
- * Called by prof_feed.c.
+ * May call: the model (prof_model.c), GHC's table (prof_table.c),
+ * util/grow.h.  Called by prof_feed.c.
  */
 #include "config.h"
 
@@ -26,7 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/prof/time_profile.h"
+#include "time_profile.h"
+#include "util/grow.h"
 
 static char *trim(char *s)
 {
@@ -225,14 +226,8 @@ static int tree_row(struct time_profile *p, char *line)
 		return tp_fail(p, "out of memory");
 	if (tp_node_add(p, cc, parent, &n) != 0)
 		return -1;
-	if (depth + 1 > p->stack_cap) {
-		size_t cap = p->stack_cap ? p->stack_cap * 2 : 64;
-		uint32_t *st = realloc(p->stack, cap * sizeof(*st));
-		if (!st)
-			return tp_fail(p, "out of memory");
-		p->stack = st;
-		p->stack_cap = cap;
-	}
+	if (GROW_FROM(p->stack, p->stack_cap, depth + 1, 64) != 0)
+		return tp_fail(p, "out of memory");
 	p->stack[depth] = (uint32_t)(p->nnodes - 1);
 	p->nstack = depth + 1;
 	return 0;

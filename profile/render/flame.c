@@ -19,7 +19,7 @@
  */
 #include "config.h"
 
-#include "profile/render/flame.h"
+#include "flame.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "profile/eventlog/eventlog_timeline.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "report.h"
+#include "report_parts.h"
 #include "profile/trace/trace_view.h"
 #include "util/safe_text.h"
 
@@ -208,9 +208,5 @@ int report_write(FILE *f, const struct report_input *in)
 		return -1;
 	if (in->against_title && report_changes_html(f, in) != 0)
 		return -1;
-	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
-	if (in->page_script)
-		fprintf(f, "<script>\n%s</script>\n", in->page_script);
-	fputs("</body></html>\n", f);
-	return ferror(f) ? -1 : 0;
+	return report_page_end(f, in);
 }

@@ -17,8 +17,8 @@
 #include "profile/heap/heap_colours.h"
 #include "profile/heap/heap_compare.h"
 #include "profile/prof/prof_compare.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "report.h"
+#include "report_parts.h"
 #include "util/safe_text.h"
 
 /* The call stacks that moved most (both runs have a time profile). */
@@ -272,9 +272,5 @@ int report_compare_write(FILE *f, const struct report_input *in)
 	fprintf(f, "<script>\n%s</script>\n<script>profsvcReport.heapPair();</script>\n", report_js);
 	if (report_changes_html(f, in) != 0)
 		return -1;
-	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
-	if (in->page_script)
-		fprintf(f, "<script>\n%s</script>\n", in->page_script);
-	fputs("</body></html>\n", f);
-	return ferror(f) ? -1 : 0;
+	return report_page_end(f, in);
 }

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 #include "profile/heap/heap_colours.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "report.h"
+#include "report_parts.h"
 #include "util/safe_text.h"
 
 void report_fmt_count(uint64_t v, char *buf, size_t len)

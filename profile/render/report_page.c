@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/render/flame.h"
-#include "profile/render/report.h"
-#include "profile/render/report_parts.h"
+#include "flame.h"
+#include "report.h"
+#include "report_parts.h"
 #include "util/safe_text.h"
 
 /* The flame graph's SVG without its XML declaration, for inline use. */
@@ -54,6 +54,18 @@ void report_head(FILE *f, const struct report_input *in)
 	markup_text(f, in->tp && in->tp->command ? in->tp->command
 	                                         : in->hp && in->hp->job ? in->hp->job : "");
 	fputs("</div></header>\n<main>\n", f);
+}
+
+/* The end of every page: its main part closed, the report's script told
+ * the page is ready, the page's own script (a live page's), the document
+ * closed.  0, or -1 when the stream failed. */
+int report_page_end(FILE *f, const struct report_input *in)
+{
+	fputs("</main>\n<script>profsvcReport.ready();</script>\n", f);
+	if (in->page_script)
+		fprintf(f, "<script>\n%s</script>\n", in->page_script);
+	fputs("</body></html>\n", f);
+	return ferror(f) ? -1 : 0;
 }
 
 /* The page's links (label, href pairs) as one line, dot-separated. */

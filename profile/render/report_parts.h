@@ -14,12 +14,14 @@
 
 #include <stdio.h>
 
-#include "profile/render/report.h"
+#include "report.h"
 
-/* report_page.c: the document's head and the page's title; the page's links
- * (label, href pairs) as one line, dot-separated; the flame graph's SVG
- * without its XML declaration, for inline use (0 or -1). */
+/* report_page.c: the document's head and the page's title; its end (the
+ * main part closed, the scripts told, 0 or -1); the page's links (label,
+ * href pairs) as one line, dot-separated; the flame graph's SVG without
+ * its XML declaration, for inline use (0 or -1). */
 void report_head(FILE *f, const struct report_input *in);
+int report_page_end(FILE *f, const struct report_input *in);
 void report_links_line(FILE *f, const struct report_input *in);
 int report_flame_inline(FILE *f, const struct time_profile *before, const struct time_profile *p,
                         const char *title, const char *against);

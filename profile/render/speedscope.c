@@ -14,13 +14,13 @@
  */
 #include "config.h"
 
-#include "profile/render/speedscope.h"
+#include "speedscope.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/render/flame.h"
+#include "flame.h"
 #include "util/safe_text.h"
 
 /* Children lists from the parent links (in the tree's own order): the

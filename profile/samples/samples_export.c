@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/samples/samples.h"
-#include "profile/samples/samples_int.h"
+#include "samples.h"
+#include "samples_int.h"
 #include "util/safe_text.h"
 
 /* ---- folded stacks -------------------------------------------------------------- */

@@ -9,15 +9,15 @@
  * (util/safe_text: safe_text_spelled); ';' is \x3b in folded stacks (the
  * frame separator, as flame.c writes it).
  *
- * May call: parse_util.c (pf_grow), util/id_index, util/safe_text.
+ * May call: util/grow.h, util/id_index, util/safe_text.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/common/parse_util.h"
-#include "profile/samples/samples_int.h"
+#include "samples_int.h"
+#include "util/grow.h"
 #include "util/id_index.h"
 #include "util/safe_text.h"
 
@@ -164,8 +164,8 @@ static int stacks_add(struct samples_stacks *st, const uint32_t *ids, uint32_t d
 		return -1;
 	uint32_t id = id_index_find(&st->idx, seq_hash(ids, depth), stack_is, &key, &at);
 	if (!id) {
-		if (st->n >= UINT32_MAX - 1 || pf_grow((void **)&st->s, &st->cap, st->n + 1, sizeof(*st->s)) ||
-		    pf_grow((void **)&st->ids, &st->ids_cap, st->nids + depth, sizeof(*st->ids)))
+		if (st->n >= UINT32_MAX - 1 || GROW(st->s, st->cap, st->n + 1) ||
+		    GROW(st->ids, st->ids_cap, st->nids + depth))
 			return -1;
 		memcpy(st->ids + st->nids, ids, depth * sizeof(*ids));
 		st->s[st->n] = (struct samples_stack){.at = st->nids, .depth = depth};

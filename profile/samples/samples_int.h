@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile/samples/samples.h"
+#include "samples.h"
 #include "util/id_index.h"
 
 #define SAMPLES_NO_FRAME UINT32_MAX

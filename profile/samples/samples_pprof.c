@@ -3,8 +3,8 @@
  * written by hand and gzipped: a location per frame, a function per
  * function of samples_group.c, strings as the text formats show them.
  *
- * May call: samples_group.c (functions, names, stacks), parse_util.c
- * (pf_grow), util/id_index, util/safe_text, zlib.
+ * May call: samples_group.c (functions, names, stacks), util/grow.h,
+ * util/id_index, util/safe_text, zlib.
  */
 #include "config.h"
 
@@ -12,9 +12,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "profile/common/parse_util.h"
-#include "profile/samples/samples.h"
-#include "profile/samples/samples_int.h"
+#include "samples.h"
+#include "samples_int.h"
+#include "util/grow.h"
 #include "util/id_index.h"
 #include "util/safe_text.h"
 
@@ -31,7 +31,7 @@ static void pb_put(struct pb *b, const void *s, size_t n)
 {
 	if (!n || b->oom)
 		return;
-	if (pf_grow((void **)&b->d, &b->cap, b->len + n, 1) != 0) {
+	if (GROW(b->d, b->cap, b->len + n) != 0) {
 		b->oom = 1;
 		return;
 	}
@@ -107,7 +107,7 @@ static uint64_t str_take(struct strtab *t, char *s, int *oom)
 	uint32_t id = 0;
 	if (s && id_index_reserve(&t->idx, str_hash_of, t) == 0 &&
 	    !(id = id_index_find(&t->idx, id_index_hash(ID_INDEX_SEED, s, strlen(s)), str_is, &key, &at)) &&
-	    t->n < UINT32_MAX - 1 && pf_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)) == 0) {
+	    t->n < UINT32_MAX - 1 && GROW(t->s, t->cap, t->n + 1) == 0) {
 		t->s[t->n] = s;
 		id_index_put(&t->idx, at, id = (uint32_t)++t->n);
 		return id - 1;

@@ -11,17 +11,17 @@
  * before anything is kept; the first bad record stops the stream with a
  * message naming its offset and what is wrong.
  *
- * May call: parse_util.c (pf_grow), util/id_index, libc.
+ * May call: util/grow.h, util/id_index, libc.
  */
 #include "config.h"
 
-#include "profile/samples/samples.h"
+#include "samples.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/common/parse_util.h"
+#include "util/grow.h"
 #include "util/id_index.h"
 
 #define HEAD 8u
@@ -37,7 +37,7 @@ void samples_buf_free(struct samples_buf *b)
 
 static uint8_t *buf_room(struct samples_buf *b, size_t n)
 {
-	if (n > SIZE_MAX - b->len || pf_grow((void **)&b->data, &b->cap, b->len + n, 1) != 0)
+	if (n > SIZE_MAX - b->len || GROW(b->data, b->cap, b->len + n) != 0)
 		return NULL;
 	uint8_t *at = b->data + b->len;
 	b->len += n;
@@ -355,7 +355,7 @@ static int64_t frame_intern(struct samples_profile *p, struct samples_frame *f)
 		return id - 1;
 	}
 	if (p->nframes >= UINT32_MAX - 1 ||
-	    pf_grow((void **)&p->frames, &r->frames_cap, p->nframes + 1, sizeof(*p->frames)) != 0)
+	    GROW(p->frames, r->frames_cap, p->nframes + 1) != 0)
 		return -1;
 	p->frames[p->nframes] = *f;
 	id_index_put(&r->by_key, at, (uint32_t)++p->nframes);
@@ -396,7 +396,7 @@ static int read_frame(struct samples_profile *p, struct cursor *c)
 	if (frame_strings(p, c, &f) != 0)
 		return frame_drop(&f), -1;
 	int64_t at = -1;
-	if (pf_grow((void **)&r->seg, &r->seg_cap, r->nseg + 1, sizeof(*r->seg)) != 0 ||
+	if (GROW(r->seg, r->seg_cap, r->nseg + 1) != 0 ||
 	    (at = frame_intern(p, &f)) < 0)
 		return frame_drop(&f), fail(p, "out of memory");
 	r->seg[r->nseg++] = (uint32_t)at;
@@ -433,8 +433,8 @@ static int read_sample(struct samples_profile *p, struct cursor *c)
 		            r->seg_vcpus ? r->seg_vcpus : SAMPLES_MAX_VCPUS);
 	if (s.vcpu + 1 > p->vcpus)
 		p->vcpus = s.vcpu + 1;
-	if (pf_grow((void **)&p->pool, &r->pool_cap, p->npool + s.depth, sizeof(*p->pool)) != 0 ||
-	    pf_grow((void **)&p->samples, &r->samples_cap, p->nsamples + 1, sizeof(*p->samples)) != 0)
+	if (GROW(p->pool, r->pool_cap, p->npool + s.depth) != 0 ||
+	    GROW(p->samples, r->samples_cap, p->nsamples + 1) != 0)
 		return fail(p, "out of memory");
 	s.at = p->npool;
 	for (uint32_t i = 0; i < s.depth; i++) {
@@ -525,7 +525,7 @@ static uint32_t head_len(const uint8_t *h)
 	return (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 24;
 }
 
-/* A whole head at h: -1 (refused) or 1.  (A zero first byte is padding,
+/* A whole head at h: 0, or -1 (refused).  (A zero first byte is padding,
  * taken before a head is looked at: skip_padding.) */
 static int check_head(struct samples_profile *p, const uint8_t *h)
 {
@@ -533,7 +533,7 @@ static int check_head(struct samples_profile *p, const uint8_t *h)
 	uint32_t len = head_len(h);
 	if (len > SAMPLES_MAX_RECORD)
 		return fail(p, "type %u claims %u bytes (at most %u)", type, len, SAMPLES_MAX_RECORD);
-	return 1;
+	return 0;
 }
 
 /* One whole record at h (head and payload). */
@@ -553,7 +553,7 @@ static long long feed_held(struct samples_profile *p, const uint8_t *d, size_t l
 	size_t want = r->nheld < HEAD ? HEAD : HEAD + head_len(r->held);
 	size_t take = want - r->nheld < len ? want - r->nheld : len;
 	/* grown to the record's size only as its bytes come */
-	if (pf_grow((void **)&r->held, &r->held_cap, r->nheld + take, 1) != 0)
+	if (GROW(r->held, r->held_cap, r->nheld + take) != 0)
 		return fail(p, "out of memory");
 	memcpy(r->held + r->nheld, d, take);
 	r->nheld += take;

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "profile/prof/time_profile.h"
-#include "profile/samples/samples.h"
-#include "profile/samples/samples_int.h"
+#include "samples.h"
+#include "samples_int.h"
 #include "util/id_index.h"
 
 /* ---- the time profile -------------------------------------------------------------- */

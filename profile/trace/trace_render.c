@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "util/safe_text.h"
-#include "profile/trace/trace_render.h"
+#include "trace_render.h"
 
 /* Walks one packet from min_ts; *last_ts is moved on; returns the content
  * bytes that are sound, and whether the walk was cut. */

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile/trace/mprof.h"
+#include "mprof.h"
 
 struct mprof_trace_packet {
 	uint64_t seq;

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace/trace_timeline.h"
-#include "profile/trace/trace_timeline_model.h"
+#include "trace_timeline.h"
+#include "trace_timeline_model.h"
 #include "util/safe_text.h"
 
 static void u64_or_null(FILE *f, uint64_t v)

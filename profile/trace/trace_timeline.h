@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile/trace/trace_render.h"
-#include "profile/trace/trace_timeline_bounds.h"
+#include "trace_render.h"
+#include "trace_timeline_bounds.h"
 
 /* The model of the window as one JSON document (docs/json.md
  * "trace-timeline"); guest text the exact text, < > & as \u escapes (it is

@@ -5,7 +5,7 @@
  * slices, GC pauses and counters' points to their streams, thinned to the
  * bounds the first counted.  And what a live trace holds so far.
  *
- * May call: trace_render.c (the walk), mprof.c (names), libc.
+ * May call: trace_render.c (the walk), mprof.c (names), util/grow.h, libc.
  */
 #include "config.h"
 
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace/trace_timeline_model.h"
+#include "trace_timeline_model.h"
+#include "util/grow.h"
 
 static uint64_t hash(uint64_t id)
 {
@@ -64,15 +65,9 @@ static struct tt_thread *thread_at(struct tt_model *m, uint64_t id, uint64_t ts)
 		m->oom = 1;
 		return NULL;
 	}
-	if (m->nth == m->capth) {
-		size_t cap = m->capth ? m->capth * 2 : 256;
-		struct tt_thread *th = realloc(m->th, cap * sizeof(*th));
-		if (!th) {
-			m->oom = 1;
-			return NULL;
-		}
-		m->th = th;
-		m->capth = cap;
+	if (GROW_FROM(m->th, m->capth, m->nth + 1, 256) != 0) {
+		m->oom = 1;
+		return NULL;
 	}
 	t = &m->th[m->nth++];
 	*t = (struct tt_thread){.id = id, .start = ts, .last = ts, .parent = TT_NONE, .type = -1};

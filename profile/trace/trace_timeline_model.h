@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile/trace/trace_render.h"
-#include "profile/trace/trace_timeline_bounds.h"
+#include "trace_render.h"
+#include "trace_timeline_bounds.h"
 
 #define TT_NONE UINT64_MAX
 

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/trace/trace_render.h"
-#include "profile/trace/trace_timeline.h"
-#include "profile/trace/trace_view.h"
+#include "trace_render.h"
+#include "trace_timeline.h"
+#include "trace_view.h"
 #include "util/safe_text.h"
 
 #define MAX_SERIES 8

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "profile/trace/trace_render.h"
+#include "trace_render.h"
 
 /* api: the served page's /api/runs/N/trace-timeline (the timeline asks it
  * for a window's detail and a thread's events), NULL in a saved report.
