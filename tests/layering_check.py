@@ -42,6 +42,10 @@ without a .c is a module of its own).
    .h's together): by file name (`log.c`, `store.h`), stem with a folder
    (`util/safe_text`), or a folder (`view/`, `blkif/`: any file below
    it).  Every file or folder a list names exists.
+5. One include style: a file of the product's own folder is included by
+   its name alone ("store_internal.h"), any other by its path from the
+   top of the tree ("store/store.h", "profile/prof/time_profile.h"),
+   never through "..".
 Prints one line per problem and exits 1 if there is any.
 """
 import os
@@ -49,31 +53,11 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tree_files import tree_files  # noqa: E402
+
 SRC = sys.argv[1] if len(sys.argv) > 1 else "."
 problems = []
-
-
-def tree_files():
-    """The tree's files, as paths relative to SRC (as layout_check.py)."""
-    try:
-        top = subprocess.run(["git", "-C", SRC, "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        if os.path.realpath(top) == os.path.realpath(SRC):
-            out = subprocess.run(["git", "-C", SRC, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                 capture_output=True, check=True).stdout
-            files = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
-            return sorted(f for f in files if os.path.lexists(os.path.join(SRC, f)))
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    files = []
-    for dirpath, dirnames, filenames in os.walk(SRC):
-        rel = os.path.relpath(dirpath, SRC)
-        if rel == ".":
-            dirnames[:] = [d for d in dirnames if d not in ("build-aux", "autom4te.cache") and not d.startswith("_")
-                           and not os.path.exists(os.path.join(SRC, d, "config.status"))]
-        dirnames[:] = [d for d in dirnames if d not in (".deps", ".git")]
-        files += [os.path.normpath(os.path.join(rel, f)) for f in filenames]
-    return sorted(files)
 
 
 def read(path):
@@ -81,7 +65,7 @@ def read(path):
         return f.read()
 
 
-files = tree_files()
+files = tree_files(SRC)
 fileset = set(files)
 product = [f for f in files if f.endswith((".c", ".h")) and "/" in f and f.split("/")[0] not in ("tests", "bench")]
 prodset = set(product)
@@ -130,6 +114,12 @@ for f in product:
             continue
         if hit in prodset and module(hit) != module(f):
             out.append(hit)
+        # 5. one include style
+        same = os.path.dirname(hit) == os.path.dirname(f)
+        want = os.path.basename(hit) if same else hit
+        if hit in fileset and name != want:
+            problems.append(f'{f}: #include "{name}" is written "{want}" (a file of its own folder by its '
+                            f'name, any other by its path from the top: README.md, Layout)')
     includes[f] = out
 
 

@@ -37,37 +37,13 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tree_files as tree  # noqa: E402
+
 SRC = sys.argv[1] if len(sys.argv) > 1 else "."
 problems = []
 
 
-in_git = False
-
-
-def tree_files():
-    """The tree's files, as paths relative to SRC."""
-    global in_git
-    try:
-        top = subprocess.run(["git", "-C", SRC, "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-        if os.path.realpath(top) == os.path.realpath(SRC):
-            out = subprocess.run(["git", "-C", SRC, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                                 capture_output=True, check=True).stdout
-            files = [f for f in out.decode("utf-8", "surrogateescape").split("\0") if f]
-            in_git = True
-            # deleted in the working tree but not yet from the index: gone
-            return sorted(f for f in files if os.path.lexists(os.path.join(SRC, f)))
-    except (OSError, subprocess.CalledProcessError):
-        pass
-    files = []
-    for dirpath, dirnames, filenames in os.walk(SRC):
-        rel = os.path.relpath(dirpath, SRC)
-        if rel == ".":
-            dirnames[:] = [d for d in dirnames if d not in ("build-aux", "autom4te.cache") and not d.startswith("_")
-                           and not os.path.exists(os.path.join(SRC, d, "config.status"))]
-        dirnames[:] = [d for d in dirnames if d not in (".deps", ".git")]
-        files += [os.path.normpath(os.path.join(rel, f)) for f in filenames]
-    return sorted(files)
 
 
 def layout_table():
@@ -112,7 +88,8 @@ def file_map(header):
     return names or None
 
 
-files = tree_files()
+files = tree.tree_files(SRC)
+in_git = tree.in_git
 fileset = set(files)
 dirs = {os.path.dirname(f) for f in files}
 alldirs = set()

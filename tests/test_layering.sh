@@ -8,7 +8,9 @@
 # problem.  First the checker is shown failing on a copy of the tree with
 # a back-include planted (store/ including cli/), a circle (two heap
 # modules including each other), a store file including a layer above
-# it, and a May call naming a file that does not exist; then it runs on
+# it, a May call naming a file that does not exist, an include its May
+# call omits and one written through '..' (README's one include style);
+# then it runs on
 # the tree itself.  In a git checkout the tree is what git tracks;
 # elsewhere (make distcheck) the files present under TOP_SRCDIR.
 set -uo pipefail
@@ -46,10 +48,10 @@ plant() {
 python3 "$CHECK" "$T/tree" >"$T/copy.out" 2>&1 || fail "the unplanted copy fails: $(head -5 "$T/copy.out")"
 plant "a back-include" store/store_space.c \
 	'^store/store_space\.c: includes cli/cli_util\.h, but cli/ is above store/ in the folder order' \
-	'0,/^#include "store_internal.h"/s//#include "store_internal.h"\n#include "..\/cli\/cli_util.h"/'
+	'0,/^#include "store_internal.h"/s//#include "store_internal.h"\n#include "cli\/cli_util.h"/'
 plant "a circle" profile/heap/heap_colours.c \
 	'^a circle of includes: profile/heap/heap_(colours|svg) -> profile/heap/heap_(svg|colours) -> ' \
-	'0,/^#include "profile\/heap\/heap_colours.h"/s//&\n#include "profile\/heap\/heap_svg.h"/'
+	'0,/^#include "heap_colours.h"/s//&\n#include "heap_svg.h"/'
 plant "a store layer below its call" store/store_conn.c \
 	'^store/store_conn\.c: includes store/store_intake\.h, of layer 3, above its own \(1\)' \
 	'0,/^#include "store_internal.h"/s//&\n#include "store_intake.h"/'
@@ -58,7 +60,10 @@ plant "a May call that lies" util/units.c \
 	's/^ \* May call: libc only\./ * May call: util\/nonesuch.c, libc only./'
 plant "an include the May call omits" fleet/fleet_pg.c \
 	'^fleet/fleet_pg\.c: includes util/units\.h, which its May call list does not name' \
-	'0,/^#include "fleet_internal.h"/s//&\n#include "..\/util\/units.h"/'
+	'0,/^#include "fleet_internal.h"/s//&\n#include "util\/units.h"/'
+plant "an include in another style" view/view_format.c \
+	'^view/view_format\.c: #include "\.\./util/utc_time\.h" is written "util/utc_time\.h"' \
+	's/^#include "util\/utc_time.h"/#include "..\/util\/utc_time.h"/'
 
 # the tree itself
 python3 "$CHECK" "$S" >"$T/out" 2>&1

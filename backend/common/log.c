@@ -29,9 +29,9 @@
 
 #include <systemd/sd-journal.h>
 
-#include "backend/common/state.h"
-#include "backend/common/log.h"
-#include "backend/common/log_fields.h"
+#include "state.h"
+#include "log.h"
+#include "log_fields.h"
 #include "util/journal_stream.h"
 #include "util/safe_text.h"
 

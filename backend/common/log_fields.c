@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/common/log_fields.h"
+#include "log_fields.h"
 #include "util/safe_text.h"
 
 static int add(struct iovec *iov, int n, char *buf, size_t len, size_t *used, const char *key,

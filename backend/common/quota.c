@@ -16,7 +16,7 @@
 
 #include <stdlib.h>
 
-#include "backend/common/quota.h"
+#include "quota.h"
 #include "store/store.h"
 
 #define CHUNK_SECTORS (STORE_CHUNK_BYTES / STORE_SECTOR_SIZE)

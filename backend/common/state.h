@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 #include "backend/blkif/ring.h"
-#include "backend/common/options.h"
-#include "backend/common/quota.h"
+#include "options.h"
+#include "quota.h"
 
 /* XenbusState, as the frontend and we write it (control/xenbus_state.c). */
 enum { XB_UNKNOWN, XB_INITIALISING, XB_INITWAIT, XB_INITIALISED, XB_CONNECTED, XB_CLOSING,

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backend/common/vdev.h"
+#include "vdev.h"
 
 int64_t be_vdev_to_devid(const char *vdev)
 {

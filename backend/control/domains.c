@@ -18,7 +18,7 @@
 #include <xenstore.h>
 
 #include "backend/common/state.h"
-#include "backend/control/domains.h"
+#include "domains.h"
 
 struct be_domains {
 	struct xs_handle *xs;

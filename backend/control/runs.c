@@ -29,9 +29,9 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
-#include "backend/control/domains.h"
-#include "backend/control/runs.h"
-#include "backend/control/sync_push.h"
+#include "domains.h"
+#include "runs.h"
+#include "sync_push.h"
 #include "util/clock.h"
 
 struct be_runs {

@@ -31,7 +31,7 @@
 
 #include "backend/common/log.h"
 #include "store/store.h"
-#include "backend/control/sync_push.h"
+#include "sync_push.h"
 #include "fleet/fleet.h"
 #include "util/deadline.h"
 #include "util/safe_text.h"

@@ -25,11 +25,11 @@
 #include "backend/common/log.h"
 #include "backend/common/state.h"
 #include "backend/datapath/io_worker.h"
-#include "backend/control/domains.h"
-#include "backend/control/xenbus.h"
-#include "backend/control/xenbus_state.h"
-#include "backend/control/xl_disks.h"
-#include "backend/control/xs_values.h"
+#include "domains.h"
+#include "xenbus.h"
+#include "xenbus_state.h"
+#include "xl_disks.h"
+#include "xs_values.h"
 #include "util/clock.h"
 
 /* ---- devices ---------------------------------------------------------------- */

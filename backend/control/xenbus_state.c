@@ -43,11 +43,11 @@
 #include "backend/datapath/io_worker.h"
 #include "backend/datapath/journal.h"
 #include "backend/datapath/raw_mirror.h"
-#include "backend/control/domains.h"
-#include "backend/control/runs.h"
-#include "backend/control/xenbus_state.h"
-#include "backend/control/xl_disks.h"
-#include "backend/control/xs_values.h"
+#include "domains.h"
+#include "runs.h"
+#include "xenbus_state.h"
+#include "xl_disks.h"
+#include "xs_values.h"
 
 _Static_assert(XSV_MAX_RING_PAGE_ORDER == MAX_RING_PAGE_ORDER, "one ring size limit");
 

@@ -29,7 +29,7 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
-#include "backend/control/xl_disks.h"
+#include "xl_disks.h"
 
 #define KERNEL_VBD_DEVICES "/sys/bus/xen-backend/devices"
 #define KERNEL_VBD_UNBIND "/sys/bus/xen-backend/drivers/vbd/unbind"

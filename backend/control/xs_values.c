@@ -16,7 +16,7 @@
 
 #include "backend/common/options.h"
 #include "backend/common/vdev.h"
-#include "backend/control/xs_values.h"
+#include "xs_values.h"
 
 int be_xsv_parse_u32(const char *v, uint32_t max, uint32_t *out)
 {

@@ -65,10 +65,10 @@
 #include "backend/control/sync_push.h"
 #include "backend/control/trace.h"
 #include "backend/control/xenbus_state.h"
-#include "backend/daemon/control_socket.h"
-#include "backend/daemon/metrics.h"
-#include "backend/daemon/peer_room.h"
-#include "backend/daemon/read_service.h"
+#include "control_socket.h"
+#include "metrics.h"
+#include "peer_room.h"
+#include "read_service.h"
 #include "util/safe_text.h"
 
 #define CONTROL_TIMEOUT_US (10 * 1000000)

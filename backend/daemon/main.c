@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backend/common/options.h"
-#include "backend/daemon/daemon.h"
+#include "daemon.h"
 #include "backend/datapath/sink.h"
 #include "backend/toolstack/toolstack.h"
 #include "fleet/fleet.h"

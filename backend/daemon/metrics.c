@@ -27,7 +27,7 @@
 #include "backend/control/sampling.h"
 #include "backend/control/sync_push.h"
 #include "backend/control/xenbus_state.h"
-#include "backend/daemon/metrics.h"
+#include "metrics.h"
 #include "backend/datapath/io.h"
 #include "store/store_intake.h"
 

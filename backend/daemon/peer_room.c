@@ -27,7 +27,7 @@
 
 #include <stdio.h>
 
-#include "backend/daemon/peer_room.h"
+#include "peer_room.h"
 
 static size_t held_by(const struct be_peer_slot *s, size_t n, uid_t uid)
 {

@@ -52,8 +52,8 @@
 #include <unistd.h>
 
 #include "backend/common/log.h"
-#include "backend/daemon/peer_room.h"
-#include "backend/daemon/read_service.h"
+#include "peer_room.h"
+#include "read_service.h"
 #include "store/store.h"
 #include "store/store_wire.h"
 
@@ -215,6 +215,153 @@ static int add_damage(void *ctx, const struct store_damage *d)
 	return wire_out_damage(l->o, d) ? FULL : 0;
 }
 
+/* A hello: the version this backend speaks, the store this client
+ * means (its device and inode), then the store's name and identity. */
+static size_t answer_hello(struct store *s, struct rs_client *c, const struct wire_request *rq, struct wire_out *o)
+{
+	struct stat st;
+	char msg[WIRE_MSG_MAX];
+	if (rq->version != WIRE_VERSION) {
+		snprintf(msg, sizeof(msg), "this backend speaks the read service's version %d, not %u: use the "
+		         "profdb of the same profsvc as profile-backend", WIRE_VERSION, rq->version);
+		return wire_out_end(o, STORE_EINVAL, msg, 0, 0);
+	}
+	if (stat(store_path(s), &st) != 0 || (uint64_t)st.st_dev != rq->dev || (uint64_t)st.st_ino != rq->ino) {
+		snprintf(msg, sizeof(msg), "the backend on this run directory serves another store (%s)", store_path(s));
+		return wire_out_end(o, STORE_ENOTFOUND, msg, 0, 0);
+	}
+	c->hello = 1;
+	wire_out_hello(o, store_path(s), store_schema(s), store_identity(s));
+	return wire_out_end(o, 0, "", 0, 0);
+}
+
+/* A request answered by one item (a run, a run id, the counts, a device,
+ * the space), inside the request's read transaction; the store's result,
+ * or MANY when rq is not one of them. */
+#define MANY 2
+static int answer_single(struct store *s, const struct wire_request *rq, struct wire_out *o)
+{
+	int rc;
+	switch (rq->op) {
+	case WIRE_GET_RUN: {
+		struct store_run r;
+		if ((rc = store_get_run(s, rq->id, &r)) == 0)
+			wire_out_run(o, &r);
+		return rc;
+	}
+	case WIRE_LATEST_RUN: {
+		int64_t id;
+		if ((rc = store_latest_run(s, &id)) == 0)
+			wire_out_run_id(o, id);
+		return rc;
+	}
+	case WIRE_COUNT_STATES: {
+		int64_t n[3];
+		if ((rc = store_count_runs_by_state(s, n)) == 0)
+			wire_out_counts(o, n);
+		return rc;
+	}
+	case WIRE_FIND_DEVICE: {
+		struct store_device_info d;
+		if ((rc = store_find_device(s, rq->id, rq->name, &d)) == 0)
+			wire_out_device(o, &d);
+		return rc;
+	}
+	case WIRE_GET_DEVICE: {
+		struct store_device *h;
+		struct store_device_info d;
+		if ((rc = store_device_open(s, rq->id, &h)) == 0) {
+			store_device_get_info(h, &d);
+			store_device_release(h);
+			wire_out_device(o, &d);
+		}
+		return rc;
+	}
+	case WIRE_SPACE: {
+		struct store_space sp;
+		if ((rc = store_space(s, &sp)) == 0)
+			wire_out_space(o, &sp);
+		return rc;
+	}
+	default:
+		return MANY;
+	}
+}
+
+/* How a reply of many items ended: more to ask for from next, or more
+ * than one reply holds (too_many: of what). */
+struct reply_end {
+	int more;
+	uint64_t next;
+	const char *too_many;
+};
+
+/* A listing that went on from where the reply filled (FULL): 0, and more
+ * from next. */
+static int go_on(int rc, struct reply_end *e, uint64_t next)
+{
+	if (rc != FULL)
+		return rc;
+	e->more = 1;
+	e->next = next;
+	return 0;
+}
+
+/* A request answered by many items (running runs' activity, runs,
+ * devices, a device's bytes, trace packets, runs' space), inside the
+ * request's read transaction; the store's result. */
+static int answer_many(struct store *s, const struct wire_request *rq, struct listing *l, struct reply_end *e)
+{
+	int rc = 0;
+	switch (rq->op) {
+	case WIRE_ACTIVITY: {
+		struct store_activity *a = NULL;
+		size_t n = 0;
+		if ((rc = store_running_activity(s, &a, &n)) == 0)
+			for (size_t i = 0; i < n && !e->too_many; i++)
+				if (wire_out_activity(l->o, &a[i]))
+					e->too_many = "running runs";
+		free(a);
+		return rc;
+	}
+	case WIRE_LIST_RUNS: {
+		struct store_run_filter f = {.state = rq->state, .name_glob = rq->has_glob ? rq->glob : NULL,
+		                             .since_us = rq->since_us, .limit = rq->limit,
+		                             .before_id = rq->before_id, .after_id = rq->after_id};
+		rc = store_list_runs(s, &f, add_run, l);
+		return go_on(rc, e, (uint64_t)l->last);
+	}
+	case WIRE_LIST_DEVICES:
+		rc = store_list_devices(s, rq->id, add_device, l);
+		if (rc == FULL) {
+			rc = 0;
+			e->too_many = "devices";
+		}
+		return rc;
+	case WIRE_READ_RANGE:
+		if (rq->salvage)
+			store_salvage_damage(s, add_damage, l);
+		rc = store_read_range(s, rq->id, rq->off, rq->len, add_piece, l);
+		store_salvage_damage(s, NULL, NULL);
+		return go_on(rc, e, l->pos);
+	case WIRE_TRACE_PACKETS:
+		rc = store_trace_packets_from(s, rq->id, rq->off, add_packet, l);
+		return go_on(rc, e, (uint64_t)l->last + 1);
+	case WIRE_RUNS_SPACE: {
+		struct store_run_space *v = NULL;
+		size_t n = 0;
+		if ((rc = store_runs_space(s, rq->limit, &v, &n)) == 0)
+			for (size_t i = 0; i < n && !e->too_many; i++)
+				if (wire_out_run_space(l->o, &v[i]))
+					e->too_many = "runs (ask for fewer: du -n)";
+		free(v);
+		return rc;
+	}
+	default:
+		return 0;
+	}
+}
+
 /* The reply to rq into o (c->out): the frame's length, or 0 when the
  * client is to be dropped (why in why). */
 static size_t answer(struct be_read_service *rs, struct rs_client *c, const struct wire_request *rq, struct wire_out *o,
@@ -222,146 +369,30 @@ static size_t answer(struct be_read_service *rs, struct rs_client *c, const stru
 {
 	struct store *s = rs->s;
 	struct listing l = {.o = o, .pos = rq->off};
-	int rc = 0, more = 0;
-	uint64_t next = 0;
-	const char *too_many = NULL;
+	struct reply_end e = {0, 0, NULL};
+	int rc;
 
 	wire_out_begin(o, c->out, rq->op);
-	if (rq->op == WIRE_HELLO) {
-		struct stat st;
-		if (rq->version != WIRE_VERSION) {
-			char msg[WIRE_MSG_MAX];
-			snprintf(msg, sizeof(msg), "this backend speaks the read service's version %d, not %u: use the "
-			         "profdb of the same profsvc as profile-backend", WIRE_VERSION, rq->version);
-			return wire_out_end(o, STORE_EINVAL, msg, 0, 0);
-		}
-		if (stat(store_path(s), &st) != 0 || (uint64_t)st.st_dev != rq->dev || (uint64_t)st.st_ino != rq->ino) {
-			char msg[WIRE_MSG_MAX];
-			snprintf(msg, sizeof(msg), "the backend on this run directory serves another store (%s)",
-			         store_path(s));
-			return wire_out_end(o, STORE_ENOTFOUND, msg, 0, 0);
-		}
-		c->hello = 1;
-		wire_out_hello(o, store_path(s), store_schema(s), store_identity(s));
-		return wire_out_end(o, 0, "", 0, 0);
-	}
+	if (rq->op == WIRE_HELLO)
+		return answer_hello(s, c, rq, o);
 	if (!c->hello) {
 		snprintf(why, whylen, "a request before hello");
 		return 0;
 	}
 	if ((rc = store_read_begin(s)) == 0) {
-		switch (rq->op) {
-		case WIRE_GET_RUN: {
-			struct store_run r;
-			if ((rc = store_get_run(s, rq->id, &r)) == 0)
-				wire_out_run(o, &r);
-			break;
-		}
-		case WIRE_LATEST_RUN: {
-			int64_t id;
-			if ((rc = store_latest_run(s, &id)) == 0)
-				wire_out_run_id(o, id);
-			break;
-		}
-		case WIRE_COUNT_STATES: {
-			int64_t n[3];
-			if ((rc = store_count_runs_by_state(s, n)) == 0)
-				wire_out_counts(o, n);
-			break;
-		}
-		case WIRE_ACTIVITY: {
-			struct store_activity *a = NULL;
-			size_t n = 0;
-			if ((rc = store_running_activity(s, &a, &n)) == 0)
-				for (size_t i = 0; i < n && !too_many; i++)
-					if (wire_out_activity(o, &a[i]))
-						too_many = "running runs";
-			free(a);
-			break;
-		}
-		case WIRE_LIST_RUNS: {
-			struct store_run_filter f = {.state = rq->state, .name_glob = rq->has_glob ? rq->glob : NULL,
-			                             .since_us = rq->since_us, .limit = rq->limit,
-			                             .before_id = rq->before_id, .after_id = rq->after_id};
-			rc = store_list_runs(s, &f, add_run, &l);
-			if (rc == FULL) {
-				rc = 0;
-				more = 1;
-				next = (uint64_t)l.last;
-			}
-			break;
-		}
-		case WIRE_LIST_DEVICES:
-			rc = store_list_devices(s, rq->id, add_device, &l);
-			if (rc == FULL) {
-				rc = 0;
-				too_many = "devices";
-			}
-			break;
-		case WIRE_FIND_DEVICE: {
-			struct store_device_info d;
-			if ((rc = store_find_device(s, rq->id, rq->name, &d)) == 0)
-				wire_out_device(o, &d);
-			break;
-		}
-		case WIRE_GET_DEVICE: {
-			struct store_device *h;
-			if ((rc = store_device_open(s, rq->id, &h)) == 0) {
-				struct store_device_info d;
-				store_device_get_info(h, &d);
-				store_device_release(h);
-				wire_out_device(o, &d);
-			}
-			break;
-		}
-		case WIRE_READ_RANGE:
-			if (rq->salvage)
-				store_salvage_damage(s, add_damage, &l);
-			rc = store_read_range(s, rq->id, rq->off, rq->len, add_piece, &l);
-			store_salvage_damage(s, NULL, NULL);
-			if (rc == FULL) {
-				rc = 0;
-				more = 1;
-				next = l.pos;
-			}
-			break;
-		case WIRE_TRACE_PACKETS:
-			rc = store_trace_packets_from(s, rq->id, rq->off, add_packet, &l);
-			if (rc == FULL) {
-				rc = 0;
-				more = 1;
-				next = (uint64_t)l.last + 1;
-			}
-			break;
-		case WIRE_SPACE: {
-			struct store_space sp;
-			if ((rc = store_space(s, &sp)) == 0)
-				wire_out_space(o, &sp);
-			break;
-		}
-		case WIRE_RUNS_SPACE: {
-			struct store_run_space *v = NULL;
-			size_t n = 0;
-			if ((rc = store_runs_space(s, rq->limit, &v, &n)) == 0)
-				for (size_t i = 0; i < n && !too_many; i++)
-					if (wire_out_run_space(o, &v[i]))
-						too_many = "runs (ask for fewer: du -n)";
-			free(v);
-			break;
-		}
-		default:
-			break;
-		}
+		rc = answer_single(s, rq, o);
+		if (rc == MANY)
+			rc = answer_many(s, rq, &l, &e);
 		store_read_end(s);
 	}
-	if (too_many) {
+	if (e.too_many) {
 		char msg[WIRE_MSG_MAX];
-		snprintf(msg, sizeof(msg), "more %s than one reply of the read service holds (%u bytes)", too_many,
+		snprintf(msg, sizeof(msg), "more %s than one reply of the read service holds (%u bytes)", e.too_many,
 		         WIRE_REPLY_MAX);
 		wire_out_begin(o, c->out, rq->op);
 		return wire_out_end(o, STORE_ENOMEM, msg, 0, 0);
 	}
-	return wire_out_end(o, rc, rc ? store_errmsg(s) : "", more, next);
+	return wire_out_end(o, rc, rc ? store_errmsg(s) : "", e.more, e.next);
 }
 
 /* Sends what the client takes now; 0, or -1 when it is gone. */

@@ -7,7 +7,7 @@
 #include "config.h"
 
 #include "backend/common/log.h"
-#include "backend/datapath/batch.h"
+#include "batch.h"
 
 void be_batch_fail(struct be_pending_req *it, int16_t status, const char *why)
 {

@@ -38,11 +38,11 @@
 
 #include "backend/common/log.h"
 #include "backend/common/quota.h"
-#include "backend/datapath/io.h"
-#include "backend/datapath/journal.h"
-#include "backend/datapath/raw_mirror.h"
-#include "backend/datapath/sink.h"
-#include "backend/datapath/storm.h"
+#include "io.h"
+#include "journal.h"
+#include "raw_mirror.h"
+#include "sink.h"
+#include "storm.h"
 #include "util/clock.h"
 
 /* The batch's state: what the loop's thread keeps between batches. */

@@ -9,7 +9,7 @@
 #define PROFSVC_BE_IO_H
 
 #include "backend/common/state.h"
-#include "backend/datapath/batch.h"
+#include "batch.h"
 
 /* Its state: the devices queued, the batches' counts, what
  * --max-store-bytes last read of the store. */

@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "backend/common/log.h"
-#include "backend/datapath/io.h"
-#include "backend/datapath/io_worker.h"
+#include "io.h"
+#include "io_worker.h"
 #include "util/clock.h"
 
 /* The data file's freed slots given back (be_worker_give_back). */

@@ -32,7 +32,7 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
-#include "backend/datapath/journal.h"
+#include "journal.h"
 
 #define JOURNAL_MAGIC 0x4a505253u /* "SRPJ" */
 #define JOURNAL_SLOTS 512u        /* the biggest ring we accept */

@@ -27,7 +27,7 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
-#include "backend/datapath/raw_mirror.h"
+#include "raw_mirror.h"
 
 static void safe_name(const char *s, char *out, size_t len)
 {

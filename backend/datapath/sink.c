@@ -24,9 +24,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/datapath/batch.h"
-#include "backend/datapath/raw_mirror.h"
-#include "backend/datapath/sink.h"
+#include "batch.h"
+#include "raw_mirror.h"
+#include "sink.h"
 
 const char *be_sink_name(enum be_sink s)
 {

@@ -15,7 +15,7 @@
 
 #include "backend/common/log.h"
 #include "backend/common/state.h"
-#include "backend/datapath/storm.h"
+#include "storm.h"
 
 void be_storm_empty_wakeup(struct be_device *d)
 {

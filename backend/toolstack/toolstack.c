@@ -31,8 +31,8 @@
 
 #include "backend/common/options.h"
 #include "backend/common/vdev.h"
-#include "backend/toolstack/toolstack.h"
-#include "backend/toolstack/xlcfg.h"
+#include "toolstack.h"
+#include "xlcfg.h"
 
 static struct xs_handle *open_xs(const struct be_options *o, struct plat **p)
 {

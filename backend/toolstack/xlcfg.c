@@ -41,7 +41,7 @@
 
 #include "backend/common/options.h"
 #include "backend/common/vdev.h"
-#include "backend/toolstack/xlcfg.h"
+#include "xlcfg.h"
 
 #define MAX_DISKS 256
 
