@@ -54,6 +54,7 @@
 #include "backend/datapath/io_worker.h"
 #include "backend/sampling/sampler.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 #define SECTOR STORE_SECTOR_SIZE
 #define QUEUE_MAX (8u << 20) /* queued and not yet stored (minutes at 999 Hz): past it, dropped and counted */
@@ -128,16 +129,8 @@ static void enqueue(void *ctx, const void *bytes, size_t len)
 {
 	struct sampled *s = ctx;
 	pthread_mutex_lock(&s->lock);
-	if (s->qlen + len > s->qcap && s->qlen + len <= QUEUE_MAX) {
-		size_t cap = s->qcap ? s->qcap : 65536;
-		while (cap < s->qlen + len)
-			cap *= 2;
-		uint8_t *p = realloc(s->q, cap);
-		if (p) {
-			s->q = p;
-			s->qcap = cap;
-		}
-	}
+	if (s->qlen + len <= QUEUE_MAX)
+		(void)GROW_FROM(s->q, s->qcap, s->qlen + len, 65536); /* short: dropped below */
 	if (s->qlen + len <= s->qcap) {
 		memcpy(s->q + s->qlen, bytes, len);
 		s->qlen += len;

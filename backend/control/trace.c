@@ -66,6 +66,7 @@
 #include "util/clock.h"
 #include "profile/trace/mprof.h"
 #include "util/safe_text.h"
+#include "util/grow.h"
 
 #define TRACE_EVENTS_PER_S 20.0
 #define TRACE_EVENTS_BURST 40.0
@@ -525,15 +526,9 @@ static void snapshot(struct be_trace *t, int final, struct keep_list *kl)
 			note_lost(t, t->next_seq, seq[i]);
 		struct mprof_packet_summary sum;
 		mprof_summarize(copy, len[i], 0, &sum);
-		if (kl->n == kl->cap) {
-			size_t cap = kl->cap ? kl->cap * 2 : 8;
-			void *grown = realloc(kl->v, cap * sizeof(*kl->v));
-			if (!grown) {
-				free(copy);
-				break;
-			}
-			kl->v = grown;
-			kl->cap = cap;
+		if (GROW_FROM(kl->v, kl->cap, kl->n + 1, 8) != 0) {
+			free(copy);
+			break;
 		}
 		kl->v[kl->n++] = (struct kept_packet){
 			t,

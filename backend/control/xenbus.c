@@ -11,7 +11,7 @@
  * devices xenbus_state.c's (it frees them all at shutdown).
  *
  * May call: xenbus_state.c, domains.c, xl_disks.c, xs_values.c, the data
- * path's be_worker_quiesce, log.c, util/clock and xenstore, common/
+ * path's be_worker_quiesce, log.c, util/clock, util/grow and xenstore, common/
  * (state.h), datapath/ (io_worker.h).
  */
 #include "config.h"
@@ -31,6 +31,7 @@
 #include "xl_disks.h"
 #include "xs_values.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 /* ---- devices ---------------------------------------------------------------- */
 
@@ -144,15 +145,9 @@ static void todo_add(struct xb_todo *t, uint32_t domid, uint32_t devid, int kind
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].domid == domid && t->v[i].devid == devid && t->v[i].kind == kind)
 			return;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		void *grown = realloc(t->v, cap * sizeof(*t->v));
-		if (!grown) {
-			t->scan = 1; /* cannot remember it: look at everything */
-			return;
-		}
-		t->v = grown;
-		t->cap = cap;
+	if (GROW_FROM(t->v, t->cap, t->n + 1, 64) != 0) {
+		t->scan = 1; /* cannot remember it: look at everything */
+		return;
 	}
 	t->v[t->n].domid = domid;
 	t->v[t->n].devid = devid;

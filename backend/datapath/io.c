@@ -24,7 +24,7 @@
  * list is the state machine's (control/), never changed here.
  *
  * May call: batch.c, sink.c, journal.c, raw_mirror.c, storm.c, blkif/,
- * quota.c, log.c, common/ (state.h), util/clock, the store and the
+ * quota.c, log.c, common/ (state.h), util/clock, util/grow, the store and the
  * platform (grant copies, notifications); io_worker.c, the state machine
  * (be_io_schedule) and the daemon call it.
  */
@@ -44,6 +44,7 @@
 #include "sink.h"
 #include "storm.h"
 #include "util/clock.h"
+#include "util/grow.h"
 
 /* The batch's state: what the loop's thread keeps between batches. */
 struct be_io {
@@ -221,13 +222,12 @@ static unsigned take_requests(struct be_device *d, struct be_pending_req **items
 		return 0;
 	}
 	while (avail > 0 && d->turn_taken + taken < REQUESTS_PER_TURN && *bytes < BATCH_BYTES_MAX) {
-		if (*n == *cap) {
-			*cap = *cap ? *cap * 2 : 64;
-			struct be_pending_req *grown = realloc(*items, *cap * sizeof(**items));
-			if (!grown)
-				break;
-			*items = grown;
-		}
+		/* (the capacity stays as it was if this fails: it once
+		 * doubled first, and the next turn wrote past the array) */
+		size_t c = *cap;
+		if (GROW_FROM(*items, c, (size_t)*n + 1, 64) != 0)
+			break;
+		*cap = (unsigned)c; /* at most a turn's requests of every device */
 		struct be_pending_req *it = &(*items)[(*n)++];
 		const char *why = NULL;
 		memset(it, 0, sizeof(*it));

@@ -18,7 +18,7 @@
  *  4. Names live in one arena, so the cost is two allocations however
  *     many symbols; both are bounded (KSYMS_MAX_FILE, KSYMS_MAX_SYMS).
  *
- * May call: libc only.  Called by the sampler's naming (sample_stack.c)
+ * May call: util/grow, libc.  Called by the sampler's naming (sample_stack.c)
  * and the dom0 probe of tests/xen.
  */
 #include "config.h"
@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "kallsyms.h"
+#include "util/grow.h"
 
 struct ksym {
 	uint64_t addr;
@@ -144,16 +145,10 @@ struct be_ksyms *be_ksyms_parse(const char *text, size_t len, char *err, size_t 
 			be_ksyms_free(k);
 			return NULL;
 		}
-		if (k->n == cap) {
-			size_t c = cap ? cap * 2 : 4096;
-			struct ksym *s = realloc(k->syms, c * sizeof(*s));
-			if (!s) {
-				snprintf(err, errlen, "out of memory");
-				be_ksyms_free(k);
-				return NULL;
-			}
-			k->syms = s;
-			cap = c;
+		if (GROW_FROM(k->syms, cap, k->n + 1, 4096) != 0) {
+			snprintf(err, errlen, "out of memory");
+			be_ksyms_free(k);
+			return NULL;
 		}
 		/* the arena holds at most the text's bytes: a name and its NUL
 		 * take no more than the line and its newline */

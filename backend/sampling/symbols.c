@@ -7,7 +7,7 @@
  * as perf would need and does not apply.  libdw gives the line of an
  * address when the program carries DWARF (-g).
  *
- * May call: libelf, libdw.
+ * May call: util/grow, libelf, libdw.
  */
 #include "config.h"
 
@@ -23,6 +23,7 @@
 #include <libelf.h>
 
 #include "symbols.h"
+#include "util/grow.h"
 
 /* Farther than this past the nearest symbol, an address is unknown. */
 #define SYM_MAX_REACH (1u << 20)
@@ -83,14 +84,8 @@ static int keep_name(struct be_symtab *t, const char *s, uint32_t *at)
 
 static int add_sym(struct be_symtab *t, const GElf_Sym *s, const char *name)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		struct sym *p = realloc(t->syms, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		t->syms = p;
-		t->cap = cap;
-	}
+	if (GROW_FROM(t->syms, t->cap, t->n + 1, 4096) != 0)
+		return -1;
 	struct sym *y = &t->syms[t->n];
 	y->addr = s->st_value;
 	y->size = s->st_size;
