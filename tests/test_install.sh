@@ -101,16 +101,12 @@ page() {
 }
 page 1 profdb "profdb - " "--db PATH" "export-disk" "$DB_DEFAULT" "backendtype=profsvc" \
 	"delete RUN..." "prune [--older-than DUR]" "du [-n N] [--json]" "docs/json.md"
-# serve's paths: every route web/server.c answers (and every file of a run
-# it hands out) is named in the page
+# serve's paths: every route web/server.c answers (a row of its routes[]
+# table; its patterns with '*' answer 404s) and every file of a run it
+# hands out (pages.c) is named in the page
 {
-	grep -o 'strn\?cmp(url, "/[a-z/]*"' "$S/web/server.c" | grep -o '"/[a-z/]*"' | tr -d '"' | sed 's|/$||'
-	# a run's files under /runs/N/ (the downloads read in pieces) come
-	# before the /api/runs/ branch, its paths after it
-	awk '/strncmp\(url, "\/api\/runs\/", 10\) == 0\) \{/ { api = 1 } !api' "$S/web/server.c" |
-		grep -o 'strcmp(rest, "[a-z-]*")' | grep -o '"[a-z-]*"' | tr -d '"' | sed 's|^|/runs/N/|'
-	awk '/strncmp\(url, "\/api\/runs\/", 10\) == 0\) \{/ { api = 1 } api' "$S/web/server.c" |
-		grep -o 'strcmp(rest, "[a-z-]*")' | grep -o '"[a-z-]*"' | tr -d '"' | sed 's|^|/api/runs/N/|'
+	awk '/^} routes\[\] = \{/ { on = 1; next } on && /^};/ { on = 0 } on' "$S/web/server.c" |
+		grep -o '^[[:space:]]*{"/[a-zA-Z/.-]*"' | grep -o '"/[a-zA-Z/.-]*"' | tr -d '"' | sed 's|/$||'
 	grep -o 'strcmp(what, "[a-z.]*")' "$S/web/pages.c" | grep -o '"[a-z.]*"' | tr -d '"' | sed 's|^|/runs/N/|'
 } | grep -vx -e '' -e /api | sort -u >"$T/routes"
 [ "$(wc -l <"$T/routes")" -ge 12 ] && ok || fail "found only $(wc -l <"$T/routes") routes in web/: $(cat "$T/routes")"
