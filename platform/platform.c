@@ -325,3 +325,15 @@ long plat_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void 
 {
 	return in->p->ops->inspect_read(in, cr3, va, buf, len);
 }
+
+char *plat_domain_maps(struct plat *p, uint32_t domid, size_t *len, char *err, size_t errlen)
+{
+	*len = 0;
+	if (!p->ops->domain_maps) {
+		snprintf(err, errlen, "domain %u: the %s platform does not tell a domain's mappings", domid,
+		         p->ops->name);
+		errno = ENOTSUP;
+		return NULL;
+	}
+	return p->ops->domain_maps(p, domid, len, err, errlen);
+}

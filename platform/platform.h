@@ -224,6 +224,18 @@ int plat_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_r
  * len when the range runs into an unmapped page; -1 and errno when none
  * could be read. */
 long plat_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
+/* From any thread, paused or not: what is mapped where in the domain, as
+ * the text of Linux's /proc/PID/maps (start-end perms offset dev inode
+ * path), each file mapped at the address its ELF is loaded at: the
+ * program, its shared libraries (a PIE's and a library's load bias is
+ * told by its first line, offset 0).  The text is malloc'd, NUL-ended,
+ * its length in *len, at most PLAT_MAPS_MAX bytes; the paths are the
+ * guest's (hostile: a reader opens only regular files).  NULL with a
+ * message and errno: ENOTSUP where the platform cannot tell (Xen: a PV
+ * guest's kernel is found through the toolstack), ESRCH the domain is
+ * gone.  sim: the program's /proc/PID/maps. */
+#define PLAT_MAPS_MAX (4u << 20)
+char *plat_domain_maps(struct plat *p, uint32_t domid, size_t *len, char *err, size_t errlen);
 
 /* ---- the implementations' ops tables (platform_*.c) ---------------------------------- */
 
@@ -278,6 +290,8 @@ struct plat_ops {
 	int (*inspect_ended)(struct plat_inspect *in);                      /* NULL: 0, always */
 	int (*inspect_regs)(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 	long (*inspect_read)(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
+	/* NULL: ENOTSUP (the mappings are not the platform's to tell) */
+	char *(*domain_maps)(struct plat *p, uint32_t domid, size_t *len, char *err, size_t errlen);
 };
 
 struct plat {

@@ -6,8 +6,8 @@
  * instance per thread (the backend and the frontend-stub are event loops).
  *
  * May call: the seam's types (platform.h), xensim's sockets (sim_proto.h),
- * the inspector
- * (platform_sim_inspect.c, through platform_sim_int.h), libc.
+ * the inspector and the mappings
+ * (platform_sim_inspect.c, platform_sim_maps.c, through platform_sim_int.h), libc.
  */
 #include "config.h"
 
@@ -712,4 +712,5 @@ const struct plat_ops plat_sim_ops = {
 	.inspect_ended = sim_inspect_ended,
 	.inspect_regs = sim_inspect_regs,
 	.inspect_read = sim_inspect_read,
+	.domain_maps = sim_domain_maps,
 };

@@ -365,12 +365,12 @@ static int seize_all(struct sim_inspect *in)
 	return 0;
 }
 
-/* The program's pid (and a pidfd in *fd) from xensim, asked again while
+/* sim_program_of: the program's pid (and a pidfd in *fd) from xensim, asked again while
  * it is being started for up to rounds x 10 ms: EAGAIN, the program is
  * being started (its exec comes within milliseconds of the domain);
  * EOPNOTSUPP, not a program yet (a toolstack makes the domain, then runs
  * its kernel in it).  0, or -1 with the reason in err and errno. */
-static int program_of(struct plat *p, uint32_t domid, int rounds, pid_t *pid, int *fd, char *err, size_t errlen)
+int sim_program_of(struct plat *p, uint32_t domid, int rounds, pid_t *pid, int *fd, char *err, size_t errlen)
 {
 	struct sim_msg m = {.op = SIM_DOM_PROG, .a = {domid}};
 	const void *reply;
@@ -404,7 +404,7 @@ int sim_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen)
 {
 	pid_t pid;
 	int fd;
-	if (program_of(p, domid, 200, &pid, &fd, err, errlen) != 0)
+	if (sim_program_of(p, domid, 200, &pid, &fd, err, errlen) != 0)
 		return -1;
 	close(fd);
 	return 0;
@@ -424,7 +424,7 @@ struct plat_inspect *sim_inspect_open(struct plat *p, uint32_t domid, char *err,
 	/* Asked once: waiting for a program that is being started is
 	 * sim_inspect_ready's, on a thread of the caller's that may wait
 	 * (this one may trace other programs, which must not wait). */
-	if (program_of(p, domid, 0, &pid, &fd, err, errlen) != 0) {
+	if (sim_program_of(p, domid, 0, &pid, &fd, err, errlen) != 0) {
 		int e = errno;
 		free(in);
 		errno = e;

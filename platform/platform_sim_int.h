@@ -36,5 +36,10 @@ int sim_inspect_ended(struct plat_inspect *in);
 int sim_inspect_ready(struct plat *p, uint32_t domid, char *err, size_t errlen);
 int sim_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_regs *out);
 long sim_inspect_read(struct plat_inspect *in, uint64_t cr3, uint64_t va, void *buf, size_t len);
+/* The domain's program: its pid and a pidfd (platform_sim_inspect.c) */
+int sim_program_of(struct plat *p, uint32_t domid, int rounds, pid_t *pid, int *fd, char *err, size_t errlen);
+
+/* platform_sim_maps.c: plat_domain_maps on xensim */
+char *sim_domain_maps(struct plat *p, uint32_t domid, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -5,10 +5,13 @@
  *  - a blocked vCPU is [idle]: nothing is read;
  *  - pc in Haskell code (its symbol is GHC's, and the program has GHC's
  *    RTS): pc, then the STG stack from rbp, which is Sp there;
- *  - pc anywhere else: frame pointers from rbp, then, for a GHC program,
- *    the STG stack from the current thread's saved Sp (the Haskell code
- *    that called into the RTS).  Never frame pointers in Haskell code:
- *    rbp is Sp there, and following it as a frame chain reads garbage.
+ *  - pc anywhere else: the call frame information of the code it runs
+ *    through (modules.h: PIEs, shared libraries, code built without
+ *    frame pointers), or frame pointers from rbp where pc is in no module
+ *    that has any; then, for a GHC program, the STG stack from the
+ *    current thread's saved Sp (the Haskell code that called into the
+ *    RTS).  Never frame pointers in Haskell code: rbp is Sp there, and
+ *    following it as a frame chain reads garbage.
  * Naming (the domain running again): every pc once (a cache by pc), a
  * frame per (kind, name, module, file, line), Haskell names decoded; an
  * address in the upper half is a PV guest kernel's, named from its
@@ -17,7 +20,7 @@
  * is in, under a [GC] root, so GC time never lands in the program's
  * stacks (Debian's RTS has no frame pointers: its C callers are guesses).
  *
- * May call: walk_fp.c, walk_ghc.c, ghc_names.c, symbols.c, kallsyms.c,
+ * May call: walk_fp.c, walk_ghc.c, ghc_names.c, ocaml_names.c, symbols.c, modules.c, kallsyms.c,
  * profile/samples/samples_stream.c (FRAME records), util/id_index,
  * ghc_rts.c, platform/ (platform.h), profile/samples/ (samples.h).
  */
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ocaml_names.h"
 #include "sample_stack.h"
 
 #define PC_CACHE_MAX (1u << 18) /* addresses named and remembered, at most */
@@ -38,14 +42,16 @@ static int is_haskell_pc(const struct be_stack_namer *nm, uint64_t pc)
 	return nm->ghc && nm->ghc->found && nm->syms && !be_symtab_in_c_function(nm->syms, pc, be_ghc_symbol_is_haskell);
 }
 
-/* Frame pointers from a GHC program's C code, up to the first return
- * address into Haskell code: past it, rbp is Sp (a signal handler, the
- * RTS entered from Haskell), which only the STG walk may follow. */
+/* C code's stack, by its call frame information or else by frame
+ * pointers; in a GHC program up to the first return address into Haskell
+ * code: past it, rbp is Sp (a signal handler, the RTS entered from
+ * Haskell), which only the STG walk may follow. */
 static void walk_c_part(struct be_walk_mem *m, const struct be_stack_namer *nm, const struct plat_vcpu_regs *r,
                         struct be_walk_out *w)
 {
 	uint32_t from = w->n;
-	be_walk_fp(m, r->rip, r->rbp, w);
+	if (!nm->mods || be_mods_unwind(nm->mods, m, r, w) == 0)
+		be_walk_fp(m, r->rip, r->rbp, w);
 	if (!nm->ghc || !nm->ghc->found)
 		return;
 	for (uint32_t i = from + 1; i < w->n; i++)
@@ -199,6 +205,21 @@ static uint32_t name_kernel_pc(struct be_stack_namer *nm, uint64_t pc, int is_re
 	return intern_frame(nm, &f, b);
 }
 
+/* An address in a module the maps name (a shared library; the program
+ * itself when no symbols were given), as a frame: its symbol (an OCaml
+ * one decoded), the module's file name, the line. */
+static uint32_t name_module_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
+{
+	struct be_mod_hit hit;
+	char decoded[512];
+	be_mods_lookup(nm->mods, pc, is_return, &hit);
+	struct samples_frame f = {SAMPLES_KIND_C, hit.start, hit.line, "[unknown]", (char *)(hit.module ? hit.module : ""),
+	                          (char *)(hit.file ? hit.file : "")};
+	if (hit.name)
+		f.name = be_ocaml_demangle(hit.name, decoded, sizeof(decoded)) ? decoded : (char *)hit.name;
+	return intern_frame(nm, &f, b);
+}
+
 /* What pc is called, as a frame. */
 static uint32_t name_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, struct samples_buf *b)
 {
@@ -208,6 +229,9 @@ static uint32_t name_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, s
 
 	if (pc >= KSYMS_KERNEL_BASE)
 		return name_kernel_pc(nm, pc, is_return, b);
+	uint64_t at = is_return ? pc - 1 : pc;
+	if (nm->mods && (!nm->syms || !be_mods_in_main(nm->mods, at)) && be_mods_has(nm->mods, at))
+		return name_module_pc(nm, pc, is_return, b);
 
 	if (nm->syms)
 		be_symtab_lookup(nm->syms, pc, is_return, &hit);
@@ -228,7 +252,7 @@ static uint32_t name_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, s
 			f = (struct samples_frame){SAMPLES_KIND_HASKELL, hit.start, 0, (char *)name,
 			                           (char *)module, ""};
 		} else {
-			f.name = (char *)hit.name;
+			f.name = be_ocaml_demangle(hit.name, decoded, sizeof(decoded)) ? decoded : (char *)hit.name;
 			f.module = nm->dso;
 		}
 	}

@@ -12,6 +12,7 @@
 
 #include "ghc_rts.h"
 #include "kallsyms.h"
+#include "modules.h"
 #include "platform/platform.h"
 #include "profile/samples/samples.h"
 #include "symbols.h"
@@ -29,6 +30,7 @@ struct be_stack_taken {
 struct be_stack_namer {
 	struct be_symtab *syms;    /* NULL: addresses only */
 	struct be_ksyms *ksyms;    /* a PV Linux guest kernel's symbols, or NULL */
+	struct be_mods *mods;      /* what the program has mapped (xensim), or NULL */
 	const struct be_ghc_rts *ghc;
 	char dso[128];          /* the program's file name, the module of C frames */
 	/* frames interned (ids 1..n, as written to the stream) */
@@ -44,7 +46,9 @@ struct be_stack_namer {
 
 /* Walks vCPU regs while paused.  The GHC walk applies only when the
  * program has GHC's RTS and pc is in Haskell code (Sp = rbp), or through
- * the saved Sp from the RTS's C code; frame pointers only elsewhere. */
+ * the saved Sp from the RTS's C code; elsewhere the call frame
+ * information of the modules mapped, and frame pointers where there is
+ * none. */
 void be_stack_take(struct be_walk_mem *m, const struct be_stack_namer *nm, const struct plat_vcpu_regs *r,
                 struct be_stack_taken *out);
 

@@ -37,9 +37,16 @@
  *     event loop).
  *  9. A sampler is freed only after the sampling thread has let it go
  *     (closed: its inspection closed, END emitted), under the pool's lock.
+ * 10. What the program has mapped (modules.h) is read by the opener, with
+ *     the symbols: the program and its interpreter are mapped by then, its
+ *     libraries perhaps not yet.  A tick whose walk meets an address in no
+ *     module reads the maps again, after the unpause and at most every
+ *     MAPS_EVERY_US, so that a guest jumping to wild addresses costs a
+ *     read of its maps four times a second, no more.  The sample of that
+ *     tick is named after the new read.
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
- * toolstack noted), sample_stack.c, symbols.c, kallsyms.c, ghc_rts.c,
+ * toolstack noted), sample_stack.c, symbols.c, modules.c, kallsyms.c, ghc_rts.c,
  * profile/samples/samples_stream.c, util/clock, platform/ (platform.h).
  */
 #include "config.h"
@@ -66,6 +73,7 @@
 #define PAUSE_RING 1024u
 #define MAX_VCPUS 64u /* sampled per tick; more are not (the log says so) */
 #define IDLE_TICKS_MAX 15u
+#define MAPS_EVERY_US 250000 /* invariant 10 */
 
 struct page_cache {
 	struct plat_inspect *in;
@@ -110,6 +118,7 @@ struct be_sampler {
 	 * ticks since found the domain idle without pausing it */
 	uint32_t online[MAX_VCPUS], nonline;
 	uint32_t idle_ticks;
+	int64_t maps_us;       /* when the mappings were last read (invariant 10) */
 };
 
 /* ---- guest memory, a page at a time (invariant 2) ------------------------------ */
@@ -194,6 +203,27 @@ static int emit_buf(struct be_sampler *s, struct samples_buf *b)
 	return 0;
 }
 
+/* The mappings read again after a tick whose walk met an address in no
+ * module (a library loaded since), at most every MAPS_EVERY_US. */
+static void refresh_mods(struct be_sampler *s, const struct be_stack_taken *taken, int n)
+{
+	int64_t now = clock_mono_us();
+	if (!s->nm.mods || now - s->maps_us < MAPS_EVERY_US)
+		return;
+	for (int i = 0; i < n; i++)
+		for (uint32_t k = 0; k < taken[i].w.n; k++)
+			if (taken[i].w.kind[k] == WALK_FRAME_C && !be_mods_has(s->nm.mods, taken[i].w.pc[k])) {
+				size_t len;
+				char why[256];
+				char *maps = plat_domain_maps(s->plat, s->o.domid, &len, why, sizeof(why));
+				s->maps_us = now;
+				if (maps)
+					be_mods_report_maps(s->nm.mods, maps, len, why, sizeof(why));
+				free(maps);
+				return;
+			}
+}
+
 /* One sample of every vCPU, named and emitted; -1 when the domain is gone. */
 static int tick(struct be_sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t *pause_us)
 {
@@ -225,6 +255,7 @@ static int tick(struct be_sampler *s, uint64_t t_ns, struct samples_buf *b, int6
 			return emit_buf(s, b);
 		}
 	}
+	refresh_mods(s, taken, n);
 	for (int i = 0; i < n; i++) {
 		int depth = be_stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);
 		if (depth <= 0 || samples_put_sample(b, t_ns, taken[i].vcpu, 1, ids, (uint32_t)depth,
@@ -526,6 +557,7 @@ static void free_sampler(struct be_sampler *s)
 {
 	if (s->nm.syms)
 		be_symtab_close(s->nm.syms);
+	be_mods_free(s->nm.mods);
 	be_stack_namer_free(&s->nm);
 	if (s->in)
 		plat_inspect_close(s->in);
@@ -566,20 +598,48 @@ static char *noted_symbols(struct be_sampler *s)
 	return v;
 }
 
-/* The symbols and, for a GHC program, where its RTS keeps things. */
+/* What the domain has mapped (invariant 10): its modules, when the
+ * platform tells them (xensim: the program's maps); 0, or -1 with a
+ * message.  Not told (Xen) is no error. */
+static int open_mods(struct be_sampler *s, char *err, size_t errlen)
+{
+	size_t len;
+	char why[256];
+	char *maps = plat_domain_maps(s->plat, s->o.domid, &len, why, sizeof(why));
+	s->maps_us = clock_mono_us();
+	if (!maps)
+		return errno == ENOTSUP ? 0 : (snprintf(err, errlen, "%s", why), -1);
+	int rc = (s->nm.mods = be_mods_new(err, errlen)) ? be_mods_report_maps(s->nm.mods, maps, len, err, errlen) : -1;
+	free(maps);
+	return rc;
+}
+
+/* The symbols and, for a GHC program, where its RTS keeps things: the
+ * ELF given, else the one the toolstack noted, else the program's own
+ * (the maps' first file). */
 static int open_symbols(struct be_sampler *s, char *err, size_t errlen)
 {
 	if (s->kernel_symbols && !(s->nm.ksyms = be_ksyms_open(s->kernel_symbols, err, errlen)))
 		return -1;
+	if (open_mods(s, err, errlen) != 0)
+		return -1;
+	const char *main_path = NULL;
+	uint64_t bias = 0;
+	int have_main = s->nm.mods && be_mods_main(s->nm.mods, &main_path, &bias) == 0;
 	int noted = 0;
-	if (!s->symbols && !(noted = 1, s->symbols = noted_symbols(s)))
+	if (!s->symbols && !(noted = 1, s->symbols = noted_symbols(s)) && have_main)
+		s->symbols = strdup(main_path);
+	if (!s->symbols)
 		return 0;
 	struct be_symtab *t = be_symtab_open(s->symbols, err, errlen);
 	if (!t && noted) {
 		/* The toolstack's kernel is a guess: a PV Linux guest's is a
-		 * bzImage, no ELF; the domain is sampled without it. */
+		 * bzImage, no ELF; the program's own may be stripped: the
+		 * domain is sampled without it. */
 		pthread_mutex_lock(&s->lock);
-		snprintf(s->st.note, sizeof(s->st.note), "%s (the config's kernel): addresses only", err);
+		snprintf(s->st.note, sizeof(s->st.note), "%s (%s): %s", err,
+		         have_main && !strcmp(s->symbols, main_path) ? "the program's own" : "the config's kernel",
+		         s->nm.mods ? "named by its modules' symbols" : "addresses only");
 		pthread_mutex_unlock(&s->lock);
 		free(s->symbols);
 		s->symbols = NULL;
@@ -587,6 +647,9 @@ static int open_symbols(struct be_sampler *s, char *err, size_t errlen)
 	}
 	if (!t)
 		return -1;
+	/* the program's load bias (a PIE's) when these are its symbols */
+	if (have_main && (!strcmp(s->symbols, main_path) || !strcmp(base_name(s->symbols), base_name(main_path))))
+		be_symtab_set_bias(t, bias);
 	s->nm.syms = t;
 	snprintf(s->nm.dso, sizeof(s->nm.dso), "%s", base_name(s->symbols));
 	if (be_ghc_rts_from_symbols(&s->ghc, be_symtab_addr_of, t, err, errlen) != 0)

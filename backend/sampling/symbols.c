@@ -45,7 +45,13 @@ struct be_symtab {
 	size_t names_len, names_cap;
 	char line_file[512];
 	uint64_t text_lo, text_hi;  /* the executable sections' span */
+	uint64_t bias;              /* where it was loaded less where it was linked */
 };
+
+void be_symtab_set_bias(struct be_symtab *t, uint64_t bias)
+{
+	t->bias = bias;
+}
 
 size_t be_symtab_count(const struct be_symtab *t)
 {
@@ -131,7 +137,11 @@ static int by_addr(const void *a, const void *b)
 	const struct sym *x = a, *y = b;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (int)y->global - (int)x->global; /* a global name first */
+	if (x->global != y->global)
+		return (int)y->global - (int)x->global; /* a global name first */
+	/* then a sized one: a function before a label at its address
+	 * (OCaml's camlM__code_begin at its first function) */
+	return (int)(y->size != 0) - (int)(x->size != 0);
 }
 
 static int read_symbols(struct be_symtab *t)
@@ -222,7 +232,7 @@ static long nearest(const struct be_symtab *t, uint64_t pc)
 	if (lo == 0)
 		return -1;
 	long i = (long)lo - 1;
-	/* Of several at one address, the first (a global name, by_addr). */
+	/* Of several at one address, the first (a global name, a sized one: by_addr). */
 	while (i > 0 && t->syms[i - 1].addr == t->syms[i].addr)
 		i--;
 	return i;
@@ -257,6 +267,7 @@ static long holder(const struct be_symtab *t, uint64_t at)
 
 int be_symtab_in_c_function(const struct be_symtab *t, uint64_t pc, int (*is_generated)(const char *))
 {
+	pc -= t->bias; /* below the bias: wraps past text_hi, not the program's */
 	long i = nearest(t, pc);
 	if (pc < t->text_lo || pc >= t->text_hi)
 		return 1; /* not the program's code: a shared library, the vDSO */
@@ -268,18 +279,18 @@ int be_symtab_in_c_function(const struct be_symtab *t, uint64_t pc, int (*is_gen
 
 const char *be_symtab_name_at(const struct be_symtab *t, uint64_t pc)
 {
-	long i = holder(t, pc);
+	long i = holder(t, pc - t->bias);
 	return i >= 0 ? t->names + t->syms[i].name : NULL;
 }
 
 void be_symtab_lookup(struct be_symtab *t, uint64_t pc, int is_return, struct be_sym_hit *out)
 {
 	*out = (struct be_sym_hit){0};
-	uint64_t at = is_return && pc > 0 ? pc - 1 : pc;
+	uint64_t at = (is_return && pc > 0 ? pc - 1 : pc) - t->bias;
 	long i = holder(t, at);
 	if (i >= 0) {
 		out->name = t->names + t->syms[i].name;
-		out->start = t->syms[i].addr;
+		out->start = t->syms[i].addr + t->bias;
 	}
 	find_line(t, at, out);
 }
@@ -289,7 +300,7 @@ int be_symtab_addr_of(void *ctx, const char *name, uint64_t *addr)
 	struct be_symtab *t = ctx;
 	for (size_t i = 0; i < t->n; i++)
 		if (strcmp(t->names + t->syms[i].name, name) == 0) {
-			*addr = t->syms[i].addr;
+			*addr = t->syms[i].addr + t->bias;
 			return 0;
 		}
 	/* Not in an executable section: data symbols such as MainCapability. */
@@ -305,7 +316,7 @@ int be_symtab_addr_of(void *ctx, const char *name, uint64_t *addr)
 			const char *n;
 			if (gelf_getsym(data, (int)k, &s) && s.st_shndx != SHN_UNDEF &&
 			    (n = elf_strptr(t->elf, sh.sh_link, s.st_name)) && strcmp(n, name) == 0) {
-				*addr = s.st_value;
+				*addr = s.st_value + t->bias;
 				return 0;
 			}
 		}

@@ -17,6 +17,10 @@ struct be_symtab;
 /* Opens path; NULL with a message (no such file, not an ELF, no symbols). */
 struct be_symtab *be_symtab_open(const char *path, char *err, size_t errlen);
 void be_symtab_close(struct be_symtab *t);
+/* Where the program was loaded less where it was linked (a PIE's load
+ * address; 0, the default, for a program linked at fixed addresses):
+ * every address given or returned from then on is the loaded one. */
+void be_symtab_set_bias(struct be_symtab *t, uint64_t bias);
 /* The symbols held (for the log). */
 size_t be_symtab_count(const struct be_symtab *t);
 
