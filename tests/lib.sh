@@ -104,6 +104,15 @@ guest_cfg() {
 		"disk = [ 'vdev=xvdp1, backendtype=profsvc', 'vdev=xvdp2, backendtype=profsvc' ]" >"$T/g.cfg"
 }
 
+# (the sampling suites' folded-stack figures)
+# share FOLDED PATTERN: the percentage of samples whose stack matches
+share() {
+	awk -v pat="$2" '{ n = $NF; total += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ pat) hit += n }
+	                 END { printf "%.1f\n", total ? 100 * hit / total : 0 }' "$1"
+}
+# at_least A B: A >= B (decimals)
+at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
 fails=0
 pass=0
 ok()   { pass=$((pass + 1)); }

@@ -68,13 +68,6 @@ sample() {
 		{ fail "$name: sample: $(cat "$T/$name.err")"; return 1; }
 	grep -q "samples" "$T/$name.out" && ok || fail "$name: no summary: $(cat "$T/$name.out")"
 }
-# share FOLDED PATTERN: the percentage of samples whose stack matches
-share() {
-	awk -v pat="$2" '{ n = $NF; total += n; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ pat) hit += n }
-	                 END { printf "%.1f\n", total ? 100 * hit / total : 0 }' "$1"
-}
-# at_least A B: A >= B (decimals)
-at_least() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # of_two H C: H's percentage of H + C (a function's share of two)
 of_two() { awk -v h="$1" -v c="$2" 'BEGIN { printf "%.1f\n", (h + c > 0) ? 100 * h / (h + c) : 0 }'; }
 

@@ -11,9 +11,9 @@ set -u
 SRC=${TOP_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BLD=${TOP_BUILDDIR:-.}
 SECS=${FUZZ_SECONDS:-60}
-TARGETS=${*:-"fuzz_blkif fuzz_xs_values fuzz_xs_wire fuzz_status_block fuzz_profile fuzz_store_open fuzz_safe_text fuzz_heap fuzz_prof fuzz_web_args fuzz_mprof fuzz_xlcfg fuzz_intake fuzz_fleet_copy fuzz_units fuzz_walk_ghc fuzz_samples fuzz_pagetable fuzz_walk_fp fuzz_kallsyms fuzz_eventlog fuzz_read_request fuzz_read_reply"}
+TARGETS=${*:-"fuzz_blkif fuzz_xs_values fuzz_xs_wire fuzz_status_block fuzz_profile fuzz_store_open fuzz_safe_text fuzz_heap fuzz_prof fuzz_web_args fuzz_mprof fuzz_xlcfg fuzz_intake fuzz_fleet_copy fuzz_units fuzz_walk_ghc fuzz_samples fuzz_pagetable fuzz_walk_fp fuzz_walk_cfi fuzz_kallsyms fuzz_eventlog fuzz_read_request fuzz_read_reply"}
 declare -A MAXLEN=([fuzz_blkif]=20000 [fuzz_xs_values]=4096 [fuzz_xs_wire]=16384
-	[fuzz_status_block]=600 [fuzz_profile]=40000 [fuzz_store_open]=200000 [fuzz_safe_text]=4096 [fuzz_heap]=16384 [fuzz_prof]=16384 [fuzz_mprof]=20000 [fuzz_xlcfg]=8192 [fuzz_intake]=65536 [fuzz_fleet_copy]=8192 [fuzz_units]=64 [fuzz_walk_ghc]=16384 [fuzz_samples]=20000 [fuzz_pagetable]=1024 [fuzz_walk_fp]=8192 [fuzz_kallsyms]=65536 [fuzz_eventlog]=65536 [fuzz_read_request]=4200 [fuzz_read_reply]=600000)
+	[fuzz_status_block]=600 [fuzz_profile]=40000 [fuzz_store_open]=200000 [fuzz_safe_text]=4096 [fuzz_heap]=16384 [fuzz_prof]=16384 [fuzz_mprof]=20000 [fuzz_xlcfg]=8192 [fuzz_intake]=65536 [fuzz_fleet_copy]=8192 [fuzz_units]=64 [fuzz_walk_ghc]=16384 [fuzz_samples]=20000 [fuzz_pagetable]=1024 [fuzz_walk_fp]=8192 [fuzz_walk_cfi]=8192 [fuzz_kallsyms]=65536 [fuzz_eventlog]=65536 [fuzz_read_request]=4200 [fuzz_read_reply]=600000)
 JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 mkdir -p "$BLD/tests/fuzz/crashes"
 # fuzz_one TARGET: runs it; its verdict line(s) into TARGET.result, exit 0 if it passed

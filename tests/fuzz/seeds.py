@@ -224,6 +224,11 @@ put("fuzz_walk_fp", "chain", struct.pack("<HHB", 0, 4000, 0) + fp_chain(20))
 put("fuzz_walk_fp", "loop", struct.pack("<HHB", 0, 4000, 0) + fp_chain(8, loop=True))
 put("fuzz_walk_fp", "short-reads", struct.pack("<HHB", 0, 64, 1) + fp_chain(40))
 
+# ---- fuzz_walk_cfi: [pc u8][pc offset u16][sp offset u16][budget u16][flags] + a stack
+put("fuzz_walk_cfi", "entry", struct.pack("<BHHHB", 0, 0, 64, 4000, 0) + fp_chain(20))
+put("fuzz_walk_cfi", "libc", struct.pack("<BHHHB", 2, 0, 0, 4000, 0) + fp_chain(20))
+put("fuzz_walk_cfi", "short-reads", struct.pack("<BHHHB", 5, 17, 8, 64, 1) + fp_chain(40))
+
 # ---- fuzz_kallsyms: a System.map or /proc/kallsyms copy -----------------------
 put("fuzz_kallsyms", "system-map", b"".join(b"%016x %s %s\n" % (a, t, n) for a, t, n in [
     (0xffffffff81000000, b"T", b"_stext"), (0xffffffff81000000, b"T", b"startup_64"),

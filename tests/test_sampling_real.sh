@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# test_sampling_real.sh - black-box stack sampling on xensim of programs
+# built the way Debian builds them, against Debian's perf on the same
+# binaries.  Each program runs as a domain (xensim create --exec), sampled
+# from dom0 by profile-backend sample WITHOUT --symbols: the backend finds
+# the program's own ELF and its libraries from the program's mappings, at
+# the bias each was loaded at, and walks its stacks through their DWARF
+# CFI; the same binary runs natively under perf record --call-graph=dwarf,
+# whose stacks the test folds itself ($T/NAME.perf.folded):
+#  - a C program built with gcc -O2 -g -pie -fPIE (tests/sampling/debian.c:
+#    position-independent, no frame pointers) whose comparison function
+#    libc's qsort calls back: the leaf shares of crunch and by_key within
+#    5 points of perf's; main;rounds;crunch whole (libc's start frames may
+#    sit above main); libc's qsort between rounds;sort_some and by_key;
+#  - an OCaml native program (ocamlopt -g, tests/sampling/hot_ml.ml): its
+#    names demangled (camlHot_ml__crunch_NNN as Hot_ml.crunch), the leaf
+#    shares of Hot_ml.crunch and Hot_ml.cool within 5 points of perf's,
+#    Hot_ml.rounds above each;
+#  - in both, at most 5% of the samples with an [unknown] frame, where
+#    perf names every frame (libc's static functions, msort_with_tmp and
+#    __libc_start_call_main, have names only in libc6-dbg's debug file:
+#    without it perf's stacks have [unknown] frames too, and the check is
+#    skipped, saying so).
+# Needs gcc; the OCaml part needs ocamlopt, the perf comparison perf
+# (each skipped without it, except under CI=true, where all must be there).
+set -uo pipefail
+. "${TOP_SRCDIR:-.}/tests/lib.sh"
+alone_among_timed
+with_xensim
+keep_at_exit '"$T"/*.folded' '"$T"/*.out' '"$T"/*.err'
+need gcc || exit 77
+
+gcc -O2 -g -pie -fPIE -o "$T/debian" "$S/tests/sampling/debian.c" || { echo "cannot build debian.c"; exit 99; }
+ml=no
+if need ocamlopt; then
+	# (built in T: ocamlopt writes its .cmi, .cmx and .o beside the source)
+	mkdir -p "$T/ml" && cp "$S/tests/sampling/hot_ml.ml" "$T/ml/" &&
+		(cd "$T/ml" && ocamlopt -g -o hot_ml hot_ml.ml) || { echo "cannot build hot_ml.ml"; exit 99; }
+	ml=yes
+fi
+
+# within5 A B: A and B at most 5 points apart
+within5() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(a != "" && b != "" && d <= 5 && d >= -5) }'; }
+# part A B: A as a percentage of B
+part() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f\n", (b > 0) ? 100 * a / b : 0 }'; }
+# top FOLDED: its five biggest stacks, for a failure's message
+top() { sort -t' ' -k2 -nr "$1" | head -5 | tr '\n' '|'; }
+
+# The patterns the checks use (awk EREs on a folded stack, root first).
+C_CRUNCH='(^|;)crunch$'
+C_BY_KEY='(^|;)by_key$'
+C_CRUNCH_CHAIN='(^|;)main;rounds;crunch$'
+# qsort calls qsort_r (a tail call: perf shows qsort_r, as __GI___qsort_r
+# with libc6-dbg), which sorts through msort_with_tmp's recursion; a frame
+# naming qsort right under sort_some, any frames between it and by_key
+C_SORT_CHAIN='(^|;)main;rounds;sort_some;[^;]*qsort[^;]*(;[^;]+)*;by_key$'
+ML_CRUNCH='(^|;)Hot_ml[.]crunch$'
+ML_COOL='(^|;)Hot_ml[.]cool$'
+ML_CRUNCH_CHAIN='(^|;)Hot_ml[.]rounds;Hot_ml[.]crunch$'
+ML_COOL_CHAIN='(^|;)Hot_ml[.]rounds;Hot_ml[.]cool$'
+UNKNOWN='(^|;)\[unknown\](;|$)'
+
+# ---- the programs natively under perf ---------------------------------------------
+# fold_perf: perf script's text (comm,tid,ip,sym,dso, --no-inline
+# --no-demangle) as folded stacks, root first, one line a distinct stack:
+# a frame by its symbol's name (the version of a library's symbol,
+# __libc_start_main@@GLIBC_2.34, left off; perf's inlined frames left out,
+# as the sampler names a frame by the symbol its address is in), OCaml's
+# names demangled by the sampler's rule (camlHot_ml__crunch_81 as
+# Hot_ml.crunch: caml dropped, __ as ., $XX the byte XX, the trailing
+# stamp dropped), perf's [unknown] kept, the kernel's frames dropped (the
+# sampler sees a program's own stack only)
+fold_perf() {
+	awk '
+	function demangle(s,   out, h) {
+		sub(/@.*/, "", s)
+		if (s !~ /^caml[A-Z]/) return s
+		s = substr(s, 5); sub(/_[0-9]+$/, "", s); gsub(/__/, ".", s)
+		out = ""
+		while (match(s, /\$[0-9a-fA-F][0-9a-fA-F]/)) {
+			h = tolower(substr(s, RSTART + 1, 2))
+			out = out substr(s, 1, RSTART - 1) sprintf("%c", 16 * (index("0123456789abcdef", substr(h, 1, 1)) - 1) + index("0123456789abcdef", substr(h, 2, 1)) - 1)
+			s = substr(s, RSTART + 3)
+		}
+		return out s
+	}
+	function flush(   i, st) {
+		if (n) { st = f[n]; for (i = n - 1; i >= 1; i--) st = st ";" f[i]; count[st]++ }
+		n = 0
+	}
+	/^[ \t]+[0-9a-f]+ / {
+		if ($NF ~ /kernel\.kallsyms/) next
+		sym = $2; for (i = 3; i < NF; i++) sym = sym " " $i
+		f[++n] = demangle(sym); next
+	}
+	{ flush() } # a sample header, or the blank line after its frames
+	END { flush(); for (st in count) print st, count[st] }' | sort
+}
+# perf_fold NAME PROGRAM ARGS...: the program run natively under perf
+# record (DWARF unwinding, 999 Hz), folded into $T/NAME.perf.folded
+perf_fold() {
+	local name=$1
+	shift
+	perf record -q --call-graph=dwarf -F 999 -o "$T/$name.perf.data" "$@" >/dev/null 2>"$T/$name.perf.err" &&
+		perf script -i "$T/$name.perf.data" --no-inline --no-demangle -F comm,tid,ip,sym,dso 2>>"$T/$name.perf.err" |
+		fold_perf >"$T/$name.perf.folded" && [ -s "$T/$name.perf.folded" ]
+	local rc=$?
+	rm -f "$T/$name.perf.data" # (3 s of 8 KiB stack copies at 999 Hz: 25 MB)
+	return $rc
+}
+perf=no
+if need perf; then
+	if perf_fold debian "$T/debian" 3 && { [ $ml = no ] || perf_fold hotml "$T/ml/hot_ml" 3; }; then
+		perf=yes
+	elif [ -n "${CI:-}" ]; then
+		fail "perf record failed: $(cat "$T"/*.perf.err)"
+	else
+		echo "test_sampling_real: perf record failed, the comparison with perf skipped: $(cat "$T"/*.perf.err | head -3)"
+	fi
+fi
+# pf NAME PATTERN: perf's share (- without perf)
+pf() { if [ $perf = yes ]; then share "$T/$1.perf.folded" "$2"; else echo -; fi; }
+if [ $perf = yes ]; then
+	# the programs' profiles as they were written (perf's own figures:
+	# crunch 68.5%, by_key 26.9%, Hot_ml.crunch 70.0%, Hot_ml.cool 30.0%,
+	# every stack whole and named, with libc6-dbg)
+	at_least "$(pf debian "$C_CRUNCH_CHAIN")" 60 && at_least "$(pf debian "$C_SORT_CHAIN")" 15 && ok ||
+		fail "perf: debian.c's profile is not what it was written for: main;rounds;crunch $(pf debian "$C_CRUNCH_CHAIN")%, qsort..by_key $(pf debian "$C_SORT_CHAIN")%: $(top "$T/debian.perf.folded")"
+	if [ $ml = yes ]; then
+		at_least "$(pf hotml "$ML_CRUNCH_CHAIN")" 55 && at_least "$(pf hotml "$ML_COOL_CHAIN")" 15 && ok ||
+			fail "perf: hot_ml.ml's profile is not what it was written for: rounds;crunch $(pf hotml "$ML_CRUNCH_CHAIN")%, rounds;cool $(pf hotml "$ML_COOL_CHAIN")%: $(top "$T/hotml.perf.folded")"
+	fi
+fi
+
+# ---- the same binaries as domains, sampled without --symbols ------------------------
+start_xensim
+start_backend
+run_of() { "$PROFDB" query runs --name "$1" --json | grep -o '"run_id":[0-9]*' | tail -1 | cut -d: -f2; }
+# sample_real NAME PROGRAM ARGS...: the program as a domain, sampled at
+# 499 Hz until it ends with no --symbols; its summary in $T/NAME.out, its
+# samples folded in $T/NAME.folded
+sample_real() {
+	local name=$1 dom r
+	shift
+	dom=$("$XS" create --dir "$XENSIM_DIR" --name "$name" --console "$T/$name.console" --exec "$@") ||
+		{ fail "$name: xensim create --exec"; return 1; }
+	timeout $((120 * SLOW)) "$BACKEND" sample "$dom" --hz 499 >"$T/$name.out" 2>"$T/$name.err" ||
+		{ fail "$name: sample: $(cat "$T/$name.err")"; return 1; }
+	grep -q "samples" "$T/$name.out" && ok || fail "$name: no summary: $(cat "$T/$name.out")"
+	r=$(run_of "$name")
+	"$PROFDB" export "$r" --folded "$T/$name.folded" 2>"$T/$name.export.err" && [ -s "$T/$name.folded" ] && ok ||
+		{ fail "$name: export --folded of run '$r': $(cat "$T/$name.export.err")"; return 1; }
+}
+# unknown_check LABEL NAME: at most 5% of NAME's samples with an [unknown]
+# frame, where perf names every frame of (nearly) every sample (1%: a
+# sample or two caught where perf cannot unwind); skipped, saying why,
+# where it does not or without perf
+unknown_check() {
+	local p o
+	p=$(pf "$2" "$UNKNOWN")
+	o=$(share "$T/$2.folded" "$UNKNOWN")
+	if [ "$p" = - ]; then
+		echo "test_sampling_real: $1: [unknown] frames in $o% of the samples; not checked without perf"
+	elif at_least 1 "$p"; then
+		at_least 5 "$o" && ok ||
+			fail "$1: $o% of the samples have an [unknown] frame (perf: $p%): $(grep -F '[unknown]' "$T/$2.folded" | sort -t' ' -k2 -nr | head -3 | tr '\n' '|')"
+	else
+		echo "test_sampling_real: $1: perf itself leaves [unknown] frames in $p% of its samples (libc6-dbg missing?); ours $o%, not checked"
+	fi
+}
+
+# ---- the C program: -O2 -g -pie, no frame pointers, a callback from libc --------------
+if sample_real debian "$T/debian" 3; then
+	F="$T/debian.folded"
+	o_crunch=$(share "$F" "$C_CRUNCH") o_by_key=$(share "$F" "$C_BY_KEY")
+	p_crunch=$(pf debian "$C_CRUNCH") p_by_key=$(pf debian "$C_BY_KEY")
+	if [ $perf = yes ]; then
+		within5 "$o_crunch" "$p_crunch" && within5 "$o_by_key" "$p_by_key" && ok ||
+			fail "C: leaf shares: crunch perf $p_crunch%, ours $o_crunch%; by_key perf $p_by_key%, ours $o_by_key%: $(top "$F")"
+	fi
+	chain=$(share "$F" "$C_CRUNCH_CHAIN")
+	at_least "$chain" 60 && ok ||
+		fail "C: main;rounds;crunch holds $chain% of the samples (perf $(pf debian "$C_CRUNCH_CHAIN")%), expected most: $(top "$F")"
+	sorted=$(share "$F" "$C_SORT_CHAIN")
+	sorted_of=$(part "$sorted" "$o_by_key")
+	at_least "$o_by_key" 10 && at_least "$sorted_of" 80 && ok ||
+		fail "C: by_key under main;rounds;sort_some;qsort... in $sorted_of% of its $o_by_key% (perf $(pf debian "$C_SORT_CHAIN")% of $p_by_key%): $(grep 'by_key [0-9]*$' "$F" | sort -t' ' -k2 -nr | head -3 | tr '\n' '|')"
+	unknown_check C debian
+	echo "test_sampling_real: C -O2 -pie: leaf crunch perf $p_crunch% ours $o_crunch%, by_key perf $p_by_key% ours $o_by_key%;" \
+		"main;rounds;crunch perf $(pf debian "$C_CRUNCH_CHAIN")% ours $chain%, by_key under sort_some;qsort perf $(pf debian "$C_SORT_CHAIN")% ours $sorted%;" \
+		"[unknown] perf $(pf debian "$UNKNOWN")% ours $(share "$F" "$UNKNOWN")%"
+fi
+
+# ---- the OCaml program: ocamlopt -g ---------------------------------------------------
+if [ $ml = yes ] && sample_real hotml "$T/ml/hot_ml" 3; then
+	F="$T/hotml.folded"
+	o_crunch=$(share "$F" "$ML_CRUNCH") o_cool=$(share "$F" "$ML_COOL")
+	p_crunch=$(pf hotml "$ML_CRUNCH") p_cool=$(pf hotml "$ML_COOL")
+	if [ $perf = yes ]; then
+		within5 "$o_crunch" "$p_crunch" && within5 "$o_cool" "$p_cool" && ok ||
+			fail "OCaml: leaf shares: Hot_ml.crunch perf $p_crunch%, ours $o_crunch%; Hot_ml.cool perf $p_cool%, ours $o_cool%: $(top "$F")"
+	fi
+	chain=$(share "$F" "$ML_CRUNCH_CHAIN") cool_chain=$(share "$F" "$ML_COOL_CHAIN")
+	at_least "$chain" 50 && at_least "$cool_chain" 15 && ok ||
+		fail "OCaml: Hot_ml.rounds;Hot_ml.crunch holds $chain% of the samples (perf $(pf hotml "$ML_CRUNCH_CHAIN")%), Hot_ml.rounds;Hot_ml.cool $cool_chain% (perf $(pf hotml "$ML_COOL_CHAIN")%): $(top "$F")"
+	unknown_check OCaml hotml
+	echo "test_sampling_real: OCaml: leaf Hot_ml.crunch perf $p_crunch% ours $o_crunch%, Hot_ml.cool perf $p_cool% ours $o_cool%;" \
+		"rounds;crunch perf $(pf hotml "$ML_CRUNCH_CHAIN")% ours $chain%; [unknown] perf $(pf hotml "$UNKNOWN")% ours $(share "$F" "$UNKNOWN")%"
+fi
+finish test_sampling_real
