@@ -175,6 +175,8 @@ struct plat_vcpu_regs {
 	uint64_t rip, rsp, rbp, rax, rbx, rcx, rdx, rsi, rdi;
 	uint64_t r8, r9, r10, r11, r12, r13, r14, r15, rflags;
 	uint64_t cr3;       /* the page table it runs on (0 on sim: no translation) */
+	uint64_t cpu_ns;    /* the time it has run so far, in ns (Xen: the vCPU's
+	                       cpu_time; sim: its thread's schedstat); 0: unknown */
 	uint8_t online;     /* 0: the vCPU is down (no other field holds) */
 	uint8_t blocked;    /* 1: idle, waiting for an event (Xen: blocked;
 	                       sim: a thread inside a blocking system call) */

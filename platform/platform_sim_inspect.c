@@ -105,6 +105,7 @@ struct sim_thread {
 	uint8_t zombie;     /* a leader that exited before its other threads */
 	int sig;            /* delivered at the resume */
 	int stat_fd;        /* its /proc/PID/task/TID/stat, or -1 */
+	int sched_fd;       /* its /proc/PID/task/TID/schedstat, or -1 */
 	struct user_regs_struct held; /* listening: its registers */
 };
 
@@ -143,7 +144,7 @@ static int thread_add(struct sim_inspect *in, pid_t tid)
 {
 	if (in->n >= SIM_MAX_VCPUS)
 		return -1; /* more threads than vCPUs: this one runs unseen (never paused) */
-	in->t[in->n] = (struct sim_thread){.tid = tid, .stat_fd = -1};
+	in->t[in->n] = (struct sim_thread){.tid = tid, .stat_fd = -1, .sched_fd = -1};
 	return (int)in->n++;
 }
 
@@ -151,6 +152,8 @@ static void thread_remove(struct sim_inspect *in, uint32_t i)
 {
 	if (in->t[i].stat_fd >= 0)
 		close(in->t[i].stat_fd);
+	if (in->t[i].sched_fd >= 0)
+		close(in->t[i].sched_fd);
 	memmove(&in->t[i], &in->t[i + 1], (size_t)(in->n - i - 1) * sizeof(in->t[0]));
 	in->n--;
 }
@@ -483,9 +486,12 @@ void sim_inspect_close(struct plat_inspect *b)
 			if (in->t[i].stopped)
 				ptrace(PTRACE_DETACH, in->t[i].tid, 0, in->t[i].group_stop ? 0 : in->t[i].sig);
 	sim_wake_chld_pass(0);
-	for (uint32_t i = 0; i < in->n; i++)
+	for (uint32_t i = 0; i < in->n; i++) {
 		if (in->t[i].stat_fd >= 0)
 			close(in->t[i].stat_fd);
+		if (in->t[i].sched_fd >= 0)
+			close(in->t[i].sched_fd);
+	}
 	if (in->timer_ok)
 		timer_delete(in->timer);
 	if (in->memfd >= 0)
@@ -721,6 +727,22 @@ static int in_blocking_call(const struct user_regs_struct *r)
 	return (long)r->orig_rax >= 0 && ((rax <= -512 && rax >= -516) || rax == -EINTR);
 }
 
+/* The CPU time a thread has run, in ns (its schedstat's first field, as
+ * Xen's vCPU cpu_time); 0 when it cannot be read. */
+static uint64_t thread_cpu_ns(struct sim_thread *t, pid_t pid)
+{
+	char buf[96];
+	if (t->sched_fd < 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/task/%d/schedstat", (int)pid, (int)t->tid);
+		t->sched_fd = open(buf, O_RDONLY | O_CLOEXEC);
+	}
+	ssize_t n = t->sched_fd >= 0 ? pread(t->sched_fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return strtoull(buf, NULL, 10);
+}
+
 int sim_inspect_regs(struct plat_inspect *b, uint32_t vcpu, struct plat_vcpu_regs *out)
 {
 	struct sim_inspect *in = (struct sim_inspect *)b;
@@ -731,7 +753,7 @@ int sim_inspect_regs(struct plat_inspect *b, uint32_t vcpu, struct plat_vcpu_reg
 		return -1;
 	}
 	memset(out, 0, sizeof(*out));
-	const struct sim_thread *t = &in->t[vcpu];
+	struct sim_thread *t = &in->t[vcpu];
 	if (t->listening)
 		r = t->held; /* stopped by SIGSTOP & co.: as it stopped */
 	else if (!t->stopped || ptrace(PTRACE_GETREGS, t->tid, 0, &r) != 0)
@@ -741,6 +763,7 @@ int sim_inspect_regs(struct plat_inspect *b, uint32_t vcpu, struct plat_vcpu_reg
 		.rdx = r.rdx, .rsi = r.rsi, .rdi = r.rdi, .r8 = r.r8, .r9 = r.r9, .r10 = r.r10,
 		.r11 = r.r11, .r12 = r.r12, .r13 = r.r13, .r14 = r.r14, .r15 = r.r15, .rflags = r.eflags,
 		.online = 1, .blocked = (uint8_t)(t->listening || in_blocking_call(&r)), .width = 8,
+		.cpu_ns = thread_cpu_ns(t, in->pid),
 	};
 	return 0;
 }

@@ -396,6 +396,7 @@ int xen_inspect_regs(struct plat_inspect *in, uint32_t vcpu, struct plat_vcpu_re
 		return -1;
 	}
 	xi_fill_regs(&ctx.x64, out);
+	out->cpu_ns = info.cpu_time;
 	return 0;
 }
 

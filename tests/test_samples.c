@@ -6,7 +6,8 @@
  * in a name) refused with a message naming them and with memory bounded;
  * two segments' frames merged; folded stacks exact on a small case; a
  * backslash stays one in folded and speedscope output; the time profile's
- * top function is the most-sampled leaf; pprof's bytes inflate.
+ * top function is the most-sampled leaf; a sample's CPU time (TIME) weighs
+ * it in the time profile and perf script's periods; pprof's bytes inflate.
  */
 #include "config.h"
 
@@ -459,6 +460,62 @@ static void test_time_profile(void)
 	samples_buf_free(&b);
 }
 
+/* TIME records: the next SAMPLE stands for their time (its vCPU's CPU
+ * time), the time profile weighs by it in microseconds, perf script's
+ * period is it; a SAMPLE without one stands for 1/hz; a TIME the wrong
+ * size is refused; one not followed by a SAMPLE is dropped by the next. */
+static void test_cpu_time(void)
+{
+	struct samples_buf b = {0};
+	struct samples_frame fr[] = {frame(SAMPLES_KIND_C, "a", "m", "", 0, 0x100),
+	                             frame(SAMPLES_KIND_C, "b", "m", "", 0, 0x200)};
+	uint32_t a[] = {1}, bb[] = {2};
+	REQUIRE(samples_put_begin(&b, 1000, 0, 1, "prog") == 0, "begin");
+	REQUIRE(samples_put_frame(&b, 1, &fr[0]) == 0 && samples_put_frame(&b, 2, &fr[1]) == 0, "frames");
+	/* a: 3 samples of 1 ms of CPU each; b: 3 samples of 0.25 ms (a host
+	 * that ran it a quarter of the time); a last one of b told nothing */
+	for (int i = 0; i < 3; i++) {
+		REQUIRE(samples_put_time(&b, 1000000) == 0 && samples_put_sample(&b, 1000000u * (uint32_t)i, 0, 1, a, 1, 0) == 0, "a");
+		REQUIRE(samples_put_time(&b, 250000) == 0 && samples_put_sample(&b, 1000000u * (uint32_t)i, 0, 1, bb, 1, 0) == 0, "b");
+	}
+	REQUIRE(samples_put_time(&b, 5) == 0, "a TIME no SAMPLE follows");
+	REQUIRE(samples_put_time(&b, 7) == 0 && samples_put_sample(&b, 9000000, 0, 1, bb, 1, 0) == 0, "b told 7 ns");
+	REQUIRE(samples_put_sample(&b, 9500000, 0, 1, bb, 1, 0) == 0, "b untold");
+	struct samples_profile p;
+	REQUIRE(parse(&p, b.data, b.len, 1) == 0, "%s", samples_error(&p));
+	REQUIRE(p.nsamples == 8, "%zu samples", p.nsamples);
+	CHECK(p.samples[0].ns == 1000000 && p.samples[0].cpu_time && p.samples[1].ns == 250000, "told: %llu %llu",
+	      (unsigned long long)p.samples[0].ns, (unsigned long long)p.samples[1].ns);
+	CHECK(p.samples[6].ns == 7 && p.samples[7].ns == 1000000 && !p.samples[7].cpu_time,
+	      "the last two: %llu, %llu (1/hz)", (unsigned long long)p.samples[6].ns, (unsigned long long)p.samples[7].ns);
+	struct time_profile tp;
+	REQUIRE(samples_to_time_profile(&p, &tp) == 0, "%s", tp_error(&tp));
+	size_t n;
+	struct tp_row *rows = tp_rank(&tp, TP_BY_TIME, NULL, &n);
+	REQUIRE(rows && n == 2, "%zu cost centres", n);
+	/* a: 3000 us; b: 750 + 0 (7 ns) + 1000 us */
+	CHECK(tp.tick_us == 1 && tp.total_ticks == 4750 && !strcmp(tp.ccs[rows[0].cc].name, "a") && rows[0].ticks == 3000,
+	      "by CPU time: tick %g us, total %llu, top %s %llu", tp.tick_us, (unsigned long long)tp.total_ticks,
+	      tp.ccs[rows[0].cc].name, (unsigned long long)rows[0].ticks);
+	free(rows);
+	tp_free(&tp);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	REQUIRE(m, "open_memstream");
+	CHECK(samples_write_perf_script(m, &p, NULL) == 0, "perf script");
+	fclose(m);
+	CHECK(strstr(buf, ": 250000 cpu-clock:\n") && strstr(buf, ": 7 cpu-clock:\n"), "perf script's periods:\n%.400s", buf);
+	free(buf);
+	samples_free(&p);
+	b.len = 0;
+	REQUIRE(samples_put_begin(&b, 1000, 0, 1, "prog") == 0, "begin");
+	put_head(&b, SAMPLES_REC_TIME, 4);
+	put_raw(&b, "\1\2\3\4", 4);
+	refused("a TIME of 4 bytes", &b, "a TIME record shorter than its fields");
+	samples_buf_free(&b);
+}
+
 /* pprof: a gzip member holding the sample types' strings and the names. */
 static void test_pprof(void)
 {
@@ -501,6 +558,7 @@ int main(void)
 	test_segments();
 	test_folded_and_names();
 	test_time_profile();
+	test_cpu_time();
 	test_pprof();
 	return tu_finish("test_samples");
 }

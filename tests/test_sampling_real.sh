@@ -16,6 +16,10 @@
 #    names demangled (camlHot_ml__crunch_NNN as Hot_ml.crunch), the leaf
 #    shares of Hot_ml.crunch and Hot_ml.cool within 5 points of perf's,
 #    Hot_ml.rounds above each;
+#  - a program whose host takes half of one phase's time (tests/sampling/
+#    contend.c, a rival on its CPU): its samples come at wall-clock ticks,
+#    but the time they stand for is the vCPU's CPU time since the last
+#    (perf script's periods): half and half, as perf's cpu-clock says;
 #  - in both, at most 5% of the samples with an [unknown] frame, where
 #    perf names every frame (libc's static functions, msort_with_tmp and
 #    __libc_start_call_main, have names only in libc6-dbg's debug file:
@@ -206,5 +210,43 @@ if [ $ml = yes ] && sample_real hotml "$T/ml/hot_ml" 3; then
 	unknown_check OCaml hotml
 	echo "test_sampling_real: OCaml: leaf Hot_ml.crunch perf $p_crunch% ours $o_crunch%, Hot_ml.cool perf $p_cool% ours $o_cool%;" \
 		"rounds;crunch perf $(pf hotml "$ML_CRUNCH_CHAIN")% ours $chain%; [unknown] perf $(pf hotml "$UNKNOWN")% ours $(share "$F" "$UNKNOWN")%"
+fi
+# ---- CPU time, not wall time: a phase the host takes half of ----------------------------
+# contend.c's two phases do the same work; a rival on the program's CPU
+# runs during phase_b, which so takes about twice the wall time.  The
+# samples are taken at wall-clock ticks (about two thirds in phase_b),
+# but each counts for the CPU time its vCPU ran since the last one, so
+# the profile's time (perf script's periods, what top and flame weigh
+# by) splits as perf's cpu-clock does: half and half.
+gcc -O2 -g -pie -fPIE -o "$T/contend" "$S/tests/sampling/contend.c" || { echo "cannot build contend.c"; exit 99; }
+# time_share PERFSCRIPT PATTERN: the percentage of the periods of the
+# samples one of whose frames' names matches
+time_share() {
+	awk -v pat="$2" '/^[^\t].*cpu-clock:$/ { if (n) tot += per; per = $(NF - 1); n = 1; hit = 0; next }
+	                 /^\t/ { if (!hit && $2 ~ pat) { hit = 1; got += per } }
+	                 END { if (n) tot += per; printf "%.1f\n", tot ? 100 * got / tot : 0 }' "$1"
+}
+if sample_real contend "$T/contend" 3; then
+	r=$(run_of contend)
+	"$PROFDB" export "$r" --perf-script "$T/contend.perf" 2>"$T/err" && ok || fail "contend: export --perf-script: $(cat "$T/err")"
+	t_a=$(time_share "$T/contend.perf" '^phase_a[+]') t_b=$(time_share "$T/contend.perf" '^phase_b[+]')
+	w_a=$(share "$T/contend.folded" '(^|;)phase_a(;|$)') w_b=$(share "$T/contend.folded" '(^|;)phase_b(;|$)')
+	cpu_b=$(part "$t_b" "$(awk -v a="$t_a" -v b="$t_b" 'BEGIN { print a + b }')")
+	wall_b=$(part "$w_b" "$(awk -v a="$w_a" -v b="$w_b" 'BEGIN { print a + b }')")
+	p_b=-
+	if [ $perf = yes ] && perf record -q -e cpu-clock -F 999 --no-inherit --call-graph=dwarf -o "$T/contend.perf.data" \
+		"$T/contend" 3 >/dev/null 2>"$T/contend.perf.err"; then
+		perf script -i "$T/contend.perf.data" --no-inline --no-demangle -F comm,tid,ip,sym,dso 2>/dev/null | fold_perf >"$T/contend.perf.folded"
+		rm -f "$T/contend.perf.data"
+		pa=$(share "$T/contend.perf.folded" '(^|;)phase_a(;|$)') pb=$(share "$T/contend.perf.folded" '(^|;)phase_b(;|$)')
+		p_b=$(part "$pb" "$(awk -v a="$pa" -v b="$pb" 'BEGIN { print a + b }')")
+		within5 "$p_b" 50 || fail "perf: contend.c's phase_b holds $p_b% of its two phases' CPU time, not half"
+	fi
+	# the wall-clock ticks do see the phase the host slowed (the check
+	# below could fail), and the time is the CPU's
+	at_least "$wall_b" 57 && ok || fail "contend: phase_b holds only $wall_b% of the samples: the rival did not slow it"
+	within5 "$cpu_b" 50 && { [ "$p_b" = - ] || within5 "$cpu_b" "$p_b"; } && ok ||
+		fail "contend: phase_b holds $cpu_b% of the two phases' time (perf $p_b%, samples $wall_b%): not CPU time"
+	echo "test_sampling_real: CPU time: phase_b holds $wall_b% of the wall-clock samples, $cpu_b% of the time they stand for (perf's cpu-clock $p_b%)"
 fi
 finish test_sampling_real

@@ -23,6 +23,7 @@
 struct be_stack_taken {
 	uint32_t vcpu;
 	int idle;               /* blocked: an [idle] sample */
+	uint64_t cpu_ns;        /* the vCPU's CPU time at the pause (0: unknown) */
 	struct be_walk_out w;      /* pcs, innermost first */
 };
 

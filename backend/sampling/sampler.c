@@ -44,6 +44,12 @@
  *     MAPS_EVERY_US, so that a guest jumping to wild addresses costs a
  *     read of its maps four times a second, no more.  The sample of that
  *     tick is named after the new read.
+ * 11. A sample counts for the time its vCPU ran since its last sample
+ *     (the platform's CPU time of the vCPU: Xen's cpu_time, a thread's
+ *     schedstat), capped by the wall time since then, as perf's cpu-clock
+ *     counts CPU time: a vCPU the host kept runnable but did not run is
+ *     not charged where it stood.  An [idle] sample counts the wall time
+ *     since the last.  Written as a TIME record before the SAMPLE.
  *
  * May call: the platform seam (and its libxenstore handle, for the ELF the
  * toolstack noted), sample_stack.c, symbols.c, modules.c, kallsyms.c, ghc_rts.c,
@@ -119,6 +125,8 @@ struct be_sampler {
 	uint32_t online[MAX_VCPUS], nonline;
 	uint32_t idle_ticks;
 	int64_t maps_us;       /* when the mappings were last read (invariant 10) */
+	/* invariant 11: each vCPU's last sample (time, CPU time) */
+	struct vcpu_clock { uint64_t t_ns, cpu_ns; } clock[MAX_VCPUS];
 };
 
 /* ---- guest memory, a page at a time (invariant 2) ------------------------------ */
@@ -186,6 +194,7 @@ static int take(struct be_sampler *s, struct be_stack_taken *taken, uint32_t max
 		struct be_walk_mem m = {cached_read, &s->cache, WALK_READS};
 		taken[n].vcpu = (uint32_t)v;
 		be_stack_take(&m, &s->nm, &r, &taken[n]);
+		taken[n].cpu_ns = r.cpu_ns;
 		s->online[n] = (uint32_t)v;
 		n++;
 	}
@@ -224,6 +233,31 @@ static void refresh_mods(struct be_sampler *s, const struct be_stack_taken *take
 			}
 }
 
+/* Invariant 11: the time a sample of t stands for, into *ns: 1 when
+ * told (a TIME record), 0 when the reader's default (1/hz) is all that
+ * can be said (a vCPU whose CPU time is not known). */
+static int sample_time(struct be_sampler *s, const struct be_stack_taken *t, uint64_t t_ns, uint64_t *ns)
+{
+	if (t->vcpu >= MAX_VCPUS)
+		return 0;
+	struct vcpu_clock *c = &s->clock[t->vcpu];
+	uint64_t period = 1000000000ull / (s->p.hz ? s->p.hz : 1);
+	uint64_t wall = c->t_ns && t_ns > c->t_ns ? t_ns - c->t_ns : period;
+	int told = 1;
+	if (t->idle)
+		*ns = wall;
+	else if (t->cpu_ns && c->cpu_ns && t->cpu_ns >= c->cpu_ns)
+		*ns = t->cpu_ns - c->cpu_ns < wall ? t->cpu_ns - c->cpu_ns : wall;
+	else if (t->cpu_ns)
+		*ns = period; /* its first: what it ran before is not this profile's */
+	else
+		told = 0;
+	c->t_ns = t_ns;
+	if (t->cpu_ns)
+		c->cpu_ns = t->cpu_ns;
+	return told;
+}
+
 /* One sample of every vCPU, named and emitted; -1 when the domain is gone. */
 static int tick(struct be_sampler *s, uint64_t t_ns, struct samples_buf *b, int64_t *pause_us)
 {
@@ -258,6 +292,9 @@ static int tick(struct be_sampler *s, uint64_t t_ns, struct samples_buf *b, int6
 	refresh_mods(s, taken, n);
 	for (int i = 0; i < n; i++) {
 		int depth = be_stack_name(&s->nm, &taken[i], b, ids, WALK_MAX_FRAMES + 2);
+		uint64_t ns;
+		if (depth > 0 && sample_time(s, &taken[i], t_ns, &ns) && samples_put_time(b, ns) != 0)
+			depth = -1;
 		if (depth <= 0 || samples_put_sample(b, t_ns, taken[i].vcpu, 1, ids, (uint32_t)depth,
 		                                     taken[i].w.stop) != 0) {
 			samples_put_lost(b, t_ns, 1, SAMPLES_LOST_STORE);

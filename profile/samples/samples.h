@@ -38,7 +38,14 @@
  *  LOST   (4)  u64 t_ns, u32 count, u32 reason (enum samples_lost)
  *  RATE   (5)  u64 t_ns, u32 hz: the rate from here on (the budget lowered it)
  *  END    (6)  u64 t_ns, u32 reason (enum samples_end)
- * An unknown type is skipped by its length (newer writers still read).
+ *  TIME   (7)  u64 ns: the time the next SAMPLE stands for: its vCPU's CPU
+ *              time since that vCPU's last sample (as perf's cpu-clock
+ *              counts: a vCPU the host did not run for is not charged for
+ *              standing still), or for an [idle] one the wall time since
+ *              then.  A SAMPLE without one stands for weight x 1e9 / hz
+ *              ns (a sampler that could not tell, an older one).
+ * An unknown type is skipped by its length (newer writers still read:
+ * an older reader takes every sample for weight x 1e9 / hz).
  *
  * What the reader refuses (the stream stops there, samples_error names
  * the record's offset and what is wrong; what came before is kept): a
@@ -72,6 +79,7 @@ enum samples_rec {
 	SAMPLES_REC_LOST = 4,
 	SAMPLES_REC_RATE = 5,
 	SAMPLES_REC_END = 6,
+	SAMPLES_REC_TIME = 7,
 };
 
 enum samples_kind {
@@ -111,6 +119,7 @@ int samples_put_sample(struct samples_buf *b, uint64_t t_ns, uint32_t vcpu, uint
 int samples_put_lost(struct samples_buf *b, uint64_t t_ns, uint32_t count, uint32_t reason);
 int samples_put_rate(struct samples_buf *b, uint64_t t_ns, uint32_t hz);
 int samples_put_end(struct samples_buf *b, uint64_t t_ns, uint32_t reason);
+int samples_put_time(struct samples_buf *b, uint64_t ns);
 
 /* ---- reading ------------------------------------------------------------- */
 
@@ -119,6 +128,8 @@ struct samples_sample {
 	uint32_t vcpu, weight;
 	uint32_t depth, stop;
 	uint32_t hz;          /* the rate it was taken at: its BEGIN's or the last RATE's */
+	uint64_t ns;          /* the time it stands for (its TIME's, else weight x 1e9 / hz) */
+	int cpu_time;         /* ns is its vCPU's CPU time (a TIME came with it) */
 	size_t at;            /* frames: pool[at .. at + depth), leaf first */
 };
 
@@ -173,7 +184,8 @@ int samples_write_folded(FILE *f, const struct samples_profile *p);
 /* `perf script` text as `perf record -g` gives it: a sample is
  *     COMM VCPU [VCPU] SEC.USEC: PERIOD cpu-clock:
  * (the vCPU as the thread; the time since the first BEGIN; the period in
- * nanoseconds, its weight times 1e9 / its rate), then a line a frame,
+ * nanoseconds, the time it stands for: its CPU time, else its weight
+ * times 1e9 / its rate), then a line a frame,
  * leaf first, "\tADDR NAME+0x0 (DSO)" (the offset into the symbol is not
  * known; DSO: a Haskell frame's program, a C frame's module, [unknown]
  * or [kernel.kallsyms]; no white space in it), then a blank line.  COMM
@@ -199,7 +211,9 @@ struct time_profile;
 /* The samples as a time profile: a cost centre per function (name,
  * module, "file:line" of its first known line or ""), a call-tree node
  * per stack path, a tick per sample of weight 1 (tick_us = 1e6 / hz, the
- * first BEGIN's), inherited ticks (tp_finish) and the time percentages.
+ * first BEGIN's) or, when the sampler told CPU times (TIME), a tick per
+ * microsecond a sample stands for (tick_us = 1), inherited ticks
+ * (tp_finish) and the time percentages.
  * 0, or -1 (tp_error says why) when out of memory or when there is no
  * sample.  tp_free() it either way. */
 int samples_to_time_profile(const struct samples_profile *p, struct time_profile *out);

@@ -75,7 +75,7 @@ int samples_write_perf_script(FILE *f, const struct samples_profile *p, const ch
 		fprintf(f, " %u [%03u] %llu.%06llu: %llu cpu-clock:\n", s->vcpu, s->vcpu,
 		        (unsigned long long)(s->t_ns / 1000000000ull),
 		        (unsigned long long)(s->t_ns % 1000000000ull / 1000),
-		        (unsigned long long)samples_ns(s->weight, s->hz));
+		        (unsigned long long)s->ns);
 		for (uint32_t k = 0; k < s->depth; k++) {
 			const struct samples_frame *fr = &p->frames[p->pool[s->at + k]];
 			/* the offset into the symbol is not known: +0x0 */
@@ -130,7 +130,7 @@ static void json_profile(FILE *f, const struct samples_profile *p, const struct 
 {
 	uint64_t sum = 0;
 	for (size_t j = from; j < to; j++)
-		sum += samples_ns(p->samples[idx[j].i].weight, p->samples[idx[j].i].hz);
+		sum += p->samples[idx[j].i].ns;
 	fprintf(f, "%s{\"type\":\"sampled\",\"name\":\"vCPU %u\",\"unit\":\"nanoseconds\",\"startValue\":0,"
 	        "\"endValue\":%llu,\"samples\":[",
 	        from ? "," : "", p->samples[idx[from].i].vcpu, (unsigned long long)sum);
@@ -144,7 +144,7 @@ static void json_profile(FILE *f, const struct samples_profile *p, const struct 
 	fputs("],\"weights\":[", f);
 	for (size_t j = from; j < to; j++)
 		fprintf(f, "%s%llu", j > from ? "," : "",
-		        (unsigned long long)samples_ns(p->samples[idx[j].i].weight, p->samples[idx[j].i].hz));
+		        (unsigned long long)p->samples[idx[j].i].ns);
 	fputs("]}", f);
 }
 

@@ -188,7 +188,7 @@ int samples_stacks_count(struct samples_stacks *st, const struct samples_profile
 		uint32_t d = s->depth <= SAMPLES_MAX_DEPTH ? s->depth : SAMPLES_MAX_DEPTH;
 		for (uint32_t k = 0; k < d; k++)
 			seq[k] = fs ? fs->of_frame[p->pool[s->at + k]] : p->pool[s->at + k];
-		if (stacks_add(st, seq, d, s->weight, samples_ns(s->weight, s->hz)) != 0)
+		if (stacks_add(st, seq, d, s->weight, s->ns) != 0)
 			return samples_stacks_free(st), -1;
 	}
 	return 0;

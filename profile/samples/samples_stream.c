@@ -184,6 +184,15 @@ int samples_put_end(struct samples_buf *b, uint64_t t_ns, uint32_t reason)
 	return 0;
 }
 
+int samples_put_time(struct samples_buf *b, uint64_t ns)
+{
+	uint8_t *o = record(b, SAMPLES_REC_TIME, 8);
+	if (!o)
+		return -1;
+	put64(o, ns);
+	return 0;
+}
+
 /* ---- reading: state --------------------------------------------------------- */
 
 struct reader {
@@ -197,6 +206,8 @@ struct reader {
 	uint64_t seg_base_ns;       /* this segment's start since the first's */
 	uint32_t seg_vcpus, hz;     /* this segment's vCPUs; the rate in effect */
 	int in_pad;                 /* inside zero padding, up to the next sector */
+	int has_time;               /* a TIME for the next SAMPLE: time_ns */
+	uint64_t time_ns;
 };
 
 static void frame_drop(struct samples_frame *f)
@@ -420,6 +431,9 @@ static int read_sample(struct samples_profile *p, struct cursor *c)
 	s.depth = get16(c);
 	s.stop = get16(c);
 	s.hz = r->hz;
+	s.cpu_time = r->has_time;
+	s.ns = r->has_time ? r->time_ns : s.hz ? (uint64_t)s.weight * 1000000000ull / s.hz : 0;
+	r->has_time = 0;
 	if (c->short_)
 		return whole(p, c, "SAMPLE");
 	if (s.depth == 0 || s.depth > SAMPLES_MAX_DEPTH)
@@ -502,12 +516,22 @@ static int read_small(struct samples_profile *p, struct cursor *c, enum samples_
 	return 0;
 }
 
+static int read_time(struct samples_profile *p, struct cursor *c)
+{
+	struct reader *r = p->priv;
+	r->time_ns = get64(c);
+	if (whole(p, c, "TIME") != 0)
+		return -1;
+	r->has_time = 1;
+	return 0;
+}
+
 static int read_record(struct samples_profile *p, uint16_t type, const uint8_t *pay, uint32_t len)
 {
 	struct cursor c = {pay, pay + len, 0};
 	if (type == SAMPLES_REC_BEGIN)
 		return read_begin(p, &c);
-	if (type < SAMPLES_REC_BEGIN || type > SAMPLES_REC_END)
+	if (type < SAMPLES_REC_BEGIN || type > SAMPLES_REC_TIME)
 		return 0; /* a newer writer's record */
 	if (p->segments == 0)
 		return fail(p, "a record of type %u before any BEGIN", type);
@@ -515,6 +539,8 @@ static int read_record(struct samples_profile *p, uint16_t type, const uint8_t *
 		return read_frame(p, &c);
 	if (type == SAMPLES_REC_SAMPLE)
 		return read_sample(p, &c);
+	if (type == SAMPLES_REC_TIME)
+		return read_time(p, &c);
 	return read_small(p, &c, (enum samples_rec)type);
 }
 

@@ -95,18 +95,30 @@ static int cost_centres(struct time_profile *tp, const struct samples_funcs *fs,
 	return 0;
 }
 
-/* Each sample's path from its root, a tick a sample on its leaf. */
+/* Whether any sample carries its vCPU's CPU time (a TIME record): then a
+ * tick is a microsecond of it, else a sample (weight ticks of 1/hz s). */
+static int by_cpu_time(const struct samples_profile *p)
+{
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].cpu_time)
+			return 1;
+	return 0;
+}
+
+/* Each sample's path from its root, its ticks on its leaf. */
 static int grow_tree(struct tree *t, const struct samples_profile *p, const struct samples_funcs *fs,
                      const uint32_t *ccs)
 {
+	int us = by_cpu_time(p);
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct samples_sample *s = &p->samples[i];
 		uint32_t node = TP_NONE;
 		for (uint32_t k = s->depth; k-- > 0;)
 			if ((node = tree_child(t, node, ccs[fs->of_frame[p->pool[s->at + k]]])) == TP_NONE)
 				return -1;
-		t->tp->nodes[node].ticks += s->weight;
-		t->tp->total_ticks += s->weight;
+		uint64_t ticks = us ? (s->ns + 500) / 1000 : s->weight;
+		t->tp->nodes[node].ticks += ticks;
+		t->tp->total_ticks += ticks;
 	}
 	return 0;
 }
@@ -117,7 +129,7 @@ static int describe(struct time_profile *tp, const struct samples_profile *p)
 	size_t n = strlen(prog) + 64;
 	tp->format = TP_TEXT;
 	tp->has_ticks = 1;
-	tp->tick_us = p->hz ? 1e6 / p->hz : 0;
+	tp->tick_us = by_cpu_time(p) ? 1 : p->hz ? 1e6 / p->hz : 0;
 	tp->total_secs = (double)tp->total_ticks * tp->tick_us / 1e6;
 	tp->command = strdup(prog);
 	tp->title = malloc(n);
