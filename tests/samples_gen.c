@@ -24,14 +24,14 @@
 #include "profile/prof/time_profile.h"
 
 static const struct samples_frame frames[] = {
-	{SAMPLES_KIND_ROOT, 0, 0, "[GC]", "", ""},
-	{SAMPLES_KIND_C, 0x405000, 0, "hs_main", "rts", ""},
-	{SAMPLES_KIND_HASKELL, 0x401000, 10, "main", "Main", "Main.hs"},
-	{SAMPLES_KIND_HASKELL, 0x401200, 22, "countWords", "Main", "Main.hs"},
-	{SAMPLES_KIND_HASKELL, 0x402000, 600, "insert", "Data.Map.Internal", "Data/Map/Internal.hs"},
-	{SAMPLES_KIND_HASKELL, 0x403000, 1500, "words", "Data.Text", "Data/Text.hs"},
-	{SAMPLES_KIND_C, 0x404000, 0, "memcpy", "libc", ""},
-	{SAMPLES_KIND_C, 0x406000, 0, "we\"ird\\name \xff", "rts", ""},
+	{SAMPLES_KIND_ROOT, 0, 0, "[GC]", "", "", 0},
+	{SAMPLES_KIND_C, 0x405000, 0, "hs_main", "rts", "", 0},
+	{SAMPLES_KIND_HASKELL, 0x401000, 10, "main", "Main", "Main.hs", 0},
+	{SAMPLES_KIND_HASKELL, 0x401200, 22, "countWords", "Main", "Main.hs", 0},
+	{SAMPLES_KIND_HASKELL, 0x402000, 600, "insert", "Data.Map.Internal", "Data/Map/Internal.hs", 0},
+	{SAMPLES_KIND_HASKELL, 0x403000, 1500, "words", "Data.Text", "Data/Text.hs", 0},
+	{SAMPLES_KIND_C, 0x404000, 0, "memcpy", "libc", "", 0},
+	{SAMPLES_KIND_C, 0x406000, 0, "we\"ird\\name \xff", "rts", "", 0},
 };
 enum { GC, HS_MAIN, MAIN, COUNT, INSERT, WORDS, MEMCPY, WEIRD, NFRAMES };
 

@@ -42,7 +42,7 @@ static int parse(struct samples_profile *p, const void *data, size_t len, int pi
 static struct samples_frame frame(enum samples_kind kind, const char *name, const char *module,
                                   const char *file, uint32_t line, uint64_t addr)
 {
-	return (struct samples_frame){kind, addr, line, (char *)name, (char *)module, (char *)file};
+	return (struct samples_frame){kind, addr, line, (char *)name, (char *)module, (char *)file, 0};
 }
 
 /* The text f writes, NUL-terminated (the caller frees it). */
@@ -276,12 +276,12 @@ static void test_hostile_fields(void)
 	refused("a frame id out of order", &b, "FRAME id 5 where 3 was next");
 	begin_and_frames(&b, 0);
 	at = b.len;
-	REQUIRE(samples_put_frame(&b, 1, &(struct samples_frame){SAMPLES_KIND_C, 0, 0, "abc", "", ""}) == 0, "f");
+	REQUIRE(samples_put_frame(&b, 1, &(struct samples_frame){SAMPLES_KIND_C, 0, 0, "abc", "", "", 0}) == 0, "f");
 	b.data[at + 8 + 22 + 1] = 0; /* "a\0c" */
 	refused("a NUL in a name", &b, "FRAME's name holds a NUL byte");
 	begin_and_frames(&b, 0);
 	at = b.len;
-	REQUIRE(samples_put_frame(&b, 1, &(struct samples_frame){SAMPLES_KIND_C, 0, 0, "abc", "", ""}) == 0, "f");
+	REQUIRE(samples_put_frame(&b, 1, &(struct samples_frame){SAMPLES_KIND_C, 0, 0, "abc", "", "", 0}) == 0, "f");
 	b.data[at + 8 + 4] = 9;
 	refused("an unknown kind", &b, "kind 9");
 	begin_and_frames(&b, 1);
@@ -314,7 +314,7 @@ static void test_long_strings(void)
 	big[70000] = '\0';
 	big[65534] = (char)0xc3, big[65535] = (char)0xa9; /* an é across the cut */
 	REQUIRE(samples_put_begin(&b, 100, 0, 1, big) == 0, "begin");
-	struct samples_frame f = {SAMPLES_KIND_C, 0, 0, big, big, big};
+	struct samples_frame f = {SAMPLES_KIND_C, 0, 0, big, big, big, 0};
 	REQUIRE(samples_put_frame(&b, 1, &f) == 0, "frame");
 	struct samples_profile p;
 	REQUIRE(parse(&p, b.data, b.len, 1) == 0, "%s", samples_error(&p));
@@ -547,6 +547,92 @@ static void test_pprof(void)
 	samples_buf_free(&b);
 }
 
+/* MAPPING records: frames in objects, kept once over segments (ids per
+ * segment), the object's file named in perf script and pprof's mappings
+ * with its build-id; a FRAME naming a mapping its segment did not define,
+ * a MAPPING out of order, empty, or with a NUL, refused. */
+static void put_two_mapped(struct samples_buf *b, uint64_t t0)
+{
+	struct samples_mapping prog = {0x401000, 0x402000, 0x1000, "/usr/bin/prog", "abcdef0123"},
+	                       lib = {0x7f0000010000, 0x7f0000020000, 0x26000, "/lib/libc.so.6", ""};
+	struct samples_frame f1 = frame(SAMPLES_KIND_C, "main", "prog", "prog.c", 3, 0x401234),
+	                     f2 = frame(SAMPLES_KIND_C, "qsort", "libc.so.6", "", 0, 0x7f0000010abc);
+	REQUIRE(samples_put_begin(b, 100, t0, 1, "prog") == 0, "begin");
+	/* the second segment defines them the other way round */
+	int flip = t0 != 0;
+	REQUIRE(samples_put_mapping(b, 1, flip ? &lib : &prog) == 0 && samples_put_mapping(b, 2, flip ? &prog : &lib) == 0,
+	        "mappings");
+	f1.mapping = flip ? 2 : 1;
+	f2.mapping = flip ? 1 : 2;
+	REQUIRE(samples_put_frame(b, 1, &f1) == 0 && samples_put_frame(b, 2, &f2) == 0, "frames");
+	uint32_t st[] = {2, 1};
+	REQUIRE(samples_put_sample(b, 1000, 0, 1, st, 2, 0) == 0, "sample");
+}
+
+static void test_mappings(void)
+{
+	struct samples_buf b = {0};
+	put_two_mapped(&b, 0);
+	put_two_mapped(&b, 1000000);
+	struct samples_profile p;
+	REQUIRE(parse(&p, b.data, b.len, 1) == 0, "%s", samples_error(&p));
+	CHECK(p.nmappings == 2 && p.nframes == 2 && p.nsamples == 2, "%zu mappings, %zu frames, %zu samples",
+	      p.nmappings, p.nframes, p.nsamples);
+	CHECK(p.nframes == 2 && p.frames[0].mapping && !strcmp(p.mappings[p.frames[0].mapping - 1].file, "/usr/bin/prog") &&
+	      !strcmp(p.mappings[p.frames[1].mapping - 1].file, "/lib/libc.so.6") &&
+	      p.mappings[p.frames[1].mapping - 1].offset == 0x26000,
+	      "frames in their mappings over two segments");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	REQUIRE(m && samples_write_perf_script(m, &p, NULL) == 0, "perf script");
+	fclose(m);
+	CHECK(strstr(buf, "\t7f0000010abc qsort+0x0 (libc.so.6)\n") && strstr(buf, "\t401234 main+0x0 (prog)\n"),
+	      "perf script's addresses and objects:\n%s", buf);
+	free(buf);
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	REQUIRE(m && samples_write_pprof(m, &p) == 0, "pprof");
+	fclose(m);
+	uint8_t out[8192];
+	z_stream z = {0};
+	REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK, "inflate");
+	z.next_in = (Bytef *)buf;
+	z.avail_in = (uInt)len;
+	z.next_out = out;
+	z.avail_out = sizeof(out);
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END, "inflate");
+	size_t n = sizeof(out) - z.avail_out;
+	inflateEnd(&z);
+	CHECK(memmem(out, n, "\x0a" "abcdef0123", 11) && memmem(out, n, "\x0e/lib/libc.so.6", 15), "pprof's mappings");
+	free(buf);
+	samples_free(&p);
+
+	b.len = 0;
+	put_two_mapped(&b, 0);
+	struct samples_frame f = frame(SAMPLES_KIND_C, "x", "", "", 0, 1);
+	f.mapping = 3;
+	REQUIRE(samples_put_frame(&b, 3, &f) == 0, "frame");
+	refused("a frame in mapping 3 of 2", &b, "in mapping 3, not defined in this segment");
+	b.len = 0;
+	REQUIRE(samples_put_begin(&b, 100, 0, 1, "p") == 0, "begin");
+	REQUIRE(samples_put_mapping(&b, 2, &(struct samples_mapping){1, 2, 0, "f", ""}) == 0, "m");
+	refused("a MAPPING id 2 first", &b, "MAPPING id 2 where 1 was next");
+	b.len = 0;
+	REQUIRE(samples_put_begin(&b, 100, 0, 1, "p") == 0, "begin");
+	REQUIRE(samples_put_mapping(&b, 1, &(struct samples_mapping){5, 5, 0, "f", ""}) == 0, "m");
+	refused("an empty MAPPING", &b, "MAPPING 1 from 0x5 to 0x5");
+	b.len = 0;
+	REQUIRE(samples_put_begin(&b, 100, 0, 1, "p") == 0, "begin");
+	put_head(&b, SAMPLES_REC_MAPPING, 4 + 4 + 24 + 2 + 3 + 2);
+	uint8_t pay[4 + 4 + 24 + 2 + 3 + 2] = {1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9};
+	pay[32] = 3;
+	memcpy(pay + 34, "a\0b", 3);
+	put_raw(&b, pay, sizeof(pay));
+	refused("a MAPPING file with a NUL", &b, "MAPPING's file holds a NUL byte");
+	samples_buf_free(&b);
+}
+
 int main(void)
 {
 	rng = tu_seed(0x5341);
@@ -559,6 +645,7 @@ int main(void)
 	test_folded_and_names();
 	test_time_profile();
 	test_cpu_time();
+	test_mappings();
 	test_pprof();
 	return tu_finish("test_samples");
 }

@@ -20,6 +20,10 @@
 #    contend.c, a rival on its CPU): its samples come at wall-clock ticks,
 #    but the time they stand for is the vCPU's CPU time since the last
 #    (perf script's periods): half and half, as perf's cpu-clock says;
+#  - the C program's exports true to its samples: pprof's mappings the
+#    program and libc with their build-ids (readelf -n), its locations the
+#    sampled addresses with debian.c's lines (go tool pprof -raw, -lines),
+#    perf script's every address inside the object it names;
 #  - in both, at most 5% of the samples with an [unknown] frame, where
 #    perf names every frame (libc's static functions, msort_with_tmp and
 #    __libc_start_call_main, have names only in libc6-dbg's debug file:
@@ -190,6 +194,45 @@ if sample_real debian "$T/debian" 3; then
 	at_least "$o_by_key" 10 && at_least "$sorted_of" 80 && ok ||
 		fail "C: by_key under main;rounds;sort_some;qsort... in $sorted_of% of its $o_by_key% (perf $(pf debian "$C_SORT_CHAIN")% of $p_by_key%): $(grep 'by_key [0-9]*$' "$F" | sort -t' ' -k2 -nr | head -3 | tr '\n' '|')"
 	unknown_check C debian
+	# exports true to the samples: pprof's mappings are the objects with
+	# their build-ids, its locations the sampled addresses (crunch's loop
+	# at more than one), its lines debian.c's; perf script's addresses
+	# lie in the objects it names
+	if need go; then
+		r=$(run_of debian)
+		"$PROFDB" export "$r" --pprof "$T/debian.pb.gz" --perf-script "$T/debian.perf" 2>"$T/err" && ok ||
+			fail "C: export --pprof --perf-script: $(cat "$T/err")"
+		go tool pprof -raw "$T/debian.pb.gz" >"$T/debian.raw" 2>"$T/err" || fail "C: go tool pprof -raw: $(cat "$T/err")"
+		bid() { LC_ALL=C readelf -n "$1" | awk '/Build ID:/ { print $3 }'; }
+		libc=$(awk '$NF ~ /libc[.]so/ && $2 ~ /x/ { print $NF; exit }' /proc/self/maps)
+		grep -Eq "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $T/debian $(bid "$T/debian") " "$T/debian.raw" &&
+			grep -Eq "^[0-9]+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $libc $(bid "$libc") " "$T/debian.raw" && ok ||
+			fail "C: pprof's mappings are not the program and libc with their build-ids: $(sed -n '/^Mappings/,$p' "$T/debian.raw" | tr '\n' '|')"
+		n=$(awk '/^Locations/ { on = 1 } on && $4 == "crunch" && $5 ~ /debian[.]c:[0-9]+$/ { print $2 }' "$T/debian.raw" | sort -u | wc -l)
+		[ "$n" -ge 2 ] && ok || fail "C: crunch at $n sampled addresses in pprof's locations: $(grep -m5 crunch "$T/debian.raw" | tr '\n' '|')"
+		go tool pprof -lines -top -nodecount=3 "$T/debian.pb.gz" 2>/dev/null | grep -Eq ' crunch [^ ]*debian[.]c:[0-9]+$' && ok ||
+			fail "C: go tool pprof -lines does not give crunch's lines: $(go tool pprof -lines -top -nodecount=3 "$T/debian.pb.gz" 2>&1 | tail -3 | tr '\n' '|')"
+		# every frame's address in perf script lies in a mapping of the
+		# object it names
+		python3 - "$T/debian.perf" "$T/debian.raw" >"$T/err" 2>&1 <<'PY' && ok || fail "C: perf script's addresses: $(cat "$T/err")"
+import re, sys
+maps = []
+on = False
+for line in open(sys.argv[2]):
+    if line.startswith("Mappings"): on = True; continue
+    m = re.match(r"\d+: 0x([0-9a-f]+)/0x([0-9a-f]+)/0x[0-9a-f]+ (\S+)", line) if on else None
+    if m: maps.append((int(m[1], 16), int(m[2], 16), m[3].rsplit("/", 1)[-1]))
+frames = bad = 0
+for line in open(sys.argv[1]):
+    m = re.match(r"\t([0-9a-f]+) .*\((\S+)\)$", line)
+    if not m: continue
+    frames += 1
+    a = int(m[1], 16)
+    if not any(lo <= a < hi and dso == m[2] for lo, hi, dso in maps): bad += 1
+assert frames > 100 and bad == 0, (frames, bad, maps)
+print(frames, "frames")
+PY
+	fi
 	echo "test_sampling_real: C -O2 -pie: leaf crunch perf $p_crunch% ours $o_crunch%, by_key perf $p_by_key% ours $o_by_key%;" \
 		"main;rounds;crunch perf $(pf debian "$C_CRUNCH_CHAIN")% ours $chain%, by_key under sort_some;qsort perf $(pf debian "$C_SORT_CHAIN")% ours $sorted%;" \
 		"[unknown] perf $(pf debian "$UNKNOWN")% ours $(share "$F" "$UNKNOWN")%"

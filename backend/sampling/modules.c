@@ -21,6 +21,12 @@
  *     during a pause, where its cost would be the guest's): .eh_frame, or
  *     .debug_frame where there is none.
  *
+ *  5. An object's mapping, as an export names it (pprof's Mapping, perf's
+ *     map), is its executable one as the maps tell it: start, end and the
+ *     file offset mapped at start, so that address - start + offset is
+ *     the offset in the file, from which a symbol file found later (by
+ *     build-id) names it.
+ *
  * May call: walk.h's types, platform/ (platform.h: the registers), libdw
  * (libdwfl), libelf.
  */
@@ -47,6 +53,10 @@ struct be_mods {
 	Dwfl_Module *main_mod; /* cached; NULL: not looked up since the last report */
 	char line_file[512];
 	char sym_name[512];
+	char build_id[2 * 64 + 1];
+	/* the executable mappings of files, in address order (invariant 5) */
+	struct exec_map { uint64_t lo, hi, offset; } *execs;
+	size_t nexecs;
 	/* the walk in hand (invariant 3) */
 	struct be_walk_mem *mem;
 	const struct plat_vcpu_regs *regs;
@@ -98,6 +108,7 @@ void be_mods_free(struct be_mods *ms)
 		return;
 	dwfl_end(ms->dwfl);
 	free(ms->main_path);
+	free(ms->execs);
 	free(ms);
 }
 
@@ -170,6 +181,44 @@ static int first_file(const char *maps, size_t len, char **path, uint64_t *lo)
 	return -1;
 }
 
+/* Invariant 5: the maps' executable mappings of files. */
+static void read_execs(struct be_mods *ms, const char *maps, size_t len)
+{
+	ms->nexecs = 0;
+	size_t cap = 0;
+	for (const char *p = maps, *end = maps + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		unsigned long long lo, hi, off;
+		char perms[8];
+		if (memchr(p, '/', (size_t)(le - p)) && sscanf(p, "%llx-%llx %7s %llx", &lo, &hi, perms, &off) == 4 &&
+		    strchr(perms, 'x') && hi > lo) {
+			if (ms->nexecs == cap) {
+				struct exec_map *n = realloc(ms->execs, (cap = cap ? cap * 2 : 32) * sizeof(*n));
+				if (!n)
+					return;
+				ms->execs = n;
+			}
+			ms->execs[ms->nexecs++] = (struct exec_map){lo, hi, off};
+		}
+		p = le + 1;
+	}
+}
+
+static const struct exec_map *exec_of(const struct be_mods *ms, uint64_t at)
+{
+	for (size_t lo = 0, hi = ms->nexecs; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (at < ms->execs[mid].lo)
+			hi = mid;
+		else if (at >= ms->execs[mid].hi)
+			lo = mid + 1;
+		else
+			return &ms->execs[mid];
+	}
+	return NULL;
+}
+
 static int warm_cfi(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
 	(void)userdata, (void)name, (void)start, (void)arg;
@@ -194,6 +243,7 @@ int be_mods_report_maps(struct be_mods *ms, const char *maps, size_t len, char *
 		return -1;
 	}
 	ms->main_mod = NULL;
+	read_execs(ms, maps, len);
 	char *path = NULL;
 	uint64_t lo = 0;
 	if (first_file(maps, len, &path, &lo) == 0) {
@@ -256,15 +306,28 @@ int be_mods_in_main(struct be_mods *ms, uint64_t pc)
 void be_mods_lookup(struct be_mods *ms, uint64_t pc, int is_return, struct be_mod_hit *out)
 {
 	uint64_t at = is_return ? pc - 1 : pc;
-	*out = (struct be_mod_hit){NULL, pc, NULL, NULL, 0};
+	*out = (struct be_mod_hit){NULL, pc, NULL, NULL, 0, NULL, 0, 0, 0, ""};
 	Dwfl_Module *mod = dwfl_addrmodule(ms->dwfl, at);
 	if (!mod)
 		return;
-	const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	Dwarf_Addr lo = 0, hi = 0;
+	const char *name = dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	const struct exec_map *x = exec_of(ms, at);
 	if (name) {
 		const char *slash = strrchr(name, '/');
 		out->module = slash ? slash + 1 : name;
+		out->path = name;
+		out->lo = x ? x->lo : lo;
+		out->hi = x ? x->hi : hi;
+		out->offset = x ? x->offset : 0;
 	}
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr);
+	ms->build_id[0] = '\0';
+	for (int i = 0; i < n && i < 64; i++)
+		snprintf(ms->build_id + 2 * i, 3, "%02x", bits[i]);
+	out->build_id = ms->build_id;
 	GElf_Off off;
 	GElf_Sym sym;
 	const char *s = dwfl_module_addrinfo(mod, at, &off, &sym, NULL, NULL, NULL);

@@ -50,6 +50,12 @@ struct be_mod_hit {
 	const char *module; /* the module's file name without its directory, or NULL: no module */
 	const char *file;   /* DWARF: the source file, or NULL */
 	uint32_t line;      /* DWARF: the line (0: none) */
+	/* the module (when module is not NULL): its path as mapped, the
+	 * executable mapping pc lies in (lo, hi and the file offset mapped at
+	 * lo), and its build-id in hex ("" when it has none) */
+	const char *path;
+	uint64_t lo, hi, offset;
+	const char *build_id;
 };
 /* What holds pc (is_return: a return address, looked up at pc - 1).  The
  * strings live until the next report. */

@@ -13,7 +13,10 @@
  *    RTS).  Never frame pointers in Haskell code: rbp is Sp there, and
  *    following it as a frame chain reads garbage.
  * Naming (the domain running again): every pc once (a cache by pc), a
- * frame per (kind, name, module, file, line), Haskell names decoded; an
+ * frame per address (its kind, name, module, file and line, and the
+ * mapping it lies in: a MAPPING record, written once per object, with its
+ * file and build-id, so the address can be named again from the object
+ * later, and exports give the sampled addresses), Haskell names decoded; an
  * address in the upper half is a PV guest kernel's, named from its
  * System.map (kallsyms.h) as xenctx names it, or [kernel] without one;
  * a sample inside the RTS's garbage collector keeps only the function it
@@ -21,7 +24,7 @@
  * stacks (Debian's RTS has no frame pointers: its C callers are guesses).
  *
  * May call: walk_fp.c, walk_ghc.c, ghc_names.c, ocaml_names.c, symbols.c, modules.c, kallsyms.c,
- * profile/samples/samples_stream.c (FRAME records), util/id_index,
+ * profile/samples/samples_stream.c (FRAME and MAPPING records), util/id_index, util/grow.h,
  * ghc_rts.c, platform/ (platform.h), profile/samples/ (samples.h).
  */
 #include "config.h"
@@ -31,8 +34,13 @@
 
 #include "ocaml_names.h"
 #include "sample_stack.h"
+#include "util/grow.h"
 
 #define PC_CACHE_MAX (1u << 18) /* addresses named and remembered, at most */
+/* Frames (a frame an address) a stream defines, at most: past it, a new
+ * address is kept as its function's start (an unnamed one as 0), so that
+ * a guest whose stacks are random words costs bounded memory. */
+#define FRAMES_MAX (1u << 20)
 
 /* Haskell code: the program's code outside its sized C functions (a
  * module's local functions have no symbol, and lie past the sized one
@@ -122,6 +130,8 @@ static uint64_t frame_hash(const struct samples_frame *f)
 	h = id_index_hash(h, f->name, strlen(f->name) + 1);
 	h = id_index_hash(h, f->module, strlen(f->module) + 1);
 	h = id_index_hash(h, f->file, strlen(f->file) + 1);
+	h = id_index_hash(h, &f->addr, sizeof(f->addr));
+	h = id_index_hash(h, &f->mapping, sizeof(f->mapping));
 	return id_index_hash(h, &f->line, sizeof(f->line));
 }
 
@@ -135,7 +145,8 @@ static int frame_eq(const void *ctx, uint32_t id)
 {
 	const struct key_ctx *k = ctx;
 	const struct samples_frame *g = &k->nm->frames[id - 1];
-	return g->kind == k->f->kind && g->line == k->f->line && str_eq(g->name, k->f->name) &&
+	return g->kind == k->f->kind && g->line == k->f->line && g->addr == k->f->addr &&
+	       g->mapping == k->f->mapping && str_eq(g->name, k->f->name) &&
 	       str_eq(g->module, k->f->module) && str_eq(g->file, k->f->file);
 }
 
@@ -160,7 +171,7 @@ static uint32_t intern_frame(struct be_stack_namer *nm, const struct samples_fra
 		return 0;
 	struct samples_frame *g = &nm->frames[nm->nframes];
 	*g = (struct samples_frame){f->kind, f->addr, f->line, strdup(f->name), strdup(f->module),
-	                            strdup(f->file)};
+	                            strdup(f->file), f->mapping};
 	if (!g->name || !g->module || !g->file) {
 		free(g->name), free(g->module), free(g->file);
 		return 0;
@@ -193,6 +204,29 @@ static void split_haskell(char *full, const char **module, const char **name)
 	*name = last + 1;
 }
 
+/* The id of the mapping that starts at lo (its MAPPING written when
+ * new); 0 when out of memory or past what a FRAME can name. */
+static uint32_t mapping_id(struct be_stack_namer *nm, const struct samples_mapping *m, struct samples_buf *b)
+{
+	for (uint32_t i = 0; i < nm->nmaps; i++)
+		if (nm->maps[i].lo == m->start)
+			return nm->maps[i].id;
+	if (nm->nmaps >= SAMPLES_MAX_MAPPINGS || GROW(nm->maps, nm->maps_cap, nm->nmaps + 1) != 0)
+		return 0;
+	uint32_t id = nm->nmaps + 1;
+	if (samples_put_mapping(b, id, m) != 0)
+		return 0;
+	nm->maps[nm->nmaps++] = (struct be_map_ref){m->start, id};
+	return id;
+}
+
+/* The address a frame keeps: pc itself, or, past FRAMES_MAX, its
+ * function's start (0 when it has none). */
+static uint64_t kept_addr(const struct be_stack_namer *nm, uint64_t pc, uint64_t start, int named)
+{
+	return nm->nframes < FRAMES_MAX ? pc : named ? start : 0;
+}
+
 /* A kernel address, as a frame: its symbol when it lies in the text the
  * System.map describes (a return address by the call before it), else
  * the kernel as a whole. */
@@ -200,9 +234,31 @@ static uint32_t name_kernel_pc(struct be_stack_namer *nm, uint64_t pc, int is_re
 {
 	uint64_t at = is_return ? pc - 1 : pc, start = pc;
 	const char *name = be_ksyms_is_text(nm->ksyms, at) ? be_ksyms_lookup(nm->ksyms, at, &start) : NULL;
-	struct samples_frame f = {SAMPLES_KIND_KERNEL, name ? start : pc, 0, (char *)(name ? name : "[kernel]"),
-	                          "[kernel.kallsyms]", ""};
+	if (!nm->map_kernel) {
+		struct samples_mapping m = {KSYMS_KERNEL_BASE, UINT64_MAX, 0, "[kernel.kallsyms]", ""};
+		nm->map_kernel = mapping_id(nm, &m, b);
+	}
+	struct samples_frame f = {SAMPLES_KIND_KERNEL, kept_addr(nm, pc, start, name != NULL), 0,
+	                          (char *)(name ? name : "[kernel]"), "[kernel.kallsyms]", "", nm->map_kernel};
 	return intern_frame(nm, &f, b);
+}
+
+/* The mapping of at, in the program: its executable mapping as the maps
+ * tell it, or, where there are none (Xen), its symbols' code span. */
+static uint32_t main_mapping(struct be_stack_namer *nm, uint64_t at, struct samples_buf *b)
+{
+	struct be_mod_hit hit;
+	if (nm->mods && (be_mods_lookup(nm->mods, at, 0, &hit), hit.path)) {
+		struct samples_mapping m = {hit.lo, hit.hi, hit.offset, (char *)hit.path, (char *)hit.build_id};
+		return mapping_id(nm, &m, b);
+	}
+	if (!nm->map_main && nm->syms) {
+		struct samples_mapping m = {0, 0, 0, (char *)nm->path, (char *)be_symtab_build_id(nm->syms)};
+		be_symtab_span(nm->syms, &m.start, &m.limit);
+		if (m.limit > m.start)
+			nm->map_main = mapping_id(nm, &m, b);
+	}
+	return nm->map_main;
 }
 
 /* An address in a module the maps name (a shared library; the program
@@ -213,8 +269,13 @@ static uint32_t name_module_pc(struct be_stack_namer *nm, uint64_t pc, int is_re
 	struct be_mod_hit hit;
 	char decoded[512];
 	be_mods_lookup(nm->mods, pc, is_return, &hit);
-	struct samples_frame f = {SAMPLES_KIND_C, hit.start, hit.line, "[unknown]", (char *)(hit.module ? hit.module : ""),
-	                          (char *)(hit.file ? hit.file : "")};
+	uint32_t map = 0;
+	if (hit.path) {
+		struct samples_mapping m = {hit.lo, hit.hi, hit.offset, (char *)hit.path, (char *)hit.build_id};
+		map = mapping_id(nm, &m, b);
+	}
+	struct samples_frame f = {SAMPLES_KIND_C, kept_addr(nm, pc, hit.start, hit.name != NULL), hit.line, "[unknown]",
+	                          (char *)(hit.module ? hit.module : ""), (char *)(hit.file ? hit.file : ""), map};
 	if (hit.name)
 		f.name = be_ocaml_demangle(hit.name, decoded, sizeof(decoded)) ? decoded : (char *)hit.name;
 	return intern_frame(nm, &f, b);
@@ -225,32 +286,34 @@ static uint32_t name_pc(struct be_stack_namer *nm, uint64_t pc, int is_return, s
 {
 	struct be_sym_hit hit = {0};
 	char decoded[512];
-	struct samples_frame f = {SAMPLES_KIND_C, pc, 0, "[unknown]", "", ""};
 
 	if (pc >= KSYMS_KERNEL_BASE)
 		return name_kernel_pc(nm, pc, is_return, b);
-	uint64_t at = is_return ? pc - 1 : pc;
+	uint64_t at = is_return ? pc - 1 : pc, lo = 0, hi = 0;
 	if (nm->mods && (!nm->syms || !be_mods_in_main(nm->mods, at)) && be_mods_has(nm->mods, at))
 		return name_module_pc(nm, pc, is_return, b);
 
-	if (nm->syms)
+	if (nm->syms) {
 		be_symtab_lookup(nm->syms, pc, is_return, &hit);
+		be_symtab_span(nm->syms, &lo, &hi);
+	}
+	uint32_t map = (at >= lo && at < hi) || (nm->mods && be_mods_in_main(nm->mods, at)) ? main_mapping(nm, at, b) : 0;
+	struct samples_frame f = {SAMPLES_KIND_C, kept_addr(nm, pc, pc, 0), 0, "[unknown]", "", "", map};
 	int haskell = hit.name && be_ghc_symbol_is_haskell(hit.name);
-	if (!haskell && hit.file && is_haskell_pc(nm, is_return ? pc - 1 : pc)) {
+	if (!haskell && hit.file && is_haskell_pc(nm, at)) {
 		/* Haskell code with no symbol of its own (a module's local
 		 * function): its source line names it. */
 		snprintf(decoded, sizeof(decoded), "%s:%u", hit.file, hit.line);
-		f = (struct samples_frame){SAMPLES_KIND_HASKELL, pc, hit.line, decoded, "", (char *)hit.file};
+		f = (struct samples_frame){SAMPLES_KIND_HASKELL, f.addr, hit.line, decoded, "", (char *)hit.file, map};
 		return intern_frame(nm, &f, b);
 	}
 	if (hit.name) {
-		f.addr = hit.start;
+		f.addr = kept_addr(nm, pc, hit.start, 1);
 		if (haskell) {
 			const char *module, *name;
 			be_ghc_demangle(hit.name, decoded, sizeof(decoded));
 			split_haskell(decoded, &module, &name);
-			f = (struct samples_frame){SAMPLES_KIND_HASKELL, hit.start, 0, (char *)name,
-			                           (char *)module, ""};
+			f = (struct samples_frame){SAMPLES_KIND_HASKELL, f.addr, 0, (char *)name, (char *)module, "", map};
 		} else {
 			f.name = be_ocaml_demangle(hit.name, decoded, sizeof(decoded)) ? decoded : (char *)hit.name;
 			f.module = nm->dso;
@@ -324,7 +387,7 @@ static uint32_t frame_of_pc(struct be_stack_namer *nm, uint64_t pc, int is_retur
 static uint32_t root(struct be_stack_namer *nm, uint32_t *cached, const char *name, struct samples_buf *b)
 {
 	if (!*cached) {
-		struct samples_frame f = {SAMPLES_KIND_ROOT, 0, 0, (char *)name, "", ""};
+		struct samples_frame f = {SAMPLES_KIND_ROOT, 0, 0, (char *)name, "", "", 0};
 		*cached = intern_frame(nm, &f, b);
 	}
 	return *cached;
@@ -389,6 +452,7 @@ void be_stack_namer_free(struct be_stack_namer *nm)
 		free(nm->frames[i].file);
 	}
 	free(nm->frames);
+	free(nm->maps);
 	free(nm->pcs);
 	id_index_free(&nm->by_key);
 	id_index_free(&nm->by_pc);

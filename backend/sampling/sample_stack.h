@@ -34,10 +34,16 @@ struct be_stack_namer {
 	struct be_mods *mods;      /* what the program has mapped (xensim), or NULL */
 	const struct be_ghc_rts *ghc;
 	char dso[128];          /* the program's file name, the module of C frames */
+	const char *path;       /* the program's symbols' path (its mapping's file) */
 	/* frames interned (ids 1..n, as written to the stream) */
 	struct samples_frame *frames;
 	uint32_t nframes, cap;
 	struct id_index by_key;
+	/* mappings written (ids 1..n): a module by where it starts */
+	struct be_map_ref { uint64_t lo; uint32_t id; } *maps;
+	uint32_t nmaps;
+	size_t maps_cap;
+	uint32_t map_main, map_kernel; /* the program's symbols' and the kernel's, 0: not yet */
 	/* pc -> frame id, so that each address is looked up once */
 	struct pc_id { uint64_t pc; uint32_t id; uint8_t kind; } *pcs;
 	uint32_t npcs, pcs_cap;

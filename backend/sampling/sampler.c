@@ -688,6 +688,7 @@ static int open_symbols(struct be_sampler *s, char *err, size_t errlen)
 	if (have_main && (!strcmp(s->symbols, main_path) || !strcmp(base_name(s->symbols), base_name(main_path))))
 		be_symtab_set_bias(t, bias);
 	s->nm.syms = t;
+	s->nm.path = s->symbols;
 	snprintf(s->nm.dso, sizeof(s->nm.dso), "%s", base_name(s->symbols));
 	if (be_ghc_rts_from_symbols(&s->ghc, be_symtab_addr_of, t, err, errlen) != 0)
 		return -1;

@@ -46,7 +46,43 @@ struct be_symtab {
 	char line_file[512];
 	uint64_t text_lo, text_hi;  /* the executable sections' span */
 	uint64_t bias;              /* where it was loaded less where it was linked */
+	char build_id[2 * 64 + 1];  /* hex, "" when none */
 };
+
+void be_symtab_span(const struct be_symtab *t, uint64_t *lo, uint64_t *hi)
+{
+	*lo = t->text_lo + t->bias;
+	*hi = t->text_hi + t->bias;
+}
+
+const char *be_symtab_build_id(const struct be_symtab *t)
+{
+	return t->build_id;
+}
+
+/* The GNU build-id note's bytes, in hex. */
+static void read_build_id(struct be_symtab *t)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	while ((scn = elf_nextscn(t->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off, next;
+		while (data && (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)data->d_buf + name_off, "GNU", 4)) {
+				const unsigned char *d = (const unsigned char *)data->d_buf + desc_off;
+				for (size_t i = 0; i < nh.n_descsz && i < 64; i++)
+					snprintf(t->build_id + 2 * i, 3, "%02x", d[i]);
+				return;
+			}
+			off = next;
+		}
+	}
+}
 
 void be_symtab_set_bias(struct be_symtab *t, uint64_t bias)
 {
@@ -197,6 +233,7 @@ struct be_symtab *be_symtab_open(const char *path, char *err, size_t errlen)
 		goto fail;
 	}
 	t->dw = dwarf_begin_elf(t->elf, DWARF_C_READ, NULL);
+	read_build_id(t);
 	return t;
 fail:
 	be_symtab_close(t);

@@ -21,6 +21,10 @@ void be_symtab_close(struct be_symtab *t);
  * address; 0, the default, for a program linked at fixed addresses):
  * every address given or returned from then on is the loaded one. */
 void be_symtab_set_bias(struct be_symtab *t, uint64_t bias);
+/* The span of its code as loaded (bias applied) and its build-id in hex
+ * ("" when it has none), for a mapping of it. */
+void be_symtab_span(const struct be_symtab *t, uint64_t *lo, uint64_t *hi);
+const char *be_symtab_build_id(const struct be_symtab *t);
 /* The symbols held (for the log). */
 size_t be_symtab_count(const struct be_symtab *t);
 

@@ -30,14 +30,23 @@
  *              u32 vcpus (0: not known yet, at most SAMPLES_MAX_VCPUS),
  *              str program.  Frame ids start again from 1.
  *  FRAME  (2)  u32 id (the previous id + 1), u8 kind (enum samples_kind),
- *              u8 0, u16 0, u64 addr, u32 line (0: none), str name,
- *              str module, str file
+ *              u8 0, u16 mapping (0: none; else a MAPPING's id in this
+ *              segment), u64 addr, u32 line (0: none), str name,
+ *              str module, str file.  addr is the sampled address (a
+ *              return address for a caller), a frame one address; an
+ *              older writer wrote the symbol's address and mapping 0.
  *  SAMPLE (3)  u64 t_ns (since BEGIN's start), u32 vcpu, u32 weight (1),
  *              u16 depth, u16 stop (walk.h's enum walk_stop),
  *              u32 frame ids[depth], the leaf first
  *  LOST   (4)  u64 t_ns, u32 count, u32 reason (enum samples_lost)
  *  RATE   (5)  u64 t_ns, u32 hz: the rate from here on (the budget lowered it)
  *  END    (6)  u64 t_ns, u32 reason (enum samples_end)
+ *  MAPPING (8) u32 id (the previous id + 1, from 1 in each segment), u32 0,
+ *              u64 start, u64 limit (past its end), u64 offset (the file
+ *              offset mapped at start), str file (the path the guest
+ *              mapped, or [kernel.kallsyms]), str build_id (hex, "" when
+ *              none): an object the frames' addresses lie in, so that an
+ *              address can be named again later from the object's file.
  *  TIME   (7)  u64 ns: the time the next SAMPLE stands for: its vCPU's CPU
  *              time since that vCPU's last sample (as perf's cpu-clock
  *              counts: a vCPU the host did not run for is not charged for
@@ -56,8 +65,11 @@
  * replaced: the writer takes C strings, so a NUL is damage); a SAMPLE of
  * depth 0 or over SAMPLES_MAX_DEPTH, of weight 0, of a vCPU not below its
  * BEGIN's vcpus, or naming a frame id not defined in its segment.  The
- * u8 and u16 fields written 0 are not checked.  A frame is kept once
- * over all segments, known by kind, name, module, file, line and address.
+ * u8 and u16 fields written 0 are not checked (but a FRAME's mapping
+ * must be 0 or a MAPPING of its segment); a MAPPING id other than the
+ * next, a limit not above its start, a NUL in its strings.  A frame is
+ * kept once over all segments, known by kind, name, module, file, line,
+ * address and mapping; a mapping by all its fields.
  */
 #ifndef PROFSVC_SAMPLES_H
 #define PROFSVC_SAMPLES_H
@@ -71,6 +83,7 @@
 #define SAMPLES_MAX_DEPTH 1024u
 #define SAMPLES_SECTOR 512u
 #define SAMPLES_MAX_VCPUS 4096u
+#define SAMPLES_MAX_MAPPINGS 4096u /* distinct over a stream; a segment's ids are u16 */
 
 enum samples_rec {
 	SAMPLES_REC_BEGIN = 1,
@@ -80,6 +93,7 @@ enum samples_rec {
 	SAMPLES_REC_RATE = 5,
 	SAMPLES_REC_END = 6,
 	SAMPLES_REC_TIME = 7,
+	SAMPLES_REC_MAPPING = 8,
 };
 
 enum samples_kind {
@@ -112,8 +126,15 @@ struct samples_frame {
 	uint64_t addr;
 	uint32_t line;
 	char *name, *module, *file; /* never NULL in a model ("" when none) */
+	uint32_t mapping;           /* writing: the segment's MAPPING id; in a model:
+	                               the index in mappings + 1; 0: none */
 };
 int samples_put_frame(struct samples_buf *b, uint32_t id, const struct samples_frame *f);
+struct samples_mapping {
+	uint64_t start, limit, offset;
+	char *file, *build_id;      /* never NULL in a model */
+};
+int samples_put_mapping(struct samples_buf *b, uint32_t id, const struct samples_mapping *m);
 int samples_put_sample(struct samples_buf *b, uint64_t t_ns, uint32_t vcpu, uint32_t weight,
                        const uint32_t *ids_leaf_first, uint32_t depth, uint32_t stop);
 int samples_put_lost(struct samples_buf *b, uint64_t t_ns, uint32_t count, uint32_t reason);
@@ -140,6 +161,8 @@ struct samples_profile {
 	char *program;
 	struct samples_frame *frames;  /* distinct frames over every segment */
 	size_t nframes;
+	struct samples_mapping *mappings; /* distinct mappings over every segment */
+	size_t nmappings;
 	struct samples_sample *samples;
 	size_t nsamples;
 	uint32_t *pool;                /* frame indexes (into frames) */
@@ -186,20 +209,23 @@ int samples_write_folded(FILE *f, const struct samples_profile *p);
  * (the vCPU as the thread; the time since the first BEGIN; the period in
  * nanoseconds, the time it stands for: its CPU time, else its weight
  * times 1e9 / its rate), then a line a frame,
- * leaf first, "\tADDR NAME+0x0 (DSO)" (the offset into the symbol is not
- * known; DSO: a Haskell frame's program, a C frame's module, [unknown]
- * or [kernel.kallsyms]; no white space in it), then a blank line.  COMM
+ * leaf first, "\tADDR NAME+0x0 (DSO)" (ADDR the sampled address; the
+ * offset into the symbol is not known; DSO: the file name of the object
+ * it lies in, else a Haskell frame's program, a C frame's module,
+ * [unknown] or [kernel.kallsyms]; no white space in it), then a blank line.  COMM
  * is comm, or the program when NULL, white space as \x20, in brackets
  * when shorter than 2 bytes (the readers' pattern needs 2).  The shape
  * FlameGraph's stackcollapse-perf.pl and speedscope's importer read; they
  * count a sample once whatever its weight (the sampler writes 1). */
 int samples_write_perf_script(FILE *f, const struct samples_profile *p, const char *comm);
 /* pprof's profile.proto, gzipped: sample types samples/count and
- * cpu/nanoseconds (a sample a distinct stack of frames), period, one
- * mapping (the program, functions and lines known: nothing to
- * symbolize), a location a frame (its address, one line: function and
- * line), a function a function (name "Module.name", system_name the
- * symbol's, filename), string_table[0] "". */
+ * cpu/nanoseconds (a sample a distinct stack of frames), period, a
+ * mapping an object the frames lie in (its addresses, file offset, file
+ * and build-id; a stream from before mappings has one, the program's,
+ * over every address), functions and lines known (nothing for pprof to
+ * symbolize), a location a frame (the sampled address, its mapping, one
+ * line: function and line), a function a function (name "Module.name",
+ * system_name the symbol's, filename), string_table[0] "". */
 int samples_write_pprof(FILE *f, const struct samples_profile *p);
 /* speedscope's file format: shared frames (a function each: name, and
  * file and line of its first frame with a line), one sampled profile per

@@ -46,6 +46,11 @@ int samples_write_folded(FILE *f, const struct samples_profile *p)
 static void put_dso(FILE *f, const struct samples_profile *p, const struct samples_frame *fr)
 {
 	const char *dso = fr->kind == SAMPLES_KIND_HASKELL ? p->program : fr->module;
+	if (fr->mapping) {
+		/* the object it lies in, by its file's name */
+		const char *file = p->mappings[fr->mapping - 1].file, *slash = strrchr(file, '/');
+		dso = slash && slash[1] ? slash + 1 : file;
+	}
 	if (fr->kind == SAMPLES_KIND_KERNEL && !dso[0])
 		dso = "[kernel.kallsyms]";
 	if (fr->kind == SAMPLES_KIND_ROOT || !dso || !dso[0])

@@ -170,24 +170,39 @@ static void pprof_samples(struct pb *b, struct pb *sub, const struct samples_sta
 	free(packed.d);
 }
 
-/* Mapping (3): one, the program, its functions and lines known (pprof
- * then symbolizes nothing); Location (4): one a frame, one line each. */
-static void pprof_locations(struct pb *b, struct pb *sub, const struct samples_profile *p,
-                            const struct samples_funcs *fs, uint64_t program)
+/* Mapping (3): one an object the frames lie in (its addresses, file
+ * offset, file and build-id), or, for a stream from before mappings were
+ * written, one for the program over every address; each with its
+ * functions and lines known (pprof then symbolizes nothing).  Location
+ * (4): one a frame (the sampled address, its mapping), one line each. */
+static void pprof_mappings(struct pb *b, struct pb *sub, const struct samples_profile *p, struct strtab *t,
+                           uint64_t program)
 {
-	struct pb line = {0};
 	uint64_t top = 0;
 	for (size_t i = 0; i < p->nframes; i++)
 		top = p->frames[i].addr > top ? p->frames[i].addr : top;
-	pb_num(sub, 1, 1);
-	pb_num(sub, 3, top == UINT64_MAX ? top : top + 1);
-	pb_num(sub, 5, program);
-	for (unsigned field = 7; field <= 9; field++)
-		pb_num(sub, field, 1);
-	pb_sub(b, 3, sub);
+	for (size_t i = 0; i < (p->nmappings ? p->nmappings : 1); i++) {
+		const struct samples_mapping *m = p->nmappings ? &p->mappings[i] : NULL;
+		pb_num(sub, 1, i + 1);
+		pb_num(sub, 2, m ? m->start : 0);
+		pb_num(sub, 3, m ? m->limit : top == UINT64_MAX ? top : top + 1);
+		pb_num(sub, 4, m ? m->offset : 0);
+		pb_num(sub, 5, m ? str_take(t, spelled(NULL, m->file), &b->oom) : program);
+		if (m)
+			pb_num(sub, 6, str_take(t, spelled(NULL, m->build_id), &b->oom));
+		for (unsigned field = 7; field <= 9; field++)
+			pb_num(sub, field, 1);
+		pb_sub(b, 3, sub);
+	}
+}
+
+static void pprof_locations(struct pb *b, struct pb *sub, const struct samples_profile *p,
+                            const struct samples_funcs *fs)
+{
+	struct pb line = {0};
 	for (size_t i = 0; i < p->nframes; i++) {
 		pb_num(sub, 1, i + 1);
-		pb_num(sub, 2, 1);
+		pb_num(sub, 2, p->nmappings ? p->frames[i].mapping : 1);
 		pb_num(sub, 3, p->frames[i].addr);
 		pb_num(&line, 1, (uint64_t)fs->of_frame[i] + 1);
 		pb_num(&line, 2, p->frames[i].line);
@@ -226,7 +241,8 @@ static void pprof_message(struct pb *b, const struct samples_profile *p, const s
 	pb_value_type(b, 1, &sub, samples, count);
 	pb_value_type(b, 1, &sub, cpu, ns);
 	pprof_samples(b, &sub, st);
-	pprof_locations(b, &sub, p, fs, str_take(t, spelled(NULL, p->program ? p->program : ""), &b->oom));
+	pprof_mappings(b, &sub, p, t, str_take(t, spelled(NULL, p->program ? p->program : ""), &b->oom));
+	pprof_locations(b, &sub, p, fs);
 	pprof_functions(b, &sub, p, fs, t);
 	for (size_t i = 0; i < p->nsamples; i++)
 		end = p->samples[i].t_ns > end ? p->samples[i].t_ns : end;

@@ -134,7 +134,7 @@ int samples_put_frame(struct samples_buf *b, uint32_t id, const struct samples_f
 	o = put32(o, id);
 	*o++ = (uint8_t)f->kind;
 	*o++ = 0;
-	o = put16(o, 0);
+	o = put16(o, (uint16_t)(f->mapping <= UINT16_MAX ? f->mapping : 0));
 	o = put32(put64(o, f->addr), f->line);
 	for (int i = 0; i < 3; i++)
 		o = put_str(o, s[i], n[i]);
@@ -184,6 +184,20 @@ int samples_put_end(struct samples_buf *b, uint64_t t_ns, uint32_t reason)
 	return 0;
 }
 
+int samples_put_mapping(struct samples_buf *b, uint32_t id, const struct samples_mapping *m)
+{
+	const size_t fixed = 4 + 4 + 8 + 8 + 8 + 2 + 2;
+	const char *file = m->file ? m->file : "", *bid = m->build_id ? m->build_id : "";
+	size_t nb = cut_len(bid, 128), nf = cut_len(file, SAMPLES_MAX_RECORD - fixed - nb);
+	uint8_t *o = record(b, SAMPLES_REC_MAPPING, fixed + nf + nb);
+	if (!o)
+		return -1;
+	o = put32(put32(o, id), 0);
+	o = put64(put64(put64(o, m->start), m->limit), m->offset);
+	put_str(put_str(o, file, nf), bid, nb);
+	return 0;
+}
+
 int samples_put_time(struct samples_buf *b, uint64_t ns)
 {
 	uint8_t *o = record(b, SAMPLES_REC_TIME, 8);
@@ -201,6 +215,8 @@ struct reader {
 	struct id_index by_key;     /* frames by their whole key (ids: index + 1) */
 	uint32_t *seg;              /* the segment's frame id - 1 -> index in frames */
 	size_t nseg, seg_cap;
+	uint32_t *seg_maps;         /* the segment's mapping id - 1 -> index in mappings */
+	size_t nseg_maps, seg_maps_cap, mappings_cap;
 	size_t frames_cap, samples_cap, pool_cap;
 	uint64_t rec_at;            /* the offset of the record being read */
 	uint64_t seg_base_ns;       /* this segment's start since the first's */
@@ -229,12 +245,18 @@ void samples_free(struct samples_profile *p)
 	if (r) {
 		free(r->held);
 		free(r->seg);
+		free(r->seg_maps);
 		id_index_free(&r->by_key);
 		free(r);
 	}
 	for (size_t i = 0; i < p->nframes; i++)
 		frame_drop(&p->frames[i]);
 	free(p->frames);
+	for (size_t i = 0; i < p->nmappings; i++) {
+		free(p->mappings[i].file);
+		free(p->mappings[i].build_id);
+	}
+	free(p->mappings);
 	free(p->samples);
 	free(p->pool);
 	free(p->program);
@@ -324,9 +346,9 @@ static int whole(struct samples_profile *p, const struct cursor *c, const char *
 static uint64_t frame_hash(const struct samples_frame *f)
 {
 	static const unsigned char sep = 0xff;
-	uint8_t fixed[1 + 8 + 4];
+	uint8_t fixed[1 + 8 + 4 + 4];
 	fixed[0] = (uint8_t)f->kind;
-	put32(put64(fixed + 1, f->addr), f->line);
+	put32(put32(put64(fixed + 1, f->addr), f->line), f->mapping);
 	uint64_t h = id_index_hash(ID_INDEX_SEED, fixed, sizeof(fixed));
 	for (const char *s[3] = {f->name, f->module, f->file}, **q = s; q < s + 3; q++)
 		h = id_index_hash(id_index_hash(h, *q, strlen(*q)), &sep, 1);
@@ -347,7 +369,7 @@ static int frame_is(const void *ctx, uint32_t id)
 {
 	const struct frame_key *k = ctx;
 	const struct samples_frame *a = &k->p->frames[id - 1], *b = k->f;
-	return a->kind == b->kind && a->addr == b->addr && a->line == b->line &&
+	return a->kind == b->kind && a->addr == b->addr && a->line == b->line && a->mapping == b->mapping &&
 	       !strcmp(a->name, b->name) && !strcmp(a->module, b->module) && !strcmp(a->file, b->file);
 }
 
@@ -397,11 +419,16 @@ static int read_frame(struct samples_profile *p, struct cursor *c)
 	uint32_t id = get32(c);
 	struct samples_frame f = {0};
 	f.kind = (enum samples_kind)get_n(c, 1);
-	get_n(c, 3); /* reserved */
+	get_n(c, 1); /* reserved */
+	uint32_t map = get16(c);
 	f.addr = get64(c);
 	f.line = get32(c);
 	if (!c->short_ && (uint64_t)id != (uint64_t)r->nseg + 1)
 		return fail(p, "FRAME id %u where %zu was next", id, r->nseg + 1);
+	if (!c->short_ && map > r->nseg_maps)
+		return fail(p, "FRAME %u in mapping %u, not defined in this segment (mappings 1 to %zu)", id, map,
+		            r->nseg_maps);
+	f.mapping = map && !c->short_ ? r->seg_maps[map - 1] + 1 : 0;
 	if (!c->short_ && f.kind > SAMPLES_KIND_KERNEL)
 		return fail(p, "FRAME %u of kind %u, which is none of samples_kind", id, (unsigned)f.kind);
 	if (frame_strings(p, c, &f) != 0)
@@ -490,6 +517,7 @@ static int read_begin(struct samples_profile *p, struct cursor *c)
 	r->seg_vcpus = vcpus;
 	r->hz = hz;
 	r->nseg = 0;
+	r->nseg_maps = 0;
 	p->vcpus = vcpus > p->vcpus ? vcpus : p->vcpus;
 	return 0;
 }
@@ -516,6 +544,66 @@ static int read_small(struct samples_profile *p, struct cursor *c, enum samples_
 	return 0;
 }
 
+static int mapping_str(struct samples_profile *p, struct cursor *c, char **out, const char *what)
+{
+	size_t n;
+	const uint8_t *s = get_str(c, &n);
+	if (!s)
+		return whole(p, c, "MAPPING");
+	if (memchr(s, 0, n))
+		return fail(p, "MAPPING's %s holds a NUL byte", what);
+	if (!(*out = dup_str(s, n)))
+		return fail(p, "out of memory");
+	return 0;
+}
+
+/* A mapping: kept once over all segments (by every field); its index in
+ * the segment's table. */
+static int read_mapping(struct samples_profile *p, struct cursor *c)
+{
+	struct reader *r = p->priv;
+	struct samples_mapping m = {0};
+	uint32_t id = get32(c);
+	get32(c);
+	m.start = get64(c);
+	m.limit = get64(c);
+	m.offset = get64(c);
+	if (!c->short_ && (uint64_t)id != (uint64_t)r->nseg_maps + 1)
+		return fail(p, "MAPPING id %u where %zu was next", id, r->nseg_maps + 1);
+	if (!c->short_ && m.limit <= m.start)
+		return fail(p, "MAPPING %u from %#llx to %#llx", id, (unsigned long long)m.start,
+		            (unsigned long long)m.limit);
+	if (mapping_str(p, c, &m.file, "file") != 0 || mapping_str(p, c, &m.build_id, "build id") != 0 ||
+	    whole(p, c, "MAPPING") != 0) {
+		free(m.file);
+		free(m.build_id);
+		return -1;
+	}
+	size_t at = 0;
+	while (at < p->nmappings && !(p->mappings[at].start == m.start && p->mappings[at].limit == m.limit &&
+	                              p->mappings[at].offset == m.offset && !strcmp(p->mappings[at].file, m.file) &&
+	                              !strcmp(p->mappings[at].build_id, m.build_id)))
+		at++;
+	/* (a linear search: a segment names a few hundred objects at most,
+	 * and a hostile stream's are bounded by SAMPLES_MAX_MAPPINGS) */
+	if (at == p->nmappings) {
+		int full = p->nmappings >= SAMPLES_MAX_MAPPINGS;
+		if (full || GROW(p->mappings, r->mappings_cap, p->nmappings + 1) != 0) {
+			free(m.file);
+			free(m.build_id);
+			return full ? fail(p, "more than %u mappings", SAMPLES_MAX_MAPPINGS) : fail(p, "out of memory");
+		}
+		p->mappings[p->nmappings++] = m;
+	} else {
+		free(m.file);
+		free(m.build_id);
+	}
+	if (GROW(r->seg_maps, r->seg_maps_cap, r->nseg_maps + 1) != 0)
+		return fail(p, "out of memory");
+	r->seg_maps[r->nseg_maps++] = (uint32_t)at;
+	return 0;
+}
+
 static int read_time(struct samples_profile *p, struct cursor *c)
 {
 	struct reader *r = p->priv;
@@ -531,7 +619,7 @@ static int read_record(struct samples_profile *p, uint16_t type, const uint8_t *
 	struct cursor c = {pay, pay + len, 0};
 	if (type == SAMPLES_REC_BEGIN)
 		return read_begin(p, &c);
-	if (type < SAMPLES_REC_BEGIN || type > SAMPLES_REC_TIME)
+	if (type < SAMPLES_REC_BEGIN || type > SAMPLES_REC_MAPPING)
 		return 0; /* a newer writer's record */
 	if (p->segments == 0)
 		return fail(p, "a record of type %u before any BEGIN", type);
@@ -541,6 +629,8 @@ static int read_record(struct samples_profile *p, uint16_t type, const uint8_t *
 		return read_sample(p, &c);
 	if (type == SAMPLES_REC_TIME)
 		return read_time(p, &c);
+	if (type == SAMPLES_REC_MAPPING)
+		return read_mapping(p, &c);
 	return read_small(p, &c, (enum samples_rec)type);
 }
 

@@ -189,6 +189,14 @@ put("fuzz_samples", "two-segments", b"\0" + sbegin() + frames + samples + srec(6
 put("fuzz_samples", "hostile-names", b"\0" + sbegin(prog=b"evil\x1b]0;x\x07") + sframe(1, 0, b"a\\b;c\n\xff\xc3", b"we ird", b"f\"ile", 7, 1)
     + sframe(2, 1, "rtl\u202egnp".encode(), b"M\x00d") + ssample(1, 0, [1]))
 put("fuzz_samples", "cut", b"\0" + (sbegin() + frames + samples)[:-5])
+def smapping(i, start, limit, offset, file, build_id=b""):
+    return srec(8, struct.pack("<IIQQQ", i, 0, start, limit, offset) + sstr(file) + sstr(build_id))
+def smframe(i, kind, name, mapping, addr):
+    return srec(2, struct.pack("<IBBHQI", i, kind, 0, mapping, addr, 0) + sstr(name) + sstr(b"") + sstr(b""))
+put("fuzz_samples", "mappings-and-time", b"\0" + sbegin() + smapping(1, 0x401000, 0x402000, 0x1000, b"/usr/bin/p", b"abcdef")
+    + smapping(2, 0x7f0000000000, 0x7f0000100000, 0x26000, b"/lib/libc.so.6") + smframe(1, 0, b"main", 1, 0x401234)
+    + smframe(2, 0, b"qsort", 2, 0x7f0000000abc) + srec(7, struct.pack("<Q", 250000)) + ssample(1000, 0, [2, 1])
+    + srec(7, struct.pack("<Q", 7)) + ssample(2000, 1, [1]) + ssample(3000, 0, [2, 1]))
 # ---- fuzz_pagetable: [cr3][4 vas] + entries [frame u8][index u16][value u64] --
 def pt_entry(frame, index, value):
     return struct.pack("<BHQ", frame, index, value)
