@@ -28,5 +28,6 @@ int cmd_du(const char *db, int argc, char **argv);
 int cmd_sync(const char *db, int argc, char **argv);
 int cmd_events(const char *db, int argc, char **argv);
 int cmd_gc(const char *db, int argc, char **argv);
+int cmd_symbols(const char *db, int argc, char **argv);
 
 #endif

@@ -59,6 +59,8 @@ static const char usage[] =
 	"  events RUN [--type NAME]... [--json]\n"
 	"                          the GHC eventlog's events, as ghc-events show prints them\n"
 	"  gc RUN [--json]         garbage collections from the GHC eventlog: pauses, share, peaks\n"
+	"  symbols add ELF... | symbols path\n"
+	"                          keep symbol files by build-id: sampled addresses named when read\n"
 	"  sync --to URL [--since TIME] [--include-running] [--json] [-q]\n"
 	"                          push this host's runs into a fleet catalogue (PostgreSQL)\n"
 	"\n"
@@ -91,7 +93,7 @@ static const struct {
 	{"watch", cmd_watch, HOST_ONLY},         {"delete", cmd_delete, HOST_ONLY},
 	{"prune", cmd_prune, HOST_ONLY},         {"du", cmd_du, HOST_ONLY},
 	{"sync", cmd_sync, FLEET_OWN},           {"events", cmd_events, FLEET_TOO},
-	{"gc", cmd_gc, FLEET_TOO},
+	{"gc", cmd_gc, FLEET_TOO},               {"symbols", cmd_symbols, FLEET_TOO},
 };
 
 /*

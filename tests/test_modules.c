@@ -12,6 +12,7 @@
  *     functions run); a function of its own and one of libc's named with
  *     their modules, a return address by the call before it, the line of
  *     one of its own (DWARF, -g); an address in no module named nothing;
+ *     the vDSO (no file) named from this process's own image;
  *  3. a stack walked by call frame information from registers taken with
  *     getcontext() in a chain of three functions of its own: each found
  *     with its caller, up to main and libc's __libc_start_call_main; the
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <ucontext.h>
@@ -188,6 +190,16 @@ static void self(void)
 	CHECK(!h.name || strcmp(h.name, "walk_middle") != 0, "a return address at walk_middle's start is its own");
 	be_mods_lookup(ms, 16, 0, &h);
 	CHECK(!h.name && !h.module, "address 16 named %s in %s", h.name ? h.name : "", h.module ? h.module : "");
+	/* the vDSO, no file, named from this process's own image */
+	uint64_t vdso = getauxval(AT_SYSINFO_EHDR), named_at = 0;
+	const char *vname = NULL;
+	for (uint64_t a = vdso; vdso && a < vdso + 8192 && !vname; a += 4) {
+		be_mods_lookup(ms, a, 0, &h);
+		if (h.name && h.module && !strcmp(h.module, "[vdso]"))
+			vname = h.name, named_at = a;
+	}
+	CHECK(vname && (strstr(vname, "time") || strstr(vname, "getcpu")), "the vDSO: %s at %#llx", vname ? vname : "nothing named",
+	      (unsigned long long)named_at);
 	CHECK(!be_mods_has(ms, 16), "address 16 in a module");
 
 	/* 3: a walk by call frame information */

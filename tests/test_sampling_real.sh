@@ -24,6 +24,10 @@
 #    program and libc with their build-ids (readelf -n), its locations the
 #    sampled addresses with debian.c's lines (go tool pprof -raw, -lines),
 #    perf script's every address inside the object it names;
+#  - a stripped copy of the C program: its functions [unknown] when
+#    sampled, named when read once a symbol file of its build-id is
+#    kept (profdb symbols add), or served by debuginfod (a local HTTP
+#    server); a file of another build under its build-id never used;
 #  - in both, at most 5% of the samples with an [unknown] frame, where
 #    perf names every frame (libc's static functions, msort_with_tmp and
 #    __libc_start_call_main, have names only in libc6-dbg's debug file:
@@ -225,7 +229,7 @@ for line in open(sys.argv[2]):
 frames = bad = 0
 for line in open(sys.argv[1]):
     m = re.match(r"\t([0-9a-f]+) .*\((\S+)\)$", line)
-    if not m: continue
+    if not m or m[2] == "[unknown]": continue
     frames += 1
     a = int(m[1], 16)
     if not any(lo <= a < hi and dso == m[2] for lo, hi, dso in maps): bad += 1
@@ -237,6 +241,46 @@ PY
 		"main;rounds;crunch perf $(pf debian "$C_CRUNCH_CHAIN")% ours $chain%, by_key under sort_some;qsort perf $(pf debian "$C_SORT_CHAIN")% ours $sorted%;" \
 		"[unknown] perf $(pf debian "$UNKNOWN")% ours $(share "$F" "$UNKNOWN")%"
 fi
+
+# ---- a stripped program, named later from its symbols by build-id ---------------------
+# The sampler keeps each address with the build-id of its object; a run of
+# a stripped build shows its own functions as [unknown] until a symbol
+# file of that build-id turns up: profdb symbols add, or debuginfod.
+strip -o "$T/debian-stripped" "$T/debian" || { echo "cannot strip"; exit 99; }
+export PROFSVC_SYMBOLS="$T/symbols"
+if sample_real stripped "$T/debian-stripped" 2; then
+	r=$(run_of stripped)
+	before=$(share "$T/stripped.folded" '(^|;)\[unknown\]$')
+	at_least "$before" 90 && ok || fail "stripped: the leaf is [unknown] in only $before% of the samples before its symbols are known: $(top "$T/stripped.folded")"
+	# a file of another build under this build-id's name is not used
+	id=$(LC_ALL=C readelf -n "$T/debian" | awk '/Build ID:/ { print $3 }')
+	gcc -O1 -g -o "$T/other" "$S/tests/sampling/debian.c" && mkdir -p "$T/symbols/.build-id/${id:0:2}" &&
+		cp "$T/other" "$T/symbols/.build-id/${id:0:2}/${id:2}.debug"
+	"$PROFDB" export "$r" --folded "$T/wrong.folded" 2>"$T/wrong.err" && grep -q "not the build-id it is filed under" "$T/wrong.err" &&
+		at_least "$(share "$T/wrong.folded" '(^|;)\[unknown\]$')" 90 && ok ||
+		fail "stripped: a symbol file of another build was used: $(cat "$T/wrong.err"): $(top "$T/wrong.folded")"
+	rm -rf "$T/symbols"
+	"$PROFDB" symbols add "$T/debian" >"$T/add.out" 2>&1 && grep -q "build-id $id" "$T/add.out" && ok ||
+		fail "symbols add: $(cat "$T/add.out")"
+	"$PROFDB" symbols add "$T/debian-stripped" >"$T/add2.out" 2>&1 && fail "symbols add of a stripped file succeeded" ||
+		{ grep -q "no symbols" "$T/add2.out" && ok || fail "symbols add of a stripped file: $(cat "$T/add2.out")"; }
+	"$PROFDB" export "$r" --folded "$T/named.folded" 2>"$T/err" && ok || fail "stripped: export after symbols add: $(cat "$T/err")"
+	named=$(share "$T/named.folded" "$C_CRUNCH_CHAIN")
+	at_least "$named" 60 && ok || fail "stripped: named from its symbols, main;rounds;crunch holds $named%: $(top "$T/named.folded")"
+	# the same from a debuginfod server (its protocol: GET /buildid/ID/debuginfo)
+	rm -rf "$T/symbols"
+	mkdir -p "$T/dbgd/buildid/$id" && cp "$T/debian" "$T/dbgd/buildid/$id/debuginfo"
+	python3 -m http.server --bind 127.0.0.1 --directory "$T/dbgd" 0 >"$T/dbgd.log" 2>&1 &
+	dpid=$!
+	for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$T/dbgd.log" | head -1 | cut -d' ' -f2); [ -n "$port" ] && break; sleep 0.1; done
+	DEBUGINFOD_URLS="http://127.0.0.1:$port" DEBUGINFOD_CACHE_PATH="$T/dbgd-cache" \
+		"$PROFDB" export "$r" --folded "$T/dbgd.folded" 2>"$T/err" && ok || fail "stripped: export with debuginfod: $(cat "$T/err")"
+	kill $dpid 2>/dev/null
+	from_dbgd=$(share "$T/dbgd.folded" "$C_CRUNCH_CHAIN")
+	at_least "$from_dbgd" 60 && ok || fail "stripped: named through debuginfod, main;rounds;crunch holds $from_dbgd%: $(top "$T/dbgd.folded") (server log: $(tail -3 "$T/dbgd.log"))"
+	echo "test_sampling_real: stripped: leaf [unknown] in $before% of the samples; named from its symbols added later, main;rounds;crunch $named%; through debuginfod $from_dbgd%"
+fi
+unset PROFSVC_SYMBOLS
 
 # ---- the OCaml program: ocamlopt -g ---------------------------------------------------
 if [ $ml = yes ] && sample_real hotml "$T/ml/hot_ml" 3; then

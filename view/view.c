@@ -3,7 +3,7 @@
  * request (view.h): opened once, runs resolved in it, one snapshot.
  *
  * May call: store/store.h, fleet/fleet.h (fleet_is_url), view_fleet.h, view_format.h,
- * view_err.h, view_backend.h.
+ * view_err.h, view_backend.h, view_symbols.h (the symbols directory).
  */
 #include "config.h"
 
@@ -15,6 +15,7 @@
 #include "view_backend.h"
 #include "view_fleet.h"
 #include "view_format.h"
+#include "view_symbols.h"
 
 int view_store_open(struct store **s, const char *path, enum store_open_mode mode,
                     struct view_err *e)
@@ -43,6 +44,7 @@ int view_store_open(struct store **s, const char *path, enum store_open_mode mod
 int view_open(struct view *v, const char *db, struct view_err *e)
 {
 	memset(v, 0, sizeof(*v));
+	view_symbols_dir(db, v->symbols, sizeof(v->symbols));
 	/* a fleet catalogue: runs are read from the view's private copy */
 	if (fleet_is_url(db) &&
 	    (view_fleet_open(&v->fleet, db, e) != 0 || view_fleet_store(v->fleet, &db, e) != 0)) {

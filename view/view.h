@@ -40,6 +40,7 @@
  *                   its eventlog decoded, its heap samples the .hp of a run without one
  *   view_eventlog.c a run's eventlog as ghc-events show's events, and its GC figures
  *   view_samples.c  a run's stack samples read, as samples or a time profile
+ *   view_symbols.c  sampled addresses named when read, from symbol files by build-id
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
  *
@@ -60,6 +61,8 @@ struct view {
 	int snapshot;          /* a read transaction is open */
 	struct view_fleet *fleet; /* over a catalogue: its reader and the private copy
 	                           * (view_fleet.h), closed with the view; else NULL */
+	char symbols[4096];    /* where symbol files are kept by build-id ("": none;
+	                          view_symbols.h) */
 };
 
 /* Opens db (a store's path, or a fleet catalogue's postgresql:// URL)

@@ -5,7 +5,8 @@
  * range costs what it held and no more.
  *
  * May call: store/store.h, profile/samples/samples.h,
- * profile/prof/time_profile.h, view.h, view_err.h, view_profile.c.
+ * profile/prof/time_profile.h, view.h, view_err.h, view_profile.c,
+ * view_symbols.c.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 
 #include "profile/prof/time_profile.h"
 #include "view_samples.h"
+#include "view_symbols.h"
 
 static int feed_cb(void *ctx, uint64_t off, const void *data, size_t len)
 {
@@ -99,6 +101,9 @@ int view_read_samples(struct view *v, const struct view_run *run, struct samples
 		return -1;
 	}
 	rd->bytes = dev.written_end_sector * (uint64_t)STORE_SECTOR_SIZE;
+	/* addresses the sampler could not name, named from symbol files found
+	 * since (by build-id) */
+	view_symbolize(v->symbols, p, e);
 	if (p->cut)
 		view_warn(e, "run %lld: the samples stop inside a record (the sampler was cut off): the whole "
 		          "ones are shown", (long long)id);

@@ -21,6 +21,11 @@
  *     during a pause, where its cost would be the guest's): .eh_frame, or
  *     .debug_frame where there is none.
  *
+ *  6. A program's [vDSO] is no file: its image is the kernel's, the same
+ *     in every process of a host, so where the maps name one (xensim:
+ *     the domain is a process of this host) it is named and unwound from
+ *     this process's own vDSO image (getauxval's AT_SYSINFO_EHDR), copied
+ *     once, reported at the program's [vdso] addresses.
  *  5. An object's mapping, as an export names it (pprof's Mapping, perf's
  *     map), is its executable one as the maps tell it: start, end and the
  *     file offset mapped at start, so that address - start + offset is
@@ -35,12 +40,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <elf.h>
 #include <elfutils/libdwfl.h>
 
 #include "modules.h"
@@ -64,11 +72,35 @@ struct be_mods {
 	int depth_hit, read_failed;
 };
 
+/* Invariant 6: this process's vDSO image, copied once (NULL: none). */
+static pthread_once_t vdso_once = PTHREAD_ONCE_INIT;
+static void *vdso_copy;
+static size_t vdso_len;
+
+static void copy_vdso(void)
+{
+	const unsigned char *at = (const unsigned char *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	if (!at || memcmp(at, ELFMAG, SELFMAG) != 0 || at[EI_CLASS] != ELFCLASS64)
+		return;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)at;
+	/* the image ends with its section headers */
+	size_t len = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (len < sizeof(*eh) || len > (1u << 20) || !(vdso_copy = malloc(len)))
+		return;
+	memcpy(vdso_copy, at, len);
+	vdso_len = len;
+}
+
 /* invariant 2 */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base, char **file_name,
                     Elf **elfp)
 {
-	(void)mod, (void)userdata, (void)base, (void)elfp;
+	(void)mod, (void)userdata, (void)base;
+	if (name && !strcmp(name, "[vdso]")) {
+		pthread_once(&vdso_once, copy_vdso);
+		*elfp = vdso_copy ? elf_memory(vdso_copy, vdso_len) : NULL;
+		return -1;
+	}
 	if (!name || name[0] != '/')
 		return -1;
 	int fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -219,6 +251,23 @@ static const struct exec_map *exec_of(const struct be_mods *ms, uint64_t at)
 	return NULL;
 }
 
+/* Where the maps put the [vdso] (invariant 6): 0, or -1 when nowhere. */
+static int find_vdso(const char *maps, size_t len, uint64_t *lo, uint64_t *hi)
+{
+	for (const char *p = maps, *end = maps + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		unsigned long long a, b;
+		if (le - p > 7 && !memcmp(le - 6, "[vdso]", 6) && sscanf(p, "%llx-%llx", &a, &b) == 2 && b > a) {
+			*lo = a;
+			*hi = b;
+			return 0;
+		}
+		p = le + 1;
+	}
+	return -1;
+}
+
 static int warm_cfi(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start, void *arg)
 {
 	(void)userdata, (void)name, (void)start, (void)arg;
@@ -238,6 +287,9 @@ int be_mods_report_maps(struct be_mods *ms, const char *maps, size_t len, char *
 	dwfl_report_begin(ms->dwfl);
 	int rc = dwfl_linux_proc_maps_report(ms->dwfl, f);
 	fclose(f);
+	uint64_t vlo, vhi;
+	if (rc == 0 && find_vdso(maps, len, &vlo, &vhi) == 0)
+		dwfl_report_module(ms->dwfl, "[vdso]", vlo, vhi);
 	if (dwfl_report_end(ms->dwfl, NULL, NULL) != 0 || rc != 0) {
 		snprintf(err, errlen, "the mappings: %s", rc > 0 ? strerror(rc) : dwfl_errmsg(-1));
 		return -1;
