@@ -11,7 +11,7 @@
  * sample, when the sampler told it); the shares are of the time of the
  * samples the time range and the vCPU select, before focus and ignore
  * (pprof's: what a focus keeps shows as its share of the whole).
- * `profdb top --samples` prints it, serve's /api/runs/N/samples sends it.
+ * `profdb top --samples` prints it.
  *
  * May call: profile/samples/samples.h, profile/samples/samples_int.h (the
  * functions, as the exports group them), view_focus.h, view_json.h,
@@ -99,7 +99,7 @@ struct view_sandwich {
 int view_sandwich_make(const struct view_sampled *s, const uint8_t *mask, struct view_sandwich *out);
 void view_sandwich_free(struct view_sandwich *w);
 
-/* The JSON of top --samples and /api/runs/N/samples (docs/json.md):
+/* The JSON of top --samples (docs/json.md):
  * {"sampling": {...}, "selection": {...}, "functions": [rows, at most
  * limit (0: all)], "sandwich": {...} when w}.  NULL when out of memory. */
 json_t *view_sampled_json(const struct view_sampled *s, const struct view_sample_sel *sel, size_t limit,
