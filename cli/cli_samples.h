@@ -1,13 +1,16 @@
 /*
  * cli_samples.h - profdb's exports of a run's stack samples
  * (cli_samples.c): folded stacks, `perf script` text, pprof, speedscope,
- * each written whole or not at all (cli_util's outfiles).
+ * each written whole or not at all (cli_util's outfiles); and top
+ * --samples, the samples shown as samples (view/view_sampled.h).
  *
  * May call: profile/samples/samples.h, store/store.h, view/ through cli_view.h,
- * cli_util.h, jansson (cli_samples.c).
+ * cli_util.h, cli_json.h, jansson (cli_samples.c).
  */
 #ifndef PROFSVC_CLI_SAMPLES_H
 #define PROFSVC_CLI_SAMPLES_H
+
+#include <stdint.h>
 
 struct samples_outputs {
 	const char *folded, *perf_script, *pprof, *speedscope;
@@ -19,6 +22,18 @@ int samples_outputs_any(const struct samples_outputs *so);
 struct view;
 struct view_run;
 int cli_samples_export(struct view *v, const struct view_run *run, const struct samples_outputs *so);
+
+/* top --samples: the functions of run's samples (their self and total
+ * shares by the time each sample stands for), what focus and ignore keep,
+ * and the sandwich of one function.  0, 1 or EXIT_USAGE (reported). */
+struct view_focus;
+struct cli_sampled_opts {
+	const struct view_focus *focus;
+	const char *sandwich, *module;
+	uint64_t limit;
+	int json, by_total;
+};
+int cli_samples_top(struct view *v, const struct view_run *run, const struct cli_sampled_opts *o);
 
 struct store;
 struct store_run;

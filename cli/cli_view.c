@@ -1,7 +1,8 @@
 /*
  * cli_view.c - profdb on the view library (cli_view.h).
  *
- * May call: view/, profile/heap/heap_chart.h, cli_util.h.
+ * May call: view/, profile/heap/heap_chart.h, profile/prof/time_profile.h,
+ * cli_util.h.
  */
 #include "config.h"
 
@@ -9,8 +10,34 @@
 #include <stdio.h>
 
 #include "profile/heap/heap_chart.h"
+#include "profile/prof/time_profile.h"
 #include "cli_util.h"
 #include "cli_view.h"
+
+int cli_focus_opt(struct view_focus *f, int ignore, const char *re)
+{
+	char why[200];
+	if (view_focus_add(f, ignore, re, why, sizeof(why)) == 0)
+		return 0;
+	cli_err("--%s '%s': %s", ignore ? "ignore" : "focus", re, why);
+	return EXIT_USAGE;
+}
+
+int cli_focus_profile(const struct view_focus *f, struct time_profile *p, int64_t run_id, double *kept_pct)
+{
+	*kept_pct = 100;
+	if (!view_focus_any(f))
+		return 0;
+	if (view_focus_profile(f, p, kept_pct) != 0) {
+		cli_err("out of memory cutting run %lld's call tree", (long long)run_id);
+		return 1;
+	}
+	if (p->nnodes == 0) {
+		cli_err("run %lld: no call stack is left by --focus and --ignore", (long long)run_id);
+		return 1;
+	}
+	return 0;
+}
 
 int cli_view_open(struct view *v, const char *db)
 {

@@ -11,6 +11,8 @@
 #include "view/view.h"
 #include "view/view_profile.h"
 #include "view/view_samples.h"
+#include "view/view_focus.h"
+#include "view/view_sampled.h"
 
 /* view_open, view_resolve: 0, or -1 (reported). */
 int cli_view_open(struct view *v, const char *db);
@@ -36,6 +38,14 @@ int cli_read_heap_profile(struct view *v, const struct view_run *run, struct hp_
  * (reported). */
 int cli_read_profile_or_samples(struct view *v, const struct view_run *run, int *samples,
                                 struct time_profile *p, struct view_profile_read *rd);
+
+/* --focus RE (ignore 0) or --ignore RE (ignore 1) added to f: 0, or
+ * EXIT_USAGE (said why: a bad regular expression). */
+int cli_focus_opt(struct view_focus *f, int ignore, const char *re);
+/* p's call tree cut to the stacks f keeps (view_focus_profile) when f
+ * filters anything; *kept_pct their share of the time (100 when it does
+ * not).  0, or 1 (reported: out of memory, or no stack kept). */
+int cli_focus_profile(const struct view_focus *f, struct time_profile *p, int64_t run_id, double *kept_pct);
 
 struct hp_chart;
 struct hp_chart_band;

@@ -1,7 +1,8 @@
 /*
  * cmd_flame.c - `profdb flame`: a run's time profile as folded stacks
  * (for flamegraph.pl, speedscope, inferno) or as a flame graph SVG drawn
- * here (profile/render/flame.h).
+ * here (profile/render/flame.h).  --focus and --ignore cut the call
+ * tree to some stacks first (view/view_focus.h).
  *
  * May call: profile/render/flame.h, profile/prof/time_profile.h, view/ through
  *           cli_view.h, cli_util.h.
@@ -21,13 +22,17 @@
 
 static const char usage[] =
 	"usage: profdb flame RUN [--by time|alloc] [--samples] [--json | -o FILE.svg [--against RUN0]]\n"
+	"                       [--focus RE]... [--ignore RE]...\n"
 	"  The run's call tree as folded stacks (\"Main.main;Main.go 123\" per line,\n"
 	"  flamegraph.pl's input) on standard output, the same stacks as JSON with\n"
 	"  --json, or with -o a flame graph SVG.\n"
 	"  Values are ticks (--by time) or bytes (--by alloc).  --against RUN0 draws\n"
 	"  a differential flame graph: red grew since RUN0, blue shrank.\n"
 	"  --samples: the run's stack samples (profile-backend sample), a sample a\n"
-	"  tick, instead of its .prof.\n";
+	"  tick, instead of its .prof.\n"
+	"  --focus RE keeps the stacks with a function matching RE (a POSIX extended\n"
+	"  regular expression over \"Module.name\" or the name), --ignore RE drops\n"
+	"  those with one; both repeat.\n";
 
 struct flame_job {
 	const struct time_profile *p, *before;
@@ -47,6 +52,7 @@ struct flame_opts {
 	enum flame_by by;
 	const char *svg, *against;
 	int json, samples;
+	struct view_focus focus;
 };
 
 static int flame_opt(int c, const char *arg, void *ctx)
@@ -70,6 +76,9 @@ static int flame_opt(int c, const char *arg, void *ctx)
 	case 'S':
 		o->samples = 1;
 		return 0;
+	case 'F':
+	case 'I':
+		return cli_focus_opt(&o->focus, c == 'I', arg);
 	}
 	return CLI_NOT_MINE;
 }
@@ -79,7 +88,8 @@ static int parse_options(int argc, char **argv, struct flame_opts *o)
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
 		{"against", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
-		{"samples", no_argument, NULL, 'S'}, {NULL, 0, NULL, 0},
+		{"samples", no_argument, NULL, 'S'}, {"focus", required_argument, NULL, 'F'},
+		{"ignore", required_argument, NULL, 'I'}, {NULL, 0, NULL, 0},
 	};
 	static const struct cli_optspec spec = {usage, "o:h", opts, -1, flame_opt};
 	int rc = cli_parse_opts(&spec, argc, argv, o, &o->json);
@@ -101,10 +111,13 @@ static int parse_options(int argc, char **argv, struct flame_opts *o)
 int cmd_flame(const char *db, int argc, char **argv)
 {
 	struct flame_opts o = {.by = FLAME_TIME};
+	view_focus_init(&o.focus);
 	int rc = parse_options(argc, argv, &o);
 
-	if (rc != CLI_GO_ON)
+	if (rc != CLI_GO_ON) {
+		view_focus_free(&o.focus);
 		return rc;
+	}
 	struct time_profile p, before;
 	struct view_profile_read brd;
 	tp_init(&before);
@@ -119,6 +132,10 @@ int cmd_flame(const char *db, int argc, char **argv)
 		goto out;
 	if (o.against && (cli_view_resolve(&v, o.against, &arun) != 0 ||
 	                  cli_read_profile_or_samples(&v, &arun, &asked, &before, &brd) != 0))
+		goto out;
+	double kept;
+	if (cli_focus_profile(&o.focus, &p, rd.run.run_id, &kept) != 0 ||
+	    (o.against && cli_focus_profile(&o.focus, &before, brd.run.run_id, &kept) != 0))
 		goto out;
 	if (!o.svg) {
 		rc = (o.json ? flame_json(stdout, &p, o.by) : flame_folded(stdout, &p, o.by)) || fflush(stdout) ? 1 : 0;
@@ -137,5 +154,6 @@ out:
 	tp_free(&before);
 	tp_free(&p);
 	view_close(&v);
+	view_focus_free(&o.focus);
 	return rc;
 }

@@ -4,10 +4,13 @@
  * -pj profiles alike (profile/prof/time_profile.h).  The self figures and the
  * order by time are GHC's own table's where the profile has one (tp_rank
  * says which rows): the table printed here marks where GHC's ends and
- * says under it where the figures came from.
+ * says under it where the figures came from.  --focus and --ignore cut
+ * the call tree to some stacks (view/view_focus.h).  A run's stack
+ * samples are shown as samples (cli_samples.c), with a function's
+ * sandwich.
  *
  * May call: profile/prof/time_profile.h, view/ through cli_view.h, cli_util.h,
- *           cli_json.h.
+ *           cli_json.h, cli_samples.h.
  */
 #include "config.h"
 
@@ -18,22 +21,30 @@
 
 #include "profile/prof/time_profile.h"
 #include "cli_json.h"
+#include "cli_samples.h"
 #include "cli_util.h"
 #include "cli_view.h"
 #include "commands.h"
 
 static const char usage[] =
 	"usage: profdb top RUN [--by time|alloc|entries|inherited-time|inherited-alloc]\n"
-	"                  [-n N] [--module M] [--samples] [--json]\n"
+	"                  [-n N] [--module M] [--focus RE]... [--ignore RE]...\n"
+	"                  [--samples [--sandwich FUNC]] [--json]\n"
 	"  The cost centres of the run's time profile (.prof), largest first:\n"
 	"  individual time and allocation as GHC's own table at the head of a\n"
 	"  text profile gives them (GHC's order; the rest, under 1%, after it),\n"
 	"  else summed over all their call stacks (exactly, from ticks and bytes,\n"
 	"  with -P or -pj); inherited over the outermost stacks.  -n 0 lists all\n"
 	"  (default 20).\n"
-	"  --samples: the functions of the run's stack samples (profile-backend\n"
-	"  sample) instead, self (%time) and inclusive (inh%tm) shares; a run with\n"
-	"  samples and no .prof shows them without it.\n";
+	"  --focus RE keeps the call stacks with a function matching RE (a POSIX\n"
+	"  extended regular expression over \"Module.name\" or the name), --ignore RE\n"
+	"  drops those with one; both repeat; the shares stay of the whole.\n"
+	"  --samples: the run's stack samples (profile-backend sample) as samples:\n"
+	"  how they were taken, then each function's samples as the leaf (self) and\n"
+	"  anywhere on the stack (total, once a sample), their shares of the time\n"
+	"  the samples stand for, its module and source (--by time: by self,\n"
+	"  inherited-time: by total).  --sandwich FUNC adds FUNC's callers and\n"
+	"  callees.  A run with samples and no .prof shows them without it.\n";
 
 static const struct {
 	const char *name;
@@ -129,9 +140,10 @@ static json_t *top_json(const struct time_profile *p, const struct view_profile_
 /* What top is asked: the order, -n (0: all), --module, --json. */
 struct top_opts {
 	enum tp_by by;
-	const char *module;
+	const char *module, *sandwich;
 	uint64_t limit;
 	int json, samples;
+	struct view_focus focus;
 };
 
 static int top_opt(int c, const char *arg, void *ctx)
@@ -155,8 +167,23 @@ static int top_opt(int c, const char *arg, void *ctx)
 	case 'S':
 		o->samples = 1;
 		return 0;
+	case 'F':
+	case 'I':
+		return cli_focus_opt(&o->focus, c == 'I', arg);
+	case 'W':
+		o->sandwich = arg;
+		return 0;
 	}
 	return CLI_NOT_MINE;
+}
+
+/* --by for stack samples: time (self) or inherited-time (total) only. */
+static int samples_by(const struct top_opts *o)
+{
+	if (!o->samples || o->by == TP_BY_TIME || o->by == TP_BY_INH_TIME)
+		return CLI_GO_ON;
+	cli_err("--samples: --by is time (self) or inherited-time (total)");
+	return EXIT_USAGE;
 }
 
 int cmd_top(const char *db, int argc, char **argv)
@@ -164,22 +191,42 @@ int cmd_top(const char *db, int argc, char **argv)
 	static const struct option opts[] = {
 		{"by", required_argument, NULL, 'b'}, {"module", required_argument, NULL, 'm'},
 		{"json", no_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
-		{"samples", no_argument, NULL, 'S'},  {NULL, 0, NULL, 0},
+		{"samples", no_argument, NULL, 'S'},  {"focus", required_argument, NULL, 'F'},
+		{"ignore", required_argument, NULL, 'I'}, {"sandwich", required_argument, NULL, 'W'},
+		{NULL, 0, NULL, 0},
 	};
 	static const struct cli_optspec spec = {usage, "n:h", opts, 1, top_opt};
 	struct top_opts o = {.by = TP_BY_TIME, .limit = 20};
+	view_focus_init(&o.focus);
 	int rc = cli_parse_opts(&spec, argc, argv, &o, &o.json);
 
-	if (rc != CLI_GO_ON)
+	if (rc != CLI_GO_ON || (rc = samples_by(&o)) != CLI_GO_ON) {
+		view_focus_free(&o.focus);
 		return rc;
+	}
 	struct time_profile p;
 	struct view_profile_read rd;
 	struct view v = {0};
 	rc = 1;
 	tp_init(&p);
 	struct view_run run;
-	if (cli_view_open(&v, db) != 0 || cli_view_resolve(&v, argv[optind], &run) != 0 ||
-	    cli_read_profile_or_samples(&v, &run, &o.samples, &p, &rd) != 0)
+	if (cli_view_open(&v, db) != 0 || cli_view_resolve(&v, argv[optind], &run) != 0)
+		goto out;
+	if (!o.samples && cli_read_profile_or_samples(&v, &run, &o.samples, &p, &rd) != 0)
+		goto out;
+	if (o.samples) { /* asked, or the run has samples and no .prof */
+		struct cli_sampled_opts so = {&o.focus, o.sandwich, o.module, o.limit, o.json, o.by == TP_BY_INH_TIME};
+		rc = cli_samples_top(&v, &run, &so);
+		goto out;
+	}
+	if (o.sandwich) {
+		cli_err("--sandwich is for a run's stack samples (--samples); run %lld's profile is a .prof",
+		        (long long)rd.run.run_id);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	double kept = 100;
+	if (cli_focus_profile(&o.focus, &p, rd.run.run_id, &kept) != 0)
 		goto out;
 	size_t n;
 	struct tp_row *rows = tp_rank(&p, o.by, o.module, &n);
@@ -200,6 +247,8 @@ int cmd_top(const char *db, int argc, char **argv)
 		goto out;
 	}
 	print_table(&p, &rd, rows, n, o.by, o.samples);
+	if (view_focus_any(&o.focus))
+		printf("  --focus/--ignore: the stacks kept hold %.1f%% of the time; the shares are of all of it\n", kept);
 	free(rows);
 	rc = 0;
 	if (fflush(stdout) != 0) {
@@ -209,5 +258,6 @@ int cmd_top(const char *db, int argc, char **argv)
 out:
 	tp_free(&p);
 	view_close(&v);
+	view_focus_free(&o.focus);
 	return rc;
 }

@@ -76,6 +76,10 @@
  *   render/report_page.c       what every report page has: head, links, an
  *                              inline flame graph
  *   render/report_compare.c    the page of two runs compared, the movers
+ *   render/report_samples.c    a sampled run's Samples section and the samples it
+ *                              embeds (samples.js draws it: a strip over time, a
+ *                              brushed range, vCPU, focus and ignore, a flame
+ *                              graph, the functions, a sandwich)
  *   render/report.c            the HTML report of a run (report.js, report.css),
  *                              or of two (report_parts.h maps its files)
  * The scripts and styles are compiled in by make (render/report_assets.c,

@@ -4,7 +4,7 @@
 # (or null where the document allows it), and no field undocumented.
 #   json_shapes.py KIND FILE    KIND: runs, show, import, export, check, delete, du, api_runs,
 #                               backend (profile-backend status --json),
-#                               heap, heaps, top, diff, diff_gc, watch_sample, watch_gc,
+#                               heap, heaps, top, top_samples, top_sandwich, diff, diff_gc, watch_sample, watch_gc,
 #                               sync, fleet_runs (query runs over a fleet catalogue),
 #                               events, gc, watch_trace, trace_timeline, trace_thread
 import json
@@ -84,6 +84,19 @@ CC = {"name": [STR], "module": [STR], "src": [STR], "entries": [INT], "time": [R
 CC_TICKS = dict(CC, ticks=[INT], bytes=[INT])
 SHAPES["top"] = {"run": [RUN], "format": [STR], "command": [STR], "total_time": [REAL], "total_ticks": [INT],
                  "total_alloc": [INT], "ghc_table": [STR], "cost_centres": [[CC, CC_TICKS]]}
+SFN = {"name": [STR], "module": [STR], "src": [STR], "self_samples": [INT], "total_samples": [INT],
+       "self_ns": [INT], "total_ns": [INT], "self_pct": [REAL], "total_pct": [REAL]}
+SEDGE = {"name": [STR], "module": [STR], "src": [STR], "samples": [INT], "ns": [INT], "pct": [REAL],
+         "function_pct": [REAL]}
+SAMPLES_TOP = {
+    "sampling": [{"hz_asked": [INT], "hz_kept": [INT], "samples": [INT], "lost": [INT], "vcpus": [INT],
+                  "segments": [INT], "seconds": [REAL], "sampled_seconds": [REAL], "weighed_by": [STR]}],
+    "selection": [{"from_seconds": [REAL], "to_seconds": [REAL, NUL], "vcpu": [INT, NUL], "focus": [[STR]],
+                   "ignore": [[STR]], "samples": [INT], "ns": [INT], "kept_samples": [INT], "kept_ns": [INT]}],
+    "nfunctions": [INT], "functions": [[SFN]]}
+SHAPES["top_samples"] = dict(SAMPLES_TOP, run=[RUN])
+SHAPES["top_sandwich"] = dict(SAMPLES_TOP, run=[RUN], sandwich=[{"function": [SFN], "callers": [[SEDGE]],
+                                                                "callees": [[SEDGE]]}])
 DIFF_GC = {"collections": [INT], "by_generation": [[INT]], "pauses": [INT], "total_pause_ns": [INT],
            "longest_pause_ns": [INT], "p50_ns": [INT], "p90_ns": [INT], "p99_ns": [INT], "elapsed_ns": [INT],
            "gc_share": [REAL], "peak_live_bytes": [INT], "peak_heap_bytes": [INT], "allocated_bytes": [INT]}

@@ -11,8 +11,25 @@
  *                                 .perf, .pb.gz, .speedscope.json, and
  *                                 .top (the time profile's cost centres by
  *                                 time: "module<TAB>name<TAB>ticks" a line)
+ *   samples_gen store DB KIND NAME  a run named NAME in the store DB whose
+ *                                 samples device holds a stream, as the
+ *                                 backend's sampler leaves it, then complete;
+ *                                 prints its id.  KIND: wordfreq (the stream
+ *                                 above) or known (known_stream: stacks
+ *                                 whose every figure the tests know)
  *
- * May call: profile/samples/samples.h, profile/prof/time_profile.h (tp_rank).
+ * known_stream: 1000 samples at 100 Hz, t = i x 10 ms, vCPU i % 2, 2
+ * vCPUs, each with a TIME record; by i % 10, leaf first:
+ *   0-3  memmove <- msort <- msort <- msort <- main   (10 ms each)
+ *   4-5  by_key <- msort <- msort <- main             (10 ms)
+ *   6-8  work <- main                                 (20 ms)
+ *   9    [idle]                                       (10 ms)
+ * so 400/200/300/100 samples of 4/2/6/1 s, 13 s in all; a RATE of 50 Hz
+ * at 5 s (the rate kept), 7 samples LOST at 3 s, an END at 10 s.  The C
+ * functions' module (their ELF file) is hostile text.
+ *
+ * May call: profile/samples/samples.h, profile/prof/time_profile.h (tp_rank),
+ * store/store.h.
  */
 #include "config.h"
 
@@ -22,6 +39,7 @@
 
 #include "profile/samples/samples.h"
 #include "profile/prof/time_profile.h"
+#include "store/store.h"
 
 static const struct samples_frame frames[] = {
 	{SAMPLES_KIND_ROOT, 0, 0, "[GC]", "", "", 0},
@@ -94,6 +112,76 @@ static int write_stream(const char *path)
 	return 0;
 }
 
+#define KNOWN_MODULE "/srv/known<b>&\x1b[1m"
+static const struct samples_frame known_frames[] = {
+	{SAMPLES_KIND_C, 0x401000, 10, "main", KNOWN_MODULE, "known.c", 0},
+	{SAMPLES_KIND_C, 0x401100, 20, "work", KNOWN_MODULE, "known.c", 0},
+	{SAMPLES_KIND_C, 0x401200, 30, "msort", KNOWN_MODULE, "known.c", 0},
+	{SAMPLES_KIND_C, 0x7f0000001000, 0, "memmove", "/lib/x86_64-linux-gnu/libc.so.6", "", 0},
+	{SAMPLES_KIND_C, 0x401300, 40, "by_key", KNOWN_MODULE, "known.c", 0},
+	{SAMPLES_KIND_ROOT, 0, 0, "[idle]", "", "", 0},
+};
+
+static int known_stream(struct samples_buf *b)
+{
+	static const uint32_t st[4][6] = {{4, 3, 3, 3, 1, 0}, {5, 3, 3, 1, 0}, {2, 1, 0}, {6, 0}};
+	static const uint32_t depth[4] = {5, 4, 2, 1};
+	int rc = samples_put_begin(b, 100, 1700000000000000000ull, 2, "known");
+	for (uint32_t i = 0; i < sizeof(known_frames) / sizeof(known_frames[0]); i++)
+		rc |= samples_put_frame(b, i + 1, &known_frames[i]);
+	for (uint32_t i = 0; i < 1000; i++) {
+		uint32_t c = i % 10, k = c < 4 ? 0 : c < 6 ? 1 : c < 9 ? 2 : 3;
+		uint64_t t = (uint64_t)i * 10000000ull;
+		if (i == 300)
+			rc |= samples_put_lost(b, t, 7, SAMPLES_LOST_BUDGET);
+		if (i == 500)
+			rc |= samples_put_rate(b, t, 50);
+		rc |= samples_put_time(b, k == 2 ? 20000000ull : 10000000ull);
+		rc |= samples_put_sample(b, t, i % 2, 1, st[k], depth[k], 0);
+	}
+	return rc | samples_put_end(b, 10000000000ull, SAMPLES_END_STOPPED);
+}
+
+/* A run in the store at db holding the stream of kind as its samples. */
+static int store_stream(const char *db, const char *kind, const char *name)
+{
+	struct samples_buf b = {0};
+	uint64_t rng = 42;
+	static const int first[NFRAMES] = {GC, HS_MAIN, MAIN, COUNT, INSERT, WORDS, MEMCPY, WEIRD};
+	int rc = !strcmp(kind, "known") ? known_stream(&b) : segment(&b, first, 1000, 1700000000000000000ull, 2000, &rng);
+	struct store_open_opts o = {.mode = STORE_WRITE};
+	struct store *s = NULL;
+	struct store_device *d = NULL;
+	char err[256];
+	struct store_run run = {.domid = -1, .started_us = 1700000000000000};
+	snprintf(run.name, sizeof(run.name), "%s", name);
+	snprintf(run.source, sizeof(run.source), "capture");
+	size_t len = (b.len + SAMPLES_SECTOR - 1) / SAMPLES_SECTOR * SAMPLES_SECTOR; /* zeros: padding */
+	uint8_t *bytes = calloc(1, len ? len : 1);
+	if (bytes)
+		memcpy(bytes, b.data, b.len);
+	rc |= !bytes;
+	if (rc || store_open(&s, db, &o, err, sizeof(err)) != 0) {
+		fprintf(stderr, "samples_gen: %s\n", rc ? "cannot make the stream" : err);
+		free(bytes);
+		return 1;
+	}
+	struct store_segment seg = {0, (uint32_t)(len / STORE_SECTOR_SIZE), bytes};
+	rc = store_run_begin(s, &run) || store_device_create(s, run.run_id, STORE_SAMPLES_VDEV, 0x5a, store_max_capacity(), &d) ||
+	     store_batch_begin(s) || store_write(d, &seg, 1) || store_batch_commit(s) ||
+	     store_run_end(s, run.run_id, STORE_RUN_COMPLETE, run.started_us + 10000000);
+	if (rc)
+		fprintf(stderr, "samples_gen: %s: %s\n", db, store_errmsg(s));
+	else
+		printf("%lld\n", (long long)run.run_id);
+	if (d)
+		store_device_release(d);
+	store_close(s);
+	samples_buf_free(&b);
+	free(bytes);
+	return rc ? 1 : 0;
+}
+
 static int read_stream(const char *path, struct samples_profile *p)
 {
 	char buf[997]; /* pieces that split records */
@@ -144,8 +232,10 @@ int main(int argc, char **argv)
 	static const char *const names[] = {"folded", "perf", "pb.gz", "speedscope.json", "top"};
 	if (argc == 3 && !strcmp(argv[1], "stream"))
 		return write_stream(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "store"))
+		return store_stream(argv[2], argv[3], argv[4]);
 	if (argc != 4 || strcmp(argv[1], "export") != 0) {
-		fprintf(stderr, "usage: samples_gen stream FILE | samples_gen export FILE DIR\n");
+		fprintf(stderr, "usage: samples_gen stream FILE | samples_gen export FILE DIR | samples_gen store DB KIND NAME\n");
 		return 2;
 	}
 	struct samples_profile p;

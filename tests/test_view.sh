@@ -505,4 +505,82 @@ grep -q 'id="heap-note" data-samples="1">The heap profile has one sample only, a
 	grep -q '<tr><td>ghc-prim:GHC.Types.:</td><td class="num">24 MB (24,326,280 bytes)</td></tr>' "$T/one.html" &&
 	! grep -q 'id="heap-data"' "$T/one.html" && ok || fail "report of one heap sample: $(grep -o 'id="heap-note".\{0,300\}' "$T/one.html")"
 
+# --- stack samples shown as samples (top --samples), focus and ignore, the
+# sandwich: a run of known stacks (tests/samples_gen.c's known_stream: 1000
+# samples of 10 or 20 ms of CPU time, 13 s in all; memmove under a recursive
+# msort 400 (4 s), by_key under msort 200 (2 s), work 300 (6 s), [idle] 100
+# (1 s); 100 Hz asked, 50 kept, 7 lost, 2 vCPUs), and a .prof run cut too
+KN=$("$B/tests/samples_gen" store "$T/p.db" known known) && ok || fail "samples_gen store: $KN"
+row() { grep -E "^  $1 " "$T/out" | head -1 | sed 's/  */ /g'; }
+expect 0 "" -- "$PROFDB" top "$KN" --samples
+grep -q "^  sampled at 100 Hz (lowered to 50 Hz by the sampler's budget), 1000 samples (7 lost), 2 vCPUs" "$T/out" &&
+	grep -q "^  shares by CPU time" "$T/out" && ok || fail "top --samples: the header: $(sed -n 2,3p "$T/out")"
+! grep -Eqi "entries|%alloc|ticks|bytes|total alloc" "$T/out" && ok || fail "top --samples: GHC's columns: $(cat "$T/out")"
+# name, module (the ELF file's name: hostile text shown inert), self, total, self%, total%, source
+[ "$(row work)" = ' work known<b>&\x1b[1m 300 300 46.2 46.2 known.c:20' ] &&
+	[ "$(row memmove)" = ' memmove libc.so.6 400 400 30.8 30.8 ' ] &&
+	[ "$(row main)" = ' main known<b>&\x1b[1m 0 900 0.0 92.3 known.c:10' ] &&
+	[ "$(row msort)" = ' msort known<b>&\x1b[1m 0 600 0.0 46.2 known.c:30' ] && ok ||
+	fail "top --samples rows: $(cat "$T/out")"
+# the first row by self time; by total (--by inherited-time) main first
+sed -n 6p "$T/out" | grep -q "^  work " && ok || fail "top --samples: first row $(sed -n 6p "$T/out")"
+expect 0 "" -- "$PROFDB" top "$KN" --samples --by inherited-time -n 2
+sed -n 6p "$T/out" | grep -q "^  main " && [ "$(grep -c 'known.c' "$T/out")" = 2 ] && ok || fail "top --samples --by inherited-time: $(cat "$T/out")"
+expect 2 "time (self) or inherited-time" -- "$PROFDB" top "$KN" --samples --by alloc
+expect 0 "" -- "$PROFDB" top "$KN" --samples --json -n 0
+python3 "$S/tests/json_shapes.py" top_samples "$T/out" && ok || fail "top --samples --json not as docs/json.md says"
+pyname "$T/out" 'd["sampling"]["hz_asked"] == 100 and d["sampling"]["hz_kept"] == 50 and d["sampling"]["lost"] == 7 and d["sampling"]["weighed_by"] == "cpu_time" and d["selection"]["ns"] == 13 * 10**9 and {f["name"]: (f["self_samples"], f["total_samples"], f["total_ns"]) for f in d["functions"]} == {"work": (300, 300, 6e9), "memmove": (400, 400, 4e9), "by_key": (200, 200, 2e9), "[idle]": (100, 100, 1e9), "main": (0, 900, 12e9), "msort": (0, 600, 6e9)} and d["functions"][0]["module"] == "/srv/known<b>&\x1b[1m"' && ok ||
+	fail "top --samples --json figures: $(head -c 600 "$T/out")"
+# total % right under recursion: memmove's and by_key's total never below their self
+pyname "$T/out" 'all(f["total_pct"] >= f["self_pct"] for f in d["functions"])' && ok || fail "top --samples: a total below its self"
+# focus keeps exactly the samples with a matching frame; ignore drops them; together
+expect 0 "" -- "$PROFDB" top "$KN" --samples --focus by_key --json
+pyname "$T/out" 'd["selection"]["kept_samples"] == 200 and d["selection"]["kept_ns"] == 2 * 10**9 and sorted(f["name"] for f in d["functions"]) == ["by_key", "main", "msort"]' && ok ||
+	fail "--focus by_key: $(head -c 400 "$T/out")"
+expect 0 "" -- "$PROFDB" top "$KN" --samples --ignore 'idle|work' --json
+pyname "$T/out" 'd["selection"]["kept_samples"] == 600' && ok || fail "--ignore 'idle|work': $(head -c 400 "$T/out")"
+expect 0 "" -- "$PROFDB" top "$KN" --samples --focus msort --ignore memmove
+grep -q "kept by --focus 'msort' --ignore 'memmove': 200 of 1000 samples, 15.4% of the time" "$T/out" && ok ||
+	fail "--focus with --ignore: $(sed -n 4p "$T/out")"
+expect 0 "" -- "$PROFDB" top "$KN" --samples --focus memmove --focus '^work$' --json
+pyname "$T/out" 'd["selection"]["kept_samples"] == 700 and d["selection"]["focus"] == ["memmove", "^work$"]' && ok || fail "two --focus: $(head -c 300 "$T/out")"
+expect 2 "--focus '(':" -- "$PROFDB" top "$KN" --samples --focus '('
+expect 2 "--ignore '\[':" -- "$PROFDB" flame "$KN" --ignore '['
+# the flame graph's stacks, the same cut (ticks: microseconds of CPU time)
+expect 0 "" -- "$PROFDB" flame "$KN" --samples --focus by_key
+[ "$(cat "$T/out")" = "main;msort;msort;by_key 2000000" ] && ok || fail "flame --focus by_key: $(cat "$T/out")"
+expect 0 "" -- "$PROFDB" flame "$KN" --samples --ignore 'idle|work' --ignore by_key
+[ "$(cat "$T/out")" = "main;msort;msort;msort;memmove 4000000" ] && ok || fail "flame --ignore: $(cat "$T/out")"
+expect 1 "no call stack is left" -- "$PROFDB" flame "$KN" --samples --focus nothing-matches
+# the sandwich: msort's callers and callees, its recursion left out
+expect 0 "" -- "$PROFDB" top "$KN" --samples --sandwich msort
+grep -q "^  sandwich of msort: self 0 samples 0.0%, total 600 samples 46.2%" "$T/out" &&
+	[ "$(grep -A1 '^  CALLERS' "$T/out" | tail -1 | sed 's/  */ /g')" = ' main known<b>&\x1b[1m 600 46.2 100.0 known.c:10' ] &&
+	[ "$(grep -A2 '^  CALLEES' "$T/out" | tail -2 | sed 's/  */ /g' | tr '\n' '|')" = ' memmove libc.so.6 400 30.8 66.7 | by_key known<b>&\x1b[1m 200 15.4 33.3 known.c:40|' ] && ok ||
+	fail "top --sandwich msort: $(sed -n '/sandwich/,$p' "$T/out")"
+expect 0 "" -- "$PROFDB" top "$KN" --samples --sandwich work --json
+python3 "$S/tests/json_shapes.py" top_sandwich "$T/out" && pyname "$T/out" '[(e["name"], e["samples"]) for e in d["sandwich"]["callers"]] == [("main", 300)] and [(e["name"], e["samples"], e["function_pct"]) for e in d["sandwich"]["callees"]] == [("(self)", 300, 100.0)]' && ok ||
+	fail "top --sandwich work --json: $(head -c 600 "$T/out")"
+expect 2 "no function 'nosuch'" -- "$PROFDB" top "$KN" --samples --sandwich nosuch
+expect 2 "--sandwich is for" -- "$PROFDB" top 1 --sandwich main
+# a .prof run: focus and ignore cut its call tree (GHC's table is then set aside)
+expect 0 "" -- "$PROFDB" top 1 -n 0 --json
+pyname "$T/out" 'd["ghc_table"] == "used"' && ok || fail "top 1: GHC's table used"
+expect 0 "" -- "$PROFDB" top 1 -n 0 --json --focus histogram
+python3 - "$T/out" <<'PY' && ok || fail "top --focus of a .prof: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cc = {c["name"]: c for c in d["cost_centres"]}
+assert d["ghc_table"] == "none", d["ghc_table"]
+assert abs(cc["histogram.step"]["time"] - 46.6) < 0.3, cc["histogram.step"]
+assert all("histogram" in n or c["time"] == 0 or c["inherited_time"] >= c["time"] for n, c in cc.items())
+assert not any(n.startswith("samples") for n in cc), sorted(cc)
+PY
+expect 0 "" -- "$PROFDB" top 1 --focus histogram --ignore 'histogram.step'
+grep -q "the stacks kept hold" "$T/out" && ! grep -q "^  histogram.step " "$T/out" && ok || fail "top --focus --ignore of a .prof: $(cat "$T/out")"
+"$PROFDB" flame 1 >"$T/all.folded" && "$PROFDB" flame 1 --ignore histogram.step >"$T/ign.folded" &&
+	[ "$(grep -c 'histogram.step' "$T/ign.folded")" = 0 ] &&
+	[ "$(grep -v 'histogram.step' "$T/all.folded")" = "$(cat "$T/ign.folded")" ] && ok ||
+	fail "flame --ignore of a .prof: not the other stacks: $(diff "$T/all.folded" "$T/ign.folded" | head)"
+
 finish test_view

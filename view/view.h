@@ -39,8 +39,12 @@
  *   view_profile.c  a run's .prof and .hp read and parsed, a live heap followed;
  *                   its eventlog decoded, its heap samples the .hp of a run without one
  *   view_eventlog.c a run's eventlog as ghc-events show's events, and its GC figures
+ *   view_focus.c    focus and ignore: regular expressions over function names,
+ *                   a time profile's call tree cut to the stacks kept
  *   view_samples.c  a run's stack samples read, as samples or a time profile
  *   view_symbols.c  sampled addresses named when read, from symbol files by build-id
+ *   view_sampled.c  stack samples shown as samples: how they were taken, a
+ *                   selection's functions (self, total), a sandwich, their JSON
  *   view_diff.c     one side of a comparison: both profiles of a run
  *   view_report.c   a run's report, and a second run to compare with
  *

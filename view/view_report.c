@@ -3,7 +3,8 @@
  * all of it read in the view's one snapshot.
  *
  * May call: view.h, view_profile.h, view_trace.h, view_format.h,
- * view_eventlog.h, view_err.h, profile/, store/store.h, view_samples.c.
+ * view_eventlog.h, view_err.h, profile/, store/store.h, view_samples.c,
+ * view_sampled.c (how a sampled run's samples were taken).
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 #include "view_profile.h"
 #include "view_report.h"
 #include "view_samples.h"
+#include "view_sampled.h"
 #include "profile/heap/heap_compare.h"
 
 /* A run with a trace: which profile devices it has (each read only if
@@ -176,6 +178,49 @@ static void fill_compare(struct view_report *r, struct view *v)
 		add_cwarn(r, "Run %lld came after run %lld: the changes shown are backwards in time.", a, b);
 }
 
+/* How the samples were taken, as the page says it. */
+static void sampling_sentence(struct view_report *r)
+{
+	struct view_sampling h;
+	char span[32], all[32];
+	view_sampling_of(&r->sp, &h);
+	view_format_duration((int64_t)(h.span_ns / 1000), span, sizeof(span));
+	view_format_duration((int64_t)(h.total_ns / 1000), all, sizeof(all));
+	int n = snprintf(r->sp_how, sizeof(r->sp_how), "Sampled from dom0 at %u Hz", h.hz_asked);
+	if (h.hz_kept != h.hz_asked && n > 0 && (size_t)n < sizeof(r->sp_how))
+		n += snprintf(r->sp_how + n, sizeof(r->sp_how) - (size_t)n, " asked, %u Hz kept (the sampler's budget lowered it)",
+		              h.hz_kept);
+	if (n > 0 && (size_t)n < sizeof(r->sp_how))
+		snprintf(r->sp_how + n, sizeof(r->sp_how) - (size_t)n,
+		         ": %llu samples taken, %llu lost, %u vCPU%s, over %s; shares %s (%s in all).",
+		         (unsigned long long)h.samples, (unsigned long long)h.lost, h.vcpus, h.vcpus == 1 ? "" : "s", span,
+		         h.cpu_time ? "by CPU time: a sample weighs its vCPU's CPU time since its last one"
+		         : h.some_cpu_time ? "by CPU time where the sampler told it, else 1/rate a sample"
+		                           : "by samples, 1/rate each",
+		         all);
+}
+
+/* The run's stack samples, kept for the Samples section, and as its time profile. */
+static int read_samples(struct view_report *r, struct view *v, const struct view_run *run,
+                        struct view_profile_read *prd, struct view_err *e)
+{
+	r->sp_read = 1;
+	if (view_read_samples(v, run, &r->sp, prd, e) != 0)
+		return -1;
+	if (r->sp.nsamples == 0) {
+		view_error(e, "run %lld has no stack samples yet", (long long)run->id);
+		return -1;
+	}
+	if (samples_to_time_profile(&r->sp, &r->tp) != 0) {
+		view_error(e, "out of memory");
+		return -1;
+	}
+	r->have_sp = 1;
+	sampling_sentence(r);
+	return 0;
+}
+
+
 /* The run's profiles: each one it has, charted, with what a salvage or a
  * cut cost as warnings.  hp_read: the .hp was read, even if empty. */
 static void load_profiles(struct view_report *r, struct view *v, const struct view_run *run, int *hp_read,
@@ -195,7 +240,7 @@ static void load_profiles(struct view_report *r, struct view *v, const struct vi
 	if (!want_tp && samples) {
 		tp_free(&r->tp);
 		r->from_samples = 1;
-		r->have_tp = view_read_samples_profile(v, run, &r->tp, prd, e) == 0;
+		r->have_tp = read_samples(r, v, run, prd, e) == 0;
 	} else if (samples) {
 		add_warning(r, nbuf, "this run has stack samples too: profdb top %lld --samples", (long long)run->id);
 	}
@@ -376,6 +421,10 @@ void view_report_input(const struct view_report *r, struct report_input *in)
 	in->timeline = r->have_tl ? &r->tl : NULL;
 	in->timeline_gc = r->have_tl ? &r->gc : NULL;
 	in->timeline_note = r->tl_note[0] ? r->tl_note : NULL;
+	if (r->have_sp) {
+		in->samples = &r->sp;
+		in->samples_how = r->sp_how;
+	}
 	if (r->against) {
 		in->against_title = r->against_caption;
 		in->against_tp = r->a_tp ? &r->atp : NULL;
@@ -401,4 +450,6 @@ void view_report_free(struct view_report *r)
 	hp_chart_free(&r->chart);
 	hp_free(&r->hp);
 	tp_free(&r->tp);
+	if (r->sp_read)
+		samples_free(&r->sp);
 }

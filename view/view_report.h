@@ -20,6 +20,7 @@
 #include "profile/heap/heap_profile.h"
 #include "profile/render/report.h"
 #include "profile/prof/time_profile.h"
+#include "profile/samples/samples.h"
 #include "store/store.h"
 #include "view.h"
 #include "view_trace.h"
@@ -29,6 +30,9 @@ struct view_report {
 	int have_tp, have_hp, have_trace;
 	int no_heap;                   /* a trace alone: no heap profile to come */
 	int from_samples;              /* tp is the run's stack samples (it has no .prof) */
+	int sp_read, have_sp;          /* sp was read (free it), and holds samples */
+	struct samples_profile sp;     /* those samples, for the page's Samples section */
+	char sp_how[400];              /* how they were taken, as the page says it */
 	struct view_trace trace;       /* a MirageOS run's trace */
 	struct time_profile tp;
 	struct hp_profile hp;

@@ -191,7 +191,7 @@ int report_write(FILE *f, const struct report_input *in)
 		return report_compare_write(f, in);
 	report_head(f, in);
 	/* the hot spot first: the flat table of the top cost centres */
-	if (in->tp && top_section(f, in) != 0)
+	if (in->samples ? report_samples_html(f, in) != 0 : in->tp && top_section(f, in) != 0)
 		return -1;
 	facts_section(f, in);
 	if ((in->hp && in->chart) || (in->live_events && !in->refresh_ms && !in->no_heap))
@@ -204,6 +204,8 @@ int report_write(FILE *f, const struct report_input *in)
 	/* the script right after the chart's data: the chart is drawn before
 	 * the browser has read the tree and the flame graph below */
 	fprintf(f, "<script>\n%s</script>\n", report_js);
+	if (in->samples)
+		fprintf(f, "<script>\n%s</script>\n", samples_js);
 	if (in->tp && cost_centres_section(f, in) != 0)
 		return -1;
 	if (in->against_title && report_changes_html(f, in) != 0)

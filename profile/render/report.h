@@ -27,6 +27,8 @@
 
 extern const char report_js[];
 extern const char report_css[];
+/* The Samples section's script (samples.js, compiled in). */
+extern const char samples_js[];
 
 /* One run of a comparison: guest text (name, host) escaped where shown. */
 struct report_side {
@@ -35,6 +37,7 @@ struct report_side {
 	const char *profiles; /* ".prof, .hp by closure descriptions (-hd), eventlog" */
 };
 
+struct samples_profile;
 struct report_input {
 	const char *title;          /* the run's caption (guest text) */
 	const char *const *facts;   /* label, value, label, value, ... */
@@ -85,6 +88,14 @@ struct report_input {
 	                       * header; NULL (a report file): no link */
 	const char *live_events;
 	const char *page_script;
+	/* A run's stack samples shown as samples (its page's Samples section,
+	 * in place of the top cost centres: how they were taken, samples_how,
+	 * then a strip of them over time whose brushed range, a vCPU, focus
+	 * and ignore choose the samples of a flame graph and a table of
+	 * functions drawn by samples.js, and the sandwich of a function
+	 * clicked; the view kept in the URL).  NULL: none. */
+	const struct samples_profile *samples;
+	const char *samples_how;
 	/* A running run sampled from dom0: its flame graph is fetched again
 	 * every refresh_ms (0: not), and there is no heap section to wait
 	 * for. */

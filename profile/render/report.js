@@ -59,6 +59,8 @@
     var hide = Object.keys(state.hide).filter(function (k) { return state.hide[k]; });
     var h = 'mode=' + state.mode + (hide.length ? '&hide=' + hide.join(',') : '') +
             (state.q ? '&q=' + encodeURIComponent(state.q) : '') + '&sort=' + state.sort;
+    // the Samples section's keys (samples.js) stay as they are
+    location.hash.replace(/^#/, '').split('&').forEach(function (kv) { if (/^s(from|to|vcpu|focus|ignore|fn)=/.test(kv)) h += '&' + kv; });
     history.replaceState(null, '', '#' + h);
   }
 

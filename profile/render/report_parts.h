@@ -6,6 +6,7 @@
  *   report_compare.c  the page of two runs compared; the movers' section
  *   report_page.c     what every page has: head, links, a flame graph inline
  *   report_data.c     the JSON the pages draw from, --json, sizes and counts
+ *   report_samples.c  a sampled run's Samples section and the samples it embeds
  *
  * May call: report.h's types.
  */
@@ -30,6 +31,9 @@ int report_flame_inline(FILE *f, const struct time_profile *before, const struct
  * them; the page of two runs compared (in->sides).  0 or -1. */
 int report_changes_html(FILE *f, const struct report_input *in);
 int report_compare_write(FILE *f, const struct report_input *in);
+
+/* report_samples.c: the Samples section of in->samples.  0 or -1. */
+int report_samples_html(FILE *f, const struct report_input *in);
 
 /* report_data.c: the cost-centre tree as the page's script reads it. */
 void report_tree_json(FILE *f, const struct time_profile *p);
