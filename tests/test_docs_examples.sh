@@ -113,6 +113,8 @@ value() {
 	F | FILE) v="$W/file-$n" ;;  # a new file
 	DIR) v="$W/dir-$n" ;;        # a new directory
 	ELF) v="$T/hot" ;;           # the program the domain runs
+	FUNC) v=hot ;;               # a function of run 2's program
+	REGEX) v=cold ;;             # a regular expression over its names
 	DOMAIN) # a domain of its own: the C program, running for a second
 		v=$("$XS" create --dir "$XENSIM_DIR" --name "hot-$n" --console "$T/hot.console" --exec "$T/hot" 1) ||
 			return 1 ;;
