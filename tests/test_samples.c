@@ -460,6 +460,29 @@ static void test_time_profile(void)
 	samples_buf_free(&b);
 }
 
+/* p's pprof export, which must be one gzip member, inflated into out:
+ * how many bytes. */
+static size_t pprof_inflated(const struct samples_profile *p, uint8_t *out, size_t cap)
+{
+	char *gz = NULL;
+	size_t gzlen = 0;
+	FILE *m = open_memstream(&gz, &gzlen);
+	REQUIRE(m && samples_write_pprof(m, p) == 0, "pprof");
+	fclose(m);
+	CHECK(gzlen > 18 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b, "not gzip");
+	z_stream z = {0};
+	REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK, "inflate");
+	z.next_in = (Bytef *)gz;
+	z.avail_in = (uInt)gzlen;
+	z.next_out = out;
+	z.avail_out = (uInt)cap;
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END, "inflate: %s", z.msg ? z.msg : "");
+	size_t n = cap - z.avail_out;
+	inflateEnd(&z);
+	free(gz);
+	return n;
+}
+
 /* TIME records: the next SAMPLE stands for their time (its vCPU's CPU
  * time), the time profile weighs by it in microseconds, perf script's
  * period is it; a SAMPLE without one stands for 1/hz; a TIME the wrong
@@ -523,26 +546,11 @@ static void test_pprof(void)
 	small_profile(&b, "odd");
 	struct samples_profile p;
 	REQUIRE(parse(&p, b.data, b.len, 1) == 0, "%s", samples_error(&p));
-	char *gz = NULL;
-	size_t gzlen = 0;
-	FILE *m = open_memstream(&gz, &gzlen);
-	REQUIRE(m && samples_write_pprof(m, &p) == 0, "pprof");
-	fclose(m);
-	CHECK(gzlen > 18 && (uint8_t)gz[0] == 0x1f && (uint8_t)gz[1] == 0x8b, "not gzip");
 	uint8_t out[8192];
-	z_stream z = {0};
-	REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK, "inflate");
-	z.next_in = (Bytef *)gz;
-	z.avail_in = (uInt)gzlen;
-	z.next_out = out;
-	z.avail_out = sizeof(out);
-	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END, "inflate: %s", z.msg ? z.msg : "");
-	size_t n = sizeof(out) - z.avail_out;
-	inflateEnd(&z);
+	size_t n = pprof_inflated(&p, out, sizeof(out));
 	CHECK(memmem(out, n, "\x32\x00", 2), "string_table[0] is \"\"");
 	CHECK(memmem(out, n, "\x0bnanoseconds", 12) && memmem(out, n, "\x07samples", 8), "sample types");
 	CHECK(memmem(out, n, "\x0e" "Data.Work.work", 15), "a function's name");
-	free(gz);
 	samples_free(&p);
 	samples_buf_free(&b);
 }
@@ -590,22 +598,9 @@ static void test_mappings(void)
 	CHECK(strstr(buf, "\t7f0000010abc qsort+0x0 (libc.so.6)\n") && strstr(buf, "\t401234 main+0x0 (prog)\n"),
 	      "perf script's addresses and objects:\n%s", buf);
 	free(buf);
-	buf = NULL;
-	m = open_memstream(&buf, &len);
-	REQUIRE(m && samples_write_pprof(m, &p) == 0, "pprof");
-	fclose(m);
 	uint8_t out[8192];
-	z_stream z = {0};
-	REQUIRE(inflateInit2(&z, 15 + 16) == Z_OK, "inflate");
-	z.next_in = (Bytef *)buf;
-	z.avail_in = (uInt)len;
-	z.next_out = out;
-	z.avail_out = sizeof(out);
-	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END, "inflate");
-	size_t n = sizeof(out) - z.avail_out;
-	inflateEnd(&z);
+	size_t n = pprof_inflated(&p, out, sizeof(out));
 	CHECK(memmem(out, n, "\x0a" "abcdef0123", 11) && memmem(out, n, "\x0e/lib/libc.so.6", 15), "pprof's mappings");
-	free(buf);
 	samples_free(&p);
 
 	b.len = 0;
