@@ -200,7 +200,8 @@ static int read_symbols(struct be_symtab *t)
 	}
 	if (!have && dyn && read_table(t, dyn, &dynsh) != 0)
 		return -1;
-	qsort(t->syms, t->n, sizeof(*t->syms), by_addr);
+	if (t->n) /* (a stripped program's: none, and qsort takes no NULL) */
+		qsort(t->syms, t->n, sizeof(*t->syms), by_addr);
 	return 0;
 }
 
