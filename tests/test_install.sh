@@ -243,7 +243,7 @@ want "sim xen " "$D$compdir/profile-backend" profile-backend start --platform ""
 want "--dry-run " "$D$compdir/profile-backend" profile-backend create --dr
 want "sample start status stop " "$D$compdir/profile-backend" profile-backend s
 want "--seconds --sim-dir --symbols " "$D$compdir/profile-backend" profile-backend sample 3 --s
-want "--samples " "$D$compdir/profdb" profdb top 1 --sa
+want "--samples --sandwich " "$D$compdir/profdb" profdb top 1 --sa
 touch "$T/guest.cfg"
 want "$T/guest.cfg " "$D$compdir/profile-backend" profile-backend create "$T/gu"
 
