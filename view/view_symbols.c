@@ -13,17 +13,21 @@
  *     symbols, DWARF lines, a separate debug file's too), one per object
  *     per read; the frames name the function, the line if the file has
  *     DWARF.
- *  4. debuginfod is asked only when DEBUGINFOD_URLS is set, a download
+ *  4. debuginfod is asked only when DEBUGINFOD_URLS is set, through
+ *     libdebuginfod opened when first needed (dlopen, as libdw opens it:
+ *     a host without the library, a Xen dom0's minimal root, runs profdb
+ *     all the same), a download
  *     ends after DEBUGINFOD_SECONDS (a page waits for it), and a build-id
  *     it did not have is not asked again by this process (a set under a
  *     lock: serve's threads share it).
  *
  * May call: profile/samples/samples.h, view_err.h, libdw (libdwfl,
- * dwelf), libelf, libdebuginfod.
+ * dwelf), libelf, libdebuginfod (dlopen'd).
  */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -178,10 +182,37 @@ static void note_not_found(const char *id)
 	pthread_mutex_unlock(&not_found_lock);
 }
 
+/* libdebuginfod, opened when first needed (as libdw itself opens it):
+ * a host without it reads runs all the same, only not from debuginfod. */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} dbg;
+static pthread_once_t dbg_once = PTHREAD_ONCE_INIT;
+
+static void open_debuginfod(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return;
+	*(void **)&dbg.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&dbg.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&dbg.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&dbg.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&dbg.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&dbg.end = dlsym(h, "debuginfod_end");
+	if (!dbg.find_debuginfo || !dbg.set_progressfn || !dbg.set_user_data || !dbg.get_user_data || !dbg.end)
+		dbg.begin = NULL;
+}
+
 static int progress(debuginfod_client *c, long a, long b)
 {
 	(void)a, (void)b;
-	const time_t *deadline = debuginfod_get_user_data(c);
+	const time_t *deadline = dbg.get_user_data(c);
 	return deadline && time(NULL) > *deadline; /* nonzero: the download ends */
 }
 
@@ -192,14 +223,15 @@ static int ask_debuginfod(const char *id, char **path)
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	if (!urls || !*urls || was_not_found(id))
 		return -1;
-	debuginfod_client *c = debuginfod_begin();
+	pthread_once(&dbg_once, open_debuginfod);
+	debuginfod_client *c = dbg.begin ? dbg.begin() : NULL;
 	if (!c)
 		return -1;
 	time_t deadline = time(NULL) + DEBUGINFOD_SECONDS;
-	debuginfod_set_user_data(c, &deadline);
-	debuginfod_set_progressfn(c, progress);
-	int fd = debuginfod_find_debuginfo(c, (const unsigned char *)id, 0, path);
-	debuginfod_end(c);
+	dbg.set_user_data(c, &deadline);
+	dbg.set_progressfn(c, progress);
+	int fd = dbg.find_debuginfo(c, (const unsigned char *)id, 0, path);
+	dbg.end(c);
 	if (fd < 0)
 		note_not_found(id);
 	return fd;

@@ -10,14 +10,15 @@
  *      a file there): DIR/.build-id/ab/cdef...debug;
  *   2. /usr/lib/debug/.build-id/ab/cdef...debug (Debian's -dbgsym
  *      packages, libc6-dbg);
- *   3. debuginfod, when DEBUGINFOD_URLS is set (libdebuginfod: its own
- *      cache, a download bounded in time; a build-id it does not have is
- *      not asked again by this process).
+ *   3. debuginfod, when DEBUGINFOD_URLS is set (libdebuginfod, opened
+ *      when first asked: profdb needs no more than libdw where there is
+ *      none; its own cache, a download bounded in time; a build-id it
+ *      does not have is not asked again by this process).
  * Nothing is written back: the stored stream stays what was sampled, and
  * every reader names it the same way.
  *
  * May call: profile/samples/samples.h, view_err.h, libdw (libdwfl,
- * dwelf), libelf, libdebuginfod.
+ * dwelf), libelf, libdebuginfod (dlopen'd).
  */
 #ifndef PROFSVC_VIEW_SYMBOLS_H
 #define PROFSVC_VIEW_SYMBOLS_H
